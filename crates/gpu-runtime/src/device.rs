@@ -1,0 +1,381 @@
+//! Device detection and the [`Gpu`] handle: context, stream, modules, memory, launches, timing.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    LaunchConfig, ValidAsZeroBits, sys,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{describe, is_oom};
+use crate::{GpuError, PtxModule};
+
+/// What the driver says about the device, as printed by `warpath info`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceInfo {
+    /// Device ordinal (0 unless `WARPATH_DEVICE` picks another).
+    pub ordinal: usize,
+    /// Marketing name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub name: String,
+    /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
+    pub compute_capability: (i32, i32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// Total device memory in bytes.
+    pub total_memory: u64,
+    /// Free device memory in bytes when the device was opened.
+    pub free_memory: u64,
+    /// CUDA version the driver supports, e.g. `13000` for 13.0.
+    pub driver_version: i32,
+}
+
+/// An open CUDA device: one context, one stream, and the PTX modules loaded so far.
+///
+/// Obtain it with [`gpu()`] (detected once per process) or, through the [`Exec`](crate::Exec)
+/// policy, from [`Target::Cuda`](crate::Target). All work is queued on [`Gpu::stream`]; functions
+/// that return host data synchronise, functions that return device buffers do not.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    functions: Mutex<HashMap<(&'static str, String), CudaFunction>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("info", &self.info).finish()
+    }
+}
+
+static GPU: OnceLock<Result<Gpu, GpuError>> = OnceLock::new();
+
+/// The process's GPU, detected on first use and cached (also when detection failed).
+///
+/// Detection never panics: it first checks that `libcuda.so` can be loaded
+/// (`cudarc::driver::sys::is_culib_present`), then that the driver supports CUDA 13.0, then
+/// opens device `WARPATH_DEVICE` (default 0).
+///
+/// # Errors
+/// [`GpuError::NoDriver`], [`GpuError::DriverTooOld`], [`GpuError::NoDevice`] or
+/// [`GpuError::ContextFailed`] when there is no usable GPU.
+///
+/// # Examples
+/// ```
+/// match gpu_runtime::gpu() {
+///     Ok(gpu) => println!("using {}", gpu.info().name),
+///     Err(e) => println!("no CUDA device: {e}"),
+/// }
+/// ```
+pub fn gpu() -> Result<&'static Gpu, GpuError> {
+    GPU.get_or_init(detect).as_ref().map_err(Clone::clone)
+}
+
+fn detect() -> Result<Gpu, GpuError> {
+    // SAFETY: only tries to dlopen the driver library under its usual names.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(GpuError::NoDriver);
+    }
+    let mut version = 0i32;
+    // SAFETY: the library is present; cuDriverGetVersion exists in every driver and only
+    // writes the int we pass.
+    let rc = unsafe { sys::cuDriverGetVersion(&mut version) };
+    if rc != sys::CUresult::CUDA_SUCCESS {
+        return Err(GpuError::NoDevice(format!(
+            "cuDriverGetVersion failed: {rc:?}"
+        )));
+    }
+    if version < 13000 {
+        return Err(GpuError::DriverTooOld {
+            found_major: version / 1000,
+            found_minor: (version % 1000) / 10,
+        });
+    }
+    let count = CudaContext::device_count()
+        .map_err(|e| GpuError::NoDevice(format!("the driver found no device ({})", describe(e))))?;
+    let ordinal = match std::env::var("WARPATH_DEVICE") {
+        Ok(s) => s.trim().parse::<usize>().map_err(|_| {
+            GpuError::NoDevice(format!("WARPATH_DEVICE must be a device number, not `{s}`"))
+        })?,
+        Err(_) => 0,
+    };
+    if count <= 0 {
+        return Err(GpuError::NoDevice("the driver reports 0 devices".into()));
+    }
+    if ordinal >= count as usize {
+        return Err(GpuError::NoDevice(format!(
+            "WARPATH_DEVICE={ordinal} but the driver reports {count} device(s)"
+        )));
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::ContextFailed(describe(e)))?;
+    let stream = ctx.default_stream();
+    let name = ctx.name()?;
+    let compute_capability = ctx.compute_capability()?;
+    let multiprocessors =
+        ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+    let (free, total) = ctx.mem_get_info()?;
+    Ok(Gpu {
+        ctx,
+        stream,
+        info: DeviceInfo {
+            ordinal,
+            name,
+            compute_capability,
+            multiprocessors,
+            total_memory: total as u64,
+            free_memory: free as u64,
+            driver_version: version,
+        },
+        modules: Mutex::new(HashMap::new()),
+        functions: Mutex::new(HashMap::new()),
+    })
+}
+
+impl Gpu {
+    /// What the driver reported when the device was opened.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The CUDA context (for cudarc calls warpath does not wrap).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream all warpath work is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Current `(free, total)` device memory in bytes.
+    ///
+    /// # Errors
+    /// A failed driver call.
+    pub fn memory(&self) -> Result<(u64, u64), GpuError> {
+        let (free, total) = self.ctx.mem_get_info()?;
+        Ok((free as u64, total as u64))
+    }
+
+    /// Looks up `kernel` in `module`, loading the module on first use. Both are cached.
+    ///
+    /// # Errors
+    /// [`GpuError::ModuleLoad`] when the driver rejects the PTX, [`GpuError::KernelNotFound`]
+    /// when the module has no such kernel.
+    pub fn function(&self, module: &PtxModule, kernel: &str) -> Result<CudaFunction, GpuError> {
+        let key = (module.name, kernel.to_owned());
+        if let Some(f) = lock(&self.functions).get(&key) {
+            return Ok(f.clone());
+        }
+        let loaded = {
+            let mut modules = lock(&self.modules);
+            match modules.get(module.name) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = self
+                        .ctx
+                        .load_module(Ptx::from_src(module.ptx))
+                        .map_err(|e| GpuError::ModuleLoad {
+                            module: module.name,
+                            reason: describe(e),
+                        })?;
+                    modules.insert(module.name, m.clone());
+                    m
+                }
+            }
+        };
+        let f = loaded
+            .load_function(kernel)
+            .map_err(|_| GpuError::KernelNotFound {
+                module: module.name,
+                kernel: kernel.to_owned(),
+            })?;
+        lock(&self.functions).insert(key, f.clone());
+        Ok(f)
+    }
+
+    fn oom(&self, bytes: u64) -> GpuError {
+        let (free, total) = self.memory().unwrap_or((0, self.info.total_memory));
+        GpuError::OutOfMemory {
+            requested: bytes,
+            free,
+            total,
+        }
+    }
+
+    fn map_alloc(&self, e: cudarc::driver::DriverError, bytes: u64) -> GpuError {
+        if is_oom(&e) {
+            self.oom(bytes)
+        } else {
+            GpuError::from(e)
+        }
+    }
+
+    /// Fails with [`GpuError::OutOfMemory`] (with sizes) unless `bytes` more fit on the device
+    /// now. Call it before a multi-buffer operation so that it fails before doing any work.
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`].
+    pub fn ensure_fits(&self, bytes: u64) -> Result<(), GpuError> {
+        let (free, total) = self.memory()?;
+        if bytes > free {
+            return Err(GpuError::OutOfMemory {
+                requested: bytes,
+                free,
+                total,
+            });
+        }
+        Ok(())
+    }
+
+    /// Allocates `n` zeroed elements on the device.
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        n: usize,
+    ) -> Result<CudaSlice<T>, GpuError> {
+        let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
+        self.stream
+            .alloc_zeros::<T>(n)
+            .map_err(|e| self.map_alloc(e, bytes))
+    }
+
+    /// Allocates `n` elements on the device without initialising them.
+    ///
+    /// # Safety
+    /// The contents are garbage until written: every element must be written by a kernel or a
+    /// copy before it is read.
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
+    pub unsafe fn alloc_uninit<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>, GpuError> {
+        let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
+        // SAFETY: forwarded to the caller (see the function's contract).
+        unsafe { self.stream.alloc::<T>(n) }.map_err(|e| self.map_alloc(e, bytes))
+    }
+
+    /// Copies a host slice to a new device buffer.
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, GpuError> {
+        let bytes = std::mem::size_of_val(host) as u64;
+        self.stream
+            .clone_htod(host)
+            .map_err(|e| self.map_alloc(e, bytes))
+    }
+
+    /// Copies a device buffer (or view) back to a new `Vec`, waiting for queued work first.
+    ///
+    /// # Errors
+    /// A failed copy, which also reports earlier failed launches on the stream.
+    pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, dev: &S) -> Result<Vec<T>, GpuError> {
+        self.stream.clone_dtoh(dev).map_err(GpuError::launch)
+    }
+
+    /// Copies a device buffer into an existing host slice of the same length.
+    ///
+    /// # Errors
+    /// A failed copy, which also reports earlier failed launches on the stream.
+    pub fn download_into<T: DeviceRepr, S: DevicePtr<T>>(
+        &self,
+        dev: &S,
+        host: &mut [T],
+    ) -> Result<(), GpuError> {
+        self.stream.memcpy_dtoh(dev, host).map_err(GpuError::launch)
+    }
+
+    /// Waits for all queued work; reports a failed kernel as [`GpuError::LaunchFailed`].
+    ///
+    /// # Errors
+    /// [`GpuError::LaunchFailed`].
+    pub fn synchronize(&self) -> Result<(), GpuError> {
+        self.stream.synchronize().map_err(GpuError::launch)
+    }
+
+    /// A launch configuration for a grid-stride kernel over `n` elements (`n` may exceed
+    /// `u32::MAX`): `block` threads per block and at most enough blocks to fill the device
+    /// `blocks_per_sm` times over. The kernel must loop `for (i = start; i < n; i += stride)`
+    /// with 64-bit `i` (see `kernels-cuda/common.cuh`).
+    pub fn grid_stride(&self, n: u64, block: u32) -> LaunchConfig {
+        grid_stride_config(n, block, self.info.multiprocessors, 16)
+    }
+
+    /// Starts a timer on the stream; [`GpuTimer::stop`] returns the elapsed device time.
+    ///
+    /// # Errors
+    /// A failed event creation or record.
+    pub fn timer(&self) -> Result<GpuTimer, GpuError> {
+        let start = self.ctx.new_event(None)?;
+        let stop = self.ctx.new_event(None)?;
+        start.record(&self.stream)?;
+        Ok(GpuTimer {
+            start,
+            stop,
+            stream: self.stream.clone(),
+        })
+    }
+}
+
+/// A grid-stride launch configuration: `ceil(n / block)` blocks, capped at
+/// `multiprocessors * blocks_per_sm`, at least one block.
+pub fn grid_stride_config(
+    n: u64,
+    block: u32,
+    multiprocessors: u32,
+    blocks_per_sm: u32,
+) -> LaunchConfig {
+    let block = block.clamp(32, 1024);
+    let wanted = n.div_ceil(block as u64).max(1);
+    let cap = (multiprocessors.max(1) as u64) * (blocks_per_sm.max(1) as u64);
+    LaunchConfig {
+        grid_dim: (wanted.min(cap) as u32, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Device time between two CUDA events on the stream: the way to time GPU work.
+/// `stop` records the end event and waits for it, so the figure includes all work queued
+/// between `Gpu::timer()` and `stop()`.
+pub struct GpuTimer {
+    start: CudaEvent,
+    stop: CudaEvent,
+    stream: Arc<CudaStream>,
+}
+
+impl GpuTimer {
+    /// Records the end, waits for it, and returns the elapsed seconds.
+    ///
+    /// # Errors
+    /// [`GpuError::LaunchFailed`] when queued work failed.
+    pub fn stop(self) -> Result<f64, GpuError> {
+        self.stop.record(&self.stream)?;
+        self.stop.synchronize().map_err(GpuError::launch)?;
+        let ms = self.start.elapsed_ms(&self.stop)?;
+        Ok(ms as f64 / 1e3)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_stride_caps_and_rounds() {
+        let c = grid_stride_config(0, 256, 132, 16);
+        assert_eq!(c.grid_dim.0, 1);
+        let c = grid_stride_config(1000, 256, 132, 16);
+        assert_eq!(c.grid_dim.0, 4);
+        let c = grid_stride_config(u64::MAX / 2, 256, 132, 16);
+        assert_eq!(c.grid_dim.0, 132 * 16);
+        assert_eq!(c.block_dim.0, 256);
+    }
+}

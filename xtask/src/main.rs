@@ -1,0 +1,85 @@
+//! `cargo xtask <task>`: the project's tasks, in Rust so they run wherever cargo does.
+//!
+//! - `kernels [--check]`: compile `kernels-cuda/*.cu` to `kernels-cuda/ptx/*.ptx` with nvcc 13.0
+//!   from PyPI wheels installed under `target/`; `--check` fails when the committed PTX is stale.
+//! - `gpu-bundle`: release test and bench executables plus `run.sh` in `target/gpu-bundle/`.
+//! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests).
+
+mod bundle;
+mod ci;
+mod kernels;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  kernels [--check]   compile kernels-cuda/*.cu to PTX (installs nvcc 13.0 from PyPI into target/);
+                      --check fails if the committed PTX differs from what the sources produce
+  gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
+  ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check, tests
+";
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("xtask: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root()?;
+    match args.first().map(String::as_str) {
+        Some("kernels") => {
+            let check = match args.get(1).map(String::as_str) {
+                None => false,
+                Some("--check") => true,
+                Some(other) => bail!("unknown option `{other}` for kernels\n\n{USAGE}"),
+            };
+            kernels::run(&root, check)
+        }
+        Some("gpu-bundle") => bundle::run(&root),
+        Some("ci") => ci::run(&root),
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown task `{other}`\n\n{USAGE}"),
+    }
+}
+
+/// The workspace root: the parent of this crate's directory.
+fn workspace_root() -> Result<PathBuf> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    Ok(manifest
+        .parent()
+        .context("xtask has no parent directory")?
+        .to_path_buf())
+}
+
+/// The cargo target directory (respects `CARGO_TARGET_DIR`).
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// Runs a command, failing with its command line when it exits non-zero.
+fn run_cmd(cmd: &mut Command) -> Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
