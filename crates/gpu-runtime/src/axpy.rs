@@ -82,26 +82,51 @@ pub fn axpy(a: f32, x: &[f32], y: &mut [f32], exec: Exec) -> Result<Backend, Axp
             gpu.ensure_fits(2 * std::mem::size_of_val(x) as u64)?;
             let dx = gpu.upload(x)?;
             let mut dy = gpu.upload(y)?;
-            let f = gpu.function(&RUNTIME, "axpy_f32")?;
-            let n = x.len() as u64;
-            let cfg = gpu.grid_stride(n, 256);
-            // SAFETY: axpy_f32(float a, const float* x, float* y, u64 n) reads x[0..n) and
-            // writes y[0..n); both buffers hold n elements.
-            unsafe {
-                use cudarc::driver::PushKernelArg;
-                gpu.stream()
-                    .launch_builder(&f)
-                    .arg(&a)
-                    .arg(&dx)
-                    .arg(&mut dy)
-                    .arg(&n)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
-            }
+            axpy_device(gpu, a, &dx, &mut dy)?;
             gpu.download_into(&dy, y)?;
             Ok(Backend::Cuda)
         }
     }
+}
+
+/// Device-resident `y <- a * x + y`: queues the kernel on the GPU's stream and returns without
+/// waiting (use [`Gpu::synchronize`](crate::Gpu::synchronize) or a download to wait).
+///
+/// # Errors
+/// [`AxpyError::LengthMismatch`] when the buffers differ in length; [`AxpyError::Gpu`] when the
+/// launch fails.
+pub fn axpy_device(
+    gpu: &crate::Gpu,
+    a: f32,
+    x: &cudarc::driver::CudaSlice<f32>,
+    y: &mut cudarc::driver::CudaSlice<f32>,
+) -> Result<(), AxpyError> {
+    if x.len() != y.len() {
+        return Err(AxpyError::LengthMismatch {
+            x: x.len(),
+            y: y.len(),
+        });
+    }
+    if x.is_empty() {
+        return Ok(());
+    }
+    let f = gpu.function(&RUNTIME, "axpy_f32")?;
+    let n = x.len() as u64;
+    let cfg = gpu.grid_stride(n, 256);
+    // SAFETY: axpy_f32(float a, const float* x, float* y, u64 n) reads x[0..n) and writes
+    // y[0..n); both buffers hold n elements (checked above).
+    unsafe {
+        use cudarc::driver::PushKernelArg;
+        gpu.stream()
+            .launch_builder(&f)
+            .arg(&a)
+            .arg(x)
+            .arg(y)
+            .arg(&n)
+            .launch(cfg)
+            .map_err(GpuError::launch)?;
+    }
+    Ok(())
 }
 
 /// Fills a device buffer with `0, 1, 2, ...` and returns it to the host: the smallest

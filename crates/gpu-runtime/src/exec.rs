@@ -61,16 +61,39 @@ impl Target {
     }
 }
 
-/// The value of `WARPATH_BACKEND`, parsed.
-fn backend_override() -> Result<Exec, GpuError> {
-    match std::env::var("WARPATH_BACKEND") {
-        Err(_) => Ok(Exec::Auto),
-        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+/// Parses a `WARPATH_BACKEND` value (`None` when unset).
+fn parse_override(value: Option<&str>) -> Result<Exec, GpuError> {
+    match value.map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(Exec::Auto),
+        Some(v) => match v.as_str() {
             "" | "auto" => Ok(Exec::Auto),
             "cpu" => Ok(Exec::Cpu),
             "cuda" | "gpu" => Ok(Exec::Cuda),
-            _ => Err(GpuError::BadBackendVariable(v)),
+            _ => Err(GpuError::BadBackendVariable(
+                value.unwrap_or_default().to_owned(),
+            )),
         },
+    }
+}
+
+/// The policy itself, free of global state so it can be tested: `env` is `WARPATH_BACKEND`,
+/// `detect` yields the GPU (called only when the GPU is a candidate).
+fn decide(
+    exec: Exec,
+    env: Option<&str>,
+    n: u64,
+    threshold: u64,
+    detect: impl FnOnce() -> Result<&'static Gpu, GpuError>,
+) -> Result<Target, GpuError> {
+    let choice = match exec {
+        Exec::Auto => parse_override(env)?,
+        explicit => explicit,
+    };
+    match choice {
+        Exec::Cpu => Ok(Target::Cpu),
+        Exec::Cuda => detect().map(Target::Cuda),
+        Exec::Auto if n >= threshold => Ok(detect().map(Target::Cuda).unwrap_or(Target::Cpu)),
+        Exec::Auto => Ok(Target::Cpu),
     }
 }
 
@@ -91,21 +114,8 @@ impl Exec {
     /// assert!(matches!(Exec::Cpu.resolve(1 << 30, 0).unwrap(), Target::Cpu));
     /// ```
     pub fn resolve(self, n: u64, threshold: u64) -> Result<Target, GpuError> {
-        let choice = match self {
-            Exec::Auto => backend_override()?,
-            explicit => explicit,
-        };
-        match choice {
-            Exec::Cpu => Ok(Target::Cpu),
-            Exec::Cuda => gpu().map(Target::Cuda),
-            Exec::Auto => {
-                if n >= threshold {
-                    Ok(gpu().map(Target::Cuda).unwrap_or(Target::Cpu))
-                } else {
-                    Ok(Target::Cpu)
-                }
-            }
-        }
+        let env = std::env::var("WARPATH_BACKEND").ok();
+        decide(self, env.as_deref(), n, threshold, gpu)
     }
 }
 
@@ -118,5 +128,79 @@ impl std::str::FromStr for Exec {
             "cuda" | "gpu" => Ok(Exec::Cuda),
             _ => Err(format!("backend must be auto, cpu or cuda, not `{s}`")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_gpu() -> Result<&'static Gpu, GpuError> {
+        Err(GpuError::NoDriver)
+    }
+
+    #[test]
+    fn auto_falls_back_to_cpu_without_gpu() {
+        assert!(matches!(
+            decide(Exec::Auto, None, 1 << 30, 10, no_gpu),
+            Ok(Target::Cpu)
+        ));
+        assert!(matches!(
+            decide(Exec::Auto, Some("auto"), 1 << 30, 10, no_gpu),
+            Ok(Target::Cpu)
+        ));
+    }
+
+    #[test]
+    fn explicit_cuda_without_gpu_is_an_error() {
+        assert_eq!(
+            decide(Exec::Cuda, None, 5, 10, no_gpu).unwrap_err(),
+            GpuError::NoDriver
+        );
+    }
+
+    #[test]
+    fn small_inputs_never_probe_the_gpu() {
+        let probe = || -> Result<&'static Gpu, GpuError> { panic!("must not detect") };
+        assert!(matches!(
+            decide(Exec::Auto, None, 9, 10, probe),
+            Ok(Target::Cpu)
+        ));
+    }
+
+    #[test]
+    fn environment_overrides_auto_only() {
+        assert!(matches!(
+            decide(Exec::Auto, Some("cpu"), 1 << 30, 0, no_gpu),
+            Ok(Target::Cpu)
+        ));
+        assert_eq!(
+            decide(Exec::Auto, Some("CUDA"), 1, 10, no_gpu).unwrap_err(),
+            GpuError::NoDriver
+        );
+        assert!(matches!(
+            decide(Exec::Cpu, Some("cuda"), 1, 0, no_gpu),
+            Ok(Target::Cpu)
+        ));
+        assert_eq!(
+            decide(Exec::Cuda, Some("cpu"), 1, 0, no_gpu).unwrap_err(),
+            GpuError::NoDriver
+        );
+    }
+
+    #[test]
+    fn bad_environment_value_is_an_error() {
+        assert_eq!(
+            decide(Exec::Auto, Some("tpu"), 1, 0, no_gpu).unwrap_err(),
+            GpuError::BadBackendVariable("tpu".into())
+        );
+    }
+
+    #[test]
+    fn parses_cli_spelling() {
+        assert_eq!("CPU".parse::<Exec>(), Ok(Exec::Cpu));
+        assert_eq!("auto".parse::<Exec>(), Ok(Exec::Auto));
+        assert_eq!("gpu".parse::<Exec>(), Ok(Exec::Cuda));
+        assert!("x".parse::<Exec>().is_err());
     }
 }

@@ -35,7 +35,7 @@ mod exec;
 mod module;
 pub mod testing;
 
-pub use axpy::{AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_reference, iota_on_gpu};
+pub use axpy::{AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota_on_gpu};
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};
 pub use error::GpuError;
 pub use exec::{Backend, Exec, Target};

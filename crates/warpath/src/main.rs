@@ -34,7 +34,11 @@ fn main() {
         Command::Demo(args) => cmd::demo::run(args, cli.json),
     };
     if let Err(e) = result {
-        if cli.json {
+        if e.downcast_ref::<report::AlreadyReported>().is_some() {
+            if !cli.json {
+                eprintln!("error: {e:#}");
+            }
+        } else if cli.json {
             println!("{}", serde_json::json!({ "error": format!("{e:#}") }));
         } else {
             eprintln!("error: {e:#}");

@@ -109,3 +109,16 @@ pub(crate) fn progress(len: u64, message: &str, quiet: bool) -> ProgressBar {
     bar.set_message(message.to_owned());
     bar
 }
+
+/// An error whose details the subcommand already printed (e.g. a `--json` report with
+/// `"verified": false`): `main` exits non-zero without printing a second JSON object.
+#[derive(Debug)]
+pub(crate) struct AlreadyReported(pub(crate) String);
+
+impl std::fmt::Display for AlreadyReported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AlreadyReported {}
