@@ -109,7 +109,8 @@ fn runtime_demo(size: DemoSize) -> Vec<DemoRow> {
         }
         Err(e) => {
             if let Some(r) = rows.last_mut() {
-                r.note = format!("GPU rows skipped: {e}");
+                let sep = if r.note.is_empty() { "" } else { "; " };
+                r.note = format!("{}{sep}GPU rows skipped: {e}", r.note);
             }
         }
     }
