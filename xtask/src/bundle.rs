@@ -18,6 +18,8 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 set -u
 cd "$(dirname "$0")"
 export WARPATH_BUNDLE=1
+# Integration tests of the CLI find the bundled binary here (their build-time path is gone).
+export WARPATH_BIN="$PWD/bin/warpath"
 case "${1:-}" in
   --bench)
     shift
@@ -51,13 +53,14 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         fs::create_dir_all(out.join(d))?;
     }
 
+    // Test harnesses only: `cargo test` also builds plain binaries (for CARGO_BIN_EXE_*).
     let tests = build_executables(
         root,
         &["test", "--workspace", "--release", "--no-run"],
-        |k| k != "bench",
+        |kind, harness| harness && kind != "bench",
     )?;
-    let benches = build_executables(root, &["bench", "--workspace", "--no-run"], |k| {
-        k == "bench"
+    let benches = build_executables(root, &["bench", "--workspace", "--no-run"], |kind, _| {
+        kind == "bench"
     })?;
     run_cmd(
         cargo()
@@ -88,12 +91,12 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs cargo with JSON messages and returns `(unique name, executable)` of the artifacts whose
-/// target kind passes `keep`.
+/// Runs cargo with JSON messages and returns `(unique name, executable)` of the artifacts for
+/// which `keep(target kind, is a test harness)` holds.
 fn build_executables(
     root: &Path,
     args: &[&str],
-    keep: impl Fn(&str) -> bool,
+    keep: impl Fn(&str, bool) -> bool,
 ) -> Result<Vec<(String, PathBuf)>> {
     let mut child = cargo()
         .current_dir(root)
@@ -115,7 +118,7 @@ fn build_executables(
             continue;
         };
         let kind = msg["target"]["kind"][0].as_str().unwrap_or("");
-        if !keep(kind) {
+        if !keep(kind, msg["profile"]["test"] == true) {
             continue;
         }
         let pkg = msg["package_id"].as_str().unwrap_or("");
@@ -126,13 +129,18 @@ fn build_executables(
             .split(['#', '@'])
             .next()
             .unwrap_or(pkg);
-        let target = msg["target"]["name"].as_str().unwrap_or("unknown");
+        let pkg = pkg.replace('-', "_");
+        let target = msg["target"]["name"]
+            .as_str()
+            .unwrap_or("unknown")
+            .replace('-', "_");
+        // e.g. `gpu_runtime.lib`, `warpath.cli` (an integration test), `warpath.bin`.
         let name = if pkg == target {
-            format!("{pkg}-{kind}")
+            format!("{pkg}.{kind}")
         } else {
-            format!("{pkg}-{target}")
+            format!("{pkg}.{target}")
         };
-        found.push((name.replace('-', "_"), PathBuf::from(exe)));
+        found.push((name, PathBuf::from(exe)));
     }
     let status = child.wait()?;
     if !status.success() {

@@ -2,8 +2,12 @@
 
 use std::process::Command;
 
+/// The binary under test: `WARPATH_BIN` when set (the GPU bundle sets it, since the build-time
+/// path does not exist on the machine the bundle runs on), else the one cargo built.
 fn warpath() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warpath"))
+    Command::new(
+        std::env::var_os("WARPATH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_warpath").into()),
+    )
 }
 
 fn json_of(out: &std::process::Output) -> serde_json::Value {
