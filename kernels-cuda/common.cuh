@@ -1,4 +1,7 @@
 // Shared helpers for warpath's CUDA kernels. Included by every kernels-cuda/*.cu file.
+// Also compiles as plain C++ under kernels-cuda/sim/cuda_sim.hpp (WARPATH_CUDA_SIM), which runs
+// the kernels on the CPU for logic tests: use the macros below instead of `extern __shared__`
+// and inline `asm`, which the simulator cannot see through.
 #pragma once
 
 typedef unsigned long long u64;
@@ -9,3 +12,17 @@ typedef unsigned int u32;
 #define WARPATH_GRID_STRIDE(i, n)                                                   \
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (u64)(n);          \
          i += (u64)gridDim.x * blockDim.x)
+
+#ifndef WARPATH_CUDA_SIM
+// `type* name` pointing at the launch's dynamic shared memory (16-byte aligned).
+#define WARPATH_DYNAMIC_SHARED(type, name)                                          \
+    extern __shared__ __align__(16) unsigned char warpath_dyn_smem_##name[];         \
+    type* name = reinterpret_cast<type*>(warpath_dyn_smem_##name)
+
+// Bit i set for every lane i below the calling lane.
+__device__ __forceinline__ unsigned warpath_lanemask_lt() {
+    unsigned m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+#endif

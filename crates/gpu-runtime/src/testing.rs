@@ -31,3 +31,80 @@ pub fn gpu_for_test(test: &str) -> Option<&'static Gpu> {
         }
     }
 }
+
+/// Compiles `kernels-cuda/sim/<harness>.cpp` with g++ and runs it: the kernel file it includes
+/// executes on the CPU under `kernels-cuda/sim/cuda_sim.hpp` (block threads as OS threads,
+/// barriers, warp exchanges) and the harness checks the results against CPU references.
+///
+/// This checks a kernel's *logic* without a GPU; it is not a GPU result. Prints
+/// `skipped: ...` and returns when g++ or the kernel sources are not available (e.g. inside the
+/// GPU bundle). Panics, failing the calling test, when compilation fails, the harness reports a
+/// mismatch, or it does not finish within `limit` (a deadlock: a barrier some threads skip).
+pub fn run_cuda_sim(harness: &str, limit: std::time::Duration) {
+    use std::process::Command;
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels-cuda");
+    let source = kernels.join("sim").join(format!("{harness}.cpp"));
+    if !source.exists() {
+        println!(
+            "skipped: {} not found (not run from a source checkout)",
+            source.display()
+        );
+        return;
+    }
+    if Command::new("g++").arg("--version").output().is_err() {
+        println!("skipped: g++ not installed, cannot simulate kernels on the CPU");
+        return;
+    }
+    let exe = std::env::temp_dir().join(format!("warpath-sim-{harness}-{}", std::process::id()));
+    let out = Command::new("g++")
+        .args([
+            "-std=c++20",
+            "-O1",
+            "-pthread",
+            "-ffp-contract=off",
+            "-w",
+            "-I",
+        ])
+        .arg(&kernels)
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("g++ could not be started");
+    assert!(
+        out.status.success(),
+        "g++ failed on {}:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = Command::new(&exe)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("harness could not be started");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the harness") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = std::fs::remove_file(&exe);
+            panic!(
+                "{harness} did not finish within {limit:?}: a deadlock (barrier skipped by some threads?)"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let output = child
+        .wait_with_output()
+        .expect("reading the harness output");
+    let _ = std::fs::remove_file(&exe);
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    assert!(
+        status.success(),
+        "{harness} failed ({status}):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

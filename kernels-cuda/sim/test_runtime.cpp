@@ -1,0 +1,24 @@
+// CPU simulation of kernels-cuda/runtime.cu: iota and axpy over grid-stride loops whose grid is
+// smaller than the data, with sizes around block boundaries.
+#include "sim/cuda_sim.hpp"
+#include "sim/check.hpp"
+#include "runtime.cu"
+
+int main() {
+    for (u64 n : {1ull, 31ull, 32ull, 33ull, 255ull, 256ull, 257ull, 1000ull, 4099ull}) {
+        std::vector<u32> out(n, 0xDEADBEEFu);
+        warpath_sim::launch(3, 64, 0, [&] { iota_u32(out.data(), n); });
+        for (u64 i = 0; i < n; ++i) SIM_CHECK(out[i] == i, "iota n=%llu i=%llu got %u", n, i, out[i]);
+
+        std::vector<float> x(n), y(n), expect(n);
+        for (u64 i = 0; i < n; ++i) {
+            x[i] = 0.5f * (float)(i % 97) - 7.0f;
+            y[i] = (float)(i % 13);
+            expect[i] = y[i] + 1.5f * x[i];
+        }
+        warpath_sim::launch(2, 96, 0, [&] { axpy_f32(1.5f, x.data(), y.data(), n); });
+        for (u64 i = 0; i < n; ++i) SIM_CHECK(y[i] == expect[i], "axpy n=%llu i=%llu", n, i);
+    }
+    std::printf("runtime kernels: ok\n");
+    return 0;
+}
