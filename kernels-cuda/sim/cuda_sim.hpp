@@ -58,7 +58,7 @@ constexpr int warpSize = 32;
 #define __shared__ static
 #define __constant__ static
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 namespace warpath_sim {
 
