@@ -27,6 +27,29 @@ pub enum Construction {
     Euler,
 }
 
+/// Exact `a % d` for 32-bit `a` and `d >= 1` by one 128-bit multiply (D. Lemire, O. Kaser,
+/// N. Kurz, "Faster remainder by direct computation", 2019).
+#[derive(Clone, Copy)]
+struct FastMod {
+    m: u64,
+    d: u32,
+}
+
+impl FastMod {
+    fn new(d: u32) -> Self {
+        FastMod {
+            m: (u64::MAX / d as u64).wrapping_add(1),
+            d,
+        }
+    }
+
+    #[inline(always)]
+    fn rem(self, a: u32) -> u32 {
+        let low = self.m.wrapping_mul(a as u64);
+        ((low as u128 * self.d as u128) >> 64) as u32
+    }
+}
+
 /// `k^n` if it is a valid size (`k` in `1..=256`, `n >= 1`, `k^n <= 2^32`).
 fn sequence_len(k: usize, n: usize) -> Result<u64, DeBruijnError> {
     if k == 0 {
@@ -134,8 +157,12 @@ pub fn de_bruijn_euler(k: usize, n: usize) -> Result<Vec<u8>, DeBruijnError> {
         out.extend((0..k).map(|s| s as u8));
         return Ok(out);
     }
-    let vertices = len / k as u64; // k^(n-1) <= 2^32 / 2
-    let kk = k as u64;
+    let vertices = len / k as u64; // k^(n-1) <= 2^31
+    let kk = k as u32;
+    // Edge v·s leads to (v k + s) mod k^(n-1); v k + s < k^n <= 2^32 fits in a u32. The
+    // remainders use Lemire's exact 32-bit fastmod (a multiply instead of a division).
+    let vmod = FastMod::new(vertices as u32);
+    let kmod = FastMod::new(kk);
     let mut next = Vec::new();
     next.try_reserve_exact(vertices as usize)
         .map_err(|_| DeBruijnError::OutOfMemory {
@@ -155,16 +182,15 @@ pub fn de_bruijn_euler(k: usize, n: usize) -> Result<Vec<u8>, DeBruijnError> {
     let mut back = len as usize;
     while let Some(&v) = stack.last() {
         let c = &mut next[v as usize];
-        if (*c as usize) < k {
-            let s = *c as u64;
+        if (*c as u32) < kk {
+            let s = *c as u32;
             *c += 1;
-            let w = ((v as u64 * kk + s) % vertices) as u32;
-            stack.push(w);
+            stack.push(vmod.rem(v * kk + s));
         } else {
             stack.pop();
             if !stack.is_empty() {
                 back -= 1;
-                out[back] = (v as u64 % kk) as u8;
+                out[back] = kmod.rem(v) as u8;
             }
         }
     }
@@ -471,6 +497,38 @@ mod tests {
             }
         }
         assert_eq!(smallest.unwrap(), de_bruijn_fkm(2, 4).unwrap());
+    }
+
+    #[test]
+    fn fastmod_is_exact() {
+        for d in [
+            1u32,
+            2,
+            3,
+            7,
+            10,
+            255,
+            256,
+            1 << 20,
+            3u32.pow(19),
+            u32::MAX / 2,
+            u32::MAX,
+        ] {
+            let f = FastMod::new(d);
+            for a in [
+                0u32,
+                1,
+                2,
+                d.wrapping_sub(1),
+                d,
+                d.wrapping_add(1),
+                12_345_678,
+                u32::MAX - 1,
+                u32::MAX,
+            ] {
+                assert_eq!(f.rem(a), a % d, "{a} % {d}");
+            }
+        }
     }
 
     #[test]
