@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use combinatorics::{
     BatchOptions, Objective, de_bruijn_euler, de_bruijn_fkm, next_permutation, permutations_into,
-    permutations_on_device, search_permutations_range,
+    permutations_into_device, permutations_on_device, search_permutations_range,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use gpu_runtime::Exec;
@@ -52,6 +52,7 @@ fn bench_batch(c: &mut Criterion) {
         })
     });
     if let Ok(gpu) = gpu_runtime::gpu() {
+        let mut d = permutations_on_device(gpu, N, 0, COUNT, &BatchOptions::default()).unwrap();
         for k in [1u32, 2, 4, 8, 16] {
             let opts = BatchOptions {
                 gpu_steps_per_thread: k,
@@ -60,11 +61,34 @@ fn bench_batch(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     let timer = gpu.timer().unwrap();
                     for _ in 0..iters {
-                        black_box(permutations_on_device(gpu, N, 0, COUNT, &opts).unwrap());
+                        permutations_into_device(gpu, N, 0, COUNT, &mut d, &opts).unwrap();
                     }
                     std::time::Duration::from_secs_f64(timer.stop().unwrap())
                 })
             });
+        }
+        drop(d);
+        // All 12! = 479,001,600 permutations (5.7 GB) on the device: the target is
+        // under 10 ms on an H100.
+        let all = 479_001_600u64;
+        if gpu.ensure_fits(all * N as u64 + (1 << 28)).is_ok() {
+            let mut d = permutations_on_device(gpu, N, 0, all, &BatchOptions::default()).unwrap();
+            g.throughput(Throughput::Elements(all));
+            for k in [2u32, 4, 8] {
+                let opts = BatchOptions {
+                    gpu_steps_per_thread: k,
+                };
+                g.bench_function(format!("cuda_kernel_only_all_12!_k{k}"), |b| {
+                    b.iter_custom(|iters| {
+                        let timer = gpu.timer().unwrap();
+                        for _ in 0..iters {
+                            permutations_into_device(gpu, N, 0, all, &mut d, &opts).unwrap();
+                        }
+                        std::time::Duration::from_secs_f64(timer.stop().unwrap())
+                    })
+                });
+            }
+            g.throughput(Throughput::Elements(COUNT));
         }
         g.bench_function("cuda_with_download", |b| {
             b.iter(|| permutations_into(N, 0, COUNT, &mut out, Exec::Cuda).unwrap())

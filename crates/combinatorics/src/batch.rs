@@ -445,6 +445,43 @@ pub fn permutations_on_device(
     Ok(d)
 }
 
+/// Like [`permutations_on_device`], into an existing device buffer of exactly `count * n`
+/// bytes (reuse one buffer across calls; nothing is allocated). Queued on the GPU's stream;
+/// not synchronised.
+///
+/// # Complexity
+/// As [`permutations_on_device`].
+///
+/// # Errors
+/// As [`permutations_into_with`] ([`PermError::BufferLength`] when `out` has another length).
+///
+/// # Examples
+/// ```
+/// let Ok(gpu) = gpu_runtime::gpu() else { return };
+/// let mut d = gpu.alloc_zeros::<u8>(24 * 4).unwrap();
+/// combinatorics::permutations_into_device(gpu, 4, 0, 24, &mut d, &Default::default()).unwrap();
+/// assert_eq!(&gpu.download(&d).unwrap()[92..], &[3, 2, 1, 0]);
+/// ```
+pub fn permutations_into_device(
+    gpu: &Gpu,
+    n: usize,
+    start: u64,
+    count: u64,
+    out: &mut gpu_runtime::cudarc::driver::CudaSlice<u8>,
+    options: &BatchOptions,
+) -> Result<(), PermError> {
+    check_batch(n, start, count, out.len())?;
+    check_steps(options.gpu_steps_per_thread)?;
+    Ok(launch_batch(
+        gpu,
+        out,
+        n,
+        start,
+        count,
+        options.gpu_steps_per_thread,
+    )?)
+}
+
 fn launch_batch(
     gpu: &Gpu,
     d: &mut gpu_runtime::cudarc::driver::CudaSlice<u8>,
@@ -543,7 +580,9 @@ mod tests {
                 total.saturating_sub(1025),
                 total - 33,
             ] {
-                for count in [0u64, 1, 31, 32, 33, 1023, 1024, 1025] {
+                for count in [
+                    0u64, 1, 2, 23, 24, 25, 31, 32, 33, 97, 1023, 1024, 1025, 4099,
+                ] {
                     if start + count > total {
                         continue;
                     }
@@ -607,6 +646,18 @@ mod tests {
         assert!(matches!(
             write_permutations(3, 0, 6, 0, &mut sink, Exec::Cpu, |_| {}),
             Err(PermError::BadOption { .. })
+        ));
+    }
+
+    #[test]
+    fn cuda_without_gpu_is_an_error_not_a_fallback() {
+        if gpu_runtime::gpu().is_ok() {
+            return; // only meaningful without a GPU
+        }
+        let mut out = vec![0u8; 6];
+        assert!(matches!(
+            permutations_into(3, 0, 2, &mut out, Exec::Cuda),
+            Err(PermError::Gpu(_))
         ));
     }
 

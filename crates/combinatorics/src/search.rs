@@ -563,6 +563,18 @@ mod tests {
     }
 
     #[test]
+    fn cuda_without_gpu_is_an_error_not_a_fallback() {
+        if gpu_runtime::gpu().is_ok() {
+            return; // only meaningful without a GPU
+        }
+        let m = [0.0; 4];
+        assert!(matches!(
+            search_permutations(2, &Objective::Tour(&m), Exec::Cuda),
+            Err(PermError::Gpu(_))
+        ));
+    }
+
+    #[test]
     fn gpu_search_equals_cpu() {
         let Some(_gpu) = gpu_for_test("gpu_search_equals_cpu") else {
             return;
