@@ -469,7 +469,7 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
 pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     let (bn, sn, (dk, dn)) = match size {
         DemoSize::Small => (10usize, 9usize, (10usize, 6usize)),
-        DemoSize::Large => (12, 11, (2, 28)),
+        DemoSize::Large => (12, 11, (2, 24)),
     };
     let mut rows = Vec::new();
     let gpu = gpu_runtime::gpu().is_ok();
