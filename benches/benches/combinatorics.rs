@@ -156,6 +156,28 @@ fn bench_cpu_time(c: &mut Criterion) {
             })
         })
     });
+    let mut st = 5u64;
+    let m: Vec<f64> = (0..N * N)
+        .map(|_| (splitmix64(&mut st) % 1000) as f64)
+        .collect();
+    g.bench_function("search_assignment_n12", |b| {
+        b.iter_custom(|iters| {
+            cpu_time(|| {
+                for _ in 0..iters {
+                    black_box(
+                        search_permutations_range(
+                            N,
+                            &Objective::Assignment(&m),
+                            0,
+                            COUNT,
+                            Exec::Cpu,
+                        )
+                        .unwrap(),
+                    );
+                }
+            })
+        })
+    });
     g.throughput(Throughput::Elements(1 << 24));
     g.bench_function("fkm_B(2,24)", |b| {
         b.iter_custom(|iters| {

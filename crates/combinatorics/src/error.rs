@@ -26,7 +26,7 @@ pub enum PermError {
         n: usize,
     },
     /// The range `[start, start + count)` reaches past `n!`.
-    #[error("ranks [{start}, {start} + {count}) reach past {n}! = {total}")]
+    #[error("{count} ranks from rank {start} reach past {n}! = {total}")]
     RangeOutOfBounds {
         /// First rank.
         start: u64,
