@@ -25,6 +25,10 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
+    Perm(cmd::perm::Args),
+    /// De Bruijn sequence B(k, n) (FKM or Euler), optionally linear, verified.
+    Debruijn(cmd::perm::DeBruijnArgs),
 }
 
 fn main() {
@@ -32,6 +36,8 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Perm(args) => cmd::perm::run(args, cli.json),
+        Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
     };
     if let Err(e) = result {
         if e.downcast_ref::<report::AlreadyReported>().is_some() {
