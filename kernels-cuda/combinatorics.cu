@@ -68,7 +68,7 @@ __device__ __forceinline__ int next_perm_pivot(u32 n, unsigned char* v) {
 // starts 4-byte aligned in `out`, which is cudaMalloc-aligned), 1 <= steps.
 extern "C" __global__ void permutations_u8(unsigned char* __restrict__ out, u32 n, u64 start,
                                            u64 count, u32 steps) {
-    extern __shared__ __align__(16) unsigned char tile[];
+    WARPATH_DYNAMIC_SHARED(unsigned char, tile);
     const u64 per_tile = (u64)blockDim.x * steps;
     const u64 tiles = (count + per_tile - 1) / per_tile;
     for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {  // uniform across the block
@@ -127,7 +127,7 @@ extern "C" __global__ void search_permutations_f64(const double* __restrict__ ma
                                                    u32 objective, u64 start, u64 count,
                                                    u32 steps, double* __restrict__ block_score,
                                                    u64* __restrict__ block_rank) {
-    extern __shared__ double m[];
+    WARPATH_DYNAMIC_SHARED(double, m);
     __shared__ double s_score[SEARCH_MAX_BLOCK];
     __shared__ u64 s_rank[SEARCH_MAX_BLOCK];
     for (u32 i = threadIdx.x; i < n * n; i += blockDim.x) m[i] = matrix[i];

@@ -534,8 +534,8 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     }
 
     // De Bruijn: both constructions, checked by the verifier.
-    for c in [Construction::Fkm, Construction::Euler] {
-        let name = format!("De Bruijn B({dk},{dn}) {c:?}");
+    for (c, label) in [(Construction::Fkm, "FKM"), (Construction::Euler, "Euler")] {
+        let name = format!("De Bruijn B({dk},{dn}) {label}");
         let len = (dk as u64).pow(dn as u32);
         let t = Instant::now();
         match de_bruijn(dk, dn, c) {
