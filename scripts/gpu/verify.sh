@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One device call's worth of GPU verification: run it on the machine with the GPU, from the
+# repository root, after `cargo xtask gpu-bundle` here and with target/gpu-bundle carried.
+#
+#   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
+#   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
+#
+# Logs go to $OUT (the device tool brings them back) or ./gpu-out.
+set -uo pipefail
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+bundle=target/gpu-bundle
+[ -x "$bundle/run.sh" ] || { echo "no $bundle/run.sh: run cargo xtask gpu-bundle and carry target/gpu-bundle"; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/nvidia-smi.txt"
+case "${1:-tests}" in
+  tests)
+    WARPATH_REQUIRE_GPU=1 "$bundle/run.sh" 2>&1 | tee "$out/tests.log"
+    status=${PIPESTATUS[0]}
+    "$bundle/bin/warpath" info --json | tee "$out/info.json"
+    "$bundle/bin/warpath" demo --size large 2>&1 | tee "$out/demo.log"
+    exit $status ;;
+  bench)
+    shift
+    "$bundle/run.sh" --bench "$@" --warm-up-time 1 --measurement-time 3 --noplot 2>&1 | tee "$out/bench.log"
+    PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log" ;;
+  *) echo "usage: verify.sh tests|bench [FILTER]"; exit 2 ;;
+esac
