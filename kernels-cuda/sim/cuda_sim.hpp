@@ -5,26 +5,32 @@
 // reductions and scans, and tie-breaking mistakes.
 //
 // Model:
-// - A launch runs its blocks one after another, in increasing blockIdx order, each with
-//   blockDim.x real std::threads (reused across blocks). Cross-block protocols that only wait on
-//   lower-numbered blocks (decoupled look-back, Onesweep) therefore complete; protocols that wait
-//   on higher-numbered blocks would deadlock, which the harness's time limit reports.
-// - __syncthreads() is a std::barrier over the block's threads; __syncwarp() and the warp
-//   intrinsics (__shfl_*_sync, __ballot_sync, __any_sync, __all_sync, __match_any_sync) exchange
-//   through a per-warp slot array between two warp barriers. All lanes of the warp must take part
-//   (full-warp masks), as in warpath's kernels.
+// - A launch runs its blocks one after another, in increasing blockIdx order. A block's threads
+//   are fibers (ucontext) on one OS thread: each runs until it reaches a barrier or returns, then
+//   the next one runs. Runs are deterministic. Cross-block protocols that only wait on
+//   lower-numbered blocks (decoupled look-back, Onesweep) complete; waiting on a higher-numbered
+//   block, or a barrier that some threads never reach, is reported as a deadlock naming the
+//   threads and where they wait.
+// - Threads run in increasing threadIdx order between two barriers, or in decreasing order when
+//   WARPATH_SIM_ORDER=reverse. A missing barrier makes some thread read a value its neighbour
+//   has not written yet in one of the two orders: run every harness both ways
+//   (gpu_runtime::testing::run_cuda_sim does).
+// - __syncthreads() waits for every thread of the block that has not returned; __syncwarp() and
+//   the warp intrinsics (__shfl_*_sync, __ballot_sync, __any_sync, __all_sync,
+//   __match_any_sync) exchange through a per-warp slot array between two warp barriers, so all
+//   live lanes of the warp must take part (full-warp masks), as in warpath's kernels.
 // - __shared__ becomes `static`: one instance shared by the block's threads; blocks run one at a
-//   time so they do not collide. Dynamic shared memory comes from WARPATH_DYNAMIC_SHARED.
-// - Atomics are std::atomic_ref operations; __threadfence() is a sequentially consistent fence.
+//   time so they do not collide. Dynamic shared memory comes from WARPATH_DYNAMIC_SHARED and is
+//   filled with 0xCD at each launch, so reads of unwritten shared memory show up as garbage.
+// - Atomics are std::atomic_ref operations; __threadfence() is a fence.
 // - Only 1-D blocks and grids (warpath's kernels use x only).
 //
 // Use: #include "sim/cuda_sim.hpp" before the kernel file (compile with g++ -std=c++20
-// -pthread -I kernels-cuda), then warpath_sim::launch(grid, block, smem_bytes, [&] { k(args); }).
+// -I kernels-cuda), then warpath_sim::launch(grid, block, smem_bytes, [&] { k(args); }).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cmath>
 #include <math.h>  // the C float functions (sqrtf, expf, fmaf, ...) in the global namespace
 #include <cstdint>
@@ -33,8 +39,9 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <vector>
+
+#include <ucontext.h>
 
 #define WARPATH_CUDA_SIM 1
 
@@ -44,8 +51,8 @@ struct dim3 {
 };
 using uint3 = dim3;
 
-inline thread_local dim3 threadIdx;
-inline thread_local dim3 blockIdx;
+inline dim3 threadIdx;  // the running fiber's
+inline dim3 blockIdx;
 inline dim3 blockDim;
 inline dim3 gridDim;
 constexpr int warpSize = 32;
@@ -62,29 +69,96 @@ constexpr int warpSize = 32;
 
 namespace warpath_sim {
 
-struct Warp {
-    explicit Warp(std::ptrdiff_t lanes) : bar(lanes), lanes(static_cast<unsigned>(lanes)) {}
-    std::barrier<> bar;
-    unsigned lanes;
-    uint64_t slot[32] = {};
+enum class Wait { Running, Block, Warp, Done };
+
+struct Fiber {
+    ucontext_t ctx;
+    std::vector<char> stack;
+    Wait wait = Wait::Running;
+    unsigned tid = 0;
 };
 
-struct Block {
-    explicit Block(unsigned threads) : bar(threads) {
-        for (unsigned w = 0; w * 32 < threads; ++w) {
-            warps.emplace_back(std::make_unique<Warp>(std::min(32u, threads - w * 32)));
-        }
-    }
-    std::barrier<> bar;
-    std::vector<std::unique_ptr<Warp>> warps;
-};
-
-inline Block* g_block = nullptr;
+inline ucontext_t g_scheduler;
+inline std::vector<Fiber> g_fibers;
+inline Fiber* g_current = nullptr;
+inline const std::function<void()>* g_body = nullptr;
 inline std::vector<unsigned char> g_dyn_smem;
+inline uint64_t g_slot[32][32];  // [warp][lane] exchange slots of the warp intrinsics
+constexpr size_t STACK_BYTES = 256 * 1024;
 
 inline unsigned lane() { return threadIdx.x % 32; }
-inline Warp& warp() { return *g_block->warps[threadIdx.x / 32]; }
+inline unsigned warp_id() { return threadIdx.x / 32; }
+inline unsigned warp_lanes() { return std::min(32u, blockDim.x - warp_id() * 32); }
 
+inline void block_until(Wait w) {
+    g_current->wait = w;
+    swapcontext(&g_current->ctx, &g_scheduler);
+}
+
+inline void fiber_main() {
+    (*g_body)();
+    g_current->wait = Wait::Done;  // uc_link returns to the scheduler
+}
+
+inline const char* wait_name(Wait w) {
+    return w == Wait::Block ? "__syncthreads" : w == Wait::Warp ? "a warp barrier" : w == Wait::Done ? "returned" : "running";
+}
+
+// Runs one block to completion; aborts with a diagnostic on deadlock.
+inline void run_block(unsigned threads, bool reverse) {
+    for (unsigned t = 0; t < threads; ++t) {
+        Fiber& f = g_fibers[t];
+        f.tid = t;
+        f.wait = Wait::Running;
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = f.stack.data();
+        f.ctx.uc_stack.ss_size = f.stack.size();
+        f.ctx.uc_link = &g_scheduler;
+        makecontext(&f.ctx, fiber_main, 0);
+    }
+    for (;;) {
+        for (unsigned i = 0; i < threads; ++i) {
+            Fiber& f = g_fibers[reverse ? threads - 1 - i : i];
+            if (f.wait != Wait::Running) continue;
+            g_current = &f;
+            threadIdx = dim3(f.tid);
+            swapcontext(&g_scheduler, &f.ctx);
+        }
+        g_current = nullptr;
+        bool done = true, released = false;
+        for (unsigned w = 0; w * 32 < threads; ++w) {
+            unsigned live = 0, at_warp = 0;
+            for (unsigned t = w * 32; t < std::min(threads, w * 32 + 32); ++t) {
+                live += g_fibers[t].wait != Wait::Done;
+                at_warp += g_fibers[t].wait == Wait::Warp;
+            }
+            if (live) done = false;
+            if (live && at_warp == live) {
+                for (unsigned t = w * 32; t < std::min(threads, w * 32 + 32); ++t)
+                    if (g_fibers[t].wait == Wait::Warp) g_fibers[t].wait = Wait::Running;
+                released = true;
+            }
+        }
+        if (done) return;
+        if (released) continue;
+        bool all_block = true;
+        for (unsigned t = 0; t < threads; ++t)
+            if (g_fibers[t].wait != Wait::Done && g_fibers[t].wait != Wait::Block) all_block = false;
+        if (all_block) {
+            for (unsigned t = 0; t < threads; ++t)
+                if (g_fibers[t].wait == Wait::Block) g_fibers[t].wait = Wait::Running;
+            continue;
+        }
+        std::fprintf(stderr, "cuda_sim: deadlock in block %u:", blockIdx.x);
+        for (unsigned t = 0; t < threads; ++t)
+            if (t < 8 || t + 8 >= threads || g_fibers[t].wait != g_fibers[0].wait)
+                std::fprintf(stderr, " t%u:%s", t, wait_name(g_fibers[t].wait));
+        std::fprintf(stderr, "\n");
+        std::exit(3);
+    }
+}
+
+// Every lane publishes `v`, then reads lane `src`'s value (its own when src is out of range).
 template <class T>
 inline uint64_t to_bits(T v) {
     static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
@@ -98,15 +172,13 @@ inline T from_bits(uint64_t b) {
     std::memcpy(&v, &b, sizeof(T));
     return v;
 }
-
-// Every lane publishes `v`, then reads lane `src`'s value (its own when src is out of range).
 template <class T>
 inline T exchange(T v, int src) {
-    Warp& w = warp();
-    w.slot[lane()] = to_bits(v);
-    w.bar.arrive_and_wait();
-    const uint64_t r = (src >= 0 && static_cast<unsigned>(src) < w.lanes) ? w.slot[src] : w.slot[lane()];
-    w.bar.arrive_and_wait();
+    uint64_t* slot = g_slot[warp_id()];
+    slot[lane()] = to_bits(v);
+    block_until(Wait::Warp);
+    const uint64_t r = (src >= 0 && static_cast<unsigned>(src) < warp_lanes()) ? slot[src] : slot[lane()];
+    block_until(Wait::Warp);
     return from_bits<T>(r);
 }
 
@@ -114,27 +186,26 @@ inline T exchange(T v, int src) {
 inline void launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
     if (grid == 0 || block == 0 || block > 1024) {
         std::fprintf(stderr, "cuda_sim: invalid launch <<<%u, %u>>>\n", grid, block);
-        std::abort();
+        std::exit(3);
     }
+    static const bool reverse = [] {
+        const char* o = std::getenv("WARPATH_SIM_ORDER");
+        return o && std::strcmp(o, "reverse") == 0;
+    }();
     gridDim = dim3(grid);
     blockDim = dim3(block);
-    g_dyn_smem.assign(smem + 16, 0xCD);  // poisoned: kernels must not read unwritten shared memory
-    Block b(block);
-    g_block = &b;
-    std::vector<std::thread> threads;
-    threads.reserve(block);
-    for (unsigned t = 0; t < block; ++t) {
-        threads.emplace_back([t, grid, &body, &b] {
-            threadIdx = dim3(t);
-            for (unsigned blk = 0; blk < grid; ++blk) {
-                blockIdx = dim3(blk);
-                body();
-                b.bar.arrive_and_wait();  // the next block starts when this one has finished
-            }
-        });
+    g_dyn_smem.assign(smem + 16, 0xCD);
+    if (g_fibers.size() < block) {
+        g_fibers.resize(block);
+        for (auto& f : g_fibers)
+            if (f.stack.empty()) f.stack.resize(STACK_BYTES);
     }
-    for (auto& th : threads) th.join();
-    g_block = nullptr;
+    g_body = &body;
+    for (unsigned b = 0; b < grid; ++b) {
+        blockIdx = dim3(b);
+        run_block(block, reverse);
+    }
+    g_body = nullptr;
 }
 
 }  // namespace warpath_sim
@@ -144,8 +215,8 @@ inline void launch(unsigned grid, unsigned block, size_t smem, const std::functi
     type* name = reinterpret_cast<type*>(warpath_sim::g_dyn_smem.data())
 
 // Barriers and fences.
-inline void __syncthreads() { warpath_sim::g_block->bar.arrive_and_wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { warpath_sim::warp().bar.arrive_and_wait(); }
+inline void __syncthreads() { warpath_sim::block_until(warpath_sim::Wait::Block); }
+inline void __syncwarp(unsigned = 0xffffffffu) { warpath_sim::block_until(warpath_sim::Wait::Warp); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
@@ -176,32 +247,30 @@ inline T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
     return warpath_sim::exchange(v, (src & ~(width - 1)) == (l & ~(width - 1)) ? src : l);
 }
 inline unsigned __ballot_sync(unsigned, int pred) {
-    warpath_sim::Warp& w = warpath_sim::warp();
-    w.slot[warpath_sim::lane()] = pred ? 1 : 0;
-    w.bar.arrive_and_wait();
+    uint64_t* slot = warpath_sim::g_slot[warpath_sim::warp_id()];
+    slot[warpath_sim::lane()] = pred ? 1 : 0;
+    warpath_sim::block_until(warpath_sim::Wait::Warp);
     unsigned m = 0;
-    for (unsigned i = 0; i < w.lanes; ++i) m |= (w.slot[i] ? 1u : 0u) << i;
-    w.bar.arrive_and_wait();
+    for (unsigned i = 0; i < warpath_sim::warp_lanes(); ++i) m |= (slot[i] ? 1u : 0u) << i;
+    warpath_sim::block_until(warpath_sim::Wait::Warp);
     return m;
 }
 inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
-inline int __all_sync(unsigned mask, int pred) {
-    return __ballot_sync(mask, pred) == (warpath_sim::warp().lanes == 32 ? 0xffffffffu : ((1u << warpath_sim::warp().lanes) - 1));
+inline unsigned __activemask() {
+    const unsigned n = warpath_sim::warp_lanes();
+    return n == 32 ? 0xffffffffu : ((1u << n) - 1);
 }
+inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == __activemask(); }
 template <class T>
 inline unsigned __match_any_sync(unsigned, T v) {
-    warpath_sim::Warp& w = warpath_sim::warp();
+    uint64_t* slot = warpath_sim::g_slot[warpath_sim::warp_id()];
     const uint64_t mine = warpath_sim::to_bits(v);
-    w.slot[warpath_sim::lane()] = mine;
-    w.bar.arrive_and_wait();
+    slot[warpath_sim::lane()] = mine;
+    warpath_sim::block_until(warpath_sim::Wait::Warp);
     unsigned m = 0;
-    for (unsigned i = 0; i < w.lanes; ++i) m |= (w.slot[i] == mine ? 1u : 0u) << i;
-    w.bar.arrive_and_wait();
+    for (unsigned i = 0; i < warpath_sim::warp_lanes(); ++i) m |= (slot[i] == mine ? 1u : 0u) << i;
+    warpath_sim::block_until(warpath_sim::Wait::Warp);
     return m;
-}
-inline unsigned __activemask() {
-    const unsigned n = warpath_sim::warp().lanes;
-    return n == 32 ? 0xffffffffu : ((1u << n) - 1);
 }
 inline unsigned warpath_lanemask_lt() { return (1u << warpath_sim::lane()) - 1; }
 

@@ -36,10 +36,13 @@ pub fn gpu_for_test(test: &str) -> Option<&'static Gpu> {
 /// executes on the CPU under `kernels-cuda/sim/cuda_sim.hpp` (block threads as OS threads,
 /// barriers, warp exchanges) and the harness checks the results against CPU references.
 ///
+/// The harness runs twice, with the threads of a block taking turns in increasing and then in
+/// decreasing order between barriers, so that a missing barrier shows up as a mismatch.
+///
 /// This checks a kernel's *logic* without a GPU; it is not a GPU result. Prints
 /// `skipped: ...` and returns when g++ or the kernel sources are not available (e.g. inside the
 /// GPU bundle). Panics, failing the calling test, when compilation fails, the harness reports a
-/// mismatch, or it does not finish within `limit` (a deadlock: a barrier some threads skip).
+/// mismatch or a deadlock (exit code 3), or a run does not finish within `limit`.
 pub fn run_cuda_sim(harness: &str, limit: std::time::Duration) {
     use std::process::Command;
     let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels-cuda");
@@ -57,14 +60,7 @@ pub fn run_cuda_sim(harness: &str, limit: std::time::Duration) {
     }
     let exe = std::env::temp_dir().join(format!("warpath-sim-{harness}-{}", std::process::id()));
     let out = Command::new("g++")
-        .args([
-            "-std=c++20",
-            "-O1",
-            "-pthread",
-            "-ffp-contract=off",
-            "-w",
-            "-I",
-        ])
+        .args(["-std=c++20", "-O1", "-ffp-contract=off", "-w", "-I"])
         .arg(&kernels)
         .arg(&source)
         .arg("-o")
@@ -77,34 +73,56 @@ pub fn run_cuda_sim(harness: &str, limit: std::time::Duration) {
         source.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut child = Command::new(&exe)
+    // Forward, then reverse thread order between barriers: a missing barrier shows up in one.
+    let mut runs = Vec::new();
+    for order in ["forward", "reverse"] {
+        runs.push((
+            order,
+            run_with_limit(Command::new(&exe).env("WARPATH_SIM_ORDER", order), limit),
+        ));
+    }
+    let _ = std::fs::remove_file(&exe);
+    for (order, run) in runs {
+        match run {
+            None => panic!("{harness} ({order} order) did not finish within {limit:?}"),
+            Some(output) => {
+                print!("[{order}] {}", String::from_utf8_lossy(&output.stdout));
+                assert!(
+                    output.status.success(),
+                    "{harness} failed in {order} thread order ({}):\n{}{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+        }
+    }
+}
+
+/// Runs a command, killing it after `limit`; `None` when it was killed.
+fn run_with_limit(
+    cmd: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> Option<std::process::Output> {
+    let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("harness could not be started");
     let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the harness") {
-            break status;
+    loop {
+        if child.try_wait().expect("waiting for the harness").is_some() {
+            return Some(
+                child
+                    .wait_with_output()
+                    .expect("reading the harness output"),
+            );
         }
         if start.elapsed() > limit {
             let _ = child.kill();
-            let _ = std::fs::remove_file(&exe);
-            panic!(
-                "{harness} did not finish within {limit:?}: a deadlock (barrier skipped by some threads?)"
-            );
+            let _ = child.wait();
+            return None;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let output = child
-        .wait_with_output()
-        .expect("reading the harness output");
-    let _ = std::fs::remove_file(&exe);
-    print!("{}", String::from_utf8_lossy(&output.stdout));
-    assert!(
-        status.success(),
-        "{harness} failed ({status}):\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    }
 }
