@@ -25,6 +25,8 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Solve the spatial FitzHugh–Nagumo equation (explicit, adaptive or implicit scheme).
+    Fhn(cmd::fhn::Args),
 }
 
 fn main() {
@@ -32,6 +34,7 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Fhn(args) => cmd::fhn::run(args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {
