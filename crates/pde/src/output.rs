@@ -16,6 +16,9 @@ fn out_err(e: impl std::fmt::Display) -> PdeError {
 /// `t,x,v,w`), and `x.npy`, `t.npy`, `v.npy`, `w.npy` (`v` and `w` are
 /// `[snapshots, nodes]` arrays of `f64`). Returns the files written.
 ///
+/// # Complexity
+/// `O(snapshots * n)`.
+///
 /// # Errors
 /// [`PdeError::Output`] when a file cannot be written.
 ///
@@ -63,6 +66,21 @@ pub fn write_snapshots(sim: &Simulation, dir: &Path) -> Result<Vec<PathBuf>, Pde
 
 /// Plots `v` (solid) and `w` (dashed) against `x` at up to `curves` snapshot times spread
 /// over the run, as an SVG file.
+///
+/// # Complexity
+/// `O(curves * n)`.
+///
+/// # Examples
+/// ```
+/// use gpu_runtime::Exec;
+/// use pde::{FhnParams, Scenario, Scheme, plot_heatmap, plot_profiles, simulate};
+/// let p = FhnParams { n: 81, length: 40.0, t_end: 2.0, ..FhnParams::default() };
+/// let sim = simulate(Scenario::Gaussian, p, Scheme::Explicit, Exec::Cpu, 4, &mut |_, _| {})?;
+/// let dir = std::env::temp_dir();
+/// plot_profiles(&sim, &dir.join("pde-doc-profiles.svg"), 3)?;
+/// plot_heatmap(&sim, &dir.join("pde-doc-heatmap.svg"))?;
+/// # Ok::<(), pde::PdeError>(())
+/// ```
 ///
 /// # Errors
 /// [`PdeError::Output`] when drawing or writing fails.
@@ -140,7 +158,14 @@ pub fn plot_profiles(sim: &Simulation, path: &Path, curves: usize) -> Result<(),
     Ok(())
 }
 
-/// Plots a space–time heat map of `v` (x across, t upwards) as an SVG file.
+/// Plots a space–time heat map of `v` (x across, t upwards) as an SVG file (at most about
+/// 300 columns, so the file stays small).
+///
+/// # Complexity
+/// `O(snapshots * min(n, 300))` rectangles.
+///
+/// # Examples
+/// See [`plot_profiles`].
 ///
 /// # Errors
 /// [`PdeError::Output`] when drawing or writing fails.
@@ -196,4 +221,53 @@ pub fn plot_heatmap(sim: &Simulation, path: &Path) -> Result<(), PdeError> {
     chart.draw_series(cells).map_err(out_err)?;
     root.present().map_err(out_err)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FhnParams, Scenario, Scheme, simulate};
+    use gpu_runtime::Exec;
+
+    #[test]
+    fn snapshots_round_trip_and_plots_are_svg() {
+        let p = FhnParams {
+            n: 81,
+            length: 40.0,
+            t_end: 5.0,
+            ..FhnParams::default()
+        };
+        let sim = simulate(
+            Scenario::Gaussian,
+            p,
+            Scheme::Explicit,
+            Exec::Cpu,
+            5,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("pde-out-test-{}", std::process::id()));
+        let files = write_snapshots(&sim, &dir).unwrap();
+        assert_eq!(files.len(), 5);
+        let v: Array2<f64> = ndarray_npy::read_npy(dir.join("v.npy")).unwrap();
+        assert_eq!(v.dim(), (6, 81));
+        assert_eq!(v.row(5).to_vec(), sim.v[5]);
+        let t: Array1<f64> = ndarray_npy::read_npy(dir.join("t.npy")).unwrap();
+        assert_eq!(t.to_vec(), sim.times);
+        let csv = std::fs::read_to_string(dir.join("snapshots.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 1 + 6 * 81);
+        let prof = dir.join("p.svg");
+        let heat = dir.join("h.svg");
+        plot_profiles(&sim, &prof, 3).unwrap();
+        plot_heatmap(&sim, &heat).unwrap();
+        for f in [prof, heat] {
+            let s = std::fs::read_to_string(&f).unwrap();
+            assert!(s.starts_with("<svg") && s.len() > 1000, "{}", f.display());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(matches!(
+            write_snapshots(&sim, Path::new("/proc/no-such-dir/x")),
+            Err(PdeError::Output(_))
+        ));
+    }
 }

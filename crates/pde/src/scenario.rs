@@ -81,6 +81,10 @@ impl Scenario {
 
 /// The exact Nagumo travelling front `1 / (1 + exp((x - x0 - c t) / sqrt 2))` with
 /// `c = (1 - 2a) / sqrt 2`.
+///
+/// ```
+/// assert_eq!(pde::nagumo_front(5.0, 0.0, 0.1, 5.0), 0.5);
+/// ```
 pub fn nagumo_front(x: f64, t: f64, a: f64, x0: f64) -> f64 {
     let c = nagumo_speed(a);
     1.0 / (1.0 + ((x - x0 - c * t) / std::f64::consts::SQRT_2).exp())
@@ -93,6 +97,9 @@ pub fn nagumo_speed(a: f64) -> f64 {
 
 /// Where `v` crosses `level`, interpolated linearly: the right-most crossing when `rightmost`,
 /// else the left-most; `None` when `v` never crosses.
+///
+/// # Complexity
+/// `O(n)`.
 ///
 /// # Examples
 /// ```
@@ -121,7 +128,17 @@ pub fn crossing(x: &[f64], v: &[f64], level: f64, rightmost: bool) -> Option<f64
 }
 
 /// The least-squares slope of `(t, position)` pairs from the second half of the record (after
-/// the start-up transient), ignoring positions within `edge` of either end of `[0, length]`.
+/// the start-up transient), ignoring positions within `edge` of either end of `[0, length]`;
+/// `None` with fewer than three usable points.
+///
+/// # Complexity
+/// `O(len)`.
+///
+/// # Examples
+/// ```
+/// let track = [(0.0, 10.0), (1.0, 10.5), (2.0, 11.0), (3.0, 11.5), (4.0, 12.0), (5.0, 12.5)];
+/// assert!((pde::fit_speed(&track, 100.0, 5.0).unwrap() - 0.5).abs() < 1e-12);
+/// ```
 pub fn fit_speed(track: &[(f64, f64)], length: f64, edge: f64) -> Option<f64> {
     let half = track.len() / 2;
     let pts: Vec<(f64, f64)> = track[half..]

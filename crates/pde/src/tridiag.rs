@@ -700,6 +700,33 @@ mod tests {
     }
 
     #[test]
+    fn adversarial_systems() {
+        for n in [1usize, 2, 31, 32, 33, 1023, 1024, 1025, 4099] {
+            // diagonal only (a = c = 0): x = d / b exactly
+            let z = vec![0.0f64; n];
+            let b: Vec<f64> = (0..n)
+                .map(|i| if i % 2 == 0 { 2.0 } else { -4.0 })
+                .collect();
+            let d: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let want: Vec<f64> = d.iter().zip(&b).map(|(d, b)| d / b).collect();
+            for f in [thomas::<f64>, cyclic_reduction::<f64>, pcr::<f64>] {
+                assert_eq!(f(&z, &b, &z, &d).unwrap(), want, "n {n}");
+            }
+            // all equal rows, and the same system scaled by 1e150 (no overflow in the solvers)
+            let (a, c) = (vec![-1.0f64; n], vec![-1.0f64; n]);
+            let b = vec![3.0f64; n];
+            let d = vec![1.0f64; n];
+            let t = thomas(&a, &b, &c, &d).unwrap();
+            let s = 1e150;
+            let sc = |v: &[f64]| v.iter().map(|x| x * s).collect::<Vec<_>>();
+            for f in [thomas::<f64>, cyclic_reduction::<f64>, pcr::<f64>] {
+                let x = f(&sc(&a), &sc(&b), &sc(&c), &sc(&d)).unwrap();
+                assert!(close(&x, &t, 1e-12), "scaled n {n}");
+            }
+        }
+    }
+
+    #[test]
     fn errors() {
         assert!(matches!(
             thomas(&[0.0], &[1.0, 2.0], &[0.0, 0.0], &[1.0, 1.0]),
