@@ -208,6 +208,108 @@ __device__ void batch_pcr(const T* __restrict__ a, const T* __restrict__ b, cons
     }
 }
 
+// Strided batch, CR-PCR hybrid (Zhang, Cohen & Owens 2010), index for index the CPU
+// `cr_pcr_hybrid`: cyclic reduction in shared memory until at most `pcr_rows` (<= blockDim)
+// rows remain, PCR on those (one thread per row, registers between barriers), then CR back
+// substitution. One block per system; dynamic shared memory: 5 * m elements (a, b, c, d, x).
+template <typename T>
+__device__ void batch_cr_pcr(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                             const T* __restrict__ d, T* __restrict__ x, u64 m, u64 stride, u64 batch,
+                             u64 pcr_rows, T* sm) {
+    T* sa = sm;
+    T* sb = sm + m;
+    T* sc = sm + 2 * m;
+    T* sd = sm + 3 * m;
+    T* sx = sm + 4 * m;
+    for (u64 sys = blockIdx.x; sys < batch; sys += gridDim.x) {
+        u64 base = sys * stride;
+        for (u64 i = threadIdx.x; i < m; i += blockDim.x) {
+            sa[i] = (i == 0) ? T(0) : a[base + i];
+            sb[i] = b[base + i];
+            sc[i] = (i == m - 1) ? T(0) : c[base + i];
+            sd[i] = d[base + i];
+        }
+        __syncthreads();
+        // Forward reduction: at level s rows 2s-1 + k 2s read rows i +- s (not written at this
+        // level), so one barrier per level suffices.
+        u64 s = 1;
+        while (2 * s <= m && m / s > pcr_rows) {
+            u64 count = (m - (2 * s - 1) + 2 * s - 1) / (2 * s);  // rows 2s-1, 4s-1, ... < m
+            for (u64 k = threadIdx.x; k < count; k += blockDim.x) {
+                u64 i = 2 * s - 1 + k * 2 * s;
+                u64 lo = i - s;
+                T k1 = sa[i] / sb[lo];
+                T na = -sa[lo] * k1;
+                T nb = sb[i] - sc[lo] * k1;
+                T nc = T(0);
+                T nd = sd[i] - sd[lo] * k1;
+                if (i + s < m) {
+                    u64 hi = i + s;
+                    T k2 = sc[i] / sb[hi];
+                    nb -= sa[hi] * k2;
+                    nc = -sc[hi] * k2;
+                    nd -= sd[hi] * k2;
+                }
+                sa[i] = na;
+                sb[i] = nb;
+                sc[i] = nc;
+                sd[i] = nd;
+            }
+            __syncthreads();
+            s *= 2;
+        }
+        // PCR on rows s-1 + j s, j < r (r <= pcr_rows <= blockDim: one row per thread).
+        u64 r = m / s;
+        u64 j = threadIdx.x;
+        u64 i = s - 1 + j * s;
+        for (u64 q = 1; q < r; q *= 2) {
+            T na = T(0), nb = T(0), nc = T(0), nd = T(0);
+            if (j < r) {
+                nb = sb[i];
+                nd = sd[i];
+                if (j >= q) {
+                    u64 l = i - q * s;
+                    T k1 = sa[i] / sb[l];
+                    na = -sa[l] * k1;
+                    nb -= sc[l] * k1;
+                    nd -= sd[l] * k1;
+                }
+                if (j + q < r) {
+                    u64 h = i + q * s;
+                    T k2 = sc[i] / sb[h];
+                    nc = -sc[h] * k2;
+                    nb -= sa[h] * k2;
+                    nd -= sd[h] * k2;
+                }
+            }
+            __syncthreads();
+            if (j < r) {
+                sa[i] = na;
+                sb[i] = nb;
+                sc[i] = nc;
+                sd[i] = nd;
+            }
+            __syncthreads();
+        }
+        if (j < r) sx[i] = sd[i] / sb[i];
+        __syncthreads();
+        // Back substitution: level t solves rows t-1 + k 2t from rows at distance t.
+        for (u64 t = s / 2; t >= 1; t /= 2) {
+            u64 count = (m - (t - 1) + 2 * t - 1) / (2 * t);  // rows t-1, 3t-1, ... < m
+            for (u64 k = threadIdx.x; k < count; k += blockDim.x) {
+                u64 row = t - 1 + k * 2 * t;
+                T rhs = sd[row];
+                if (row >= t) rhs -= sa[row] * sx[row - t];
+                if (row + t < m) rhs -= sc[row] * sx[row + t];
+                sx[row] = rhs / sb[row];
+            }
+            __syncthreads();
+        }
+        for (u64 i2 = threadIdx.x; i2 < m; i2 += blockDim.x) x[base + i2] = sx[i2];
+        __syncthreads();  // shared memory is reused by the next system
+    }
+}
+
 // Strided batch, any m: one thread per system runs Thomas; cp is scratch in the same layout.
 template <typename T>
 __device__ void batch_thomas(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
@@ -250,6 +352,13 @@ __device__ void batch_thomas(const T* __restrict__ a, const T* __restrict__ b, c
                                                        T* x, u64 m, u64 stride, u64 batch) {           \
         extern __shared__ __align__(16) unsigned char tridiag_smem_##SUF[];                            \
         batch_pcr<T>(a, b, c, d, x, m, stride, batch, reinterpret_cast<T*>(tridiag_smem_##SUF));       \
+    }                                                                                                  \
+    extern "C" __global__ void tridiag_batch_cr_pcr_##SUF(const T* a, const T* b, const T* c,          \
+                                                          const T* d, T* x, u64 m, u64 stride,         \
+                                                          u64 batch, u64 pcr_rows) {                   \
+        extern __shared__ __align__(16) unsigned char tridiag_smem2_##SUF[];                           \
+        batch_cr_pcr<T>(a, b, c, d, x, m, stride, batch, pcr_rows,                                     \
+                        reinterpret_cast<T*>(tridiag_smem2_##SUF));                                    \
     }                                                                                                  \
     extern "C" __global__ void tridiag_batch_thomas_##SUF(const T* a, const T* b, const T* c,          \
                                                           const T* d, T* x, T* cp, u64 m, u64 stride,  \

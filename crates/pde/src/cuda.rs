@@ -5,7 +5,7 @@ use gpu_runtime::{Gpu, GpuError, PtxModule};
 
 use crate::explicit::Coeffs;
 use crate::params::Boundary;
-use crate::tridiag::Real;
+use crate::tridiag::{Real, TridiagSolver};
 
 static PDE: PtxModule = gpu_runtime::ptx_module!("pde");
 
@@ -191,14 +191,15 @@ fn name<T: Real>(base: &str) -> String {
     format!("{base}_{}", T::SUFFIX)
 }
 
-/// One tridiagonal system on the GPU: shared-memory PCR for n <= 1024, else the PCR–Thomas
-/// hybrid.
+/// One tridiagonal system on the GPU: the batch kernels (one block) for n <= 1024, else the
+/// PCR–Thomas hybrid.
 pub(crate) fn tridiag_single<T: Real>(
     gpu: &Gpu,
     a: &[T],
     b: &[T],
     c: &[T],
     d: &[T],
+    solver: TridiagSolver,
 ) -> Result<Vec<T>, GpuError> {
     let n = b.len();
     if n == 0 {
@@ -206,7 +207,11 @@ pub(crate) fn tridiag_single<T: Real>(
     }
     if n <= BATCH_PCR_MAX_M {
         let mut x = vec![T::ZERO; n];
-        tridiag_strided_batch(gpu, a, b, c, d, &mut x, n, n, 1)?;
+        let solver = match solver {
+            TridiagSolver::Thomas => TridiagSolver::Pcr, // one thread would be idle-heavy
+            s => s,
+        };
+        tridiag_strided_batch(gpu, a, b, c, d, &mut x, n, n, 1, solver)?;
         return Ok(x);
     }
     let sz = size_of::<T>() as u64;
@@ -278,7 +283,9 @@ pub(crate) fn tridiag_single<T: Real>(
     gpu.download(&*x)
 }
 
-/// A strided batch on the GPU (layout already validated by the caller).
+/// A strided batch on the GPU (layout already validated by the caller): for `m <= 1024`,
+/// shared-memory PCR (`Pcr`) or the CR–PCR hybrid (`CyclicReduction`), one block per system;
+/// otherwise, and for `Thomas`, one thread per system.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tridiag_strided_batch<T: Real>(
     gpu: &Gpu,
@@ -290,6 +297,7 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
     m: usize,
     stride: usize,
     batch: usize,
+    solver: TridiagSolver,
 ) -> Result<(), GpuError> {
     if m == 0 || batch == 0 {
         return Ok(());
@@ -302,7 +310,34 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
     let dd = gpu.upload(d)?;
     let mut dx = gpu.upload(&*x)?; // keeps the elements between systems
     let (m64, s64, b64) = (m as u64, stride as u64, batch as u64);
-    if m <= BATCH_PCR_MAX_M {
+    if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::CyclicReduction {
+        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_cr_pcr"))?;
+        let threads = (m.next_power_of_two() / 2).clamp(32, 512) as u32;
+        let pcr_rows = (threads as u64).min(64);
+        let cfg = LaunchConfig {
+            grid_dim: (batch.min(1 << 20) as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: (5 * m) as u32 * sz as u32,
+        };
+        // SAFETY: tridiag_batch_cr_pcr reads rows [k*stride, k*stride + m) of a, b, c, d and
+        // writes those of x for k < batch (the caller checked stride*(batch-1)+m <= len);
+        // pcr_rows <= blockDim as the kernel requires; the shared memory is its 5 m elements.
+        unsafe {
+            gpu.stream()
+                .launch_builder(&f)
+                .arg(&da)
+                .arg(&db)
+                .arg(&dc)
+                .arg(&dd)
+                .arg(&mut dx)
+                .arg(&m64)
+                .arg(&s64)
+                .arg(&b64)
+                .arg(&pcr_rows)
+                .launch(cfg)
+                .map_err(GpuError::launch)?;
+        }
+    } else if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::Pcr {
         let f = gpu.function(&PDE, &name::<T>("tridiag_batch_pcr"))?;
         let threads = m.next_power_of_two().clamp(32, 1024) as u32;
         let cfg = LaunchConfig {

@@ -353,6 +353,121 @@ pub fn cyclic_reduction<T: Real>(
     Ok(x)
 }
 
+/// The CR–PCR hybrid (Zhang, Cohen & Owens 2010) on the CPU, index for index what the GPU
+/// batch kernel does: cyclic reduction halves the system until at most `pcr_rows` rows remain
+/// (rows `s-1, 2s-1, ...` coupled at distance `s`), parallel cyclic reduction solves those,
+/// and cyclic reduction's back substitution fills in the rest. `pcr_rows >= n` is plain PCR;
+/// `pcr_rows = 1` is plain cyclic reduction.
+///
+/// # Complexity
+/// `O(n + r log r)` work for `r = min(n, pcr_rows)` rows left to PCR.
+///
+/// # Errors
+/// [`TridiagError::LengthMismatch`]; [`TridiagError::ZeroPivot`].
+///
+/// # Examples
+/// ```
+/// use pde::tridiag::{cr_pcr_hybrid, thomas};
+/// let n = 100;
+/// let (a, b, c) = (vec![-1.0; n], vec![2.2; n], vec![-1.0; n]);
+/// let d: Vec<f64> = (0..n).map(|i| (i % 5) as f64).collect();
+/// let x = cr_pcr_hybrid(&a, &b, &c, &d, 8).unwrap();
+/// let y = thomas(&a, &b, &c, &d).unwrap();
+/// assert!(x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-10));
+/// ```
+pub fn cr_pcr_hybrid<T: Real>(
+    a: &[T],
+    b: &[T],
+    c: &[T],
+    d: &[T],
+    pcr_rows: usize,
+) -> Result<Vec<T>, TridiagError> {
+    let n = check_lengths(a, b, c, d)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let (mut a, mut b, mut c, mut d) = (a.to_vec(), b.to_vec(), c.to_vec(), d.to_vec());
+    a[0] = T::ZERO;
+    c[n - 1] = T::ZERO;
+    let pcr_rows = pcr_rows.max(1);
+    // Cyclic reduction while more than pcr_rows rows are active.
+    let mut s = 1;
+    while 2 * s <= n && n / s > pcr_rows {
+        let mut i = 2 * s - 1;
+        while i < n {
+            let lo = i - s;
+            if !pivot_ok(b[lo]) {
+                return Err(TridiagError::ZeroPivot { row: lo });
+            }
+            let k1 = a[i] / b[lo];
+            let (na, mut nb, mut nc, mut nd) =
+                (-(a[lo] * k1), b[i] - c[lo] * k1, T::ZERO, d[i] - d[lo] * k1);
+            if i + s < n {
+                let hi = i + s;
+                if !pivot_ok(b[hi]) {
+                    return Err(TridiagError::ZeroPivot { row: hi });
+                }
+                let k2 = c[i] / b[hi];
+                nb = nb - a[hi] * k2;
+                nc = -(c[hi] * k2);
+                nd = nd - d[hi] * k2;
+            }
+            a[i] = na;
+            b[i] = nb;
+            c[i] = nc;
+            d[i] = nd;
+            i += 2 * s;
+        }
+        s *= 2;
+    }
+    // PCR on the r active rows s-1 + j s, j < r.
+    let r = n / s;
+    let row = |j: usize| s - 1 + j * s;
+    let mut cur: Vec<[T; 4]> = (0..r)
+        .map(|j| [a[row(j)], b[row(j)], c[row(j)], d[row(j)]])
+        .collect();
+    let mut next = cur.clone();
+    let mut q = 1;
+    while q < r {
+        for (j, out) in next.iter_mut().enumerate() {
+            *out = pcr_row(&cur, j, q).map_err(|e| match e {
+                TridiagError::ZeroPivot { row: jj } => TridiagError::ZeroPivot { row: row(jj) },
+                other => other,
+            })?;
+        }
+        std::mem::swap(&mut cur, &mut next);
+        q *= 2;
+    }
+    let mut x = vec![T::ZERO; n];
+    for (j, rj) in cur.iter().enumerate() {
+        if !pivot_ok(rj[1]) {
+            return Err(TridiagError::ZeroPivot { row: row(j) });
+        }
+        x[row(j)] = rj[3] / rj[1];
+    }
+    // Back substitution of the cyclic-reduction levels.
+    let mut t = s / 2;
+    while t >= 1 {
+        let mut i = t - 1;
+        while i < n {
+            if !pivot_ok(b[i]) {
+                return Err(TridiagError::ZeroPivot { row: i });
+            }
+            let mut rhs = d[i];
+            if i >= t {
+                rhs = rhs - a[i] * x[i - t];
+            }
+            if i + t < n {
+                rhs = rhs - c[i] * x[i + t];
+            }
+            x[i] = rhs / b[i];
+            i += 2 * t;
+        }
+        t /= 2;
+    }
+    Ok(x)
+}
+
 /// Parallel cyclic reduction on the CPU: at every level `s = 1, 2, 4, ...` every row
 /// eliminates its neighbours at distance `s`, so after `ceil(log2 n)` levels each row stands
 /// alone. The oracle for the GPU kernels, and rayon-parallel for large `n`.
@@ -441,9 +556,11 @@ pub const TRIDIAG_GPU_THRESHOLD: u64 = 1 << 22;
 
 /// Solves one tridiagonal system with `solver` where `exec` says.
 ///
-/// On the CPU, [`TridiagSolver::Pcr`] runs [`pcr`]; on the GPU every solver runs the
-/// PCR–Thomas hybrid (PCR levels in global memory until `2^k` independent interleaved
-/// systems remain, then one thread per system runs Thomas over coalesced rows).
+/// On the CPU, [`TridiagSolver::Pcr`] runs [`pcr`]; on the GPU systems of up to
+/// [`crate::BATCH_PCR_MAX_M`] rows run in one block (shared-memory PCR, or the CR–PCR hybrid
+/// for [`TridiagSolver::CyclicReduction`]), and larger ones run the PCR–Thomas hybrid (PCR
+/// levels in global memory until `2^k` independent interleaved systems remain, then one
+/// thread per system runs Thomas over coalesced rows) whatever the solver.
 ///
 /// # Complexity
 /// `O(n)` work for Thomas and cyclic reduction, `O(n log n)` for CPU PCR; the GPU hybrid
@@ -482,7 +599,7 @@ pub fn solve<T: Real>(
             Ok((x, Backend::Cpu))
         }
         Target::Cuda(gpu) => {
-            let x = cuda::tridiag_single(gpu, a, b, c, d)?;
+            let x = cuda::tridiag_single(gpu, a, b, c, d, solver)?;
             if let Some(row) = x.iter().position(|v| !v.is_finite()) {
                 return Err(TridiagError::ZeroPivot { row });
             }
@@ -497,9 +614,10 @@ pub fn solve<T: Real>(
 /// `x` in the same layout (elements between systems are left untouched).
 ///
 /// On the CPU each rayon task solves whole systems with `solver` (PCR runs as Thomas there,
-/// since one system per task is already parallel enough); on the GPU systems of up to
-/// [`crate::BATCH_PCR_MAX_M`] rows are solved by shared-memory PCR, one block per system,
-/// and larger ones by one thread per system running Thomas.
+/// since one system per task is already parallel enough); on the GPU, systems of up to
+/// [`crate::BATCH_PCR_MAX_M`] rows are solved one block per system in shared memory by PCR
+/// ([`TridiagSolver::Pcr`]) or the CR–PCR hybrid ([`TridiagSolver::CyclicReduction`], see
+/// [`cr_pcr_hybrid`]); [`TridiagSolver::Thomas`] and larger systems run one thread per system.
 ///
 /// # Complexity
 /// `O(batch * m)` work for Thomas / cyclic reduction, `O(batch * m log m)` for PCR.
@@ -588,7 +706,7 @@ pub fn solve_strided_batch<T: Real>(
             Ok(Backend::Cpu)
         }
         Target::Cuda(gpu) => {
-            cuda::tridiag_strided_batch(gpu, a, b, c, d, x, m, stride, batch)?;
+            cuda::tridiag_strided_batch(gpu, a, b, c, d, x, m, stride, batch, solver)?;
             for k in 0..batch {
                 if let Some(i) = x[k * stride..k * stride + m]
                     .iter()
@@ -837,9 +955,15 @@ mod tests {
         ] {
             let [a, b, c, d] = system::<f64>(n, n as u64, 0.5);
             let t = thomas(&a, &b, &c, &d).unwrap();
-            let (x, be) = solve(&a, &b, &c, &d, TridiagSolver::Pcr, Exec::Cuda).unwrap();
-            assert_eq!(be, Backend::Cuda);
-            assert!(close(&x, &t, 1e-10), "f64 n {n}");
+            for solver in [
+                TridiagSolver::Pcr,
+                TridiagSolver::CyclicReduction,
+                TridiagSolver::Thomas,
+            ] {
+                let (x, be) = solve(&a, &b, &c, &d, solver, Exec::Cuda).unwrap();
+                assert_eq!(be, Backend::Cuda);
+                assert!(close(&x, &t, 1e-10), "f64 n {n} {solver:?}");
+            }
             let [a, b, c, d] = system::<f32>(n, n as u64, 0.5);
             let t = thomas(&a, &b, &c, &d).unwrap();
             let (x, _) = solve(&a, &b, &c, &d, TridiagSolver::Pcr, Exec::Cuda).unwrap();
@@ -925,6 +1049,9 @@ mod tests {
             let t = thomas(&a, &b, &c, &d).unwrap();
             prop_assert!(close(&cyclic_reduction(&a, &b, &c, &d).unwrap(), &t, 1e-8));
             prop_assert!(close(&pcr(&a, &b, &c, &d).unwrap(), &t, 1e-8));
+            for rows in [1usize, 5, 32, 512] {
+                prop_assert!(close(&cr_pcr_hybrid(&a, &b, &c, &d, rows).unwrap(), &t, 1e-8));
+            }
             if n <= 40 {
                 prop_assert!(close(&solve_dense(&a, &b, &c, &d).unwrap(), &t, 1e-8));
             }

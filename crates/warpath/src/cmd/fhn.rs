@@ -31,9 +31,9 @@ pub(crate) enum SchemeArg {
 pub(crate) enum SolverArg {
     /// Thomas algorithm.
     Thomas,
-    /// Cyclic reduction.
+    /// Cyclic reduction (on the GPU: the CR–PCR hybrid for n <= 1024, PCR–Thomas above).
     Cr,
-    /// Parallel cyclic reduction (PCR–Thomas hybrid on the GPU).
+    /// Parallel cyclic reduction (on the GPU: shared-memory PCR for n <= 1024, PCR–Thomas above).
     Pcr,
 }
 
