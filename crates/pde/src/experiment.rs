@@ -486,7 +486,7 @@ pub fn step_timing(lo: u32, hi: u32) -> Result<ExperimentTable, PdeError> {
     );
     for e in lo..=hi {
         let n = 1usize << e;
-        let steps = ((1u64 << 24) / n as u64).clamp(3, 20_000);
+        let steps = ((1u64 << 26) / n as u64).clamp(32, 20_000);
         let p = FhnParams {
             n,
             length: (n - 1) as f64 * 0.5,
