@@ -152,11 +152,24 @@ pub struct GpuExplicitTiming {
 }
 
 /// Times `steps` explicit steps of `batch` axons on the GPU, with and without transfers; the
-/// state is advanced in place.
+/// state is advanced in place. The stability limit is not checked (this is a benchmark hook).
+///
+/// # Complexity
+/// `O(batch * n * steps)` work on the device, two transfers of `batch * n` values each way.
 ///
 /// # Errors
-/// [`GpuError`] when the GPU is missing or fails; sizes are the caller's responsibility
-/// (`v.len() == w.len() == batch * p.n`).
+/// [`PdeError::LengthMismatch`] unless `v.len() == w.len() == batch * p.n`;
+/// [`PdeError::InvalidParameter`]; [`PdeError::Gpu`] when the GPU fails.
+///
+/// # Examples
+/// ```
+/// use pde::{FhnParams, FhnState, explicit_gpu_timing};
+/// let Ok(gpu) = gpu_runtime::gpu() else { return };
+/// let p = FhnParams::default();
+/// let mut s = FhnState::rest(p.n);
+/// let t = explicit_gpu_timing(gpu, &p, &mut s.v, &mut s.w, 1, 10_000).unwrap();
+/// println!("10^4 steps of N = 401: {:.3} ms of kernels", t.kernels_only * 1e3);
+/// ```
 pub fn explicit_gpu_timing(
     gpu: &Gpu,
     p: &crate::FhnParams,
@@ -164,13 +177,16 @@ pub fn explicit_gpu_timing(
     w: &mut [f64],
     batch: usize,
     steps: u64,
-) -> Result<GpuExplicitTiming, GpuError> {
+) -> Result<GpuExplicitTiming, crate::PdeError> {
+    p.validate()?;
     let n = p.n;
-    if v.len() != n * batch || w.len() != n * batch {
-        return Err(GpuError::TooLarge(format!(
-            "state of {} values does not match batch {batch} x n {n}",
-            v.len()
-        )));
+    for len in [v.len(), w.len()] {
+        if Some(len) != n.checked_mul(batch) {
+            return Err(crate::PdeError::LengthMismatch {
+                expected: n.saturating_mul(batch),
+                got: len,
+            });
+        }
     }
     let k = Coeffs::new(p, p.dx());
     let t0 = std::time::Instant::now();
