@@ -55,7 +55,7 @@ fn bench_explicit(c: &mut Criterion) {
     for e in [20u32, 24] {
         let p = params(1 << e);
         let mut s = Scenario::Gaussian.initial_state(&p);
-        let steps = if e >= 24 { 2 } else { 10 };
+        let steps = 32; // one time-blocked pass
         g.throughput(Throughput::Elements((1u64 << e) * steps));
         g.bench_function(BenchmarkId::new("parallel", format!("2^{e}")), |b| {
             b.iter(|| explicit_run(&p, &mut s, steps, Exec::Cpu).unwrap())

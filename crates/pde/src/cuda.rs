@@ -158,8 +158,8 @@ pub struct GpuExplicitTiming {
 /// `O(batch * n * steps)` work on the device, two transfers of `batch * n` values each way.
 ///
 /// # Errors
-/// [`PdeError::LengthMismatch`] unless `v.len() == w.len() == batch * p.n`;
-/// [`PdeError::InvalidParameter`]; [`PdeError::Gpu`] when the GPU fails.
+/// [`crate::PdeError::LengthMismatch`] unless `v.len() == w.len() == batch * p.n`;
+/// [`crate::PdeError::InvalidParameter`]; [`crate::PdeError::Gpu`] when the GPU fails.
 ///
 /// # Examples
 /// ```

@@ -78,7 +78,7 @@ pub enum PdeError {
     },
     /// Newton's method did not reach its tolerance within the iteration cap.
     #[error(
-        "Newton's method did not converge at step {step} (t = {t}): update norm {update:e} after {iterations} iterations (tolerance {tol:e}); reduce dt"
+        "Newton's method did not converge at step {step} (t = {t}): update norm {update:.3e} after {iterations} iterations (tolerance {tol:e}); reduce dt"
     )]
     NewtonNotConverged {
         /// The time step index.

@@ -221,15 +221,18 @@ pub fn thomas_into<T: Real>(
     if !pivot_ok(b[0]) {
         return Err(TridiagError::ZeroPivot { row: 0 });
     }
-    cp[0] = c[0] / b[0];
-    x[0] = d[0] / b[0];
+    // One division per row (the reciprocal), not two: the loop is latency-bound.
+    let inv = T::ONE / b[0];
+    cp[0] = c[0] * inv;
+    x[0] = d[0] * inv;
     for i in 1..n {
         let den = b[i] - a[i] * cp[i - 1];
         if !pivot_ok(den) {
             return Err(TridiagError::ZeroPivot { row: i });
         }
-        cp[i] = c[i] / den;
-        x[i] = (d[i] - a[i] * x[i - 1]) / den;
+        let inv = T::ONE / den;
+        cp[i] = c[i] * inv;
+        x[i] = (d[i] - a[i] * x[i - 1]) * inv;
     }
     for i in (0..n - 1).rev() {
         x[i] = x[i] - cp[i] * x[i + 1];
