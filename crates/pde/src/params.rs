@@ -88,6 +88,12 @@ pub struct StabilityLimit {
 impl FhnParams {
     /// Parameters with `n` chosen so that the spacing is `dx` (rounded to a whole number of
     /// cells over `length`).
+    ///
+    /// ```
+    /// let p = pde::FhnParams::default().with_dx(0.25);
+    /// assert_eq!(p.n, 801);
+    /// assert_eq!(p.dx(), 0.25);
+    /// ```
     pub fn with_dx(mut self, dx: f64) -> Self {
         if dx > 0.0 && dx.is_finite() {
             self.n = ((self.length / dx).round() as usize).max(2) + 1;
@@ -126,6 +132,12 @@ impl FhnParams {
     }
 
     /// Checks every parameter's domain.
+    ///
+    /// ```
+    /// use pde::FhnParams;
+    /// assert!(FhnParams::default().validate().is_ok());
+    /// assert!(FhnParams { n: 1, ..FhnParams::default() }.validate().is_err());
+    /// ```
     ///
     /// # Errors
     /// [`PdeError::InvalidParameter`] naming the first bad parameter.
@@ -214,6 +226,19 @@ impl FhnParams {
 
     /// Fails with [`PdeError::Unstable`] (stating the limit) when `dt` is above the explicit
     /// stability limit for spacing `dx`.
+    ///
+    /// # Complexity
+    /// `O(1)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pde::{FhnParams, PdeError};
+    /// let p = FhnParams { dt: 0.2, ..FhnParams::default() };
+    /// match p.check_explicit_dt(p.dx()) {
+    ///     Err(PdeError::Unstable { limit, .. }) => assert!(limit < 0.2),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
     ///
     /// # Errors
     /// [`PdeError::Unstable`].
