@@ -196,7 +196,8 @@ pub struct Simulation {
 }
 
 /// Runs `scenario` with `scheme` to `p.t_end`, keeping `snapshots + 1` snapshots (and the
-/// front position at each). `progress(done, total)` is called after each chunk of steps.
+/// front position at each); fewer when the run has fewer steps or when they would hold more
+/// than 2^27 values of `v`. `progress(done, total)` is called after each chunk of steps.
 ///
 /// # Complexity
 /// The scheme's cost, plus `O(n)` per snapshot.
@@ -229,7 +230,12 @@ pub fn simulate(
     }
     let mut state = scenario.initial_state(&p);
     let total = p.steps();
-    let snaps = snapshots.max(1) as u64;
+    // At most one snapshot per step, and at most 2^27 stored values of v (1 GiB, as much
+    // again for w), so a large grid cannot exhaust memory through snapshots.
+    let max_by_memory = ((1u64 << 27) / p.n as u64).max(1);
+    let snaps = (snapshots.max(1) as u64)
+        .min(total.max(1))
+        .min(max_by_memory);
     let x = p.grid();
     let rightmost = scenario.tracks_rightmost();
     let mut sim = Simulation {
@@ -307,6 +313,36 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snapshot_count_is_capped() {
+        let p = FhnParams {
+            n: 41,
+            length: 20.0,
+            t_end: 0.5,
+            ..FhnParams::default()
+        };
+        let sim = simulate(
+            Scenario::Gaussian,
+            p,
+            Scheme::Explicit,
+            Exec::Cpu,
+            1_000_000,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(sim.times.len(), 11); // 10 steps: one snapshot each, plus the start
+        let sim = simulate(
+            Scenario::Gaussian,
+            FhnParams { t_end: 0.0, ..p },
+            Scheme::Explicit,
+            Exec::Cpu,
+            5,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(sim.times, vec![0.0]);
+    }
 
     #[test]
     fn crossing_and_speed_fit() {
