@@ -382,6 +382,48 @@ mod tests {
         assert!(u.v.iter().cloned().fold(f64::MIN, f64::max) > 0.6);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #[test]
+        fn prop_adaptive_runs_stay_sane(
+            coarse in 1usize..17,
+            medium_div in 1usize..5,
+            vx in 0.0f64..0.2,
+            vt in 0.0f64..0.05,
+            radius in 0usize..10,
+            margin in 0usize..10,
+            regrid in 1u64..20,
+            steps in 0u64..200,
+            pulse in proptest::prelude::any::<bool>(),
+        ) {
+            let p = FhnParams {
+                n: 201,
+                length: 100.0,
+                right: if pulse { Boundary::Dirichlet(1.0) } else { Boundary::NoFlux },
+                ..FhnParams::default()
+            };
+            let mut s = gaussian(&p);
+            s.apply_boundaries(&p);
+            let opts = AdaptiveOptions {
+                coarse_stride: coarse,
+                medium_stride: (coarse / medium_div).max(1),
+                vx_threshold: vx,
+                vt_threshold: vt,
+                inflection_radius: radius,
+                margin,
+                regrid_every: regrid,
+            };
+            let st = adaptive_run(&p, &mut s, steps, &opts).unwrap();
+            proptest::prop_assert_eq!(s.v.len(), 201);
+            proptest::prop_assert!(s.v.iter().chain(&s.w).all(|x| x.is_finite() && x.abs() < 2.0));
+            proptest::prop_assert!(st.max_nodes <= 201);
+            proptest::prop_assert!(st.min_nodes >= 200 / coarse);
+            if pulse {
+                proptest::prop_assert_eq!(s.v[200], 1.0);
+            }
+        }
+    }
+
     #[test]
     fn bad_options_are_errors() {
         let p = FhnParams::default();
