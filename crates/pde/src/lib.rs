@@ -1,5 +1,33 @@
-//! # pde
-//!
-//! The spatial FitzHugh-Nagumo equation (explicit, adaptive, implicit schemes) and tridiagonal solvers.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+mod adaptive;
+mod cuda;
+mod error;
+mod experiment;
+mod explicit;
+mod implicit;
+mod output;
+mod params;
+mod scenario;
+pub mod tridiag;
+
+pub use adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
+pub use cuda::{BATCH_PCR_MAX_M, FUSED_MAX_N, GpuExplicitTiming, explicit_gpu_timing};
+pub use error::{PdeError, TridiagError};
+pub use experiment::{
+    ExperimentTable, Manufactured, all_experiments, manufactured_orders, newton_iterations,
+    reference_orders, stability_comparison, step_timing,
+};
+pub use explicit::{
+    EXPLICIT_FUSED_GPU_THRESHOLD, EXPLICIT_GPU_THRESHOLD, explicit_run, explicit_run_batch,
+    explicit_run_unchecked, explicit_step_reference,
+};
+pub use implicit::{ImplicitStats, NewtonOptions, implicit_run};
+pub use output::{plot_heatmap, plot_profiles, write_snapshots};
+pub use params::{
+    Boundary, FhnParams, FhnState, StabilityLimit, flush_tiny, reaction, reaction_derivative,
+};
+pub use scenario::{
+    Scenario, Scheme, Simulation, crossing, fit_speed, nagumo_front, nagumo_speed, simulate,
+};
+pub use tridiag::TridiagSolver;

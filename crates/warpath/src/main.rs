@@ -29,6 +29,8 @@ enum Command {
     Perm(cmd::perm::Args),
     /// De Bruijn sequence B(k, n) (FKM or Euler), optionally linear, verified.
     Debruijn(cmd::perm::DeBruijnArgs),
+    /// Solve the spatial FitzHugh–Nagumo equation (explicit, adaptive or implicit scheme).
+    Fhn(cmd::fhn::Args),
 }
 
 fn main() {
@@ -38,6 +40,7 @@ fn main() {
         Command::Demo(args) => cmd::demo::run(args, cli.json),
         Command::Perm(args) => cmd::perm::run(args, cli.json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
+        Command::Fhn(args) => cmd::fhn::run(args, cli.json),
     };
     if let Err(e) = result {
         if e.downcast_ref::<report::AlreadyReported>().is_some() {

@@ -2,5 +2,6 @@
 //! subcommands also have `demo(size) -> Vec<DemoRow>` for `warpath demo`.
 
 pub(crate) mod demo;
+pub(crate) mod fhn;
 pub(crate) mod info;
 pub(crate) mod perm;

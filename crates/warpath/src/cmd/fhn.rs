@@ -1,0 +1,457 @@
+//! `warpath fhn`: the spatial FitzHugh–Nagumo equation (explicit, adaptive and implicit
+//! schemes), its built-in scenarios and experiments.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use gpu_runtime::{Backend, Exec};
+use pde::tridiag::{self, TridiagSolver};
+use pde::{
+    AdaptiveOptions, FhnParams, FhnState, NewtonOptions, Scenario, Scheme, explicit_run,
+    explicit_run_batch, nagumo_speed, simulate,
+};
+
+use super::demo::DemoSize;
+use crate::report::{DemoRow, progress};
+
+/// Time-stepping scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SchemeArg {
+    /// Forward Euler, central differences (dt limited by the stability limit).
+    Explicit,
+    /// Forward Euler on an adaptive non-uniform grid.
+    Adaptive,
+    /// Crank–Nicolson with Newton's method.
+    Implicit,
+}
+
+/// Tridiagonal solver of the implicit scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SolverArg {
+    /// Thomas algorithm.
+    Thomas,
+    /// Cyclic reduction (on the GPU: the CR–PCR hybrid for n <= 1024, PCR–Thomas above).
+    Cr,
+    /// Parallel cyclic reduction (on the GPU: shared-memory PCR for n <= 1024, PCR–Thomas above).
+    Pcr,
+}
+
+/// Initial / boundary set-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ScenarioArg {
+    /// Gaussian impulse in the middle: two pulses travel apart.
+    Gaussian,
+    /// v(L, t) = 1: a train of pulses travels left.
+    PulseTrain,
+    /// Nagumo front (eps = 0), verified against its exact speed (1 - 2a)/sqrt 2.
+    Front,
+}
+
+/// Arguments of `warpath fhn`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Time-stepping scheme.
+    #[arg(long, value_enum, default_value_t = SchemeArg::Explicit)]
+    scheme: SchemeArg,
+    /// Tridiagonal solver for the implicit scheme.
+    #[arg(long, value_enum, default_value_t = SolverArg::Thomas)]
+    solver: SolverArg,
+    /// Scenario.
+    #[arg(long, value_enum, default_value_t = ScenarioArg::Gaussian)]
+    scenario: ScenarioArg,
+    /// Grid nodes (including both ends).
+    #[arg(long, default_value_t = 401)]
+    n: usize,
+    /// Grid spacing (overrides --n).
+    #[arg(long)]
+    dx: Option<f64>,
+    /// Time step (default 0.05; above the explicit limit is an error that states the limit).
+    #[arg(long, default_value_t = 0.05)]
+    dt: f64,
+    /// End time.
+    #[arg(long, default_value_t = 100.0)]
+    t_end: f64,
+    /// Domain length L.
+    #[arg(long, default_value_t = 200.0)]
+    length: f64,
+    /// Threshold a.
+    #[arg(long, default_value_t = 0.1)]
+    a: f64,
+    /// Recovery rate eps.
+    #[arg(long, default_value_t = 0.01)]
+    eps: f64,
+    /// Recovery coupling gamma.
+    #[arg(long, default_value_t = 0.5)]
+    gamma: f64,
+    /// Where to run: auto, cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    backend: Exec,
+    /// Write plots: OUT.svg (v and w against x) and OUT.heatmap.svg (space-time map of v).
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// Write snapshots (snapshots.csv, x.npy, t.npy, v.npy, w.npy) into this directory.
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// Number of snapshots over the run.
+    #[arg(long, default_value_t = 100)]
+    snapshot_count: usize,
+    /// Run the seed's experiments (convergence orders, stability, Newton iterations, time per
+    /// step) and print their tables instead of one simulation.
+    #[arg(long)]
+    experiment: bool,
+    /// With --experiment: fewer levels and sizes.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn params(args: &Args) -> FhnParams {
+    let p = FhnParams {
+        a: args.a,
+        eps: args.eps,
+        gamma: args.gamma,
+        length: args.length,
+        n: args.n,
+        dt: args.dt,
+        t_end: args.t_end,
+        ..FhnParams::default()
+    };
+    match args.dx {
+        Some(dx) => p.with_dx(dx),
+        None => p,
+    }
+}
+
+fn scenario(s: ScenarioArg) -> Scenario {
+    match s {
+        ScenarioArg::Gaussian => Scenario::Gaussian,
+        ScenarioArg::PulseTrain => Scenario::PulseTrain,
+        ScenarioArg::Front => Scenario::Front,
+    }
+}
+
+fn solver(s: SolverArg) -> TridiagSolver {
+    match s {
+        SolverArg::Thomas => TridiagSolver::Thomas,
+        SolverArg::Cr => TridiagSolver::CyclicReduction,
+        SolverArg::Pcr => TridiagSolver::Pcr,
+    }
+}
+
+fn rmse(a: &[f64], b: &[f64]) -> f64 {
+    (a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / a.len().max(1) as f64).sqrt()
+}
+
+pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    if args.experiment {
+        return run_experiments(args.quick, json);
+    }
+    let p = params(&args);
+    let sc = scenario(args.scenario);
+    let scheme = match args.scheme {
+        SchemeArg::Explicit => Scheme::Explicit,
+        SchemeArg::Adaptive => Scheme::Adaptive(AdaptiveOptions::default()),
+        SchemeArg::Implicit => Scheme::Implicit(NewtonOptions {
+            solver: solver(args.solver),
+            ..NewtonOptions::default()
+        }),
+    };
+    let pp = sc.params(p);
+    pp.validate()?;
+    let bar = progress(pp.steps(), &format!("fhn {}", sc.name()), json);
+    let started = Instant::now();
+    let sim = simulate(
+        sc,
+        p,
+        scheme,
+        args.backend,
+        args.snapshot_count,
+        &mut |done, _| bar.set_position(done),
+    )?;
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let last = sim.v.last().context("no snapshot")?;
+    let bounded = last.iter().all(|v| v.is_finite() && v.abs() < 2.0);
+    let exact = (sc == Scenario::Front).then(|| nagumo_speed(pp.a));
+    let speed_error = match (sim.speed, exact) {
+        (Some(s), Some(c)) => Some((s - c).abs() / c),
+        _ => None,
+    };
+    let verified = bounded && speed_error.is_none_or(|e| e < 0.02);
+
+    // The adaptive scheme is compared with a uniform run on its finest grid.
+    let mut adaptive = serde_json::Value::Null;
+    if let (SchemeArg::Adaptive, Some(st)) = (args.scheme, sim.adaptive) {
+        let mut u = sc.initial_state(&pp);
+        explicit_run(&pp, &mut u, pp.steps(), Exec::Cpu)?;
+        let err = rmse(last, &u.v);
+        adaptive = serde_json::json!({
+            "uniform_nodes": st.uniform_nodes,
+            "mean_nodes": st.mean_nodes,
+            "min_nodes": st.min_nodes,
+            "max_nodes": st.max_nodes,
+            "regrids": st.regrids,
+            "rmse_vs_uniform": err,
+        });
+    }
+    let mut files = Vec::new();
+    if let Some(dir) = &args.snapshots {
+        for f in pde::write_snapshots(&sim, dir)? {
+            files.push(f.display().to_string());
+        }
+    }
+    if let Some(out) = &args.plot {
+        pde::plot_profiles(&sim, out, 6)?;
+        let heat = out.with_extension("heatmap.svg");
+        pde::plot_heatmap(&sim, &heat)?;
+        files.push(out.display().to_string());
+        files.push(heat.display().to_string());
+    }
+    let newton = sim.implicit.map(|st| {
+        serde_json::json!({
+            "mean_iterations": st.mean_iterations(),
+            "max_iterations": st.max_iterations_per_step,
+            "total_iterations": st.newton_iterations,
+        })
+    });
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": pp.n,
+                "backend": sim.backend,
+                "seconds": seconds,
+                "verified": verified,
+                "scenario": sc.name(),
+                "scheme": format!("{:?}", args.scheme).to_lowercase(),
+                "dx": pp.dx(),
+                "dt": pp.dt,
+                "steps": sim.steps,
+                "t_end": sim.times.last(),
+                "speed": sim.speed,
+                "exact_speed": exact,
+                "speed_relative_error": speed_error,
+                "newton": newton,
+                "adaptive": adaptive,
+                "files": files,
+            })
+        );
+    } else {
+        println!(
+            "fhn {} ({:?}): n = {}, dx = {}, dt = {}, {} steps to t = {:.3} on {} in {:.3} s",
+            sc.name(),
+            args.scheme,
+            pp.n,
+            pp.dx(),
+            pp.dt,
+            sim.steps,
+            sim.times.last().copied().unwrap_or(0.0),
+            sim.backend,
+            seconds
+        );
+        match (sim.speed, exact) {
+            (Some(s), Some(c)) => println!(
+                "  front speed {s:.5}, exact (1 - 2a)/sqrt 2 = {c:.5}, relative error {:.3}% (tolerance 2%)",
+                100.0 * (s - c).abs() / c
+            ),
+            (Some(s), None) => println!("  measured pulse speed {s:.5}"),
+            (None, _) => println!("  no front / pulse to track"),
+        }
+        if let Some(st) = sim.implicit {
+            println!(
+                "  Newton: {:.2} iterations per step (max {})",
+                st.mean_iterations(),
+                st.max_iterations_per_step
+            );
+        }
+        if !adaptive.is_null() {
+            println!(
+                "  adaptive grid: {:.1} nodes per step on average (min {}, max {}) of {} uniform; RMSE vs uniform run {:.3e}",
+                adaptive["mean_nodes"].as_f64().unwrap_or(0.0),
+                adaptive["min_nodes"],
+                adaptive["max_nodes"],
+                adaptive["uniform_nodes"],
+                adaptive["rmse_vs_uniform"].as_f64().unwrap_or(0.0)
+            );
+        }
+        for f in &files {
+            println!("  wrote {f}");
+        }
+        println!("  verified: {}", if verified { "yes" } else { "NO" });
+    }
+    if !verified {
+        bail!("fhn run failed verification");
+    }
+    Ok(())
+}
+
+fn run_experiments(quick: bool, json: bool) -> Result<()> {
+    let started = Instant::now();
+    let tables = pde::all_experiments(quick)?;
+    if json {
+        let t: Vec<serde_json::Value> = tables
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "title": t.title, "header": t.header, "rows": t.rows, "notes": t.notes
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "experiments": t,
+                "backend": if gpu_runtime::gpu().is_ok() { "cuda" } else { "cpu" },
+                "seconds": started.elapsed().as_secs_f64(),
+            })
+        );
+    } else {
+        for t in &tables {
+            println!("{t}");
+        }
+        println!("experiments: {:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+/// Demo rows: the front-speed verification (explicit and implicit), the adaptive grid against
+/// a uniform run, a batch of axons (10^4 steps each) and a tridiagonal solve; GPU rows when a
+/// GPU is present.
+pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+    let mut rows = Vec::new();
+    let base = FhnParams {
+        t_end: 80.0,
+        ..FhnParams::default()
+    };
+    let c = nagumo_speed(base.a);
+    for (name, scheme, dt) in [
+        ("fhn explicit: Nagumo front speed", Scheme::Explicit, 0.05),
+        (
+            "fhn implicit (CN+Newton): front speed",
+            Scheme::Implicit(NewtonOptions::default()),
+            0.25,
+        ),
+    ] {
+        let p = FhnParams { dt, ..base };
+        let t = Instant::now();
+        rows.push(
+            match simulate(Scenario::Front, p, scheme, Exec::Cpu, 40, &mut |_, _| {}) {
+                Ok(sim) => {
+                    let s = sim.speed.unwrap_or(f64::NAN);
+                    let err = (s - c).abs() / c;
+                    DemoRow::new(name, p.n as u64, sim.backend, t.elapsed(), err < 0.02).with_note(
+                        format!("speed {s:.4} vs exact {c:.4} ({:.2}%, tol 2%)", 100.0 * err),
+                    )
+                }
+                Err(e) => DemoRow::failed(name, p.n as u64, e),
+            },
+        );
+    }
+    // Adaptive against uniform.
+    {
+        let name = "fhn adaptive grid vs uniform";
+        let p = FhnParams {
+            t_end: 40.0,
+            ..FhnParams::default()
+        };
+        let t = Instant::now();
+        let mut a = Scenario::Gaussian.initial_state(&p);
+        let mut u = a.clone();
+        let r = pde::adaptive_run(&p, &mut a, p.steps(), &AdaptiveOptions::default());
+        let elapsed = t.elapsed();
+        rows.push(match (r, explicit_run(&p, &mut u, p.steps(), Exec::Cpu)) {
+            (Ok(st), Ok(_)) => {
+                let e = rmse(&a.v, &u.v);
+                DemoRow::new(name, p.n as u64, Backend::Cpu, elapsed, e < 0.02).with_note(format!(
+                    "{:.0} of {} nodes per step, RMSE vs uniform {e:.2e}",
+                    st.mean_nodes, st.uniform_nodes
+                ))
+            }
+            (Err(e), _) | (_, Err(e)) => DemoRow::failed(name, p.n as u64, e),
+        });
+    }
+    // A batch of axons, 10^4 steps each (the seed's N = 401), against single runs.
+    let batch = match size {
+        DemoSize::Small => 8,
+        DemoSize::Large => 1024,
+    };
+    let p = FhnParams::default();
+    let steps = 10_000;
+    let mut v0 = Vec::with_capacity(batch * p.n);
+    for b in 0..batch {
+        let mut s = Scenario::Gaussian.initial_state(&p);
+        for v in &mut s.v {
+            *v *= 0.5 + b as f64 / batch as f64;
+        }
+        v0.extend_from_slice(&s.v);
+    }
+    let check = |v: &[f64], w: &[f64], tol: f64| -> bool {
+        [0, batch - 1].iter().all(|&b| {
+            let mut s = FhnState {
+                v: v0[b * p.n..(b + 1) * p.n].to_vec(),
+                w: vec![0.0; p.n],
+                t: 0.0,
+            };
+            explicit_run(&p, &mut s, steps, Exec::Cpu).is_ok()
+                && s.v
+                    .iter()
+                    .zip(&v[b * p.n..])
+                    .chain(s.w.iter().zip(&w[b * p.n..]))
+                    .all(|(x, y)| (x - y).abs() <= tol)
+        })
+    };
+    let mut execs = vec![Exec::Cpu];
+    if gpu_runtime::gpu().is_ok() {
+        execs.push(Exec::Cuda);
+    }
+    for exec in execs {
+        let name = "fhn explicit batch (10^4 steps/axon)";
+        let (mut v, mut w) = (v0.clone(), vec![0.0; v0.len()]);
+        let t = Instant::now();
+        rows.push(
+            match explicit_run_batch(&p, &mut v, &mut w, batch, steps, exec) {
+                Ok(b) => {
+                    let el = t.elapsed();
+                    let tol = if b == Backend::Cuda { 1e-9 } else { 0.0 };
+                    DemoRow::new(name, (batch * p.n) as u64, b, el, check(&v, &w, tol)).with_note(
+                        format!(
+                            "{batch} axons x 401 nodes, {:.2e} cell updates/s",
+                            (batch * p.n) as f64 * steps as f64 / el.as_secs_f64()
+                        ),
+                    )
+                }
+                Err(e) => DemoRow::failed(name, (batch * p.n) as u64, e),
+            },
+        );
+    }
+    // Tridiagonal: cyclic reduction (and GPU PCR) against Thomas.
+    let n = match size {
+        DemoSize::Small => 1 << 18,
+        DemoSize::Large => 1 << 22,
+    };
+    let a = vec![-1.0f64; n];
+    let b: Vec<f64> = (0..n).map(|i| 2.5 + (i % 7) as f64 * 0.1).collect();
+    let cc = vec![-1.0f64; n];
+    let d: Vec<f64> = (0..n).map(|i| ((i % 13) as f64 - 6.0) * 0.3).collect();
+    if let Ok(reference) = tridiag::thomas(&a, &b, &cc, &d) {
+        let mut cases = vec![(TridiagSolver::CyclicReduction, Exec::Cpu)];
+        if gpu_runtime::gpu().is_ok() {
+            cases.push((TridiagSolver::Pcr, Exec::Cuda));
+        }
+        for (solver, exec) in cases {
+            let name = format!("tridiagonal {solver:?} vs Thomas");
+            let t = Instant::now();
+            rows.push(match tridiag::solve(&a, &b, &cc, &d, solver, exec) {
+                Ok((x, be)) => DemoRow::new(
+                    &name,
+                    n as u64,
+                    be,
+                    t.elapsed(),
+                    x.iter().zip(&reference).all(|(p, q)| (p - q).abs() < 1e-10),
+                ),
+                Err(e) => DemoRow::failed(&name, n as u64, e),
+            });
+        }
+    }
+    rows
+}
