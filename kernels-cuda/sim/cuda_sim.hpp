@@ -39,6 +39,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include <ucontext.h>
@@ -89,6 +90,13 @@ constexpr size_t STACK_BYTES = 256 * 1024;
 inline unsigned lane() { return threadIdx.x % 32; }
 inline unsigned warp_id() { return threadIdx.x / 32; }
 inline unsigned warp_lanes() { return std::min(32u, blockDim.x - warp_id() * 32); }
+// The lanes of the calling warp that have not returned.
+inline unsigned live_lanes() {
+    unsigned m = 0;
+    for (unsigned i = 0; i < warp_lanes(); ++i)
+        if (g_fibers[warp_id() * 32 + i].wait != Wait::Done) m |= 1u << i;
+    return m;
+}
 
 inline void block_until(Wait w) {
     g_current->wait = w;
@@ -246,20 +254,20 @@ inline T __shfl_xor_sync(unsigned, T v, int mask, int width = 32) {
     const int src = l ^ mask;
     return warpath_sim::exchange(v, (src & ~(width - 1)) == (l & ~(width - 1)) ? src : l);
 }
-inline unsigned __ballot_sync(unsigned, int pred) {
+inline unsigned __ballot_sync(unsigned mask, int pred) {
     uint64_t* slot = warpath_sim::g_slot[warpath_sim::warp_id()];
     slot[warpath_sim::lane()] = pred ? 1 : 0;
     warpath_sim::block_until(warpath_sim::Wait::Warp);
+    // Only lanes that have not returned vote (an exited lane's slot holds a stale value).
+    const unsigned live = warpath_sim::live_lanes();
     unsigned m = 0;
     for (unsigned i = 0; i < warpath_sim::warp_lanes(); ++i) m |= (slot[i] ? 1u : 0u) << i;
+    m &= live & mask;
     warpath_sim::block_until(warpath_sim::Wait::Warp);
     return m;
 }
 inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
-inline unsigned __activemask() {
-    const unsigned n = warpath_sim::warp_lanes();
-    return n == 32 ? 0xffffffffu : ((1u << n) - 1);
-}
+inline unsigned __activemask() { return warpath_sim::live_lanes(); }
 inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == __activemask(); }
 template <class T>
 inline unsigned __match_any_sync(unsigned, T v) {
@@ -269,6 +277,7 @@ inline unsigned __match_any_sync(unsigned, T v) {
     warpath_sim::block_until(warpath_sim::Wait::Warp);
     unsigned m = 0;
     for (unsigned i = 0; i < warpath_sim::warp_lanes(); ++i) m |= (slot[i] == mine ? 1u : 0u) << i;
+    m &= warpath_sim::live_lanes();  // exited lanes' slots hold stale values
     warpath_sim::block_until(warpath_sim::Wait::Warp);
     return m;
 }
@@ -342,6 +351,6 @@ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 
 // CUDA's overloaded min/max accept mixed integer types.
 template <class A, class B>
-inline auto min(A a, B b) -> decltype(a < b ? a : b) { return b < a ? b : a; }
+inline auto min(A a, B b) -> std::decay_t<decltype(a < b ? a : b)> { return b < a ? b : a; }
 template <class A, class B>
-inline auto max(A a, B b) -> decltype(a < b ? a : b) { return a < b ? b : a; }
+inline auto max(A a, B b) -> std::decay_t<decltype(a < b ? a : b)> { return a < b ? b : a; }
