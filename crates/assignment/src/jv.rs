@@ -1,0 +1,321 @@
+//! Shortest augmenting path in the Jonker–Volgenant style: the production solver.
+
+use ndarray::ArrayView2;
+
+use crate::problem::{Cost, Problem, Solution};
+use crate::{Assignment, AssignmentError, Sense};
+
+const NONE: usize = usize::MAX;
+const INF: f64 = f64::INFINITY;
+
+/// Solves the linear assignment problem exactly with the Jonker–Volgenant algorithm
+/// (LAPJV): column reduction with reduction transfer, two rounds of augmenting row
+/// reduction, then one Dijkstra-like shortest augmenting path per remaining free row
+/// (Crouse's rectangular form, as in `scipy.optimize.linear_sum_assignment`, with JV's
+/// early exit on the first free column at the current distance).
+///
+/// This is the crate's production solver; [`linear_sum_assignment`](crate::linear_sum_assignment)
+/// calls it. The result carries dual potentials ([`Assignment::duals`]).
+///
+/// Rectangular matrices are solved directly (no padding): the shorter side is assigned
+/// completely. The initialisation (column reduction) is used for square matrices only; a
+/// rectangular matrix starts from zero potentials, which keeps the unassigned columns' duals
+/// at zero.
+///
+/// # Complexity
+/// `O(n^2 m)` time in the worst case for an `n x m` matrix (`n <= m`), typically far less on
+/// random data because the initialisation assigns most rows; `O(n m)` memory for the internal
+/// copy of the matrix plus `O(m)` per augmentation, allocated once.
+///
+/// # Errors
+/// [`AssignmentError::InvalidCost`] for `NaN`/`-inf`, [`AssignmentError::CostOutOfRange`] for
+/// integers beyond 2^53, [`AssignmentError::Infeasible`] when forbidden pairs (`+inf`/`None`)
+/// leave no complete assignment.
+///
+/// # Examples
+/// ```
+/// use assignment::{jonker_volgenant, Sense};
+/// let c = ndarray::array![[4, 1, 3], [2, 0, 5], [3, 2, 2]];
+/// let a = jonker_volgenant(c.view(), Sense::Minimize)?;
+/// assert_eq!(a.row_to_col, vec![Some(1), Some(0), Some(2)]);
+/// assert_eq!(a.cost, 5.0);
+/// let d = a.duals.unwrap();
+/// assert_eq!(d.row.iter().sum::<f64>() + d.col.iter().sum::<f64>(), 5.0);
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn jonker_volgenant<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+) -> Result<Assignment, AssignmentError> {
+    let p = Problem::new(costs, sense)?;
+    let (x, u, v) = solve(&p)?;
+    p.finish(&x, Some((u, v)))
+}
+
+/// Maximum number of chained steps in augmenting row reduction, per row of the problem:
+/// ARR can cycle for a long time on float ties; after this budget the remaining free rows go
+/// to the (always correct) augmentation phase.
+const ARR_BUDGET_PER_ROW: usize = 8;
+
+/// Solves the internal problem: returns `(x, u, v)` with `x[i]` the column of row `i`.
+pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
+    let (nr, nc) = (p.nr, p.nc);
+    let mut v = vec![0.0f64; nc];
+    let mut x = vec![NONE; nr];
+    let mut y = vec![NONE; nc];
+    if nr == 0 {
+        return Ok((x, Vec::new(), v));
+    }
+    let mut free: Vec<usize> = Vec::with_capacity(nr);
+    if nr == nc {
+        column_reduction(p, &mut v, &mut x, &mut y, &mut free)?;
+    } else {
+        free.extend(0..nr);
+    }
+    augmenting_row_reduction(p, &mut v, &mut x, &mut y, &mut free)?;
+    let mut u = vec![0.0f64; nr];
+    for i in 0..nr {
+        if x[i] != NONE {
+            u[i] = p.at(i, x[i]) - v[x[i]];
+        }
+    }
+    augment(p, &mut u, &mut v, &mut x, &mut y, &free)?;
+    Ok((x, u, v))
+}
+
+/// Column reduction (`v[j]` = column minimum, each column to its minimum row if that row is
+/// still free, scanning columns from the last) and reduction transfer for rows assigned once.
+fn column_reduction(
+    p: &Problem,
+    v: &mut [f64],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &mut Vec<usize>,
+) -> Result<(), AssignmentError> {
+    let (nr, nc) = (p.nr, p.nc);
+    let mut arg = vec![0usize; nc];
+    v.fill(INF);
+    for i in 0..nr {
+        for (j, &c) in p.row(i).iter().enumerate() {
+            if c < v[j] {
+                v[j] = c;
+                arg[j] = i;
+            }
+        }
+    }
+    if v.contains(&INF) {
+        return Err(AssignmentError::Infeasible);
+    }
+    let mut matches = vec![0u32; nr];
+    for j in (0..nc).rev() {
+        let i = arg[j];
+        matches[i] += 1;
+        if matches[i] == 1 {
+            x[i] = j;
+            y[j] = i;
+        }
+    }
+    for i in 0..nr {
+        match matches[i] {
+            0 => free.push(i),
+            1 => {
+                // Reduction transfer: lower v[j1] so that row i's reduced cost there equals its
+                // second smallest one (row i keeps j1 as a minimum).
+                let j1 = x[i];
+                let row = p.row(i);
+                let mut m = INF;
+                for (j, (&c, &vj)) in row.iter().zip(v.iter()).enumerate() {
+                    if j != j1 {
+                        let h = c - vj;
+                        if h < m {
+                            m = h;
+                        }
+                    }
+                }
+                if m.is_finite() {
+                    v[j1] -= m;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Two rounds of augmenting row reduction (JV 1987). Invariant kept: every assigned row is
+/// assigned to a column minimising `c[i][j] - v[j]`; `v` only decreases, and only on columns
+/// that are (or become) assigned.
+fn augmenting_row_reduction(
+    p: &Problem,
+    v: &mut [f64],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &mut Vec<usize>,
+) -> Result<(), AssignmentError> {
+    let mut budget = ARR_BUDGET_PER_ROW * p.nr + 16;
+    let mut next: Vec<usize> = Vec::with_capacity(free.len());
+    for _round in 0..2 {
+        let mut k = 0;
+        let mut current = NONE;
+        next.clear();
+        loop {
+            let i = if current != NONE {
+                std::mem::replace(&mut current, NONE)
+            } else if k < free.len() {
+                k += 1;
+                free[k - 1]
+            } else {
+                break;
+            };
+            let row = p.row(i);
+            // Smallest and second smallest reduced cost in the row.
+            let (mut umin, mut usub) = (INF, INF);
+            let (mut j1, mut j2) = (NONE, NONE);
+            for (j, (&c, &vj)) in row.iter().zip(v.iter()).enumerate() {
+                let h = c - vj;
+                if h < usub {
+                    if h >= umin {
+                        usub = h;
+                        j2 = j;
+                    } else {
+                        usub = umin;
+                        j2 = j1;
+                        umin = h;
+                        j1 = j;
+                    }
+                }
+            }
+            if j1 == NONE {
+                return Err(AssignmentError::Infeasible); // the row is entirely forbidden
+            }
+            let mut i0 = y[j1];
+            let raise = umin < usub && usub.is_finite();
+            if raise {
+                v[j1] -= usub - umin;
+            } else if i0 != NONE && j2 != NONE && usub == umin {
+                // Tie: take the second minimum column, which may be free.
+                j1 = j2;
+                i0 = y[j2];
+            }
+            x[i] = j1;
+            y[j1] = i;
+            if i0 != NONE {
+                x[i0] = NONE;
+                if raise && budget > 0 {
+                    budget -= 1;
+                    current = i0;
+                } else {
+                    next.push(i0);
+                }
+            }
+        }
+        std::mem::swap(free, &mut next);
+        if free.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Shortest augmenting paths from each free row (Dijkstra on reduced costs).
+fn augment(
+    p: &Problem,
+    u: &mut [f64],
+    v: &mut [f64],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &[usize],
+) -> Result<(), AssignmentError> {
+    let nc = p.nc;
+    // Unscanned columns in compacted order, with their tentative distances, predecessor rows
+    // and (copied) column potentials, so the inner loop reads three contiguous arrays and
+    // gathers only from the cost row.
+    let mut rem_j: Vec<usize> = vec![0; nc];
+    let mut rem_sp: Vec<f64> = vec![INF; nc];
+    let mut rem_v: Vec<f64> = vec![0.0; nc];
+    let mut rem_path: Vec<usize> = vec![NONE; nc];
+    let mut sp = vec![INF; nc];
+    let mut path = vec![NONE; nc];
+    let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
+    let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
+
+    for &f in free {
+        for (k, (rj, (rs, rv))) in rem_j
+            .iter_mut()
+            .zip(rem_sp.iter_mut().zip(rem_v.iter_mut()))
+            .enumerate()
+        {
+            *rj = k;
+            *rs = INF;
+            *rv = v[k];
+        }
+        let mut num_rem = nc;
+        scanned_rows.clear();
+        scanned_cols.clear();
+        u[f] = 0.0;
+        let mut min_val = 0.0f64;
+        let mut i = f;
+        let sink;
+        loop {
+            scanned_rows.push(i);
+            let base = min_val - u[i];
+            let row = p.row(i);
+            let mut lowest = INF;
+            let mut index = NONE;
+            for it in 0..num_rem {
+                let j = rem_j[it];
+                // SAFETY-free indexing: `j < nc == row.len()` by construction of rem_j.
+                let r = base + row[j] - rem_v[it];
+                let mut s = rem_sp[it];
+                if r < s {
+                    s = r;
+                    rem_sp[it] = r;
+                    rem_path[it] = i;
+                }
+                if s < lowest || (s == lowest && s < INF && y[j] == NONE) {
+                    lowest = s;
+                    index = it;
+                }
+            }
+            if index == NONE {
+                return Err(AssignmentError::Infeasible);
+            }
+            min_val = lowest;
+            let j = rem_j[index];
+            sp[j] = lowest;
+            path[j] = rem_path[index];
+            scanned_cols.push(j);
+            num_rem -= 1;
+            rem_j[index] = rem_j[num_rem];
+            rem_sp[index] = rem_sp[num_rem];
+            rem_v[index] = rem_v[num_rem];
+            rem_path[index] = rem_path[num_rem];
+            if y[j] == NONE {
+                sink = j;
+                break;
+            }
+            i = y[j];
+        }
+        // Dual update.
+        u[f] += min_val;
+        for &r in &scanned_rows[1..] {
+            u[r] += min_val - sp[x[r]];
+        }
+        for &c in &scanned_cols {
+            v[c] -= min_val - sp[c];
+        }
+        // Augment along the alternating path.
+        let mut j = sink;
+        loop {
+            let r = path[j];
+            y[j] = r;
+            let prev = x[r];
+            x[r] = j;
+            if r == f {
+                break;
+            }
+            j = prev;
+        }
+    }
+    Ok(())
+}

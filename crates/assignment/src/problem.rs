@@ -1,0 +1,259 @@
+//! Cost element types, input validation, and the internal problem every solver works on.
+
+use ndarray::ArrayView2;
+
+use crate::{Assignment, AssignmentError, Duals, Sense};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+    impl Sealed for i64 {}
+    impl Sealed for Option<i64> {}
+}
+
+/// What one matrix entry means once read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CostClass {
+    /// An allowed pair with this cost.
+    Finite(f64),
+    /// A forbidden pair (`+inf`, or `None` in the integer API).
+    Forbidden,
+    /// An invalid entry (`NaN` or `-inf`).
+    Invalid,
+    /// An integer too large to be represented exactly as `f64` (|v| > 2^53).
+    OutOfRange,
+}
+
+/// The element types a cost matrix may hold: `f64`, `f32`, `i64` and `Option<i64>` (where
+/// `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+///
+/// For floats, `+inf` forbids a pair and `NaN` or `-inf` is an error, whatever the [`Sense`].
+pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
+    /// Classifies one entry.
+    fn classify_cost(self) -> CostClass;
+}
+
+/// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
+const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+impl Cost for f64 {
+    fn classify_cost(self) -> CostClass {
+        if self.is_finite() {
+            CostClass::Finite(self)
+        } else if self == f64::INFINITY {
+            CostClass::Forbidden
+        } else {
+            CostClass::Invalid
+        }
+    }
+}
+
+impl Cost for f32 {
+    fn classify_cost(self) -> CostClass {
+        Cost::classify_cost(self as f64)
+    }
+}
+
+impl Cost for i64 {
+    fn classify_cost(self) -> CostClass {
+        let f = self as f64;
+        if f.abs() > EXACT_INT {
+            CostClass::OutOfRange
+        } else {
+            CostClass::Finite(f)
+        }
+    }
+}
+
+impl Cost for Option<i64> {
+    fn classify_cost(self) -> CostClass {
+        match self {
+            Some(v) => v.classify_cost(),
+            None => CostClass::Forbidden,
+        }
+    }
+}
+
+/// An internal solution: `x[i]` = column of row `i`, row potentials `u`, column potentials `v`.
+pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
+
+/// The validated problem: a row-major `nr x nc` minimisation with `nr <= nc` (the input
+/// transposed if it had more rows than columns, negated if maximising), `+inf` = forbidden.
+#[derive(Debug, Clone)]
+pub(crate) struct Problem {
+    pub(crate) nr: usize,
+    pub(crate) nc: usize,
+    pub(crate) c: Vec<f64>,
+    pub(crate) transposed: bool,
+    pub(crate) negated: bool,
+    /// Every finite entry is an integer.
+    pub(crate) integral: bool,
+    /// Smallest and largest finite entry (0, 0 when there is none).
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+}
+
+impl Problem {
+    /// Validates `costs` and builds the internal problem.
+    pub(crate) fn new<T: Cost>(
+        costs: ArrayView2<'_, T>,
+        sense: Sense,
+    ) -> Result<Self, AssignmentError> {
+        let (rows, cols) = costs.dim();
+        let transposed = rows > cols;
+        let (nr, nc) = if transposed {
+            (cols, rows)
+        } else {
+            (rows, cols)
+        };
+        let negated = sense == Sense::Maximize;
+        let mut c = vec![0.0f64; nr * nc];
+        let mut integral = true;
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        for ((r, k), &v) in costs.indexed_iter() {
+            let value = match v.classify_cost() {
+                CostClass::Finite(x) => {
+                    let x = if negated { -x } else { x };
+                    integral &= x.fract() == 0.0;
+                    min = min.min(x);
+                    max = max.max(x);
+                    x
+                }
+                CostClass::Forbidden => f64::INFINITY,
+                CostClass::Invalid => {
+                    return Err(AssignmentError::InvalidCost {
+                        row: r,
+                        col: k,
+                        value: format!("{v:?}"),
+                    });
+                }
+                CostClass::OutOfRange => {
+                    return Err(AssignmentError::CostOutOfRange {
+                        row: r,
+                        col: k,
+                        value: format!("{v:?}"),
+                    });
+                }
+            };
+            let at = if transposed { k * nc + r } else { r * nc + k };
+            c[at] = value;
+        }
+        if min > max {
+            min = 0.0;
+            max = 0.0;
+        }
+        // Sums of up to 2n entries and potentials must stay finite.
+        let bound = max.abs().max(min.abs()) * 4.0 * (nc as f64 + 1.0);
+        if !bound.is_finite() {
+            return Err(AssignmentError::CostOutOfRange {
+                row: 0,
+                col: 0,
+                value: format!(
+                    "entries up to {:e} overflow sums over {nc} pairs",
+                    max.abs().max(min.abs())
+                ),
+            });
+        }
+        Ok(Problem {
+            nr,
+            nc,
+            c,
+            transposed,
+            negated,
+            integral,
+            min,
+            max,
+        })
+    }
+
+    /// Row `i` of the internal matrix.
+    #[inline]
+    pub(crate) fn row(&self, i: usize) -> &[f64] {
+        &self.c[i * self.nc..(i + 1) * self.nc]
+    }
+
+    /// Internal cost of pair `(i, j)`.
+    #[inline]
+    pub(crate) fn at(&self, i: usize, j: usize) -> f64 {
+        self.c[i * self.nc + j]
+    }
+
+    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
+    /// back to the caller's orientation and sense.
+    ///
+    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair.
+    pub(crate) fn finish(
+        &self,
+        x: &[usize],
+        duals: Option<(Vec<f64>, Vec<f64>)>,
+    ) -> Result<Assignment, AssignmentError> {
+        debug_assert_eq!(x.len(), self.nr);
+        let mut internal_cost = 0.0;
+        for (i, &j) in x.iter().enumerate() {
+            let v = self.at(i, j);
+            if v == f64::INFINITY {
+                return Err(AssignmentError::Infeasible);
+            }
+            internal_cost += v;
+        }
+        let cost = if self.negated {
+            -internal_cost
+        } else {
+            internal_cost
+        };
+        let row_to_col = if self.transposed {
+            let mut out = vec![None; self.nc];
+            for (i, &j) in x.iter().enumerate() {
+                out[j] = Some(i);
+            }
+            out
+        } else {
+            x.iter().map(|&j| Some(j)).collect()
+        };
+        let duals = duals.map(|(mut u, mut v)| {
+            if self.negated {
+                u.iter_mut().for_each(|t| *t = -*t);
+                v.iter_mut().for_each(|t| *t = -*t);
+            }
+            if self.transposed {
+                Duals { row: v, col: u }
+            } else {
+                Duals { row: u, col: v }
+            }
+        });
+        Ok(Assignment {
+            row_to_col,
+            cost,
+            duals,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn transposes_and_negates() {
+        let a = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        let p = Problem::new(a.view(), Sense::Maximize).unwrap();
+        assert_eq!((p.nr, p.nc), (2, 3));
+        assert!(p.transposed && p.negated && p.integral);
+        assert_eq!(p.row(0), &[-1.0, -3.0, -5.0]);
+        assert_eq!(p.row(1), &[-2.0, -4.0, -6.0]);
+        assert_eq!((p.min, p.max), (-6.0, -1.0));
+    }
+
+    #[test]
+    fn classifies_entries() {
+        assert_eq!(f64::NAN.classify_cost(), CostClass::Invalid);
+        assert_eq!(f64::NEG_INFINITY.classify_cost(), CostClass::Invalid);
+        assert_eq!(f64::INFINITY.classify_cost(), CostClass::Forbidden);
+        assert_eq!(f32::INFINITY.classify_cost(), CostClass::Forbidden);
+        assert_eq!(None::<i64>.classify_cost(), CostClass::Forbidden);
+        assert_eq!(Some(3i64).classify_cost(), CostClass::Finite(3.0));
+        assert_eq!(i64::MAX.classify_cost(), CostClass::OutOfRange);
+    }
+}
