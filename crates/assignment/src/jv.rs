@@ -218,6 +218,12 @@ fn augmenting_row_reduction(
 }
 
 /// Shortest augmenting paths from each free row (Dijkstra on reduced costs).
+///
+/// Every row scan walks the whole cost row in column order (sequential, prefetcher-friendly;
+/// gathering only the unscanned columns in a compacted order costs a cache miss per element
+/// on large matrices). Scanned columns are neutralised by setting their working potential to
+/// `-inf` (so their reduced cost is `+inf` and never updates) and their distance to `+inf`
+/// (so they are never the minimum); their final distances are kept in `done`.
 fn augment(
     p: &Problem,
     u: &mut [f64],
@@ -227,29 +233,18 @@ fn augment(
     free: &[usize],
 ) -> Result<(), AssignmentError> {
     let nc = p.nc;
-    // Unscanned columns in compacted order, with their tentative distances, predecessor rows
-    // and (copied) column potentials, so the inner loop reads three contiguous arrays and
-    // gathers only from the cost row.
-    let mut rem_j: Vec<usize> = vec![0; nc];
-    let mut rem_sp: Vec<f64> = vec![INF; nc];
-    let mut rem_v: Vec<f64> = vec![0.0; nc];
-    let mut rem_path: Vec<usize> = vec![NONE; nc];
-    let mut sp = vec![INF; nc];
-    let mut path = vec![NONE; nc];
+    let mut ve: Vec<f64> = vec![0.0; nc];
+    let mut sp: Vec<f64> = vec![INF; nc];
+    let mut path: Vec<u32> = vec![u32::MAX; nc];
+    let mut done = vec![INF; nc];
     let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
     let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
+    let mut free_col: Vec<bool> = y.iter().map(|&r| r == NONE).collect();
+    let avx2 = has_avx2();
 
     for &f in free {
-        for (k, (rj, (rs, rv))) in rem_j
-            .iter_mut()
-            .zip(rem_sp.iter_mut().zip(rem_v.iter_mut()))
-            .enumerate()
-        {
-            *rj = k;
-            *rs = INF;
-            *rv = v[k];
-        }
-        let mut num_rem = nc;
+        ve.copy_from_slice(v);
+        sp.fill(INF);
         scanned_rows.clear();
         scanned_cols.clear();
         u[f] = 0.0;
@@ -260,36 +255,18 @@ fn augment(
             scanned_rows.push(i);
             let base = min_val - u[i];
             let row = p.row(i);
-            let mut lowest = INF;
-            let mut index = NONE;
-            for it in 0..num_rem {
-                let j = rem_j[it];
-                // SAFETY-free indexing: `j < nc == row.len()` by construction of rem_j.
-                let r = base + row[j] - rem_v[it];
-                let mut s = rem_sp[it];
-                if r < s {
-                    s = r;
-                    rem_sp[it] = r;
-                    rem_path[it] = i;
-                }
-                if s < lowest || (s == lowest && s < INF && y[j] == NONE) {
-                    lowest = s;
-                    index = it;
-                }
-            }
+            let (lowest, index) = scan_row(
+                avx2, row, &ve, &mut sp, &mut path, &free_col, base, i as u32,
+            );
             if index == NONE {
                 return Err(AssignmentError::Infeasible);
             }
             min_val = lowest;
-            let j = rem_j[index];
-            sp[j] = lowest;
-            path[j] = rem_path[index];
+            let j = index;
+            done[j] = lowest;
+            ve[j] = f64::NEG_INFINITY;
+            sp[j] = INF;
             scanned_cols.push(j);
-            num_rem -= 1;
-            rem_j[index] = rem_j[num_rem];
-            rem_sp[index] = rem_sp[num_rem];
-            rem_v[index] = rem_v[num_rem];
-            rem_path[index] = rem_path[num_rem];
             if y[j] == NONE {
                 sink = j;
                 break;
@@ -299,15 +276,16 @@ fn augment(
         // Dual update.
         u[f] += min_val;
         for &r in &scanned_rows[1..] {
-            u[r] += min_val - sp[x[r]];
+            u[r] += min_val - done[x[r]];
         }
         for &c in &scanned_cols {
-            v[c] -= min_val - sp[c];
+            v[c] -= min_val - done[c];
         }
         // Augment along the alternating path.
+        free_col[sink] = false;
         let mut j = sink;
         loop {
-            let r = path[j];
+            let r = path[j] as usize;
             y[j] = r;
             let prev = x[r];
             x[r] = j;
@@ -318,4 +296,87 @@ fn augment(
         }
     }
     Ok(())
+}
+
+/// Whether the CPU has AVX2 (the row scan is compiled twice and picked at run time).
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// One Dijkstra row scan: relax every column through row `i` (reduced cost `base + c - ve`),
+/// then return the smallest tentative distance and its column (`NONE` if all are `+inf`).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn scan_row(
+    avx2: bool,
+    row: &[f64],
+    ve: &[f64],
+    sp: &mut [f64],
+    path: &mut [u32],
+    free_col: &[bool],
+    base: f64,
+    i: u32,
+) -> (f64, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: `avx2` is true only when the CPU reports AVX2 (`has_avx2`).
+        return unsafe { scan_row_avx2(row, ve, sp, path, free_col, base, i) };
+    }
+    let _ = avx2;
+    scan_row_generic(row, ve, sp, path, free_col, base, i)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_row_avx2(
+    row: &[f64],
+    ve: &[f64],
+    sp: &mut [f64],
+    path: &mut [u32],
+    free_col: &[bool],
+    base: f64,
+    i: u32,
+) -> (f64, usize) {
+    scan_row_generic(row, ve, sp, path, free_col, base, i)
+}
+
+#[inline(always)]
+fn scan_row_generic(
+    row: &[f64],
+    ve: &[f64],
+    sp: &mut [f64],
+    path: &mut [u32],
+    free_col: &[bool],
+    base: f64,
+    i: u32,
+) -> (f64, usize) {
+    // Pass 1, branch-free (selects, vectorised): relax every column through row i.
+    for ((&c, &vj), (s, pth)) in row
+        .iter()
+        .zip(ve.iter())
+        .zip(sp.iter_mut().zip(path.iter_mut()))
+    {
+        let r = base + c - vj;
+        let upd = r < *s;
+        *s = if upd { r } else { *s };
+        *pth = if upd { i } else { *pth };
+    }
+    // Pass 2: the smallest distance (new minima are rare, so the branch predicts well); among
+    // equal distances a free column wins, which ends the search early.
+    let mut lowest = INF;
+    let mut index = NONE;
+    for (j, (&d, &fc)) in sp.iter().zip(free_col.iter()).enumerate() {
+        if d < lowest || (d == lowest && fc && d < INF) {
+            lowest = d;
+            index = j;
+        }
+    }
+    (lowest, index)
 }

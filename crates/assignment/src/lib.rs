@@ -24,6 +24,9 @@ pub use types::{Assignment, AssignmentError, Duals, Sense};
 use gpu_runtime::Exec;
 use ndarray::ArrayView2;
 
+/// The `ndarray` version this crate's API uses (re-exported so callers match it).
+pub use ndarray;
+
 /// A solver, for [`solve`] and [`solve_batch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Solver {

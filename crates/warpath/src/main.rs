@@ -25,6 +25,10 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Solve a linear assignment problem (CSV/.npy file or generated) with any solver.
+    Lap(cmd::lap::Args),
+    /// The assignment experiments: approximation factors on Exp(1) costs, runtime vs n.
+    LapExperiment(cmd::lap::ExperimentArgs),
 }
 
 fn main() {
@@ -32,6 +36,8 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Lap(args) => cmd::lap::run(args, cli.json),
+        Command::LapExperiment(args) => cmd::lap::run_experiment(args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {
