@@ -235,7 +235,7 @@ fn augment(
     let nc = p.nc;
     let mut ve: Vec<f64> = vec![0.0; nc];
     let mut sp: Vec<f64> = vec![INF; nc];
-    let mut path: Vec<u32> = vec![u32::MAX; nc];
+    let mut path: Vec<u64> = vec![u64::MAX; nc];
     let mut done = vec![INF; nc];
     let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
     let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
@@ -256,7 +256,7 @@ fn augment(
             let base = min_val - u[i];
             let row = p.row(i);
             let (lowest, index) = scan_row(
-                avx2, row, &ve, &mut sp, &mut path, &free_col, base, i as u32,
+                avx2, row, &ve, &mut sp, &mut path, &free_col, base, i as u64, p.integral,
             );
             if index == NONE {
                 return Err(AssignmentError::Infeasible);
@@ -298,7 +298,7 @@ fn augment(
     Ok(())
 }
 
-/// Whether the CPU has AVX2 (the row scan is compiled twice and picked at run time).
+/// Whether the CPU has AVX2 (the row scan has an AVX2 version picked at run time).
 fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -312,6 +312,8 @@ fn has_avx2() -> bool {
 
 /// One Dijkstra row scan: relax every column through row `i` (reduced cost `base + c - ve`),
 /// then return the smallest tentative distance and its column (`NONE` if all are `+inf`).
+/// Among equal distances the first column wins, except that with `prefer_free` (integer
+/// costs, where ties are common) a free column wins, which ends the search early.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn scan_row(
@@ -319,45 +321,63 @@ fn scan_row(
     row: &[f64],
     ve: &[f64],
     sp: &mut [f64],
-    path: &mut [u32],
+    path: &mut [u64],
     free_col: &[bool],
     base: f64,
-    i: u32,
+    i: u64,
+    prefer_free: bool,
 ) -> (f64, usize) {
     #[cfg(target_arch = "x86_64")]
     if avx2 {
         // SAFETY: `avx2` is true only when the CPU reports AVX2 (`has_avx2`).
-        return unsafe { scan_row_avx2(row, ve, sp, path, free_col, base, i) };
+        let lowest = unsafe { relax_avx2(row, ve, sp, path, base, i) };
+        if lowest == INF {
+            return (INF, NONE);
+        }
+        // SAFETY: as above.
+        let first = unsafe { find_avx2(sp, lowest) };
+        return (
+            lowest,
+            prefer_free_tie(sp, free_col, lowest, first, prefer_free),
+        );
     }
     let _ = avx2;
-    scan_row_generic(row, ve, sp, path, free_col, base, i)
+    relax_scalar(row, ve, sp, path, base, i);
+    let lowest = sp.iter().copied().fold(INF, f64::min);
+    if lowest == INF {
+        return (INF, NONE);
+    }
+    let first = sp.iter().position(|&d| d == lowest).unwrap_or(NONE);
+    (
+        lowest,
+        prefer_free_tie(sp, free_col, lowest, first, prefer_free),
+    )
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn scan_row_avx2(
-    row: &[f64],
-    ve: &[f64],
-    sp: &mut [f64],
-    path: &mut [u32],
+/// With `prefer_free`, a free column at the same distance as `first` (if `first` is not free).
+#[inline]
+fn prefer_free_tie(
+    sp: &[f64],
     free_col: &[bool],
-    base: f64,
-    i: u32,
-) -> (f64, usize) {
-    scan_row_generic(row, ve, sp, path, free_col, base, i)
+    lowest: f64,
+    first: usize,
+    prefer_free: bool,
+) -> usize {
+    if prefer_free
+        && !free_col[first]
+        && let Some(k) = sp[first + 1..]
+            .iter()
+            .zip(&free_col[first + 1..])
+            .position(|(&d, &f)| f && d == lowest)
+    {
+        return first + 1 + k;
+    }
+    first
 }
 
+/// Relaxation, branch-free (the compiler turns the selects into blends).
 #[inline(always)]
-fn scan_row_generic(
-    row: &[f64],
-    ve: &[f64],
-    sp: &mut [f64],
-    path: &mut [u32],
-    free_col: &[bool],
-    base: f64,
-    i: u32,
-) -> (f64, usize) {
-    // Pass 1, branch-free (selects, vectorised): relax every column through row i.
+fn relax_scalar(row: &[f64], ve: &[f64], sp: &mut [f64], path: &mut [u64], base: f64, i: u64) {
     for ((&c, &vj), (s, pth)) in row
         .iter()
         .zip(ve.iter())
@@ -368,15 +388,137 @@ fn scan_row_generic(
         *s = if upd { r } else { *s };
         *pth = if upd { i } else { *pth };
     }
-    // Pass 2: the smallest distance (new minima are rare, so the branch predicts well); among
-    // equal distances a free column wins, which ends the search early.
-    let mut lowest = INF;
-    let mut index = NONE;
-    for (j, (&d, &fc)) in sp.iter().zip(free_col.iter()).enumerate() {
-        if d < lowest || (d == lowest && fc && d < INF) {
-            lowest = d;
-            index = j;
+}
+
+/// AVX2 relaxation fused with the minimum: four columns per instruction. Same arithmetic
+/// (`(base + c) - ve`, compare, select) as [`relax_scalar`], so both give identical results.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn relax_avx2(
+    row: &[f64],
+    ve: &[f64],
+    sp: &mut [f64],
+    path: &mut [u64],
+    base: f64,
+    i: u64,
+) -> f64 {
+    use std::arch::x86_64::*;
+    let n = row.len();
+    assert!(ve.len() == n && sp.len() == n && path.len() == n);
+    let vb = _mm256_set1_pd(base);
+    let vi = _mm256_castsi256_pd(_mm256_set1_epi64x(i as i64));
+    let mut vmin = _mm256_set1_pd(INF);
+    let mut j = 0;
+    while j + 4 <= n {
+        // SAFETY: j + 4 <= n and all four slices hold n elements (asserted above); unaligned
+        // loads and stores; u64 and f64 lanes have the same size, the path lanes are only
+        // moved by the blend, never interpreted as floats.
+        unsafe {
+            let c = _mm256_loadu_pd(row.as_ptr().add(j));
+            let v = _mm256_loadu_pd(ve.as_ptr().add(j));
+            let s = _mm256_loadu_pd(sp.as_ptr().add(j));
+            let r = _mm256_sub_pd(_mm256_add_pd(vb, c), v);
+            let m = _mm256_cmp_pd::<_CMP_LT_OQ>(r, s);
+            let s2 = _mm256_blendv_pd(s, r, m);
+            _mm256_storeu_pd(sp.as_mut_ptr().add(j), s2);
+            let pp = path.as_mut_ptr().add(j) as *mut f64;
+            _mm256_storeu_pd(pp, _mm256_blendv_pd(_mm256_loadu_pd(pp), vi, m));
+            vmin = _mm256_min_pd(vmin, s2);
+        }
+        j += 4;
+    }
+    let mut lanes = [0.0f64; 4];
+    // SAFETY: `lanes` holds four f64.
+    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), vmin) };
+    let mut lowest = lanes.iter().copied().fold(INF, f64::min);
+    relax_scalar(&row[j..], &ve[j..], &mut sp[j..], &mut path[j..], base, i);
+    for &d in &sp[j..] {
+        lowest = lowest.min(d);
+    }
+    lowest
+}
+
+/// The first index holding `value` (which must occur in `sp`), four columns at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn find_avx2(sp: &[f64], value: f64) -> usize {
+    use std::arch::x86_64::*;
+    let n = sp.len();
+    let vv = _mm256_set1_pd(value);
+    let mut j = 0;
+    while j + 4 <= n {
+        // SAFETY: j + 4 <= n.
+        let mask = unsafe {
+            _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_EQ_OQ>(
+                _mm256_loadu_pd(sp.as_ptr().add(j)),
+                vv,
+            ))
+        };
+        if mask != 0 {
+            return j + mask.trailing_zeros() as usize;
+        }
+        j += 4;
+    }
+    j + sp[j..].iter().position(|&d| d == value).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX2 row scan and the portable one give identical distances, paths and choices.
+    #[test]
+    fn avx2_and_portable_row_scans_agree() {
+        if !has_avx2() {
+            return;
+        }
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for n in [0usize, 1, 3, 4, 5, 31, 32, 33, 1023, 1025] {
+            for round in 0..3 {
+                let row: Vec<f64> = (0..n)
+                    .map(|k| {
+                        if k % 7 == 3 {
+                            INF
+                        } else {
+                            (next() * 8.0).floor()
+                        }
+                    })
+                    .collect();
+                let ve: Vec<f64> = (0..n)
+                    .map(|k| {
+                        if k % 5 == 1 {
+                            f64::NEG_INFINITY
+                        } else {
+                            (next() * 4.0).floor()
+                        }
+                    })
+                    .collect();
+                let sp0: Vec<f64> = (0..n)
+                    .map(|k| {
+                        if k % 3 == 0 {
+                            INF
+                        } else {
+                            (next() * 6.0).floor()
+                        }
+                    })
+                    .collect();
+                let free: Vec<bool> = (0..n).map(|k| k % 4 == round).collect();
+                let (mut sa, mut sb) = (sp0.clone(), sp0.clone());
+                let (mut pa, mut pb) = (vec![9u64; n], vec![9u64; n]);
+                for prefer in [false, true] {
+                    let a = scan_row(true, &row, &ve, &mut sa, &mut pa, &free, -1.0, 3, prefer);
+                    let b = scan_row(false, &row, &ve, &mut sb, &mut pb, &free, -1.0, 3, prefer);
+                    assert_eq!(a, b, "n = {n}");
+                    assert_eq!(sa, sb);
+                    assert_eq!(pa, pb);
+                }
+            }
         }
     }
-    (lowest, index)
 }

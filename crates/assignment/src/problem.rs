@@ -109,36 +109,37 @@ impl Problem {
         };
         let negated = sense == Sense::Maximize;
         let mut c = vec![0.0f64; nr * nc];
-        let mut integral = true;
-        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for ((r, k), &v) in costs.indexed_iter() {
-            let value = match v.classify_cost() {
-                CostClass::Finite(x) => {
-                    let x = if negated { -x } else { x };
-                    integral &= x.fract() == 0.0;
-                    min = min.min(x);
-                    max = max.max(x);
-                    x
+        let mut st = Stats {
+            integral: true,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        };
+        for (r, line) in costs.outer_iter().enumerate() {
+            if transposed {
+                for (k, &v) in line.iter().enumerate() {
+                    c[k * nc + r] = convert(v, r, k, negated, &mut st)?;
                 }
-                CostClass::Forbidden => f64::INFINITY,
-                CostClass::Invalid => {
-                    return Err(AssignmentError::InvalidCost {
-                        row: r,
-                        col: k,
-                        value: format!("{v:?}"),
-                    });
+            } else {
+                let dst = &mut c[r * nc..(r + 1) * nc];
+                match line.as_slice() {
+                    Some(src) => {
+                        for (k, (&v, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+                            *d = convert(v, r, k, negated, &mut st)?;
+                        }
+                    }
+                    None => {
+                        for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
+                            *d = convert(v, r, k, negated, &mut st)?;
+                        }
+                    }
                 }
-                CostClass::OutOfRange => {
-                    return Err(AssignmentError::CostOutOfRange {
-                        row: r,
-                        col: k,
-                        value: format!("{v:?}"),
-                    });
-                }
-            };
-            let at = if transposed { k * nc + r } else { r * nc + k };
-            c[at] = value;
+            }
         }
+        let Stats {
+            integral,
+            mut min,
+            mut max,
+        } = st;
         if min > max {
             min = 0.0;
             max = 0.0;
@@ -227,6 +228,44 @@ impl Problem {
             cost,
             duals,
         })
+    }
+}
+
+/// Running facts about the finite entries.
+struct Stats {
+    integral: bool,
+    min: f64,
+    max: f64,
+}
+
+/// Converts one entry to the internal value (negated when maximising, `+inf` forbidden).
+#[inline(always)]
+fn convert<T: Cost>(
+    v: T,
+    r: usize,
+    k: usize,
+    negated: bool,
+    st: &mut Stats,
+) -> Result<f64, AssignmentError> {
+    match v.classify_cost() {
+        CostClass::Finite(x) => {
+            let x = if negated { -x } else { x };
+            st.integral &= x == x.trunc();
+            st.min = st.min.min(x);
+            st.max = st.max.max(x);
+            Ok(x)
+        }
+        CostClass::Forbidden => Ok(f64::INFINITY),
+        CostClass::Invalid => Err(AssignmentError::InvalidCost {
+            row: r,
+            col: k,
+            value: format!("{v:?}"),
+        }),
+        CostClass::OutOfRange => Err(AssignmentError::CostOutOfRange {
+            row: r,
+            col: k,
+            value: format!("{v:?}"),
+        }),
     }
 }
 
