@@ -37,11 +37,13 @@ pub const AUCTION_FLOAT_GAP: f64 = 1e-9;
 /// any complete assignment's cost, and a result that uses one is reported
 /// [`AssignmentError::Infeasible`].
 ///
-/// **Accuracy.** When every entry is an integer (any element type) and the scaled values fit
-/// in 2^50, costs are multiplied by `n + 1` and the last phase runs with `eps = 1`: the result
-/// is then **exactly optimal** (eps-complementary slackness bounds the gap by `n eps < n + 1`,
-/// i.e. below one unit of the original costs). Otherwise the result is within
-/// `n * eps_final = AUCTION_FLOAT_GAP * (max - min)` of the optimum.
+/// **Accuracy.** When every entry is an integer (any element type) and
+/// `(n + 1)^2 (n + 2) (max - min) < 2^52`, costs are multiplied by `n + 1` and the last phase
+/// runs with `eps = 1`: the result is then **exactly optimal** (eps-complementary slackness
+/// bounds the gap by `n eps < n + 1`, i.e. below one unit of the original costs). Otherwise the
+/// result is within `n * eps_final = AUCTION_FLOAT_GAP * (max - min)` of the optimum, as long
+/// as that `eps_final` is above the prices' rounding step (a bid always raises a price by at
+/// least one ulp, so the auction terminates even where it is not).
 ///
 /// **Where it runs.** `Exec::Cpu`: Gauss–Seidel bidding below `n = 256`, Jacobi bidding (all
 /// free rows bid at once, rayon) above. `Exec::Cuda`: Jacobi bidding on the GPU, one warp per
@@ -90,19 +92,26 @@ pub(crate) fn setup(p: &Problem) -> AuctionSetup {
     let n = p.nc;
     let nf = n as f64;
     let range = p.max - p.min;
-    // Any assignment with a forbidden pair costs more than every assignment without one.
-    let penalty = p.max + nf * range + range + 1.0;
-    let magnitude = (penalty.abs() + p.min.abs() + p.max.abs()) * (nf + 1.0) * 4.0 * nf;
-    let exact = p.integral && magnitude < (1u64 << 50) as f64;
+    let unit = if range > 0.0 { range } else { 1.0 };
+    // Costs are shifted to `c - min` in [0, range], so prices stay on the scale of the range.
+    // A forbidden pair costs `(n + 1) * unit`: more than any assignment without one
+    // (at most `n * range`), with a margin above the auction's `n * eps` slack.
+    let penalty = (nf + 1.0) * unit;
+    let magnitude = (penalty + unit) * (nf + 1.0) * (nf + 1.0);
+    let exact = p.integral && magnitude < (1u64 << 52) as f64;
     let scale = if exact { nf + 1.0 } else { 1.0 };
     let mut benefit = vec![0.0f64; n * n];
     for i in 0..p.nr {
         for (b, &c) in benefit[i * n..(i + 1) * n].iter_mut().zip(p.row(i)) {
-            let c = if c == f64::INFINITY { penalty } else { c };
-            *b = -c * scale;
+            let shifted = if c == f64::INFINITY {
+                penalty
+            } else {
+                c - p.min
+            };
+            *b = -shifted * scale;
         }
     }
-    let span = if range > 0.0 { range * scale } else { scale };
+    let span = unit * scale;
     let eps_final = if exact {
         1.0
     } else {
@@ -158,6 +167,13 @@ fn increment(best: f64, second: f64, eps: f64) -> f64 {
     }
 }
 
+/// A new price: `price + inc`, and at least the next float above `price`, so that a bid
+/// always makes progress even where `inc` is below the price's rounding step.
+#[inline]
+fn raise(price: f64, inc: f64) -> f64 {
+    (price + inc).max(price.next_up())
+}
+
 /// The CPU auction; returns `x` for the internal rows.
 pub(crate) fn solve_cpu(p: &Problem) -> Vec<usize> {
     if p.nr == 0 {
@@ -192,7 +208,7 @@ fn gauss_seidel_phase(
     let mut queue: Vec<usize> = (0..n).rev().collect();
     while let Some(i) = queue.pop() {
         let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
-        price[bj] += increment(best, second, eps);
+        price[bj] = raise(price[bj], increment(best, second, eps));
         let prev = owner[bj];
         if prev != NONE {
             assigned[prev] = NONE;
@@ -219,7 +235,7 @@ fn jacobi_phase(
     while !bidders.is_empty() {
         let bid = |&i: &usize| {
             let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
-            (bj, price[bj] + increment(best, second, eps))
+            (bj, raise(price[bj], increment(best, second, eps)))
         };
         bids.clear();
         if bidders.len() * n >= PARALLEL_BIDS_FROM {
@@ -389,4 +405,143 @@ pub(crate) fn solve_cuda(p: &Problem, gpu: &Gpu) -> Result<Vec<usize>, Assignmen
     }
     let assigned = gpu.download(&d_assigned)?;
     Ok(assigned[..p.nr].iter().map(|&j| j as usize).collect())
+}
+
+/// Solves a batch of problems with one GPU launch (one thread block per problem, every phase
+/// and round inside the kernel). Input errors are per problem; a GPU error fails them all.
+pub(crate) fn solve_batch_cuda<T: Cost>(
+    problems: &[ArrayView2<'_, T>],
+    sense: Sense,
+    gpu: &Gpu,
+) -> Vec<Result<Assignment, AssignmentError>> {
+    let probs: Vec<Result<Problem, AssignmentError>> = problems
+        .par_iter()
+        .map(|c| Problem::new(c.view(), sense))
+        .collect();
+    let setups: Vec<Option<AuctionSetup>> = probs
+        .par_iter()
+        .map(|p| match p {
+            Ok(p) if p.nr > 0 => Some(setup(p)),
+            _ => None,
+        })
+        .collect();
+    match batch_kernel(&setups, gpu) {
+        Ok(xs) => probs
+            .into_iter()
+            .zip(xs)
+            .map(|(p, x)| {
+                let p = p?;
+                p.finish(&x[..p.nr.min(x.len())], None)
+            })
+            .collect(),
+        Err(e) => {
+            let e = AssignmentError::from(e);
+            probs
+                .into_iter()
+                .map(|p| Err(p.err().unwrap_or_else(|| e.clone())))
+                .collect()
+        }
+    }
+}
+
+/// Uploads the batch, runs `auction_batch`, and returns each problem's `assigned` (empty for
+/// the problems without a setup).
+fn batch_kernel(setups: &[Option<AuctionSetup>], gpu: &Gpu) -> Result<Vec<Vec<usize>>, GpuError> {
+    use gpu_runtime::cudarc::driver::PushKernelArg;
+    let mut boff = Vec::new();
+    let mut soff = Vec::new();
+    let mut sizes = Vec::new();
+    let mut eps_start = Vec::new();
+    let mut eps_final = Vec::new();
+    let (mut bt, mut st) = (0u64, 0u64);
+    for s in setups.iter().flatten() {
+        if s.n >= u32::MAX as usize {
+            return Err(GpuError::TooLarge(format!(
+                "{} columns exceed 32-bit indices",
+                s.n
+            )));
+        }
+        boff.push(bt);
+        soff.push(st);
+        sizes.push(s.n as u32);
+        eps_start.push(s.eps_start);
+        eps_final.push(s.eps_final);
+        bt += (s.n * s.n) as u64;
+        st += s.n as u64;
+    }
+    let problems = sizes.len() as u64;
+    let mut out: Vec<Vec<usize>> = Vec::with_capacity(setups.len());
+    if problems == 0 {
+        out.resize(setups.len(), Vec::new());
+        return Ok(out);
+    }
+    gpu.ensure_fits(bt * 8 + st * 48 + problems * 40)?;
+    let mut benefit = Vec::with_capacity(bt as usize);
+    for s in setups.iter().flatten() {
+        benefit.extend_from_slice(&s.benefit);
+    }
+    let d_benefit = gpu.upload(&benefit)?;
+    drop(benefit);
+    let d_boff = gpu.upload(&boff)?;
+    let d_soff = gpu.upload(&soff)?;
+    let d_sizes = gpu.upload(&sizes)?;
+    let d_eps_start = gpu.upload(&eps_start)?;
+    let d_eps_final = gpu.upload(&eps_final)?;
+    let total = st as usize;
+    let mut d_price = gpu.alloc_zeros::<f64>(total)?;
+    let mut d_owner = gpu.alloc_zeros::<u32>(total)?;
+    let mut d_assigned = gpu.alloc_zeros::<u32>(total)?;
+    let mut d_high = gpu.alloc_zeros::<u64>(total)?;
+    let mut d_winner = gpu.alloc_zeros::<u32>(total)?;
+    let mut d_bidders = gpu.alloc_zeros::<u32>(total)?;
+    let mut d_bid_obj = gpu.alloc_zeros::<u32>(total)?;
+    let mut d_bid_val = gpu.alloc_zeros::<f64>(total)?;
+    let f = gpu.function(&M, "auction_batch")?;
+    let cfg = gpu_runtime::LaunchConfig {
+        grid_dim: (problems.min(1 << 20) as u32, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: auction_batch reads problem p's benefit at [boff[p], boff[p] + n_p^2) (inside the
+    // concatenated buffer of bt elements) and its scratch at [soff[p], soff[p] + n_p) of eight
+    // buffers of st elements; the per-problem arrays hold `problems` entries.
+    unsafe {
+        gpu.stream()
+            .launch_builder(&f)
+            .arg(&d_benefit)
+            .arg(&d_boff)
+            .arg(&d_sizes)
+            .arg(&d_soff)
+            .arg(&d_eps_start)
+            .arg(&d_eps_final)
+            .arg(&problems)
+            .arg(&mut d_price)
+            .arg(&mut d_owner)
+            .arg(&mut d_assigned)
+            .arg(&mut d_high)
+            .arg(&mut d_winner)
+            .arg(&mut d_bidders)
+            .arg(&mut d_bid_obj)
+            .arg(&mut d_bid_val)
+            .launch(cfg)
+            .map_err(GpuError::launch)?;
+    }
+    let assigned = gpu.download(&d_assigned)?;
+    let mut k = 0;
+    for s in setups {
+        match s {
+            Some(s) => {
+                let off = soff[k] as usize;
+                out.push(
+                    assigned[off..off + s.n]
+                        .iter()
+                        .map(|&j| j as usize)
+                        .collect(),
+                );
+                k += 1;
+            }
+            None => out.push(Vec::new()),
+        }
+    }
+    Ok(out)
 }

@@ -471,3 +471,64 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn auction_handles_large_offsets_and_tiny_ranges() {
+    for (offset, width) in [(1e9, 1e-3), (-5e8, 1e-6), (0.0, 1e-12)] {
+        let c = uniform_matrix(300, 300, 3).mapv(|v| offset + v * width);
+        let a = auction(c.view(), Sense::Minimize, Exec::Cpu).unwrap();
+        let j = jonker_volgenant(c.view(), Sense::Minimize).unwrap();
+        check_valid(c.view(), &a, Sense::Minimize);
+        let tol = 1e-6 * width * 300.0 + 300.0 * 300.0 * f64::EPSILON * offset.abs();
+        assert!(
+            (a.cost - j.cost).abs() <= tol,
+            "offset {offset}: {} vs {}",
+            a.cost,
+            j.cost
+        );
+    }
+}
+
+#[test]
+fn gpu_batch_auction_matches_jv() {
+    let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_batch_auction_matches_jv")
+    else {
+        return;
+    };
+    let mut mats: Vec<Array2<i64>> = (0..300)
+        .map(|s| int_matrix(1 + s % 70, 1 + (s * 7) % 90, 50, s as u64))
+        .collect();
+    mats.push(int_matrix(0, 4, 5, 1));
+    let views: Vec<_> = mats.iter().map(|m| m.view()).collect();
+    let out = solve_batch(&views, Solver::Auction, Sense::Minimize, Exec::Cuda);
+    for (m, r) in mats.iter().zip(out) {
+        let a = r.unwrap();
+        check_valid(m.mapv(|v| v as f64).view(), &a, Sense::Minimize);
+        assert_eq!(
+            a.cost,
+            jonker_volgenant(m.view(), Sense::Minimize).unwrap().cost
+        );
+    }
+    let f: Vec<Array2<f64>> = (0..50).map(|s| uniform_matrix(300, 300, s)).collect();
+    let views: Vec<_> = f.iter().map(|m| m.view()).collect();
+    let out = solve_batch(&views, Solver::Auction, Sense::Maximize, Exec::Cuda);
+    for (m, r) in f.iter().zip(out) {
+        let j = jonker_volgenant(m.view(), Sense::Maximize).unwrap().cost;
+        assert!((r.unwrap().cost - j).abs() <= 1e-6);
+    }
+}
+
+#[test]
+fn cpu_batch_auction_matches_jv() {
+    let mats: Vec<Array2<i64>> = (0..30)
+        .map(|s| int_matrix(1 + s % 40, 1 + (s * 7) % 45, 9, s as u64))
+        .collect();
+    let views: Vec<_> = mats.iter().map(|m| m.view()).collect();
+    let out = solve_batch(&views, Solver::Auction, Sense::Minimize, Exec::Cpu);
+    for (m, r) in mats.iter().zip(out) {
+        assert_eq!(
+            r.unwrap().cost,
+            jonker_volgenant(m.view(), Sense::Minimize).unwrap().cost
+        );
+    }
+}
