@@ -22,8 +22,8 @@ const INF: f64 = f64::INFINITY;
 /// instead of `O(n^2)`.
 ///
 /// # Complexity
-/// `O(n^2 m)` for an `n x m` matrix with `n <= m` (`O(n^3)` square); `O(n + m)` memory beyond
-/// the internal copy of the matrix.
+/// `O(n^2 m)` for an `n x m` matrix with `n <= m` (`O(n^3)` square); a column-major copy of
+/// the matrix (`O(n m)`) plus `O(n + m)` memory beyond the internal copy.
 ///
 /// # Errors
 /// As [`jonker_volgenant`](crate::jonker_volgenant).
@@ -70,6 +70,13 @@ pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
                 stars += 1;
                 break;
             }
+        }
+    }
+    // Column-major copy: uncovering a column scans it over all rows, contiguously.
+    let mut ct = vec![0.0f64; nr * nc];
+    for i in 0..nr {
+        for (j, &c) in p.row(i).iter().enumerate() {
+            ct[j * nr + i] = c;
         }
     }
     let mut col_covered = vec![false; nc];
@@ -144,9 +151,10 @@ pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
                 covered_rows.push(bi);
                 col_covered[js] = false;
                 uncovered_cols.push(js);
+                let col = &ct[js * nr..(js + 1) * nr];
                 for i in 0..nr {
                     if !row_covered[i] {
-                        let r = p.at(i, js) - u[i] - v[js];
+                        let r = col[i] - u[i] - v[js];
                         if r < slack[i] {
                             slack[i] = r;
                             slack_col[i] = js;
