@@ -1,5 +1,34 @@
-//! # combinatorics
-//!
-//! Permutations (rank, unrank, next, Heap, GPU batches and search) and De Bruijn sequences.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+mod batch;
+mod debruijn;
+mod error;
+mod heap;
+mod next;
+mod rank;
+mod search;
+
+pub use batch::{
+    BATCH_GPU_THRESHOLD, BatchOptions, MAX_GPU_STEPS, generate_permutations, permutations_into,
+    permutations_into_device, permutations_into_reference, permutations_into_with,
+    permutations_on_device, write_permutations,
+};
+pub use debruijn::{
+    Construction, MAX_DE_BRUIJN_LEN, alphabet_chars, de_bruijn, de_bruijn_euler, de_bruijn_fkm,
+    de_bruijn_linear, de_bruijn_string, find_in_de_bruijn, verify_de_bruijn, word_to_symbols,
+};
+pub use error::{DeBruijnError, PermError};
+pub use heap::{HeapPermutations, heap_visit};
+pub use next::{next_permutation, prev_permutation};
+pub use rank::{
+    MAX_N_U64, MAX_N_U128, factorial_u64, factorial_u128, rank_permutation,
+    rank_permutation_reference, rank_permutation_u128, unrank_elements, unrank_permutation,
+    unrank_permutation_reference, unrank_permutation_u128,
+};
+pub use search::{
+    Objective, SEARCH_GPU_THRESHOLD, SearchResult, search_permutations, search_permutations_range,
+    search_permutations_reference,
+};
+
+/// The crate's CUDA kernels (`kernels-cuda/combinatorics.cu`).
+pub(crate) static KERNELS: gpu_runtime::PtxModule = gpu_runtime::ptx_module!("combinatorics");

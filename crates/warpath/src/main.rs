@@ -29,6 +29,10 @@ enum Command {
     Lap(cmd::lap::Args),
     /// The assignment experiments: approximation factors on Exp(1) costs, runtime vs n.
     LapExperiment(cmd::lap::ExperimentArgs),
+    /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
+    Perm(cmd::perm::Args),
+    /// De Bruijn sequence B(k, n) (FKM or Euler), optionally linear, verified.
+    Debruijn(cmd::perm::DeBruijnArgs),
 }
 
 fn main() {
@@ -38,6 +42,8 @@ fn main() {
         Command::Demo(args) => cmd::demo::run(args, cli.json),
         Command::Lap(args) => cmd::lap::run(args, cli.json),
         Command::LapExperiment(args) => cmd::lap::run_experiment(args, cli.json),
+        Command::Perm(args) => cmd::perm::run(args, cli.json),
+        Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {

@@ -29,6 +29,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let mut rows = Vec::new();
     rows.extend(runtime_demo(args.size));
     rows.extend(crate::cmd::lap::demo(args.size));
+    rows.extend(crate::cmd::perm::demo(args.size));
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(

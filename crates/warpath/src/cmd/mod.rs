@@ -4,3 +4,4 @@
 pub(crate) mod demo;
 pub(crate) mod info;
 pub(crate) mod lap;
+pub(crate) mod perm;
