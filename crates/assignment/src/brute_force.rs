@@ -1,5 +1,7 @@
 //! Exhaustive search over all permutations: the test oracle.
 
+use combinatorics::{Objective, PermError, SEARCH_GPU_THRESHOLD, search_permutations};
+use gpu_runtime::{Exec, Target};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
@@ -58,6 +60,73 @@ pub fn brute_force<T: Cost>(
     let p = Problem::new(costs, sense)?;
     let x = solve(&p)?;
     p.finish(&x, None)
+}
+
+/// Brute force where `exec` says: on the CPU, [`brute_force`] (Heap's algorithm); on the GPU,
+/// the combinatorics crate's permutation search
+/// ([`combinatorics::search_permutations`] with [`Objective::Assignment`]), which scores every
+/// permutation of the longer side on the device and returns the best, smallest lexicographic
+/// rank on ties. `Exec::Auto` uses the GPU from [`SEARCH_GPU_THRESHOLD`] permutations when one
+/// is present. A rectangular matrix is padded to square with zero-cost dummy rows.
+///
+/// The CPU and GPU paths may return different optimal assignments when several tie (they
+/// enumerate permutations in different orders); the optimal cost is the same.
+///
+/// # Complexity
+/// `O(n!)` work, `n <= 13`.
+///
+/// # Errors
+/// As [`brute_force`], plus [`AssignmentError::Gpu`].
+///
+/// # Examples
+/// ```
+/// use assignment::{brute_force_exec, Sense};
+/// use gpu_runtime::Exec;
+/// let c = ndarray::array![[4.0, 1.0, 3.0], [2.0, 0.0, 5.0], [3.0, 2.0, 2.0]];
+/// assert_eq!(brute_force_exec(c.view(), Sense::Minimize, Exec::Auto)?.cost, 5.0);
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn brute_force_exec<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+    exec: Exec,
+) -> Result<Assignment, AssignmentError> {
+    let n = costs.nrows().max(costs.ncols());
+    if n > BRUTE_FORCE_MAX {
+        return Err(AssignmentError::TooLarge {
+            n,
+            limit: BRUTE_FORCE_MAX,
+        });
+    }
+    let p = Problem::new(costs, sense)?;
+    let permutations: u64 = (1..=p.nc as u64).product();
+    let x = match exec.resolve(permutations, SEARCH_GPU_THRESHOLD)? {
+        Target::Cpu => solve(&p)?,
+        Target::Cuda(_) => solve_search(&p, Exec::Cuda)?,
+    };
+    p.finish(&x, None)
+}
+
+/// The internal problem through the combinatorics permutation search (rows padded to square).
+pub(crate) fn solve_search(p: &Problem, exec: Exec) -> Result<Vec<usize>, AssignmentError> {
+    let (nr, n) = (p.nr, p.nc);
+    if nr == 0 {
+        return Ok(Vec::new());
+    }
+    let mut m = vec![0.0f64; n * n];
+    m[..nr * n].copy_from_slice(&p.c);
+    let best = search_permutations(n, &Objective::Assignment(&m), exec).map_err(|e| match e {
+        PermError::Gpu(g) => AssignmentError::Gpu(g),
+        other => AssignmentError::CostOutOfRange {
+            row: 0,
+            col: 0,
+            value: format!("permutation search rejected the matrix: {other}"),
+        },
+    })?;
+    if best.score == f64::INFINITY {
+        return Err(AssignmentError::Infeasible);
+    }
+    Ok(best.permutation[..nr].to_vec())
 }
 
 /// Score of a partial permutation: (number of forbidden pairs, sum of the finite ones).
@@ -167,4 +236,52 @@ fn search(p: &Problem, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<usize>
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::{exp_matrix, int_matrix};
+
+    /// The combinatorics search (here on the CPU, the same entry point the GPU path uses)
+    /// agrees with Heap's algorithm on the optimal cost, rectangular and forbidden included.
+    #[test]
+    fn permutation_search_agrees_with_heap() {
+        for seed in 0..20u64 {
+            let (r, k) = (1 + (seed as usize % 7), 1 + (seed as usize * 3 % 7));
+            let mut c = exp_matrix(r, k, seed);
+            if seed % 3 == 0 {
+                c[[0, 0]] = f64::INFINITY;
+            }
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let p = Problem::new(c.view(), sense).unwrap();
+                let heap = solve(&p).map(|x| p.finish(&x, None).unwrap().cost);
+                let search = solve_search(&p, Exec::Cpu).map(|x| p.finish(&x, None).unwrap().cost);
+                match (heap, search) {
+                    (Ok(a), Ok(b)) => assert!((a - b).abs() < 1e-9, "{r}x{k}: {a} vs {b}"),
+                    (a, b) => assert_eq!(a, b),
+                }
+            }
+        }
+        let c = int_matrix(3, 3, 5, 1).mapv(|v| if v == 0 { None } else { Some(v) });
+        let p = Problem::new(c.view(), Sense::Minimize).unwrap();
+        assert_eq!(
+            solve(&p).is_ok(),
+            solve_search(&p, Exec::Cpu).is_ok(),
+            "feasibility must agree"
+        );
+    }
+
+    #[test]
+    fn gpu_brute_force_matches_cpu() {
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_brute_force") else {
+            return;
+        };
+        for n in 1..=10usize {
+            let c = int_matrix(n, n + 1, 9, n as u64);
+            let g = brute_force_exec(c.view(), Sense::Minimize, Exec::Cuda).unwrap();
+            let h = brute_force(c.view(), Sense::Minimize).unwrap();
+            assert_eq!(g.cost, h.cost, "n = {n}");
+        }
+    }
 }

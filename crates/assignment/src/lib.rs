@@ -13,7 +13,7 @@ mod types;
 
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
 pub use batch::solve_batch;
-pub use brute_force::{BRUTE_FORCE_MAX, brute_force};
+pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
 pub use greedy::greedy;
 pub use hungarian::hungarian;
 pub use jv::jonker_volgenant;
@@ -30,7 +30,8 @@ pub use ndarray;
 /// A solver, for [`solve`] and [`solve_batch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Solver {
-    /// [`brute_force`]: exact, `O(n!)`, `n <= 13`.
+    /// [`brute_force`] (CPU) or [`brute_force_exec`] (GPU through the combinatorics
+    /// permutation search): exact, `O(n!)`, `n <= 13`.
     BruteForce,
     /// [`random_assignment`] with this seed: the straw man.
     Random {
@@ -70,9 +71,8 @@ impl Solver {
     }
 }
 
-/// Solves `costs` with `solver`. `exec` matters for the auction (CPU or GPU); the other
-/// solvers run on the CPU whatever `exec` says, except that `Exec::Cuda` with no GPU is still
-/// an error for the auction only.
+/// Solves `costs` with `solver`. `exec` matters for the auction and brute force (CPU or GPU);
+/// the other solvers run on the CPU whatever `exec` says.
 ///
 /// # Complexity
 /// That of the chosen solver.
@@ -97,7 +97,7 @@ pub fn solve<T: Cost>(
     exec: Exec,
 ) -> Result<Assignment, AssignmentError> {
     match solver {
-        Solver::BruteForce => brute_force(costs, sense),
+        Solver::BruteForce => brute_force_exec(costs, sense, exec),
         Solver::Random { seed } => random_assignment(costs, sense, seed),
         Solver::Greedy => greedy(costs, sense),
         Solver::Hungarian => hungarian(costs, sense),

@@ -87,7 +87,8 @@ pub(crate) struct Args {
     /// Maximise the total instead of minimising it.
     #[arg(long)]
     maximize: bool,
-    /// Where the auction runs: auto, cpu or cuda (the other solvers run on the CPU).
+    /// Where the auction and brute force run: auto, cpu or cuda (the other solvers run on the
+    /// CPU).
     #[arg(long, default_value = "auto")]
     backend: Exec,
     /// Solve this many times and report the fastest (for timing).
@@ -119,14 +120,21 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     };
     let solver = args.solver.solver(args.seed);
     // Resolve the backend here so the report says where the auction ran.
-    let (exec, backend) = if solver == Solver::Auction {
-        let n = rows.max(cols) as u64;
-        match args.backend.resolve(n * n, AUCTION_GPU_THRESHOLD)? {
+    let n = rows.max(cols) as u64;
+    let work = match solver {
+        Solver::Auction => Some((n * n, AUCTION_GPU_THRESHOLD)),
+        Solver::BruteForce => Some((
+            (1..=n).fold(1u64, |f, k| f.saturating_mul(k)),
+            combinatorics::SEARCH_GPU_THRESHOLD,
+        )),
+        _ => None,
+    };
+    let (exec, backend) = match work {
+        Some((size, threshold)) => match args.backend.resolve(size, threshold)? {
             Target::Cpu => (Exec::Cpu, Backend::Cpu),
             Target::Cuda(_) => (Exec::Cuda, Backend::Cuda),
-        }
-    } else {
-        (Exec::Cpu, Backend::Cpu)
+        },
+        None => (Exec::Cpu, Backend::Cpu),
     };
     let bar = progress(args.repeat.max(1) as u64, "lap", json || args.repeat < 2);
     let mut best: Option<(Duration, Option<Duration>)> = None;
