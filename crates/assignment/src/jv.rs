@@ -232,6 +232,66 @@ fn augment(
     y: &mut [usize],
     free: &[usize],
 ) -> Result<(), AssignmentError> {
+    // Integer costs below 2^24 in magnitude are exact in f32: scanning an f32 copy halves the
+    // memory traffic of the row reads, which bound the scan on large matrices. The arithmetic
+    // stays f64 (each entry is widened exactly), so the result is the same.
+    let bound = p.min.abs().max(p.max.abs());
+    if !free.is_empty() && p.integral && bound < (1u32 << 24) as f64 && p.c.len() >= 1 << 16 {
+        let c32: Vec<f32> = p.c.iter().map(|&c| c as f32).collect();
+        augment_with(p, &c32, u, v, x, y, free)
+    } else {
+        augment_with(p, &p.c, u, v, x, y, free)
+    }
+}
+
+/// A matrix entry type for the row scan: `f64`, or `f32` holding exact integers.
+trait RowElem: Copy {
+    /// The entry as f64 (exact).
+    fn wide(self) -> f64;
+    /// Loads four entries as f64 lanes.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading four elements, and AVX2 must be available.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load4(p: *const Self) -> std::arch::x86_64::__m256d;
+}
+
+impl RowElem for f64 {
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        self
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load4(p: *const f64) -> std::arch::x86_64::__m256d {
+        // SAFETY: forwarded to the caller.
+        unsafe { std::arch::x86_64::_mm256_loadu_pd(p) }
+    }
+}
+
+impl RowElem for f32 {
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        self as f64
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load4(p: *const f32) -> std::arch::x86_64::__m256d {
+        // SAFETY: forwarded to the caller (four f32 = 16 bytes readable; AVX2 implies AVX).
+        unsafe { std::arch::x86_64::_mm256_cvtps_pd(std::arch::x86_64::_mm_loadu_ps(p)) }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn augment_with<R: RowElem>(
+    p: &Problem,
+    c: &[R],
+    u: &mut [f64],
+    v: &mut [f64],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &[usize],
+) -> Result<(), AssignmentError> {
     let nc = p.nc;
     let mut ve: Vec<f64> = vec![0.0; nc];
     let mut sp: Vec<f64> = vec![INF; nc];
@@ -239,7 +299,11 @@ fn augment(
     let mut done = vec![INF; nc];
     let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
     let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
-    let mut free_col: Vec<bool> = y.iter().map(|&r| r == NONE).collect();
+    // All ones for a free column (the AVX2 blends test the top bit), zero for an assigned one.
+    let mut free_mask: Vec<u64> = y
+        .iter()
+        .map(|&r| if r == NONE { u64::MAX } else { 0 })
+        .collect();
     let avx2 = has_avx2();
 
     for &f in free {
@@ -254,9 +318,9 @@ fn augment(
         loop {
             scanned_rows.push(i);
             let base = min_val - u[i];
-            let row = p.row(i);
+            let row = &c[i * nc..(i + 1) * nc];
             let (lowest, index) = scan_row(
-                avx2, row, &ve, &mut sp, &mut path, &free_col, base, i as u64, p.integral,
+                avx2, row, &ve, &mut sp, &mut path, &free_mask, base, i as u64,
             );
             if index == NONE {
                 return Err(AssignmentError::Infeasible);
@@ -282,7 +346,7 @@ fn augment(
             v[c] -= min_val - done[c];
         }
         // Augment along the alternating path.
-        free_col[sink] = false;
+        free_mask[sink] = 0;
         let mut j = sink;
         loop {
             let r = path[j] as usize;
@@ -312,109 +376,107 @@ fn has_avx2() -> bool {
 
 /// One Dijkstra row scan: relax every column through row `i` (reduced cost `base + c - ve`),
 /// then return the smallest tentative distance and its column (`NONE` if all are `+inf`).
-/// Among equal distances the first column wins, except that with `prefer_free` (integer
-/// costs, where ties are common) a free column wins, which ends the search early.
+/// Among equal distances a free column wins (the first free one), which ends the search early
+/// and matters a lot on integer costs with many ties; otherwise the first column wins.
+/// The relaxation keeps two minima, over all columns and over the free ones, so the tie rule
+/// costs no extra pass.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn scan_row(
+fn scan_row<R: RowElem>(
     avx2: bool,
-    row: &[f64],
+    row: &[R],
     ve: &[f64],
     sp: &mut [f64],
     path: &mut [u64],
-    free_col: &[bool],
+    free_mask: &[u64],
     base: f64,
     i: u64,
-    prefer_free: bool,
 ) -> (f64, usize) {
     #[cfg(target_arch = "x86_64")]
     if avx2 {
         // SAFETY: `avx2` is true only when the CPU reports AVX2 (`has_avx2`).
-        let lowest = unsafe { relax_avx2(row, ve, sp, path, base, i) };
+        let (lowest, lowest_free) = unsafe { relax_avx2(row, ve, sp, path, free_mask, base, i) };
         if lowest == INF {
             return (INF, NONE);
         }
+        let only_free = lowest_free == lowest;
         // SAFETY: as above.
-        let first = unsafe { find_avx2(sp, lowest) };
-        return (
-            lowest,
-            prefer_free_tie(sp, free_col, lowest, first, prefer_free),
-        );
+        return (lowest, unsafe {
+            find_avx2(sp, free_mask, lowest, only_free)
+        });
     }
     let _ = avx2;
     relax_scalar(row, ve, sp, path, base, i);
-    let lowest = sp.iter().copied().fold(INF, f64::min);
+    let (mut lowest, mut lowest_free) = (INF, INF);
+    for (&d, &f) in sp.iter().zip(free_mask) {
+        lowest = lowest.min(d);
+        if f != 0 {
+            lowest_free = lowest_free.min(d);
+        }
+    }
     if lowest == INF {
         return (INF, NONE);
     }
-    let first = sp.iter().position(|&d| d == lowest).unwrap_or(NONE);
-    (
-        lowest,
-        prefer_free_tie(sp, free_col, lowest, first, prefer_free),
-    )
-}
-
-/// With `prefer_free`, a free column at the same distance as `first` (if `first` is not free).
-#[inline]
-fn prefer_free_tie(
-    sp: &[f64],
-    free_col: &[bool],
-    lowest: f64,
-    first: usize,
-    prefer_free: bool,
-) -> usize {
-    if prefer_free
-        && !free_col[first]
-        && let Some(k) = sp[first + 1..]
-            .iter()
-            .zip(&free_col[first + 1..])
-            .position(|(&d, &f)| f && d == lowest)
-    {
-        return first + 1 + k;
-    }
-    first
+    let only_free = lowest_free == lowest;
+    let index = sp
+        .iter()
+        .zip(free_mask)
+        .position(|(&d, &f)| d == lowest && (!only_free || f != 0))
+        .unwrap_or(NONE);
+    (lowest, index)
 }
 
 /// Relaxation, branch-free (the compiler turns the selects into blends).
 #[inline(always)]
-fn relax_scalar(row: &[f64], ve: &[f64], sp: &mut [f64], path: &mut [u64], base: f64, i: u64) {
+fn relax_scalar<R: RowElem>(
+    row: &[R],
+    ve: &[f64],
+    sp: &mut [f64],
+    path: &mut [u64],
+    base: f64,
+    i: u64,
+) {
     for ((&c, &vj), (s, pth)) in row
         .iter()
         .zip(ve.iter())
         .zip(sp.iter_mut().zip(path.iter_mut()))
     {
-        let r = base + c - vj;
+        let r = base + c.wide() - vj;
         let upd = r < *s;
         *s = if upd { r } else { *s };
         *pth = if upd { i } else { *pth };
     }
 }
 
-/// AVX2 relaxation fused with the minimum: four columns per instruction. Same arithmetic
-/// (`(base + c) - ve`, compare, select) as [`relax_scalar`], so both give identical results.
+/// AVX2 relaxation fused with the two minima (all columns, free columns): four columns per
+/// instruction. Same arithmetic (`(base + c) - ve`, compare, select) as [`relax_scalar`], so
+/// both give identical distances.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn relax_avx2(
-    row: &[f64],
+unsafe fn relax_avx2<R: RowElem>(
+    row: &[R],
     ve: &[f64],
     sp: &mut [f64],
     path: &mut [u64],
+    free_mask: &[u64],
     base: f64,
     i: u64,
-) -> f64 {
+) -> (f64, f64) {
     use std::arch::x86_64::*;
     let n = row.len();
-    assert!(ve.len() == n && sp.len() == n && path.len() == n);
+    assert!(ve.len() == n && sp.len() == n && path.len() == n && free_mask.len() == n);
     let vb = _mm256_set1_pd(base);
     let vi = _mm256_castsi256_pd(_mm256_set1_epi64x(i as i64));
-    let mut vmin = _mm256_set1_pd(INF);
+    let vinf = _mm256_set1_pd(INF);
+    let mut vmin = vinf;
+    let mut vmin_free = vinf;
     let mut j = 0;
     while j + 4 <= n {
-        // SAFETY: j + 4 <= n and all four slices hold n elements (asserted above); unaligned
-        // loads and stores; u64 and f64 lanes have the same size, the path lanes are only
-        // moved by the blend, never interpreted as floats.
+        // SAFETY: j + 4 <= n and all five slices hold n elements (asserted above); unaligned
+        // loads and stores; u64 and f64 lanes have the same size, and the path and mask lanes
+        // are only moved by blends (which read their top bit), never used as floats.
         unsafe {
-            let c = _mm256_loadu_pd(row.as_ptr().add(j));
+            let c = R::load4(row.as_ptr().add(j));
             let v = _mm256_loadu_pd(ve.as_ptr().add(j));
             let s = _mm256_loadu_pd(sp.as_ptr().add(j));
             let r = _mm256_sub_pd(_mm256_add_pd(vb, c), v);
@@ -424,42 +486,60 @@ unsafe fn relax_avx2(
             let pp = path.as_mut_ptr().add(j) as *mut f64;
             _mm256_storeu_pd(pp, _mm256_blendv_pd(_mm256_loadu_pd(pp), vi, m));
             vmin = _mm256_min_pd(vmin, s2);
+            let fm = _mm256_loadu_pd(free_mask.as_ptr().add(j) as *const f64);
+            vmin_free = _mm256_min_pd(vmin_free, _mm256_blendv_pd(vinf, s2, fm));
         }
         j += 4;
     }
-    let mut lanes = [0.0f64; 4];
-    // SAFETY: `lanes` holds four f64.
-    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), vmin) };
-    let mut lowest = lanes.iter().copied().fold(INF, f64::min);
-    relax_scalar(&row[j..], &ve[j..], &mut sp[j..], &mut path[j..], base, i);
-    for &d in &sp[j..] {
-        lowest = lowest.min(d);
+    let (mut a, mut b) = ([0.0f64; 4], [0.0f64; 4]);
+    // SAFETY: `a` and `b` hold four f64 each.
+    unsafe {
+        _mm256_storeu_pd(a.as_mut_ptr(), vmin);
+        _mm256_storeu_pd(b.as_mut_ptr(), vmin_free);
     }
-    lowest
+    let mut lowest = a.iter().copied().fold(INF, f64::min);
+    let mut lowest_free = b.iter().copied().fold(INF, f64::min);
+    relax_scalar(&row[j..], &ve[j..], &mut sp[j..], &mut path[j..], base, i);
+    for (&d, &f) in sp[j..].iter().zip(&free_mask[j..]) {
+        lowest = lowest.min(d);
+        if f != 0 {
+            lowest_free = lowest_free.min(d);
+        }
+    }
+    (lowest, lowest_free)
 }
 
-/// The first index holding `value` (which must occur in `sp`), four columns at a time.
+/// The first index holding `value` (restricted to free columns when `only_free`), four
+/// columns at a time. `value` must occur there.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn find_avx2(sp: &[f64], value: f64) -> usize {
+unsafe fn find_avx2(sp: &[f64], free_mask: &[u64], value: f64, only_free: bool) -> usize {
     use std::arch::x86_64::*;
     let n = sp.len();
+    assert!(free_mask.len() == n);
     let vv = _mm256_set1_pd(value);
     let mut j = 0;
     while j + 4 <= n {
-        // SAFETY: j + 4 <= n.
+        // SAFETY: j + 4 <= n for both slices.
         let mask = unsafe {
-            _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_EQ_OQ>(
-                _mm256_loadu_pd(sp.as_ptr().add(j)),
-                vv,
-            ))
+            let eq = _mm256_cmp_pd::<_CMP_EQ_OQ>(_mm256_loadu_pd(sp.as_ptr().add(j)), vv);
+            let eq = if only_free {
+                _mm256_and_pd(eq, _mm256_loadu_pd(free_mask.as_ptr().add(j) as *const f64))
+            } else {
+                eq
+            };
+            _mm256_movemask_pd(eq)
         };
         if mask != 0 {
             return j + mask.trailing_zeros() as usize;
         }
         j += 4;
     }
-    j + sp[j..].iter().position(|&d| d == value).unwrap_or(0)
+    j + sp[j..]
+        .iter()
+        .zip(&free_mask[j..])
+        .position(|(&d, &f)| d == value && (!only_free || f != 0))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -508,12 +588,14 @@ mod tests {
                         }
                     })
                     .collect();
-                let free: Vec<bool> = (0..n).map(|k| k % 4 == round).collect();
+                let free: Vec<u64> = (0..n)
+                    .map(|k| if k % 4 == round { u64::MAX } else { 0 })
+                    .collect();
                 let (mut sa, mut sb) = (sp0.clone(), sp0.clone());
                 let (mut pa, mut pb) = (vec![9u64; n], vec![9u64; n]);
-                for prefer in [false, true] {
-                    let a = scan_row(true, &row, &ve, &mut sa, &mut pa, &free, -1.0, 3, prefer);
-                    let b = scan_row(false, &row, &ve, &mut sb, &mut pb, &free, -1.0, 3, prefer);
+                for _repeat in 0..2 {
+                    let a = scan_row(true, &row, &ve, &mut sa, &mut pa, &free, -1.0, 3);
+                    let b = scan_row(false, &row, &ve, &mut sb, &mut pb, &free, -1.0, 3);
                     assert_eq!(a, b, "n = {n}");
                     assert_eq!(sa, sb);
                     assert_eq!(pa, pb);
