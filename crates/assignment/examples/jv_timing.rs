@@ -17,6 +17,7 @@ fn main() {
     let c: Array2<f64> = match kind {
         "machol" => Array2::from_shape_fn((n, n), |(i, j)| (i * j) as f64),
         "equal" => Array2::ones((n, n)),
+        "rect" => uniform_matrix(n, n * 5 / 2, 42),
         "int" => int_matrix(n, n, 9, 42).mapv(|v| v as f64),
         "int1000" => int_matrix(n, n, 999, 42).mapv(|v| v as f64),
         _ => uniform_matrix(n, n, 42),

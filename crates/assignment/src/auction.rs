@@ -88,7 +88,7 @@ pub(crate) struct AuctionSetup {
     pub(crate) eps_final: f64,
 }
 
-pub(crate) fn setup(p: &Problem) -> AuctionSetup {
+pub(crate) fn setup(p: &Problem<'_>) -> AuctionSetup {
     let n = p.nc;
     let nf = n as f64;
     let range = p.max - p.min;
@@ -175,7 +175,7 @@ fn raise(price: f64, inc: f64) -> f64 {
 }
 
 /// The CPU auction; returns `x` for the internal rows.
-pub(crate) fn solve_cpu(p: &Problem) -> Vec<usize> {
+pub(crate) fn solve_cpu(p: &Problem<'_>) -> Vec<usize> {
     if p.nr == 0 {
         return Vec::new();
     }
@@ -277,7 +277,7 @@ fn jacobi_phase(
 }
 
 /// The GPU auction (Jacobi bidding, one warp per bidder); returns `x` for the internal rows.
-pub(crate) fn solve_cuda(p: &Problem, gpu: &Gpu) -> Result<Vec<usize>, AssignmentError> {
+pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, AssignmentError> {
     use gpu_runtime::cudarc::driver::PushKernelArg;
     if p.nr == 0 {
         return Ok(Vec::new());
@@ -414,7 +414,7 @@ pub(crate) fn solve_batch_cuda<T: Cost>(
     sense: Sense,
     gpu: &Gpu,
 ) -> Vec<Result<Assignment, AssignmentError>> {
-    let probs: Vec<Result<Problem, AssignmentError>> = problems
+    let probs: Vec<Result<Problem<'_>, AssignmentError>> = problems
         .par_iter()
         .map(|c| Problem::new(c.view(), sense))
         .collect();

@@ -108,7 +108,7 @@ pub fn brute_force_exec<T: Cost>(
 }
 
 /// The internal problem through the combinatorics permutation search (rows padded to square).
-pub(crate) fn solve_search(p: &Problem, exec: Exec) -> Result<Vec<usize>, AssignmentError> {
+pub(crate) fn solve_search(p: &Problem<'_>, exec: Exec) -> Result<Vec<usize>, AssignmentError> {
     let (nr, n) = (p.nr, p.nc);
     if nr == 0 {
         return Ok(Vec::new());
@@ -145,7 +145,7 @@ impl Score {
 
 /// Searches the internal problem; `x[i]` for each row. Errors with `Infeasible` when every
 /// permutation uses a forbidden pair.
-pub(crate) fn solve(p: &Problem) -> Result<Vec<usize>, AssignmentError> {
+pub(crate) fn solve(p: &Problem<'_>) -> Result<Vec<usize>, AssignmentError> {
     let (nr, nc) = (p.nr, p.nc);
     if nr == 0 {
         return Ok(Vec::new());
@@ -169,7 +169,7 @@ pub(crate) fn solve(p: &Problem) -> Result<Vec<usize>, AssignmentError> {
     Ok(best.1[..nr].to_vec())
 }
 
-fn entry(p: &Problem, pos: usize, col: usize) -> (i64, f64) {
+fn entry(p: &Problem<'_>, pos: usize, col: usize) -> (i64, f64) {
     if pos >= p.nr {
         return (0, 0.0);
     }
@@ -177,7 +177,7 @@ fn entry(p: &Problem, pos: usize, col: usize) -> (i64, f64) {
     if c == f64::INFINITY { (1, 0.0) } else { (0, c) }
 }
 
-fn score_of(p: &Problem, perm: &[usize]) -> Score {
+fn score_of(p: &Problem<'_>, perm: &[usize]) -> Score {
     let mut s = Score {
         forbidden: 0,
         sum: 0.0,
@@ -191,7 +191,7 @@ fn score_of(p: &Problem, perm: &[usize]) -> Score {
 }
 
 /// Heap's algorithm over `perm[fixed..]`, positions before `fixed` held constant.
-fn search(p: &Problem, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<usize>) {
+fn search(p: &Problem<'_>, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<usize>) {
     let n = perm.len();
     let m = n - fixed;
     let mut cur = score_of(p, &perm);

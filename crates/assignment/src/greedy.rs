@@ -49,7 +49,7 @@ pub fn greedy<T: Cost>(
 }
 
 /// Greedy on the internal problem.
-pub(crate) fn solve(p: &Problem) -> Result<Vec<usize>, AssignmentError> {
+pub(crate) fn solve(p: &Problem<'_>) -> Result<Vec<usize>, AssignmentError> {
     let (nr, nc) = (p.nr, p.nc);
     // Key: (value, index in the caller's row-major order), so ties follow the documented rule
     // whether or not the problem was transposed internally.

@@ -46,7 +46,7 @@ pub fn hungarian<T: Cost>(
 }
 
 /// Solves the internal problem: `(x, u, v)`.
-pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
+pub(crate) fn solve(p: &Problem<'_>) -> Result<Solution, AssignmentError> {
     let (nr, nc) = (p.nr, p.nc);
     let mut u = vec![0.0f64; nr];
     let mut v = vec![0.0f64; nc];

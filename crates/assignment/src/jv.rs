@@ -58,7 +58,7 @@ pub fn jonker_volgenant<T: Cost>(
 const ARR_BUDGET_PER_ROW: usize = 8;
 
 /// Solves the internal problem: returns `(x, u, v)` with `x[i]` the column of row `i`.
-pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
+pub(crate) fn solve(p: &Problem<'_>) -> Result<Solution, AssignmentError> {
     let (nr, nc) = (p.nr, p.nc);
     let mut v = vec![0.0f64; nc];
     let mut x = vec![NONE; nr];
@@ -86,7 +86,7 @@ pub(crate) fn solve(p: &Problem) -> Result<Solution, AssignmentError> {
 /// Column reduction (`v[j]` = column minimum, each column to its minimum row if that row is
 /// still free, scanning columns from the last) and reduction transfer for rows assigned once.
 fn column_reduction(
-    p: &Problem,
+    p: &Problem<'_>,
     v: &mut [f64],
     x: &mut [usize],
     y: &mut [usize],
@@ -146,7 +146,7 @@ fn column_reduction(
 /// assigned to a column minimising `c[i][j] - v[j]`; `v` only decreases, and only on columns
 /// that are (or become) assigned.
 fn augmenting_row_reduction(
-    p: &Problem,
+    p: &Problem<'_>,
     v: &mut [f64],
     x: &mut [usize],
     y: &mut [usize],
@@ -225,7 +225,7 @@ fn augmenting_row_reduction(
 /// `-inf` (so their reduced cost is `+inf` and never updates) and their distance to `+inf`
 /// (so they are never the minimum); their final distances are kept in `done`.
 fn augment(
-    p: &Problem,
+    p: &Problem<'_>,
     u: &mut [f64],
     v: &mut [f64],
     x: &mut [usize],
@@ -284,7 +284,7 @@ impl RowElem for f32 {
 
 #[allow(clippy::too_many_arguments)]
 fn augment_with<R: RowElem>(
-    p: &Problem,
+    p: &Problem<'_>,
     c: &[R],
     u: &mut [f64],
     v: &mut [f64],

@@ -1,5 +1,7 @@
 //! Cost element types, input validation, and the internal problem every solver works on.
 
+use std::borrow::Cow;
+
 use ndarray::ArrayView2;
 
 use crate::{Assignment, AssignmentError, Duals, Sense};
@@ -32,12 +34,30 @@ pub enum CostClass {
 pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
     /// Classifies one entry.
     fn classify_cost(self) -> CostClass;
+    /// The entry widened to `f64` as is (`NaN` and infinities included) for the floating-point
+    /// types, whose validation then runs as one vectorised pass; `None` for the integer types.
+    #[doc(hidden)]
+    fn raw_float(self) -> Option<f64> {
+        None
+    }
+    /// The slice itself when the element type is `f64` (so it can be used without a copy).
+    #[doc(hidden)]
+    fn as_f64_slice(_s: &[Self]) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
 const EXACT_INT: f64 = 9_007_199_254_740_992.0;
 
 impl Cost for f64 {
+    #[inline(always)]
+    fn raw_float(self) -> Option<f64> {
+        Some(self)
+    }
+    fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
+        Some(s)
+    }
     fn classify_cost(self) -> CostClass {
         if self.is_finite() {
             CostClass::Finite(self)
@@ -50,6 +70,10 @@ impl Cost for f64 {
 }
 
 impl Cost for f32 {
+    #[inline(always)]
+    fn raw_float(self) -> Option<f64> {
+        Some(self as f64)
+    }
     fn classify_cost(self) -> CostClass {
         Cost::classify_cost(self as f64)
     }
@@ -81,10 +105,12 @@ pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
 /// The validated problem: a row-major `nr x nc` minimisation with `nr <= nc` (the input
 /// transposed if it had more rows than columns, negated if maximising), `+inf` = forbidden.
 #[derive(Debug, Clone)]
-pub(crate) struct Problem {
+pub(crate) struct Problem<'a> {
     pub(crate) nr: usize,
     pub(crate) nc: usize,
-    pub(crate) c: Vec<f64>,
+    /// The matrix: borrowed from the caller when it already is a row-major `f64` matrix to
+    /// be minimised with no more rows than columns, else a converted copy.
+    pub(crate) c: Cow<'a, [f64]>,
     pub(crate) transposed: bool,
     pub(crate) negated: bool,
     /// Every finite entry is an integer.
@@ -94,10 +120,10 @@ pub(crate) struct Problem {
     pub(crate) max: f64,
 }
 
-impl Problem {
+impl<'a> Problem<'a> {
     /// Validates `costs` and builds the internal problem.
     pub(crate) fn new<T: Cost>(
-        costs: ArrayView2<'_, T>,
+        costs: ArrayView2<'a, T>,
         sense: Sense,
     ) -> Result<Self, AssignmentError> {
         let (rows, cols) = costs.dim();
@@ -108,33 +134,42 @@ impl Problem {
             (rows, cols)
         };
         let negated = sense == Sense::Maximize;
-        let mut c = vec![0.0f64; nr * nc];
-        let mut st = Stats {
-            integral: true,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
+        let borrowed = if !transposed && !negated {
+            costs.to_slice().and_then(T::as_f64_slice)
+        } else {
+            None
         };
-        for (r, line) in costs.outer_iter().enumerate() {
-            if transposed {
-                for (k, &v) in line.iter().enumerate() {
-                    c[k * nc + r] = convert(v, r, k, negated, &mut st)?;
-                }
-            } else {
-                let dst = &mut c[r * nc..(r + 1) * nc];
-                match line.as_slice() {
-                    Some(src) => {
-                        for (k, (&v, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
-                            *d = convert(v, r, k, negated, &mut st)?;
-                        }
+        let (c, st): (Cow<'a, [f64]>, Stats) = if let Some(slice) = borrowed {
+            let (bad, st) = float_stats(slice, false);
+            if bad {
+                return Err(first_invalid(costs));
+            }
+            (Cow::Borrowed(slice), st)
+        } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
+            let mut c = vec![0.0f64; nr * nc];
+            let st = float_fill(costs, transposed, negated, &mut c)?;
+            (Cow::Owned(c), st)
+        } else {
+            let mut c = vec![0.0f64; nr * nc];
+            let mut st = Stats {
+                integral: true,
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+            };
+            for (r, line) in costs.outer_iter().enumerate() {
+                if transposed {
+                    for (k, &v) in line.iter().enumerate() {
+                        c[k * nc + r] = convert(v, r, k, negated, &mut st)?;
                     }
-                    None => {
-                        for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
-                            *d = convert(v, r, k, negated, &mut st)?;
-                        }
+                } else {
+                    let dst = &mut c[r * nc..(r + 1) * nc];
+                    for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
+                        *d = convert(v, r, k, negated, &mut st)?;
                     }
                 }
             }
-        }
+            (Cow::Owned(c), st)
+        };
         let Stats {
             integral,
             mut min,
@@ -228,6 +263,86 @@ impl Problem {
             cost,
             duals,
         })
+    }
+}
+
+/// The float fast path: copy (transposing if needed), then one branch-free pass that flags
+/// `NaN`/`-inf`, collects the statistics and negates the finite entries when maximising. Only
+/// when an entry is invalid is the input searched again, for the error's position.
+fn float_fill<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    transposed: bool,
+    negated: bool,
+    c: &mut [f64],
+) -> Result<Stats, AssignmentError> {
+    let wide = |v: T| v.raw_float().unwrap_or(f64::NAN);
+    let (rows, cols) = costs.dim();
+    if transposed {
+        for (r, line) in costs.outer_iter().enumerate() {
+            for (k, &v) in line.iter().enumerate() {
+                c[k * rows + r] = wide(v);
+            }
+        }
+    } else {
+        for (line, dst) in costs.outer_iter().zip(c.chunks_exact_mut(cols.max(1))) {
+            match line.as_slice() {
+                Some(src) => dst.iter_mut().zip(src).for_each(|(d, &v)| *d = wide(v)),
+                None => dst
+                    .iter_mut()
+                    .zip(line.iter())
+                    .for_each(|(d, &v)| *d = wide(v)),
+            }
+        }
+    }
+    let (bad, st) = float_stats(c, negated);
+    if bad {
+        return Err(first_invalid(costs));
+    }
+    if negated {
+        for x in c.iter_mut() {
+            if *x != f64::INFINITY {
+                *x = -*x;
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// One branch-free (vectorisable) pass over raw float entries: whether any is `NaN`/`-inf`,
+/// and the statistics of the finite ones after negation when `negated`.
+fn float_stats(c: &[f64], negated: bool) -> (bool, Stats) {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let (mut bad, mut integral) = (false, true);
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    let sign = if negated { -1.0 } else { 1.0 };
+    for &v in c {
+        bad |= v.is_nan() | (v == f64::NEG_INFINITY);
+        let finite = v != f64::INFINITY;
+        let a = v.abs();
+        // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
+        integral &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
+        let w = v * sign;
+        min = min.min(if finite { w } else { f64::INFINITY });
+        max = max.max(if finite { w } else { f64::NEG_INFINITY });
+    }
+    (bad, Stats { integral, min, max })
+}
+
+/// The error for the first `NaN`/`-inf` entry (in the caller's row-major order).
+fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>) -> AssignmentError {
+    for ((r, k), &v) in costs.indexed_iter() {
+        if v.classify_cost() == CostClass::Invalid {
+            return AssignmentError::InvalidCost {
+                row: r,
+                col: k,
+                value: format!("{v:?}"),
+            };
+        }
+    }
+    AssignmentError::InvalidCost {
+        row: 0,
+        col: 0,
+        value: "NaN".into(),
     }
 }
 

@@ -41,7 +41,7 @@ pub fn random_assignment<T: Cost>(
 }
 
 /// Random assignment of the internal problem.
-pub(crate) fn solve(p: &Problem, seed: u64) -> Result<Vec<usize>, AssignmentError> {
+pub(crate) fn solve(p: &Problem<'_>, seed: u64) -> Result<Vec<usize>, AssignmentError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut perm: Vec<usize> = (0..p.nc).collect();
     for k in (1..p.nc).rev() {

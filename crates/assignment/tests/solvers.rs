@@ -532,3 +532,34 @@ fn cpu_batch_auction_matches_jv() {
         );
     }
 }
+
+#[test]
+fn views_in_any_layout_and_error_positions() {
+    let c = uniform_matrix(30, 20, 4);
+    let t = c.t(); // 20 x 30, column-major view
+    let strided = c.slice(ndarray::s![..;2, ..]); // 15 x 20, strided rows
+    for v in [t, strided] {
+        let owned = v.to_owned();
+        for sense in [Sense::Minimize, Sense::Maximize] {
+            let a = jonker_volgenant(v, sense).unwrap();
+            let b = jonker_volgenant(owned.view(), sense).unwrap();
+            assert_eq!(a, b);
+            check_valid(owned.view(), &a, sense);
+        }
+    }
+    for (r, k) in [(3usize, 2usize), (2, 3)] {
+        let mut m = uniform_matrix(r, k, 1);
+        m[[r - 1, k - 1]] = f64::NAN;
+        for sense in [Sense::Minimize, Sense::Maximize] {
+            assert!(matches!(
+                jonker_volgenant(m.view(), sense),
+                Err(AssignmentError::InvalidCost { row, col, .. }) if row == r - 1 && col == k - 1
+            ));
+        }
+        let m32 = m.mapv(|v| v as f32);
+        assert!(matches!(
+            hungarian(m32.view(), Sense::Minimize),
+            Err(AssignmentError::InvalidCost { .. })
+        ));
+    }
+}
