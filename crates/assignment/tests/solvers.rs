@@ -563,3 +563,26 @@ fn views_in_any_layout_and_error_positions() {
         ));
     }
 }
+
+/// Around block boundaries the JV result is checked by its own dual certificate (an
+/// independent optimality proof: feasible duals whose sum equals the cost).
+#[test]
+fn jv_certified_around_1024() {
+    for &(r, k) in &[
+        (1023usize, 1023usize),
+        (1024, 1024),
+        (1025, 1025),
+        (1024, 1031),
+        (1031, 1024),
+    ] {
+        let c = uniform_matrix(r, k, (r + k) as u64);
+        for sense in [Sense::Minimize, Sense::Maximize] {
+            let a = jonker_volgenant(c.view(), sense).unwrap();
+            assert!(a.duals.is_some());
+            check_valid(c.view(), &a, sense);
+        }
+        let ci = int_matrix(r, k, 7, 3);
+        let a = jonker_volgenant(ci.view(), Sense::Minimize).unwrap();
+        check_valid(ci.mapv(|v| v as f64).view(), &a, Sense::Minimize);
+    }
+}
