@@ -136,7 +136,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         },
         None => (Exec::Cpu, Backend::Cpu),
     };
-    let bar = progress(args.repeat.max(1) as u64, "lap", json || args.repeat < 2);
+    // A bar (with elapsed time) for repeated or large solves; none for quick ones.
+    let bar = progress(
+        args.repeat.max(1) as u64,
+        "lap",
+        json || (args.repeat < 2 && n < 2000),
+    );
     let mut best: Option<(Duration, Option<Duration>)> = None;
     let mut result = None;
     for _ in 0..args.repeat.max(1) {
