@@ -1,5 +1,131 @@
-//! # assignment
-//!
-//! Linear assignment solvers, from brute force to exact shortest-augmenting-path and auction solvers.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+mod auction;
+mod batch;
+mod brute_force;
+pub mod experiments;
+mod greedy;
+mod hungarian;
+mod jv;
+mod problem;
+mod random;
+mod types;
+
+pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
+pub use batch::solve_batch;
+pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
+pub use greedy::greedy;
+pub use hungarian::hungarian;
+pub use jv::jonker_volgenant;
+pub use problem::{Cost, CostClass};
+pub use random::random_assignment;
+pub use types::{Assignment, AssignmentError, Duals, Sense};
+
+use gpu_runtime::Exec;
+use ndarray::ArrayView2;
+
+/// The `ndarray` version this crate's API uses (re-exported so callers match it).
+pub use ndarray;
+
+/// A solver, for [`solve`] and [`solve_batch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Solver {
+    /// [`brute_force`] (CPU) or [`brute_force_exec`] (GPU through the combinatorics
+    /// permutation search): exact, `O(n!)`, `n <= 13`.
+    BruteForce,
+    /// [`random_assignment`] with this seed: the straw man.
+    Random {
+        /// Seed of the shuffle.
+        seed: u64,
+    },
+    /// [`greedy`]: smallest free entry first, `O(n^2 log n)`.
+    Greedy,
+    /// [`hungarian`]: exact, `O(n^3)`, with duals.
+    Hungarian,
+    /// [`jonker_volgenant`]: exact, the fastest CPU solver, with duals.
+    JonkerVolgenant,
+    /// [`auction`]: exact for integer costs, CPU or GPU.
+    Auction,
+}
+
+impl Solver {
+    /// Whether the solver always returns an optimal assignment (the auction only for integer
+    /// costs; see [`auction`]).
+    pub fn is_exact(self) -> bool {
+        matches!(
+            self,
+            Solver::BruteForce | Solver::Hungarian | Solver::JonkerVolgenant
+        )
+    }
+
+    /// Short name, as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::BruteForce => "brute",
+            Solver::Random { .. } => "random",
+            Solver::Greedy => "greedy",
+            Solver::Hungarian => "hungarian",
+            Solver::JonkerVolgenant => "jv",
+            Solver::Auction => "auction",
+        }
+    }
+}
+
+/// Solves `costs` with `solver`. `exec` matters for the auction and brute force (CPU or GPU);
+/// the other solvers run on the CPU whatever `exec` says.
+///
+/// # Complexity
+/// That of the chosen solver.
+///
+/// # Errors
+/// Those of the chosen solver.
+///
+/// # Examples
+/// ```
+/// use assignment::{solve, Sense, Solver};
+/// use gpu_runtime::Exec;
+/// let c = ndarray::array![[4.0, 1.0, 3.0], [2.0, 0.0, 5.0], [3.0, 2.0, 2.0]];
+/// for s in [Solver::BruteForce, Solver::Hungarian, Solver::JonkerVolgenant, Solver::Auction] {
+///     assert_eq!(solve(c.view(), s, Sense::Minimize, Exec::Cpu)?.cost, 5.0);
+/// }
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn solve<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    solver: Solver,
+    sense: Sense,
+    exec: Exec,
+) -> Result<Assignment, AssignmentError> {
+    match solver {
+        Solver::BruteForce => brute_force_exec(costs, sense, exec),
+        Solver::Random { seed } => random_assignment(costs, sense, seed),
+        Solver::Greedy => greedy(costs, sense),
+        Solver::Hungarian => hungarian(costs, sense),
+        Solver::JonkerVolgenant => jonker_volgenant(costs, sense),
+        Solver::Auction => auction(costs, sense, exec),
+    }
+}
+
+/// scipy's `linear_sum_assignment` in Rust: the exact production solver
+/// ([`jonker_volgenant`]), minimising or maximising.
+///
+/// # Complexity
+/// As [`jonker_volgenant`].
+///
+/// # Errors
+/// As [`jonker_volgenant`].
+///
+/// # Examples
+/// ```
+/// let c = ndarray::array![[f64::INFINITY, 1.0], [2.0, 7.0], [3.0, 0.5]];
+/// let a = assignment::linear_sum_assignment(c.view(), assignment::Sense::Minimize)?;
+/// assert_eq!(a.pairs(), (vec![1, 2], vec![0, 1])); // 3 rows, 2 columns: row 0 unassigned
+/// assert_eq!(a.cost, 2.5);
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn linear_sum_assignment<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+) -> Result<Assignment, AssignmentError> {
+    jonker_volgenant(costs, sense)
+}

@@ -25,6 +25,10 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Solve a linear assignment problem (CSV/.npy file or generated) with any solver.
+    Lap(cmd::lap::Args),
+    /// The assignment experiments: approximation factors on Exp(1) costs, runtime vs n.
+    LapExperiment(cmd::lap::ExperimentArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
     /// De Bruijn sequence B(k, n) (FKM or Euler), optionally linear, verified.
@@ -38,6 +42,8 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Lap(args) => cmd::lap::run(args, cli.json),
+        Command::LapExperiment(args) => cmd::lap::run_experiment(args, cli.json),
         Command::Perm(args) => cmd::perm::run(args, cli.json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
         Command::Fhn(args) => cmd::fhn::run(args, cli.json),

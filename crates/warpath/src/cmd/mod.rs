@@ -4,4 +4,5 @@
 pub(crate) mod demo;
 pub(crate) mod fhn;
 pub(crate) mod info;
+pub(crate) mod lap;
 pub(crate) mod perm;

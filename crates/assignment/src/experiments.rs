@@ -1,0 +1,198 @@
+//! Random cost matrices and the seed's experiments: approximation factors of greedy and random
+//! assignments on Exp(1) costs against theory, and runtime against `n` with fitted exponents.
+
+use std::time::Instant;
+
+use gpu_runtime::Exec;
+use ndarray::Array2;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{AssignmentError, Sense, Solver, solve};
+
+/// An `rows x cols` matrix of i.i.d. Exp(1) costs (inverse transform of ChaCha8 uniforms).
+///
+/// # Examples
+/// ```
+/// let c = assignment::experiments::exp_matrix(3, 4, 1);
+/// assert_eq!(c.dim(), (3, 4));
+/// assert!(c.iter().all(|&v| v >= 0.0));
+/// ```
+pub fn exp_matrix(rows: usize, cols: usize, seed: u64) -> Array2<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Array2::from_shape_simple_fn((rows, cols), || {
+        let u: f64 = rng.random();
+        -(1.0 - u).ln()
+    })
+}
+
+/// An `rows x cols` matrix of i.i.d. uniform costs in `[0, 1)`.
+pub fn uniform_matrix(rows: usize, cols: usize, seed: u64) -> Array2<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Array2::from_shape_simple_fn((rows, cols), || rng.random::<f64>())
+}
+
+/// An `rows x cols` matrix of i.i.d. integers in `[0, max]`; small `max` gives many ties.
+pub fn int_matrix(rows: usize, cols: usize, max: i64, seed: u64) -> Array2<i64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Array2::from_shape_simple_fn((rows, cols), || rng.random_range(0..=max))
+}
+
+/// The harmonic number `H_n = sum_{k=1}^n 1/k`.
+pub fn harmonic(n: usize) -> f64 {
+    (1..=n).map(|k| 1.0 / k as f64).sum()
+}
+
+/// The second-order harmonic number `H_n^(2) = sum_{k=1}^n 1/k^2` (tends to pi^2/6), the
+/// expected optimal cost of an `n x n` Exp(1) assignment problem (Wästlund).
+pub fn harmonic2(n: usize) -> f64 {
+    (1..=n).map(|k| 1.0 / (k as f64 * k as f64)).sum()
+}
+
+/// One line of the approximation table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApproximationRow {
+    /// Matrix size `n x n`.
+    pub n: usize,
+    /// Matrices averaged.
+    pub samples: usize,
+    /// Mean optimal cost (measured) and its theory `H_n^(2)`.
+    pub optimal_mean: f64,
+    /// `H_n^(2)`.
+    pub optimal_theory: f64,
+    /// Mean greedy cost / mean optimal cost (measured).
+    pub greedy_factor: f64,
+    /// `H_n / H_n^(2)`.
+    pub greedy_theory: f64,
+    /// Mean random cost / mean optimal cost (measured).
+    pub random_factor: f64,
+    /// `n / H_n^(2)`.
+    pub random_theory: f64,
+}
+
+/// The approximation experiment: for each `n`, `samples` Exp(1) matrices solved exactly
+/// (Jonker–Volgenant), greedily and randomly; `progress` is called after each matrix.
+///
+/// # Complexity
+/// `samples` JV solves and greedy sorts per size.
+///
+/// # Errors
+/// Only if a solver fails, which Exp(1) matrices cannot make it do.
+///
+/// # Examples
+/// ```
+/// let t = assignment::experiments::approximation_table(&[10], 20, 1, |_| {})?;
+/// assert!(t[0].greedy_factor > 1.0 && t[0].random_factor > t[0].greedy_factor);
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn approximation_table(
+    sizes: &[usize],
+    samples: usize,
+    seed: u64,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<ApproximationRow>, AssignmentError> {
+    let mut rows = Vec::new();
+    for (k, &n) in sizes.iter().enumerate() {
+        let (mut opt, mut gre, mut ran) = (0.0, 0.0, 0.0);
+        for s in 0..samples {
+            let sseed = seed ^ ((k as u64) << 40) ^ (s as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let c = exp_matrix(n, n, sseed);
+            opt += solve(
+                c.view(),
+                Solver::JonkerVolgenant,
+                Sense::Minimize,
+                Exec::Cpu,
+            )?
+            .cost;
+            gre += solve(c.view(), Solver::Greedy, Sense::Minimize, Exec::Cpu)?.cost;
+            ran += solve(
+                c.view(),
+                Solver::Random { seed: sseed },
+                Sense::Minimize,
+                Exec::Cpu,
+            )?
+            .cost;
+            progress(1);
+        }
+        let m = samples.max(1) as f64;
+        let h2 = harmonic2(n);
+        rows.push(ApproximationRow {
+            n,
+            samples,
+            optimal_mean: opt / m,
+            optimal_theory: h2,
+            greedy_factor: gre / opt,
+            greedy_theory: harmonic(n) / h2,
+            random_factor: ran / opt,
+            random_theory: n as f64 / h2,
+        });
+    }
+    Ok(rows)
+}
+
+/// Runtime of one solver on one size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimePoint {
+    /// The solver.
+    pub solver: Solver,
+    /// Matrix size `n x n`.
+    pub n: usize,
+    /// Median seconds over the repetitions.
+    pub seconds: f64,
+}
+
+/// Times `solver` on `n x n` uniform matrices for each size (`reps` repetitions, median).
+///
+/// # Errors
+/// The solver's errors (for example brute force beyond its limit).
+pub fn runtime_series(
+    solver: Solver,
+    sizes: &[usize],
+    reps: usize,
+    seed: u64,
+    exec: Exec,
+) -> Result<Vec<RuntimePoint>, AssignmentError> {
+    let mut out = Vec::new();
+    for &n in sizes {
+        let mut times = Vec::new();
+        for r in 0..reps.max(1) {
+            let c = uniform_matrix(n, n, seed + r as u64);
+            let t = Instant::now();
+            solve(c.view(), solver, Sense::Minimize, exec)?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        times.sort_by(f64::total_cmp);
+        out.push(RuntimePoint {
+            solver,
+            n,
+            seconds: times[times.len() / 2],
+        });
+    }
+    Ok(out)
+}
+
+/// The exponent `b` of the least-squares fit `seconds ~ a * n^b` over the points (log-log),
+/// `None` with fewer than two usable points.
+///
+/// # Examples
+/// ```
+/// use assignment::experiments::fit_exponent;
+/// let b = fit_exponent(&[(10, 1.0), (20, 8.0), (40, 64.0)]).unwrap();
+/// assert!((b - 3.0).abs() < 1e-9);
+/// ```
+pub fn fit_exponent(points: &[(usize, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|&&(n, t)| n > 0 && t > 0.0)
+        .map(|&(n, t)| ((n as f64).ln(), t.ln()))
+        .collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    let m = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / m;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / m;
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}

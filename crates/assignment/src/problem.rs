@@ -1,0 +1,413 @@
+//! Cost element types, input validation, and the internal problem every solver works on.
+
+use std::borrow::Cow;
+
+use ndarray::ArrayView2;
+
+use crate::{Assignment, AssignmentError, Duals, Sense};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+    impl Sealed for i64 {}
+    impl Sealed for Option<i64> {}
+}
+
+/// What one matrix entry means once read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CostClass {
+    /// An allowed pair with this cost.
+    Finite(f64),
+    /// A forbidden pair (`+inf`, or `None` in the integer API).
+    Forbidden,
+    /// An invalid entry (`NaN` or `-inf`).
+    Invalid,
+    /// An integer too large to be represented exactly as `f64` (|v| > 2^53).
+    OutOfRange,
+}
+
+/// The element types a cost matrix may hold: `f64`, `f32`, `i64` and `Option<i64>` (where
+/// `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+///
+/// For floats, `+inf` forbids a pair and `NaN` or `-inf` is an error, whatever the [`Sense`].
+pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
+    /// Classifies one entry.
+    fn classify_cost(self) -> CostClass;
+    /// The entry widened to `f64` as is (`NaN` and infinities included) for the floating-point
+    /// types, whose validation then runs as one vectorised pass; `None` for the integer types.
+    #[doc(hidden)]
+    fn raw_float(self) -> Option<f64> {
+        None
+    }
+    /// The slice itself when the element type is `f64` (so it can be used without a copy).
+    #[doc(hidden)]
+    fn as_f64_slice(_s: &[Self]) -> Option<&[f64]> {
+        None
+    }
+}
+
+/// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
+const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+impl Cost for f64 {
+    #[inline(always)]
+    fn raw_float(self) -> Option<f64> {
+        Some(self)
+    }
+    fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
+        Some(s)
+    }
+    fn classify_cost(self) -> CostClass {
+        if self.is_finite() {
+            CostClass::Finite(self)
+        } else if self == f64::INFINITY {
+            CostClass::Forbidden
+        } else {
+            CostClass::Invalid
+        }
+    }
+}
+
+impl Cost for f32 {
+    #[inline(always)]
+    fn raw_float(self) -> Option<f64> {
+        Some(self as f64)
+    }
+    fn classify_cost(self) -> CostClass {
+        Cost::classify_cost(self as f64)
+    }
+}
+
+impl Cost for i64 {
+    fn classify_cost(self) -> CostClass {
+        let f = self as f64;
+        if f.abs() > EXACT_INT {
+            CostClass::OutOfRange
+        } else {
+            CostClass::Finite(f)
+        }
+    }
+}
+
+impl Cost for Option<i64> {
+    fn classify_cost(self) -> CostClass {
+        match self {
+            Some(v) => v.classify_cost(),
+            None => CostClass::Forbidden,
+        }
+    }
+}
+
+/// An internal solution: `x[i]` = column of row `i`, row potentials `u`, column potentials `v`.
+pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
+
+/// The validated problem: a row-major `nr x nc` minimisation with `nr <= nc` (the input
+/// transposed if it had more rows than columns, negated if maximising), `+inf` = forbidden.
+#[derive(Debug, Clone)]
+pub(crate) struct Problem<'a> {
+    pub(crate) nr: usize,
+    pub(crate) nc: usize,
+    /// The matrix: borrowed from the caller when it already is a row-major `f64` matrix to
+    /// be minimised with no more rows than columns, else a converted copy.
+    pub(crate) c: Cow<'a, [f64]>,
+    pub(crate) transposed: bool,
+    pub(crate) negated: bool,
+    /// Every finite entry is an integer.
+    pub(crate) integral: bool,
+    /// Smallest and largest finite entry (0, 0 when there is none).
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+}
+
+impl<'a> Problem<'a> {
+    /// Validates `costs` and builds the internal problem.
+    pub(crate) fn new<T: Cost>(
+        costs: ArrayView2<'a, T>,
+        sense: Sense,
+    ) -> Result<Self, AssignmentError> {
+        let (rows, cols) = costs.dim();
+        let transposed = rows > cols;
+        let (nr, nc) = if transposed {
+            (cols, rows)
+        } else {
+            (rows, cols)
+        };
+        let negated = sense == Sense::Maximize;
+        let borrowed = if !transposed && !negated {
+            costs.to_slice().and_then(T::as_f64_slice)
+        } else {
+            None
+        };
+        let (c, st): (Cow<'a, [f64]>, Stats) = if let Some(slice) = borrowed {
+            let (bad, st) = float_stats(slice, false);
+            if bad {
+                return Err(first_invalid(costs));
+            }
+            (Cow::Borrowed(slice), st)
+        } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
+            let mut c = vec![0.0f64; nr * nc];
+            let st = float_fill(costs, transposed, negated, &mut c)?;
+            (Cow::Owned(c), st)
+        } else {
+            let mut c = vec![0.0f64; nr * nc];
+            let mut st = Stats {
+                integral: true,
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+            };
+            for (r, line) in costs.outer_iter().enumerate() {
+                if transposed {
+                    for (k, &v) in line.iter().enumerate() {
+                        c[k * nc + r] = convert(v, r, k, negated, &mut st)?;
+                    }
+                } else {
+                    let dst = &mut c[r * nc..(r + 1) * nc];
+                    for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
+                        *d = convert(v, r, k, negated, &mut st)?;
+                    }
+                }
+            }
+            (Cow::Owned(c), st)
+        };
+        let Stats {
+            integral,
+            mut min,
+            mut max,
+        } = st;
+        if min > max {
+            min = 0.0;
+            max = 0.0;
+        }
+        // Sums of up to 2n entries and potentials must stay finite.
+        let bound = max.abs().max(min.abs()) * 4.0 * (nc as f64 + 1.0);
+        if !bound.is_finite() {
+            return Err(AssignmentError::CostOutOfRange {
+                row: 0,
+                col: 0,
+                value: format!(
+                    "entries up to {:e} overflow sums over {nc} pairs",
+                    max.abs().max(min.abs())
+                ),
+            });
+        }
+        Ok(Problem {
+            nr,
+            nc,
+            c,
+            transposed,
+            negated,
+            integral,
+            min,
+            max,
+        })
+    }
+
+    /// Row `i` of the internal matrix.
+    #[inline]
+    pub(crate) fn row(&self, i: usize) -> &[f64] {
+        &self.c[i * self.nc..(i + 1) * self.nc]
+    }
+
+    /// Internal cost of pair `(i, j)`.
+    #[inline]
+    pub(crate) fn at(&self, i: usize, j: usize) -> f64 {
+        self.c[i * self.nc + j]
+    }
+
+    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
+    /// back to the caller's orientation and sense.
+    ///
+    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair.
+    pub(crate) fn finish(
+        &self,
+        x: &[usize],
+        duals: Option<(Vec<f64>, Vec<f64>)>,
+    ) -> Result<Assignment, AssignmentError> {
+        debug_assert_eq!(x.len(), self.nr);
+        let mut internal_cost = 0.0;
+        for (i, &j) in x.iter().enumerate() {
+            let v = self.at(i, j);
+            if v == f64::INFINITY {
+                return Err(AssignmentError::Infeasible);
+            }
+            internal_cost += v;
+        }
+        let cost = if self.negated {
+            -internal_cost
+        } else {
+            internal_cost
+        };
+        let row_to_col = if self.transposed {
+            let mut out = vec![None; self.nc];
+            for (i, &j) in x.iter().enumerate() {
+                out[j] = Some(i);
+            }
+            out
+        } else {
+            x.iter().map(|&j| Some(j)).collect()
+        };
+        let duals = duals.map(|(mut u, mut v)| {
+            if self.negated {
+                u.iter_mut().for_each(|t| *t = -*t);
+                v.iter_mut().for_each(|t| *t = -*t);
+            }
+            if self.transposed {
+                Duals { row: v, col: u }
+            } else {
+                Duals { row: u, col: v }
+            }
+        });
+        Ok(Assignment {
+            row_to_col,
+            cost,
+            duals,
+        })
+    }
+}
+
+/// The float fast path: copy (transposing if needed), then one branch-free pass that flags
+/// `NaN`/`-inf`, collects the statistics and negates the finite entries when maximising. Only
+/// when an entry is invalid is the input searched again, for the error's position.
+fn float_fill<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    transposed: bool,
+    negated: bool,
+    c: &mut [f64],
+) -> Result<Stats, AssignmentError> {
+    let wide = |v: T| v.raw_float().unwrap_or(f64::NAN);
+    let (rows, cols) = costs.dim();
+    if transposed {
+        for (r, line) in costs.outer_iter().enumerate() {
+            for (k, &v) in line.iter().enumerate() {
+                c[k * rows + r] = wide(v);
+            }
+        }
+    } else {
+        for (line, dst) in costs.outer_iter().zip(c.chunks_exact_mut(cols.max(1))) {
+            match line.as_slice() {
+                Some(src) => dst.iter_mut().zip(src).for_each(|(d, &v)| *d = wide(v)),
+                None => dst
+                    .iter_mut()
+                    .zip(line.iter())
+                    .for_each(|(d, &v)| *d = wide(v)),
+            }
+        }
+    }
+    let (bad, st) = float_stats(c, negated);
+    if bad {
+        return Err(first_invalid(costs));
+    }
+    if negated {
+        for x in c.iter_mut() {
+            if *x != f64::INFINITY {
+                *x = -*x;
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// One branch-free (vectorisable) pass over raw float entries: whether any is `NaN`/`-inf`,
+/// and the statistics of the finite ones after negation when `negated`.
+fn float_stats(c: &[f64], negated: bool) -> (bool, Stats) {
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let (mut bad, mut integral) = (false, true);
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    let sign = if negated { -1.0 } else { 1.0 };
+    for &v in c {
+        bad |= v.is_nan() | (v == f64::NEG_INFINITY);
+        let finite = v != f64::INFINITY;
+        let a = v.abs();
+        // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
+        integral &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
+        let w = v * sign;
+        min = min.min(if finite { w } else { f64::INFINITY });
+        max = max.max(if finite { w } else { f64::NEG_INFINITY });
+    }
+    (bad, Stats { integral, min, max })
+}
+
+/// The error for the first `NaN`/`-inf` entry (in the caller's row-major order).
+fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>) -> AssignmentError {
+    for ((r, k), &v) in costs.indexed_iter() {
+        if v.classify_cost() == CostClass::Invalid {
+            return AssignmentError::InvalidCost {
+                row: r,
+                col: k,
+                value: format!("{v:?}"),
+            };
+        }
+    }
+    AssignmentError::InvalidCost {
+        row: 0,
+        col: 0,
+        value: "NaN".into(),
+    }
+}
+
+/// Running facts about the finite entries.
+struct Stats {
+    integral: bool,
+    min: f64,
+    max: f64,
+}
+
+/// Converts one entry to the internal value (negated when maximising, `+inf` forbidden).
+#[inline(always)]
+fn convert<T: Cost>(
+    v: T,
+    r: usize,
+    k: usize,
+    negated: bool,
+    st: &mut Stats,
+) -> Result<f64, AssignmentError> {
+    match v.classify_cost() {
+        CostClass::Finite(x) => {
+            let x = if negated { -x } else { x };
+            st.integral &= x == x.trunc();
+            st.min = st.min.min(x);
+            st.max = st.max.max(x);
+            Ok(x)
+        }
+        CostClass::Forbidden => Ok(f64::INFINITY),
+        CostClass::Invalid => Err(AssignmentError::InvalidCost {
+            row: r,
+            col: k,
+            value: format!("{v:?}"),
+        }),
+        CostClass::OutOfRange => Err(AssignmentError::CostOutOfRange {
+            row: r,
+            col: k,
+            value: format!("{v:?}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn transposes_and_negates() {
+        let a = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        let p = Problem::new(a.view(), Sense::Maximize).unwrap();
+        assert_eq!((p.nr, p.nc), (2, 3));
+        assert!(p.transposed && p.negated && p.integral);
+        assert_eq!(p.row(0), &[-1.0, -3.0, -5.0]);
+        assert_eq!(p.row(1), &[-2.0, -4.0, -6.0]);
+        assert_eq!((p.min, p.max), (-6.0, -1.0));
+    }
+
+    #[test]
+    fn classifies_entries() {
+        assert_eq!(f64::NAN.classify_cost(), CostClass::Invalid);
+        assert_eq!(f64::NEG_INFINITY.classify_cost(), CostClass::Invalid);
+        assert_eq!(f64::INFINITY.classify_cost(), CostClass::Forbidden);
+        assert_eq!(f32::INFINITY.classify_cost(), CostClass::Forbidden);
+        assert_eq!(None::<i64>.classify_cost(), CostClass::Forbidden);
+        assert_eq!(Some(3i64).classify_cost(), CostClass::Finite(3.0));
+        assert_eq!(i64::MAX.classify_cost(), CostClass::OutOfRange);
+    }
+}

@@ -1,0 +1,7 @@
+//! The auction kernels run on the CPU by the CUDA simulator (logic only; see
+//! `gpu_runtime::testing::run_cuda_sim` and `kernels-cuda/sim/test_assignment.cpp`).
+
+#[test]
+fn assignment_kernels_in_cpu_simulation() {
+    gpu_runtime::testing::run_cuda_sim("test_assignment", std::time::Duration::from_secs(600));
+}

@@ -1,0 +1,257 @@
+// Linear assignment: the bidding and resolution phases of Bertsekas' auction (Jacobi form).
+//
+// One round: every free person (bidder) finds its best and second best object under the
+// current prices (one warp per bidder), bids price + margin + eps and raises the object's
+// high-water mark with an atomic max on an order-preserving 64-bit key; then each bidder whose
+// bid equals its object's mark claims it with an atomic min on its id (the smallest id wins
+// ties); then each object with a winner is reassigned and repriced; then the free persons are
+// collected for the next round. Indices are 32-bit (n < 2^32), offsets into the n x n benefit
+// matrix 64-bit.
+#include "common.cuh"
+
+#define AUCTION_NONE 0xffffffffu
+
+// Order-preserving map from a double to an unsigned 64-bit key (larger double, larger key).
+// Key 0 is below every real number's key and marks "no bid".
+__device__ __forceinline__ u64 auction_key(double x) {
+    u64 b = (u64)__double_as_longlong(x);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+}
+
+__device__ __forceinline__ double auction_unkey(u64 k) {
+    u64 b = (k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k;
+    return __longlong_as_double((long long)b);
+}
+
+// The next double above a finite x (what a bid adds at least, so a price always rises).
+__device__ __forceinline__ double auction_next_up(double x) {
+    if (x == 0.0) return __longlong_as_double(1ll);
+    long long b = __double_as_longlong(x);
+    return __longlong_as_double(x > 0.0 ? b + 1 : b - 1);
+}
+
+// Starts a phase: nobody assigned, every person a bidder, no bids.
+extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
+                                         u32* winner, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        owner[i] = AUCTION_NONE;
+        assigned[i] = AUCTION_NONE;
+        bidders[i] = (u32)i;
+        high[i] = 0ull;
+        winner[i] = AUCTION_NONE;
+    }
+}
+
+// One warp per bidder k < count (grid-stride over warps): scan row bidders[k] of the benefit
+// matrix for the best and second best value a[i][j] - price[j], write the bid, raise high[j].
+extern "C" __global__ void auction_bid(const double* benefit, const double* price,
+                                       const u32* bidders, u64 count, u64 n, double eps,
+                                       u32* bid_obj, double* bid_val, u64* high) {
+    const u32 lane = threadIdx.x & 31u;
+    const u64 warps_per_block = blockDim.x >> 5;
+    const u64 warp0 = (u64)blockIdx.x * warps_per_block + (threadIdx.x >> 5);
+    const u64 warp_stride = (u64)gridDim.x * warps_per_block;
+    for (u64 k = warp0; k < count; k += warp_stride) {
+        const u64 person = bidders[k];
+        const double* row = benefit + person * n;
+        double best = -INFINITY, second = -INFINITY;
+        u32 bj = AUCTION_NONE;
+        for (u64 j = lane; j < n; j += 32) {
+            double v = row[j] - price[j];
+            if (v > best) {
+                second = best;
+                best = v;
+                bj = (u32)j;
+            } else if (v > second) {
+                second = v;
+            }
+        }
+        // Warp reduction of (best, bj, second); equal bests keep the smaller column.
+        for (int off = 16; off > 0; off >>= 1) {
+            double ob = __shfl_down_sync(0xffffffffu, best, off);
+            double os = __shfl_down_sync(0xffffffffu, second, off);
+            u32 oj = __shfl_down_sync(0xffffffffu, bj, off);
+            if (ob > best || (ob == best && oj < bj)) {
+                second = fmax(best, os);
+                best = ob;
+                bj = oj;
+            } else {
+                second = fmax(second, ob);
+            }
+        }
+        if (lane == 0 && bj != AUCTION_NONE) {
+            double inc = (second == -INFINITY) ? eps : (best - second + eps);
+            double bid = fmax(price[bj] + inc, auction_next_up(price[bj]));  // always progress
+            bid_obj[k] = bj;
+            bid_val[k] = bid;
+            atomicMax((unsigned long long*)&high[bj], (unsigned long long)auction_key(bid));
+        }
+    }
+}
+
+// Each bidder whose bid equals its object's high-water mark claims the object (smallest id).
+extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
+                                         const double* bid_val, const u64* high, u32* winner,
+                                         u64 count) {
+    WARPATH_GRID_STRIDE(k, count) {
+        u32 j = bid_obj[k];
+        if (auction_key(bid_val[k]) == high[j]) {
+            atomicMin(&winner[j], bidders[k]);
+        }
+    }
+}
+
+// Each object with a winner: evict the previous owner, assign the winner, set the price.
+// A winner bid for exactly one object and an evicted owner held exactly one, so the writes to
+// `assigned` never collide.
+extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
+                                          double* price, u64 n) {
+    WARPATH_GRID_STRIDE(j, n) {
+        u32 w = winner[j];
+        if (w != AUCTION_NONE) {
+            u32 prev = owner[j];
+            if (prev != AUCTION_NONE) {
+                assigned[prev] = AUCTION_NONE;
+            }
+            owner[j] = w;
+            assigned[w] = (u32)j;
+            price[j] = auction_unkey(high[j]);
+            winner[j] = AUCTION_NONE;
+            high[j] = 0ull;
+        } else if (high[j] != 0ull) {
+            high[j] = 0ull;
+        }
+    }
+}
+
+// Appends every unassigned person to `next` (order unspecified) and counts them.
+extern "C" __global__ void auction_collect(const u32* assigned, u32* next, u32* count, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        if (assigned[i] == AUCTION_NONE) {
+            u32 at = atomicAdd(count, 1u);
+            next[at] = (u32)i;
+        }
+    }
+}
+
+// A whole batch of auctions in one launch: one block per problem (grid-stride over problems),
+// every epsilon phase and bidding round inside the kernel, separated by block barriers.
+// Problem p is square of size sizes[p]; its benefit matrix starts at benefit + boff[p]; its
+// per-line scratch (price, owner, assigned, high, winner, bidders, bid_obj, bid_val) starts at
+// element soff[p] of each scratch array. The epsilon schedule is the host's: eps_start, divided
+// by 6 per phase, and the last phase at exactly eps_final once eps <= 6 * eps_final.
+// On return assigned[soff[p] + i] is the column of person i.
+extern "C" __global__ void auction_batch(const double* benefit, const u64* boff, const u32* sizes,
+                                         const u64* soff, const double* eps_start,
+                                         const double* eps_final, u64 problems, double* price,
+                                         u32* owner, u32* assigned, u64* high, u32* winner,
+                                         u32* bidders, u32* bid_obj, double* bid_val) {
+    __shared__ u32 s_count;
+    const u32 tid = threadIdx.x;
+    const u32 nthreads = blockDim.x;
+    const u32 lane = tid & 31u;
+    const u32 warp = tid >> 5;
+    const u32 nwarps = nthreads >> 5;
+    for (u64 p = blockIdx.x; p < problems; p += gridDim.x) {
+        const u32 n = sizes[p];
+        const double* B = benefit + boff[p];
+        const u64 o = soff[p];
+        double* pr = price + o;
+        u32* ow = owner + o;
+        u32* as = assigned + o;
+        u64* hi = high + o;
+        u32* wi = winner + o;
+        u32* bl = bidders + o;
+        u32* bo = bid_obj + o;
+        double* bv = bid_val + o;
+        for (u32 j = tid; j < n; j += nthreads) pr[j] = 0.0;
+        double eps = eps_start[p];
+        const double ef = eps_final[p];
+        bool last = false;
+        while (true) {
+            if (eps <= ef * 6.0) {
+                eps = ef;
+                last = true;
+            }
+            for (u32 j = tid; j < n; j += nthreads) {
+                ow[j] = AUCTION_NONE;
+                as[j] = AUCTION_NONE;
+                hi[j] = 0ull;
+                wi[j] = AUCTION_NONE;
+            }
+            __syncthreads();
+            while (true) {
+                if (tid == 0) s_count = 0;
+                __syncthreads();
+                for (u32 i = tid; i < n; i += nthreads) {
+                    if (as[i] == AUCTION_NONE) {
+                        u32 at = atomicAdd(&s_count, 1u);
+                        bl[at] = i;
+                    }
+                }
+                __syncthreads();
+                const u32 count = s_count;
+                if (count == 0) break;  // the same value in every thread: a uniform exit
+                // Bidding: one warp per bidder.
+                for (u32 k = warp; k < count; k += nwarps) {
+                    const double* row = B + (u64)bl[k] * n;
+                    double best = -INFINITY, second = -INFINITY;
+                    u32 bj = AUCTION_NONE;
+                    for (u32 j = lane; j < n; j += 32) {
+                        double v = row[j] - pr[j];
+                        if (v > best) {
+                            second = best;
+                            best = v;
+                            bj = j;
+                        } else if (v > second) {
+                            second = v;
+                        }
+                    }
+                    for (int off = 16; off > 0; off >>= 1) {
+                        double ob = __shfl_down_sync(0xffffffffu, best, off);
+                        double os = __shfl_down_sync(0xffffffffu, second, off);
+                        u32 oj = __shfl_down_sync(0xffffffffu, bj, off);
+                        if (ob > best || (ob == best && oj < bj)) {
+                            second = fmax(best, os);
+                            best = ob;
+                            bj = oj;
+                        } else {
+                            second = fmax(second, ob);
+                        }
+                    }
+                    if (lane == 0) {
+                        double inc = (second == -INFINITY) ? eps : (best - second + eps);
+                        double bid = fmax(pr[bj] + inc, auction_next_up(pr[bj]));  // always progress
+                        bo[k] = bj;
+                        bv[k] = bid;
+                        atomicMax((unsigned long long*)&hi[bj], (unsigned long long)auction_key(bid));
+                    }
+                }
+                __syncthreads();
+                // Claims: the smallest id among the highest bids.
+                for (u32 k = tid; k < count; k += nthreads) {
+                    u32 j = bo[k];
+                    if (auction_key(bv[k]) == hi[j]) atomicMin(&wi[j], bl[k]);
+                }
+                __syncthreads();
+                // Reassignment and repricing.
+                for (u32 j = tid; j < n; j += nthreads) {
+                    u32 w = wi[j];
+                    if (w != AUCTION_NONE) {
+                        u32 prev = ow[j];
+                        if (prev != AUCTION_NONE) as[prev] = AUCTION_NONE;
+                        ow[j] = w;
+                        as[w] = j;
+                        pr[j] = auction_unkey(hi[j]);
+                        wi[j] = AUCTION_NONE;
+                    }
+                    hi[j] = 0ull;
+                }
+                __syncthreads();
+            }
+            if (last) break;
+            eps /= 6.0;
+        }
+        __syncthreads();  // s_count and the scratch are reused by the next problem
+    }
+}
