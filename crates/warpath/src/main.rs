@@ -25,6 +25,12 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Euler circuit or path of a graph file or a generated Eulerian digraph.
+    Euler(cmd::graph::EulerArgs),
+    /// Summarise a graph file; write GraphViz DOT and render it.
+    Graph(cmd::graph::GraphArgs),
+    /// De Bruijn graph of the k-mers of FASTA/FASTQ reads, and the sequence of an Euler path.
+    DebruijnGraph(cmd::graph::DebruijnArgs),
 }
 
 fn main() {
@@ -32,6 +38,9 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Euler(args) => cmd::graph::run_euler(args, cli.json),
+        Command::Graph(args) => cmd::graph::run_graph(args, cli.json),
+        Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {

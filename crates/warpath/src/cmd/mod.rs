@@ -2,4 +2,5 @@
 //! subcommands also have `demo(size) -> Vec<DemoRow>` for `warpath demo`.
 
 pub(crate) mod demo;
+pub(crate) mod graph;
 pub(crate) mod info;
