@@ -2,6 +2,8 @@
 //! CPU (rayon) and on the GPU (CUDA), and Euler paths through a virtual edge.
 
 mod cuda;
+#[cfg(test)]
+mod cuda_model;
 mod hierholzer;
 mod parallel;
 
@@ -224,11 +226,11 @@ pub fn euler_circuit_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
         return Ok(EulerTrail::default());
     }
     let start = first_vertex_with_edges(g);
-    let edges = hierholzer::hierholzer_edges(g, start);
+    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
     if (edges.len() as u64) < g.edge_count() {
         return Err(disconnected(g, "circuit"));
     }
-    Ok(EulerTrail::from_edges(g, edges, start))
+    Ok(EulerTrail { edges, vertices })
 }
 
 /// An Euler path by Hierholzer's algorithm, from the vertex with out = in + 1 (or a circuit
@@ -256,11 +258,11 @@ pub fn euler_path_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
         return Ok(EulerTrail::default());
     }
     let start = ends.map_or_else(|| first_vertex_with_edges(g), |(s, _)| s);
-    let edges = hierholzer::hierholzer_edges(g, start);
+    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
     if (edges.len() as u64) < g.edge_count() {
         return Err(disconnected(g, "path"));
     }
-    Ok(EulerTrail::from_edges(g, edges, start))
+    Ok(EulerTrail { edges, vertices })
 }
 
 /// An Euler circuit by the parallel algorithm on the CPU (rayon): pairing, cycle labelling by
@@ -290,8 +292,9 @@ pub fn euler_circuit_parallel(g: &Graph) -> Result<EulerTrail, EulerError> {
     if g.edge_count() == 0 {
         return Ok(EulerTrail::default());
     }
-    let order = parallel::circuit_order(g.offsets(), g.targets(), parallel::CPU_SPLITTER_SPACING)?;
-    Ok(EulerTrail::from_edges(g, order, g.source(0)))
+    let (edges, vertices) =
+        parallel::circuit_order(g.offsets(), g.targets(), parallel::CPU_SPLITTER_SPACING)?;
+    Ok(EulerTrail { edges, vertices })
 }
 
 fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {

@@ -85,55 +85,96 @@ fn choose_splitters(m: usize, s: u32) -> Splitters {
     Splitters { edges, split_of }
 }
 
-/// Walks every splitter's sublist: `seg[e]`, `off[e]` for every edge reachable from a
-/// splitter, and per splitter the next splitter and the sublist length.
-fn walk_sublists(
-    succ: &[u32],
-    sp: &Splitters,
-    seg: &mut [u32],
-    off: &mut [u32],
-) -> (Vec<u32>, Vec<u32>) {
+/// Walks every splitter's sublist, writing `seg[e]` (the sublist's splitter index) for every
+/// edge reachable from a splitter; returns each splitter's next splitter.
+fn walk_label(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
     let k = sp.edges.len();
     let mut next = vec![0u32; k];
-    let mut len = vec![0u32; k];
     let ws = SharedMut::new(seg);
-    let wo = SharedMut::new(off);
     let wn = SharedMut::new(&mut next);
-    let wl = SharedMut::new(&mut len);
     let split_of = &sp.split_of;
     let edges = &sp.edges;
     let body = |j: usize| {
         let s = edges[j];
         // SAFETY: every edge lies on exactly one sublist (from the splitter before it on its
-        // cycle), so the writes of different walks are to distinct indices; next/len[j] belong
+        // cycle), so the writes of different walks are to distinct indices; next[j] belongs
         // to walk j alone.
         unsafe {
             ws.write(s as usize, j as u32);
-            wo.write(s as usize, 0);
             let mut e = succ[s as usize];
-            let mut r = 1u32;
             while split_of[e as usize] == NONE {
                 ws.write(e as usize, j as u32);
-                wo.write(e as usize, r);
-                r += 1;
                 e = succ[e as usize];
             }
             wn.write(j, split_of[e as usize]);
-            wl.write(j, r);
         }
     };
+    par_splitters(k, body);
+    next
+}
+
+fn par_splitters(k: usize, body: impl Fn(usize) + Sync + Send) {
     if k < 64 {
         (0..k).for_each(body);
     } else {
         (0..k).into_par_iter().for_each(body);
     }
-    (next, len)
+}
+
+/// Per splitter: the next splitter and the length of its sublist (read-only walks).
+fn walk_lengths(succ: &[u32], sp: &Splitters) -> (Vec<u32>, Vec<u32>) {
+    let k = sp.edges.len();
+    let walk = |j: usize| {
+        let mut e = succ[sp.edges[j] as usize];
+        let mut r = 1u32;
+        while sp.split_of[e as usize] == NONE {
+            r += 1;
+            e = succ[e as usize];
+        }
+        (sp.split_of[e as usize], r)
+    };
+    if k < 64 {
+        (0..k).map(walk).unzip()
+    } else {
+        (0..k).into_par_iter().map(walk).unzip()
+    }
+}
+
+/// Writes each sublist's edges and their end vertices at its rank: `order[base[j] + r]` and
+/// `verts[base[j] + r + 1]`.
+fn walk_emit(
+    succ: &[u32],
+    targets: &[u32],
+    sp: &Splitters,
+    base: &[u32],
+    order: &mut [u32],
+    verts: &mut [u32],
+) {
+    let wo = SharedMut::new(order);
+    let wv = SharedMut::new(verts);
+    par_splitters(sp.edges.len(), |j| {
+        let mut e = sp.edges[j];
+        let mut pos = base[j] as usize;
+        loop {
+            // SAFETY: on a single cycle, (base of the sublist + rank in it) is a bijection onto
+            // 0..m, so each position (and position + 1 in verts) has one writer.
+            unsafe {
+                wo.write(pos, e);
+                wv.write(pos + 1, targets[e as usize]);
+            }
+            pos += 1;
+            e = succ[e as usize];
+            if sp.split_of[e as usize] != NONE {
+                break;
+            }
+        }
+    });
 }
 
 /// Labels every edge with a representative edge of its `succ` cycle.
-fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32], off: &mut [u32]) -> Vec<u32> {
+fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
     let m = succ.len();
-    let (next, _) = walk_sublists(succ, sp, seg, off);
+    let next = walk_label(succ, sp, seg);
     // Splitter-level cycles: sequential, O(E / S).
     let k = sp.edges.len();
     let mut rep = vec![NONE; k];
@@ -214,8 +255,8 @@ fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32], off: &mut [u32]) 
     lab
 }
 
-/// The edge order of an Euler circuit starting with edge 0, for a graph whose in-degrees equal
-/// its out-degrees (checked by the caller) and `0 < E < u32::MAX`.
+/// The edge order and vertex sequence of an Euler circuit starting with edge 0, for a graph
+/// whose in-degrees equal its out-degrees (checked by the caller) and `0 < E < u32::MAX`.
 ///
 /// # Errors
 /// [`EulerError::Disconnected`] when the edges form several weak components.
@@ -223,7 +264,7 @@ pub(crate) fn circuit_order(
     offsets: &[u64],
     targets: &[u32],
     spacing: u32,
-) -> Result<Vec<u32>, EulerError> {
+) -> Result<(Vec<u32>, Vec<u32>), EulerError> {
     let m = targets.len();
     let n = offsets.len() - 1;
     // 1. Pairing.
@@ -244,8 +285,8 @@ pub(crate) fn circuit_order(
     // 2. Cycle labels.
     let sp = choose_splitters(m, spacing);
     let mut seg = vec![NONE; m];
-    let mut off = vec![0u32; m];
-    let label = label_cycles(&succ, &sp, &mut seg, &mut off);
+    let label = label_cycles(&succ, &sp, &mut seg);
+    drop(seg);
     let cycles: u64 = if m < PAR_THRESHOLD {
         label
             .iter()
@@ -321,7 +362,7 @@ pub(crate) fn circuit_order(
     drop(tree);
     drop(pred);
     // 5. Ranking from edge 0 (always a splitter).
-    let (next, len) = walk_sublists(&succ, &sp, &mut seg, &mut off);
+    let (next, len) = walk_lengths(&succ, &sp);
     let k = sp.edges.len();
     let mut base = vec![0u32; k];
     let j0 = sp.split_of[0] as usize;
@@ -337,19 +378,16 @@ pub(crate) fn circuit_order(
             break;
         }
     }
-    // Internal invariant (proved by the splice argument above); checked because the scatter
-    // below relies on it.
+    // Internal invariant (proved by the splice argument above); checked because the writes
+    // below rely on it.
     assert!(
         visited == k && run as usize == m,
         "the spliced successor permutation must be one cycle"
     );
     let mut order = vec![0u32; m];
-    let w = SharedMut::new(&mut order);
-    let (seg, off, base) = (&seg, &off, &base);
-    for_range(m, |e| {
-        let pos = base[seg[e] as usize] + off[e];
-        // SAFETY: (segment base + offset) is a bijection onto 0..m on a single cycle.
-        unsafe { w.write(pos as usize, e as u32) }
-    });
-    Ok(order)
+    let mut verts = vec![0u32; m + 1];
+    walk_emit(&succ, targets, &sp, &base, &mut order, &mut verts);
+    // Edge 0 starts at the first vertex with an out-edge.
+    verts[0] = (offsets.partition_point(|&o| o == 0) - 1) as u32;
+    Ok((order, verts))
 }

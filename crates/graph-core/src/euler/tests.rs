@@ -34,8 +34,8 @@ fn parallel_with_spacing(g: &Graph, spacing: u32) -> Result<EulerTrail, EulerErr
     if g.edge_count() == 0 {
         return Ok(EulerTrail::default());
     }
-    let order = parallel::circuit_order(g.offsets(), g.targets(), spacing)?;
-    Ok(EulerTrail::from_edges(g, order, g.source(0)))
+    let (edges, vertices) = parallel::circuit_order(g.offsets(), g.targets(), spacing)?;
+    Ok(EulerTrail { edges, vertices })
 }
 
 #[test]
