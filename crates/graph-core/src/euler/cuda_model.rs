@@ -5,6 +5,9 @@
 //! the splice by run starts, the cut list ranking) on machines without a GPU; it does not check
 //! the CUDA code itself.
 
+// Index loops on purpose: each loop mirrors a kernel's thread index.
+#![allow(clippy::needless_range_loop)]
+
 use super::parallel::is_splitter;
 use crate::components::UnionFind;
 use crate::{EulerError, Graph};
