@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use graph_core::{
-    EulerError, EulerStyle, EulerTrail, Graph, euler_circuit_hierholzer, euler_circuit_parallel, is_euler_circuit,
-    random_euler_graph,
+    EulerError, EulerStyle, EulerTrail, Graph, euler_circuit_hierholzer, euler_circuit_parallel,
+    is_euler_circuit, random_euler_graph,
 };
 
 /// Process CPU seconds (user + system), or NaN where /proc is missing.

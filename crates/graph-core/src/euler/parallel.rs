@@ -61,6 +61,8 @@ fn for_range(n: usize, f: impl Fn(usize) + Sync + Send) {
 }
 
 struct Splitters {
+    /// The spacing (a power of two) of [`is_splitter`].
+    spacing: u32,
     /// Splitter edges, in increasing id order.
     edges: Vec<u32>,
     /// `split_of[e]`: index of `e` among the splitters, or `NONE`.
@@ -82,65 +84,122 @@ fn choose_splitters(m: usize, s: u32) -> Splitters {
         // SAFETY: splitter edges are distinct.
         unsafe { w.write(edges[j] as usize, j as u32) }
     });
-    Splitters { edges, split_of }
+    Splitters {
+        spacing: s,
+        edges,
+        split_of,
+    }
 }
 
-/// Walks every splitter's sublist, writing `seg[e]` (the sublist's splitter index) for every
-/// edge reachable from a splitter; returns each splitter's next splitter.
-fn walk_label(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
+/// Walks run this many sublists at once per task, round-robin: their loads are independent, so
+/// the core overlaps their cache misses (memory-level parallelism) instead of waiting for one
+/// dependent miss per step.
+const LANES: usize = 16;
+
+/// Walks the sublist of every splitter: `step(j, r, e)` for the edge `e` at rank `r` of
+/// sublist `j` (rank 0 is the splitter itself), then `end(j, e, len)` with the splitter `e`
+/// that ends it and the sublist's length. Splitter-ness is recomputed from the hash, so a step
+/// costs one memory access (`succ[e]`).
+fn walk_sublists(
+    succ: &[u32],
+    sp: &Splitters,
+    step: impl Fn(usize, u32, u32) + Sync,
+    end: impl Fn(usize, u32, u32) + Sync,
+) {
+    const IDLE: usize = usize::MAX;
+    const CHUNK: usize = 512;
     let k = sp.edges.len();
-    let mut next = vec![0u32; k];
-    let ws = SharedMut::new(seg);
-    let wn = SharedMut::new(&mut next);
-    let split_of = &sp.split_of;
-    let edges = &sp.edges;
-    let body = |j: usize| {
-        let s = edges[j];
-        // SAFETY: every edge lies on exactly one sublist (from the splitter before it on its
-        // cycle), so the writes of different walks are to distinct indices; next[j] belongs
-        // to walk j alone.
-        unsafe {
-            ws.write(s as usize, j as u32);
-            let mut e = succ[s as usize];
-            while split_of[e as usize] == NONE {
-                ws.write(e as usize, j as u32);
-                e = succ[e as usize];
+    let s = sp.spacing;
+    let run_chunk = |c: usize| {
+        let hi = ((c + 1) * CHUNK).min(k);
+        let mut next_j = c * CHUNK;
+        let mut lane_j = [IDLE; LANES];
+        let mut lane_e = [0u32; LANES];
+        let mut lane_r = [0u32; LANES];
+        let mut active = 0usize;
+        let start = |j: usize, lane_e: &mut u32, lane_r: &mut u32| {
+            let e = sp.edges[j];
+            step(j, 0, e);
+            *lane_e = succ[e as usize];
+            *lane_r = 1;
+        };
+        for l in 0..LANES {
+            if next_j < hi {
+                start(next_j, &mut lane_e[l], &mut lane_r[l]);
+                lane_j[l] = next_j;
+                next_j += 1;
+                active += 1;
             }
-            wn.write(j, split_of[e as usize]);
+        }
+        while active > 0 {
+            for l in 0..LANES {
+                let j = lane_j[l];
+                if j == IDLE {
+                    continue;
+                }
+                let e = lane_e[l];
+                if is_splitter(e, s) {
+                    end(j, e, lane_r[l]);
+                    if next_j < hi {
+                        start(next_j, &mut lane_e[l], &mut lane_r[l]);
+                        lane_j[l] = next_j;
+                        next_j += 1;
+                    } else {
+                        lane_j[l] = IDLE;
+                        active -= 1;
+                    }
+                } else {
+                    step(j, lane_r[l], e);
+                    lane_r[l] += 1;
+                    lane_e[l] = succ[e as usize];
+                }
+            }
         }
     };
-    par_splitters(k, body);
+    let chunks = k.div_ceil(CHUNK);
+    if k < 4 * CHUNK {
+        (0..chunks).for_each(run_chunk);
+    } else {
+        (0..chunks).into_par_iter().for_each(run_chunk);
+    }
+}
+
+/// `seg[e]` = index of the sublist holding `e`, for every edge reachable from a splitter;
+/// returns each splitter's next splitter.
+fn walk_label(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
+    let mut next = vec![0u32; sp.edges.len()];
+    let ws = SharedMut::new(seg);
+    let wn = SharedMut::new(&mut next);
+    walk_sublists(
+        succ,
+        sp,
+        // SAFETY: every edge lies on exactly one sublist, so seg[e] has one writer.
+        |j, _, e| unsafe { ws.write(e as usize, j as u32) },
+        // SAFETY: next[j] belongs to sublist j alone.
+        |j, e, _| unsafe { wn.write(j, sp.split_of[e as usize]) },
+    );
     next
 }
 
-fn par_splitters(k: usize, body: impl Fn(usize) + Sync + Send) {
-    if k < 64 {
-        (0..k).for_each(body);
-    } else {
-        (0..k).into_par_iter().for_each(body);
-    }
-}
-
-/// Per splitter: the next splitter and the length of its sublist (read-only walks).
+/// Per splitter: the next splitter and the length of its sublist.
 fn walk_lengths(succ: &[u32], sp: &Splitters) -> (Vec<u32>, Vec<u32>) {
     let k = sp.edges.len();
-    let walk = |j: usize| {
-        let mut e = succ[sp.edges[j] as usize];
-        let mut r = 1u32;
-        while sp.split_of[e as usize] == NONE {
-            r += 1;
-            e = succ[e as usize];
-        }
-        (sp.split_of[e as usize], r)
-    };
-    if k < 64 {
-        (0..k).map(walk).unzip()
-    } else {
-        (0..k).into_par_iter().map(walk).unzip()
-    }
+    let (mut next, mut len) = (vec![0u32; k], vec![0u32; k]);
+    let (wn, wl) = (SharedMut::new(&mut next), SharedMut::new(&mut len));
+    walk_sublists(
+        succ,
+        sp,
+        |_, _, _| {},
+        // SAFETY: next[j] and len[j] belong to sublist j alone.
+        |j, e, r| unsafe {
+            wn.write(j, sp.split_of[e as usize]);
+            wl.write(j, r);
+        },
+    );
+    (next, len)
 }
 
-/// Writes each sublist's edges and their end vertices at its rank: `order[base[j] + r]` and
+/// Writes each sublist's edges and their end vertices at their rank: `order[base[j] + r]` and
 /// `verts[base[j] + r + 1]`.
 fn walk_emit(
     succ: &[u32],
@@ -152,23 +211,20 @@ fn walk_emit(
 ) {
     let wo = SharedMut::new(order);
     let wv = SharedMut::new(verts);
-    par_splitters(sp.edges.len(), |j| {
-        let mut e = sp.edges[j];
-        let mut pos = base[j] as usize;
-        loop {
+    walk_sublists(
+        succ,
+        sp,
+        |j, r, e| {
+            let pos = (base[j] + r) as usize;
             // SAFETY: on a single cycle, (base of the sublist + rank in it) is a bijection onto
             // 0..m, so each position (and position + 1 in verts) has one writer.
             unsafe {
                 wo.write(pos, e);
                 wv.write(pos + 1, targets[e as usize]);
             }
-            pos += 1;
-            e = succ[e as usize];
-            if sp.split_of[e as usize] != NONE {
-                break;
-            }
-        }
-    });
+        },
+        |_, _, _| {},
+    );
 }
 
 /// Labels every edge with a representative edge of its `succ` cycle.
