@@ -98,7 +98,7 @@ extern "C" __global__ void euler_number_splitters(u64 m, u32 mask, u32* split_of
 // touched (seg stays NONE if the host filled it so).
 extern "C" __global__ void euler_walk_sublists(const u32* __restrict__ succ,
                                                const u32* __restrict__ split_of,
-                                               const u32* __restrict__ split_edge, u64 k,
+                                               const u32* __restrict__ split_edge, u64 k, u32 mask,
                                                u32* seg, u32* off, u32* next, u32* len) {
     WARPATH_GRID_STRIDE(j, k) {
         u32 s = split_edge[j];
@@ -106,15 +106,14 @@ extern "C" __global__ void euler_walk_sublists(const u32* __restrict__ succ,
         off[s] = 0;
         u32 e = succ[s];
         u32 r = 1;
-        u32 sj = split_of[e];
-        while (sj == NONE) {
+        // Splitter-ness comes from the hash (no load); split_of is read once, at the end.
+        while (!is_splitter(e, mask)) {
             seg[e] = (u32)j;
             off[e] = r;
             ++r;
             e = succ[e];
-            sj = split_of[e];
         }
-        next[j] = sj;
+        next[j] = split_of[e];
         len[j] = r;
     }
 }

@@ -257,7 +257,8 @@ fn device_circuit(
     let mut len = alloc_u32(gpu, k)?;
     let walk_cfg = gpu.grid_stride(k64, 128);
     // SAFETY: each edge lies on at most one sublist, so seg/offs writes are disjoint; next/len
-    // have k entries, one per thread index j < k.
+    // have k entries, one per thread index j < k; `mask` is the one the splitters were numbered
+    // with, so every walk stops at a numbered splitter.
     unsafe {
         launch!(
             gpu,
@@ -267,6 +268,7 @@ fn device_circuit(
             &split_of,
             &split_edge,
             &k64,
+            &mask,
             &mut seg,
             &mut offs,
             &mut next,
@@ -439,6 +441,7 @@ fn device_circuit(
             &split_of,
             &split_edge,
             &k64,
+            &mask,
             &mut seg,
             &mut offs,
             &mut next,
