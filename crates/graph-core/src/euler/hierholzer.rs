@@ -33,7 +33,7 @@ fn hierholzer_records(g: &Graph, start: u32) -> (Vec<u32>, Vec<u32>) {
     let n = g.vertex_count();
     let m = targets.len();
     let rp = |v: usize| (off[v] + 3 * v as u64) as u32;
-    let mut rec = vec![0u32; m + 3 * n];
+    let mut rec: Vec<u32> = crate::par::zeroed_huge(m + 3 * n);
     for v in 0..n {
         let p = rp(v) as usize;
         let (lo, hi) = (off[v] as usize, off[v + 1] as usize);

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::EulerError;
 use crate::components::UnionFind;
-use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key};
+use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key, zeroed_huge};
 
 const NONE: u32 = u32::MAX;
 
@@ -57,6 +57,14 @@ fn for_range(n: usize, f: impl Fn(usize) + Sync + Send) {
         (0..n).for_each(f);
     } else {
         (0..n).into_par_iter().with_min_len(1 << 12).for_each(f);
+    }
+}
+
+fn for_range_fill(v: &mut [u32], value: u32) {
+    if v.len() < PAR_THRESHOLD {
+        v.fill(value);
+    } else {
+        v.par_chunks_mut(1 << 16).for_each(|c| c.fill(value));
     }
 }
 
@@ -246,8 +254,8 @@ fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
         }
     }
     // Pointer jumping on the edges of cycles without splitters.
-    let mut lab = vec![0u32; m];
-    let mut jmp = vec![0u32; m];
+    let mut lab: Vec<u32> = zeroed_huge(m);
+    let mut jmp: Vec<u32> = zeroed_huge(m);
     {
         let wl = SharedMut::new(&mut lab);
         let wj = SharedMut::new(&mut jmp);
@@ -324,8 +332,8 @@ pub(crate) fn circuit_order(
     let m = targets.len();
     let n = offsets.len() - 1;
     // 1. Pairing.
-    let mut pred = vec![0u32; m];
-    let mut succ = vec![0u32; m];
+    let mut pred: Vec<u32> = zeroed_huge(m);
+    let mut succ: Vec<u32> = zeroed_huge(m);
     {
         let wp = SharedMut::new(&mut pred);
         let wsucc = SharedMut::new(&mut succ);
@@ -340,7 +348,8 @@ pub(crate) fn circuit_order(
     }
     // 2. Cycle labels.
     let sp = choose_splitters(m, spacing);
-    let mut seg = vec![NONE; m];
+    let mut seg: Vec<u32> = zeroed_huge(m);
+    for_range_fill(&mut seg, NONE);
     let label = label_cycles(&succ, &sp, &mut seg);
     drop(seg);
     let cycles: u64 = if m < PAR_THRESHOLD {
