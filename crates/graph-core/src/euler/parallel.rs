@@ -31,6 +31,10 @@ use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key, zeroed_huge};
 
 const NONE: u32 = u32::MAX;
 
+/// Splitter-free cycles up to this length are labelled by direct walks, longer ones by pointer
+/// jumping.
+const SHORT_CYCLE: u32 = 8;
+
 /// One edge in about this many is a splitter of the list ranking (a power of two).
 pub(crate) const CPU_SPLITTER_SPACING: u32 = 64;
 
@@ -253,7 +257,9 @@ fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
             j = next[j] as usize;
         }
     }
-    // Pointer jumping on the edges of cycles without splitters.
+    // Cycles without splitters: a short one (at most SHORT_CYCLE edges) is labelled by its
+    // minimum edge, found by walking it from each of its edges (at most SHORT_CYCLE^2 loads
+    // per cycle, independent across edges); longer ones go to pointer jumping.
     let mut lab: Vec<u32> = zeroed_huge(m);
     let mut jmp: Vec<u32> = zeroed_huge(m);
     {
@@ -263,21 +269,33 @@ fn label_cycles(succ: &[u32], sp: &Splitters, seg: &mut [u32]) -> Vec<u32> {
         for_range(m, |e| {
             // SAFETY: index e belongs to this iteration alone.
             unsafe {
-                if seg[e] == NONE {
+                if seg[e] != NONE {
+                    wl.write(e, rep[seg[e] as usize]);
+                    wj.write(e, NONE);
+                    return;
+                }
+                let (mut x, mut low, mut steps) = (succ[e], e as u32, 1);
+                while x as usize != e && steps < SHORT_CYCLE {
+                    low = low.min(x);
+                    x = succ[x as usize];
+                    steps += 1;
+                }
+                if x as usize == e {
+                    wl.write(e, low);
+                    wj.write(e, NONE);
+                } else {
                     wl.write(e, e as u32);
                     wj.write(e, succ[e]);
-                } else {
-                    wl.write(e, rep[seg[e] as usize]);
                 }
             }
         });
     }
     let residual: Vec<u32> = if m < PAR_THRESHOLD {
-        (0..m as u32).filter(|&e| seg[e as usize] == NONE).collect()
+        (0..m as u32).filter(|&e| jmp[e as usize] != NONE).collect()
     } else {
         (0..m as u32)
             .into_par_iter()
-            .filter(|&e| seg[e as usize] == NONE)
+            .filter(|&e| jmp[e as usize] != NONE)
             .collect()
     };
     if !residual.is_empty() {
