@@ -511,6 +511,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Arbitrary text never panics any reader: it is a graph or an error.
+        #[test]
+        fn prop_readers_never_panic(text in "[ab0-9 ,%#>\\-\n\t.]{0,200}", mm in proptest::bool::ANY) {
+            let text = if mm {
+                format!("%%MatrixMarket matrix coordinate pattern general\n4 4 3\n{text}")
+            } else {
+                text
+            };
+            for f in [GraphFormat::EdgeList, GraphFormat::Adjacency, GraphFormat::Snap, GraphFormat::MatrixMarket] {
+                match read_graph(text.as_bytes(), f) {
+                    Ok(g) => proptest::prop_assert!(g.targets().iter().all(|&t| (t as usize) < g.vertex_count())),
+                    Err(GraphError::Parse { line, .. }) => proptest::prop_assert!(line >= 1),
+                    Err(GraphError::TooLarge { .. }) => {}
+                    Err(e) => proptest::prop_assert!(false, "unexpected error kind: {e}"),
+                }
+            }
+        }
+    }
+
     #[test]
     fn invalid_utf8_is_a_parse_error() {
         let bytes = b"a b\n\xff\xfe c\n";
