@@ -1,5 +1,29 @@
-//! # graph-core
-//!
-//! Directed multigraphs in CSR form, Euler circuits and paths (CPU and GPU), De Bruijn graphs, GraphViz output.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+mod components;
+mod debruijn;
+mod dot;
+mod error;
+mod euler;
+mod generate;
+mod graph;
+mod io;
+mod par;
+
+pub use components::{
+    Components, check_euler_circuit_conditions, edge_component_count, euler_path_endpoints,
+    is_strongly_connected, spanning_forest, strongly_connected_components,
+    weakly_connected_components,
+};
+pub use debruijn::{KmerGraph, kmer_graph_from_file, kmer_graph_from_reads, spell_walk};
+pub use dot::{DotOptions, dot_available, dot_quote, render_dot, write_dot};
+pub use error::{EulerError, GraphError};
+pub use euler::{
+    EULER_GPU_THRESHOLD, EULER_PARALLEL_THRESHOLD, EulerTrail, GpuEulerTimes, MAX_EULER_EDGES,
+    euler_circuit, euler_circuit_cuda_timed, euler_circuit_hierholzer, euler_circuit_parallel,
+    euler_path, euler_path_hierholzer, is_euler_circuit, is_euler_path, verify_euler_trail,
+};
+pub use generate::{EulerStyle, de_bruijn_graph, de_bruijn_word, random_euler_graph};
+pub use gpu_runtime::{Backend, Exec};
+pub use graph::{Graph, VertexNames};
+pub use io::{GraphFormat, detect_format, read_graph, read_graph_file, write_adjacency};

@@ -35,6 +35,12 @@ enum Command {
     Debruijn(cmd::perm::DeBruijnArgs),
     /// Solve the spatial FitzHugh–Nagumo equation (explicit, adaptive or implicit scheme).
     Fhn(cmd::fhn::Args),
+    /// Euler circuit or path of a graph file or a generated Eulerian digraph.
+    Euler(cmd::graph::EulerArgs),
+    /// Summarise a graph file; write GraphViz DOT and render it.
+    Graph(cmd::graph::GraphArgs),
+    /// De Bruijn graph of the k-mers of FASTA/FASTQ reads, and the sequence of an Euler path.
+    DebruijnGraph(cmd::graph::DebruijnArgs),
 }
 
 fn main() {
@@ -47,6 +53,9 @@ fn main() {
         Command::Perm(args) => cmd::perm::run(args, cli.json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
         Command::Fhn(args) => cmd::fhn::run(args, cli.json),
+        Command::Euler(args) => cmd::graph::run_euler(args, cli.json),
+        Command::Graph(args) => cmd::graph::run_graph(args, cli.json),
+        Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, cli.json),
     };
     if let Err(e) = result {
         if e.downcast_ref::<report::AlreadyReported>().is_some() {

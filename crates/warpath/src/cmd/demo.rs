@@ -31,6 +31,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     rows.extend(crate::cmd::lap::demo(args.size));
     rows.extend(crate::cmd::perm::demo(args.size));
     rows.extend(super::fhn::demo(args.size));
+    rows.extend(crate::cmd::graph::demo(args.size));
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(

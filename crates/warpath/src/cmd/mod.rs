@@ -3,6 +3,7 @@
 
 pub(crate) mod demo;
 pub(crate) mod fhn;
+pub(crate) mod graph;
 pub(crate) mod info;
 pub(crate) mod lap;
 pub(crate) mod perm;

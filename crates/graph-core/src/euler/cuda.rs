@@ -1,0 +1,501 @@
+//! The parallel Euler circuit algorithm on the GPU: every stage of `parallel.rs` as kernels
+//! of `kernels-cuda/graph.cu`. The pipeline reads back a handful of scalars (the splitter count,
+//! the "unsettled" flag of each residual pointer-jumping round, the cycle and link counts) to
+//! size buffers and stop early; all per-edge work stays on the device.
+
+use gpu_runtime::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use gpu_runtime::{Gpu, GpuError, PtxModule};
+
+use crate::{EulerError, Graph};
+
+static GRAPH: PtxModule = gpu_runtime::ptx_module!("graph");
+
+const NONE: u32 = u32::MAX;
+/// Splitter spacing on the GPU is 32 (mask 31): walks of ~32 steps per thread.
+const GPU_SPLITTER_MASK: u32 = 31;
+/// Matches SCAN_TILE in graph.cu.
+const SCAN_TILE: usize = 1024;
+const SCAN_THREADS: u32 = 256;
+
+/// Launches `$name` from graph.cu with the given configuration and arguments. Callers wrap it
+/// in `unsafe` with a `// SAFETY:` comment that matches the kernel's contract.
+macro_rules! launch {
+    ($gpu:expr, $name:literal, $cfg:expr $(, $arg:expr)* $(,)?) => {{
+        let f = $gpu.function(&GRAPH, $name)?;
+        let mut b = $gpu.stream().launch_builder(&f);
+        $( b.arg($arg); )*
+        b.launch($cfg).map_err(GpuError::launch)?;
+    }};
+}
+
+fn grid(gpu: &Gpu, n: usize) -> LaunchConfig {
+    gpu.grid_stride(n as u64, 256)
+}
+
+fn scalar<T: DeviceRepr + Copy + Default>(gpu: &Gpu, s: &CudaSlice<T>) -> Result<T, GpuError> {
+    Ok(gpu.download(s)?.first().copied().unwrap_or_default())
+}
+
+/// Enough pointer-jumping rounds for lists of up to `k` elements: `2^rounds >= k`.
+fn rounds_for(k: usize) -> u32 {
+    usize::BITS - k.leading_zeros() + 1
+}
+
+fn alloc_u32(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
+    // SAFETY: every caller writes all elements with a kernel (or a fill) before reading them.
+    unsafe { gpu.alloc_uninit::<u32>(n.max(1)) }
+}
+
+fn fill(gpu: &Gpu, buf: &mut CudaSlice<u32>, value: u32, n: usize) -> Result<(), GpuError> {
+    let n64 = n as u64;
+    // SAFETY: graph_fill_u32(out, value, n) writes out[0..n); buf holds at least n elements.
+    unsafe { launch!(gpu, "graph_fill_u32", grid(gpu, n), buf, &value, &n64) };
+    Ok(())
+}
+
+fn copy(gpu: &Gpu, src: &CudaSlice<u32>, n: usize) -> Result<CudaSlice<u32>, GpuError> {
+    let mut dst = alloc_u32(gpu, n)?;
+    gpu.stream()
+        .memcpy_dtod(src, &mut dst)
+        .map_err(GpuError::launch)?;
+    Ok(dst)
+}
+
+/// Inclusive max-scan of `input[0..n)` into `out` (a private, simple reduce-then-scan; see
+/// graph.cu).
+fn scan_max(
+    gpu: &Gpu,
+    input: &CudaSlice<u32>,
+    out: &mut CudaSlice<u32>,
+    n: usize,
+) -> Result<(), GpuError> {
+    let tiles = n.div_ceil(SCAN_TILE).max(1);
+    let mut tile_max = alloc_u32(gpu, tiles)?;
+    let n64 = n as u64;
+    let cfg = LaunchConfig {
+        grid_dim: (tiles as u32, 1, 1),
+        block_dim: (SCAN_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: one block per tile of 1024 elements reads input[0..n), writes out[0..n) and
+    // tile_max[0..tiles); all buffers are that large.
+    unsafe {
+        launch!(
+            gpu,
+            "graph_scan_max_tiles",
+            cfg,
+            input,
+            &mut *out,
+            &n64,
+            &mut tile_max
+        )
+    };
+    if tiles > 1 {
+        let mut scanned = alloc_u32(gpu, tiles)?;
+        scan_max(gpu, &tile_max, &mut scanned, tiles)?;
+        // SAFETY: reads scanned[0..tiles) and updates out[0..n).
+        unsafe {
+            launch!(
+                gpu,
+                "graph_scan_max_carry",
+                grid(gpu, n),
+                &mut *out,
+                &n64,
+                &scanned
+            )
+        };
+    }
+    Ok(())
+}
+
+/// Device times of one GPU Euler circuit, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GpuEulerTimes {
+    /// Host-to-device copy of the CSR arrays.
+    pub upload: f64,
+    /// The algorithm itself, from the uploaded CSR to the edge order on the device.
+    pub compute: f64,
+    /// Device-to-host copy of the edge order.
+    pub download: f64,
+}
+
+/// Runs the GPU pipeline and returns the edge order (starting with edge 0) and the times.
+pub(crate) fn circuit_order_timed(
+    gpu: &Gpu,
+    g: &Graph,
+) -> Result<(Vec<u32>, GpuEulerTimes), EulerError> {
+    let m = g.targets().len();
+    let n = g.vertex_count();
+    // The largest simultaneous footprint is about 12 u32 arrays and 2 byte arrays per edge.
+    gpu.ensure_fits(50 * m as u64 + 16 * n as u64 + (1 << 20))?;
+    let t = gpu.timer()?;
+    let d_off = gpu.upload(g.offsets())?;
+    let d_tgt = gpu.upload(g.targets())?;
+    let upload = t.stop()?;
+    let t = gpu.timer()?;
+    let d_order = device_circuit(gpu, g, &d_off, &d_tgt)?;
+    let compute = t.stop()?;
+    let t = gpu.timer()?;
+    let order = gpu.download(&d_order)?;
+    let download = t.stop()?;
+    Ok((
+        order[..m].to_vec(),
+        GpuEulerTimes {
+            upload,
+            compute,
+            download,
+        },
+    ))
+}
+
+/// Runs the GPU pipeline and returns the edge order (starting with edge 0).
+pub(crate) fn circuit_order(gpu: &Gpu, g: &Graph) -> Result<Vec<u32>, EulerError> {
+    circuit_order_timed(gpu, g).map(|(o, _)| o)
+}
+
+fn device_circuit(
+    gpu: &Gpu,
+    g: &Graph,
+    d_off: &CudaSlice<u64>,
+    d_tgt: &CudaSlice<u32>,
+) -> Result<CudaSlice<u32>, EulerError> {
+    let m = g.targets().len();
+    let n = g.vertex_count();
+    let (m64, n64) = (m as u64, n as u64);
+    let mask = GPU_SPLITTER_MASK;
+
+    // Degrees.
+    let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
+    // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
+    unsafe { launch!(gpu, "euler_in_degree", grid(gpu, m), d_tgt, &m64, &mut cnt) };
+    let mut bad = gpu.upload(&[NONE])?;
+    // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_check_balanced",
+            grid(gpu, n),
+            d_off,
+            &cnt,
+            &n64,
+            &mut bad
+        )
+    };
+    let bad = scalar(gpu, &bad)?;
+    if bad != NONE {
+        let in_degree = g.targets().iter().filter(|&&t| t == bad).count() as u64;
+        return Err(EulerError::Unbalanced {
+            vertex: bad,
+            in_degree,
+            out_degree: g.out_degree(bad),
+        });
+    }
+
+    // 1. Pairing.
+    gpu.stream()
+        .memset_zeros(&mut cnt)
+        .map_err(GpuError::launch)?;
+    let mut succ = alloc_u32(gpu, m)?;
+    let mut pred = alloc_u32(gpu, m)?;
+    // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
+    // every pos in 0..m is written once to pred, every e in 0..m once to succ.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_pair",
+            grid(gpu, m),
+            d_off,
+            d_tgt,
+            &m64,
+            &mut cnt,
+            &mut succ,
+            &mut pred
+        )
+    };
+    drop(cnt);
+
+    // 2. Splitters and cycle labels.
+    let mut count = gpu.alloc_zeros::<u32>(1)?;
+    // SAFETY: only increments the single counter.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_count_splitters",
+            grid(gpu, m),
+            &m64,
+            &mask,
+            &mut count
+        )
+    };
+    let k = scalar(gpu, &count)? as usize;
+    let k64 = k as u64;
+    let mut split_of = alloc_u32(gpu, m)?;
+    fill(gpu, &mut split_of, NONE, m)?;
+    let mut split_edge = alloc_u32(gpu, k)?;
+    gpu.stream()
+        .memset_zeros(&mut count)
+        .map_err(GpuError::launch)?;
+    let cap = k as u32;
+    // SAFETY: writes split_of[e] for e < m and split_edge[j] for j < cap = k.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_number_splitters",
+            grid(gpu, m),
+            &m64,
+            &mask,
+            &mut split_of,
+            &mut split_edge,
+            &mut count,
+            &cap
+        )
+    };
+    let mut seg = alloc_u32(gpu, m)?;
+    fill(gpu, &mut seg, NONE, m)?;
+    let mut offs = alloc_u32(gpu, m)?;
+    let mut next = alloc_u32(gpu, k)?;
+    let mut len = alloc_u32(gpu, k)?;
+    let walk_cfg = gpu.grid_stride(k64, 128);
+    // SAFETY: each edge lies on at most one sublist, so seg/offs writes are disjoint; next/len
+    // have k entries, one per thread index j < k; `mask` is the one the splitters were numbered
+    // with, so every walk stops at a numbered splitter.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_walk_sublists",
+            walk_cfg,
+            &succ,
+            &split_of,
+            &split_edge,
+            &k64,
+            &mask,
+            &mut seg,
+            &mut offs,
+            &mut next,
+            &mut len
+        )
+    };
+    let mut sl_a = copy(gpu, &split_edge, k)?;
+    let mut sj_a = copy(gpu, &next, k)?;
+    let mut sl_b = alloc_u32(gpu, k)?;
+    let mut sj_b = alloc_u32(gpu, k)?;
+    for _ in 0..rounds_for(k) {
+        // SAFETY: reads the _a buffers, writes the _b buffers, all of k entries; jmp values
+        // are splitter indices < k.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_jump_min",
+                grid(gpu, k),
+                &sl_a,
+                &sj_a,
+                &mut sl_b,
+                &mut sj_b,
+                &k64
+            )
+        };
+        std::mem::swap(&mut sl_a, &mut sl_b);
+        std::mem::swap(&mut sj_a, &mut sj_b);
+    }
+    drop((sj_a, sl_b, sj_b));
+    let mut lab_a = alloc_u32(gpu, m)?;
+    let mut jmp_a = alloc_u32(gpu, m)?;
+    let mut lab_b = alloc_u32(gpu, m)?;
+    let mut jmp_b = alloc_u32(gpu, m)?;
+    // SAFETY: reads seg/succ (m entries) and sl_a[seg[e]] (seg < k); writes lab_a/jmp_a[e].
+    unsafe {
+        launch!(
+            gpu,
+            "euler_label_init",
+            grid(gpu, m),
+            &seg,
+            &succ,
+            &sl_a,
+            &m64,
+            &mut lab_a,
+            &mut jmp_a
+        )
+    };
+    drop(sl_a);
+    let mut flag = gpu.alloc_zeros::<u32>(1)?;
+    for _ in 0..40 {
+        gpu.stream()
+            .memset_zeros(&mut flag)
+            .map_err(GpuError::launch)?;
+        // SAFETY: reads the _a buffers at e and at jmp/succ targets (edges < m), writes the
+        // _b buffers at e, sets the flag.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_jump_residual",
+                grid(gpu, m),
+                &seg,
+                &succ,
+                &lab_a,
+                &jmp_a,
+                &mut lab_b,
+                &mut jmp_b,
+                &m64,
+                &mut flag
+            )
+        };
+        std::mem::swap(&mut lab_a, &mut lab_b);
+        std::mem::swap(&mut jmp_a, &mut jmp_b);
+        if scalar(gpu, &flag)? == 0 {
+            break;
+        }
+    }
+    let lab = lab_a;
+    drop(jmp_a);
+
+    // 3. Spanning forest of the cycle graph.
+    let mut cycles = gpu.alloc_zeros::<u32>(1)?;
+    // SAFETY: reads lab[0..m), increments one counter.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_count_cycles",
+            grid(gpu, m),
+            &lab,
+            &m64,
+            &mut cycles
+        )
+    };
+    let cycles = scalar(gpu, &cycles)? as u64;
+    let mut tree = gpu.alloc_zeros::<u8>(m)?;
+    let mut links_n = 0u64;
+    if cycles > 1 {
+        let mut parent = alloc_u32(gpu, m)?;
+        // SAFETY: writes parent[0..m).
+        unsafe { launch!(gpu, "graph_iota_u32", grid(gpu, m), &mut parent, &m64) };
+        let mut row_last = gpu.alloc_zeros::<u8>(m)?;
+        // SAFETY: reads offsets[0..=n), writes row_last[offsets[v+1]-1] < m.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_mark_row_ends",
+                grid(gpu, n),
+                d_off,
+                &n64,
+                &mut row_last
+            )
+        };
+        let mut links = gpu.alloc_zeros::<u32>(1)?;
+        // SAFETY: labels are edge ids < m, so union-find indices stay in parent[0..m); tree[k]
+        // for k < m; one counter.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_link_cycles",
+                grid(gpu, m),
+                &lab,
+                &row_last,
+                &m64,
+                &mut parent,
+                &mut tree,
+                &mut links
+            )
+        };
+        links_n = scalar(gpu, &links)? as u64;
+    }
+    drop(lab);
+    let components = cycles.saturating_sub(links_n);
+    if components > 1 {
+        return Err(EulerError::Disconnected {
+            kind: "circuit",
+            components,
+        });
+    }
+
+    // 4. Splice.
+    if links_n > 0 {
+        // SAFETY: reads tree[0..m), writes jmp_b (run keys) [0..m).
+        unsafe { launch!(gpu, "euler_run_keys", grid(gpu, m), &tree, &m64, &mut jmp_b) };
+        scan_max(gpu, &jmp_b, &mut lab_b, m)?;
+        // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
+        // the values written are positions < m (a tree link k always has k + 1 in its row).
+        unsafe {
+            launch!(
+                gpu,
+                "euler_splice",
+                grid(gpu, m),
+                &pred,
+                &tree,
+                &lab_b,
+                &m64,
+                &mut succ
+            )
+        };
+    }
+    drop((pred, tree, jmp_b, lab_b));
+
+    // 5. Ranking.
+    // SAFETY: as the first walk; now every edge is on the single cycle, so all of seg/offs is
+    // rewritten.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_walk_sublists",
+            walk_cfg,
+            &succ,
+            &split_of,
+            &split_edge,
+            &k64,
+            &mask,
+            &mut seg,
+            &mut offs,
+            &mut next,
+            &mut len
+        )
+    };
+    let mut val_a = alloc_u32(gpu, k)?;
+    let mut nxt_a = alloc_u32(gpu, k)?;
+    let mut val_b = alloc_u32(gpu, k)?;
+    let mut nxt_b = alloc_u32(gpu, k)?;
+    // SAFETY: reads next/len (k entries) and split_of[0]; writes val_a/nxt_a (k entries).
+    unsafe {
+        launch!(
+            gpu,
+            "euler_rank_init",
+            grid(gpu, k),
+            &next,
+            &len,
+            &split_of,
+            &k64,
+            &mut val_a,
+            &mut nxt_a
+        )
+    };
+    for _ in 0..rounds_for(k) {
+        // SAFETY: ping-pong buffers of k entries; nxt values are < k or NONE (checked).
+        unsafe {
+            launch!(
+                gpu,
+                "euler_rank_round",
+                grid(gpu, k),
+                &val_a,
+                &nxt_a,
+                &mut val_b,
+                &mut nxt_b,
+                &k64
+            )
+        };
+        std::mem::swap(&mut val_a, &mut val_b);
+        std::mem::swap(&mut nxt_a, &mut nxt_b);
+    }
+    let mut order = alloc_u32(gpu, m)?;
+    // SAFETY: seg[e] < k, positions are checked against m in the kernel.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_scatter_order",
+            grid(gpu, m),
+            &seg,
+            &offs,
+            &val_a,
+            &m64,
+            &mut order
+        )
+    };
+    Ok(order)
+}

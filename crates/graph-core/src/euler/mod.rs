@@ -1,0 +1,482 @@
+//! Euler circuits and paths: checkers, Hierholzer (sequential), the parallel algorithm on the
+//! CPU (rayon) and on the GPU (CUDA), and Euler paths through a virtual edge.
+
+mod cuda;
+#[cfg(test)]
+mod cuda_model;
+mod hierholzer;
+mod parallel;
+
+pub use cuda::GpuEulerTimes;
+use gpu_runtime::{Backend, Exec, Target};
+use rayon::prelude::*;
+
+use crate::components::{edge_component_count, first_unbalanced, path_endpoints_by_degree};
+use crate::par::PAR_THRESHOLD;
+use crate::{EulerError, Graph};
+
+/// The most edges the Euler functions accept (edge ids are `u32`, one value is reserved).
+pub const MAX_EULER_EDGES: u64 = u32::MAX as u64 - 1;
+
+/// From this many edges `Exec::Auto` runs the Euler circuit on the GPU when there is one.
+/// Not yet measured on a GPU (no device was available while writing it): a conservative
+/// guess, where the transfers (12 bytes per edge) are small next to the CPU time.
+pub const EULER_GPU_THRESHOLD: u64 = 1 << 22;
+
+/// From this many edges the CPU path uses the parallel algorithm instead of Hierholzer
+/// (when rayon has more than one thread). Set from the `graph-core` benchmark on 2 cores.
+pub const EULER_PARALLEL_THRESHOLD: u64 = 1 << 21;
+
+/// An Euler circuit or path: the edges in walk order and the vertices visited.
+///
+/// `vertices` has `edges.len() + 1` entries (`vertices[i]` is the start of `edges[i]` and
+/// `vertices[i + 1]` its end); for a circuit the first and last vertex are equal. A graph
+/// without edges has the empty trail.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EulerTrail {
+    /// Edge ids (positions in the CSR arrays) in walk order.
+    pub edges: Vec<u32>,
+    /// The vertex sequence, one longer than `edges` (empty when `edges` is).
+    pub vertices: Vec<u32>,
+}
+
+impl EulerTrail {
+    /// Builds the vertex sequence of an edge sequence that starts at `start`.
+    fn from_edges(g: &Graph, edges: Vec<u32>, start: u32) -> Self {
+        if edges.is_empty() {
+            return EulerTrail::default();
+        }
+        let t = g.targets();
+        let mut vertices = vec![0u32; edges.len() + 1];
+        vertices[0] = start;
+        if edges.len() < PAR_THRESHOLD {
+            for (v, &e) in vertices[1..].iter_mut().zip(&edges) {
+                *v = t[e as usize];
+            }
+        } else {
+            vertices[1..]
+                .par_iter_mut()
+                .zip(edges.par_iter())
+                .for_each(|(v, &e)| *v = t[e as usize]);
+        }
+        EulerTrail { edges, vertices }
+    }
+}
+
+/// Checks that `trail` is an Euler trail of `g`: every edge exactly once, consecutive edges
+/// meet, and the vertex sequence matches the edges; with `closed`, it also ends where it
+/// starts. Independent of the algorithms (it finds edge starts by binary search).
+///
+/// # Complexity
+/// `O(E log V)`.
+///
+/// # Errors
+/// A message saying what is wrong.
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, EulerTrail, verify_euler_trail};
+/// let g = Graph::from_edges(2, &[(0, 1), (1, 0)])?;
+/// let t = EulerTrail { edges: vec![1, 0], vertices: vec![1, 0, 1] };
+/// assert!(verify_euler_trail(&g, &t, true).is_ok());
+/// let bad = EulerTrail { edges: vec![1, 1], vertices: vec![1, 0, 1] };
+/// assert!(verify_euler_trail(&g, &bad, true).is_err());
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn verify_euler_trail(g: &Graph, trail: &EulerTrail, closed: bool) -> Result<(), String> {
+    let m = g.edge_count();
+    if trail.edges.len() as u64 != m {
+        return Err(format!(
+            "the trail has {} edges, the graph {m}",
+            trail.edges.len()
+        ));
+    }
+    if m == 0 {
+        return if trail.vertices.len() <= 1 {
+            Ok(())
+        } else {
+            Err("a trail without edges visits at most one vertex".into())
+        };
+    }
+    if trail.vertices.len() as u64 != m + 1 {
+        return Err(format!(
+            "{} vertices for {m} edges (expected {})",
+            trail.vertices.len(),
+            m + 1
+        ));
+    }
+    let mut seen = vec![false; m as usize];
+    for (i, &e) in trail.edges.iter().enumerate() {
+        if e as u64 >= m {
+            return Err(format!("position {i}: edge {e} does not exist"));
+        }
+        if std::mem::replace(&mut seen[e as usize], true) {
+            return Err(format!("position {i}: edge {e} used twice"));
+        }
+        let (s, t) = (g.source(e as u64), g.targets()[e as usize]);
+        if trail.vertices[i] != s || trail.vertices[i + 1] != t {
+            return Err(format!(
+                "position {i}: edge {e} goes {s} -> {t}, the vertex sequence says {} -> {}",
+                trail.vertices[i],
+                trail.vertices[i + 1]
+            ));
+        }
+    }
+    if closed && trail.vertices[0] != trail.vertices[m as usize] {
+        return Err(format!(
+            "the trail starts at {} but ends at {}",
+            trail.vertices[0], trail.vertices[m as usize]
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `trail` is an Euler circuit of `g` (see [`verify_euler_trail`]).
+///
+/// # Complexity
+/// `O(E log V)`.
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, Exec, euler_circuit, is_euler_circuit};
+/// let g = Graph::from_edges(3, &[(0, 1), (1, 2), (2, 0), (0, 0)])?;
+/// let (t, _) = euler_circuit(&g, Exec::Cpu)?;
+/// assert!(is_euler_circuit(&g, &t));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn is_euler_circuit(g: &Graph, trail: &EulerTrail) -> bool {
+    verify_euler_trail(g, trail, true).is_ok()
+}
+
+/// Whether `trail` is an Euler path of `g` (open or closed; see [`verify_euler_trail`]).
+///
+/// # Complexity
+/// `O(E log V)`.
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, Exec, euler_path, is_euler_path};
+/// let g = Graph::from_edges(3, &[(0, 1), (1, 2), (2, 0), (0, 2)])?;
+/// let (t, _) = euler_path(&g, Exec::Cpu)?;
+/// assert!(is_euler_path(&g, &t));
+/// assert_eq!(t.vertices, vec![0, 1, 2, 0, 2]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn is_euler_path(g: &Graph, trail: &EulerTrail) -> bool {
+    verify_euler_trail(g, trail, false).is_ok()
+}
+
+fn check_size(g: &Graph) -> Result<(), EulerError> {
+    if g.edge_count() > MAX_EULER_EDGES {
+        return Err(EulerError::TooManyEdges {
+            edges: g.edge_count(),
+            max: MAX_EULER_EDGES,
+        });
+    }
+    Ok(())
+}
+
+fn check_balanced(g: &Graph) -> Result<(), EulerError> {
+    let out = g.out_degrees();
+    let ind = g.in_degrees();
+    match first_unbalanced(&out, &ind) {
+        Some((vertex, in_degree, out_degree)) => Err(EulerError::Unbalanced {
+            vertex,
+            in_degree,
+            out_degree,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn first_vertex_with_edges(g: &Graph) -> u32 {
+    g.offsets().partition_point(|&o| o == 0).saturating_sub(1) as u32
+}
+
+fn disconnected(g: &Graph, kind: &'static str) -> EulerError {
+    EulerError::Disconnected {
+        kind,
+        components: edge_component_count(g),
+    }
+}
+
+/// An Euler circuit by Hierholzer's algorithm: iterative, per-vertex edge cursors, one
+/// buffer; the sequential baseline.
+///
+/// # Complexity
+/// `O(V + E)` time, `O(V + E)` memory.
+///
+/// # Errors
+/// [`EulerError::Unbalanced`] (the first vertex with in != out), [`EulerError::Disconnected`]
+/// (with the number of weak components), [`EulerError::TooManyEdges`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, euler_circuit_hierholzer, is_euler_circuit};
+/// let g = Graph::from_edges(3, &[(0, 1), (1, 0), (0, 2), (2, 0)])?;
+/// let t = euler_circuit_hierholzer(&g)?;
+/// assert_eq!(t.vertices, vec![0, 1, 0, 2, 0]);
+/// assert!(is_euler_circuit(&g, &t));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_circuit_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
+    check_size(g)?;
+    check_balanced(g)?;
+    if g.edge_count() == 0 {
+        return Ok(EulerTrail::default());
+    }
+    let start = first_vertex_with_edges(g);
+    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
+    if (edges.len() as u64) < g.edge_count() {
+        return Err(disconnected(g, "circuit"));
+    }
+    Ok(EulerTrail { edges, vertices })
+}
+
+/// An Euler path by Hierholzer's algorithm, from the vertex with out = in + 1 (or a circuit
+/// when every vertex is balanced).
+///
+/// # Complexity
+/// `O(V + E)`.
+///
+/// # Errors
+/// [`EulerError::PathDegrees`], [`EulerError::Disconnected`], [`EulerError::TooManyEdges`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, euler_path_hierholzer, is_euler_path};
+/// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (2, 1), (1, 3)])?;
+/// let t = euler_path_hierholzer(&g)?;
+/// assert_eq!(t.vertices, vec![0, 1, 2, 1, 3]);
+/// assert!(is_euler_path(&g, &t));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_path_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
+    check_size(g)?;
+    let ends = path_endpoints_by_degree(g)?;
+    if g.edge_count() == 0 {
+        return Ok(EulerTrail::default());
+    }
+    let start = ends.map_or_else(|| first_vertex_with_edges(g), |(s, _)| s);
+    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
+    if (edges.len() as u64) < g.edge_count() {
+        return Err(disconnected(g, "path"));
+    }
+    Ok(EulerTrail { edges, vertices })
+}
+
+/// An Euler circuit by the parallel algorithm on the CPU (rayon): pairing, cycle labelling by
+/// sampled list ranking, a spanning forest of the cycle graph, splicing, ranking (see the
+/// stage list in the crate's README). The circuit starts with edge 0.
+///
+/// # Complexity
+/// `O(V + E)` work in a constant number of passes over the edges plus pointer jumping on
+/// cycles too short to hold a splitter (`O(log L)` rounds for the longest such cycle `L`,
+/// typically a few); `O((V + E) / p)` time on `p` threads for the parallel stages.
+///
+/// # Errors
+/// As [`euler_circuit_hierholzer`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, euler_circuit_parallel, is_euler_circuit};
+/// let g = Graph::from_edges(3, &[(0, 1), (1, 0), (0, 2), (2, 0), (1, 1)])?;
+/// let t = euler_circuit_parallel(&g)?;
+/// assert!(is_euler_circuit(&g, &t));
+/// assert_eq!(t.edges[0], 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_circuit_parallel(g: &Graph) -> Result<EulerTrail, EulerError> {
+    check_size(g)?;
+    check_balanced(g)?;
+    if g.edge_count() == 0 {
+        return Ok(EulerTrail::default());
+    }
+    let (edges, vertices) =
+        parallel::circuit_order(g.offsets(), g.targets(), parallel::CPU_SPLITTER_SPACING)?;
+    Ok(EulerTrail { edges, vertices })
+}
+
+fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
+    match target {
+        Target::Cpu => {
+            if g.edge_count() >= EULER_PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
+                euler_circuit_parallel(g)
+            } else {
+                euler_circuit_hierholzer(g)
+            }
+        }
+        Target::Cuda(gpu) => {
+            check_size(g)?;
+            if g.edge_count() == 0 {
+                check_balanced(g)?;
+                return Ok(EulerTrail::default());
+            }
+            let order = cuda::circuit_order(gpu, g)?;
+            Ok(EulerTrail::from_edges(g, order, g.source(0)))
+        }
+    }
+}
+
+/// An Euler circuit where `exec` says: on the CPU, Hierholzer for small graphs and the
+/// parallel algorithm for large ones; on the GPU, the parallel algorithm in CUDA (every stage
+/// a kernel). Returns the circuit and the backend that ran.
+///
+/// # Complexity
+/// `O(V + E)` (see [`euler_circuit_parallel`]).
+///
+/// # Errors
+/// [`EulerError::Unbalanced`], [`EulerError::Disconnected`], [`EulerError::TooManyEdges`];
+/// [`EulerError::Gpu`] when the GPU is asked for and missing or fails.
+///
+/// # Examples
+/// ```
+/// use graph_core::{Exec, Graph, euler_circuit, is_euler_circuit, EulerError};
+/// let g = Graph::from_edges(2, &[(0, 1), (1, 0), (1, 1)])?;
+/// let (t, backend) = euler_circuit(&g, Exec::Auto)?;
+/// assert!(is_euler_circuit(&g, &t));
+/// let g = Graph::from_edges(2, &[(0, 1)])?;
+/// assert!(matches!(euler_circuit(&g, Exec::Cpu), Err(EulerError::Unbalanced { vertex: 0, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_circuit(g: &Graph, exec: Exec) -> Result<(EulerTrail, Backend), EulerError> {
+    let target = exec.resolve(g.edge_count(), EULER_GPU_THRESHOLD)?;
+    Ok((circuit_on(g, target)?, target.backend()))
+}
+
+/// An Euler circuit on the GPU with the device times of its parts (upload, compute,
+/// download), measured with CUDA events: what the benchmark reports.
+///
+/// # Complexity
+/// As [`euler_circuit_parallel`], on the device.
+///
+/// # Errors
+/// [`EulerError::Gpu`] without a usable GPU; otherwise as [`euler_circuit`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, euler_circuit_cuda_timed, is_euler_circuit};
+/// let g = Graph::from_edges(2, &[(0, 1), (1, 0)])?;
+/// match euler_circuit_cuda_timed(&g) {
+///     Ok((t, times)) => {
+///         assert!(is_euler_circuit(&g, &t));
+///         println!("compute {:.3} ms", times.compute * 1e3);
+///     }
+///     Err(e) => println!("no GPU: {e}"),
+/// }
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn euler_circuit_cuda_timed(g: &Graph) -> Result<(EulerTrail, GpuEulerTimes), EulerError> {
+    let gpu = gpu_runtime::gpu()?;
+    check_size(g)?;
+    if g.edge_count() == 0 {
+        check_balanced(g)?;
+        return Ok((EulerTrail::default(), GpuEulerTimes::default()));
+    }
+    let (order, times) = cuda::circuit_order_timed(gpu, g)?;
+    Ok((EulerTrail::from_edges(g, order, g.source(0)), times))
+}
+
+/// `g` plus one edge `from -> to` appended to `from`'s out-edges; returns the new graph and the
+/// id of the added edge (ids at or after it shift by one).
+fn with_virtual_edge(g: &Graph, from: u32, to: u32) -> Result<(Graph, u64), EulerError> {
+    let ins = g.offsets()[from as usize + 1];
+    let mut offsets = g.offsets().to_vec();
+    for o in &mut offsets[from as usize + 1..] {
+        *o += 1;
+    }
+    let mut targets = Vec::with_capacity(g.targets().len() + 1);
+    targets.extend_from_slice(&g.targets()[..ins as usize]);
+    targets.push(to);
+    targets.extend_from_slice(&g.targets()[ins as usize..]);
+    let aug = Graph::from_csr(offsets, targets).map_err(|_| EulerError::TooManyEdges {
+        edges: g.edge_count() + 1,
+        max: MAX_EULER_EDGES,
+    })?;
+    Ok((aug, ins))
+}
+
+/// An Euler path where `exec` says. Small graphs on the CPU use Hierholzer from the start
+/// vertex; otherwise a virtual edge from the path's end to its start turns the path into a
+/// circuit of the augmented graph, which is cut at the virtual edge.
+///
+/// # Complexity
+/// `O(V + E)`.
+///
+/// # Errors
+/// [`EulerError::PathDegrees`], [`EulerError::Disconnected`], [`EulerError::TooManyEdges`],
+/// [`EulerError::Gpu`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Exec, Graph, euler_path, is_euler_path};
+/// let g = Graph::from_edges(3, &[(2, 0), (0, 1), (1, 0)])?;
+/// let (t, _) = euler_path(&g, Exec::Cpu)?;
+/// assert_eq!(t.vertices, vec![2, 0, 1, 0]);
+/// assert!(is_euler_path(&g, &t));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_path(g: &Graph, exec: Exec) -> Result<(EulerTrail, Backend), EulerError> {
+    let target = exec.resolve(g.edge_count(), EULER_GPU_THRESHOLD)?;
+    check_size(g)?;
+    let ends = path_endpoints_by_degree(g)?;
+    if g.edge_count() == 0 {
+        return Ok((EulerTrail::default(), target.backend()));
+    }
+    let small = g.edge_count() < EULER_PARALLEL_THRESHOLD || rayon::current_num_threads() == 1;
+    if matches!(target, Target::Cpu) && small {
+        return Ok((euler_path_hierholzer(g)?, Backend::Cpu));
+    }
+    let Some((s, t)) = ends else {
+        return match circuit_on(g, target) {
+            Ok(c) => Ok((c, target.backend())),
+            Err(EulerError::Disconnected { components, .. }) => Err(EulerError::Disconnected {
+                kind: "path",
+                components,
+            }),
+            Err(e) => Err(e),
+        };
+    };
+    let trail = path_via_virtual_edge(g, s, t, |aug| circuit_on(aug, target))?;
+    Ok((trail, target.backend()))
+}
+
+/// An Euler path from `s` to `t` (which must satisfy the ±1 rule) through a circuit of `g`
+/// plus the virtual edge `t -> s`, computed by `circuit`.
+fn path_via_virtual_edge(
+    g: &Graph,
+    s: u32,
+    t: u32,
+    circuit: impl Fn(&Graph) -> Result<EulerTrail, EulerError>,
+) -> Result<EulerTrail, EulerError> {
+    if g.edge_count() + 1 > MAX_EULER_EDGES {
+        return Err(EulerError::TooManyEdges {
+            edges: g.edge_count() + 1,
+            max: MAX_EULER_EDGES,
+        });
+    }
+    let (aug, ins) = with_virtual_edge(g, t, s)?;
+    let circuit = match circuit(&aug) {
+        Ok(c) => c,
+        Err(EulerError::Disconnected { .. }) => return Err(disconnected(g, "path")),
+        Err(e) => return Err(e),
+    };
+    let ins = ins as u32;
+    let p = circuit
+        .edges
+        .iter()
+        .position(|&e| e == ins)
+        .unwrap_or_default();
+    let m = circuit.edges.len();
+    let unshift = |e: u32| if e > ins { e - 1 } else { e };
+    let edges: Vec<u32> = circuit.edges[p + 1..]
+        .iter()
+        .chain(&circuit.edges[..p])
+        .map(|&e| unshift(e))
+        .collect();
+    debug_assert_eq!(edges.len(), m - 1);
+    Ok(EulerTrail::from_edges(g, edges, s))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,320 @@
+use super::*;
+use crate::{EulerStyle, de_bruijn_graph, random_euler_graph};
+use gpu_runtime::testing::gpu_for_test;
+use proptest::prelude::*;
+
+const SIZES: [u64; 14] = [
+    0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4099, 65_537, 131_071, 200_003,
+];
+
+/// Every CPU route to a circuit, each checked.
+fn all_cpu_circuits(g: &Graph) -> Result<(), EulerError> {
+    let a = euler_circuit_hierholzer(g)?;
+    assert!(
+        is_euler_circuit(g, &a),
+        "hierholzer: {:?}",
+        verify_euler_trail(g, &a, true)
+    );
+    let b = euler_circuit_parallel(g)?;
+    assert!(
+        is_euler_circuit(g, &b),
+        "parallel: {:?}",
+        verify_euler_trail(g, &b, true)
+    );
+    let (c, backend) = euler_circuit(g, Exec::Cpu)?;
+    assert_eq!(backend, Backend::Cpu);
+    assert!(is_euler_circuit(g, &c));
+    Ok(())
+}
+
+/// The parallel algorithm with a tiny splitter spacing and a huge one: both extremes of the
+/// list ranking (almost everything covered / almost nothing covered).
+fn parallel_with_spacing(g: &Graph, spacing: u32) -> Result<EulerTrail, EulerError> {
+    check_balanced(g)?;
+    if g.edge_count() == 0 {
+        return Ok(EulerTrail::default());
+    }
+    let (edges, vertices) = parallel::circuit_order(g.offsets(), g.targets(), spacing)?;
+    Ok(EulerTrail { edges, vertices })
+}
+
+#[test]
+fn generated_graphs_all_sizes_both_styles() {
+    for m in SIZES {
+        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+            let g = random_euler_graph(m, style, m ^ 0xabc).unwrap();
+            all_cpu_circuits(&g).unwrap_or_else(|e| panic!("m = {m}, {style:?}: {e}"));
+            for s in [2u32, 1 << 20] {
+                let t = parallel_with_spacing(&g, s).unwrap();
+                assert!(is_euler_circuit(&g, &t), "m = {m}, spacing {s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn de_bruijn_graphs_have_circuits() {
+    for (k, n) in [
+        (1, 1),
+        (1, 4),
+        (2, 1),
+        (2, 2),
+        (2, 5),
+        (3, 3),
+        (4, 4),
+        (2, 12),
+        (5, 6),
+    ] {
+        let g = de_bruijn_graph(k, n).unwrap();
+        all_cpu_circuits(&g).unwrap();
+        let t = parallel_with_spacing(&g, 4).unwrap();
+        assert!(is_euler_circuit(&g, &t));
+    }
+}
+
+#[test]
+fn adversarial_shapes() {
+    // One long cycle with ids in walk order.
+    let n = (1u32 << 18) + 1;
+    let e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
+    all_cpu_circuits(&Graph::from_edges(n as usize, &e).unwrap()).unwrap();
+    // A hub with many self loops: every pairing cycle shares the hub (one long splice run).
+    let e: Vec<(u32, u32)> = (0..100_000).map(|_| (0, 0)).collect();
+    all_cpu_circuits(&Graph::from_edges(1, &e).unwrap()).unwrap();
+    // A flower: petals 0 -> i -> 0.
+    let k = 70_000u32;
+    let e: Vec<(u32, u32)> = (1..=k).flat_map(|i| [(0, i), (i, 0)]).collect();
+    all_cpu_circuits(&Graph::from_edges(k as usize + 1, &e).unwrap()).unwrap();
+    // Isolated vertices around the edges, and the edges not starting at vertex 0.
+    let g = Graph::from_edges(10, &[(5, 7), (7, 5), (7, 7)]).unwrap();
+    all_cpu_circuits(&g).unwrap();
+    let t = euler_circuit_hierholzer(&g).unwrap();
+    assert_eq!(t.vertices[0], 5);
+}
+
+#[test]
+fn non_eulerian_errors_say_why() {
+    let g = Graph::from_edges(4, &[(0, 1), (1, 2), (2, 0), (3, 3), (1, 3)]).unwrap();
+    let want = EulerError::Unbalanced {
+        vertex: 1,
+        in_degree: 1,
+        out_degree: 2,
+    };
+    assert_eq!(euler_circuit_hierholzer(&g), Err(want.clone()));
+    assert_eq!(euler_circuit_parallel(&g), Err(want.clone()));
+    assert_eq!(euler_circuit(&g, Exec::Cpu).map(|x| x.0), Err(want));
+    // Three components of cycles.
+    let g =
+        Graph::from_edges(7, &[(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 6), (6, 4)]).unwrap();
+    let want = EulerError::Disconnected {
+        kind: "circuit",
+        components: 3,
+    };
+    assert_eq!(euler_circuit_hierholzer(&g), Err(want.clone()));
+    assert_eq!(euler_circuit_parallel(&g), Err(want.clone()));
+    assert_eq!(parallel_with_spacing(&g, 2), Err(want));
+    // Paths.
+    let g = Graph::from_edges(3, &[(0, 1), (0, 2)]).unwrap();
+    assert!(matches!(
+        euler_path(&g, Exec::Cpu),
+        Err(EulerError::PathDegrees { vertex: 0, .. })
+    ));
+    let g = Graph::from_edges(5, &[(0, 1), (1, 2), (3, 4), (4, 3)]).unwrap();
+    assert_eq!(
+        euler_path(&g, Exec::Cpu).map(|x| x.0),
+        Err(EulerError::Disconnected {
+            kind: "path",
+            components: 2
+        })
+    );
+    assert_eq!(
+        path_via_virtual_edge(&g, 0, 2, euler_circuit_parallel).map(|_| ()),
+        Err(EulerError::Disconnected {
+            kind: "path",
+            components: 2
+        })
+    );
+}
+
+#[test]
+fn paths_from_circuits_minus_one_edge() {
+    for m in [2u64, 3, 33, 1025, 65_537, 200_003] {
+        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+            let g = random_euler_graph(m, style, m).unwrap();
+            // Drop the last edge u -> v: the rest is an Euler path from v to u.
+            let mut e: Vec<(u32, u32)> = g.edges().collect();
+            let (u, v) = e.pop().unwrap();
+            let h = Graph::from_edges(g.vertex_count(), &e).unwrap();
+            let h_conn = crate::edge_component_count(&h);
+            let (t, _) = match euler_path(&h, Exec::Cpu) {
+                Ok(x) => x,
+                Err(EulerError::Disconnected { components, .. }) => {
+                    assert!(h_conn > 1 || m <= 1, "m = {m}");
+                    assert_eq!(components, h_conn);
+                    continue;
+                }
+                Err(err) => panic!("m = {m}: {err}"),
+            };
+            assert!(
+                is_euler_path(&h, &t),
+                "{:?}",
+                verify_euler_trail(&h, &t, false)
+            );
+            if u != v && !t.edges.is_empty() {
+                assert_eq!((t.vertices[0], *t.vertices.last().unwrap()), (v, u));
+            }
+            let hp = euler_path_hierholzer(&h).unwrap();
+            assert!(is_euler_path(&h, &hp));
+            if u != v {
+                let pp = path_via_virtual_edge(&h, v, u, euler_circuit_parallel).unwrap();
+                assert!(
+                    is_euler_path(&h, &pp),
+                    "{:?}",
+                    verify_euler_trail(&h, &pp, false)
+                );
+                assert_eq!(pp.vertices[0], v);
+            }
+        }
+    }
+}
+
+#[test]
+fn checker_rejects_broken_trails() {
+    let g = Graph::from_edges(3, &[(0, 1), (1, 2), (2, 0), (0, 2), (2, 0)]).unwrap();
+    let t = euler_circuit_hierholzer(&g).unwrap();
+    assert!(is_euler_circuit(&g, &t));
+    let mut bad = t.clone();
+    bad.edges.swap(0, 1);
+    assert!(!is_euler_circuit(&g, &bad));
+    let mut bad = t.clone();
+    bad.vertices[2] = 0;
+    assert!(!is_euler_circuit(&g, &bad));
+    let mut bad = t.clone();
+    bad.edges[4] = bad.edges[0];
+    assert!(!is_euler_path(&g, &bad));
+    let mut bad = t.clone();
+    bad.edges.pop();
+    assert!(!is_euler_path(&g, &bad));
+    let mut bad = t;
+    bad.edges[0] = 99;
+    assert!(!is_euler_path(&g, &bad));
+    // An open path is a path but not a circuit.
+    let g = Graph::from_edges(2, &[(0, 1)]).unwrap();
+    let p = EulerTrail {
+        edges: vec![0],
+        vertices: vec![0, 1],
+    };
+    assert!(is_euler_path(&g, &p));
+    assert!(!is_euler_circuit(&g, &p));
+    let empty = Graph::empty(3).unwrap();
+    assert!(is_euler_circuit(&empty, &EulerTrail::default()));
+}
+
+#[test]
+fn gpu_matches_checker() {
+    let Some(_gpu) = gpu_for_test("euler gpu_matches_checker") else {
+        return;
+    };
+    for m in SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]) {
+        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+            let g = random_euler_graph(m, style, m + 5).unwrap();
+            let (t, b) = euler_circuit(&g, Exec::Cuda).unwrap();
+            assert_eq!(b, Backend::Cuda);
+            assert!(
+                is_euler_circuit(&g, &t),
+                "m = {m} {style:?}: {:?}",
+                verify_euler_trail(&g, &t, true)
+            );
+        }
+    }
+    for (k, n) in [(2, 1), (2, 10), (4, 6)] {
+        let g = de_bruijn_graph(k, n).unwrap();
+        let (t, _) = euler_circuit(&g, Exec::Cuda).unwrap();
+        assert!(is_euler_circuit(&g, &t));
+    }
+    let e: Vec<(u32, u32)> = (0..100_000).map(|_| (0, 0)).collect();
+    let g = Graph::from_edges(1, &e).unwrap();
+    assert!(is_euler_circuit(
+        &g,
+        &euler_circuit(&g, Exec::Cuda).unwrap().0
+    ));
+    let g =
+        Graph::from_edges(7, &[(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 6), (6, 4)]).unwrap();
+    assert_eq!(
+        euler_circuit(&g, Exec::Cuda).map(|x| x.0),
+        Err(EulerError::Disconnected {
+            kind: "circuit",
+            components: 3
+        })
+    );
+    let g = Graph::from_edges(3, &[(0, 1), (1, 2), (2, 0), (1, 2)]).unwrap();
+    assert!(matches!(
+        euler_circuit(&g, Exec::Cuda),
+        Err(EulerError::Unbalanced { vertex: 1, .. })
+    ));
+    let g = random_euler_graph(100_000, EulerStyle::Deep, 3).unwrap();
+    let mut e: Vec<(u32, u32)> = g.edges().collect();
+    e.pop();
+    let h = Graph::from_edges(g.vertex_count(), &e).unwrap();
+    if let Ok((p, _)) = euler_path(&h, Exec::Cuda) {
+        assert!(is_euler_path(&h, &p));
+    }
+}
+
+#[test]
+fn cuda_without_gpu_is_an_error() {
+    if gpu_runtime::gpu().is_ok() {
+        return;
+    }
+    let g = Graph::from_edges(1, &[(0, 0)]).unwrap();
+    assert!(matches!(
+        euler_circuit(&g, Exec::Cuda),
+        Err(EulerError::Gpu(_))
+    ));
+}
+
+/// A union of random closed walks over few vertices (so they often share vertices, sometimes
+/// not): Eulerian, possibly disconnected.
+fn cycles_graph(n: u32, walks: &[Vec<u32>]) -> Graph {
+    let mut e = Vec::new();
+    for w in walks {
+        if w.is_empty() {
+            continue;
+        }
+        for i in 0..w.len() {
+            e.push((w[i] % n, w[(i + 1) % w.len()] % n));
+        }
+    }
+    Graph::from_edges(n as usize, &e).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn prop_random_unions_of_cycles(
+        n in 1u32..40,
+        walks in proptest::collection::vec(proptest::collection::vec(0u32..40, 1..12), 0..12),
+        spacing_log in 1u32..6,
+    ) {
+        let g = cycles_graph(n, &walks);
+        let comps = crate::edge_component_count(&g);
+        let results = [
+            euler_circuit_hierholzer(&g),
+            euler_circuit_parallel(&g),
+            parallel_with_spacing(&g, 1 << spacing_log),
+        ];
+        for r in results {
+            match r {
+                Ok(t) => {
+                    prop_assert!(comps <= 1);
+                    prop_assert!(is_euler_circuit(&g, &t), "{:?}", verify_euler_trail(&g, &t, true));
+                }
+                Err(EulerError::Disconnected { components, .. }) => {
+                    prop_assert!(comps > 1);
+                    prop_assert_eq!(components, comps);
+                }
+                Err(e) => prop_assert!(false, "unexpected error {e}"),
+            }
+        }
+    }
+}

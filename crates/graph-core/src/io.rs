@@ -1,0 +1,543 @@
+//! Reading graphs (edge lists, `a -> b, c` adjacency lines, SNAP edge lists, Matrix Market
+//! coordinate files) and writing them back. Every malformed line is an error with its number.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use crate::{Graph, GraphError, VertexNames};
+
+/// A text format for graphs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GraphFormat {
+    /// One edge per line, `a b` (whitespace or a comma between the two names); `#` and `%`
+    /// lines are comments. Names are arbitrary tokens, numbered in order of appearance.
+    EdgeList,
+    /// One vertex per line, `a -> b, c, d` (its out-neighbours; `a ->` for none).
+    Adjacency,
+    /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids.
+    /// Ids are numbered in order of appearance; the original ids become the vertex names.
+    Snap,
+    /// Matrix Market `coordinate` (`pattern`, `integer` or `real` values, which are ignored;
+    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`.
+    MatrixMarket,
+}
+
+impl std::str::FromStr for GraphFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "edges" | "edgelist" | "edge-list" => Ok(GraphFormat::EdgeList),
+            "adj" | "adjacency" => Ok(GraphFormat::Adjacency),
+            "snap" => Ok(GraphFormat::Snap),
+            "mtx" | "mm" | "matrix-market" => Ok(GraphFormat::MatrixMarket),
+            _ => Err(format!(
+                "format must be edges, adjacency, snap or mtx, not `{s}`"
+            )),
+        }
+    }
+}
+
+fn shorten(s: &str) -> String {
+    let t = s.trim_end_matches(['\n', '\r']);
+    if t.chars().count() > 60 {
+        let cut: String = t.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        t.to_owned()
+    }
+}
+
+fn parse_err(line: usize, expected: &str, found: &str) -> GraphError {
+    GraphError::Parse {
+        line,
+        expected: expected.to_owned(),
+        found: shorten(found),
+    }
+}
+
+/// Reads lines, calling `f(line_number, line)` for each (without the newline).
+fn for_lines<R: BufRead>(
+    mut r: R,
+    mut f: impl FnMut(usize, &str) -> Result<(), GraphError>,
+) -> Result<(), GraphError> {
+    let mut buf = String::new();
+    let mut no = 0usize;
+    loop {
+        buf.clear();
+        let read = r.read_line(&mut buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidData {
+                parse_err(no + 1, "UTF-8 text", "invalid UTF-8")
+            } else {
+                GraphError::Io(e)
+            }
+        })?;
+        if read == 0 {
+            return Ok(());
+        }
+        no += 1;
+        f(no, buf.trim_end_matches(['\n', '\r']))?;
+    }
+}
+
+struct Builder {
+    names: VertexNames,
+    sources: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            names: VertexNames::new(),
+            sources: Vec::new(),
+            targets: Vec::new(),
+        }
+    }
+    fn finish(self) -> Result<Graph, GraphError> {
+        Graph::from_sources_targets(self.names.len(), &self.sources, &self.targets)?
+            .with_names(self.names)
+    }
+}
+
+/// Reads a graph in `format`.
+///
+/// # Complexity
+/// `O(input size)` (names go through a hash map).
+///
+/// # Errors
+/// [`GraphError::Parse`] with the line number, what was expected and what was found;
+/// [`GraphError::Io`]; [`GraphError::TooLarge`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{read_graph, GraphFormat};
+/// let g = read_graph("a -> b, c\nb -> a\nc ->\n".as_bytes(), GraphFormat::Adjacency)?;
+/// assert_eq!(g.edge_count(), 3);
+/// assert_eq!(g.vertex_label(2), "c");
+/// let e = read_graph("1 2\n3\n".as_bytes(), GraphFormat::EdgeList).unwrap_err();
+/// assert!(e.to_string().starts_with("line 2:"));
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn read_graph<R: BufRead>(input: R, format: GraphFormat) -> Result<Graph, GraphError> {
+    match format {
+        GraphFormat::EdgeList | GraphFormat::Snap => read_pairs(input, format == GraphFormat::Snap),
+        GraphFormat::Adjacency => read_adjacency(input),
+        GraphFormat::MatrixMarket => read_matrix_market(input),
+    }
+}
+
+fn is_comment(t: &str) -> bool {
+    t.is_empty() || t.starts_with('#') || t.starts_with('%')
+}
+
+fn read_pairs<R: BufRead>(input: R, snap: bool) -> Result<Graph, GraphError> {
+    let mut b = Builder::new();
+    let expected = if snap {
+        "two non-negative integer vertex ids `from to`"
+    } else {
+        "two vertex names `a b`"
+    };
+    for_lines(input, |no, line| {
+        let t = line.trim();
+        if is_comment(t) {
+            return Ok(());
+        }
+        let mut it = t
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|s| !s.is_empty());
+        let (Some(a), Some(c), None) = (it.next(), it.next(), it.next()) else {
+            return Err(parse_err(no, expected, line));
+        };
+        let (a, c) = if snap {
+            let p = |s: &str| s.parse::<u64>().map_err(|_| parse_err(no, expected, line));
+            (p(a)?.to_string(), p(c)?.to_string())
+        } else {
+            (a.to_owned(), c.to_owned())
+        };
+        let s = b.names.intern(&a)?;
+        let d = b.names.intern(&c)?;
+        b.sources.push(s);
+        b.targets.push(d);
+        Ok(())
+    })?;
+    b.finish()
+}
+
+fn read_adjacency<R: BufRead>(input: R) -> Result<Graph, GraphError> {
+    let mut b = Builder::new();
+    let expected = "`name -> name, name, ...`";
+    for_lines(input, |no, line| {
+        let t = line.trim();
+        if is_comment(t) {
+            return Ok(());
+        }
+        let Some((left, right)) = t.split_once("->") else {
+            return Err(parse_err(no, expected, line));
+        };
+        let left = left.trim();
+        if left.is_empty() || left.contains(',') {
+            return Err(parse_err(no, "one vertex name before `->`", line));
+        }
+        let s = b.names.intern(left)?;
+        let right = right.trim();
+        if right.is_empty() {
+            return Ok(());
+        }
+        for item in right.split(',') {
+            let item = item.trim();
+            if item.is_empty() || item.contains("->") {
+                return Err(parse_err(
+                    no,
+                    "vertex names separated by commas after `->`",
+                    line,
+                ));
+            }
+            let d = b.names.intern(item)?;
+            b.sources.push(s);
+            b.targets.push(d);
+        }
+        Ok(())
+    })?;
+    b.finish()
+}
+
+fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
+    #[derive(PartialEq)]
+    enum State {
+        Header,
+        Size,
+        Entries,
+    }
+    let mut state = State::Header;
+    let mut symmetric = false;
+    let (mut n, mut nnz, mut seen) = (0u64, 0u64, 0u64);
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    let mut last_line = 0;
+    for_lines(input, |no, line| {
+        last_line = no;
+        let t = line.trim();
+        match state {
+            State::Header => {
+                let words: Vec<String> =
+                    t.split_whitespace().map(str::to_ascii_lowercase).collect();
+                let ok = words.len() == 5 && words[0] == "%%matrixmarket" && words[1] == "matrix";
+                if !ok {
+                    return Err(parse_err(
+                        no,
+                        "the header `%%MatrixMarket matrix coordinate pattern general`",
+                        line,
+                    ));
+                }
+                if words[2] != "coordinate" {
+                    return Err(parse_err(no, "the `coordinate` format (not `array`)", line));
+                }
+                if !["pattern", "integer", "real"].contains(&words[3].as_str()) {
+                    return Err(parse_err(no, "field `pattern`, `integer` or `real`", line));
+                }
+                symmetric = match words[4].as_str() {
+                    "general" => false,
+                    "symmetric" => true,
+                    _ => return Err(parse_err(no, "symmetry `general` or `symmetric`", line)),
+                };
+                state = State::Size;
+            }
+            State::Size => {
+                if t.is_empty() || t.starts_with('%') {
+                    return Ok(());
+                }
+                let v: Vec<Option<u64>> = t.split_whitespace().map(|s| s.parse().ok()).collect();
+                let [Some(r), Some(c), Some(z)] = v[..] else {
+                    return Err(parse_err(no, "the size line `rows columns entries`", line));
+                };
+                n = r.max(c);
+                if n >= u32::MAX as u64 {
+                    return Err(GraphError::TooLarge {
+                        what: "vertices",
+                        count: n as u128,
+                        max: u32::MAX as u128 - 1,
+                    });
+                }
+                nnz = z;
+                src.reserve(z.min(1 << 28) as usize);
+                dst.reserve(z.min(1 << 28) as usize);
+                state = State::Entries;
+            }
+            State::Entries => {
+                if t.is_empty() || t.starts_with('%') {
+                    return Ok(());
+                }
+                let mut it = t.split_whitespace();
+                let expected = "an entry `row column` with 1-based indices within the size";
+                let p = |s: Option<&str>| {
+                    s.and_then(|s| s.parse::<u64>().ok())
+                        .filter(|&x| x >= 1 && x <= n)
+                        .ok_or_else(|| parse_err(no, expected, line))
+                };
+                let i = p(it.next())?;
+                let j = p(it.next())?;
+                if seen == nnz {
+                    return Err(parse_err(
+                        no,
+                        &format!("no more than the {nnz} entries the size line announced"),
+                        line,
+                    ));
+                }
+                seen += 1;
+                src.push((i - 1) as u32);
+                dst.push((j - 1) as u32);
+                if symmetric && i != j {
+                    src.push((j - 1) as u32);
+                    dst.push((i - 1) as u32);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    if state != State::Entries {
+        return Err(parse_err(
+            last_line + 1,
+            if state == State::Header {
+                "the Matrix Market header"
+            } else {
+                "the size line"
+            },
+            "end of file",
+        ));
+    }
+    if seen != nnz {
+        return Err(parse_err(
+            last_line + 1,
+            &format!("{nnz} entries (the size line says so), only {seen} given"),
+            "end of file",
+        ));
+    }
+    Graph::from_sources_targets(n as usize, &src, &dst)
+}
+
+/// Guesses a file's format: `.mtx` or a `%%MatrixMarket` first line is Matrix Market; a first
+/// data line with `->` is the adjacency format; otherwise an edge list (which also reads SNAP).
+///
+/// # Errors
+/// [`GraphError::Io`] when the file cannot be read.
+pub fn detect_format(path: &Path) -> Result<GraphFormat, GraphError> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mtx"))
+    {
+        return Ok(GraphFormat::MatrixMarket);
+    }
+    let f = std::io::BufReader::new(std::fs::File::open(path)?);
+    for line in f.lines().take(1000) {
+        let Ok(line) = line else { break };
+        let t = line.trim();
+        if t.to_ascii_lowercase().starts_with("%%matrixmarket") {
+            return Ok(GraphFormat::MatrixMarket);
+        }
+        if is_comment(t) {
+            continue;
+        }
+        return Ok(if t.contains("->") {
+            GraphFormat::Adjacency
+        } else {
+            GraphFormat::EdgeList
+        });
+    }
+    Ok(GraphFormat::EdgeList)
+}
+
+/// Reads a graph file; `format = None` detects it with [`detect_format`].
+///
+/// # Complexity
+/// `O(file size)`.
+///
+/// # Errors
+/// As [`read_graph`].
+///
+/// # Examples
+/// ```no_run
+/// let g = graph_core::read_graph_file("web-Google.txt".as_ref(), None)?;
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph, GraphError> {
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?,
+    };
+    let f = std::fs::File::open(path)?;
+    read_graph(std::io::BufReader::with_capacity(1 << 20, f), format)
+}
+
+/// Writes `g` as `a -> b, c` adjacency lines (names or numbers), one line per vertex, so that
+/// [`GraphFormat::Adjacency`] reads it back (isolated vertices appear as `a ->`).
+///
+/// # Complexity
+/// `O(V + E)`.
+///
+/// # Errors
+/// [`GraphError::Io`].
+///
+/// # Examples
+/// ```
+/// let g = graph_core::Graph::from_edges(2, &[(0, 1), (0, 0)])?;
+/// let mut out = Vec::new();
+/// graph_core::write_adjacency(&g, &mut out)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "0 -> 1, 0\n1 ->\n");
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn write_adjacency<W: Write>(g: &Graph, mut out: W) -> Result<(), GraphError> {
+    for v in 0..g.vertex_count() as u32 {
+        write!(out, "{} ->", g.vertex_label(v))?;
+        for (i, &t) in g.successors(v).iter().enumerate() {
+            write!(
+                out,
+                "{}{}",
+                if i == 0 { " " } else { ", " },
+                g.vertex_label(t)
+            )?;
+        }
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rd(s: &str, f: GraphFormat) -> Result<Graph, GraphError> {
+        read_graph(s.as_bytes(), f)
+    }
+
+    fn line_of(e: GraphError) -> usize {
+        match e {
+            GraphError::Parse { line, .. } => line,
+            other => panic!("expected a parse error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn edge_list_and_snap() {
+        let g = rd("# c\nx y\n\ny,z\nz x\n", GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.edge_count(), 3);
+        assert_eq!(g.vertex_label(0), "x");
+        assert_eq!(g.successors(0), &[1]);
+        assert_eq!(
+            line_of(rd("a b\na b c\n", GraphFormat::EdgeList).unwrap_err()),
+            2
+        );
+        let g = rd(
+            "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\n",
+            GraphFormat::Snap,
+        )
+        .unwrap();
+        assert_eq!(g.vertex_count(), 3);
+        assert_eq!(g.edge_count(), 3);
+        assert_eq!(g.vertex_label(2), "7");
+        assert_eq!(
+            line_of(rd("0\t1\n1\tx\n", GraphFormat::Snap).unwrap_err()),
+            2
+        );
+        assert_eq!(line_of(rd("0\t-1\n", GraphFormat::Snap).unwrap_err()), 1);
+    }
+
+    #[test]
+    fn adjacency_round_trip_and_errors() {
+        let g = rd(
+            "0 -> 1, 2\n1 -> 0\n2 -> 0, 2\n3 ->\n",
+            GraphFormat::Adjacency,
+        )
+        .unwrap();
+        assert_eq!(g.edge_count(), 5);
+        assert_eq!(g.vertex_count(), 4);
+        let mut out = Vec::new();
+        write_adjacency(&g, &mut out).unwrap();
+        let h = read_graph(&out[..], GraphFormat::Adjacency).unwrap();
+        assert_eq!(g.offsets(), h.offsets());
+        assert_eq!(g.targets(), h.targets());
+        assert_eq!(
+            line_of(rd("a -> b\nc d\n", GraphFormat::Adjacency).unwrap_err()),
+            2
+        );
+        assert_eq!(
+            line_of(rd("a -> b,,c\n", GraphFormat::Adjacency).unwrap_err()),
+            1
+        );
+        assert_eq!(
+            line_of(rd(" -> b\n", GraphFormat::Adjacency).unwrap_err()),
+            1
+        );
+        assert_eq!(
+            line_of(rd("a -> b -> c\n", GraphFormat::Adjacency).unwrap_err()),
+            1
+        );
+    }
+
+    #[test]
+    fn matrix_market() {
+        let s =
+            "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 3\n1 2\n2 3\n3 1\n";
+        let g = rd(s, GraphFormat::MatrixMarket).unwrap();
+        assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 2), (2, 0)]);
+        let s = "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 2 0.5\n2 2 1\n";
+        let g = rd(s, GraphFormat::MatrixMarket).unwrap();
+        assert_eq!(g.edge_count(), 3);
+        let bad = [
+            ("%%MatrixMarket matrix array real general\n2 2\n", 1),
+            ("hello\n", 1),
+            ("%%MatrixMarket matrix coordinate pattern general\n2 2\n", 2),
+            (
+                "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n3 1\n",
+                3,
+            ),
+            (
+                "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n2 2\n",
+                4,
+            ),
+            (
+                "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n",
+                4,
+            ),
+            ("%%MatrixMarket matrix coordinate pattern general\n", 2),
+            ("", 1),
+        ];
+        for (s, line) in bad {
+            assert_eq!(
+                line_of(rd(s, GraphFormat::MatrixMarket).unwrap_err()),
+                line,
+                "{s:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Arbitrary text never panics any reader: it is a graph or an error.
+        #[test]
+        fn prop_readers_never_panic(text in "[ab0-9 ,%#>\\-\n\t.]{0,200}", mm in proptest::bool::ANY) {
+            let text = if mm {
+                format!("%%MatrixMarket matrix coordinate pattern general\n4 4 3\n{text}")
+            } else {
+                text
+            };
+            for f in [GraphFormat::EdgeList, GraphFormat::Adjacency, GraphFormat::Snap, GraphFormat::MatrixMarket] {
+                match read_graph(text.as_bytes(), f) {
+                    Ok(g) => proptest::prop_assert!(g.targets().iter().all(|&t| (t as usize) < g.vertex_count())),
+                    Err(GraphError::Parse { line, .. }) => proptest::prop_assert!(line >= 1),
+                    Err(GraphError::TooLarge { .. }) => {}
+                    Err(e) => proptest::prop_assert!(false, "unexpected error kind: {e}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let bytes = b"a b\n\xff\xfe c\n";
+        assert_eq!(
+            line_of(read_graph(&bytes[..], GraphFormat::EdgeList).unwrap_err()),
+            2
+        );
+    }
+}

@@ -1,0 +1,438 @@
+// CPU simulation of kernels-cuda/graph.cu: the GPU Euler circuit pipeline, launched as
+// crates/graph-core/src/euler/cuda.rs (device_circuit, scan_max) does: same kernels, order,
+// grid/block/shared-memory configurations, pointer-jumping round counts, residual loop that
+// stops on the read-back "unsettled" flag, and the host decisions on read-back counts
+// (unbalanced vertex, splitter count k, cycle and link counts, disconnection).
+// Checked:
+// - the order is an Euler circuit (independent checker: m entries, every edge exactly once,
+//   consecutive edges chain head to tail, the last returns to the first) and starts with edge 0;
+// - the read-back counts: k = the number of splitters, cycles = the cycles of the pairing
+//   succ, links = cycles - 1 on connected graphs;
+// - the errors: the smallest unbalanced vertex, and the component count of disconnected graphs;
+// - graph_scan_max_tiles + graph_scan_max_carry (with the host's recursion) against a
+//   sequential inclusive max-scan, on sizes around the 1024-element tile.
+// Graphs: single cycles, self loops (one, and thousands at one vertex), parallel edges, two
+// cycles sharing a vertex, "shallow" (many short cycles through a hub), "deep" (a random walk
+// closed into a circuit), a de Bruijn graph, with m around warp/block/tile boundaries; each with
+// the host's splitter mask 31 and a few with masks 1 (every other edge a splitter) and 2^20-1
+// (almost every edge residual),
+// and with a grid cap of 132 SMs (one grid-stride pass) or, for the larger inputs, 1 SM (loops
+// that iterate).
+// Not checked: timing, memory ordering between blocks (blocks run one after another here, so
+// the lock-free union-find never sees a concurrent CAS), the scan's second recursion level
+// (n > 2^20: too slow here), graphs with 2^32-1 edges or more.
+// Needs a cuda_sim.hpp whose min/max return values (not references to their parameters) and
+// whose __ballot_sync/__activemask leave out lanes that have returned (graph.cu's warp_count
+// ballots in partial warps).
+#include "sim/cuda_sim.hpp"
+#include "sim/check.hpp"
+#include "graph.cu"
+
+#include <bit>
+#include <chrono>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+
+// ---- host side, as cuda.rs ----------------------------------------------------------------
+
+static const u32 GPU_SPLITTER_MASK = 31;  // cuda.rs
+static const u64 TILE = 1024;             // SCAN_TILE
+static const unsigned GARBAGE = 0xCDCDCDCDu;
+
+static unsigned g_sms = 132;  // multiprocessors in Gpu::grid_stride (cap = 16 blocks per SM)
+
+// gpu_runtime::grid_stride_config(n, block, sms, 16): ceil(n / block) blocks, capped, >= 1.
+static unsigned grid_blocks(u64 n, unsigned block) {
+    const u64 wanted = std::max<u64>(1, (n + block - 1) / block);
+    return (unsigned)std::min<u64>(wanted, (u64)g_sms * 16);
+}
+
+// launch!(gpu, name, grid(gpu, n), ...): grid-stride over n with 256 threads per block.
+template <class F>
+static void launch_grid(u64 n, F body, unsigned block = 256) {
+    warpath_sim::launch(grid_blocks(n, block), block, 0, body);
+}
+
+// alloc_u32 (alloc_uninit of max(n, 1)): garbage, so a read of an unwritten entry shows.
+static std::vector<u32> alloc_u32(u64 n) { return std::vector<u32>(std::max<u64>(n, 1), GARBAGE); }
+
+// rounds_for(k): usize::BITS - k.leading_zeros() + 1.
+static unsigned rounds_for(u64 k) { return (unsigned)std::bit_width(k) + 1; }
+
+// cuda.rs scan_max: tiles, then the recursion on the tile maxima and the carry.
+static void scan_max(const std::vector<u32>& input, std::vector<u32>& out, u64 n) {
+    const u64 tiles = std::max<u64>(1, (n + TILE - 1) / TILE);
+    std::vector<u32> tile_max = alloc_u32(tiles);
+    warpath_sim::launch((unsigned)tiles, SCAN_THREADS, 0,
+                        [&] { graph_scan_max_tiles(input.data(), out.data(), n, tile_max.data()); });
+    if (tiles > 1) {
+        std::vector<u32> scanned = alloc_u32(tiles);
+        scan_max(tile_max, scanned, tiles);
+        launch_grid(n, [&] { graph_scan_max_carry(out.data(), n, scanned.data()); });
+    }
+}
+
+struct Graph {
+    u32 n = 0;
+    std::vector<u64> off;  // CSR offsets, n + 1
+    std::vector<u32> tgt;  // targets, m; edge e leaves the vertex v with off[v] <= e < off[v+1]
+    std::vector<u32> src;  // source of each edge (checker only)
+};
+
+struct Outcome {
+    enum Kind { Circuit, Unbalanced, Disconnected } kind = Circuit;
+    u32 bad = NONE;         // Unbalanced: the vertex
+    u64 components = 0;     // Disconnected
+    std::vector<u32> order; // Circuit: order[0..m)
+    u64 k = 0, cycles = 0, links = 0;  // read-back counts
+};
+
+// cuda.rs device_circuit, with `mask` = GPU_SPLITTER_MASK on the GPU.
+static Outcome device_circuit(const Graph& g, u32 mask) {
+    Outcome r;
+    const u64 m = g.tgt.size(), n = g.n;
+    const u64* d_off = g.off.data();
+    const u32* d_tgt = g.tgt.data();
+
+    // Degrees.
+    std::vector<u32> cnt(std::max<u64>(n, 1), 0);
+    launch_grid(m, [&] { euler_in_degree(d_tgt, m, cnt.data()); });
+    u32 bad = NONE;
+    launch_grid(n, [&] { euler_check_balanced(d_off, cnt.data(), n, &bad); });
+    if (bad != NONE) {
+        r.kind = Outcome::Unbalanced;
+        r.bad = bad;
+        return r;
+    }
+
+    // 1. Pairing.
+    std::fill(cnt.begin(), cnt.end(), 0u);
+    std::vector<u32> succ = alloc_u32(m), pred = alloc_u32(m);
+    launch_grid(m, [&] { euler_pair(d_off, d_tgt, m, cnt.data(), succ.data(), pred.data()); });
+
+    // 2. Splitters and cycle labels.
+    u32 count = 0;
+    launch_grid(m, [&] { euler_count_splitters(m, mask, &count); });
+    const u64 k = count;
+    r.k = k;
+    std::vector<u32> split_of = alloc_u32(m);
+    launch_grid(m, [&] { graph_fill_u32(split_of.data(), NONE, m); });
+    std::vector<u32> split_edge = alloc_u32(k);
+    count = 0;
+    const u32 cap = (u32)k;
+    launch_grid(m, [&] { euler_number_splitters(m, mask, split_of.data(), split_edge.data(), &count, cap); });
+    std::vector<u32> seg = alloc_u32(m);
+    launch_grid(m, [&] { graph_fill_u32(seg.data(), NONE, m); });
+    std::vector<u32> offs = alloc_u32(m), next = alloc_u32(k), len = alloc_u32(k);
+    auto walk = [&] {
+        launch_grid(k, [&] {
+            euler_walk_sublists(succ.data(), split_of.data(), split_edge.data(), k, mask, seg.data(), offs.data(),
+                                next.data(), len.data());
+        }, 128);
+    };
+    walk();
+    std::vector<u32> sl_a = split_edge, sj_a = next;  // copy(): alloc of max(k, 1), then dtod
+    std::vector<u32> sl_b = alloc_u32(k), sj_b = alloc_u32(k);
+    for (unsigned i = 0; i < rounds_for(k); ++i) {
+        launch_grid(k, [&] { euler_jump_min(sl_a.data(), sj_a.data(), sl_b.data(), sj_b.data(), k); });
+        std::swap(sl_a, sl_b);
+        std::swap(sj_a, sj_b);
+    }
+    std::vector<u32> lab_a = alloc_u32(m), jmp_a = alloc_u32(m), lab_b = alloc_u32(m), jmp_b = alloc_u32(m);
+    launch_grid(m, [&] { euler_label_init(seg.data(), succ.data(), sl_a.data(), m, lab_a.data(), jmp_a.data()); });
+    for (int i = 0; i < 40; ++i) {
+        u32 flag = 0;
+        launch_grid(m, [&] {
+            euler_jump_residual(seg.data(), succ.data(), lab_a.data(), jmp_a.data(), lab_b.data(), jmp_b.data(), m,
+                                &flag);
+        });
+        std::swap(lab_a, lab_b);
+        std::swap(jmp_a, jmp_b);
+        if (flag == 0) break;
+    }
+    const std::vector<u32>& lab = lab_a;
+
+    // 3. Spanning forest of the cycle graph.
+    u32 cycles = 0;
+    launch_grid(m, [&] { euler_count_cycles(lab.data(), m, &cycles); });
+    r.cycles = cycles;
+    std::vector<unsigned char> tree(m, 0);
+    u64 links_n = 0;
+    if (cycles > 1) {
+        std::vector<u32> parent = alloc_u32(m);
+        launch_grid(m, [&] { graph_iota_u32(parent.data(), m); });
+        std::vector<unsigned char> row_last(m, 0);
+        launch_grid(n, [&] { euler_mark_row_ends(d_off, n, row_last.data()); });
+        u32 links = 0;
+        launch_grid(m, [&] { euler_link_cycles(lab.data(), row_last.data(), m, parent.data(), tree.data(), &links); });
+        links_n = links;
+    }
+    r.links = links_n;
+    const u64 components = cycles > links_n ? cycles - links_n : 0;
+    if (components > 1) {
+        r.kind = Outcome::Disconnected;
+        r.components = components;
+        return r;
+    }
+
+    // 4. Splice.
+    if (links_n > 0) {
+        launch_grid(m, [&] { euler_run_keys(tree.data(), m, jmp_b.data()); });
+        scan_max(jmp_b, lab_b, m);
+        launch_grid(m, [&] { euler_splice(pred.data(), tree.data(), lab_b.data(), m, succ.data()); });
+    }
+
+    // 5. Ranking.
+    walk();
+    std::vector<u32> val_a = alloc_u32(k), nxt_a = alloc_u32(k), val_b = alloc_u32(k), nxt_b = alloc_u32(k);
+    launch_grid(k, [&] { euler_rank_init(next.data(), len.data(), split_of.data(), k, val_a.data(), nxt_a.data()); });
+    for (unsigned i = 0; i < rounds_for(k); ++i) {
+        launch_grid(k, [&] { euler_rank_round(val_a.data(), nxt_a.data(), val_b.data(), nxt_b.data(), k); });
+        std::swap(val_a, val_b);
+        std::swap(nxt_a, nxt_b);
+    }
+    std::vector<u32> order = alloc_u32(m);
+    launch_grid(m, [&] { euler_scatter_order(seg.data(), offs.data(), val_a.data(), m, order.data()); });
+    order.resize(m);
+    r.order = std::move(order);
+    return r;
+}
+
+// ---- graphs and references ----------------------------------------------------------------
+
+// CSR from an edge list; edges keep their list order within a source (stable counting sort).
+static Graph from_edges(u32 n, const std::vector<std::pair<u32, u32>>& edges) {
+    Graph g;
+    g.n = n;
+    g.off.assign((u64)n + 1, 0);
+    for (auto& [s, t] : edges) g.off[s + 1]++;
+    for (u32 v = 0; v < n; ++v) g.off[v + 1] += g.off[v];
+    std::vector<u64> pos(g.off.begin(), g.off.end() - 1);
+    g.tgt.resize(edges.size());
+    g.src.resize(edges.size());
+    for (auto& [s, t] : edges) {
+        g.tgt[pos[s]] = t;
+        g.src[pos[s]++] = s;
+    }
+    return g;
+}
+
+// The smallest vertex with in-degree != out-degree, or NONE.
+static u32 ref_unbalanced(const Graph& g) {
+    std::vector<u64> in(g.n, 0);
+    for (u32 t : g.tgt) in[t]++;
+    for (u32 v = 0; v < g.n; ++v)
+        if (in[v] != g.off[v + 1] - g.off[v]) return v;
+    return NONE;
+}
+
+// Connected components among the edges (vertices with edges, undirected).
+static u64 ref_components(const Graph& g) {
+    std::vector<u32> p(g.n);
+    std::iota(p.begin(), p.end(), 0u);
+    auto find = [&](u32 x) {
+        while (p[x] != x) x = p[x] = p[p[x]];
+        return x;
+    };
+    for (u64 e = 0; e < g.tgt.size(); ++e) p[find(g.src[e])] = find(g.tgt[e]);
+    std::vector<bool> has(g.n, false), root(g.n, false);
+    for (u64 e = 0; e < g.tgt.size(); ++e) has[g.src[e]] = true;
+    u64 c = 0;
+    for (u32 v = 0; v < g.n; ++v)
+        if (has[v] && !root[find(v)]) root[find(v)] = true, ++c;
+    return c;
+}
+
+// The number of splitters: edge 0 and the edges whose hash has no bit of `mask`.
+static u64 ref_splitters(u64 m, u32 mask) {
+    u64 k = 0;
+    for (u64 e = 0; e < m; ++e) k += (e == 0 || (warpath_mix32((u32)e) & mask) == 0);
+    return k;
+}
+
+// Euler circuit checker: every edge once, head to tail, closed.
+static void check_circuit(const Graph& g, const std::vector<u32>& order, const std::string& what) {
+    const u64 m = g.tgt.size();
+    SIM_CHECK(order.size() == m, "%s: %zu edges in the order, %llu in the graph", what.c_str(), order.size(), m);
+    std::vector<bool> seen(m, false);
+    for (u64 i = 0; i < m; ++i) {
+        const u32 e = order[i];
+        SIM_CHECK(e < m, "%s: order[%llu] = %u is no edge", what.c_str(), i, e);
+        SIM_CHECK(!seen[e], "%s: edge %u appears twice (again at %llu)", what.c_str(), e, i);
+        seen[e] = true;
+        const u32 f = order[(i + 1) % m];
+        SIM_CHECK(f < m && g.tgt[e] == g.src[f], "%s: order[%llu] = %u ends at %u, order[%llu] = %u leaves %u",
+                  what.c_str(), i, e, g.tgt[e], (i + 1) % m, f, f < m ? g.src[f] : NONE);
+    }
+    SIM_CHECK(order[0] == 0, "%s: the circuit starts with edge %u, not 0", what.c_str(), order[0]);
+}
+
+static int g_cases = 0;
+
+// Runs the pipeline on `g` and checks the outcome against the references.
+static void check_graph(const Graph& g, const std::string& name, u32 mask = GPU_SPLITTER_MASK) {
+    const std::string what = name + " (m=" + std::to_string(g.tgt.size()) + " n=" + std::to_string(g.n) +
+                             " mask=" + std::to_string(mask) + " sms=" + std::to_string(g_sms) + ")";
+    const Outcome r = device_circuit(g, mask);
+    ++g_cases;
+    const u32 bad = ref_unbalanced(g);
+    if (bad != NONE) {
+        SIM_CHECK(r.kind == Outcome::Unbalanced && r.bad == bad, "%s: expected unbalanced vertex %u, got kind %d vertex %u",
+                  what.c_str(), bad, (int)r.kind, r.bad);
+        return;
+    }
+    SIM_CHECK(r.kind != Outcome::Unbalanced, "%s: balanced graph reported unbalanced at %u", what.c_str(), r.bad);
+    SIM_CHECK(r.k == ref_splitters(g.tgt.size(), mask), "%s: splitter count %llu, expected %llu", what.c_str(), r.k,
+              ref_splitters(g.tgt.size(), mask));
+    const u64 comps = ref_components(g);
+    if (comps > 1) {
+        SIM_CHECK(r.kind == Outcome::Disconnected && r.components == comps, "%s: expected %llu components, got kind %d (%llu)",
+                  what.c_str(), comps, (int)r.kind, r.components);
+        return;
+    }
+    SIM_CHECK(r.kind == Outcome::Circuit, "%s: connected graph reported with %llu components", what.c_str(), r.components);
+    SIM_CHECK(r.cycles >= 1 && r.links == r.cycles - 1, "%s: %llu cycles but %llu forest links", what.c_str(), r.cycles,
+              r.links);
+    check_circuit(g, r.order, what);
+}
+
+static std::vector<std::pair<u32, u32>> cycle_edges(const std::vector<u32>& vs) {
+    std::vector<std::pair<u32, u32>> e;
+    for (size_t i = 0; i < vs.size(); ++i) e.push_back({vs[i], vs[(i + 1) % vs.size()]});
+    return e;
+}
+
+// One cycle through m distinct vertices, numbered in a random order.
+static Graph single_cycle(u32 m, std::mt19937_64& rng) {
+    std::vector<u32> vs(m);
+    std::iota(vs.begin(), vs.end(), 0u);
+    std::shuffle(vs.begin() + 1, vs.end(), rng);
+    return from_edges(m, cycle_edges(vs));
+}
+
+// A random walk on n vertices closed into a circuit: long cycles, repeated vertices.
+static Graph deep(u32 m, u32 n, std::mt19937_64& rng) {
+    std::vector<u32> vs(m);
+    for (auto& v : vs) v = (u32)(rng() % n);
+    auto e = cycle_edges(vs);
+    std::shuffle(e.begin(), e.end(), rng);  // random edge ids within each source
+    return from_edges(n, e);
+}
+
+// Hub 0 with cycles of random length 1..max_len (a length-1 cycle is a self loop at the hub).
+static Graph shallow(u32 m, u32 max_len, std::mt19937_64& rng) {
+    std::vector<std::pair<u32, u32>> e;
+    u32 n = 1;
+    while (e.size() < m) {
+        const u32 len = std::min<u32>(1 + (u32)(rng() % max_len), m - (u32)e.size());
+        std::vector<u32> vs{0};
+        for (u32 i = 1; i < len; ++i) vs.push_back(n++);
+        auto c = cycle_edges(vs);
+        e.insert(e.end(), c.begin(), c.end());
+    }
+    std::shuffle(e.begin(), e.end(), rng);
+    return from_edges(n, e);
+}
+
+static Graph self_loops(u32 count) {
+    return from_edges(1, std::vector<std::pair<u32, u32>>(count, {0, 0}));
+}
+
+static Graph parallel_edges(u32 k) {
+    std::vector<std::pair<u32, u32>> e;
+    for (u32 i = 0; i < k; ++i) e.push_back({0, 1}), e.push_back({1, 0});
+    return from_edges(2, e);
+}
+
+// de Bruijn graph B(s, d): vertices are (d-1)-digit words over s symbols, one edge per d-word.
+static Graph de_bruijn(u32 s, u32 d) {
+    u32 n = 1;
+    for (u32 i = 1; i < d; ++i) n *= s;
+    std::vector<std::pair<u32, u32>> e;
+    for (u32 v = 0; v < n; ++v)
+        for (u32 c = 0; c < s; ++c) e.push_back({v, (v * s + c) % n});
+    return from_edges(n, e);
+}
+
+// ---- the scan on its own --------------------------------------------------------------------
+
+static void check_scan(u64 n, std::mt19937_64& rng, bool sparse_keys) {
+    std::vector<u32> in(n);
+    for (u64 i = 0; i < n; ++i)
+        in[i] = sparse_keys ? ((rng() % 7 == 0) ? (u32)i : 0u) : (u32)(rng() >> 40);
+    std::vector<u32> out = alloc_u32(n);
+    scan_max(in, out, n);
+    u32 run = 0;
+    for (u64 i = 0; i < n; ++i) {
+        run = std::max(run, in[i]);
+        SIM_CHECK(out[i] == run, "scan n=%llu sms=%u: out[%llu] = %u, expected %u", n, g_sms, i, out[i], run);
+    }
+}
+
+int main() {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::mt19937_64 rng(20261122);
+
+    // A GPU with 132 SMs: grid(n) = ceil(n / 256) blocks up to 2112, one grid-stride pass.
+    g_sms = 132;
+    for (u64 n : {1ull, 2ull, 255ull, 1023ull, 1024ull, 1025ull, 3000ull, 5000ull}) check_scan(n, rng, false);
+    check_scan(4097, rng, true);
+
+    // Tiny and hand-made graphs.
+    check_graph(self_loops(1), "self loop");
+    check_graph(self_loops(2), "two self loops");
+    check_graph(from_edges(2, {{0, 1}, {1, 0}}), "2-cycle");
+    check_graph(from_edges(3, {{0, 1}, {1, 0}, {0, 2}, {2, 0}}), "two cycles sharing a vertex");
+    check_graph(from_edges(5, {{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 4}, {4, 2}}), "two triangles sharing vertex 2");
+    check_graph(from_edges(4, {{1, 2}, {2, 1}, {2, 3}, {3, 2}}), "isolated vertex 0");
+    check_graph(parallel_edges(1), "parallel edges x1");
+    check_graph(parallel_edges(17), "parallel edges x17");
+    check_graph(de_bruijn(3, 4), "de Bruijn B(3,4)");
+    // Errors the host reports from read-back values.
+    check_graph(from_edges(3, {{0, 1}, {1, 2}, {2, 0}, {1, 2}}), "unbalanced");
+    check_graph(from_edges(4, {{0, 1}, {1, 0}, {2, 3}, {3, 2}}), "two components");
+    check_graph(from_edges(6, {{0, 0}, {1, 2}, {2, 1}, {3, 4}, {4, 5}, {5, 3}}), "three components");
+
+    // Sizes around warp, block and scan-tile boundaries.
+    for (u32 m : {1u, 2u, 31u, 32u, 33u, 255u, 256u, 257u, 1023u, 1024u, 1025u, 4099u}) {
+        check_graph(single_cycle(m, rng), "single cycle");
+        check_graph(deep(m, std::max<u32>(1, m / 8), rng), "deep");
+        check_graph(shallow(m, 4, rng), "shallow");
+        if (m >= 31) check_graph(self_loops(m), "self loops at one vertex");
+        if (m % 2 == 0) check_graph(parallel_edges(m / 2), "parallel edges");
+    }
+    check_graph(deep(9000, 300, rng), "deep");
+    check_graph(shallow(9000, 3, rng), "shallow");
+
+    // Other splitter densities (the host uses 31): about every other edge a splitter, and
+    // almost none (nearly all edges residual, ranked through one long sublist).
+    for (u32 mask : {1u, (1u << 20) - 1}) {
+        for (u32 m : {33u, 1025u, 3000u}) {
+            check_graph(deep(m, std::max<u32>(1, m / 16), rng), "deep", mask);
+            check_graph(shallow(m, 5, rng), "shallow", mask);
+        }
+        check_graph(self_loops(2000), "self loops at one vertex", mask);
+    }
+
+    // One SM: grids capped at 16 blocks (4096 threads; 2048 for the walks), so the grid-stride
+    // loops iterate and the warp counts see partial warps on later passes. Smaller inputs
+    // launch the same grids as above.
+    g_sms = 1;
+    for (u64 n : {5000ull, 9000ull}) check_scan(n, rng, false);
+    check_graph(single_cycle(4099, rng), "single cycle");
+    check_graph(deep(4099, 512, rng), "deep");
+    check_graph(shallow(4099, 4, rng), "shallow");
+    check_graph(self_loops(5000), "self loops at one vertex");
+    check_graph(parallel_edges(2500), "parallel edges");
+    check_graph(deep(9000, 300, rng), "deep");
+    check_graph(shallow(9000, 3, rng), "shallow");
+    check_graph(deep(9000, 100, rng), "deep", 1);
+    check_graph(shallow(9000, 4, rng), "shallow", (1u << 20) - 1);
+
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("graph.cu: %d pipeline runs and the max-scan OK (%s order, %.1f s)\n", g_cases,
+                std::getenv("WARPATH_SIM_ORDER") ? std::getenv("WARPATH_SIM_ORDER") : "forward", s);
+    return 0;
+}
