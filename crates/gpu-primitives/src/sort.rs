@@ -31,6 +31,11 @@ fn map_in_place<K: SortKey>(keys: &mut [K], f: impl Fn(K) -> K + Sync + Send) {
 
 /// Sorts ordered bits on the CPU; `desc` complements them around the sort (stable descending).
 fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], desc: bool) {
+    if K::KIND == 0 && !desc {
+        // unsigned ascending: the keys are their own ordered bits
+        sort_bits(as_bits_mut(keys), vals);
+        return;
+    }
     // keys -> ordered bits in place
     map_in_place(keys, |k| {
         let b = k.to_ordered();

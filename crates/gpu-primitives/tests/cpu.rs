@@ -91,8 +91,9 @@ macro_rules! key_tests {
                     );
                 }
             }
-            for &n in BIG {
-                for shape in ["random", "small", "extremes"] {
+            // one large size: every parallel path (sort, dense and sorted distinct)
+            for &n in &BIG[1..] {
+                for shape in ["random", "small"] {
                     let keys: Vec<$t> = $gen(shape, n, 11);
                     let what = format!("{} {shape} n={n}", stringify!($t));
                     check_sorts(&keys, &what);
