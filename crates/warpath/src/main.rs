@@ -25,6 +25,10 @@ enum Command {
     Info(cmd::info::Args),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
+    /// Radix-sort numbers from a file or generated (CPU or GPU), verify and report throughput.
+    Sort(cmd::sort::SortArgs),
+    /// Distinct values (with counts) of numbers from a file or generated, verified.
+    Distinct(cmd::sort::DistinctArgs),
 }
 
 fn main() {
@@ -32,6 +36,8 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Sort(args) => cmd::sort::run_sort(args, cli.json),
+        Command::Distinct(args) => cmd::sort::run_distinct(args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {
