@@ -47,8 +47,10 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
         small_sort(keys, vals);
         return;
     }
+    // Several chunks per thread, so that work stealing evens out threads that run slower
+    // (e.g. on a loaded machine).
     let chunks = if n >= PARALLEL_SORT {
-        rayon::current_num_threads().max(1)
+        rayon::current_num_threads().max(1) * 4
     } else {
         1
     };
@@ -221,9 +223,15 @@ unsafe fn scatter_chunk<B: RadixBits, V: Copy, const COUNT_NEXT: bool>(
     } else {
         Vec::new()
     };
-    // Destination chunk of a position: compare against the boundaries when there are few
-    // chunks (no division in the hot loop), divide otherwise.
-    let few = chunks <= 16;
+    // Destination chunk of a position, floor(pos / chunk_len), without a division in the hot
+    // loop: pos * ceil(2^64 / chunk_len) / 2^64 is exact while n * chunk_len < 2^64 (the
+    // rounding error of the reciprocal times pos stays below one unit of the quotient).
+    let magic =
+        if (range_end_bound(chunks, chunk_len) as u128) * (chunk_len as u128) < (1u128 << 64) {
+            Some(u64::MAX / chunk_len as u64 + 1)
+        } else {
+            None
+        };
     for i in range {
         // SAFETY: i is in `range` (readable per the contract); `off[d]` stays within digit d's
         // slots of this chunk (contract), so the writes are in bounds and not shared; d < 256
@@ -234,14 +242,14 @@ unsafe fn scatter_chunk<B: RadixBits, V: Copy, const COUNT_NEXT: bool>(
             let pos = *off.get_unchecked(d);
             *off.get_unchecked_mut(d) = pos + 1;
             if COUNT_NEXT {
-                let c = if few {
-                    (1..chunks)
-                        .map(|j| (pos >= j * chunk_len) as usize)
-                        .sum::<usize>()
+                let c = if chunks == 1 {
+                    0
+                } else if let Some(m) = magic {
+                    ((pos as u128 * m as u128) >> 64) as usize
                 } else {
                     pos / chunk_len
                 };
-                *next.get_unchecked_mut(c).get_unchecked_mut(k.digit(pn)) += 1;
+                next[c][k.digit(pn)] += 1;
             }
             *kd.add(pos) = k;
             if size_of::<V>() != 0 {
@@ -250,6 +258,11 @@ unsafe fn scatter_chunk<B: RadixBits, V: Copy, const COUNT_NEXT: bool>(
         }
     }
     next
+}
+
+/// An upper bound of the positions a scatter writes (`chunks * chunk_len >= n`).
+fn range_end_bound(chunks: usize, chunk_len: usize) -> usize {
+    chunks.saturating_mul(chunk_len)
 }
 
 /// Asks Linux for transparent huge pages on a large scratch buffer (when THP is in `madvise`
@@ -313,6 +326,24 @@ mod tests {
                 (s >> 11) & mask
             })
             .collect()
+    }
+
+    #[test]
+    fn reciprocal_chunk_index_is_exact_at_every_boundary() {
+        for d in [2usize, 3, 7, 4097, 1 << 20, 25_000_001, (1 << 30) + 3] {
+            for chunks in [2usize, 8, 64] {
+                if ((chunks * d) as u128) * (d as u128) >= 1u128 << 64 {
+                    continue; // the sort divides instead
+                }
+                let m = u64::MAX / d as u64 + 1;
+                for c in 0..chunks {
+                    for pos in [c * d, (c * d + d).saturating_sub(1), c * d + d / 2] {
+                        let q = ((pos as u128 * m as u128) >> 64) as usize;
+                        assert_eq!(q, pos / d, "d={d} pos={pos}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
