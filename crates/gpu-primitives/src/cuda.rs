@@ -332,6 +332,9 @@ pub(crate) fn histogram(
     bins: u32,
 ) -> Result<Result<Vec<u64>, u64>, GpuError> {
     let n = keys.len() as u64;
+    if bins == 0 {
+        return Ok(if n == 0 { Ok(Vec::new()) } else { Err(0) });
+    }
     let mut counts = gpu.alloc_zeros::<u64>(bins as usize)?;
     if n == 0 {
         return Ok(Ok(gpu.download(&counts)?));
