@@ -267,7 +267,7 @@ fn range_end_bound(chunks: usize, chunk_len: usize) -> usize {
 
 /// Asks Linux for transparent huge pages on a large scratch buffer (when THP is in `madvise`
 /// mode): fewer page faults when it is first written and fewer TLB misses in the scatter.
-fn advise_huge_pages<T>(buf: &mut [MaybeUninit<T>]) {
+pub(crate) fn advise_huge_pages<T>(buf: &mut [MaybeUninit<T>]) {
     #[cfg(target_os = "linux")]
     {
         let bytes = std::mem::size_of_val(buf);

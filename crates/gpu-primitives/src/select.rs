@@ -66,6 +66,7 @@ fn select_cpu<T: Copy + Send + Sync>(
         .collect();
     let total: usize = parts.iter().map(Vec::len).sum();
     let mut out: Vec<T> = Vec::with_capacity(total);
+    crate::radix_cpu::advise_huge_pages(out.spare_capacity_mut());
     let dst = SendPtr(out.as_mut_ptr());
     let mut offsets = Vec::with_capacity(parts.len());
     let mut acc = 0;
@@ -131,6 +132,7 @@ fn split_cpu<T: Copy + Send + Sync>(
         o += ones;
     }
     let mut out: Vec<T> = Vec::with_capacity(n);
+    crate::radix_cpu::advise_huge_pages(out.spare_capacity_mut());
     let dst = SendPtr(out.as_mut_ptr());
     values
         .par_chunks(cl)
