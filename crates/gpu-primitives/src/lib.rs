@@ -1,5 +1,51 @@
-//! # gpu-primitives
-//!
-//! Data-parallel primitives on CPU and GPU: scan, reduce, compact, split, radix sort, distinct, histogram.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+mod cuda;
+pub mod device;
+mod distinct;
+mod error;
+mod histogram;
+mod key;
+mod radix_cpu;
+mod reduce;
+mod scan;
+mod select;
+mod sort;
+
+pub use distinct::{
+    Distinct, DistinctOptions, distinct, distinct_reference, distinct_sorted, distinct_with,
+};
+pub use error::PrimitiveError;
+pub use gpu_runtime::{Backend, Exec};
+pub use histogram::{histogram, histogram_reference};
+pub use key::{Element, RadixBits, SortKey, Summable, total_cmp};
+pub use reduce::{
+    reduce_max, reduce_min, reduce_min_max, reduce_min_max_reference, reduce_sum,
+    reduce_sum_reference,
+};
+pub use scan::{
+    exclusive_scan, exclusive_scan_reference, inclusive_scan, inclusive_scan_reference,
+};
+pub use select::{
+    Split, compact, partition, select_by_flags, select_by_flags_reference, split_by_bit,
+    split_by_flags, split_by_flags_reference,
+};
+pub use sort::{
+    argsort, radix_passes_needed, radix_sort, radix_sort_desc, radix_sort_pairs,
+    radix_sort_pairs_desc, sort_reference,
+};
+
+/// Below this many elements streaming operations (reduce, scan, select, split, histogram) stay
+/// on one thread: rayon's fork/join costs more than it saves.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// `Exec::Auto` sends streaming operations (reduce, scan, select, split, histogram) of at least
+/// this many elements to the GPU. They move every byte over PCIe twice for O(1) work per byte,
+/// so from host slices the GPU rarely pays; this is a provisional value, not yet set by a GPU
+/// benchmark (no GPU was available when it was written). Use the [`device`] variants to keep
+/// data on the GPU.
+pub const GPU_THRESHOLD_STREAM: u64 = 1 << 26;
+
+/// `Exec::Auto` sends sorts and `distinct` of at least this many keys to the GPU. Provisional:
+/// not yet measured on a GPU (see the crate README).
+pub const GPU_THRESHOLD_SORT: u64 = 1 << 22;

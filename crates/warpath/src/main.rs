@@ -41,6 +41,10 @@ enum Command {
     Graph(cmd::graph::GraphArgs),
     /// De Bruijn graph of the k-mers of FASTA/FASTQ reads, and the sequence of an Euler path.
     DebruijnGraph(cmd::graph::DebruijnArgs),
+    /// Radix-sort numbers from a file or generated (CPU or GPU), verify and report throughput.
+    Sort(cmd::sort::SortArgs),
+    /// Distinct values (with counts) of numbers from a file or generated, verified.
+    Distinct(cmd::sort::DistinctArgs),
 }
 
 fn main() {
@@ -56,6 +60,8 @@ fn main() {
         Command::Euler(args) => cmd::graph::run_euler(args, cli.json),
         Command::Graph(args) => cmd::graph::run_graph(args, cli.json),
         Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, cli.json),
+        Command::Sort(args) => cmd::sort::run_sort(args, cli.json),
+        Command::Distinct(args) => cmd::sort::run_distinct(args, cli.json),
     };
     if let Err(e) = result {
         if e.downcast_ref::<report::AlreadyReported>().is_some() {

@@ -32,6 +32,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     rows.extend(crate::cmd::perm::demo(args.size));
     rows.extend(super::fhn::demo(args.size));
     rows.extend(crate::cmd::graph::demo(args.size));
+    rows.extend(super::sort::demo(args.size));
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(

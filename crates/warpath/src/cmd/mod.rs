@@ -7,3 +7,4 @@ pub(crate) mod graph;
 pub(crate) mod info;
 pub(crate) mod lap;
 pub(crate) mod perm;
+pub(crate) mod sort;

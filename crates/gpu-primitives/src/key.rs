@@ -1,0 +1,388 @@
+//! The sealed element traits: which types the primitives accept and how keys are ordered.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use gpu_runtime::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A plain 4- or 8-byte number the primitives (and their GPU kernels) move around:
+/// `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. Sealed: it cannot be implemented outside this crate.
+pub trait Element:
+    sealed::Sealed
+    + Copy
+    + Send
+    + Sync
+    + Debug
+    + PartialEq
+    + Default
+    + DeviceRepr
+    + ValidAsZeroBits
+    + 'static
+{
+    /// The type's name (`"u32"`, `"f64"`, ...).
+    const NAME: &'static str;
+}
+
+/// The unsigned integers keys are sorted as (`u32` for 4-byte keys, `u64` for 8-byte keys).
+/// Sealed.
+pub trait RadixBits:
+    sealed::Sealed
+    + Copy
+    + Send
+    + Sync
+    + Debug
+    + Ord
+    + Hash
+    + Default
+    + DeviceRepr
+    + ValidAsZeroBits
+    + 'static
+{
+    /// Number of 8-bit digits (4 or 8).
+    const DIGITS: usize;
+    /// The 8-bit digit `pass` (0 = least significant).
+    fn digit(self, pass: usize) -> usize;
+    /// All bits complemented (descending order).
+    fn complement(self) -> Self;
+    /// Widened to `u64`.
+    fn to_u64(self) -> u64;
+    /// Narrowed from `u64` (the value must fit).
+    fn from_u64(v: u64) -> Self;
+}
+
+impl sealed::Sealed for u32 {}
+impl sealed::Sealed for u64 {}
+impl sealed::Sealed for i32 {}
+impl sealed::Sealed for i64 {}
+impl sealed::Sealed for f32 {}
+impl sealed::Sealed for f64 {}
+
+impl RadixBits for u32 {
+    const DIGITS: usize = 4;
+    #[inline(always)]
+    fn digit(self, pass: usize) -> usize {
+        ((self >> (8 * pass)) & 0xFF) as usize
+    }
+    #[inline(always)]
+    fn complement(self) -> Self {
+        !self
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v as u32
+    }
+}
+
+impl RadixBits for u64 {
+    const DIGITS: usize = 8;
+    #[inline(always)]
+    fn digit(self, pass: usize) -> usize {
+        ((self >> (8 * pass)) & 0xFF) as usize
+    }
+    #[inline(always)]
+    fn complement(self) -> Self {
+        !self
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v
+    }
+}
+
+/// A key the radix sort, `distinct` and min/max accept: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+///
+/// Keys are ordered through an order-preserving bijection onto unsigned integers
+/// ([`SortKey::to_ordered`]). For integers that is their usual order. For floats it is a
+/// **total order**:
+///
+/// `-NaN`s are treated like NaNs: `-inf < ... < -0.0 < +0.0 < ... < +inf < +NaN < -NaN`
+/// (NaNs last, ordered among themselves by sign then payload). `-0.0` sorts before `+0.0`, and
+/// they are *different* keys for `distinct`; two NaNs are the same key only when their bits are
+/// equal. The transform flips all bits of negative numbers and sets the sign bit of non-negative
+/// ones, then rotates the range so that the negative-NaN block (which would sort below `-inf`)
+/// comes after the positive NaNs. It is a bijection, so sorting never changes a key's bits.
+///
+/// Sealed: it cannot be implemented outside this crate.
+pub trait SortKey: Element + PartialOrd {
+    /// The unsigned integer the key is ordered as.
+    type Bits: RadixBits;
+    /// 0 unsigned, 1 signed, 2 float (the kernels' `kind` argument).
+    const KIND: u32;
+    /// The order-preserving bijection onto [`SortKey::Bits`].
+    fn to_ordered(self) -> Self::Bits;
+    /// The inverse of [`SortKey::to_ordered`].
+    fn from_ordered(bits: Self::Bits) -> Self;
+}
+
+/// A number the sum, scan and reduce operations accept. Sums accumulate in a 64-bit type:
+/// `u32 -> u64`, `i32 -> i64`, `u64 -> u64`, `i64 -> i64` (integer sums wrap on overflow, like
+/// `wrapping_add`), `f32 -> f64`, `f64 -> f64`. Sealed.
+pub trait Summable: Element {
+    /// The accumulator and result type of sums and scans.
+    type Sum: Element + std::ops::Add<Output = Self::Sum>;
+    /// `self` converted to the accumulator type.
+    fn widen(self) -> Self::Sum;
+    /// `a + b` in the accumulator type (wrapping for integers).
+    fn add(a: Self::Sum, b: Self::Sum) -> Self::Sum;
+    /// Scan kernel name.
+    #[doc(hidden)]
+    const SCAN_KERNEL: &'static str;
+    /// Stage-1 sum kernel name.
+    #[doc(hidden)]
+    const SUM_KERNEL: &'static str;
+    /// Stage-2 sum kernel name.
+    #[doc(hidden)]
+    const SUM_FINAL_KERNEL: &'static str;
+}
+
+const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
+const F64_NEG_NAN_BLOCK: u64 = 0x000F_FFFF_FFFF_FFFF;
+
+macro_rules! element {
+    ($t:ty, $name:literal) => {
+        impl Element for $t {
+            const NAME: &'static str = $name;
+        }
+    };
+}
+element!(u32, "u32");
+element!(i32, "i32");
+element!(u64, "u64");
+element!(i64, "i64");
+element!(f32, "f32");
+element!(f64, "f64");
+
+impl SortKey for u32 {
+    type Bits = u32;
+    const KIND: u32 = 0;
+    #[inline(always)]
+    fn to_ordered(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u32) -> Self {
+        bits
+    }
+}
+impl SortKey for u64 {
+    type Bits = u64;
+    const KIND: u32 = 0;
+    #[inline(always)]
+    fn to_ordered(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u64) -> Self {
+        bits
+    }
+}
+impl SortKey for i32 {
+    type Bits = u32;
+    const KIND: u32 = 1;
+    #[inline(always)]
+    fn to_ordered(self) -> u32 {
+        (self as u32) ^ 0x8000_0000
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u32) -> Self {
+        (bits ^ 0x8000_0000) as i32
+    }
+}
+impl SortKey for i64 {
+    type Bits = u64;
+    const KIND: u32 = 1;
+    #[inline(always)]
+    fn to_ordered(self) -> u64 {
+        (self as u64) ^ 0x8000_0000_0000_0000
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u64) -> Self {
+        (bits ^ 0x8000_0000_0000_0000) as i64
+    }
+}
+impl SortKey for f32 {
+    type Bits = u32;
+    const KIND: u32 = 2;
+    #[inline(always)]
+    fn to_ordered(self) -> u32 {
+        let b = self.to_bits();
+        let t = if b & 0x8000_0000 != 0 {
+            !b
+        } else {
+            b | 0x8000_0000
+        };
+        t.wrapping_sub(F32_NEG_NAN_BLOCK)
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u32) -> Self {
+        let t = bits.wrapping_add(F32_NEG_NAN_BLOCK);
+        f32::from_bits(if t & 0x8000_0000 != 0 {
+            t & 0x7FFF_FFFF
+        } else {
+            !t
+        })
+    }
+}
+impl SortKey for f64 {
+    type Bits = u64;
+    const KIND: u32 = 2;
+    #[inline(always)]
+    fn to_ordered(self) -> u64 {
+        let b = self.to_bits();
+        let t = if b & 0x8000_0000_0000_0000 != 0 {
+            !b
+        } else {
+            b | 0x8000_0000_0000_0000
+        };
+        t.wrapping_sub(F64_NEG_NAN_BLOCK)
+    }
+    #[inline(always)]
+    fn from_ordered(bits: u64) -> Self {
+        let t = bits.wrapping_add(F64_NEG_NAN_BLOCK);
+        f64::from_bits(if t & 0x8000_0000_0000_0000 != 0 {
+            t & 0x7FFF_FFFF_FFFF_FFFF
+        } else {
+            !t
+        })
+    }
+}
+
+macro_rules! summable_int {
+    ($t:ty, $sum:ty, $scan:literal, $red:literal) => {
+        impl Summable for $t {
+            type Sum = $sum;
+            #[inline(always)]
+            fn widen(self) -> $sum {
+                self as $sum
+            }
+            #[inline(always)]
+            fn add(a: $sum, b: $sum) -> $sum {
+                a.wrapping_add(b)
+            }
+            const SCAN_KERNEL: &'static str = $scan;
+            const SUM_KERNEL: &'static str = $red;
+            const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_u64";
+        }
+    };
+}
+summable_int!(u32, u64, "scan_u32_u64", "reduce_sum_u32");
+summable_int!(i32, i64, "scan_i32_u64", "reduce_sum_i32");
+summable_int!(u64, u64, "scan_u64_u64", "reduce_sum_u64");
+summable_int!(i64, i64, "scan_u64_u64", "reduce_sum_u64");
+
+impl Summable for f32 {
+    type Sum = f64;
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn add(a: f64, b: f64) -> f64 {
+        a + b
+    }
+    const SCAN_KERNEL: &'static str = "scan_f32_f64";
+    const SUM_KERNEL: &'static str = "reduce_sum_f32";
+    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
+}
+impl Summable for f64 {
+    type Sum = f64;
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn add(a: f64, b: f64) -> f64 {
+        a + b
+    }
+    const SCAN_KERNEL: &'static str = "scan_f64_f64";
+    const SUM_KERNEL: &'static str = "reduce_sum_f64";
+    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
+}
+
+/// Compares two keys in the crate's total order (see [`SortKey`]).
+///
+/// # Examples
+/// ```
+/// use std::cmp::Ordering;
+/// use gpu_primitives::total_cmp;
+/// assert_eq!(total_cmp(&-0.0f32, &0.0), Ordering::Less);
+/// assert_eq!(total_cmp(&f64::NAN, &f64::INFINITY), Ordering::Greater);
+/// ```
+pub fn total_cmp<K: SortKey>(a: &K, b: &K) -> std::cmp::Ordering {
+    a.to_ordered().cmp(&b.to_ordered())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_order_is_total_and_documented() {
+        let neg_nan = f32::from_bits(0xFFC0_0000);
+        let v = [
+            f32::NEG_INFINITY,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+            neg_nan,
+        ];
+        for w in v.windows(2) {
+            assert!(w[0].to_ordered() < w[1].to_ordered(), "{w:?}");
+        }
+        for x in v {
+            assert_eq!(f32::from_ordered(x.to_ordered()).to_bits(), x.to_bits());
+        }
+    }
+
+    #[test]
+    fn f32_transform_is_a_bijection_on_samples() {
+        for b in (0u32..=u32::MAX).step_by(65_521) {
+            let x = f32::from_bits(b);
+            assert_eq!(f32::from_ordered(x.to_ordered()).to_bits(), b);
+            assert_eq!(f32::from_ordered(b).to_ordered(), b);
+        }
+        for b in [
+            0u32,
+            1,
+            0x7F_FFFE,
+            0x7F_FFFF,
+            0x80_0000,
+            u32::MAX,
+            u32::MAX - 1,
+        ] {
+            assert_eq!(f32::from_ordered(b).to_ordered(), b);
+        }
+    }
+
+    #[test]
+    fn f64_and_ints_round_trip() {
+        for x in [f64::NEG_INFINITY, -0.0, 0.0, 1.5, f64::NAN, -f64::NAN] {
+            assert_eq!(f64::from_ordered(x.to_ordered()).to_bits(), x.to_bits());
+        }
+        assert!((-0.0f64).to_ordered() < 0.0f64.to_ordered());
+        assert!(f64::INFINITY.to_ordered() < (-f64::NAN).to_ordered());
+        assert!(i32::MIN.to_ordered() < (-1i32).to_ordered());
+        assert!((-1i32).to_ordered() < 0i32.to_ordered());
+        assert!(i64::MIN.to_ordered() < i64::MAX.to_ordered());
+        for x in [i64::MIN, -1, 0, i64::MAX] {
+            assert_eq!(i64::from_ordered(x.to_ordered()), x);
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! Radix sort of keys, of key–value pairs, and argsort.
+
+use gpu_runtime::{Backend, Exec, Target};
+use rayon::prelude::*;
+
+use crate::key::{RadixBits, SortKey};
+use crate::radix_cpu::{PARALLEL_SORT, sort_bits};
+use crate::{GPU_THRESHOLD_SORT, PrimitiveError};
+
+/// The reference sort: the standard library's stable sort, comparing in the total order of
+/// [`SortKey`].
+pub fn sort_reference<K: SortKey>(keys: &mut [K]) {
+    keys.sort_by_key(|k| k.to_ordered());
+}
+
+/// Reinterprets keys as their ordered-bits type (same size and alignment).
+fn as_bits_mut<K: SortKey>(keys: &mut [K]) -> &mut [K::Bits] {
+    assert!(size_of::<K>() == size_of::<K::Bits>() && align_of::<K>() == align_of::<K::Bits>());
+    // SAFETY: K and K::Bits are sealed plain numbers of equal size and alignment (asserted) and
+    // every bit pattern is valid for both; the borrow is exclusive for the returned lifetime.
+    unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<K::Bits>(), keys.len()) }
+}
+
+fn map_in_place<K: SortKey>(keys: &mut [K], f: impl Fn(K) -> K + Sync + Send) {
+    if keys.len() < PARALLEL_SORT {
+        keys.iter_mut().for_each(|k| *k = f(*k));
+    } else {
+        keys.par_iter_mut().for_each(|k| *k = f(*k));
+    }
+}
+
+/// Sorts ordered bits on the CPU; `desc` complements them around the sort (stable descending).
+fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], desc: bool) {
+    if K::KIND == 0 && !desc {
+        // unsigned ascending: the keys are their own ordered bits
+        sort_bits(as_bits_mut(keys), vals);
+        return;
+    }
+    // keys -> ordered bits in place
+    map_in_place(keys, |k| {
+        let b = k.to_ordered();
+        let b = if desc { b.complement() } else { b };
+        // store the bits in K's storage (same width); undone below
+        // SAFETY: see as_bits_mut: equal size, all bit patterns valid.
+        unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
+    });
+    sort_bits(as_bits_mut(keys), vals);
+    map_in_place(keys, |k| {
+        // SAFETY: as above.
+        let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
+        K::from_ordered(if desc { b.complement() } else { b })
+    });
+}
+
+/// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
+/// NaNs last; the bits of every key are preserved). Reports where it ran.
+///
+/// CPU: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
+/// histograms of all digits and passes whose digit is the same for every key are skipped (so
+/// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
+/// thread. GPU: Onesweep (one histogram pass, then one look-back scatter pass per digit).
+///
+/// # Complexity
+/// `O(n * w / 8)` work for `w`-bit keys (`w / 8` passes at most), `O(n)` extra memory.
+///
+/// # Errors
+/// [`PrimitiveError::Gpu`] when `exec` asks for a GPU that is missing, the keys do not fit in
+/// device memory (with sizes), or a launch fails.
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::{radix_sort, Exec};
+/// let mut v = vec![3.5f32, -0.0, f32::NAN, 0.0, -2.0];
+/// radix_sort(&mut v, Exec::Cpu)?;
+/// assert_eq!(v[..4], [-2.0, -0.0, 0.0, 3.5]);
+/// assert!(v[0..2].iter().all(|x| !x.is_nan()) && v[4].is_nan());
+/// assert!(v[1].is_sign_negative() && v[2].is_sign_positive());
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn radix_sort<K: SortKey>(keys: &mut [K], exec: Exec) -> Result<Backend, PrimitiveError> {
+    sort_keys(keys, false, exec)
+}
+
+/// Sorts `keys` descending: the exact reverse of [`radix_sort`]'s order (so NaNs first).
+///
+/// # Complexity
+/// As [`radix_sort`].
+///
+/// # Errors
+/// As [`radix_sort`].
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::{radix_sort_desc, Exec};
+/// let mut v = vec![3i64, -1, 7, 0];
+/// radix_sort_desc(&mut v, Exec::Cpu)?;
+/// assert_eq!(v, [7, 3, 0, -1]);
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn radix_sort_desc<K: SortKey>(keys: &mut [K], exec: Exec) -> Result<Backend, PrimitiveError> {
+    sort_keys(keys, true, exec)
+}
+
+fn sort_keys<K: SortKey>(
+    keys: &mut [K],
+    desc: bool,
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    match exec.resolve(keys.len() as u64, GPU_THRESHOLD_SORT)? {
+        Target::Cpu => {
+            let mut unit = vec![(); keys.len()];
+            cpu_sort(keys, &mut unit, desc);
+            Ok(Backend::Cpu)
+        }
+        Target::Cuda(gpu) => {
+            if keys.len() > 1 {
+                let d = gpu.upload(keys)?;
+                let (sorted, _) = crate::cuda::sort::<K, u32>(gpu, d, None, desc)?;
+                gpu.download_into(&sorted, keys)?;
+            }
+            Ok(Backend::Cuda)
+        }
+    }
+}
+
+/// Sorts `keys` ascending and applies the same permutation to `values` (any `Copy` type). The
+/// sort is **stable**: pairs with equal keys keep their input order.
+///
+/// GPU: the keys are sorted together with `u32` indices on the device and the values are then
+/// gathered on the host (so any value type works; for 4- and 8-byte values already on the
+/// device, [`crate::device::radix_sort_pairs`] moves them on the GPU).
+///
+/// # Complexity
+/// `O(n * w / 8)` work for `w`-bit keys, `O(n)` extra memory.
+///
+/// # Errors
+/// [`PrimitiveError::LengthMismatch`] when the slices differ in length;
+/// [`PrimitiveError::TooManyForU32Index`] on the GPU path above `u32::MAX` elements;
+/// [`PrimitiveError::Gpu`] when the GPU path fails.
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::{radix_sort_pairs, Exec};
+/// let mut keys = vec![2u32, 1, 2, 0];
+/// let mut vals = vec!['a', 'b', 'c', 'd'];
+/// radix_sort_pairs(&mut keys, &mut vals, Exec::Cpu)?;
+/// assert_eq!(keys, [0, 1, 2, 2]);
+/// assert_eq!(vals, ['d', 'b', 'a', 'c']); // 'a' before 'c': stable
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn radix_sort_pairs<K: SortKey, V: Copy + Send + Sync>(
+    keys: &mut [K],
+    values: &mut [V],
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    sort_pairs(keys, values, false, exec)
+}
+
+/// Stable descending sort of pairs: the reverse of [`radix_sort_pairs`]'s key order, with equal
+/// keys still in input order.
+///
+/// # Complexity
+/// As [`radix_sort_pairs`].
+///
+/// # Errors
+/// As [`radix_sort_pairs`].
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::{radix_sort_pairs_desc, Exec};
+/// let mut keys = vec![1.0f64, 3.0, 1.0];
+/// let mut vals = vec![0u8, 1, 2];
+/// radix_sort_pairs_desc(&mut keys, &mut vals, Exec::Cpu)?;
+/// assert_eq!((keys, vals), (vec![3.0, 1.0, 1.0], vec![1, 0, 2]));
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn radix_sort_pairs_desc<K: SortKey, V: Copy + Send + Sync>(
+    keys: &mut [K],
+    values: &mut [V],
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    sort_pairs(keys, values, true, exec)
+}
+
+fn sort_pairs<K: SortKey, V: Copy + Send + Sync>(
+    keys: &mut [K],
+    values: &mut [V],
+    desc: bool,
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    if keys.len() != values.len() {
+        return Err(PrimitiveError::LengthMismatch {
+            what: "values",
+            expected: keys.len(),
+            found: values.len(),
+        });
+    }
+    match exec.resolve(keys.len() as u64, GPU_THRESHOLD_SORT)? {
+        Target::Cpu => {
+            cpu_sort(keys, values, desc);
+            Ok(Backend::Cpu)
+        }
+        Target::Cuda(gpu) => {
+            let perm = gpu_argsort(gpu, keys, desc, true)?;
+            gather_in_place(values, &perm);
+            Ok(Backend::Cuda)
+        }
+    }
+}
+
+/// Argsort on the GPU; with `write_keys` the sorted keys are copied back into `keys`.
+fn gpu_argsort<K: SortKey>(
+    gpu: &gpu_runtime::Gpu,
+    keys: &mut [K],
+    desc: bool,
+    write_keys: bool,
+) -> Result<Vec<u32>, PrimitiveError> {
+    let n = keys.len();
+    if n > u32::MAX as usize {
+        return Err(PrimitiveError::TooManyForU32Index { n });
+    }
+    if n <= 1 {
+        return Ok((0..n as u32).collect());
+    }
+    let dk = gpu.upload(keys)?;
+    let idx = crate::cuda::iota(gpu, n)?;
+    let (sk, si) = crate::cuda::sort::<K, u32>(gpu, dk, Some(idx), desc)?;
+    let perm = match si {
+        Some(si) => gpu.download(&si)?,
+        None => unreachable!("values were given"),
+    };
+    if write_keys {
+        gpu.download_into(&sk, keys)?;
+    }
+    Ok(perm)
+}
+
+/// `values = values[perm]` (perm is a permutation of `0..n`).
+fn gather_in_place<V: Copy + Send + Sync>(values: &mut [V], perm: &[u32]) {
+    let src = values.to_vec();
+    if values.len() < PARALLEL_SORT {
+        for (v, &p) in values.iter_mut().zip(perm) {
+            *v = src[p as usize];
+        }
+    } else {
+        values
+            .par_iter_mut()
+            .zip(perm.par_iter())
+            .for_each(|(v, &p)| *v = src[p as usize]);
+    }
+}
+
+/// The permutation that sorts `keys` stably (ascending, total order): `keys[perm[0]]` is the
+/// smallest key, and equal keys appear in index order. `keys` is not modified.
+///
+/// # Complexity
+/// `O(n * w / 8)` work for `w`-bit keys (a pair sort with `u32` indices).
+///
+/// # Errors
+/// [`PrimitiveError::TooManyForU32Index`] above `u32::MAX` keys; [`PrimitiveError::Gpu`] when
+/// the GPU path fails.
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::{argsort, Exec};
+/// assert_eq!(argsort(&[30i32, -5, 30, 0], Exec::Cpu)?, vec![1, 3, 0, 2]);
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn argsort<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<u32>, PrimitiveError> {
+    let n = keys.len();
+    if n > u32::MAX as usize {
+        return Err(PrimitiveError::TooManyForU32Index { n });
+    }
+    match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
+        Target::Cpu => Ok(argsort_cpu(keys).1),
+        Target::Cuda(gpu) => {
+            let mut copy = keys.to_vec();
+            gpu_argsort(gpu, &mut copy, false, false)
+        }
+    }
+}
+
+/// Ordered bits sorted, with the permutation (n <= u32::MAX checked by callers).
+pub(crate) fn argsort_cpu<K: SortKey>(keys: &[K]) -> (Vec<K::Bits>, Vec<u32>) {
+    let n = keys.len();
+    let mut bits: Vec<K::Bits> = if n < PARALLEL_SORT {
+        keys.iter().map(|k| k.to_ordered()).collect()
+    } else {
+        keys.par_iter().map(|k| k.to_ordered()).collect()
+    };
+    let mut perm: Vec<u32> = if n < PARALLEL_SORT {
+        (0..n as u32).collect()
+    } else {
+        (0..n as u32).into_par_iter().collect()
+    };
+    sort_bits(&mut bits, &mut perm);
+    (bits, perm)
+}
+
+/// Sorted ordered bits of `keys` (a copy), on the CPU.
+pub(crate) fn sorted_bits_cpu<K: SortKey>(keys: &[K]) -> Vec<K::Bits> {
+    let mut bits: Vec<K::Bits> = if keys.len() < PARALLEL_SORT {
+        keys.iter().map(|k| k.to_ordered()).collect()
+    } else {
+        keys.par_iter().map(|k| k.to_ordered()).collect()
+    };
+    sort_bits(&mut bits, &mut vec![(); keys.len()]);
+    bits
+}
+
+/// Number of 8-bit passes a sort of these keys needs after skipping constant digits (for
+/// reports; the sort computes it itself).
+///
+/// # Complexity
+/// `O(n)` (one parallel read).
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::radix_passes_needed;
+/// // values below 1000 differ only in their two low bytes
+/// assert_eq!(radix_passes_needed(&[3u64, 999, 512]), 2);
+/// ```
+pub fn radix_passes_needed<K: SortKey>(keys: &[K]) -> usize {
+    let Some(first) = keys.first() else { return 0 };
+    let f = first.to_ordered();
+    let diff = keys
+        .par_iter()
+        .map(|k| k.to_ordered().to_u64() ^ f.to_u64())
+        .reduce(|| 0, |a, b| a | b);
+    (0..<K::Bits as RadixBits>::DIGITS)
+        .filter(|p| (diff >> (8 * p)) & 0xFF != 0)
+        .count()
+}

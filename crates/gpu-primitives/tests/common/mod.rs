@@ -1,0 +1,157 @@
+//! Inputs shared by the CPU and GPU tests: the size matrix and adversarial data.
+#![allow(dead_code, unreachable_pub)]
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Sizes around warp, block, tile and threshold edges, primes, and the parallel paths.
+pub const SIZES: &[usize] = &[
+    0,
+    1,
+    2,
+    31,
+    32,
+    33,
+    1023,
+    1024,
+    1025,
+    2047,
+    2049,
+    4093,
+    4096,
+    4097,
+    65_537,
+    (1 << 17) + 3,
+];
+
+/// Larger sizes: multi-tile GPU look-back chains and every CPU parallel path.
+pub const BIG: &[usize] = &[1_000_003, (1 << 20) + 1];
+
+/// Named data shapes.
+pub const SHAPES: &[&str] = &[
+    "random", "equal", "sorted", "reversed", "two", "extremes", "small",
+];
+
+/// Raw 64-bit patterns of a shape; the caller narrows them to its type.
+pub fn bits(shape: &str, n: usize, seed: u64) -> Vec<u64> {
+    let mut rng = StdRng::seed_from_u64(seed ^ (n as u64) << 8);
+    let mut v: Vec<u64> = match shape {
+        "random" => (0..n).map(|_| rng.random()).collect(),
+        "equal" => vec![0x1234_5678_9abc_def0; n],
+        "two" => (0..n)
+            .map(|_| {
+                if rng.random::<bool>() {
+                    3
+                } else {
+                    u64::MAX - 5
+                }
+            })
+            .collect(),
+        "extremes" => (0..n)
+            .map(|_| match rng.random_range(0..5) {
+                0 => 0,
+                1 => u64::MAX,
+                2 => 1 << 63,
+                3 => (1 << 63) - 1,
+                _ => 1 << 31,
+            })
+            .collect(),
+        "small" => (0..n).map(|_| rng.random_range(0..1000)).collect(),
+        _ => (0..n).map(|_| rng.random()).collect(),
+    };
+    match shape {
+        "sorted" => v.sort_unstable(),
+        "reversed" => {
+            v.sort_unstable();
+            v.reverse();
+        }
+        _ => {}
+    }
+    v
+}
+
+pub fn u32s(shape: &str, n: usize, seed: u64) -> Vec<u32> {
+    let mut v: Vec<u32> = bits(shape, n, seed)
+        .into_iter()
+        .map(|b| (b >> 32) as u32 ^ b as u32)
+        .collect();
+    if shape == "small" {
+        v.iter_mut().for_each(|x| *x %= 1000);
+    }
+    reorder(shape, &mut v, |a, b| a.cmp(b));
+    v
+}
+
+pub fn i32s(shape: &str, n: usize, seed: u64) -> Vec<i32> {
+    let mut v: Vec<i32> = u32s(shape, n, seed).into_iter().map(|x| x as i32).collect();
+    reorder(shape, &mut v, |a, b| a.cmp(b));
+    v
+}
+
+pub fn u64s(shape: &str, n: usize, seed: u64) -> Vec<u64> {
+    bits(shape, n, seed)
+}
+
+pub fn i64s(shape: &str, n: usize, seed: u64) -> Vec<i64> {
+    let mut v: Vec<i64> = bits(shape, n, seed).into_iter().map(|x| x as i64).collect();
+    reorder(shape, &mut v, |a, b| a.cmp(b));
+    v
+}
+
+const F32_SPECIAL: [f32; 9] = [
+    0.0,
+    -0.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+    f32::MIN_POSITIVE,
+    -1.5,
+    1e-45,
+    f32::MAX,
+];
+
+pub fn f32s(shape: &str, n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0xf32);
+    let mut v: Vec<f32> = match shape {
+        "random" => (0..n).map(|_| rng.random_range(-1e6f32..1e6)).collect(),
+        "extremes" | "two" => (0..n)
+            .map(|_| {
+                let x = F32_SPECIAL[rng.random_range(0..F32_SPECIAL.len())];
+                if rng.random_range(0..50) == 0 {
+                    f32::from_bits(0xFFC0_0001) // a negative NaN with a payload
+                } else {
+                    x
+                }
+            })
+            .collect(),
+        "small" => (0..n)
+            .map(|_| rng.random_range(0..100) as f32 * 0.5)
+            .collect(),
+        "equal" => vec![2.5; n],
+        _ => (0..n).map(|_| rng.random_range(-1e3f32..1e3)).collect(),
+    };
+    reorder(shape, &mut v, |a, b| a.total_cmp(b));
+    v
+}
+
+pub fn f64s(shape: &str, n: usize, seed: u64) -> Vec<f64> {
+    let mut v: Vec<f64> = f32s(shape, n, seed).into_iter().map(f64::from).collect();
+    if shape == "random" {
+        v.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x += i as f64 * 1e-9);
+    }
+    reorder(shape, &mut v, |a, b| a.total_cmp(b));
+    v
+}
+
+fn reorder<T>(shape: &str, v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    match shape {
+        "sorted" => v.sort_by(&cmp),
+        "reversed" => {
+            v.sort_by(&cmp);
+            v.reverse();
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,442 @@
+//! CPU paths against the references over the size matrix and adversarial data.
+
+mod common;
+
+use common::{BIG, SHAPES, SIZES};
+use gpu_primitives::*;
+use proptest::prelude::*;
+
+fn ordered<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
+    v.iter().map(|k| k.to_ordered()).collect()
+}
+
+fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
+    let mut expect = keys.to_vec();
+    sort_reference(&mut expect);
+    let mut got = keys.to_vec();
+    assert_eq!(radix_sort(&mut got, Exec::Cpu).unwrap(), Backend::Cpu);
+    assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
+
+    let mut got = keys.to_vec();
+    radix_sort_desc(&mut got, Exec::Cpu).unwrap();
+    let mut rev = expect.clone();
+    rev.reverse();
+    assert_eq!(ordered(&got), ordered(&rev), "{what} desc");
+
+    // pairs with the original index: checks stability and that values follow their keys
+    let idx: Vec<u32> = (0..keys.len() as u32).collect();
+    let mut expect_pairs: Vec<(K::Bits, u32)> =
+        ordered(keys).into_iter().zip(idx.clone()).collect();
+    expect_pairs.sort_by_key(|p| p.0);
+    let mut k = keys.to_vec();
+    let mut v = idx.clone();
+    radix_sort_pairs(&mut k, &mut v, Exec::Cpu).unwrap();
+    let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
+    assert_eq!(got, expect_pairs, "{what} pairs");
+    assert_eq!(
+        argsort(keys, Exec::Cpu).unwrap(),
+        expect_pairs.iter().map(|p| p.1).collect::<Vec<_>>(),
+        "{what} argsort"
+    );
+
+    // stable descending pairs: by descending key, ties in index order
+    expect_pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut k = keys.to_vec();
+    let mut v = idx;
+    radix_sort_pairs_desc(&mut k, &mut v, Exec::Cpu).unwrap();
+    let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
+    assert_eq!(got, expect_pairs, "{what} pairs desc");
+}
+
+fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
+    let (values, counts, inverse) = distinct_reference(keys);
+    let all = DistinctOptions {
+        counts: true,
+        inverse: true,
+    };
+    let d = distinct_with(keys, all, Exec::Cpu).unwrap();
+    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+    assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
+    assert_eq!(d.inverse.as_ref(), Some(&inverse), "{what} inverse");
+    assert_eq!(
+        ordered(&distinct(keys, Exec::Cpu).unwrap()),
+        ordered(&values)
+    );
+    // already sorted input
+    let mut sorted = keys.to_vec();
+    sort_reference(&mut sorted);
+    let (sv, sc, sinv) = distinct_reference(&sorted);
+    let d = distinct_sorted(&sorted, all, Exec::Cpu).unwrap();
+    assert_eq!(ordered(&d.values), ordered(&sv), "{what} sorted values");
+    assert_eq!(d.counts, Some(sc), "{what} sorted counts");
+    assert_eq!(d.inverse, Some(sinv), "{what} sorted inverse");
+}
+
+macro_rules! key_tests {
+    ($name:ident, $t:ty, $gen:path) => {
+        #[test]
+        fn $name() {
+            for &n in SIZES {
+                for shape in SHAPES {
+                    let keys: Vec<$t> = $gen(shape, n, 7);
+                    let what = format!("{} {shape} n={n}", stringify!($t));
+                    check_sorts(&keys, &what);
+                    check_distinct(&keys, &what);
+                    let mm = reduce_min_max(&keys, Exec::Cpu).unwrap();
+                    let r = reduce_min_max_reference(&keys);
+                    assert_eq!(
+                        mm.map(|(a, b)| (a.to_ordered(), b.to_ordered())),
+                        r.map(|(a, b)| (a.to_ordered(), b.to_ordered())),
+                        "{what} min/max"
+                    );
+                }
+            }
+            // one large size: every parallel path (sort, dense and sorted distinct)
+            for &n in &BIG[1..] {
+                for shape in ["random", "small"] {
+                    let keys: Vec<$t> = $gen(shape, n, 11);
+                    let what = format!("{} {shape} n={n}", stringify!($t));
+                    check_sorts(&keys, &what);
+                    check_distinct(&keys, &what);
+                }
+            }
+        }
+    };
+}
+
+key_tests!(keys_u32, u32, common::u32s);
+key_tests!(keys_i32, i32, common::i32s);
+key_tests!(keys_u64, u64, common::u64s);
+key_tests!(keys_i64, i64, common::i64s);
+key_tests!(keys_f32, f32, common::f32s);
+key_tests!(keys_f64, f64, common::f64s);
+
+#[test]
+fn float_total_order_in_sorted_output() {
+    let neg_nan = f64::from_bits(0xFFF8_0000_0000_0001);
+    let mut v = vec![
+        f64::NAN,
+        1.0,
+        -0.0,
+        neg_nan,
+        0.0,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        -0.0,
+    ];
+    radix_sort(&mut v, Exec::Cpu).unwrap();
+    let bits: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
+    let expect: Vec<u64> = [
+        f64::NEG_INFINITY,
+        -0.0,
+        -0.0,
+        0.0,
+        1.0,
+        f64::INFINITY,
+        f64::NAN,
+        neg_nan,
+    ]
+    .iter()
+    .map(|x| x.to_bits())
+    .collect();
+    assert_eq!(bits, expect);
+    let d = distinct(&v, Exec::Cpu).unwrap();
+    assert_eq!(
+        d.len(),
+        7,
+        "-0.0 and +0.0 are distinct keys, equal NaN bits are one key"
+    );
+}
+
+fn check_sum_scan_int<T: Summable>(v: &[T], what: &str)
+where
+    T::Sum: PartialEq + std::fmt::Debug,
+{
+    assert_eq!(
+        reduce_sum(v, Exec::Cpu).unwrap(),
+        reduce_sum_reference(v),
+        "{what} sum"
+    );
+    assert_eq!(
+        inclusive_scan(v, Exec::Cpu).unwrap(),
+        inclusive_scan_reference(v),
+        "{what} inclusive"
+    );
+    assert_eq!(
+        exclusive_scan(v, Exec::Cpu).unwrap(),
+        exclusive_scan_reference(v),
+        "{what} exclusive"
+    );
+}
+
+fn close(a: f64, b: f64, scale: f64) -> bool {
+    (a - b).abs() <= 1e-9 * scale.max(1.0)
+}
+
+fn check_sum_scan_float<T: Summable<Sum = f64>>(v: &[T], what: &str) {
+    let scale: f64 = v.iter().map(|x| x.widen().abs()).sum();
+    let s = reduce_sum(v, Exec::Cpu).unwrap();
+    assert!(close(s, reduce_sum_reference(v), scale), "{what} sum");
+    for (inc, r) in [
+        (true, inclusive_scan_reference(v)),
+        (false, exclusive_scan_reference(v)),
+    ] {
+        let got = if inc {
+            inclusive_scan(v, Exec::Cpu).unwrap()
+        } else {
+            exclusive_scan(v, Exec::Cpu).unwrap()
+        };
+        assert_eq!(got.len(), r.len());
+        assert!(
+            got.iter().zip(&r).all(|(a, b)| close(*a, *b, scale)),
+            "{what} scan inclusive={inc}"
+        );
+    }
+}
+
+#[test]
+fn reduce_and_scan_match_reference() {
+    for &n in SIZES.iter().chain(BIG) {
+        for shape in ["random", "extremes", "small", "equal"] {
+            let what = format!("{shape} n={n}");
+            check_sum_scan_int(&common::u32s(shape, n, 3), &what);
+            check_sum_scan_int(&common::i32s(shape, n, 3), &what);
+            check_sum_scan_int(&common::u64s(shape, n, 3), &what); // wraps
+            check_sum_scan_int(&common::i64s(shape, n, 3), &what);
+            let f: Vec<f32> = common::f32s(shape, n, 3)
+                .into_iter()
+                .filter(|x| x.is_finite())
+                .collect();
+            check_sum_scan_float(&f, &what);
+            let d: Vec<f64> = f.iter().map(|&x| x as f64).collect();
+            check_sum_scan_float(&d, &what);
+        }
+    }
+    // u32 sums widen instead of overflowing
+    assert_eq!(
+        reduce_sum(&vec![u32::MAX; 1 << 17], Exec::Cpu).unwrap(),
+        u32::MAX as u64 * (1 << 17)
+    );
+}
+
+#[test]
+fn float_sum_does_not_depend_on_the_thread_count() {
+    let v = common::f32s("random", 1_000_003, 5);
+    let a = reduce_sum(&v, Exec::Cpu).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let b = pool.install(|| reduce_sum(&v, Exec::Cpu).unwrap());
+    assert_eq!(a.to_bits(), b.to_bits());
+}
+
+#[test]
+fn select_and_split_match_reference() {
+    for &n in SIZES.iter().chain(BIG) {
+        for (fi, shape) in ["random", "two", "equal", "sorted"].iter().enumerate() {
+            let v = common::u64s(shape, n, 9);
+            let flags: Vec<bool> = common::u32s("random", n, fi as u64)
+                .iter()
+                .enumerate()
+                .map(|(i, x)| match fi {
+                    0 => x & 1 == 1,
+                    1 => true,
+                    2 => false,
+                    _ => i.is_multiple_of(3),
+                })
+                .collect();
+            let what = format!("{shape} n={n}");
+            assert_eq!(
+                select_by_flags(&v, &flags, Exec::Cpu).unwrap(),
+                select_by_flags_reference(&v, &flags),
+                "{what} select"
+            );
+            assert_eq!(
+                split_by_flags(&v, &flags, Exec::Cpu).unwrap(),
+                split_by_flags_reference(&v, &flags),
+                "{what} split"
+            );
+            let keep = |x: &u64| x.is_multiple_of(3);
+            let f2: Vec<bool> = v.iter().map(keep).collect();
+            assert_eq!(compact(&v, keep), select_by_flags_reference(&v, &f2));
+            assert_eq!(partition(&v, keep), split_by_flags_reference(&v, &f2));
+            for bit in [0u32, 31, 63] {
+                let fb: Vec<bool> = v.iter().map(|x| (x >> bit) & 1 == 1).collect();
+                assert_eq!(
+                    split_by_bit(&v, bit, Exec::Cpu).unwrap(),
+                    split_by_flags_reference(&v, &fb),
+                    "{what} bit {bit}"
+                );
+            }
+            let f: Vec<f32> = common::f32s(shape, n, 1);
+            let fb: Vec<bool> = f.iter().map(|x| x.to_bits() >> 31 == 1).collect();
+            assert_eq!(
+                split_by_bit(&f, 31, Exec::Cpu)
+                    .unwrap()
+                    .values
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>(),
+                split_by_flags_reference(&f, &fb)
+                    .values
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+#[test]
+fn histogram_matches_reference() {
+    for &n in SIZES.iter().chain(BIG) {
+        for bins in [1usize, 7, 1000, 70_000] {
+            let keys: Vec<u32> = common::u32s("random", n, 2)
+                .into_iter()
+                .map(|k| k % bins as u32)
+                .collect();
+            assert_eq!(
+                histogram(&keys, bins, Exec::Cpu).unwrap(),
+                histogram_reference(&keys, bins).unwrap(),
+                "n={n} bins={bins}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    assert_eq!(
+        select_by_flags(&[1u32, 2], &[true], Exec::Cpu),
+        Err(PrimitiveError::LengthMismatch {
+            what: "flags",
+            expected: 2,
+            found: 1
+        })
+    );
+    assert!(matches!(
+        split_by_flags(&[1u32], &[], Exec::Cpu),
+        Err(PrimitiveError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        radix_sort_pairs(&mut [1u32, 2], &mut [0u8], Exec::Cpu),
+        Err(PrimitiveError::LengthMismatch { .. })
+    ));
+    let mut keys: Vec<u32> = (0..200_000).collect();
+    keys[150_000] = 5_000_000;
+    assert_eq!(
+        histogram(&keys, 200_000, Exec::Cpu),
+        Err(PrimitiveError::KeyOutOfRange {
+            index: 150_000,
+            key: 5_000_000,
+            bins: 200_000
+        })
+    );
+    assert_eq!(
+        histogram(&[3], 3, Exec::Cpu),
+        Err(PrimitiveError::KeyOutOfRange {
+            index: 0,
+            key: 3,
+            bins: 3
+        })
+    );
+    assert_eq!(histogram(&[1], 0, Exec::Cpu), Err(PrimitiveError::ZeroBins));
+    assert_eq!(histogram(&[], 0, Exec::Cpu), Ok(vec![]));
+    let mut big: Vec<i64> = (0..300_000).collect();
+    big.swap(200_000, 200_001);
+    assert_eq!(
+        distinct_sorted(&big, DistinctOptions::default(), Exec::Cpu),
+        Err(PrimitiveError::NotSorted { index: 200_001 })
+    );
+}
+
+#[test]
+fn cuda_without_gpu_is_an_error_not_a_fallback() {
+    if gpu_runtime::gpu().is_ok() {
+        return; // only meaningful without a GPU
+    }
+    let mut v = vec![3u32, 1, 2];
+    assert!(matches!(
+        radix_sort(&mut v, Exec::Cuda),
+        Err(PrimitiveError::Gpu(_))
+    ));
+    assert!(matches!(
+        inclusive_scan(&v, Exec::Cuda),
+        Err(PrimitiveError::Gpu(_))
+    ));
+    assert!(matches!(
+        distinct(&v, Exec::Cuda),
+        Err(PrimitiveError::Gpu(_))
+    ));
+    assert_eq!(v, [3, 1, 2], "input untouched on error");
+}
+
+#[test]
+fn passes_needed_counts_varying_digits() {
+    assert_eq!(radix_passes_needed::<u32>(&[]), 0);
+    assert_eq!(radix_passes_needed(&[5u32, 5]), 0);
+    assert_eq!(radix_passes_needed(&[0u32, 999]), 2);
+    assert_eq!(radix_passes_needed(&[0u64, 1 << 60]), 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn prop_sort_u32(v in proptest::collection::vec(any::<u32>(), 0..6000)) {
+        let mut got = v.clone();
+        radix_sort(&mut got, Exec::Cpu).unwrap();
+        let mut e = v;
+        e.sort_unstable();
+        prop_assert_eq!(got, e);
+    }
+
+    #[test]
+    fn prop_sort_pairs_f32_bits_stable(bits in proptest::collection::vec(any::<u32>(), 0..6000)) {
+        let keys: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b & 0xFF80_000F)).collect();
+        let mut k = keys.clone();
+        let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+        radix_sort_pairs(&mut k, &mut idx, Exec::Cpu).unwrap();
+        let mut e: Vec<(u32, u32)> = keys.iter().map(|x| x.to_ordered()).zip(0..).collect();
+        e.sort_by_key(|p| p.0);
+        let got: Vec<(u32, u32)> = k.iter().map(|x| x.to_ordered()).zip(idx).collect();
+        prop_assert_eq!(got, e);
+    }
+
+    #[test]
+    fn prop_distinct_i64(v in proptest::collection::vec(-50i64..50, 0..3000)) {
+        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true }, Exec::Cpu).unwrap();
+        let (vals, counts, inv) = distinct_reference(&v);
+        prop_assert_eq!(d.values, vals);
+        prop_assert_eq!(d.counts, Some(counts));
+        prop_assert_eq!(d.inverse, Some(inv));
+    }
+
+    #[test]
+    fn prop_distinct_wide_range(v in proptest::collection::vec(any::<u64>(), 0..3000)) {
+        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true }, Exec::Cpu).unwrap();
+        let (vals, counts, inv) = distinct_reference(&v);
+        prop_assert_eq!(d.values, vals);
+        prop_assert_eq!(d.counts, Some(counts));
+        prop_assert_eq!(d.inverse, Some(inv));
+    }
+
+    #[test]
+    fn prop_scan_i32(v in proptest::collection::vec(any::<i32>(), 0..5000)) {
+        prop_assert_eq!(exclusive_scan(&v, Exec::Cpu).unwrap(), exclusive_scan_reference(&v));
+        prop_assert_eq!(reduce_sum(&v, Exec::Cpu).unwrap(), reduce_sum_reference(&v));
+    }
+
+    #[test]
+    fn prop_split_select(v in proptest::collection::vec(any::<i32>(), 0..5000), bit in 0u32..32) {
+        let flags: Vec<bool> = v.iter().map(|x| (*x as u32 >> bit) & 1 == 1).collect();
+        prop_assert_eq!(split_by_bit(&v, bit, Exec::Cpu).unwrap(), split_by_flags_reference(&v, &flags));
+        prop_assert_eq!(select_by_flags(&v, &flags, Exec::Cpu).unwrap(), select_by_flags_reference(&v, &flags));
+    }
+
+    #[test]
+    fn prop_histogram(v in proptest::collection::vec(0u32..300, 0..5000)) {
+        prop_assert_eq!(histogram(&v, 300, Exec::Cpu).unwrap(), histogram_reference(&v, 300).unwrap());
+    }
+}

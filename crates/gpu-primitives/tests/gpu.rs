@@ -1,0 +1,301 @@
+//! GPU paths against the CPU references. Without a GPU every test prints
+//! `skipped: no CUDA device` and passes; `WARPATH_REQUIRE_GPU=1` makes a missing GPU fail.
+
+mod common;
+
+use common::{BIG, SHAPES, SIZES};
+use gpu_primitives::*;
+use gpu_runtime::testing::gpu_for_test;
+
+/// Sizes for the GPU: the matrix plus multi-tile look-back chains (the Onesweep tile is 3072
+/// or 4096 keys, the scan tile 2048).
+fn gpu_sizes() -> Vec<usize> {
+    let mut v: Vec<usize> = SIZES.iter().chain(BIG).copied().collect();
+    v.extend([3071, 3072, 3073, 4095, 8193]);
+    v
+}
+
+#[test]
+fn gpu_large_u32_sort_scan_distinct() {
+    let Some(_gpu) = gpu_for_test("gpu_large_u32_sort_scan_distinct") else {
+        return;
+    };
+    let n = (1 << 24) + 5; // a 4097-tile look-back chain
+    for shape in ["random", "small"] {
+        let keys = common::u32s(shape, n, 99);
+        let mut got = keys.clone();
+        radix_sort(&mut got, Exec::Cuda).unwrap();
+        let mut expect = keys.clone();
+        expect.sort_unstable();
+        assert_eq!(got, expect, "{shape}");
+        assert_eq!(
+            exclusive_scan(&keys, Exec::Cuda).unwrap(),
+            exclusive_scan_reference(&keys),
+            "{shape}"
+        );
+        let d = distinct(&keys, Exec::Cuda).unwrap();
+        expect.dedup();
+        assert_eq!(d, expect, "{shape}");
+    }
+}
+
+fn ordered<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
+    v.iter().map(|k| k.to_ordered()).collect()
+}
+
+fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
+    let mut expect = keys.to_vec();
+    sort_reference(&mut expect);
+    let mut got = keys.to_vec();
+    assert_eq!(radix_sort(&mut got, Exec::Cuda).unwrap(), Backend::Cuda);
+    assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
+
+    let mut got = keys.to_vec();
+    radix_sort_desc(&mut got, Exec::Cuda).unwrap();
+    expect.reverse();
+    assert_eq!(ordered(&got), ordered(&expect), "{what} desc");
+
+    let mut k = keys.to_vec();
+    let mut v: Vec<u32> = (0..keys.len() as u32).collect();
+    radix_sort_pairs(&mut k, &mut v, Exec::Cuda).unwrap();
+    let mut e: Vec<(K::Bits, u32)> = ordered(keys).into_iter().zip(0..).collect();
+    e.sort_by_key(|p| p.0);
+    let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
+    assert_eq!(got, e, "{what} pairs (stable)");
+}
+
+fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
+    let (values, counts, inverse) = distinct_reference(keys);
+    let all = DistinctOptions {
+        counts: true,
+        inverse: true,
+    };
+    let d = distinct_with(keys, all, Exec::Cuda).unwrap();
+    assert_eq!(d.backend, Backend::Cuda);
+    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+    assert_eq!(d.counts, Some(counts), "{what} counts");
+    assert_eq!(d.inverse, Some(inverse), "{what} inverse");
+    let mut sorted = keys.to_vec();
+    sort_reference(&mut sorted);
+    let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
+    assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
+}
+
+macro_rules! gpu_key_test {
+    ($name:ident, $t:ty, $gen:path) => {
+        #[test]
+        fn $name() {
+            let Some(_gpu) = gpu_for_test(stringify!($name)) else {
+                return;
+            };
+            for n in gpu_sizes() {
+                let shapes: &[&str] = if n > 1 << 22 {
+                    &["random", "small"]
+                } else {
+                    SHAPES
+                };
+                for shape in shapes {
+                    let keys: Vec<$t> = $gen(shape, n, 21);
+                    let what = format!("{} {shape} n={n}", stringify!($t));
+                    gpu_sorts(&keys, &what);
+                    gpu_distinct(&keys, &what);
+                    assert_eq!(
+                        reduce_min_max(&keys, Exec::Cuda)
+                            .unwrap()
+                            .map(|(a, b)| (a.to_ordered(), b.to_ordered())),
+                        reduce_min_max_reference(&keys)
+                            .map(|(a, b)| (a.to_ordered(), b.to_ordered())),
+                        "{what} min/max"
+                    );
+                }
+            }
+        }
+    };
+}
+
+gpu_key_test!(gpu_keys_u32, u32, common::u32s);
+gpu_key_test!(gpu_keys_i32, i32, common::i32s);
+gpu_key_test!(gpu_keys_u64, u64, common::u64s);
+gpu_key_test!(gpu_keys_i64, i64, common::i64s);
+gpu_key_test!(gpu_keys_f32, f32, common::f32s);
+gpu_key_test!(gpu_keys_f64, f64, common::f64s);
+
+#[test]
+fn gpu_scan_reduce_match_reference() {
+    let Some(_gpu) = gpu_for_test("gpu_scan_reduce_match_reference") else {
+        return;
+    };
+    for n in gpu_sizes() {
+        for shape in ["random", "extremes", "equal"] {
+            let what = format!("{shape} n={n}");
+            let u = common::u32s(shape, n, 4);
+            assert_eq!(
+                inclusive_scan(&u, Exec::Cuda).unwrap(),
+                inclusive_scan_reference(&u),
+                "{what} u32 inclusive"
+            );
+            assert_eq!(
+                exclusive_scan(&u, Exec::Cuda).unwrap(),
+                exclusive_scan_reference(&u),
+                "{what} u32 exclusive"
+            );
+            assert_eq!(
+                reduce_sum(&u, Exec::Cuda).unwrap(),
+                reduce_sum_reference(&u)
+            );
+            let i = common::i32s(shape, n, 4);
+            assert_eq!(
+                inclusive_scan(&i, Exec::Cuda).unwrap(),
+                inclusive_scan_reference(&i),
+                "{what} i32"
+            );
+            assert_eq!(
+                reduce_sum(&i, Exec::Cuda).unwrap(),
+                reduce_sum_reference(&i)
+            );
+            let w = common::i64s(shape, n, 4);
+            assert_eq!(
+                exclusive_scan(&w, Exec::Cuda).unwrap(),
+                exclusive_scan_reference(&w),
+                "{what} i64"
+            );
+            let f: Vec<f32> = common::f32s("random", n, 4);
+            let scale: f64 = f.iter().map(|x| x.abs() as f64).sum::<f64>().max(1.0);
+            let got = inclusive_scan(&f, Exec::Cuda).unwrap();
+            let r = inclusive_scan_reference(&f);
+            assert!(
+                got.iter()
+                    .zip(&r)
+                    .all(|(a, b)| (a - b).abs() <= 1e-9 * scale),
+                "{what} f32 scan"
+            );
+            let s = reduce_sum(&f, Exec::Cuda).unwrap();
+            assert!((s - reduce_sum_reference(&f)).abs() <= 1e-9 * scale);
+        }
+    }
+}
+
+#[test]
+fn gpu_select_split_histogram_match_reference() {
+    let Some(_gpu) = gpu_for_test("gpu_select_split_histogram_match_reference") else {
+        return;
+    };
+    for n in gpu_sizes() {
+        let v = common::u64s("random", n, 8);
+        let flags: Vec<bool> = v.iter().map(|x| x.is_multiple_of(3)).collect();
+        assert_eq!(
+            select_by_flags(&v, &flags, Exec::Cuda).unwrap(),
+            select_by_flags_reference(&v, &flags),
+            "select n={n}"
+        );
+        assert_eq!(
+            split_by_flags(&v, &flags, Exec::Cuda).unwrap(),
+            split_by_flags_reference(&v, &flags),
+            "split n={n}"
+        );
+        let u = common::u32s("random", n, 8);
+        let fb: Vec<bool> = u.iter().map(|x| (x >> 5) & 1 == 1).collect();
+        assert_eq!(
+            split_by_bit(&u, 5, Exec::Cuda).unwrap(),
+            split_by_flags_reference(&u, &fb),
+            "split_by_bit n={n}"
+        );
+        for bins in [1usize, 1000, 8192, 8193, 100_000] {
+            let k: Vec<u32> = u.iter().map(|x| x % bins as u32).collect();
+            assert_eq!(
+                histogram(&k, bins, Exec::Cuda).unwrap(),
+                histogram_reference(&k, bins).unwrap(),
+                "histogram n={n} bins={bins}"
+            );
+        }
+    }
+    let mut keys: Vec<u32> = (0..100_000).map(|i| i % 10).collect();
+    keys[77_777] = 10;
+    keys[90_000] = 11;
+    assert_eq!(
+        histogram(&keys, 10, Exec::Cuda),
+        Err(PrimitiveError::KeyOutOfRange {
+            index: 77_777,
+            key: 10,
+            bins: 10
+        })
+    );
+    assert!(matches!(
+        distinct_sorted(&[3u32, 1], DistinctOptions::default(), Exec::Cuda),
+        Err(PrimitiveError::NotSorted { .. })
+    ));
+}
+
+#[test]
+fn gpu_device_api_chains_without_host_round_trips() {
+    let Some(gpu) = gpu_for_test("gpu_device_api_chains_without_host_round_trips") else {
+        return;
+    };
+    let n = (1 << 20) + 3;
+    let keys = common::u32s("small", n, 1);
+    let d = gpu.upload(&keys).unwrap();
+    let sorted = device::radix_sort(gpu, &d).unwrap();
+    let dd = device::distinct_sorted(gpu, &sorted).unwrap();
+    let (values, counts, _) = distinct_reference(&keys);
+    assert_eq!(gpu.download(&dd.values.slice(0..dd.len)).unwrap(), values);
+    assert_eq!(gpu.download(&dd.counts.slice(0..dd.len)).unwrap(), counts);
+
+    let vals: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let dv = gpu.upload(&vals).unwrap();
+    let (sk, sv) = device::radix_sort_pairs(gpu, &d, &dv).unwrap();
+    let mut e: Vec<(u32, f64)> = keys.iter().copied().zip(vals).collect();
+    e.sort_by_key(|p| p.0);
+    assert_eq!(
+        gpu.download(&sk).unwrap(),
+        e.iter().map(|p| p.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        gpu.download(&sv).unwrap(),
+        e.iter().map(|p| p.1).collect::<Vec<_>>()
+    );
+
+    let scan = device::exclusive_scan(gpu, &d).unwrap();
+    assert_eq!(
+        gpu.download(&scan).unwrap(),
+        exclusive_scan_reference(&keys)
+    );
+    let flags: Vec<bool> = keys.iter().map(|k| k.is_multiple_of(2)).collect();
+    let df = gpu.upload(&flags).unwrap();
+    let sel = device::select_by_flags(gpu, &d, &df).unwrap();
+    assert_eq!(
+        gpu.download(&sel.buf.slice(0..sel.len)).unwrap(),
+        select_by_flags_reference(&keys, &flags)
+    );
+    let perm = device::argsort(gpu, &d).unwrap();
+    assert_eq!(
+        gpu.download(&perm).unwrap(),
+        argsort(&keys, Exec::Cpu).unwrap()
+    );
+}
+
+#[test]
+fn gpu_out_of_memory_is_an_error_with_sizes() {
+    let Some(gpu) = gpu_for_test("gpu_out_of_memory_is_an_error_with_sizes") else {
+        return;
+    };
+    let (free, _) = gpu.memory().unwrap();
+    // A u64 pair sort needs ~4x its input: ask for more than fits without allocating it.
+    let n = (free / 8 / 2) as usize;
+    let d = match gpu.alloc_zeros::<u64>(n) {
+        Ok(d) => d,
+        Err(e) => {
+            assert!(matches!(e, gpu_runtime::GpuError::OutOfMemory { .. }));
+            return;
+        }
+    };
+    let r = device::radix_sort_pairs(gpu, &d, &d);
+    assert!(
+        matches!(
+            r,
+            Err(PrimitiveError::Gpu(
+                gpu_runtime::GpuError::OutOfMemory { .. }
+            ))
+        ),
+        "{r:?}"
+    );
+}
