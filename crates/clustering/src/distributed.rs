@@ -26,9 +26,7 @@ use crate::kmeans::{check_finite, check_params, initial_centroids};
 use crate::lloyd::{Candidate, LloydParams, StepStats, Stepper, candidate_order, lloyd};
 use crate::{Init, KMeans, KMeansError};
 
-/// Environment variable for fault-injection tests: `ITERATION:RANK` makes that rank exit
-/// abruptly (without `MPI_Finalize`) after that iteration of a run that was not resumed.
-pub const FAIL_AT_VAR: &str = "WARPATH_KMEANS_FAIL_AT";
+pub use crate::launch::FAIL_AT_VAR;
 
 /// Rows sampled for the initial centroids (at most; all rows when fewer).
 const INIT_SAMPLE_ROWS: u64 = 1 << 16;
@@ -342,8 +340,12 @@ pub fn run_distributed<C: Communicator>(
         write_ck(iteration, c, false)?;
         if let Some((at, r)) = fail
             && at == iteration
-            && r == rank
         {
+            // Every rank knows the plan: make sure the checkpoint is on disk first.
+            world.barrier();
+            if r != rank {
+                return Ok(());
+            }
             eprintln!(
                 "kmeans-mpi: rank {rank} failing on purpose after iteration {iteration} ({FAIL_AT_VAR})"
             );

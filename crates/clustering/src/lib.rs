@@ -10,6 +10,7 @@ mod element;
 mod error;
 mod init;
 mod kmeans;
+pub mod launch;
 mod lloyd;
 
 pub use element::Element;
