@@ -17,7 +17,6 @@ use std::time::Instant;
 
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
-use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{Checkpoint, from_bits, to_bits};
 use crate::cpu::{CpuKind, CpuStepper, column_moments};
@@ -26,7 +25,7 @@ use crate::kmeans::{check_finite, check_params, initial_centroids};
 use crate::lloyd::{Candidate, LloydParams, StepStats, Stepper, candidate_order, lloyd};
 use crate::{Init, KMeans, KMeansError};
 
-pub use crate::launch::FAIL_AT_VAR;
+pub use crate::launch::{DistributedReport, FAIL_AT_VAR, Timings};
 
 /// Rows sampled for the initial centroids (at most; all rows when fewer).
 const INIT_SAMPLE_ROWS: u64 = 1 << 16;
@@ -61,50 +60,6 @@ pub struct DistributedConfig {
     pub output: Option<PathBuf>,
     /// Where rank 0 writes the labels, one per line.
     pub labels: Option<PathBuf>,
-}
-
-/// Seconds spent in each part of a distributed run (on rank 0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Timings {
-    /// Reading the shard.
-    pub read: f64,
-    /// Local assignment and partial sums.
-    pub compute: f64,
-    /// All-reduce and all-gather.
-    pub allreduce: f64,
-    /// Writing checkpoints.
-    pub checkpoint: f64,
-    /// The whole run.
-    pub total: f64,
-}
-
-/// What rank 0 reports at the end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DistributedReport {
-    /// Points.
-    pub n: u64,
-    /// Dimensions.
-    pub d: usize,
-    /// Clusters.
-    pub k: usize,
-    /// Ranks of this (last) launch.
-    pub ranks: usize,
-    /// Iterations in total (including those before a resume).
-    pub iterations: usize,
-    /// Whether the run converged before `max_iter`.
-    pub converged: bool,
-    /// Final inertia.
-    pub inertia: f64,
-    /// The iteration the run resumed from, if it did.
-    pub resumed_from: Option<usize>,
-    /// Final centroids, row-major.
-    pub centroids: Vec<f64>,
-    /// Final centroids as bit patterns (exact).
-    pub centroid_bits: Vec<u64>,
-    /// Initial centroids as bit patterns (to rerun the same job elsewhere).
-    pub initial_bits: Vec<u64>,
-    /// Time split.
-    pub seconds: Timings,
 }
 
 /// The rank's shard, with a stepper that all-reduces.

@@ -7,6 +7,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::Command;
 
+use serde::{Deserialize, Serialize};
+
 use crate::KMeansError;
 
 /// Environment variable for fault-injection tests: `ITERATION:RANK` makes that rank exit
@@ -140,4 +142,48 @@ fn command(opts: &MpiLaunch, resume: bool, relaunch: bool) -> Command {
         c.envs(opts.first_launch_env.iter().map(|(k, v)| (k, v)));
     }
     c
+}
+
+/// Seconds spent in each part of a distributed run (on rank 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Reading the shard.
+    pub read: f64,
+    /// Local assignment and partial sums.
+    pub compute: f64,
+    /// All-reduce and all-gather.
+    pub allreduce: f64,
+    /// Writing checkpoints.
+    pub checkpoint: f64,
+    /// The whole run.
+    pub total: f64,
+}
+
+/// What rank 0 reports at the end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DistributedReport {
+    /// Points.
+    pub n: u64,
+    /// Dimensions.
+    pub d: usize,
+    /// Clusters.
+    pub k: usize,
+    /// Ranks of this (last) launch.
+    pub ranks: usize,
+    /// Iterations in total (including those before a resume).
+    pub iterations: usize,
+    /// Whether the run converged before `max_iter`.
+    pub converged: bool,
+    /// Final inertia.
+    pub inertia: f64,
+    /// The iteration the run resumed from, if it did.
+    pub resumed_from: Option<usize>,
+    /// Final centroids, row-major.
+    pub centroids: Vec<f64>,
+    /// Final centroids as bit patterns (exact).
+    pub centroid_bits: Vec<u64>,
+    /// Initial centroids as bit patterns (to rerun the same job elsewhere).
+    pub initial_bits: Vec<u64>,
+    /// Time split.
+    pub seconds: Timings,
 }

@@ -23,6 +23,8 @@ struct Cli {
 enum Command {
     /// Show the CUDA device warpath would use, or why there is none (always exits 0).
     Info(cmd::info::Args),
+    /// k-means clustering of a CSV/.npy file or generated points (CPU, GPU or MPI).
+    Kmeans(Box<cmd::kmeans::Args>),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
 }
@@ -32,6 +34,7 @@ fn main() {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(args, cli.json),
         Command::Demo(args) => cmd::demo::run(args, cli.json),
+        Command::Kmeans(args) => cmd::kmeans::run(*args, cli.json),
     };
     if let Err(e) = result {
         if cli.json {

@@ -28,6 +28,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let started = Instant::now();
     let mut rows = Vec::new();
     rows.extend(runtime_demo(args.size));
+    rows.extend(crate::cmd::kmeans::demo(args.size));
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(

@@ -3,3 +3,4 @@
 
 pub(crate) mod demo;
 pub(crate) mod info;
+pub(crate) mod kmeans;
