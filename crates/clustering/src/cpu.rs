@@ -8,8 +8,6 @@
 //! one matrix product, `|c|^2 - 2 x.c` (the `|x|^2` term does not change the argmin), as in
 //! scikit-learn; for small `k * d` they are computed directly.
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
 use crate::lloyd::{Candidate, StepStats, Stepper, candidate_order};
@@ -93,64 +91,72 @@ pub(crate) fn step_reference<T: Element>(
     st
 }
 
+/// Centroids per block of the blocked distance kernel.
+const CB: usize = 4;
+/// Points per register block of the blocked distance kernel.
+const PB: usize = 4;
+
 /// Centroids in the element type plus what the fast path precomputes from them.
 pub(crate) struct Prepared<T> {
     pub(crate) c: Vec<T>,
-    /// `|c_j|^2` in the element type (used only by the matrix-product path).
-    pub(crate) norms: Vec<T>,
-    pub(crate) gemm: bool,
+    /// Whether distances go through the blocked `|c|^2 - 2 x.c` kernel.
+    pub(crate) blocked: bool,
+    /// Centroids in blocks of [`CB`], each block transposed: `ct[(b * d + t) * CB + l]` is
+    /// coordinate `t` of centroid `b * CB + l` (zero past `k`).
+    ct: Vec<T>,
+    /// `|c_j|^2`, padded to whole blocks with `T::MAX` (never the minimum).
+    norms: Vec<T>,
 }
 
 impl<T: Element> Prepared<T> {
     pub(crate) fn new(centroids: &[f64], k: usize, d: usize) -> Self {
         let c: Vec<T> = centroids.iter().map(|&v| T::from_f64(v)).collect();
-        let gemm = k * d >= GEMM_MIN_KD && d >= 4 && k >= 4;
-        let norms = if gemm {
-            c.chunks_exact(d)
-                .map(|r| r.iter().fold(T::zero(), |s, &v| s + v * v))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Prepared { c, norms, gemm }
+        let blocked = k * d >= GEMM_MIN_KD && k >= CB;
+        let (mut ct, mut norms) = (Vec::new(), Vec::new());
+        if blocked {
+            let blocks = k.div_ceil(CB);
+            ct = vec![T::zero(); blocks * d * CB];
+            norms = vec![T::MAX; blocks * CB];
+            for (j, row) in c.chunks_exact(d).enumerate() {
+                let (b, l) = (j / CB, j % CB);
+                for (t, &v) in row.iter().enumerate() {
+                    ct[(b * d + t) * CB + l] = v;
+                }
+                norms[j] = row.iter().fold(T::zero(), |s, &v| s + v * v);
+            }
+        }
+        Prepared {
+            c,
+            blocked,
+            ct,
+            norms,
+        }
     }
 }
 
-/// Nearest centroid of each point of `x` (a chunk of at most [`CHUNK`] rows), written to
-/// `best`; `dots` is scratch of `CHUNK * k`.
+/// Nearest centroid (ties to the lower index) of each point of `x`, a chunk of at most
+/// [`CHUNK`] rows, written to `best`.
 pub(crate) fn nearest_chunk<T: Element>(
     x: &[T],
     d: usize,
     k: usize,
     prep: &Prepared<T>,
-    dots: &mut [T],
     best: &mut [u32],
 ) {
-    let rows = x.len() / d;
-    if prep.gemm {
-        let xv = ArrayView2::from_shape((rows, d), x).expect("chunk shape");
-        let cv = ArrayView2::from_shape((k, d), &prep.c[..]).expect("centroid shape");
-        let mut out =
-            ArrayViewMut2::from_shape((rows, k), &mut dots[..rows * k]).expect("scratch shape");
-        general_mat_mul(T::one(), &xv, &cv.t(), T::zero(), &mut out);
-        let two = T::one() + T::one();
-        for (i, row) in dots[..rows * k].chunks_exact(k).enumerate() {
-            let mut bd = T::MAX;
-            let mut bl = 0u32;
-            for (j, (&dot, &nrm)) in row.iter().zip(&prep.norms).enumerate() {
-                let dist = nrm - two * dot;
-                if dist < bd {
-                    bd = dist;
-                    bl = j as u32;
-                }
-            }
-            best[i] = bl;
+    if prep.blocked {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA (checked just above).
+            unsafe { blocked_nearest_avx2(x, d, prep, best) };
+            return;
         }
+        blocked_nearest::<T, false>(x, d, prep, best);
     } else {
         for (i, xp) in x.chunks_exact(d).enumerate() {
             let mut bd = T::MAX;
             let mut bl = 0u32;
-            for (j, c) in prep.c.chunks_exact(d).enumerate() {
+            for (j, c) in prep.c.chunks_exact(d).enumerate().take(k) {
                 let dist = dist2(xp, c);
                 if dist < bd {
                     bd = dist;
@@ -159,6 +165,131 @@ pub(crate) fn nearest_chunk<T: Element>(
             }
             best[i] = bl;
         }
+    }
+}
+
+/// The direct nearest-centroid search for `d == D`.
+#[inline(always)]
+fn nearest_direct<T: Element, const D: usize>(
+    x: &[T],
+    k: usize,
+    prep: &Prepared<T>,
+    best: &mut [u32],
+) {
+    let (xs, _) = x.as_chunks::<D>();
+    let (cs, _) = prep.c.as_chunks::<D>();
+    for (xp, out) in xs.iter().zip(best.iter_mut()) {
+        let mut bd = T::MAX;
+        let mut bl = 0u32;
+        for (j, c) in cs.iter().enumerate().take(k) {
+            let mut dist = T::zero();
+            for t in 0..D {
+                let diff = xp[t] - c[t];
+                dist = dist + diff * diff;
+            }
+            if dist < bd {
+                bd = dist;
+                bl = j as u32;
+            }
+        }
+        *out = bl;
+    }
+}
+
+/// [`blocked_nearest`] compiled for AVX2 with fused multiply-adds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn blocked_nearest_avx2<T: Element>(
+    x: &[T],
+    d: usize,
+    prep: &Prepared<T>,
+    best: &mut [u32],
+) {
+    blocked_nearest::<T, true>(x, d, prep, best);
+}
+
+/// The distance kernel for large `k * d`: for every block of [`CB`] centroids (kept in L1)
+/// and every group of [`PB`] points, the `PB x CB` dot products are accumulated in registers
+/// over the dimensions, turned into `|c|^2 - 2 x.c` and folded into a per-lane running
+/// minimum (branch-free, the block number kept as a float of the same width so that the
+/// selects vectorise). Lanes are merged at the end with ties to the lower index, which gives
+/// exactly the sequential first-minimum.
+// Index loops over fixed-size register blocks: the shape LLVM vectorises.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn blocked_nearest<T: Element, const FMA: bool>(
+    x: &[T],
+    d: usize,
+    prep: &Prepared<T>,
+    best: &mut [u32],
+) {
+    let rows = x.len() / d;
+    debug_assert!(rows <= CHUNK);
+    let groups = rows.div_ceil(PB);
+    let mut bestv = [[T::MAX; PB * CB]; CHUNK.div_ceil(PB)];
+    let mut bestb = [[T::zero(); PB * CB]; CHUNK.div_ceil(PB)];
+    let minus_two = T::zero() - T::one() - T::one();
+    let blocks = prep.norms.len() / CB;
+    // Centroid blocks per pass: about 128 KiB of centroids, which stay in L2 while every
+    // group of points sweeps them with its running minimum in registers.
+    let per_pass = ((128 << 10) / (d * CB * size_of::<T>()).max(1)).max(1);
+    let mut b0 = 0;
+    while b0 < blocks {
+        let b1 = (b0 + per_pass).min(blocks);
+        for g in 0..groups {
+            // The last group may be short: repeat its last row (its results are not used).
+            let xr: [&[T]; PB] = std::array::from_fn(|p| {
+                let r = (g * PB + p).min(rows - 1);
+                &x[r * d..(r + 1) * d]
+            });
+            let mut bv: [T; PB * CB] = bestv[g];
+            let mut bb: [T; PB * CB] = bestb[g];
+            for b in b0..b1 {
+                let (crows, _) = prep.ct[b * d * CB..(b + 1) * d * CB].as_chunks::<CB>();
+                let nb: &[T; CB] = prep.norms[b * CB..(b + 1) * CB]
+                    .try_into()
+                    .expect("CB norms");
+                let bf = T::from_f64(b as f64);
+                let mut acc = [T::zero(); PB * CB];
+                for (t, crow) in crows.iter().enumerate().take(d) {
+                    let xv: [T; PB] = std::array::from_fn(|p| xr[p][t]);
+                    for i in 0..PB * CB {
+                        let (p, l) = (i / CB, i % CB);
+                        acc[i] = if FMA {
+                            xv[p].mul_add(crow[l], acc[i])
+                        } else {
+                            acc[i] + xv[p] * crow[l]
+                        };
+                    }
+                }
+                let mut v = [T::zero(); PB * CB];
+                for i in 0..PB * CB {
+                    v[i] = nb[i % CB] + minus_two * acc[i];
+                }
+                for i in 0..PB * CB {
+                    let better = v[i] < bv[i];
+                    bv[i] = if better { v[i] } else { bv[i] };
+                    bb[i] = if better { bf } else { bb[i] };
+                }
+            }
+            bestv[g] = bv;
+            bestb[g] = bb;
+        }
+        b0 = b1;
+    }
+    for (i, out) in best.iter_mut().enumerate().take(rows) {
+        let (g, p) = (i / PB, i % PB);
+        let mut bv = T::MAX;
+        let mut bi = u32::MAX;
+        for l in 0..CB {
+            let v = bestv[g][p * CB + l];
+            let j = bestb[g][p * CB + l].to_f64() as u32 * CB as u32 + l as u32;
+            if v < bv || (v == bv && j < bi) {
+                bv = v;
+                bi = j;
+            }
+        }
+        *out = if bi == u32::MAX { 0 } else { bi };
     }
 }
 
@@ -172,12 +303,37 @@ fn step_leaf<T: Element>(
     prep: &Prepared<T>,
     labels: &mut [u32],
 ) -> StepStats {
+    // Small dimensions get their own copies with `d` a constant, so the loops unroll.
+    match d {
+        1 => step_leaf_d::<T, 1>(x, d, weights, centroids, k, prep, labels),
+        2 => step_leaf_d::<T, 2>(x, d, weights, centroids, k, prep, labels),
+        3 => step_leaf_d::<T, 3>(x, d, weights, centroids, k, prep, labels),
+        4 => step_leaf_d::<T, 4>(x, d, weights, centroids, k, prep, labels),
+        _ => step_leaf_d::<T, 0>(x, d, weights, centroids, k, prep, labels),
+    }
+}
+
+/// [`step_leaf`] for `d == D` (`D > 0`) or any `d` (`D == 0`).
+#[inline(always)]
+fn step_leaf_d<T: Element, const D: usize>(
+    x: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    centroids: &[f64],
+    k: usize,
+    prep: &Prepared<T>,
+    labels: &mut [u32],
+) -> StepStats {
+    let d = if D > 0 { D } else { d };
     let mut st = StepStats::zeros(k, d);
-    let mut dots = vec![T::zero(); if prep.gemm { CHUNK * k } else { 0 }];
     let mut best = [0u32; CHUNK];
     for (ci, xc) in x.chunks(CHUNK * d).enumerate() {
         let rows = xc.len() / d;
-        nearest_chunk(xc, d, k, prep, &mut dots, &mut best[..rows]);
+        if prep.blocked || D == 0 {
+            nearest_chunk(xc, d, k, prep, &mut best[..rows]);
+        } else {
+            nearest_direct::<T, D>(xc, k, prep, &mut best[..rows]);
+        }
         for (r, xp) in xc.chunks_exact(d).enumerate() {
             let i = ci * CHUNK + r;
             let bl = best[r] as usize;
@@ -432,8 +588,7 @@ pub(crate) fn assign_parallel<T: Element>(
     let n = data.len() / d;
     let mut labels = vec![0u32; n];
     let work = |(x, out): (&[T], &mut [u32])| {
-        let mut dots = vec![T::zero(); if prep.gemm { CHUNK * k } else { 0 }];
-        nearest_chunk(x, d, k, &prep, &mut dots, out);
+        nearest_chunk(x, d, k, &prep, out);
     };
     if n >= PARALLEL_THRESHOLD {
         data.par_chunks(CHUNK * d)

@@ -36,6 +36,8 @@ pub trait Element:
     fn from_f64(v: f64) -> Self;
     /// Whether the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
+    /// `self * a + b` with one rounding (use only where the CPU has FMA instructions).
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 impl Element for f32 {
@@ -53,6 +55,10 @@ impl Element for f32 {
     fn is_finite(self) -> bool {
         f32::is_finite(self)
     }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
+    }
 }
 
 impl Element for f64 {
@@ -69,5 +75,9 @@ impl Element for f64 {
     #[inline]
     fn is_finite(self) -> bool {
         f64::is_finite(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
     }
 }

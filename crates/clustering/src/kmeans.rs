@@ -410,7 +410,21 @@ pub(crate) fn check_finite<T: Element>(
     row_offset: usize,
 ) -> Result<(), KMeansError> {
     use rayon::prelude::*;
-    if let Some(pos) = data.par_iter().position_first(|v| !v.is_finite()) {
+    const BLOCK: usize = 1 << 15;
+    // Whole blocks are scanned branch-free; only a block that has a bad value is searched.
+    let bad_block = if data.len() < BLOCK {
+        data.iter().any(|v| !v.is_finite()).then_some(0)
+    } else {
+        data.par_chunks(BLOCK)
+            .position_first(|c| c.iter().fold(false, |bad, v| bad | !v.is_finite()))
+    };
+    if let Some(b) = bad_block {
+        let start = b * BLOCK;
+        let pos = start
+            + data[start..]
+                .iter()
+                .position(|v| !v.is_finite())
+                .expect("the block has a non-finite value");
         return Err(KMeansError::NonFiniteData {
             row: row_offset + pos / d,
             col: pos % d,

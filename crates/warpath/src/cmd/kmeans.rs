@@ -41,6 +41,9 @@ pub(crate) struct Args {
     /// Initial centroids: k-means++ or random.
     #[arg(long, default_value = "k-means++")]
     init: Init,
+    /// Start from these centroids (a k x d `.npy` or CSV file) instead of --init.
+    #[arg(long, value_name = "FILE")]
+    init_centroids: Option<PathBuf>,
     /// Most Lloyd iterations.
     #[arg(long, default_value_t = 300)]
     max_iter: usize,
@@ -106,8 +109,15 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     }
     let (data, what) = load(&args)?;
     let (n, d) = data.dim();
+    let init = match &args.init_centroids {
+        Some(p) if p.extension().and_then(|e| e.to_str()) == Some("npy") => {
+            Init::Given(read_npy(p)?)
+        }
+        Some(p) => Init::Given(read_csv(p)?),
+        None => args.init.clone(),
+    };
     let params = KMeans::new(args.k)
-        .init(args.init.clone())
+        .init(init)
         .max_iter(args.max_iter)
         .tol(args.tol)
         .n_init(args.n_init)
@@ -115,6 +125,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         .exec(args.backend);
     let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
     let t = Instant::now();
+    let cpu0 = process_cpu_seconds();
     let fit = params.fit_observed(data.view(), None, &mut |p| {
         bar.set_position((p.run * args.max_iter + p.iteration) as u64);
         bar.set_message(format!(
@@ -124,6 +135,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         ));
     })?;
     let seconds = t.elapsed().as_secs_f64();
+    let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
     let verified = verify(data.view(), &fit)?;
     write_outputs(&args, data.view(), &fit.labels, &fit.centroids)?;
@@ -132,6 +144,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             "{}",
             serde_json::json!({
                 "n": n, "d": d, "k": args.k, "backend": fit.backend, "seconds": seconds,
+                "cpu_seconds": cpu_seconds,
                 "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
                 "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
                 "verified": verified, "centroids": fit.centroids.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
@@ -172,6 +185,15 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         bail!("the k-means result failed verification");
     }
     Ok(())
+}
+
+/// CPU time of this process so far (all threads), from `/proc/self/stat` (Linux; 10 ms
+/// resolution), for comparisons on a loaded machine.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
@@ -279,6 +301,9 @@ fn plot(
 
 fn run_distributed(args: Args, json: bool) -> Result<()> {
     let ranks = args.ranks.unwrap_or(1).max(1);
+    if args.init_centroids.is_some() {
+        bail!("--init-centroids is not supported with --ranks (use --init k-means++ or random)");
+    }
     let worker = find_worker().context(
         "the distributed worker `kmeans-mpi` was not found: build it with \
          `cargo build -p clustering --features mpi --bin kmeans-mpi` (needs OpenMPI) or set WARPATH_KMEANS_MPI",
