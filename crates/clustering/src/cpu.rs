@@ -196,6 +196,17 @@ fn nearest_direct<T: Element, const D: usize>(
     }
 }
 
+/// [`blocked_nearest`] without fused multiply-adds (any CPU; tested everywhere).
+#[cfg(test)]
+pub(crate) fn blocked_nearest_portable<T: Element>(
+    x: &[T],
+    d: usize,
+    prep: &Prepared<T>,
+    best: &mut [u32],
+) {
+    blocked_nearest::<T, false>(x, d, prep, best);
+}
+
 /// [`blocked_nearest`] compiled for AVX2 with fused multiply-adds.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]

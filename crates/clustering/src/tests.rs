@@ -99,6 +99,24 @@ fn parallel_step_matches_reference() {
 }
 
 #[test]
+fn blocked_kernel_without_fma_matches_reference() {
+    // The portable build of the blocked kernel (machines without AVX2/FMA).
+    for &(k, d) in &[(4, 40), (9, 16), (64, 16), (130, 3)] {
+        for &n in &[1usize, 3, 4, 5, 255, 256] {
+            let data = random_data(n, d, (k * n) as u64);
+            let c = random_data(k, d, 3);
+            let prep = crate::cpu::Prepared::<f64>::new(&c, k, d);
+            assert!(prep.blocked);
+            let mut fast = vec![0u32; n];
+            crate::cpu::blocked_nearest_portable(&data, d, &prep, &mut fast);
+            let mut slow = vec![u32::MAX; n];
+            step_reference(&data, d, None, &c, k, &mut slow);
+            assert_labels_match_up_to_ties(&data, d, &c, &slow, &fast, 1e-12);
+        }
+    }
+}
+
+#[test]
 fn parallel_step_is_bit_identical_for_any_thread_count() {
     let (n, d, k) = (100_003, 9, 20);
     let data = random_data(n, d, 5);
