@@ -520,3 +520,136 @@ proptest! {
         prop_assert_eq!(sa.counts.iter().sum::<f64>(), sb.counts.iter().sum::<f64>());
     }
 }
+
+mod io {
+    use std::io::Write;
+
+    use ndarray::Array2;
+
+    use crate::KMeansError;
+    use crate::checkpoint::{Checkpoint, to_bits};
+    use crate::data::{
+        NpyType, read_csv, read_npy, read_npy_header, read_rows, shard_range, write_npy,
+    };
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("clustering-io-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn csv_with_header_and_errors() {
+        let d = dir("csv");
+        let p = d.join("a.csv");
+        std::fs::write(&p, "x,y\n1,2\n\n3.5, -4\n").unwrap();
+        assert_eq!(
+            read_csv(&p).unwrap(),
+            ndarray::array![[1.0, 2.0], [3.5, -4.0]]
+        );
+        std::fs::write(&p, "1 2\n3 4 5\n").unwrap();
+        assert!(matches!(read_csv(&p), Err(KMeansError::Format { .. })));
+        std::fs::write(&p, "1,2\n3,oops\n").unwrap();
+        let e = read_csv(&p).unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
+        assert!(matches!(
+            read_csv(&d.join("missing.csv")),
+            Err(KMeansError::Io { .. })
+        ));
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(read_csv(&p).unwrap().dim(), (0, 0));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn npy_round_trip_and_shards() {
+        let d = dir("npy");
+        let p = d.join("a.npy");
+        let a = Array2::from_shape_fn((1025, 3), |(i, j)| i as f64 * 0.5 - j as f64);
+        write_npy(&p, &a).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), a);
+        let h = read_npy_header(&p).unwrap();
+        assert_eq!((h.rows, h.cols, h.dtype), (1025, 3, NpyType::F64));
+        // Shards of any count cover every row exactly once, in order.
+        for ranks in [1u64, 2, 3, 7, 1025, 2000] {
+            let mut rows = Vec::new();
+            for r in 0..ranks {
+                let s = shard_range(1025, ranks, r);
+                rows.extend(read_rows(&p, h.offset, h.dtype, s.start, s.end - s.start, 3).unwrap());
+            }
+            assert_eq!(
+                rows,
+                a.iter().copied().collect::<Vec<_>>(),
+                "ranks = {ranks}"
+            );
+        }
+        assert!(read_rows(&p, h.offset, h.dtype, 1000, 100, 3).is_err());
+        // An f32 file written by hand (numpy's layout).
+        let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }".to_string();
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend((header.len() as u16).to_le_bytes());
+        bytes.extend(header.as_bytes());
+        for v in [1.5f32, -2.0, 3.25, 4.0] {
+            bytes.extend(v.to_le_bytes());
+        }
+        let p32 = d.join("b.npy");
+        std::fs::File::create(&p32)
+            .unwrap()
+            .write_all(&bytes)
+            .unwrap();
+        assert_eq!(
+            read_npy(&p32).unwrap(),
+            ndarray::array![[1.5, -2.0], [3.25, 4.0]]
+        );
+        // Truncated, wrong magic, Fortran order: format errors.
+        std::fs::write(&p32, &bytes[..bytes.len() - 4]).unwrap();
+        assert!(matches!(read_npy(&p32), Err(KMeansError::Format { .. })));
+        std::fs::write(&p32, b"not an npy file at all").unwrap();
+        assert!(matches!(read_npy(&p32), Err(KMeansError::Format { .. })));
+        let fortran = String::from_utf8_lossy(&bytes).replace("False", "True ");
+        std::fs::write(&p32, fortran.as_bytes()).unwrap();
+        assert!(read_npy(&p32).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn checkpoints_are_exact_and_checked() {
+        let d = dir("ck");
+        let p = d.join("ck.json");
+        let c = vec![0.1, 1.0 / 3.0, -2.5e-300, f64::MAX];
+        let ck = Checkpoint {
+            version: 1,
+            n: 10,
+            d: 2,
+            k: 2,
+            iteration: 7,
+            tol_abs: 1e-9,
+            converged: false,
+            centroid_bits: to_bits(&c),
+            initial_bits: to_bits(&c),
+        };
+        ck.write_atomic(&p).unwrap();
+        let back = Checkpoint::read(&p).unwrap();
+        assert_eq!(back.centroids(), c);
+        // Overwriting leaves no temporary files behind.
+        ck.write_atomic(&p).unwrap();
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        std::fs::write(&p, "{\"garbage\": 1}").unwrap();
+        assert!(matches!(
+            Checkpoint::read(&p),
+            Err(KMeansError::Format { .. })
+        ));
+        let mut bad = ck.clone();
+        bad.k = 3;
+        bad.write_atomic(&p).unwrap();
+        assert!(matches!(
+            Checkpoint::read(&p),
+            Err(KMeansError::Format { .. })
+        ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
