@@ -217,7 +217,7 @@ pub fn write_npy(path: &Path, a: &Array2<f64>) -> Result<(), KMeansError> {
         a.nrows(),
         a.ncols()
     );
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

@@ -586,7 +586,7 @@ mod io {
         assert!(read_rows(&p, h.offset, h.dtype, 1000, 100, 3).is_err());
         // An f32 file written by hand (numpy's layout).
         let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }".to_string();
-        while (10 + header.len() + 1) % 64 != 0 {
+        while !(10 + header.len() + 1).is_multiple_of(64) {
             header.push(' ');
         }
         header.push('\n');
