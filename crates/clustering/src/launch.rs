@@ -104,12 +104,21 @@ pub fn launch_with_restarts(
             });
         }
         let err = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = err.lines().rev().take(6).collect();
+        // The worker's own messages say why; mpirun's help text around them does not.
+        let mut lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("kmeans-mpi"))
+            .take(3)
+            .collect();
+        if lines.is_empty() {
+            lines = err.lines().rev().take(6).collect();
+            lines.reverse();
+        }
         let why = format!(
             "launch {} failed ({}): {}",
             attempt + 1,
             out.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            lines.join(" | ")
         );
         on_failure(attempt + 1, &why);
         failures.push(why);
