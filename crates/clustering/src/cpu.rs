@@ -101,8 +101,8 @@ pub(crate) struct Prepared<T> {
     pub(crate) c: Vec<T>,
     /// Whether distances go through the blocked `|c|^2 - 2 x.c` kernel.
     pub(crate) blocked: bool,
-    /// Centroids in blocks of [`CB`], each block transposed: `ct[(b * d + t) * CB + l]` is
-    /// coordinate `t` of centroid `b * CB + l` (zero past `k`).
+    /// Centroids times -2 in blocks of [`CB`], each block transposed: `ct[(b * d + t) * CB + l]`
+    /// is -2 times coordinate `t` of centroid `b * CB + l` (zero past `k`).
     ct: Vec<T>,
     /// `|c_j|^2`, padded to whole blocks with `T::MAX` (never the minimum).
     norms: Vec<T>,
@@ -114,13 +114,15 @@ impl<T: Element> Prepared<T> {
         let blocked = k * d >= GEMM_MIN_KD && k >= CB;
         let (mut ct, mut norms) = (Vec::new(), Vec::new());
         if blocked {
+            let minus_two = T::zero() - T::one() - T::one();
             let blocks = k.div_ceil(CB);
             ct = vec![T::zero(); blocks * d * CB];
             norms = vec![T::MAX; blocks * CB];
             for (j, row) in c.chunks_exact(d).enumerate() {
                 let (b, l) = (j / CB, j % CB);
                 for (t, &v) in row.iter().enumerate() {
-                    ct[(b * d + t) * CB + l] = v;
+                    // Scaled by -2 (exact): the kernel accumulates |c|^2 - 2 x.c directly.
+                    ct[(b * d + t) * CB + l] = minus_two * v;
                 }
                 norms[j] = row.iter().fold(T::zero(), |s, &v| s + v * v);
             }
@@ -239,7 +241,6 @@ fn blocked_nearest<T: Element, const FMA: bool>(
     let groups = rows.div_ceil(PB);
     let mut bestv = [[T::MAX; PB * CB]; CHUNK.div_ceil(PB)];
     let mut bestb = [[T::zero(); PB * CB]; CHUNK.div_ceil(PB)];
-    let minus_two = T::zero() - T::one() - T::one();
     let blocks = prep.norms.len() / CB;
     // Centroid blocks per pass: about 128 KiB of centroids, which stay in L2 while every
     // group of points sweeps them with its running minimum in registers.
@@ -261,8 +262,11 @@ fn blocked_nearest<T: Element, const FMA: bool>(
                     .try_into()
                     .expect("CB norms");
                 let bf = T::from_f64(b as f64);
-                let mut acc = [T::zero(); PB * CB];
-                for (t, crow) in crows.iter().enumerate().take(d) {
+                // Starts at |c|^2 and accumulates -2 x.c: the distance less |x|^2.
+                let mut acc: [T; PB * CB] = std::array::from_fn(|i| nb[i % CB]);
+                // Same length as `crows`, so the indexing below needs no bounds checks.
+                let xr: [&[T]; PB] = xr.map(|r| &r[..crows.len()]);
+                for (t, crow) in crows.iter().enumerate() {
                     let xv: [T; PB] = std::array::from_fn(|p| xr[p][t]);
                     for i in 0..PB * CB {
                         let (p, l) = (i / CB, i % CB);
@@ -273,13 +277,9 @@ fn blocked_nearest<T: Element, const FMA: bool>(
                         };
                     }
                 }
-                let mut v = [T::zero(); PB * CB];
                 for i in 0..PB * CB {
-                    v[i] = nb[i % CB] + minus_two * acc[i];
-                }
-                for i in 0..PB * CB {
-                    let better = v[i] < bv[i];
-                    bv[i] = if better { v[i] } else { bv[i] };
+                    let better = acc[i] < bv[i];
+                    bv[i] = if better { acc[i] } else { bv[i] };
                     bb[i] = if better { bf } else { bb[i] };
                 }
             }
