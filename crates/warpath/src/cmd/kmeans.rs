@@ -315,7 +315,24 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
         }
         _ => {
             let (data, _) = load(&args)?;
-            let p = std::env::temp_dir().join(format!("warpath-kmeans-{}.npy", std::process::id()));
+            // Named after what it holds, so that `--resume` finds the same file and checkpoint.
+            let name = match (&args.input, args.generate) {
+                (_, Some(n)) => format!(
+                    "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
+                    args.dim,
+                    args.clusters.unwrap_or(args.k),
+                    args.seed,
+                    args.sigma
+                ),
+                (Some(p), None) => format!(
+                    "warpath-kmeans-{}.npy",
+                    p.file_stem()
+                        .map(|s| s.to_string_lossy())
+                        .unwrap_or_default()
+                ),
+                (None, None) => "warpath-kmeans-input.npy".into(),
+            };
+            let p = std::env::temp_dir().join(name);
             write_npy(&p, &data)?;
             (p, data)
         }
