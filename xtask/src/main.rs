@@ -21,7 +21,8 @@ tasks:
   kernels [--check]   compile kernels-cuda/*.cu to PTX (installs nvcc 13.0 from PyPI into target/);
                       --check fails if the committed PTX differs from what the sources produce
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
-  ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check, tests
+  ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check,
+                      tests, and the MPI tests (crates/clustering/ci-mpi.sh)
 ";
 
 fn main() {

@@ -1,5 +1,20 @@
-//! # clustering
-//!
-//! k-means clustering: sequential, multi-core, GPU and distributed over MPI.
-//!
-//! This crate is being built; see the workspace README for what is available.
+#![doc = include_str!("../README.md")]
+
+pub mod checkpoint;
+mod cpu;
+mod cuda;
+pub mod data;
+#[cfg(feature = "mpi")]
+pub mod distributed;
+mod element;
+mod error;
+mod init;
+mod kmeans;
+pub mod launch;
+mod lloyd;
+
+pub use element::Element;
+pub use error::KMeansError;
+pub use kmeans::{Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict};
+#[cfg(test)]
+mod tests;

@@ -23,6 +23,8 @@ struct Cli {
 enum Command {
     /// Show the CUDA device warpath would use, or why there is none (always exits 0).
     Info(cmd::info::Args),
+    /// k-means clustering of a CSV/.npy file or generated points (CPU, GPU or MPI).
+    Kmeans(Box<cmd::kmeans::Args>),
     /// Run every algorithm on a built-in input, verify each result, print a table.
     Demo(cmd::demo::Args),
     /// Solve a linear assignment problem (CSV/.npy file or generated) with any solver.
@@ -62,6 +64,7 @@ fn main() {
         Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, cli.json),
         Command::Sort(args) => cmd::sort::run_sort(args, cli.json),
         Command::Distinct(args) => cmd::sort::run_distinct(args, cli.json),
+        Command::Kmeans(args) => cmd::kmeans::run(*args, cli.json),
     };
     if let Err(e) = result {
         if e.downcast_ref::<report::AlreadyReported>().is_some() {

@@ -27,12 +27,15 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let started = Instant::now();
     let mut rows = Vec::new();
+    // In the order of the crates: runtime, primitives, graphs, permutations, assignment,
+    // clustering, PDE.
     rows.extend(runtime_demo(args.size));
-    rows.extend(crate::cmd::lap::demo(args.size));
-    rows.extend(crate::cmd::perm::demo(args.size));
-    rows.extend(super::fhn::demo(args.size));
-    rows.extend(crate::cmd::graph::demo(args.size));
     rows.extend(super::sort::demo(args.size));
+    rows.extend(super::graph::demo(args.size));
+    rows.extend(super::perm::demo(args.size));
+    rows.extend(super::lap::demo(args.size));
+    rows.extend(super::kmeans::demo(args.size));
+    rows.extend(super::fhn::demo(args.size));
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(

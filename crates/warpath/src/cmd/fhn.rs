@@ -434,12 +434,12 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     let cc = vec![-1.0f64; n];
     let d: Vec<f64> = (0..n).map(|i| ((i % 13) as f64 - 6.0) * 0.3).collect();
     if let Ok(reference) = tridiag::thomas(&a, &b, &cc, &d) {
-        let mut cases = vec![(TridiagSolver::CyclicReduction, Exec::Cpu)];
+        let mut cases = vec![(TridiagSolver::CyclicReduction, "cyclic reduction", Exec::Cpu)];
         if gpu_runtime::gpu().is_ok() {
-            cases.push((TridiagSolver::Pcr, Exec::Cuda));
+            cases.push((TridiagSolver::Pcr, "PCR", Exec::Cuda));
         }
-        for (solver, exec) in cases {
-            let name = format!("tridiagonal {solver:?} vs Thomas");
+        for (solver, label, exec) in cases {
+            let name = format!("tridiagonal {label} vs Thomas");
             let t = Instant::now();
             rows.push(match tridiag::solve(&a, &b, &cc, &d, solver, exec) {
                 Ok((x, be)) => DemoRow::new(

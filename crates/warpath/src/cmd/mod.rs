@@ -5,6 +5,7 @@ pub(crate) mod demo;
 pub(crate) mod fhn;
 pub(crate) mod graph;
 pub(crate) mod info;
+pub(crate) mod kmeans;
 pub(crate) mod lap;
 pub(crate) mod perm;
 pub(crate) mod sort;

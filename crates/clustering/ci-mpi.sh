@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds and tests clustering's `mpi` feature: the kmeans-mpi worker under `mpirun -n 3`,
+# including a rank killed mid-run and resumed from its checkpoint (tests/mpi.rs).
+# Idempotent: installs OpenMPI and libclang (for the mpi crate's bindgen) only when missing.
+# Usage: crates/clustering/ci-mpi.sh   (from anywhere; needs root or sudo for apt-get)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+need=()
+command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin)
+[ -e /usr/include/x86_64-linux-gnu/openmpi/mpi.h ] || [ -n "$(find /usr/lib /usr/include -name mpi.h -path '*openmpi*' -print -quit 2>/dev/null)" ] || need+=(libopenmpi-dev)
+ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || need+=(libclang-dev)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "ci-mpi: installing ${need[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libopenmpi-dev openmpi-bin libclang-dev >/dev/null
+fi
+
+# OpenMPI refuses to run as root without these (containers, CI).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+echo "ci-mpi: clippy + build of the mpi feature"
+cargo clippy -p clustering --features mpi --all-targets -- -D warnings
+echo "ci-mpi: unit tests + mpirun -n 1/2/3 tests (kill a rank, resume)"
+cargo test -p clustering --features mpi --lib --test mpi
+echo "ci-mpi: ok"

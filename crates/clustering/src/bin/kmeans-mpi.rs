@@ -1,0 +1,98 @@
+//! `kmeans-mpi`: the distributed k-means worker. Start it under `mpirun` (or let
+//! `warpath kmeans --ranks R` do it):
+//!
+//! ```text
+//! mpirun -n 4 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json
+//! mpirun -n 2 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json --resume
+//! ```
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use clustering::distributed::{DistributedConfig, Input, run_distributed};
+use clustering::{Init, KMeans};
+use mpi::traits::Communicator;
+
+/// Distributed k-means worker (one process per MPI rank).
+#[derive(Parser)]
+#[command(name = "kmeans-mpi")]
+struct Args {
+    /// Input: a 2-D `.npy` file (f32 or f64), or raw little-endian f64 rows with `--dim`.
+    input: PathBuf,
+    /// Columns of a raw f64 input (required for raw files, ignored for .npy).
+    #[arg(long)]
+    dim: Option<usize>,
+    /// Number of clusters.
+    #[arg(long)]
+    k: usize,
+    /// k-means++ or random.
+    #[arg(long, default_value = "k-means++")]
+    init: Init,
+    /// Most iterations.
+    #[arg(long, default_value_t = 300)]
+    max_iter: usize,
+    /// Tolerance relative to the mean column variance.
+    #[arg(long, default_value_t = 1e-4)]
+    tol: f64,
+    /// Seed of the initialisation.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Checkpoint file (written atomically by rank 0 after every iteration).
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint when it exists.
+    #[arg(long)]
+    resume: bool,
+    /// Write the report (JSON) here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write the labels here, one per line.
+    #[arg(long)]
+    labels: Option<PathBuf>,
+}
+
+fn main() {
+    let args = Args::parse();
+    let Some(universe) = mpi::initialize() else {
+        eprintln!("kmeans-mpi: MPI was already initialised");
+        std::process::exit(2);
+    };
+    let world = universe.world();
+    let input = match (args.input.extension().and_then(|e| e.to_str()), args.dim) {
+        (Some("npy"), _) => Input::Npy(args.input.clone()),
+        (_, Some(dim)) => Input::RawF64 {
+            path: args.input.clone(),
+            dim,
+        },
+        _ => {
+            if world.rank() == 0 {
+                eprintln!("kmeans-mpi: a raw input needs --dim (or use a .npy file)");
+            }
+            std::process::exit(2);
+        }
+    };
+    let cfg = DistributedConfig {
+        input,
+        params: KMeans::new(args.k)
+            .init(args.init)
+            .max_iter(args.max_iter)
+            .tol(args.tol)
+            .seed(args.seed),
+        checkpoint: args.checkpoint,
+        resume: args.resume,
+        output: args.out,
+        labels: args.labels,
+    };
+    match run_distributed(&world, &cfg) {
+        Ok(Some(report)) => match serde_json::to_string(&report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("kmeans-mpi: {e}"),
+        },
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
+            // Other ranks may be waiting in a collective: take the whole job down.
+            world.abort(1);
+        }
+    }
+}

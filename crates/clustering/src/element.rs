@@ -1,0 +1,83 @@
+//! The element types k-means runs on: `f32` and `f64`.
+
+use gpu_runtime::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// A floating-point element type k-means accepts: `f32` or `f64` (sealed).
+///
+/// Distances are computed in the element type (as scikit-learn does); per-cluster sums,
+/// weights and the inertia are accumulated in `f64` on every backend.
+pub trait Element:
+    Copy
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + std::fmt::Display
+    + PartialOrd
+    + Default
+    + 'static
+    + ndarray::LinalgScalar
+    + DeviceRepr
+    + ValidAsZeroBits
+    + sealed::Sealed
+{
+    /// `"f32"` or `"f64"`: the suffix of this type's CUDA kernels.
+    const NAME: &'static str;
+    /// The largest finite value (the initial "best distance").
+    const MAX: Self;
+    /// Widens to `f64` (exact).
+    fn to_f64(self) -> f64;
+    /// Rounds an `f64` to this type.
+    fn from_f64(v: f64) -> Self;
+    /// Whether the value is neither NaN nor infinite.
+    fn is_finite(self) -> bool;
+    /// `self * a + b` with one rounding (use only where the CPU has FMA instructions).
+    fn mul_add(self, a: Self, b: Self) -> Self;
+}
+
+impl Element for f32 {
+    const NAME: &'static str = "f32";
+    const MAX: Self = f32::MAX;
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
+    }
+}
+
+impl Element for f64 {
+    const NAME: &'static str = "f64";
+    const MAX: Self = f64::MAX;
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
+    }
+}

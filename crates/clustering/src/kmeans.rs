@@ -1,0 +1,607 @@
+//! The public k-means API: parameters, validation, restarts, results and `predict`.
+
+use gpu_runtime::{Backend, Exec, Target};
+use ndarray::{Array2, ArrayView1, ArrayView2, CowArray, Ix2};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::cpu::{CpuKind, CpuStepper, assign_parallel, mean_variance};
+use crate::cuda::CudaStepper;
+use crate::init::{kmeans_plusplus, random_points};
+use crate::lloyd::{LloydOutcome, LloydParams, Stepper, lloyd};
+use crate::{Element, KMeansError};
+
+/// From this much work per iteration (`n * k * d` multiply-adds) `Exec::Auto` uses the GPU.
+/// An estimate (about 10 ms of one CPU core), not yet set by a GPU benchmark.
+pub const KMEANS_GPU_THRESHOLD: u64 = 1 << 25;
+
+/// How the first centroids are chosen.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Init {
+    /// Greedy k-means++ with `2 + ln k` candidates per centre, as scikit-learn (default).
+    #[default]
+    KMeansPlusPlus,
+    /// `k` distinct points drawn uniformly.
+    Random,
+    /// These centroids (`k` rows, `d` columns); `n_init` is then 1.
+    Given(Array2<f64>),
+}
+
+impl std::str::FromStr for Init {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "k-means++" | "kmeans++" | "plusplus" | "++" => Ok(Init::KMeansPlusPlus),
+            "random" => Ok(Init::Random),
+            _ => Err(format!("init must be k-means++ or random, not `{s}`")),
+        }
+    }
+}
+
+/// k-means parameters (a small builder); run with [`KMeans::fit`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KMeans {
+    /// Number of clusters.
+    pub k: usize,
+    /// How the first centroids are chosen.
+    pub init: Init,
+    /// Most Lloyd iterations per run (default 300).
+    pub max_iter: usize,
+    /// Convergence tolerance on the summed squared centroid shift, relative to the mean
+    /// per-column variance of the data (default `1e-4`, as scikit-learn).
+    pub tol: f64,
+    /// Independent runs from different initial centroids; the lowest inertia wins (default 1).
+    pub n_init: usize,
+    /// Seed of the initialisation: equal seeds give equal results.
+    pub seed: u64,
+    /// Where to run.
+    pub exec: Exec,
+}
+
+/// The result of [`KMeans::fit`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KMeansResult<T> {
+    /// Final centroids, `k` rows by `d` columns.
+    pub centroids: Array2<T>,
+    /// Index of the nearest final centroid of every point.
+    pub labels: Vec<u32>,
+    /// Sum over points of weight times squared distance to the nearest final centroid.
+    pub inertia: f64,
+    /// Lloyd iterations of the best run.
+    pub iterations: usize,
+    /// Whether the best run met the tolerance before `max_iter`.
+    pub converged: bool,
+    /// Which backend ran.
+    pub backend: Backend,
+}
+
+/// What an observer passed to [`KMeans::fit_observed`] sees after every iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Which of the `n_init` runs (from 0).
+    pub run: usize,
+    /// Iterations done in this run.
+    pub iteration: usize,
+    /// Inertia against the centroids the iteration started from.
+    pub inertia: f64,
+}
+
+impl KMeans {
+    /// Parameters for `k` clusters with scikit-learn's defaults (k-means++, 300 iterations,
+    /// tol 1e-4, one run), seed 0, `Exec::Auto`.
+    pub fn new(k: usize) -> Self {
+        KMeans {
+            k,
+            init: Init::KMeansPlusPlus,
+            max_iter: 300,
+            tol: 1e-4,
+            n_init: 1,
+            seed: 0,
+            exec: Exec::Auto,
+        }
+    }
+
+    /// Sets the initialisation.
+    pub fn init(mut self, init: Init) -> Self {
+        self.init = init;
+        self
+    }
+
+    /// Sets the iteration limit.
+    pub fn max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+
+    /// Sets the relative tolerance.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Sets the number of runs.
+    pub fn n_init(mut self, n_init: usize) -> Self {
+        self.n_init = n_init;
+        self
+    }
+
+    /// Sets the seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets where to run.
+    pub fn exec(mut self, exec: Exec) -> Self {
+        self.exec = exec;
+        self
+    }
+
+    /// Clusters the rows of `data` into `k` groups with Lloyd's algorithm.
+    ///
+    /// Runs `n_init` times from seeded initial centroids and keeps the run with the lowest
+    /// inertia. Each run iterates until the summed squared centroid shift is at most
+    /// `tol * mean(var(data, axis 0))`, no label changes, or `max_iter`. A cluster that ends an
+    /// iteration empty is moved to the point farthest from its centroid. Results are
+    /// reproducible: the CPU path gives bit-identical results for a given seed whatever the
+    /// number of threads; the GPU path adds floating-point sums in a varying order, so it
+    /// agrees with the CPU up to rounding (and labels up to near-ties).
+    ///
+    /// # Complexity
+    /// `O(n k d)` per iteration and per run (k-means++ adds `O(n k d log k)`), `O(n k d / p)`
+    /// time on `p` threads; extra memory `O(n + k d)` per thread.
+    ///
+    /// # Errors
+    /// [`KMeansError::ZeroClusters`], [`KMeansError::TooManyClusters`],
+    /// [`KMeansError::ZeroDimensions`], [`KMeansError::NonFiniteData`],
+    /// [`KMeansError::ShapeMismatch`] (given centroids), [`KMeansError::InvalidParameter`],
+    /// [`KMeansError::Gpu`].
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::KMeans;
+    /// use ndarray::array;
+    /// let data = array![[0.0, 0.0], [0.1, 0.0], [10.0, 10.0], [10.1, 10.0]];
+    /// let fit = KMeans::new(2).seed(7).fit(data.view())?;
+    /// assert_eq!(fit.labels[0], fit.labels[1]);
+    /// assert_ne!(fit.labels[0], fit.labels[2]);
+    /// assert!(fit.converged && fit.inertia < 0.011);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn fit<T: Element>(&self, data: ArrayView2<'_, T>) -> Result<KMeansResult<T>, KMeansError> {
+        self.fit_observed(data, None, &mut |_| {})
+    }
+
+    /// [`KMeans::fit`] with sample weights (non-negative, finite, not all zero): every point
+    /// counts `weight` times in the means and the inertia.
+    ///
+    /// # Complexity
+    /// As [`KMeans::fit`].
+    ///
+    /// # Errors
+    /// As [`KMeans::fit`], and [`KMeansError::InvalidWeights`].
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::{Init, KMeans};
+    /// use ndarray::array;
+    /// let data = array![[0.0], [1.0], [10.0]];
+    /// let w = array![3.0, 1.0, 1.0];
+    /// let init = Init::Given(array![[0.0], [10.0]]);
+    /// let fit = KMeans::new(2).init(init).fit_weighted(data.view(), w.view())?;
+    /// assert_eq!(fit.centroids[[0, 0]], 0.25); // (3 * 0 + 1 * 1) / 4
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn fit_weighted<T: Element>(
+        &self,
+        data: ArrayView2<'_, T>,
+        weights: ArrayView1<'_, T>,
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        self.fit_observed(data, Some(weights), &mut |_| {})
+    }
+
+    /// [`KMeans::fit`] with optional weights and an observer called after every iteration
+    /// (for progress bars).
+    ///
+    /// # Complexity
+    /// As [`KMeans::fit`].
+    ///
+    /// # Errors
+    /// As [`KMeans::fit_weighted`].
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::KMeans;
+    /// use ndarray::array;
+    /// let data = array![[0.0f32], [1.0], [5.0], [6.0]];
+    /// let mut seen = 0;
+    /// KMeans::new(2).fit_observed(data.view(), None, &mut |_| seen += 1)?;
+    /// assert!(seen >= 1);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn fit_observed<T: Element>(
+        &self,
+        data: ArrayView2<'_, T>,
+        weights: Option<ArrayView1<'_, T>>,
+        observer: &mut dyn FnMut(&Progress),
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        let (n, d) = data.dim();
+        let input = validate(self, data, weights)?;
+        let target = self.exec.resolve(
+            (n as u64).saturating_mul((self.k * d) as u64),
+            KMEANS_GPU_THRESHOLD,
+        )?;
+        match target {
+            Target::Cpu => {
+                let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
+                self.fit_runs(
+                    &input,
+                    &mut s,
+                    Backend::Cpu,
+                    observer,
+                    |s| {
+                        s.labels = vec![u32::MAX; s.data.len() / s.d];
+                        Ok(())
+                    },
+                    |s| Ok(std::mem::take(&mut s.labels)),
+                )
+            }
+            Target::Cuda(gpu) => {
+                let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
+                self.fit_runs(
+                    &input,
+                    &mut s,
+                    Backend::Cuda,
+                    observer,
+                    |s| s.reset_labels(),
+                    |s| s.labels(),
+                )
+            }
+        }
+    }
+
+    /// [`KMeans::fit`] on the sequential reference backend (one thread, direct distances in
+    /// `f64`): the oracle the fast paths are tested against.
+    ///
+    /// # Complexity
+    /// `O(n k d)` per iteration on one thread.
+    ///
+    /// # Errors
+    /// As [`KMeans::fit_weighted`] (never [`KMeansError::Gpu`]).
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::KMeans;
+    /// use ndarray::array;
+    /// let data = array![[0.0], [1.0], [9.0], [10.0]];
+    /// let a = KMeans::new(2).seed(1).fit_reference(data.view(), None)?;
+    /// let b = KMeans::new(2).seed(1).fit(data.view())?;
+    /// assert_eq!(a.centroids, b.centroids);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn fit_reference<T: Element>(
+        &self,
+        data: ArrayView2<'_, T>,
+        weights: Option<ArrayView1<'_, T>>,
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        let d = data.ncols();
+        let input = validate(self, data, weights)?;
+        let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Reference);
+        self.fit_runs(
+            &input,
+            &mut s,
+            Backend::Cpu,
+            &mut |_| {},
+            |s| {
+                s.labels = vec![u32::MAX; s.data.len() / s.d];
+                Ok(())
+            },
+            |s| Ok(std::mem::take(&mut s.labels)),
+        )
+    }
+
+    /// Runs `n_init` Lloyd runs on one stepper and keeps the best.
+    fn fit_runs<T: Element, S: Stepper>(
+        &self,
+        input: &Validated<'_, T>,
+        stepper: &mut S,
+        backend: Backend,
+        observer: &mut dyn FnMut(&Progress),
+        reset: impl Fn(&mut S) -> Result<(), KMeansError>,
+        take_labels: impl Fn(&mut S) -> Result<Vec<u32>, KMeansError>,
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        let d = input.d;
+        let tol_abs = self.tol * mean_variance(input.slice(), d);
+        let runs = if matches!(self.init, Init::Given(_)) {
+            1
+        } else {
+            self.n_init
+        };
+        let params = LloydParams {
+            k: self.k,
+            max_iter: self.max_iter,
+            tol_abs,
+            start_iteration: 0,
+        };
+        let mut best: Option<(LloydOutcome, Vec<u32>)> = None;
+        for run in 0..runs {
+            let start = initial_centroids(
+                &self.init,
+                input.slice(),
+                d,
+                input.w(),
+                self.k,
+                self.seed,
+                run,
+            );
+            reset(stepper)?;
+            let out = lloyd(stepper, start, &params, |iteration, _, st| {
+                observer(&Progress {
+                    run,
+                    iteration,
+                    inertia: st.inertia,
+                });
+                Ok(())
+            })?;
+            if best
+                .as_ref()
+                .is_none_or(|(b, _)| out.last.inertia < b.last.inertia)
+            {
+                let labels = take_labels(stepper)?;
+                best = Some((out, labels));
+            }
+        }
+        let (out, labels) = best.expect("n_init >= 1 is validated");
+        let centroids = Array2::from_shape_vec(
+            (self.k, d),
+            out.centroids.iter().map(|&v| T::from_f64(v)).collect(),
+        )
+        .expect("k * d centroids");
+        Ok(KMeansResult {
+            centroids,
+            labels,
+            inertia: out.last.inertia,
+            iterations: out.iterations,
+            converged: out.converged,
+            backend,
+        })
+    }
+}
+
+/// The initial centroids of run `run` (`k * d`, row-major).
+pub(crate) fn initial_centroids<T: Element>(
+    init: &Init,
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    seed: u64,
+    run: usize,
+) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(run as u64);
+    match init {
+        Init::KMeansPlusPlus => kmeans_plusplus(data, d, weights, k, &mut rng),
+        Init::Random => random_points(data, d, k, &mut rng),
+        Init::Given(c) => c.iter().copied().collect(),
+    }
+}
+
+/// Validated input: contiguous data and `f64` weights.
+pub(crate) struct Validated<'a, T> {
+    data: CowArray<'a, T, Ix2>,
+    weights: Option<Vec<f64>>,
+    d: usize,
+}
+
+impl<T: Element> Validated<'_, T> {
+    fn slice(&self) -> &[T] {
+        self.data.as_slice().expect("standard layout")
+    }
+    fn w(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+}
+
+/// The first non-finite value of row-major `data` (`d` columns), as an error.
+pub(crate) fn check_finite<T: Element>(
+    data: &[T],
+    d: usize,
+    row_offset: usize,
+) -> Result<(), KMeansError> {
+    use rayon::prelude::*;
+    const BLOCK: usize = 1 << 15;
+    // Whole blocks are scanned branch-free; only a block that has a bad value is searched.
+    let bad_block = if data.len() < BLOCK {
+        data.iter().any(|v| !v.is_finite()).then_some(0)
+    } else {
+        data.par_chunks(BLOCK)
+            .position_first(|c| c.iter().fold(false, |bad, v| bad | !v.is_finite()))
+    };
+    if let Some(b) = bad_block {
+        let start = b * BLOCK;
+        let pos = start
+            + data[start..]
+                .iter()
+                .position(|v| !v.is_finite())
+                .expect("the block has a non-finite value");
+        return Err(KMeansError::NonFiniteData {
+            row: row_offset + pos / d,
+            col: pos % d,
+            value: data[pos].to_f64(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks the parameters that do not depend on the data.
+pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
+    if p.k == 0 {
+        return Err(KMeansError::ZeroClusters);
+    }
+    if p.max_iter == 0 {
+        return Err(KMeansError::InvalidParameter(
+            "max_iter must be at least 1".into(),
+        ));
+    }
+    if !(p.tol.is_finite() && p.tol >= 0.0) {
+        return Err(KMeansError::InvalidParameter(format!(
+            "tol must be finite and non-negative, not {}",
+            p.tol
+        )));
+    }
+    if p.n_init == 0 {
+        return Err(KMeansError::InvalidParameter(
+            "n_init must be at least 1".into(),
+        ));
+    }
+    if p.k > u32::MAX as usize {
+        return Err(KMeansError::InvalidParameter(format!(
+            "k = {} is too large",
+            p.k
+        )));
+    }
+    Ok(())
+}
+
+/// Checks given centroids against `k` and `d`.
+pub(crate) fn check_given(init: &Init, k: usize, d: usize) -> Result<(), KMeansError> {
+    if let Init::Given(c) = init {
+        if c.nrows() != k {
+            return Err(KMeansError::ShapeMismatch {
+                what: "given centroids (rows)",
+                expected: k,
+                found: c.nrows(),
+            });
+        }
+        if c.ncols() != d {
+            return Err(KMeansError::ShapeMismatch {
+                what: "given centroids (columns)",
+                expected: d,
+                found: c.ncols(),
+            });
+        }
+        if let Some(((r, col), v)) = c.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(KMeansError::InvalidParameter(format!(
+                "given centroid {r} has a non-finite value {v} in column {col}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks sample weights and converts them to `f64`.
+pub(crate) fn check_weights(
+    w: impl Iterator<Item = f64>,
+    n: usize,
+) -> Result<Vec<f64>, KMeansError> {
+    let w: Vec<f64> = w.collect();
+    if w.len() != n {
+        return Err(KMeansError::ShapeMismatch {
+            what: "sample weights",
+            expected: n,
+            found: w.len(),
+        });
+    }
+    if let Some((i, v)) = w
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+    {
+        return Err(KMeansError::InvalidWeights(format!(
+            "weight {i} is {v}; weights must be finite and non-negative"
+        )));
+    }
+    if !w.iter().any(|&v| v > 0.0) {
+        return Err(KMeansError::InvalidWeights("all weights are zero".into()));
+    }
+    Ok(w)
+}
+
+fn validate<'a, T: Element>(
+    p: &KMeans,
+    data: ArrayView2<'a, T>,
+    weights: Option<ArrayView1<'_, T>>,
+) -> Result<Validated<'a, T>, KMeansError> {
+    check_params(p)?;
+    let (n, d) = data.dim();
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    if p.k > n {
+        return Err(KMeansError::TooManyClusters { k: p.k, n });
+    }
+    check_given(&p.init, p.k, d)?;
+    let data: CowArray<'a, T, Ix2> = if data.is_standard_layout() {
+        CowArray::from(data)
+    } else {
+        CowArray::from(data.as_standard_layout().into_owned())
+    };
+    check_finite(data.as_slice().expect("standard layout"), d, 0)?;
+    let weights = match weights {
+        None => None,
+        Some(w) => Some(check_weights(w.iter().map(|v| v.to_f64()), n)?),
+    };
+    Ok(Validated { data, weights, d })
+}
+
+/// Index of the nearest centroid (ties to the lower index) of every row of `data`.
+///
+/// # Complexity
+/// `O(n k d)`, `O(n k d / p)` time on `p` threads.
+///
+/// # Errors
+/// [`KMeansError::ZeroClusters`] without centroids, [`KMeansError::ShapeMismatch`] when the
+/// column counts differ, [`KMeansError::NonFiniteData`] (data or centroids), [`KMeansError::Gpu`].
+///
+/// # Examples
+/// ```
+/// use clustering::predict;
+/// use gpu_runtime::Exec;
+/// use ndarray::array;
+/// let centroids = array![[0.0, 0.0], [10.0, 10.0]];
+/// let points = array![[1.0, 1.0], [9.0, 8.0], [-3.0, 0.0]];
+/// assert_eq!(predict(centroids.view(), points.view(), Exec::Cpu)?, vec![0, 1, 0]);
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn predict<T: Element>(
+    centroids: ArrayView2<'_, T>,
+    data: ArrayView2<'_, T>,
+    exec: Exec,
+) -> Result<Vec<u32>, KMeansError> {
+    let (k, d) = centroids.dim();
+    if k == 0 {
+        return Err(KMeansError::ZeroClusters);
+    }
+    if data.ncols() != d {
+        return Err(KMeansError::ShapeMismatch {
+            what: "data columns (the centroids' dimension)",
+            expected: d,
+            found: data.ncols(),
+        });
+    }
+    let n = data.nrows();
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    let c = centroids.as_standard_layout();
+    check_finite(c.as_slice().expect("standard layout"), d, 0)?;
+    let c: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+    let x = data.as_standard_layout();
+    let xs = x.as_slice().expect("standard layout");
+    check_finite(xs, d, 0)?;
+    match exec.resolve(
+        (n as u64).saturating_mul((k * d) as u64),
+        KMEANS_GPU_THRESHOLD,
+    )? {
+        Target::Cpu => Ok(assign_parallel(xs, d, &c, k)),
+        Target::Cuda(gpu) => {
+            let mut s = CudaStepper::new(gpu, xs, d, None)?;
+            s.step(&c, k)?;
+            s.labels()
+        }
+    }
+}

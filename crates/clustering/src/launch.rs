@@ -1,0 +1,198 @@
+//! Launching the distributed worker (`kmeans-mpi`, feature `mpi`) under `mpirun`, and
+//! relaunching it from its checkpoint when a rank dies. This module needs no MPI library: it
+//! only starts processes, so `warpath kmeans --ranks R` works in any build that can find the
+//! worker binary.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::KMeansError;
+
+/// Environment variable for fault-injection tests: `ITERATION:RANK` makes that rank exit
+/// abruptly (without `MPI_Finalize`) after that iteration of a run that was not resumed. The
+/// launcher removes it from relaunches.
+pub const FAIL_AT_VAR: &str = "WARPATH_KMEANS_FAIL_AT";
+
+/// Environment variable naming the worker binary (default: `kmeans-mpi` next to the running
+/// executable, then on `PATH`).
+pub const WORKER_VAR: &str = "WARPATH_KMEANS_MPI";
+
+/// How to launch a distributed job.
+#[derive(Debug, Clone)]
+pub struct MpiLaunch {
+    /// The `mpirun` program.
+    pub mpirun: PathBuf,
+    /// The `kmeans-mpi` worker binary.
+    pub worker: PathBuf,
+    /// Number of ranks.
+    pub ranks: usize,
+    /// How many times a failed job is relaunched from its checkpoint.
+    pub max_restarts: usize,
+    /// Worker arguments (input, `--k`, ..., without `--checkpoint` and `--resume`).
+    pub worker_args: Vec<OsString>,
+    /// The checkpoint file.
+    pub checkpoint: PathBuf,
+    /// Resume already on the first launch (continue an earlier job).
+    pub resume: bool,
+    /// Environment variables for the first launch only (e.g. [`FAIL_AT_VAR`] in tests).
+    pub first_launch_env: Vec<(OsString, OsString)>,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchOutcome {
+    /// Launches (1 when nothing failed).
+    pub attempts: usize,
+    /// Standard output of the successful launch (the worker's JSON report).
+    pub stdout: String,
+    /// Why each failed launch failed (exit status and the end of its standard error).
+    pub failures: Vec<String>,
+}
+
+/// Finds the worker: `$WARPATH_KMEANS_MPI`, then `kmeans-mpi` next to the current executable
+/// (and one folder up, for test binaries in `target/*/deps`), then `PATH`.
+pub fn find_worker() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(WORKER_VAR) {
+        return Some(PathBuf::from(p));
+    }
+    let name = format!("kmeans-mpi{}", std::env::consts::EXE_SUFFIX);
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        for d in [Some(dir), dir.parent()].into_iter().flatten() {
+            let p = d.join(&name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(&name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs the job under `mpirun`; when it fails, relaunches it with `--resume` (up to
+/// `max_restarts` times), so it continues from the last checkpoint, possibly on a different
+/// set of ranks. `on_failure` is told about each failure before the relaunch.
+///
+/// # Errors
+/// [`KMeansError::Distributed`] when `mpirun` cannot be started or the job still fails after
+/// `max_restarts` relaunches.
+pub fn launch_with_restarts(
+    opts: &MpiLaunch,
+    mut on_failure: impl FnMut(usize, &str),
+) -> Result<LaunchOutcome, KMeansError> {
+    let mut failures = Vec::new();
+    for attempt in 0..=opts.max_restarts {
+        let resume = opts.resume || attempt > 0;
+        let out = command(opts, resume, attempt > 0).output().map_err(|e| {
+            KMeansError::Distributed(format!(
+                "could not start {}: {e} (install OpenMPI: apt-get install openmpi-bin)",
+                opts.mpirun.display()
+            ))
+        })?;
+        if out.status.success() {
+            return Ok(LaunchOutcome {
+                attempts: attempt + 1,
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                failures,
+            });
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        // The worker's own messages say why; mpirun's help text around them does not.
+        let mut lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("kmeans-mpi"))
+            .take(3)
+            .collect();
+        if lines.is_empty() {
+            lines = err.lines().rev().take(6).collect();
+            lines.reverse();
+        }
+        let why = format!(
+            "launch {} failed ({}): {}",
+            attempt + 1,
+            out.status,
+            lines.join(" | ")
+        );
+        on_failure(attempt + 1, &why);
+        failures.push(why);
+    }
+    Err(KMeansError::Distributed(format!(
+        "the job failed {} time(s); last: {}",
+        failures.len(),
+        failures.last().map(String::as_str).unwrap_or("")
+    )))
+}
+
+fn command(opts: &MpiLaunch, resume: bool, relaunch: bool) -> Command {
+    let mut c = Command::new(&opts.mpirun);
+    // OpenMPI refuses to run as root without these; oversubscription lets R exceed the cores.
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg("--oversubscribe")
+        .arg("-n")
+        .arg(opts.ranks.to_string())
+        .arg(&opts.worker)
+        .args(&opts.worker_args)
+        .arg("--checkpoint")
+        .arg(&opts.checkpoint);
+    if resume {
+        c.arg("--resume");
+    }
+    if relaunch {
+        c.env_remove(FAIL_AT_VAR);
+    } else {
+        c.envs(opts.first_launch_env.iter().map(|(k, v)| (k, v)));
+    }
+    c
+}
+
+/// Seconds spent in each part of a distributed run (on rank 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Reading the shard.
+    pub read: f64,
+    /// Local assignment and partial sums.
+    pub compute: f64,
+    /// All-reduce and all-gather.
+    pub allreduce: f64,
+    /// Writing checkpoints.
+    pub checkpoint: f64,
+    /// The whole run.
+    pub total: f64,
+}
+
+/// What rank 0 reports at the end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DistributedReport {
+    /// Points.
+    pub n: u64,
+    /// Dimensions.
+    pub d: usize,
+    /// Clusters.
+    pub k: usize,
+    /// Ranks of this (last) launch.
+    pub ranks: usize,
+    /// Iterations in total (including those before a resume).
+    pub iterations: usize,
+    /// Whether the run converged before `max_iter`.
+    pub converged: bool,
+    /// Final inertia.
+    pub inertia: f64,
+    /// The iteration the run resumed from, if it did.
+    pub resumed_from: Option<usize>,
+    /// Final centroids, row-major.
+    pub centroids: Vec<f64>,
+    /// Final centroids as bit patterns (exact).
+    pub centroid_bits: Vec<u64>,
+    /// Initial centroids as bit patterns (to rerun the same job elsewhere).
+    pub initial_bits: Vec<u64>,
+    /// Time split.
+    pub seconds: Timings,
+}

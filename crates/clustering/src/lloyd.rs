@@ -1,0 +1,219 @@
+//! Lloyd's iteration, shared by every backend: a backend only implements [`Stepper`] (assign
+//! every point to its nearest centroid and return per-cluster sums); the centroid update,
+//! empty-cluster relocation and convergence test live here, so all backends (and MPI ranks)
+//! make exactly the same decisions from the same statistics.
+
+use crate::KMeansError;
+
+/// What one assignment pass produces: per-cluster weighted sums of the points (`k * d`,
+/// row-major), per-cluster weights, the weighted inertia against the centroids used, and how
+/// many points changed label.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StepStats {
+    pub(crate) sums: Vec<f64>,
+    pub(crate) counts: Vec<f64>,
+    pub(crate) inertia: f64,
+    pub(crate) changed: u64,
+}
+
+impl StepStats {
+    pub(crate) fn zeros(k: usize, d: usize) -> Self {
+        StepStats {
+            sums: vec![0.0; k * d],
+            counts: vec![0.0; k],
+            inertia: 0.0,
+            changed: 0,
+        }
+    }
+
+    /// Adds `other` into `self`, element by element.
+    pub(crate) fn add(&mut self, other: &StepStats) {
+        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.inertia += other.inertia;
+        self.changed += other.changed;
+    }
+
+    /// The statistics as one flat `f64` vector (for the GPU's stats buffer and MPI).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn to_flat(&self) -> Vec<f64> {
+        let mut v = Vec::with_capacity(self.sums.len() + self.counts.len() + 2);
+        v.extend_from_slice(&self.sums);
+        v.extend_from_slice(&self.counts);
+        v.push(self.inertia);
+        v.push(self.changed as f64);
+        v
+    }
+
+    /// The inverse of [`StepStats::to_flat`].
+    pub(crate) fn from_flat(flat: &[f64], k: usize, d: usize) -> Self {
+        let kd = k * d;
+        debug_assert_eq!(flat.len(), kd + k + 2);
+        StepStats {
+            sums: flat[..kd].to_vec(),
+            counts: flat[kd..kd + k].to_vec(),
+            inertia: flat[kd + k],
+            changed: flat[kd + k + 1].max(0.0) as u64,
+        }
+    }
+}
+
+/// A point far from its centroid: a candidate to seed an empty cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Candidate {
+    /// Squared distance to the centroid of its cluster.
+    pub(crate) dist: f64,
+    /// Global row index (ties in `dist` go to the lower index).
+    pub(crate) index: u64,
+    /// Its cluster.
+    pub(crate) label: u32,
+    /// Its sample weight.
+    pub(crate) weight: f64,
+    /// Its coordinates.
+    pub(crate) point: Vec<f64>,
+}
+
+/// Farthest first, then lower index first: a total order, so every backend and every rank
+/// picks the same points.
+pub(crate) fn candidate_order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    b.dist.total_cmp(&a.dist).then(a.index.cmp(&b.index))
+}
+
+/// One backend's view of the data.
+pub(crate) trait Stepper {
+    /// Number of dimensions.
+    fn dim(&self) -> usize;
+    /// Assigns every point to its nearest centroid (`k * d`, row-major, ties to the lower
+    /// index), remembers the labels and returns the statistics.
+    fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError>;
+    /// The `m` points farthest from their centroid under the labels of the last `step`
+    /// (which used `centroids`), in [`candidate_order`].
+    fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError>;
+}
+
+/// Parameters of one Lloyd run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LloydParams {
+    pub(crate) k: usize,
+    pub(crate) max_iter: usize,
+    /// Absolute tolerance on the summed squared centroid shift.
+    pub(crate) tol_abs: f64,
+    /// Iterations already done (a resumed run starts from its checkpoint's count).
+    pub(crate) start_iteration: usize,
+}
+
+/// The end of a Lloyd run. The labels live in the stepper (they were set by the last step,
+/// which used `centroids`).
+#[derive(Debug, Clone)]
+pub(crate) struct LloydOutcome {
+    pub(crate) centroids: Vec<f64>,
+    pub(crate) last: StepStats,
+    pub(crate) iterations: usize,
+    pub(crate) converged: bool,
+}
+
+/// Runs Lloyd's iteration from `centroids` until the centroids move by at most `tol_abs`
+/// (summed squared shift), no label changes, or `max_iter` iterations. `after_iteration`
+/// sees each new set of centroids (checkpoints, progress bars); an error from it stops the run.
+pub(crate) fn lloyd<S: Stepper>(
+    stepper: &mut S,
+    mut centroids: Vec<f64>,
+    p: &LloydParams,
+    mut after_iteration: impl FnMut(usize, &[f64], &StepStats) -> Result<(), KMeansError>,
+) -> Result<LloydOutcome, KMeansError> {
+    let d = stepper.dim();
+    debug_assert_eq!(centroids.len(), p.k * d);
+    let mut iteration = p.start_iteration;
+    let mut labels_known = false;
+    let mut converged = false;
+    let mut last = None;
+    while iteration < p.max_iter {
+        let stats = stepper.step(&centroids, p.k)?;
+        iteration += 1;
+        if labels_known && stats.changed == 0 {
+            // Same labels as the previous step: the update would give the same centroids.
+            converged = true;
+            last = Some(stats);
+            break;
+        }
+        labels_known = true;
+        let updated = update_centroids(stepper, &centroids, p.k, d, &stats)?;
+        let shift: f64 = updated
+            .iter()
+            .zip(&centroids)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        centroids = updated;
+        after_iteration(iteration, &centroids, &stats)?;
+        if shift <= p.tol_abs {
+            converged = true;
+            break;
+        }
+    }
+    let last = match last {
+        Some(s) => s,
+        None => stepper.step(&centroids, p.k)?,
+    };
+    Ok(LloydOutcome {
+        centroids,
+        last,
+        iterations: iteration,
+        converged,
+    })
+}
+
+/// New centroids from one step's statistics: the weighted mean of each cluster; an empty
+/// cluster (zero weight) is moved to the point farthest from its centroid (the next farthest
+/// for the next empty cluster), which is taken out of its old cluster's sums as in
+/// scikit-learn. A point is not taken when that would empty its own cluster.
+pub(crate) fn update_centroids<S: Stepper>(
+    stepper: &mut S,
+    old: &[f64],
+    k: usize,
+    d: usize,
+    stats: &StepStats,
+) -> Result<Vec<f64>, KMeansError> {
+    let mut sums = stats.sums.clone();
+    let mut counts = stats.counts.clone();
+    let mut explicit: Vec<Option<Vec<f64>>> = vec![None; k];
+    let empties: Vec<usize> = (0..k).filter(|&j| counts[j] <= 0.0).collect();
+    if !empties.is_empty() {
+        let cands = stepper.farthest(old, (2 * empties.len() + 8).min(usize::MAX / 4))?;
+        let mut it = cands.iter();
+        for &j in &empties {
+            for c in it.by_ref() {
+                let src = c.label as usize;
+                if src == j || (c.weight > 0.0 && counts[src] <= c.weight) {
+                    continue;
+                }
+                for t in 0..d {
+                    sums[src * d + t] -= c.weight * c.point[t];
+                    sums[j * d + t] = c.weight * c.point[t];
+                }
+                counts[src] -= c.weight;
+                counts[j] = c.weight;
+                explicit[j] = Some(c.point.clone());
+                break;
+            }
+        }
+    }
+    let mut out = vec![0.0; k * d];
+    for j in 0..k {
+        let row = &mut out[j * d..(j + 1) * d];
+        if let Some(p) = &explicit[j] {
+            row.copy_from_slice(p);
+        } else if counts[j] > 0.0 {
+            for t in 0..d {
+                row[t] = sums[j * d + t] / counts[j];
+            }
+        } else {
+            // No candidate could be taken (e.g. fewer distinct points than clusters).
+            row.copy_from_slice(&old[j * d..(j + 1) * d]);
+        }
+    }
+    Ok(out)
+}

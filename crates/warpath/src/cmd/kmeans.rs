@@ -1,0 +1,527 @@
+//! `warpath kmeans`: k-means on a CSV or `.npy` file or on generated clusters, on one machine
+//! (CPU or GPU) or over MPI (`--ranks R`, relaunching from the checkpoint when a rank dies).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clustering::data::{generate_blobs, read_csv, read_npy, write_npy};
+use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
+use clustering::{Init, KMeans, KMeansResult, predict};
+use gpu_runtime::{Backend, Exec};
+use ndarray::{Array2, ArrayView2};
+
+use crate::cmd::demo::DemoSize;
+use crate::report::{DemoRow, format_seconds, progress};
+
+/// Arguments of `warpath kmeans`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Input points: a CSV file (one point per line) or a 2-D `.npy` file (f32 or f64).
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    input: Option<PathBuf>,
+    /// Generate N points around planted cluster centres instead of reading a file.
+    #[arg(long, value_name = "N")]
+    generate: Option<usize>,
+    /// Dimensions of generated points.
+    #[arg(long, value_name = "D", default_value_t = 2)]
+    dim: usize,
+    /// Planted clusters of generated points (default: --k).
+    #[arg(long, value_name = "K")]
+    clusters: Option<usize>,
+    /// Standard deviation of generated points around their centre.
+    #[arg(long, default_value_t = 0.05)]
+    sigma: f64,
+    /// Seed of the generator and of the initialisation.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Number of clusters to find.
+    #[arg(long, short, default_value_t = 8)]
+    k: usize,
+    /// Initial centroids: k-means++ or random.
+    #[arg(long, default_value = "k-means++")]
+    init: Init,
+    /// Start from these centroids (a k x d `.npy` or CSV file) instead of --init.
+    #[arg(long, value_name = "FILE")]
+    init_centroids: Option<PathBuf>,
+    /// Most Lloyd iterations.
+    #[arg(long, default_value_t = 300)]
+    max_iter: usize,
+    /// Tolerance on the centroid shift, relative to the data's variance.
+    #[arg(long, default_value_t = 1e-4)]
+    tol: f64,
+    /// Runs from different initial centroids (the best is kept).
+    #[arg(long, default_value_t = 1)]
+    n_init: usize,
+    /// Where to run: auto, cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    backend: Exec,
+    /// Write the label of every point to this CSV file (one per line).
+    #[arg(long, value_name = "OUT.csv")]
+    labels: Option<PathBuf>,
+    /// Draw the first two dimensions, coloured by cluster, to this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// Run distributed over MPI with this many ranks (needs OpenMPI and the `kmeans-mpi`
+    /// worker, built with `cargo build -p clustering --features mpi`).
+    #[arg(long, value_name = "R")]
+    ranks: Option<usize>,
+    /// Relaunch a failed distributed job from its checkpoint at most this many times.
+    #[arg(long, value_name = "M", default_value_t = 3)]
+    max_restarts: usize,
+    /// Checkpoint file of a distributed job (default: next to the input).
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Continue a distributed job from its checkpoint.
+    #[arg(long)]
+    resume: bool,
+    /// The mpirun program.
+    #[arg(long, default_value = "mpirun")]
+    mpirun: PathBuf,
+}
+
+fn load(args: &Args) -> Result<(Array2<f64>, String)> {
+    if let Some(n) = args.generate {
+        let clusters = args.clusters.unwrap_or(args.k);
+        let b = generate_blobs(n, args.dim, clusters, args.sigma, args.seed);
+        return Ok((
+            b.data,
+            format!(
+                "{n} generated points, {} dims, {clusters} planted clusters",
+                args.dim
+            ),
+        ));
+    }
+    let path = args
+        .input
+        .as_deref()
+        .context("an input file or --generate is needed")?;
+    let data = match path.extension().and_then(|e| e.to_str()) {
+        Some("npy") => read_npy(path)?,
+        _ => read_csv(path)?,
+    };
+    Ok((data, path.display().to_string()))
+}
+
+pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    if args.ranks.is_some() {
+        return run_distributed(args, json);
+    }
+    let (data, what) = load(&args)?;
+    let (n, d) = data.dim();
+    let init = match &args.init_centroids {
+        Some(p) if p.extension().and_then(|e| e.to_str()) == Some("npy") => {
+            Init::Given(read_npy(p)?)
+        }
+        Some(p) => Init::Given(read_csv(p)?),
+        None => args.init.clone(),
+    };
+    let params = KMeans::new(args.k)
+        .init(init)
+        .max_iter(args.max_iter)
+        .tol(args.tol)
+        .n_init(args.n_init)
+        .seed(args.seed)
+        .exec(args.backend);
+    let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
+    let t = Instant::now();
+    let cpu0 = process_cpu_seconds();
+    let fit = params.fit_observed(data.view(), None, &mut |p| {
+        bar.set_position((p.run * args.max_iter + p.iteration) as u64);
+        bar.set_message(format!(
+            "k-means run {} inertia {:.4e}",
+            p.run + 1,
+            p.inertia
+        ));
+    })?;
+    let seconds = t.elapsed().as_secs_f64();
+    let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+    bar.finish_and_clear();
+    let verified = verify(data.view(), &fit)?;
+    write_outputs(&args, data.view(), &fit.labels, &fit.centroids)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": n, "d": d, "k": args.k, "backend": fit.backend, "seconds": seconds,
+                "cpu_seconds": cpu_seconds,
+                "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
+                "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
+                "verified": verified, "centroids": fit.centroids.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        println!(
+            "k-means on {what}: k = {}, {} on {}",
+            args.k,
+            format_seconds(seconds),
+            fit.backend
+        );
+        println!(
+            "  {} iterations ({}), inertia {:.6e}, verified: {}",
+            fit.iterations,
+            if fit.converged {
+                "converged"
+            } else {
+                "did not converge"
+            },
+            fit.inertia,
+            if verified { "yes" } else { "NO" }
+        );
+        for (j, c) in fit.centroids.outer_iter().enumerate().take(16) {
+            let size = fit.labels.iter().filter(|&&l| l as usize == j).count();
+            let coords: Vec<String> = c.iter().take(8).map(|v| format!("{v:.4}")).collect();
+            println!(
+                "  cluster {j:>3}: {size:>9} points at [{}{}]",
+                coords.join(", "),
+                if d > 8 { ", ..." } else { "" }
+            );
+        }
+        if args.k > 16 {
+            println!("  ... {} more clusters", args.k - 16);
+        }
+    }
+    if !verified {
+        bail!("the k-means result failed verification");
+    }
+    Ok(())
+}
+
+/// CPU time of this process so far (all threads), from `/proc/self/stat` (Linux; 10 ms
+/// resolution), for comparisons on a loaded machine.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
+/// near-ties) and the inertia is what labels and centroids say.
+fn verify(data: ArrayView2<'_, f64>, fit: &KMeansResult<f64>) -> Result<bool> {
+    if fit.centroids.iter().any(|v| !v.is_finite()) {
+        return Ok(false);
+    }
+    let mut inertia = 0.0;
+    for (x, &l) in data.outer_iter().zip(&fit.labels) {
+        let dist = |j: usize| -> f64 {
+            x.iter()
+                .zip(fit.centroids.row(j))
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum()
+        };
+        let mine = dist(l as usize);
+        let best = (0..fit.centroids.nrows())
+            .map(dist)
+            .fold(f64::INFINITY, f64::min);
+        if mine > best + 1e-9 * (1.0 + best) {
+            return Ok(false);
+        }
+        inertia += mine;
+    }
+    Ok((inertia - fit.inertia).abs() <= 1e-6 * (1.0 + inertia))
+}
+
+fn write_outputs(
+    args: &Args,
+    data: ArrayView2<'_, f64>,
+    labels: &[u32],
+    centroids: &Array2<f64>,
+) -> Result<()> {
+    if let Some(p) = &args.labels {
+        let mut s = String::with_capacity(labels.len() * 3);
+        for l in labels {
+            s.push_str(&l.to_string());
+            s.push('\n');
+        }
+        std::fs::write(p, s).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.plot {
+        plot(p, data, labels, centroids)?;
+    }
+    Ok(())
+}
+
+/// A scatter plot of the first two dimensions (at most 20,000 points, evenly subsampled),
+/// coloured by cluster, centroids as black crosses.
+fn plot(
+    path: &Path,
+    data: ArrayView2<'_, f64>,
+    labels: &[u32],
+    centroids: &Array2<f64>,
+) -> Result<()> {
+    use plotters::prelude::*;
+    let d = data.ncols();
+    let (xi, yi) = (0, usize::from(d > 1));
+    let step = data.nrows().div_ceil(20_000).max(1);
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for r in data.outer_iter() {
+        x0 = x0.min(r[xi]);
+        x1 = x1.max(r[xi]);
+        y0 = y0.min(r[yi]);
+        y1 = y1.max(r[yi]);
+    }
+    let pad = |a: f64, b: f64| ((b - a) * 0.05).max(1e-9);
+    let (px, py) = (pad(x0, x1), pad(y0, y1));
+    let root = SVGBackend::new(path, (900, 800)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("k-means, k = {}", centroids.nrows()),
+            ("sans-serif", 24),
+        )
+        .margin(12)
+        .x_label_area_size(30)
+        .y_label_area_size(40)
+        .build_cartesian_2d(x0 - px..x1 + px, y0 - py..y1 + py)
+        .map_err(|e| err(&e))?;
+    chart.configure_mesh().draw().map_err(|e| err(&e))?;
+    chart
+        .draw_series(data.outer_iter().zip(labels).step_by(step).map(|(r, &l)| {
+            let colour = Palette99::pick(l as usize).mix(0.8);
+            Circle::new((r[xi], r[yi]), 2, colour.filled())
+        }))
+        .map_err(|e| err(&e))?;
+    chart
+        .draw_series(
+            centroids
+                .outer_iter()
+                .map(|c| Cross::new((c[xi], c[yi]), 6, BLACK.stroke_width(2))),
+        )
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+fn run_distributed(args: Args, json: bool) -> Result<()> {
+    let ranks = args.ranks.unwrap_or(1).max(1);
+    if args.init_centroids.is_some() {
+        bail!("--init-centroids is not supported with --ranks (use --init k-means++ or random)");
+    }
+    let worker = find_worker().context(
+        "the distributed worker `kmeans-mpi` was not found: build it with \
+         `cargo build -p clustering --features mpi --bin kmeans-mpi` (needs OpenMPI) or set WARPATH_KMEANS_MPI",
+    )?;
+    // The worker reads .npy shards by offset: generated or CSV data is written as .npy first.
+    let (input, data) = match &args.input {
+        Some(p) if p.extension().and_then(|e| e.to_str()) == Some("npy") => {
+            (p.clone(), read_npy(p)?)
+        }
+        _ => {
+            let (data, _) = load(&args)?;
+            // Named after what it holds, so that `--resume` finds the same file and checkpoint.
+            let name = match (&args.input, args.generate) {
+                (_, Some(n)) => format!(
+                    "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
+                    args.dim,
+                    args.clusters.unwrap_or(args.k),
+                    args.seed,
+                    args.sigma
+                ),
+                (Some(p), None) => format!(
+                    "warpath-kmeans-{}.npy",
+                    p.file_stem()
+                        .map(|s| s.to_string_lossy())
+                        .unwrap_or_default()
+                ),
+                (None, None) => "warpath-kmeans-input.npy".into(),
+            };
+            let p = std::env::temp_dir().join(name);
+            write_npy(&p, &data)?;
+            (p, data)
+        }
+    };
+    let checkpoint = args
+        .checkpoint
+        .clone()
+        .unwrap_or_else(|| input.with_extension("kmeans-checkpoint.json"));
+    let report_path =
+        std::env::temp_dir().join(format!("warpath-kmeans-{}.json", std::process::id()));
+    let labels_path =
+        std::env::temp_dir().join(format!("warpath-kmeans-{}.labels", std::process::id()));
+    let init = match args.init {
+        Init::Random => "random",
+        _ => "k-means++",
+    };
+    let worker_args = vec![
+        input.clone().into_os_string(),
+        "--k".into(),
+        args.k.to_string().into(),
+        "--init".into(),
+        init.into(),
+        "--max-iter".into(),
+        args.max_iter.to_string().into(),
+        "--tol".into(),
+        args.tol.to_string().into(),
+        "--seed".into(),
+        args.seed.to_string().into(),
+        "--out".into(),
+        report_path.clone().into_os_string(),
+        "--labels".into(),
+        labels_path.clone().into_os_string(),
+    ];
+    let opts = MpiLaunch {
+        mpirun: args.mpirun.clone(),
+        worker,
+        ranks,
+        max_restarts: args.max_restarts,
+        worker_args,
+        checkpoint,
+        resume: args.resume,
+        first_launch_env: vec![],
+    };
+    let t = Instant::now();
+    let out = launch_with_restarts(&opts, |attempt, why| {
+        if !json {
+            eprintln!("warpath kmeans: {why}; relaunching from the checkpoint (restart {attempt})");
+        }
+    })?;
+    let seconds = t.elapsed().as_secs_f64();
+    let report: clustering::launch::DistributedReport = serde_json::from_slice(
+        &std::fs::read(&report_path)
+            .with_context(|| format!("reading {}", report_path.display()))?,
+    )?;
+    let labels: Vec<u32> = std::fs::read_to_string(&labels_path)?
+        .lines()
+        .map(|l| l.trim().parse::<u32>())
+        .collect::<Result<_, _>>()?;
+    let centroids = Array2::from_shape_vec((report.k, report.d), report.centroids.clone())?;
+    let fit = KMeansResult {
+        centroids: centroids.clone(),
+        labels: predict(centroids.view(), data.view(), Exec::Cpu)?,
+        inertia: report.inertia,
+        iterations: report.iterations,
+        converged: report.converged,
+        backend: Backend::Cpu,
+    };
+    let verified = fit.labels == labels && verify(data.view(), &fit)?;
+    write_outputs(&args, data.view(), &labels, &centroids)?;
+    let _ = std::fs::remove_file(&report_path);
+    let _ = std::fs::remove_file(&labels_path);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": report.n, "d": report.d, "k": report.k, "backend": "cpu", "ranks": ranks,
+                "launches": out.attempts, "resumed_from": report.resumed_from,
+                "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
+                "converged": report.converged, "inertia": report.inertia, "verified": verified,
+            })
+        );
+    } else {
+        println!(
+            "distributed k-means: n = {}, d = {}, k = {} on {ranks} ranks, {} launch(es), {}",
+            report.n,
+            report.d,
+            report.k,
+            out.attempts,
+            format_seconds(seconds)
+        );
+        println!(
+            "  {} iterations ({}), inertia {:.6e}, verified: {}",
+            report.iterations,
+            if report.converged {
+                "converged"
+            } else {
+                "did not converge"
+            },
+            report.inertia,
+            if verified { "yes" } else { "NO" }
+        );
+        let s = report.seconds;
+        println!(
+            "  rank 0: read {}, compute {}, all-reduce {}, checkpoint {}, total {}",
+            format_seconds(s.read),
+            format_seconds(s.compute),
+            format_seconds(s.allreduce),
+            format_seconds(s.checkpoint),
+            format_seconds(s.total)
+        );
+    }
+    if !verified {
+        bail!("the distributed k-means result failed verification");
+    }
+    Ok(())
+}
+
+/// Demo rows: sequential, rayon and (with a GPU) CUDA k-means on planted clusters.
+pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+    let (n, d, k) = match size {
+        DemoSize::Small => (200_000, 2, 4),
+        DemoSize::Large => (2_000_000, 8, 16),
+    };
+    let b = generate_blobs(n, d, k, 0.12, 7);
+    let name = format!("k-means (d = {d}, k = {k})");
+    let mut rows = Vec::new();
+    // Seeded k-means++ (computed on the CPU): every backend starts from the same centroids.
+    let params = KMeans::new(k).seed(1);
+    // The sequential reference on a prefix (it is the slow one), then the fast paths.
+    let m = n / 10;
+    let prefix = b.data.slice(ndarray::s![..m, ..]);
+    let t = Instant::now();
+    rows.push(match params.fit_reference(prefix, None) {
+        Ok(r) => DemoRow::new(
+            &format!("{name} sequential"),
+            m as u64,
+            Backend::Cpu,
+            t.elapsed(),
+            recovers(&r.labels, &b.truth[..m], k),
+        )
+        .with_note(format!("{} iterations", r.iterations)),
+        Err(e) => DemoRow::failed(&format!("{name} sequential"), m as u64, e),
+    });
+    let mut cpu_labels = None;
+    for exec in [Exec::Cpu, Exec::Cuda] {
+        if exec == Exec::Cuda && gpu_runtime::gpu().is_err() {
+            continue;
+        }
+        let t = Instant::now();
+        let row = match params.clone().exec(exec).fit(b.data.view()) {
+            Ok(r) => {
+                let ok = recovers(&r.labels, &b.truth, k)
+                    && cpu_labels
+                        .as_ref()
+                        .is_none_or(|c: &Vec<u32>| *c == r.labels);
+                let row =
+                    DemoRow::new(&name, n as u64, r.backend, t.elapsed(), ok).with_note(format!(
+                        "{} iterations, {:.2} ms/iteration",
+                        r.iterations,
+                        t.elapsed().as_secs_f64() * 1e3 / r.iterations.max(1) as f64
+                    ));
+                if exec == Exec::Cpu {
+                    cpu_labels = Some(r.labels);
+                }
+                row
+            }
+            Err(e) => DemoRow::failed(&name, n as u64, e),
+        };
+        rows.push(row);
+    }
+    rows
+}
+
+/// Whether the planted clusters map one-to-one onto found clusters (by majority), with at
+/// least 99% of the points in their planted cluster's image (clusters overlap a little).
+fn recovers(labels: &[u32], truth: &[u32], k: usize) -> bool {
+    let mut counts = vec![vec![0usize; k]; k];
+    for (&l, &t) in labels.iter().zip(truth) {
+        if (l as usize) >= k || (t as usize) >= k {
+            return false;
+        }
+        counts[t as usize][l as usize] += 1;
+    }
+    let mut image: Vec<usize> = counts
+        .iter()
+        .map(|row| (0..k).max_by_key(|&j| row[j]).unwrap_or(0))
+        .collect();
+    let agree: usize = counts.iter().zip(&image).map(|(row, &j)| row[j]).sum();
+    image.sort_unstable();
+    image.dedup();
+    image.len() == k && agree as f64 >= 0.99 * labels.len() as f64
+}
