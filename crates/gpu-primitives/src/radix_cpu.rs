@@ -17,8 +17,10 @@ pub(crate) const SMALL_SORT: usize = 1 << 12;
 /// Below this many keys the radix sort runs on the calling thread only.
 pub(crate) const PARALLEL_SORT: usize = 1 << 17;
 
+/// A raw pointer that rayon tasks may share, for scatters where every task writes a disjoint
+/// set of indices of one buffer (used by the radix sort and by select/split).
 #[derive(Clone, Copy)]
-struct SendPtr<T>(*mut T);
+pub(crate) struct SendPtr<T>(pub(crate) *mut T);
 // SAFETY: used only to let several threads write disjoint index ranges of one buffer; every
 // write target is computed from offsets that partition [0, n).
 unsafe impl<T> Send for SendPtr<T> {}
@@ -28,7 +30,7 @@ unsafe impl<T> Sync for SendPtr<T> {}
 impl<T> SendPtr<T> {
     /// The pointer (a method, so closures capture the whole `Send` wrapper, not the field).
     #[inline(always)]
-    fn get(self) -> *mut T {
+    pub(crate) fn get(self) -> *mut T {
         self.0
     }
 }

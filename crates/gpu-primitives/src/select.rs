@@ -17,20 +17,7 @@ pub struct Split<T> {
     pub boundary: usize,
 }
 
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*mut T);
-// SAFETY: threads write disjoint index ranges computed from per-chunk counts.
-unsafe impl<T> Send for SendPtr<T> {}
-// SAFETY: see above.
-unsafe impl<T> Sync for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    /// The pointer (a method, so closures capture the whole `Send` wrapper, not the field).
-    #[inline(always)]
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
+use crate::radix_cpu::SendPtr;
 
 fn chunk_len(n: usize) -> usize {
     n.div_ceil(rayon::current_num_threads().max(1) * 4).max(1)

@@ -434,7 +434,11 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     let cc = vec![-1.0f64; n];
     let d: Vec<f64> = (0..n).map(|i| ((i % 13) as f64 - 6.0) * 0.3).collect();
     if let Ok(reference) = tridiag::thomas(&a, &b, &cc, &d) {
-        let mut cases = vec![(TridiagSolver::CyclicReduction, "cyclic reduction", Exec::Cpu)];
+        let mut cases = vec![(
+            TridiagSolver::CyclicReduction,
+            "cyclic reduction",
+            Exec::Cpu,
+        )];
         if gpu_runtime::gpu().is_ok() {
             cases.push((TridiagSolver::Pcr, "PCR", Exec::Cuda));
         }
