@@ -444,9 +444,12 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
             println!("{text}");
         }
         eprintln!(
-            "debruijn: B({k}, {}) {:?}{}, {} symbols in {}, verified: {}",
+            "debruijn: B({k}, {}) {}{}, {} symbols in {}, verified: {}",
             args.n,
-            args.construction,
+            match args.construction {
+                ConstructionArg::Fkm => "FKM",
+                ConstructionArg::Euler => "Euler",
+            },
             if args.linear { " linear" } else { "" },
             out_symbols.len(),
             format_seconds(seconds),
