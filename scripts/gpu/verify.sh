@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call's worth of GPU verification: run it on the machine with the GPU, from the
-# repository root, after `cargo xtask gpu-bundle` here and with target/gpu-bundle carried.
+# repository root, after `cargo xtask gpu-bundle` here and with target/gpu-bundle.tar.gz carried
+# (23 MiB compressed; the unpacked folder is close to the 64 MiB transfer limit).
 #
 #   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
 #   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
@@ -10,7 +11,10 @@ set -uo pipefail
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 bundle=target/gpu-bundle
-[ -x "$bundle/run.sh" ] || { echo "no $bundle/run.sh: run cargo xtask gpu-bundle and carry target/gpu-bundle"; exit 2; }
+if [ ! -x "$bundle/run.sh" ] && [ -f target/gpu-bundle.tar.gz ]; then
+  tar xzf target/gpu-bundle.tar.gz -C target
+fi
+[ -x "$bundle/run.sh" ] || { echo "no $bundle/run.sh: run cargo xtask gpu-bundle and carry target/gpu-bundle.tar.gz (or target/gpu-bundle)"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/nvidia-smi.txt"
 case "${1:-tests}" in
   tests)
