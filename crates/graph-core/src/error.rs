@@ -25,6 +25,19 @@ pub enum GraphError {
         /// Number of vertices.
         vertices: u64,
     },
+    /// The vertex-indexed arrays of the graph would not fit in the memory available now (a
+    /// file that declares far more vertices than this machine can hold).
+    #[error(
+        "{vertices} vertices need about {needed} bytes to build, but only {available} bytes of memory are available"
+    )]
+    OutOfMemory {
+        /// Vertices asked for.
+        vertices: u64,
+        /// Bytes the construction needs.
+        needed: u64,
+        /// Bytes available (`MemAvailable`).
+        available: u64,
+    },
     /// More vertices than `u32` ids can name.
     #[error("{what}: {count} is more than the {max} that graph-core supports")]
     TooLarge {

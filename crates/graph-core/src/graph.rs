@@ -91,6 +91,13 @@ pub struct Graph {
     names: Option<VertexNames>,
 }
 
+/// Bytes per vertex that building a graph needs at its peak: the offsets and the counting
+/// sort's cursor copy (the sort uses per-thread histograms only when they stay small).
+const BUILD_BYTES_PER_VERTEX: u64 = 16;
+
+/// Vertex counts whose arrays need less than this are never checked against free memory.
+const MEMORY_CHECK_FROM_BYTES: u64 = 1 << 30;
+
 fn check_vertex_count(n: usize) -> Result<(), GraphError> {
     if n >= u32::MAX as usize {
         return Err(GraphError::TooLarge {
@@ -99,7 +106,28 @@ fn check_vertex_count(n: usize) -> Result<(), GraphError> {
             max: u32::MAX as u128 - 1,
         });
     }
+    // A file header can declare billions of vertices for a handful of edges: refuse with a
+    // typed error, instead of an allocation failure aborting the process.
+    let needed = (n as u64 + 1) * BUILD_BYTES_PER_VERTEX;
+    if needed >= MEMORY_CHECK_FROM_BYTES
+        && let Some(available) = available_memory()
+        && needed > available
+    {
+        return Err(GraphError::OutOfMemory {
+            vertices: n as u64,
+            needed,
+            available,
+        });
+    }
     Ok(())
+}
+
+/// `MemAvailable` from `/proc/meminfo` in bytes; `None` where it cannot be read (not Linux).
+pub(crate) fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl Graph {

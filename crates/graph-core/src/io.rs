@@ -540,4 +540,29 @@ mod tests {
             2
         );
     }
+
+    #[test]
+    fn absurd_vertex_count_is_an_error_not_a_crash() {
+        // 4e9 vertices need about 64 GB to build: refused cleanly wherever that much memory is
+        // not available (every machine this project runs on).
+        let text =
+            "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 1\n1 2\n";
+        let needed = 4_000_000_001u64 * 16;
+        match crate::graph::available_memory() {
+            Some(available) if available < needed => {
+                let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
+                assert!(
+                    matches!(
+                        err,
+                        GraphError::OutOfMemory {
+                            vertices: 4_000_000_000,
+                            ..
+                        }
+                    ),
+                    "{err}"
+                );
+            }
+            _ => println!("skipped: this machine has {needed} bytes available"),
+        }
+    }
 }
