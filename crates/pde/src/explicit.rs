@@ -13,6 +13,41 @@ use rayon::prelude::*;
 use crate::params::{Boundary, FhnParams, FhnState, flush_tiny};
 use crate::{PdeError, cuda};
 
+/// Calls `body(args)` compiled for AVX-512F, else AVX2, else the baseline target, whichever the
+/// CPU supports (checked at run time). `body` must be `#[inline(always)]`, so that each copy is
+/// compiled with the wider vector unit; the arguments are named variables, listed with their
+/// types. No FMA is enabled, so every copy rounds exactly like the reference.
+macro_rules! dispatch_simd {
+    ($body:ident($($arg:ident: $ty:ty),* $(,)?)) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f")]
+            #[allow(clippy::too_many_arguments)]
+            fn avx512($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            #[target_feature(enable = "avx2")]
+            #[allow(clippy::too_many_arguments)]
+            fn avx2($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            if std::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F (checked just above).
+                unsafe { avx512($($arg),*) }
+            } else if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                unsafe { avx2($($arg),*) }
+            } else {
+                $body($($arg),*)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            $body($($arg),*)
+        }
+    }};
+}
+
 /// From this many nodes, `Exec::Auto` runs a single axon on the GPU. Not yet set by a
 /// benchmark on a GPU machine (none was available); a step of 2^18 nodes is ~1 ms on one
 /// CPU core and ~10 µs of kernel time on a current GPU.
@@ -186,52 +221,21 @@ fn run_serial_body(
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn run_serial_avx2(
-    k: &Coeffs,
-    v: &mut [f64],
-    w: &mut [f64],
-    sv: &mut [f64],
-    sw: &mut [f64],
-    steps: u64,
-) {
-    run_serial_body(k, v, w, sv, sw, steps);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn run_serial_avx512(
-    k: &Coeffs,
-    v: &mut [f64],
-    w: &mut [f64],
-    sv: &mut [f64],
-    sw: &mut [f64],
-    steps: u64,
-) {
-    run_serial_body(k, v, w, sv, sw, steps);
-}
-
 /// The single-thread fused loop, dispatched to the widest vector unit the CPU has. No FMA is
 /// enabled, so every variant rounds exactly like the reference.
 pub(crate) fn run_serial(k: &Coeffs, v: &mut [f64], w: &mut [f64], steps: u64) {
     let n = v.len();
-    let mut sv = vec![0.0; n];
-    let mut sw = vec![0.0; n];
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F (checked just above).
-            unsafe { run_serial_avx512(k, v, w, &mut sv, &mut sw, steps) };
-            return;
-        }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { run_serial_avx2(k, v, w, &mut sv, &mut sw, steps) };
-            return;
-        }
-    }
-    run_serial_body(k, v, w, &mut sv, &mut sw, steps);
+    let mut scratch_v = vec![0.0; n];
+    let mut scratch_w = vec![0.0; n];
+    let (sv, sw) = (&mut scratch_v[..], &mut scratch_w[..]);
+    dispatch_simd!(run_serial_body(
+        k: &Coeffs,
+        v: &mut [f64],
+        w: &mut [f64],
+        sv: &mut [f64],
+        sw: &mut [f64],
+        steps: u64,
+    ));
 }
 
 /// Steps fused per pass of the time-blocked parallel path.
@@ -311,48 +315,16 @@ fn window_steps(
             w.copy_from_slice(sw);
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        #[allow(clippy::too_many_arguments)]
-        fn avx512(
-            k: &Coeffs,
-            v: &mut [f64],
-            w: &mut [f64],
-            sv: &mut [f64],
-            sw: &mut [f64],
-            steps: u64,
-            l: bool,
-            r: bool,
-        ) {
-            body(k, v, w, sv, sw, steps, l, r)
-        }
-        #[target_feature(enable = "avx2")]
-        #[allow(clippy::too_many_arguments)]
-        fn avx2(
-            k: &Coeffs,
-            v: &mut [f64],
-            w: &mut [f64],
-            sv: &mut [f64],
-            sw: &mut [f64],
-            steps: u64,
-            l: bool,
-            r: bool,
-        ) {
-            body(k, v, w, sv, sw, steps, l, r)
-        }
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F (checked just above).
-            unsafe { avx512(k, v, w, sv, sw, steps, left_end, right_end) };
-            return;
-        }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { avx2(k, v, w, sv, sw, steps, left_end, right_end) };
-            return;
-        }
-    }
-    body(k, v, w, sv, sw, steps, left_end, right_end)
+    dispatch_simd!(body(
+        k: &Coeffs,
+        v: &mut [f64],
+        w: &mut [f64],
+        sv: &mut [f64],
+        sw: &mut [f64],
+        steps: u64,
+        left_end: bool,
+        right_end: bool,
+    ));
 }
 
 /// One step of a window of the grid; its first / last node is a true end of the grid only
