@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, run_cmd, target_dir};
+use crate::{cargo, make_executable, run_cmd, target_dir};
 
 const RUN_SH: &str = r#"#!/usr/bin/env bash
 # warpath GPU bundle: runs every test executable and exits non-zero if any fails.
@@ -172,18 +172,6 @@ fn copy_stripped(from: &Path, to: &Path) -> Result<()> {
     // Symbols are most of a release test binary; the bundle must travel (64 MiB limit).
     let _ = Command::new("strip").arg(to).status();
     make_executable(to)
-}
-
-#[cfg(unix)]
-fn make_executable(p: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(p, fs::Permissions::from_mode(0o755))?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn make_executable(_: &Path) -> Result<()> {
-    Ok(())
 }
 
 fn walk_size(dir: &Path) -> Result<u64> {

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{run_cmd, target_dir};
+use crate::{make_executable, run_cmd, target_dir};
 
 /// The pinned PyPI wheels that make up nvcc 13.0.
 const WHEELS: &[&str] = &[
@@ -214,7 +214,7 @@ fn install_nvcc(root: &Path) -> Result<PathBuf> {
         {
             let p = e?.path();
             if p.is_file() {
-                set_executable(&p)?;
+                make_executable(&p)?;
             }
         }
     }
@@ -226,20 +226,6 @@ fn install_nvcc(root: &Path) -> Result<PathBuf> {
     }
     fs::write(&stamp, want)?;
     Ok(nvcc)
-}
-
-#[cfg(unix)]
-fn set_executable(p: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut perm = fs::metadata(p)?.permissions();
-    perm.set_mode(perm.mode() | 0o755);
-    fs::set_permissions(p, perm)?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn set_executable(_: &Path) -> Result<()> {
-    Ok(())
 }
 
 /// FNV-1a 64: enough to tell whether a kernel's inputs changed (not a security hash).

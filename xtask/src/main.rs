@@ -84,3 +84,18 @@ fn run_cmd(cmd: &mut Command) -> Result<()> {
 fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
+
+/// Sets the execute bits (the nvcc wheels' binaries, the bundle's executables).
+#[cfg(unix)]
+fn make_executable(p: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut perm = std::fs::metadata(p)?.permissions();
+    perm.set_mode(perm.mode() | 0o755);
+    std::fs::set_permissions(p, perm)?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<()> {
+    Ok(())
+}
