@@ -23,9 +23,21 @@ pub const MAX_EULER_EDGES: u64 = u32::MAX as u64 - 1;
 /// guess, where the transfers (12 bytes per edge) are small next to the CPU time.
 pub const EULER_GPU_THRESHOLD: u64 = 1 << 22;
 
-/// From this many edges the CPU path uses the parallel algorithm instead of Hierholzer
-/// (when rayon has more than one thread). Set from the `graph-core` benchmark on 2 cores.
+/// From this many edges the CPU path uses the parallel algorithm instead of Hierholzer, when
+/// rayon has at least [`EULER_PARALLEL_MIN_THREADS`] threads.
 pub const EULER_PARALLEL_THRESHOLD: u64 = 1 << 21;
+
+/// The CPU path takes the parallel algorithm only with this many rayon threads or more.
+/// Hierholzer with interleaved walks runs about 10 M edges/s on one core of the 2-core
+/// development machine, while the parallel algorithm spends about 2.5x its CPU time per edge
+/// (8.4 M edges/s on 2 threads at 4.2 x 10^7 edges), so it needs more than about 3 threads to
+/// win. An estimate: only 2 cores were available to measure.
+pub const EULER_PARALLEL_MIN_THREADS: usize = 4;
+
+/// Whether the CPU path should take the parallel algorithm for `edges` edges.
+fn prefer_parallel(edges: u64) -> bool {
+    edges >= EULER_PARALLEL_THRESHOLD && rayon::current_num_threads() >= EULER_PARALLEL_MIN_THREADS
+}
 
 /// An Euler circuit or path: the edges in walk order and the vertices visited.
 ///
@@ -200,8 +212,11 @@ fn disconnected(g: &Graph, kind: &'static str) -> EulerError {
     }
 }
 
-/// An Euler circuit by Hierholzer's algorithm: iterative, per-vertex edge cursors, one
-/// buffer; the sequential baseline.
+/// An Euler circuit by Hierholzer's algorithm on one core: iterative, per-vertex edge cursors,
+/// no per-step allocation. From 2^16 edges it runs 32 walks interleaved so that their cache
+/// misses overlap, and splices the trails they find at their anchors (about 2.5x faster than a
+/// single walk on large graphs, whose speed is bound by one DRAM latency per edge); smaller
+/// graphs take the single walk.
 ///
 /// # Complexity
 /// `O(V + E)` time, `O(V + E)` memory.
@@ -226,7 +241,7 @@ pub fn euler_circuit_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
         return Ok(EulerTrail::default());
     }
     let start = first_vertex_with_edges(g);
-    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
+    let (edges, vertices) = hierholzer::hierholzer_trail(g, start);
     if (edges.len() as u64) < g.edge_count() {
         return Err(disconnected(g, "circuit"));
     }
@@ -258,7 +273,7 @@ pub fn euler_path_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
         return Ok(EulerTrail::default());
     }
     let start = ends.map_or_else(|| first_vertex_with_edges(g), |(s, _)| s);
-    let (edges, vertices) = hierholzer::hierholzer_edges(g, start);
+    let (edges, vertices) = hierholzer::hierholzer_trail(g, start);
     if (edges.len() as u64) < g.edge_count() {
         return Err(disconnected(g, "path"));
     }
@@ -300,7 +315,7 @@ pub fn euler_circuit_parallel(g: &Graph) -> Result<EulerTrail, EulerError> {
 fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
     match target {
         Target::Cpu => {
-            if g.edge_count() >= EULER_PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
+            if prefer_parallel(g.edge_count()) {
                 euler_circuit_parallel(g)
             } else {
                 euler_circuit_hierholzer(g)
@@ -318,8 +333,9 @@ fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
     }
 }
 
-/// An Euler circuit where `exec` says: on the CPU, Hierholzer for small graphs and the
-/// parallel algorithm for large ones; on the GPU, the parallel algorithm in CUDA (every stage
+/// An Euler circuit where `exec` says: on the CPU, Hierholzer, or the parallel algorithm for
+/// large graphs on many threads ([`EULER_PARALLEL_THRESHOLD`], [`EULER_PARALLEL_MIN_THREADS`]);
+/// on the GPU, the parallel algorithm in CUDA (every stage
 /// a kernel). Returns the circuit and the backend that ran.
 ///
 /// # Complexity
@@ -423,8 +439,7 @@ pub fn euler_path(g: &Graph, exec: Exec) -> Result<(EulerTrail, Backend), EulerE
     if g.edge_count() == 0 {
         return Ok((EulerTrail::default(), target.backend()));
     }
-    let small = g.edge_count() < EULER_PARALLEL_THRESHOLD || rayon::current_num_threads() == 1;
-    if matches!(target, Target::Cpu) && small {
+    if matches!(target, Target::Cpu) && !prefer_parallel(g.edge_count()) {
         return Ok((euler_path_hierholzer(g)?, Backend::Cpu));
     }
     let Some((s, t)) = ends else {

@@ -52,6 +52,35 @@ fn generated_graphs_all_sizes_both_styles() {
     }
 }
 
+/// The interleaved walk on every generated size, both styles and a few start vertices (the
+/// public entry point takes it only from `INTERLEAVE_MIN_EDGES` edges up).
+#[test]
+fn interleaved_walk_all_sizes() {
+    for m in SIZES.into_iter().filter(|&m| m > 0) {
+        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+            let g = random_euler_graph(m, style, m ^ 0x5eed).unwrap();
+            let first = first_vertex_with_edges(&g);
+            let last = (0..g.vertex_count() as u32)
+                .rev()
+                .find(|&v| g.out_degree(v) > 0)
+                .unwrap();
+            for start in [first, last] {
+                let (edges, vertices) = hierholzer::hierholzer_interleaved(&g, start);
+                let t = EulerTrail { edges, vertices };
+                assert_eq!(t.vertices.first(), Some(&start));
+                assert!(
+                    is_euler_circuit(&g, &t),
+                    "m = {m}, {style:?}, start {start}: {:?}",
+                    verify_euler_trail(&g, &t, true)
+                );
+            }
+        }
+    }
+    // Two disjoint cycles: not every edge is reached.
+    let g = Graph::from_edges(4, &[(0, 1), (1, 0), (2, 3), (3, 2)]).unwrap();
+    assert_eq!(hierholzer::hierholzer_interleaved(&g, 0), (vec![], vec![]));
+}
+
 #[test]
 fn de_bruijn_graphs_have_circuits() {
     for (k, n) in [
@@ -289,7 +318,7 @@ fn cycles_graph(n: u32, walks: &[Vec<u32>]) -> Graph {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
     fn prop_random_unions_of_cycles(
         n in 1u32..40,
@@ -303,6 +332,30 @@ proptest! {
             euler_circuit_parallel(&g),
             parallel_with_spacing(&g, 1 << spacing_log),
         ];
+        // The interleaved walk directly (the public entry uses it only for large graphs).
+        if g.edge_count() > 0 {
+            let (edges, vertices) =
+                hierholzer::hierholzer_interleaved(&g, first_vertex_with_edges(&g));
+            if comps <= 1 {
+                let t = EulerTrail { edges, vertices };
+                prop_assert!(is_euler_circuit(&g, &t), "{:?}", verify_euler_trail(&g, &t, true));
+            } else {
+                prop_assert!(edges.is_empty() && vertices.is_empty());
+            }
+        }
+        // And paths: drop the last edge u -> v (u != v), leaving a path from v to u.
+        let mut e: Vec<(u32, u32)> = g.edges().collect();
+        if let Some((u, v)) = e.pop().filter(|&(u, v)| u != v) {
+            let h = Graph::from_edges(g.vertex_count(), &e).unwrap();
+            let (edges, vertices) = hierholzer::hierholzer_interleaved(&h, v);
+            if crate::edge_component_count(&h) <= 1 {
+                let t = EulerTrail { edges, vertices };
+                prop_assert!(is_euler_path(&h, &t), "{:?}", verify_euler_trail(&h, &t, false));
+                prop_assert_eq!((t.vertices[0], *t.vertices.last().unwrap()), (v, u));
+            } else {
+                prop_assert!(edges.is_empty() && vertices.is_empty());
+            }
+        }
         for r in results {
             match r {
                 Ok(t) => {
