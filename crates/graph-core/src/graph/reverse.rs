@@ -183,37 +183,16 @@ fn reverse_cuda(g: &Graph, gpu: &Gpu, with_ids: bool) -> Result<(Graph, Vec<u64>
     gpu.ensure_fits(3 * (4 + value_bytes) * m as u64 + 8 * n as u64)?;
     let d_ends = gpu.upload(&g.targets)?;
     // n < u32::MAX: every graph checks its vertex count when it is built.
-    let mut offsets = device::histogram(gpu, &d_ends, n as u32)?;
-    offsets.push(0);
-    par_exclusive_scan(&mut offsets);
-    let sources = g.edge_sources();
+    let offsets = offsets_from_counts(device::histogram(gpu, &d_ends, n as u32)?);
     let (targets, ids) = if with_ids {
-        let packed: Vec<u64> = sources
-            .par_iter()
-            .with_min_len(PAR_THRESHOLD)
-            .enumerate()
-            .map(|(e, &s)| (u64::from(s) << 32) | e as u64)
-            .collect();
-        drop(sources);
+        let packed = packed_starts_ids(g);
         let d_packed = gpu.upload(&packed)?;
         drop(packed);
         let (_, d_sorted) = device::radix_sort_pairs(gpu, &d_ends, &d_packed)?;
         drop((d_ends, d_packed));
-        let sorted = gpu.download(&d_sorted)?;
-        let targets: Vec<u32> = sorted
-            .par_iter()
-            .with_min_len(PAR_THRESHOLD)
-            .map(|&p| (p >> 32) as u32)
-            .collect();
-        let ids: Vec<u64> = sorted
-            .par_iter()
-            .with_min_len(PAR_THRESHOLD)
-            .map(|&p| p & u64::from(u32::MAX))
-            .collect();
-        (targets, ids)
+        unpack_starts_ids(&gpu.download(&d_sorted)?)
     } else {
-        let d_starts = gpu.upload(&sources)?;
-        drop(sources);
+        let d_starts = gpu.upload(&g.edge_sources())?;
         let (_, d_sorted) = device::radix_sort_pairs(gpu, &d_ends, &d_starts)?;
         drop((d_ends, d_starts));
         (gpu.download(&d_sorted)?, Vec::new())
@@ -226,6 +205,40 @@ fn reverse_cuda(g: &Graph, gpu: &Gpu, with_ids: bool) -> Result<(Graph, Vec<u64>
         },
         ids,
     ))
+}
+
+/// CSR offsets from the in-degree of every vertex: an in-place exclusive scan with the total
+/// appended (gpu-primitives' scan writes a new array, which measured slower here).
+fn offsets_from_counts(mut counts: Vec<u64>) -> Vec<u64> {
+    counts.push(0);
+    par_exclusive_scan(&mut counts);
+    counts
+}
+
+/// The sort values of the GPU reversal with edge ids: `start << 32 | edge id` for every edge
+/// (edge ids fit 32 bits: checked by [`reverse_target`]).
+fn packed_starts_ids(g: &Graph) -> Vec<u64> {
+    g.edge_sources()
+        .par_iter()
+        .with_min_len(PAR_THRESHOLD)
+        .enumerate()
+        .map(|(e, &s)| (u64::from(s) << 32) | e as u64)
+        .collect()
+}
+
+/// Splits sorted packed values into the reverse graph's targets (the starts) and edge ids.
+fn unpack_starts_ids(sorted: &[u64]) -> (Vec<u32>, Vec<u64>) {
+    let starts = sorted
+        .par_iter()
+        .with_min_len(PAR_THRESHOLD)
+        .map(|&p| (p >> 32) as u32)
+        .collect();
+    let ids = sorted
+        .par_iter()
+        .with_min_len(PAR_THRESHOLD)
+        .map(|&p| p & u64::from(u32::MAX))
+        .collect();
+    (starts, ids)
 }
 
 #[cfg(test)]
@@ -303,6 +316,30 @@ mod tests {
         let r = g.reverse_on(Exec::Cpu).unwrap();
         assert_eq!(r.vertex_label(0), "a");
         assert_eq!(r.successors(1), &[0]);
+    }
+
+    /// The GPU path's data flow with gpu-primitives' CPU histogram and stable pair sort in
+    /// place of the device calls (checks the packing, the offsets and the stability argument
+    /// without a GPU).
+    #[test]
+    fn sort_model_of_the_gpu_path_matches_cpu() {
+        for g in cases() {
+            let n = g.vertex_count();
+            let (cpu, cpu_ids) = reverse_cpu(&g, true);
+            let counts = gpu_primitives::histogram(g.targets(), n, Exec::Cpu).unwrap();
+            let offsets = offsets_from_counts(counts);
+            let mut keys = g.targets().to_vec();
+            let mut packed = packed_starts_ids(&g);
+            gpu_primitives::radix_sort_pairs(&mut keys, &mut packed, Exec::Cpu).unwrap();
+            let (targets, ids) = unpack_starts_ids(&packed);
+            assert_eq!(offsets, cpu.offsets(), "{} edges", g.edge_count());
+            assert_eq!(targets, cpu.targets(), "{} edges", g.edge_count());
+            assert_eq!(ids, cpu_ids, "{} edges", g.edge_count());
+            let mut keys = g.targets().to_vec();
+            let mut starts = g.edge_sources();
+            gpu_primitives::radix_sort_pairs(&mut keys, &mut starts, Exec::Cpu).unwrap();
+            assert_eq!(starts, cpu.targets());
+        }
     }
 
     #[test]
