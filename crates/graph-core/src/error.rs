@@ -1,5 +1,6 @@
 //! Error types of graph-core.
 
+use gpu_primitives::PrimitiveError;
 use gpu_runtime::GpuError;
 
 /// Why a graph could not be built, read, written or rendered.
@@ -70,9 +71,23 @@ pub enum GraphError {
         /// What `dot` printed on stderr.
         stderr: String,
     },
-    /// A GPU operation failed.
+    /// A GPU operation failed (no device, out of memory with the sizes, launch failure, ...).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// A gpu-primitives operation rejected its input. graph-core checks its inputs before it
+    /// calls them, so this is an internal error, not bad user data.
+    #[error("internal error in a GPU primitive: {0}")]
+    Primitive(PrimitiveError),
+}
+
+impl From<PrimitiveError> for GraphError {
+    /// GPU failures become [`GraphError::Gpu`]; anything else [`GraphError::Primitive`].
+    fn from(e: PrimitiveError) -> Self {
+        match e {
+            PrimitiveError::Gpu(g) => GraphError::Gpu(g),
+            other => GraphError::Primitive(other),
+        }
+    }
 }
 
 /// Why a graph has no Euler circuit or path, or why computing one failed.

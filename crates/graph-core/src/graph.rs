@@ -8,6 +8,10 @@ use rayon::prelude::*;
 use crate::GraphError;
 use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key};
 
+mod reverse;
+
+pub use reverse::REVERSE_GPU_THRESHOLD;
+
 /// Vertex names and their ids: an interner (each distinct name gets the next id).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VertexNames {
@@ -426,58 +430,6 @@ impl Graph {
                 }
             });
         s
-    }
-
-    /// The reverse (transpose) graph and, for each of its edges, the id of the edge of `self`
-    /// it reverses. In-edges keep edge-id order (a stable counting sort by end vertex).
-    ///
-    /// # Complexity
-    /// `O(V + E)` work, a few passes over the edges.
-    ///
-    /// # Examples
-    /// ```
-    /// let g = graph_core::Graph::from_edges(3, &[(0, 1), (0, 2), (2, 1)])?;
-    /// let (r, ids) = g.reverse_with_edge_ids();
-    /// assert_eq!(r.successors(1), &[0, 2]);
-    /// assert_eq!(ids, vec![0, 2, 1]);
-    /// # Ok::<(), graph_core::GraphError>(())
-    /// ```
-    pub fn reverse_with_edge_ids(&self) -> (Graph, Vec<u64>) {
-        let sources = self.edge_sources();
-        let mut t = vec![0u32; self.targets.len()];
-        let mut ids = vec![0u64; self.targets.len()];
-        let wt = SharedMut::new(&mut t);
-        let wi = SharedMut::new(&mut ids);
-        let offsets = counting_sort_by_key(&self.targets, self.vertex_count(), |i, pos| {
-            // SAFETY: each position is handed out once.
-            unsafe {
-                wt.write(pos as usize, sources[i]);
-                wi.write(pos as usize, i as u64);
-            }
-        });
-        (
-            Graph {
-                offsets,
-                targets: t,
-                names: self.names.clone(),
-            },
-            ids,
-        )
-    }
-
-    /// The reverse (transpose) graph: every edge `u -> v` becomes `v -> u`.
-    ///
-    /// # Complexity
-    /// `O(V + E)` work.
-    ///
-    /// # Examples
-    /// ```
-    /// let g = graph_core::Graph::from_edges(2, &[(0, 1), (0, 1)])?;
-    /// assert_eq!(g.reverse().successors(1), &[0, 0]);
-    /// # Ok::<(), graph_core::GraphError>(())
-    /// ```
-    pub fn reverse(&self) -> Graph {
-        self.reverse_with_edge_ids().0
     }
 
     /// The edges as `(source, target)` pairs in id order.

@@ -26,5 +26,5 @@ pub use euler::{
 };
 pub use generate::{EulerStyle, de_bruijn_graph, de_bruijn_word, random_euler_graph};
 pub use gpu_runtime::{Backend, Exec};
-pub use graph::{Graph, VertexNames};
+pub use graph::{Graph, REVERSE_GPU_THRESHOLD, VertexNames};
 pub use io::{GraphFormat, detect_format, read_graph, read_graph_file, write_adjacency};
