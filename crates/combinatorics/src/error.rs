@@ -120,7 +120,7 @@ pub enum DeBruijnError {
     #[error("the word length n must be at least 1")]
     ZeroLength,
     /// `k^n` is too large to build.
-    #[error("B({k}, {n}) has {k}^{n} symbols, more than the limit of {limit}")]
+    #[error("B({k}, {n}) has {k}^{n} symbols, more than this construction's limit of {limit}")]
     TooLong {
         /// Alphabet size.
         k: usize,
@@ -135,6 +135,27 @@ pub enum DeBruijnError {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// The Euler construction's graph and circuit would not fit in the memory available now.
+    #[error(
+        "the Euler construction of B({k}, {n}) needs about {needed} bytes of memory, but only {available} bytes are available (the FKM construction needs only the {k}^{n} bytes of the sequence)"
+    )]
+    NotEnoughMemory {
+        /// Alphabet size.
+        k: usize,
+        /// Word length.
+        n: usize,
+        /// Bytes the construction needs, about.
+        needed: u64,
+        /// Bytes available (`MemAvailable`).
+        available: u64,
+    },
+    /// `graph-core` failed to build the De Bruijn graph or its Euler circuit for a reason other
+    /// than size, memory or the GPU (not expected for a valid `k` and `n`).
+    #[error("graph-core failed on the De Bruijn graph: {0}")]
+    Graph(String),
+    /// The GPU path of the Euler construction failed, or the GPU was asked for and is missing.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
     /// A character occurs twice in the alphabet.
     #[error("the alphabet repeats the character {0:?}")]
     DuplicateSymbol(char),

@@ -14,8 +14,9 @@ pub use batch::{
     permutations_on_device, write_permutations,
 };
 pub use debruijn::{
-    Construction, MAX_DE_BRUIJN_LEN, alphabet_chars, de_bruijn, de_bruijn_euler, de_bruijn_fkm,
-    de_bruijn_linear, de_bruijn_string, find_in_de_bruijn, verify_de_bruijn, word_to_symbols,
+    Construction, MAX_DE_BRUIJN_LEN, alphabet_chars, de_bruijn, de_bruijn_euler,
+    de_bruijn_euler_with, de_bruijn_fkm, de_bruijn_linear, de_bruijn_string, find_in_de_bruijn,
+    verify_de_bruijn, word_to_symbols,
 };
 pub use error::{DeBruijnError, PermError};
 pub use heap::{HeapPermutations, heap_visit};

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use combinatorics::{
-    Construction, Objective, SearchResult, de_bruijn, de_bruijn_linear, factorial_u64,
+    Objective, SearchResult, de_bruijn_euler_with, de_bruijn_fkm, de_bruijn_linear, factorial_u64,
     find_in_de_bruijn, generate_permutations, next_permutation, permutations_into,
     rank_permutation, search_permutations, search_permutations_range,
     search_permutations_reference, verify_de_bruijn, word_to_symbols,
@@ -347,7 +347,8 @@ fn run_search(args: Args, json: bool) -> Result<()> {
 pub(crate) enum ConstructionArg {
     /// Lyndon words (Fredricksen-Kessler-Maiorana): the lexicographically smallest sequence.
     Fkm,
-    /// Euler circuit of the De Bruijn graph (Hierholzer).
+    /// Euler circuit of the De Bruijn graph (graph-core: Hierholzer, the parallel algorithm or
+    /// the GPU, as --backend says).
     Euler,
 }
 
@@ -375,6 +376,9 @@ pub(crate) struct DeBruijnArgs {
     /// Write the sequence to this file instead of printing it.
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Where the Euler construction's circuit runs: auto, cpu or cuda (FKM runs on the CPU).
+    #[arg(long, default_value = "auto")]
+    backend: Exec,
 }
 
 const DEFAULT_SYMBOLS: &str = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -395,12 +399,18 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
     };
     let alphabet_str: String = alphabet.iter().collect();
     let k = alphabet.len();
-    let construction = match args.construction {
-        ConstructionArg::Fkm => Construction::Fkm,
-        ConstructionArg::Euler => Construction::Euler,
-    };
     let started = Instant::now();
-    let seq = de_bruijn(k, args.n, construction)?;
+    let (seq, backend) = match args.construction {
+        ConstructionArg::Fkm => {
+            if args.backend == Exec::Cuda {
+                bail!(
+                    "the FKM construction runs on the CPU; --backend cuda needs --construction euler"
+                );
+            }
+            (de_bruijn_fkm(k, args.n)?, Backend::Cpu)
+        }
+        ConstructionArg::Euler => de_bruijn_euler_with(k, args.n, args.backend)?,
+    };
     let seconds = started.elapsed().as_secs_f64();
     let verified = verify_de_bruijn(&seq, k, args.n)?;
     let position = match &args.find {
@@ -432,7 +442,7 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
             "{}",
             serde_json::json!({
                 "k": k, "n": args.n, "construction": format!("{:?}", args.construction).to_lowercase(),
-                "linear": args.linear, "length": out_symbols.len(), "backend": Backend::Cpu,
+                "linear": args.linear, "length": out_symbols.len(), "backend": backend,
                 "seconds": seconds, "verified": verified,
                 "find": args.find, "position": position,
                 "sequence": if shown { Some(&text) } else { None },
@@ -444,7 +454,7 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
             println!("{text}");
         }
         eprintln!(
-            "debruijn: B({k}, {}) {}{}, {} symbols in {}, verified: {}",
+            "debruijn: B({k}, {}) {}{}, {} symbols on {backend} in {}, verified: {}",
             args.n,
             match args.construction {
                 ConstructionArg::Fkm => "FKM",
@@ -536,21 +546,25 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
         }
     }
 
-    // De Bruijn: both constructions, checked by the verifier.
-    for (c, label) in [(Construction::Fkm, "FKM"), (Construction::Euler, "Euler")] {
+    // De Bruijn: FKM on the CPU, the Euler construction on each backend, checked by the
+    // verifier.
+    let len = (dk as u64).pow(dn as u32);
+    let runs = std::iter::once(("FKM", None)).chain(execs.iter().map(|&e| ("Euler", Some(e))));
+    for (label, exec) in runs {
         let name = format!("De Bruijn B({dk},{dn}) {label}");
-        let len = (dk as u64).pow(dn as u32);
         let t = Instant::now();
-        match de_bruijn(dk, dn, c) {
-            Ok(s) => {
+        let result = match exec {
+            None => de_bruijn_fkm(dk, dn).map(|s| (s, Backend::Cpu)),
+            Some(exec) => de_bruijn_euler_with(dk, dn, exec),
+        };
+        match result {
+            Ok((s, backend)) => {
                 let el = t.elapsed();
                 let ok = verify_de_bruijn(&s, dk, dn) == Ok(true);
-                rows.push(
-                    DemoRow::new(&name, len, Backend::Cpu, el, ok).with_note(format!(
-                        "{:.0} M symbols/s",
-                        len as f64 / el.as_secs_f64() / 1e6
-                    )),
-                );
+                rows.push(DemoRow::new(&name, len, backend, el, ok).with_note(format!(
+                    "{:.0} M symbols/s",
+                    len as f64 / el.as_secs_f64() / 1e6
+                )));
             }
             Err(e) => rows.push(DemoRow::failed(&name, len, e)),
         }
