@@ -144,14 +144,16 @@ pub fn de_bruijn_euler(k: usize, n: usize) -> Result<Vec<u8>, DeBruijnError> {
 /// then the last symbol of each edge, without the final `n - 1` symbols (they repeat the
 /// start). Returns the sequence and the backend that ran the circuit.
 ///
-/// Which De Bruijn sequence comes out depends on the circuit. With Hierholzer (the CPU below
-/// [`graph_core::EULER_PARALLEL_THRESHOLD`] edges, or with one rayon thread), which takes each
-/// vertex's out-edges in symbol order, it is exactly the FKM sequence, the lexicographically
-/// smallest one (the greedy smallest-symbol-first circuit from `0^(n-1)` spells it; the
-/// tests check this on every size they cover). The parallel algorithm (rayon, larger graphs)
-/// and the GPU give other valid De Bruijn sequences, which start with `0^n` but are not the
-/// smallest, and which change with the number of threads and from run to run (graph-core's
-/// parallel circuit is not deterministic).
+/// Which De Bruijn sequence comes out depends on the circuit. With Hierholzer's single walk
+/// (below [`graph_core::EULER_INTERLEAVE_THRESHOLD`] = 2^16 edges), which takes each vertex's
+/// out-edges in symbol order, it is exactly the FKM sequence, the lexicographically smallest
+/// one (the greedy smallest-symbol-first circuit from `0^(n-1)` spells it; the tests check
+/// this on every size they cover). Larger graphs give other valid De Bruijn sequences that
+/// start with `0^n` but are not the smallest: Hierholzer's interleaved walks (the CPU default
+/// below [`graph_core::EULER_PARALLEL_MIN_THREADS`] rayon threads) give the same one on every
+/// run; the parallel algorithm (large graphs on more threads) and the GPU give sequences that
+/// change with the number of threads and from run to run (graph-core's parallel circuit is not
+/// deterministic).
 ///
 /// # Complexity
 /// `O(k^n)` time; about 32 bytes of memory per symbol at the peak (the graph and the
@@ -180,7 +182,7 @@ pub fn de_bruijn_euler_with(
     exec: Exec,
 ) -> Result<(Vec<u8>, Backend), DeBruijnError> {
     let len = sequence_len(k, n, MAX_EULER_EDGES)?;
-    check_euler_memory(k, n, len, available_memory())?;
+    check_euler_memory(k, n, len, gpu_runtime::host_available_memory())?;
     let mut out = alloc(len)?;
     // k <= 256 and n <= 32 here (k^n <= 2^32 - 2 with k >= 2, or k = 1).
     let g = graph_core::de_bruijn_graph(k as u32, n as u32).map_err(|e| graph_error(k, n, e))?;
@@ -223,14 +225,6 @@ fn check_euler_memory(
         }),
         _ => Ok(()),
     }
-}
-
-/// `MemAvailable` from `/proc/meminfo` in bytes; `None` where it cannot be read (not Linux).
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 fn graph_error(k: usize, n: usize, e: GraphError) -> DeBruijnError {
@@ -538,21 +532,25 @@ mod tests {
                     assert!(brute_force_check(&s, k, n), "B({k},{n}) {c:?}");
                 }
             }
-            // Hierholzer (all these are below the parallel threshold) spells the FKM sequence.
+            // Hierholzer's single walk (below the interleaving threshold) spells the FKM
+            // sequence.
             let (e, backend) = de_bruijn_euler_with(k, n, Exec::Cpu).unwrap();
             assert_eq!(backend, Backend::Cpu);
-            assert_eq!(e, de_bruijn_fkm(k, n).unwrap(), "B({k},{n})");
+            if (e.len() as u64) < graph_core::EULER_INTERLEAVE_THRESHOLD {
+                assert_eq!(e, de_bruijn_fkm(k, n).unwrap(), "B({k},{n})");
+            }
         }
     }
 
-    /// From `EULER_PARALLEL_THRESHOLD` edges and with more than one rayon thread, graph-core
-    /// runs its parallel circuit algorithm: another valid sequence, starting with `0^n`.
+    /// From `EULER_PARALLEL_THRESHOLD` edges and with `EULER_PARALLEL_MIN_THREADS` rayon
+    /// threads, graph-core runs its parallel circuit algorithm: another valid sequence,
+    /// starting with `0^n`.
     #[test]
     fn euler_on_the_parallel_path_verifies() {
         let (k, n) = (2usize, 21usize);
         assert!(1u64 << n >= graph_core::EULER_PARALLEL_THRESHOLD);
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
+            .num_threads(graph_core::EULER_PARALLEL_MIN_THREADS)
             .build()
             .unwrap();
         let (s, backend) = pool
@@ -591,7 +589,10 @@ mod tests {
                 available: needed - 1
             })
         );
-        assert!(available_memory().is_some_and(|b| b > 0) || !cfg!(target_os = "linux"));
+        assert!(
+            gpu_runtime::host_available_memory().is_some_and(|b| b > 0)
+                || !cfg!(target_os = "linux")
+        );
     }
 
     #[test]

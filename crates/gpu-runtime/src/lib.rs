@@ -13,6 +13,23 @@ pub use error::GpuError;
 pub use exec::{Backend, Exec, Target};
 pub use module::PtxModule;
 
+/// Host memory available to new allocations now (`MemAvailable` from `/proc/meminfo`), in
+/// bytes; `None` where it cannot be read (not Linux). Algorithms use it to refuse, with a typed
+/// error, inputs whose working arrays would not fit, instead of aborting on a failed allocation.
+///
+/// # Examples
+/// ```
+/// if let Some(bytes) = gpu_runtime::host_available_memory() {
+///     assert!(bytes > 0);
+/// }
+/// ```
+pub fn host_available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Re-export of the cudarc driver API, so crates launch kernels with the same version.
 pub use cudarc;
 /// Re-export of cudarc's launch configuration.

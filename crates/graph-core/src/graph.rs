@@ -114,7 +114,7 @@ fn check_vertex_count(n: usize) -> Result<(), GraphError> {
     // typed error, instead of an allocation failure aborting the process.
     let needed = (n as u64 + 1) * BUILD_BYTES_PER_VERTEX;
     if needed >= MEMORY_CHECK_FROM_BYTES
-        && let Some(available) = available_memory()
+        && let Some(available) = gpu_runtime::host_available_memory()
         && needed > available
     {
         return Err(GraphError::OutOfMemory {
@@ -124,14 +124,6 @@ fn check_vertex_count(n: usize) -> Result<(), GraphError> {
         });
     }
     Ok(())
-}
-
-/// `MemAvailable` from `/proc/meminfo` in bytes; `None` where it cannot be read (not Linux).
-pub(crate) fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 impl Graph {

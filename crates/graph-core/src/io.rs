@@ -548,7 +548,7 @@ mod tests {
         let text =
             "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 1\n1 2\n";
         let needed = 4_000_000_001u64 * 16;
-        match crate::graph::available_memory() {
+        match gpu_runtime::host_available_memory() {
             Some(available) if available < needed => {
                 let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
                 assert!(

@@ -19,10 +19,10 @@ pub use debruijn::{KmerGraph, kmer_graph_from_file, kmer_graph_from_reads, spell
 pub use dot::{DotOptions, dot_available, dot_quote, render_dot, write_dot};
 pub use error::{EulerError, GraphError};
 pub use euler::{
-    EULER_GPU_THRESHOLD, EULER_PARALLEL_MIN_THREADS, EULER_PARALLEL_THRESHOLD, EulerTrail,
-    GpuEulerTimes, MAX_EULER_EDGES, euler_circuit, euler_circuit_cuda_timed,
-    euler_circuit_hierholzer, euler_circuit_parallel, euler_path, euler_path_hierholzer,
-    is_euler_circuit, is_euler_path, verify_euler_trail,
+    EULER_GPU_THRESHOLD, EULER_INTERLEAVE_THRESHOLD, EULER_PARALLEL_MIN_THREADS,
+    EULER_PARALLEL_THRESHOLD, EulerTrail, GpuEulerTimes, MAX_EULER_EDGES, euler_circuit,
+    euler_circuit_cuda_timed, euler_circuit_hierholzer, euler_circuit_parallel, euler_path,
+    euler_path_hierholzer, is_euler_circuit, is_euler_path, verify_euler_trail,
 };
 pub use generate::{EulerStyle, de_bruijn_graph, de_bruijn_word, random_euler_graph};
 pub use gpu_runtime::{Backend, Exec};

@@ -67,17 +67,13 @@ fn hierholzer_records(g: &Graph, start: u32) -> (Vec<u32>, Vec<u32>) {
 /// steps of the others.
 const LANES: usize = 32;
 
-/// Trails with fewer edges use the single walk: their records fit in cache, so there is no
-/// latency to hide.
-pub(crate) const INTERLEAVE_MIN_EDGES: usize = 1 << 16;
-
 /// An Euler circuit or path from `start` (a balanced graph, or `start` with out = in + 1 and
 /// one vertex with in = out + 1): the interleaved walk for large graphs (when its records fit in
 /// `u32` positions), the single walk otherwise. Returns fewer than `E` edges when some edges
 /// are not reachable.
 pub(crate) fn hierholzer_trail(g: &Graph, start: u32) -> (Vec<u32>, Vec<u32>) {
     let records = g.targets().len() as u64 + 3 * g.vertex_count() as u64;
-    if g.targets().len() >= INTERLEAVE_MIN_EDGES && records < u32::MAX as u64 {
+    if g.edge_count() >= super::EULER_INTERLEAVE_THRESHOLD && records < u32::MAX as u64 {
         hierholzer_interleaved(g, start)
     } else {
         hierholzer_edges(g, start)

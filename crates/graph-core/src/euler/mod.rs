@@ -27,6 +27,12 @@ pub const EULER_GPU_THRESHOLD: u64 = 1 << 22;
 /// rayon has at least [`EULER_PARALLEL_MIN_THREADS`] threads.
 pub const EULER_PARALLEL_THRESHOLD: u64 = 1 << 21;
 
+/// From this many edges Hierholzer runs its interleaved walks (below it, one walk: the records
+/// fit in cache, so there is no latency to hide). The single walk takes each vertex's out-edges
+/// in id order, so its circuit is the greedy smallest-edge-first one; the interleaved walks
+/// give another (deterministic) circuit.
+pub const EULER_INTERLEAVE_THRESHOLD: u64 = 1 << 16;
+
 /// The CPU path takes the parallel algorithm only with this many rayon threads or more.
 /// Hierholzer with interleaved walks runs about 10 M edges/s on one core of the 2-core
 /// development machine, while the parallel algorithm spends about 2.5x its CPU time per edge

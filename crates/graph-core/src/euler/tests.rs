@@ -53,7 +53,7 @@ fn generated_graphs_all_sizes_both_styles() {
 }
 
 /// The interleaved walk on every generated size, both styles and a few start vertices (the
-/// public entry point takes it only from `INTERLEAVE_MIN_EDGES` edges up).
+/// public entry point takes it only from `EULER_INTERLEAVE_THRESHOLD` edges up).
 #[test]
 fn interleaved_walk_all_sizes() {
     for m in SIZES.into_iter().filter(|&m| m > 0) {
