@@ -31,7 +31,9 @@ pub struct MpiLaunch {
     pub ranks: usize,
     /// How many times a failed job is relaunched from its checkpoint.
     pub max_restarts: usize,
-    /// Worker arguments (input, `--k`, ..., without `--checkpoint` and `--resume`).
+    /// Worker arguments (input, `--k`, `--init` or `--init-centroids FILE`, `--weights FILE`,
+    /// ..., without `--checkpoint` and `--resume`), passed on `mpirun`'s command line to
+    /// every rank (and again to every relaunch).
     pub worker_args: Vec<OsString>,
     /// The checkpoint file.
     pub checkpoint: PathBuf,
