@@ -331,10 +331,15 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
 fn bad_weights_and_centroids_fail_on_every_rank() {
     let (dir, input, data) = setup("badw");
     let n = data.nrows();
+    // Relaunches are allowed, but a job the worker refuses is not relaunched.
     let fail = |extra: &[OsString]| {
-        launch(&dir, &input, 3, "bad", How::with(extra))
-            .unwrap_err()
-            .to_string()
+        let how = How {
+            restarts: 2,
+            ..How::with(extra)
+        };
+        let e = launch(&dir, &input, 3, "bad", how).unwrap_err().to_string();
+        assert!(e.contains("refused the job (not relaunched)"), "{e}");
+        e
     };
     // A bad weight in the last rank's shard, then one in the first rank's.
     let mut w = vec![1.0; n];

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use clustering::data::read_matrix;
 use clustering::distributed::{DistributedConfig, Input, run_distributed};
+use clustering::launch::BAD_JOB_EXIT_CODE;
 use clustering::{Init, KMeans};
 use mpi::traits::Communicator;
 
@@ -78,7 +79,7 @@ fn main() {
             if world.rank() == 0 {
                 eprintln!("kmeans-mpi: a raw input needs --dim (or use a .npy file)");
             }
-            std::process::exit(2);
+            std::process::exit(BAD_JOB_EXIT_CODE);
         }
     };
     let init = match &args.init_centroids {
@@ -87,7 +88,7 @@ fn main() {
             Err(e) => {
                 eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
                 // Other ranks may already be waiting in a collective.
-                world.abort(1);
+                world.abort(BAD_JOB_EXIT_CODE);
             }
         },
         None => args.init,
@@ -113,8 +114,9 @@ fn main() {
         Ok(None) => {}
         Err(e) => {
             eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
-            // Other ranks may be waiting in a collective: take the whole job down.
-            world.abort(1);
+            // Other ranks may be waiting in a collective: take the whole job down (and tell
+            // the launcher that a relaunch would fail the same way).
+            world.abort(BAD_JOB_EXIT_CODE);
         }
     }
 }

@@ -70,7 +70,8 @@ pub(crate) struct Args {
     /// worker, built with `cargo build -p clustering --features mpi`).
     #[arg(long, value_name = "R")]
     ranks: Option<usize>,
-    /// Relaunch a failed distributed job from its checkpoint at most this many times.
+    /// Relaunch a failed distributed job from its checkpoint at most this many times (when a
+    /// rank died; a job the worker refuses, e.g. for bad input, is not relaunched).
     #[arg(long, value_name = "M", default_value_t = 3)]
     max_restarts: usize,
     /// Checkpoint file of a distributed job (default: next to the input).
