@@ -414,12 +414,19 @@ pub fn run_distributed<C: Communicator>(
     };
     stepper.local.index_offset = shard.start;
 
-    // Resume or start.
-    let resumed = match (&cfg.checkpoint, cfg.resume) {
-        (Some(ck), true) if ck.exists() => {
-            Some(agree(world, read_matching(ck, n, d, p, weights_digest))?)
-        }
-        _ => None,
+    // Resume or start; every rank must take the same branch (their collectives differ).
+    let resume_from = cfg
+        .checkpoint
+        .as_ref()
+        .filter(|ck| cfg.resume && ck.exists());
+    agree_same(
+        world,
+        u64::from(resume_from.is_some()),
+        "answers to whether the checkpoint exists (is it on a shared file system?)",
+    )?;
+    let resumed = match resume_from {
+        Some(ck) => Some(agree(world, read_matching(ck, n, d, p, weights_digest))?),
+        None => None,
     };
     let (start_centroids, initial, tol_abs, start_iteration, already_converged) = match &resumed {
         Some(ck) => (
