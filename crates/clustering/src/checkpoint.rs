@@ -12,7 +12,7 @@ use crate::KMeansError;
 /// The state a run needs to continue: enough to check that a resumed run is the same job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// Format version (1).
+    /// Format version (2; version 1 had no `weights_digest`).
     pub version: u32,
     /// Points in the whole data set.
     pub n: u64,
@@ -28,8 +28,14 @@ pub struct Checkpoint {
     pub converged: bool,
     /// The centroids (`k * d`, row-major) as `f64` bit patterns, so they survive exactly.
     pub centroid_bits: Vec<u64>,
-    /// The initial centroids as bit patterns (to compare runs).
+    /// The initial centroids as bit patterns (to compare runs; a resumed run with given
+    /// centroids must have started from these).
     pub initial_bits: Vec<u64>,
+    /// A digest of the sample weights (each weight with its row index), or `None` for an
+    /// unweighted run: a run resumed with other weights (or none) is refused. Missing in
+    /// version-1 checkpoints, which are read as unweighted.
+    #[serde(default)]
+    pub weights_digest: Option<u64>,
 }
 
 /// `f64` values as their bit patterns.
@@ -59,8 +65,9 @@ impl Checkpoint {
     /// let dir = std::env::temp_dir().join(format!("km-ck-doc-{}", std::process::id()));
     /// std::fs::create_dir_all(&dir).unwrap();
     /// let path = dir.join("ck.json");
-    /// let ck = Checkpoint { version: 1, n: 3, d: 1, k: 1, iteration: 2, tol_abs: 0.0,
-    ///     converged: false, centroid_bits: to_bits(&[0.1]), initial_bits: to_bits(&[0.0]) };
+    /// let ck = Checkpoint { version: 2, n: 3, d: 1, k: 1, iteration: 2, tol_abs: 0.0,
+    ///     converged: false, centroid_bits: to_bits(&[0.1]), initial_bits: to_bits(&[0.0]),
+    ///     weights_digest: None };
     /// ck.write_atomic(&path)?;
     /// assert_eq!(Checkpoint::read(&path)?, ck);
     /// # std::fs::remove_dir_all(&dir).unwrap();

@@ -1,5 +1,5 @@
-//! Inputs: generated data with planted clusters, CSV and `.npy` files, and row ranges
-//! ("shards") of binary or `.npy` files read by offset, as each MPI rank does.
+//! Inputs: generated data with planted clusters, CSV and `.npy` files, sample-weights files,
+//! and row ranges ("shards") of binary or `.npy` files read by offset, as each MPI rank does.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -204,6 +204,112 @@ pub fn read_npy(path: &Path) -> Result<Array2<f64>, KMeansError> {
     let v = read_rows(path, h.offset, h.dtype, 0, h.rows, h.cols)?;
     Array2::from_shape_vec((h.rows as usize, h.cols as usize), v)
         .map_err(|e| KMeansError::format(path, e.to_string()))
+}
+
+/// Reads a matrix of points: a `.npy` file (by its extension, as [`read_npy`]) or otherwise a
+/// CSV file ([`read_csv`]). `warpath kmeans` and `kmeans-mpi` read data and given centroids
+/// with it.
+///
+/// # Complexity
+/// `O(n d)`.
+///
+/// # Errors
+/// As [`read_npy`] or [`read_csv`].
+///
+/// # Examples
+/// ```
+/// use clustering::data::read_matrix;
+/// let p = std::env::temp_dir().join(format!("km-matrix-doc-{}.csv", std::process::id()));
+/// std::fs::write(&p, "0.5,1\n2,3\n")?;
+/// assert_eq!(read_matrix(&p)?, ndarray::array![[0.5, 1.0], [2.0, 3.0]]);
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_matrix(path: &Path) -> Result<Array2<f64>, KMeansError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("npy") => read_npy(path),
+        _ => read_csv(path),
+    }
+}
+
+/// The layout of a sample-weights file, one weight per row of the data: a `.npy` file (by its
+/// extension) of shape `(n,)` or `(n, 1)`, `f32` or `f64`; any other file is raw little-endian
+/// `f64` without a header. The result has `cols = 1`; read weights `[start, start + count)`
+/// with [`read_rows`] (as each MPI rank reads its shard).
+///
+/// # Complexity
+/// `O(1)`: only the header (or the file size) is read.
+///
+/// # Errors
+/// [`KMeansError::Io`]; [`KMeansError::Format`] for a `.npy` file with more than one column,
+/// a raw file whose size is not a multiple of 8 bytes, or anything [`read_npy_header`]
+/// refuses.
+///
+/// # Examples
+/// ```
+/// use clustering::data::{NpyType, read_rows, read_weights_header};
+/// let p = std::env::temp_dir().join(format!("km-weights-doc-{}.f64", std::process::id()));
+/// let bytes: Vec<u8> = [1.0f64, 2.0, 0.5].iter().flat_map(|w| w.to_le_bytes()).collect();
+/// std::fs::write(&p, bytes)?;
+/// let h = read_weights_header(&p)?;
+/// assert_eq!((h.offset, h.rows, h.cols, h.dtype), (0, 3, 1, NpyType::F64));
+/// assert_eq!(read_rows(&p, h.offset, h.dtype, 1, 2, 1)?, vec![2.0, 0.5]);
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
+    if path.extension().and_then(|e| e.to_str()) == Some("npy") {
+        let h = read_npy_header(path)?;
+        if h.cols != 1 {
+            return Err(KMeansError::format(
+                path,
+                format!(
+                    "sample weights must be 1-D (one per row), not {} x {}",
+                    h.rows, h.cols
+                ),
+            ));
+        }
+        return Ok(h);
+    }
+    let len = std::fs::metadata(path)
+        .map_err(|e| KMeansError::io(path, e))?
+        .len();
+    if len % 8 != 0 {
+        return Err(KMeansError::format(
+            path,
+            format!("{len} bytes is not a whole number of f64 weights"),
+        ));
+    }
+    Ok(NpyHeader {
+        offset: 0,
+        rows: len / 8,
+        cols: 1,
+        dtype: NpyType::F64,
+    })
+}
+
+/// Reads a whole sample-weights file (the layout of [`read_weights_header`]) as `f64`. The
+/// values are not checked here; [`crate::KMeans::fit_weighted`] and the distributed run
+/// check them.
+///
+/// # Complexity
+/// `O(n)`.
+///
+/// # Errors
+/// As [`read_weights_header`].
+///
+/// # Examples
+/// ```
+/// use clustering::data::read_weights;
+/// let p = std::env::temp_dir().join(format!("km-weights-all-doc-{}.bin", std::process::id()));
+/// std::fs::write(&p, [3.0f64, 0.25].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())?;
+/// assert_eq!(read_weights(&p)?, vec![3.0, 0.25]);
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_weights(path: &Path) -> Result<Vec<f64>, KMeansError> {
+    let h = read_weights_header(path)?;
+    read_rows(path, h.offset, h.dtype, 0, h.rows, 1)
 }
 
 /// Writes a 2-D `f64` array as a `.npy` file (version 1, C order).

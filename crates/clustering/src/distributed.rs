@@ -8,20 +8,32 @@
 //! `resume` continues from it, with any number of ranks (shards are recomputed from the
 //! checkpoint's `n`, so no data is dropped). Rank 0 gathers the labels and writes the results.
 //!
-//! The initial centroids come from a fixed subsample of the rows (global indices
-//! `i * n / s`), assembled on every rank with one all-reduce, so they do not depend on the
-//! number of ranks.
+//! Sample weights ([`DistributedConfig::weights`], one per row) are read shard by shard
+//! exactly as the rows are and enter the per-cluster sums, the weights (counts), the inertia
+//! and k-means++ as in [`KMeans::fit_weighted`]; the checkpoint holds a digest of them, so a
+//! run cannot resume with other weights.
+//!
+//! The initial centroids are the given ones ([`Init::Given`], validated as by [`KMeans::fit`])
+//! or come from a fixed subsample of the rows (global indices `i * n / s`, with their weights),
+//! assembled on every rank with one all-reduce, so they do not depend on the number of ranks.
+//!
+//! Every check that can fail on some ranks only (a shard with a bad value, a file one rank
+//! cannot read, ranks given different parameters or centroids) is agreed on by all ranks
+//! before the next collective: every rank returns an error (the failing rank its own, the
+//! others [`KMeansError::Distributed`] quoting it), so no rank waits forever.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use mpi::collective::SystemOperation;
-use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
+use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
 
 use crate::checkpoint::{Checkpoint, from_bits, to_bits};
 use crate::cpu::{CpuKind, CpuStepper, column_moments};
-use crate::data::{NpyType, read_npy_header, read_rows, shard_range};
-use crate::kmeans::{check_finite, check_params, initial_centroids};
+use crate::data::{NpyType, read_npy_header, read_rows, read_weights_header, shard_range};
+use crate::kmeans::{
+    check_finite, check_given, check_params, check_weight_values, initial_centroids,
+};
 use crate::lloyd::{Candidate, LloydParams, StepStats, Stepper, candidate_order, lloyd};
 use crate::{Init, KMeans, KMeansError};
 
@@ -49,8 +61,13 @@ pub enum Input {
 pub struct DistributedConfig {
     /// The data.
     pub input: Input,
-    /// Clusters, init (k-means++ or random), `max_iter`, `tol`, seed (`n_init` and `exec` are
-    /// ignored: one run, on the CPU of each rank).
+    /// Sample weights, one per row: a `.npy` file of shape `(n,)` or `(n, 1)` (`f32` or
+    /// `f64`), or raw little-endian `f64` ([`read_weights_header`]); finite, non-negative,
+    /// not all zero. `None` weighs every point 1.
+    pub weights: Option<PathBuf>,
+    /// Clusters, init (k-means++, random or given centroids, `k x d`), `max_iter`, `tol`, seed
+    /// (`n_init` and `exec` are ignored: one run, on the CPU of each rank). Every rank must
+    /// be given the same parameters (checked).
     pub params: KMeans,
     /// Where rank 0 checkpoints after each iteration.
     pub checkpoint: Option<PathBuf>,
@@ -159,19 +176,139 @@ fn describe_input(input: &Input) -> Result<(PathBuf, u64, NpyType, u64, usize), 
     }
 }
 
-/// Fails on every rank when any rank failed (so no rank waits in a collective forever).
+/// Fails on every rank when any rank failed (so no rank waits in a collective forever): a
+/// failing rank returns its own error, the others a [`KMeansError::Distributed`] that quotes
+/// the error of the lowest failing rank.
 fn agree<C: Communicator, T>(world: &C, local: Result<T, KMeansError>) -> Result<T, KMeansError> {
-    let bad = [if local.is_err() { 1.0 } else { 0.0 }];
-    let mut any = [0.0];
-    world.all_reduce_into(&bad[..], &mut any[..], SystemOperation::sum());
+    let size = world.size();
+    let mine = if local.is_err() { world.rank() } else { size };
+    let mut first = size;
+    world.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    if first == size {
+        return local;
+    }
+    let root = world.process_at_rank(first);
+    let mut msg = match &local {
+        Err(e) if world.rank() == first => e.to_string().into_bytes(),
+        _ => Vec::new(),
+    };
+    let mut len = msg.len() as u64;
+    root.broadcast_into(&mut len);
+    msg.resize(len as usize, 0);
+    root.broadcast_into(&mut msg[..]);
     match local {
         Err(e) => Err(e),
-        Ok(_) if any[0] > 0.0 => Err(KMeansError::Distributed(format!(
-            "{} rank(s) failed (see their messages)",
-            any[0]
+        Ok(_) => Err(KMeansError::Distributed(format!(
+            "rank {first} failed: {}",
+            String::from_utf8_lossy(&msg)
         ))),
-        Ok(v) => Ok(v),
     }
+}
+
+/// Fails on every rank unless every rank passed the same `value`.
+fn agree_same<C: Communicator>(world: &C, value: u64, what: &str) -> Result<(), KMeansError> {
+    // min(!v) = !max(v): the minimum and the maximum in one all-reduce.
+    let send = [value, !value];
+    let mut out = [0u64; 2];
+    world.all_reduce_into(&send[..], &mut out[..], SystemOperation::min());
+    if out[0] == !out[1] {
+        Ok(())
+    } else {
+        Err(KMeansError::InvalidParameter(format!(
+            "the ranks were given different {what}"
+        )))
+    }
+}
+
+/// SplitMix64's finaliser: a bijective 64-bit mix.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Digest of values in order (the parameters of a job).
+fn digest(values: impl IntoIterator<Item = u64>) -> u64 {
+    values
+        .into_iter()
+        .fold(0x9e37_79b9_7f4a_7c15, |h, v| mix(h ^ mix(v)))
+}
+
+/// This shard's part of the weights digest: the XOR over its weights of a hash of (global
+/// row index, value). XOR-ing the parts of all shards gives the same digest for any number
+/// of ranks.
+fn weights_digest_part(index_offset: u64, w: &[f64]) -> u64 {
+    w.iter().enumerate().fold(0, |acc, (i, v)| {
+        // `+ 0.0` makes -0.0 and 0.0 the same weight.
+        acc ^ mix(mix(index_offset + i as u64) ^ (v + 0.0).to_bits())
+    })
+}
+
+/// Everything every rank must agree on before the run: the parameters and given centroids.
+fn job_digest(p: &KMeans, weighted: bool) -> u64 {
+    let (tag, given) = match &p.init {
+        Init::KMeansPlusPlus => (0, None),
+        Init::Random => (1, None),
+        Init::Given(c) => (2, Some(c)),
+    };
+    let head = [
+        p.k as u64,
+        p.max_iter as u64,
+        p.tol.to_bits(),
+        p.seed,
+        tag,
+        u64::from(weighted),
+    ];
+    digest(
+        head.into_iter().chain(
+            given
+                .into_iter()
+                .flat_map(|c| c.iter().map(|v| v.to_bits())),
+        ),
+    )
+}
+
+/// This rank's weights, checked (length, values with their global index), their digest, and
+/// a check that they are not all zero.
+fn read_shard_weights<C: Communicator>(
+    world: &C,
+    path: &Path,
+    n: u64,
+    shard: &std::ops::Range<u64>,
+) -> Result<(Vec<f64>, u64), KMeansError> {
+    let local = read_weights_header(path).and_then(|h| {
+        if h.rows != n {
+            return Err(KMeansError::ShapeMismatch {
+                what: "sample weights (one per row)",
+                expected: n as usize,
+                found: h.rows as usize,
+            });
+        }
+        let w = read_rows(
+            path,
+            h.offset,
+            h.dtype,
+            shard.start,
+            shard.end - shard.start,
+            1,
+        )?;
+        check_weight_values(&w, shard.start)?;
+        Ok(w)
+    });
+    let w = agree(world, local)?;
+    let mut digest = 0u64;
+    world.all_reduce_into(
+        &weights_digest_part(shard.start, &w),
+        &mut digest,
+        SystemOperation::bitwise_xor(),
+    );
+    let mut total = 0.0;
+    world.all_reduce_into(&w.iter().sum::<f64>(), &mut total, SystemOperation::sum());
+    // Non-negative weights: the total is 0 on every rank exactly when every weight is 0.
+    if total <= 0.0 {
+        return Err(KMeansError::InvalidWeights("all weights are zero".into()));
+    }
+    Ok((w, digest))
 }
 
 fn fail_at() -> Option<(usize, i32)> {
@@ -188,8 +325,36 @@ fn fail_at() -> Option<(usize, i32)> {
 /// ranks.
 ///
 /// # Errors
-/// Bad input or parameters (every rank reports them), a checkpoint that belongs to another
-/// job, I/O failures.
+/// Bad input or parameters (every rank returns an error: [`KMeansError::ZeroClusters`],
+/// [`KMeansError::TooManyClusters`], [`KMeansError::ZeroDimensions`],
+/// [`KMeansError::NonFiniteData`], [`KMeansError::ShapeMismatch`] for given centroids that are
+/// not `k x d` or a weights file whose length is not `n`, [`KMeansError::InvalidParameter`]
+/// for non-finite given centroids or ranks given different parameters,
+/// [`KMeansError::InvalidWeights`]), a checkpoint that belongs to another job (other shape,
+/// weights or given centroids: [`KMeansError::Format`]), I/O failures; on the ranks where the
+/// check passed the error is a [`KMeansError::Distributed`] that quotes the failing rank's.
+///
+/// # Examples
+/// Every rank of `mpirun -n 4 ./program` runs this (it needs `mpirun`, so it is not run here):
+/// ```no_run
+/// use clustering::distributed::{DistributedConfig, Input, run_distributed};
+/// use clustering::{Init, KMeans};
+/// let universe = mpi::initialize().expect("MPI initialises once");
+/// let start = clustering::data::read_matrix("start.csv".as_ref())?;
+/// let cfg = DistributedConfig {
+///     input: Input::Npy("data.npy".into()),
+///     weights: Some("weights.npy".into()),
+///     params: KMeans::new(start.nrows()).init(Init::Given(start)),
+///     checkpoint: Some("ck.json".into()),
+///     resume: true,
+///     output: Some("result.json".into()),
+///     labels: None,
+/// };
+/// if let Some(report) = run_distributed(&universe.world(), &cfg)? {
+///     println!("{} iterations, inertia {}", report.iterations, report.inertia);
+/// }
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
 pub fn run_distributed<C: Communicator>(
     world: &C,
     cfg: &DistributedConfig,
@@ -199,11 +364,6 @@ pub fn run_distributed<C: Communicator>(
     let ranks = world.size() as u64;
     let p = &cfg.params;
     agree(world, check_params(p))?;
-    if matches!(p.init, Init::Given(_)) {
-        return Err(KMeansError::InvalidParameter(
-            "distributed runs take k-means++ or random initialisation".into(),
-        ));
-    }
     let (path, offset, dtype, n, d) = agree(world, describe_input(&cfg.input))?;
     if d == 0 {
         return Err(KMeansError::ZeroDimensions);
@@ -214,6 +374,13 @@ pub fn run_distributed<C: Communicator>(
             n: n as usize,
         });
     }
+    agree(world, check_given(&p.init, p.k, d))?;
+    // The outcome is the same on every rank: no `agree` needed.
+    agree_same(
+        world,
+        job_digest(p, cfg.weights.is_some()),
+        "parameters, given centroids or weighting",
+    )?;
     let shard = shard_range(n, ranks, rank as u64);
     let t = Instant::now();
     let data = agree(
@@ -228,11 +395,18 @@ pub fn run_distributed<C: Communicator>(
         )
         .and_then(|v| check_finite(&v, d, shard.start as usize).map(|_| v)),
     )?;
+    let (weights, weights_digest) = match &cfg.weights {
+        Some(wp) => {
+            let (w, digest) = read_shard_weights(world, wp, n, &shard)?;
+            (Some(w), Some(digest))
+        }
+        None => (None, None),
+    };
     let read_s = t.elapsed().as_secs_f64();
 
     let mut stepper = MpiStepper {
         world,
-        local: CpuStepper::new(&data, d, None, CpuKind::Parallel),
+        local: CpuStepper::new(&data, d, weights.as_deref(), CpuKind::Parallel),
         timings: Timings {
             read: read_s,
             ..Timings::default()
@@ -240,10 +414,19 @@ pub fn run_distributed<C: Communicator>(
     };
     stepper.local.index_offset = shard.start;
 
-    // Resume or start.
-    let resumed = match (&cfg.checkpoint, cfg.resume) {
-        (Some(ck), true) if ck.exists() => Some(agree(world, read_matching(ck, n, d, p.k))?),
-        _ => None,
+    // Resume or start; every rank must take the same branch (their collectives differ).
+    let resume_from = cfg
+        .checkpoint
+        .as_ref()
+        .filter(|ck| cfg.resume && ck.exists());
+    agree_same(
+        world,
+        u64::from(resume_from.is_some()),
+        "answers to whether the checkpoint exists (is it on a shared file system?)",
+    )?;
+    let resumed = match resume_from {
+        Some(ck) => Some(agree(world, read_matching(ck, n, d, p, weights_digest))?),
+        None => None,
     };
     let (start_centroids, initial, tol_abs, start_iteration, already_converged) = match &resumed {
         Some(ck) => (
@@ -255,8 +438,8 @@ pub fn run_distributed<C: Communicator>(
         ),
         None => {
             let tol_abs = p.tol * global_mean_variance(&mut stepper, n);
-            let sample = global_sample(&mut stepper, n, shard.start);
-            let init = initial_centroids(&p.init, &sample, d, None, p.k, p.seed, 0);
+            let (sample, sample_w) = global_sample(&mut stepper, n, shard.start);
+            let init = initial_centroids(&p.init, &sample, d, sample_w.as_deref(), p.k, p.seed, 0);
             (init.clone(), init, tol_abs, 0, false)
         }
     };
@@ -276,7 +459,7 @@ pub fn run_distributed<C: Communicator>(
         if let (0, Some(path)) = (rank, &cfg.checkpoint) {
             let t = Instant::now();
             Checkpoint {
-                version: 1,
+                version: 2,
                 n,
                 d,
                 k: p.k,
@@ -285,6 +468,7 @@ pub fn run_distributed<C: Communicator>(
                 converged,
                 centroid_bits: to_bits(c),
                 initial_bits: to_bits(&initial),
+                weights_digest,
             }
             .write_atomic(path)?;
             ck_seconds += t.elapsed().as_secs_f64();
@@ -308,7 +492,9 @@ pub fn run_distributed<C: Communicator>(
         }
         Ok(())
     })?;
-    write_ck(out.iterations, &out.centroids, out.converged)?;
+    // A run resumed from a converged checkpoint does no iteration and stays converged.
+    let converged = out.converged || already_converged;
+    write_ck(out.iterations, &out.centroids, converged)?;
 
     // Labels to rank 0, in rank order.
     let labels = std::mem::take(&mut stepper.local.labels);
@@ -330,7 +516,7 @@ pub fn run_distributed<C: Communicator>(
             k: p.k,
             ranks: ranks as usize,
             iterations: out.iterations,
-            converged: out.converged,
+            converged,
             inertia: out.last.inertia,
             resumed_from: resumed.as_ref().map(|c| c.iteration),
             centroids: out.centroids.clone(),
@@ -351,8 +537,17 @@ pub fn run_distributed<C: Communicator>(
     Ok(report)
 }
 
-fn read_matching(path: &Path, n: u64, d: usize, k: usize) -> Result<Checkpoint, KMeansError> {
+/// The checkpoint, when it belongs to this job: same shape, same weights, and (with given
+/// centroids) the same initial centroids.
+fn read_matching(
+    path: &Path,
+    n: u64,
+    d: usize,
+    p: &KMeans,
+    weights_digest: Option<u64>,
+) -> Result<Checkpoint, KMeansError> {
     let ck = Checkpoint::read(path)?;
+    let k = p.k;
     if ck.n != n || ck.d != d || ck.k != k {
         return Err(KMeansError::format(
             path,
@@ -360,6 +555,31 @@ fn read_matching(path: &Path, n: u64, d: usize, k: usize) -> Result<Checkpoint, 
                 "checkpoint is for n = {}, d = {}, k = {}; this job has n = {n}, d = {d}, k = {k}",
                 ck.n, ck.d, ck.k
             ),
+        ));
+    }
+    if ck.weights_digest != weights_digest {
+        let says = |w: Option<u64>| match w {
+            None => "no sample weights".to_string(),
+            Some(h) => format!("sample weights with digest {h:016x}"),
+        };
+        return Err(KMeansError::format(
+            path,
+            format!(
+                "checkpoint is for {}; this job has {}",
+                says(ck.weights_digest),
+                says(weights_digest)
+            ),
+        ));
+    }
+    if let Init::Given(c) = &p.init
+        && !c
+            .iter()
+            .map(|v| v.to_bits())
+            .eq(ck.initial_bits.iter().copied())
+    {
+        return Err(KMeansError::format(
+            path,
+            "checkpoint started from other initial centroids than the given ones",
         ));
     }
     Ok(ck)
@@ -373,21 +593,32 @@ fn global_mean_variance<C: Communicator>(s: &mut MpiStepper<'_, C>, n: u64) -> f
     ss.iter().sum::<f64>() / n as f64 / d as f64
 }
 
-/// Rows `i * n / s` for `i < s`, the same on every rank whatever the number of ranks.
-fn global_sample<C: Communicator>(s: &mut MpiStepper<'_, C>, n: u64, start: u64) -> Vec<f64> {
+/// Rows `i * n / s` for `i < s` and their weights (when the run is weighted), the same on
+/// every rank whatever the number of ranks.
+fn global_sample<C: Communicator>(
+    s: &mut MpiStepper<'_, C>,
+    n: u64,
+    start: u64,
+) -> (Vec<f64>, Option<Vec<f64>>) {
     let d = s.local.d;
-    let rows = n.min(INIT_SAMPLE_ROWS);
+    let rows = n.min(INIT_SAMPLE_ROWS) as usize;
     let end = start + (s.local.data.len() / d) as u64;
-    let mut buf = vec![0.0; rows as usize * d];
+    // The points, then the weights (each rank fills its rows; the rest stay 0).
+    let weighted = s.local.weights.is_some();
+    let mut buf = vec![0.0; rows * d + if weighted { rows } else { 0 }];
     for i in 0..rows {
         let g = (i as u128 * n as u128 / rows as u128) as u64;
         if (start..end).contains(&g) {
             let l = (g - start) as usize;
-            buf[i as usize * d..(i as usize + 1) * d]
-                .copy_from_slice(&s.local.data[l * d..(l + 1) * d]);
+            buf[i * d..(i + 1) * d].copy_from_slice(&s.local.data[l * d..(l + 1) * d]);
+            if let Some(w) = s.local.weights {
+                buf[rows * d + i] = w[l];
+            }
         }
     }
-    s.all_sum(&buf)
+    let mut all = s.all_sum(&buf);
+    let weights = weighted.then(|| all.split_off(rows * d));
+    (all, weights)
 }
 
 fn write_labels(path: &Path, labels: &[u32]) -> Result<(), KMeansError> {
@@ -406,4 +637,51 @@ fn write_report(path: &Path, r: &DistributedReport) -> Result<(), KMeansError> {
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| KMeansError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_digest_does_not_depend_on_the_sharding_but_on_every_weight() {
+        let w: Vec<f64> = (0..1001).map(|i| (i % 7) as f64 * 0.25).collect();
+        let whole = weights_digest_part(0, &w);
+        for ranks in [2u64, 3, 7, 1001] {
+            let parts = (0..ranks).fold(0, |acc, r| {
+                let s = shard_range(w.len() as u64, ranks, r);
+                acc ^ weights_digest_part(s.start, &w[s.start as usize..s.end as usize])
+            });
+            assert_eq!(parts, whole, "ranks = {ranks}");
+        }
+        let mut other = w.clone();
+        other[500] += 0.25;
+        assert_ne!(weights_digest_part(0, &other), whole);
+        other = w.clone();
+        other.swap(1, 2);
+        assert_ne!(weights_digest_part(0, &other), whole);
+        // -0.0 weighs what 0.0 weighs.
+        other = w.clone();
+        other[0] = -0.0;
+        assert_eq!(weights_digest_part(0, &other), whole);
+    }
+
+    #[test]
+    fn job_digest_sees_parameters_and_given_centroids() {
+        let c = ndarray::array![[0.0, 1.0], [2.0, 3.0]];
+        let p = KMeans::new(2).init(Init::Given(c.clone()));
+        let base = job_digest(&p, false);
+        assert_eq!(job_digest(&p.clone(), false), base);
+        assert_ne!(job_digest(&p, true), base);
+        assert_ne!(job_digest(&p.clone().seed(1), false), base);
+        let mut moved = c.clone();
+        moved[[1, 0]] = 2.5;
+        assert_ne!(job_digest(&p.clone().init(Init::Given(moved)), false), base);
+        // The same values in Fortran order are the same centroids.
+        let fortran = c.t().as_standard_layout().t().to_owned();
+        assert_eq!(
+            job_digest(&p.clone().init(Init::Given(fortran)), false),
+            base
+        );
+    }
 }

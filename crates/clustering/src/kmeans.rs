@@ -503,19 +503,27 @@ pub(crate) fn check_weights(
             found: w.len(),
         });
     }
-    if let Some((i, v)) = w
-        .iter()
-        .enumerate()
-        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
-    {
-        return Err(KMeansError::InvalidWeights(format!(
-            "weight {i} is {v}; weights must be finite and non-negative"
-        )));
-    }
+    check_weight_values(&w, 0)?;
     if !w.iter().any(|&v| v > 0.0) {
         return Err(KMeansError::InvalidWeights("all weights are zero".into()));
     }
     Ok(w)
+}
+
+/// The first weight that is negative, NaN or infinite, as an error naming its global index
+/// (`index_offset` is the global index of `w[0]`, for MPI shards).
+pub(crate) fn check_weight_values(w: &[f64], index_offset: u64) -> Result<(), KMeansError> {
+    match w
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+    {
+        Some((i, v)) => Err(KMeansError::InvalidWeights(format!(
+            "weight {} is {v}; weights must be finite and non-negative",
+            index_offset + i as u64
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn validate<'a, T: Element>(

@@ -16,6 +16,12 @@ use crate::KMeansError;
 /// launcher removes it from relaunches.
 pub const FAIL_AT_VAR: &str = "WARPATH_KMEANS_FAIL_AT";
 
+/// Exit status of a job that is itself bad: the worker's usage errors (as clap's) and every
+/// error it reports (bad input, parameters, a checkpoint of another job: it calls
+/// `MPI_Abort` with this code). [`launch_with_restarts`] does not relaunch such a job; only
+/// a job whose rank died some other way (a crash, a kill, a lost machine) is relaunched.
+pub const BAD_JOB_EXIT_CODE: i32 = 2;
+
 /// Environment variable naming the worker binary (default: `kmeans-mpi` next to the running
 /// executable, then on `PATH`).
 pub const WORKER_VAR: &str = "WARPATH_KMEANS_MPI";
@@ -31,7 +37,9 @@ pub struct MpiLaunch {
     pub ranks: usize,
     /// How many times a failed job is relaunched from its checkpoint.
     pub max_restarts: usize,
-    /// Worker arguments (input, `--k`, ..., without `--checkpoint` and `--resume`).
+    /// Worker arguments (input, `--k`, `--init` or `--init-centroids FILE`, `--weights FILE`,
+    /// ..., without `--checkpoint` and `--resume`), passed on `mpirun`'s command line to
+    /// every rank (and again to every relaunch).
     pub worker_args: Vec<OsString>,
     /// The checkpoint file.
     pub checkpoint: PathBuf,
@@ -78,11 +86,13 @@ pub fn find_worker() -> Option<PathBuf> {
 
 /// Runs the job under `mpirun`; when it fails, relaunches it with `--resume` (up to
 /// `max_restarts` times), so it continues from the last checkpoint, possibly on a different
-/// set of ranks. `on_failure` is told about each failure before the relaunch.
+/// set of ranks. `on_failure` is told about each failure before its relaunch. A job that
+/// exits with [`BAD_JOB_EXIT_CODE`] (the worker refused its input or parameters) is not
+/// relaunched.
 ///
 /// # Errors
-/// [`KMeansError::Distributed`] when `mpirun` cannot be started or the job still fails after
-/// `max_restarts` relaunches.
+/// [`KMeansError::Distributed`] when `mpirun` cannot be started, the worker refused the job,
+/// or the job still fails after `max_restarts` relaunches.
 pub fn launch_with_restarts(
     opts: &MpiLaunch,
     mut on_failure: impl FnMut(usize, &str),
@@ -120,7 +130,14 @@ pub fn launch_with_restarts(
             out.status,
             lines.join(" | ")
         );
-        on_failure(attempt + 1, &why);
+        if out.status.code() == Some(BAD_JOB_EXIT_CODE) {
+            return Err(KMeansError::Distributed(format!(
+                "the worker refused the job (not relaunched): {why}"
+            )));
+        }
+        if attempt < opts.max_restarts {
+            on_failure(attempt + 1, &why);
+        }
         failures.push(why);
     }
     Err(KMeansError::Distributed(format!(

@@ -529,7 +529,8 @@ mod io {
     use crate::KMeansError;
     use crate::checkpoint::{Checkpoint, to_bits};
     use crate::data::{
-        NpyType, read_csv, read_npy, read_npy_header, read_rows, shard_range, write_npy,
+        NpyType, read_csv, read_matrix, read_npy, read_npy_header, read_rows, read_weights,
+        read_weights_header, shard_range, write_npy,
     };
 
     fn dir(name: &str) -> std::path::PathBuf {
@@ -617,12 +618,51 @@ mod io {
     }
 
     #[test]
+    fn weights_files_npy_and_raw() {
+        let d = dir("weights");
+        // Raw f64, read whole and by shard.
+        let raw = d.join("w.bin");
+        let w = [0.5f64, 0.0, 2.0, 1e300, 7.0];
+        std::fs::write(
+            &raw,
+            w.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        assert_eq!(read_weights(&raw).unwrap(), w);
+        let h = read_weights_header(&raw).unwrap();
+        assert_eq!((h.offset, h.rows, h.cols), (0, 5, 1));
+        assert_eq!(read_rows(&raw, h.offset, h.dtype, 3, 2, 1).unwrap(), w[3..]);
+        // A (n, 1) .npy file holds weights too; (n, 2) does not.
+        let npy = d.join("w.npy");
+        write_npy(&npy, &Array2::from_shape_vec((5, 1), w.to_vec()).unwrap()).unwrap();
+        assert_eq!(read_weights(&npy).unwrap(), w);
+        assert_eq!(read_matrix(&npy).unwrap().dim(), (5, 1));
+        write_npy(&npy, &Array2::zeros((5, 2))).unwrap();
+        let e = read_weights(&npy).unwrap_err();
+        assert!(
+            matches!(&e, KMeansError::Format { reason, .. } if reason.contains("1-D")),
+            "{e}"
+        );
+        // A raw file that is not whole f64 values; a missing file.
+        std::fs::write(&raw, [0u8; 12]).unwrap();
+        assert!(matches!(
+            read_weights(&raw),
+            Err(KMeansError::Format { .. })
+        ));
+        assert!(matches!(
+            read_weights_header(&d.join("missing")),
+            Err(KMeansError::Io { .. })
+        ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
     fn checkpoints_are_exact_and_checked() {
         let d = dir("ck");
         let p = d.join("ck.json");
         let c = vec![0.1, 1.0 / 3.0, -2.5e-300, f64::MAX];
         let ck = Checkpoint {
-            version: 1,
+            version: 2,
             n: 10,
             d: 2,
             k: 2,
@@ -631,10 +671,18 @@ mod io {
             converged: false,
             centroid_bits: to_bits(&c),
             initial_bits: to_bits(&c),
+            weights_digest: Some(u64::MAX),
         };
         ck.write_atomic(&p).unwrap();
         let back = Checkpoint::read(&p).unwrap();
+        assert_eq!(back, ck);
         assert_eq!(back.centroids(), c);
+        // A version-1 checkpoint (no weights digest) reads as unweighted.
+        let mut v1: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        v1.as_object_mut().unwrap().remove("weights_digest");
+        std::fs::write(&p, v1.to_string()).unwrap();
+        assert_eq!(Checkpoint::read(&p).unwrap().weights_digest, None);
         // Overwriting leaves no temporary files behind.
         ck.write_atomic(&p).unwrap();
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);

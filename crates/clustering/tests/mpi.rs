@@ -1,16 +1,17 @@
 //! The distributed worker under `mpirun` (feature `mpi`; run by `ci-mpi.sh`): 3 ranks equal
 //! 1 rank, a rank killed mid-run is relaunched from the checkpoint (also with another number
-//! of ranks) and reaches the same centroids as the uninterrupted run.
+//! of ranks) and reaches the same centroids as the uninterrupted run; weighted runs from given
+//! centroids equal the library's weighted fit; bad weights and centroids fail on every rank.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use clustering::checkpoint::from_bits;
+use clustering::checkpoint::{from_bits, to_bits};
 use clustering::data::{generate_blobs, write_npy};
 use clustering::distributed::DistributedReport;
 use clustering::launch::{FAIL_AT_VAR, LaunchOutcome, MpiLaunch, launch_with_restarts};
 use clustering::{Init, KMeans};
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 
 const K: usize = 6;
 
@@ -25,15 +26,44 @@ fn setup(name: &str) -> (PathBuf, PathBuf, Array2<f64>) {
     (dir, path, b.data)
 }
 
+/// How a test launches its job: relaunches, `--resume`, a rank to kill, more worker flags.
+#[derive(Default)]
+struct How<'a> {
+    restarts: usize,
+    resume: bool,
+    fail_at: Option<&'a str>,
+    extra: &'a [OsString],
+}
+
+impl<'a> How<'a> {
+    fn with(extra: &'a [OsString]) -> Self {
+        How {
+            extra,
+            ..How::default()
+        }
+    }
+
+    fn resume(self) -> Self {
+        How {
+            resume: true,
+            ..self
+        }
+    }
+}
+
 fn launch(
     dir: &Path,
     input: &Path,
     ranks: usize,
     tag: &str,
-    restarts: usize,
-    resume: bool,
-    fail_at: Option<&str>,
+    how: How<'_>,
 ) -> Result<LaunchOutcome, clustering::KMeansError> {
+    let How {
+        restarts,
+        resume,
+        fail_at,
+        extra,
+    } = how;
     let opts = MpiLaunch {
         mpirun: PathBuf::from(std::env::var("MPIRUN").unwrap_or_else(|_| "mpirun".into())),
         worker: PathBuf::from(env!("CARGO_BIN_EXE_kmeans-mpi")),
@@ -53,6 +83,7 @@ fn launch(
             dir.join(format!("{tag}.labels")).into_os_string(),
         ]
         .into_iter()
+        .chain(extra.iter().cloned())
         .collect::<Vec<OsString>>(),
         checkpoint: dir.join(format!("{tag}.ck.json")),
         resume,
@@ -74,6 +105,41 @@ fn report(dir: &Path, tag: &str) -> (DistributedReport, Vec<u32>) {
     (r, labels)
 }
 
+/// Writes a 1-D `f32` `.npy` file (numpy's layout).
+fn write_npy_f32(path: &Path, v: &[f64]) {
+    let mut header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        v.len()
+    );
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    for &x in v {
+        bytes.extend((x as f32).to_le_bytes());
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Writes raw little-endian `f64`.
+fn write_raw(path: &Path, v: &[f64]) {
+    std::fs::write(
+        path,
+        v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+}
+
+fn args(pairs: &[(&str, &Path)]) -> Vec<OsString> {
+    pairs
+        .iter()
+        .flat_map(|(flag, p)| [OsString::from(flag), p.as_os_str().to_owned()])
+        .collect()
+}
+
 /// Same job: same iterations and labels, centroids equal up to the order of the sums.
 fn assert_same(a: &(DistributedReport, Vec<u32>), b: &(DistributedReport, Vec<u32>)) {
     assert_eq!(a.0.initial_bits, b.0.initial_bits, "same initial centroids");
@@ -89,7 +155,7 @@ fn assert_same(a: &(DistributedReport, Vec<u32>), b: &(DistributedReport, Vec<u3
 #[test]
 fn distributed_equals_single_process_and_survives_a_killed_rank() {
     let (dir, input, data) = setup("main");
-    let one = launch(&dir, &input, 1, "one", 0, false, None).unwrap();
+    let one = launch(&dir, &input, 1, "one", How::default()).unwrap();
     assert_eq!(one.attempts, 1);
     let single = report(&dir, "one");
     assert!(
@@ -114,25 +180,201 @@ fn distributed_equals_single_process_and_survives_a_killed_rank() {
     }
 
     // Three ranks, uninterrupted.
-    launch(&dir, &input, 3, "three", 0, false, None).unwrap();
+    launch(&dir, &input, 3, "three", How::default()).unwrap();
     assert_same(&single, &report(&dir, "three"));
 
     // Rank 1 dies after iteration 3; the launcher relaunches from the checkpoint.
-    let out = launch(&dir, &input, 3, "killed", 2, false, Some("3:1")).unwrap();
+    let out = launch(
+        &dir,
+        &input,
+        3,
+        "killed",
+        How {
+            restarts: 2,
+            fail_at: Some("3:1"),
+            ..How::default()
+        },
+    )
+    .unwrap();
     assert_eq!(out.attempts, 2, "one failure, one resumed launch");
     let killed = report(&dir, "killed");
     assert_eq!(killed.0.resumed_from, Some(3));
     assert_same(&single, &killed);
 
     // Killed with 3 ranks and no restarts; resumed by hand on 2 ranks.
-    let e = launch(&dir, &input, 3, "manual", 0, false, Some("4:2"));
+    let e = launch(
+        &dir,
+        &input,
+        3,
+        "manual",
+        How {
+            fail_at: Some("4:2"),
+            ..How::default()
+        },
+    );
     assert!(e.is_err());
-    launch(&dir, &input, 2, "manual", 0, true, None).unwrap();
+    launch(&dir, &input, 2, "manual", How::default().resume()).unwrap();
     let manual = report(&dir, "manual");
     assert_eq!(manual.0.resumed_from, Some(4));
     assert_eq!(manual.0.ranks, 2);
     assert_same(&single, &manual);
 
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
+    let (dir, input, data) = setup("weighted");
+    let n = data.nrows();
+    // Weights 0, 0.5, ..., 2 (exact in f32): some points weigh nothing.
+    let w: Vec<f64> = (0..n).map(|i| ((i * 7919) % 5) as f64 * 0.5).collect();
+    let (w32, w64) = (dir.join("w32.npy"), dir.join("w.f64"));
+    write_npy_f32(&w32, &w);
+    write_raw(&w64, &w);
+    let given = Array2::from_shape_fn((K, 5), |(j, t)| data[[j * 4999 + 3, t]]);
+    let centres = dir.join("given.npy");
+    write_npy(&centres, &given).unwrap();
+
+    // 1 rank reading f32 .npy weights, 3 ranks reading raw f64 weights.
+    let a = args(&[("--weights", &w32), ("--init-centroids", &centres)]);
+    launch(&dir, &input, 1, "w1", How::with(&a)).unwrap();
+    let b = args(&[("--weights", &w64), ("--init-centroids", &centres)]);
+    launch(&dir, &input, 3, "w3", How::with(&b)).unwrap();
+    let one = report(&dir, "w1");
+    assert_eq!(one.0.initial_bits, to_bits(given.as_slice().unwrap()));
+    assert!(one.0.converged && one.0.iterations >= 3);
+    assert_same(&one, &report(&dir, "w3"));
+
+    // The library's weighted fit from the same centroids.
+    let wv = Array1::from(w.clone());
+    let lib = KMeans::new(K)
+        .init(Init::Given(given.clone()))
+        .tol(0.0)
+        .fit_weighted(data.view(), wv.view())
+        .unwrap();
+    assert_eq!(lib.labels, one.1);
+    assert_eq!(lib.iterations, one.0.iterations);
+    for (x, y) in lib.centroids.iter().zip(&one.0.centroids) {
+        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{x} vs {y}");
+    }
+    assert!((lib.inertia - one.0.inertia).abs() <= 1e-10 * lib.inertia);
+    // The weights matter: unweighted, the same start ends elsewhere.
+    let plain = KMeans::new(K)
+        .init(Init::Given(given))
+        .tol(0.0)
+        .fit(data.view())
+        .unwrap();
+    assert!(
+        plain
+            .centroids
+            .iter()
+            .zip(&one.0.centroids)
+            .any(|(x, y)| (x - y).abs() > 1e-6)
+    );
+
+    // Weighted k-means++ (seed 5) on 3 ranks equals the library's.
+    launch(
+        &dir,
+        &input,
+        3,
+        "wpp",
+        How {
+            extra: &args(&[("--weights", &w64)]),
+            ..How::default()
+        },
+    )
+    .unwrap();
+    let pp = report(&dir, "wpp");
+    let lib = KMeans::new(K)
+        .seed(5)
+        .tol(0.0)
+        .fit_weighted(data.view(), wv.view())
+        .unwrap();
+    assert_eq!(lib.labels, pp.1);
+    assert_eq!(lib.iterations, pp.0.iterations);
+    for (x, y) in lib.centroids.iter().zip(&pp.0.centroids) {
+        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{x} vs {y}");
+    }
+
+    // Resuming needs the same weights (in any file format) and the same given centroids.
+    let mut other = w.clone();
+    other[n / 2] += 0.5;
+    let other_path = dir.join("other.f64");
+    write_raw(&other_path, &other);
+    let c = args(&[("--weights", &other_path), ("--init-centroids", &centres)]);
+    let e = launch(&dir, &input, 3, "w3", How::with(&c).resume()).unwrap_err();
+    assert!(e.to_string().contains("sample weights with digest"), "{e}");
+    let e = launch(
+        &dir,
+        &input,
+        2,
+        "w3",
+        How {
+            resume: true,
+            extra: &args(&[("--init-centroids", &centres)]),
+            ..How::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("this job has no sample weights"),
+        "{e}"
+    );
+    launch(&dir, &input, 2, "w3", How::with(&a).resume()).unwrap();
+    let resumed = report(&dir, "w3");
+    assert_eq!(resumed.0.resumed_from, Some(one.0.iterations));
+    assert_same(&one, &resumed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_weights_and_centroids_fail_on_every_rank() {
+    let (dir, input, data) = setup("badw");
+    let n = data.nrows();
+    // Relaunches are allowed, but a job the worker refuses is not relaunched.
+    let fail = |extra: &[OsString]| {
+        let how = How {
+            restarts: 2,
+            ..How::with(extra)
+        };
+        let e = launch(&dir, &input, 3, "bad", how).unwrap_err().to_string();
+        assert!(e.contains("refused the job (not relaunched)"), "{e}");
+        e
+    };
+    // A bad weight in the last rank's shard, then one in the first rank's.
+    let mut w = vec![1.0; n];
+    w[n - 5] = -1.0;
+    let wp = dir.join("w.f64");
+    write_raw(&wp, &w);
+    let e = fail(&args(&[("--weights", &wp)]));
+    assert!(e.contains(&format!("weight {} is -1", n - 5)), "{e}");
+    w[n - 5] = 1.0;
+    w[10] = f64::NAN;
+    write_npy_f32(&dir.join("w.npy"), &w);
+    let e = fail(&args(&[("--weights", &dir.join("w.npy"))]));
+    assert!(e.contains("weight 10 is NaN"), "{e}");
+    write_raw(&wp, &vec![1.0; n - 1]);
+    let e = fail(&args(&[("--weights", &wp)]));
+    assert!(e.contains(&format!("expected {n}, found {}", n - 1)), "{e}");
+    write_raw(&wp, &vec![0.0; n]);
+    let e = fail(&args(&[("--weights", &wp)]));
+    assert!(e.contains("all weights are zero"), "{e}");
+    // Given centroids: k - 1 rows, then a NaN.
+    let bad = dir.join("bad.npy");
+    write_npy(&bad, &Array2::zeros((K - 1, 5))).unwrap();
+    let e = fail(&args(&[("--init-centroids", &bad)]));
+    assert!(
+        e.contains(&format!(
+            "given centroids (rows): expected {K}, found {}",
+            K - 1
+        )),
+        "{e}"
+    );
+    let mut c = Array2::zeros((K, 5));
+    c[[2, 3]] = f64::NAN;
+    write_npy(&bad, &c).unwrap();
+    let e = fail(&args(&[("--init-centroids", &bad)]));
+    assert!(e.contains("non-finite"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

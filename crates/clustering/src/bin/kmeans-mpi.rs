@@ -4,12 +4,15 @@
 //! ```text
 //! mpirun -n 4 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json
 //! mpirun -n 2 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json --resume
+//! mpirun -n 4 kmeans-mpi data.npy --k 64 --weights w.npy --init-centroids start.csv
 //! ```
 
 use std::path::PathBuf;
 
 use clap::Parser;
+use clustering::data::read_matrix;
 use clustering::distributed::{DistributedConfig, Input, run_distributed};
+use clustering::launch::BAD_JOB_EXIT_CODE;
 use clustering::{Init, KMeans};
 use mpi::traits::Communicator;
 
@@ -28,6 +31,14 @@ struct Args {
     /// k-means++ or random.
     #[arg(long, default_value = "k-means++")]
     init: Init,
+    /// Start from these centroids (a k x d `.npy` or CSV file, read by every rank) instead of
+    /// --init.
+    #[arg(long, value_name = "FILE", conflicts_with = "init")]
+    init_centroids: Option<PathBuf>,
+    /// Sample weights, one per row: a 1-D `.npy` file (f32 or f64) or raw little-endian f64;
+    /// each rank reads its own shard.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     /// Most iterations.
     #[arg(long, default_value_t = 300)]
     max_iter: usize,
@@ -68,13 +79,25 @@ fn main() {
             if world.rank() == 0 {
                 eprintln!("kmeans-mpi: a raw input needs --dim (or use a .npy file)");
             }
-            std::process::exit(2);
+            std::process::exit(BAD_JOB_EXIT_CODE);
         }
+    };
+    let init = match &args.init_centroids {
+        Some(p) => match read_matrix(p) {
+            Ok(c) => Init::Given(c),
+            Err(e) => {
+                eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
+                // Other ranks may already be waiting in a collective.
+                world.abort(BAD_JOB_EXIT_CODE);
+            }
+        },
+        None => args.init,
     };
     let cfg = DistributedConfig {
         input,
+        weights: args.weights,
         params: KMeans::new(args.k)
-            .init(args.init)
+            .init(init)
             .max_iter(args.max_iter)
             .tol(args.tol)
             .seed(args.seed),
@@ -91,8 +114,9 @@ fn main() {
         Ok(None) => {}
         Err(e) => {
             eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
-            // Other ranks may be waiting in a collective: take the whole job down.
-            world.abort(1);
+            // Other ranks may be waiting in a collective: take the whole job down (and tell
+            // the launcher that a relaunch would fail the same way).
+            world.abort(BAD_JOB_EXIT_CODE);
         }
     }
 }

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clustering::data::{generate_blobs, read_csv, read_npy, write_npy};
+use clustering::data::{generate_blobs, read_matrix, read_npy, read_weights, write_npy};
 use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
 use clustering::{Init, KMeans, KMeansResult, predict};
 use gpu_runtime::{Backend, Exec};
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
 use crate::cmd::demo::DemoSize;
 use crate::report::{DemoRow, format_seconds, progress};
@@ -42,8 +42,12 @@ pub(crate) struct Args {
     #[arg(long, default_value = "k-means++")]
     init: Init,
     /// Start from these centroids (a k x d `.npy` or CSV file) instead of --init.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_centroids: Option<PathBuf>,
+    /// Sample weights, one per point: a 1-D `.npy` file (f32 or f64) or raw little-endian
+    /// f64 (with --ranks, each rank reads its own shard of it).
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     /// Most Lloyd iterations.
     #[arg(long, default_value_t = 300)]
     max_iter: usize,
@@ -66,7 +70,8 @@ pub(crate) struct Args {
     /// worker, built with `cargo build -p clustering --features mpi`).
     #[arg(long, value_name = "R")]
     ranks: Option<usize>,
-    /// Relaunch a failed distributed job from its checkpoint at most this many times.
+    /// Relaunch a failed distributed job from its checkpoint at most this many times (when a
+    /// rank died; a job the worker refuses, e.g. for bad input, is not relaunched).
     #[arg(long, value_name = "M", default_value_t = 3)]
     max_restarts: usize,
     /// Checkpoint file of a distributed job (default: next to the input).
@@ -96,11 +101,7 @@ fn load(args: &Args) -> Result<(Array2<f64>, String)> {
         .input
         .as_deref()
         .context("an input file or --generate is needed")?;
-    let data = match path.extension().and_then(|e| e.to_str()) {
-        Some("npy") => read_npy(path)?,
-        _ => read_csv(path)?,
-    };
-    Ok((data, path.display().to_string()))
+    Ok((read_matrix(path)?, path.display().to_string()))
 }
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
@@ -110,12 +111,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let (data, what) = load(&args)?;
     let (n, d) = data.dim();
     let init = match &args.init_centroids {
-        Some(p) if p.extension().and_then(|e| e.to_str()) == Some("npy") => {
-            Init::Given(read_npy(p)?)
-        }
-        Some(p) => Init::Given(read_csv(p)?),
+        Some(p) => Init::Given(read_matrix(p)?),
         None => args.init.clone(),
     };
+    let weights = load_weights(&args)?;
     let params = KMeans::new(args.k)
         .init(init)
         .max_iter(args.max_iter)
@@ -126,7 +125,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
     let t = Instant::now();
     let cpu0 = process_cpu_seconds();
-    let fit = params.fit_observed(data.view(), None, &mut |p| {
+    let fit = params.fit_observed(data.view(), weights.as_ref().map(|w| w.view()), &mut |p| {
         bar.set_position((p.run * args.max_iter + p.iteration) as u64);
         bar.set_message(format!(
             "k-means run {} inertia {:.4e}",
@@ -137,7 +136,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let seconds = t.elapsed().as_secs_f64();
     let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
-    let verified = verify(data.view(), &fit)?;
+    let verified = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
     write_outputs(&args, data.view(), &fit.labels, &fit.centroids)?;
     if json {
         println!(
@@ -196,14 +195,26 @@ fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
+/// The `--weights` file, whole.
+fn load_weights(args: &Args) -> Result<Option<Array1<f64>>> {
+    args.weights
+        .as_deref()
+        .map(|p| Ok(Array1::from(read_weights(p)?)))
+        .transpose()
+}
+
 /// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
-/// near-ties) and the inertia is what labels and centroids say.
-fn verify(data: ArrayView2<'_, f64>, fit: &KMeansResult<f64>) -> Result<bool> {
+/// near-ties) and the (weighted) inertia is what labels and centroids say.
+fn verify(
+    data: ArrayView2<'_, f64>,
+    weights: Option<ArrayView1<'_, f64>>,
+    fit: &KMeansResult<f64>,
+) -> Result<bool> {
     if fit.centroids.iter().any(|v| !v.is_finite()) {
         return Ok(false);
     }
     let mut inertia = 0.0;
-    for (x, &l) in data.outer_iter().zip(&fit.labels) {
+    for (i, (x, &l)) in data.outer_iter().zip(&fit.labels).enumerate() {
         let dist = |j: usize| -> f64 {
             x.iter()
                 .zip(fit.centroids.row(j))
@@ -217,7 +228,7 @@ fn verify(data: ArrayView2<'_, f64>, fit: &KMeansResult<f64>) -> Result<bool> {
         if mine > best + 1e-9 * (1.0 + best) {
             return Ok(false);
         }
-        inertia += mine;
+        inertia += weights.map_or(1.0, |w| w[i]) * mine;
     }
     Ok((inertia - fit.inertia).abs() <= 1e-6 * (1.0 + inertia))
 }
@@ -301,9 +312,6 @@ fn plot(
 
 fn run_distributed(args: Args, json: bool) -> Result<()> {
     let ranks = args.ranks.unwrap_or(1).max(1);
-    if args.init_centroids.is_some() {
-        bail!("--init-centroids is not supported with --ranks (use --init k-means++ or random)");
-    }
     let worker = find_worker().context(
         "the distributed worker `kmeans-mpi` was not found: build it with \
          `cargo build -p clustering --features mpi --bin kmeans-mpi` (needs OpenMPI) or set WARPATH_KMEANS_MPI",
@@ -345,16 +353,21 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
         std::env::temp_dir().join(format!("warpath-kmeans-{}.json", std::process::id()));
     let labels_path =
         std::env::temp_dir().join(format!("warpath-kmeans-{}.labels", std::process::id()));
-    let init = match args.init {
-        Init::Random => "random",
-        _ => "k-means++",
-    };
-    let worker_args = vec![
+    let mut worker_args = vec![
         input.clone().into_os_string(),
         "--k".into(),
         args.k.to_string().into(),
-        "--init".into(),
-        init.into(),
+    ];
+    // Given centroids and weights are read by every rank from the files named here.
+    match (&args.init_centroids, &args.init) {
+        (Some(p), _) => worker_args.extend(["--init-centroids".into(), p.clone().into()]),
+        (None, Init::Random) => worker_args.extend(["--init".into(), "random".into()]),
+        (None, _) => worker_args.extend(["--init".into(), "k-means++".into()]),
+    }
+    if let Some(w) = &args.weights {
+        worker_args.extend(["--weights".into(), w.clone().into()]);
+    }
+    worker_args.extend([
         "--max-iter".into(),
         args.max_iter.to_string().into(),
         "--tol".into(),
@@ -365,7 +378,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
         report_path.clone().into_os_string(),
         "--labels".into(),
         labels_path.clone().into_os_string(),
-    ];
+    ]);
     let opts = MpiLaunch {
         mpirun: args.mpirun.clone(),
         worker,
@@ -400,7 +413,9 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
         converged: report.converged,
         backend: Backend::Cpu,
     };
-    let verified = fit.labels == labels && verify(data.view(), &fit)?;
+    let weights = load_weights(&args)?;
+    let verified =
+        fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
     write_outputs(&args, data.view(), &labels, &centroids)?;
     let _ = std::fs::remove_file(&report_path);
     let _ = std::fs::remove_file(&labels_path);
