@@ -482,8 +482,8 @@ const SWEEP_EDGES: [u64; 5] = [1_000_000, 3_000_000, 10_000_000, 30_000_000, 100
 const QUICK_SWEEP_EDGES: [u64; 3] = [100_000, 300_000, 1_000_000];
 
 /// Host memory one sweep point needs per edge: the graph, the working set of the hungriest
-/// method, its circuit and the verification. The peak resident size of a CPU sweep at 10^7
-/// edges was 44 bytes per edge (release build); this leaves 1.5x room.
+/// method, its circuit and the verification. The peak resident size of a CPU sweep (release
+/// build) was 44 bytes per edge at 10^7 edges and 31 at 3 x 10^7: this leaves room.
 const SWEEP_BYTES_PER_EDGE: u64 = 64;
 
 /// An edge count of `--sweep-edges`: a whole number with an optional k, M or G suffix
@@ -593,6 +593,9 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
     let mut methods = vec![SweepMethod::Hierholzer, SweepMethod::Parallel];
     if gpu {
         methods.push(SweepMethod::Cuda);
+        // Load (JIT-compile) the kernels before the clock runs.
+        euler_circuit_cuda_timed(&random_euler_graph(1000, EulerStyle::Shallow, 1)?)
+            .context("warming up the GPU")?;
     }
     let mut skipped = Vec::new();
     if let Some(avail) = available_memory() {
