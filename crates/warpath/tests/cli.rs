@@ -194,7 +194,7 @@ fn euler_sweep_rejects_bad_input_clearly() {
         ),
         (
             &["--sweep", "--sweep-edges", "10k,abc"],
-            "`abc` is not an edge count",
+            "`abc` is not a count",
         ),
         (&["--sweep", "--reps", "0"], "--reps"),
         (

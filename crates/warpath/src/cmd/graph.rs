@@ -489,20 +489,7 @@ const SWEEP_BYTES_PER_EDGE: u64 = 64;
 /// An edge count of `--sweep-edges`: a whole number with an optional k, M or G suffix
 /// (10^3, 10^6, 10^9), from 1 to [`MAX_EULER_EDGES`].
 fn parse_edge_count(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, scale) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
-        Some((i, 'm' | 'M')) => (&t[..i], 1_000_000),
-        Some((i, 'g' | 'G')) => (&t[..i], 1_000_000_000),
-        _ => (t, 1),
-    };
-    let m = digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|d| d.checked_mul(scale))
-        .ok_or_else(|| {
-            format!("`{s}` is not an edge count (a whole number, optionally with k, M or G)")
-        })?;
+    let m = super::parse_count(s)? as u64;
     if m == 0 || m > MAX_EULER_EDGES {
         return Err(format!(
             "{m} edges: an edge count must be from 1 to {MAX_EULER_EDGES}"

@@ -59,13 +59,13 @@ pub(crate) struct InputArgs {
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
     /// Generate N keys instead of reading a file (underscores allowed: 10_000_000).
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = super::parse_count)]
     generate: Option<usize>,
     /// Distribution of generated keys.
     #[arg(long, value_enum, default_value_t = Dist::Uniform)]
     dist: Dist,
     /// Generated keys lie in [0, RANGE) (uniform) or 1..=RANGE (zipf).
-    #[arg(long, value_parser = parse_count)]
+    #[arg(long, value_parser = super::parse_count)]
     range: Option<usize>,
     /// Seed of the generator.
     #[arg(long, default_value_t = 42)]
@@ -96,30 +96,6 @@ pub(crate) struct DistinctArgs {
     /// Write `value<TAB>count` lines instead of values (text output only).
     #[arg(long)]
     counts: bool,
-}
-
-fn parse_count(s: &str) -> Result<usize, String> {
-    let t = s.replace('_', "");
-    if let Ok(v) = t.parse::<usize>() {
-        return Ok(v);
-    }
-    // 1e7, 2^28
-    if let Some((a, b)) = t.split_once('^')
-        && let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<u32>())
-    {
-        return a.checked_pow(b).ok_or_else(|| format!("{s} is too large"));
-    }
-    if let Some((a, b)) = t.split_once(['e', 'E'])
-        && let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<u32>())
-    {
-        return 10usize
-            .checked_pow(b)
-            .and_then(|p| p.checked_mul(a))
-            .ok_or_else(|| format!("{s} is too large"));
-    }
-    Err(format!(
-        "`{s}` is not a count (e.g. 1000000, 1_000_000, 1e6, 2^20)"
-    ))
 }
 
 /// What the commands need of a key type besides sorting.
@@ -595,10 +571,13 @@ mod tests {
 
     #[test]
     fn counts_parse_in_several_spellings() {
-        assert_eq!(parse_count("1_000"), Ok(1000));
-        assert_eq!(parse_count("1e6"), Ok(1_000_000));
-        assert_eq!(parse_count("2^20"), Ok(1 << 20));
-        assert!(parse_count("ten").is_err());
+        assert_eq!(super::super::parse_count("1_000"), Ok(1000));
+        assert_eq!(super::super::parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(super::super::parse_count("2^20"), Ok(1 << 20));
+        assert_eq!(super::super::parse_count("10k"), Ok(10_000));
+        assert_eq!(super::super::parse_count("3M"), Ok(3_000_000));
+        assert!(super::super::parse_count("2^20k").is_err());
+        assert!(super::super::parse_count("ten").is_err());
     }
 
     #[test]
