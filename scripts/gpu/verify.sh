@@ -5,6 +5,7 @@
 #
 #   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
 #   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
+#                                             # + the Euler sweep chart (euler.csv, euler.svg)
 #
 # Logs go to $OUT (the device tool brings them back) or ./gpu-out.
 set -uo pipefail
@@ -26,6 +27,8 @@ case "${1:-tests}" in
   bench)
     shift
     "$bundle/run.sh" --bench "$@" --warm-up-time 1 --measurement-time 3 --noplot 2>&1 | tee "$out/bench.log"
-    PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log" ;;
+    PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log"
+    # The seed's chart: Euler circuit time against edges, CPU and GPU, deep and shallow.
+    "$bundle/bin/warpath" euler --sweep --reps 3 --csv "$out/euler.csv" --plot "$out/euler.svg" 2>&1 | tee "$out/euler-sweep.log" ;;
   *) echo "usage: verify.sh tests|bench [FILTER]"; exit 2 ;;
 esac
