@@ -5,7 +5,7 @@
 #
 #   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
 #   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
-#                                             # + the Euler sweep chart (euler.csv, euler.svg)
+#   bash scripts/gpu/verify.sh chart          # the Euler sweep chart (euler.csv, euler.svg)
 #
 # Logs go to $OUT (the device tool brings them back) or ./gpu-out.
 set -uo pipefail
@@ -27,8 +27,10 @@ case "${1:-tests}" in
   bench)
     shift
     "$bundle/run.sh" --bench "$@" --warm-up-time 1 --measurement-time 3 --noplot 2>&1 | tee "$out/bench.log"
-    PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log"
-    # The seed's chart: Euler circuit time against edges, CPU and GPU, deep and shallow.
+    PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log" ;;
+  chart)
+    # The seed's chart: Euler circuit time against edges (1M..100M), CPU and GPU, deep and
+    # shallow (a few minutes; its own device call).
     "$bundle/bin/warpath" euler --sweep --reps 3 --csv "$out/euler.csv" --plot "$out/euler.svg" 2>&1 | tee "$out/euler-sweep.log" ;;
-  *) echo "usage: verify.sh tests|bench [FILTER]"; exit 2 ;;
+  *) echo "usage: verify.sh tests|bench [FILTER]|chart"; exit 2 ;;
 esac
