@@ -450,7 +450,8 @@ mod tests {
         (off, tg)
     }
 
-    fn edges_of(n: u32, m: usize, seed: u64) -> Vec<(u32, u32)> {
+    /// Seeded random edges (an LCG), shared with the reversal tests.
+    pub(super) fn edges_of(n: u32, m: usize, seed: u64) -> Vec<(u32, u32)> {
         let mut s = seed;
         let mut next = || {
             s = s

@@ -268,15 +268,7 @@ mod tests {
     }
 
     fn random_graph(n: usize, m: usize, seed: u64) -> Graph {
-        let mut s = seed;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 33) % n as u64) as u32
-        };
-        let e: Vec<(u32, u32)> = (0..m).map(|_| (next(), next())).collect();
-        Graph::from_edges(n, &e).unwrap()
+        Graph::from_edges(n, &crate::graph::tests::edges_of(n as u32, m, seed)).unwrap()
     }
 
     /// Sizes around warp, block and tile boundaries, and a graph with one vertex (every key
