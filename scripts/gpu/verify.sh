@@ -30,7 +30,8 @@ case "${1:-tests}" in
     PYTHONUNBUFFERED=1 OUT="$out" python3 scripts/gpu/baselines.py 2>&1 | tee "$out/baselines.log" ;;
   chart)
     # The seed's chart: Euler circuit time against edges (1M..100M), CPU and GPU, deep and
-    # shallow (a few minutes; its own device call).
-    "$bundle/bin/warpath" euler --sweep --reps 3 --csv "$out/euler.csv" --plot "$out/euler.svg" 2>&1 | tee "$out/euler-sweep.log" ;;
+    # shallow (a few minutes; its own device call). The CSV gains a row per measurement, so a
+    # run stopped by the time limit (540 s, under the device's 600 s per call) keeps its rows.
+    timeout 540 "$bundle/bin/warpath" euler --sweep --reps 3 --csv "$out/euler.csv" --plot "$out/euler.svg" 2>&1 | tee "$out/euler-sweep.log" ;;
   *) echo "usage: verify.sh tests|bench [FILTER]|chart"; exit 2 ;;
 esac

@@ -607,7 +607,10 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
     // Create the outputs now, so that a bad path fails before the long part.
     let create =
         |p: &Path| std::fs::File::create(p).with_context(|| format!("creating {}", p.display()));
-    let csv = args.csv.as_deref().map(create).transpose()?;
+    let mut csv = args.csv.as_deref().map(create).transpose()?;
+    if let (Some(f), Some(p)) = (csv.as_mut(), &args.csv) {
+        write_sweep_csv_header(f).with_context(|| format!("writing {}", p.display()))?;
+    }
     if let Some(p) = &args.plot {
         create(p)?;
     }
@@ -657,13 +660,21 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
                     };
                     bar.inc(1);
                 }
-                rows.extend(best.into_iter().map(|(name, seconds)| SweepRow {
-                    style: label,
-                    edges: g.edge_count(),
-                    method: name,
-                    seconds,
-                    m_edges_per_second: g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
-                }));
+                let measured: Vec<SweepRow> = best
+                    .into_iter()
+                    .map(|(name, seconds)| SweepRow {
+                        style: label,
+                        edges: g.edge_count(),
+                        method: name,
+                        seconds,
+                        m_edges_per_second: g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
+                    })
+                    .collect();
+                if let (Some(f), Some(p)) = (csv.as_mut(), &args.csv) {
+                    append_sweep_csv(f, &measured)
+                        .with_context(|| format!("writing {}", p.display()))?;
+                }
+                rows.extend(measured);
             }
         }
     }
@@ -674,9 +685,6 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
         .iter()
         .filter(|r| Some(r.edges) == largest)
         .all(|r| r.shallow_over_deep <= 2.0);
-    if let (Some(f), Some(p)) = (csv, &args.csv) {
-        write_sweep_csv(f, &rows).with_context(|| format!("writing {}", p.display()))?;
-    }
     let threads = rayon::current_num_threads();
     if let Some(p) = &args.plot {
         let caption =
@@ -782,9 +790,15 @@ fn shallow_over_deep(rows: &[SweepRow]) -> Vec<StyleRatio> {
         .collect()
 }
 
-fn write_sweep_csv(f: std::fs::File, rows: &[SweepRow]) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(f);
+/// The sweep's CSV header.
+fn write_sweep_csv_header(w: &mut impl Write) -> std::io::Result<()> {
     writeln!(w, "style,edges,method,seconds,m_edges_per_second")?;
+    w.flush()
+}
+
+/// Appends rows to the sweep's CSV and flushes, so that a sweep cut short (a time limit, a
+/// crash at a large size) keeps every row measured so far.
+fn append_sweep_csv(w: &mut impl Write, rows: &[SweepRow]) -> std::io::Result<()> {
     for r in rows {
         writeln!(
             w,
