@@ -91,13 +91,7 @@ pub fn radix_sort_pairs<K: SortKey, V: Element>(
     keys: &CudaSlice<K>,
     values: &CudaSlice<V>,
 ) -> Result<(CudaSlice<K>, CudaSlice<V>), PrimitiveError> {
-    if keys.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "values",
-            expected: keys.len(),
-            found: values.len(),
-        });
-    }
+    PrimitiveError::check_len("values", keys.len(), values.len())?;
     let k = copy(gpu, keys)?;
     let v = copy(gpu, values)?;
     let (k, v) = crate::cuda::sort::<K, V>(gpu, k, Some(v), false)?;
@@ -198,13 +192,7 @@ pub fn select_by_flags<T: Element>(
     values: &CudaSlice<T>,
     flags: &CudaSlice<bool>,
 ) -> Result<DeviceVec<T>, PrimitiveError> {
-    if flags.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "flags",
-            expected: values.len(),
-            found: flags.len(),
-        });
-    }
+    PrimitiveError::check_len("flags", values.len(), flags.len())?;
     let (buf, len) = crate::cuda::select(gpu, values, flags)?;
     Ok(DeviceVec { buf, len })
 }
@@ -222,13 +210,7 @@ pub fn split_by_flags<T: Element>(
     values: &CudaSlice<T>,
     flags: &CudaSlice<bool>,
 ) -> Result<DeviceVec<T>, PrimitiveError> {
-    if flags.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "flags",
-            expected: values.len(),
-            found: flags.len(),
-        });
-    }
+    PrimitiveError::check_len("flags", values.len(), flags.len())?;
     let (buf, len) = crate::cuda::split(gpu, values, flags)?;
     Ok(DeviceVec { buf, len })
 }

@@ -46,3 +46,22 @@ pub enum PrimitiveError {
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }
+
+impl PrimitiveError {
+    /// `Ok` when `found == expected`, else [`PrimitiveError::LengthMismatch`] naming `what`.
+    pub(crate) fn check_len(
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    ) -> Result<(), PrimitiveError> {
+        if found == expected {
+            Ok(())
+        } else {
+            Err(PrimitiveError::LengthMismatch {
+                what,
+                expected,
+                found,
+            })
+        }
+    }
+}

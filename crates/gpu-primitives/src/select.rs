@@ -183,13 +183,7 @@ pub fn select_by_flags<T: Element>(
     flags: &[bool],
     exec: Exec,
 ) -> Result<Vec<T>, PrimitiveError> {
-    if flags.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "flags",
-            expected: values.len(),
-            found: flags.len(),
-        });
-    }
+    PrimitiveError::check_len("flags", values.len(), flags.len())?;
     match exec.resolve(values.len() as u64, GPU_THRESHOLD_STREAM)? {
         Target::Cpu => Ok(select_cpu(values, |i, _| flags[i])),
         Target::Cuda(gpu) => {
@@ -265,13 +259,7 @@ pub fn split_by_flags<T: Element>(
     flags: &[bool],
     exec: Exec,
 ) -> Result<Split<T>, PrimitiveError> {
-    if flags.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "flags",
-            expected: values.len(),
-            found: flags.len(),
-        });
-    }
+    PrimitiveError::check_len("flags", values.len(), flags.len())?;
     match exec.resolve(values.len() as u64, GPU_THRESHOLD_STREAM)? {
         Target::Cpu => Ok(split_cpu(values, |i, _| flags[i])),
         Target::Cuda(gpu) => {

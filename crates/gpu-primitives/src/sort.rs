@@ -188,13 +188,7 @@ fn sort_pairs<K: SortKey, V: Copy + Send + Sync>(
     desc: bool,
     exec: Exec,
 ) -> Result<Backend, PrimitiveError> {
-    if keys.len() != values.len() {
-        return Err(PrimitiveError::LengthMismatch {
-            what: "values",
-            expected: keys.len(),
-            found: values.len(),
-        });
-    }
+    PrimitiveError::check_len("values", keys.len(), values.len())?;
     match exec.resolve(keys.len() as u64, GPU_THRESHOLD_SORT)? {
         Target::Cpu => {
             cpu_sort(keys, values, desc);
