@@ -7,6 +7,12 @@
 // ties); then each object with a winner is reassigned and repriced; then the free persons are
 // collected for the next round. Indices are 32-bit (n < 2^32), offsets into the n x n benefit
 // matrix 64-bit.
+//
+// The round kernels take the number of bidders from device memory (`count`, written by
+// auction_reset or by the previous round's auction_collect), so the host can queue many rounds
+// without reading it back. The counter is double-buffered: round r reads `count` and collects
+// into `next_count` (zeroed by auction_assign before auction_collect runs); the host swaps the
+// two, with the two bidder lists, between rounds. A round whose `*count` is 0 changes nothing.
 #include "common.cuh"
 
 #define AUCTION_NONE 0xffffffffu
@@ -30,9 +36,10 @@ __device__ __forceinline__ double auction_next_up(double x) {
     return __longlong_as_double(x > 0.0 ? b + 1 : b - 1);
 }
 
-// Starts a phase: nobody assigned, every person a bidder, no bids.
+// Starts a phase: nobody assigned, every person a bidder (*count = n), no bids.
 extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
-                                         u32* winner, u64 n) {
+                                         u32* winner, u32* count, u64 n) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *count = (u32)n;
     WARPATH_GRID_STRIDE(i, n) {
         owner[i] = AUCTION_NONE;
         assigned[i] = AUCTION_NONE;
@@ -42,16 +49,18 @@ extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders
     }
 }
 
-// One warp per bidder k < count (grid-stride over warps): scan row bidders[k] of the benefit
-// matrix for the best and second best value a[i][j] - price[j], write the bid, raise high[j].
+// One warp per bidder k < *count (grid-stride over warps, so any grid works): scan row
+// bidders[k] of the benefit matrix for the best and second best value a[i][j] - price[j], write
+// the bid, raise high[j].
 extern "C" __global__ void auction_bid(const double* benefit, const double* price,
-                                       const u32* bidders, u64 count, u64 n, double eps,
+                                       const u32* bidders, const u32* count, u64 n, double eps,
                                        u32* bid_obj, double* bid_val, u64* high) {
+    const u64 bidders_now = *count;
     const u32 lane = threadIdx.x & 31u;
     const u64 warps_per_block = blockDim.x >> 5;
     const u64 warp0 = (u64)blockIdx.x * warps_per_block + (threadIdx.x >> 5);
     const u64 warp_stride = (u64)gridDim.x * warps_per_block;
-    for (u64 k = warp0; k < count; k += warp_stride) {
+    for (u64 k = warp0; k < bidders_now; k += warp_stride) {
         const u64 person = bidders[k];
         const double* row = benefit + person * n;
         double best = -INFINITY, second = -INFINITY;
@@ -92,8 +101,9 @@ extern "C" __global__ void auction_bid(const double* benefit, const double* pric
 // Each bidder whose bid equals its object's high-water mark claims the object (smallest id).
 extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
                                          const double* bid_val, const u64* high, u32* winner,
-                                         u64 count) {
-    WARPATH_GRID_STRIDE(k, count) {
+                                         const u32* count) {
+    const u64 bidders_now = *count;
+    WARPATH_GRID_STRIDE(k, bidders_now) {
         u32 j = bid_obj[k];
         if (auction_key(bid_val[k]) == high[j]) {
             atomicMin(&winner[j], bidders[k]);
@@ -103,9 +113,13 @@ extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
 
 // Each object with a winner: evict the previous owner, assign the winner, set the price.
 // A winner bid for exactly one object and an evicted owner held exactly one, so the writes to
-// `assigned` never collide.
+// `assigned` never collide. Also zeroes `next_count` for auction_collect. With no bidders
+// (*count == 0) there are no bids (every winner is NONE, every high 0): nothing to do.
 extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
-                                          double* price, u64 n) {
+                                          double* price, const u32* count, u32* next_count,
+                                          u64 n) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *next_count = 0u;
+    if (*count == 0u) return;
     WARPATH_GRID_STRIDE(j, n) {
         u32 w = winner[j];
         if (w != AUCTION_NONE) {
@@ -124,11 +138,15 @@ extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u3
     }
 }
 
-// Appends every unassigned person to `next` (order unspecified) and counts them.
-extern "C" __global__ void auction_collect(const u32* assigned, u32* next, u32* count, u64 n) {
+// Appends every unassigned person to `next` (order unspecified) and counts them in
+// `next_count` (zeroed by auction_assign). After a round without bidders (*count == 0) everyone
+// is still assigned: `next_count` stays 0.
+extern "C" __global__ void auction_collect(const u32* assigned, const u32* count, u32* next,
+                                           u32* next_count, u64 n) {
+    if (*count == 0u) return;
     WARPATH_GRID_STRIDE(i, n) {
         if (assigned[i] == AUCTION_NONE) {
-            u32 at = atomicAdd(count, 1u);
+            u32 at = atomicAdd(next_count, 1u);
             next[at] = (u32)i;
         }
     }

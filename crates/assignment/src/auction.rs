@@ -3,6 +3,7 @@
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
+use gpu_runtime::cudarc::driver::CudaSlice;
 use gpu_runtime::{Exec, Gpu, GpuError, PtxModule, Target};
 
 use crate::problem::{Cost, Problem};
@@ -47,8 +48,9 @@ pub const AUCTION_FLOAT_GAP: f64 = 1e-9;
 ///
 /// **Where it runs.** `Exec::Cpu`: Gauss–Seidel bidding below `n = 256`, Jacobi bidding (all
 /// free rows bid at once, rayon) above. `Exec::Cuda`: Jacobi bidding on the GPU, one warp per
-/// bidder, with atomic price resolution (one host synchronisation per bidding round to read the
-/// number of free rows). `Exec::Auto`: the GPU from [`AUCTION_GPU_THRESHOLD`] entries.
+/// bidder, with atomic price resolution; the number of free rows stays in device memory and the
+/// host reads it once per batch of up to 64 queued rounds, not once per round.
+/// `Exec::Auto`: the GPU from [`AUCTION_GPU_THRESHOLD`] entries.
 ///
 /// # Complexity
 /// `O(n^3 log(n C))` worst case for integer costs of range `C` (`n^2` per bid times the number
@@ -276,7 +278,45 @@ fn jacobi_phase(
     }
 }
 
+/// Bidding rounds queued before the host first reads the bidder count in a phase.
+const FIRST_BATCH: u32 = 4;
+
+/// At most this many bidding rounds are queued between two reads of the bidder count.
+const MAX_BATCH: u32 = 64;
+
+/// Rounds to queue before the next read of the bidder count: twice the last batch, up to
+/// [`MAX_BATCH`]. A phase of `r` rounds costs about `log2(r)` reads up to 64 rounds, then one
+/// read per 64; the rounds queued after its last are no-ops (a few microseconds each).
+fn next_batch(rounds: u32) -> u32 {
+    (rounds * 2).min(MAX_BATCH)
+}
+
+/// Warps per block of `auction_bid` (one warp per bidder).
+const BID_WARPS_PER_BLOCK: u32 = 8;
+
+/// The device buffers of the round loop. The bidder lists and their counters come in pairs:
+/// round `r` reads `bidders`/`count` and collects into `next`/`next_count`; the handles are
+/// swapped after each round, on the host, without a synchronisation.
+struct RoundBuffers {
+    price: CudaSlice<f64>,
+    owner: CudaSlice<u32>,
+    assigned: CudaSlice<u32>,
+    bidders: CudaSlice<u32>,
+    next: CudaSlice<u32>,
+    count: CudaSlice<u32>,
+    next_count: CudaSlice<u32>,
+    bid_obj: CudaSlice<u32>,
+    bid_val: CudaSlice<f64>,
+    high: CudaSlice<u64>,
+    winner: CudaSlice<u32>,
+}
+
 /// The GPU auction (Jacobi bidding, one warp per bidder); returns `x` for the internal rows.
+///
+/// The round kernels read the number of bidders from device memory, so the host queues rounds
+/// in batches ([`FIRST_BATCH`], doubling up to [`MAX_BATCH`]) and reads the count once per
+/// batch; a round queued after the count reached 0 changes nothing. The bids, prices and
+/// rounds are those of a loop that reads the count after every round.
 pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, AssignmentError> {
     use gpu_runtime::cudarc::driver::PushKernelArg;
     if p.nr == 0 {
@@ -292,16 +332,19 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
     let bytes = (n as u64) * (n as u64) * 8 + (n as u64) * 64;
     gpu.ensure_fits(bytes)?;
     let d_benefit = gpu.upload(&s.benefit)?;
-    let mut d_price = gpu.alloc_zeros::<f64>(n)?;
-    let mut d_owner = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_assigned = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_bidders = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_next = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_bid_obj = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_bid_val = gpu.alloc_zeros::<f64>(n)?;
-    let mut d_high = gpu.alloc_zeros::<u64>(n)?;
-    let mut d_winner = gpu.alloc_zeros::<u32>(n)?;
-    let mut d_count = gpu.alloc_zeros::<u32>(1)?;
+    let mut b = RoundBuffers {
+        price: gpu.alloc_zeros::<f64>(n)?,
+        owner: gpu.alloc_zeros::<u32>(n)?,
+        assigned: gpu.alloc_zeros::<u32>(n)?,
+        bidders: gpu.alloc_zeros::<u32>(n)?,
+        next: gpu.alloc_zeros::<u32>(n)?,
+        count: gpu.alloc_zeros::<u32>(1)?,
+        next_count: gpu.alloc_zeros::<u32>(1)?,
+        bid_obj: gpu.alloc_zeros::<u32>(n)?,
+        bid_val: gpu.alloc_zeros::<f64>(n)?,
+        high: gpu.alloc_zeros::<u64>(n)?,
+        winner: gpu.alloc_zeros::<u32>(n)?,
+    };
     let f_reset = gpu.function(&M, "auction_reset")?;
     let f_bid = gpu.function(&M, "auction_bid")?;
     let f_claim = gpu.function(&M, "auction_claim")?;
@@ -309,101 +352,112 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
     let f_collect = gpu.function(&M, "auction_collect")?;
     let n64 = n as u64;
     let per_elem = gpu.grid_stride(n64, 256);
+    // Bids: one warp per bidder, as many warps as bidders at most (n), and at most the device
+    // full (2048 threads per SM); the kernel strides over the bidders with its warps.
+    let bid_cfg = gpu_runtime::grid_stride_config(
+        n64 * 32,
+        32 * BID_WARPS_PER_BLOCK,
+        gpu.info().multiprocessors,
+        2048 / (32 * BID_WARPS_PER_BLOCK),
+    );
+    let stream = gpu.stream();
     for eps in eps_schedule(&s) {
         // SAFETY: auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
-        // u32* winner, u64 n) writes indices [0, n) of five buffers of n elements.
+        // u32* winner, u32* count, u64 n) writes indices [0, n) of five buffers of n elements
+        // and count[0].
         unsafe {
-            gpu.stream()
+            stream
                 .launch_builder(&f_reset)
-                .arg(&mut d_owner)
-                .arg(&mut d_assigned)
-                .arg(&mut d_bidders)
-                .arg(&mut d_high)
-                .arg(&mut d_winner)
+                .arg(&mut b.owner)
+                .arg(&mut b.assigned)
+                .arg(&mut b.bidders)
+                .arg(&mut b.high)
+                .arg(&mut b.winner)
+                .arg(&mut b.count)
                 .arg(&n64)
                 .launch(per_elem)
                 .map_err(GpuError::launch)?;
         }
-        let mut count = n as u64;
-        while count > 0 {
-            // One warp per bidder.
-            let warps_per_block = 8u64;
-            let blocks = count.div_ceil(warps_per_block);
-            let cfg = gpu_runtime::LaunchConfig {
-                grid_dim: (blocks.min(u32::MAX as u64) as u32, 1, 1),
-                block_dim: (32 * warps_per_block as u32, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            // SAFETY: auction_bid(const f64* benefit [n*n], const f64* price [n],
-            // const u32* bidders [count], u64 count, u64 n, f64 eps, u32* bid_obj [n],
-            // f64* bid_val [n], u64* high [n]) reads bidders[0..count) (< n ids) and rows of
-            // benefit, writes bid_obj/bid_val[0..count) and high[j] for j < n.
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&f_bid)
-                    .arg(&d_benefit)
-                    .arg(&d_price)
-                    .arg(&d_bidders)
-                    .arg(&count)
-                    .arg(&n64)
-                    .arg(&eps)
-                    .arg(&mut d_bid_obj)
-                    .arg(&mut d_bid_val)
-                    .arg(&mut d_high)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
+        let mut batch = FIRST_BATCH;
+        loop {
+            for _ in 0..batch {
+                // SAFETY: auction_bid(const f64* benefit [n*n], const f64* price [n],
+                // const u32* bidders [n], const u32* count [1], u64 n, f64 eps,
+                // u32* bid_obj [n], f64* bid_val [n], u64* high [n]) reads bidders[0..*count)
+                // (*count <= n, ids < n) and rows of benefit, writes bid_obj/bid_val[0..*count)
+                // and high[j] for j < n.
+                unsafe {
+                    stream
+                        .launch_builder(&f_bid)
+                        .arg(&d_benefit)
+                        .arg(&b.price)
+                        .arg(&b.bidders)
+                        .arg(&b.count)
+                        .arg(&n64)
+                        .arg(&eps)
+                        .arg(&mut b.bid_obj)
+                        .arg(&mut b.bid_val)
+                        .arg(&mut b.high)
+                        .launch(bid_cfg)
+                        .map_err(GpuError::launch)?;
+                }
+                // SAFETY: auction_claim(const u32* bidders, const u32* bid_obj,
+                // const f64* bid_val, const u64* high, u32* winner, const u32* count) reads
+                // [0, *count) of the bid arrays (n elements) and updates winner[bid_obj[k]] (< n).
+                unsafe {
+                    stream
+                        .launch_builder(&f_claim)
+                        .arg(&b.bidders)
+                        .arg(&b.bid_obj)
+                        .arg(&b.bid_val)
+                        .arg(&b.high)
+                        .arg(&mut b.winner)
+                        .arg(&b.count)
+                        .launch(per_elem)
+                        .map_err(GpuError::launch)?;
+                }
+                // SAFETY: auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
+                // f64* price, const u32* count, u32* next_count, u64 n) touches indices [0, n)
+                // of n-element buffers, assigned[person] for person ids < n, and
+                // next_count[0] (a different buffer from count).
+                unsafe {
+                    stream
+                        .launch_builder(&f_assign)
+                        .arg(&mut b.high)
+                        .arg(&mut b.winner)
+                        .arg(&mut b.owner)
+                        .arg(&mut b.assigned)
+                        .arg(&mut b.price)
+                        .arg(&b.count)
+                        .arg(&mut b.next_count)
+                        .arg(&n64)
+                        .launch(per_elem)
+                        .map_err(GpuError::launch)?;
+                }
+                // SAFETY: auction_collect(const u32* assigned [n], const u32* count,
+                // u32* next [n], u32* next_count, u64 n) appends the ids of unassigned persons
+                // to next; at most n are written.
+                unsafe {
+                    stream
+                        .launch_builder(&f_collect)
+                        .arg(&b.assigned)
+                        .arg(&b.count)
+                        .arg(&mut b.next)
+                        .arg(&mut b.next_count)
+                        .arg(&n64)
+                        .launch(per_elem)
+                        .map_err(GpuError::launch)?;
+                }
+                std::mem::swap(&mut b.bidders, &mut b.next);
+                std::mem::swap(&mut b.count, &mut b.next_count);
             }
-            let per_bidder = gpu.grid_stride(count, 256);
-            // SAFETY: auction_claim(const u32* bidders, const u32* bid_obj, const f64* bid_val,
-            // const u64* high, u32* winner, u64 count) reads [0, count) of the bid arrays and
-            // updates winner[bid_obj[k]] (< n).
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&f_claim)
-                    .arg(&d_bidders)
-                    .arg(&d_bid_obj)
-                    .arg(&d_bid_val)
-                    .arg(&d_high)
-                    .arg(&mut d_winner)
-                    .arg(&count)
-                    .launch(per_bidder)
-                    .map_err(GpuError::launch)?;
+            if gpu.download(&b.count)?[0] == 0 {
+                break;
             }
-            // SAFETY: auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
-            // f64* price, u64 n) touches indices [0, n) of n-element buffers and
-            // assigned[person] for person ids < n.
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&f_assign)
-                    .arg(&mut d_high)
-                    .arg(&mut d_winner)
-                    .arg(&mut d_owner)
-                    .arg(&mut d_assigned)
-                    .arg(&mut d_price)
-                    .arg(&n64)
-                    .launch(per_elem)
-                    .map_err(GpuError::launch)?;
-            }
-            gpu.stream()
-                .memset_zeros(&mut d_count)
-                .map_err(GpuError::launch)?;
-            // SAFETY: auction_collect(const u32* assigned [n], u32* next [n], u32* count, u64 n)
-            // appends the ids of unassigned persons; at most n are written.
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&f_collect)
-                    .arg(&d_assigned)
-                    .arg(&mut d_next)
-                    .arg(&mut d_count)
-                    .arg(&n64)
-                    .launch(per_elem)
-                    .map_err(GpuError::launch)?;
-            }
-            std::mem::swap(&mut d_bidders, &mut d_next);
-            count = gpu.download(&d_count)?[0] as u64;
+            batch = next_batch(batch);
         }
     }
-    let assigned = gpu.download(&d_assigned)?;
+    let assigned = gpu.download(&b.assigned)?;
     Ok(assigned[..p.nr].iter().map(|&j| j as usize).collect())
 }
 
@@ -544,4 +598,35 @@ fn batch_kernel(setups: &[Option<AuctionSetup>], gpu: &Gpu) -> Result<Vec<Vec<us
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The batch schedule reads the counter about `log2(r)` times for a phase of `r <= 64`
+    /// rounds and once per 64 rounds beyond, and queues fewer than 64 no-op rounds.
+    #[test]
+    fn batch_schedule_bounds_reads_and_idle_rounds() {
+        for rounds in 1u32..=3000 {
+            let (mut queued, mut reads, mut batch) = (0u32, 0u32, FIRST_BATCH);
+            loop {
+                queued += batch;
+                reads += 1;
+                if queued >= rounds {
+                    break;
+                }
+                batch = next_batch(batch);
+            }
+            assert!(
+                queued - rounds < MAX_BATCH,
+                "{rounds} rounds: {queued} queued"
+            );
+            let ramp = (MAX_BATCH / FIRST_BATCH).ilog2() + 1;
+            assert!(
+                reads <= ramp + rounds.div_ceil(MAX_BATCH),
+                "{rounds}: {reads} reads"
+            );
+        }
+    }
 }
