@@ -1,7 +1,7 @@
 //! Host side of the pde crate's CUDA kernels (`kernels-cuda/pde.cu`): the explicit scheme,
 //! the device-resident Crank–Nicolson run, and the tridiagonal solvers.
 
-use gpu_runtime::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use gpu_runtime::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use gpu_runtime::{Gpu, GpuError, PtxModule};
 
 use crate::explicit::Coeffs;
@@ -229,6 +229,9 @@ pub(crate) struct CnDevice<'a> {
     jac: DeviceTridiag<f64>,
     /// Bits of the update's max-norm (a non-negative double).
     max_bits: CudaSlice<u64>,
+    /// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64,
+    /// fhn_cn_finish_f64.
+    kernels: [CudaFunction; 4],
 }
 
 impl<'a> CnDevice<'a> {
@@ -266,13 +269,23 @@ impl<'a> CnDevice<'a> {
             big_v: gpu.alloc_zeros(n)?,
             jac: DeviceTridiag::alloc(gpu, n)?,
             max_bits: gpu.alloc_zeros(1)?,
+            kernels: [
+                gpu.function(&PDE, "fhn_cn_explicit_f64")?,
+                gpu.function(&PDE, "fhn_cn_assemble_f64")?,
+                gpu.function(&PDE, "fhn_cn_update_f64")?,
+                gpu.function(&PDE, "fhn_cn_finish_f64")?,
+            ],
         })
     }
 
-    /// Downloads `v` and `w` into `state` (once per run, waiting for queued work).
+    /// Downloads `v` and `w` into `state` (once per run, waiting for queued work); on an
+    /// error `state` is left untouched.
     pub(crate) fn download(&self, state: &mut FhnState) -> Result<(), GpuError> {
-        self.gpu.download_into(&self.v, &mut state.v)?;
-        self.gpu.download_into(&self.w, &mut state.w)
+        let v = self.gpu.download(&self.v)?;
+        let w = self.gpu.download(&self.w)?;
+        state.v = v;
+        state.w = w;
+        Ok(())
     }
 }
 
@@ -289,10 +302,9 @@ impl CnBackend for CnDevice<'_> {
                 .memcpy_htod(&self.src_host, src)
                 .map_err(GpuError::from)?;
         }
-        let f = gpu.function(&PDE, "fhn_cn_explicit_f64")?;
         let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
         let null: u64 = 0;
-        let mut b = gpu.stream().launch_builder(&f);
+        let mut b = gpu.stream().launch_builder(&self.kernels[0]);
         b.arg(&self.v).arg(&self.w);
         match &self.src {
             Some(src) => b.arg(src),
@@ -324,14 +336,13 @@ impl CnBackend for CnDevice<'_> {
         let gpu = self.gpu;
         let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
         let cfg = gpu.grid_stride(self.n, 256);
-        let assemble = gpu.function(&PDE, "fhn_cn_assemble_f64")?;
         let [ja, jb, jc, jg] = &mut self.jac.sys;
         // SAFETY: fhn_cn_assemble_f64(const double* big_v, const double* rhs, double* a,
         // double* b, double* c, double* g, u64 n, 5 doubles, u32, double, u32, double) reads
         // big_v, rhs [0, n) and writes a, b, c, g [0, n); all hold n doubles, outputs distinct.
         unsafe {
             gpu.stream()
-                .launch_builder(&assemble)
+                .launch_builder(&self.kernels[1])
                 .arg(&self.big_v)
                 .arg(&self.rhs)
                 .arg(ja)
@@ -355,14 +366,13 @@ impl CnBackend for CnDevice<'_> {
         gpu.stream()
             .memset_zeros(&mut self.max_bits)
             .map_err(GpuError::from)?;
-        let update = gpu.function(&PDE, "fhn_cn_update_f64")?;
         // SAFETY: fhn_cn_update_f64(double* big_v, const double* delta, u64 n, u64* max_bits)
         // updates big_v [0, n) from delta [0, n) (both n doubles, distinct) and atomically
         // maxes the one u64 at max_bits; blockDim (256) is a multiple of 32 as its warp
         // reduction requires.
         unsafe {
             gpu.stream()
-                .launch_builder(&update)
+                .launch_builder(&self.kernels[2])
                 .arg(&mut self.big_v)
                 .arg(&self.jac.x)
                 .arg(&self.n)
@@ -377,13 +387,12 @@ impl CnBackend for CnDevice<'_> {
 
     fn finish(&mut self, _state: &mut FhnState) -> Result<(), StepError> {
         let gpu = self.gpu;
-        let f = gpu.function(&PDE, "fhn_cn_finish_f64")?;
         // SAFETY: fhn_cn_finish_f64(const double* big_v, const double* sw, double* v,
         // double* w, u64 n, double beta) reads big_v, sw [0, n) and writes v, w [0, n); all
         // hold n doubles and the outputs are distinct from the inputs.
         unsafe {
             gpu.stream()
-                .launch_builder(&f)
+                .launch_builder(&self.kernels[3])
                 .arg(&self.big_v)
                 .arg(&self.sw)
                 .arg(&mut self.v)

@@ -165,10 +165,18 @@ pub(crate) fn implicit_run_with_source(
         }
         Target::Cuda(gpu) => {
             let mut dev = CnDevice::upload(gpu, p, k, state, opts.solver, source)?;
+            let t_start = state.t;
             let run = run_steps(&mut dev, state, steps, p.dt, &opts, Backend::Cuda);
-            // The state of the last completed step, whether the run finished or not.
-            dev.download(state)?;
-            run
+            // The state of the last completed step, whether the run finished or not; the
+            // run's own error comes first. If the download fails, `v` and `w` were not
+            // touched, so the time goes back to match them.
+            let download = dev.download(state);
+            if download.is_err() {
+                state.t = t_start;
+            }
+            let stats = run?;
+            download?;
+            Ok(stats)
         }
     }
 }
