@@ -34,7 +34,9 @@ pub struct NewtonOptions {
     /// Give up (with [`PdeError::NewtonNotConverged`]) after this many iterations in one step
     /// (default 30).
     pub max_iter: u32,
-    /// Tridiagonal solver for the Jacobian systems (default Thomas).
+    /// Tridiagonal solver for the Jacobian systems (default Thomas). On the GPU the choice
+    /// is mapped as in [`tridiag::solve`]: `Thomas` runs as PCR up to
+    /// [`crate::BATCH_PCR_MAX_M`] rows, and every solver as the PCR–Thomas hybrid above.
     pub solver: TridiagSolver,
 }
 
@@ -57,7 +59,8 @@ pub struct ImplicitStats {
     pub newton_iterations: u64,
     /// Most Newton iterations in one step.
     pub max_iterations_per_step: u32,
-    /// Where the tridiagonal systems were solved.
+    /// Where the run ran: on the GPU the whole Newton iteration (explicit half, assembly,
+    /// solve, update) runs on the device, not only the tridiagonal solves.
     pub backend: Backend,
 }
 
