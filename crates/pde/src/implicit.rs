@@ -309,10 +309,12 @@ fn cn_step(
     let (t0, t1) = (state.t, state.t + dt);
     backend.begin(state, t0, t1)?;
     let mut update = f64::INFINITY;
+    let mut iterations = 0;
     for it in 1..=opts.max_iter {
+        iterations = it;
         update = backend.newton_iteration()?;
         if !update.is_finite() {
-            break;
+            break; // diverged: more iterations cannot help
         }
         if update <= opts.tol {
             backend.finish(state)?;
@@ -320,10 +322,7 @@ fn cn_step(
             return Ok(it);
         }
     }
-    Err(StepError::Newton {
-        iterations: opts.max_iter,
-        update,
-    })
+    Err(StepError::Newton { iterations, update })
 }
 
 /// The CPU path: host arrays, the Jacobian solved by `solver` on the CPU.
