@@ -1,6 +1,8 @@
 // The pde crate's kernels: the explicit FitzHugh-Nagumo step (grid-stride, and fused in
-// shared memory for many steps per launch) and tridiagonal solvers (PCR levels in global
-// memory, strided Thomas, shared-memory PCR for strided batches). f32 and f64 where it applies.
+// shared memory for many steps per launch), the device-resident Crank-Nicolson / Newton step
+// (explicit half, Jacobian assembly, update with a max-norm reduction) and tridiagonal
+// solvers (PCR levels in global memory, strided Thomas, shared-memory PCR for strided
+// batches). f32 and f64 where it applies.
 #include "common.cuh"
 
 // ---------------------------------------------------------------------------------------
@@ -83,6 +85,140 @@ extern "C" __global__ void fhn_fused_f64(double* __restrict__ v, double* __restr
             wg[i] = ws[i];
         }
         __syncthreads();  // shared memory is reused by the next axon
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Crank-Nicolson / Newton, device-resident (crates/pde/src/implicit.rs, `cn_step`; the host
+// loop is crates/pde/src/cuda.rs, `CnDevice`). One thread per node, grid-stride. The formulas
+// and the order of operations are those of `cn_step`, so the results agree to round-off.
+// Boundary kinds as above (0 = no flux with a mirrored ghost node, 1 = Dirichlet).
+
+struct CnCoeffs {
+    double h, inv_dx2, a, alpha, beta;
+    u32 lkind, rkind;
+    double lval, rval;
+};
+
+__device__ __forceinline__ double fhn_reaction(double v, double a) { return v * (1.0 - v) * (v - a); }
+
+__device__ __forceinline__ double fhn_reaction_derivative(double v, double a) {
+    return -3.0 * v * v + 2.0 * (1.0 + a) * v - a;
+}
+
+// (L v)_i with mirrored ghost nodes (n >= 2).
+__device__ __forceinline__ double cn_lap(const double* v, u64 i, u64 n, double inv_dx2) {
+    double l = (i == 0) ? v[1] : v[i - 1];
+    double r = (i == n - 1) ? v[n - 2] : v[i + 1];
+    return (l + r - 2.0 * v[i]) * inv_dx2;
+}
+
+// Whether node i has a Dirichlet value, and which (`is_fixed` on the host).
+__device__ __forceinline__ bool cn_fixed(u64 i, u64 n, const CnCoeffs& k, double* val) {
+    if (i == 0 && k.lkind == 1) {
+        *val = k.lval;
+        return true;
+    }
+    if (i == n - 1 && k.rkind == 1) {
+        *val = k.rval;
+        return true;
+    }
+    return false;
+}
+
+// The explicit half of a step from (v, w): sw = alpha w + beta v + s_w (the constant part of
+// W), rhs = v + h (L v + f(v)) - h (w + sw) + s_v, and the Newton start V = v with Dirichlet
+// nodes set. `src` is null, or holds the source parts s_v in [0, n) and s_w in [n, 2n).
+extern "C" __global__ void fhn_cn_explicit_f64(const double* __restrict__ v, const double* __restrict__ w,
+                                               const double* __restrict__ src, double* __restrict__ sw,
+                                               double* __restrict__ rhs, double* __restrict__ big_v, u64 n,
+                                               double h, double inv_dx2, double a, double alpha,
+                                               double beta, u32 lkind, double lval, u32 rkind,
+                                               double rval) {
+    CnCoeffs k = {h, inv_dx2, a, alpha, beta, lkind, rkind, lval, rval};
+    WARPATH_GRID_STRIDE(i, n) {
+        double sv = 0.0, swsrc = 0.0;
+        if (src != nullptr) {
+            sv = src[i];
+            swsrc = src[n + i];
+        }
+        double vi = v[i], wi = w[i];
+        double swi = k.alpha * wi + k.beta * vi + swsrc;
+        sw[i] = swi;
+        rhs[i] = vi + k.h * (cn_lap(v, i, n, k.inv_dx2) + fhn_reaction(vi, k.a)) - k.h * (wi + swi) + sv;
+        double val;
+        big_v[i] = cn_fixed(i, n, k, &val) ? val : vi;
+    }
+}
+
+// The Newton system at the iterate V: tridiagonal Jacobian (a, b, c) and right-hand side
+// d = -G(V), G(V) = V - h (L V + f(V)) + h beta V - rhs; identity rows at Dirichlet nodes.
+extern "C" __global__ void fhn_cn_assemble_f64(const double* __restrict__ big_v, const double* __restrict__ rhs,
+                                               double* __restrict__ ja, double* __restrict__ jb,
+                                               double* __restrict__ jc, double* __restrict__ g, u64 n,
+                                               double h, double inv_dx2, double a, double alpha,
+                                               double beta, u32 lkind, double lval, u32 rkind,
+                                               double rval) {
+    CnCoeffs k = {h, inv_dx2, a, alpha, beta, lkind, rkind, lval, rval};
+    WARPATH_GRID_STRIDE(i, n) {
+        double bv = big_v[i];
+        double val;
+        if (cn_fixed(i, n, k, &val)) {
+            g[i] = -(bv - val);
+            ja[i] = 0.0;
+            jb[i] = 1.0;
+            jc[i] = 0.0;
+            continue;
+        }
+        double gi = bv - k.h * (cn_lap(big_v, i, n, k.inv_dx2) + fhn_reaction(bv, k.a)) + k.h * k.beta * bv - rhs[i];
+        g[i] = -gi;
+        double off = -k.h * k.inv_dx2;
+        ja[i] = (i == 0) ? 0.0 : (i == n - 1) ? 2.0 * off : off;
+        jc[i] = (i == n - 1) ? 0.0 : (i == 0) ? 2.0 * off : off;
+        jb[i] = 1.0 + 2.0 * k.h * k.inv_dx2 - k.h * fhn_reaction_derivative(bv, k.a) + k.h * k.beta;
+    }
+}
+
+// V += delta, and *max_bits = max(*max_bits, bits of max_i |delta_i|). |delta| is non-negative,
+// so its IEEE bits order like the values, with +inf above every finite value and NaN above +inf:
+// a non-finite update always wins the max. The caller zeroes *max_bits first. Block reduction
+// over warps (blockDim a multiple of 32, at most 1024), one atomicMax per block.
+extern "C" __global__ void fhn_cn_update_f64(double* __restrict__ big_v, const double* __restrict__ delta,
+                                             u64 n, u64* __restrict__ max_bits) {
+    __shared__ u64 cn_warp_max[32];
+    u64 m = 0;
+    WARPATH_GRID_STRIDE(i, n) {
+        double d = delta[i];
+        big_v[i] += d;
+        u64 bits = (u64)__double_as_longlong(fabs(d));
+        m = bits > m ? bits : m;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        u64 o = __shfl_down_sync(0xffffffffu, m, off);
+        m = o > m ? o : m;
+    }
+    if (threadIdx.x % 32 == 0) cn_warp_max[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        u32 warps = blockDim.x / 32;
+        m = threadIdx.x < warps ? cn_warp_max[threadIdx.x] : 0;
+        for (int off = 16; off > 0; off >>= 1) {
+            u64 o = __shfl_down_sync(0xffffffffu, m, off);
+            m = o > m ? o : m;
+        }
+        if (threadIdx.x == 0) atomicMax(max_bits, m);
+    }
+}
+
+// The end of a converged step: v = V, w = sw + beta V (W = alpha w + beta (v + V) + source
+// part), both with tiny values flushed to zero.
+extern "C" __global__ void fhn_cn_finish_f64(const double* __restrict__ big_v, const double* __restrict__ sw,
+                                             double* __restrict__ v, double* __restrict__ w, u64 n,
+                                             double beta) {
+    WARPATH_GRID_STRIDE(i, n) {
+        double bv = big_v[i];
+        w[i] = fhn_flush(sw[i] + beta * bv);
+        v[i] = fhn_flush(bv);
     }
 }
 

@@ -106,6 +106,24 @@ fn bench_implicit(c: &mut Criterion) {
             b.iter(|| implicit_run(&p, &mut s, 100, opts, Exec::Cpu).unwrap())
         });
     }
+    if gpu_runtime::gpu().is_ok() {
+        // The device-resident GPU path on one large axon: each run uploads v, w once and
+        // downloads them once (which waits for the device), so the figure is synchronised
+        // and includes the transfers.
+        let n = 1 << 20;
+        let p = FhnParams {
+            n,
+            length: (n - 1) as f64 * 0.5,
+            dt: 0.25,
+            ..FhnParams::default()
+        };
+        let mut s = Scenario::Gaussian.initial_state(&p);
+        g.sample_size(10);
+        g.throughput(Throughput::Elements(n as u64 * 10));
+        g.bench_function("cn_n2^20_x10_cuda_with_transfers", |b| {
+            b.iter(|| implicit_run(&p, &mut s, 10, NewtonOptions::default(), Exec::Cuda).unwrap())
+        });
+    }
     g.finish();
 }
 

@@ -1,10 +1,12 @@
-//! Host side of the pde crate's CUDA kernels (`kernels-cuda/pde.cu`).
+//! Host side of the pde crate's CUDA kernels (`kernels-cuda/pde.cu`): the explicit scheme,
+//! the device-resident Crank–Nicolson run, and the tridiagonal solvers.
 
-use gpu_runtime::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use gpu_runtime::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use gpu_runtime::{Gpu, GpuError, PtxModule};
 
 use crate::explicit::Coeffs;
-use crate::params::Boundary;
+use crate::implicit::{CnBackend, CnCoeffs, Source, StepError};
+use crate::params::{Boundary, FhnParams, FhnState};
 use crate::tridiag::{Real, TridiagSolver};
 
 static PDE: PtxModule = gpu_runtime::ptx_module!("pde");
@@ -203,12 +205,213 @@ pub fn explicit_gpu_timing(
     })
 }
 
+/// A device-resident Crank–Nicolson run (see [`crate::implicit_run`]): `v`, `w` and every
+/// per-step and per-iteration array live on the device; per Newton iteration only the 8-byte
+/// max-norm of the update comes back to the host (and, in runs with a source, the `2n` source
+/// values of each step go up). The kernels mirror `HostCn` in `implicit.rs`.
+pub(crate) struct CnDevice<'a> {
+    gpu: &'a Gpu,
+    n: u64,
+    k: CnCoeffs,
+    /// Boundary kinds and values: left kind, left value, right kind, right value.
+    bounds: (u32, f64, u32, f64),
+    solver: TridiagSolver,
+    source: Option<Source<'a>>,
+    /// Host staging for the source values `s_v` (`[0, n)`) and `s_w` (`[n, 2n)`).
+    src_host: Vec<f64>,
+    src: Option<CudaSlice<f64>>,
+    v: CudaSlice<f64>,
+    w: CudaSlice<f64>,
+    sw: CudaSlice<f64>,
+    rhs: CudaSlice<f64>,
+    big_v: CudaSlice<f64>,
+    /// The Newton system; its solution `x` is the update.
+    jac: DeviceTridiag<f64>,
+    /// Bits of the update's max-norm (a non-negative double).
+    max_bits: CudaSlice<u64>,
+    /// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64,
+    /// fhn_cn_finish_f64.
+    kernels: [CudaFunction; 4],
+}
+
+impl<'a> CnDevice<'a> {
+    /// Allocates the device arrays and uploads `state` (once per run).
+    pub(crate) fn upload(
+        gpu: &'a Gpu,
+        p: &FhnParams,
+        k: CnCoeffs,
+        state: &FhnState,
+        solver: TridiagSolver,
+        source: Option<Source<'a>>,
+    ) -> Result<Self, GpuError> {
+        let n = p.n;
+        let arrays = 5 + if source.is_some() { 2 } else { 0 };
+        gpu.ensure_fits((arrays + 9) * n as u64 * 8)?;
+        let (lk, lv) = kind(p.left);
+        let (rk, rv) = kind(p.right);
+        let src = match source {
+            Some(_) => Some(gpu.alloc_zeros::<f64>(2 * n)?),
+            None => None,
+        };
+        Ok(CnDevice {
+            gpu,
+            n: n as u64,
+            k,
+            bounds: (lk, lv, rk, rv),
+            solver,
+            source,
+            src_host: vec![0.0; if source.is_some() { 2 * n } else { 0 }],
+            src,
+            v: gpu.upload(&state.v)?,
+            w: gpu.upload(&state.w)?,
+            sw: gpu.alloc_zeros(n)?,
+            rhs: gpu.alloc_zeros(n)?,
+            big_v: gpu.alloc_zeros(n)?,
+            jac: DeviceTridiag::alloc(gpu, n)?,
+            max_bits: gpu.alloc_zeros(1)?,
+            kernels: [
+                gpu.function(&PDE, "fhn_cn_explicit_f64")?,
+                gpu.function(&PDE, "fhn_cn_assemble_f64")?,
+                gpu.function(&PDE, "fhn_cn_update_f64")?,
+                gpu.function(&PDE, "fhn_cn_finish_f64")?,
+            ],
+        })
+    }
+
+    /// Downloads `v` and `w` into `state` (once per run, waiting for queued work); on an
+    /// error `state` is left untouched.
+    pub(crate) fn download(&self, state: &mut FhnState) -> Result<(), GpuError> {
+        let v = self.gpu.download(&self.v)?;
+        let w = self.gpu.download(&self.w)?;
+        state.v = v;
+        state.w = w;
+        Ok(())
+    }
+}
+
+impl CnBackend for CnDevice<'_> {
+    fn begin(&mut self, _state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError> {
+        let gpu = self.gpu;
+        let n = self.n as usize;
+        if let (Some(source), Some(src)) = (self.source, self.src.as_mut()) {
+            let (sv, sw) = self.src_host.split_at_mut(n);
+            for i in 0..n {
+                (sv[i], sw[i]) = self.k.source_terms(source, i as f64 * self.k.dx, t0, t1);
+            }
+            gpu.stream()
+                .memcpy_htod(&self.src_host, src)
+                .map_err(GpuError::from)?;
+        }
+        let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
+        let null: u64 = 0;
+        let mut b = gpu.stream().launch_builder(&self.kernels[0]);
+        b.arg(&self.v).arg(&self.w);
+        match &self.src {
+            Some(src) => b.arg(src),
+            None => b.arg(&null),
+        };
+        b.arg(&mut self.sw)
+            .arg(&mut self.rhs)
+            .arg(&mut self.big_v)
+            .arg(&self.n)
+            .arg(&k.h)
+            .arg(&k.inv_dx2)
+            .arg(&k.a)
+            .arg(&k.alpha)
+            .arg(&k.beta)
+            .arg(&lk)
+            .arg(&lv)
+            .arg(&rk)
+            .arg(&rv);
+        // SAFETY: fhn_cn_explicit_f64(const double* v, const double* w, const double* src,
+        // double* sw, double* rhs, double* big_v, u64 n, 5 doubles, u32, double, u32, double)
+        // reads v, w [0, n) and src [0, 2n) (src holds 2n doubles, or is null and not read) and
+        // writes sw, rhs, big_v [0, n); every buffer holds n doubles and the outputs are
+        // distinct from the inputs.
+        unsafe { b.launch(gpu.grid_stride(self.n, 256)) }.map_err(GpuError::launch)?;
+        Ok(())
+    }
+
+    fn newton_iteration(&mut self) -> Result<f64, StepError> {
+        let gpu = self.gpu;
+        let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
+        let cfg = gpu.grid_stride(self.n, 256);
+        let [ja, jb, jc, jg] = &mut self.jac.sys;
+        // SAFETY: fhn_cn_assemble_f64(const double* big_v, const double* rhs, double* a,
+        // double* b, double* c, double* g, u64 n, 5 doubles, u32, double, u32, double) reads
+        // big_v, rhs [0, n) and writes a, b, c, g [0, n); all hold n doubles, outputs distinct.
+        unsafe {
+            gpu.stream()
+                .launch_builder(&self.kernels[1])
+                .arg(&self.big_v)
+                .arg(&self.rhs)
+                .arg(ja)
+                .arg(jb)
+                .arg(jc)
+                .arg(jg)
+                .arg(&self.n)
+                .arg(&k.h)
+                .arg(&k.inv_dx2)
+                .arg(&k.a)
+                .arg(&k.alpha)
+                .arg(&k.beta)
+                .arg(&lk)
+                .arg(&lv)
+                .arg(&rk)
+                .arg(&rv)
+                .launch(cfg)
+                .map_err(GpuError::launch)?;
+        }
+        self.jac.solve(gpu, self.solver)?;
+        gpu.stream()
+            .memset_zeros(&mut self.max_bits)
+            .map_err(GpuError::from)?;
+        // SAFETY: fhn_cn_update_f64(double* big_v, const double* delta, u64 n, u64* max_bits)
+        // updates big_v [0, n) from delta [0, n) (both n doubles, distinct) and atomically
+        // maxes the one u64 at max_bits; blockDim (256) is a multiple of 32 as its warp
+        // reduction requires.
+        unsafe {
+            gpu.stream()
+                .launch_builder(&self.kernels[2])
+                .arg(&mut self.big_v)
+                .arg(&self.jac.x)
+                .arg(&self.n)
+                .arg(&mut self.max_bits)
+                .launch(cfg)
+                .map_err(GpuError::launch)?;
+        }
+        let mut bits = [0u64];
+        gpu.download_into(&self.max_bits, &mut bits)?;
+        Ok(f64::from_bits(bits[0]))
+    }
+
+    fn finish(&mut self, _state: &mut FhnState) -> Result<(), StepError> {
+        let gpu = self.gpu;
+        // SAFETY: fhn_cn_finish_f64(const double* big_v, const double* sw, double* v,
+        // double* w, u64 n, double beta) reads big_v, sw [0, n) and writes v, w [0, n); all
+        // hold n doubles and the outputs are distinct from the inputs.
+        unsafe {
+            gpu.stream()
+                .launch_builder(&self.kernels[3])
+                .arg(&self.big_v)
+                .arg(&self.sw)
+                .arg(&mut self.v)
+                .arg(&mut self.w)
+                .arg(&self.n)
+                .arg(&self.k.beta)
+                .launch(gpu.grid_stride(self.n, 256))
+                .map_err(GpuError::launch)?;
+        }
+        Ok(())
+    }
+}
+
 fn name<T: Real>(base: &str) -> String {
     format!("{base}_{}", T::SUFFIX)
 }
 
-/// One tridiagonal system on the GPU: the batch kernels (one block) for n <= 1024, else the
-/// PCR–Thomas hybrid.
+/// One tridiagonal system on the GPU: uploads it, solves it with [`DeviceTridiag::solve`],
+/// downloads the solution.
 pub(crate) fn tridiag_single<T: Real>(
     gpu: &Gpu,
     a: &[T],
@@ -217,91 +420,113 @@ pub(crate) fn tridiag_single<T: Real>(
     d: &[T],
     solver: TridiagSolver,
 ) -> Result<Vec<T>, GpuError> {
-    let n = b.len();
-    if n == 0 {
+    if b.is_empty() {
         return Ok(Vec::new());
     }
-    if n <= BATCH_PCR_MAX_M {
-        let mut x = vec![T::ZERO; n];
-        let solver = match solver {
-            TridiagSolver::Thomas => TridiagSolver::Pcr, // one thread would be idle-heavy
-            s => s,
-        };
-        tridiag_strided_batch(gpu, a, b, c, d, &mut x, n, n, 1, solver)?;
-        return Ok(x);
+    let mut sys = DeviceTridiag::alloc(gpu, b.len())?;
+    for (dst, src) in sys.sys.iter_mut().zip([a, b, c, d]) {
+        gpu.stream().memcpy_htod(src, dst)?;
     }
-    let sz = size_of::<T>() as u64;
-    gpu.ensure_fits(9 * n as u64 * sz)?;
-    let mut cur = [
-        gpu.upload(a)?,
-        gpu.upload(b)?,
-        gpu.upload(c)?,
-        gpu.upload(d)?,
-    ];
-    let mut nxt = [
-        gpu.alloc_zeros::<T>(n)?,
-        gpu.alloc_zeros::<T>(n)?,
-        gpu.alloc_zeros::<T>(n)?,
-        gpu.alloc_zeros::<T>(n)?,
-    ];
-    let n64 = n as u64;
-    // Number of interleaved subsystems left for Thomas: a power of two, about n / 32 rows
-    // each, at most 2^16 of them.
-    let target = (n / 32).clamp(1, 1 << 16);
-    let subsystems = 1u64 << (usize::BITS - 1 - target.leading_zeros());
-    let level = gpu.function(&PDE, &name::<T>("tridiag_pcr_level"))?;
-    let cfg = gpu.grid_stride(n64, 256);
-    let mut s = 1u64;
-    while s < subsystems {
-        let [ai, bi, ci, di] = &cur;
-        let [ao, bo, co, dout] = &mut nxt;
-        // SAFETY: tridiag_pcr_level reads four input arrays and writes four distinct output
-        // arrays over [0, n); all eight hold n elements.
+    sys.solve(gpu, solver)?;
+    gpu.download(&sys.x)
+}
+
+/// One tridiagonal system of `n >= 1` rows in device memory, with the scratch its GPU solve
+/// needs: write the rows into `sys` (`a`, `b`, `c`, `d`; `a[0]` and `c[n-1]` are ignored),
+/// call [`DeviceTridiag::solve`], read the solution from `x`.
+pub(crate) struct DeviceTridiag<T: Real> {
+    pub(crate) sys: [CudaSlice<T>; 4],
+    /// The other half of the PCR levels' ping-pong (systems above [`BATCH_PCR_MAX_M`] rows).
+    scratch: [CudaSlice<T>; 4],
+    pub(crate) x: CudaSlice<T>,
+}
+
+impl<T: Real> DeviceTridiag<T> {
+    /// Zeroed buffers for a system of `n >= 1` rows (9 `n` elements).
+    pub(crate) fn alloc(gpu: &Gpu, n: usize) -> Result<Self, GpuError> {
+        gpu.ensure_fits(9 * n as u64 * size_of::<T>() as u64)?;
+        let z = || gpu.alloc_zeros::<T>(n);
+        Ok(DeviceTridiag {
+            sys: [z()?, z()?, z()?, z()?],
+            scratch: [z()?, z()?, z()?, z()?],
+            x: z()?,
+        })
+    }
+
+    /// Queues the solve of the system in `sys` into `x` (no synchronisation; `sys` may be
+    /// overwritten). Up to [`BATCH_PCR_MAX_M`] rows: one block of the batch kernels
+    /// (shared-memory PCR, or the CR–PCR hybrid for `CyclicReduction`; `Thomas` runs as PCR,
+    /// since one thread would leave the block idle). Larger: the PCR–Thomas hybrid, PCR levels
+    /// in global memory until about `n / 32` interleaved systems remain, then one thread per
+    /// system runs Thomas.
+    pub(crate) fn solve(&mut self, gpu: &Gpu, solver: TridiagSolver) -> Result<(), GpuError> {
+        let n = self.x.len();
+        if n <= BATCH_PCR_MAX_M {
+            let solver = match solver {
+                TridiagSolver::Thomas => TridiagSolver::Pcr,
+                s => s,
+            };
+            let [a, b, c, d] = &self.sys;
+            return strided_batch_on_device(gpu, [a, b, c, d], &mut self.x, n, n, 1, solver);
+        }
+        let n64 = n as u64;
+        // Number of interleaved subsystems left for Thomas: a power of two, about n / 32 rows
+        // each, at most 2^16 of them.
+        let target = (n / 32).clamp(1, 1 << 16);
+        let subsystems = 1u64 << (usize::BITS - 1 - target.leading_zeros());
+        let level = gpu.function(&PDE, &name::<T>("tridiag_pcr_level"))?;
+        let cfg = gpu.grid_stride(n64, 256);
+        let mut s = 1u64;
+        while s < subsystems {
+            let [ai, bi, ci, di] = &self.sys;
+            let [ao, bo, co, dout] = &mut self.scratch;
+            // SAFETY: tridiag_pcr_level reads four input arrays and writes four distinct
+            // output arrays over [0, n); all eight hold n elements.
+            unsafe {
+                gpu.stream()
+                    .launch_builder(&level)
+                    .arg(ai)
+                    .arg(bi)
+                    .arg(ci)
+                    .arg(di)
+                    .arg(ao)
+                    .arg(bo)
+                    .arg(co)
+                    .arg(dout)
+                    .arg(&n64)
+                    .arg(&s)
+                    .launch(cfg)
+                    .map_err(GpuError::launch)?;
+            }
+            std::mem::swap(&mut self.sys, &mut self.scratch);
+            s *= 2;
+        }
+        let thomas = gpu.function(&PDE, &name::<T>("tridiag_thomas_strided"))?;
+        let [ai, bi, ci, di] = &self.sys;
+        let cp = &mut self.scratch[0];
+        // SAFETY: tridiag_thomas_strided reads a, b, c, d [0, n) and writes x, cp [0, n); x
+        // and cp are distinct from the inputs and hold n elements; thread j < subsystems < n
+        // touches rows j, j + S, ... < n only.
         unsafe {
             gpu.stream()
-                .launch_builder(&level)
+                .launch_builder(&thomas)
                 .arg(ai)
                 .arg(bi)
                 .arg(ci)
                 .arg(di)
-                .arg(ao)
-                .arg(bo)
-                .arg(co)
-                .arg(dout)
+                .arg(&mut self.x)
+                .arg(cp)
                 .arg(&n64)
-                .arg(&s)
-                .launch(cfg)
+                .arg(&subsystems)
+                .launch(gpu.grid_stride(subsystems, 128))
                 .map_err(GpuError::launch)?;
         }
-        std::mem::swap(&mut cur, &mut nxt);
-        s *= 2;
+        Ok(())
     }
-    let thomas = gpu.function(&PDE, &name::<T>("tridiag_thomas_strided"))?;
-    let [ai, bi, ci, di] = &cur;
-    let [x, cp, _, _] = &mut nxt;
-    // SAFETY: tridiag_thomas_strided reads a, b, c, d [0, n) and writes x, cp [0, n); x and
-    // cp are distinct from the inputs and hold n elements; thread j < subsystems < n touches
-    // rows j, j + S, ... < n only.
-    unsafe {
-        gpu.stream()
-            .launch_builder(&thomas)
-            .arg(ai)
-            .arg(bi)
-            .arg(ci)
-            .arg(di)
-            .arg(&mut *x)
-            .arg(cp)
-            .arg(&n64)
-            .arg(&subsystems)
-            .launch(gpu.grid_stride(subsystems, 128))
-            .map_err(GpuError::launch)?;
-    }
-    gpu.download(&*x)
 }
 
-/// A strided batch on the GPU (layout already validated by the caller): for `m <= 1024`,
-/// shared-memory PCR (`Pcr`) or the CR–PCR hybrid (`CyclicReduction`), one block per system;
-/// otherwise, and for `Thomas`, one thread per system.
+/// A strided batch on the GPU (layout already validated by the caller): uploads, solves with
+/// [`strided_batch_on_device`], downloads into `x`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tridiag_strided_batch<T: Real>(
     gpu: &Gpu,
@@ -325,6 +550,24 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
     let dc = gpu.upload(c)?;
     let dd = gpu.upload(d)?;
     let mut dx = gpu.upload(&*x)?; // keeps the elements between systems
+    strided_batch_on_device(gpu, [&da, &db, &dc, &dd], &mut dx, m, stride, batch, solver)?;
+    gpu.download_into(&dx, x)
+}
+
+/// Queues the solve of a strided batch held in device buffers (layout valid, `m >= 1`,
+/// `batch >= 1`): for `m <= 1024`, shared-memory PCR (`Pcr`) or the CR–PCR hybrid
+/// (`CyclicReduction`), one block per system; otherwise, and for `Thomas`, one thread per
+/// system.
+fn strided_batch_on_device<T: Real>(
+    gpu: &Gpu,
+    [da, db, dc, dd]: [&CudaSlice<T>; 4],
+    dx: &mut CudaSlice<T>,
+    m: usize,
+    stride: usize,
+    batch: usize,
+    solver: TridiagSolver,
+) -> Result<(), GpuError> {
+    let sz = size_of::<T>() as u64;
     let (m64, s64, b64) = (m as u64, stride as u64, batch as u64);
     if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::CyclicReduction {
         let f = gpu.function(&PDE, &name::<T>("tridiag_batch_cr_pcr"))?;
@@ -341,11 +584,11 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
         unsafe {
             gpu.stream()
                 .launch_builder(&f)
-                .arg(&da)
-                .arg(&db)
-                .arg(&dc)
-                .arg(&dd)
-                .arg(&mut dx)
+                .arg(da)
+                .arg(db)
+                .arg(dc)
+                .arg(dd)
+                .arg(&mut *dx)
                 .arg(&m64)
                 .arg(&s64)
                 .arg(&b64)
@@ -367,11 +610,11 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
         unsafe {
             gpu.stream()
                 .launch_builder(&f)
-                .arg(&da)
-                .arg(&db)
-                .arg(&dc)
-                .arg(&dd)
-                .arg(&mut dx)
+                .arg(da)
+                .arg(db)
+                .arg(dc)
+                .arg(dd)
+                .arg(&mut *dx)
                 .arg(&m64)
                 .arg(&s64)
                 .arg(&b64)
@@ -380,16 +623,16 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
         }
     } else {
         let f = gpu.function(&PDE, &name::<T>("tridiag_batch_thomas"))?;
-        let mut cp = gpu.alloc_zeros::<T>(b.len())?;
+        let mut cp = gpu.alloc_zeros::<T>(db.len())?;
         // SAFETY: as above, one thread per system; cp has the arrays' length and layout.
         unsafe {
             gpu.stream()
                 .launch_builder(&f)
-                .arg(&da)
-                .arg(&db)
-                .arg(&dc)
-                .arg(&dd)
-                .arg(&mut dx)
+                .arg(da)
+                .arg(db)
+                .arg(dc)
+                .arg(dd)
+                .arg(&mut *dx)
                 .arg(&mut cp)
                 .arg(&m64)
                 .arg(&s64)
@@ -398,5 +641,5 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
                 .map_err(GpuError::launch)?;
         }
     }
-    gpu.download_into(&dx, x)
+    Ok(())
 }

@@ -76,7 +76,8 @@ pub enum PdeError {
         /// The reaction part of the stiffness, `K = max(0, -min f'(v))` over the state range.
         reaction: f64,
     },
-    /// Newton's method did not reach its tolerance within the iteration cap.
+    /// Newton's method did not reach its tolerance within the iteration cap, or an update was
+    /// not finite (it stops at once then).
     #[error(
         "Newton's method did not converge at step {step} (t = {t}): update norm {update:.3e} after {iterations} iterations (tolerance {tol:e}); reduce dt"
     )]

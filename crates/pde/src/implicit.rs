@@ -13,9 +13,15 @@
 //! substituting it leaves one nonlinear system `G(V) = 0` whose Jacobian
 //! `I - dt/2 L - dt/2 diag f'(V) + dt beta / 2 I` is tridiagonal. The whole step is second
 //! order in time.
+//!
+//! The Newton loop ([`cn_step`]) and the run loop are shared by two backends with the same
+//! formulas in the same order: host arrays (`HostCn`, the CPU solvers) and device buffers
+//! (`crate::cuda::CnDevice`, the kernels `fhn_cn_*` in `kernels-cuda/pde.cu` and the GPU
+//! tridiagonal solvers), where only the update's max-norm crosses the bus per iteration.
 
-use gpu_runtime::{Backend, Exec, Target};
+use gpu_runtime::{Backend, Exec, GpuError, Target};
 
+use crate::cuda::CnDevice;
 use crate::params::{Boundary, FhnParams, FhnState, flush_tiny, reaction, reaction_derivative};
 use crate::tridiag::{self, TridiagSolver};
 use crate::{PdeError, TridiagError};
@@ -28,7 +34,9 @@ pub struct NewtonOptions {
     /// Give up (with [`PdeError::NewtonNotConverged`]) after this many iterations in one step
     /// (default 30).
     pub max_iter: u32,
-    /// Tridiagonal solver for the Jacobian systems (default Thomas).
+    /// Tridiagonal solver for the Jacobian systems (default Thomas). On the GPU the choice
+    /// is mapped as in [`tridiag::solve`]: `Thomas` runs as PCR up to
+    /// [`crate::BATCH_PCR_MAX_M`] rows, and every solver as the PCR–Thomas hybrid above.
     pub solver: TridiagSolver,
 }
 
@@ -51,7 +59,8 @@ pub struct ImplicitStats {
     pub newton_iterations: u64,
     /// Most Newton iterations in one step.
     pub max_iterations_per_step: u32,
-    /// Where the tridiagonal systems were solved.
+    /// Where the run ran: on the GPU the whole Newton iteration (explicit half, assembly,
+    /// solve, update) runs on the device, not only the tridiagonal solves.
     pub backend: Backend,
 }
 
@@ -73,16 +82,26 @@ pub(crate) type Source<'a> = &'a dyn Fn(f64, f64) -> (f64, f64);
 /// Advances `state` by `steps` Crank–Nicolson / Newton steps of size `p.dt`. There is no
 /// stability limit on `dt`; accuracy and Newton's convergence limit it.
 ///
-/// Each Newton iteration solves one tridiagonal system with `opts.solver`, on the CPU or, when
-/// `exec` says so (`Exec::Auto` from [`tridiag::TRIDIAG_GPU_THRESHOLD`] nodes), on the GPU.
+/// On the CPU each Newton iteration assembles the tridiagonal Jacobian and solves it with
+/// `opts.solver`. On the GPU (`Exec::Cuda`, or `Exec::Auto` from
+/// [`tridiag::TRIDIAG_GPU_THRESHOLD`] nodes, a threshold set for host-slice solves and not
+/// yet measured for this path) the run is device-resident: `v` and `w` are
+/// uploaded once, kernels compute the explicit half, assemble the Jacobian, solve it (the GPU
+/// solvers of [`tridiag::solve`], on device buffers) and apply the update, and the only
+/// transfer per Newton iteration is the 8-byte max-norm of the update; `v` and `w` are
+/// downloaded once at the end (also when the run stops with an error, so `state` then holds
+/// the last completed step, as on the CPU). Both paths use the same formulas in the same
+/// order and agree to round-off.
 ///
 /// # Complexity
 /// `O(n)` per Newton iteration with Thomas or cyclic reduction (`O(n log n)` with CPU PCR);
 /// typically 2–4 iterations per step.
 ///
 /// # Errors
-/// [`PdeError::NewtonNotConverged`] when a step needs more than `opts.max_iter` iterations;
-/// [`PdeError::Tridiagonal`] when a Jacobian is singular; [`PdeError::InvalidParameter`],
+/// [`PdeError::NewtonNotConverged`] when a step needs more than `opts.max_iter` iterations or
+/// an update is not finite; [`PdeError::Tridiagonal`] when a Jacobian is singular on the CPU
+/// (on the GPU a singular Jacobian shows up as a non-finite update, so as
+/// [`PdeError::NewtonNotConverged`]); [`PdeError::InvalidParameter`],
 /// [`PdeError::LengthMismatch`]; [`PdeError::Gpu`].
 ///
 /// # Examples
@@ -108,7 +127,9 @@ pub fn implicit_run(
     implicit_run_with_source(p, state, steps, opts, exec, None)
 }
 
-/// [`implicit_run`] with an optional source term.
+/// [`implicit_run`] with an optional source term. On the GPU the source is evaluated on the
+/// host each step (it is a host closure) and its `2n` values are uploaded; everything else
+/// stays on the device.
 pub(crate) fn implicit_run_with_source(
     p: &FhnParams,
     state: &mut FhnState,
@@ -133,21 +154,133 @@ pub(crate) fn implicit_run_with_source(
             reason: "must be at least 1",
         });
     }
-    let n = p.n;
-    let target = exec.resolve(n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)?;
-    let lin_exec = match target {
-        Target::Cpu => Exec::Cpu,
-        Target::Cuda(_) => Exec::Cuda,
-    };
-    let mut ws = Workspace::new(n);
+    let k = CnCoeffs::new(p);
+    match exec.resolve(p.n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)? {
+        Target::Cpu => {
+            let mut host = HostCn {
+                p,
+                k,
+                solver: opts.solver,
+                source,
+                ws: Workspace::new(p.n),
+            };
+            run_steps(&mut host, state, steps, p.dt, &opts, Backend::Cpu)
+        }
+        Target::Cuda(gpu) => {
+            let mut dev = CnDevice::upload(gpu, p, k, state, opts.solver, source)?;
+            let t_start = state.t;
+            let run = run_steps(&mut dev, state, steps, p.dt, &opts, Backend::Cuda);
+            // The state of the last completed step, whether the run finished or not; the
+            // run's own error comes first. If the download fails, `v` and `w` were not
+            // touched, so the time goes back to match them.
+            let download = dev.download(state);
+            if download.is_err() {
+                state.t = t_start;
+            }
+            let stats = run?;
+            download?;
+            Ok(stats)
+        }
+    }
+}
+
+/// The step-independent numbers of a Crank–Nicolson step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CnCoeffs {
+    /// `dt / 2`.
+    pub(crate) h: f64,
+    pub(crate) dx: f64,
+    pub(crate) inv_dx2: f64,
+    /// The reaction's threshold `a`.
+    pub(crate) a: f64,
+    /// `1 + h eps gamma`.
+    pub(crate) denom: f64,
+    /// `W = alpha w + beta (v + V)`.
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
+}
+
+impl CnCoeffs {
+    fn new(p: &FhnParams) -> Self {
+        let h = 0.5 * p.dt;
+        let dx = p.dx();
+        let denom = 1.0 + h * p.eps * p.gamma;
+        CnCoeffs {
+            h,
+            dx,
+            inv_dx2: 1.0 / (dx * dx),
+            a: p.a,
+            denom,
+            alpha: (1.0 - h * p.eps * p.gamma) / denom,
+            beta: h * p.eps / denom,
+        }
+    }
+
+    /// The source parts `(s_v, s_w)` of node `x` for the step from `t0` to `t1`.
+    pub(crate) fn source_terms(&self, src: Source<'_>, x: f64, t0: f64, t1: f64) -> (f64, f64) {
+        let (a0, b0) = src(x, t0);
+        let (a1, b1) = src(x, t1);
+        (self.h * (a0 + a1), self.h * (b0 + b1) / self.denom)
+    }
+}
+
+/// Where one Crank–Nicolson step's work happens (host arrays or device buffers); the Newton
+/// loop ([`cn_step`]) and the run loop ([`run_steps`]) are shared.
+pub(crate) trait CnBackend {
+    /// Computes the explicit half of the step from `state` at `t0` to `t1` and sets the
+    /// Newton start.
+    fn begin(&mut self, state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError>;
+    /// One Newton iteration; returns the max-norm of the update (non-finite when an update
+    /// was not finite).
+    fn newton_iteration(&mut self) -> Result<f64, StepError>;
+    /// Ends a converged step: `V` becomes `v`, and `w` is advanced.
+    fn finish(&mut self, state: &mut FhnState) -> Result<(), StepError>;
+}
+
+/// Why a step failed.
+pub(crate) enum StepError {
+    Newton { iterations: u32, update: f64 },
+    Linear(TridiagError),
+    Gpu(GpuError),
+}
+
+impl From<GpuError> for StepError {
+    fn from(e: GpuError) -> Self {
+        StepError::Gpu(e)
+    }
+}
+
+/// The max of `|d|` over `delta`; NaN when any element is NaN (`f64::max` would skip it), so a
+/// non-finite update is never missed. The GPU reduction orders the bit patterns of `|d|`,
+/// which puts NaN above infinity above every finite value: the same rule.
+fn update_norm(delta: &[f64]) -> f64 {
+    let mut m = 0.0f64;
+    for d in delta {
+        let d = d.abs();
+        if d.is_nan() {
+            return d;
+        }
+        m = m.max(d);
+    }
+    m
+}
+
+fn run_steps(
+    backend: &mut impl CnBackend,
+    state: &mut FhnState,
+    steps: u64,
+    dt: f64,
+    opts: &NewtonOptions,
+    backend_kind: Backend,
+) -> Result<ImplicitStats, PdeError> {
     let mut stats = ImplicitStats {
         steps: 0,
         newton_iterations: 0,
         max_iterations_per_step: 0,
-        backend: target.backend(),
+        backend: backend_kind,
     };
     for step in 0..steps {
-        let it = cn_step(p, state, &opts, lin_exec, source, &mut ws).map_err(|e| match e {
+        let it = cn_step(backend, state, dt, opts).map_err(|e| match e {
             StepError::Newton { iterations, update } => PdeError::NewtonNotConverged {
                 step,
                 t: state.t,
@@ -156,12 +289,49 @@ pub(crate) fn implicit_run_with_source(
                 tol: opts.tol,
             },
             StepError::Linear(e) => PdeError::Tridiagonal(e),
+            StepError::Gpu(e) => PdeError::Gpu(e),
         })?;
         stats.steps += 1;
         stats.newton_iterations += it as u64;
         stats.max_iterations_per_step = stats.max_iterations_per_step.max(it);
     }
     Ok(stats)
+}
+
+/// One Crank–Nicolson step of size `dt` (state and time advance only when it converges);
+/// returns the Newton iterations it took.
+fn cn_step(
+    backend: &mut impl CnBackend,
+    state: &mut FhnState,
+    dt: f64,
+    opts: &NewtonOptions,
+) -> Result<u32, StepError> {
+    let (t0, t1) = (state.t, state.t + dt);
+    backend.begin(state, t0, t1)?;
+    let mut update = f64::INFINITY;
+    let mut iterations = 0;
+    for it in 1..=opts.max_iter {
+        iterations = it;
+        update = backend.newton_iteration()?;
+        if !update.is_finite() {
+            break; // diverged: more iterations cannot help
+        }
+        if update <= opts.tol {
+            backend.finish(state)?;
+            state.t = t1;
+            return Ok(it);
+        }
+    }
+    Err(StepError::Newton { iterations, update })
+}
+
+/// The CPU path: host arrays, the Jacobian solved by `solver` on the CPU.
+struct HostCn<'a> {
+    p: &'a FhnParams,
+    k: CnCoeffs,
+    solver: TridiagSolver,
+    source: Option<Source<'a>>,
+    ws: Workspace,
 }
 
 struct Workspace {
@@ -193,11 +363,6 @@ impl Workspace {
     }
 }
 
-enum StepError {
-    Newton { iterations: u32, update: f64 },
-    Linear(TridiagError),
-}
-
 /// `(L v)_i` with mirrored ghost nodes.
 #[inline(always)]
 fn lap(v: &[f64], i: usize, inv_dx2: f64) -> f64 {
@@ -216,48 +381,30 @@ fn is_fixed(p: &FhnParams, i: usize) -> Option<f64> {
     }
 }
 
-/// One Crank–Nicolson step; returns the Newton iterations it took.
-fn cn_step(
-    p: &FhnParams,
-    state: &mut FhnState,
-    opts: &NewtonOptions,
-    lin_exec: Exec,
-    source: Option<Source<'_>>,
-    ws: &mut Workspace,
-) -> Result<u32, StepError> {
-    let n = p.n;
-    let dt = p.dt;
-    let h = 0.5 * dt;
-    let dx = p.dx();
-    let inv_dx2 = 1.0 / (dx * dx);
-    let denom = 1.0 + h * p.eps * p.gamma;
-    let alpha = (1.0 - h * p.eps * p.gamma) / denom;
-    let beta = h * p.eps / denom;
-    let (t0, t1) = (state.t, state.t + dt);
-    let (v, w) = (&state.v, &state.w);
-    // Explicit half and the constant part of W.
-    for i in 0..n {
-        let (mut sv, mut sw) = (0.0, 0.0);
-        if let Some(src) = source {
-            let x = i as f64 * dx;
-            let (a0, b0) = src(x, t0);
-            let (a1, b1) = src(x, t1);
-            sv = h * (a0 + a1);
-            sw = h * (b0 + b1) / denom;
+// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64 and fhn_cn_finish_f64
+// in kernels-cuda/pde.cu mirror these four methods formula for formula; change both together.
+impl CnBackend for HostCn<'_> {
+    fn begin(&mut self, state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError> {
+        let (p, k, ws) = (self.p, &self.k, &mut self.ws);
+        let (v, w) = (&state.v, &state.w);
+        for i in 0..p.n {
+            let (sv, sw) = match self.source {
+                Some(src) => k.source_terms(src, i as f64 * k.dx, t0, t1),
+                None => (0.0, 0.0),
+            };
+            // The constant part of W, and G(V) = V - h (L V + f(V)) + h beta V - rhs.
+            ws.sw[i] = k.alpha * w[i] + k.beta * v[i] + sw;
+            ws.rhs[i] = v[i] + k.h * (lap(v, i, k.inv_dx2) + reaction(v[i], k.a))
+                - k.h * (w[i] + ws.sw[i])
+                + sv;
+            ws.big_v[i] = is_fixed(p, i).unwrap_or(v[i]);
         }
-        ws.sw[i] = alpha * w[i] + beta * v[i] + sw;
-        // G(V) = V - h (L V + f(V)) + h beta V - rhs
-        ws.rhs[i] =
-            v[i] + h * (lap(v, i, inv_dx2) + reaction(v[i], p.a)) - h * (w[i] + ws.sw[i]) + sv;
+        Ok(())
     }
-    ws.big_v.copy_from_slice(v);
-    for i in 0..n {
-        if let Some(val) = is_fixed(p, i) {
-            ws.big_v[i] = val;
-        }
-    }
-    let mut update = f64::INFINITY;
-    for it in 1..=opts.max_iter {
+
+    fn newton_iteration(&mut self) -> Result<f64, StepError> {
+        let (p, k, ws) = (self.p, &self.k, &mut self.ws);
+        let (n, h, inv_dx2) = (p.n, k.h, k.inv_dx2);
         let bv = &ws.big_v;
         for i in 0..n {
             if let Some(val) = is_fixed(p, i) {
@@ -267,7 +414,7 @@ fn cn_step(
                 ws.c[i] = 0.0;
                 continue;
             }
-            let gi = bv[i] - h * (lap(bv, i, inv_dx2) + reaction(bv[i], p.a)) + h * beta * bv[i]
+            let gi = bv[i] - h * (lap(bv, i, inv_dx2) + reaction(bv[i], k.a)) + h * k.beta * bv[i]
                 - ws.rhs[i];
             ws.g[i] = -gi;
             let off = -h * inv_dx2;
@@ -285,41 +432,34 @@ fn cn_step(
             } else {
                 off
             };
-            ws.b[i] = 1.0 + 2.0 * h * inv_dx2 - h * reaction_derivative(bv[i], p.a) + h * beta;
+            ws.b[i] = 1.0 + 2.0 * h * inv_dx2 - h * reaction_derivative(bv[i], k.a) + h * k.beta;
         }
-        match (opts.solver, lin_exec) {
-            (TridiagSolver::Thomas, Exec::Cpu) => {
+        match self.solver {
+            TridiagSolver::Thomas => {
                 tridiag::thomas_into(&ws.a, &ws.b, &ws.c, &ws.g, &mut ws.delta, &mut ws.scratch)
                     .map_err(StepError::Linear)?
             }
-            (solver, exec) => {
-                let (x, _) = tridiag::solve(&ws.a, &ws.b, &ws.c, &ws.g, solver, exec)
+            solver => {
+                let (x, _) = tridiag::solve(&ws.a, &ws.b, &ws.c, &ws.g, solver, Exec::Cpu)
                     .map_err(StepError::Linear)?;
                 ws.delta.copy_from_slice(&x);
             }
         }
-        update = 0.0;
         for (vi, di) in ws.big_v.iter_mut().zip(&ws.delta) {
             *vi += di;
-            update = update.max(di.abs());
         }
-        if !update.is_finite() {
-            break;
-        }
-        if update <= opts.tol {
-            // W = alpha w + beta (v + V) + source part
-            for i in 0..n {
-                state.w[i] = flush_tiny(ws.sw[i] + beta * ws.big_v[i]);
-                state.v[i] = flush_tiny(ws.big_v[i]);
-            }
-            state.t = t1;
-            return Ok(it);
-        }
+        Ok(update_norm(&ws.delta))
     }
-    Err(StepError::Newton {
-        iterations: opts.max_iter,
-        update,
-    })
+
+    fn finish(&mut self, state: &mut FhnState) -> Result<(), StepError> {
+        // W = alpha w + beta (v + V) + source part
+        let ws = &self.ws;
+        for i in 0..self.p.n {
+            state.w[i] = flush_tiny(ws.sw[i] + self.k.beta * ws.big_v[i]);
+            state.v[i] = flush_tiny(ws.big_v[i]);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -424,6 +564,139 @@ mod tests {
             implicit_run(&p, &mut s, 1, bad, Exec::Cpu),
             Err(PdeError::InvalidParameter { .. })
         ));
+    }
+
+    #[test]
+    fn update_norm_never_misses_a_non_finite_update() {
+        assert_eq!(update_norm(&[]), 0.0);
+        assert_eq!(update_norm(&[-3.0, 2.0, -0.0]), 3.0);
+        assert_eq!(update_norm(&[1.0, f64::NEG_INFINITY, 2.0]), f64::INFINITY);
+        // f64::max would skip the NaN and report 2.
+        assert!(update_norm(&[1.0, f64::NAN, 2.0, f64::INFINITY]).is_nan());
+    }
+
+    fn gaussian_start(n: usize) -> FhnState {
+        let mut s = FhnState::rest(n);
+        for (i, (v, w)) in s.v.iter_mut().zip(&mut s.w).enumerate() {
+            let x = i as f64 - n as f64 / 3.0;
+            *v = (-x * x / 20.0).exp();
+            *w = 0.02 * (0.1 * i as f64).sin();
+        }
+        s
+    }
+
+    fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn gpu_matches_cpu() {
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde implicit gpu_matches_cpu") else {
+            return;
+        };
+        let src = |x: f64, t: f64| (1e-3 * (x + t).sin(), 1e-4 * (x - t).cos());
+        for (n, left, right, solver, with_source) in [
+            (
+                3,
+                Boundary::NoFlux,
+                Boundary::NoFlux,
+                TridiagSolver::Thomas,
+                false,
+            ),
+            (
+                257,
+                Boundary::NoFlux,
+                Boundary::Dirichlet(1.0),
+                TridiagSolver::Pcr,
+                false,
+            ),
+            (
+                257,
+                Boundary::NoFlux,
+                Boundary::NoFlux,
+                TridiagSolver::CyclicReduction,
+                true,
+            ),
+            (
+                1024,
+                Boundary::Dirichlet(0.25),
+                Boundary::Dirichlet(1.0),
+                TridiagSolver::Thomas,
+                false,
+            ),
+            (
+                1025,
+                Boundary::NoFlux,
+                Boundary::Dirichlet(1.0),
+                TridiagSolver::Thomas,
+                true,
+            ),
+            (
+                (1 << 16) + 1,
+                Boundary::NoFlux,
+                Boundary::NoFlux,
+                TridiagSolver::Pcr,
+                false,
+            ),
+        ] {
+            let p = FhnParams {
+                n,
+                length: (n - 1) as f64 * 0.5,
+                dt: 0.5,
+                left,
+                right,
+                ..FhnParams::default()
+            };
+            let opts = NewtonOptions {
+                solver,
+                ..NewtonOptions::default()
+            };
+            let source = with_source.then_some(&src as Source<'_>);
+            let mut cpu = gaussian_start(n);
+            let mut gpu = cpu.clone();
+            let sc = implicit_run_with_source(&p, &mut cpu, 6, opts, Exec::Cpu, source).unwrap();
+            let sg = implicit_run_with_source(&p, &mut gpu, 6, opts, Exec::Cuda, source).unwrap();
+            assert_eq!(sg.backend, Backend::Cuda);
+            assert_eq!(sc.backend, Backend::Cpu);
+            assert_eq!(
+                sg.newton_iterations, sc.newton_iterations,
+                "n {n} {solver:?}"
+            );
+            assert_eq!(gpu.t, cpu.t);
+            let (dv, dw) = (max_diff(&gpu.v, &cpu.v), max_diff(&gpu.w, &cpu.w));
+            assert!(
+                dv < 1e-11 && dw < 1e-11,
+                "n {n} {solver:?}: v {dv:e}, w {dw:e}"
+            );
+        }
+        // Non-convergence is the same error on both paths, and the state is the last completed
+        // step (here the start).
+        let p = FhnParams {
+            n: 2049,
+            length: 1024.0,
+            dt: 0.5,
+            ..FhnParams::default()
+        };
+        let opts = NewtonOptions {
+            max_iter: 1,
+            ..NewtonOptions::default()
+        };
+        let start = gaussian_start(p.n);
+        for exec in [Exec::Cpu, Exec::Cuda] {
+            let mut s = start.clone();
+            match implicit_run(&p, &mut s, 3, opts, exec) {
+                Err(PdeError::NewtonNotConverged {
+                    step: 0,
+                    iterations: 1,
+                    ..
+                }) => {}
+                other => panic!("{exec:?}: expected NewtonNotConverged, got {other:?}"),
+            }
+            assert_eq!(s, start, "{exec:?}");
+        }
     }
 
     #[test]
