@@ -97,6 +97,18 @@ pub struct Job<'a> {
 
 impl Job<'_> {
     /// What a checkpoint of this job records in [`Checkpoint::job`].
+    ///
+    /// # Complexity
+    /// `O(1)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::checkpoint::Job;
+    /// use clustering::{Init, KMeans};
+    /// let p = KMeans::new(2).init(Init::Random).seed(4);
+    /// let job = Job { params: &p, n: 10, d: 1, data_digest: 0, weights_digest: None };
+    /// assert_eq!((job.recorded().init.as_str(), job.recorded().seed), ("random", Some(4)));
+    /// ```
     pub fn recorded(&self) -> JobParams {
         let p = self.params;
         let (init, seed) = match &p.init {

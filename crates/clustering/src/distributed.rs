@@ -346,8 +346,8 @@ fn rank_plan(var: &str) -> Option<(usize, i32)> {
 /// (and writes the output files); the others get `None`.
 ///
 /// # Complexity
-/// `O(n k d / R)` compute and an all-reduce of `k d + k + 2` values per iteration on `R`
-/// ranks.
+/// `O(n k d / R)` compute, an all-reduce of `k d + k + 2` values and one of two integers
+/// (the agreement check, module docs) per iteration on `R` ranks.
 ///
 /// # Errors
 /// Bad input or parameters (every rank returns an error: [`KMeansError::ZeroClusters`],

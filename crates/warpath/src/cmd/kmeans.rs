@@ -430,6 +430,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
                 "launches": out.attempts, "resumed_from": report.resumed_from,
                 "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
                 "converged": report.converged, "inertia": report.inertia, "verified": verified,
+                "reconciled": report.reconciled,
             })
         );
     } else {
