@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and tests clustering's `mpi` feature: the kmeans-mpi worker under `mpirun -n 3`,
-# including a rank killed mid-run and resumed from its checkpoint (tests/mpi.rs).
+# including a rank killed mid-run and resumed from its checkpoint, a rank whose all-reduce
+# differs in the last bit, resumes refused for another seed or init, and CSV weights
+# (tests/mpi.rs).
 # Idempotent: installs OpenMPI and libclang (for the mpi crate's bindgen) only when missing.
 # Usage: crates/clustering/ci-mpi.sh   (from anywhere; needs root or sudo for apt-get)
 set -euo pipefail

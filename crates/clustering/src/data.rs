@@ -62,9 +62,18 @@ pub fn generate_blobs(n: usize, d: usize, clusters: usize, sigma: f64, seed: u64
 /// [`KMeansError::Io`]; [`KMeansError::Format`] with the line number for a bad number or a
 /// row with a different number of columns.
 pub fn read_csv(path: &Path) -> Result<Array2<f64>, KMeansError> {
+    let (values, cols) = read_csv_columns(path, None)?;
+    let rows = values.len().checked_div(cols).unwrap_or(0);
+    Array2::from_shape_vec((rows, cols), values)
+        .map_err(|e| KMeansError::format(path, e.to_string()))
+}
+
+/// The values of [`read_csv`] row by row, and the number of columns; every row must have
+/// `want` columns when given (the first row sets the count otherwise).
+fn read_csv_columns(path: &Path, want: Option<usize>) -> Result<(Vec<f64>, usize), KMeansError> {
     let f = File::open(path).map_err(|e| KMeansError::io(path, e))?;
     let mut values = Vec::new();
-    let mut cols = None;
+    let mut cols = want;
     for (ln, line) in BufReader::new(f).lines().enumerate() {
         let line = line.map_err(|e| KMeansError::io(path, e))?;
         let t = line.trim();
@@ -78,7 +87,8 @@ pub fn read_csv(path: &Path) -> Result<Array2<f64>, KMeansError> {
             .collect();
         let row = match parsed {
             Ok(r) => r,
-            Err(_) if cols.is_none() && values.is_empty() && ln == 0 => continue,
+            // A first line that does not parse is a header.
+            Err(_) if ln == 0 => continue,
             Err(e) => {
                 return Err(KMeansError::format(path, format!("line {}: {e}", ln + 1)));
             }
@@ -86,23 +96,21 @@ pub fn read_csv(path: &Path) -> Result<Array2<f64>, KMeansError> {
         match cols {
             None => cols = Some(row.len()),
             Some(c) if c != row.len() => {
+                let earlier = if want.is_some() {
+                    "expected"
+                } else {
+                    "earlier lines"
+                };
                 return Err(KMeansError::format(
                     path,
-                    format!(
-                        "line {} has {} columns, earlier lines {c}",
-                        ln + 1,
-                        row.len()
-                    ),
+                    format!("line {} has {} columns, {earlier} {c}", ln + 1, row.len()),
                 ));
             }
             _ => {}
         }
         values.extend(row);
     }
-    let cols = cols.unwrap_or(0);
-    let rows = values.len().checked_div(cols).unwrap_or(0);
-    Array2::from_shape_vec((rows, cols), values)
-        .map_err(|e| KMeansError::format(path, e.to_string()))
+    Ok((values, cols.unwrap_or(0)))
 }
 
 /// Element type of a `.npy` file.
@@ -232,32 +240,18 @@ pub fn read_matrix(path: &Path) -> Result<Array2<f64>, KMeansError> {
     }
 }
 
-/// The layout of a sample-weights file, one weight per row of the data: a `.npy` file (by its
-/// extension) of shape `(n,)` or `(n, 1)`, `f32` or `f64`; any other file is raw little-endian
-/// `f64` without a header. The result has `cols = 1`; read weights `[start, start + count)`
-/// with [`read_rows`] (as each MPI rank reads its shard).
-///
-/// # Complexity
-/// `O(1)`: only the header (or the file size) is read.
-///
-/// # Errors
-/// [`KMeansError::Io`]; [`KMeansError::Format`] for a `.npy` file with more than one column,
-/// a raw file whose size is not a multiple of 8 bytes, or anything [`read_npy_header`]
-/// refuses.
-///
-/// # Examples
-/// ```
-/// use clustering::data::{NpyType, read_rows, read_weights_header};
-/// let p = std::env::temp_dir().join(format!("km-weights-doc-{}.f64", std::process::id()));
-/// let bytes: Vec<u8> = [1.0f64, 2.0, 0.5].iter().flat_map(|w| w.to_le_bytes()).collect();
-/// std::fs::write(&p, bytes)?;
-/// let h = read_weights_header(&p)?;
-/// assert_eq!((h.offset, h.rows, h.cols, h.dtype), (0, 3, 1, NpyType::F64));
-/// assert_eq!(read_rows(&p, h.offset, h.dtype, 1, 2, 1)?, vec![2.0, 0.5]);
-/// # std::fs::remove_file(&p)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn read_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
+/// Whether a sample-weights file is text (`.csv` or `.txt`: one weight per line, read by
+/// [`read_csv`]'s rules), or binary.
+fn weights_are_text(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("csv" | "txt")
+    )
+}
+
+/// The layout of a binary sample-weights file: a `.npy` file (by its extension) of shape
+/// `(n,)` or `(n, 1)`, `f32` or `f64`; otherwise raw little-endian `f64` without a header.
+fn binary_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
     if path.extension().and_then(|e| e.to_str()) == Some("npy") {
         let h = read_npy_header(path)?;
         if h.cols != 1 {
@@ -288,28 +282,104 @@ pub fn read_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
     })
 }
 
-/// Reads a whole sample-weights file (the layout of [`read_weights_header`]) as `f64`. The
-/// values are not checked here; [`crate::KMeans::fit_weighted`] and the distributed run
+/// Reads a whole sample-weights file as `f64`, one weight per row of the data. The format
+/// follows the extension:
+/// - `.csv` or `.txt`: one weight per line, as [`read_csv`] reads (a first line that does not
+///   parse is a header, blank lines are skipped, separators `,` `;` or white space);
+/// - `.npy`: shape `(n,)` or `(n, 1)`, `f32` or `f64`;
+/// - anything else: raw little-endian `f64` without a header.
+///
+/// The values are not checked here; [`crate::KMeans::fit_weighted`] and the distributed run
 /// check them.
 ///
 /// # Complexity
 /// `O(n)`.
 ///
 /// # Errors
-/// As [`read_weights_header`].
+/// [`KMeansError::Io`]; [`KMeansError::Format`] for a text line that is not one number (with
+/// its line number), a `.npy` file with more than one column or that [`read_npy_header`]
+/// refuses, or a raw file whose size is not a multiple of 8 bytes.
 ///
 /// # Examples
 /// ```
 /// use clustering::data::read_weights;
-/// let p = std::env::temp_dir().join(format!("km-weights-all-doc-{}.bin", std::process::id()));
-/// std::fs::write(&p, [3.0f64, 0.25].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())?;
-/// assert_eq!(read_weights(&p)?, vec![3.0, 0.25]);
-/// # std::fs::remove_file(&p)?;
+/// let dir = std::env::temp_dir();
+/// let raw = dir.join(format!("km-weights-all-doc-{}.bin", std::process::id()));
+/// std::fs::write(&raw, [3.0f64, 0.25].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())?;
+/// assert_eq!(read_weights(&raw)?, vec![3.0, 0.25]);
+/// let csv = dir.join(format!("km-weights-all-doc-{}.csv", std::process::id()));
+/// std::fs::write(&csv, "weight\n3\n0.25\n")?;
+/// assert_eq!(read_weights(&csv)?, vec![3.0, 0.25]);
+/// # std::fs::remove_file(&raw)?;
+/// # std::fs::remove_file(&csv)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_weights(path: &Path) -> Result<Vec<f64>, KMeansError> {
-    let h = read_weights_header(path)?;
+    if weights_are_text(path) {
+        return Ok(read_csv_columns(path, Some(1))?.0);
+    }
+    let h = binary_weights_header(path)?;
     read_rows(path, h.offset, h.dtype, 0, h.rows, 1)
+}
+
+/// The weights of rows `rows` of a sample-weights file (the formats of [`read_weights`])
+/// that must hold one weight for each of `n` rows, as each MPI rank reads its shard: a binary
+/// file with one seek and one read; a text file is parsed whole (text cannot be sought by
+/// row; use `.npy` when it is too large for each rank to parse).
+///
+/// # Complexity
+/// `O(|rows|)` for binary files, `O(n)` for text.
+///
+/// # Errors
+/// As [`read_weights`]; [`KMeansError::ShapeMismatch`] when the file does not hold `n`
+/// weights; [`KMeansError::InvalidParameter`] when `rows` is not within `0..n`.
+///
+/// # Examples
+/// ```
+/// use clustering::data::read_weights_shard;
+/// let p = std::env::temp_dir().join(format!("km-weights-doc-{}.f64", std::process::id()));
+/// let bytes: Vec<u8> = [1.0f64, 2.0, 0.5].iter().flat_map(|w| w.to_le_bytes()).collect();
+/// std::fs::write(&p, bytes)?;
+/// assert_eq!(read_weights_shard(&p, 3, 1..3)?, vec![2.0, 0.5]);
+/// assert!(read_weights_shard(&p, 4, 0..2).is_err());
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_weights_shard(
+    path: &Path,
+    n: u64,
+    rows: std::ops::Range<u64>,
+) -> Result<Vec<f64>, KMeansError> {
+    let mismatch = |found: u64| KMeansError::ShapeMismatch {
+        what: "sample weights (one per row)",
+        expected: n as usize,
+        found: found as usize,
+    };
+    if rows.start > rows.end || rows.end > n {
+        return Err(KMeansError::InvalidParameter(format!(
+            "weights of rows {rows:?} asked for, of {n} rows"
+        )));
+    }
+    if weights_are_text(path) {
+        let mut w = read_weights(path)?;
+        if w.len() as u64 != n {
+            return Err(mismatch(w.len() as u64));
+        }
+        w.truncate(rows.end as usize);
+        return Ok(w.split_off(rows.start as usize));
+    }
+    let h = binary_weights_header(path)?;
+    if h.rows != n {
+        return Err(mismatch(h.rows));
+    }
+    read_rows(
+        path,
+        h.offset,
+        h.dtype,
+        rows.start,
+        rows.end - rows.start,
+        1,
+    )
 }
 
 /// Writes a 2-D `f64` array as a `.npy` file (version 1, C order).

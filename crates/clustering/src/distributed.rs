@@ -21,6 +21,30 @@
 //! cannot read, ranks given different parameters or centroids) is agreed on by all ranks
 //! before the next collective: every rank returns an error (the failing rank its own, the
 //! others [`KMeansError::Distributed`] quoting it), so no rank waits forever.
+//!
+//! # Identical decisions on every rank
+//!
+//! Each rank runs the same Lloyd loop and decides on its own whether a cluster is empty (which
+//! starts a collective search for far points), whether labels changed, and whether the
+//! centroid shift is within the tolerance (which ends the loop). Those decisions must be the
+//! same on every rank, or one rank leaves the loop while another waits in the next collective
+//! forever. They are pure functions of the all-reduced statistics (and of values every rank
+//! holds identically: parameters, the checkpoint, all-gathered candidates), so it is enough
+//! that every rank holds the *same bits* of every all-reduced vector. MPI does not promise
+//! that: an `MPI_Allreduce` of doubles may round differently on different ranks (a
+//! topology-aware or hardware-offloaded reduction, heterogeneous nodes). So every all-reduce
+//! of floating-point values (the statistics of each iteration, the variance behind the
+//! tolerance, the initial subsample) is followed by a check: a 64-bit digest of the result's
+//! bits is all-reduced with min and max (exact integer operations, the same on every rank);
+//! when they differ, rank 0 broadcasts its result and every rank continues with rank 0's bits
+//! ([`DistributedReport::reconciled`] counts these). When the results agree, as in every
+//! normal run, nothing changes, so the results are bit-identical to a plain all-reduce; the
+//! check costs one all-reduce of two integers and a pass over the `k d + k + 2` values. At
+//! the end the ranks also compare a digest of their final centroids and iteration count, so
+//! a divergence that slipped through (a digest collision, about 2^-64) is an error, not mixed
+//! labels. A resumed run also checks that every rank read the same checkpoint.
+//! The [`PERTURB_AT_VAR`] test hook makes one rank's all-reduce differ in the last bit, to
+//! check all this under `mpirun`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -28,9 +52,11 @@ use std::time::Instant;
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
 
-use crate::checkpoint::{Checkpoint, from_bits, to_bits};
+use crate::checkpoint::{
+    CHECKPOINT_VERSION, Checkpoint, Job, digest, digest_part, from_bits, to_bits,
+};
 use crate::cpu::{CpuKind, CpuStepper, column_moments};
-use crate::data::{NpyType, read_npy_header, read_rows, read_weights_header, shard_range};
+use crate::data::{NpyType, read_npy_header, read_rows, read_weights_shard, shard_range};
 use crate::kmeans::{
     check_finite, check_given, check_params, check_weight_values, initial_centroids,
 };
@@ -38,6 +64,12 @@ use crate::lloyd::{Candidate, LloydParams, StepStats, Stepper, candidate_order, 
 use crate::{Init, KMeans, KMeansError};
 
 pub use crate::launch::{DistributedReport, FAIL_AT_VAR, Timings};
+
+/// Environment variable for tests of the agreement of ranks (module docs): `STEP:RANK` makes
+/// that rank flip the lowest bit of every value of its all-reduced statistics of its
+/// `STEP`-th assignment step (counted from 1 in each launch), as a reduction that rounds
+/// differently on that rank would.
+pub const PERTURB_AT_VAR: &str = "WARPATH_KMEANS_PERTURB_AT";
 
 /// Rows sampled for the initial centroids (at most; all rows when fewer).
 const INIT_SAMPLE_ROWS: u64 = 1 << 16;
@@ -61,9 +93,10 @@ pub enum Input {
 pub struct DistributedConfig {
     /// The data.
     pub input: Input,
-    /// Sample weights, one per row: a `.npy` file of shape `(n,)` or `(n, 1)` (`f32` or
-    /// `f64`), or raw little-endian `f64` ([`read_weights_header`]); finite, non-negative,
-    /// not all zero. `None` weighs every point 1.
+    /// Sample weights, one per row: a `.csv`/`.txt` file with one weight per line (a header
+    /// line allowed), a `.npy` file of shape `(n,)` or `(n, 1)` (`f32` or `f64`), or raw
+    /// little-endian `f64` ([`crate::data::read_weights`]); finite, non-negative, not all
+    /// zero. `None` weighs every point 1.
     pub weights: Option<PathBuf>,
     /// Clusters, init (k-means++, random or given centroids, `k x d`), `max_iter`, `tol`, seed
     /// (`n_init` and `exec` are ignored: one run, on the CPU of each rank). Every rank must
@@ -84,14 +117,30 @@ struct MpiStepper<'a, C: Communicator> {
     world: &'a C,
     local: CpuStepper<'a, f64>,
     timings: Timings,
+    /// Assignment steps of this launch.
+    steps: usize,
+    /// The step whose all-reduced statistics this rank perturbs ([`PERTURB_AT_VAR`]).
+    perturb_step: Option<usize>,
+    /// All-reduce results that differed between ranks and were replaced by rank 0's.
+    reconciled: usize,
 }
 
 impl<C: Communicator> MpiStepper<'_, C> {
-    fn all_sum(&mut self, v: &[f64]) -> Vec<f64> {
+    /// The element-wise sum over all ranks, the same bits on every rank (module docs);
+    /// `perturb` flips the lowest bit of every value of this rank's result first (tests).
+    fn all_sum(&mut self, v: &[f64], perturb: bool) -> Vec<f64> {
         let t = Instant::now();
         let mut out = vec![0.0; v.len()];
         self.world
             .all_reduce_into(v, &mut out[..], SystemOperation::sum());
+        if perturb {
+            out.iter_mut()
+                .for_each(|x: &mut f64| *x = f64::from_bits(x.to_bits() ^ 1));
+        }
+        if !same_on_every_rank(self.world, digest(out.iter().map(|x| x.to_bits()))) {
+            self.world.process_at_rank(0).broadcast_into(&mut out[..]);
+            self.reconciled += 1;
+        }
         self.timings.allreduce += t.elapsed().as_secs_f64();
         out
     }
@@ -106,7 +155,9 @@ impl<C: Communicator> Stepper for MpiStepper<'_, C> {
         let t = Instant::now();
         let local = self.local.step(centroids, k)?;
         self.timings.compute += t.elapsed().as_secs_f64();
-        let global = self.all_sum(&local.to_flat());
+        self.steps += 1;
+        let perturb = self.perturb_step == Some(self.steps);
+        let global = self.all_sum(&local.to_flat(), perturb);
         Ok(StepStats::from_flat(&global, k, self.local.d))
     }
 
@@ -205,13 +256,19 @@ fn agree<C: Communicator, T>(world: &C, local: Result<T, KMeansError>) -> Result
     }
 }
 
-/// Fails on every rank unless every rank passed the same `value`.
-fn agree_same<C: Communicator>(world: &C, value: u64, what: &str) -> Result<(), KMeansError> {
+/// Whether every rank passed the same `value`; the answer is the same on every rank (an
+/// all-reduce of integers).
+fn same_on_every_rank<C: Communicator>(world: &C, value: u64) -> bool {
     // min(!v) = !max(v): the minimum and the maximum in one all-reduce.
     let send = [value, !value];
     let mut out = [0u64; 2];
     world.all_reduce_into(&send[..], &mut out[..], SystemOperation::min());
-    if out[0] == !out[1] {
+    out[0] == !out[1]
+}
+
+/// Fails on every rank unless every rank passed the same `value`.
+fn agree_same<C: Communicator>(world: &C, value: u64, what: &str) -> Result<(), KMeansError> {
+    if same_on_every_rank(world, value) {
         Ok(())
     } else {
         Err(KMeansError::InvalidParameter(format!(
@@ -220,28 +277,15 @@ fn agree_same<C: Communicator>(world: &C, value: u64, what: &str) -> Result<(), 
     }
 }
 
-/// SplitMix64's finaliser: a bijective 64-bit mix.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Digest of values in order (the parameters of a job).
-fn digest(values: impl IntoIterator<Item = u64>) -> u64 {
-    values
-        .into_iter()
-        .fold(0x9e37_79b9_7f4a_7c15, |h, v| mix(h ^ mix(v)))
-}
-
-/// This shard's part of the weights digest: the XOR over its weights of a hash of (global
-/// row index, value). XOR-ing the parts of all shards gives the same digest for any number
-/// of ranks.
-fn weights_digest_part(index_offset: u64, w: &[f64]) -> u64 {
-    w.iter().enumerate().fold(0, |acc, (i, v)| {
-        // `+ 0.0` makes -0.0 and 0.0 the same weight.
-        acc ^ mix(mix(index_offset + i as u64) ^ (v + 0.0).to_bits())
-    })
+/// The XOR over all ranks of their [`digest_part`]s: the digest of the whole vector.
+fn all_digest<C: Communicator>(world: &C, first_index: u64, values: &[f64]) -> u64 {
+    let mut out = 0u64;
+    world.all_reduce_into(
+        &digest_part(first_index, values),
+        &mut out,
+        SystemOperation::bitwise_xor(),
+    );
+    out
 }
 
 /// Everything every rank must agree on before the run: the parameters and given centroids.
@@ -276,32 +320,12 @@ fn read_shard_weights<C: Communicator>(
     n: u64,
     shard: &std::ops::Range<u64>,
 ) -> Result<(Vec<f64>, u64), KMeansError> {
-    let local = read_weights_header(path).and_then(|h| {
-        if h.rows != n {
-            return Err(KMeansError::ShapeMismatch {
-                what: "sample weights (one per row)",
-                expected: n as usize,
-                found: h.rows as usize,
-            });
-        }
-        let w = read_rows(
-            path,
-            h.offset,
-            h.dtype,
-            shard.start,
-            shard.end - shard.start,
-            1,
-        )?;
+    let local = read_weights_shard(path, n, shard.clone()).and_then(|w| {
         check_weight_values(&w, shard.start)?;
         Ok(w)
     });
     let w = agree(world, local)?;
-    let mut digest = 0u64;
-    world.all_reduce_into(
-        &weights_digest_part(shard.start, &w),
-        &mut digest,
-        SystemOperation::bitwise_xor(),
-    );
+    let digest = all_digest(world, shard.start, &w);
     let mut total = 0.0;
     world.all_reduce_into(&w.iter().sum::<f64>(), &mut total, SystemOperation::sum());
     // Non-negative weights: the total is 0 on every rank exactly when every weight is 0.
@@ -311,8 +335,9 @@ fn read_shard_weights<C: Communicator>(
     Ok((w, digest))
 }
 
-fn fail_at() -> Option<(usize, i32)> {
-    let v = std::env::var(FAIL_AT_VAR).ok()?;
+/// `NUMBER:RANK` from the environment variable `var` (the test hooks).
+fn rank_plan(var: &str) -> Option<(usize, i32)> {
+    let v = std::env::var(var).ok()?;
     let (it, rank) = v.split_once(':')?;
     Some((it.trim().parse().ok()?, rank.trim().parse().ok()?))
 }
@@ -321,8 +346,8 @@ fn fail_at() -> Option<(usize, i32)> {
 /// (and writes the output files); the others get `None`.
 ///
 /// # Complexity
-/// `O(n k d / R)` compute and an all-reduce of `k d + k + 2` values per iteration on `R`
-/// ranks.
+/// `O(n k d / R)` compute, an all-reduce of `k d + k + 2` values and one of two integers
+/// (the agreement check, module docs) per iteration on `R` ranks.
 ///
 /// # Errors
 /// Bad input or parameters (every rank returns an error: [`KMeansError::ZeroClusters`],
@@ -330,9 +355,13 @@ fn fail_at() -> Option<(usize, i32)> {
 /// [`KMeansError::NonFiniteData`], [`KMeansError::ShapeMismatch`] for given centroids that are
 /// not `k x d` or a weights file whose length is not `n`, [`KMeansError::InvalidParameter`]
 /// for non-finite given centroids or ranks given different parameters,
-/// [`KMeansError::InvalidWeights`]), a checkpoint that belongs to another job (other shape,
-/// weights or given centroids: [`KMeansError::Format`]), I/O failures; on the ranks where the
-/// check passed the error is a [`KMeansError::Distributed`] that quotes the failing rank's.
+/// [`KMeansError::InvalidWeights`]), a checkpoint that belongs to another job (other data,
+/// weights, `k`, init, seed, `tol` or given centroids, or past `max_iter`:
+/// [`KMeansError::CheckpointMismatch`], see [`Checkpoint::check_resume`]) or that cannot be
+/// read ([`KMeansError::Format`]), I/O failures; on the ranks where the check passed the
+/// error is a [`KMeansError::Distributed`] that quotes the failing rank's. Ranks that read
+/// different checkpoints, or (a bug) end with different centroids, fail with
+/// [`KMeansError::Distributed`] on every rank.
 ///
 /// # Examples
 /// Every rank of `mpirun -n 4 ./program` runs this (it needs `mpirun`, so it is not run here):
@@ -402,6 +431,13 @@ pub fn run_distributed<C: Communicator>(
         }
         None => (None, None),
     };
+    let job = Job {
+        params: p,
+        n,
+        d,
+        data_digest: all_digest(world, shard.start * d as u64, &data),
+        weights_digest,
+    };
     let read_s = t.elapsed().as_secs_f64();
 
     let mut stepper = MpiStepper {
@@ -411,6 +447,11 @@ pub fn run_distributed<C: Communicator>(
             read: read_s,
             ..Timings::default()
         },
+        steps: 0,
+        perturb_step: rank_plan(PERTURB_AT_VAR)
+            .filter(|&(_, r)| r == rank)
+            .map(|(step, _)| step),
+        reconciled: 0,
     };
     stepper.local.index_offset = shard.start;
 
@@ -425,7 +466,25 @@ pub fn run_distributed<C: Communicator>(
         "answers to whether the checkpoint exists (is it on a shared file system?)",
     )?;
     let resumed = match resume_from {
-        Some(ck) => Some(agree(world, read_matching(ck, n, d, p, weights_digest))?),
+        Some(path) => {
+            let ck = agree(
+                world,
+                Checkpoint::read(path).and_then(|ck| ck.check_resume(path, &job).map(|_| ck)),
+            )?;
+            let state = [
+                ck.iteration as u64,
+                u64::from(ck.converged),
+                ck.tol_abs.to_bits(),
+            ];
+            let all = state.into_iter().chain(ck.centroid_bits.iter().copied());
+            if !same_on_every_rank(world, digest(all.chain(ck.initial_bits.iter().copied()))) {
+                return Err(KMeansError::Distributed(format!(
+                    "the ranks read different checkpoints from {} (is it on a shared file system?)",
+                    path.display()
+                )));
+            }
+            Some(ck)
+        }
         None => None,
     };
     let (start_centroids, initial, tol_abs, start_iteration, already_converged) = match &resumed {
@@ -438,6 +497,7 @@ pub fn run_distributed<C: Communicator>(
         ),
         None => {
             let tol_abs = p.tol * global_mean_variance(&mut stepper, n);
+            // `initial_centroids` makes the same choice on every rank from the same bits.
             let (sample, sample_w) = global_sample(&mut stepper, n, shard.start);
             let init = initial_centroids(&p.init, &sample, d, sample_w.as_deref(), p.k, p.seed, 0);
             (init.clone(), init, tol_abs, 0, false)
@@ -453,13 +513,17 @@ pub fn run_distributed<C: Communicator>(
         tol_abs,
         start_iteration,
     };
-    let fail = if resumed.is_none() { fail_at() } else { None };
+    let fail = if resumed.is_none() {
+        rank_plan(FAIL_AT_VAR)
+    } else {
+        None
+    };
     let mut ck_seconds = 0.0;
     let mut write_ck = |iteration: usize, c: &[f64], converged: bool| -> Result<(), KMeansError> {
         if let (0, Some(path)) = (rank, &cfg.checkpoint) {
             let t = Instant::now();
             Checkpoint {
-                version: 2,
+                version: CHECKPOINT_VERSION,
                 n,
                 d,
                 k: p.k,
@@ -469,6 +533,7 @@ pub fn run_distributed<C: Communicator>(
                 centroid_bits: to_bits(c),
                 initial_bits: to_bits(&initial),
                 weights_digest,
+                job: Some(job.recorded()),
             }
             .write_atomic(path)?;
             ck_seconds += t.elapsed().as_secs_f64();
@@ -494,6 +559,16 @@ pub fn run_distributed<C: Communicator>(
     })?;
     // A run resumed from a converged checkpoint does no iteration and stays converged.
     let converged = out.converged || already_converged;
+    // Every rank took the same decisions from the same bits (module docs); a divergence
+    // that slipped through is an error on every rank, never mixed labels.
+    let end = to_bits(&out.centroids)
+        .into_iter()
+        .chain([out.iterations as u64, u64::from(converged)]);
+    if !same_on_every_rank(world, digest(end)) {
+        return Err(KMeansError::Distributed(
+            "the ranks ended with different centroids or iteration counts".into(),
+        ));
+    }
     write_ck(out.iterations, &out.centroids, converged)?;
 
     // Labels to rank 0, in rank order.
@@ -523,6 +598,7 @@ pub fn run_distributed<C: Communicator>(
             centroid_bits: to_bits(&out.centroids),
             initial_bits: to_bits(&initial),
             seconds: timings,
+            reconciled: stepper.reconciled,
         };
         if let Some(o) = &cfg.output {
             write_report(o, &report)?;
@@ -537,59 +613,11 @@ pub fn run_distributed<C: Communicator>(
     Ok(report)
 }
 
-/// The checkpoint, when it belongs to this job: same shape, same weights, and (with given
-/// centroids) the same initial centroids.
-fn read_matching(
-    path: &Path,
-    n: u64,
-    d: usize,
-    p: &KMeans,
-    weights_digest: Option<u64>,
-) -> Result<Checkpoint, KMeansError> {
-    let ck = Checkpoint::read(path)?;
-    let k = p.k;
-    if ck.n != n || ck.d != d || ck.k != k {
-        return Err(KMeansError::format(
-            path,
-            format!(
-                "checkpoint is for n = {}, d = {}, k = {}; this job has n = {n}, d = {d}, k = {k}",
-                ck.n, ck.d, ck.k
-            ),
-        ));
-    }
-    if ck.weights_digest != weights_digest {
-        let says = |w: Option<u64>| match w {
-            None => "no sample weights".to_string(),
-            Some(h) => format!("sample weights with digest {h:016x}"),
-        };
-        return Err(KMeansError::format(
-            path,
-            format!(
-                "checkpoint is for {}; this job has {}",
-                says(ck.weights_digest),
-                says(weights_digest)
-            ),
-        ));
-    }
-    if let Init::Given(c) = &p.init
-        && !c
-            .iter()
-            .map(|v| v.to_bits())
-            .eq(ck.initial_bits.iter().copied())
-    {
-        return Err(KMeansError::format(
-            path,
-            "checkpoint started from other initial centroids than the given ones",
-        ));
-    }
-    Ok(ck)
-}
-
 fn global_mean_variance<C: Communicator>(s: &mut MpiStepper<'_, C>, n: u64) -> f64 {
     let d = s.local.d;
-    let sums = s.all_sum(&column_moments(s.local.data, d, None));
+    let sums = s.all_sum(&column_moments(s.local.data, d, None), false);
     let mean: Vec<f64> = sums.iter().map(|v| v / n as f64).collect();
-    let ss = s.all_sum(&column_moments(s.local.data, d, Some(&mean)));
+    let ss = s.all_sum(&column_moments(s.local.data, d, Some(&mean)), false);
     ss.iter().sum::<f64>() / n as f64 / d as f64
 }
 
@@ -616,7 +644,7 @@ fn global_sample<C: Communicator>(
             }
         }
     }
-    let mut all = s.all_sum(&buf);
+    let mut all = s.all_sum(&buf, false);
     let weights = weighted.then(|| all.split_off(rows * d));
     (all, weights)
 }
@@ -642,29 +670,6 @@ fn write_report(path: &Path, r: &DistributedReport) -> Result<(), KMeansError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn weights_digest_does_not_depend_on_the_sharding_but_on_every_weight() {
-        let w: Vec<f64> = (0..1001).map(|i| (i % 7) as f64 * 0.25).collect();
-        let whole = weights_digest_part(0, &w);
-        for ranks in [2u64, 3, 7, 1001] {
-            let parts = (0..ranks).fold(0, |acc, r| {
-                let s = shard_range(w.len() as u64, ranks, r);
-                acc ^ weights_digest_part(s.start, &w[s.start as usize..s.end as usize])
-            });
-            assert_eq!(parts, whole, "ranks = {ranks}");
-        }
-        let mut other = w.clone();
-        other[500] += 0.25;
-        assert_ne!(weights_digest_part(0, &other), whole);
-        other = w.clone();
-        other.swap(1, 2);
-        assert_ne!(weights_digest_part(0, &other), whole);
-        // -0.0 weighs what 0.0 weighs.
-        other = w.clone();
-        other[0] = -0.0;
-        assert_eq!(weights_digest_part(0, &other), whole);
-    }
 
     #[test]
     fn job_digest_sees_parameters_and_given_centroids() {

@@ -61,6 +61,21 @@ pub enum KMeansError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A checkpoint to resume from was written by another job (other data, weights, `k`,
+    /// init, seed, `tol`, given centroids, or it is past `max_iter`).
+    #[error(
+        "{path}: the checkpoint belongs to another job: {what}: checkpoint says {checkpoint}, this run says {run}"
+    )]
+    CheckpointMismatch {
+        /// The checkpoint file.
+        path: String,
+        /// What differs (`"seed"`, `"init"`, `"n (points)"`, ...).
+        what: &'static str,
+        /// What the checkpoint says.
+        checkpoint: String,
+        /// What this run says.
+        run: String,
+    },
     /// The GPU path failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),

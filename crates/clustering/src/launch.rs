@@ -212,4 +212,9 @@ pub struct DistributedReport {
     pub initial_bits: Vec<u64>,
     /// Time split.
     pub seconds: Timings,
+    /// All-reduce results that differed between ranks in some bit and were replaced by rank
+    /// 0's, so that every rank took the same decisions (0 in a healthy run; see
+    /// `distributed`'s module docs).
+    #[serde(default)]
+    pub reconciled: usize,
 }

@@ -527,11 +527,12 @@ mod io {
     use ndarray::Array2;
 
     use crate::KMeansError;
-    use crate::checkpoint::{Checkpoint, to_bits};
+    use crate::checkpoint::{Checkpoint, Job, digest_part, to_bits};
     use crate::data::{
         NpyType, read_csv, read_matrix, read_npy, read_npy_header, read_rows, read_weights,
-        read_weights_header, shard_range, write_npy,
+        read_weights_shard, shard_range, write_npy,
     };
+    use crate::{Init, KMeans};
 
     fn dir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("clustering-io-{name}-{}", std::process::id()));
@@ -629,9 +630,19 @@ mod io {
         )
         .unwrap();
         assert_eq!(read_weights(&raw).unwrap(), w);
-        let h = read_weights_header(&raw).unwrap();
-        assert_eq!((h.offset, h.rows, h.cols), (0, 5, 1));
-        assert_eq!(read_rows(&raw, h.offset, h.dtype, 3, 2, 1).unwrap(), w[3..]);
+        assert_eq!(read_weights_shard(&raw, 5, 3..5).unwrap(), w[3..]);
+        assert!(matches!(
+            read_weights_shard(&raw, 6, 0..2),
+            Err(KMeansError::ShapeMismatch {
+                expected: 6,
+                found: 5,
+                ..
+            })
+        ));
+        assert!(matches!(
+            read_weights_shard(&raw, 5, 4..6),
+            Err(KMeansError::InvalidParameter(_))
+        ));
         // A (n, 1) .npy file holds weights too; (n, 2) does not.
         let npy = d.join("w.npy");
         write_npy(&npy, &Array2::from_shape_vec((5, 1), w.to_vec()).unwrap()).unwrap();
@@ -650,10 +661,88 @@ mod io {
             Err(KMeansError::Format { .. })
         ));
         assert!(matches!(
-            read_weights_header(&d.join("missing")),
+            read_weights_shard(&d.join("missing"), 1, 0..1),
             Err(KMeansError::Io { .. })
         ));
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn weights_files_csv() {
+        let d = dir("weights-csv");
+        let w = [0.5f64, 0.0, 2.0, 1e300, 7.0];
+        let raw = d.join("w.f64");
+        std::fs::write(
+            &raw,
+            w.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        // A header, blank lines, spaces; `.txt` is text too. Every shard equals the binary's.
+        let csv = d.join("w.csv");
+        std::fs::write(&csv, "weight\n0.5\n0\n\n 2 \n1e300\n7\n").unwrap();
+        assert_eq!(read_weights(&csv).unwrap(), w);
+        for (lo, hi) in [(0, 5), (0, 2), (2, 5), (3, 3)] {
+            assert_eq!(
+                read_weights_shard(&csv, 5, lo..hi).unwrap(),
+                read_weights_shard(&raw, 5, lo..hi).unwrap()
+            );
+        }
+        let txt = d.join("w.txt");
+        std::fs::write(&txt, "0.5\n0\n2\n1e300\n7").unwrap();
+        assert_eq!(read_weights(&txt).unwrap(), w);
+        // Malformed lines name their line; a second column is an error from the first row.
+        std::fs::write(&csv, "w\n1\n2\nx\n").unwrap();
+        let e = read_weights(&csv).unwrap_err();
+        assert!(
+            matches!(&e, KMeansError::Format { reason, .. } if reason.starts_with("line 4:")),
+            "{e}"
+        );
+        std::fs::write(&csv, "1\n2,3\n").unwrap();
+        let e = read_weights(&csv).unwrap_err();
+        assert!(
+            e.to_string().contains("line 2 has 2 columns, expected 1"),
+            "{e}"
+        );
+        std::fs::write(&csv, "1,2\n").unwrap();
+        let e = read_weights(&csv).unwrap_err();
+        assert!(
+            e.to_string().contains("line 1 has 2 columns, expected 1"),
+            "{e}"
+        );
+        // A count other than the data's.
+        std::fs::write(&csv, "1\n2\n").unwrap();
+        assert!(matches!(
+            read_weights_shard(&csv, 3, 0..1),
+            Err(KMeansError::ShapeMismatch {
+                expected: 3,
+                found: 2,
+                ..
+            })
+        ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn digest_parts_do_not_depend_on_the_sharding_but_on_every_value() {
+        let w: Vec<f64> = (0..1001).map(|i| (i % 7) as f64 * 0.25).collect();
+        let whole = digest_part(0, &w);
+        for ranks in [2u64, 3, 7, 1001] {
+            let parts = (0..ranks).fold(0, |acc, r| {
+                let s = shard_range(w.len() as u64, ranks, r);
+                acc ^ digest_part(s.start, &w[s.start as usize..s.end as usize])
+            });
+            assert_eq!(parts, whole, "ranks = {ranks}");
+        }
+        let mut other = w.clone();
+        other[500] += 0.25;
+        assert_ne!(digest_part(0, &other), whole);
+        other = w.clone();
+        other.swap(1, 2);
+        assert_ne!(digest_part(0, &other), whole);
+        // -0.0 is 0.0.
+        other = w.clone();
+        other[0] = -0.0;
+        assert_eq!(digest_part(0, &other), whole);
     }
 
     #[test]
@@ -672,6 +761,7 @@ mod io {
             centroid_bits: to_bits(&c),
             initial_bits: to_bits(&c),
             weights_digest: Some(u64::MAX),
+            job: None,
         };
         ck.write_atomic(&p).unwrap();
         let back = Checkpoint::read(&p).unwrap();
@@ -698,6 +788,173 @@ mod io {
             Checkpoint::read(&p),
             Err(KMeansError::Format { .. })
         ));
+        // Unknown versions, and a version 3 without its job, are refused.
+        for (version, job) in [(0, None), (4, None), (3, None)] {
+            let bad = Checkpoint {
+                version,
+                job,
+                ..ck.clone()
+            };
+            bad.write_atomic(&p).unwrap();
+            let e = Checkpoint::read(&p).unwrap_err();
+            assert!(matches!(e, KMeansError::Format { .. }), "{e}");
+        }
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// What differs, or `None` when `ck` may be resumed by `job`.
+    fn mismatch(ck: &Checkpoint, job: &Job<'_>) -> Option<(&'static str, String, String)> {
+        match ck.check_resume("ck.json".as_ref(), job) {
+            Ok(()) => None,
+            Err(KMeansError::CheckpointMismatch {
+                path,
+                what,
+                checkpoint,
+                run,
+            }) => {
+                assert_eq!(path, "ck.json");
+                Some((what, checkpoint, run))
+            }
+            Err(e) => panic!("not a CheckpointMismatch: {e}"),
+        }
+    }
+
+    #[test]
+    fn resume_is_refused_for_another_job() {
+        let given = ndarray::array![[0.0, 1.0], [2.0, 3.0]];
+        let pp = KMeans::new(2).seed(5).tol(1e-4).max_iter(20);
+        let job = Job {
+            params: &pp,
+            n: 10,
+            d: 2,
+            data_digest: 0xda7a,
+            weights_digest: None,
+        };
+        let ck = Checkpoint {
+            version: 3,
+            n: 10,
+            d: 2,
+            k: 2,
+            iteration: 7,
+            tol_abs: 1e-9,
+            converged: false,
+            centroid_bits: to_bits(&[0.5; 4]),
+            initial_bits: to_bits(given.as_slice().unwrap()),
+            weights_digest: None,
+            job: Some(job.recorded()),
+        };
+        assert_eq!(mismatch(&ck, &job), None);
+        let says = |what: &'static str, ck: &str, run: &str| Some((what, ck.into(), run.into()));
+        let run_on = |ck: &Checkpoint, params: &KMeans| mismatch(ck, &Job { params, ..job });
+        let run = |params: &KMeans| run_on(&ck, params);
+        // Another seed, init, tol, k.
+        assert_eq!(run(&pp.clone().seed(6)), says("seed", "5", "6"));
+        assert_eq!(
+            run(&pp.clone().init(Init::Random)),
+            says("init", "k-means++", "random")
+        );
+        assert_eq!(
+            run(&pp.clone().init(Init::Given(given.clone()))),
+            says("init", "k-means++", "given")
+        );
+        assert_eq!(run(&pp.clone().tol(1e-3)), says("tol", "0.0001", "0.001"));
+        let other = KMeans::new(3).seed(5).tol(1e-4).max_iter(20);
+        assert_eq!(run(&other), says("k (clusters)", "2", "3"));
+        // Other data shape or values, other weights.
+        assert_eq!(
+            mismatch(&ck, &Job { n: 11, ..job }).map(|m| m.0),
+            Some("n (points)")
+        );
+        assert_eq!(
+            mismatch(&ck, &Job { d: 3, ..job }).map(|m| m.0),
+            Some("d (dimensions)")
+        );
+        let r = mismatch(
+            &ck,
+            &Job {
+                data_digest: 0xbad,
+                ..job
+            },
+        );
+        assert_eq!(
+            r,
+            Some((
+                "data values",
+                "digest 000000000000da7a".into(),
+                "digest 0000000000000bad".into()
+            ))
+        );
+        let r = mismatch(
+            &ck,
+            &Job {
+                weights_digest: Some(1),
+                ..job
+            },
+        );
+        assert_eq!(
+            r,
+            Some((
+                "sample weights",
+                "no sample weights".into(),
+                "sample weights with digest 0000000000000001".into()
+            ))
+        );
+        // max_iter: any value at or past the checkpoint's iteration continues the same run.
+        assert_eq!(run(&pp.clone().max_iter(7)), None);
+        assert_eq!(run(&pp.clone().max_iter(300)), None);
+        assert_eq!(
+            run(&pp.clone().max_iter(6)),
+            says("max_iter", "7 iterations done", "max_iter = 6")
+        );
+        // Given centroids: the seed plays no part; other centroids are another job.
+        let g = pp.clone().init(Init::Given(given.clone()));
+        let gck = Checkpoint {
+            job: Some(Job { params: &g, ..job }.recorded()),
+            ..ck.clone()
+        };
+        assert_eq!(gck.job.as_ref().unwrap().seed, None);
+        assert_eq!(run_on(&gck, &g), None);
+        assert_eq!(run_on(&gck, &g.clone().seed(99)), None);
+        let mut moved = given.clone();
+        moved[[1, 1]] = 3.5;
+        let other = g.clone().init(Init::Given(moved));
+        assert_eq!(run_on(&gck, &other).map(|m| m.0), Some("given centroids"));
+        // Version 2 records no init, seed, tol or data digest: those are not checked; the
+        // shape, weights, given centroids and max_iter still are.
+        let v2 = Checkpoint {
+            version: 2,
+            job: None,
+            ..ck.clone()
+        };
+        let other = pp.clone().seed(6).tol(1.0);
+        let job2 = Job {
+            params: &other,
+            data_digest: 1,
+            ..job
+        };
+        assert_eq!(mismatch(&v2, &job2), None);
+        assert_eq!(
+            mismatch(&v2, &Job { n: 9, ..job }).map(|m| m.0),
+            Some("n (points)")
+        );
+        let other = g.clone().init(Init::Given(given.clone() * 2.0));
+        assert_eq!(run_on(&v2, &other).map(|m| m.0), Some("given centroids"));
+        assert_eq!(
+            run_on(&v2, &pp.clone().max_iter(3)).map(|m| m.0),
+            Some("max_iter")
+        );
+        // The message names both sides.
+        let reseeded = pp.clone().seed(6);
+        let e = ck.check_resume(
+            "ck.json".as_ref(),
+            &Job {
+                params: &reseeded,
+                ..job
+            },
+        );
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "ck.json: the checkpoint belongs to another job: seed: checkpoint says 5, this run says 6"
+        );
     }
 }

@@ -1,14 +1,16 @@
 //! The distributed worker under `mpirun` (feature `mpi`; run by `ci-mpi.sh`): 3 ranks equal
 //! 1 rank, a rank killed mid-run is relaunched from the checkpoint (also with another number
-//! of ranks) and reaches the same centroids as the uninterrupted run; weighted runs from given
-//! centroids equal the library's weighted fit; bad weights and centroids fail on every rank.
+//! of ranks) and reaches the same centroids as the uninterrupted run; a rank whose all-reduce
+//! differs in the last bit is overruled by rank 0's bits; a resume with another seed or init
+//! is refused; weighted runs from given centroids (weights from `.npy`, raw or CSV files)
+//! equal the library's weighted fit; bad weights and centroids fail on every rank.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clustering::checkpoint::{from_bits, to_bits};
 use clustering::data::{generate_blobs, write_npy};
-use clustering::distributed::DistributedReport;
+use clustering::distributed::{DistributedReport, PERTURB_AT_VAR};
 use clustering::launch::{FAIL_AT_VAR, LaunchOutcome, MpiLaunch, launch_with_restarts};
 use clustering::{Init, KMeans};
 use ndarray::{Array1, Array2};
@@ -26,12 +28,15 @@ fn setup(name: &str) -> (PathBuf, PathBuf, Array2<f64>) {
     (dir, path, b.data)
 }
 
-/// How a test launches its job: relaunches, `--resume`, a rank to kill, more worker flags.
+/// How a test launches its job: relaunches, `--resume`, a rank to kill, a rank whose
+/// all-reduce to perturb, another seed than 5, more worker flags.
 #[derive(Default)]
 struct How<'a> {
     restarts: usize,
     resume: bool,
     fail_at: Option<&'a str>,
+    perturb_at: Option<&'a str>,
+    seed: Option<u64>,
     extra: &'a [OsString],
 }
 
@@ -62,6 +67,8 @@ fn launch(
         restarts,
         resume,
         fail_at,
+        perturb_at,
+        seed,
         extra,
     } = how;
     let opts = MpiLaunch {
@@ -74,7 +81,7 @@ fn launch(
             "--k".into(),
             K.to_string().into(),
             "--seed".into(),
-            "5".into(),
+            seed.unwrap_or(5).to_string().into(),
             "--tol".into(),
             "0".into(),
             "--out".into(),
@@ -87,9 +94,10 @@ fn launch(
         .collect::<Vec<OsString>>(),
         checkpoint: dir.join(format!("{tag}.ck.json")),
         resume,
-        first_launch_env: fail_at
-            .map(|f| vec![(FAIL_AT_VAR.into(), f.into())])
-            .unwrap_or_default(),
+        first_launch_env: [(FAIL_AT_VAR, fail_at), (PERTURB_AT_VAR, perturb_at)]
+            .into_iter()
+            .filter_map(|(var, v)| v.map(|v| (var.into(), v.into())))
+            .collect(),
     };
     launch_with_restarts(&opts, |_, why| eprintln!("{why}"))
 }
@@ -181,7 +189,42 @@ fn distributed_equals_single_process_and_survives_a_killed_rank() {
 
     // Three ranks, uninterrupted.
     launch(&dir, &input, 3, "three", How::default()).unwrap();
-    assert_same(&single, &report(&dir, "three"));
+    let three = report(&dir, "three");
+    assert_same(&single, &three);
+    assert_eq!(three.0.reconciled, 0);
+
+    // Rank 1's all-reduce of the last update's statistics differs in the last bit of every
+    // value: rank 0's bits overrule it, so the result is bit-identical (without that, rank 1
+    // would end with other centroids, an error).
+    let last_update = format!("{}:1", single.0.iterations - 1);
+    let how = How {
+        perturb_at: Some(&last_update),
+        ..How::default()
+    };
+    launch(&dir, &input, 3, "perturbed", how).unwrap();
+    let perturbed = report(&dir, "perturbed");
+    assert_eq!(perturbed.0.reconciled, 1);
+    assert_eq!(perturbed.0.centroid_bits, three.0.centroid_bits);
+    assert_eq!(perturbed.1, three.1);
+
+    // Resuming the finished job with another seed or init is refused, naming the difference.
+    let other_seed = How {
+        seed: Some(6),
+        ..How::default().resume()
+    };
+    let e = launch(&dir, &input, 2, "three", other_seed).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("seed: checkpoint says 5, this run says 6"),
+        "{e}"
+    );
+    let random: &[OsString] = &["--init".into(), "random".into()];
+    let e = launch(&dir, &input, 2, "three", How::with(random).resume()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("init: checkpoint says k-means++, this run says random"),
+        "{e}"
+    );
 
     // Rank 1 dies after iteration 3; the launcher relaunches from the checkpoint.
     let out = launch(
@@ -243,7 +286,17 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
     let one = report(&dir, "w1");
     assert_eq!(one.0.initial_bits, to_bits(given.as_slice().unwrap()));
     assert!(one.0.converged && one.0.iterations >= 3);
-    assert_same(&one, &report(&dir, "w3"));
+    let three = report(&dir, "w3");
+    assert_same(&one, &three);
+    // The same weights as CSV text (with a header line): bit for bit the raw file's result.
+    let csv = dir.join("w.csv");
+    let text: String = w.iter().map(|x| format!("{x}\n")).collect();
+    std::fs::write(&csv, format!("weight\n{text}")).unwrap();
+    let c = args(&[("--weights", &csv), ("--init-centroids", &centres)]);
+    launch(&dir, &input, 3, "wcsv", How::with(&c)).unwrap();
+    let from_csv = report(&dir, "wcsv");
+    assert_eq!(from_csv.0.centroid_bits, three.0.centroid_bits);
+    assert_eq!(from_csv.1, three.1);
 
     // The library's weighted fit from the same centroids.
     let wv = Array1::from(w.clone());
@@ -303,7 +356,11 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
     write_raw(&other_path, &other);
     let c = args(&[("--weights", &other_path), ("--init-centroids", &centres)]);
     let e = launch(&dir, &input, 3, "w3", How::with(&c).resume()).unwrap_err();
-    assert!(e.to_string().contains("sample weights with digest"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("sample weights: checkpoint says sample weights with digest"),
+        "{e}"
+    );
     let e = launch(
         &dir,
         &input,
@@ -317,7 +374,7 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
     )
     .unwrap_err();
     assert!(
-        e.to_string().contains("this job has no sample weights"),
+        e.to_string().contains("this run says no sample weights"),
         "{e}"
     );
     launch(&dir, &input, 2, "w3", How::with(&a).resume()).unwrap();
@@ -353,9 +410,14 @@ fn bad_weights_and_centroids_fail_on_every_rank() {
     write_npy_f32(&dir.join("w.npy"), &w);
     let e = fail(&args(&[("--weights", &dir.join("w.npy"))]));
     assert!(e.contains("weight 10 is NaN"), "{e}");
-    write_raw(&wp, &vec![1.0; n - 1]);
-    let e = fail(&args(&[("--weights", &wp)]));
+    // CSV weights: one short (after a header line), then a malformed line.
+    let csv = dir.join("w.csv");
+    std::fs::write(&csv, format!("weight\n{}", "1\n".repeat(n - 1))).unwrap();
+    let e = fail(&args(&[("--weights", &csv)]));
     assert!(e.contains(&format!("expected {n}, found {}", n - 1)), "{e}");
+    std::fs::write(&csv, format!("{}0.5 0.5\n", "1\n".repeat(99))).unwrap();
+    let e = fail(&args(&[("--weights", &csv)]));
+    assert!(e.contains("line 100 has 2 columns, expected 1"), "{e}");
     write_raw(&wp, &vec![0.0; n]);
     let e = fail(&args(&[("--weights", &wp)]));
     assert!(e.contains("all weights are zero"), "{e}");

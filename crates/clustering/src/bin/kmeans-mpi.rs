@@ -4,8 +4,12 @@
 //! ```text
 //! mpirun -n 4 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json
 //! mpirun -n 2 kmeans-mpi data.npy --k 64 --checkpoint ck.json --out result.json --resume
-//! mpirun -n 4 kmeans-mpi data.npy --k 64 --weights w.npy --init-centroids start.csv
+//! mpirun -n 4 kmeans-mpi data.npy --k 64 --weights w.csv --init-centroids start.csv
 //! ```
+//!
+//! `--resume` refuses a checkpoint written by another job (other data, weights, `--k`,
+//! `--init`, `--seed`, `--tol`, given centroids, or past `--max-iter`), naming what differs;
+//! another number of ranks is fine.
 
 use std::path::PathBuf;
 
@@ -35,8 +39,9 @@ struct Args {
     /// --init.
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_centroids: Option<PathBuf>,
-    /// Sample weights, one per row: a 1-D `.npy` file (f32 or f64) or raw little-endian f64;
-    /// each rank reads its own shard.
+    /// Sample weights, one per row: a `.csv`/`.txt` file with one weight per line (a header
+    /// line allowed; every rank parses it whole), a 1-D `.npy` file (f32 or f64) or raw
+    /// little-endian f64 (each rank reads its own shard).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// Most iterations.

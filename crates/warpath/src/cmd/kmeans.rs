@@ -44,8 +44,9 @@ pub(crate) struct Args {
     /// Start from these centroids (a k x d `.npy` or CSV file) instead of --init.
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_centroids: Option<PathBuf>,
-    /// Sample weights, one per point: a 1-D `.npy` file (f32 or f64) or raw little-endian
-    /// f64 (with --ranks, each rank reads its own shard of it).
+    /// Sample weights, one per point: a `.csv`/`.txt` file with one weight per line (a header
+    /// line allowed), a 1-D `.npy` file (f32 or f64) or raw little-endian f64 (with --ranks,
+    /// each rank reads its own shard of a binary file).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// Most Lloyd iterations.
@@ -77,7 +78,9 @@ pub(crate) struct Args {
     /// Checkpoint file of a distributed job (default: next to the input).
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// Continue a distributed job from its checkpoint.
+    /// Continue a distributed job from its checkpoint (on any number of ranks; refused, naming
+    /// the difference, when the checkpoint belongs to another job: other data, weights, --k,
+    /// --init, --seed, --tol, given centroids, or past --max-iter).
     #[arg(long)]
     resume: bool,
     /// The mpirun program.
@@ -427,6 +430,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
                 "launches": out.attempts, "resumed_from": report.resumed_from,
                 "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
                 "converged": report.converged, "inertia": report.inertia, "verified": verified,
+                "reconciled": report.reconciled,
             })
         );
     } else {
