@@ -11,33 +11,44 @@ use crate::{EulerError, Graph};
 /// A lock-free union-find over `0..n` (link the larger root under the smaller, path halving).
 ///
 /// Concurrent `union` calls are safe; every successful `union` merges two distinct sets, so the
-/// pairs whose `union` returned `true` form a spanning forest.
+/// pairs whose `union` returned `true` form a spanning forest. Each slot stores `parent ^ x`,
+/// so the initial state (every element its own root) is all zeros: a fresh union-find is a
+/// lazily zeroed allocation and costs nothing for the elements it never touches.
 pub(crate) struct UnionFind {
-    parent: Vec<AtomicU32>,
+    link: Vec<AtomicU32>,
 }
 
 impl UnionFind {
     pub(crate) fn new(n: usize) -> Self {
-        let parent = if n < PAR_THRESHOLD {
-            (0..n as u32).map(AtomicU32::new).collect()
-        } else {
-            (0..n as u32).into_par_iter().map(AtomicU32::new).collect()
-        };
-        UnionFind { parent }
+        // Plain zeroed pages (not `zeroed_huge`): most slots are never touched, and a huge page
+        // costs 2 MiB of zeroing at its first touch.
+        let zeros: Vec<u32> = vec![0; n];
+        let mut zeros = std::mem::ManuallyDrop::new(zeros);
+        let (ptr, len, cap) = (zeros.as_mut_ptr(), zeros.len(), zeros.capacity());
+        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, so the allocation
+        // of a Vec<u32> is a valid allocation of a Vec<AtomicU32> of the same length and
+        // capacity (same layout, so it is freed correctly).
+        let link = unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU32>(), len, cap) };
+        UnionFind { link }
+    }
+
+    #[inline]
+    fn parent(&self, x: u32) -> u32 {
+        self.link[x as usize].load(Relaxed) ^ x
     }
 
     #[inline]
     pub(crate) fn find(&self, mut x: u32) -> u32 {
         loop {
-            let p = self.parent[x as usize].load(Relaxed);
+            let p = self.parent(x);
             if p == x {
                 return x;
             }
-            let gp = self.parent[p as usize].load(Relaxed);
+            let gp = self.parent(p);
             if gp != p {
                 // Path halving: gp is an ancestor of x whatever other threads do, and x is not
                 // a root, so no link can be lost.
-                self.parent[x as usize].store(gp, Relaxed);
+                self.link[x as usize].store(gp ^ x, Relaxed);
             }
             x = gp;
         }
@@ -54,8 +65,9 @@ impl UnionFind {
                 return false;
             }
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-            if self.parent[hi as usize]
-                .compare_exchange(hi, lo, Relaxed, Relaxed)
+            // A root stores 0 (its parent is itself).
+            if self.link[hi as usize]
+                .compare_exchange(0, lo ^ hi, Relaxed, Relaxed)
                 .is_ok()
             {
                 return true;

@@ -36,6 +36,12 @@ impl<T: Copy> SharedMut<T> {
         self.0
     }
 
+    /// The address of element `i` (not dereferenced; for [`prefetch`]).
+    #[inline(always)]
+    pub(crate) fn addr(self, i: usize) -> *const T {
+        self.0.wrapping_add(i)
+    }
+
     /// Writes `value` at `i`.
     ///
     /// # Safety
@@ -57,6 +63,20 @@ impl<T: Copy> SharedMut<T> {
         // SAFETY: in bounds and not written concurrently (caller's contract).
         unsafe { self.0.add(i).read() }
     }
+}
+
+/// Asks the core to load the cache line holding `*x` (a hint: it never faults, never reads
+/// through the pointer in the language's sense, and has no visible effect). Walks over random memory issue it for the element they will touch a few
+/// steps later, so several cache misses are in flight at once.
+#[inline(always)]
+pub(crate) fn prefetch<T>(x: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults and has no visible effect.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(x.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// A zeroed vector of `n` elements whose pages the kernel is asked to back with transparent huge

@@ -2,6 +2,7 @@
 //! reference) and interleaved walks that hide DRAM latency (large graphs).
 
 use crate::Graph;
+use crate::par::prefetch;
 
 /// Walks an Euler trail from `start` with Hierholzer's algorithm and returns the edge ids in
 /// trail order and the vertex sequence. Returns fewer than `E` edges when some edges are not
@@ -370,19 +371,6 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
     }
     debug_assert_eq!(k, m);
     (edges, verts)
-}
-
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults and has no visible effect.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Record position of vertex `v` in the layout of [`build_records`].
