@@ -34,11 +34,12 @@ pub const EULER_PARALLEL_THRESHOLD: u64 = 1 << 21;
 pub const EULER_INTERLEAVE_THRESHOLD: u64 = 1 << 16;
 
 /// The CPU path takes the parallel algorithm only with this many rayon threads or more.
-/// Hierholzer with interleaved walks runs about 15 M edges/s on one core of the 2-core
-/// development machine, while the parallel algorithm spends about 3x its CPU time per edge
-/// (8.7 M edges/s on 2 threads at 4.2 x 10^7 edges, 8.9 s of CPU against 2.7 s), so it needs
-/// more than about 3 threads to win. An estimate: only 2 cores were available to measure.
-pub const EULER_PARALLEL_MIN_THREADS: usize = 4;
+/// Hierholzer with interleaved walks runs about 15-16 M edges/s on one core of the 2-core
+/// development machine, while the parallel algorithm spends about 1.9x its CPU time per edge
+/// (2.90 s on 2 threads at 4.2 x 10^7 edges, 5.6 s of CPU against 2.9 s), so it needs more
+/// than about 2 threads to win. An estimate: only 2 cores were available to measure, and it
+/// assumes the third thread scales.
+pub const EULER_PARALLEL_MIN_THREADS: usize = 3;
 
 /// Whether the CPU path should take the parallel algorithm for `edges` edges.
 fn prefer_parallel(edges: u64) -> bool {
