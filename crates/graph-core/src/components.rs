@@ -20,8 +20,7 @@ pub(crate) struct UnionFind {
 
 impl UnionFind {
     pub(crate) fn new(n: usize) -> Self {
-        // Plain zeroed pages (not `zeroed_huge`): most slots are never touched, and a huge page
-        // costs 2 MiB of zeroing at its first touch.
+        // Plain zeroed pages, not `zeroed_huge`: most slots are never touched.
         let zeros: Vec<u32> = vec![0; n];
         let mut zeros = std::mem::ManuallyDrop::new(zeros);
         let (ptr, len, cap) = (zeros.as_mut_ptr(), zeros.len(), zeros.capacity());

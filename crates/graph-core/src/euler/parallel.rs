@@ -229,9 +229,8 @@ fn short_label(pred: &[u32], e: usize) -> Option<u32> {
 
 /// Pointer jumping on the `residual` edges (whole splitter-free cycles, followed through
 /// `pred`, the same cycles backwards): every edge's label becomes its cycle's smallest edge, stored as a `LABELLED` state. Returns the number of
-/// cycles. Only the residual indices of the edge-sized scratch arrays are touched: their pages
-/// are plain lazily zeroed ones, not `zeroed_huge` (a huge page costs 2 MiB of zeroing at its
-/// first touch, which dominated when a few residual edges touched four such arrays).
+/// cycles. Only the residual indices of the edge-sized scratch arrays are touched, so they are
+/// plain lazily zeroed vectors, not `zeroed_huge`.
 fn jump_labels(pred: &[u32], residual: &[u32], state: &mut [u64]) -> u64 {
     let m = pred.len();
     let mut lab: Vec<u32> = vec![0; m];
@@ -337,10 +336,11 @@ fn pair_edges(offsets: &[u64], targets: &[u32], pred: &mut [u32], succ: &mut [u3
 }
 
 /// Stages 3 and 4 for one vertex at a time: the cycle labels of its out-edges, the forest
-/// links between consecutive ones, and the splice along each run of links.
+/// links between consecutive ones, and the splice along each run of links. The per-edge
+/// `state` is passed to each call: pointer jumping writes it between the two passes that use
+/// one `Linker`.
 struct Linker<'a> {
     offsets: &'a [u64],
-    state: &'a [u64],
     rep: &'a [u32],
     pred: &'a [u32],
     dirty: &'a [AtomicBool],
@@ -352,8 +352,8 @@ struct Linker<'a> {
 impl Linker<'_> {
     /// The cycle label of edge `e`; every edge of a residual cycle must be labelled already.
     #[inline]
-    fn label(&self, e: usize) -> u32 {
-        let st = self.state[e];
+    fn label(&self, state: &[u64], e: usize) -> u32 {
+        let st = state[e];
         match unpack(st) {
             Some((j, _)) => self.rep[j],
             None if st == 0 => short_label(self.pred, e).expect("residual edges are labelled"),
@@ -363,8 +363,8 @@ impl Linker<'_> {
 
     /// `succ[a] = to`, marking the sublist holding `a` dirty.
     #[inline]
-    fn retarget(&self, a: usize, to: u32) {
-        if let Some((j, _)) = unpack(self.state[a]) {
+    fn retarget(&self, state: &[u64], a: usize, to: u32) {
+        if let Some((j, _)) = unpack(state[a]) {
             self.dirty[j].store(true, Relaxed);
         }
         // SAFETY: `a = pred[k]` for a position k of the calling vertex, and pred is a
@@ -373,29 +373,29 @@ impl Linker<'_> {
     }
 
     /// Links and splices vertex `v`, whose out-edges all have labels; returns the new links.
-    fn link_and_splice(&self, v: usize) -> u64 {
+    fn link_and_splice(&self, state: &[u64], v: usize) -> u64 {
         let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
         if hi <= lo + 1 {
             return 0;
         }
         let mut c = 0;
         let mut run_start = lo;
-        let mut prev = self.label(lo);
+        let mut prev = self.label(state, lo);
         for k in lo..hi - 1 {
-            let cur = self.label(k + 1);
+            let cur = self.label(state, k + 1);
             if prev != cur && self.uf.union(prev, cur) {
                 c += 1;
-                self.retarget(self.pred[k] as usize, k as u32 + 1);
+                self.retarget(state, self.pred[k] as usize, k as u32 + 1);
             } else {
                 if k > run_start {
-                    self.retarget(self.pred[k] as usize, run_start as u32);
+                    self.retarget(state, self.pred[k] as usize, run_start as u32);
                 }
                 run_start = k + 1;
             }
             prev = cur;
         }
         if hi - 1 > run_start {
-            self.retarget(self.pred[hi - 1] as usize, run_start as u32);
+            self.retarget(state, self.pred[hi - 1] as usize, run_start as u32);
         }
         c
     }
@@ -434,7 +434,14 @@ pub(crate) fn circuit_order(
     // are collected, labelled by pointer jumping afterwards, and their vertices linked then.
     let dirty: Vec<AtomicBool> = (0..k).map(|_| AtomicBool::new(false)).collect();
     let uf = UnionFind::new(m);
-    let wsucc = SharedMut::new(&mut succ);
+    let linker = Linker {
+        offsets,
+        rep: &rep,
+        pred: &pred,
+        dirty: &dirty,
+        uf: &uf,
+        succ: SharedMut::new(&mut succ),
+    };
     #[derive(Default)]
     struct Acc {
         links: u64,
@@ -443,15 +450,7 @@ pub(crate) fn circuit_order(
         deferred: Vec<u32>,
     }
     let acc = {
-        let linker = Linker {
-            offsets,
-            state: &state,
-            rep: &rep,
-            pred: &pred,
-            dirty: &dirty,
-            uf: &uf,
-            succ: wsucc,
-        };
+        let state = &state;
         let visit = |mut acc: Acc, v: usize| {
             let (lo, hi) = (offsets[v] as usize, offsets[v + 1] as usize);
             let before = acc.residual.len();
@@ -467,7 +466,7 @@ pub(crate) fn circuit_order(
             if acc.residual.len() > before {
                 acc.deferred.push(v as u32);
             } else {
-                acc.links += linker.link_and_splice(v);
+                acc.links += linker.link_and_splice(state, v);
             }
             acc
         };
@@ -493,25 +492,16 @@ pub(crate) fn circuit_order(
     if !acc.residual.is_empty() {
         cycles += jump_labels(&pred, &acc.residual, &mut state);
         drop(acc.residual);
-        let linker = Linker {
-            offsets,
-            state: &state,
-            rep: &rep,
-            pred: &pred,
-            dirty: &dirty,
-            uf: &uf,
-            succ: wsucc,
-        };
-        let deferred = &acc.deferred;
+        let (state, deferred) = (&state, &acc.deferred);
         links += if deferred.len() < PAR_THRESHOLD {
             deferred
                 .iter()
-                .map(|&v| linker.link_and_splice(v as usize))
+                .map(|&v| linker.link_and_splice(state, v as usize))
                 .sum::<u64>()
         } else {
             deferred
                 .par_iter()
-                .map(|&v| linker.link_and_splice(v as usize))
+                .map(|&v| linker.link_and_splice(state, v as usize))
                 .sum()
         };
     }
