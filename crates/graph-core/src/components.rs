@@ -31,6 +31,13 @@ impl UnionFind {
         UnionFind { link }
     }
 
+    /// Asks the core to load `x`'s slot (a hint, for callers that know which elements they
+    /// will look up next).
+    #[inline]
+    pub(crate) fn prefetch(&self, x: u32) {
+        crate::par::prefetch(self.link.as_ptr().wrapping_add(x as usize));
+    }
+
     #[inline]
     fn parent(&self, x: u32) -> u32 {
         self.link[x as usize].load(Relaxed) ^ x

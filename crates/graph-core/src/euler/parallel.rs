@@ -1,48 +1,54 @@
 //! The parallel Euler circuit algorithm on the CPU (rayon), in the Awerbuch–Israeli–Shiloach
 //! style. Every stage is a constant number of passes over the edges, whatever the number of
-//! cycles:
+//! cycles. All per-edge state lives in one 16-byte [`Node`] per edge slot, so a step of a
+//! random walk costs one cache miss, not one per array.
 //!
 //! 1. **Pairing.** Each vertex's `i`-th in-edge (in edge order) is paired with its `i`-th
 //!    out-edge: since in = out everywhere, the in-edge slots of `v` are its out-edge positions
 //!    `offsets[v]..offsets[v+1]`, so a stable counting sort of the edges by end vertex, with
-//!    the CSR offsets as its (already known) bucket starts, gives `pred` and `succ[pred[k]] =
-//!    k`. `succ` is a permutation of the edges whose cycles are closed walks. Each task owns a
-//!    range of vertices with about `E / p` edges and scans all end vertices, placing only its
-//!    own: no histogram pass.
+//!    the CSR offsets as its (already known) bucket starts, gives `pred[k]`, the edge before
+//!    out-edge `k` on its closed walk: `pred` is a permutation of the edges whose cycles are
+//!    closed walks. The sort first buckets the edges by ranges of end vertices, so that each
+//!    bucket's placement stays in the L2 cache; its final cursors are the in-degrees, which
+//!    checks the Euler degree condition for free.
 //! 2. **Cycle labels.** List ranking with sampled splitters (Helman–JáJá): about `E / S`
-//!    splitter edges each walk their sublist to the next splitter in parallel, 32 walks
-//!    interleaved per task with prefetching, recording every edge's (sublist, rank); the small
+//!    splitter edges each walk their sublist backwards (through `pred`) to the next splitter
+//!    in parallel, 32 walks interleaved per task with prefetching, recording every edge's
+//!    sublist, and copying each sublist's (edge, end vertex) pairs into an arena; the small
 //!    splitter-level lists are labelled sequentially (`O(E / S)`). A cycle that contains no
-//!    splitter is labelled by a walk when it has at most 8 edges, else by pointer jumping
-//!    restricted to such cycles, which stops as soon as every one agrees on its minimum
-//!    (`log2` of the longest such cycle rounds).
+//!    splitter is labelled by a leader election among its edges (interleaved walks that stop
+//!    at the first edge of higher priority) when it has at most 256 edges, else by pointer
+//!    jumping restricted to such cycles, which stops as soon as every one agrees on its
+//!    minimum (`log2` of the longest such cycle rounds).
 //! 3. **Cycle graph and spanning forest.** Consecutive out-edges `k, k+1` of a vertex with
 //!    different labels are candidate links between two cycles; a lock-free union-find over the
 //!    labels keeps the links that merge distinct sets: a spanning forest of the cycle graph.
 //!    Cycles minus forest links = weak components (more than one is an error).
 //! 4. **Splice.** At each vertex, a run of forest links `k, k+1, ..., j+1` joins distinct
-//!    cycles; rotating the successors of their in-edges (`succ[pred[i]] = i + 1`,
-//!    `succ[pred[j+1]] = k`) is the composition of swaps of successors of two in-edges of the
-//!    same vertex in different cycles, each of which merges two cycles into one. Stages 3 and
-//!    4 (and the short-cycle labels of stage 2) are one pass over the vertices.
-//! 5. **Ranking.** A sublist whose successors did not change is the same list in the final
+//!    cycles; rotating the predecessors of those out-edges right by one (`pred[i + 1] =
+//!    pred[i]`, `pred[k] = pred[j + 1]`) is the composition of swaps of the predecessors of two
+//!    out-edges of the same vertex in different cycles, each of which merges two cycles into
+//!    one. The runs are recorded by stage 3 and applied after it, in parallel.
+//! 5. **Ranking.** A sublist whose predecessors did not change is the same list in the final
 //!    cycle, so only the sublists holding a spliced edge are walked again (few when the cycles
 //!    are few); a sequential prefix over the splitter chain from edge 0 gives each sublist's
-//!    base, and a parallel scatter puts every edge at `base + rank`.
+//!    position, and a parallel copy writes the arena segments out in that order (reversed:
+//!    the walks go backwards).
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
 use crate::EulerError;
 use crate::components::UnionFind;
-use crate::par::{PAR_THRESHOLD, SharedMut, prefetch, zeroed_huge};
+use crate::par::{PAR_THRESHOLD, SharedMut, prefetch};
 
 const NONE: u32 = u32::MAX;
 
-/// Splitter-free cycles up to this length are labelled by direct walks, longer ones by pointer
-/// jumping.
-const SHORT_CYCLE: u32 = 8;
+/// Splitter-free cycles up to this length are labelled by walks (see [`label_short`]), longer
+/// ones by pointer jumping. A cycle this long holds no splitter with probability under 2%.
+const SHORT_CYCLE: u32 = 256;
 
 /// One edge in about this many is a splitter of the list ranking (a power of two).
 pub(crate) const CPU_SPLITTER_SPACING: u32 = 64;
@@ -84,75 +90,190 @@ impl Splitters {
         Splitters { spacing: s, edges }
     }
 
-    /// Index of splitter edge `e` among the splitters (a binary search: it runs once per
-    /// sublist, and saves a per-edge index array).
-    #[inline]
-    fn index_of(&self, e: u32) -> usize {
-        self.edges.partition_point(|&x| x < e)
+    /// Stores each splitter's index in its node's `label` (unused for covered edges), where a
+    /// walk reaching the splitter finds it in a cache line it has already loaded: a binary
+    /// search over the splitters instead costs several dependent cache misses per sublist,
+    /// since the walks' random loads evict the splitter array from the caches.
+    fn mark(&self, nodes: &mut [Node]) {
+        for (j, &e) in self.edges.iter().enumerate() {
+            nodes[e as usize].label = j as u32;
+        }
     }
 }
 
-/// Per-edge state of the list ranking, packed in a `u64`: `(j + 1) << 32 | r` for the edge at
-/// rank `r` of sublist `j`, `LABELLED << 32 | label` for an edge of a splitter-free cycle once
-/// labelled, 0 before either.
-const LABELLED: u32 = u32::MAX;
-
-#[inline(always)]
-fn pack(j: usize, r: u32) -> u64 {
-    ((j as u64 + 1) << 32) | r as u64
+/// Everything the stages keep per edge slot, in one 16-byte record: a step of a walk touches
+/// one cache line, not one per array.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Node {
+    /// The in-edge paired with out-edge `k` (the slot's index): the edge before `k` on its
+    /// cycle. Walks follow `pred`, so they list a cycle backwards.
+    pred: u32,
+    /// The end vertex of edge `k` (a copy of the CSR target, so a walk needs no second load).
+    target: u32,
+    /// 0 until a walk reaches the edge, then `j + 1` for sublist `j`; stays 0 on a
+    /// splitter-free cycle, `RESIDUAL` once a long one is labelled.
+    sub: u32,
+    /// For a splitter, its index among the splitters. For an edge of a splitter-free cycle,
+    /// 0 until it is labelled, then its [`short_label`] (a cycle of at most `SHORT_CYCLE`
+    /// edges) or its residual cycle's number (`sub == RESIDUAL`).
+    label: u32,
 }
 
-/// Sublist index and rank of a packed state, `None` for a splitter-free edge.
-#[inline(always)]
-fn unpack(st: u64) -> Option<(usize, u32)> {
-    let hi = (st >> 32) as u32;
-    (hi != 0 && hi != LABELLED).then(|| (hi as usize - 1, st as u32))
+const _: () = assert!(size_of::<Node>() == 16 && align_of::<Node>() == 4);
+
+/// `m` zeroed nodes, from a zeroed allocation: pages are mapped (and zeroed) by the kernel at
+/// their first touch, which the pairing does in parallel, instead of by one thread here.
+/// (Large allocations are 16-byte aligned, so no node straddles two cache lines.)
+fn zeroed_nodes(m: usize) -> Vec<Node> {
+    let mut v = std::mem::ManuallyDrop::new(vec![[0u32; 4]; m]);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: Node is repr(C) with four u32 fields: the size, alignment and bit validity of
+    // [u32; 4], so the allocation is a valid Vec<Node> of the same length and capacity (and is
+    // freed with the same layout).
+    unsafe { Vec::from_raw_parts(ptr.cast::<Node>(), len, cap) }
 }
 
-/// Walks run this many sublists at once per task, round-robin, each prefetching the edge it
+/// The first `len` words of the nodes' allocation, as a `Vec<u32>` of length `len` (contents
+/// unspecified) that owns it, shrunk in place.
+fn nodes_into_u32s(nodes: Vec<Node>, len: usize) -> Vec<u32> {
+    let mut v = std::mem::ManuallyDrop::new(nodes);
+    let (ptr, n, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: a Node is four u32 words (same alignment, every bit pattern valid), so the
+    // allocation of `cap` nodes is one of `4 * cap` words with the same layout, `4 * n` of them
+    // initialized.
+    let mut w = unsafe { Vec::from_raw_parts(ptr.cast::<u32>(), 4 * n, 4 * cap) };
+    w.truncate(len);
+    w.shrink_to_fit();
+    w
+}
+
+impl Node {
+    /// The sublist holding this edge, `None` for a splitter-free edge.
+    #[inline(always)]
+    fn sublist(self) -> Option<usize> {
+        (self.sub != 0 && self.sub != RESIDUAL).then(|| self.sub as usize - 1)
+    }
+}
+
+/// Where a walk left the edges of one sublist: `len[j]` (edge, end vertex) pairs from `off` in
+/// buffer `buf` of [`Sublists::bufs`], in walk order.
+#[derive(Clone, Copy, Default)]
+struct Seg {
+    buf: u32,
+    off: usize,
+}
+
+/// (edge, end vertex) pairs, sublist after sublist.
+type Buf = Vec<[u32; 2]>;
+
+/// Walks run this many sublists at once per task, round-robin, each prefetching the node it
 /// steps to next: their loads are independent, so the core overlaps their cache misses
 /// (memory-level parallelism) instead of waiting for one dependent miss per step.
 const LANES: usize = 32;
 
-/// Walks the sublists `jobs` (indices of splitters), writing every edge's packed (sublist,
-/// rank) into `state` (rank 0 is the splitter itself) and each walked sublist's next splitter
-/// and length into `next` and `len`. Splitter-ness is recomputed from the hash, so a step
-/// touches `succ[e]` and `state[e]` only, both prefetched one turn ahead.
-fn walk_rank(
-    succ: &[u32],
-    sp: &Splitters,
-    jobs: &[u32],
-    state: &mut [u64],
-    next: &mut [u32],
-    len: &mut [u32],
-) {
+/// The per-sublist results of the walks, indexed by splitter index.
+struct Sublists {
+    /// The splitter index reached at the end of the sublist.
+    next: Vec<u32>,
+    /// The number of edges, the splitter included.
+    len: Vec<u32>,
+    /// Where its edges were written.
+    seg: Vec<Seg>,
+    /// The buffers that `seg` points into: one arena per walk, and the rare segments that
+    /// did not fit in it.
+    bufs: Vec<Buf>,
+}
+
+/// The arena entries a walk over sublists holding `m` edges in all may need: the blocks it
+/// hands out leave gaps (each shorter than the segment that did not fit), so some slack.
+fn arena_len(m: usize) -> usize {
+    m + m / 8 + 16 * WALK_BLOCK
+}
+
+/// Arena space is handed to the walking tasks in blocks of this many entries (one atomic
+/// operation per block). Each task leaves at most the rest of one block unused, plus a gap
+/// shorter than a sublist whenever a sublist does not fit in the rest of its block: about 4%
+/// of the arena for the default spacing.
+const WALK_BLOCK: usize = 1 << 12;
+
+/// Walks the sublists `jobs` (indices of splitters) backwards through `pred`: writes
+/// `sub = j + 1` into every node of sublist `j`, and records its next splitter, its length,
+/// and its (edge, end vertex) pairs, in walk order, in `arena` (pushed onto `out.bufs`; a
+/// segment that does not fit goes to a buffer of its own). Splitter-ness is recomputed from
+/// the hash, so a step touches one node, prefetched one turn ahead.
+///
+/// Each lane stages its sublist in a small buffer that stays in the L1 cache and copies it
+/// into the task's current arena block when the sublist ends: writing 32 interleaved output
+/// streams to fresh memory directly costs the walk about half its time. Reusing the
+/// pairing's scratch array as the first arena also saves its page faults.
+fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &mut Sublists) {
     const IDLE: usize = usize::MAX;
     const CHUNK: usize = 1024;
     let s = sp.spacing;
-    let ws = SharedMut::new(state);
-    let (wn, wl) = (SharedMut::new(next), SharedMut::new(len));
+    let arena_id = out.bufs.len() as u32;
+    let cap = arena.len();
+    let wa = SharedMut::new(&mut arena);
+    let bump = AtomicUsize::new(0);
+    let overflow: Mutex<Vec<Buf>> = Mutex::new(Vec::new());
+    let wn = SharedMut::new(nodes);
+    let (wnext, wlen) = (SharedMut::new(&mut out.next), SharedMut::new(&mut out.len));
+    let wseg = SharedMut::new(&mut out.seg);
     let run_chunk = |jobs: &[u32]| {
+        let mut stage: [Buf; LANES] =
+            std::array::from_fn(|_| Vec::with_capacity(4 * s.min(1 << 10) as usize));
+        // The task's current arena block.
+        let (mut cur, mut end) = (0usize, 0usize);
+        // Stores lane l's finished sublist j and empties its stage.
+        let mut finish = |stage: &mut Buf, j: usize| {
+            let len = stage.len();
+            if end - cur < len {
+                let size = len.max(WALK_BLOCK);
+                let at = bump.fetch_add(size, Relaxed);
+                if at.saturating_add(size) <= cap {
+                    (cur, end) = (at, at + size);
+                }
+            }
+            let seg = if end - cur >= len {
+                // SAFETY: [cur, cur + len) lies in this task's block, handed out once.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(stage.as_ptr(), wa.ptr().add(cur), len);
+                }
+                cur += len;
+                Seg {
+                    buf: arena_id,
+                    off: cur - len,
+                }
+            } else {
+                let mut o = overflow.lock().unwrap_or_else(PoisonError::into_inner);
+                o.push(stage.clone());
+                Seg {
+                    buf: arena_id + o.len() as u32,
+                    off: 0,
+                }
+            };
+            // SAFETY: seg[j] belongs to sublist j alone.
+            unsafe { wseg.write(j, seg) };
+            stage.clear();
+        };
         let mut taken = 0;
-        // Per lane: its sublist, the edge it visits at its next turn (already prefetched) and
-        // that edge's rank.
+        // Per lane: its sublist and the edge it visits at its next turn (already prefetched).
         let mut lane_j = [IDLE; LANES];
         let mut lane_e = [0u32; LANES];
-        let mut lane_r = [0u32; LANES];
         let mut active = 0usize;
-        let mut take = |lane_j: &mut usize, lane_e: &mut u32, lane_r: &mut u32| -> bool {
+        let mut take = |lane_j: &mut usize, lane_e: &mut u32| {
             let Some(&j) = jobs.get(taken) else {
                 *lane_j = IDLE;
                 return false;
             };
             taken += 1;
             let e = sp.edges[j as usize];
-            prefetch(&succ[e as usize]);
-            prefetch(ws.addr(e as usize));
-            (*lane_j, *lane_e, *lane_r) = (j as usize, e, 0);
+            prefetch(wn.addr(e as usize));
+            (*lane_j, *lane_e) = (j as usize, e);
             true
         };
         for l in 0..LANES {
-            if take(&mut lane_j[l], &mut lane_e[l], &mut lane_r[l]) {
+            if take(&mut lane_j[l], &mut lane_e[l]) {
                 active += 1;
             }
         }
@@ -162,25 +283,31 @@ fn walk_rank(
                 if j == IDLE {
                     continue;
                 }
-                let (e, r) = (lane_e[l], lane_r[l]);
-                if r > 0 && is_splitter(e, s) {
-                    // SAFETY: next[j] and len[j] belong to sublist j alone.
+                let e = lane_e[l];
+                if !stage[l].is_empty() && is_splitter(e, s) {
+                    // The splitter's index is in its node's `label`, whose line the
+                    // prefetch of one turn ago brought in.
+                    // SAFETY: next[j] and len[j] belong to sublist j alone; `label` of a
+                    // splitter is only read during walks.
                     unsafe {
-                        wn.write(j, sp.index_of(e) as u32);
-                        wl.write(j, r);
+                        wnext.write(j, (*wn.ptr().add(e as usize)).label);
+                        wlen.write(j, stage[l].len() as u32);
                     }
-                    if !take(&mut lane_j[l], &mut lane_e[l], &mut lane_r[l]) {
+                    finish(&mut stage[l], j);
+                    if !take(&mut lane_j[l], &mut lane_e[l]) {
                         active -= 1;
                     }
                 } else {
-                    // SAFETY: every edge lies on exactly one sublist, so state[e] has one
-                    // writer.
-                    unsafe { ws.write(e as usize, pack(j, r)) };
-                    let x = succ[e as usize];
-                    prefetch(&succ[x as usize]);
-                    prefetch(ws.addr(x as usize));
+                    // SAFETY: every edge lies on exactly one sublist, so node e has one
+                    // walker, which alone writes its `sub` during the walk.
+                    let (x, t) = unsafe {
+                        let p = wn.ptr().add(e as usize);
+                        (*p).sub = j as u32 + 1;
+                        ((*p).pred, (*p).target)
+                    };
+                    stage[l].push([e, t]);
+                    prefetch(wn.addr(x as usize));
                     lane_e[l] = x;
-                    lane_r[l] = r + 1;
                 }
             }
         }
@@ -190,10 +317,16 @@ fn walk_rank(
     } else {
         jobs.par_chunks(CHUNK).for_each(run_chunk);
     }
+    out.bufs.push(arena);
+    out.bufs.extend(
+        overflow
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
 }
 
-/// The splitter-level cycles, after [`walk_rank`] over all sublists: each sublist's cycle
-/// representative (a splitter edge) and their number. Sequential, `O(E / S)`.
+/// The splitter-level cycles, after [`walk`] over all sublists: each sublist's cycle number
+/// (from 0, in order of their first sublist) and their number. Sequential, `O(E / S)`.
 fn splitter_cycles(sp: &Splitters, next: &[u32]) -> (Vec<u32>, u64) {
     let k = sp.edges.len();
     let mut rep = vec![NONE; k];
@@ -202,8 +335,8 @@ fn splitter_cycles(sp: &Splitters, next: &[u32]) -> (Vec<u32>, u64) {
         if rep[j0] != NONE {
             continue;
         }
+        let r = cycles as u32;
         cycles += 1;
-        let r = sp.edges[j0];
         let mut j = j0;
         while rep[j] == NONE {
             rep[j] = r;
@@ -213,33 +346,141 @@ fn splitter_cycles(sp: &Splitters, next: &[u32]) -> (Vec<u32>, u64) {
     (rep, cycles)
 }
 
-/// The label (smallest edge) of the cycle of splitter-free edge `e` when that cycle has at
-/// most `SHORT_CYCLE` edges, found by walking it; `None` for a longer one. Walks `pred` (the
-/// same cycles, backwards), which no stage modifies.
-#[inline]
-fn short_label(pred: &[u32], e: usize) -> Option<u32> {
-    let (mut x, mut low, mut steps) = (pred[e], e as u32, 1);
-    while x as usize != e && steps < SHORT_CYCLE {
-        low = low.min(x);
-        x = pred[x as usize];
-        steps += 1;
-    }
-    (x as usize == e).then_some(low)
+/// The priority of edge `e` in the leader election of [`label_short`]: a bijection of the
+/// edge ids that looks random, so that however the ids lie along a cycle, a walk meets a
+/// higher-priority edge after about `ln L` steps on average on a cycle of `L` edges (ids in
+/// increasing order along a cycle would make the walks quadratic).
+#[inline(always)]
+fn priority(e: u32) -> u32 {
+    mix32(e ^ 0x9e37_79b9)
 }
 
+/// Labels the splitter-free cycles of at most `SHORT_CYCLE` edges: returns the number of them
+/// that each chunk of `SHORT_CHUNK` slots leads.
+///
+/// Such a cycle is labelled by its leader, the edge of smallest [`priority`] (unique: the
+/// priority is a bijection). A parallel scan of the nodes starts a walk from every
+/// splitter-free edge; it follows `pred` until it meets an edge of smaller priority (then its
+/// start is not the leader), returns to its start (which is: it walks the cycle again, writing
+/// the label, [`short_label`]), or has taken `SHORT_CYCLE` steps. The walks run 32 at a time per task,
+/// interleaved and prefetching, like the list ranking's; they take about `ln L` steps each on
+/// a cycle of `L` edges, and never more than `SHORT_CYCLE`. The splitter-free edges left
+/// unlabelled lie on longer cycles, which pointer jumping labels.
+fn label_short(nodes: &mut [Node]) -> Vec<u32> {
+    const CHUNK: usize = SHORT_CHUNK;
+    let m = nodes.len();
+    let wn = SharedMut::new(nodes);
+    let run_chunk = |c: usize| -> u32 {
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(m));
+        let mut leaders = 0u32;
+        let mut scan = lo;
+        // Per lane: its start, the edge it examines at its next turn (prefetched) and the
+        // number of edges seen.
+        let mut lane_s = [NONE; LANES];
+        let mut lane_x = [0u32; LANES];
+        let mut lane_n = [0u32; LANES];
+        let mut lane_p = [0u32; LANES];
+        let mut active = 0;
+        // SAFETY (every node access in this function): the walks read only `pred`, the scan
+        // only `sub`, and leaders write only `label`, of their own cycle (each cycle has one
+        // leader).
+        let mut take = |s: &mut u32, x: &mut u32, n: &mut u32, pr: &mut u32| {
+            while scan < hi && unsafe { (*wn.ptr().add(scan)).sub } != 0 {
+                scan += 1;
+            }
+            if scan == hi {
+                *s = NONE;
+                return false;
+            }
+            let e = scan as u32;
+            scan += 1;
+            (*s, *x, *n, *pr) = (e, e, 0, priority(e));
+            true
+        };
+        for l in 0..LANES {
+            if take(
+                &mut lane_s[l],
+                &mut lane_x[l],
+                &mut lane_n[l],
+                &mut lane_p[l],
+            ) {
+                active += 1;
+            }
+        }
+        while active > 0 {
+            for l in 0..LANES {
+                let s = lane_s[l];
+                if s == NONE {
+                    continue;
+                }
+                let p = unsafe { (*wn.ptr().add(lane_x[l] as usize)).pred };
+                let seen = lane_n[l] + 1;
+                if p == s {
+                    let label = short_label(c, leaders);
+                    leaders += 1;
+                    let mut y = s;
+                    loop {
+                        unsafe { (*wn.ptr().add(y as usize)).label = label };
+                        y = unsafe { (*wn.ptr().add(y as usize)).pred };
+                        if y == s {
+                            break;
+                        }
+                    }
+                } else if priority(p) > lane_p[l] && seen < SHORT_CYCLE {
+                    prefetch(wn.addr(p as usize));
+                    (lane_x[l], lane_n[l]) = (p, seen);
+                    continue;
+                }
+                if !take(
+                    &mut lane_s[l],
+                    &mut lane_x[l],
+                    &mut lane_n[l],
+                    &mut lane_p[l],
+                ) {
+                    active -= 1;
+                }
+            }
+        }
+        leaders
+    };
+    let chunks = m.div_ceil(CHUNK);
+    if m < PAR_THRESHOLD {
+        (0..chunks).map(run_chunk).collect()
+    } else {
+        (0..chunks).into_par_iter().map(run_chunk).collect()
+    }
+}
+
+/// `label_short` scans the nodes in chunks of this many slots (a power of two, `2^14`).
+const SHORT_CHUNK: usize = 1 << 14;
+
+/// The label written for the `l`-th leader found in chunk `c` of `label_short`: one more than
+/// `c << 14 | l`, so never 0 (which means "not labelled"). It cannot overflow: `l` is below the
+/// number of slots of chunk `c`, and with fewer than `u32::MAX` edges the last chunk has at
+/// most `2^14 - 2` slots.
+#[inline(always)]
+fn short_label(c: usize, l: u32) -> u32 {
+    ((c as u32) << 14 | l) + 1
+}
+
+/// `Node::sub` of a residual edge once pointer jumping has labelled it (its `label` is then the
+/// residual cycle's number).
+const RESIDUAL: u32 = u32::MAX;
+
 /// Pointer jumping on the `residual` edges (whole splitter-free cycles, followed through
-/// `pred`, the same cycles backwards): every edge's label becomes its cycle's smallest edge, stored as a `LABELLED` state. Returns the number of
-/// cycles. Only the residual indices of the edge-sized scratch arrays are touched, so they are
-/// plain lazily zeroed vectors, not `zeroed_huge`.
-fn jump_labels(pred: &[u32], residual: &[u32], state: &mut [u64]) -> u64 {
-    let m = pred.len();
+/// `pred`): every edge's label becomes its cycle's smallest edge; the cycles are then numbered
+/// from 0 and each edge's node gets `sub = RESIDUAL` and its cycle's number as `label`.
+/// Returns the number of cycles. Only the residual indices of the edge-sized scratch arrays
+/// are touched, so they are plain lazily zeroed vectors, not `zeroed_huge`.
+fn jump_labels(nodes: &mut [Node], residual: &[u32]) -> u64 {
+    let m = nodes.len();
     let mut lab: Vec<u32> = vec![0; m];
     let mut jmp: Vec<u32> = vec![0; m];
     let mut lab2: Vec<u32> = vec![0; m];
     let mut jmp2: Vec<u32> = vec![0; m];
     for &e in residual {
         let e = e as usize;
-        (lab[e], jmp[e]) = (e as u32, pred[e]);
+        (lab[e], jmp[e]) = (e as u32, nodes[e].pred);
         (lab2[e], jmp2[e]) = (lab[e], jmp[e]);
     }
     loop {
@@ -248,7 +489,7 @@ fn jump_labels(pred: &[u32], residual: &[u32], state: &mut [u64]) -> u64 {
         let unsettled = {
             let wl = SharedMut::new(&mut lab2);
             let wj = SharedMut::new(&mut jmp2);
-            let (lab, jmp) = (&lab, &jmp);
+            let (lab, jmp, nodes) = (&lab, &jmp, &*nodes);
             let round = |&e: &u32| {
                 let e = e as usize;
                 let j = jmp[e] as usize;
@@ -257,7 +498,7 @@ fn jump_labels(pred: &[u32], residual: &[u32], state: &mut [u64]) -> u64 {
                     wl.write(e, lab[e].min(lab[j]));
                     wj.write(e, jmp[j]);
                 }
-                lab[e] != lab[pred[e] as usize]
+                lab[e] != lab[nodes[e].pred as usize]
             };
             if residual.len() < PAR_THRESHOLD {
                 residual.iter().map(round).fold(false, |a, b| a | b)
@@ -274,138 +515,264 @@ fn jump_labels(pred: &[u32], residual: &[u32], state: &mut [u64]) -> u64 {
             break;
         }
     }
-    let mut cycles = 0;
+    // `jmp` is free now: it numbers the cycles at their smallest edges.
+    let mut cycles = 0u32;
     for &e in residual {
-        let l = lab[e as usize];
-        state[e as usize] = ((LABELLED as u64) << 32) | l as u64;
-        cycles += u64::from(l == e);
+        if lab[e as usize] == e {
+            jmp[e as usize] = cycles;
+            cycles += 1;
+        }
     }
-    cycles
+    for &e in residual {
+        let nd = &mut nodes[e as usize];
+        (nd.sub, nd.label) = (RESIDUAL, jmp[lab[e as usize] as usize]);
+    }
+    u64::from(cycles)
 }
 
-/// Pairs each vertex's in-edges with its out-edges: `pred[pos] = i` and `succ[i] = pos` for the
-/// in-edge `i` of `v` that is the `t`-th in edge order and `pos = offsets[v] + t` (in = out
-/// everywhere, so the in-edge slots of `v` are its out-edge positions). Deterministic and
-/// stable. Each of `p` tasks owns a range of vertices with about `E / p` edges: it scans all
-/// targets and places the edges that end in its range, so no histogram pass is needed.
-fn pair_edges(offsets: &[u64], targets: &[u32], pred: &mut [u32], succ: &mut [u32]) {
+/// Pairs each vertex's in-edges with its out-edges and copies the end vertices: `pred[pos] =
+/// i` for the in-edge `i` of `v` that is the `t`-th in edge order and `pos = offsets[v] + t`
+/// (in = out everywhere, so the in-edge slots of `v` are its out-edge positions). Stable, so
+/// deterministic.
+///
+/// A direct placement (`pred[cursor[target]++] = i` for every edge) is one cache miss for the
+/// cursor and one for the node per edge. Instead the edges are first bucketed by ranges of
+/// `2^shift` end vertices (a stable parallel counting sort on `target >> shift`: per-chunk
+/// histograms, then a scatter whose few thousand write streams stay in cache), then each
+/// bucket is placed on its own: its cursors and its nodes (about 8192 slots) fit in the L2
+/// cache.
+///
+/// The final cursors are the in-degrees, so the pairing also checks the Euler condition:
+/// returns the first vertex whose in-degree differs from its out-degree, with both degrees.
+/// (Such input places some edges in another vertex's slots, but never outside its bucket's,
+/// so the placement stays race-free and in bounds.) `tmp` (at least `m` entries) is scratch.
+fn pair_edges(
+    offsets: &[u64],
+    targets: &[u32],
+    nodes: &mut [Node],
+    tmp: &mut [[u32; 2]],
+) -> Option<(u32, u64, u64)> {
     let m = targets.len();
     let n = offsets.len() - 1;
-    let parts = if m < PAR_THRESHOLD {
+    let avg = (m / n.max(1)).max(1);
+    let mut shift = (8192 / avg).max(1).next_power_of_two().trailing_zeros();
+    while (n >> shift) >= 1 << 16 {
+        shift += 1;
+    }
+    let width = 1usize << shift;
+    let nb = n.div_ceil(width);
+    let chunks = if m < PAR_THRESHOLD {
         1
     } else {
-        rayon::current_num_threads().clamp(1, 64)
+        2 * rayon::current_num_threads()
     };
-    // Vertex boundaries of the parts, by edge count.
-    let bounds: Vec<usize> = (0..=parts)
-        .map(|p| {
-            let goal = (m as u64 * p as u64) / parts as u64;
-            offsets.partition_point(|&o| o < goal).min(n)
-        })
-        .collect();
-    let (wp, ws) = (SharedMut::new(pred), SharedMut::new(succ));
-    let place = |p: usize| {
-        let (lo, hi) = (bounds[p], if p + 1 == parts { n } else { bounds[p + 1] });
-        if lo >= hi {
-            return;
+    let clen = m.div_ceil(chunks);
+    let chunk_range = |c: usize| c * clen..((c + 1) * clen).min(m);
+    // Per-chunk histograms of the buckets, then bucket-major exclusive sums: chunk c writes
+    // bucket b from `start[c][b]`.
+    let count = |c: usize| {
+        let mut h = vec![0u32; nb];
+        for &t in &targets[chunk_range(c)] {
+            h[t as usize >> shift] += 1;
         }
-        let mut cursor: Vec<u32> = offsets[lo..hi].iter().map(|&o| o as u32).collect();
-        const AHEAD: usize = 16;
-        for (i, &t) in targets.iter().enumerate() {
-            if let Some(&ta) = targets.get(i + AHEAD) {
-                prefetch(cursor.as_ptr().wrapping_add((ta as usize).wrapping_sub(lo)));
-            }
-            let v = (t as usize).wrapping_sub(lo);
-            if v < hi - lo {
-                let pos = cursor[v];
-                cursor[v] = pos + 1;
-                // SAFETY: pos is one of vertex t's slots, handed out once, and vertex t belongs
-                // to this part alone; edge i ends at t, so succ[i] has this one writer.
-                unsafe {
-                    wp.write(pos as usize, i as u32);
-                    ws.write(i, pos);
-                }
-            }
-        }
+        h
     };
-    if parts == 1 {
-        place(0);
+    let mut start: Vec<Vec<u32>> = if chunks == 1 {
+        vec![count(0)]
     } else {
-        (0..parts).into_par_iter().for_each(place);
+        (0..chunks).into_par_iter().map(count).collect()
+    };
+    let mut bucket_start = Vec::with_capacity(nb + 1);
+    let mut run = 0u32;
+    for b in 0..nb {
+        bucket_start.push(run as usize);
+        for h in start.iter_mut() {
+            let c = h[b];
+            h[b] = run;
+            run += c;
+        }
+    }
+    bucket_start.push(m);
+    // The scatter: (edge, end vertex) pairs grouped by bucket, in edge order within each.
+    let wt = SharedMut::new(tmp);
+    let scatter = |(c, cursor): (usize, &mut Vec<u32>)| {
+        let r = chunk_range(c);
+        for (i, &t) in (r.start..).zip(&targets[r]) {
+            let b = t as usize >> shift;
+            let at = cursor[b];
+            cursor[b] = at + 1;
+            // SAFETY: the ranges handed to the (chunk, bucket) pairs by the sums above are
+            // disjoint, and each position in them is handed out once.
+            unsafe { wt.write(at as usize, [i as u32, t]) };
+        }
+    };
+    if chunks == 1 {
+        start.iter_mut().enumerate().for_each(scatter);
+    } else {
+        start.par_iter_mut().enumerate().for_each(scatter);
+    }
+    drop(start);
+    // The placement, bucket by bucket.
+    let wn = SharedMut::new(nodes);
+    let place = |cursor: &mut Vec<u32>, b: usize| -> Option<(u32, u64, u64)> {
+        let (vlo, vhi) = (b * width, ((b + 1) * width).min(n));
+        let (slo, shi) = (offsets[vlo] as usize, offsets[vhi] as usize);
+        for (x, &t) in (slo..).zip(&targets[slo..shi]) {
+            // SAFETY: the slots of the bucket's vertices belong to this bucket alone.
+            unsafe { (*wn.ptr().add(x)).target = t };
+        }
+        cursor.clear();
+        cursor.extend(offsets[vlo..vhi].iter().map(|&o| o as u32));
+        for &[i, t] in &tmp[bucket_start[b]..bucket_start[b + 1]] {
+            let v = t as usize - vlo;
+            let pos = cursor[v];
+            cursor[v] = pos + 1;
+            if (pos as usize) < shi {
+                // SAFETY: slo <= pos < shi: a slot of this bucket, which this call alone
+                // writes.
+                unsafe { (*wn.ptr().add(pos as usize)).pred = i };
+            }
+        }
+        (vlo..vhi).find_map(|v| {
+            let (lo, hi, end) = (offsets[v], offsets[v + 1], u64::from(cursor[v - vlo]));
+            (end != hi).then(|| (v as u32, end - lo, hi - lo))
+        })
+    };
+    if chunks == 1 {
+        let mut cursor = Vec::with_capacity(width);
+        (0..nb).find_map(|b| place(&mut cursor, b))
+    } else {
+        (0..nb)
+            .into_par_iter()
+            .map_init(|| Vec::with_capacity(width), place)
+            .find_first(Option::is_some)
+            .flatten()
     }
 }
 
-/// Stages 3 and 4 for one vertex at a time: the cycle labels of its out-edges, the forest
-/// links between consecutive ones, and the splice along each run of links. The per-edge
-/// `state` is passed to each call: pointer jumping writes it between the two passes that use
-/// one `Linker`.
+/// Stage 3 for one vertex at a time: the cycle labels of its out-edges and the forest links
+/// between consecutive ones. The splices are only recorded (as runs of slots) and applied
+/// once every vertex is linked: labelling walks `pred`, which the splices change.
+///
+/// Cycles are numbered compactly (splitter-level cycles, then short ones chunk by chunk, then
+/// residual ones), so the union-find has one slot per cycle: a few megabytes when the cycles
+/// are few, where slots indexed by edge would be spread over the whole edge range.
 struct Linker<'a> {
     offsets: &'a [u64],
+    /// Each sublist's splitter-level cycle number.
     rep: &'a [u32],
-    pred: &'a [u32],
-    dirty: &'a [AtomicBool],
+    /// The number of the first short cycle led from each chunk of `label_short`.
+    short_base: &'a [u32],
+    /// The number of the first residual cycle.
+    residual_base: u32,
     uf: &'a UnionFind,
-    /// The successors, rewritten at splice points only (never read during the pass).
-    succ: SharedMut<u32>,
 }
 
 impl Linker<'_> {
-    /// The cycle label of edge `e`; every edge of a residual cycle must be labelled already.
+    /// The cycle number of an edge's node (a splitter-free edge must be labelled already).
     #[inline]
-    fn label(&self, state: &[u64], e: usize) -> u32 {
-        let st = state[e];
-        match unpack(st) {
-            Some((j, _)) => self.rep[j],
-            None if st == 0 => short_label(self.pred, e).expect("residual edges are labelled"),
-            None => st as u32,
+    fn label_of(&self, nd: Node) -> u32 {
+        match nd.sub {
+            0 => {
+                let v = nd.label.wrapping_sub(1);
+                self.short_base[(v >> 14) as usize] + (v & ((1 << 14) - 1))
+            }
+            RESIDUAL => self.residual_base + nd.label,
+            j => self.rep[j as usize - 1],
         }
     }
 
-    /// `succ[a] = to`, marking the sublist holding `a` dirty.
+    /// The cycle number of edge `e`.
     #[inline]
-    fn retarget(&self, state: &[u64], a: usize, to: u32) {
-        if let Some((j, _)) = unpack(state[a]) {
-            self.dirty[j].store(true, Relaxed);
-        }
-        // SAFETY: `a = pred[k]` for a position k of the calling vertex, and pred is a
-        // permutation, so succ[a] has one writer; succ is not read during the pass.
-        unsafe { self.succ.write(a, to) };
+    fn label(&self, nodes: &[Node], e: usize) -> u32 {
+        self.label_of(nodes[e])
     }
 
-    /// Links and splices vertex `v`, whose out-edges all have labels; returns the new links.
-    fn link_and_splice(&self, state: &[u64], v: usize) -> u64 {
+    /// Links vertex `v`, whose out-edges all have labels: returns the new links and pushes
+    /// each run `[k, j + 1]` of slots joined by consecutive links `k, ..., j` onto `runs`.
+    fn link(&self, nodes: &[Node], v: usize, runs: &mut Vec<[u32; 2]>) -> u64 {
         let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
         if hi <= lo + 1 {
             return 0;
         }
         let mut c = 0;
         let mut run_start = lo;
-        let mut prev = self.label(state, lo);
+        let mut prev = self.label(nodes, lo);
         for k in lo..hi - 1 {
-            let cur = self.label(state, k + 1);
+            let cur = self.label(nodes, k + 1);
             if prev != cur && self.uf.union(prev, cur) {
                 c += 1;
-                self.retarget(state, self.pred[k] as usize, k as u32 + 1);
             } else {
                 if k > run_start {
-                    self.retarget(state, self.pred[k] as usize, run_start as u32);
+                    runs.push([run_start as u32, k as u32]);
                 }
                 run_start = k + 1;
             }
             prev = cur;
         }
         if hi - 1 > run_start {
-            self.retarget(state, self.pred[hi - 1] as usize, run_start as u32);
+            runs.push([run_start as u32, hi as u32 - 1]);
         }
         c
     }
 }
 
+/// How many slots ahead the link pass prefetches the cycle labels of.
+const LABEL_AHEAD: usize = 64;
+
+/// Forest links and the runs of slots they splice.
+#[derive(Default)]
+struct Links {
+    count: u64,
+    runs: Vec<[u32; 2]>,
+}
+
+impl Links {
+    fn merge(mut self, other: Links) -> Links {
+        self.count += other.count;
+        self.runs.extend_from_slice(&other.runs);
+        self
+    }
+}
+
+/// Splices along each run `[s, t]` of slots: `pred[s..=t]` rotates right by one (`pred[i + 1]
+/// = pred[i]`, `pred[s] = pred[t]`), a composition of swaps of the predecessors of two
+/// out-edges of one vertex in different cycles, each of which merges two cycles. Marks the
+/// sublists holding a rotated slot dirty. Runs are disjoint, so they are applied in parallel.
+fn splice(nodes: &mut [Node], runs: &[[u32; 2]], dirty: &[AtomicBool]) {
+    let wn = SharedMut::new(nodes);
+    let apply = |&[s, t]: &[u32; 2]| {
+        let (s, t) = (s as usize, t as usize);
+        // SAFETY: runs lie within one vertex's slots and are disjoint, so each slot has one
+        // writer; t < m since runs come from the CSR offsets.
+        unsafe {
+            let p = wn.ptr();
+            for i in s..=t {
+                if let Some(j) = (*p.add(i)).sublist() {
+                    dirty[j].store(true, Relaxed);
+                }
+            }
+            let last = (*p.add(t)).pred;
+            for i in (s..t).rev() {
+                (*p.add(i + 1)).pred = (*p.add(i)).pred;
+            }
+            (*p.add(s)).pred = last;
+        }
+    };
+    if runs.len() < PAR_THRESHOLD {
+        runs.iter().for_each(apply);
+    } else {
+        runs.par_iter().for_each(apply);
+    }
+}
+
 /// The edge order and vertex sequence of an Euler circuit starting with edge 0, for a graph
-/// whose in-degrees equal its out-degrees (checked by the caller) and `0 < E < u32::MAX`.
+/// with `0 < E < u32::MAX`.
 ///
 /// # Errors
-/// [`EulerError::Disconnected`] when the edges form several weak components.
+/// [`EulerError::Unbalanced`] naming the first vertex whose in-degree differs from its
+/// out-degree (found by the pairing, at no extra cost); [`EulerError::Disconnected`] when the
+/// edges form several weak components.
 pub(crate) fn circuit_order(
     offsets: &[u64],
     targets: &[u32],
@@ -414,65 +781,94 @@ pub(crate) fn circuit_order(
     let m = targets.len();
     let n = offsets.len() - 1;
     // 1. Pairing.
-    let mut pred: Vec<u32> = zeroed_huge(m);
-    let mut succ: Vec<u32> = zeroed_huge(m);
-    pair_edges(offsets, targets, &mut pred, &mut succ);
-    // 2. Cycle labels, with every edge's rank in its sublist.
+    let mut nodes = zeroed_nodes(m);
+    let mut arena: Buf = vec![[0; 2]; arena_len(m)];
+    if let Some((vertex, in_degree, out_degree)) =
+        pair_edges(offsets, targets, &mut nodes, &mut arena)
+    {
+        return Err(EulerError::Unbalanced {
+            vertex,
+            in_degree,
+            out_degree,
+        });
+    }
+    // 2. Cycle labels: every covered edge's sublist, and each sublist's edges in a buffer.
     let sp = Splitters::new(m, spacing);
     let k = sp.edges.len();
+    sp.mark(&mut nodes);
     let all: Vec<u32> = (0..k as u32).collect();
-    let (mut next, mut len) = (vec![0u32; k], vec![0u32; k]);
-    let mut state: Vec<u64> = zeroed_huge(m);
-    walk_rank(&succ, &sp, &all, &mut state, &mut next, &mut len);
+    let mut subs = Sublists {
+        next: vec![0; k],
+        len: vec![0; k],
+        seg: vec![Seg::default(); k],
+        bufs: Vec::new(),
+    };
+    walk(&mut nodes, &sp, &all, arena, &mut subs);
     drop(all);
-    let (rep, mut cycles) = splitter_cycles(&sp, &next);
-    // 3 + 4. Spanning forest of the cycle graph, and the splice, in one pass over the vertices:
-    // consecutive out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not
-    // yet joined are a forest link; a run of links `k, ..., j+1` rotates the successors of
-    // their in-edges. Sublists that contain a changed successor are marked dirty. The same
-    // pass labels the splitter-free edges: short cycles by a walk, longer ones ("residual")
-    // are collected, labelled by pointer jumping afterwards, and their vertices linked then.
-    let dirty: Vec<AtomicBool> = (0..k).map(|_| AtomicBool::new(false)).collect();
-    let uf = UnionFind::new(m);
+    let (rep, splitter_level) = splitter_cycles(&sp, &subs.next);
+    let led = label_short(&mut nodes);
+    let mut short_base = Vec::with_capacity(led.len());
+    let mut cycles = splitter_level;
+    for c in led {
+        short_base.push(cycles as u32);
+        cycles += u64::from(c);
+    }
+    // 3. Spanning forest of the cycle graph, in one pass over the vertices: consecutive
+    // out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not yet joined
+    // are a forest link. Edges of long splitter-free cycles ("residual", still unlabelled)
+    // are collected and labelled by pointer jumping afterwards, and their vertices linked
+    // then.
+    // At most one residual cycle per `SHORT_CYCLE + 1` edges.
+    let uf = UnionFind::new(cycles as usize + m / (SHORT_CYCLE as usize + 1) + 1);
     let linker = Linker {
         offsets,
         rep: &rep,
-        pred: &pred,
-        dirty: &dirty,
+        short_base: &short_base,
+        residual_base: cycles as u32,
         uf: &uf,
-        succ: SharedMut::new(&mut succ),
     };
     #[derive(Default)]
     struct Acc {
-        links: u64,
-        short: u64,
+        links: Links,
         residual: Vec<u32>,
         deferred: Vec<u32>,
     }
     let acc = {
-        let state = &state;
+        let nodes = &nodes;
         let visit = |mut acc: Acc, v: usize| {
             let (lo, hi) = (offsets[v] as usize, offsets[v + 1] as usize);
+            // What linking the slots ahead will look up at random is prefetched while this
+            // vertex is linked: `rep` entries `LABEL_AHEAD` slots ahead, union-find slots of
+            // the labels (through `rep`, by then in cache) half as far.
+            for nd in nodes
+                .get(lo + LABEL_AHEAD..(hi + LABEL_AHEAD).min(m))
+                .unwrap_or(&[])
+            {
+                if let Some(j) = nd.sublist() {
+                    prefetch(rep.as_ptr().wrapping_add(j));
+                }
+            }
+            let near = LABEL_AHEAD / 2;
+            for &nd in nodes.get(lo + near..(hi + near).min(m)).unwrap_or(&[]) {
+                if nd.sub != 0 || nd.label != 0 {
+                    uf.prefetch(linker.label_of(nd));
+                }
+            }
             let before = acc.residual.len();
-            for (i, &st) in state[lo..hi].iter().enumerate() {
-                let e = lo + i;
-                if st == 0 {
-                    match short_label(&pred, e) {
-                        Some(low) => acc.short += u64::from(low as usize == e),
-                        None => acc.residual.push(e as u32),
-                    }
+            for (i, nd) in nodes[lo..hi].iter().enumerate() {
+                if nd.sub == 0 && nd.label == 0 {
+                    acc.residual.push((lo + i) as u32);
                 }
             }
             if acc.residual.len() > before {
                 acc.deferred.push(v as u32);
             } else {
-                acc.links += linker.link_and_splice(state, v);
+                acc.links.count += linker.link(nodes, v, &mut acc.links.runs);
             }
             acc
         };
         let merge = |mut a: Acc, b: Acc| {
-            a.links += b.links;
-            a.short += b.short;
+            a.links = a.links.merge(b.links);
             a.residual.extend_from_slice(&b.residual);
             a.deferred.extend_from_slice(&b.deferred);
             a
@@ -488,112 +884,165 @@ pub(crate) fn circuit_order(
         }
     };
     let mut links = acc.links;
-    cycles += acc.short;
     if !acc.residual.is_empty() {
-        cycles += jump_labels(&pred, &acc.residual, &mut state);
+        cycles += jump_labels(&mut nodes, &acc.residual);
         drop(acc.residual);
-        let (state, deferred) = (&state, &acc.deferred);
-        links += if deferred.len() < PAR_THRESHOLD {
-            deferred
-                .iter()
-                .map(|&v| linker.link_and_splice(state, v as usize))
-                .sum::<u64>()
-        } else {
-            deferred
-                .par_iter()
-                .map(|&v| linker.link_and_splice(state, v as usize))
-                .sum()
+        let nodes = &nodes;
+        let link_one = |mut l: Links, &v: &u32| {
+            l.count += linker.link(nodes, v as usize, &mut l.runs);
+            l
         };
+        let more = if acc.deferred.len() < PAR_THRESHOLD {
+            acc.deferred.iter().fold(Links::default(), link_one)
+        } else {
+            acc.deferred
+                .par_iter()
+                .fold(Links::default, link_one)
+                .reduce(Links::default, Links::merge)
+        };
+        links = links.merge(more);
     }
     drop(uf);
-    let components = cycles - links;
+    let components = cycles - links.count;
     if components > 1 {
         return Err(EulerError::Disconnected {
             kind: "circuit",
             components,
         });
     }
-    drop(pred);
     drop(rep);
-    // 5. Ranking from edge 0 (always a splitter): only the dirty sublists are walked again (a
-    // sublist whose successors did not change is the same list, and every edge of a spliced-in
-    // splitter-free cycle now lies on a dirty sublist), then a sequential prefix over the
-    // splitter chain, then a parallel scatter to `base[sublist] + rank`.
+    // 4. Splice. A sublist whose predecessors did not change is the same list in the final
+    // cycle, so its buffered edges stay valid.
+    let dirty: Vec<AtomicBool> = (0..k).map(|_| AtomicBool::new(false)).collect();
+    splice(&mut nodes, &links.runs, &dirty);
+    drop(links);
+    // 5. Ranking from edge 0 (always a splitter): only the dirty sublists are walked again
+    // (every edge of a spliced-in splitter-free cycle now lies on one: the first rotated slot
+    // on the way back from its sublist's splitter was on that splitter's old sublist), then a
+    // sequential prefix over the splitter chain gives every sublist's position, and a
+    // parallel copy writes the buffers out.
     let dirty: Vec<u32> = (0..k as u32)
         .filter(|&j| dirty[j as usize].load(Relaxed))
         .collect();
     if !dirty.is_empty() {
-        walk_rank(&succ, &sp, &dirty, &mut state, &mut next, &mut len);
+        let arena = vec![[0; 2]; arena_len(m)];
+        walk(&mut nodes, &sp, &dirty, arena, &mut subs);
     }
-    drop(succ);
+    // The edge order reuses the nodes' memory, whose pages are already mapped: a fresh array
+    // costs a page fault per 4 KiB on first touch (about a tenth of a second per 100 MB).
+    let mut order = nodes_into_u32s(nodes, m);
     let mut base = vec![0u32; k];
-    let j0 = sp.index_of(0);
+    // Edge 0 is always a splitter, the first.
+    let j0 = 0;
     let mut j = j0;
     let mut run = 0u64;
     let mut visited = 0usize;
     loop {
         base[j] = run as u32;
-        run += u64::from(len[j]);
+        run += u64::from(subs.len[j]);
         visited += 1;
-        j = next[j] as usize;
+        j = subs.next[j] as usize;
         if j == j0 || visited > k {
             break;
         }
     }
-    // Internal invariant (proved by the splice argument above); checked because the scatter
+    // Internal invariant (proved by the splice argument above); checked because the copy
     // below relies on it.
     assert!(
         visited == k && run == m as u64,
-        "the spliced successor permutation must be one cycle"
+        "the spliced permutation must be one cycle"
     );
-    let mut order: Vec<u32> = vec![0; m];
     let mut verts: Vec<u32> = vec![0; m + 1];
-    emit(&state, targets, &base, &len, &mut order, &mut verts);
+    emit(&subs, &base, &mut order, &mut verts);
     // Edge 0 starts at the first vertex with an out-edge.
     verts[0] = (offsets.partition_point(|&o| o == 0) - 1) as u32;
     Ok((order, verts))
 }
 
-/// `order[base[j] + r] = e` and `verts[base[j] + r + 1] = targets[e]` for every edge `e` at
-/// rank `r` of sublist `j`.
-fn emit(
-    state: &[u64],
-    targets: &[u32],
-    base: &[u32],
-    len: &[u32],
-    order: &mut [u32],
-    verts: &mut [u32],
-) {
-    let m = state.len();
+/// Writes the circuit out. The walks list it backwards from edge 0: the edge at backward
+/// position `q = base[j] + r` (rank `r` of sublist `j`) is at forward position `(m - q) % m`,
+/// so `order[f] = e` and `verts[f + 1] = target(e)`.
+fn emit(subs: &Sublists, base: &[u32], order: &mut [u32], verts: &mut [u32]) {
+    let m = order.len();
+    let k = base.len();
     let wo = SharedMut::new(order);
     let wv = SharedMut::new(verts);
-    // Positions are prefetched this many edges ahead, so the scattered writes find their
-    // lines in cache.
-    const AHEAD: usize = 16;
-    let scatter = |e: usize| {
-        if let Some((j, r)) = state.get(e + AHEAD).and_then(|&st| unpack(st)) {
-            let p = base[j].wrapping_add(r) as usize;
-            prefetch(wo.addr(p));
-            prefetch(wv.addr(p + 1));
-        }
-        let (j, r) = unpack(state[e]).expect("every edge lies on a sublist after the splice");
-        // A bounds check that makes the unchecked writes safe whatever the state holds.
-        assert!(r < len[j], "rank beyond its sublist");
-        let pos = (base[j] + r) as usize;
-        // SAFETY: pos < m because base[j] + len[j] <= m; on a single cycle, (base of the
-        // sublist + rank in it) is a bijection onto 0..m, so each position (and position + 1
-        // in verts) has one writer.
-        unsafe {
-            wo.write(pos, e as u32);
-            wv.write(pos + 1, targets[e]);
+    let copy = |j: usize| {
+        let Seg { buf, off } = subs.seg[j];
+        let src = &subs.bufs[buf as usize][off..][..subs.len[j] as usize];
+        let b = base[j] as usize;
+        // A bounds check that makes the unchecked writes safe whatever the buffers hold.
+        assert!(b + src.len() <= m, "sublist beyond the circuit");
+        for (r, &[e, t]) in src.iter().enumerate() {
+            let q = b + r;
+            let f = if q == 0 { 0 } else { m - q };
+            // SAFETY: f < m; on a single cycle, (base of the sublist + rank in it) is a
+            // bijection onto 0..m, so each position (and position + 1 in verts) has one writer.
+            unsafe {
+                wo.write(f, e);
+                wv.write(f + 1, t);
+            }
         }
     };
     if m < PAR_THRESHOLD {
-        (0..m).for_each(scatter);
+        (0..k).for_each(copy);
     } else {
-        (0..m)
-            .into_par_iter()
-            .with_min_len(1 << 14)
-            .for_each(scatter);
+        (0..k).into_par_iter().with_min_len(1 << 8).for_each(copy);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EulerStyle, random_euler_graph};
+
+    /// Every sublist's next splitter, length and (edge, end vertex) pairs after one walk over
+    /// all of them with an arena of `arena` entries.
+    fn walk_all(offsets: &[u64], targets: &[u32], arena: usize) -> Vec<(u32, u32, Buf)> {
+        let m = targets.len();
+        let mut nodes = zeroed_nodes(m);
+        let mut scratch: Buf = vec![[0; 2]; m];
+        assert!(pair_edges(offsets, targets, &mut nodes, &mut scratch).is_none());
+        let sp = Splitters::new(m, CPU_SPLITTER_SPACING);
+        sp.mark(&mut nodes);
+        let k = sp.edges.len();
+        let mut subs = Sublists {
+            next: vec![0; k],
+            len: vec![0; k],
+            seg: vec![Seg::default(); k],
+            bufs: Vec::new(),
+        };
+        let all: Vec<u32> = (0..k as u32).collect();
+        walk(&mut nodes, &sp, &all, vec![[0; 2]; arena], &mut subs);
+        (0..k)
+            .map(|j| {
+                let Seg { buf, off } = subs.seg[j];
+                let len = subs.len[j] as usize;
+                let pairs = subs.bufs[buf as usize][off..off + len].to_vec();
+                (subs.next[j], subs.len[j], pairs)
+            })
+            .collect()
+    }
+
+    /// Segments that do not fit in the arena go to buffers of their own, with the same
+    /// contents; with a roomy arena, none do.
+    #[test]
+    fn walk_spills_what_the_arena_cannot_hold() {
+        for m in [5_000, 300_000] {
+            let g = random_euler_graph(m, EulerStyle::Deep, 5).unwrap();
+            let (o, t) = (g.offsets(), g.targets());
+            let roomy = walk_all(o, t, arena_len(t.len()));
+            for arena in [0, 1, 100, WALK_BLOCK + 7, t.len() / 2] {
+                assert!(walk_all(o, t, arena) == roomy, "m = {m}, arena {arena}");
+            }
+            // Each sublist starts at its splitter and follows `pred` backwards.
+            let covered: usize = roomy.iter().map(|s| s.1 as usize).sum();
+            assert!(covered <= t.len());
+            for (_, _, pairs) in &roomy {
+                for &[e, end] in pairs {
+                    assert_eq!(end, t[e as usize]);
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{EulerStyle, de_bruijn_graph, random_euler_graph};
+use crate::{EulerStyle, check_euler_circuit_conditions, de_bruijn_graph, random_euler_graph};
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
 
@@ -119,6 +119,42 @@ fn adversarial_shapes() {
     all_cpu_circuits(&g).unwrap();
     let t = euler_circuit_hierholzer(&g).unwrap();
     assert_eq!(t.vertices[0], 5);
+}
+
+/// The parallel algorithm finds unbalanced vertices in its pairing (its final cursors are the
+/// in-degrees): on graphs large enough for the bucketed parallel pairing, it must name the same
+/// first vertex, with the same degrees, as the separate degree check, wherever it lies.
+#[test]
+fn parallel_pairing_reports_the_first_unbalanced_vertex() {
+    let g = random_euler_graph(200_003, EulerStyle::Deep, 17).unwrap();
+    let edges: Vec<(u32, u32)> = g.edges().collect();
+    let n = g.vertex_count();
+    // Retarget one edge (one vertex loses an in-edge, another gains one), at several places:
+    // early, late, and both ends in the same bucket.
+    for (i, new_target) in [(0usize, n as u32 - 1), (150_000, 3), (99_999, 0)] {
+        let mut e = edges.clone();
+        let new_target = if new_target == e[i].1 {
+            (new_target + 1) % n as u32
+        } else {
+            new_target
+        };
+        e[i].1 = new_target;
+        let h = Graph::from_edges(n, &e).unwrap();
+        let want = check_euler_circuit_conditions(&h).unwrap_err();
+        assert!(matches!(want, EulerError::Unbalanced { .. }));
+        assert_eq!(euler_circuit_parallel(&h), Err(want.clone()), "edge {i}");
+        assert_eq!(euler_circuit_hierholzer(&h), Err(want), "edge {i}");
+    }
+    // Removing an edge unbalances both of its ends.
+    let mut e = edges.clone();
+    let (a, b) = e.remove(123_456);
+    let h = Graph::from_edges(n, &e).unwrap();
+    let want = check_euler_circuit_conditions(&h).unwrap_err();
+    assert_eq!(
+        euler_circuit_parallel(&h),
+        Err(want),
+        "edge {a} -> {b} removed"
+    );
 }
 
 #[test]
