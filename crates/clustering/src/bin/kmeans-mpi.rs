@@ -18,6 +18,7 @@ use clustering::data::read_matrix;
 use clustering::distributed::{DistributedConfig, Input, run_distributed};
 use clustering::launch::BAD_JOB_EXIT_CODE;
 use clustering::{Init, KMeans};
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
 /// Distributed k-means worker (one process per MPI rank).
@@ -91,9 +92,8 @@ fn main() {
         Some(p) => match read_matrix(p) {
             Ok(c) => Init::Given(c),
             Err(e) => {
-                eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
                 // Other ranks may already be waiting in a collective.
-                world.abort(BAD_JOB_EXIT_CODE);
+                refuse_job(&world, &e.to_string());
             }
         },
         None => args.init,
@@ -118,10 +118,19 @@ fn main() {
         },
         Ok(None) => {}
         Err(e) => {
-            eprintln!("kmeans-mpi (rank {}): {e}", world.rank());
             // Other ranks may be waiting in a collective: take the whole job down (and tell
             // the launcher that a relaunch would fail the same way).
-            world.abort(BAD_JOB_EXIT_CODE);
+            refuse_job(&world, &e.to_string());
         }
     }
+}
+
+/// Says why on stderr and aborts the whole job with [`BAD_JOB_EXIT_CODE`]. The pause lets
+/// mpirun forward the message before the abort tears the job down: without it the launcher
+/// sometimes saw only mpirun's own abort text, not the reason.
+fn refuse_job(world: &SimpleCommunicator, why: &str) -> ! {
+    eprintln!("kmeans-mpi (rank {}): {why}", world.rank());
+    let _ = std::io::Write::flush(&mut std::io::stderr());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    world.abort(BAD_JOB_EXIT_CODE)
 }
