@@ -21,13 +21,8 @@ pub(crate) struct UnionFind {
 impl UnionFind {
     pub(crate) fn new(n: usize) -> Self {
         // Plain zeroed pages, not `zeroed_huge`: most slots are never touched.
-        let zeros: Vec<u32> = vec![0; n];
-        let mut zeros = std::mem::ManuallyDrop::new(zeros);
-        let (ptr, len, cap) = (zeros.as_mut_ptr(), zeros.len(), zeros.capacity());
-        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, so the allocation
-        // of a Vec<u32> is a valid allocation of a Vec<AtomicU32> of the same length and
-        // capacity (same layout, so it is freed correctly).
-        let link = unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU32>(), len, cap) };
+        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32.
+        let link = unsafe { crate::par::recast_vec::<u32, AtomicU32>(vec![0; n]) };
         UnionFind { link }
     }
 

@@ -79,6 +79,27 @@ pub(crate) fn prefetch<T>(x: *const T) {
     let _ = x;
 }
 
+/// Reinterprets a vector's allocation as one of `U` without copying: the elements of `T` become
+/// `size_of::<T>() / size_of::<U>()` elements of `U` each (checked at compile time to divide
+/// exactly, with equal alignments).
+///
+/// # Safety
+/// Every bit pattern of the `T` elements must be a valid sequence of `U` values.
+pub(crate) unsafe fn recast_vec<T, U>(v: Vec<T>) -> Vec<U> {
+    const {
+        assert!(std::mem::align_of::<T>() == std::mem::align_of::<U>());
+        assert!(std::mem::size_of::<U>() > 0);
+        assert!(std::mem::size_of::<T>().is_multiple_of(std::mem::size_of::<U>()));
+    }
+    let k = std::mem::size_of::<T>() / std::mem::size_of::<U>();
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: same alignment and `k` U per T, so the allocation of `cap` T is one of `k * cap`
+    // U with the same layout (freed correctly), `k * len` of them initialized and valid (the
+    // caller's contract).
+    unsafe { Vec::from_raw_parts(ptr.cast::<U>(), k * len, k * cap) }
+}
+
 /// A zeroed vector of `n` elements whose pages the kernel is asked to back with transparent huge
 /// pages (Linux `madvise(MADV_HUGEPAGE)`; a no-op elsewhere or when refused). For arrays that are
 /// accessed at random: 2 MiB pages remove most TLB misses, which otherwise cost as much as the

@@ -42,7 +42,7 @@ use rayon::prelude::*;
 
 use crate::EulerError;
 use crate::components::UnionFind;
-use crate::par::{PAR_THRESHOLD, SharedMut, prefetch};
+use crate::par::{PAR_THRESHOLD, SharedMut, prefetch, recast_vec};
 
 const NONE: u32 = u32::MAX;
 
@@ -126,23 +126,16 @@ const _: () = assert!(size_of::<Node>() == 16 && align_of::<Node>() == 4);
 /// their first touch, which the pairing does in parallel, instead of by one thread here.
 /// (Large allocations are 16-byte aligned, so no node straddles two cache lines.)
 fn zeroed_nodes(m: usize) -> Vec<Node> {
-    let mut v = std::mem::ManuallyDrop::new(vec![[0u32; 4]; m]);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
     // SAFETY: Node is repr(C) with four u32 fields: the size, alignment and bit validity of
-    // [u32; 4], so the allocation is a valid Vec<Node> of the same length and capacity (and is
-    // freed with the same layout).
-    unsafe { Vec::from_raw_parts(ptr.cast::<Node>(), len, cap) }
+    // [u32; 4].
+    unsafe { recast_vec::<[u32; 4], Node>(vec![[0; 4]; m]) }
 }
 
 /// The first `len` words of the nodes' allocation, as a `Vec<u32>` of length `len` (contents
 /// unspecified) that owns it, shrunk in place.
 fn nodes_into_u32s(nodes: Vec<Node>, len: usize) -> Vec<u32> {
-    let mut v = std::mem::ManuallyDrop::new(nodes);
-    let (ptr, n, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: a Node is four u32 words (same alignment, every bit pattern valid), so the
-    // allocation of `cap` nodes is one of `4 * cap` words with the same layout, `4 * n` of them
-    // initialized.
-    let mut w = unsafe { Vec::from_raw_parts(ptr.cast::<u32>(), 4 * n, 4 * cap) };
+    // SAFETY: a Node is four u32 words, every bit pattern valid.
+    let mut w = unsafe { recast_vec::<Node, u32>(nodes) };
     w.truncate(len);
     w.shrink_to_fit();
     w
@@ -167,10 +160,35 @@ struct Seg {
 /// (edge, end vertex) pairs, sublist after sublist.
 type Buf = Vec<[u32; 2]>;
 
-/// Walks run this many sublists at once per task, round-robin, each prefetching the node it
-/// steps to next: their loads are independent, so the core overlaps their cache misses
-/// (memory-level parallelism) instead of waiting for one dependent miss per step.
+/// Walks run this many at once per task (see [`interleave`]).
 const LANES: usize = 32;
+
+/// Runs walks `LANES` at a time, round-robin: `start(l, lane)` puts a new walk on lane `l`
+/// (`false` when none is left), `step(l, lane)` advances it by one step (`false` when the walk
+/// is over; the lane then starts another). Each step prefetches what its lane's next step
+/// touches: the lanes' loads are independent, so the core overlaps their cache misses
+/// (memory-level parallelism) instead of waiting for one dependent miss per step.
+#[inline(always)]
+fn interleave<L: Copy + Default>(
+    mut start: impl FnMut(usize, &mut L) -> bool,
+    mut step: impl FnMut(usize, &mut L) -> bool,
+) {
+    let mut lanes = [L::default(); LANES];
+    let mut live = [false; LANES];
+    let mut active = 0;
+    for l in 0..LANES {
+        live[l] = start(l, &mut lanes[l]);
+        active += usize::from(live[l]);
+    }
+    while active > 0 {
+        for l in 0..LANES {
+            if live[l] && !step(l, &mut lanes[l]) && !start(l, &mut lanes[l]) {
+                live[l] = false;
+                active -= 1;
+            }
+        }
+    }
+}
 
 /// The per-sublist results of the walks, indexed by splitter index.
 struct Sublists {
@@ -208,7 +226,6 @@ const WALK_BLOCK: usize = 1 << 12;
 /// streams to fresh memory directly costs the walk about half its time. Reusing the
 /// pairing's scratch array as the first arena also saves its page faults.
 fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &mut Sublists) {
-    const IDLE: usize = usize::MAX;
     const CHUNK: usize = 1024;
     let s = sp.spacing;
     let arena_id = out.bufs.len() as u32;
@@ -257,13 +274,9 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
             stage.clear();
         };
         let mut taken = 0;
-        // Per lane: its sublist and the edge it visits at its next turn (already prefetched).
-        let mut lane_j = [IDLE; LANES];
-        let mut lane_e = [0u32; LANES];
-        let mut active = 0usize;
-        let mut take = |lane_j: &mut usize, lane_e: &mut u32| {
+        // A lane: its sublist and the edge it visits at its next turn (already prefetched).
+        let start = |_, (lane_j, lane_e): &mut (usize, u32)| {
             let Some(&j) = jobs.get(taken) else {
-                *lane_j = IDLE;
                 return false;
             };
             taken += 1;
@@ -272,45 +285,32 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
             (*lane_j, *lane_e) = (j as usize, e);
             true
         };
-        for l in 0..LANES {
-            if take(&mut lane_j[l], &mut lane_e[l]) {
-                active += 1;
-            }
-        }
-        while active > 0 {
-            for l in 0..LANES {
-                let j = lane_j[l];
-                if j == IDLE {
-                    continue;
+        let step = |l: usize, &mut (j, ref mut e): &mut (usize, u32)| {
+            if !stage[l].is_empty() && is_splitter(*e, s) {
+                // The splitter's index is in its node's `label`, whose line the prefetch of
+                // one turn ago brought in.
+                // SAFETY: next[j] and len[j] belong to sublist j alone; `label` of a splitter
+                // is only read during walks.
+                unsafe {
+                    wnext.write(j, (*wn.ptr().add(*e as usize)).label);
+                    wlen.write(j, stage[l].len() as u32);
                 }
-                let e = lane_e[l];
-                if !stage[l].is_empty() && is_splitter(e, s) {
-                    // The splitter's index is in its node's `label`, whose line the
-                    // prefetch of one turn ago brought in.
-                    // SAFETY: next[j] and len[j] belong to sublist j alone; `label` of a
-                    // splitter is only read during walks.
-                    unsafe {
-                        wnext.write(j, (*wn.ptr().add(e as usize)).label);
-                        wlen.write(j, stage[l].len() as u32);
-                    }
-                    finish(&mut stage[l], j);
-                    if !take(&mut lane_j[l], &mut lane_e[l]) {
-                        active -= 1;
-                    }
-                } else {
-                    // SAFETY: every edge lies on exactly one sublist, so node e has one
-                    // walker, which alone writes its `sub` during the walk.
-                    let (x, t) = unsafe {
-                        let p = wn.ptr().add(e as usize);
-                        (*p).sub = j as u32 + 1;
-                        ((*p).pred, (*p).target)
-                    };
-                    stage[l].push([e, t]);
-                    prefetch(wn.addr(x as usize));
-                    lane_e[l] = x;
-                }
+                finish(&mut stage[l], j);
+                return false;
             }
-        }
+            // SAFETY: every edge lies on exactly one sublist, so node e has one walker, which
+            // alone writes its `sub` during the walk.
+            let (x, t) = unsafe {
+                let p = wn.ptr().add(*e as usize);
+                (*p).sub = j as u32 + 1;
+                ((*p).pred, (*p).target)
+            };
+            stage[l].push([*e, t]);
+            prefetch(wn.addr(x as usize));
+            *e = x;
+            true
+        };
+        interleave(start, step);
     };
     if jobs.len() < 4 * CHUNK {
         jobs.chunks(CHUNK).for_each(run_chunk);
@@ -374,73 +374,46 @@ fn label_short(nodes: &mut [Node]) -> Vec<u32> {
         let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(m));
         let mut leaders = 0u32;
         let mut scan = lo;
-        // Per lane: its start, the edge it examines at its next turn (prefetched) and the
-        // number of edges seen.
-        let mut lane_s = [NONE; LANES];
-        let mut lane_x = [0u32; LANES];
-        let mut lane_n = [0u32; LANES];
-        let mut lane_p = [0u32; LANES];
-        let mut active = 0;
+        // A lane: its start, the start's priority, the edge it examines at its next turn
+        // (prefetched) and the number of edges seen.
         // SAFETY (every node access in this function): the walks read only `pred`, the scan
         // only `sub`, and leaders write only `label`, of their own cycle (each cycle has one
         // leader).
-        let mut take = |s: &mut u32, x: &mut u32, n: &mut u32, pr: &mut u32| {
+        let start = |_, lane: &mut (u32, u32, u32, u32)| {
             while scan < hi && unsafe { (*wn.ptr().add(scan)).sub } != 0 {
                 scan += 1;
             }
             if scan == hi {
-                *s = NONE;
                 return false;
             }
             let e = scan as u32;
             scan += 1;
-            (*s, *x, *n, *pr) = (e, e, 0, priority(e));
+            *lane = (e, priority(e), e, 0);
             true
         };
-        for l in 0..LANES {
-            if take(
-                &mut lane_s[l],
-                &mut lane_x[l],
-                &mut lane_n[l],
-                &mut lane_p[l],
-            ) {
-                active += 1;
-            }
-        }
-        while active > 0 {
-            for l in 0..LANES {
-                let s = lane_s[l];
-                if s == NONE {
-                    continue;
-                }
-                let p = unsafe { (*wn.ptr().add(lane_x[l] as usize)).pred };
-                let seen = lane_n[l] + 1;
-                if p == s {
-                    let label = short_label(c, leaders);
-                    leaders += 1;
-                    let mut y = s;
-                    loop {
-                        unsafe { (*wn.ptr().add(y as usize)).label = label };
-                        y = unsafe { (*wn.ptr().add(y as usize)).pred };
-                        if y == s {
-                            break;
-                        }
+        let step = |_, lane: &mut (u32, u32, u32, u32)| {
+            let (s, pr, x, n) = *lane;
+            let p = unsafe { (*wn.ptr().add(x as usize)).pred };
+            if p == s {
+                let label = short_label(c, leaders);
+                leaders += 1;
+                let mut y = s;
+                loop {
+                    unsafe { (*wn.ptr().add(y as usize)).label = label };
+                    y = unsafe { (*wn.ptr().add(y as usize)).pred };
+                    if y == s {
+                        return false;
                     }
-                } else if priority(p) > lane_p[l] && seen < SHORT_CYCLE {
-                    prefetch(wn.addr(p as usize));
-                    (lane_x[l], lane_n[l]) = (p, seen);
-                    continue;
-                }
-                if !take(
-                    &mut lane_s[l],
-                    &mut lane_x[l],
-                    &mut lane_n[l],
-                    &mut lane_p[l],
-                ) {
-                    active -= 1;
                 }
             }
-        }
+            if priority(p) < pr || n + 1 == SHORT_CYCLE {
+                return false;
+            }
+            prefetch(wn.addr(p as usize));
+            (lane.2, lane.3) = (p, n + 1);
+            true
+        };
+        interleave(start, step);
         leaders
     };
     let chunks = m.div_ceil(CHUNK);
