@@ -430,7 +430,7 @@ def euler_circuit(edges, *, path: bool = False, directed: bool | None = None, ke
         return _euler_networkx(edges, path, directed, keys, backend)
     e = np.asarray(edges)
     if e.size == 0:
-        e = e.reshape(0, 2)
+        e = np.zeros((0, 2), dtype=np.int64)
     if e.ndim != 2 or e.shape[1] != 2:
         raise ValueError(f"edges must be an (m, 2) array of vertex ids, got shape {e.shape!r}")
     if e.dtype.kind not in "iu":
