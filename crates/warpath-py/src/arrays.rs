@@ -15,7 +15,7 @@ macro_rules! dispatch {
             $(
                 if let Ok(a) = obj.cast::<numpy::PyArray<$t, $dim>>() {
                     let $a = crate::arrays::readonly(a)?;
-                    break 'found $body;
+                    break 'found ($body);
                 }
             )+
             Err(crate::arrays::dtype_error(obj, &[$(stringify!($t)),+]))

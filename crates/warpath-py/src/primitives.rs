@@ -14,107 +14,92 @@ use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sort_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(argsort_rows, m)?)?;
     m.add_function(wrap_pyfunction!(unique, m)?)?;
     Ok(())
 }
 
-/// Runs `f` on every row of a row-major `rows x len` buffer: the whole buffer at once when it
-/// is one row (the primitive parallelises inside), else rows in parallel.
-fn for_each_row<T: Send, R: Send>(
-    flat: &mut [T],
-    len: usize,
-    f: impl Fn(&mut [T]) -> Result<R, PrimitiveError> + Sync + Send,
-) -> Result<Vec<R>, PrimitiveError> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    if flat.len() == len {
-        return Ok(vec![f(flat)?]);
-    }
-    flat.par_chunks_mut(len).map(f).collect()
-}
-
-/// Native half of `warpath.sort`: a sorted copy of every row of a 2-D array of dtype
-/// u32, u64, i32, i64, f32 or f64 (NaNs last).
+/// Native half of `warpath.sort` (`indices=False`: a sorted copy of every row, NaNs last) and
+/// `warpath.argsort` (`indices=True`: the stable sorting permutation of every row, int64) of
+/// a 2-D array of dtype u32, u64, i32, i64, f32 or f64.
 #[pyfunction]
-#[pyo3(signature = (a, backend))]
+#[pyo3(signature = (a, indices, backend))]
 fn sort_rows<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
+    indices: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let exec = parse_backend(backend)?;
-    dispatch!(a, Ix2, [f64, f32, i64, i32, u64, u32], |a| sorted_rows(
-        a, py, exec
-    ))
+    dispatch!(a, Ix2, [f64, f32, i64, i32, u64, u32], |a| {
+        sorted_rows(a, py, indices, exec)
+    })
 }
 
 fn sorted_rows<'py, K: SortKey + numpy::Element>(
     a: PyReadonlyArray<'py, K, Ix2>,
     py: Python<'py>,
+    indices: bool,
     exec: Exec,
 ) -> PyResult<Bound<'py, PyAny>> {
     let view = a.as_array();
-    let out = py
-        .detach(|| {
-            let mut out = view.as_standard_layout().into_owned();
-            let len = out.ncols();
-            let flat = out.as_slice_mut().expect("standard layout");
-            for_each_row(flat, len, |row| radix_sort(row, exec)).map(|_| out)
-        })
-        .map_err(py_err)?;
-    Ok(out.into_pyarray(py).into_any())
+    let out = if indices {
+        let perm = py.detach(|| {
+            each_row(view, |keys, dst: &mut [i64]| {
+                let perm = argsort(keys, exec)?;
+                dst.iter_mut()
+                    .zip(perm)
+                    .for_each(|(d, p)| *d = i64::from(p));
+                Ok(())
+            })
+        });
+        perm.map_err(py_err)?.into_pyarray(py).into_any()
+    } else {
+        let sorted = py.detach(|| {
+            each_row(view, |keys, dst: &mut [K]| {
+                copy_parallel(keys, dst);
+                radix_sort(dst, exec).map(|_| ())
+            })
+        });
+        sorted.map_err(py_err)?.into_pyarray(py).into_any()
+    };
+    Ok(out)
 }
 
-/// Native half of `warpath.argsort`: the stable sorting permutation (int64) of every row of a
-/// 2-D array of dtype u32, u64, i32, i64, f32 or f64.
-#[pyfunction]
-#[pyo3(signature = (a, backend))]
-fn argsort_rows<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    backend: &str,
-) -> PyResult<Bound<'py, PyAny>> {
-    let exec = parse_backend(backend)?;
-    dispatch!(a, Ix2, [f64, f32, i64, i32, u64, u32], |a| argsorted_rows(
-        a, py, exec
-    ))
+/// A new `rows x len` array whose row `i` is written by `f(row i of keys, row i of out)`:
+/// the whole array at once when it is one row (the primitive parallelises inside), else rows
+/// in parallel.
+fn each_row<K: SortKey, D: Copy + Default + Send>(
+    keys: ndarray::ArrayView2<'_, K>,
+    f: impl Fn(&[K], &mut [D]) -> Result<(), PrimitiveError> + Sync + Send,
+) -> Result<Array2<D>, PrimitiveError> {
+    let keys = keys.as_standard_layout();
+    let (rows, len) = keys.dim();
+    let mut out = Array2::<D>::from_elem((rows, len), D::default());
+    if len == 0 {
+        return Ok(out);
+    }
+    let src = keys.as_slice().expect("standard layout");
+    let dst = out.as_slice_mut().expect("standard layout");
+    if rows == 1 {
+        f(src, dst)?;
+    } else {
+        src.par_chunks(len)
+            .zip(dst.par_chunks_mut(len))
+            .try_for_each(|(s, d)| f(s, d))?;
+    }
+    Ok(out)
 }
 
-fn argsorted_rows<'py, K: SortKey + numpy::Element>(
-    a: PyReadonlyArray<'py, K, Ix2>,
-    py: Python<'py>,
-    exec: Exec,
-) -> PyResult<Bound<'py, PyAny>> {
-    let view = a.as_array();
-    let out = py
-        .detach(|| {
-            let keys = view.as_standard_layout();
-            let (rows, len) = keys.dim();
-            let mut out = Array2::<i64>::zeros((rows, len));
-            if len > 0 {
-                let keys = keys.as_slice().expect("standard layout");
-                let dst = out.as_slice_mut().expect("standard layout");
-                let one = |(src, dst): (&[K], &mut [i64])| {
-                    let perm = argsort(src, exec)?;
-                    dst.iter_mut()
-                        .zip(perm)
-                        .for_each(|(d, p)| *d = i64::from(p));
-                    Ok::<(), PrimitiveError>(())
-                };
-                if rows == 1 {
-                    one((keys, dst))?;
-                } else {
-                    keys.par_chunks(len)
-                        .zip(dst.par_chunks_mut(len))
-                        .try_for_each(one)?;
-                }
-            }
-            Ok::<_, PrimitiveError>(out)
-        })
-        .map_err(py_err)?;
-    Ok(out.into_pyarray(py).into_any())
+/// `dst.copy_from_slice(src)`, on all threads for large slices.
+fn copy_parallel<T: Copy + Send + Sync>(src: &[T], dst: &mut [T]) {
+    const CHUNK: usize = 1 << 16;
+    if src.len() < gpu_primitives::PARALLEL_THRESHOLD {
+        dst.copy_from_slice(src);
+    } else {
+        dst.par_chunks_mut(CHUNK)
+            .zip(src.par_chunks(CHUNK))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+    }
 }
 
 /// What `unique` returns: values, then first indices, inverse and counts when asked for.

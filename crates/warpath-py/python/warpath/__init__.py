@@ -242,7 +242,7 @@ def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stabl
            [3, 2]])
     """
     _arrays.check_sort_options(kind, order)
-    return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, backend), "sort", True)
+    return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, False, backend), "sort", True)
 
 
 def argsort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stable: bool | None = None, backend: str = "auto") -> np.ndarray:
@@ -283,7 +283,7 @@ def argsort(a, axis: int | None = -1, kind: str | None = None, order=None, *, st
     array([1, 3, 0, 2])
     """
     _arrays.check_sort_options(kind, order)
-    return _by_rows(np.asarray(a), axis, lambda x: _native.argsort_rows(x, backend), "argsort", False)
+    return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, True, backend), "argsort", False)
 
 
 def unique(ar, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False, axis=None, *, equal_nan: bool = True, sorted: bool = True, backend: str = "auto"):  # noqa: A002 - numpy's name
