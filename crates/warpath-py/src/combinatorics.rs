@@ -50,10 +50,13 @@ fn permutations<'py>(
 /// int64 values (only their relative order matters), `n <= 34`.
 #[pyfunction]
 #[pyo3(signature = (perm,))]
-fn rank_permutation(perm: PyReadonlyArray1<'_, i64>) -> PyResult<u128> {
+fn rank_permutation(py: Python<'_>, perm: PyReadonlyArray1<'_, i64>) -> PyResult<u128> {
     let v = perm.as_array();
-    let v = v.as_standard_layout();
-    rank_permutation_u128(v.as_slice().expect("standard layout")).map_err(py_err)
+    py.detach(|| {
+        let v = v.as_standard_layout();
+        rank_permutation_u128(v.as_slice().expect("standard layout"))
+    })
+    .map_err(py_err)
 }
 
 /// Native half of `warpath.unrank_permutation`: the permutation of `0..n` with lexicographic
@@ -61,7 +64,9 @@ fn rank_permutation(perm: PyReadonlyArray1<'_, i64>) -> PyResult<u128> {
 #[pyfunction]
 #[pyo3(signature = (n, rank))]
 fn unrank_permutation(py: Python<'_>, n: usize, rank: u128) -> PyResult<Bound<'_, PyArray1<i64>>> {
-    let p = unrank_permutation_u128(n, rank).map_err(py_err)?;
+    let p = py
+        .detach(|| unrank_permutation_u128(n, rank))
+        .map_err(py_err)?;
     Ok(p.into_iter()
         .map(|x| x as i64)
         .collect::<Vec<_>>()

@@ -45,3 +45,5 @@ def test_errors():
         fhn.simulate(n=1)
     with pytest.raises(ValueError, match="dx"):
         fhn.simulate(dx=-1.0)
+    with pytest.raises(ValueError, match=">= 0"):
+        fhn.simulate(snapshots=-1)

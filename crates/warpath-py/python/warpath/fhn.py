@@ -6,6 +6,7 @@ The system ``v_t = v_xx + v (1 - v)(v - a) - w``, ``w_t = eps (v - gamma w)`` on
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,8 +112,11 @@ def simulate(
     >>> bool(abs(r.speed - (1 - 2 * 0.1) / np.sqrt(2)) < 0.02)
     True
     """
+    n, snapshots = operator.index(n), operator.index(snapshots)
+    if n < 0 or snapshots < 0:
+        raise ValueError(f"n and snapshots must be >= 0, not n = {n}, snapshots = {snapshots}")
     d = _native.fhn_simulate(
-        scenario, scheme, solver, int(n), None if dx is None else float(dx), float(dt),
-        float(t_end), float(length), float(a), float(eps), float(gamma), int(snapshots), backend,
+        scenario, scheme, solver, n, None if dx is None else float(dx), float(dt),
+        float(t_end), float(length), float(a), float(eps), float(gamma), snapshots, backend,
     )
     return FhnResult(**d)
