@@ -87,3 +87,30 @@ def test_read_only_and_memory_mapped_inputs(tmp_path):
     m = np.load(path, mmap_mode="r")
     np.testing.assert_array_equal(warpath.sort(m), [1, 2, 3])
     np.testing.assert_array_equal(warpath.unique(m), [1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: warpath.linear_sum_assignment(x.reshape(1000, 800)),
+        lambda x: warpath.argsort(x),
+        lambda x: warpath.unique(x),
+        lambda x: warpath.KMeans(3, init=np.eye(3, 4), max_iter=2).fit(x.reshape(-1, 4)),
+        lambda x: warpath.linear_sum_assignment_batch(x.reshape(100, 80, 100)),
+    ],
+    ids=["linear_sum_assignment", "argsort", "unique", "KMeans.fit", "batch"],
+)
+def test_contiguous_inputs_of_the_right_dtype_are_not_copied(call):
+    # numpy allocations show up in tracemalloc, the Rust side's do not: a copy of the input
+    # made on the Python side (np.asarray, astype, validate_data) would be seen here
+    import tracemalloc
+
+    x = np.random.default_rng(0).random(800_000)  # 6.4 MB, C-contiguous float64
+    call(x)  # warm up (imports, caches)
+    tracemalloc.start()
+    try:
+        call(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < x.nbytes // 10, f"{peak} bytes traced"
