@@ -46,7 +46,11 @@ fn value(e: &impl std::fmt::Display) -> PyErr {
 
 impl ToPyErr for gpu_runtime::GpuError {
     fn to_py_err(&self) -> PyErr {
-        GpuError::new_err(self.to_string())
+        match self {
+            // a malformed WARPATH_BACKEND is a usage error (the CLI's kind "usage")
+            gpu_runtime::GpuError::BadBackendVariable(_) => value(self),
+            _ => GpuError::new_err(self.to_string()),
+        }
     }
 }
 

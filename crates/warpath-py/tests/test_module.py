@@ -114,3 +114,14 @@ def test_contiguous_inputs_of_the_right_dtype_are_not_copied(call):
     finally:
         tracemalloc.stop()
     assert peak < x.nbytes // 10, f"{peak} bytes traced"
+
+
+def test_warpath_backend_variable(monkeypatch):
+    x = np.array([3, 1, 2])
+    monkeypatch.setenv("WARPATH_BACKEND", "cpu")
+    np.testing.assert_array_equal(warpath.sort(x), [1, 2, 3])
+    assert warpath.info()["warpath_backend"] == "cpu"
+    monkeypatch.setenv("WARPATH_BACKEND", "tpu")
+    with pytest.raises(ValueError, match="WARPATH_BACKEND"):
+        warpath.sort(x)
+    np.testing.assert_array_equal(warpath.sort(x, backend="cpu"), [1, 2, 3])  # explicit wins
