@@ -178,12 +178,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Present for API consistency.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights.
+        X, y, sample_weight
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -196,12 +192,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Present for API consistency.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights.
+        X, y, sample_weight
+            As in :meth:`fit`.
 
         Returns
         -------
