@@ -1,11 +1,11 @@
-//! The native module `warpath._native` of the Python package `warpath`.
-//!
-//! Thin bindings: each function converts numpy arrays to slices or `ndarray` views (no copy
-//! for contiguous input of the right dtype), releases the GIL, calls the library crate, and
-//! turns its result into numpy arrays and its error into the Python exception the peer
-//! (numpy, scipy, scikit-learn, NetworkX) raises, with the library's message. The Python
-//! layer (`python/warpath/`) converts array-likes and dtypes and holds the scikit-learn
-//! estimator; see the crate README.
+#![doc = include_str!("../README.md")]
+// The native module `warpath._native` of the Python package `warpath`.
+//
+// Thin bindings: each function converts numpy arrays to slices or `ndarray` views (no copy for
+// contiguous input of the right dtype), releases the GIL, calls the library crate, and turns
+// its result into numpy arrays and its error into the Python exception the peer (numpy, scipy,
+// scikit-learn, NetworkX) raises, with the library's message (`errors.rs`). The Python layer
+// (`python/warpath/`) converts array-likes and dtypes and holds the scikit-learn estimator.
 
 use pyo3::prelude::*;
 
