@@ -13,3 +13,29 @@ def rng():
 # Sizes around the primitives' block and threshold boundaries (radix sort: 4096 keys go to
 # the comparison sort; rayon paths from 2^16).
 EDGE_SIZES = [0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 65537]
+
+
+# Peers' behaviour that needs a library change being made in parallel (each test marked with
+# one of these fails today; strict, so a test that starts passing is reported: then delete
+# its mark here). One place for all of them.
+NEEDS_SCIPY_MAXIMIZE = pytest.mark.xfail(
+    strict=True,
+    reason="needs assignment's scipy infinity semantics under maximize (helper-conventions)",
+)
+NEEDS_SCIPY_HUGE_COSTS = pytest.mark.xfail(
+    strict=True, reason="needs assignment's large finite costs as scipy (helper-conventions)"
+)
+NEEDS_NUMPY_ZERO = pytest.mark.xfail(
+    strict=True, reason="needs gpu-primitives' numpy float equality (-0.0 == +0.0) (helper-conventions)"
+)
+NEEDS_NUMPY_NAN = pytest.mark.xfail(
+    strict=True, reason="needs gpu-primitives' numpy float equality (all NaNs equal) (helper-conventions)"
+)
+NEEDS_UNIT_WEIGHTS = pytest.mark.xfail(
+    strict=True, reason="needs clustering's unit weights == no weights (helper-conventions)"
+)
+NEEDS_UNDIRECTED = pytest.mark.xfail(
+    strict=True,
+    raises=NotImplementedError,
+    reason="needs graph-core's undirected Euler circuits (helper-undirected), then wiring in euler_circuit",
+)

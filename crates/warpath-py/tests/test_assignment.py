@@ -5,11 +5,8 @@ import pytest
 import scipy.optimize
 
 import warpath
+from conftest import NEEDS_SCIPY_HUGE_COSTS, NEEDS_SCIPY_MAXIMIZE
 
-NEEDS_SCIPY_MAXIMIZE = pytest.mark.xfail(
-    strict=True,
-    reason="needs assignment's scipy infinity semantics under maximize (helper-conventions)",
-)
 
 
 def check_optimal(cost, maximize=False, **kw):
@@ -177,7 +174,7 @@ def test_batch_error_names_the_problem():
         warpath.linear_sum_assignment_batch(np.ones((2, 2)))
 
 
-@pytest.mark.xfail(strict=True, reason="needs assignment's large finite costs as scipy (helper-conventions)")
+@NEEDS_SCIPY_HUGE_COSTS
 def test_huge_finite_costs_like_scipy():
     cost = np.array([[1e308, 1.0], [1.0, 1e308]])
     assert scipy.optimize.linear_sum_assignment(cost)[1].tolist() == [1, 0]

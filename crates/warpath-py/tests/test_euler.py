@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 
 import warpath
+from conftest import NEEDS_UNDIRECTED
 
-NEEDS_UNDIRECTED = pytest.mark.xfail(
-    strict=True, raises=NotImplementedError, reason="needs graph-core's undirected Euler circuits (helper-undirected)"
-)
 
 
 def random_eulerian(rng, n, m):

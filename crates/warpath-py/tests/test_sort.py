@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import EDGE_SIZES
+from conftest import EDGE_SIZES, NEEDS_NUMPY_NAN, NEEDS_NUMPY_ZERO
 
 import warpath
 
@@ -10,12 +10,6 @@ INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uin
 FLOAT_DTYPES = [np.float16, np.float32, np.float64]
 ALL_DTYPES = [np.bool_, *INT_DTYPES, *FLOAT_DTYPES]
 
-NEEDS_NUMPY_ZERO = pytest.mark.xfail(
-    strict=True, reason="needs gpu-primitives' numpy float equality (-0.0 == +0.0) (helper-conventions)"
-)
-NEEDS_NUMPY_NAN = pytest.mark.xfail(
-    strict=True, reason="needs gpu-primitives' numpy float equality (all NaNs equal) (helper-conventions)"
-)
 
 
 def values(rng, dtype, n, special=True):
