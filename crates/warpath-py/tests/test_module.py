@@ -125,3 +125,25 @@ def test_warpath_backend_variable(monkeypatch):
     with pytest.raises(ValueError, match="WARPATH_BACKEND"):
         warpath.sort(x)
     np.testing.assert_array_equal(warpath.sort(x, backend="cpu"), [1, 2, 3])  # explicit wins
+
+
+def test_concurrent_calls_from_python_threads():
+    # the GIL is released, so these run at the same time on the shared rayon pool
+    from concurrent.futures import ThreadPoolExecutor
+
+    import scipy.optimize
+
+    rng = np.random.default_rng(5)
+    costs = [rng.random((60, 60)) for _ in range(8)]
+    keys = [rng.standard_normal(100_000) for _ in range(8)]
+
+    def work(i):
+        r, c = warpath.linear_sum_assignment(costs[i])
+        return costs[i][r, c].sum(), warpath.sort(keys[i])
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(8)))
+    for i, (cost, sorted_keys) in enumerate(results):
+        sr, sc = scipy.optimize.linear_sum_assignment(costs[i])
+        assert cost == pytest.approx(costs[i][sr, sc].sum(), rel=1e-12)
+        np.testing.assert_array_equal(sorted_keys, np.sort(keys[i]))
