@@ -26,6 +26,7 @@ def test_public_names():
         assert getattr(warpath, name) is not None
     with pytest.raises(AttributeError):
         warpath.no_such_function  # noqa: B018
+    assert set(warpath.__all__) <= set(dir(warpath))  # KMeans included, for completion
 
 
 def test_stub_lists_exactly_the_native_module():

@@ -71,6 +71,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'warpath' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 # --------------------------------------------------------------------------- assignment
 
 
