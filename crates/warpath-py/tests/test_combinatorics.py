@@ -33,6 +33,8 @@ def test_permutation_errors():
         warpath.permutations(3, start=-1)
     with pytest.raises(TypeError):
         warpath.permutations(3.5)
+    with pytest.raises(MemoryError, match="could not allocate"):
+        warpath.permutations(20)  # 20! rows: refused up front, not attempted
 
 
 def test_rank_unrank_roundtrip():

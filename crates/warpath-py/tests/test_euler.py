@@ -66,6 +66,15 @@ def test_not_eulerian_messages():
         warpath.euler_circuit([[0, 1], [0, 2]], path=True)
 
 
+def test_sparse_huge_vertex_ids_are_a_memory_error_not_a_crash():
+    import os
+
+    if os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") > 48 << 30:
+        pytest.skip("the 64 GB the graph needs might fit here")
+    with pytest.raises(MemoryError, match="vertices need"):
+        warpath.euler_circuit([[0, 4_000_000_000], [4_000_000_000, 0]])
+
+
 def test_bad_edges():
     for bad in (np.zeros((3, 3), int), np.zeros(4, int) + 1, [[0.5, 1.0]], [[-1, 0]], [[0, 2**32]]):
         with pytest.raises(ValueError):
