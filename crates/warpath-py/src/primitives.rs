@@ -46,9 +46,12 @@ fn sorted_rows<'py, K: SortKey + numpy::Element>(
         let perm = py.detach(|| {
             each_row(view, |keys, dst: &mut [i64]| {
                 let perm = argsort(keys, exec)?;
-                dst.iter_mut()
-                    .zip(perm)
-                    .for_each(|(d, p)| *d = i64::from(p));
+                let widen = |(d, p): (&mut i64, &u32)| *d = i64::from(*p);
+                if perm.len() < gpu_primitives::PARALLEL_THRESHOLD {
+                    dst.iter_mut().zip(&perm).for_each(widen);
+                } else {
+                    dst.par_iter_mut().zip(&perm).for_each(widen);
+                }
                 Ok(())
             })
         });
