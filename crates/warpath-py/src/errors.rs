@@ -56,15 +56,11 @@ impl ToPyErr for gpu_runtime::GpuError {
 
 impl ToPyErr for assignment::AssignmentError {
     fn to_py_err(&self) -> PyErr {
-        use assignment::AssignmentError as E;
         match self {
-            E::Gpu(g) => g.to_py_err(),
-            // scipy raises ValueError for invalid entries and infeasible matrices
-            E::InvalidCost { .. }
-            | E::CostOutOfRange { .. }
-            | E::Infeasible
-            | E::Incomplete { .. }
-            | E::TooLarge { .. } => value(self),
+            assignment::AssignmentError::Gpu(g) => g.to_py_err(),
+            // scipy raises ValueError for invalid entries and infeasible matrices; every
+            // other assignment error is a property of the matrix or the solver asked for
+            _ => value(self),
         }
     }
 }
@@ -95,10 +91,10 @@ impl ToPyErr for graph_core::EulerError {
         use graph_core::EulerError as E;
         match self {
             E::Gpu(g) => g.to_py_err(),
-            E::Unbalanced { .. } | E::PathDegrees { .. } | E::Disconnected { .. } => {
-                NotEulerianError::new_err(self.to_string())
-            }
             E::TooManyEdges { .. } => value(self),
+            // unbalanced or odd vertices, disconnected edges, a start vertex that cannot
+            // start the trail: the graph has no Euler circuit (path) as asked for
+            _ => NotEulerianError::new_err(self.to_string()),
         }
     }
 }

@@ -140,9 +140,13 @@ fn distinct_values<'py, K: SortKey + numpy::Element>(
     exec: Exec,
 ) -> PyResult<UniqueOutput<'py>> {
     let view = a.as_array();
+    // further options (the float equality being added to gpu-primitives) keep their
+    // defaults, which are numpy's
+    #[allow(clippy::needless_update)]
     let options = DistinctOptions {
         counts: return_counts,
         inverse: return_inverse || return_index,
+        ..DistinctOptions::default()
     };
     let (d, index, inverse, counts) = py
         .detach(|| {

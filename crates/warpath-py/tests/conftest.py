@@ -25,11 +25,13 @@ NEEDS_SCIPY_MAXIMIZE = pytest.mark.xfail(
 NEEDS_SCIPY_HUGE_COSTS = pytest.mark.xfail(
     strict=True, reason="needs assignment's large finite costs as scipy (helper-conventions)"
 )
-NEEDS_NUMPY_ZERO = pytest.mark.xfail(
-    strict=True, reason="needs gpu-primitives' numpy float equality (-0.0 == +0.0) (helper-conventions)"
+NEEDS_NUMPY_UNIQUE = pytest.mark.xfail(
+    strict=True,
+    reason="needs gpu-primitives' distinct with numpy's float equality (-0.0 == +0.0, one NaN) (helper-conventions)",
 )
-NEEDS_NUMPY_NAN = pytest.mark.xfail(
-    strict=True, reason="needs gpu-primitives' numpy float equality (all NaNs equal) (helper-conventions)"
+NEEDS_NUMPY_ARGSORT_ZERO = pytest.mark.xfail(
+    strict=True,
+    reason="numpy's stable argsort keeps -0.0 and +0.0 in index order; gpu-primitives' total order puts -0.0 first",
 )
 NEEDS_UNIT_WEIGHTS = pytest.mark.xfail(
     strict=True, reason="needs clustering's unit weights == no weights (helper-conventions)"
