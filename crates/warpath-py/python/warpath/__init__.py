@@ -471,12 +471,14 @@ def _euler_networkx(g, path: bool, directed: bool | None, keys: bool, backend: s
     e = np.array([(ids[u], ids[v]) for u, v, _ in listed], dtype=np.int64).reshape(-1, 2)
     directed = g.is_directed() if directed is None else bool(directed)
     try:
-        index, _ = _euler_arrays(e, path, directed, backend)
+        index, vertices = _euler_arrays(e, path, directed, backend)
     except NotEulerianError as err:
         raise nx.NetworkXError(str(err)) from err
+    # each edge as walked (an undirected edge may be walked against its listed direction)
+    walk = [nodes[v] for v in vertices.tolist()]
     if keys and g.is_multigraph():
-        return [listed[i] for i in index.tolist()]
-    return [listed[i][:2] for i in index.tolist()]
+        return [(walk[i], walk[i + 1], listed[j][2]) for i, j in enumerate(index.tolist())]
+    return list(zip(walk[:-1], walk[1:]))
 
 
 # --------------------------------------------------------------------------- combinatorics
