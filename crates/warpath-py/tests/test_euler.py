@@ -119,14 +119,27 @@ def test_isolated_vertices_are_ignored_unlike_networkx():
     assert as_multiset(warpath.euler_circuit(g)) == as_multiset(g.edges())
 
 
+def undirected_multiset(pairs):
+    return Counter(tuple(sorted(p, key=str)) for p in pairs)
+
+
 @NEEDS_UNDIRECTED
 def test_undirected_networkx_graph():
-    g = nx.cycle_graph(5)
+    g = nx.MultiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2), (0, 1), (1, 0)])
+    assert nx.is_eulerian(g)
     got = warpath.euler_circuit(g)
-    assert len(got) == 5
+    assert undirected_multiset(got) == undirected_multiset(g.edges()) == undirected_multiset(nx.eulerian_circuit(g))
+    assert all(a[1] == b[0] for a, b in zip(got, got[1:])) and got[0][0] == got[-1][1]
+    keyed = warpath.euler_circuit(g, keys=True)
+    assert sorted((min(u, v), max(u, v), k) for u, v, k in keyed) == sorted((min(u, v), max(u, v), k) for u, v, k in g.edges(keys=True))
 
 
 @NEEDS_UNDIRECTED
 def test_undirected_arrays():
-    got = warpath.euler_circuit([[0, 1], [2, 1], [0, 2]], directed=False)
-    assert len(got) == 3
+    edges = np.array([[0, 1], [2, 1], [0, 2], [2, 3]])
+    walk, index = warpath.euler_circuit(edges, path=True, directed=False, return_index=True)
+    assert sorted(index.tolist()) == [0, 1, 2, 3]
+    assert all(set(walk[i]) == set(edges[index[i]]) for i in range(4))
+    assert np.all(walk[1:, 0] == walk[:-1, 1])
+    with pytest.raises(warpath.NotEulerianError):
+        warpath.euler_circuit(edges, directed=False)
