@@ -62,8 +62,8 @@ def cost_matrix(a, ndim: int) -> np.ndarray:
         what = "a matrix (2-D array)" if ndim == 2 else "a stack of matrices (3-D array)"
         raise ValueError(f"expected {what}, got a {a.shape!r} array")
     dt = a.dtype
-    if dt in _COST_NATIVE:
-        return a if dt.isnative else a.astype(dt.newbyteorder("="))
+    if dt in _COST_NATIVE:  # native byte order (dtype equality includes it)
+        return a
     if not np.can_cast(dt, _F64, "safe"):
         raise TypeError(f"Cannot cast array data from {dt!r} to dtype('float64') according to the rule 'safe'")
     if dt.kind in "iu" and dt.itemsize < 8:
