@@ -2,8 +2,9 @@
 # Builds the Python package warpath (crates/warpath-py) into a fresh virtual environment with
 # `pip install ./crates/warpath-py` (maturin, release build of the extension), installs the
 # pinned test dependencies (requirements-test.txt: numpy, scipy, scikit-learn, networkx,
-# pytest) and runs the pytest suite against the installed package. Exits non-zero when the
-# build or any test fails.
+# pytest) and runs the pytest suite against the installed package; then, when the simulated
+# CUDA driver has been built (`cargo xtask sim`, as CI does before), runs the backend="cuda"
+# tests (tests/test_gpu.py) again through it. Exits non-zero when the build or any test fails.
 # Needs python3 (>= 3.10, with venv) and access to PyPI; no GPU (GPU tests skip themselves).
 # Usage: crates/warpath-py/ci.sh   (from anywhere; PYTHON=python3.12 picks the interpreter)
 set -euo pipefail
@@ -27,5 +28,15 @@ built=$(date +%s)
 cd "$ci"
 echo "warpath-py ci: pytest"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/crates/warpath-py/tests"
+
+sim="$root/target/cuda-sim"
+if [ -e "$sim/libcuda.so" ]; then
+    echo "warpath-py ci: backend=\"cuda\" tests through the simulated CUDA driver ($sim)"
+    LD_LIBRARY_PATH="$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPATH_SIM=1 WARPATH_SIM_MEM=1G \
+        WARPATH_REQUIRE_GPU=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+        "$root/crates/warpath-py/tests/test_gpu.py"
+else
+    echo "warpath-py ci: no simulated CUDA driver at $sim (cargo xtask sim builds it): GPU tests skipped"
+fi
 end=$(date +%s)
 echo "warpath-py ci: ok (install $((built - start)) s, tests $((end - built)) s)"
