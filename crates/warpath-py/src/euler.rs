@@ -3,6 +3,7 @@
 use gpu_runtime::Exec;
 use graph_core::{EulerTrail, Graph, euler_circuit, euler_path};
 use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
 
 use crate::arrays::IndexPair;
@@ -31,21 +32,31 @@ impl From<Failure> for PyErr {
     }
 }
 
-/// Native half of `warpath.euler_circuit` for directed graphs: `sources[i] -> targets[i]` is
-/// edge `i` (uint32 vertex ids below `n_vertices`). Returns `(edge_index, vertices)` as int64
+/// Native half of `warpath.euler_circuit`: `sources[i] -> targets[i]` is edge `i` (uint32
+/// vertex ids below `n_vertices`; `directed=False` is not supported yet). Returns `(edge_index, vertices)` as int64
 /// arrays: the input positions of the edges in walk order, and the `m + 1` vertices visited
 /// (both empty without edges). `path=True` allows an open trail.
 #[pyfunction]
-#[pyo3(signature = (sources, targets, n_vertices, path, backend))]
+#[pyo3(signature = (sources, targets, n_vertices, path, directed, backend))]
 fn euler_trail<'py>(
     py: Python<'py>,
     sources: PyReadonlyArray1<'py, u32>,
     targets: PyReadonlyArray1<'py, u32>,
     n_vertices: usize,
     path: bool,
+    directed: bool,
     backend: &str,
 ) -> PyResult<IndexPair<'py, ndarray::Ix1>> {
     let exec = parse_backend(backend)?;
+    if !directed {
+        // graph-core's undirected multigraphs (UndirectedGraph::from_endpoints with
+        // undirected_euler_circuit / undirected_euler_path, whose edge ids are the input
+        // positions) are not merged yet; wire them here when they are.
+        return Err(PyNotImplementedError::new_err(
+            "undirected Euler circuits need graph-core's undirected multigraphs, which this \
+             build of warpath does not have yet",
+        ));
+    }
     let (s, t) = (sources.as_array(), targets.as_array());
     let (edges, vertices) = py.detach(|| {
         let (s, t) = (s.as_standard_layout(), t.as_standard_layout());

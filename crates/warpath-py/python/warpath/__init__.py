@@ -446,17 +446,12 @@ def euler_circuit(edges, *, path: bool = False, directed: bool | None = None, ke
 
 
 def _euler_arrays(e: np.ndarray, path: bool, directed: bool, backend: str):
-    if not directed:
-        raise NotImplementedError(
-            "undirected Euler circuits need graph-core's undirected multigraphs, which this "
-            "build of warpath does not have yet"
-        )
     if e.shape[0] and (e.min() < 0 or e.max() >= np.iinfo(np.uint32).max):
         raise ValueError(f"vertex ids must be in 0..{np.iinfo(np.uint32).max - 1}")
     n = int(e.max()) + 1 if e.shape[0] else 0
     sources = np.ascontiguousarray(e[:, 0], dtype=np.uint32)
     targets = np.ascontiguousarray(e[:, 1], dtype=np.uint32)
-    return _native.euler_trail(sources, targets, n, bool(path), backend)
+    return _native.euler_trail(sources, targets, n, bool(path), bool(directed), backend)
 
 
 def _euler_networkx(g, path: bool, directed: bool | None, keys: bool, backend: str):

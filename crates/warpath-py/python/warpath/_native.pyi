@@ -38,7 +38,12 @@ def unique(
     NDArray[Any], NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None
 ]: ...
 def euler_trail(
-    sources: NDArray[np.uint32], targets: NDArray[np.uint32], n_vertices: int, path: bool, backend: str
+    sources: NDArray[np.uint32],
+    targets: NDArray[np.uint32],
+    n_vertices: int,
+    path: bool,
+    directed: bool,
+    backend: str,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def permutations(n: int, start: int, count: int | None, backend: str) -> NDArray[np.uint8]: ...
 def rank_permutation(perm: NDArray[np.int64]) -> int: ...
