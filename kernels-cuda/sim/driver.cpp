@@ -981,9 +981,15 @@ CUresult run_kernel(Context* ctx, Function& f, unsigned grid, unsigned block, si
             make_sticky(ctx, CUDA_ERROR_LAUNCH_FAILED,
                         label + where + ": the simulated thread overflowed its stack (deep recursion?)");
         } else {
+            const auto smem_end = reinterpret_cast<uintptr_t>(warpath_sim::g_dyn_smem.base) + warpath_sim::g_dyn_smem.capacity;
+            const std::string what =
+                g_fault.address >= smem_end && g_fault.address < smem_end + 64 * 1024
+                    ? std::to_string(g_fault.address - smem_end) + " bytes past the end of the launch's " +
+                          std::to_string(smem) + " bytes of dynamic shared memory"
+                    : describe_address(ctx, g_fault.address);
             make_sticky(ctx, CUDA_ERROR_ILLEGAL_ADDRESS,
                         label + where + ": " + (g_fault.write ? "write" : "access") + " at " + hex(g_fault.address) +
-                            ", " + describe_address(ctx, g_fault.address) + " (" + signal_name(g_fault.signal) + ")");
+                            ", " + what + " (" + signal_name(g_fault.signal) + ")");
         }
         return CUDA_SUCCESS;
     }
@@ -1789,7 +1795,13 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
             }
         }
         auto r = reg.resources.find(e.name);
-        if (r != reg.resources.end()) f->resources = r->second;
+        if (r != reg.resources.end()) {
+            f->resources = r->second;
+            // ptxas knows better: it may reserve shared memory the PTX does not declare (e.g.
+            // for emulated 64-bit shared atomics).
+            if (r->second.static_smem >= 0)
+                f->ptx.static_smem = std::max(f->ptx.static_smem, static_cast<size_t>(r->second.static_smem));
+        }
         ctx->functions.insert(f.get());
         m->functions.emplace(e.name, std::move(f));
     }
