@@ -6,10 +6,18 @@ mod cuda;
 mod cuda_model;
 mod hierholzer;
 mod parallel;
+mod undirected;
 
 pub use cuda::GpuEulerTimes;
 use gpu_runtime::{Backend, Exec, Target};
+pub(crate) use parallel::mix32;
 use rayon::prelude::*;
+pub use undirected::{
+    UNDIRECTED_EULER_GPU_THRESHOLD, UNDIRECTED_EULER_ORIENT_THRESHOLD, is_undirected_euler_circuit,
+    is_undirected_euler_path, undirected_euler_circuit, undirected_euler_circuit_hierholzer,
+    undirected_euler_circuit_oriented, undirected_euler_path, undirected_euler_path_hierholzer,
+    verify_undirected_euler_trail,
+};
 
 use crate::components::{edge_component_count, first_unbalanced, path_endpoints_by_degree};
 use crate::par::PAR_THRESHOLD;

@@ -1,0 +1,91 @@
+//! A balanced orientation of an undirected graph whose degrees are all even, on the CPU: the
+//! first half of the undirected fast path (the directed Euler circuit of the oriented graph is
+//! the second).
+//!
+//! 1. **Transition system.** The half-edges at each vertex sit in consecutive slots of the
+//!    incidence array, and every vertex has an even number of them, so every vertex's slots
+//!    start at an even position: slots `2j` and `2j + 1` always belong to one vertex, and are
+//!    paired. A walk that enters a vertex through one slot of a pair leaves it through the
+//!    other.
+//! 2. **Darts.** A dart is an edge taken from one of its ends: the dart of slot `s` leaves
+//!    through `s`, arrives at the slot `mate(s)` of the edge's other end, and the walk goes on
+//!    with the dart of `mate(s) ^ 1`. That is a permutation of the `2 E` darts whose cycles are
+//!    closed trails; each trail appears twice, once in each direction, as two distinct cycles
+//!    (the darts of one direction leave through one slot of each pair the trail passes, those
+//!    of the other through the other slot).
+//! 3. **Cycle numbers.** The cycles of that permutation are numbered with the list ranking of
+//!    the parallel directed algorithm (`parallel::orbit_numbers`).
+//! 4. **Orientation.** Each edge takes the direction of its dart whose cycle has the smaller
+//!    number. A trail's darts share their cycle's number, so every trail is oriented one way:
+//!    each vertex gets one in-edge and one out-edge per slot pair it is passed through, hence
+//!    in-degree = out-degree. Exactly one slot of each pair `j` leaves: directed edge `j`.
+
+use rayon::prelude::*;
+
+use crate::euler::parallel::{CPU_SPLITTER_SPACING, orbit_numbers};
+use crate::par::{PAR_THRESHOLD, SharedMut, zeroed_huge};
+use crate::{Graph, UndirectedGraph};
+
+/// The inverse of the incidence array: `slot_of[h]` is the slot of half-edge `h`.
+pub(crate) fn slots_of_half_edges(halves: &[u32]) -> Vec<u32> {
+    let mut slot_of: Vec<u32> = zeroed_huge(halves.len());
+    let w = SharedMut::new(&mut slot_of);
+    let place = |(s, &h): (usize, &u32)| {
+        // SAFETY: `halves` is a permutation of the half-edge ids, so each h has one writer.
+        unsafe { w.write(h as usize, s as u32) }
+    };
+    if halves.len() < PAR_THRESHOLD {
+        halves.iter().enumerate().for_each(place);
+    } else {
+        halves.par_iter().enumerate().for_each(place);
+    }
+    slot_of
+}
+
+/// Orients every edge of `g` (all degrees even, `0 < E`) so that in-degree = out-degree at
+/// every vertex. Returns the digraph, whose out-edges of `v` are `v`'s slot pairs (so its
+/// offsets are `g`'s halved), and for each directed edge the id of its undirected edge.
+///
+/// `O(V + E)` work; about 40 bytes per edge at the peak besides `g`.
+pub(crate) fn balanced_orientation(g: &UndirectedGraph) -> (Graph, Vec<u32>) {
+    let (ends, halves) = (g.ends(), g.half_edges());
+    let m = halves.len() / 2;
+    debug_assert!(m > 0 && g.offsets().iter().all(|&o| o % 2 == 0));
+    let slot_of = slots_of_half_edges(halves);
+    // The permutation's inverse serves as well (same cycles, reversed): the predecessor of
+    // the dart of s is the dart of mate(s ^ 1), the reverse of the dart of s ^ 1.
+    let orbits = orbit_numbers(
+        2 * m,
+        |s| slot_of[(halves[s ^ 1] ^ 1) as usize],
+        CPU_SPLITTER_SPACING,
+    );
+    drop(slot_of);
+    let mut targets = vec![0u32; m];
+    let mut edge_of = vec![0u32; m];
+    let orient = |(j, (t, e)): (usize, (&mut u32, &mut u32))| {
+        let c = if orbits.of(2 * j) < orbits.of(2 * j + 1) {
+            2 * j
+        } else {
+            2 * j + 1
+        };
+        let h = halves[c];
+        (*t, *e) = (ends[(h ^ 1) as usize], h >> 1);
+    };
+    if m < PAR_THRESHOLD {
+        targets
+            .iter_mut()
+            .zip(edge_of.iter_mut())
+            .enumerate()
+            .for_each(orient);
+    } else {
+        targets
+            .par_iter_mut()
+            .zip(edge_of.par_iter_mut())
+            .enumerate()
+            .with_min_len(1 << 12)
+            .for_each(orient);
+    }
+    drop(orbits);
+    let offsets = g.offsets().iter().map(|&o| o / 2).collect();
+    (Graph::from_csr_trusted(offsets, targets), edge_of)
+}
