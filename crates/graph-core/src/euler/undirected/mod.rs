@@ -305,7 +305,7 @@ impl UndirectedGraph {
 }
 
 /// The vertex sequence of the undirected trail `edges` from `start`.
-fn trail_from_edges(g: &UndirectedGraph, edges: Vec<u32>, start: u32) -> EulerTrail {
+pub(super) fn trail_from_edges(g: &UndirectedGraph, edges: Vec<u32>, start: u32) -> EulerTrail {
     if edges.is_empty() {
         return EulerTrail::default();
     }
