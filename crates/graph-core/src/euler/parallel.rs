@@ -804,22 +804,34 @@ impl Orbits {
     pub(crate) fn of(&self, i: usize) -> u32 {
         self.numbers.of(self.nodes[i])
     }
+
+    /// The value that `node(i)` gave element `i` besides its predecessor.
+    #[inline]
+    pub(crate) fn value(&self, i: usize) -> u32 {
+        self.nodes[i].target
+    }
 }
 
-/// Numbers the cycles of the permutation `pred` of `0..m` (`0 < m < u32::MAX`): stage 2 of
+/// Numbers the cycles of a permutation of `0..m` (`0 < m < u32::MAX`): stage 2 of
 /// [`circuit_order`] on its own (sampled splitters, walks, leader election on short
 /// splitter-free cycles, pointer jumping on long ones), without recording the sublists.
-/// `pred(i)` is called once per element, in parallel.
+/// `node(i)` gives element `i`'s predecessor and a value kept beside it (the nodes' `target`
+/// slot, read back by [`Orbits::value`], so that a later pass over the elements finds it in
+/// the cache line it reads anyway); it is called once per element, in parallel.
 ///
 /// `O(m)` work in a constant number of passes (plus `O(log L)` pointer-jumping rounds for
 /// the longest splitter-free cycle `L > 256`); 16 bytes per element.
-pub(crate) fn orbit_numbers(m: usize, pred: impl Fn(usize) -> u32 + Sync, spacing: u32) -> Orbits {
+pub(crate) fn orbit_numbers(
+    m: usize,
+    node: impl Fn(usize) -> [u32; 2] + Sync,
+    spacing: u32,
+) -> Orbits {
     debug_assert!(m > 0 && m < u32::MAX as usize);
     let mut nodes = zeroed_nodes(m);
     const CHUNK: usize = 1 << 14;
     let fill = |(c, chunk): (usize, &mut [Node])| {
         for (i, nd) in (c * CHUNK..).zip(chunk.iter_mut()) {
-            nd.pred = pred(i);
+            [nd.pred, nd.target] = node(i);
         }
     };
     if m < PAR_THRESHOLD {

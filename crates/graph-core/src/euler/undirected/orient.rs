@@ -26,20 +26,21 @@ use crate::euler::parallel::{CPU_SPLITTER_SPACING, orbit_numbers};
 use crate::par::{PAR_THRESHOLD, SharedMut, zeroed_huge};
 use crate::{Graph, UndirectedGraph};
 
-/// The inverse of the incidence array: `slot_of[h]` is the slot of half-edge `h`.
-pub(crate) fn slots_of_half_edges(halves: &[u32]) -> Vec<u32> {
-    let mut slot_of: Vec<u32> = zeroed_huge(halves.len());
-    let w = SharedMut::new(&mut slot_of);
+/// For every half-edge `h`: its slot in the incidence array and its vertex, side by side, so
+/// that one cache miss gives both.
+fn half_edge_slots(halves: &[u32], ends: &[u32]) -> Vec<[u32; 2]> {
+    let mut info: Vec<[u32; 2]> = zeroed_huge(halves.len());
+    let w = SharedMut::new(&mut info);
     let place = |(s, &h): (usize, &u32)| {
         // SAFETY: `halves` is a permutation of the half-edge ids, so each h has one writer.
-        unsafe { w.write(h as usize, s as u32) }
+        unsafe { w.write(h as usize, [s as u32, ends[h as usize]]) }
     };
     if halves.len() < PAR_THRESHOLD {
         halves.iter().enumerate().for_each(place);
     } else {
         halves.par_iter().enumerate().for_each(place);
     }
-    slot_of
+    info
 }
 
 /// Orients every edge of `g` (all degrees even, `0 < E`) so that in-degree = out-degree at
@@ -51,15 +52,17 @@ pub(crate) fn balanced_orientation(g: &UndirectedGraph) -> (Graph, Vec<u32>) {
     let (ends, halves) = (g.ends(), g.half_edges());
     let m = halves.len() / 2;
     debug_assert!(m > 0 && g.offsets().iter().all(|&o| o % 2 == 0));
-    let slot_of = slots_of_half_edges(halves);
+    let info = half_edge_slots(halves, ends);
     // The permutation's inverse serves as well (same cycles, reversed): the predecessor of
-    // the dart of s is the dart of mate(s ^ 1), the reverse of the dart of s ^ 1.
+    // the dart of s is the dart of mate(s ^ 1), the reverse of the dart of s ^ 1. The lookup
+    // that finds it also finds where the dart of s ^ 1 goes, kept beside it for the
+    // orientation below.
     let orbits = orbit_numbers(
         2 * m,
-        |s| slot_of[(halves[s ^ 1] ^ 1) as usize],
+        |s| info[(halves[s ^ 1] ^ 1) as usize],
         CPU_SPLITTER_SPACING,
     );
-    drop(slot_of);
+    drop(info);
     let mut targets = vec![0u32; m];
     let mut edge_of = vec![0u32; m];
     let orient = |(j, (t, e)): (usize, (&mut u32, &mut u32))| {
@@ -68,8 +71,7 @@ pub(crate) fn balanced_orientation(g: &UndirectedGraph) -> (Graph, Vec<u32>) {
         } else {
             2 * j + 1
         };
-        let h = halves[c];
-        (*t, *e) = (ends[(h ^ 1) as usize], h >> 1);
+        (*t, *e) = (orbits.value(c ^ 1), halves[c] >> 1);
     };
     if m < PAR_THRESHOLD {
         targets
