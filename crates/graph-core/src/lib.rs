@@ -17,7 +17,7 @@ pub use components::{
     undirected_spanning_forest, weakly_connected_components,
 };
 pub use debruijn::{KmerGraph, kmer_graph_from_file, kmer_graph_from_reads, spell_walk};
-pub use dot::{DotOptions, dot_available, dot_quote, render_dot, write_dot};
+pub use dot::{DotOptions, dot_available, dot_quote, render_dot, write_dot, write_dot_undirected};
 pub use error::{EulerError, GraphError};
 pub use euler::{
     EULER_GPU_THRESHOLD, EULER_INTERLEAVE_THRESHOLD, EULER_PARALLEL_MIN_THREADS,
