@@ -521,7 +521,7 @@ pub fn undirected_euler_path_hierholzer(
 ///
 /// # Complexity
 /// `O(V + E)` work in a constant number of parallel passes (list ranking over the `2 E`
-/// darts, then over the `E` oriented edges); about 40 bytes per edge at the peak besides the
+/// darts, then over the `E` oriented edges); about 48 bytes per edge at the peak besides the
 /// graph.
 ///
 /// # Errors
