@@ -791,6 +791,34 @@ fn splice(nodes: &mut [Node], runs: &[[u32; 2]], dirty: &[AtomicBool]) {
     }
 }
 
+/// Stage 2 but for the long splitter-free ("residual") cycles: picks and marks the splitters,
+/// walks every sublist (keeping its (edge, end vertex) pairs in `arena` when `RECORD`), and
+/// numbers the splitter-level cycles and the short splitter-free ones.
+fn label_cycles<const RECORD: bool>(
+    nodes: &mut [Node],
+    spacing: u32,
+    arena: Buf,
+) -> (Splitters, Sublists, CycleNumbers) {
+    let sp = Splitters::new(nodes.len(), spacing);
+    let k = sp.edges.len();
+    sp.mark(nodes);
+    let all: Vec<u32> = (0..k as u32).collect();
+    let mut subs = Sublists {
+        next: vec![0; k],
+        len: vec![0; k],
+        seg: if RECORD {
+            vec![Seg::default(); k]
+        } else {
+            Vec::new()
+        },
+        bufs: Vec::new(),
+    };
+    walk::<RECORD>(nodes, &sp, &all, arena, &mut subs);
+    drop(all);
+    let numbers = CycleNumbers::new(nodes, &sp, &subs.next);
+    (sp, subs, numbers)
+}
+
 /// The cycles of a permutation, numbered compactly by [`orbit_numbers`].
 pub(crate) struct Orbits {
     nodes: Vec<Node>,
@@ -839,19 +867,7 @@ pub(crate) fn orbit_numbers(
     } else {
         nodes.par_chunks_mut(CHUNK).enumerate().for_each(fill);
     }
-    let sp = Splitters::new(m, spacing);
-    let k = sp.edges.len();
-    sp.mark(&mut nodes);
-    let all: Vec<u32> = (0..k as u32).collect();
-    let mut subs = Sublists {
-        next: vec![0; k],
-        len: vec![0; k],
-        seg: Vec::new(),
-        bufs: Vec::new(),
-    };
-    walk::<false>(&mut nodes, &sp, &all, Vec::new(), &mut subs);
-    drop(all);
-    let numbers = CycleNumbers::new(&mut nodes, &sp, &subs.next);
+    let (_, _, numbers) = label_cycles::<false>(&mut nodes, spacing, Vec::new());
     let unlabelled = |(i, nd): (usize, &Node)| (nd.sub == 0 && nd.label == 0).then_some(i as u32);
     let residual: Vec<u32> = if m < PAR_THRESHOLD {
         nodes.iter().enumerate().filter_map(unlabelled).collect()
@@ -895,19 +911,8 @@ pub(crate) fn circuit_order(
         });
     }
     // 2. Cycle labels: every covered edge's sublist, and each sublist's edges in a buffer.
-    let sp = Splitters::new(m, spacing);
+    let (sp, mut subs, numbers) = label_cycles::<true>(&mut nodes, spacing, arena);
     let k = sp.edges.len();
-    sp.mark(&mut nodes);
-    let all: Vec<u32> = (0..k as u32).collect();
-    let mut subs = Sublists {
-        next: vec![0; k],
-        len: vec![0; k],
-        seg: vec![Seg::default(); k],
-        bufs: Vec::new(),
-    };
-    walk::<true>(&mut nodes, &sp, &all, arena, &mut subs);
-    drop(all);
-    let numbers = CycleNumbers::new(&mut nodes, &sp, &subs.next);
     let mut cycles = u64::from(numbers.residual_base);
     // 3. Spanning forest of the cycle graph, in one pass over the vertices: consecutive
     // out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not yet joined

@@ -23,7 +23,7 @@ pub(crate) mod orient;
 
 use gpu_runtime::{Backend, Exec, Target};
 
-use super::{EULER_GPU_THRESHOLD, EulerTrail, circuit_on};
+use super::{EULER_GPU_THRESHOLD, EulerTrail, check_trail, circuit_on};
 use crate::components::{connected_components, undirected_edge_component_count};
 use crate::undirected::MAX_UNDIRECTED_EDGES;
 use crate::{EulerError, UndirectedGraph};
@@ -161,50 +161,11 @@ pub fn verify_undirected_euler_trail(
     trail: &EulerTrail,
     closed: bool,
 ) -> Result<(), String> {
-    let m = g.edge_count();
-    if trail.edges.len() as u64 != m {
-        return Err(format!(
-            "the trail has {} edges, the graph {m}",
-            trail.edges.len()
-        ));
-    }
-    if m == 0 {
-        return if trail.vertices.len() <= 1 {
-            Ok(())
-        } else {
-            Err("a trail without edges visits at most one vertex".into())
-        };
-    }
-    if trail.vertices.len() as u64 != m + 1 {
-        return Err(format!(
-            "{} vertices for {m} edges (expected {})",
-            trail.vertices.len(),
-            m + 1
-        ));
-    }
-    let mut seen = vec![false; m as usize];
-    for (i, &e) in trail.edges.iter().enumerate() {
-        if e as u64 >= m {
-            return Err(format!("position {i}: edge {e} does not exist"));
-        }
-        if std::mem::replace(&mut seen[e as usize], true) {
-            return Err(format!("position {i}: edge {e} used twice"));
-        }
+    check_trail(g.edge_count(), trail, closed, |e, u, w| {
         let (a, b) = g.endpoints(e);
-        let (u, w) = (trail.vertices[i], trail.vertices[i + 1]);
-        if (u, w) != (a, b) && (u, w) != (b, a) {
-            return Err(format!(
-                "position {i}: edge {e} joins {a} and {b}, the vertex sequence says {u} -- {w}"
-            ));
-        }
-    }
-    if closed && trail.vertices[0] != trail.vertices[m as usize] {
-        return Err(format!(
-            "the trail starts at {} but ends at {}",
-            trail.vertices[0], trail.vertices[m as usize]
-        ));
-    }
-    Ok(())
+        ((u, w) != (a, b) && (u, w) != (b, a))
+            .then(|| format!("edge {e} joins {a} and {b}, the vertex sequence says {u} -- {w}"))
+    })
 }
 
 /// Whether `trail` is an Euler circuit of the undirected graph `g` (see
