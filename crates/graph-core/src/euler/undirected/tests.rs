@@ -344,7 +344,10 @@ fn gpu_matches_checker() {
     let Some(_gpu) = gpu_for_test("undirected euler gpu_matches_checker") else {
         return;
     };
-    for m in SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]) {
+    // Under the simulated driver (kernels on one CPU core) the sizes stop at 4099.
+    let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, 4099) as u64;
+    let sizes = SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]);
+    for m in sizes.filter(|&m| m <= limit) {
         for style in [EulerStyle::Deep, EulerStyle::Shallow] {
             let g = random_undirected_euler_graph(m, style, m + 5).unwrap();
             let (t, b) = undirected_euler_circuit(&g, None, Exec::Cuda).unwrap();
@@ -367,7 +370,7 @@ fn gpu_matches_checker() {
             }
         }
     }
-    let e: Vec<(u32, u32)> = vec![(0, 0); 100_000];
+    let e: Vec<(u32, u32)> = vec![(0, 0); gpu_runtime::testing::gpu_test_size(100_000, 5_000)];
     let g = g_of(1, &e);
     assert!(is_undirected_euler_circuit(
         &g,
@@ -381,6 +384,31 @@ fn gpu_matches_checker() {
             components: 3
         })
     );
+}
+
+#[test]
+fn gpu_out_of_memory_is_a_typed_error() {
+    let g = random_undirected_euler_graph(5000, EulerStyle::Deep, 3).unwrap();
+    let Some((circuit, path)) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
+        let mut e: Vec<(u32, u32)> = g.edges().collect();
+        e.pop();
+        let h = g_of(g.vertex_count(), &e);
+        (
+            undirected_euler_circuit(&g, None, Exec::Cuda),
+            undirected_euler_path(&h, None, Exec::Cuda),
+        )
+    }) else {
+        return;
+    };
+    for r in [circuit, path] {
+        assert!(
+            matches!(
+                r,
+                Err(EulerError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+    }
 }
 
 #[test]
