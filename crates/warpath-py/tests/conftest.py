@@ -36,8 +36,3 @@ NEEDS_NUMPY_ARGSORT_ZERO = pytest.mark.xfail(
 NEEDS_UNIT_WEIGHTS = pytest.mark.xfail(
     strict=True, reason="needs clustering's unit weights == no weights (helper-conventions)"
 )
-NEEDS_UNDIRECTED = pytest.mark.xfail(
-    strict=True,
-    raises=NotImplementedError,
-    reason="needs graph-core's undirected Euler circuits (helper-undirected), then wiring in euler_circuit",
-)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import warpath
-from conftest import NEEDS_UNDIRECTED
 
 
 
@@ -123,7 +122,6 @@ def undirected_multiset(pairs):
     return Counter(tuple(sorted(p, key=str)) for p in pairs)
 
 
-@NEEDS_UNDIRECTED
 def test_undirected_networkx_graph():
     g = nx.MultiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2), (0, 1), (1, 0)])
     assert nx.is_eulerian(g)
@@ -134,7 +132,6 @@ def test_undirected_networkx_graph():
     assert sorted((min(u, v), max(u, v), k) for u, v, k in keyed) == sorted((min(u, v), max(u, v), k) for u, v, k in g.edges(keys=True))
 
 
-@NEEDS_UNDIRECTED
 def test_undirected_arrays():
     edges = np.array([[0, 1], [2, 1], [0, 2], [2, 3]])
     walk, index = warpath.euler_circuit(edges, path=True, directed=False, return_index=True)
@@ -143,3 +140,36 @@ def test_undirected_arrays():
     assert np.all(walk[1:, 0] == walk[:-1, 1])
     with pytest.raises(warpath.NotEulerianError):
         warpath.euler_circuit(edges, directed=False)
+
+
+def test_undirected_against_networkx(rng):
+    for seed in range(5):
+        g = nx.MultiGraph()
+        walk = np.random.default_rng(seed).integers(0, 10, 40)
+        g.add_edges_from(zip(walk.tolist(), np.roll(walk, -1).tolist()))
+        g.remove_nodes_from(list(nx.isolates(g)))
+        assert nx.is_eulerian(g)
+        got = warpath.euler_circuit(g)
+        assert undirected_multiset(got) == undirected_multiset(nx.eulerian_circuit(g))
+        assert all(a[1] == b[0] for a, b in zip(got, got[1:])) and got[0][0] == got[-1][1]
+        # one edge less: NetworkX has a path between the two odd ends, and so does warpath
+        u, v = next(e for e in g.edges() if e[0] != e[1])
+        g.remove_edge(u, v)
+        if nx.is_connected(g):
+            assert nx.has_eulerian_path(g)
+            got = warpath.euler_circuit(g, path=True)
+            assert undirected_multiset(got) == undirected_multiset(g.edges())
+            assert {got[0][0], got[-1][1]} == {u, v}
+            with pytest.raises(nx.NetworkXError, match="odd degree"):
+                warpath.euler_circuit(g)
+
+
+def test_undirected_simple_graph_and_errors():
+    g = nx.cycle_graph(["a", "b", "c", "d"])
+    got = warpath.euler_circuit(g)
+    assert len(got) == 4 and undirected_multiset(got) == undirected_multiset(g.edges())
+    with pytest.raises(warpath.NotEulerianError, match="odd degree"):
+        warpath.euler_circuit([[0, 1], [1, 2]], directed=False)
+    with pytest.raises(ValueError, match="connected"):
+        warpath.euler_circuit([[0, 1], [1, 0], [2, 3], [3, 2]], directed=False)
+    np.testing.assert_array_equal(warpath.euler_circuit([[3, 3]], directed=False), [[3, 3]])

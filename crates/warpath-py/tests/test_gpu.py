@@ -84,6 +84,15 @@ def test_euler_circuit(rng):
     assert np.all(got[1:, 0] == got[:-1, 1]) and got[0, 0] == got[-1, 1]
 
 
+def test_undirected_euler_circuit(rng):
+    walk = rng.integers(0, 30, 300)
+    edges = np.column_stack((walk, np.roll(walk, -1)))[rng.permutation(300)]
+    got, index = warpath.euler_circuit(edges, directed=False, return_index=True, backend="cuda")
+    assert sorted(index.tolist()) == list(range(300))
+    assert all(sorted(got[i]) == sorted(edges[index[i]]) for i in range(300))
+    assert np.all(got[1:, 0] == got[:-1, 1]) and got[0, 0] == got[-1, 1]
+
+
 def test_permutations_and_de_bruijn():
     np.testing.assert_array_equal(warpath.permutations(5, backend="cuda"), warpath.permutations(5, backend="cpu"))
     np.testing.assert_array_equal(warpath.permutations(7, start=100, count=333, backend="cuda"), warpath.permutations(7, start=100, count=333, backend="cpu"))

@@ -377,16 +377,17 @@ def euler_circuit(edges, *, path: bool = False, directed: bool | None = None, ke
     Parameters
     ----------
     edges : array_like of shape (m, 2), or a NetworkX graph
-        Edge ``i`` goes from ``edges[i, 0]`` to ``edges[i, 1]`` (non-negative integer vertex
-        ids below 2**32 - 1; parallel edges and self-loops allowed). A NetworkX ``DiGraph``
-        or ``MultiDiGraph`` is read with its node labels.
+        Edge ``i`` joins ``edges[i, 0]`` to ``edges[i, 1]`` (non-negative integer vertex ids
+        below 2**32 - 1; parallel edges and self-loops allowed). A NetworkX ``Graph``,
+        ``MultiGraph``, ``DiGraph`` or ``MultiDiGraph`` is read with its node labels.
     path : bool, optional
         Allow an Euler path (open trail), as ``networkx.eulerian_path``; a graph that has a
         circuit gives a circuit.
     directed : bool or None, optional
         ``None`` (default): directed for arrays, the graph's own kind for NetworkX graphs.
-        Undirected graphs (``directed=False``, ``nx.Graph``) need graph-core's undirected
-        Euler circuits and raise ``NotImplementedError`` until those land.
+        ``False`` treats the edges as undirected (NetworkX's ``MultiGraph`` semantics: a
+        self-loop adds 2 to its vertex's degree; every degree even for a circuit, exactly two
+        odd vertices or none for a path).
     keys : bool, optional
         NetworkX multigraphs: yield ``(u, v, key)`` triples, as NetworkX's ``keys=True``.
     return_index : bool, optional
@@ -397,8 +398,9 @@ def euler_circuit(edges, *, path: bool = False, directed: bool | None = None, ke
     Returns
     -------
     ndarray of int64, shape (m, 2), or list of tuples
-        The edges in walk order (consecutive edges meet; a circuit ends where it starts). For
-        array input an array, plus the int64 input positions when ``return_index``; for a
+        The edges in walk order, each as walked (consecutive edges meet; a circuit ends where
+        it starts; an undirected edge may appear reversed). For array input an array, plus
+        the int64 input positions when ``return_index``; for a
         NetworkX graph a list of ``(u, v)`` (or ``(u, v, key)``) tuples, as
         ``list(networkx.eulerian_circuit(G))`` gives.
 
