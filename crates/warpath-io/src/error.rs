@@ -30,12 +30,12 @@ pub enum IoError {
     #[error("{0}")]
     Format(String),
     /// An operating-system error on a file or a stream.
-    #[error("{}: {source}", .path.as_ref().map_or("standard output".into(), |p| p.display().to_string()))]
+    #[error("{}: {error}", .path.as_ref().map_or("standard output".into(), |p| p.display().to_string()))]
     Io {
         /// The file (`None`: standard input or output).
         path: Option<PathBuf>,
-        /// The error.
-        source: std::io::Error,
+        /// The error (shown in the message, so not a separate source in error chains).
+        error: std::io::Error,
     },
     /// The request would not fit in the memory available now.
     #[error(
@@ -90,7 +90,7 @@ impl IoError {
             IoError::Parse { .. } => "parse",
             IoError::Npy { .. } => "npy",
             IoError::Format(_) => "format",
-            IoError::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            IoError::Io { error, .. } if error.kind() == std::io::ErrorKind::BrokenPipe => {
                 "broken_pipe"
             }
             IoError::Io { .. } => "io",
@@ -130,10 +130,10 @@ impl IoError {
         }
     }
 
-    pub(crate) fn io(path: Option<&std::path::Path>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: Option<&std::path::Path>, error: std::io::Error) -> Self {
         IoError::Io {
             path: path.map(ToOwned::to_owned),
-            source,
+            error,
         }
     }
 }

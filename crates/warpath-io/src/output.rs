@@ -307,9 +307,9 @@ pub struct Sink {
 impl Sink {
     fn locate(&self, e: IoError) -> IoError {
         match e {
-            IoError::Io { path: None, source } => IoError::Io {
+            IoError::Io { path: None, error } => IoError::Io {
                 path: self.path.clone(),
-                source,
+                error,
             },
             other => other,
         }

@@ -489,7 +489,7 @@ const SWEEP_BYTES_PER_EDGE: u64 = 64;
 /// An edge count of `--sweep-edges`: a whole number with an optional k, M or G suffix
 /// (10^3, 10^6, 10^9), from 1 to [`MAX_EULER_EDGES`].
 fn parse_edge_count(s: &str) -> Result<u64, String> {
-    let m = super::parse_count(s)? as u64;
+    let m = warpath_io::parse_count(s)?;
     if m == 0 || m > MAX_EULER_EDGES {
         return Err(format!(
             "{m} edges: an edge count must be from 1 to {MAX_EULER_EDGES}"
