@@ -360,6 +360,42 @@ pub fn read_npy_bytes<T: Element>(bytes: &[u8]) -> Result<NpyArray<T>, IoError> 
     })
 }
 
+/// Writes the header of a version 1.0 `.npy` file of `T`'s dtype and `shape`; the data (C
+/// order, little-endian, [`Element::write_le`]) follows. For streaming arrays whose size is
+/// known before their values.
+///
+/// # Errors
+/// [`IoError::Io`] on a failed write.
+///
+/// # Examples
+/// ```
+/// use warpath_io::npy::{read_npy_bytes, write_npy_header};
+/// let mut f = Vec::new();
+/// write_npy_header::<u8, _>(&mut f, &[2, 3])?;
+/// f.extend_from_slice(&[0, 1, 2, 2, 1, 0]); // streamed rows
+/// assert_eq!(read_npy_bytes::<u8>(&f)?.shape, vec![2, 3]);
+/// # Ok::<(), warpath_io::IoError>(())
+/// ```
+pub fn write_npy_header<T: Element, W: Write>(mut w: W, shape: &[usize]) -> Result<(), IoError> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape_text = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}",
+        T::DTYPE.descr()
+    );
+    // Pad with spaces so that the data starts at a multiple of 64 bytes, ending in a newline.
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    header.push('\n');
+    let io = |e| IoError::io(None, e);
+    w.write_all(b"\x93NUMPY\x01\x00").map_err(io)?;
+    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(io)?;
+    w.write_all(header.as_bytes()).map_err(io)
+}
+
 /// Writes `data` (C order) of the given `shape` as a version 1.0 `.npy` file of `T`'s dtype.
 ///
 /// # Errors
@@ -380,23 +416,8 @@ pub fn write_npy<T: Element, W: Write>(mut w: W, data: &[T], shape: &[usize]) ->
             data.len()
         )));
     }
-    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-    let shape_text = match dims.len() {
-        1 => format!("({},)", dims[0]),
-        _ => format!("({})", dims.join(", ")),
-    };
-    let mut header = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}",
-        T::DTYPE.descr()
-    );
-    // Pad with spaces so that the data starts at a multiple of 64 bytes, ending in a newline.
-    let total = 10 + header.len() + 1;
-    header.push_str(&" ".repeat(total.next_multiple_of(64) - total));
-    header.push('\n');
+    write_npy_header::<T, _>(&mut w, shape)?;
     let io = |e| IoError::io(None, e);
-    w.write_all(b"\x93NUMPY\x01\x00").map_err(io)?;
-    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(io)?;
-    w.write_all(header.as_bytes()).map_err(io)?;
     let mut buf = Vec::with_capacity(data.len().min(1 << 16) * T::DTYPE.size as usize);
     for chunk in data.chunks(1 << 16) {
         buf.clear();

@@ -174,6 +174,8 @@ impl Figure for Heatmap<'_> {
             .configure_mesh()
             .x_desc(self.x_label)
             .y_desc(self.y_label)
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 15))
             .disable_mesh()
             .draw()
             .map_err(err)?;
@@ -207,6 +209,9 @@ impl Figure for Heatmap<'_> {
         cb.configure_mesh()
             .disable_x_axis()
             .disable_mesh()
+            .y_labels(8)
+            .y_label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 15))
             .y_desc(self.value_label)
             .draw()
             .map_err(err)?;
@@ -296,6 +301,8 @@ impl Figure for Scatter<'_> {
             .configure_mesh()
             .x_desc(self.x_label)
             .y_desc(self.y_label)
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 15))
             .draw()
             .map_err(err)?;
         let stride = self.stride();

@@ -827,89 +827,103 @@ fn log_tick(v: f64, units: &[(f64, &str)]) -> String {
 
 /// Log-log chart of time against edges, one line per method and style (deep solid, shallow
 /// dashed, one colour per method), like the seed's chart.
-fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
-    use plotters::element::DashedPathElement;
-    use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", path.display());
-    let span = |v: Vec<f64>| {
-        v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        })
-    };
-    let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
-    let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
-    let root = SVGBackend::new(path, (900, 650)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(caption, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            (x0 / 1.5..x1 * 1.5).log_scale(),
-            (y0 / 2.0..y1 * 2.0).log_scale(),
-        )
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .x_desc("edges")
-        .y_desc("seconds")
-        .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
-        .y_label_formatter(&|&y| {
-            log_tick(
-                y,
-                &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+struct SweepChart<'a> {
+    rows: &'a [SweepRow],
+    caption: &'a str,
+}
+
+impl warpath_io::plot::Figure for SweepChart<'_> {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        use plotters::element::DashedPathElement;
+        use plotters::prelude::*;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let rows = self.rows;
+        let span = |v: Vec<f64>| {
+            v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+        };
+        let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
+        let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.caption, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (x0 / 1.5..x1 * 1.5).log_scale(),
+                (y0 / 2.0..y1 * 2.0).log_scale(),
             )
-        })
-        .draw()
-        .map_err(|e| err(&e))?;
-    let mut methods: Vec<&str> = Vec::new();
-    for r in rows {
-        if !methods.contains(&r.method) {
-            methods.push(r.method);
-        }
-    }
-    for (i, method) in methods.iter().enumerate() {
-        let colour = Palette99::pick(i).to_rgba();
-        for style in ["deep", "shallow"] {
-            let pts: Vec<(f64, f64)> = rows
-                .iter()
-                .filter(|r| r.method == *method && r.style == style)
-                .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
-                .collect();
-            if pts.is_empty() {
-                continue;
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc("edges")
+            .y_desc("seconds")
+            .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
+            .y_label_formatter(&|&y| {
+                log_tick(
+                    y,
+                    &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+                )
+            })
+            .draw()
+            .map_err(err)?;
+        let mut methods: Vec<&str> = Vec::new();
+        for r in rows {
+            if !methods.contains(&r.method) {
+                methods.push(r.method);
             }
-            let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
-            if style == "deep" {
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), line))
-                    .map_err(|e| err(&e))?
-                    .label(label)
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
-            } else {
-                chart
-                    .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
-                    .map_err(|e| err(&e))?
-                    .label(label)
-                    .legend(move |(x, y)| {
-                        DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
-                    });
-            }
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                .map_err(|e| err(&e))?;
         }
+        for (i, method) in methods.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            for style in ["deep", "shallow"] {
+                let pts: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.method == *method && r.style == style)
+                    .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
+                if style == "deep" {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                } else {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| {
+                            DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
+                        });
+                }
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
+}
+
+/// Draws the sweep chart (`.svg` or `.png` by the extension).
+fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
+    warpath_io::plot::render(path, (900, 650), &SweepChart { rows, caption })?;
     Ok(())
 }
 
