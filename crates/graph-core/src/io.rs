@@ -11,14 +11,20 @@ use crate::{Graph, GraphError, VertexNames};
 pub enum GraphFormat {
     /// One edge per line, `a b` (whitespace or a comma between the two names); `#` and `%`
     /// lines are comments. Names are arbitrary tokens, numbered in order of appearance.
+    /// NetworkX's dialects read as NetworkX writes them: extra columns (`a b 3.5`, weights)
+    /// and an attribute dict (`a b {}`, `a b {'weight': 2}`) are ignored, and a first line
+    /// `source target` (or `source,target,...`, `from to`, `src dst`, `node1 node2`, any
+    /// case) is a header, not an edge.
     EdgeList,
     /// One vertex per line, `a -> b, c, d` (its out-neighbours; `a ->` for none).
     Adjacency,
-    /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids.
-    /// Ids are numbered in order of appearance; the original ids become the vertex names.
+    /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids
+    /// (extra columns ignored). Ids are numbered in order of appearance; the original ids
+    /// (without leading zeros) become the vertex names.
     Snap,
     /// Matrix Market `coordinate` (`pattern`, `integer` or `real` values, which are ignored;
-    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`.
+    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`; vertex `v` is
+    /// named `v + 1`, the file's 1-based index.
     MatrixMarket,
 }
 
@@ -130,37 +136,266 @@ fn is_comment(t: &str) -> bool {
     t.is_empty() || t.starts_with('#') || t.starts_with('%')
 }
 
-fn read_pairs<R: BufRead>(input: R, snap: bool) -> Result<Graph, GraphError> {
-    let mut b = Builder::new();
+fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    parse_pairs(&bytes, snap)
+}
+
+/// First-line headers of edge-list tables (pandas / NetworkX `to_pandas_edgelist` exports).
+const HEADERS: [(&str, &str); 6] = [
+    ("source", "target"),
+    ("from", "to"),
+    ("src", "dst"),
+    ("source_node", "target_node"),
+    ("node1", "node2"),
+    ("tail", "head"),
+];
+
+/// Inputs at least this large are tokenised on every core.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// One edge: byte ranges of its two names and their hashes.
+#[derive(Clone, Copy)]
+struct EdgeTokens {
+    a: (u32, u32),
+    b: (u32, u32),
+    ha: u64,
+    hb: u64,
+}
+
+/// Where a chunk failed: the byte offset of the line and what was expected.
+struct PairFail {
+    offset: usize,
+    expected: &'static str,
+}
+
+#[inline(always)]
+fn is_sep(c: u8) -> bool {
+    c == b' ' || c == b'\t' || c == b',' || c == b'\r'
+}
+
+#[inline(always)]
+fn hash_bytes(b: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(b);
+    h.finish()
+}
+
+/// The name token `b[s..e]` of a SNAP id: digits only, leading zeros dropped (`007` is `7`).
+fn snap_id(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
+    if s == e || !b[s..e].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut s = s;
+    while s + 1 < e && b[s] == b'0' {
+        s += 1;
+    }
+    Some((s, e))
+}
+
+/// Tokenises the lines of `b[start..end]` (whole lines; offsets are into `b`).
+fn tokenize_pairs(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    snap: bool,
+    header_allowed: bool,
+    out: &mut Vec<EdgeTokens>,
+) -> Result<(), PairFail> {
     let expected = if snap {
         "two non-negative integer vertex ids `from to`"
     } else {
         "two vertex names `a b`"
     };
-    for_lines(input, |no, line| {
-        let t = line.trim();
-        if is_comment(t) {
-            return Ok(());
+    let mut i = start;
+    let mut first = header_allowed;
+    while i < end {
+        let line_start = i;
+        let line_end = b[i..end]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(end, |p| i + p);
+        i = line_end + 1;
+        let mut p = line_start;
+        while p < line_end && is_sep(b[p]) {
+            p += 1;
         }
-        let mut it = t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|s| !s.is_empty());
-        let (Some(a), Some(c), None) = (it.next(), it.next(), it.next()) else {
-            return Err(parse_err(no, expected, line));
+        if p == line_end || b[p] == b'#' || b[p] == b'%' {
+            continue;
+        }
+        let token = |p: &mut usize| {
+            let s = *p;
+            while *p < line_end && !is_sep(b[*p]) {
+                *p += 1;
+            }
+            let e = *p;
+            while *p < line_end && is_sep(b[*p]) {
+                *p += 1;
+            }
+            (s, e)
         };
-        let (a, c) = if snap {
-            let p = |s: &str| s.parse::<u64>().map_err(|_| parse_err(no, expected, line));
-            (p(a)?.to_string(), p(c)?.to_string())
+        let (sa, ea) = token(&mut p);
+        if p == line_end || b[p] == b'{' {
+            return Err(PairFail {
+                offset: line_start,
+                expected,
+            });
+        }
+        let (sb, eb) = token(&mut p);
+        // The rest of the line: extra columns or an attribute dict, ignored.
+        if first {
+            first = false;
+            let (x, y) = (&b[sa..ea], &b[sb..eb]);
+            if HEADERS.iter().any(|(h, t)| {
+                x.eq_ignore_ascii_case(h.as_bytes()) && y.eq_ignore_ascii_case(t.as_bytes())
+            }) {
+                continue;
+            }
+        }
+        let ((sa, ea), (sb, eb)) = if snap {
+            match (snap_id(b, sa, ea), snap_id(b, sb, eb)) {
+                (Some(x), Some(y)) => (x, y),
+                _ => {
+                    return Err(PairFail {
+                        offset: line_start,
+                        expected,
+                    });
+                }
+            }
         } else {
-            (a.to_owned(), c.to_owned())
+            ((sa, ea), (sb, eb))
         };
-        let s = b.names.intern(&a)?;
-        let d = b.names.intern(&c)?;
-        b.sources.push(s);
-        b.targets.push(d);
-        Ok(())
-    })?;
-    b.finish()
+        out.push(EdgeTokens {
+            a: (sa as u32, (ea - sa) as u32),
+            b: (sb as u32, (eb - sb) as u32),
+            ha: hash_bytes(&b[sa..ea]),
+            hb: hash_bytes(&b[sb..eb]),
+        });
+    }
+    Ok(())
+}
+
+/// 1-based line of byte `offset`.
+fn line_of(b: &[u8], offset: usize) -> usize {
+    b[..offset.min(b.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+fn line_text(b: &[u8], offset: usize) -> String {
+    let end = b[offset..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| offset + p);
+    String::from_utf8_lossy(&b[offset..end]).into_owned()
+}
+
+/// Reads an edge list (or SNAP file) from memory: lines are tokenised in parallel (pieces of
+/// whole lines, the names hashed there), then names are numbered in order of appearance in one
+/// pass over a hash table of precomputed hashes.
+fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
+    use rayon::prelude::*;
+    if b.len() > u32::MAX as usize {
+        return Err(GraphError::TooLarge {
+            what: "edge-list bytes",
+            count: b.len() as u128,
+            max: u32::MAX as u128,
+        });
+    }
+    let threads = rayon::current_num_threads();
+    let mut starts = vec![0usize];
+    if b.len() >= PARALLEL_MIN_BYTES && threads > 1 {
+        let step = b.len() / (threads * 4);
+        let mut at = step;
+        while at < b.len() {
+            match b[at..].iter().position(|&c| c == b'\n') {
+                Some(p) if at + p + 1 < b.len() => {
+                    starts.push(at + p + 1);
+                    at += p + 1 + step;
+                }
+                _ => break,
+            }
+        }
+    }
+    // A header can only be the first data line: the first piece's.
+    let pieces: Vec<Result<Vec<EdgeTokens>, PairFail>> = starts
+        .par_iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let e = starts.get(k + 1).copied().unwrap_or(b.len());
+            let mut out = Vec::with_capacity((e - s) / 8 + 1);
+            tokenize_pairs(b, s, e, snap, k == 0, &mut out).map(|()| out)
+        })
+        .collect();
+    let mut tokens: Vec<Vec<EdgeTokens>> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        match p {
+            Ok(t) => tokens.push(t),
+            Err(f) => {
+                return Err(parse_err(
+                    line_of(b, f.offset),
+                    f.expected,
+                    &line_text(b, f.offset),
+                ));
+            }
+        }
+    }
+    let m: usize = tokens.iter().map(Vec::len).sum();
+    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    let mut spans: Vec<(u32, u32)> = Vec::new();
+    let mut hashes: Vec<u64> = Vec::new();
+    let mut sources = Vec::with_capacity(m);
+    let mut targets = Vec::with_capacity(m);
+    let mut intern = |(s, len): (u32, u32), h: u64| -> Result<u32, GraphError> {
+        let name = &b[s as usize..(s + len) as usize];
+        if let Some(&id) = table.find(h, |&id| {
+            let (ns, nl) = spans[id as usize];
+            &b[ns as usize..(ns + nl) as usize] == name
+        }) {
+            return Ok(id);
+        }
+        if std::str::from_utf8(name).is_err() {
+            let off = s as usize;
+            let ls = b[..off]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            return Err(parse_err(line_of(b, off), "UTF-8 text", &line_text(b, ls)));
+        }
+        let id = u32::try_from(spans.len())
+            .ok()
+            .filter(|&i| i < u32::MAX)
+            .ok_or(GraphError::TooLarge {
+                what: "vertices",
+                count: spans.len() as u128 + 1,
+                max: u32::MAX as u128 - 1,
+            })?;
+        spans.push((s, len));
+        hashes.push(h);
+        table.insert_unique(h, id, |&id| hashes_at(&hashes, id));
+        Ok(id)
+    };
+    fn hashes_at(h: &[u64], id: u32) -> u64 {
+        h[id as usize]
+    }
+    for t in tokens.iter().flatten() {
+        sources.push(intern(t.a, t.ha)?);
+        targets.push(intern(t.b, t.hb)?);
+    }
+    drop(tokens);
+    let names: Vec<String> = spans
+        .par_iter()
+        .map(|&(s, l)| {
+            // Checked above: every name is UTF-8.
+            String::from_utf8_lossy(&b[s as usize..(s + l) as usize]).into_owned()
+        })
+        .collect();
+    Graph::from_sources_targets(names.len(), &sources, &targets)?
+        .with_names(VertexNames::from_names(names)?)
 }
 
 fn read_adjacency<R: BufRead>(input: R) -> Result<Graph, GraphError> {
@@ -312,7 +547,11 @@ fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
             "end of file",
         ));
     }
-    Graph::from_sources_targets(n as usize, &src, &dst)
+    let g = Graph::from_sources_targets(n as usize, &src, &dst)?;
+    // Vertices are named as the file numbers them (1-based), so messages and outputs use the
+    // file's ids.
+    let names = (1..=n).map(|i| i.to_string()).collect();
+    g.with_names(VertexNames::from_names(names)?)
 }
 
 /// Guesses a file's format: `.mtx` or a `%%MatrixMarket` first line is Matrix Market; a first
@@ -424,11 +663,11 @@ mod tests {
         assert_eq!(g.vertex_label(0), "x");
         assert_eq!(g.successors(0), &[1]);
         assert_eq!(
-            line_of(rd("a b\na b c\n", GraphFormat::EdgeList).unwrap_err()),
+            line_of(rd("a b\na\n", GraphFormat::EdgeList).unwrap_err()),
             2
         );
         let g = rd(
-            "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\n",
+            "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\t0.5\n",
             GraphFormat::Snap,
         )
         .unwrap();
@@ -440,6 +679,90 @@ mod tests {
             2
         );
         assert_eq!(line_of(rd("0\t-1\n", GraphFormat::Snap).unwrap_err()), 1);
+    }
+
+    /// NetworkX's `write_edgelist` (data=True, data=False, data=["weight"]) and pandas
+    /// exports read as NetworkX reads them.
+    #[test]
+    fn networkx_dialects() {
+        let want = vec![(0, 1), (1, 2), (2, 0)];
+        for text in [
+            "a b {}\nb c {}\nc a {}\n",
+            "a b {'weight': 3}\nb c {'weight': 1.5, 'color': 'red'}\nc a {}\n",
+            "a b 3\nb c 1.5\nc a 0\n",
+            "a b 3 red\nb c 1 blue\nc a 0 x\n",
+            "source,target\na,b\nb,c\nc,a\n",
+            "Source\tTarget\tweight\na\tb\t1\nb\tc\t2\nc\ta\t3\n",
+            "from to\na b\nb c\nc a\n",
+            "# made by NetworkX\nsource target\na b\r\nb c\r\nc a\r\n",
+        ] {
+            let g = rd(text, GraphFormat::EdgeList).unwrap();
+            assert_eq!(g.edges().collect::<Vec<_>>(), want, "{text:?}");
+            assert_eq!(
+                (g.vertex_label(0), g.vertex_label(2)),
+                ("a".into(), "c".into())
+            );
+        }
+        // a header only on the first data line; elsewhere `source target` is an edge
+        let g = rd("a b\nsource target\n", GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.vertex_count(), 4);
+        // one name, or a dict where the second name should be, is an error with its line
+        assert_eq!(
+            line_of(rd("a b\nc {}\n", GraphFormat::EdgeList).unwrap_err()),
+            2
+        );
+        assert_eq!(
+            line_of(rd("a b {}\n\nc\n", GraphFormat::EdgeList).unwrap_err()),
+            3
+        );
+        // empty and comment-only inputs are edgeless graphs
+        assert_eq!(rd("", GraphFormat::EdgeList).unwrap().vertex_count(), 0);
+        assert_eq!(
+            rd("# x\n% y\n\n", GraphFormat::EdgeList)
+                .unwrap()
+                .edge_count(),
+            0
+        );
+        let g = rd("source target\n", GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.vertex_count(), 0);
+    }
+
+    /// Large inputs are tokenised in pieces on every core: the same graph, the same names in
+    /// the same order, errors at their own line.
+    #[test]
+    fn parallel_reading_matches_order_of_appearance() {
+        let m = 120_000u64;
+        let mut text = String::from("source,target,weight\n");
+        for i in 0..m {
+            // names appear in a scrambled order; ids differ from positions
+            let a = (i * 7919) % m;
+            let b = (i * 104_729 + 1) % m;
+            text.push_str(&format!("v{a},v{b},{i}\n"));
+        }
+        assert!(text.len() > PARALLEL_MIN_BYTES);
+        let g = rd(&text, GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.edge_count(), m);
+        // the reference: interning line by line
+        let mut names = VertexNames::new();
+        let mut edges = Vec::new();
+        for line in text.lines().skip(1) {
+            let mut it = line.split(',');
+            let a = names.intern(it.next().unwrap()).unwrap();
+            let b = names.intern(it.next().unwrap()).unwrap();
+            edges.push((a, b));
+        }
+        let want = Graph::from_edges(names.len(), &edges).unwrap();
+        assert_eq!(g.offsets(), want.offsets());
+        assert_eq!(g.targets(), want.targets());
+        for v in [0u32, 1, 1000, names.len() as u32 - 1] {
+            assert_eq!(g.vertex_label(v), names.name(v).unwrap());
+        }
+        let bad = text
+            .replacen("v0,", "v0 ", 1)
+            .replacen(",5\n", "\nlonely\n", 1);
+        let e = rd(&bad, GraphFormat::EdgeList).unwrap_err();
+        let want_line = bad.lines().position(|l| l == "lonely").unwrap() + 1;
+        assert_eq!(line_of(e), want_line);
     }
 
     #[test]
@@ -480,6 +803,11 @@ mod tests {
             "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 3\n1 2\n2 3\n3 1\n";
         let g = rd(s, GraphFormat::MatrixMarket).unwrap();
         assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 2), (2, 0)]);
+        // vertices carry the file's 1-based ids as names
+        assert_eq!(
+            (g.vertex_label(0), g.vertex_label(2)),
+            ("1".into(), "3".into())
+        );
         let s = "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 2 0.5\n2 2 1\n";
         let g = rd(s, GraphFormat::MatrixMarket).unwrap();
         assert_eq!(g.edge_count(), 3);

@@ -125,7 +125,12 @@ impl Figure for Profiles<'_> {
                 .map_err(e)?
                 .label(format!("t = {:.1}", sim.times[idx]))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            let pts: Vec<(f64, f64)> = sim.x.iter().copied().zip(sim.w[idx].iter().copied()).collect();
+            let pts: Vec<(f64, f64)> = sim
+                .x
+                .iter()
+                .copied()
+                .zip(sim.w[idx].iter().copied())
+                .collect();
             chart
                 .draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(1)))
                 .map_err(e)?;
@@ -231,7 +236,11 @@ mod tests {
             assert!(s.starts_with("<svg") && s.len() > 1000, "{}", f.display());
         }
         plot_heatmap(&sim, &dir.join("h.png")).unwrap();
-        assert!(std::fs::read(dir.join("h.png")).unwrap().starts_with(b"\x89PNG"));
+        assert!(
+            std::fs::read(dir.join("h.png"))
+                .unwrap()
+                .starts_with(b"\x89PNG")
+        );
         assert!(plot_heatmap(&sim, &dir.join("h.jpg")).is_err());
         let _ = std::fs::remove_dir_all(&dir);
         assert!(matches!(

@@ -42,7 +42,10 @@ fn main() {
         header: Header::Absent,
         ..TableOptions::default()
     };
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
     let threads = rayon::current_num_threads();
     println!("{mb} MB per table, median of {reps}; {threads} threads available");
     for (name, cols, float) in [

@@ -18,9 +18,8 @@
 /// ```
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
-    let bad = || {
-        format!("`{s}` is not a count (write e.g. 1000000, 1_000_000, 1e6, 2^20, 10k, 3M, 1G)")
-    };
+    let bad =
+        || format!("`{s}` is not a count (write e.g. 1000000, 1_000_000, 1e6, 2^20, 10k, 3M, 1G)");
     let too_large = || format!("`{s}` is too large for a count (at most {})", u64::MAX);
     if t.is_empty() || t.starts_with(['-', '+']) {
         return Err(bad());
@@ -43,7 +42,10 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     }
     // A decimal mantissa and/or exponent: exact when the value is a whole number below 2^53
     // (checked by recomputing it), which every count people type is.
-    if !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E')) {
+    if !body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E'))
+    {
         return Err(bad());
     }
     let v: f64 = body.parse().map_err(|_| bad())?;
@@ -99,7 +101,9 @@ mod tests {
 
     #[test]
     fn refusals_say_why() {
-        for s in ["", "-1", "+3", "1.5", "ten", "1e", "2^", "^2", "1e-3", "0x10", "1kk", "k"] {
+        for s in [
+            "", "-1", "+3", "1.5", "ten", "1e", "2^", "^2", "1e-3", "0x10", "1kk", "k",
+        ] {
             assert!(parse_count(s).is_err(), "{s:?} accepted");
         }
         assert!(parse_count("1.5").unwrap_err().contains("whole"));

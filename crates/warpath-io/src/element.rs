@@ -24,7 +24,9 @@ mod sealed {
 ///
 /// Text: integers are decimal (`-12`, `+7`); floats also take exponents, `inf`, `-inf`,
 /// `nan` (any case). `.npy`: see [`Element::accepts`] for which dtypes convert.
-pub trait Element: Copy + Send + Sync + PartialEq + std::fmt::Debug + sealed::Sealed + 'static {
+pub trait Element:
+    Copy + Send + Sync + PartialEq + std::fmt::Debug + sealed::Sealed + 'static
+{
     /// The type's name in messages (`u32`, `f64`, ...).
     const NAME: &'static str;
     /// The dtype this type is written as.
@@ -239,7 +241,10 @@ mod tests {
         assert_eq!(u32::parse_prefix(b"-1"), None);
         assert_eq!(i32::parse_prefix(b"-2147483648"), Some((i32::MIN, 11)));
         assert_eq!(i64::parse_prefix(b"+7x"), Some((7, 2)));
-        assert_eq!(u64::parse_prefix(b"18446744073709551615"), Some((u64::MAX, 20)));
+        assert_eq!(
+            u64::parse_prefix(b"18446744073709551615"),
+            Some((u64::MAX, 20))
+        );
         assert_eq!(u64::parse_prefix(b"99999999999999999999999"), None);
         assert_eq!(u8::parse_prefix(b"x"), None);
         assert_eq!(u8::parse_prefix(b""), None);
@@ -247,12 +252,27 @@ mod tests {
 
     #[test]
     fn floats_round_trip_including_specials() {
-        for v in [0.0, -0.0, 1.5, -1e-300, 5e-324, f64::MAX, 1.0 / 3.0, f64::INFINITY, f64::NEG_INFINITY] {
+        for v in [
+            0.0,
+            -0.0,
+            1.5,
+            -1e-300,
+            5e-324,
+            f64::MAX,
+            1.0 / 3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
             let mut s = Vec::new();
             v.write_text(&mut s);
             let (back, n) = f64::parse_prefix(&s).unwrap();
             assert_eq!(n, s.len());
-            assert_eq!(back.to_bits(), v.to_bits(), "{}", String::from_utf8_lossy(&s));
+            assert_eq!(
+                back.to_bits(),
+                v.to_bits(),
+                "{}",
+                String::from_utf8_lossy(&s)
+            );
         }
         let mut s = Vec::new();
         f64::NAN.write_text(&mut s);

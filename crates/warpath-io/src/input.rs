@@ -179,7 +179,9 @@ pub fn npy_dtype(path: &Path) -> Result<Option<Dtype>, IoError> {
     let mut f = std::fs::File::open(path).map_err(|e| IoError::io(Some(path), e))?;
     let mut got = 0;
     loop {
-        let k = f.read(&mut head[got..]).map_err(|e| IoError::io(Some(path), e))?;
+        let k = f
+            .read(&mut head[got..])
+            .map_err(|e| IoError::io(Some(path), e))?;
         if k == 0 || got + k == head.len() {
             got += k;
             break;
@@ -209,7 +211,10 @@ mod tests {
         npy::write_npy(&mut f, &[5u16, 7], &[2]).unwrap();
         std::fs::write(&p, &f).unwrap();
         let a = read_array::<u32>(&p).unwrap();
-        assert_eq!((a.data.clone(), a.source), (vec![5, 7], Source::Npy(Dtype::new(npy::Kind::Uint, 2))));
+        assert_eq!(
+            (a.data.clone(), a.source),
+            (vec![5, 7], Source::Npy(Dtype::new(npy::Kind::Uint, 2)))
+        );
         assert_eq!(npy_dtype(&p).unwrap(), Some(Dtype::new(npy::Kind::Uint, 2)));
         assert_eq!(a.into_vector("keys").unwrap(), vec![5, 7]);
         let p = d.join("keys.bin");
@@ -223,7 +228,13 @@ mod tests {
         std::fs::write(&p, "1 2 3\n4 5 6\n").unwrap();
         assert_eq!(npy_dtype(&p).unwrap(), None);
         let a = read_array::<f64>(&p).unwrap();
-        assert!(a.clone().into_vector("keys").unwrap_err().to_string().contains("[2, 3]"));
+        assert!(
+            a.clone()
+                .into_vector("keys")
+                .unwrap_err()
+                .to_string()
+                .contains("[2, 3]")
+        );
         assert_eq!(a.into_matrix("costs").unwrap().0, 2);
         let e = read_array::<f64>(&d.join("missing.csv")).unwrap_err();
         assert_eq!(e.kind(), "io");
@@ -231,7 +242,10 @@ mod tests {
         let p = d.join("bad.csv");
         std::fs::write(&p, "1\n2\nx\n").unwrap();
         let e = read_array::<f64>(&p).unwrap_err().to_string();
-        assert!(e.ends_with("bad.csv: line 3, column 1: `x` is not a f64 number"), "{e}");
+        assert!(
+            e.ends_with("bad.csv: line 3, column 1: `x` is not a f64 number"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

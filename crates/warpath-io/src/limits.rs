@@ -30,7 +30,9 @@ pub fn check_memory(
     unit: &str,
 ) -> Result<(), IoError> {
     match gpu_runtime::host_available_memory() {
-        Some(available) => check_memory_against(what, count, bytes_per_item, fixed, unit, available),
+        Some(available) => {
+            check_memory_against(what, count, bytes_per_item, fixed, unit, available)
+        }
         None => Ok(()),
     }
 }
@@ -101,12 +103,22 @@ mod tests {
 
     #[test]
     fn memory_message_has_sizes_and_the_largest_fit() {
-        let e = check_memory_against("--generate 1e12", 1_000_000_000_000, 12.0, 0, "keys", 24 << 30)
-            .unwrap_err();
+        let e = check_memory_against(
+            "--generate 1e12",
+            1_000_000_000_000,
+            12.0,
+            0,
+            "keys",
+            24 << 30,
+        )
+        .unwrap_err();
         let s = e.to_string();
         assert!(s.contains("10.9 TiB"), "{s}");
         assert!(s.contains("24.0 GiB available"), "{s}");
-        assert!(s.contains(&format!("at most {} keys", (24u64 << 30) / 12)), "{s}");
+        assert!(
+            s.contains(&format!("at most {} keys", (24u64 << 30) / 12)),
+            "{s}"
+        );
         assert_eq!(e.kind(), "out_of_memory");
         assert!(check_memory_against("x", 2, 12.0, 0, "keys", 24).is_ok());
         assert!(check_memory_against("x", 2, 12.0, 1, "keys", 24).is_err());
@@ -120,8 +132,8 @@ mod tests {
     #[test]
     fn durations() {
         assert!(check_duration("x", MAX_SECONDS_UNFORCED, "", false).is_ok());
-        let e = check_duration("perm --n 20", 2.8e9, "20! permutations at 870 M/s", false)
-            .unwrap_err();
+        let e =
+            check_duration("perm --n 20", 2.8e9, "20! permutations at 870 M/s", false).unwrap_err();
         assert!(e.to_string().contains("88.7 years"), "{e}");
         assert!(e.to_string().contains("--force"), "{e}");
         assert_eq!(e.kind(), "too_long");

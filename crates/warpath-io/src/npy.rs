@@ -187,7 +187,10 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
     let at = dict
         .find(&format!("'{key}'"))
         .or_else(|| dict.find(&format!("\"{key}\"")))?;
-    let rest = dict[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = dict[at + key.len() + 2..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
     let end = if rest.starts_with('(') {
         rest.find(')')? + 1
     } else {
@@ -392,7 +395,8 @@ pub fn write_npy_header<T: Element, W: Write>(mut w: W, shape: &[usize]) -> Resu
     header.push('\n');
     let io = |e| IoError::io(None, e);
     w.write_all(b"\x93NUMPY\x01\x00").map_err(io)?;
-    w.write_all(&(header.len() as u16).to_le_bytes()).map_err(io)?;
+    w.write_all(&(header.len() as u16).to_le_bytes())
+        .map_err(io)?;
     w.write_all(header.as_bytes()).map_err(io)
 }
 
@@ -409,7 +413,11 @@ pub fn write_npy_header<T: Element, W: Write>(mut w: W, shape: &[usize]) -> Resu
 /// assert_eq!(warpath_io::npy::read_npy_bytes::<u32>(&f)?.data, vec![1, 2, 3]);
 /// # Ok::<(), warpath_io::IoError>(())
 /// ```
-pub fn write_npy<T: Element, W: Write>(mut w: W, data: &[T], shape: &[usize]) -> Result<(), IoError> {
+pub fn write_npy<T: Element, W: Write>(
+    mut w: W,
+    data: &[T],
+    shape: &[usize],
+) -> Result<(), IoError> {
     if shape.iter().product::<usize>() != data.len() {
         return Err(IoError::Format(format!(
             "shape {shape:?} does not hold {} values",
@@ -479,7 +487,12 @@ mod tests {
         assert_eq!(read_npy_bytes::<f64>(&f).unwrap().data, vec![1.0, 0.0, 1.0]);
         let f = numpy_file(">i4", false, "(2,)", &[0, 0, 1, 0, 0xff, 0xff, 0xff, 0xfe]);
         assert_eq!(read_npy_bytes::<i64>(&f).unwrap().data, vec![256, -2]);
-        assert!(read_npy_bytes::<u32>(&f).unwrap_err().to_string().contains("element 1"));
+        assert!(
+            read_npy_bytes::<u32>(&f)
+                .unwrap_err()
+                .to_string()
+                .contains("element 1")
+        );
         // 2 x 3 in Fortran order: columns stored one after another
         let body: Vec<u8> = [1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0]
             .iter()
@@ -507,9 +520,19 @@ mod tests {
             assert!(e.contains(want), "{descr}: {e}");
         }
         let f = numpy_file("<f8", false, "(4,)", &[0; 16]);
-        assert!(read_npy_bytes::<f64>(&f).unwrap_err().to_string().contains("truncated"));
+        assert!(
+            read_npy_bytes::<f64>(&f)
+                .unwrap_err()
+                .to_string()
+                .contains("truncated")
+        );
         let f = numpy_file("<f8", false, "(1,)", &[0; 8]);
-        assert!(read_npy_bytes::<u32>(&f).unwrap_err().to_string().contains("float64"));
+        assert!(
+            read_npy_bytes::<u32>(&f)
+                .unwrap_err()
+                .to_string()
+                .contains("float64")
+        );
         assert!(read_npy_bytes::<f32>(&f).is_err());
         assert!(parse_header(b"\x93NUMPY\x09\x00").is_err());
         assert!(parse_header(b"\x93NUMPY\x01").is_err());

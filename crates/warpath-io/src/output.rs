@@ -76,7 +76,12 @@ impl Format {
     pub fn is_printable(self) -> bool {
         matches!(
             self,
-            Format::Text | Format::Csv | Format::Tsv | Format::Dot | Format::Fasta | Format::Adjacency
+            Format::Text
+                | Format::Csv
+                | Format::Tsv
+                | Format::Dot
+                | Format::Fasta
+                | Format::Adjacency
         )
     }
 }
@@ -359,7 +364,10 @@ impl Write for Sink {
 pub fn check_writable(path: &Path) -> Result<(), IoError> {
     let fail = |kind, msg: &str| IoError::io(Some(path), std::io::Error::new(kind, msg.to_owned()));
     if path.is_dir() {
-        return Err(fail(std::io::ErrorKind::IsADirectory, "is a folder, not a file"));
+        return Err(fail(
+            std::io::ErrorKind::IsADirectory,
+            "is a folder, not a file",
+        ));
     }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -367,8 +375,18 @@ pub fn check_writable(path: &Path) -> Result<(), IoError> {
     };
     match std::fs::metadata(parent) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(fail(std::io::ErrorKind::NotADirectory, "its folder is a file")),
-        Err(_) => return Err(fail(std::io::ErrorKind::NotFound, "its folder does not exist")),
+        Ok(_) => {
+            return Err(fail(
+                std::io::ErrorKind::NotADirectory,
+                "its folder is a file",
+            ));
+        }
+        Err(_) => {
+            return Err(fail(
+                std::io::ErrorKind::NotFound,
+                "its folder does not exist",
+            ));
+        }
     }
     if !writable(path, parent) {
         return Err(fail(std::io::ErrorKind::PermissionDenied, "not writable"));
@@ -406,15 +424,29 @@ mod tests {
     #[test]
     fn formats_by_extension_and_refusals() {
         let all = [Format::Text, Format::Csv, Format::Npy, Format::Bin];
-        for (name, f) in [("a.txt", Format::Text), ("a.CSV", Format::Csv), ("a.npy", Format::Npy), ("a.bin", Format::Bin)] {
-            assert_eq!(Output::parse("--o", name.as_ref(), &all, Format::Text).unwrap().format, f);
+        for (name, f) in [
+            ("a.txt", Format::Text),
+            ("a.CSV", Format::Csv),
+            ("a.npy", Format::Npy),
+            ("a.bin", Format::Bin),
+        ] {
+            assert_eq!(
+                Output::parse("--o", name.as_ref(), &all, Format::Text)
+                    .unwrap()
+                    .format,
+                f
+            );
         }
         for name in ["a", "a.xlsx", "a.svg", "-x"] {
             let e = Output::parse("--o", name.as_ref(), &all, Format::Text).unwrap_err();
             assert!(e.to_string().starts_with(&format!("--o {name}:")), "{e}");
         }
         // a file literally named "-" is not created: it is standard output
-        assert!(Output::parse("--o", "-".as_ref(), &all, Format::Text).unwrap().is_stdout());
+        assert!(
+            Output::parse("--o", "-".as_ref(), &all, Format::Text)
+                .unwrap()
+                .is_stdout()
+        );
     }
 
     #[test]
@@ -426,18 +458,31 @@ mod tests {
             ("v.tsv", "a\tb\n3\t1\n4\t1\n5\t9\n"),
         ] {
             let p = tmp(name);
-            let o = Output::parse("--o", &p, &[Format::Text, Format::Csv, Format::Tsv], Format::Text).unwrap();
-            o.write_array(&v, Some(2), Some(&["a".into(), "b".into()])).unwrap();
+            let o = Output::parse(
+                "--o",
+                &p,
+                &[Format::Text, Format::Csv, Format::Tsv],
+                Format::Text,
+            )
+            .unwrap();
+            o.write_array(&v, Some(2), Some(&["a".into(), "b".into()]))
+                .unwrap();
             assert_eq!(std::fs::read_to_string(&p).unwrap(), want);
             let t = crate::read_table::<u32>(&p, &crate::TableOptions::default()).unwrap();
             assert_eq!((t.rows, t.cols, t.data), (3, 2, v.to_vec()));
         }
         let p = tmp("v.npy");
-        Output::parse("--o", &p, &[Format::Npy], Format::Text).unwrap().write_array(&v, Some(3), None).unwrap();
+        Output::parse("--o", &p, &[Format::Npy], Format::Text)
+            .unwrap()
+            .write_array(&v, Some(3), None)
+            .unwrap();
         let a = crate::read_array::<u32>(&p).unwrap();
         assert_eq!((a.shape.clone(), a.data), (vec![2, 3], v.to_vec()));
         let p = tmp("v.bin");
-        Output::parse("--o", &p, &[Format::Bin], Format::Text).unwrap().write_array(&v, None, None).unwrap();
+        Output::parse("--o", &p, &[Format::Bin], Format::Text)
+            .unwrap()
+            .write_array(&v, None, None)
+            .unwrap();
         assert_eq!(std::fs::read(&p).unwrap().len(), 24);
         let p = tmp("v.svg");
         let o = Output::parse("--o", &p, &[Format::Svg], Format::Text).unwrap();

@@ -27,7 +27,12 @@ pub fn register_fonts() {
     FONTS.call_once(|| {
         static DEJAVU: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
         for family in ["sans-serif", "serif", "monospace"] {
-            for style in [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique] {
+            for style in [
+                FontStyle::Normal,
+                FontStyle::Bold,
+                FontStyle::Italic,
+                FontStyle::Oblique,
+            ] {
                 // The font is valid (tested); a failure would leave text undrawn, not crash.
                 let _ = plotters::style::register_font(family, style, DEJAVU);
             }
@@ -142,7 +147,9 @@ pub struct Heatmap<'a> {
 fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
     if !(lo <= hi) {
         (0.0, 1.0)
     } else if lo == hi {
@@ -161,7 +168,12 @@ impl Figure for Heatmap<'_> {
         let x0 = self.x.first().copied().unwrap_or(0.0);
         let x1 = self.x.last().copied().unwrap_or(1.0).max(x0 + 1e-12);
         let y0 = self.y.first().copied().unwrap_or(0.0);
-        let y1 = self.y.get(k.saturating_sub(1)).copied().unwrap_or(1.0).max(y0 + 1e-12);
+        let y1 = self
+            .y
+            .get(k.saturating_sub(1))
+            .copied()
+            .unwrap_or(1.0)
+            .max(y0 + 1e-12);
         let (lo, hi) = value_range(self.values.iter().take(k).flatten());
         let mut chart = ChartBuilder::on(&main)
             .caption(self.title, ("sans-serif", 20))
@@ -184,7 +196,11 @@ impl Figure for Heatmap<'_> {
         let rows: Vec<usize> = (0..k).step_by(rstep).collect();
         let mut cells = Vec::with_capacity(rows.len() * n.div_ceil(cstep));
         for (ri, &r) in rows.iter().enumerate() {
-            let t0 = if ri == 0 { y0 } else { 0.5 * (self.y[rows[ri - 1]] + self.y[r]) };
+            let t0 = if ri == 0 {
+                y0
+            } else {
+                0.5 * (self.y[rows[ri - 1]] + self.y[r])
+            };
             let t1 = match rows.get(ri + 1) {
                 Some(&next) => 0.5 * (self.y[r] + self.y[next]),
                 None => y1,
@@ -219,7 +235,10 @@ impl Figure for Heatmap<'_> {
         cb.draw_series((0..steps).map(|s| {
             let a = lo + (hi - lo) * s as f64 / steps as f64;
             let b = lo + (hi - lo) * (s + 1) as f64 / steps as f64;
-            Rectangle::new([(0.0, a), (1.0, b)], viridis((s as f64 + 0.5) / steps as f64).filled())
+            Rectangle::new(
+                [(0.0, a), (1.0, b)],
+                viridis((s as f64 + 0.5) / steps as f64).filled(),
+            )
         }))
         .map_err(err)?;
         Ok(())
@@ -349,7 +368,9 @@ mod tests {
     fn svg_and_png_by_extension_with_labels() {
         let d = std::env::temp_dir().join(format!("wio-plot-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
-        let pts: Vec<(f64, f64)> = (0..50_000).map(|i| ((i % 100) as f64, (i / 100) as f64)).collect();
+        let pts: Vec<(f64, f64)> = (0..50_000)
+            .map(|i| ((i % 100) as f64, (i / 100) as f64))
+            .collect();
         let groups: Vec<u32> = (0..50_000).map(|i| (i % 3) as u32).collect();
         let s = Scatter {
             points: &pts,
@@ -361,7 +382,10 @@ mod tests {
             max_points: 20_000,
         };
         assert_eq!(s.stride(), 3);
-        assert_eq!(s.caption(), "k-means (16667 of 50000 points shown, every 3rd)");
+        assert_eq!(
+            s.caption(),
+            "k-means (16667 of 50000 points shown, every 3rd)"
+        );
         render(&d.join("s.svg"), (600, 400), &s).unwrap();
         let svg = std::fs::read_to_string(d.join("s.svg")).unwrap();
         for want in ["height", "weight", "16667 of 50000 points shown"] {
@@ -375,11 +399,22 @@ mod tests {
         let x: Vec<f64> = (0..1000).map(f64::from).collect();
         let y: Vec<f64> = (0..3).map(f64::from).collect();
         let v = vec![x.clone(), x.clone(), vec![f64::NAN; 1000]];
-        let h = Heatmap { x: &x, y: &y, values: &v, title: "t", x_label: "x", y_label: "t", value_label: "v" };
+        let h = Heatmap {
+            x: &x,
+            y: &y,
+            values: &v,
+            title: "t",
+            x_label: "x",
+            y_label: "t",
+            value_label: "v",
+        };
         render(&d.join("h.svg"), (600, 400), &h).unwrap();
         let svg = std::fs::read_to_string(d.join("h.svg")).unwrap();
         // the colour bar's ends: viridis' first and last colours
-        assert!(svg.contains("#440154") && svg.contains("#FDE725"), "no colour bar");
+        assert!(
+            svg.contains("#440154") && svg.contains("#FDE725"),
+            "no colour bar"
+        );
         std::fs::remove_dir_all(&d).unwrap();
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(22), "22nd");

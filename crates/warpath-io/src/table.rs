@@ -207,8 +207,14 @@ fn line_column(text: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
     let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&text[line_start..offset]).chars().count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&text[line_start..offset])
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 
@@ -266,7 +272,11 @@ fn line_chunks(b: &[u8], parts: usize) -> Vec<usize> {
 /// # Ok::<(), warpath_io::IoError>(())
 /// ```
 pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table<T>, IoError> {
-    let bom = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let bom = if text.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     // The first data line decides the delimiter and whether there is a header.
     let mut i = bom;
     let first = loop {
@@ -331,14 +341,26 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
             let h = split_header();
             let numeric = |f: &str| f.is_empty() || fast_float2::parse::<f64, _>(f).is_ok();
             if h.iter().all(|f| numeric(f)) {
-                return Err(to_error(text, Fail { offset: start + f.offset, ..f }));
+                return Err(to_error(
+                    text,
+                    Fail {
+                        offset: start + f.offset,
+                        ..f
+                    },
+                ));
             }
             data.clear();
             let c = h.len();
             (Some(h), Some(c), end + 1)
         }
         (Header::Absent, Err(f)) => {
-            return Err(to_error(text, Fail { offset: start + f.offset, ..f }));
+            return Err(to_error(
+                text,
+                Fail {
+                    offset: start + f.offset,
+                    ..f
+                },
+            ));
         }
     };
     let body_start = body_start.min(text.len());
@@ -367,7 +389,10 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
         .collect();
     let mut rows = first_rows;
     let mut cols = cols;
-    let total: usize = pieces.iter().map(|p| p.as_ref().map_or(0, |p| p.0.len())).sum();
+    let total: usize = pieces
+        .iter()
+        .map(|p| p.as_ref().map_or(0, |p| p.0.len()))
+        .sum();
     data.reserve_exact(total);
     for p in pieces {
         let (values, r, c) = p.map_err(|f| to_error(text, f))?;
@@ -423,7 +448,11 @@ mod tests {
             "\u{feff}1,2\n3,4\n",
         ] {
             let tb = t::<f64>(s).unwrap();
-            assert_eq!((tb.rows, tb.cols, tb.data.clone()), (2, 2, vec![1.0, 2.0, 3.0, 4.0]), "{s:?}");
+            assert_eq!(
+                (tb.rows, tb.cols, tb.data.clone()),
+                (2, 2, vec![1.0, 2.0, 3.0, 4.0]),
+                "{s:?}"
+            );
             assert_eq!(tb.header, None);
         }
         let tb = t::<u32>("source,target\n1,2\n").unwrap();
@@ -443,7 +472,10 @@ mod tests {
             ..TableOptions::default()
         };
         let tb = parse_table::<f64>(b"1 2\n3 4\n", &opts).unwrap();
-        assert_eq!((tb.rows, tb.header.unwrap()), (1, vec!["1".into(), "2".into()]));
+        assert_eq!(
+            (tb.rows, tb.header.unwrap()),
+            (1, vec!["1".into(), "2".into()])
+        );
     }
 
     #[test]
@@ -457,20 +489,41 @@ mod tests {
 
     #[test]
     fn every_error_has_line_and_column() {
-        assert_eq!(err::<u32>("5\n3\n\n7x\n"), (4, 1, "`7x` is not a u32 number".into()));
+        assert_eq!(
+            err::<u32>("5\n3\n\n7x\n"),
+            (4, 1, "`7x` is not a u32 number".into())
+        );
         assert_eq!(err::<f64>("1,2\n3,,4\n").0, 2);
         assert_eq!(err::<f64>("1,2\n3,,4\n").1, 3);
-        assert_eq!(err::<f64>("1,2\n3,\n"), (2, 3, "empty field at the end of the line".into()));
-        assert_eq!(err::<f64>("1 2\n3 4 5\n"), (2, 1, "3 values, earlier lines have 2".into()));
-        assert_eq!(err::<f64>("1 2\n3\n"), (2, 1, "1 values, earlier lines have 2".into()));
+        assert_eq!(
+            err::<f64>("1,2\n3,\n"),
+            (2, 3, "empty field at the end of the line".into())
+        );
+        assert_eq!(
+            err::<f64>("1 2\n3 4 5\n"),
+            (2, 1, "3 values, earlier lines have 2".into())
+        );
+        assert_eq!(
+            err::<f64>("1 2\n3\n"),
+            (2, 1, "1 values, earlier lines have 2".into())
+        );
         // a number of the wrong kind on the first line is an error, not a header
-        assert_eq!(err::<u32>("-3\n4\n"), (1, 1, "`-3` is not a u32 number".into()));
+        assert_eq!(
+            err::<u32>("-3\n4\n"),
+            (1, 1, "`-3` is not a u32 number".into())
+        );
         assert_eq!(err::<u8>("1\n300\n").2, "`300` is not a u8 number");
         assert_eq!(err::<i64>("1.5\n").2, "`1.5` is not a i64 number");
-        assert_eq!(err::<f64>("x,y\n1,2\n3,z\n"), (3, 3, "`z` is not a f64 number".into()));
+        assert_eq!(
+            err::<f64>("x,y\n1,2\n3,z\n"),
+            (3, 3, "`z` is not a f64 number".into())
+        );
         // columns count characters, not bytes
         assert_eq!(err::<f64>("1,2\n\"é\",x\n").0, 2);
-        assert_eq!(err::<f64>("# é\n1 2\n1 é\n"), (3, 3, "`é` is not a f64 number".into()));
+        assert_eq!(
+            err::<f64>("# é\n1 2\n1 é\n"),
+            (3, 3, "`é` is not a f64 number".into())
+        );
     }
 
     #[test]
@@ -491,9 +544,15 @@ mod tests {
         let mut lines: Vec<&str> = s.lines().collect();
         lines[bad_line - 1] = "1\t2\t3";
         let s2 = lines.join("\n");
-        assert_eq!(err::<f64>(&s2), (bad_line, 1, "3 values, earlier lines have 2".into()));
+        assert_eq!(
+            err::<f64>(&s2),
+            (bad_line, 1, "3 values, earlier lines have 2".into())
+        );
         lines[bad_line - 1] = "1\tq";
-        assert_eq!(err::<f64>(&lines.join("\n")), (bad_line, 3, "`q` is not a f64 number".into()));
+        assert_eq!(
+            err::<f64>(&lines.join("\n")),
+            (bad_line, 3, "`q` is not a f64 number".into())
+        );
         // without a header, the first piece sets the width
         let s3: String = (0..n).map(|i| format!("{i}\n")).collect();
         let tb = t::<u64>(&s3).unwrap();

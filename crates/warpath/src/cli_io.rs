@@ -67,7 +67,9 @@ pub(crate) fn output(
                 "{flag} - and --json both write to standard output: give {flag} a file"
             )));
         }
-        Some(p) => Output::parse(flag, p, allowed, Format::Text).map_err(|e| usage(e.to_string()))?,
+        Some(p) => {
+            Output::parse(flag, p, allowed, Format::Text).map_err(|e| usage(e.to_string()))?
+        }
         None if default_stdout && !json => Output::stdout(Format::Text),
         None => return Ok(None),
     };

@@ -79,11 +79,17 @@ pub(crate) fn kind_of(e: &anyhow::Error) -> &'static str {
             };
         }
         if cause.downcast_ref::<pde::PdeError>().is_some()
-            || cause.downcast_ref::<assignment::AssignmentError>().is_some()
+            || cause
+                .downcast_ref::<assignment::AssignmentError>()
+                .is_some()
             || cause.downcast_ref::<clustering::KMeansError>().is_some()
             || cause.downcast_ref::<combinatorics::PermError>().is_some()
-            || cause.downcast_ref::<combinatorics::DeBruijnError>().is_some()
-            || cause.downcast_ref::<gpu_primitives::PrimitiveError>().is_some()
+            || cause
+                .downcast_ref::<combinatorics::DeBruijnError>()
+                .is_some()
+            || cause
+                .downcast_ref::<gpu_primitives::PrimitiveError>()
+                .is_some()
         {
             return "input";
         }

@@ -147,7 +147,10 @@ fn main() {
                 eprintln!("error: {e:#}");
             }
         } else if json {
-            println!("{}", serde_json::json!({ "error": format!("{e:#}"), "kind": kind }));
+            println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "kind": kind })
+            );
         } else {
             eprintln!("error: {e:#}");
         }

@@ -15,7 +15,7 @@ use pde::{
 use super::demo::DemoSize;
 use crate::cli_io::check_backend;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, progress};
+use crate::report::{DemoRow, Rows, progress};
 
 /// Time-stepping scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -130,7 +130,10 @@ fn params(args: &Args) -> Result<FhnParams> {
     let d = FhnParams::default();
     let scenario = scenario(args.scenario);
     if scenario == Scenario::Front {
-        for (flag, given) in [("--eps", args.eps.is_some()), ("--gamma", args.gamma.is_some())] {
+        for (flag, given) in [
+            ("--eps", args.eps.is_some()),
+            ("--gamma", args.gamma.is_some()),
+        ] {
             if given {
                 return Err(usage(format!(
                     "{flag} cannot be used with --scenario front: the Nagumo front has eps = 0 \
@@ -151,7 +154,9 @@ fn params(args: &Args) -> Result<FhnParams> {
     };
     if let Some(dx) = args.dx {
         if !(dx.is_finite() && dx > 0.0) {
-            return Err(usage(format!("--dx {dx}: the spacing must be finite and > 0")));
+            return Err(usage(format!(
+                "--dx {dx}: the spacing must be finite and > 0"
+            )));
         }
         let cells = p.length / dx;
         if cells < 2.0 - 1e-9 {
@@ -271,7 +276,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         && dir.exists()
         && !dir.is_dir()
     {
-        return Err(usage(format!("--snapshots {}: not a directory", dir.display())));
+        return Err(usage(format!(
+            "--snapshots {}: not a directory",
+            dir.display()
+        )));
     }
     let bar = progress(pp.steps(), &format!("fhn {}", sc.name()), json);
     let started = Instant::now();
@@ -441,8 +449,7 @@ fn run_experiments(quick: bool, json: bool) -> Result<()> {
 /// Demo rows: the front-speed verification (explicit and implicit), the adaptive grid against
 /// a uniform run, a batch of axons (10^4 steps each) and a tridiagonal solve; GPU rows when a
 /// GPU is present.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
-    let mut rows = Vec::new();
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let base = FhnParams {
         t_end: 80.0,
         ..FhnParams::default()
@@ -581,5 +588,4 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
             });
         }
     }
-    rows
 }

@@ -2,6 +2,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use warpath_io::{Element, Format, Output};
+
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
+use crate::fail::{unverified, usage};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -14,20 +19,42 @@ use graph_core::{
 };
 
 use crate::cmd::demo::DemoSize;
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// The inputs of a single run, which the sweep's options conflict with (clap's `requires` does
 /// not work with a flag like `--sweep`, whose default counts as present).
 const SINGLE_RUN: [&str; 2] = ["file", "generate"];
 
+/// The graph formats and conventions, for `--help` (a macro, so `concat!` can use it).
+macro_rules! graph_formats {
+    () => {
+        "\
+Graph files (format detected, or --format): edge lists `a b` (whitespace or commas; NetworkX's
+write_edgelist dialects: extra columns such as weights and attribute dicts `a b {...}` are
+ignored; a first line `source target` is a header), `a -> b, c` adjacency lines, SNAP edge
+lists, Matrix Market .mtx (vertices named by their 1-based indices). # and % start comments.
+Vertices are reported as the file names them.
+
+Graphs are directed multigraphs (NetworkX's MultiDiGraph): parallel edges and self loops
+count. Vertices without edges are ignored by the Euler conditions (NetworkX's is_eulerian is
+False when there are any); a graph without edges has the empty circuit."
+    };
+}
+
 /// Arguments of `warpath euler`.
 #[derive(clap::Args)]
-#[command(after_help = "\
+#[command(after_help = concat!("\
+Examples:
+  warpath euler edges.txt -o circuit.txt          # one vertex name per line
+  warpath euler --generate 1e6 --discard --json   # time a generated circuit
 Timing sweep (the seed's chart: time against edges, CPU and GPU, deep and shallow graphs):
   warpath euler --sweep --csv euler.csv --plot euler.svg
-  warpath euler --sweep --sweep-edges 1M,3M,10M --reps 1 --backend cpu --json")]
+  warpath euler --sweep --sweep-edges 1M,3M,10M --reps 1 --backend cpu --json
+
+", graph_formats!()))]
 pub(crate) struct EulerArgs {
-    /// Graph file (edge list, `a -> b, c` adjacency lines, SNAP, Matrix Market .mtx).
+    /// Graph file (- for standard input): edge list, `a -> b, c` adjacency lines, SNAP,
+    /// Matrix Market .mtx (see below).
     #[arg(
         conflicts_with_all = ["generate", "sweep"],
         required_unless_present_any = ["generate", "sweep"]
@@ -36,8 +63,9 @@ pub(crate) struct EulerArgs {
     /// Input format instead of detecting it: edges, adjacency, snap or mtx.
     #[arg(long)]
     format: Option<GraphFormat>,
-    /// Generate a random connected Eulerian digraph with this many edges instead of reading.
-    #[arg(long, conflicts_with = "sweep")]
+    /// Generate a random connected Eulerian digraph with this many edges instead of reading
+    /// (1e6, 10M).
+    #[arg(long, conflicts_with = "sweep", value_parser = crate::cli_io::count64)]
     generate: Option<u64>,
     /// Style of the generated graph: deep (few long cycles) or shallow (many 2-cycles).
     #[arg(long, default_value = "deep")]
@@ -52,9 +80,14 @@ pub(crate) struct EulerArgs {
     /// Find an Euler path (the ±1 degree rule) instead of a circuit.
     #[arg(long, conflicts_with = "sweep")]
     path: bool,
-    /// Write the vertex sequence here, one vertex name per line.
-    #[arg(long, conflicts_with = "sweep")]
+    /// Write the vertex sequence here, one vertex name per line (.txt), or - for standard
+    /// output (the default, except under --json; a terminal gets at most 10,000 lines unless
+    /// -o - is given).
+    #[arg(long, short, conflicts_with = "sweep", value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Find and verify the circuit without writing it (for timing).
+    #[arg(long, conflicts_with_all = ["output", "sweep"])]
+    discard: bool,
     /// Time Euler circuits against edge count on deep and shallow generated graphs (the
     /// seed's chart): Hierholzer, the parallel algorithm and, with a GPU, the CUDA pipeline
     /// (device compute and transfers reported apart). Sizes that would not fit in memory are
@@ -78,26 +111,29 @@ pub(crate) struct EulerArgs {
     #[arg(long, conflicts_with_all = SINGLE_RUN, value_parser = clap::value_parser!(u32).range(1..))]
     reps: Option<u32>,
     /// Write the sweep's rows here as CSV (style, edges, method, seconds, M edges/s).
-    #[arg(long, conflicts_with_all = SINGLE_RUN)]
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
     csv: Option<PathBuf>,
-    /// Draw the sweep here as an SVG chart (log-log time against edges, one line per method
-    /// and style).
-    #[arg(long, conflicts_with_all = SINGLE_RUN)]
+    /// Draw the sweep here (.svg or .png): log-log time against edges, one line per method
+    /// and style.
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
     plot: Option<PathBuf>,
 }
 
 /// Arguments of `warpath graph`.
 #[derive(clap::Args)]
+#[command(after_help = graph_formats!())]
 pub(crate) struct GraphArgs {
-    /// Graph file (edge list, `a -> b, c` adjacency lines, SNAP, Matrix Market .mtx).
+    /// Graph file (- for standard input): edge list, `a -> b, c` adjacency lines, SNAP,
+    /// Matrix Market .mtx (see below).
     file: PathBuf,
     /// Input format instead of detecting it: edges, adjacency, snap or mtx.
     #[arg(long)]
     format: Option<GraphFormat>,
-    /// Write GraphViz DOT here.
+    /// Write GraphViz DOT here (.dot or .gv), or - for standard output.
     #[arg(long)]
     dot: Option<PathBuf>,
-    /// Render the DOT file with GraphViz `dot` (format from the extension: svg, png, pdf).
+    /// Render the DOT file with GraphViz `dot` (format from the extension: .svg, .png, .pdf);
+    /// warns above 5,000 edges, which dot lays out slowly and unreadably.
     #[arg(long, requires = "dot")]
     render: Option<PathBuf>,
     /// Number the edges in the order of an Euler circuit (or path) when there is one.
@@ -116,17 +152,21 @@ pub(crate) struct GraphArgs {
 
 /// Arguments of `warpath debruijn-graph`.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  warpath debruijn-graph --reads reads.fa --k 21 --path-out contig.fa --graph-out graph.adj")]
 pub(crate) struct DebruijnArgs {
-    /// FASTA or FASTQ reads (DNA).
+    /// FASTA or FASTQ reads (DNA; gzip allowed).
     #[arg(long)]
     reads: PathBuf,
     /// k-mer length (2..=32): edges are the distinct k-mers, vertices their (k-1)-mers.
     #[arg(long)]
     k: u32,
-    /// Write the graph here as `a -> b, c` adjacency lines.
+    /// Write the graph here as `a -> b, c` adjacency lines (.adj or .txt), or -.
     #[arg(long)]
     graph_out: Option<PathBuf>,
-    /// Write the sequence spelled by an Euler path here (FASTA), when one exists.
+    /// Write the sequence spelled by an Euler path here (.fa/.fasta), when one exists, or -
+    /// (the default prints the sequence, except under --json).
     #[arg(long)]
     path_out: Option<PathBuf>,
     /// Where to run the Euler path: auto, cpu or cuda.
@@ -135,48 +175,95 @@ pub(crate) struct DebruijnArgs {
 }
 
 fn load(file: &Path, format: Option<GraphFormat>) -> Result<Graph> {
-    read_graph_file(file, format).with_context(|| format!("reading {}", file.display()))
-}
-
-/// The error with the vertex's name added when the graph has names.
-fn named(g: &Graph, e: graph_core::EulerError) -> anyhow::Error {
-    use graph_core::EulerError::{PathDegrees, Unbalanced};
-    let v = match &e {
-        Unbalanced { vertex, .. } | PathDegrees { vertex, .. } => Some(*vertex),
-        _ => None,
+    let g = if file.as_os_str() == "-" {
+        let f = format.unwrap_or(GraphFormat::EdgeList);
+        graph_core::read_graph(std::io::stdin().lock(), f)
+    } else {
+        read_graph_file(file, format)
     };
-    match (v, g.names()) {
-        (Some(v), Some(names)) => {
-            let name = names.name(v).unwrap_or("?").to_owned();
-            anyhow::Error::new(e).context(format!("vertex {v} is `{name}` in the input"))
-        }
-        _ => anyhow::Error::new(e),
-    }
+    g.with_context(|| format!("reading {}", file.display()))
 }
 
-fn write_vertices(g: &Graph, t: &EulerTrail, path: &Path) -> Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut w = std::io::BufWriter::new(f);
+/// The error with the vertex as the input names it (its name, or its number when the graph
+/// has no names), never the internal 0-based id next to a name.
+fn named(g: &Graph, e: EulerError) -> anyhow::Error {
+    let message = match &e {
+        EulerError::Unbalanced {
+            vertex,
+            in_degree,
+            out_degree,
+        } => format!(
+            "no Euler circuit: vertex `{}` has in-degree {in_degree} but out-degree {out_degree}",
+            g.vertex_label(*vertex)
+        ),
+        EulerError::PathDegrees {
+            vertex,
+            in_degree,
+            out_degree,
+            reason,
+        } => format!(
+            "no Euler path: vertex `{}` has in-degree {in_degree} and out-degree {out_degree} ({reason})",
+            g.vertex_label(*vertex)
+        ),
+        _ => return anyhow::Error::new(e),
+    };
+    crate::fail::Fail {
+        kind: "no_solution",
+        message,
+    }
+    .into()
+}
+
+fn write_vertices(g: &Graph, t: &EulerTrail, out: &Output) -> Result<()> {
+    let mut w = out.open()?;
+    let mut buf = Vec::with_capacity(1 << 16);
     for &v in &t.vertices {
         match g.names().and_then(|n| n.name(v)) {
-            Some(name) => writeln!(w, "{name}")?,
-            None => writeln!(w, "{v}")?,
+            Some(name) => buf.extend_from_slice(name.as_bytes()),
+            None => v.write_text(&mut buf),
+        }
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            w.write_all(&buf)?;
+            buf.clear();
         }
     }
-    w.flush()?;
+    w.write_all(&buf)?;
+    w.finish()?;
     Ok(())
 }
 
 pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
+    check_backend(args.backend, "euler", true)?;
     if args.sweep {
         return run_sweep(&args, json);
     }
+    let out = if args.discard {
+        None
+    } else {
+        output(
+            "--output",
+            args.output.as_deref(),
+            &[Format::Text],
+            json,
+            true,
+        )?
+    };
     let bar = progress(4, "euler", json);
     let started = Instant::now();
     let g = match (&args.file, args.generate) {
         (Some(f), _) => load(f, args.format)?,
-        (None, Some(m)) => random_euler_graph(m, args.style, args.seed)?,
-        (None, None) => bail!("give a graph FILE or --generate EDGES"),
+        (None, Some(m)) => {
+            warpath_io::check_memory(
+                &format!("--generate {m}"),
+                m,
+                SWEEP_BYTES_PER_EDGE as f64,
+                0,
+                "edges",
+            )?;
+            random_euler_graph(m, args.style, args.seed)?
+        }
+        (None, None) => return Err(usage("give a graph FILE or --generate EDGES")),
     };
     let load_s = started.elapsed().as_secs_f64();
     bar.inc(1);
@@ -195,8 +282,14 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
         is_euler_circuit(&g, &trail)
     };
     bar.inc(1);
-    if let Some(out) = &args.output {
-        write_vertices(&g, &trail, out)?;
+    if let Some(o) = &out {
+        guard_terminal(
+            o,
+            trail.vertices.len() as u64,
+            is_dash(args.output.as_deref()),
+            "--output",
+        )?;
+        write_vertices(&g, &trail, o)?;
     }
     bar.finish_and_clear();
     let kind = if args.path { "path" } else { "circuit" };
@@ -218,34 +311,74 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
                 "verified": verified,
                 "start": start,
                 "end": end,
-                "output": args.output,
+                "output": out.as_ref().map(Output::describe),
             })
         );
     } else {
-        println!(
-            "Euler {kind}: {} edges, {} vertices, on {backend} in {:.3} s ({:.1} M edges/s), verified: {}",
+        let mut text = format!(
+            "Euler {kind}: {} edges, {} vertices, on {backend} in {:.3} s ({:.1} M edges/s; loading {:.3} s), verified: {}",
             g.edge_count(),
             g.vertex_count(),
             seconds,
             g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
+            load_s,
             if verified { "yes" } else { "NO" }
         );
         if let (Some(s), Some(e)) = (start, end) {
-            println!("  from {s} to {e}");
+            text.push_str(&format!("\n  from {s} to {e}"));
         }
-        if let Some(out) = &args.output {
-            println!("  vertex sequence written to {}", out.display());
+        if let Some(p) = out.as_ref().and_then(Output::path) {
+            text.push_str(&format!("\n  vertex sequence written to {}", p.display()));
+        }
+        if out.as_ref().is_some_and(Output::is_stdout) {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
         }
     }
     if !verified {
-        bail!("the Euler {kind} failed verification");
+        return Err(unverified(format!("the Euler {kind} failed verification")));
     }
     Ok(())
 }
 
+/// Edges above which `graph --render` warns before calling `dot`.
+const RENDER_WARN_EDGES: u64 = 5_000;
+
 pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
+    let dot_out = output("--dot", args.dot.as_deref(), &[Format::Dot], json, false)?;
+    if let Some(r) = &args.render {
+        if dot_out.as_ref().is_some_and(Output::is_stdout) {
+            return Err(usage(
+                "--render needs --dot FILE (dot reads the file), not --dot -",
+            ));
+        }
+        let ok = r
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["svg", "png", "pdf"].contains(&e.to_ascii_lowercase().as_str()));
+        if !ok {
+            return Err(usage(format!(
+                "--render {}: dot renders .svg, .png or .pdf",
+                r.display()
+            )));
+        }
+        warpath_io::check_writable(r)?;
+    }
     let started = Instant::now();
     let g = load(&args.file, args.format)?;
+    let mut warnings = Vec::new();
+    if args.render.is_some() && g.edge_count() > RENDER_WARN_EDGES {
+        let w = format!(
+            "rendering {} edges: dot may take minutes and draw an unreadable picture (it \
+             suits a few thousand edges at most)",
+            g.edge_count()
+        );
+        if !json {
+            eprintln!("warning: {w}");
+        }
+        warnings.push(w);
+    }
     let weak = graph_core::edge_component_count(&g);
     let strong = graph_core::strongly_connected_components(&g).count;
     let circuit = graph_core::check_euler_circuit_conditions(&g);
@@ -261,16 +394,16 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
     } else {
         None
     };
-    if let Some(dot) = &args.dot {
+    if let Some(o) = &dot_out {
         let opts = DotOptions {
             euler: trail.as_ref(),
             color_components: args.components,
             degree_threshold: args.degree_threshold,
             spanning_tree: args.spanning_tree,
         };
-        let f =
-            std::fs::File::create(dot).with_context(|| format!("creating {}", dot.display()))?;
-        graph_core::write_dot(&g, &opts, std::io::BufWriter::new(f))?;
+        let mut w = o.open()?;
+        graph_core::write_dot(&g, &opts, &mut w)?;
+        w.finish()?;
     }
     let rendered = match (&args.dot, &args.render) {
         (Some(dot), Some(out)) => Some(graph_core::render_dot(dot, out)),
@@ -295,6 +428,7 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
                 "dot": args.dot,
                 "render": args.render,
                 "rendered": matches!(rendered, Some(Ok(()))),
+                "warnings": warnings,
                 "backend": Backend::Cpu,
                 "seconds": seconds,
             })
@@ -310,8 +444,8 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
         println!("  strongly connected components: {strong}");
         println!("  Euler circuit: {}", why(&circuit.map(|_| ())));
         println!("  Euler path: {}", why(&path.map(|_| ())));
-        if let Some(dot) = &args.dot {
-            println!("  DOT written to {}", dot.display());
+        if let Some(p) = dot_out.as_ref().and_then(Output::path) {
+            println!("  DOT written to {}", p.display());
         }
         if let (Some(r), Some(Ok(()))) = (&args.render, &rendered) {
             println!("  rendered to {}", r.display());
@@ -327,33 +461,57 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
 }
 
 pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
+    check_backend(args.backend, "debruijn-graph", true)?;
+    let graph_out = output(
+        "--graph-out",
+        args.graph_out.as_deref(),
+        &[Format::Adjacency, Format::Text],
+        json,
+        false,
+    )?;
+    let path_out = output(
+        "--path-out",
+        args.path_out.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    if graph_out.as_ref().is_some_and(Output::is_stdout)
+        && path_out.as_ref().is_some_and(Output::is_stdout)
+    {
+        return Err(usage(
+            "--graph-out - and --path-out - both write to standard output",
+        ));
+    }
     let bar = progress(3, "debruijn-graph", json);
     let started = Instant::now();
     let kg = graph_core::kmer_graph_from_file(&args.reads, args.k)
         .with_context(|| format!("reading {}", args.reads.display()))?;
     let g = &kg.graph;
     bar.inc(1);
-    if let Some(out) = &args.graph_out {
-        let f =
-            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
-        graph_core::write_adjacency(g, std::io::BufWriter::new(f))?;
+    if let Some(o) = &graph_out {
+        let mut w = o.open()?;
+        graph_core::write_adjacency(g, &mut w)?;
+        w.finish()?;
     }
     bar.inc(1);
     let (path, backend, reason) = match euler_path(g, args.backend) {
         Ok((p, b)) if g.edge_count() > 0 => (Some(p), b, None),
         Ok((_, b)) => (None, b, Some("the reads have no k-mers".to_owned())),
-        Err(e) => (None, Backend::Cpu, Some(e.to_string())),
+        // A GPU that fails is an error, not "no path".
+        Err(EulerError::Gpu(e)) => return Err(e.into()),
+        Err(e) => (None, Backend::Cpu, Some(named(g, e).to_string())),
     };
     let verified = path.as_ref().is_none_or(|p| is_euler_path(g, p));
     let spelled = path.as_ref().map(|p| graph_core::spell_walk(g, p));
-    if let (Some(out), Some(seq)) = (&args.path_out, &spelled) {
-        let mut f =
-            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
-        writeln!(f, ">euler_path k={} length={}", args.k, seq.len())?;
+    if let (Some(o), Some(seq)) = (&path_out, &spelled) {
+        let mut f = o.open()?;
+        f.write_all(format!(">euler_path k={} length={}\n", args.k, seq.len()).as_bytes())?;
         for chunk in seq.as_bytes().chunks(80) {
             f.write_all(chunk)?;
-            writeln!(f)?;
+            f.write_all(b"\n")?;
         }
+        f.finish()?;
     }
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
@@ -401,15 +559,15 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
             (None, Some(r)) => println!("no Euler path: {r}"),
             (None, None) => {}
         }
-        if let Some(out) = &args.graph_out {
-            println!("graph written to {}", out.display());
+        if let Some(p) = graph_out.as_ref().and_then(Output::path) {
+            println!("graph written to {}", p.display());
         }
-        if let (Some(out), Some(_)) = (&args.path_out, &spelled) {
-            println!("sequence written to {}", out.display());
+        if let (Some(p), Some(_)) = (path_out.as_ref().and_then(Output::path), &spelled) {
+            println!("sequence written to {}", p.display());
         }
     }
     if !verified {
-        bail!("the Euler path failed verification");
+        return Err(unverified("the Euler path failed verification"));
     }
     Ok(())
 }
@@ -431,12 +589,11 @@ fn euler_row(
 
 /// Euler circuits for `warpath demo`: Hierholzer and the parallel algorithm on a deep and a
 /// shallow graph, and the GPU when there is one.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let m = match size {
         DemoSize::Small => 1 << 20,
         DemoSize::Large => 1 << 25,
     };
-    let mut rows = Vec::new();
     for style in [EulerStyle::Deep, EulerStyle::Shallow] {
         let label = style_name(style);
         let g = match random_euler_graph(m, style, 7) {
@@ -465,7 +622,6 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
             );
         }
     }
-    rows
 }
 
 fn style_name(style: EulerStyle) -> &'static str {
@@ -550,14 +706,6 @@ struct SweepRow {
     m_edges_per_second: f64,
 }
 
-/// `MemAvailable` from /proc/meminfo in bytes; `None` where it cannot be read.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
@@ -585,7 +733,7 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
             .context("warming up the GPU")?;
     }
     let mut skipped = Vec::new();
-    if let Some(avail) = available_memory() {
+    if let Some(avail) = gpu_runtime::host_available_memory() {
         sizes.retain(|&m| {
             let need = m.saturating_mul(SWEEP_BYTES_PER_EDGE);
             let fits = need <= avail;

@@ -16,7 +16,7 @@ use warpath_io::{Format, Output};
 use crate::cli_io::{check_backend, output};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Arguments of `warpath kmeans`.
 #[derive(clap::Args)]
@@ -157,9 +157,19 @@ struct Outputs {
 fn outputs(args: &Args, json: bool) -> Result<Outputs> {
     let tables = [Format::Text, Format::Csv, Format::Npy];
     let labels = output("--labels", args.labels.as_deref(), &tables, json, false)?;
-    let centroids = output("--centroids", args.centroids.as_deref(), &tables, json, false)?;
-    if labels.as_ref().is_some_and(Output::is_stdout) && centroids.as_ref().is_some_and(Output::is_stdout) {
-        return Err(usage("--labels - and --centroids - both write to standard output"));
+    let centroids = output(
+        "--centroids",
+        args.centroids.as_deref(),
+        &tables,
+        json,
+        false,
+    )?;
+    if labels.as_ref().is_some_and(Output::is_stdout)
+        && centroids.as_ref().is_some_and(Output::is_stdout)
+    {
+        return Err(usage(
+            "--labels - and --centroids - both write to standard output",
+        ));
     }
     if let Some(p) = &args.plot {
         if !warpath_io::plot::is_plot_path(p) {
@@ -213,7 +223,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
     let verified = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
-    let plot_note = write_outputs(&outs, data.view(), &fit.labels, &fit.centroids, header.as_deref())?;
+    let plot_note = write_outputs(
+        &outs,
+        data.view(),
+        &fit.labels,
+        &fit.centroids,
+        header.as_deref(),
+    )?;
     if json {
         println!(
             "{}",
@@ -436,10 +452,8 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
             w.clone()
         } else {
             let weights = load_weights(&args)?.unwrap_or_default();
-            let p = std::env::temp_dir().join(format!(
-                "warpath-kmeans-weights-{}.npy",
-                std::process::id()
-            ));
+            let p = std::env::temp_dir()
+                .join(format!("warpath-kmeans-weights-{}.npy", std::process::id()));
             Output::parse("--weights", &p, &[Format::Npy], Format::Text)?.write_array(
                 weights.as_slice().unwrap_or_default(),
                 None,
@@ -546,20 +560,21 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
         println!("  {note}");
     }
     if !verified {
-        return Err(unverified("the distributed k-means result failed verification"));
+        return Err(unverified(
+            "the distributed k-means result failed verification",
+        ));
     }
     Ok(())
 }
 
 /// Demo rows: sequential, rayon and (with a GPU) CUDA k-means on planted clusters.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n, d, k) = match size {
         DemoSize::Small => (200_000, 2, 4),
         DemoSize::Large => (2_000_000, 8, 16),
     };
     let b = generate_blobs(n, d, k, 0.12, 7);
     let name = format!("k-means (d = {d}, k = {k})");
-    let mut rows = Vec::new();
     // Seeded k-means++ (computed on the CPU): every backend starts from the same centroids.
     let params = KMeans::new(k).seed(1);
     // The sequential reference on a prefix (it is the slow one), then the fast paths.
@@ -604,7 +619,6 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
         };
         rows.push(row);
     }
-    rows
 }
 
 /// Whether the planted clusters map one-to-one onto found clusters (by majority), with at

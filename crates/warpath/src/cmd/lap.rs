@@ -20,7 +20,7 @@ use warpath_io::Format;
 use crate::cli_io::{check_backend, output};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Solver names on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -136,7 +136,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             warpath_io::check_memory(
                 &format!("--generate {n}"),
                 (n as u64).saturating_mul(cols as u64),
-                if args.solver == SolverArg::Greedy { 40.0 } else { 16.0 },
+                if args.solver == SolverArg::Greedy {
+                    40.0
+                } else {
+                    16.0
+                },
                 0,
                 "cost entries",
             )?;
@@ -503,12 +507,11 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
 }
 
 /// Rows for `warpath demo`: every solver on a built-in input, each verified independently.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n_jv, n_cubic, n_auction) = match size {
         DemoSize::Small => (1000, 300, 300),
         DemoSize::Large => (5000, 1000, 2000),
     };
-    let mut rows = Vec::new();
     let mut run = |label: &str, c: &Array2<f64>, solver: Solver, exec: Exec, backend: Backend| {
         let t = Instant::now();
         let n = c.nrows() as u64;
@@ -579,5 +582,4 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
         Exec::Cpu,
         Backend::Cpu,
     );
-    rows
 }

@@ -9,4 +9,3 @@ pub(crate) mod kmeans;
 pub(crate) mod lap;
 pub(crate) mod perm;
 pub(crate) mod sort;
-

@@ -17,7 +17,7 @@ use warpath_io::{Element, Format, Output, Sink, npy};
 use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Built-in objective of `warpath perm --search`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -92,9 +92,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let n = args
         .n
         .ok_or_else(|| usage("--n is required (the number of elements)"))?;
-    let total = factorial_u64(n).ok_or_else(|| usage(format!("--n {n} is too large: at most 20")))?;
+    let total =
+        factorial_u64(n).ok_or_else(|| usage(format!("--n {n} is too large: at most 20")))?;
     if args.start >= total && total > 0 {
-        return Err(usage(format!("--start {} is not below {n}! = {total}", args.start)));
+        return Err(usage(format!(
+            "--start {} is not below {n}! = {total}",
+            args.start
+        )));
     }
     let count = args.count.unwrap_or(total - args.start.min(total));
     if count > total - args.start.min(total) {
@@ -151,7 +155,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     };
     let started = Instant::now();
     let mut buf = vec![0u8; (batch as usize).saturating_mul(n)];
-    let bar = progress(count, "permutations", json || out.as_ref().is_some_and(Output::is_stdout));
+    let bar = progress(
+        count,
+        "permutations",
+        json || out.as_ref().is_some_and(Output::is_stdout),
+    );
     let mut generating = Duration::ZERO;
     let mut backend = Backend::Cpu;
     let mut verified = true;
@@ -326,7 +334,8 @@ fn run_search(args: Args, json: bool) -> Result<()> {
         SearchKind::Assignment => Objective::Assignment(&m),
         SearchKind::Tour => Objective::Tour(&m),
     };
-    let total = factorial_u64(n).ok_or_else(|| usage(format!("--n {n} is too large: at most 20")))?;
+    let total =
+        factorial_u64(n).ok_or_else(|| usage(format!("--n {n} is too large: at most 20")))?;
     warpath_io::check_duration(
         &format!("--search over all {n}! = {total} permutations"),
         total as f64 * n as f64 / SEARCH_RATE,
@@ -484,7 +493,13 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
         "the FKM construction (--construction euler has one)",
         args.construction == ConstructionArg::Euler,
     )?;
-    let out = output("--output", args.output.as_deref(), &[Format::Text], json, true)?;
+    let out = output(
+        "--output",
+        args.output.as_deref(),
+        &[Format::Text],
+        json,
+        true,
+    )?;
     let alphabet = alphabet_symbols(&args.alphabet)?;
     let alphabet_str: String = alphabet.iter().collect();
     let a = alphabet.len();
@@ -584,12 +599,11 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
 }
 
 /// Demo rows: batches, search, De Bruijn, on the CPU and (when present) the GPU.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (bn, sn, (dk, dn)) = match size {
         DemoSize::Small => (10usize, 9usize, (10usize, 6usize)),
         DemoSize::Large => (12, 11, (2, 24)),
     };
-    let mut rows = Vec::new();
     let gpu = gpu_runtime::gpu().is_ok();
     let mut execs = vec![Exec::Cpu];
     if gpu {
@@ -674,7 +688,6 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
             Err(e) => rows.push(DemoRow::failed(&name, len, e)),
         }
     }
-    rows
 }
 
 fn backend_of(exec: Exec) -> Backend {

@@ -16,7 +16,7 @@ use warpath_io::{Element, Format, Output, npy};
 use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Key types the commands read, generate and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -237,7 +237,8 @@ fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, String)
                         p.display()
                     )));
                 }
-                warpath_io::parse_raw::<K>(&bytes).map_err(|e| anyhow::Error::new(e).context(p.display().to_string()))?
+                warpath_io::parse_raw::<K>(&bytes)
+                    .map_err(|e| anyhow::Error::new(e).context(p.display().to_string()))?
             } else {
                 warpath_io::parse_array::<K>(&bytes, p)
                     .and_then(|a| a.into_vector("the keys"))
@@ -348,7 +349,10 @@ const ARRAY_OUTPUTS: [Format; 4] = [Format::Text, Format::Csv, Format::Npy, Form
 pub(crate) fn run_sort(args: SortArgs, json: bool) -> Result<()> {
     check_backend(args.input.backend, "sort", true)?;
     let out = result_output(&args.input, json, &ARRAY_OUTPUTS)?;
-    dispatch!(resolve_key_type(&args.input)?, sort_typed(&args, out.as_ref(), json))
+    dispatch!(
+        resolve_key_type(&args.input)?,
+        sort_typed(&args, out.as_ref(), json)
+    )
 }
 
 fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> Result<()> {
@@ -440,9 +444,14 @@ pub(crate) fn run_distinct(args: DistinctArgs, json: bool) -> Result<()> {
         )));
     }
     if args.counts && out.is_none() && !json {
-        return Err(usage("--counts and --discard: the counts are written nowhere"));
+        return Err(usage(
+            "--counts and --discard: the counts are written nowhere",
+        ));
     }
-    dispatch!(resolve_key_type(&args.input)?, distinct_typed(&args, out.as_ref(), json))
+    dispatch!(
+        resolve_key_type(&args.input)?,
+        distinct_typed(&args, out.as_ref(), json)
+    )
 }
 
 fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bool) -> Result<()> {
@@ -467,7 +476,12 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
     let verified = distinct_ok(&keys, &d.values, &counts);
     bar.inc(1);
     if let Some(o) = out {
-        guard_terminal(o, d.values.len() as u64, is_dash(a.output.as_deref()), "--output")?;
+        guard_terminal(
+            o,
+            d.values.len() as u64,
+            is_dash(a.output.as_deref()),
+            "--output",
+        )?;
         if args.counts {
             write_counts(o, &d.values, &counts)?;
         } else {
@@ -587,7 +601,7 @@ fn distinct_row(keys: &[u32], exec: Exec) -> DemoRow {
 
 /// Rows of `warpath demo`: u32 and f64 sorts and the distinct experiment, on the CPU and, when
 /// there is one, on the GPU; each checked against the plain reference.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n_sort, n_distinct) = match size {
         DemoSize::Small => (1 << 20, 1 << 21),
         DemoSize::Large => (1 << 26, 1 << 26),
@@ -615,13 +629,11 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     if gpu_runtime::gpu().is_ok() {
         execs.push(Exec::Cuda);
     }
-    let mut rows = Vec::new();
     for &e in &execs {
         rows.push(sort_row("radix sort (u32)", &u, e));
         rows.push(sort_row("radix sort (f64, NaN/-0.0)", &f, e));
         rows.push(distinct_row(&d, e));
     }
-    rows
 }
 
 #[cfg(test)]
