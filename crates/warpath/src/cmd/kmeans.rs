@@ -34,15 +34,16 @@ pub(crate) struct Args {
     /// Generate N points around planted cluster centres instead of reading a file (1e6, 10k).
     #[arg(long, value_name = "N", value_parser = crate::cli_io::count)]
     generate: Option<usize>,
-    /// Dimensions of generated points.
-    #[arg(long, value_name = "D", default_value_t = 2, requires = "generate")]
-    dim: usize,
-    /// Planted clusters of generated points (default: --k).
-    #[arg(long, value_name = "K", requires = "generate")]
+    /// Dimensions of generated points (only with --generate) [default: 2].
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Planted clusters of generated points (only with --generate) [default: --k].
+    #[arg(long, value_name = "K")]
     clusters: Option<usize>,
-    /// Standard deviation of generated points around their centre.
-    #[arg(long, default_value_t = 0.05, requires = "generate")]
-    sigma: f64,
+    /// Standard deviation of generated points around their centre (only with --generate)
+    /// [default: 0.05].
+    #[arg(long)]
+    sigma: Option<f64>,
     /// Seed of the generator and of the initialisation.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -118,24 +119,47 @@ fn read_points(path: &Path, what: &str) -> Result<(Array2<f64>, Option<Vec<Strin
 }
 
 /// The data and a description, plus column names when the input had a header.
+/// Default dimensions of generated points.
+const DEFAULT_DIM: usize = 2;
+/// Default spread of generated points.
+const DEFAULT_SIGMA: f64 = 0.05;
+
+/// The generator's options only apply with --generate: named when given without it.
+fn check_generator_flags(args: &Args) -> Result<()> {
+    if args.generate.is_some() {
+        return Ok(());
+    }
+    for (flag, given) in [
+        ("--dim", args.dim.is_some()),
+        ("--clusters", args.clusters.is_some()),
+        ("--sigma", args.sigma.is_some()),
+    ] {
+        if given {
+            return Err(usage(format!(
+                "{flag} shapes generated points: it needs --generate N"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn load(args: &Args) -> Result<(Array2<f64>, String, Option<Vec<String>>)> {
     if let Some(n) = args.generate {
         let clusters = args.clusters.unwrap_or(args.k);
+        let dim = args.dim.unwrap_or(DEFAULT_DIM);
+        let sigma = args.sigma.unwrap_or(DEFAULT_SIGMA);
         // The points, the labels and distances the fit keeps, and the plot's copy.
         warpath_io::check_memory(
             &format!("--generate {n}"),
             n as u64,
-            (args.dim as f64 * 8.0) * 2.0 + 16.0,
+            (dim as f64 * 8.0) * 2.0 + 16.0,
             0,
             "points",
         )?;
-        let b = generate_blobs(n, args.dim, clusters, args.sigma, args.seed);
+        let b = generate_blobs(n, dim, clusters, sigma, args.seed);
         return Ok((
             b.data,
-            format!(
-                "{n} generated points, {} dims, {clusters} planted clusters",
-                args.dim
-            ),
+            format!("{n} generated points, {dim} dims, {clusters} planted clusters"),
             None,
         ));
     }
@@ -188,6 +212,7 @@ fn outputs(args: &Args, json: bool) -> Result<Outputs> {
 }
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    check_generator_flags(&args)?;
     let outs = outputs(&args, json)?;
     if args.ranks.is_some() {
         check_backend(args.backend, "distributed k-means (--ranks)", false)?;
@@ -408,10 +433,10 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
             let name = match (&args.input, args.generate) {
                 (_, Some(n)) => format!(
                     "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
-                    args.dim,
+                    args.dim.unwrap_or(DEFAULT_DIM),
                     args.clusters.unwrap_or(args.k),
                     args.seed,
-                    args.sigma
+                    args.sigma.unwrap_or(DEFAULT_SIGMA)
                 ),
                 (Some(p), None) => format!(
                     "warpath-kmeans-{}.npy",

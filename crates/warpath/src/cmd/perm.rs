@@ -66,9 +66,9 @@ pub(crate) struct Args {
     /// `inf` = forbidden) or a 2-D `.npy` array. Default: a random matrix (seeded by --seed).
     #[arg(long, requires = "search")]
     matrix: Option<PathBuf>,
-    /// Seed of the generated matrix.
-    #[arg(long, default_value_t = 1, requires = "search")]
-    seed: u64,
+    /// Seed of the generated matrix (only with --search and no --matrix) [default: 1].
+    #[arg(long, conflicts_with = "matrix")]
+    seed: Option<u64>,
     /// Run even when the estimated time is above a day.
     #[arg(long)]
     force: bool,
@@ -88,6 +88,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     check_backend(args.backend, "perm", true)?;
     if args.search.is_some() {
         return run_search(args, json);
+    }
+    if args.seed.is_some() {
+        return Err(usage(
+            "--seed seeds the matrix of --search: it needs --search",
+        ));
     }
     let n = args
         .n
@@ -327,7 +332,10 @@ fn run_search(args: Args, json: bool) -> Result<()> {
         }
         None => {
             let n = args.n.unwrap_or(10);
-            (n, generated_matrix(n, args.seed, kind == SearchKind::Tour))
+            (
+                n,
+                generated_matrix(n, args.seed.unwrap_or(1), kind == SearchKind::Tour),
+            )
         }
     };
     let obj = match kind {
