@@ -10,7 +10,10 @@ use crate::{Graph, GraphError, VertexNames};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphFormat {
     /// One edge per line, `a b` (whitespace or a comma between the two names); `#` and `%`
-    /// lines are comments. Names are arbitrary tokens, numbered in order of appearance.
+    /// lines are comments. Names are arbitrary tokens, numbered in order of appearance; when
+    /// every name is a plain non-negative integer and the largest is below twice the number
+    /// of edge ends (or 65,536), vertex `v` is the file's `v` and skipped ids are vertices
+    /// without edges (as igraph reads numeric edge lists).
     /// NetworkX's dialects read as NetworkX writes them: extra columns (`a b 3.5`, weights)
     /// and an attribute dict (`a b {}`, `a b {'weight': 2}`) are ignored, and a first line
     /// `source target` (or `source,target,...`, `from to`, `src dst`, `node1 node2`, any
@@ -19,8 +22,9 @@ pub enum GraphFormat {
     /// One vertex per line, `a -> b, c, d` (its out-neighbours; `a ->` for none).
     Adjacency,
     /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids
-    /// (extra columns ignored). Ids are numbered in order of appearance; the original ids
-    /// (without leading zeros) become the vertex names.
+    /// (extra columns ignored, leading zeros dropped). Ids are numbered as in
+    /// [`GraphFormat::EdgeList`]: by value when dense, else in order of appearance, the
+    /// original ids as names.
     Snap,
     /// Matrix Market `coordinate` (`pattern`, `integer` or `real` values, which are ignored;
     /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`; vertex `v` is
@@ -155,19 +159,53 @@ const HEADERS: [(&str, &str); 6] = [
 /// Inputs at least this large are tokenised on every core.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
-/// One edge: byte ranges of its two names and their hashes.
+/// One edge: the byte ranges (start, length) of its two names.
 #[derive(Clone, Copy)]
 struct EdgeTokens {
-    a: (u32, u32),
-    b: (u32, u32),
-    ha: u64,
-    hb: u64,
+    a: (usize, u32),
+    b: (usize, u32),
 }
 
-/// Where a chunk failed: the byte offset of the line and what was expected.
+impl EdgeTokens {
+    fn name<'a>(b: &'a [u8], (s, l): (usize, u32)) -> &'a [u8] {
+        &b[s..s + l as usize]
+    }
+}
+
+/// Where a chunk failed: the byte offset of the line and what was expected (`expected` is
+/// empty when a name is not an integer on the integer pass: not an error, another pass).
 struct PairFail {
     offset: usize,
     expected: &'static str,
+}
+
+/// What the tokeniser collects: the names' byte ranges, or their values when every name is a
+/// canonical integer.
+trait PairSink {
+    /// Takes one edge's names `b[a.0..a.1]`, `b[c.0..c.1]`; `false` stops the pass.
+    fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool;
+}
+
+impl PairSink for Vec<EdgeTokens> {
+    fn take(&mut self, _: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+        self.push(EdgeTokens {
+            a: (a.0, (a.1 - a.0) as u32),
+            b: (c.0, (c.1 - c.0) as u32),
+        });
+        true
+    }
+}
+
+impl PairSink for Vec<(u64, u64)> {
+    fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+        match (canonical_int(&b[a.0..a.1]), canonical_int(&b[c.0..c.1])) {
+            (Some(x), Some(y)) => {
+                self.push((x, y));
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 #[inline(always)]
@@ -202,7 +240,7 @@ fn tokenize_pairs(
     end: usize,
     snap: bool,
     header_allowed: bool,
-    out: &mut Vec<EdgeTokens>,
+    out: &mut impl PairSink,
 ) -> Result<(), PairFail> {
     let expected = if snap {
         "two non-negative integer vertex ids `from to`"
@@ -267,12 +305,19 @@ fn tokenize_pairs(
         } else {
             ((sa, ea), (sb, eb))
         };
-        out.push(EdgeTokens {
-            a: (sa as u32, (ea - sa) as u32),
-            b: (sb as u32, (eb - sb) as u32),
-            ha: hash_bytes(&b[sa..ea]),
-            hb: hash_bytes(&b[sb..eb]),
-        });
+        let long = |len: usize| u32::try_from(len).is_err();
+        if long(ea - sa) || long(eb - sb) {
+            return Err(PairFail {
+                offset: line_start,
+                expected: "vertex names shorter than 4 GiB",
+            });
+        }
+        if !out.take(b, (sa, ea), (sb, eb)) {
+            return Err(PairFail {
+                offset: line_start,
+                expected: "",
+            });
+        }
     }
     Ok(())
 }
@@ -294,18 +339,29 @@ fn line_text(b: &[u8], offset: usize) -> String {
     String::from_utf8_lossy(&b[offset..end]).into_owned()
 }
 
-/// Reads an edge list (or SNAP file) from memory: lines are tokenised in parallel (pieces of
-/// whole lines, the names hashed there), then names are numbered in order of appearance in one
-/// pass over a hash table of precomputed hashes.
-fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
-    use rayon::prelude::*;
-    if b.len() > u32::MAX as usize {
-        return Err(GraphError::TooLarge {
-            what: "edge-list bytes",
-            count: b.len() as u128,
-            max: u32::MAX as u128,
-        });
+/// The value of a name that is a canonical decimal integer (no sign, no leading zero, at most
+/// 19 digits), so that equal values are equal names.
+#[inline]
+fn canonical_int(t: &[u8]) -> Option<u64> {
+    if t.is_empty() || t.len() > 19 || (t[0] == b'0' && t.len() > 1) {
+        return None;
     }
+    let mut v = 0u64;
+    for &c in t {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u64;
+    }
+    Some(v)
+}
+
+/// Reads an edge list (or SNAP file) from memory. Lines are tokenised in parallel (pieces of
+/// whole lines). Names are numbered in order of appearance: when every name is a canonical
+/// integer, by their values (a first-occurrence pass over a dense table, or a hash map of
+/// integers when the values are sparse); otherwise by hashing the names (in parallel) and
+/// one pass over a hash table of the precomputed hashes.
+fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
     let threads = rayon::current_num_threads();
     let mut starts = vec![0usize];
     if b.len() >= PARALLEL_MIN_BYTES && threads > 1 {
@@ -321,81 +377,146 @@ fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
             }
         }
     }
-    // A header can only be the first data line: the first piece's.
-    let pieces: Vec<Result<Vec<EdgeTokens>, PairFail>> = starts
-        .par_iter()
-        .enumerate()
-        .map(|(k, &s)| {
-            let e = starts.get(k + 1).copied().unwrap_or(b.len());
-            let mut out = Vec::with_capacity((e - s) / 8 + 1);
-            tokenize_pairs(b, s, e, snap, k == 0, &mut out).map(|()| out)
-        })
-        .collect();
-    let mut tokens: Vec<Vec<EdgeTokens>> = Vec::with_capacity(pieces.len());
-    for p in pieces {
-        match p {
-            Ok(t) => tokens.push(t),
-            Err(f) => {
-                return Err(parse_err(
-                    line_of(b, f.offset),
-                    f.expected,
-                    &line_text(b, f.offset),
-                ));
+    // A header can only be the first data line: the first piece's. First pass: every name a
+    // canonical integer (the common case, no hashing of text); else a pass over byte ranges.
+    fn pass<S: PairSink + Default + Send>(
+        b: &[u8],
+        starts: &[usize],
+        snap: bool,
+    ) -> Result<Vec<S>, PairFail> {
+        use rayon::prelude::*;
+        starts
+            .par_iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let e = starts.get(k + 1).copied().unwrap_or(b.len());
+                let mut out = S::default();
+                tokenize_pairs(b, s, e, snap, k == 0, &mut out).map(|()| out)
+            })
+            .collect()
+    }
+    let fail = |f: PairFail| parse_err(line_of(b, f.offset), f.expected, &line_text(b, f.offset));
+    let (sources, targets, names) = match pass::<Vec<(u64, u64)>>(b, &starts, snap) {
+        Ok(pieces) => intern_integers(&pieces.concat())?,
+        Err(f) if !f.expected.is_empty() => return Err(fail(f)),
+        Err(_) => {
+            let pieces = pass::<Vec<EdgeTokens>>(b, &starts, snap).map_err(fail)?;
+            intern_names(b, &pieces.concat())?
+        }
+    };
+    match names {
+        Names::Identity(n) => Graph::from_sources_targets(n, &sources, &targets),
+        Names::Given(names) => Graph::from_sources_targets(names.len(), &sources, &targets)?
+            .with_names(VertexNames::from_names(names)?),
+    }
+}
+
+/// The vertices' names: their numbers themselves (integer names `0..n`, all present), or
+/// names by vertex number.
+enum Names {
+    Identity(usize),
+    Given(Vec<String>),
+}
+
+/// Edge endpoints by vertex number, and the names of the vertices.
+type Interned = (Vec<u32>, Vec<u32>, Names);
+
+fn too_many_vertices(count: usize) -> GraphError {
+    GraphError::TooLarge {
+        what: "vertices",
+        count: count as u128,
+        max: u32::MAX as u128 - 1,
+    }
+}
+
+/// Numbers integer names: by their values when they are dense (the largest below twice the
+/// number of endpoints, or 65,536): vertex `v` is the file's `v`, ids the file skips are
+/// vertices without edges (as igraph reads numeric edge lists); sparse values are numbered in
+/// order of appearance through a hash map of integers.
+fn intern_integers(pairs: &[(u64, u64)]) -> Result<Interned, GraphError> {
+    use rayon::prelude::*;
+    let max = pairs.par_iter().map(|&(a, c)| a.max(c)).max().unwrap_or(0);
+    let tokens = pairs.len() as u64 * 2;
+    if pairs.is_empty() {
+        return Ok((Vec::new(), Vec::new(), Names::Identity(0)));
+    }
+    if max < tokens.saturating_mul(2).max(1 << 16) && max < u32::MAX as u64 - 1 {
+        let sources = pairs.par_iter().map(|&(a, _)| a as u32).collect();
+        let targets = pairs.par_iter().map(|&(_, c)| c as u32).collect();
+        return Ok((sources, targets, Names::Identity(max as usize + 1)));
+    }
+    let mut map: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    let mut order = Vec::new();
+    let mut sources = Vec::with_capacity(pairs.len());
+    let mut targets = Vec::with_capacity(pairs.len());
+    for &(a, c) in pairs {
+        for (v, out) in [(a, &mut sources), (c, &mut targets)] {
+            let next = order.len();
+            let id = *map.entry(v).or_insert_with(|| next as u32);
+            if id as usize == next {
+                if next >= u32::MAX as usize - 1 {
+                    return Err(too_many_vertices(next + 1));
+                }
+                order.push(v);
             }
+            out.push(id);
         }
     }
-    let m: usize = tokens.iter().map(Vec::len).sum();
+    let names = order.par_iter().map(u64::to_string).collect();
+    Ok((sources, targets, Names::Given(names)))
+}
+
+/// Numbers arbitrary names in order of appearance: hashes computed in parallel, then one pass
+/// over a hash table of them.
+fn intern_names(b: &[u8], tokens: &[EdgeTokens]) -> Result<Interned, GraphError> {
+    use rayon::prelude::*;
+    let hashes: Vec<(u64, u64)> = tokens
+        .par_iter()
+        .map(|t| {
+            (
+                hash_bytes(EdgeTokens::name(b, t.a)),
+                hash_bytes(EdgeTokens::name(b, t.b)),
+            )
+        })
+        .collect();
+    let m = tokens.len();
     let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
-    let mut spans: Vec<(u32, u32)> = Vec::new();
-    let mut hashes: Vec<u64> = Vec::new();
+    let mut spans: Vec<(usize, u32)> = Vec::new();
+    let mut name_hashes: Vec<u64> = Vec::new();
     let mut sources = Vec::with_capacity(m);
     let mut targets = Vec::with_capacity(m);
-    let mut intern = |(s, len): (u32, u32), h: u64| -> Result<u32, GraphError> {
-        let name = &b[s as usize..(s + len) as usize];
-        if let Some(&id) = table.find(h, |&id| {
-            let (ns, nl) = spans[id as usize];
-            &b[ns as usize..(ns + nl) as usize] == name
-        }) {
+    let mut intern = |span: (usize, u32), h: u64| -> Result<u32, GraphError> {
+        let name = EdgeTokens::name(b, span);
+        if let Some(&id) = table.find(h, |&id| EdgeTokens::name(b, spans[id as usize]) == name) {
             return Ok(id);
         }
         if std::str::from_utf8(name).is_err() {
-            let off = s as usize;
+            let off = span.0;
             let ls = b[..off]
                 .iter()
                 .rposition(|&c| c == b'\n')
                 .map_or(0, |p| p + 1);
             return Err(parse_err(line_of(b, off), "UTF-8 text", &line_text(b, ls)));
         }
-        let id = u32::try_from(spans.len())
-            .ok()
-            .filter(|&i| i < u32::MAX)
-            .ok_or(GraphError::TooLarge {
-                what: "vertices",
-                count: spans.len() as u128 + 1,
-                max: u32::MAX as u128 - 1,
-            })?;
-        spans.push((s, len));
-        hashes.push(h);
-        table.insert_unique(h, id, |&id| hashes_at(&hashes, id));
+        if spans.len() >= u32::MAX as usize - 1 {
+            return Err(too_many_vertices(spans.len() + 1));
+        }
+        let id = spans.len() as u32;
+        spans.push(span);
+        name_hashes.push(h);
+        table.insert_unique(h, id, |&id| name_hashes[id as usize]);
         Ok(id)
     };
-    fn hashes_at(h: &[u64], id: u32) -> u64 {
-        h[id as usize]
+    for (t, &(ha, hb)) in tokens.iter().zip(&hashes) {
+        sources.push(intern(t.a, ha)?);
+        targets.push(intern(t.b, hb)?);
     }
-    for t in tokens.iter().flatten() {
-        sources.push(intern(t.a, t.ha)?);
-        targets.push(intern(t.b, t.hb)?);
-    }
-    drop(tokens);
-    let names: Vec<String> = spans
+    // Checked above: every name is UTF-8.
+    let names = spans
         .par_iter()
-        .map(|&(s, l)| {
-            // Checked above: every name is UTF-8.
-            String::from_utf8_lossy(&b[s as usize..(s + l) as usize]).into_owned()
-        })
+        .map(|&span| String::from_utf8_lossy(EdgeTokens::name(b, span)).into_owned())
         .collect();
-    Graph::from_sources_targets(names.len(), &sources, &targets)?
-        .with_names(VertexNames::from_names(names)?)
+    Ok((sources, targets, Names::Given(names)))
 }
 
 fn read_adjacency<R: BufRead>(input: R) -> Result<Graph, GraphError> {
@@ -671,9 +792,18 @@ mod tests {
             GraphFormat::Snap,
         )
         .unwrap();
-        assert_eq!(g.vertex_count(), 3);
+        // dense integer ids: vertex v is the file's v (ids 2..6 have no edges)
+        assert_eq!(g.vertex_count(), 8);
         assert_eq!(g.edge_count(), 3);
-        assert_eq!(g.vertex_label(2), "7");
+        assert_eq!(g.vertex_label(7), "7");
+        assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 7), (7, 0)]);
+        // sparse ids: numbered in order of appearance, named by the file's ids
+        let g = rd("5000000000 7\n7 5000000000\n", GraphFormat::Snap).unwrap();
+        assert_eq!(g.vertex_count(), 2);
+        assert_eq!(
+            (g.vertex_label(0), g.vertex_label(1)),
+            ("5000000000".into(), "7".into())
+        );
         assert_eq!(
             line_of(rd("0\t1\n1\tx\n", GraphFormat::Snap).unwrap_err()),
             2
