@@ -167,7 +167,7 @@ struct EdgeTokens {
 }
 
 impl EdgeTokens {
-    fn name<'a>(b: &'a [u8], (s, l): (usize, u32)) -> &'a [u8] {
+    fn name(b: &[u8], (s, l): (usize, u32)) -> &[u8] {
         &b[s..s + l as usize]
     }
 }

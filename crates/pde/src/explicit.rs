@@ -433,9 +433,7 @@ pub fn explicit_run(
     steps: u64,
     exec: Exec,
 ) -> Result<Backend, PdeError> {
-    p.validate()?;
-    p.check_explicit_dt(p.dx())?;
-    explicit_run_unchecked(p, state, steps, exec)
+    explicit_run_reusing(p, state, steps, exec, &mut ExplicitScratch::default())
 }
 
 /// [`explicit_run`] without the stability check: for experiments that show what happens

@@ -20,6 +20,20 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// `write_le` and `read_le` of a number type.
+macro_rules! le_methods {
+    ($t:ty) => {
+        #[inline]
+        fn write_le(self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.to_le_bytes());
+        }
+        #[inline]
+        fn read_le(b: &[u8]) -> Self {
+            <$t>::from_le_bytes(b.try_into().expect("element size"))
+        }
+    };
+}
+
 /// An element type of tables and arrays: `u8`..`u64`, `i8`..`i64`, `f32`, `f64`, `bool`.
 ///
 /// Text: integers are decimal (`-12`, `+7`); floats also take exponents, `inf`, `-inf`,
@@ -115,14 +129,7 @@ macro_rules! int_element {
                     Scalar::Float(_) => None,
                 }
             }
-            #[inline]
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn read_le(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().expect("element size"))
-            }
+            le_methods!($t);
         }
     };
 }
@@ -174,14 +181,7 @@ macro_rules! float_element {
                     Scalar::Float(v) => v as $t,
                 })
             }
-            #[inline]
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn read_le(b: &[u8]) -> Self {
-                <$t>::from_le_bytes(b.try_into().expect("element size"))
-            }
+            le_methods!($t);
         }
     };
 }

@@ -97,7 +97,7 @@ pub fn read_table<T: Element>(path: &Path, opts: &TableOptions) -> Result<Table<
 /// [`IoError::Format`] when the length is not a whole number of values.
 pub fn parse_raw<T: Element>(bytes: &[u8]) -> Result<Vec<T>, IoError> {
     let size = T::DTYPE.size as usize;
-    if bytes.len() % size != 0 {
+    if !bytes.len().is_multiple_of(size) {
         return Err(IoError::Format(format!(
             "{} bytes is not a whole number of {size}-byte {} values",
             bytes.len(),

@@ -17,5 +17,5 @@ pub use input::{
     Array, Source, npy_dtype, parse_array, parse_raw, read_array, read_bytes, read_table,
 };
 pub use limits::{MAX_SECONDS_UNFORCED, check_duration, check_memory, check_memory_against};
-pub use output::{Destination, Format, Output, Sink, check_writable};
+pub use output::{Destination, Format, Output, Sink, check_writable, format_rows};
 pub use table::{Delimiter, Header, Table, TableOptions, parse_table};

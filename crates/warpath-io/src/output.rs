@@ -279,15 +279,7 @@ impl Output {
                 let mut buf = Vec::with_capacity(1 << 16);
                 for rows in data.chunks(width * 4096) {
                     buf.clear();
-                    for row in rows.chunks(width) {
-                        for (j, &v) in row.iter().enumerate() {
-                            if j > 0 {
-                                buf.push(sep);
-                            }
-                            v.write_text(&mut buf);
-                        }
-                        buf.push(b'\n');
-                    }
+                    format_rows(rows, width, sep, &mut buf);
                     sink.write_all(&buf)?;
                 }
             }
@@ -300,6 +292,26 @@ impl Output {
             }
         }
         sink.finish()
+    }
+}
+
+/// Appends `data` as text rows of `width` values separated by `sep`, one row per line (the
+/// text formats of [`Output::write_array`]).
+///
+/// ```
+/// let mut buf = Vec::new();
+/// warpath_io::format_rows(&[1u8, 2, 3, 4], 2, b',', &mut buf);
+/// assert_eq!(buf, b"1,2\n3,4\n");
+/// ```
+pub fn format_rows<T: Element>(data: &[T], width: usize, sep: u8, buf: &mut Vec<u8>) {
+    for row in data.chunks(width.max(1)) {
+        for (j, &v) in row.iter().enumerate() {
+            if j > 0 {
+                buf.push(sep);
+            }
+            v.write_text(buf);
+        }
+        buf.push(b'\n');
     }
 }
 

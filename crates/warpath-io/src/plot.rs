@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::{Format, IoError};
@@ -123,6 +124,34 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// A chart over `x` and `y` ranges with the shared caption, margins and axis styles.
+fn axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    (x_label, y_label): (&str, &str),
+    mesh: bool,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(x, y)
+        .map_err(err)?;
+    let mut m = chart.configure_mesh();
+    m.x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15));
+    if !mesh {
+        m.disable_mesh();
+    }
+    m.draw().map_err(err)?;
+    Ok(chart)
+}
+
 /// A heat map of `values[row][col]` over `x` (columns, across) and `y` (rows, upwards), in
 /// viridis with a colour bar labelled `value_label`. Large grids are drawn at most about 400
 /// cells across and up (evenly subsampled), so files stay small.
@@ -150,7 +179,10 @@ fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
             (l.min(v), h.max(v))
         });
-    if !(lo <= hi) {
+    if lo
+        .partial_cmp(&hi)
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
         (0.0, 1.0)
     } else if lo == hi {
         (lo - 0.5, hi + 0.5)
@@ -175,22 +207,14 @@ impl Figure for Heatmap<'_> {
             .unwrap_or(1.0)
             .max(y0 + 1e-12);
         let (lo, hi) = value_range(self.values.iter().take(k).flatten());
-        let mut chart = ChartBuilder::on(&main)
-            .caption(self.title, ("sans-serif", 20))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(55)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label)
-            .y_desc(self.y_label)
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 15))
-            .disable_mesh()
-            .draw()
-            .map_err(err)?;
+        let mut chart = axes(
+            &main,
+            self.title,
+            x0..x1,
+            y0..y1,
+            (self.x_label, self.y_label),
+            false,
+        )?;
         let cstep = n.div_ceil(400).max(1);
         let rstep = k.div_ceil(400).max(1);
         let rows: Vec<usize> = (0..k).step_by(rstep).collect();
@@ -309,21 +333,14 @@ impl Figure for Scatter<'_> {
         let (y0, y1) = value_range(all.map(|p| &p.1));
         let pad = |a: f64, b: f64| (b - a) * 0.05;
         let (px, py) = (pad(x0, x1), pad(y0, y1));
-        let mut chart = ChartBuilder::on(root)
-            .caption(self.caption(), ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(55)
-            .build_cartesian_2d(x0 - px..x1 + px, y0 - py..y1 + py)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label)
-            .y_desc(self.y_label)
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()
-            .map_err(err)?;
+        let mut chart = axes(
+            root,
+            &self.caption(),
+            x0 - px..x1 + px,
+            y0 - py..y1 + py,
+            (self.x_label, self.y_label),
+            true,
+        )?;
         let stride = self.stride();
         chart
             .draw_series(

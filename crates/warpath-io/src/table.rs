@@ -71,6 +71,9 @@ struct Fail {
     message: String,
 }
 
+/// What one piece of the input parsed to: its values, rows and width.
+type Piece<T> = Result<(Vec<T>, usize, Option<usize>), Fail>;
+
 #[inline(always)]
 fn is_blank(c: u8) -> bool {
     c == b' ' || c == b'\t' || c == b'\r'
@@ -373,7 +376,7 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
         vec![0]
     };
     let bytes_per_value = ((end - start) / cols.unwrap_or(1).max(1)).max(2);
-    let pieces: Vec<Result<(Vec<T>, usize, Option<usize>), Fail>> = starts
+    let pieces: Vec<Piece<T>> = starts
         .par_iter()
         .enumerate()
         .map(|(k, &s)| {

@@ -107,3 +107,21 @@ pub(crate) fn count(s: &str) -> Result<usize, String> {
 pub(crate) fn count64(s: &str) -> Result<u64, String> {
     warpath_io::parse_count(s)
 }
+
+/// Prints a run's report: to standard error when the result itself is on standard output,
+/// else to standard output.
+pub(crate) fn report(text: &str, out: Option<&Output>) {
+    if out.is_some_and(Output::is_stdout) {
+        eprintln!("{text}");
+    } else {
+        println!("{text}");
+    }
+}
+
+/// `, written to FILE` for a file output, else nothing.
+pub(crate) fn written(out: Option<&Output>) -> String {
+    match out.and_then(Output::path) {
+        Some(p) => format!(", written to {}", p.display()),
+        None => String::new(),
+    }
+}

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use warpath_io::{Element, Format, Output};
 
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
 use crate::fail::{unverified, usage};
 use std::time::Instant;
 
@@ -327,14 +327,8 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
         if let (Some(s), Some(e)) = (start, end) {
             text.push_str(&format!("\n  from {s} to {e}"));
         }
-        if let Some(p) = out.as_ref().and_then(Output::path) {
-            text.push_str(&format!("\n  vertex sequence written to {}", p.display()));
-        }
-        if out.as_ref().is_some_and(Output::is_stdout) {
-            eprintln!("{text}");
-        } else {
-            println!("{text}");
-        }
+        text.push_str(&written(out.as_ref()));
+        report(&text, out.as_ref());
     }
     if !verified {
         return Err(unverified(format!("the Euler {kind} failed verification")));
@@ -1087,10 +1081,12 @@ mod tests {
             (" 3M", 3_000_000),
             ("100m", 100_000_000),
             ("4G", 4_000_000_000),
+            ("1.5M", 1_500_000),
+            ("2^20", 1 << 20),
         ] {
             assert_eq!(parse_edge_count(s), Ok(want), "{s}");
         }
-        for s in ["0", "0k", "", "abc", "1.5M", "-1", "5G", "k"] {
+        for s in ["0", "0k", "", "abc", "1.5", "-1", "5G", "k"] {
             assert!(parse_edge_count(s).is_err(), "{s} accepted");
         }
         assert_eq!(parse_edge_count("4294967294"), Ok(MAX_EULER_EDGES));

@@ -12,9 +12,9 @@ use combinatorics::{
 };
 use gpu_runtime::{Backend, Exec};
 
-use warpath_io::{Element, Format, Output, Sink, npy};
+use warpath_io::{Format, Output, Sink, npy};
 
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, Rows, format_seconds, progress};
@@ -227,14 +227,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         if let (Some(f), Some(l)) = (&first_perm, &prev_last) {
             text.push_str(&format!("\n  first {f:?}\n  last  {l:?}"));
         }
-        if let Some(p) = out.as_ref().and_then(Output::path) {
-            text.push_str(&format!("\n  written to {}", p.display()));
-        }
-        if out.as_ref().is_some_and(Output::is_stdout) {
-            eprintln!("{text}");
-        } else {
-            println!("{text}");
-        }
+        text.push_str(&written(out.as_ref()));
+        report(&text, out.as_ref());
     }
     if !verified {
         return Err(unverified("verification failed"));
@@ -270,16 +264,8 @@ fn write_batch(w: &mut Sink, rows: &[u8], n: usize, format: Format) -> Result<()
         Format::Bin | Format::Npy => w.write_all(rows)?,
         _ => {
             let sep = if format == Format::Csv { b',' } else { b' ' };
-            let mut text = Vec::with_capacity(rows.len() * 3 + rows.len() / n.max(1));
-            for row in rows.chunks_exact(n.max(1)) {
-                for (i, &e) in row.iter().enumerate() {
-                    if i > 0 {
-                        text.push(sep);
-                    }
-                    e.write_text(&mut text);
-                }
-                text.push(b'\n');
-            }
+            let mut text = Vec::with_capacity(rows.len() * 4);
+            warpath_io::format_rows(rows, n, sep, &mut text);
             w.write_all(&text)?;
         }
     }

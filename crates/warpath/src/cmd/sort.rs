@@ -13,7 +13,7 @@ use gpu_runtime::Backend;
 
 use warpath_io::{Element, Format, Output, npy};
 
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output};
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
 use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, Rows, format_seconds, progress};
@@ -273,15 +273,6 @@ fn result_output(a: &InputArgs, json: bool, allowed: &[Format]) -> Result<Option
     output("--output", a.output.as_deref(), allowed, json, true)
 }
 
-/// Where the one-line summary goes: standard error when the result is on standard output.
-fn summary(line: &str, out: Option<&Output>) {
-    if out.is_some_and(Output::is_stdout) {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
-}
-
 /// A multiset fingerprint: order-independent, so a sort must preserve it.
 fn fingerprint<K: SortKey>(keys: &[K]) -> u64 {
     keys.iter().fold(0u64, |acc, k| {
@@ -397,7 +388,7 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
             })
         );
     } else {
-        summary(
+        report(
             &format!(
                 "sort: {n} {} keys ({source}) on {backend} in {} ({}){}, {}{}",
                 <K as Element>::NAME,
@@ -418,14 +409,6 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
         return Err(unverified("the sorted output failed verification"));
     }
     Ok(())
-}
-
-/// `, written to FILE` for a file output.
-fn written(out: Option<&Output>) -> String {
-    match out.and_then(Output::path) {
-        Some(p) => format!(", written to {}", p.display()),
-        None => String::new(),
-    }
 }
 
 /// `warpath distinct`.
@@ -508,7 +491,7 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
             })
         );
     } else {
-        summary(
+        report(
             &format!(
                 "distinct: {n} {} keys ({source}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
                 <K as Element>::NAME,
