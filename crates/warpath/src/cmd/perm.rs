@@ -53,6 +53,9 @@ pub(crate) struct Args {
     /// most 10,000 lines unless -o - is given.
     #[arg(long, short, value_name = "FILE", conflicts_with = "search")]
     output: Option<PathBuf>,
+    /// No longer accepted: the extension of --output picks the format.
+    #[arg(long, hide = true)]
+    format: Option<String>,
     /// Generate and verify without writing the permutations (for timing).
     #[arg(long, conflicts_with_all = ["output", "search"])]
     discard: bool,
@@ -85,6 +88,12 @@ const PERM_RATES: [f64; 3] = [3e8, 1e8, 1e7];
 const SEARCH_RATE: f64 = 1e9;
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    if let Some(f) = &args.format {
+        return Err(usage(format!(
+            "--format {f}: the extension of --output picks the format (.txt, .csv, .npy, .bin); \
+             standard output is text"
+        )));
+    }
     check_backend(args.backend, "perm", true)?;
     if args.search.is_some() {
         return run_search(args, json);

