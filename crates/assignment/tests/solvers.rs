@@ -2,8 +2,8 @@
 
 use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::{
-    Assignment, AssignmentError, Sense, Solver, auction, brute_force, greedy, hungarian,
-    jonker_volgenant, random_assignment, solve, solve_batch,
+    Assignment, AssignmentError, Sense, Solver, auction, brute_force, brute_force_exec, greedy,
+    hungarian, jonker_volgenant, random_assignment, solve, solve_batch,
 };
 use gpu_runtime::Exec;
 use ndarray::{Array2, ArrayView2, array};
@@ -422,11 +422,49 @@ fn degenerate_all_equal_and_f32_inputs() {
 }
 
 #[test]
+fn gpu_out_of_memory_is_a_typed_error() {
+    let c = uniform_matrix(200, 200, 1);
+    let small = int_matrix(9, 9, 100, 2);
+    let mats: Vec<Array2<f64>> = (0..8).map(|s| uniform_matrix(50, 50, s)).collect();
+    let views: Vec<_> = mats.iter().map(|m| m.view()).collect();
+    // 256 bytes of device memory: less than any of these inputs.
+    let Some((a, b, batch)) = gpu_runtime::testing::with_simulated_memory_limit(256, || {
+        (
+            auction(c.view(), Sense::Minimize, Exec::Cuda).map(|a| a.cost),
+            brute_force_exec(small.view(), Sense::Minimize, Exec::Cuda).map(|a| a.cost),
+            solve_batch(&views, Solver::Auction, Sense::Minimize, Exec::Cuda),
+        )
+    }) else {
+        return;
+    };
+    for r in [a, b]
+        .into_iter()
+        .chain(batch.into_iter().map(|r| r.map(|a| a.cost)))
+    {
+        assert!(
+            matches!(
+                r,
+                Err(AssignmentError::Gpu(
+                    gpu_runtime::GpuError::OutOfMemory { .. }
+                ))
+            ),
+            "{r:?}"
+        );
+    }
+}
+
+#[test]
 fn gpu_auction_matches_jv() {
     let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_auction_matches_jv") else {
         return;
     };
-    for &n in &[1usize, 2, 31, 32, 33, 257, 1025] {
+    // Under the simulated driver (kernels on one CPU core) the sizes stop at three warps.
+    let sizes: &[usize] = if gpu_runtime::testing::simulated() {
+        &[1, 2, 31, 32, 33, 97]
+    } else {
+        &[1, 2, 31, 32, 33, 257, 1025]
+    };
+    for &n in sizes {
         let c = int_matrix(n, n, 100, n as u64);
         let g = auction(c.view(), Sense::Minimize, Exec::Cuda).unwrap();
         let j = jonker_volgenant(c.view(), Sense::Minimize).unwrap();
@@ -495,8 +533,16 @@ fn gpu_batch_auction_matches_jv() {
     else {
         return;
     };
-    let mut mats: Vec<Array2<i64>> = (0..300)
-        .map(|s| int_matrix(1 + s % 70, 1 + (s * 7) % 90, 50, s as u64))
+    // Under the simulated driver: fewer and smaller problems (one block each), still across
+    // warp sizes and both shapes.
+    let simulated = gpu_runtime::testing::simulated();
+    let (count, rows, cols) = if simulated {
+        (40, 40, 45)
+    } else {
+        (300, 70, 90)
+    };
+    let mut mats: Vec<Array2<i64>> = (0..count)
+        .map(|s| int_matrix(1 + s % rows, 1 + (s * 7) % cols, 50, s as u64))
         .collect();
     mats.push(int_matrix(0, 4, 5, 1));
     let views: Vec<_> = mats.iter().map(|m| m.view()).collect();
@@ -509,7 +555,8 @@ fn gpu_batch_auction_matches_jv() {
             jonker_volgenant(m.view(), Sense::Minimize).unwrap().cost
         );
     }
-    let f: Vec<Array2<f64>> = (0..50).map(|s| uniform_matrix(300, 300, s)).collect();
+    let (count, n) = if simulated { (4, 40) } else { (50, 300) };
+    let f: Vec<Array2<f64>> = (0..count).map(|s| uniform_matrix(n, n, s)).collect();
     let views: Vec<_> = f.iter().map(|m| m.view()).collect();
     let out = solve_batch(&views, Solver::Auction, Sense::Maximize, Exec::Cuda);
     for (m, r) in f.iter().zip(out) {
