@@ -613,3 +613,58 @@ fn every_help_states_formats_and_defaults() {
     let top = String::from_utf8_lossy(&run(&["--help"], &d).stdout).into_owned();
     assert!(top.contains("Input and output"), "{top}");
 }
+
+#[test]
+fn undirected_euler_circuits_and_paths_as_networkx() {
+    let d = dir("undirected");
+    // a triangle with a tail c - d: no circuit; the path runs between the odd vertices c, d
+    std::fs::write(d.join("g.txt"), "a b {}\nb c {}\nc a {}\nc d {}\n").unwrap();
+    let e = json_error(&["euler", "g.txt", "--undirected"], &d, "no_solution");
+    assert!(e.contains("vertex `c` has odd degree 3"), "{e}");
+    let out = run(
+        &["euler", "g.txt", "--undirected", "--path", "-o", "p.txt"],
+        &d,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let walk: Vec<String> = std::fs::read_to_string(d.join("p.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(walk.len(), 5);
+    assert_eq!((walk[0].as_str(), walk[4].as_str()), ("c", "d"));
+    // every edge once, in either direction
+    let mut used: Vec<(String, String)> = walk
+        .windows(2)
+        .map(|w| {
+            let (x, y) = (w[0].clone(), w[1].clone());
+            if x < y { (x, y) } else { (y, x) }
+        })
+        .collect();
+    used.sort();
+    let want: Vec<(String, String)> = [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d")]
+        .iter()
+        .map(|(x, y)| (x.to_string(), y.to_string()))
+        .collect();
+    assert_eq!(used, want);
+    // read as directed, the degrees are in and out
+    let e = json_error(&["euler", "g.txt"], &d, "no_solution");
+    assert!(e.contains("vertex `c` has in-degree 1 but out-degree 2"), "{e}");
+    // generated undirected graphs have circuits, verified
+    let out = run(
+        &[
+            "euler",
+            "--generate",
+            "1e4",
+            "--undirected",
+            "--discard",
+            "--json",
+        ],
+        &d,
+    );
+    let v = json(&out);
+    assert_eq!(
+        (v["verified"].clone(), v["undirected"].clone()),
+        (true.into(), true.into())
+    );
+}

@@ -35,9 +35,10 @@ ignored; a first line `source target` is a header), `a -> b, c` adjacency lines,
 lists, Matrix Market .mtx (vertices named by their 1-based indices). # and % start comments.
 Vertices are reported as the file names them.
 
-Graphs are directed multigraphs (NetworkX's MultiDiGraph): parallel edges and self loops
-count. Vertices without edges are ignored by the Euler conditions (NetworkX's is_eulerian is
-False when there are any); a graph without edges has the empty circuit."
+Graphs are directed multigraphs (NetworkX's MultiDiGraph) unless --undirected (euler: a
+MultiGraph): parallel edges and self loops count. Vertices without edges are ignored by the
+Euler conditions (NetworkX's is_eulerian is False when there are any); a graph without edges
+has the empty circuit."
     };
 }
 
@@ -80,6 +81,11 @@ pub(crate) struct EulerArgs {
     /// Find an Euler path (the ±1 degree rule) instead of a circuit.
     #[arg(long, conflicts_with = "sweep")]
     path: bool,
+    /// Read (or generate) the graph as undirected (NetworkX's MultiGraph): every line is an
+    /// edge that can be walked either way; circuits need even degrees, paths run between the
+    /// two odd-degree vertices (from the smaller one, as NetworkX).
+    #[arg(long, conflicts_with = "sweep")]
+    undirected: bool,
     /// Write the vertex sequence here, one vertex name per line (.txt), or - for standard
     /// output (the default, except under --json; a terminal gets at most 10,000 lines unless
     /// -o - is given).
@@ -184,9 +190,70 @@ fn load(file: &Path, format: Option<GraphFormat>) -> Result<Graph> {
     g.with_context(|| format!("reading {}", file.display()))
 }
 
+/// A graph of either kind, as `euler` reads or generates it.
+enum AnyGraph {
+    Directed(Graph),
+    Undirected(graph_core::UndirectedGraph),
+}
+
+impl AnyGraph {
+    fn vertex_label(&self, v: u32) -> String {
+        match self {
+            AnyGraph::Directed(g) => g.vertex_label(v),
+            AnyGraph::Undirected(g) => g.vertex_label(v),
+        }
+    }
+    fn names(&self) -> Option<&graph_core::VertexNames> {
+        match self {
+            AnyGraph::Directed(g) => g.names(),
+            AnyGraph::Undirected(g) => g.names(),
+        }
+    }
+    fn vertex_count(&self) -> usize {
+        match self {
+            AnyGraph::Directed(g) => g.vertex_count(),
+            AnyGraph::Undirected(g) => g.vertex_count(),
+        }
+    }
+    fn edge_count(&self) -> u64 {
+        match self {
+            AnyGraph::Directed(g) => g.edge_count(),
+            AnyGraph::Undirected(g) => g.edge_count(),
+        }
+    }
+    /// An Euler path or circuit where `exec` says.
+    fn trail(&self, path: bool, exec: Exec) -> Result<(EulerTrail, Backend), EulerError> {
+        match (self, path) {
+            (AnyGraph::Directed(g), true) => euler_path(g, exec),
+            (AnyGraph::Directed(g), false) => euler_circuit(g, exec),
+            (AnyGraph::Undirected(g), true) => graph_core::undirected_euler_path(g, None, exec),
+            (AnyGraph::Undirected(g), false) => graph_core::undirected_euler_circuit(g, None, exec),
+        }
+    }
+    /// The independent check of a trail.
+    fn verify(&self, path: bool, t: &EulerTrail) -> bool {
+        match (self, path) {
+            (AnyGraph::Directed(g), true) => is_euler_path(g, t),
+            (AnyGraph::Directed(g), false) => is_euler_circuit(g, t),
+            (AnyGraph::Undirected(g), true) => graph_core::is_undirected_euler_path(g, t),
+            (AnyGraph::Undirected(g), false) => graph_core::is_undirected_euler_circuit(g, t),
+        }
+    }
+}
+
+/// The directed graph `g` with its edges undirected (names kept).
+fn undirected(g: Graph) -> Result<graph_core::UndirectedGraph> {
+    let sources = g.edge_sources();
+    let u = graph_core::UndirectedGraph::from_endpoints(g.vertex_count(), &sources, g.targets())?;
+    Ok(match g.names() {
+        Some(n) => u.with_names(n.clone())?,
+        None => u,
+    })
+}
+
 /// The error with the vertex as the input names it (its name, or its number when the graph
 /// has no names), never the internal 0-based id next to a name.
-fn named(g: &Graph, e: EulerError) -> anyhow::Error {
+fn named(label: &dyn Fn(u32) -> String, e: EulerError) -> anyhow::Error {
     let message = match &e {
         EulerError::Unbalanced {
             vertex,
@@ -194,7 +261,7 @@ fn named(g: &Graph, e: EulerError) -> anyhow::Error {
             out_degree,
         } => format!(
             "no Euler circuit: vertex `{}` has in-degree {in_degree} but out-degree {out_degree}",
-            g.vertex_label(*vertex)
+            label(*vertex)
         ),
         EulerError::PathDegrees {
             vertex,
@@ -203,7 +270,20 @@ fn named(g: &Graph, e: EulerError) -> anyhow::Error {
             reason,
         } => format!(
             "no Euler path: vertex `{}` has in-degree {in_degree} and out-degree {out_degree} ({reason})",
-            g.vertex_label(*vertex)
+            label(*vertex)
+        ),
+        EulerError::OddDegree { vertex, degree } => format!(
+            "no Euler circuit: vertex `{}` has odd degree {degree}",
+            label(*vertex)
+        ),
+        EulerError::TooManyOddVertices {
+            count,
+            vertex,
+            degree,
+        } => format!(
+            "no Euler path: {count} vertices have odd degree, at most 2 may; the third, vertex \
+             `{}`, has degree {degree}",
+            label(*vertex)
         ),
         _ => return anyhow::Error::new(e),
     };
@@ -214,11 +294,15 @@ fn named(g: &Graph, e: EulerError) -> anyhow::Error {
     .into()
 }
 
-fn write_vertices(g: &Graph, t: &EulerTrail, out: &Output) -> Result<()> {
+fn write_vertices(
+    names: Option<&graph_core::VertexNames>,
+    t: &EulerTrail,
+    out: &Output,
+) -> Result<()> {
     let mut w = out.open()?;
     let mut buf = Vec::with_capacity(1 << 16);
     for &v in &t.vertices {
-        match g.names().and_then(|n| n.name(v)) {
+        match names.and_then(|n| n.name(v)) {
             Some(name) => buf.extend_from_slice(name.as_bytes()),
             None => v.write_text(&mut buf),
         }
@@ -252,35 +336,35 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
     let bar = progress(4, "euler", json);
     let started = Instant::now();
     let g = match (&args.file, args.generate) {
-        (Some(f), _) => load(f, args.format)?,
+        (Some(f), _) if args.undirected => AnyGraph::Undirected(undirected(load(f, args.format)?)?),
+        (Some(f), _) => AnyGraph::Directed(load(f, args.format)?),
         (None, Some(m)) => {
             warpath_io::check_memory(
                 &format!("--generate {m}"),
                 m,
-                SWEEP_BYTES_PER_EDGE as f64,
+                SWEEP_BYTES_PER_EDGE as f64 * if args.undirected { 2.0 } else { 1.0 },
                 0,
                 "edges",
             )?;
-            random_euler_graph(m, args.style, args.seed)?
+            if args.undirected {
+                AnyGraph::Undirected(graph_core::random_undirected_euler_graph(
+                    m, args.style, args.seed,
+                )?)
+            } else {
+                AnyGraph::Directed(random_euler_graph(m, args.style, args.seed)?)
+            }
         }
         (None, None) => return Err(usage("give a graph FILE or --generate EDGES")),
     };
     let load_s = started.elapsed().as_secs_f64();
     bar.inc(1);
     let t = Instant::now();
-    let (trail, backend) = if args.path {
-        euler_path(&g, args.backend)
-    } else {
-        euler_circuit(&g, args.backend)
-    }
-    .map_err(|e| named(&g, e))?;
+    let (trail, backend) = g
+        .trail(args.path, args.backend)
+        .map_err(|e| named(&|v| g.vertex_label(v), e))?;
     let seconds = t.elapsed().as_secs_f64();
     bar.inc(1);
-    let verified = if args.path {
-        is_euler_path(&g, &trail)
-    } else {
-        is_euler_circuit(&g, &trail)
-    };
+    let verified = g.verify(args.path, &trail);
     bar.inc(1);
     if let Some(o) = &out {
         guard_terminal(
@@ -289,7 +373,7 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
             is_dash(args.output.as_deref()),
             "--output",
         )?;
-        write_vertices(&g, &trail, o)?;
+        write_vertices(g.names(), &trail, o)?;
     }
     bar.finish_and_clear();
     let kind = if args.path { "path" } else { "circuit" };
@@ -304,6 +388,7 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
                 "n": g.edge_count(),
                 "vertices": g.vertex_count(),
                 "kind": kind,
+                "undirected": args.undirected,
                 "backend": backend,
                 "seconds": seconds,
                 "load_seconds": load_s,
@@ -494,7 +579,11 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
         Ok((_, b)) => (None, b, Some("the reads have no k-mers".to_owned())),
         // A GPU that fails is an error, not "no path".
         Err(EulerError::Gpu(e)) => return Err(e.into()),
-        Err(e) => (None, Backend::Cpu, Some(named(g, e).to_string())),
+        Err(e) => (
+            None,
+            Backend::Cpu,
+            Some(named(&|v| g.vertex_label(v), e).to_string()),
+        ),
     };
     let verified = path.as_ref().is_none_or(|p| is_euler_path(g, p));
     let spelled = path.as_ref().map(|p| graph_core::spell_walk(g, p));
