@@ -649,7 +649,34 @@ fn undirected_euler_circuits_and_paths_as_networkx() {
     assert_eq!(used, want);
     // read as directed, the degrees are in and out
     let e = json_error(&["euler", "g.txt"], &d, "no_solution");
-    assert!(e.contains("vertex `c` has in-degree 1 but out-degree 2"), "{e}");
+    assert!(
+        e.contains("vertex `c` has in-degree 1 but out-degree 2"),
+        "{e}"
+    );
+    // graph --undirected: NetworkX's conditions, an undirected DOT with the path numbered
+    let out = run(
+        &[
+            "graph",
+            "g.txt",
+            "--undirected",
+            "--euler",
+            "--dot",
+            "g.dot",
+            "--json",
+        ],
+        &d,
+    );
+    let v = json(&out);
+    assert_eq!(v["euler_circuit"], false, "{v}");
+    assert_eq!(
+        (v["euler_path"].clone(), v["weak_components"].clone()),
+        (true.into(), 1.into())
+    );
+    let dot = std::fs::read_to_string(d.join("g.dot")).unwrap();
+    assert!(
+        dot.starts_with("graph ") && dot.matches(" -- ").count() == 4,
+        "{dot}"
+    );
     // generated undirected graphs have circuits, verified
     let out = run(
         &[

@@ -154,6 +154,10 @@ pub(crate) struct GraphArgs {
     /// Draw a spanning forest in bold.
     #[arg(long)]
     spanning_tree: bool,
+    /// Read the graph as undirected (NetworkX's MultiGraph): components are connected
+    /// components, the Euler conditions are NetworkX's for MultiGraphs, DOT is `graph { a -- b }`.
+    #[arg(long)]
+    undirected: bool,
 }
 
 /// Arguments of `warpath debruijn-graph`.
@@ -458,15 +462,45 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
         }
         warnings.push(w);
     }
-    let weak = graph_core::edge_component_count(&g);
-    let strong = graph_core::strongly_connected_components(&g).count;
-    let circuit = graph_core::check_euler_circuit_conditions(&g);
-    let path = graph_core::euler_path_endpoints(&g);
+    let u = if args.undirected {
+        Some(undirected(g.clone())?)
+    } else {
+        None
+    };
+    // Whether there is an Euler circuit / path, or why not (vertices named as in the file).
+    let reason =
+        |r: Result<(), EulerError>| r.map_err(|e| named(&|v| g.vertex_label(v), e).to_string());
+    let (weak, strong, circuit, path) = match &u {
+        None => (
+            graph_core::edge_component_count(&g),
+            Some(graph_core::strongly_connected_components(&g).count),
+            reason(graph_core::check_euler_circuit_conditions(&g).map(|_| ())),
+            reason(graph_core::euler_path_endpoints(&g).map(|_| ())),
+        ),
+        Some(u) => {
+            // Components with at least one edge, as for directed graphs.
+            let c = graph_core::connected_components(u);
+            let mut with_edges = vec![false; c.count as usize];
+            for (a, _) in u.edges() {
+                with_edges[c.labels[a as usize] as usize] = true;
+            }
+            (
+                with_edges.iter().filter(|&&x| x).count() as u64,
+                None,
+                reason(graph_core::undirected_euler_circuit(u, None, Exec::Cpu).map(|_| ())),
+                reason(graph_core::undirected_euler_path(u, None, Exec::Cpu).map(|_| ())),
+            )
+        }
+    };
     let trail = if args.euler && g.edge_count() > 0 {
+        let any = match u.clone() {
+            Some(u) => AnyGraph::Undirected(u),
+            None => AnyGraph::Directed(g.clone()),
+        };
         if circuit.is_ok() {
-            Some(euler_circuit(&g, Exec::Auto)?.0)
+            Some(any.trail(false, Exec::Auto)?.0)
         } else if path.is_ok() {
-            Some(euler_path(&g, Exec::Auto)?.0)
+            Some(any.trail(true, Exec::Auto)?.0)
         } else {
             None
         }
@@ -481,7 +515,10 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             spanning_tree: args.spanning_tree,
         };
         let mut w = o.open()?;
-        graph_core::write_dot(&g, &opts, &mut w)?;
+        match &u {
+            Some(u) => graph_core::write_dot_undirected(u, &opts, &mut w)?,
+            None => graph_core::write_dot(&g, &opts, &mut w)?,
+        }
         w.finish()?;
     }
     let rendered = match (&args.dot, &args.render) {
@@ -489,8 +526,8 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
         _ => None,
     };
     let seconds = started.elapsed().as_secs_f64();
-    let why = |r: &Result<_, graph_core::EulerError>| match r {
-        Ok(_) => "yes".to_owned(),
+    let why = |r: &Result<(), String>| match r {
+        Ok(()) => "yes".to_owned(),
         Err(e) => format!("no ({e})"),
     };
     if json {
@@ -499,6 +536,7 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             serde_json::json!({
                 "n": g.edge_count(),
                 "vertices": g.vertex_count(),
+                "undirected": args.undirected,
                 "weak_components": weak,
                 "strong_components": strong,
                 "euler_circuit": circuit.is_ok(),
@@ -519,10 +557,15 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             g.vertex_count(),
             g.edge_count()
         );
-        println!("  weakly connected components (with edges): {weak}");
-        println!("  strongly connected components: {strong}");
-        println!("  Euler circuit: {}", why(&circuit.map(|_| ())));
-        println!("  Euler path: {}", why(&path.map(|_| ())));
+        match strong {
+            Some(strong) => {
+                println!("  weakly connected components (with edges): {weak}");
+                println!("  strongly connected components: {strong}");
+            }
+            None => println!("  connected components (with edges): {weak}"),
+        }
+        println!("  Euler circuit: {}", why(&circuit));
+        println!("  Euler path: {}", why(&path));
         if let Some(p) = dot_out.as_ref().and_then(Output::path) {
             println!("  DOT written to {}", p.display());
         }
