@@ -587,6 +587,20 @@ fn fhn_plots_are_real_png_with_a_heat_map_beside() {
     assert!(note.contains("16667 of 50000 points shown"), "{note}");
     let svg = std::fs::read_to_string(d.join("k.svg")).unwrap();
     assert!(svg.contains("16667 of 50000 points shown"));
+    // axis labels come from the data's header
+    std::fs::write(
+        d.join("hw.csv"),
+        "height,weight\n170,65\n181,80\n160,50\n175,70\n",
+    )
+    .unwrap();
+    let out = run(&["kmeans", "hw.csv", "--k", "2", "--plot", "hw.svg"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(d.join("hw.svg")).unwrap();
+    assert!(
+        svg.contains("\nheight\n") && svg.contains("\nweight\n"),
+        "no axis labels"
+    );
+    assert!(!svg.contains("points shown"), "4 points are not subsampled");
 }
 
 #[test]
