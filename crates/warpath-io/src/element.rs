@@ -31,6 +31,10 @@ macro_rules! le_methods {
         fn read_le(b: &[u8]) -> Self {
             <$t>::from_le_bytes(b.try_into().expect("element size"))
         }
+        #[inline]
+        fn default_value() -> Self {
+            <$t>::default()
+        }
     };
 }
 
@@ -59,6 +63,8 @@ pub trait Element:
     fn write_le(self, out: &mut Vec<u8>);
     /// The value of little-endian bytes (`b.len()` is the type's size).
     fn read_le(b: &[u8]) -> Self;
+    /// Zero (`false`), to fill buffers before they are written.
+    fn default_value() -> Self;
 }
 
 fn refuse_float_to_int(d: Dtype, name: &str) -> Result<(), String> {
@@ -227,6 +233,9 @@ impl Element for bool {
     }
     fn read_le(b: &[u8]) -> Self {
         b[0] != 0
+    }
+    fn default_value() -> Self {
+        false
     }
 }
 

@@ -390,26 +390,30 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
                 })
         })
         .collect();
+    // The first error in file order wins; then the pieces are copied into place in parallel.
     let mut rows = first_rows;
-    let mut cols = cols;
-    let total: usize = pieces
-        .iter()
-        .map(|p| p.as_ref().map_or(0, |p| p.0.len()))
-        .sum();
-    data.reserve_exact(total);
+    let mut parts = Vec::with_capacity(pieces.len());
     for p in pieces {
         let (values, r, c) = p.map_err(|f| to_error(text, f))?;
-        if let (Some(have), Some(got)) = (cols, c)
-            && have != got
-        {
-            // Only possible when the first data row came from this piece (no header, cols
-            // unknown before): report it at the piece's first row.
-            return Err(IoError::Format(format!("rows of {got} and {have} values")));
-        }
-        cols = cols.or(c);
+        // cols is known from the first data row, so every piece was checked against it.
+        debug_assert!(c.is_none() || c == cols);
         rows += r;
-        data.extend_from_slice(&values);
+        parts.push(values);
     }
+    let head = data.len();
+    let total = head + parts.iter().map(Vec::len).sum::<usize>();
+    data.resize(total, T::default_value());
+    let mut rest = &mut data[head..];
+    let mut slots = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let (slot, tail) = rest.split_at_mut(part.len());
+        slots.push(slot);
+        rest = tail;
+    }
+    slots
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(slot, part)| slot.copy_from_slice(part));
     Ok(Table {
         rows,
         cols: cols.unwrap_or(0),
