@@ -10,15 +10,25 @@ use crate::{Graph, GraphError, VertexNames};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphFormat {
     /// One edge per line, `a b` (whitespace or a comma between the two names); `#` and `%`
-    /// lines are comments. Names are arbitrary tokens, numbered in order of appearance.
+    /// lines are comments. Names are arbitrary tokens, numbered in order of appearance; when
+    /// every name is a plain non-negative integer and the largest is below twice the number
+    /// of edge ends (or 65,536), vertex `v` is the file's `v` and skipped ids are vertices
+    /// without edges (as igraph reads numeric edge lists).
+    /// NetworkX's dialects read as NetworkX writes them: extra columns (`a b 3.5`, weights)
+    /// and an attribute dict (`a b {}`, `a b {'weight': 2}`) are ignored, and a first line
+    /// `source target` (or `source,target,...`, `from to`, `src dst`, `node1 node2`, any
+    /// case) is a header, not an edge.
     EdgeList,
     /// One vertex per line, `a -> b, c, d` (its out-neighbours; `a ->` for none).
     Adjacency,
-    /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids.
-    /// Ids are numbered in order of appearance; the original ids become the vertex names.
+    /// A SNAP edge list: `# comment` lines, then `from<TAB>to` with non-negative integer ids
+    /// (extra columns ignored, leading zeros dropped). Ids are numbered as in
+    /// [`GraphFormat::EdgeList`]: by value when dense, else in order of appearance, the
+    /// original ids as names.
     Snap,
     /// Matrix Market `coordinate` (`pattern`, `integer` or `real` values, which are ignored;
-    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`.
+    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`; vertex `v` is
+    /// named `v + 1`, the file's 1-based index.
     MatrixMarket,
 }
 
@@ -130,37 +140,383 @@ fn is_comment(t: &str) -> bool {
     t.is_empty() || t.starts_with('#') || t.starts_with('%')
 }
 
-fn read_pairs<R: BufRead>(input: R, snap: bool) -> Result<Graph, GraphError> {
-    let mut b = Builder::new();
+fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    parse_pairs(&bytes, snap)
+}
+
+/// First-line headers of edge-list tables (pandas / NetworkX `to_pandas_edgelist` exports).
+const HEADERS: [(&str, &str); 6] = [
+    ("source", "target"),
+    ("from", "to"),
+    ("src", "dst"),
+    ("source_node", "target_node"),
+    ("node1", "node2"),
+    ("tail", "head"),
+];
+
+/// Inputs at least this large are tokenised on every core.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// One edge: the byte ranges (start, length) of its two names.
+#[derive(Clone, Copy)]
+struct EdgeTokens {
+    a: (usize, u32),
+    b: (usize, u32),
+}
+
+impl EdgeTokens {
+    fn name(b: &[u8], (s, l): (usize, u32)) -> &[u8] {
+        &b[s..s + l as usize]
+    }
+}
+
+/// Where a chunk failed: the byte offset of the line and what was expected (`expected` is
+/// empty when a name is not an integer on the integer pass: not an error, another pass).
+struct PairFail {
+    offset: usize,
+    expected: &'static str,
+}
+
+/// What the tokeniser collects: the names' byte ranges, or their values when every name is a
+/// canonical integer.
+trait PairSink {
+    /// Takes one edge's names `b[a.0..a.1]`, `b[c.0..c.1]`; `false` stops the pass.
+    fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool;
+}
+
+impl PairSink for Vec<EdgeTokens> {
+    fn take(&mut self, _: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+        self.push(EdgeTokens {
+            a: (a.0, (a.1 - a.0) as u32),
+            b: (c.0, (c.1 - c.0) as u32),
+        });
+        true
+    }
+}
+
+impl PairSink for Vec<(u64, u64)> {
+    fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+        match (canonical_int(&b[a.0..a.1]), canonical_int(&b[c.0..c.1])) {
+            (Some(x), Some(y)) => {
+                self.push((x, y));
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[inline(always)]
+fn is_sep(c: u8) -> bool {
+    c == b' ' || c == b'\t' || c == b',' || c == b'\r'
+}
+
+#[inline(always)]
+fn hash_bytes(b: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(b);
+    h.finish()
+}
+
+/// The name token `b[s..e]` of a SNAP id: digits only, leading zeros dropped (`007` is `7`).
+fn snap_id(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
+    if s == e || !b[s..e].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut s = s;
+    while s + 1 < e && b[s] == b'0' {
+        s += 1;
+    }
+    Some((s, e))
+}
+
+/// Tokenises the lines of `b[start..end]` (whole lines; offsets are into `b`).
+fn tokenize_pairs(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    snap: bool,
+    header_allowed: bool,
+    out: &mut impl PairSink,
+) -> Result<(), PairFail> {
     let expected = if snap {
         "two non-negative integer vertex ids `from to`"
     } else {
         "two vertex names `a b`"
     };
-    for_lines(input, |no, line| {
-        let t = line.trim();
-        if is_comment(t) {
-            return Ok(());
+    let mut i = start;
+    let mut first = header_allowed;
+    while i < end {
+        let line_start = i;
+        let line_end = b[i..end]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(end, |p| i + p);
+        i = line_end + 1;
+        let mut p = line_start;
+        while p < line_end && is_sep(b[p]) {
+            p += 1;
         }
-        let mut it = t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|s| !s.is_empty());
-        let (Some(a), Some(c), None) = (it.next(), it.next(), it.next()) else {
-            return Err(parse_err(no, expected, line));
+        if p == line_end || b[p] == b'#' || b[p] == b'%' {
+            continue;
+        }
+        let token = |p: &mut usize| {
+            let s = *p;
+            while *p < line_end && !is_sep(b[*p]) {
+                *p += 1;
+            }
+            let e = *p;
+            while *p < line_end && is_sep(b[*p]) {
+                *p += 1;
+            }
+            (s, e)
         };
-        let (a, c) = if snap {
-            let p = |s: &str| s.parse::<u64>().map_err(|_| parse_err(no, expected, line));
-            (p(a)?.to_string(), p(c)?.to_string())
+        let (sa, ea) = token(&mut p);
+        if p == line_end || b[p] == b'{' {
+            return Err(PairFail {
+                offset: line_start,
+                expected,
+            });
+        }
+        let (sb, eb) = token(&mut p);
+        // The rest of the line: extra columns or an attribute dict, ignored.
+        if first {
+            first = false;
+            let (x, y) = (&b[sa..ea], &b[sb..eb]);
+            if HEADERS.iter().any(|(h, t)| {
+                x.eq_ignore_ascii_case(h.as_bytes()) && y.eq_ignore_ascii_case(t.as_bytes())
+            }) {
+                continue;
+            }
+        }
+        let ((sa, ea), (sb, eb)) = if snap {
+            match (snap_id(b, sa, ea), snap_id(b, sb, eb)) {
+                (Some(x), Some(y)) => (x, y),
+                _ => {
+                    return Err(PairFail {
+                        offset: line_start,
+                        expected,
+                    });
+                }
+            }
         } else {
-            (a.to_owned(), c.to_owned())
+            ((sa, ea), (sb, eb))
         };
-        let s = b.names.intern(&a)?;
-        let d = b.names.intern(&c)?;
-        b.sources.push(s);
-        b.targets.push(d);
-        Ok(())
-    })?;
-    b.finish()
+        let long = |len: usize| u32::try_from(len).is_err();
+        if long(ea - sa) || long(eb - sb) {
+            return Err(PairFail {
+                offset: line_start,
+                expected: "vertex names shorter than 4 GiB",
+            });
+        }
+        if !out.take(b, (sa, ea), (sb, eb)) {
+            return Err(PairFail {
+                offset: line_start,
+                expected: "",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// 1-based line of byte `offset`.
+fn line_of(b: &[u8], offset: usize) -> usize {
+    b[..offset.min(b.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+fn line_text(b: &[u8], offset: usize) -> String {
+    let end = b[offset..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| offset + p);
+    String::from_utf8_lossy(&b[offset..end]).into_owned()
+}
+
+/// The value of a name that is a canonical decimal integer (no sign, no leading zero, at most
+/// 19 digits), so that equal values are equal names.
+#[inline]
+fn canonical_int(t: &[u8]) -> Option<u64> {
+    if t.is_empty() || t.len() > 19 || (t[0] == b'0' && t.len() > 1) {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in t {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u64;
+    }
+    Some(v)
+}
+
+/// Reads an edge list (or SNAP file) from memory. Lines are tokenised in parallel (pieces of
+/// whole lines). Names are numbered in order of appearance: when every name is a canonical
+/// integer, by their values (a first-occurrence pass over a dense table, or a hash map of
+/// integers when the values are sparse); otherwise by hashing the names (in parallel) and
+/// one pass over a hash table of the precomputed hashes.
+fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
+    let threads = rayon::current_num_threads();
+    let mut starts = vec![0usize];
+    if b.len() >= PARALLEL_MIN_BYTES && threads > 1 {
+        let step = b.len() / (threads * 4);
+        let mut at = step;
+        while at < b.len() {
+            match b[at..].iter().position(|&c| c == b'\n') {
+                Some(p) if at + p + 1 < b.len() => {
+                    starts.push(at + p + 1);
+                    at += p + 1 + step;
+                }
+                _ => break,
+            }
+        }
+    }
+    // A header can only be the first data line: the first piece's. First pass: every name a
+    // canonical integer (the common case, no hashing of text); else a pass over byte ranges.
+    fn pass<S: PairSink + Default + Send>(
+        b: &[u8],
+        starts: &[usize],
+        snap: bool,
+    ) -> Result<Vec<S>, PairFail> {
+        use rayon::prelude::*;
+        starts
+            .par_iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let e = starts.get(k + 1).copied().unwrap_or(b.len());
+                let mut out = S::default();
+                tokenize_pairs(b, s, e, snap, k == 0, &mut out).map(|()| out)
+            })
+            .collect()
+    }
+    let fail = |f: PairFail| parse_err(line_of(b, f.offset), f.expected, &line_text(b, f.offset));
+    let (sources, targets, names) = match pass::<Vec<(u64, u64)>>(b, &starts, snap) {
+        Ok(pieces) => intern_integers(&pieces.concat())?,
+        Err(f) if !f.expected.is_empty() => return Err(fail(f)),
+        Err(_) => {
+            let pieces = pass::<Vec<EdgeTokens>>(b, &starts, snap).map_err(fail)?;
+            intern_names(b, &pieces.concat())?
+        }
+    };
+    match names {
+        Names::Identity(n) => Graph::from_sources_targets(n, &sources, &targets),
+        Names::Given(names) => Graph::from_sources_targets(names.len(), &sources, &targets)?
+            .with_names(VertexNames::from_names(names)?),
+    }
+}
+
+/// The vertices' names: their numbers themselves (integer names `0..n`, all present), or
+/// names by vertex number.
+enum Names {
+    Identity(usize),
+    Given(Vec<String>),
+}
+
+/// Edge endpoints by vertex number, and the names of the vertices.
+type Interned = (Vec<u32>, Vec<u32>, Names);
+
+fn too_many_vertices(count: usize) -> GraphError {
+    GraphError::TooLarge {
+        what: "vertices",
+        count: count as u128,
+        max: u32::MAX as u128 - 1,
+    }
+}
+
+/// Numbers integer names: by their values when they are dense (the largest below twice the
+/// number of endpoints, or 65,536): vertex `v` is the file's `v`, ids the file skips are
+/// vertices without edges (as igraph reads numeric edge lists); sparse values are numbered in
+/// order of appearance through a hash map of integers.
+fn intern_integers(pairs: &[(u64, u64)]) -> Result<Interned, GraphError> {
+    use rayon::prelude::*;
+    let max = pairs.par_iter().map(|&(a, c)| a.max(c)).max().unwrap_or(0);
+    let tokens = pairs.len() as u64 * 2;
+    if pairs.is_empty() {
+        return Ok((Vec::new(), Vec::new(), Names::Identity(0)));
+    }
+    if max < tokens.saturating_mul(2).max(1 << 16) && max < u32::MAX as u64 - 1 {
+        let sources = pairs.par_iter().map(|&(a, _)| a as u32).collect();
+        let targets = pairs.par_iter().map(|&(_, c)| c as u32).collect();
+        return Ok((sources, targets, Names::Identity(max as usize + 1)));
+    }
+    let mut map: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    let mut order = Vec::new();
+    let mut sources = Vec::with_capacity(pairs.len());
+    let mut targets = Vec::with_capacity(pairs.len());
+    for &(a, c) in pairs {
+        for (v, out) in [(a, &mut sources), (c, &mut targets)] {
+            let next = order.len();
+            let id = *map.entry(v).or_insert_with(|| next as u32);
+            if id as usize == next {
+                if next >= u32::MAX as usize - 1 {
+                    return Err(too_many_vertices(next + 1));
+                }
+                order.push(v);
+            }
+            out.push(id);
+        }
+    }
+    let names = order.par_iter().map(u64::to_string).collect();
+    Ok((sources, targets, Names::Given(names)))
+}
+
+/// Numbers arbitrary names in order of appearance: hashes computed in parallel, then one pass
+/// over a hash table of them.
+fn intern_names(b: &[u8], tokens: &[EdgeTokens]) -> Result<Interned, GraphError> {
+    use rayon::prelude::*;
+    let hashes: Vec<(u64, u64)> = tokens
+        .par_iter()
+        .map(|t| {
+            (
+                hash_bytes(EdgeTokens::name(b, t.a)),
+                hash_bytes(EdgeTokens::name(b, t.b)),
+            )
+        })
+        .collect();
+    let m = tokens.len();
+    let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    let mut spans: Vec<(usize, u32)> = Vec::new();
+    let mut name_hashes: Vec<u64> = Vec::new();
+    let mut sources = Vec::with_capacity(m);
+    let mut targets = Vec::with_capacity(m);
+    let mut intern = |span: (usize, u32), h: u64| -> Result<u32, GraphError> {
+        let name = EdgeTokens::name(b, span);
+        if let Some(&id) = table.find(h, |&id| EdgeTokens::name(b, spans[id as usize]) == name) {
+            return Ok(id);
+        }
+        if std::str::from_utf8(name).is_err() {
+            let off = span.0;
+            let ls = b[..off]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            return Err(parse_err(line_of(b, off), "UTF-8 text", &line_text(b, ls)));
+        }
+        if spans.len() >= u32::MAX as usize - 1 {
+            return Err(too_many_vertices(spans.len() + 1));
+        }
+        let id = spans.len() as u32;
+        spans.push(span);
+        name_hashes.push(h);
+        table.insert_unique(h, id, |&id| name_hashes[id as usize]);
+        Ok(id)
+    };
+    for (t, &(ha, hb)) in tokens.iter().zip(&hashes) {
+        sources.push(intern(t.a, ha)?);
+        targets.push(intern(t.b, hb)?);
+    }
+    // Checked above: every name is UTF-8.
+    let names = spans
+        .par_iter()
+        .map(|&span| String::from_utf8_lossy(EdgeTokens::name(b, span)).into_owned())
+        .collect();
+    Ok((sources, targets, Names::Given(names)))
 }
 
 fn read_adjacency<R: BufRead>(input: R) -> Result<Graph, GraphError> {
@@ -312,7 +668,11 @@ fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
             "end of file",
         ));
     }
-    Graph::from_sources_targets(n as usize, &src, &dst)
+    let g = Graph::from_sources_targets(n as usize, &src, &dst)?;
+    // Vertices are named as the file numbers them (1-based), so messages and outputs use the
+    // file's ids.
+    let names = (1..=n).map(|i| i.to_string()).collect();
+    g.with_names(VertexNames::from_names(names)?)
 }
 
 /// Guesses a file's format: `.mtx` or a `%%MatrixMarket` first line is Matrix Market; a first
@@ -424,22 +784,115 @@ mod tests {
         assert_eq!(g.vertex_label(0), "x");
         assert_eq!(g.successors(0), &[1]);
         assert_eq!(
-            line_of(rd("a b\na b c\n", GraphFormat::EdgeList).unwrap_err()),
+            line_of(rd("a b\na\n", GraphFormat::EdgeList).unwrap_err()),
             2
         );
         let g = rd(
-            "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\n",
+            "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\t0.5\n",
             GraphFormat::Snap,
         )
         .unwrap();
-        assert_eq!(g.vertex_count(), 3);
+        // dense integer ids: vertex v is the file's v (ids 2..6 have no edges)
+        assert_eq!(g.vertex_count(), 8);
         assert_eq!(g.edge_count(), 3);
-        assert_eq!(g.vertex_label(2), "7");
+        assert_eq!(g.vertex_label(7), "7");
+        assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 7), (7, 0)]);
+        // sparse ids: numbered in order of appearance, named by the file's ids
+        let g = rd("5000000000 7\n7 5000000000\n", GraphFormat::Snap).unwrap();
+        assert_eq!(g.vertex_count(), 2);
+        assert_eq!(
+            (g.vertex_label(0), g.vertex_label(1)),
+            ("5000000000".into(), "7".into())
+        );
         assert_eq!(
             line_of(rd("0\t1\n1\tx\n", GraphFormat::Snap).unwrap_err()),
             2
         );
         assert_eq!(line_of(rd("0\t-1\n", GraphFormat::Snap).unwrap_err()), 1);
+    }
+
+    /// NetworkX's `write_edgelist` (data=True, data=False, data=["weight"]) and pandas
+    /// exports read as NetworkX reads them.
+    #[test]
+    fn networkx_dialects() {
+        let want = vec![(0, 1), (1, 2), (2, 0)];
+        for text in [
+            "a b {}\nb c {}\nc a {}\n",
+            "a b {'weight': 3}\nb c {'weight': 1.5, 'color': 'red'}\nc a {}\n",
+            "a b 3\nb c 1.5\nc a 0\n",
+            "a b 3 red\nb c 1 blue\nc a 0 x\n",
+            "source,target\na,b\nb,c\nc,a\n",
+            "Source\tTarget\tweight\na\tb\t1\nb\tc\t2\nc\ta\t3\n",
+            "from to\na b\nb c\nc a\n",
+            "# made by NetworkX\nsource target\na b\r\nb c\r\nc a\r\n",
+        ] {
+            let g = rd(text, GraphFormat::EdgeList).unwrap();
+            assert_eq!(g.edges().collect::<Vec<_>>(), want, "{text:?}");
+            assert_eq!(
+                (g.vertex_label(0), g.vertex_label(2)),
+                ("a".into(), "c".into())
+            );
+        }
+        // a header only on the first data line; elsewhere `source target` is an edge
+        let g = rd("a b\nsource target\n", GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.vertex_count(), 4);
+        // one name, or a dict where the second name should be, is an error with its line
+        assert_eq!(
+            line_of(rd("a b\nc {}\n", GraphFormat::EdgeList).unwrap_err()),
+            2
+        );
+        assert_eq!(
+            line_of(rd("a b {}\n\nc\n", GraphFormat::EdgeList).unwrap_err()),
+            3
+        );
+        // empty and comment-only inputs are edgeless graphs
+        assert_eq!(rd("", GraphFormat::EdgeList).unwrap().vertex_count(), 0);
+        assert_eq!(
+            rd("# x\n% y\n\n", GraphFormat::EdgeList)
+                .unwrap()
+                .edge_count(),
+            0
+        );
+        let g = rd("source target\n", GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.vertex_count(), 0);
+    }
+
+    /// Large inputs are tokenised in pieces on every core: the same graph, the same names in
+    /// the same order, errors at their own line.
+    #[test]
+    fn parallel_reading_matches_order_of_appearance() {
+        let m = 120_000u64;
+        let mut text = String::from("source,target,weight\n");
+        for i in 0..m {
+            // names appear in a scrambled order; ids differ from positions
+            let a = (i * 7919) % m;
+            let b = (i * 104_729 + 1) % m;
+            text.push_str(&format!("v{a},v{b},{i}\n"));
+        }
+        assert!(text.len() > PARALLEL_MIN_BYTES);
+        let g = rd(&text, GraphFormat::EdgeList).unwrap();
+        assert_eq!(g.edge_count(), m);
+        // the reference: interning line by line
+        let mut names = VertexNames::new();
+        let mut edges = Vec::new();
+        for line in text.lines().skip(1) {
+            let mut it = line.split(',');
+            let a = names.intern(it.next().unwrap()).unwrap();
+            let b = names.intern(it.next().unwrap()).unwrap();
+            edges.push((a, b));
+        }
+        let want = Graph::from_edges(names.len(), &edges).unwrap();
+        assert_eq!(g.offsets(), want.offsets());
+        assert_eq!(g.targets(), want.targets());
+        for v in [0u32, 1, 1000, names.len() as u32 - 1] {
+            assert_eq!(g.vertex_label(v), names.name(v).unwrap());
+        }
+        let bad = text
+            .replacen("v0,", "v0 ", 1)
+            .replacen(",5\n", "\nlonely\n", 1);
+        let e = rd(&bad, GraphFormat::EdgeList).unwrap_err();
+        let want_line = bad.lines().position(|l| l == "lonely").unwrap() + 1;
+        assert_eq!(line_of(e), want_line);
     }
 
     #[test]
@@ -480,6 +933,11 @@ mod tests {
             "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 3\n1 2\n2 3\n3 1\n";
         let g = rd(s, GraphFormat::MatrixMarket).unwrap();
         assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 2), (2, 0)]);
+        // vertices carry the file's 1-based ids as names
+        assert_eq!(
+            (g.vertex_label(0), g.vertex_label(2)),
+            ("1".into(), "3".into())
+        );
         let s = "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 2 0.5\n2 2 1\n";
         let g = rd(s, GraphFormat::MatrixMarket).unwrap();
         assert_eq!(g.edge_count(), 3);

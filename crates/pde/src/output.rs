@@ -4,7 +4,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ndarray::{Array1, Array2};
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use warpath_io::plot::Figure;
 
 use crate::{PdeError, Simulation};
 
@@ -64,8 +66,87 @@ pub fn write_snapshots(sim: &Simulation, dir: &Path) -> Result<Vec<PathBuf>, Pde
     Ok(files)
 }
 
+/// `v` (solid) and `w` (dashed) against `x` at up to `curves` snapshot times.
+struct Profiles<'a> {
+    sim: &'a Simulation,
+    curves: usize,
+}
+
+impl Figure for Profiles<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let sim = self.sim;
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let (lo, hi) = sim
+            .v
+            .iter()
+            .chain(&sim.w)
+            .flatten()
+            .filter(|x| x.is_finite())
+            .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+        let (lo, hi) = if lo < hi {
+            (lo - 0.05, hi + 0.05)
+        } else {
+            (-0.5, 1.5)
+        };
+        let xmax = sim.x.last().copied().unwrap_or(1.0).max(1e-12);
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                format!(
+                    "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes",
+                    sim.x.len()
+                ),
+                ("sans-serif", 20),
+            )
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(45)
+            .build_cartesian_2d(0.0..xmax, lo..hi)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("x")
+            .y_desc("v, w")
+            .draw()
+            .map_err(e)?;
+        let k = sim.times.len();
+        let curves = self.curves.clamp(1, k.max(1));
+        for c in 0..curves {
+            let idx = if curves == 1 {
+                k - 1
+            } else {
+                c * (k - 1) / (curves - 1)
+            };
+            let color = Palette99::pick(c).to_rgba();
+            chart
+                .draw_series(LineSeries::new(
+                    sim.x.iter().copied().zip(sim.v[idx].iter().copied()),
+                    color.stroke_width(2),
+                ))
+                .map_err(e)?
+                .label(format!("t = {:.1}", sim.times[idx]))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            let pts: Vec<(f64, f64)> = sim
+                .x
+                .iter()
+                .copied()
+                .zip(sim.w[idx].iter().copied())
+                .collect();
+            chart
+                .draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(1)))
+                .map_err(e)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(e)?;
+        Ok(())
+    }
+}
+
 /// Plots `v` (solid) and `w` (dashed) against `x` at up to `curves` snapshot times spread
-/// over the run, as an SVG file.
+/// over the run; `.svg` or `.png` by the extension (warpath-io's renderer).
 ///
 /// # Complexity
 /// `O(curves * n)`.
@@ -78,151 +159,39 @@ pub fn write_snapshots(sim: &Simulation, dir: &Path) -> Result<Vec<PathBuf>, Pde
 /// let sim = simulate(Scenario::Gaussian, p, Scheme::Explicit, Exec::Cpu, 4, &mut |_, _| {})?;
 /// let dir = std::env::temp_dir();
 /// plot_profiles(&sim, &dir.join("pde-doc-profiles.svg"), 3)?;
-/// plot_heatmap(&sim, &dir.join("pde-doc-heatmap.svg"))?;
+/// plot_heatmap(&sim, &dir.join("pde-doc-heatmap.png"))?;
 /// # Ok::<(), pde::PdeError>(())
 /// ```
 ///
 /// # Errors
-/// [`PdeError::Output`] when drawing or writing fails.
+/// [`PdeError::Output`] when drawing or writing fails or the extension is not `.svg`/`.png`.
 pub fn plot_profiles(sim: &Simulation, path: &Path, curves: usize) -> Result<(), PdeError> {
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(out_err)?;
-    let (lo, hi) = sim
-        .v
-        .iter()
-        .chain(&sim.w)
-        .flatten()
-        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-    let (lo, hi) = if lo < hi {
-        (lo - 0.05, hi + 0.05)
-    } else {
-        (-0.5, 1.5)
-    };
-    let xmax = sim.x.last().copied().unwrap_or(1.0);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes",
-                sim.x.len()
-            ),
-            ("sans-serif", 20),
-        )
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0.0..xmax, lo..hi)
-        .map_err(out_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("x")
-        .y_desc("v, w")
-        .draw()
-        .map_err(out_err)?;
-    let k = sim.times.len();
-    let curves = curves.clamp(1, k.max(1));
-    for c in 0..curves {
-        let idx = if curves == 1 {
-            k - 1
-        } else {
-            c * (k - 1) / (curves - 1)
-        };
-        let color = Palette99::pick(c).to_rgba();
-        let v = &sim.v[idx];
-        chart
-            .draw_series(LineSeries::new(
-                sim.x.iter().copied().zip(v.iter().copied()),
-                color.stroke_width(2),
-            ))
-            .map_err(out_err)?
-            .label(format!("t = {:.1}", sim.times[idx]))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        let w = &sim.w[idx];
-        // dashed: draw every other segment
-        let pts: Vec<(f64, f64)> = sim.x.iter().copied().zip(w.iter().copied()).collect();
-        chart
-            .draw_series(
-                pts.windows(2)
-                    .enumerate()
-                    .filter(|(i, _)| (i / 3) % 2 == 0)
-                    .map(|(_, s)| PathElement::new(vec![s[0], s[1]], color.stroke_width(1))),
-            )
-            .map_err(out_err)?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(out_err)?;
-    root.present().map_err(out_err)?;
-    Ok(())
+    warpath_io::plot::render(path, (900, 500), &Profiles { sim, curves }).map_err(out_err)
 }
 
-/// Plots a space–time heat map of `v` (x across, t upwards) as an SVG file (at most about
-/// 300 columns and 300 rows, so the file stays small).
+/// Plots a space–time heat map of `v` (x across, t upwards) in viridis with a colour bar;
+/// `.svg` or `.png` by the extension. Large runs are drawn at most about 400 cells across and
+/// up, so files stay small.
 ///
 /// # Complexity
-/// `O(min(snapshots, 300) * min(n, 300))` rectangles.
+/// `O(min(snapshots, 400) * min(n, 400))` rectangles.
 ///
 /// # Examples
 /// See [`plot_profiles`].
 ///
 /// # Errors
-/// [`PdeError::Output`] when drawing or writing fails.
+/// [`PdeError::Output`] when drawing or writing fails or the extension is not `.svg`/`.png`.
 pub fn plot_heatmap(sim: &Simulation, path: &Path) -> Result<(), PdeError> {
-    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
-    root.fill(&WHITE).map_err(out_err)?;
-    let xmax = sim.x.last().copied().unwrap_or(1.0);
-    let tmax = sim.times.last().copied().unwrap_or(1.0).max(1e-12);
-    let mut chart = ChartBuilder::on(&root)
-        .caption("v(x, t)", ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0.0..xmax, 0.0..tmax)
-        .map_err(out_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("x")
-        .y_desc("t")
-        .disable_mesh()
-        .draw()
-        .map_err(out_err)?;
-    // At most ~300 columns so the SVG stays small.
-    let n = sim.x.len();
-    let step = n.div_ceil(300).max(1);
-    let (lo, hi) = sim
-        .v
-        .iter()
-        .flatten()
-        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    let k = sim.times.len();
-    // At most ~300 rows as well.
-    let rows: Vec<usize> = (0..k).step_by(k.div_ceil(300).max(1)).collect();
-    let mut cells = Vec::new();
-    for (ri, &r) in rows.iter().enumerate() {
-        let t0 = if ri == 0 {
-            0.0
-        } else {
-            0.5 * (sim.times[rows[ri - 1]] + sim.times[r])
-        };
-        let t1 = if ri + 1 == rows.len() {
-            tmax
-        } else {
-            0.5 * (sim.times[r] + sim.times[rows[ri + 1]])
-        };
-        for i in (0..n).step_by(step) {
-            let x0 = sim.x[i];
-            let x1 = sim.x[(i + step).min(n - 1)].max(x0 + 1e-12);
-            let u = ((sim.v[r][i] - lo) / span).clamp(0.0, 1.0);
-            let color = HSLColor(0.66 * (1.0 - u), 0.9, 0.5);
-            cells.push(Rectangle::new([(x0, t0), (x1, t1)], color.filled()));
-        }
-    }
-    chart.draw_series(cells).map_err(out_err)?;
-    root.present().map_err(out_err)?;
-    Ok(())
+    let map = warpath_io::plot::Heatmap {
+        x: &sim.x,
+        y: &sim.times,
+        values: &sim.v,
+        title: "v(x, t)",
+        x_label: "x",
+        y_label: "t",
+        value_label: "v",
+    };
+    warpath_io::plot::render(path, (900, 600), &map).map_err(out_err)
 }
 
 #[cfg(test)]
@@ -266,6 +235,13 @@ mod tests {
             let s = std::fs::read_to_string(&f).unwrap();
             assert!(s.starts_with("<svg") && s.len() > 1000, "{}", f.display());
         }
+        plot_heatmap(&sim, &dir.join("h.png")).unwrap();
+        assert!(
+            std::fs::read(dir.join("h.png"))
+                .unwrap()
+                .starts_with(b"\x89PNG")
+        );
+        assert!(plot_heatmap(&sim, &dir.join("h.jpg")).is_err());
         let _ = std::fs::remove_dir_all(&dir);
         assert!(matches!(
             write_snapshots(&sim, Path::new("/proc/no-such-dir/x")),

@@ -3,10 +3,10 @@
 
 use gpu_runtime::{Backend, Exec};
 
+use crate::PdeError;
 use crate::adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
 use crate::implicit::{ImplicitStats, NewtonOptions, implicit_run};
 use crate::params::{Boundary, FhnParams, FhnState};
-use crate::{PdeError, explicit_run};
 
 /// The seed's experiments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,7 +160,7 @@ pub fn fit_speed(track: &[(f64, f64)], length: f64, edge: f64) -> Option<f64> {
 /// Which time-stepping scheme a simulation uses.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scheme {
-    /// Forward Euler on the uniform grid ([`explicit_run`]).
+    /// Forward Euler on the uniform grid ([`crate::explicit_run`]).
     Explicit,
     /// Forward Euler on an adaptive grid ([`adaptive_run`]).
     Adaptive(AdaptiveOptions),
@@ -197,7 +197,10 @@ pub struct Simulation {
 
 /// Runs `scenario` with `scheme` to `p.t_end`, keeping `snapshots + 1` snapshots (and the
 /// front position at each); fewer when the run has fewer steps or when they would hold more
-/// than 2^27 values of `v`. `progress(done, total)` is called after each chunk of steps.
+/// than 2^27 values of `v`, and, for the explicit scheme on grids large enough for its
+/// time-blocked CPU path, at most one per 32 steps (snapshots fall on multiples of 32 steps,
+/// so that they never cut a time block short). `progress(done, total)` is called after each
+/// chunk of steps.
 ///
 /// # Complexity
 /// The scheme's cost, plus `O(n)` per snapshot.
@@ -254,16 +257,33 @@ pub fn simulate(
     if let Some(pos) = crossing(&x, &state.v, 0.5, rightmost) {
         sim.track.push((0.0, pos));
     }
+    // On large grids the explicit CPU path fuses 32 steps per pass over memory: snapshots are
+    // taken at multiples of that (fewer of them when the run is short), never cutting a pass
+    // short, so a run with snapshots is as fast as one without.
+    let quantum = match scheme {
+        Scheme::Explicit => crate::explicit::explicit_step_quantum(&p, exec),
+        _ => 1,
+    };
+    let mut scratch = crate::explicit::ExplicitScratch::default();
     let mut done = 0u64;
     for k in 1..=snaps {
-        let upto = (total as u128 * k as u128 / snaps as u128) as u64;
-        let chunk = upto - done;
+        let mut upto = (total as u128 * k as u128 / snaps as u128) as u64;
+        if upto < total {
+            upto = upto.next_multiple_of(quantum).min(total);
+        }
+        let chunk = upto.saturating_sub(done);
         if chunk == 0 {
             continue;
         }
         match scheme {
             Scheme::Explicit => {
-                sim.backend = explicit_run(&p, &mut state, chunk, exec)?;
+                sim.backend = crate::explicit::explicit_run_reusing(
+                    &p,
+                    &mut state,
+                    chunk,
+                    exec,
+                    &mut scratch,
+                )?;
             }
             Scheme::Adaptive(opts) => {
                 let st = adaptive_run(&p, &mut state, chunk, &opts)?;
@@ -313,6 +333,7 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explicit_run;
 
     #[test]
     fn snapshot_count_is_capped() {
@@ -342,6 +363,36 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sim.times, vec![0.0]);
+    }
+
+    /// Snapshots on a time-blocked grid fall on whole blocks and give the same final state.
+    #[test]
+    fn snapshots_do_not_cut_time_blocks_short() {
+        let n = (1 << 15) + 1 + crate::FUSED_MAX_N.max(1 << 15);
+        let p = FhnParams {
+            n,
+            length: (n - 1) as f64 * 0.5,
+            t_end: 100.0 * 0.05,
+            ..FhnParams::default()
+        };
+        let sim = simulate(
+            Scenario::Gaussian,
+            p,
+            Scheme::Explicit,
+            Exec::Cpu,
+            10,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let steps: Vec<u64> = sim
+            .times
+            .iter()
+            .map(|t| (t / p.dt).round() as u64)
+            .collect();
+        assert_eq!(steps, vec![0, 32, 64, 96, 100]);
+        let mut s = Scenario::Gaussian.initial_state(&p);
+        explicit_run(&p, &mut s, 100, Exec::Cpu).unwrap();
+        assert_eq!(sim.v.last().unwrap(), &s.v);
     }
 
     #[test]

@@ -1,18 +1,50 @@
 //! `warpath`: run warpath's algorithms on your data or on generated inputs.
 //!
 //! Every subcommand accepts `--json` and then prints one JSON object (with `n`, `backend`,
-//! `seconds` and `verified` where they apply) instead of text.
+//! `seconds` and `verified` where they apply) instead of text; failures, argument errors
+//! included, are then `{"error": ..., "kind": ...}` with a non-zero exit.
 
+/// `println!` that ends the program quietly when standard output's reader has gone
+/// (`warpath ... | head`) instead of panicking, and reports other write errors.
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+/// `print!` with the same handling as [`println!`].
+#[allow(unused_macros)]
+macro_rules! print {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+mod cli_io;
 mod cmd;
+mod fail;
 mod report;
 
 use clap::{Parser, Subcommand};
 
 /// GPU-accelerated algorithms that also run well on plain CPUs.
 #[derive(Parser)]
-#[command(name = "warpath", version, about, propagate_version = true)]
+#[command(
+    name = "warpath",
+    version,
+    about,
+    propagate_version = true,
+    after_help = cli_io::CONVENTIONS
+)]
 struct Cli {
-    /// Print one JSON object instead of human-readable text.
+    /// Print one JSON object instead of human-readable text (errors too:
+    /// {"error": ..., "kind": ...}).
     #[arg(long, global = true)]
     json: bool,
     #[command(subcommand)]
@@ -37,7 +69,7 @@ enum Command {
     DebruijnGraph(cmd::graph::DebruijnArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
-    /// De Bruijn sequence B(k, n) (FKM or Euler), optionally linear, verified.
+    /// De Bruijn sequence of the words of length --k over an alphabet (FKM or Euler), verified.
     Debruijn(cmd::perm::DeBruijnArgs),
     /// Solve a linear assignment problem (CSV/.npy file or generated) with any solver.
     Lap(cmd::lap::Args),
@@ -46,36 +78,82 @@ enum Command {
     /// k-means clustering of a CSV/.npy file or generated points (CPU, GPU or MPI).
     Kmeans(Box<cmd::kmeans::Args>),
     /// Solve the spatial FitzHugh–Nagumo equation (explicit, adaptive or implicit scheme).
-    Fhn(cmd::fhn::Args),
+    Fhn(Box<cmd::fhn::Args>),
+}
+
+/// Called when writing to standard output failed: quiet exit when the reader has gone,
+/// otherwise the error on stderr and exit 1.
+pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing to standard output: {e}");
+    std::process::exit(1);
+}
+
+/// Whether `--json` is among the arguments (for errors clap raises before parsing is done).
+fn json_requested() -> bool {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::{DisplayHelp, DisplayVersion};
+            if !matches!(e.kind(), DisplayHelp | DisplayVersion) && json_requested() {
+                let text = e.render().to_string();
+                let message = text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("bad arguments")
+                    .trim_start_matches("error: ")
+                    .to_owned();
+                println!(
+                    "{}",
+                    serde_json::json!({ "error": message, "kind": "usage", "usage": text.trim_end() })
+                );
+                std::process::exit(2);
+            }
+            e.exit();
+        }
+    };
+    let json = cli.json;
     let result = match cli.command {
-        Command::Info(args) => cmd::info::run(args, cli.json),
-        Command::Demo(args) => cmd::demo::run(args, cli.json),
-        Command::Sort(args) => cmd::sort::run_sort(args, cli.json),
-        Command::Distinct(args) => cmd::sort::run_distinct(args, cli.json),
-        Command::Euler(args) => cmd::graph::run_euler(args, cli.json),
-        Command::Graph(args) => cmd::graph::run_graph(args, cli.json),
-        Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, cli.json),
-        Command::Perm(args) => cmd::perm::run(args, cli.json),
-        Command::Debruijn(args) => cmd::perm::run_debruijn(args, cli.json),
-        Command::Lap(args) => cmd::lap::run(args, cli.json),
-        Command::LapExperiment(args) => cmd::lap::run_experiment(args, cli.json),
-        Command::Kmeans(args) => cmd::kmeans::run(*args, cli.json),
-        Command::Fhn(args) => cmd::fhn::run(args, cli.json),
+        Command::Info(args) => cmd::info::run(args, json),
+        Command::Demo(args) => cmd::demo::run(args, json),
+        Command::Sort(args) => cmd::sort::run_sort(args, json),
+        Command::Distinct(args) => cmd::sort::run_distinct(args, json),
+        Command::Euler(args) => cmd::graph::run_euler(args, json),
+        Command::Graph(args) => cmd::graph::run_graph(args, json),
+        Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, json),
+        Command::Perm(args) => cmd::perm::run(args, json),
+        Command::Debruijn(args) => cmd::perm::run_debruijn(args, json),
+        Command::Lap(args) => cmd::lap::run(args, json),
+        Command::LapExperiment(args) => cmd::lap::run_experiment(args, json),
+        Command::Kmeans(args) => cmd::kmeans::run(*args, json),
+        Command::Fhn(args) => cmd::fhn::run(*args, json),
     };
     if let Err(e) = result {
+        let kind = fail::kind_of(&e);
+        if kind == "broken_pipe" {
+            std::process::exit(0);
+        }
         if e.downcast_ref::<report::AlreadyReported>().is_some() {
-            if !cli.json {
+            if !json {
                 eprintln!("error: {e:#}");
             }
-        } else if cli.json {
-            println!("{}", serde_json::json!({ "error": format!("{e:#}") }));
+        } else if json {
+            println!(
+                "{}",
+                serde_json::json!({ "error": format!("{e:#}"), "kind": kind })
+            );
         } else {
             eprintln!("error: {e:#}");
         }
-        std::process::exit(1);
+        std::process::exit(fail::exit_code(kind));
     }
 }

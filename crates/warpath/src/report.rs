@@ -58,28 +58,45 @@ impl DemoRow {
     }
 }
 
-/// Prints rows as an aligned table.
-pub(crate) fn print_table(rows: &[DemoRow]) {
-    let w = rows
-        .iter()
-        .map(|r| r.algorithm.len())
-        .max()
-        .unwrap_or(9)
-        .max(9);
-    println!(
-        "{:<w$}  {:>12}  {:<7}  {:>10}  {:<8}  note",
-        "algorithm", "n", "backend", "time", "verified"
-    );
-    for r in rows {
-        println!(
-            "{:<w$}  {:>12}  {:<7}  {:>10}  {:<8}  {}",
-            r.algorithm,
-            r.n,
-            r.backend.to_string(),
-            format_seconds(r.seconds),
-            if r.verified { "yes" } else { "NO" },
-            r.note
-        );
+/// Width of the algorithm column of the demo table.
+const ALGORITHM_WIDTH: usize = 44;
+
+/// The rows of `warpath demo`, printed one by one as they finish (unless `quiet`, e.g. under
+/// `--json`, which prints them together at the end).
+pub(crate) struct Rows {
+    pub(crate) rows: Vec<DemoRow>,
+    quiet: bool,
+}
+
+impl Rows {
+    /// A sink that prints the table header now (unless `quiet`).
+    pub(crate) fn new(quiet: bool) -> Self {
+        if !quiet {
+            println!(
+                "{:<ALGORITHM_WIDTH$}  {:>12}  {:<7}  {:>10}  {:<8}  note",
+                "algorithm", "n", "backend", "time", "verified"
+            );
+        }
+        Rows {
+            rows: Vec::new(),
+            quiet,
+        }
+    }
+
+    /// Records a finished row and prints it.
+    pub(crate) fn push(&mut self, r: DemoRow) {
+        if !self.quiet {
+            println!(
+                "{:<ALGORITHM_WIDTH$}  {:>12}  {:<7}  {:>10}  {:<8}  {}",
+                r.algorithm,
+                r.n,
+                r.backend.to_string(),
+                format_seconds(r.seconds),
+                if r.verified { "yes" } else { "NO" },
+                r.note
+            );
+        }
+        self.rows.push(r);
     }
 }
 

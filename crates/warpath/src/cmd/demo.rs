@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::Result;
 use gpu_runtime::{Backend, Exec, axpy, axpy_reference, iota_on_gpu};
 
-use crate::report::{AlreadyReported, DemoRow, print_table};
+use crate::report::{AlreadyReported, DemoRow, Rows};
 
 /// How large the built-in inputs are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -26,16 +26,20 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let started = Instant::now();
-    let mut rows = Vec::new();
+    // Rows print as they finish (the table under --json waits for the end).
+    let mut sink = Rows::new(json);
     // In the order of the crates: runtime, primitives, graphs, permutations, assignment,
     // clustering, PDE.
-    rows.extend(runtime_demo(args.size));
-    rows.extend(super::sort::demo(args.size));
-    rows.extend(super::graph::demo(args.size));
-    rows.extend(super::perm::demo(args.size));
-    rows.extend(super::lap::demo(args.size));
-    rows.extend(super::kmeans::demo(args.size));
-    rows.extend(super::fhn::demo(args.size));
+    for row in runtime_demo(args.size) {
+        sink.push(row);
+    }
+    super::sort::demo(args.size, &mut sink);
+    super::graph::demo(args.size, &mut sink);
+    super::perm::demo(args.size, &mut sink);
+    super::lap::demo(args.size, &mut sink);
+    super::kmeans::demo(args.size, &mut sink);
+    super::fhn::demo(args.size, &mut sink);
+    let rows = sink.rows;
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
         println!(
@@ -47,7 +51,6 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             })
         );
     } else {
-        print_table(&rows);
         println!(
             "demo: {} algorithm runs, {} verified, {} failed, {:.1} s",
             rows.len(),

@@ -1,10 +1,10 @@
 //! `warpath fhn`: the spatial FitzHugh–Nagumo equation (explicit, adaptive and implicit
 //! schemes), its built-in scenarios and experiments.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use gpu_runtime::{Backend, Exec};
 use pde::tridiag::{self, TridiagSolver};
 use pde::{
@@ -13,7 +13,9 @@ use pde::{
 };
 
 use super::demo::DemoSize;
-use crate::report::{DemoRow, progress};
+use crate::cli_io::check_backend;
+use crate::fail::{unverified, usage};
+use crate::report::{DemoRow, Rows, progress};
 
 /// Time-stepping scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -50,76 +52,131 @@ pub(crate) enum ScenarioArg {
 
 /// Arguments of `warpath fhn`.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Defaults are the library's (pde::FhnParams::default(), the seed's set-up); a flag a scheme or
+scenario does not use is an error, not ignored.
+
+Examples:
+  warpath fhn --scenario pulse-train --plot train.png --snapshots out/
+  warpath fhn --scheme implicit --solver pcr --dt 0.25
+  warpath fhn --n 4e6 --length 1e6 --t-end 10 --snapshot-count 4 --json")]
 pub(crate) struct Args {
     /// Time-stepping scheme.
     #[arg(long, value_enum, default_value_t = SchemeArg::Explicit)]
     scheme: SchemeArg,
-    /// Tridiagonal solver for the implicit scheme.
-    #[arg(long, value_enum, default_value_t = SolverArg::Thomas)]
-    solver: SolverArg,
+    /// Tridiagonal solver of the implicit scheme (only with --scheme implicit) [default:
+    /// thomas].
+    #[arg(long, value_enum)]
+    solver: Option<SolverArg>,
     /// Scenario.
     #[arg(long, value_enum, default_value_t = ScenarioArg::Gaussian)]
     scenario: ScenarioArg,
-    /// Grid nodes (including both ends).
-    #[arg(long, default_value_t = 401)]
-    n: usize,
-    /// Grid spacing (overrides --n).
+    /// Grid nodes, including both ends (1e6, 4M) [default: the library's].
+    #[arg(long, value_parser = crate::cli_io::count, conflicts_with = "dx", help = default_help("Grid nodes, including both ends (4M, 1e6)", FhnParams::default().n as f64))]
+    n: Option<usize>,
+    /// Grid spacing: --length / --dx cells (must be a whole number); instead of --n.
     #[arg(long)]
     dx: Option<f64>,
-    /// Time step (default 0.05; above the explicit limit is an error that states the limit).
-    #[arg(long, default_value_t = 0.05)]
-    dt: f64,
+    /// Time step (above the explicit stability limit is an error that states the limit).
+    #[arg(long, help = default_help("Time step (above the explicit stability limit is an error that states the limit)", FhnParams::default().dt))]
+    dt: Option<f64>,
     /// End time.
-    #[arg(long, default_value_t = 100.0)]
-    t_end: f64,
+    #[arg(long, help = default_help("End time", FhnParams::default().t_end))]
+    t_end: Option<f64>,
     /// Domain length L.
-    #[arg(long, default_value_t = 200.0)]
-    length: f64,
+    #[arg(long, help = default_help("Domain length L", FhnParams::default().length))]
+    length: Option<f64>,
     /// Threshold a.
-    #[arg(long, default_value_t = 0.1)]
-    a: f64,
-    /// Recovery rate eps.
-    #[arg(long, default_value_t = 0.01)]
-    eps: f64,
-    /// Recovery coupling gamma.
-    #[arg(long, default_value_t = 0.5)]
-    gamma: f64,
-    /// Where to run: auto, cpu or cuda.
+    #[arg(long, help = default_help("Threshold a", FhnParams::default().a))]
+    a: Option<f64>,
+    /// Recovery rate eps (not with --scenario front, which is the Nagumo equation, eps = 0).
+    #[arg(long, help = default_help("Recovery rate eps (not with --scenario front: the Nagumo equation has eps = 0)", FhnParams::default().eps))]
+    eps: Option<f64>,
+    /// Recovery coupling gamma (not with --scenario front).
+    #[arg(long, help = default_help("Recovery coupling gamma (not with --scenario front)", FhnParams::default().gamma))]
+    gamma: Option<f64>,
+    /// Where to run: auto, cpu or cuda (the adaptive scheme is CPU only).
     #[arg(long, default_value = "auto")]
     backend: Exec,
-    /// Write plots: OUT.svg (v and w against x) and OUT.heatmap.svg (space-time map of v).
-    #[arg(long, value_name = "OUT.svg")]
+    /// Plot v and w against x here (.svg or .png) and the space-time heat map of v (viridis,
+    /// with a colour bar) beside it as NAME.heatmap.svg / .png.
+    #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Write snapshots (snapshots.csv, x.npy, t.npy, v.npy, w.npy) into this directory.
     #[arg(long, value_name = "DIR")]
     snapshots: Option<PathBuf>,
-    /// Number of snapshots over the run.
-    #[arg(long, default_value_t = 100)]
+    /// Number of snapshots over the run (at most one per step; at most 2^27 stored values).
+    #[arg(long, default_value_t = 100, value_parser = crate::cli_io::count)]
     snapshot_count: usize,
+    /// Run even when the estimated time is above a day.
+    #[arg(long)]
+    force: bool,
     /// Run the seed's experiments (convergence orders, stability, Newton iterations, time per
     /// step) and print their tables instead of one simulation.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["n", "dx", "dt", "t_end", "length", "a", "eps", "gamma", "plot", "snapshots", "solver"])]
     experiment: bool,
     /// With --experiment: fewer levels and sizes.
-    #[arg(long)]
+    #[arg(long, requires = "experiment")]
     quick: bool,
 }
 
-fn params(args: &Args) -> FhnParams {
-    let p = FhnParams {
-        a: args.a,
-        eps: args.eps,
-        gamma: args.gamma,
-        length: args.length,
-        n: args.n,
-        dt: args.dt,
-        t_end: args.t_end,
-        ..FhnParams::default()
-    };
-    match args.dx {
-        Some(dx) => p.with_dx(dx),
-        None => p,
+/// `TEXT [default: VALUE]` for options whose default is the library's.
+fn default_help(text: &str, value: f64) -> String {
+    format!("{text} [default: {value}]")
+}
+
+/// The parameters: the library's defaults with the flags given; every flag checked.
+fn params(args: &Args) -> Result<FhnParams> {
+    let d = FhnParams::default();
+    let scenario = scenario(args.scenario);
+    if scenario == Scenario::Front {
+        for (flag, given) in [
+            ("--eps", args.eps.is_some()),
+            ("--gamma", args.gamma.is_some()),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} cannot be used with --scenario front: the Nagumo front has eps = 0 \
+                     and w = 0 (use --scenario gaussian or pulse-train)"
+                )));
+            }
+        }
     }
+    let mut p = FhnParams {
+        a: args.a.unwrap_or(d.a),
+        eps: args.eps.unwrap_or(d.eps),
+        gamma: args.gamma.unwrap_or(d.gamma),
+        length: args.length.unwrap_or(d.length),
+        n: args.n.unwrap_or(d.n),
+        dt: args.dt.unwrap_or(d.dt),
+        t_end: args.t_end.unwrap_or(d.t_end),
+        ..d
+    };
+    if let Some(dx) = args.dx {
+        if !(dx.is_finite() && dx > 0.0) {
+            return Err(usage(format!(
+                "--dx {dx}: the spacing must be finite and > 0"
+            )));
+        }
+        let cells = p.length / dx;
+        if cells < 2.0 - 1e-9 {
+            return Err(usage(format!(
+                "--dx {dx}: --length {} holds {cells:.3} cells; at least 2 are needed (3 nodes)",
+                p.length
+            )));
+        }
+        if (cells - cells.round()).abs() > 1e-9 * cells.max(1.0) {
+            return Err(usage(format!(
+                "--dx {dx} does not divide --length {} ({cells:.4} cells): use --dx {} ({} cells) \
+                 or --n",
+                p.length,
+                p.length / cells.round(),
+                cells.round()
+            )));
+        }
+        p = p.with_dx(dx);
+    }
+    Ok(p)
 }
 
 fn scenario(s: ScenarioArg) -> Scenario {
@@ -142,22 +199,88 @@ fn rmse(a: &[f64], b: &[f64]) -> f64 {
     (a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / a.len().max(1) as f64).sqrt()
 }
 
+/// Conservative speeds for the time estimate, in cell updates per second: explicit, adaptive,
+/// implicit (per Newton iteration, about 3 per step).
+const FHN_RATES: [f64; 3] = [1e8, 2e7, 5e6];
+
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     if args.experiment {
+        check_backend(args.backend, "the experiments", true)?;
         return run_experiments(args.quick, json);
     }
-    let p = params(&args);
+    if let (Some(s), false) = (args.solver, args.scheme == SchemeArg::Implicit) {
+        return Err(usage(format!(
+            "--solver {} applies to --scheme implicit only (the {} scheme solves no tridiagonal \
+             systems)",
+            format!("{s:?}").to_lowercase(),
+            format!("{:?}", args.scheme).to_lowercase()
+        )));
+    }
+    check_backend(
+        args.backend,
+        "the adaptive scheme",
+        args.scheme != SchemeArg::Adaptive,
+    )?;
+    let p = params(&args)?;
     let sc = scenario(args.scenario);
     let scheme = match args.scheme {
         SchemeArg::Explicit => Scheme::Explicit,
         SchemeArg::Adaptive => Scheme::Adaptive(AdaptiveOptions::default()),
         SchemeArg::Implicit => Scheme::Implicit(NewtonOptions {
-            solver: solver(args.solver),
+            solver: solver(args.solver.unwrap_or(SolverArg::Thomas)),
             ..NewtonOptions::default()
         }),
     };
     let pp = sc.params(p);
     pp.validate()?;
+    // Memory: the state and the scheme's work arrays per node, plus the snapshots (at most
+    // 2^27 stored values of v and as many of w).
+    let per_node = match args.scheme {
+        SchemeArg::Explicit => 32.0,
+        SchemeArg::Adaptive => 96.0,
+        SchemeArg::Implicit => 160.0,
+    };
+    let snaps = (args.snapshot_count as u64 + 1)
+        .min(pp.steps() + 1)
+        .min(((1u64 << 27) / pp.n.max(1) as u64).max(1) + 1);
+    warpath_io::check_memory(
+        &format!("--n {}", pp.n),
+        pp.n as u64,
+        per_node + 16.0 * snaps as f64,
+        0,
+        "nodes",
+    )?;
+    let rate = FHN_RATES[args.scheme as usize];
+    warpath_io::check_duration(
+        &format!("{} steps on {} nodes", pp.steps(), pp.n),
+        pp.steps() as f64 * pp.n as f64 / rate,
+        &format!("at about {rate:.0e} cell updates per second"),
+        args.force,
+    )?;
+    let plot_paths = match &args.plot {
+        Some(out) => {
+            if !warpath_io::plot::is_plot_path(out) {
+                return Err(usage(format!(
+                    "--plot {}: plots are .svg or .png files",
+                    out.display()
+                )));
+            }
+            let heat = heatmap_path(out);
+            warpath_io::check_writable(out)?;
+            warpath_io::check_writable(&heat)?;
+            Some((out.clone(), heat))
+        }
+        None => None,
+    };
+    if let Some(dir) = &args.snapshots
+        && dir.exists()
+        && !dir.is_dir()
+    {
+        return Err(usage(format!(
+            "--snapshots {}: not a directory",
+            dir.display()
+        )));
+    }
     let bar = progress(pp.steps(), &format!("fhn {}", sc.name()), json);
     let started = Instant::now();
     let sim = simulate(
@@ -200,10 +323,9 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             files.push(f.display().to_string());
         }
     }
-    if let Some(out) = &args.plot {
+    if let Some((out, heat)) = &plot_paths {
         pde::plot_profiles(&sim, out, 6)?;
-        let heat = out.with_extension("heatmap.svg");
-        pde::plot_heatmap(&sim, &heat)?;
+        pde::plot_heatmap(&sim, heat)?;
         files.push(out.display().to_string());
         files.push(heat.display().to_string());
     }
@@ -280,9 +402,19 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         println!("  verified: {}", if verified { "yes" } else { "NO" });
     }
     if !verified {
-        bail!("fhn run failed verification");
+        return Err(unverified("fhn run failed verification"));
     }
     Ok(())
+}
+
+/// The heat map beside the profile plot: `OUT.heatmap.svg` (or `.png`, as OUT).
+fn heatmap_path(out: &Path) -> PathBuf {
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("svg")
+        .to_owned();
+    out.with_extension(format!("heatmap.{ext}"))
 }
 
 fn run_experiments(quick: bool, json: bool) -> Result<()> {
@@ -317,8 +449,7 @@ fn run_experiments(quick: bool, json: bool) -> Result<()> {
 /// Demo rows: the front-speed verification (explicit and implicit), the adaptive grid against
 /// a uniform run, a batch of axons (10^4 steps each) and a tridiagonal solve; GPU rows when a
 /// GPU is present.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
-    let mut rows = Vec::new();
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let base = FhnParams {
         t_end: 80.0,
         ..FhnParams::default()
@@ -457,5 +588,4 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
             });
         }
     }
-    rows
 }

@@ -2,6 +2,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use warpath_io::{Element, Format, Output};
+
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
+use crate::fail::{unverified, usage};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -14,20 +19,43 @@ use graph_core::{
 };
 
 use crate::cmd::demo::DemoSize;
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// The inputs of a single run, which the sweep's options conflict with (clap's `requires` does
 /// not work with a flag like `--sweep`, whose default counts as present).
 const SINGLE_RUN: [&str; 2] = ["file", "generate"];
 
+/// The graph formats and conventions, for `--help` (a macro, so `concat!` can use it).
+macro_rules! graph_formats {
+    () => {
+        "\
+Graph files (format detected, or --format): edge lists `a b` (whitespace or commas; NetworkX's
+write_edgelist dialects: extra columns such as weights and attribute dicts `a b {...}` are
+ignored; a first line `source target` is a header), `a -> b, c` adjacency lines, SNAP edge
+lists, Matrix Market .mtx (vertices named by their 1-based indices). # and % start comments.
+Vertices are reported as the file names them.
+
+Graphs are directed multigraphs (NetworkX's MultiDiGraph) unless --undirected (euler: a
+MultiGraph): parallel edges and self loops count. Vertices without edges are ignored by the
+Euler conditions (NetworkX's is_eulerian is False when there are any); a graph without edges
+has the empty circuit."
+    };
+}
+
 /// Arguments of `warpath euler`.
 #[derive(clap::Args)]
-#[command(after_help = "\
+#[command(after_help = concat!("\
+Examples:
+  warpath euler edges.txt -o circuit.txt          # one vertex name per line
+  warpath euler --generate 1e6 --discard --json   # time a generated circuit
 Timing sweep (the seed's chart: time against edges, CPU and GPU, deep and shallow graphs):
   warpath euler --sweep --csv euler.csv --plot euler.svg
-  warpath euler --sweep --sweep-edges 1M,3M,10M --reps 1 --backend cpu --json")]
+  warpath euler --sweep --sweep-edges 1M,3M,10M --reps 1 --backend cpu --json
+
+", graph_formats!()))]
 pub(crate) struct EulerArgs {
-    /// Graph file (edge list, `a -> b, c` adjacency lines, SNAP, Matrix Market .mtx).
+    /// Graph file (- for standard input): edge list, `a -> b, c` adjacency lines, SNAP,
+    /// Matrix Market .mtx (see below).
     #[arg(
         conflicts_with_all = ["generate", "sweep"],
         required_unless_present_any = ["generate", "sweep"]
@@ -36,8 +64,9 @@ pub(crate) struct EulerArgs {
     /// Input format instead of detecting it: edges, adjacency, snap or mtx.
     #[arg(long)]
     format: Option<GraphFormat>,
-    /// Generate a random connected Eulerian digraph with this many edges instead of reading.
-    #[arg(long, conflicts_with = "sweep")]
+    /// Generate a random connected Eulerian digraph with this many edges instead of reading
+    /// (1e6, 10M).
+    #[arg(long, conflicts_with = "sweep", value_parser = crate::cli_io::count64)]
     generate: Option<u64>,
     /// Style of the generated graph: deep (few long cycles) or shallow (many 2-cycles).
     #[arg(long, default_value = "deep")]
@@ -52,9 +81,19 @@ pub(crate) struct EulerArgs {
     /// Find an Euler path (the ±1 degree rule) instead of a circuit.
     #[arg(long, conflicts_with = "sweep")]
     path: bool,
-    /// Write the vertex sequence here, one vertex name per line.
+    /// Read (or generate) the graph as undirected (NetworkX's MultiGraph): every line is an
+    /// edge that can be walked either way; circuits need even degrees, paths run between the
+    /// two odd-degree vertices (from the smaller one, as NetworkX).
     #[arg(long, conflicts_with = "sweep")]
+    undirected: bool,
+    /// Write the vertex sequence here, one vertex name per line (.txt), or - for standard
+    /// output (the default, except under --json; a terminal gets at most 10,000 lines unless
+    /// -o - is given).
+    #[arg(long, short, conflicts_with = "sweep", value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Find and verify the circuit without writing it (for timing).
+    #[arg(long, conflicts_with_all = ["output", "sweep"])]
+    discard: bool,
     /// Time Euler circuits against edge count on deep and shallow generated graphs (the
     /// seed's chart): Hierholzer, the parallel algorithm and, with a GPU, the CUDA pipeline
     /// (device compute and transfers reported apart). Sizes that would not fit in memory are
@@ -78,26 +117,29 @@ pub(crate) struct EulerArgs {
     #[arg(long, conflicts_with_all = SINGLE_RUN, value_parser = clap::value_parser!(u32).range(1..))]
     reps: Option<u32>,
     /// Write the sweep's rows here as CSV (style, edges, method, seconds, M edges/s).
-    #[arg(long, conflicts_with_all = SINGLE_RUN)]
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
     csv: Option<PathBuf>,
-    /// Draw the sweep here as an SVG chart (log-log time against edges, one line per method
-    /// and style).
-    #[arg(long, conflicts_with_all = SINGLE_RUN)]
+    /// Draw the sweep here (.svg or .png): log-log time against edges, one line per method
+    /// and style.
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
     plot: Option<PathBuf>,
 }
 
 /// Arguments of `warpath graph`.
 #[derive(clap::Args)]
+#[command(after_help = graph_formats!())]
 pub(crate) struct GraphArgs {
-    /// Graph file (edge list, `a -> b, c` adjacency lines, SNAP, Matrix Market .mtx).
+    /// Graph file (- for standard input): edge list, `a -> b, c` adjacency lines, SNAP,
+    /// Matrix Market .mtx (see below).
     file: PathBuf,
     /// Input format instead of detecting it: edges, adjacency, snap or mtx.
     #[arg(long)]
     format: Option<GraphFormat>,
-    /// Write GraphViz DOT here.
+    /// Write GraphViz DOT here (.dot or .gv), or - for standard output.
     #[arg(long)]
     dot: Option<PathBuf>,
-    /// Render the DOT file with GraphViz `dot` (format from the extension: svg, png, pdf).
+    /// Render the DOT file with GraphViz `dot` (format from the extension: .svg, .png, .pdf);
+    /// warns above 5,000 edges, which dot lays out slowly and unreadably.
     #[arg(long, requires = "dot")]
     render: Option<PathBuf>,
     /// Number the edges in the order of an Euler circuit (or path) when there is one.
@@ -112,21 +154,29 @@ pub(crate) struct GraphArgs {
     /// Draw a spanning forest in bold.
     #[arg(long)]
     spanning_tree: bool,
+    /// Read the graph as undirected (NetworkX's MultiGraph): components are connected
+    /// components, the Euler conditions are NetworkX's for MultiGraphs, DOT is `graph { a -- b }`.
+    #[arg(long)]
+    undirected: bool,
 }
 
 /// Arguments of `warpath debruijn-graph`.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  warpath debruijn-graph --reads reads.fa --k 21 --path-out contig.fa --graph-out graph.adj")]
 pub(crate) struct DebruijnArgs {
-    /// FASTA or FASTQ reads (DNA).
+    /// FASTA or FASTQ reads (DNA; gzip allowed).
     #[arg(long)]
     reads: PathBuf,
     /// k-mer length (2..=32): edges are the distinct k-mers, vertices their (k-1)-mers.
     #[arg(long)]
     k: u32,
-    /// Write the graph here as `a -> b, c` adjacency lines.
+    /// Write the graph here as `a -> b, c` adjacency lines (.adj or .txt), or -.
     #[arg(long)]
     graph_out: Option<PathBuf>,
-    /// Write the sequence spelled by an Euler path here (FASTA), when one exists.
+    /// Write the sequence spelled by an Euler path here (.fa/.fasta), when one exists, or -
+    /// (the default prints the sequence, except under --json).
     #[arg(long)]
     path_out: Option<PathBuf>,
     /// Where to run the Euler path: auto, cpu or cuda.
@@ -135,68 +185,199 @@ pub(crate) struct DebruijnArgs {
 }
 
 fn load(file: &Path, format: Option<GraphFormat>) -> Result<Graph> {
-    read_graph_file(file, format).with_context(|| format!("reading {}", file.display()))
-}
-
-/// The error with the vertex's name added when the graph has names.
-fn named(g: &Graph, e: graph_core::EulerError) -> anyhow::Error {
-    use graph_core::EulerError::{PathDegrees, Unbalanced};
-    let v = match &e {
-        Unbalanced { vertex, .. } | PathDegrees { vertex, .. } => Some(*vertex),
-        _ => None,
+    let g = if file.as_os_str() == "-" {
+        let f = format.unwrap_or(GraphFormat::EdgeList);
+        graph_core::read_graph(std::io::stdin().lock(), f)
+    } else {
+        read_graph_file(file, format)
     };
-    match (v, g.names()) {
-        (Some(v), Some(names)) => {
-            let name = names.name(v).unwrap_or("?").to_owned();
-            anyhow::Error::new(e).context(format!("vertex {v} is `{name}` in the input"))
+    g.with_context(|| format!("reading {}", file.display()))
+}
+
+/// A graph of either kind, as `euler` reads or generates it.
+enum AnyGraph {
+    Directed(Graph),
+    Undirected(graph_core::UndirectedGraph),
+}
+
+impl AnyGraph {
+    fn vertex_label(&self, v: u32) -> String {
+        match self {
+            AnyGraph::Directed(g) => g.vertex_label(v),
+            AnyGraph::Undirected(g) => g.vertex_label(v),
         }
-        _ => anyhow::Error::new(e),
+    }
+    fn names(&self) -> Option<&graph_core::VertexNames> {
+        match self {
+            AnyGraph::Directed(g) => g.names(),
+            AnyGraph::Undirected(g) => g.names(),
+        }
+    }
+    fn vertex_count(&self) -> usize {
+        match self {
+            AnyGraph::Directed(g) => g.vertex_count(),
+            AnyGraph::Undirected(g) => g.vertex_count(),
+        }
+    }
+    fn edge_count(&self) -> u64 {
+        match self {
+            AnyGraph::Directed(g) => g.edge_count(),
+            AnyGraph::Undirected(g) => g.edge_count(),
+        }
+    }
+    /// An Euler path or circuit where `exec` says.
+    fn trail(&self, path: bool, exec: Exec) -> Result<(EulerTrail, Backend), EulerError> {
+        match (self, path) {
+            (AnyGraph::Directed(g), true) => euler_path(g, exec),
+            (AnyGraph::Directed(g), false) => euler_circuit(g, exec),
+            (AnyGraph::Undirected(g), true) => graph_core::undirected_euler_path(g, None, exec),
+            (AnyGraph::Undirected(g), false) => graph_core::undirected_euler_circuit(g, None, exec),
+        }
+    }
+    /// The independent check of a trail.
+    fn verify(&self, path: bool, t: &EulerTrail) -> bool {
+        match (self, path) {
+            (AnyGraph::Directed(g), true) => is_euler_path(g, t),
+            (AnyGraph::Directed(g), false) => is_euler_circuit(g, t),
+            (AnyGraph::Undirected(g), true) => graph_core::is_undirected_euler_path(g, t),
+            (AnyGraph::Undirected(g), false) => graph_core::is_undirected_euler_circuit(g, t),
+        }
     }
 }
 
-fn write_vertices(g: &Graph, t: &EulerTrail, path: &Path) -> Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut w = std::io::BufWriter::new(f);
+/// The directed graph `g` with its edges undirected (names kept).
+fn undirected(g: Graph) -> Result<graph_core::UndirectedGraph> {
+    let sources = g.edge_sources();
+    let u = graph_core::UndirectedGraph::from_endpoints(g.vertex_count(), &sources, g.targets())?;
+    Ok(match g.names() {
+        Some(n) => u.with_names(n.clone())?,
+        None => u,
+    })
+}
+
+/// The error with the vertex as the input names it (its name, or its number when the graph
+/// has no names), never the internal 0-based id next to a name.
+fn named(label: &dyn Fn(u32) -> String, e: EulerError) -> anyhow::Error {
+    let message = match &e {
+        EulerError::Unbalanced {
+            vertex,
+            in_degree,
+            out_degree,
+        } => format!(
+            "no Euler circuit: vertex `{}` has in-degree {in_degree} but out-degree {out_degree}",
+            label(*vertex)
+        ),
+        EulerError::PathDegrees {
+            vertex,
+            in_degree,
+            out_degree,
+            reason,
+        } => format!(
+            "no Euler path: vertex `{}` has in-degree {in_degree} and out-degree {out_degree} ({reason})",
+            label(*vertex)
+        ),
+        EulerError::OddDegree { vertex, degree } => format!(
+            "no Euler circuit: vertex `{}` has odd degree {degree}",
+            label(*vertex)
+        ),
+        EulerError::TooManyOddVertices {
+            count,
+            vertex,
+            degree,
+        } => format!(
+            "no Euler path: {count} vertices have odd degree, at most 2 may; the third, vertex \
+             `{}`, has degree {degree}",
+            label(*vertex)
+        ),
+        _ => return anyhow::Error::new(e),
+    };
+    crate::fail::Fail {
+        kind: "no_solution",
+        message,
+    }
+    .into()
+}
+
+fn write_vertices(
+    names: Option<&graph_core::VertexNames>,
+    t: &EulerTrail,
+    out: &Output,
+) -> Result<()> {
+    let mut w = out.open()?;
+    let mut buf = Vec::with_capacity(1 << 16);
     for &v in &t.vertices {
-        match g.names().and_then(|n| n.name(v)) {
-            Some(name) => writeln!(w, "{name}")?,
-            None => writeln!(w, "{v}")?,
+        match names.and_then(|n| n.name(v)) {
+            Some(name) => buf.extend_from_slice(name.as_bytes()),
+            None => v.write_text(&mut buf),
+        }
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            w.write_all(&buf)?;
+            buf.clear();
         }
     }
-    w.flush()?;
+    w.write_all(&buf)?;
+    w.finish()?;
     Ok(())
 }
 
 pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
+    check_backend(args.backend, "euler", true)?;
     if args.sweep {
         return run_sweep(&args, json);
     }
+    let out = if args.discard {
+        None
+    } else {
+        output(
+            "--output",
+            args.output.as_deref(),
+            &[Format::Text],
+            json,
+            true,
+        )?
+    };
     let bar = progress(4, "euler", json);
     let started = Instant::now();
     let g = match (&args.file, args.generate) {
-        (Some(f), _) => load(f, args.format)?,
-        (None, Some(m)) => random_euler_graph(m, args.style, args.seed)?,
-        (None, None) => bail!("give a graph FILE or --generate EDGES"),
+        (Some(f), _) if args.undirected => AnyGraph::Undirected(undirected(load(f, args.format)?)?),
+        (Some(f), _) => AnyGraph::Directed(load(f, args.format)?),
+        (None, Some(m)) => {
+            warpath_io::check_memory(
+                &format!("--generate {m}"),
+                m,
+                SWEEP_BYTES_PER_EDGE as f64 * if args.undirected { 2.0 } else { 1.0 },
+                0,
+                "edges",
+            )?;
+            if args.undirected {
+                AnyGraph::Undirected(graph_core::random_undirected_euler_graph(
+                    m, args.style, args.seed,
+                )?)
+            } else {
+                AnyGraph::Directed(random_euler_graph(m, args.style, args.seed)?)
+            }
+        }
+        (None, None) => return Err(usage("give a graph FILE or --generate EDGES")),
     };
     let load_s = started.elapsed().as_secs_f64();
     bar.inc(1);
     let t = Instant::now();
-    let (trail, backend) = if args.path {
-        euler_path(&g, args.backend)
-    } else {
-        euler_circuit(&g, args.backend)
-    }
-    .map_err(|e| named(&g, e))?;
+    let (trail, backend) = g
+        .trail(args.path, args.backend)
+        .map_err(|e| named(&|v| g.vertex_label(v), e))?;
     let seconds = t.elapsed().as_secs_f64();
     bar.inc(1);
-    let verified = if args.path {
-        is_euler_path(&g, &trail)
-    } else {
-        is_euler_circuit(&g, &trail)
-    };
+    let verified = g.verify(args.path, &trail);
     bar.inc(1);
-    if let Some(out) = &args.output {
-        write_vertices(&g, &trail, out)?;
+    if let Some(o) = &out {
+        guard_terminal(
+            o,
+            trail.vertices.len() as u64,
+            is_dash(args.output.as_deref()),
+            "--output",
+        )?;
+        write_vertices(g.names(), &trail, o)?;
     }
     bar.finish_and_clear();
     let kind = if args.path { "path" } else { "circuit" };
@@ -211,6 +392,7 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
                 "n": g.edge_count(),
                 "vertices": g.vertex_count(),
                 "kind": kind,
+                "undirected": args.undirected,
                 "backend": backend,
                 "seconds": seconds,
                 "load_seconds": load_s,
@@ -218,67 +400,134 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
                 "verified": verified,
                 "start": start,
                 "end": end,
-                "output": args.output,
+                "output": out.as_ref().map(Output::describe),
             })
         );
     } else {
-        println!(
-            "Euler {kind}: {} edges, {} vertices, on {backend} in {:.3} s ({:.1} M edges/s), verified: {}",
+        let mut text = format!(
+            "Euler {kind}: {} edges, {} vertices, on {backend} in {:.3} s ({:.1} M edges/s; loading {:.3} s), verified: {}",
             g.edge_count(),
             g.vertex_count(),
             seconds,
             g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
+            load_s,
             if verified { "yes" } else { "NO" }
         );
         if let (Some(s), Some(e)) = (start, end) {
-            println!("  from {s} to {e}");
+            text.push_str(&format!("\n  from {s} to {e}"));
         }
-        if let Some(out) = &args.output {
-            println!("  vertex sequence written to {}", out.display());
-        }
+        text.push_str(&written(out.as_ref()));
+        report(&text, out.as_ref());
     }
     if !verified {
-        bail!("the Euler {kind} failed verification");
+        return Err(unverified(format!("the Euler {kind} failed verification")));
     }
     Ok(())
 }
 
+/// Edges above which `graph --render` warns before calling `dot`.
+const RENDER_WARN_EDGES: u64 = 5_000;
+
 pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
+    let dot_out = output("--dot", args.dot.as_deref(), &[Format::Dot], json, false)?;
+    if let Some(r) = &args.render {
+        if dot_out.as_ref().is_some_and(Output::is_stdout) {
+            return Err(usage(
+                "--render needs --dot FILE (dot reads the file), not --dot -",
+            ));
+        }
+        let ok = r
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["svg", "png", "pdf"].contains(&e.to_ascii_lowercase().as_str()));
+        if !ok {
+            return Err(usage(format!(
+                "--render {}: dot renders .svg, .png or .pdf",
+                r.display()
+            )));
+        }
+        warpath_io::check_writable(r)?;
+    }
     let started = Instant::now();
     let g = load(&args.file, args.format)?;
-    let weak = graph_core::edge_component_count(&g);
-    let strong = graph_core::strongly_connected_components(&g).count;
-    let circuit = graph_core::check_euler_circuit_conditions(&g);
-    let path = graph_core::euler_path_endpoints(&g);
+    let mut warnings = Vec::new();
+    if args.render.is_some() && g.edge_count() > RENDER_WARN_EDGES {
+        let w = format!(
+            "rendering {} edges: dot may take minutes and draw an unreadable picture (it \
+             suits a few thousand edges at most)",
+            g.edge_count()
+        );
+        if !json {
+            eprintln!("warning: {w}");
+        }
+        warnings.push(w);
+    }
+    let u = if args.undirected {
+        Some(undirected(g.clone())?)
+    } else {
+        None
+    };
+    // Whether there is an Euler circuit / path, or why not (vertices named as in the file).
+    let reason =
+        |r: Result<(), EulerError>| r.map_err(|e| named(&|v| g.vertex_label(v), e).to_string());
+    let (weak, strong, circuit, path) = match &u {
+        None => (
+            graph_core::edge_component_count(&g),
+            Some(graph_core::strongly_connected_components(&g).count),
+            reason(graph_core::check_euler_circuit_conditions(&g).map(|_| ())),
+            reason(graph_core::euler_path_endpoints(&g).map(|_| ())),
+        ),
+        Some(u) => {
+            // Components with at least one edge, as for directed graphs.
+            let c = graph_core::connected_components(u);
+            let mut with_edges = vec![false; c.count as usize];
+            for (a, _) in u.edges() {
+                with_edges[c.labels[a as usize] as usize] = true;
+            }
+            (
+                with_edges.iter().filter(|&&x| x).count() as u64,
+                None,
+                reason(graph_core::undirected_euler_circuit(u, None, Exec::Cpu).map(|_| ())),
+                reason(graph_core::undirected_euler_path(u, None, Exec::Cpu).map(|_| ())),
+            )
+        }
+    };
     let trail = if args.euler && g.edge_count() > 0 {
+        let any = match u.clone() {
+            Some(u) => AnyGraph::Undirected(u),
+            None => AnyGraph::Directed(g.clone()),
+        };
         if circuit.is_ok() {
-            Some(euler_circuit(&g, Exec::Auto)?.0)
+            Some(any.trail(false, Exec::Auto)?.0)
         } else if path.is_ok() {
-            Some(euler_path(&g, Exec::Auto)?.0)
+            Some(any.trail(true, Exec::Auto)?.0)
         } else {
             None
         }
     } else {
         None
     };
-    if let Some(dot) = &args.dot {
+    if let Some(o) = &dot_out {
         let opts = DotOptions {
             euler: trail.as_ref(),
             color_components: args.components,
             degree_threshold: args.degree_threshold,
             spanning_tree: args.spanning_tree,
         };
-        let f =
-            std::fs::File::create(dot).with_context(|| format!("creating {}", dot.display()))?;
-        graph_core::write_dot(&g, &opts, std::io::BufWriter::new(f))?;
+        let mut w = o.open()?;
+        match &u {
+            Some(u) => graph_core::write_dot_undirected(u, &opts, &mut w)?,
+            None => graph_core::write_dot(&g, &opts, &mut w)?,
+        }
+        w.finish()?;
     }
     let rendered = match (&args.dot, &args.render) {
         (Some(dot), Some(out)) => Some(graph_core::render_dot(dot, out)),
         _ => None,
     };
     let seconds = started.elapsed().as_secs_f64();
-    let why = |r: &Result<_, graph_core::EulerError>| match r {
-        Ok(_) => "yes".to_owned(),
+    let why = |r: &Result<(), String>| match r {
+        Ok(()) => "yes".to_owned(),
         Err(e) => format!("no ({e})"),
     };
     if json {
@@ -287,6 +536,7 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             serde_json::json!({
                 "n": g.edge_count(),
                 "vertices": g.vertex_count(),
+                "undirected": args.undirected,
                 "weak_components": weak,
                 "strong_components": strong,
                 "euler_circuit": circuit.is_ok(),
@@ -295,6 +545,7 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
                 "dot": args.dot,
                 "render": args.render,
                 "rendered": matches!(rendered, Some(Ok(()))),
+                "warnings": warnings,
                 "backend": Backend::Cpu,
                 "seconds": seconds,
             })
@@ -306,12 +557,17 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             g.vertex_count(),
             g.edge_count()
         );
-        println!("  weakly connected components (with edges): {weak}");
-        println!("  strongly connected components: {strong}");
-        println!("  Euler circuit: {}", why(&circuit.map(|_| ())));
-        println!("  Euler path: {}", why(&path.map(|_| ())));
-        if let Some(dot) = &args.dot {
-            println!("  DOT written to {}", dot.display());
+        match strong {
+            Some(strong) => {
+                println!("  weakly connected components (with edges): {weak}");
+                println!("  strongly connected components: {strong}");
+            }
+            None => println!("  connected components (with edges): {weak}"),
+        }
+        println!("  Euler circuit: {}", why(&circuit));
+        println!("  Euler path: {}", why(&path));
+        if let Some(p) = dot_out.as_ref().and_then(Output::path) {
+            println!("  DOT written to {}", p.display());
         }
         if let (Some(r), Some(Ok(()))) = (&args.render, &rendered) {
             println!("  rendered to {}", r.display());
@@ -327,33 +583,61 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
 }
 
 pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
+    check_backend(args.backend, "debruijn-graph", true)?;
+    let graph_out = output(
+        "--graph-out",
+        args.graph_out.as_deref(),
+        &[Format::Adjacency, Format::Text],
+        json,
+        false,
+    )?;
+    let path_out = output(
+        "--path-out",
+        args.path_out.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    if graph_out.as_ref().is_some_and(Output::is_stdout)
+        && path_out.as_ref().is_some_and(Output::is_stdout)
+    {
+        return Err(usage(
+            "--graph-out - and --path-out - both write to standard output",
+        ));
+    }
     let bar = progress(3, "debruijn-graph", json);
     let started = Instant::now();
     let kg = graph_core::kmer_graph_from_file(&args.reads, args.k)
         .with_context(|| format!("reading {}", args.reads.display()))?;
     let g = &kg.graph;
     bar.inc(1);
-    if let Some(out) = &args.graph_out {
-        let f =
-            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
-        graph_core::write_adjacency(g, std::io::BufWriter::new(f))?;
+    if let Some(o) = &graph_out {
+        let mut w = o.open()?;
+        graph_core::write_adjacency(g, &mut w)?;
+        w.finish()?;
     }
     bar.inc(1);
     let (path, backend, reason) = match euler_path(g, args.backend) {
         Ok((p, b)) if g.edge_count() > 0 => (Some(p), b, None),
         Ok((_, b)) => (None, b, Some("the reads have no k-mers".to_owned())),
-        Err(e) => (None, Backend::Cpu, Some(e.to_string())),
+        // A GPU that fails is an error, not "no path".
+        Err(EulerError::Gpu(e)) => return Err(e.into()),
+        Err(e) => (
+            None,
+            Backend::Cpu,
+            Some(named(&|v| g.vertex_label(v), e).to_string()),
+        ),
     };
     let verified = path.as_ref().is_none_or(|p| is_euler_path(g, p));
     let spelled = path.as_ref().map(|p| graph_core::spell_walk(g, p));
-    if let (Some(out), Some(seq)) = (&args.path_out, &spelled) {
-        let mut f =
-            std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
-        writeln!(f, ">euler_path k={} length={}", args.k, seq.len())?;
+    if let (Some(o), Some(seq)) = (&path_out, &spelled) {
+        let mut f = o.open()?;
+        f.write_all(format!(">euler_path k={} length={}\n", args.k, seq.len()).as_bytes())?;
         for chunk in seq.as_bytes().chunks(80) {
             f.write_all(chunk)?;
-            writeln!(f)?;
+            f.write_all(b"\n")?;
         }
+        f.finish()?;
     }
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
@@ -401,15 +685,15 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
             (None, Some(r)) => println!("no Euler path: {r}"),
             (None, None) => {}
         }
-        if let Some(out) = &args.graph_out {
-            println!("graph written to {}", out.display());
+        if let Some(p) = graph_out.as_ref().and_then(Output::path) {
+            println!("graph written to {}", p.display());
         }
-        if let (Some(out), Some(_)) = (&args.path_out, &spelled) {
-            println!("sequence written to {}", out.display());
+        if let (Some(p), Some(_)) = (path_out.as_ref().and_then(Output::path), &spelled) {
+            println!("sequence written to {}", p.display());
         }
     }
     if !verified {
-        bail!("the Euler path failed verification");
+        return Err(unverified("the Euler path failed verification"));
     }
     Ok(())
 }
@@ -431,12 +715,11 @@ fn euler_row(
 
 /// Euler circuits for `warpath demo`: Hierholzer and the parallel algorithm on a deep and a
 /// shallow graph, and the GPU when there is one.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let m = match size {
         DemoSize::Small => 1 << 20,
         DemoSize::Large => 1 << 25,
     };
-    let mut rows = Vec::new();
     for style in [EulerStyle::Deep, EulerStyle::Shallow] {
         let label = style_name(style);
         let g = match random_euler_graph(m, style, 7) {
@@ -465,7 +748,6 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
             );
         }
     }
-    rows
 }
 
 fn style_name(style: EulerStyle) -> &'static str {
@@ -489,7 +771,7 @@ const SWEEP_BYTES_PER_EDGE: u64 = 64;
 /// An edge count of `--sweep-edges`: a whole number with an optional k, M or G suffix
 /// (10^3, 10^6, 10^9), from 1 to [`MAX_EULER_EDGES`].
 fn parse_edge_count(s: &str) -> Result<u64, String> {
-    let m = super::parse_count(s)? as u64;
+    let m = warpath_io::parse_count(s)?;
     if m == 0 || m > MAX_EULER_EDGES {
         return Err(format!(
             "{m} edges: an edge count must be from 1 to {MAX_EULER_EDGES}"
@@ -550,14 +832,6 @@ struct SweepRow {
     m_edges_per_second: f64,
 }
 
-/// `MemAvailable` from /proc/meminfo in bytes; `None` where it cannot be read.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
@@ -585,7 +859,7 @@ fn run_sweep(args: &EulerArgs, json: bool) -> Result<()> {
             .context("warming up the GPU")?;
     }
     let mut skipped = Vec::new();
-    if let Some(avail) = available_memory() {
+    if let Some(avail) = gpu_runtime::host_available_memory() {
         sizes.retain(|&m| {
             let need = m.saturating_mul(SWEEP_BYTES_PER_EDGE);
             let fits = need <= avail;
@@ -827,89 +1101,103 @@ fn log_tick(v: f64, units: &[(f64, &str)]) -> String {
 
 /// Log-log chart of time against edges, one line per method and style (deep solid, shallow
 /// dashed, one colour per method), like the seed's chart.
-fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
-    use plotters::element::DashedPathElement;
-    use plotters::prelude::*;
-    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", path.display());
-    let span = |v: Vec<f64>| {
-        v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        })
-    };
-    let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
-    let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
-    let root = SVGBackend::new(path, (900, 650)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(caption, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            (x0 / 1.5..x1 * 1.5).log_scale(),
-            (y0 / 2.0..y1 * 2.0).log_scale(),
-        )
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .x_desc("edges")
-        .y_desc("seconds")
-        .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
-        .y_label_formatter(&|&y| {
-            log_tick(
-                y,
-                &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+struct SweepChart<'a> {
+    rows: &'a [SweepRow],
+    caption: &'a str,
+}
+
+impl warpath_io::plot::Figure for SweepChart<'_> {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        use plotters::element::DashedPathElement;
+        use plotters::prelude::*;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let rows = self.rows;
+        let span = |v: Vec<f64>| {
+            v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+        };
+        let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
+        let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.caption, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (x0 / 1.5..x1 * 1.5).log_scale(),
+                (y0 / 2.0..y1 * 2.0).log_scale(),
             )
-        })
-        .draw()
-        .map_err(|e| err(&e))?;
-    let mut methods: Vec<&str> = Vec::new();
-    for r in rows {
-        if !methods.contains(&r.method) {
-            methods.push(r.method);
-        }
-    }
-    for (i, method) in methods.iter().enumerate() {
-        let colour = Palette99::pick(i).to_rgba();
-        for style in ["deep", "shallow"] {
-            let pts: Vec<(f64, f64)> = rows
-                .iter()
-                .filter(|r| r.method == *method && r.style == style)
-                .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
-                .collect();
-            if pts.is_empty() {
-                continue;
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc("edges")
+            .y_desc("seconds")
+            .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
+            .y_label_formatter(&|&y| {
+                log_tick(
+                    y,
+                    &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+                )
+            })
+            .draw()
+            .map_err(err)?;
+        let mut methods: Vec<&str> = Vec::new();
+        for r in rows {
+            if !methods.contains(&r.method) {
+                methods.push(r.method);
             }
-            let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
-            if style == "deep" {
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), line))
-                    .map_err(|e| err(&e))?
-                    .label(label)
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
-            } else {
-                chart
-                    .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
-                    .map_err(|e| err(&e))?
-                    .label(label)
-                    .legend(move |(x, y)| {
-                        DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
-                    });
-            }
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                .map_err(|e| err(&e))?;
         }
+        for (i, method) in methods.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            for style in ["deep", "shallow"] {
+                let pts: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.method == *method && r.style == style)
+                    .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
+                if style == "deep" {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                } else {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| {
+                            DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
+                        });
+                }
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
+}
+
+/// Draws the sweep chart (`.svg` or `.png` by the extension).
+fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
+    warpath_io::plot::render(path, (900, 650), &SweepChart { rows, caption })?;
     Ok(())
 }
 
@@ -925,10 +1213,12 @@ mod tests {
             (" 3M", 3_000_000),
             ("100m", 100_000_000),
             ("4G", 4_000_000_000),
+            ("1.5M", 1_500_000),
+            ("2^20", 1 << 20),
         ] {
             assert_eq!(parse_edge_count(s), Ok(want), "{s}");
         }
-        for s in ["0", "0k", "", "abc", "1.5M", "-1", "5G", "k"] {
+        for s in ["0", "0k", "", "abc", "1.5", "-1", "5G", "k"] {
             assert!(parse_edge_count(s).is_err(), "{s} accepted");
         }
         assert_eq!(parse_edge_count("4294967294"), Ok(MAX_EULER_EDGES));

@@ -6,6 +6,22 @@ use anyhow::Result;
 #[derive(clap::Args)]
 pub(crate) struct Args {}
 
+/// What `WARPATH_BACKEND` means on a machine without a GPU.
+fn consequence(backend: &str) -> String {
+    match backend.trim().to_ascii_lowercase().as_str() {
+        "cuda" | "gpu" => format!(
+            "WARPATH_BACKEND={backend}: every run that could use the GPU fails with an error (no \
+             fallback to the CPU); unset it or set cpu/auto to run on the CPU"
+        ),
+        "" | "auto" | "cpu" => {
+            format!("warpath runs every algorithm on the CPU (WARPATH_BACKEND={backend})")
+        }
+        _ => format!(
+            "WARPATH_BACKEND={backend} is not one of cpu, cuda, auto: every run fails until it is fixed"
+        ),
+    }
+}
+
 pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
     let backend = std::env::var("WARPATH_BACKEND").unwrap_or_else(|_| "auto".into());
     match gpu_runtime::gpu() {
@@ -37,14 +53,18 @@ pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
             }
         }
         Err(e) => {
+            let consequence = consequence(&backend);
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({ "cuda": false, "reason": e.to_string(), "warpath_backend": backend })
+                    serde_json::json!({
+                        "cuda": false, "reason": e.to_string(), "warpath_backend": backend,
+                        "consequence": consequence,
+                    })
                 );
             } else {
                 println!("no CUDA device: {e}");
-                println!("warpath runs every algorithm on the CPU (WARPATH_BACKEND={backend})");
+                println!("{consequence}");
             }
         }
     }

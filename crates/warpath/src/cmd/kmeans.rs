@@ -4,34 +4,46 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
-use clustering::data::{generate_blobs, read_matrix, read_npy, read_weights, write_npy};
+use anyhow::{Context, Result};
+use clustering::data::{generate_blobs, read_npy, write_npy};
 use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
 use clustering::{Init, KMeans, KMeansResult, predict};
 use gpu_runtime::{Backend, Exec};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
+use warpath_io::{Format, Output};
+
+use crate::cli_io::{check_backend, output};
 use crate::cmd::demo::DemoSize;
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::fail::{unverified, usage};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Arguments of `warpath kmeans`.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  warpath kmeans points.csv --k 8 --labels labels.npy --plot clusters.png
+  warpath kmeans points.npy --k 4 --weights w.npy --json
+  warpath kmeans --generate 1e6 --dim 16 --k 64 --backend cpu")]
 pub(crate) struct Args {
-    /// Input points: a CSV file (one point per line) or a 2-D `.npy` file (f32 or f64).
+    /// Input points (- for standard input): a text table (one point per line; commas, tabs
+    /// or spaces; an optional header line names the columns, used as axis labels) or a 2-D
+    /// `.npy` array (bool, integers, float32 or float64).
     #[arg(required_unless_present = "generate", conflicts_with = "generate")]
     input: Option<PathBuf>,
-    /// Generate N points around planted cluster centres instead of reading a file.
-    #[arg(long, value_name = "N")]
+    /// Generate N points around planted cluster centres instead of reading a file (1e6, 10k).
+    #[arg(long, value_name = "N", value_parser = crate::cli_io::count)]
     generate: Option<usize>,
-    /// Dimensions of generated points.
-    #[arg(long, value_name = "D", default_value_t = 2)]
-    dim: usize,
-    /// Planted clusters of generated points (default: --k).
+    /// Dimensions of generated points (only with --generate) [default: 2].
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Planted clusters of generated points (only with --generate) [default: --k].
     #[arg(long, value_name = "K")]
     clusters: Option<usize>,
-    /// Standard deviation of generated points around their centre.
-    #[arg(long, default_value_t = 0.05)]
-    sigma: f64,
+    /// Standard deviation of generated points around their centre (only with --generate)
+    /// [default: 0.05].
+    #[arg(long)]
+    sigma: Option<f64>,
     /// Seed of the generator and of the initialisation.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -41,12 +53,11 @@ pub(crate) struct Args {
     /// Initial centroids: k-means++ or random.
     #[arg(long, default_value = "k-means++")]
     init: Init,
-    /// Start from these centroids (a k x d `.npy` or CSV file) instead of --init.
+    /// Start from these centroids (a k x d `.npy` or text table) instead of --init.
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_centroids: Option<PathBuf>,
-    /// Sample weights, one per point: a `.csv`/`.txt` file with one weight per line (a header
-    /// line allowed), a 1-D `.npy` file (f32 or f64) or raw little-endian f64 (with --ranks,
-    /// each rank reads its own shard of a binary file).
+    /// Sample weights, one per point: a text file with one weight per line (an optional
+    /// header), a 1-D `.npy` array, or raw little-endian f64 (`.bin`).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// Most Lloyd iterations.
@@ -58,14 +69,21 @@ pub(crate) struct Args {
     /// Runs from different initial centroids (the best is kept).
     #[arg(long, default_value_t = 1)]
     n_init: usize,
-    /// Where to run: auto, cpu or cuda.
+    /// Where to run: auto, cpu or cuda (distributed runs are CPU only).
     #[arg(long, default_value = "auto")]
     backend: Exec,
-    /// Write the label of every point to this CSV file (one per line).
-    #[arg(long, value_name = "OUT.csv")]
+    /// Write the label of every point: .txt (one per line), .csv (header `label`), .npy
+    /// (int32, as scikit-learn's labels_) or - for standard output.
+    #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
-    /// Draw the first two dimensions, coloured by cluster, to this SVG file.
-    #[arg(long, value_name = "OUT.svg")]
+    /// Write the centroids (k x d): .txt, .csv (the input's header when it had one), .npy
+    /// or -.
+    #[arg(long, value_name = "FILE")]
+    centroids: Option<PathBuf>,
+    /// Draw the first two dimensions, coloured by cluster, centroids as crosses: .svg or
+    /// .png. Axis labels are the input's column names; above 20,000 points an even
+    /// subsample is drawn and the caption says so.
+    #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Run distributed over MPI with this many ranks (needs OpenMPI and the `kmeans-mpi`
     /// worker, built with `cargo build -p clustering --features mpi`).
@@ -73,48 +91,138 @@ pub(crate) struct Args {
     ranks: Option<usize>,
     /// Relaunch a failed distributed job from its checkpoint at most this many times (when a
     /// rank died; a job the worker refuses, e.g. for bad input, is not relaunched).
-    #[arg(long, value_name = "M", default_value_t = 3)]
+    #[arg(long, value_name = "M", default_value_t = 3, requires = "ranks")]
     max_restarts: usize,
     /// Checkpoint file of a distributed job (default: next to the input).
-    #[arg(long)]
+    #[arg(long, requires = "ranks")]
     checkpoint: Option<PathBuf>,
     /// Continue a distributed job from its checkpoint (on any number of ranks; refused, naming
     /// the difference, when the checkpoint belongs to another job: other data, weights, --k,
     /// --init, --seed, --tol, given centroids, or past --max-iter).
-    #[arg(long)]
+    #[arg(long, requires = "ranks")]
     resume: bool,
     /// The mpirun program.
-    #[arg(long, default_value = "mpirun")]
+    #[arg(long, default_value = "mpirun", requires = "ranks")]
     mpirun: PathBuf,
 }
 
-fn load(args: &Args) -> Result<(Array2<f64>, String)> {
+/// Most points a scatter plot draws.
+const PLOT_MAX_POINTS: usize = 20_000;
+
+/// Reads a matrix of points (or centroids) through the shared reader; returns it and the
+/// column names of a text header.
+fn read_points(path: &Path, what: &str) -> Result<(Array2<f64>, Option<Vec<String>>)> {
+    let a = warpath_io::read_array::<f64>(path)?;
+    let header = a.header.clone();
+    let (r, c, data) = a.into_matrix(what).map_err(|e| e.in_file(path))?;
+    Ok((Array2::from_shape_vec((r, c), data)?, header))
+}
+
+/// The data and a description, plus column names when the input had a header.
+/// Default dimensions of generated points.
+const DEFAULT_DIM: usize = 2;
+/// Default spread of generated points.
+const DEFAULT_SIGMA: f64 = 0.05;
+
+/// The generator's options only apply with --generate: named when given without it.
+fn check_generator_flags(args: &Args) -> Result<()> {
+    if args.generate.is_some() {
+        return Ok(());
+    }
+    for (flag, given) in [
+        ("--dim", args.dim.is_some()),
+        ("--clusters", args.clusters.is_some()),
+        ("--sigma", args.sigma.is_some()),
+    ] {
+        if given {
+            return Err(usage(format!(
+                "{flag} shapes generated points: it needs --generate N"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn load(args: &Args) -> Result<(Array2<f64>, String, Option<Vec<String>>)> {
     if let Some(n) = args.generate {
         let clusters = args.clusters.unwrap_or(args.k);
-        let b = generate_blobs(n, args.dim, clusters, args.sigma, args.seed);
+        let dim = args.dim.unwrap_or(DEFAULT_DIM);
+        let sigma = args.sigma.unwrap_or(DEFAULT_SIGMA);
+        // The points, the labels and distances the fit keeps, and the plot's copy.
+        warpath_io::check_memory(
+            &format!("--generate {n}"),
+            n as u64,
+            (dim as f64 * 8.0) * 2.0 + 16.0,
+            0,
+            "points",
+        )?;
+        let b = generate_blobs(n, dim, clusters, sigma, args.seed);
         return Ok((
             b.data,
-            format!(
-                "{n} generated points, {} dims, {clusters} planted clusters",
-                args.dim
-            ),
+            format!("{n} generated points, {dim} dims, {clusters} planted clusters"),
+            None,
         ));
     }
     let path = args
         .input
         .as_deref()
-        .context("an input file or --generate is needed")?;
-    Ok((read_matrix(path)?, path.display().to_string()))
+        .ok_or_else(|| usage("an input file or --generate is needed"))?;
+    let (data, header) = read_points(path, "the points")?;
+    Ok((data, path.display().to_string(), header))
+}
+
+/// The outputs, checked before the work.
+struct Outputs {
+    labels: Option<Output>,
+    centroids: Option<Output>,
+    plot: Option<PathBuf>,
+}
+
+fn outputs(args: &Args, json: bool) -> Result<Outputs> {
+    let tables = [Format::Text, Format::Csv, Format::Npy];
+    let labels = output("--labels", args.labels.as_deref(), &tables, json, false)?;
+    let centroids = output(
+        "--centroids",
+        args.centroids.as_deref(),
+        &tables,
+        json,
+        false,
+    )?;
+    if labels.as_ref().is_some_and(Output::is_stdout)
+        && centroids.as_ref().is_some_and(Output::is_stdout)
+    {
+        return Err(usage(
+            "--labels - and --centroids - both write to standard output",
+        ));
+    }
+    if let Some(p) = &args.plot {
+        if !warpath_io::plot::is_plot_path(p) {
+            return Err(usage(format!(
+                "--plot {}: plots are .svg or .png files",
+                p.display()
+            )));
+        }
+        warpath_io::check_writable(p)?;
+    }
+    Ok(Outputs {
+        labels,
+        centroids,
+        plot: args.plot.clone(),
+    })
 }
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    check_generator_flags(&args)?;
+    let outs = outputs(&args, json)?;
     if args.ranks.is_some() {
-        return run_distributed(args, json);
+        check_backend(args.backend, "distributed k-means (--ranks)", false)?;
+        return run_distributed(args, &outs, json);
     }
-    let (data, what) = load(&args)?;
+    check_backend(args.backend, "k-means", true)?;
+    let (data, what, header) = load(&args)?;
     let (n, d) = data.dim();
     let init = match &args.init_centroids {
-        Some(p) => Init::Given(read_matrix(p)?),
+        Some(p) => Init::Given(read_points(p, "the initial centroids")?.0),
         None => args.init.clone(),
     };
     let weights = load_weights(&args)?;
@@ -140,7 +248,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
     let verified = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
-    write_outputs(&args, data.view(), &fit.labels, &fit.centroids)?;
+    let plot_note = write_outputs(
+        &outs,
+        data.view(),
+        &fit.labels,
+        &fit.centroids,
+        header.as_deref(),
+    )?;
     if json {
         println!(
             "{}",
@@ -150,6 +264,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
                 "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
                 "verified": verified, "centroids": fit.centroids.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+                "plot": plot_note,
             })
         );
     } else {
@@ -182,9 +297,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         if args.k > 16 {
             println!("  ... {} more clusters", args.k - 16);
         }
+        if let Some(note) = &plot_note {
+            println!("  {note}");
+        }
     }
     if !verified {
-        bail!("the k-means result failed verification");
+        return Err(unverified("the k-means result failed verification"));
     }
     Ok(())
 }
@@ -198,11 +316,16 @@ fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// The `--weights` file, whole.
+/// The `--weights` file, whole, through the shared reader.
 fn load_weights(args: &Args) -> Result<Option<Array1<f64>>> {
     args.weights
         .as_deref()
-        .map(|p| Ok(Array1::from(read_weights(p)?)))
+        .map(|p| {
+            let w = warpath_io::read_array::<f64>(p)?
+                .into_vector("the sample weights")
+                .map_err(|e| e.in_file(p))?;
+            Ok(Array1::from(w))
+        })
         .transpose()
 }
 
@@ -236,104 +359,84 @@ fn verify(
     Ok((inertia - fit.inertia).abs() <= 1e-6 * (1.0 + inertia))
 }
 
+/// Writes labels, centroids and the plot; returns what the plot shows (for the report).
 fn write_outputs(
-    args: &Args,
+    outs: &Outputs,
     data: ArrayView2<'_, f64>,
     labels: &[u32],
     centroids: &Array2<f64>,
-) -> Result<()> {
-    if let Some(p) = &args.labels {
-        let mut s = String::with_capacity(labels.len() * 3);
-        for l in labels {
-            s.push_str(&l.to_string());
-            s.push('\n');
-        }
-        std::fs::write(p, s).with_context(|| format!("writing {}", p.display()))?;
+    header: Option<&[String]>,
+) -> Result<Option<String>> {
+    if let Some(o) = &outs.labels {
+        let l: Vec<i32> = labels.iter().map(|&l| l as i32).collect();
+        o.write_array(&l, None, Some(&["label".to_owned()]))?;
     }
-    if let Some(p) = &args.plot {
-        plot(p, data, labels, centroids)?;
+    if let Some(o) = &outs.centroids {
+        let flat: Vec<f64> = centroids.iter().copied().collect();
+        o.write_array(&flat, Some(centroids.ncols()), header)?;
     }
-    Ok(())
-}
-
-/// A scatter plot of the first two dimensions (at most 20,000 points, evenly subsampled),
-/// coloured by cluster, centroids as black crosses.
-fn plot(
-    path: &Path,
-    data: ArrayView2<'_, f64>,
-    labels: &[u32],
-    centroids: &Array2<f64>,
-) -> Result<()> {
-    use plotters::prelude::*;
+    let Some(p) = &outs.plot else {
+        return Ok(None);
+    };
     let d = data.ncols();
     let (xi, yi) = (0, usize::from(d > 1));
-    let step = data.nrows().div_ceil(20_000).max(1);
-    let (mut x0, mut x1, mut y0, mut y1) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    for r in data.outer_iter() {
-        x0 = x0.min(r[xi]);
-        x1 = x1.max(r[xi]);
-        y0 = y0.min(r[yi]);
-        y1 = y1.max(r[yi]);
-    }
-    let pad = |a: f64, b: f64| ((b - a) * 0.05).max(1e-9);
-    let (px, py) = (pad(x0, x1), pad(y0, y1));
-    let root = SVGBackend::new(path, (900, 800)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", path.display());
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("k-means, k = {}", centroids.nrows()),
-            ("sans-serif", 24),
+    let name = |i: usize| {
+        header
+            .and_then(|h| h.get(i).cloned())
+            .unwrap_or_else(|| format!("column {}", i + 1))
+    };
+    let points: Vec<(f64, f64)> = data.outer_iter().map(|r| (r[xi], r[yi])).collect();
+    let marks: Vec<(f64, f64)> = centroids.outer_iter().map(|c| (c[xi], c[yi])).collect();
+    let title = format!("k-means, k = {}", centroids.nrows());
+    let (x_label, y_label) = (name(xi), name(yi));
+    let scatter = warpath_io::plot::Scatter {
+        points: &points,
+        groups: labels,
+        marks: &marks,
+        title: &title,
+        x_label: &x_label,
+        y_label: &y_label,
+        max_points: PLOT_MAX_POINTS,
+    };
+    warpath_io::plot::render(p, (900, 800), &scatter)?;
+    let shown = scatter.shown();
+    Ok(Some(if shown < points.len() {
+        format!(
+            "plot {}: {shown} of {} points shown (one in every {})",
+            p.display(),
+            points.len(),
+            scatter.stride()
         )
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(40)
-        .build_cartesian_2d(x0 - px..x1 + px, y0 - py..y1 + py)
-        .map_err(|e| err(&e))?;
-    chart.configure_mesh().draw().map_err(|e| err(&e))?;
-    chart
-        .draw_series(data.outer_iter().zip(labels).step_by(step).map(|(r, &l)| {
-            let colour = Palette99::pick(l as usize).mix(0.8);
-            Circle::new((r[xi], r[yi]), 2, colour.filled())
-        }))
-        .map_err(|e| err(&e))?;
-    chart
-        .draw_series(
-            centroids
-                .outer_iter()
-                .map(|c| Cross::new((c[xi], c[yi]), 6, BLACK.stroke_width(2))),
-        )
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    } else {
+        format!("plot {}: all {} points shown", p.display(), points.len())
+    }))
 }
 
-fn run_distributed(args: Args, json: bool) -> Result<()> {
+fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
     let ranks = args.ranks.unwrap_or(1).max(1);
     let worker = find_worker().context(
         "the distributed worker `kmeans-mpi` was not found: build it with \
          `cargo build -p clustering --features mpi --bin kmeans-mpi` (needs OpenMPI) or set WARPATH_KMEANS_MPI",
     )?;
     // The worker reads .npy shards by offset: generated or CSV data is written as .npy first.
-    let (input, data) = match &args.input {
-        Some(p) if p.extension().and_then(|e| e.to_str()) == Some("npy") => {
-            (p.clone(), read_npy(p)?)
-        }
+    let float_npy = |p: &Path| {
+        matches!(
+            warpath_io::npy_dtype(p),
+            Ok(Some(d)) if d.kind == warpath_io::npy::Kind::Float && !d.big_endian
+        )
+    };
+    let (input, data, header) = match &args.input {
+        Some(p) if float_npy(p) => (p.clone(), read_npy(p)?, None),
         _ => {
-            let (data, _) = load(&args)?;
+            let (data, _, header) = load(&args)?;
             // Named after what it holds, so that `--resume` finds the same file and checkpoint.
             let name = match (&args.input, args.generate) {
                 (_, Some(n)) => format!(
                     "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
-                    args.dim,
+                    args.dim.unwrap_or(DEFAULT_DIM),
                     args.clusters.unwrap_or(args.k),
                     args.seed,
-                    args.sigma
+                    args.sigma.unwrap_or(DEFAULT_SIGMA)
                 ),
                 (Some(p), None) => format!(
                     "warpath-kmeans-{}.npy",
@@ -345,7 +448,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
             };
             let p = std::env::temp_dir().join(name);
             write_npy(&p, &data)?;
-            (p, data)
+            (p, data, header)
         }
     };
     let checkpoint = args
@@ -368,7 +471,22 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
         (None, _) => worker_args.extend(["--init".into(), "k-means++".into()]),
     }
     if let Some(w) = &args.weights {
-        worker_args.extend(["--weights".into(), w.clone().into()]);
+        // Every rank reads its shard of an f64 .npy file: other weights files are converted
+        // once here, so that the distributed run reads what the local one reads.
+        let path = if float_npy(w) || warpath_io::Format::of_path(w) == Some(Format::Bin) {
+            w.clone()
+        } else {
+            let weights = load_weights(&args)?.unwrap_or_default();
+            let p = std::env::temp_dir()
+                .join(format!("warpath-kmeans-weights-{}.npy", std::process::id()));
+            Output::parse("--weights", &p, &[Format::Npy], Format::Text)?.write_array(
+                weights.as_slice().unwrap_or_default(),
+                None,
+                None,
+            )?;
+            p
+        };
+        worker_args.extend(["--weights".into(), path.into()]);
     }
     worker_args.extend([
         "--max-iter".into(),
@@ -419,7 +537,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
     let weights = load_weights(&args)?;
     let verified =
         fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
-    write_outputs(&args, data.view(), &labels, &centroids)?;
+    let plot_note = write_outputs(outs, data.view(), &labels, &centroids, header.as_deref())?;
     let _ = std::fs::remove_file(&report_path);
     let _ = std::fs::remove_file(&labels_path);
     if json {
@@ -430,7 +548,7 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
                 "launches": out.attempts, "resumed_from": report.resumed_from,
                 "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
                 "converged": report.converged, "inertia": report.inertia, "verified": verified,
-                "reconciled": report.reconciled,
+                "reconciled": report.reconciled, "plot": plot_note,
             })
         );
     } else {
@@ -463,21 +581,25 @@ fn run_distributed(args: Args, json: bool) -> Result<()> {
             format_seconds(s.total)
         );
     }
+    if let (false, Some(note)) = (json, &plot_note) {
+        println!("  {note}");
+    }
     if !verified {
-        bail!("the distributed k-means result failed verification");
+        return Err(unverified(
+            "the distributed k-means result failed verification",
+        ));
     }
     Ok(())
 }
 
 /// Demo rows: sequential, rayon and (with a GPU) CUDA k-means on planted clusters.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n, d, k) = match size {
         DemoSize::Small => (200_000, 2, 4),
         DemoSize::Large => (2_000_000, 8, 16),
     };
     let b = generate_blobs(n, d, k, 0.12, 7);
     let name = format!("k-means (d = {d}, k = {k})");
-    let mut rows = Vec::new();
     // Seeded k-means++ (computed on the CPU): every backend starts from the same centroids.
     let params = KMeans::new(k).seed(1);
     // The sequential reference on a prefix (it is the slow one), then the fast paths.
@@ -522,7 +644,6 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
         };
         rows.push(row);
     }
-    rows
 }
 
 /// Whether the planted clusters map one-to-one onto found clusters (by majority), with at

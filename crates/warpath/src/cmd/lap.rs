@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use assignment::experiments::{
     approximation_table, exp_matrix, fit_exponent, int_matrix, runtime_series, uniform_matrix,
 };
@@ -15,8 +15,12 @@ use assignment::{
 };
 use gpu_runtime::{Backend, Exec, Target};
 
+use warpath_io::Format;
+
+use crate::cli_io::{check_backend, output};
 use crate::cmd::demo::DemoSize;
-use crate::report::{DemoRow, format_seconds, progress};
+use crate::fail::{unverified, usage};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Solver names on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -61,16 +65,23 @@ pub(crate) enum Dist {
 
 /// Arguments of `warpath lap`.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  warpath lap costs.csv                        # CSV/TSV/whitespace, optional header, # comments
+  warpath lap costs.npy --maximize -o pairs.csv
+  warpath lap --generate 2000 --solver auction --backend cuda")]
 pub(crate) struct Args {
-    /// Cost matrix: CSV (one row per line, `inf` forbids a pair) or `.npy` (2-D, C order,
-    /// `<f8`, `<f4` or `<i8`).
+    /// Cost matrix (- for standard input): a text table (one row per line; commas, tabs or
+    /// spaces; an optional header line; # comments; `inf` forbids a pair) or a 2-D `.npy`
+    /// array (bool, integers, float32 or float64).
     #[arg(conflicts_with = "generate", required_unless_present = "generate")]
     file: Option<PathBuf>,
-    /// Generate an N x N matrix instead of reading one (N x --cols with --cols).
-    #[arg(long, value_name = "N")]
+    /// Generate an N x N matrix instead of reading one (N x --cols with --cols; 1000, 2e3,
+    /// 4k).
+    #[arg(long, value_name = "N", value_parser = crate::cli_io::count)]
     generate: Option<usize>,
     /// Columns of the generated matrix (default: N).
-    #[arg(long, requires = "generate")]
+    #[arg(long, requires = "generate", value_parser = crate::cli_io::count)]
     cols: Option<usize>,
     /// Distribution of the generated costs.
     #[arg(long, value_enum, default_value_t = Dist::Uniform)]
@@ -87,30 +98,59 @@ pub(crate) struct Args {
     /// Maximise the total instead of minimising it.
     #[arg(long)]
     maximize: bool,
-    /// Where the auction and brute force run: auto, cpu or cuda (the other solvers run on the
-    /// CPU).
+    /// Where the auction and brute force run: auto, cpu or cuda (the other solvers have no
+    /// GPU path: cuda with them is an error).
     #[arg(long, default_value = "auto")]
     backend: Exec,
     /// Solve this many times and report the fastest (for timing).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::cli_io::count)]
     repeat: usize,
-    /// Print the assigned pairs (text mode).
+    /// Print the assigned pairs `row -> column (cost)` (text mode).
     #[arg(long)]
     pairs: bool,
+    /// Write the assignment here as `row col` pairs, 0-based as numpy's indices: .txt, .csv
+    /// (header `row,col`), .npy (an int64 array of shape (pairs, 2)) or - for standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    let gpu_path = matches!(args.solver, SolverArg::Auction | SolverArg::Brute);
+    check_backend(
+        args.backend,
+        &format!("--solver {}", args.solver.solver(0).name()),
+        gpu_path,
+    )?;
+    let out = output(
+        "--output",
+        args.output.as_deref(),
+        &[Format::Text, Format::Csv, Format::Npy],
+        json,
+        false,
+    )?;
     let costs: Array2<f64> = match (&args.file, args.generate) {
         (Some(path), _) => read_matrix(path)?,
         (None, Some(n)) => {
             let cols = args.cols.unwrap_or(n);
+            // The matrix and the solvers' working copies (greedy sorts every entry).
+            warpath_io::check_memory(
+                &format!("--generate {n}"),
+                (n as u64).saturating_mul(cols as u64),
+                if args.solver == SolverArg::Greedy {
+                    40.0
+                } else {
+                    16.0
+                },
+                0,
+                "cost entries",
+            )?;
             match args.dist {
                 Dist::Exp => exp_matrix(n, cols, args.seed),
                 Dist::Uniform => uniform_matrix(n, cols, args.seed),
                 Dist::Int => int_matrix(n, cols, args.max, args.seed).mapv(|v| v as f64),
             }
         }
-        (None, None) => bail!("give a FILE or --generate N"),
+        (None, None) => return Err(usage("give a FILE or --generate N")),
     };
     let (rows, cols) = costs.dim();
     let sense = if args.maximize {
@@ -164,6 +204,16 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let a = result.expect("at least one run");
     let check = verify(costs.view(), &a, solver, sense);
     let verified = check.is_ok();
+    if let Some(o) = &out {
+        let (r, c) = a.pairs();
+        let flat: Vec<i64> = r
+            .iter()
+            .zip(&c)
+            .flat_map(|(&i, &j)| [i as i64, j as i64])
+            .collect();
+        let header = ["row".to_owned(), "col".to_owned()];
+        o.write_array(&flat, Some(2), Some(&header))?;
+    }
     if json {
         println!(
             "{}",
@@ -205,7 +255,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         );
     }
     if let Err(e) = check {
-        bail!("verification failed: {e}");
+        return Err(unverified(format!("verification failed: {e}")));
     }
     Ok(())
 }
@@ -303,111 +353,12 @@ fn verify(
     Ok(())
 }
 
-/// Reads a CSV or `.npy` cost matrix.
+/// Reads a cost matrix through the shared reader: a text table or a 2-D `.npy` array.
 fn read_matrix(path: &Path) -> Result<Array2<f64>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if bytes.starts_with(b"\x93NUMPY") {
-        return read_npy(&bytes).with_context(|| format!("reading {} as .npy", path.display()));
-    }
-    let text = String::from_utf8(bytes).context("the CSV is not UTF-8")?;
-    let mut data = Vec::new();
-    let mut cols = None;
-    let mut rows = 0;
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let before = data.len();
-        for cell in line.split(',') {
-            let cell = cell.trim();
-            let v: f64 = cell
-                .parse()
-                .with_context(|| format!("line {}: `{cell}` is not a number", ln + 1))?;
-            data.push(v);
-        }
-        let n = data.len() - before;
-        match cols {
-            None => cols = Some(n),
-            Some(c) if c != n => bail!("line {}: {n} values, earlier lines have {c}", ln + 1),
-            _ => {}
-        }
-        rows += 1;
-    }
-    Ok(Array2::from_shape_vec((rows, cols.unwrap_or(0)), data)?)
-}
-
-/// A minimal `.npy` reader: version 1-3, 2-D, C order, little-endian f8, f4 or i8.
-fn read_npy(bytes: &[u8]) -> Result<Array2<f64>> {
-    if bytes.len() < 10 {
-        bail!("truncated header");
-    }
-    let (header_len, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 => {
-            if bytes.len() < 12 {
-                bail!("truncated header");
-            }
-            (
-                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-                12,
-            )
-        }
-        v => bail!("unsupported .npy version {v}"),
-    };
-    let header = std::str::from_utf8(
-        bytes
-            .get(start..start + header_len)
-            .context("truncated header")?,
-    )?;
-    let descr = header
-        .split("'descr':")
-        .nth(1)
-        .and_then(|s| s.split('\'').nth(1))
-        .context("no descr")?;
-    if header.contains("'fortran_order': True") {
-        bail!("Fortran-order arrays are not supported; save with np.ascontiguousarray");
-    }
-    let shape = header
-        .split("'shape':")
-        .nth(1)
-        .and_then(|s| s.split('(').nth(1))
-        .and_then(|s| s.split(')').next())
-        .context("no shape")?;
-    let dims: Vec<usize> = shape
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
-    if dims.len() != 2 {
-        bail!("expected a 2-D array, got shape ({shape})");
-    }
-    let n = dims[0] * dims[1];
-    let body = &bytes[start + header_len..];
-    let data: Vec<f64> = match descr {
-        "<f8" => chunks(body, n, 8)?
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-        "<f4" => chunks(body, n, 4)?
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")) as f64)
-            .collect(),
-        "<i8" => chunks(body, n, 8)?
-            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")) as f64)
-            .collect(),
-        d => bail!("unsupported dtype {d} (use float64, float32 or int64)"),
-    };
-    Ok(Array2::from_shape_vec((dims[0], dims[1]), data)?)
-}
-
-fn chunks(body: &[u8], n: usize, size: usize) -> Result<std::slice::ChunksExact<'_, u8>> {
-    if body.len() < n * size {
-        bail!(
-            "truncated data: {} bytes for {n} values of {size} bytes",
-            body.len()
-        );
-    }
-    Ok(body[..n * size].chunks_exact(size))
+    let (r, c, data) = warpath_io::read_array::<f64>(path)?
+        .into_matrix("the cost matrix")
+        .map_err(|e| e.in_file(path))?;
+    Ok(Array2::from_shape_vec((r, c), data)?)
 }
 
 /// Arguments of `warpath lap-experiment`.
@@ -453,6 +404,7 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
             (Solver::Auction, args.runtime_sizes.clone()),
         ];
         let bar = progress(solvers.len() as u64, "runtime", json);
+        check_backend(args.backend, "lap-experiment", true)?;
         for (s, sizes) in solvers {
             let sizes: Vec<usize> = sizes
                 .into_iter()
@@ -555,12 +507,11 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
 }
 
 /// Rows for `warpath demo`: every solver on a built-in input, each verified independently.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n_jv, n_cubic, n_auction) = match size {
         DemoSize::Small => (1000, 300, 300),
         DemoSize::Large => (5000, 1000, 2000),
     };
-    let mut rows = Vec::new();
     let mut run = |label: &str, c: &Array2<f64>, solver: Solver, exec: Exec, backend: Backend| {
         let t = Instant::now();
         let n = c.nrows() as u64;
@@ -631,5 +582,4 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
         Exec::Cpu,
         Backend::Cpu,
     );
-    rows
 }

@@ -1,21 +1,22 @@
 //! `warpath sort` and `warpath distinct`: radix sort and distinct values (gpu-primitives) of a
 //! file or of generated keys.
 
-use std::fmt::Display;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use gpu_primitives::{
     DistinctOptions, Exec, SortKey, distinct_reference, distinct_with, radix_sort, radix_sort_desc,
     sort_reference,
 };
 use gpu_runtime::Backend;
 
+use warpath_io::{Element, Format, Output, npy};
+
+use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
 use crate::cmd::demo::DemoSize;
-use crate::report::{DemoRow, progress};
+use crate::fail::{unverified, usage};
+use crate::report::{DemoRow, Rows, format_seconds, progress};
 
 /// Key types the commands read, generate and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -48,24 +49,26 @@ pub(crate) enum Dist {
 /// Where the keys come from and where results go (shared by `sort` and `distinct`).
 #[derive(clap::Args, Debug)]
 pub(crate) struct InputArgs {
-    /// Input file: text with one number per line (blank lines are skipped), or raw
-    /// little-endian values with --binary.
+    /// Input file (- for standard input): a `.npy` array (bool, integers or floats; its dtype
+    /// sets --type), raw little-endian values of --type (`.bin`, or any name with --binary),
+    /// or text with one number per line (blank lines and # comments skipped, an optional
+    /// header line).
     #[arg(conflicts_with = "generate")]
     input: Option<PathBuf>,
-    /// Read (and write) raw little-endian values of --type instead of text.
+    /// Read the input file as raw little-endian values of --type, whatever its extension.
     #[arg(long)]
     binary: bool,
-    /// Key type.
-    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
-    key_type: KeyType,
-    /// Generate N keys instead of reading a file (underscores allowed: 10_000_000).
-    #[arg(long, value_name = "N", value_parser = super::parse_count)]
+    /// Key type [default: the .npy file's dtype, else u32].
+    #[arg(long = "type", value_enum)]
+    key_type: Option<KeyType>,
+    /// Generate N keys instead of reading a file (1e7, 10M, 2^24, 10_000_000).
+    #[arg(long, value_name = "N", value_parser = crate::cli_io::count)]
     generate: Option<usize>,
     /// Distribution of generated keys.
     #[arg(long, value_enum, default_value_t = Dist::Uniform)]
     dist: Dist,
     /// Generated keys lie in [0, RANGE) (uniform) or 1..=RANGE (zipf).
-    #[arg(long, value_parser = super::parse_count)]
+    #[arg(long, value_parser = crate::cli_io::count)]
     range: Option<usize>,
     /// Seed of the generator.
     #[arg(long, default_value_t = 42)]
@@ -73,13 +76,23 @@ pub(crate) struct InputArgs {
     /// Where to run: auto (GPU when present and worth it), cpu or cuda.
     #[arg(long, default_value = "auto")]
     backend: Exec,
-    /// Write the result to FILE (text, or binary with --binary).
-    #[arg(long, value_name = "FILE")]
+    /// Write the result here; the extension picks the format: .txt (one per line), .csv,
+    /// .npy, .bin (raw little-endian). Default: standard output as text (-), except under
+    /// --json; a terminal gets at most 10,000 lines unless -o - is given.
+    #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Run and verify without writing the result anywhere (for timing).
+    #[arg(long, conflicts_with = "output")]
+    discard: bool,
 }
 
 /// Arguments of `warpath sort`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  warpath sort keys.npy -o sorted.npy            # dtype from the file, result as .npy
+  warpath sort numbers.txt > sorted.txt          # text in, text out (standard output)
+  warpath sort --generate 1e8 --type f64 --discard --json   # time a generated sort")]
 pub(crate) struct SortArgs {
     #[command(flatten)]
     input: InputArgs,
@@ -90,19 +103,21 @@ pub(crate) struct SortArgs {
 
 /// Arguments of `warpath distinct`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  warpath distinct ids.npy -o unique.npy
+  warpath distinct words.txt --counts -o counts.csv   # value,count with a header")]
 pub(crate) struct DistinctArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// Write `value<TAB>count` lines instead of values (text output only).
+    /// Write `value count` rows (a `value,count` header in .csv) instead of values; text
+    /// outputs only (.txt, .csv, standard output).
     #[arg(long)]
     counts: bool,
 }
 
-/// What the commands need of a key type besides sorting.
-trait CliKey: SortKey + FromStr + Display {
-    const BYTES: usize;
-    fn from_le(b: &[u8]) -> Self;
-    fn write_le(self, out: &mut Vec<u8>);
+/// What the commands need of a key type besides sorting and I/O.
+trait CliKey: SortKey + Element {
     /// A key from 64 random bits, uniform over the type or over [0, range).
     fn uniform(bits: u64, range: Option<usize>) -> Self;
     /// The key for integer value `v` (zipf ranks).
@@ -112,15 +127,6 @@ trait CliKey: SortKey + FromStr + Display {
 macro_rules! cli_int {
     ($t:ty) => {
         impl CliKey for $t {
-            const BYTES: usize = size_of::<$t>();
-            fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; size_of::<$t>()];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
             fn uniform(bits: u64, range: Option<usize>) -> Self {
                 match range {
                     Some(r) if r > 0 => (bits % r as u64) as $t,
@@ -141,15 +147,6 @@ cli_int!(i64);
 macro_rules! cli_float {
     ($t:ty) => {
         impl CliKey for $t {
-            const BYTES: usize = size_of::<$t>();
-            fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; size_of::<$t>()];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
             fn uniform(bits: u64, range: Option<usize>) -> Self {
                 let u = (bits >> 11) as f64 / (1u64 << 53) as f64;
                 (u * range.unwrap_or(1) as f64) as $t
@@ -203,90 +200,77 @@ fn generate<K: CliKey>(n: usize, dist: Dist, range: Option<usize>, seed: u64) ->
     v
 }
 
-fn read_text<K: CliKey>(path: &Path) -> Result<Vec<K>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut v = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        match t.parse::<K>() {
-            Ok(x) => v.push(x),
-            Err(_) => bail!(
-                "{}: line {}: `{}` is not a {} number",
-                path.display(),
-                i + 1,
-                if t.len() > 40 { &t[..40] } else { t },
-                K::NAME
-            ),
-        }
+/// The key type of a `.npy` dtype: the narrowest of ours that holds every value.
+fn key_type_of(d: npy::Dtype) -> KeyType {
+    use npy::Kind;
+    match (d.kind, d.size) {
+        (Kind::Bool, _) | (Kind::Uint, 1 | 2 | 4) => KeyType::U32,
+        (Kind::Uint, _) => KeyType::U64,
+        (Kind::Int, 1 | 2 | 4) => KeyType::I32,
+        (Kind::Int, _) => KeyType::I64,
+        (Kind::Float, 4) => KeyType::F32,
+        (Kind::Float, _) => KeyType::F64,
     }
-    Ok(v)
 }
 
-fn read_binary<K: CliKey>(path: &Path) -> Result<Vec<K>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if bytes.len() % K::BYTES != 0 {
-        bail!(
-            "{}: {} bytes is not a whole number of {}-byte {} values",
-            path.display(),
-            bytes.len(),
-            K::BYTES,
-            K::NAME
-        );
+/// The key type to use: --type, else the `.npy` input's dtype, else u32.
+fn resolve_key_type(a: &InputArgs) -> Result<KeyType> {
+    if let Some(t) = a.key_type {
+        return Ok(t);
     }
-    Ok(bytes.chunks_exact(K::BYTES).map(K::from_le).collect())
+    match &a.input {
+        Some(p) if !a.binary => Ok(warpath_io::npy_dtype(p)?.map_or(KeyType::U32, key_type_of)),
+        _ => Ok(KeyType::U32),
+    }
 }
 
 /// Loads the keys; returns them and a description of the input for the report.
-fn load<K: CliKey>(a: &InputArgs) -> Result<(Vec<K>, String)> {
+fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, String)> {
     match (&a.input, a.generate) {
         (Some(p), _) => {
+            let bytes = warpath_io::read_bytes(p)?;
             let v = if a.binary {
-                read_binary(p)?
+                if npy::is_npy(&bytes) {
+                    return Err(usage(format!(
+                        "--binary reads raw values, but {} is a .npy file (its header would be \
+                         read as keys): leave out --binary",
+                        p.display()
+                    )));
+                }
+                warpath_io::parse_raw::<K>(&bytes)
+                    .map_err(|e| anyhow::Error::new(e).context(p.display().to_string()))?
             } else {
-                read_text(p)?
+                warpath_io::parse_array::<K>(&bytes, p)
+                    .and_then(|a| a.into_vector("the keys"))
+                    .map_err(|e| e.in_file(p))?
             };
             Ok((v, p.display().to_string()))
         }
         (None, Some(n)) => {
+            warpath_io::check_memory(
+                &format!("--generate {n}"),
+                n as u64,
+                bytes_per_key * K::DTYPE.size as f64,
+                0,
+                &format!("{} keys", <K as Element>::NAME),
+            )?;
             let range = a.range.map(|r| format!(" in [0, {r})")).unwrap_or_default();
             Ok((
                 generate(n, a.dist, a.range, a.seed),
                 format!("generated {:?}{range}, seed {}", a.dist, a.seed).to_lowercase(),
             ))
         }
-        (None, None) => bail!("give an input file or --generate N (see --help)"),
+        (None, None) => Err(usage("give an input file or --generate N (see --help)")),
     }
 }
 
-fn write_keys<K: CliKey>(
-    path: &Path,
-    keys: &[K],
-    counts: Option<&[u64]>,
-    binary: bool,
-) -> Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut w = BufWriter::new(f);
-    if binary {
-        let mut buf = Vec::with_capacity(keys.len() * K::BYTES);
-        for &k in keys {
-            k.write_le(&mut buf);
-        }
-        w.write_all(&buf)?;
-    } else {
-        for (i, k) in keys.iter().enumerate() {
-            match counts {
-                Some(c) => writeln!(w, "{k}\t{}", c[i])?,
-                None => writeln!(w, "{k}")?,
-            }
-        }
+/// The result's output (checked before the work), `None` for --discard or under --json
+/// without --output.
+fn result_output(a: &InputArgs, json: bool, allowed: &[Format]) -> Result<Option<Output>> {
+    if a.discard {
+        return Ok(None);
     }
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    output("--output", a.output.as_deref(), allowed, json, true)
 }
 
 /// A multiset fingerprint: order-independent, so a sort must preserve it.
@@ -349,18 +333,32 @@ macro_rules! dispatch {
     };
 }
 
+/// Outputs `sort` and `distinct` write arrays to.
+const ARRAY_OUTPUTS: [Format; 4] = [Format::Text, Format::Csv, Format::Npy, Format::Bin];
+
 /// `warpath sort`.
 pub(crate) fn run_sort(args: SortArgs, json: bool) -> Result<()> {
-    dispatch!(args.input.key_type, sort_typed(&args, json))
+    check_backend(args.input.backend, "sort", true)?;
+    let out = result_output(&args.input, json, &ARRAY_OUTPUTS)?;
+    dispatch!(
+        resolve_key_type(&args.input)?,
+        sort_typed(&args, out.as_ref(), json)
+    )
 }
 
-fn sort_typed<K: CliKey>(args: &SortArgs, json: bool) -> Result<()> {
+fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> Result<()> {
     let a = &args.input;
     let bar = progress(4, "sort: load / sort / verify / write", json);
-    let (mut keys, source) = load::<K>(a)?;
+    // The keys and the radix sort's scratch buffer of the same size.
+    let (mut keys, source) = load::<K>(a, 2.0)?;
     bar.inc(1);
     let n = keys.len();
+    if let Some(o) = out {
+        guard_terminal(o, n as u64, is_dash(a.output.as_deref()), "--output")?;
+    }
     let fp = fingerprint(&keys);
+    // Start rayon's workers before the clock, as a library caller's warm process has them.
+    rayon::broadcast(|_| ());
     let t = Instant::now();
     let backend = if args.descending {
         radix_sort_desc(&mut keys, a.backend)?
@@ -371,8 +369,8 @@ fn sort_typed<K: CliKey>(args: &SortArgs, json: bool) -> Result<()> {
     bar.inc(1);
     let verified = sorted_ok(fp, n, &keys, args.descending);
     bar.inc(1);
-    if let Some(out) = &a.output {
-        write_keys(out, &keys, None, a.binary)?;
+    if let Some(o) = out {
+        o.write_array(&keys, None, None)?;
     }
     bar.finish_and_clear();
     if json {
@@ -381,50 +379,74 @@ fn sort_typed<K: CliKey>(args: &SortArgs, json: bool) -> Result<()> {
             serde_json::json!({
                 "command": "sort",
                 "n": n,
-                "type": K::NAME,
+                "type": <K as Element>::NAME,
                 "input": source,
                 "descending": args.descending,
                 "backend": backend,
                 "seconds": elapsed.as_secs_f64(),
                 "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
                 "verified": verified,
-                "output": a.output.as_ref().map(|p| p.display().to_string()),
+                "output": out.map(Output::describe),
             })
         );
     } else {
-        println!(
-            "sort: {n} {} keys ({source}) on {backend} in {} ({}){}, {}",
-            K::NAME,
-            crate::report::format_seconds(elapsed.as_secs_f64()),
-            rate(n, elapsed),
-            if args.descending { ", descending" } else { "" },
-            if verified {
-                "verified"
-            } else {
-                "VERIFICATION FAILED"
-            }
+        report(
+            &format!(
+                "sort: {n} {} keys ({source}) on {backend} in {} ({}){}, {}{}",
+                <K as Element>::NAME,
+                format_seconds(elapsed.as_secs_f64()),
+                rate(n, elapsed),
+                if args.descending { ", descending" } else { "" },
+                if verified {
+                    "verified"
+                } else {
+                    "VERIFICATION FAILED"
+                },
+                written(out)
+            ),
+            out,
         );
     }
     if !verified {
-        bail!("the sorted output failed verification");
+        return Err(unverified("the sorted output failed verification"));
     }
     Ok(())
 }
 
 /// `warpath distinct`.
 pub(crate) fn run_distinct(args: DistinctArgs, json: bool) -> Result<()> {
-    if args.counts && args.input.binary && args.input.output.is_some() {
-        bail!("--counts writes text lines; leave out --binary or --counts");
+    check_backend(args.input.backend, "distinct", true)?;
+    let out = result_output(&args.input, json, &ARRAY_OUTPUTS)?;
+    if args.counts
+        && let Some(o) = &out
+        && !matches!(o.format, Format::Text | Format::Csv)
+    {
+        return Err(usage(format!(
+            "--counts writes `value count` text rows, but --output {} is {}: use .txt or .csv, \
+             or leave out --counts",
+            o.describe(),
+            o.format.extension()
+        )));
     }
-    dispatch!(args.input.key_type, distinct_typed(&args, json))
+    if args.counts && out.is_none() && !json {
+        return Err(usage(
+            "--counts and --discard: the counts are written nowhere",
+        ));
+    }
+    dispatch!(
+        resolve_key_type(&args.input)?,
+        distinct_typed(&args, out.as_ref(), json)
+    )
 }
 
-fn distinct_typed<K: CliKey>(args: &DistinctArgs, json: bool) -> Result<()> {
+fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bool) -> Result<()> {
     let a = &args.input;
     let bar = progress(4, "distinct: load / distinct / verify / write", json);
-    let (keys, source) = load::<K>(a)?;
+    // The keys, a sorted copy with its scratch, the values and their counts.
+    let (keys, source) = load::<K>(a, 4.0 + 8.0 / K::DTYPE.size as f64)?;
     bar.inc(1);
     let n = keys.len();
+    rayon::broadcast(|_| ());
     let t = Instant::now();
     let d = distinct_with(
         &keys,
@@ -439,8 +461,18 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, json: bool) -> Result<()> {
     let counts = d.counts.clone().unwrap_or_default();
     let verified = distinct_ok(&keys, &d.values, &counts);
     bar.inc(1);
-    if let Some(out) = &a.output {
-        write_keys(out, &d.values, args.counts.then_some(&counts[..]), a.binary)?;
+    if let Some(o) = out {
+        guard_terminal(
+            o,
+            d.values.len() as u64,
+            is_dash(a.output.as_deref()),
+            "--output",
+        )?;
+        if args.counts {
+            write_counts(o, &d.values, &counts)?;
+        } else {
+            o.write_array(&d.values, None, None)?;
+        }
     }
     bar.finish_and_clear();
     let max_count = counts.iter().copied().max().unwrap_or(0);
@@ -450,7 +482,7 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, json: bool) -> Result<()> {
             serde_json::json!({
                 "command": "distinct",
                 "n": n,
-                "type": K::NAME,
+                "type": <K as Element>::NAME,
                 "input": source,
                 "distinct": d.values.len(),
                 "max_count": max_count,
@@ -458,27 +490,54 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, json: bool) -> Result<()> {
                 "seconds": elapsed.as_secs_f64(),
                 "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
                 "verified": verified,
-                "output": a.output.as_ref().map(|p| p.display().to_string()),
+                "output": out.map(Output::describe),
             })
         );
     } else {
-        println!(
-            "distinct: {n} {} keys ({source}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}",
-            K::NAME,
-            d.values.len(),
-            d.backend,
-            crate::report::format_seconds(elapsed.as_secs_f64()),
-            rate(n, elapsed),
-            if verified {
-                "verified"
-            } else {
-                "VERIFICATION FAILED"
-            }
+        report(
+            &format!(
+                "distinct: {n} {} keys ({source}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
+                <K as Element>::NAME,
+                d.values.len(),
+                d.backend,
+                format_seconds(elapsed.as_secs_f64()),
+                rate(n, elapsed),
+                if verified {
+                    "verified"
+                } else {
+                    "VERIFICATION FAILED"
+                },
+                written(out)
+            ),
+            out,
         );
     }
     if !verified {
-        bail!("the distinct values failed verification");
+        return Err(unverified("the distinct values failed verification"));
     }
+    Ok(())
+}
+
+/// `value count` rows (space-separated text, or CSV with a `value,count` header).
+fn write_counts<K: CliKey>(o: &Output, values: &[K], counts: &[u64]) -> Result<()> {
+    let csv = o.format == Format::Csv;
+    let mut sink = o.open()?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    if csv {
+        buf.extend_from_slice(b"value,count\n");
+    }
+    for (v, c) in values.iter().zip(counts) {
+        v.write_text(&mut buf);
+        buf.push(if csv { b',' } else { b' ' });
+        c.write_text(&mut buf);
+        buf.push(b'\n');
+        if buf.len() > 1 << 16 {
+            sink.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    sink.write_all(&buf)?;
+    sink.finish()?;
     Ok(())
 }
 
@@ -528,7 +587,7 @@ fn distinct_row(keys: &[u32], exec: Exec) -> DemoRow {
 
 /// Rows of `warpath demo`: u32 and f64 sorts and the distinct experiment, on the CPU and, when
 /// there is one, on the GPU; each checked against the plain reference.
-pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
+pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     let (n_sort, n_distinct) = match size {
         DemoSize::Small => (1 << 20, 1 << 21),
         DemoSize::Large => (1 << 26, 1 << 26),
@@ -556,13 +615,11 @@ pub(crate) fn demo(size: DemoSize) -> Vec<DemoRow> {
     if gpu_runtime::gpu().is_ok() {
         execs.push(Exec::Cuda);
     }
-    let mut rows = Vec::new();
     for &e in &execs {
         rows.push(sort_row("radix sort (u32)", &u, e));
         rows.push(sort_row("radix sort (f64, NaN/-0.0)", &f, e));
         rows.push(distinct_row(&d, e));
     }
-    rows
 }
 
 #[cfg(test)]
@@ -570,35 +627,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_parse_in_several_spellings() {
-        assert_eq!(super::super::parse_count("1_000"), Ok(1000));
-        assert_eq!(super::super::parse_count("1e6"), Ok(1_000_000));
-        assert_eq!(super::super::parse_count("2^20"), Ok(1 << 20));
-        assert_eq!(super::super::parse_count("10k"), Ok(10_000));
-        assert_eq!(super::super::parse_count("3M"), Ok(3_000_000));
-        assert!(super::super::parse_count("2^20k").is_err());
-        assert!(super::super::parse_count("ten").is_err());
-    }
-
-    #[test]
-    fn malformed_line_names_its_number() {
-        let dir = std::env::temp_dir().join(format!("warpath-sort-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("keys.txt");
-        std::fs::write(&p, "5\n3\n\n7x\n1\n").unwrap();
-        let e = read_text::<u32>(&p).unwrap_err().to_string();
-        assert!(e.contains("line 4"), "{e}");
-        std::fs::write(&p, "5\n-3\n\n1e3\nnan\n-0\n").unwrap();
-        let v = read_text::<f64>(&p).unwrap();
-        assert_eq!(v.len(), 5);
-        std::fs::write(&p, [1u8, 2, 3]).unwrap();
-        assert!(
-            read_binary::<u32>(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("3 bytes")
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
+    fn npy_dtypes_pick_the_narrowest_key_type() {
+        use npy::{Dtype, Kind};
+        for (d, want) in [
+            (Dtype::new(Kind::Bool, 1), KeyType::U32),
+            (Dtype::new(Kind::Uint, 2), KeyType::U32),
+            (Dtype::new(Kind::Uint, 8), KeyType::U64),
+            (Dtype::new(Kind::Int, 1), KeyType::I32),
+            (Dtype::new(Kind::Int, 8), KeyType::I64),
+            (Dtype::new(Kind::Float, 4), KeyType::F32),
+            (Dtype::new(Kind::Float, 8), KeyType::F64),
+        ] {
+            assert_eq!(key_type_of(d), want, "{d:?}");
+        }
     }
 
     #[test]

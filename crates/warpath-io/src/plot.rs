@@ -1,0 +1,439 @@
+//! Figures as SVG or real PNG (plotters' bitmap backend), chosen by the file's extension; a
+//! perceptual colour map (viridis) with a colour bar for heat maps; scatter plots that say when
+//! they show a subsample.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use crate::{Format, IoError};
+
+/// Something that draws itself on a plotters drawing area of any backend.
+pub trait Figure {
+    /// Draws the figure on `root` (already filled white).
+    ///
+    /// # Errors
+    /// The backend's error, as text.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+static FONTS: Once = Once::new();
+
+/// Registers the embedded DejaVu Sans as plotters' `sans-serif` (and `serif`, `monospace`)
+/// font: PNG text is rendered from it, so no system fonts are needed. Called by [`render`].
+pub fn register_fonts() {
+    FONTS.call_once(|| {
+        static DEJAVU: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+        for family in ["sans-serif", "serif", "monospace"] {
+            for style in [
+                FontStyle::Normal,
+                FontStyle::Bold,
+                FontStyle::Italic,
+                FontStyle::Oblique,
+            ] {
+                // The font is valid (tested); a failure would leave text undrawn, not crash.
+                let _ = plotters::style::register_font(family, style, DEJAVU);
+            }
+        }
+    });
+}
+
+/// Draws `figure` into `path`: SVG for `.svg`, PNG for `.png`.
+///
+/// # Errors
+/// [`IoError::Format`] for another extension or a drawing failure; [`IoError::Io`] when the
+/// file cannot be written.
+///
+/// # Examples
+/// ```
+/// use warpath_io::plot::{render, Heatmap};
+/// let x = [0.0, 1.0, 2.0];
+/// let t = [0.0, 1.0];
+/// let v = vec![vec![0.0, 0.5, 1.0], vec![1.0, 0.5, 0.0]];
+/// let map = Heatmap { x: &x, y: &t, values: &v, title: "v(x, t)", x_label: "x", y_label: "t", value_label: "v" };
+/// let p = std::env::temp_dir().join(format!("wio-doc-heat-{}.png", std::process::id()));
+/// render(&p, (400, 300), &map)?;
+/// assert!(std::fs::read(&p)?.starts_with(b"\x89PNG"));
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn render(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<(), IoError> {
+    register_fonts();
+    let fail = |e: String| IoError::Format(format!("drawing {}: {e}", path.display()));
+    match Format::of_path(path) {
+        Some(Format::Svg) => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+            figure.draw(&root).map_err(fail)?;
+            root.present().map_err(|e| fail(e.to_string()))
+        }
+        Some(Format::Png) => {
+            crate::check_writable(path)?;
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+            figure.draw(&root).map_err(fail)?;
+            root.present().map_err(|e| fail(e.to_string()))
+        }
+        _ => Err(IoError::Format(format!(
+            "{}: plots are written as .svg or .png",
+            path.display()
+        ))),
+    }
+}
+
+/// Whether `path` names a plot format ([`render`] accepts it).
+pub fn is_plot_path(path: &Path) -> bool {
+    matches!(Format::of_path(path), Some(Format::Svg | Format::Png))
+}
+
+/// Viridis (matplotlib's default colour map: perceptually uniform, readable in grey and by
+/// colour-blind readers) at `t` in `[0, 1]` (clamped; NaN is grey).
+///
+/// ```
+/// let c = warpath_io::plot::viridis(0.0);
+/// assert_eq!((c.0, c.1, c.2), (68, 1, 84));
+/// ```
+pub fn viridis(t: f64) -> RGBColor {
+    // matplotlib's viridis at 0, 1/8, ..., 1.
+    const STOPS: [(u8, u8, u8); 9] = [
+        (68, 1, 84),
+        (71, 44, 122),
+        (59, 81, 139),
+        (44, 113, 142),
+        (33, 144, 141),
+        (39, 173, 129),
+        (92, 200, 99),
+        (170, 220, 50),
+        (253, 231, 37),
+    ];
+    if t.is_nan() {
+        return RGBColor(128, 128, 128);
+    }
+    let s = t.clamp(0.0, 1.0) * 8.0;
+    let i = (s.floor() as usize).min(7);
+    let f = s - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    let mix = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * f).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// A chart over `x` and `y` ranges with the shared caption, margins and axis styles.
+fn axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    (x_label, y_label): (&str, &str),
+    mesh: bool,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(x, y)
+        .map_err(err)?;
+    let mut m = chart.configure_mesh();
+    m.x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15));
+    if !mesh {
+        m.disable_mesh();
+    }
+    m.draw().map_err(err)?;
+    Ok(chart)
+}
+
+/// A heat map of `values[row][col]` over `x` (columns, across) and `y` (rows, upwards), in
+/// viridis with a colour bar labelled `value_label`. Large grids are drawn at most about 400
+/// cells across and up (evenly subsampled), so files stay small.
+pub struct Heatmap<'a> {
+    /// Column positions.
+    pub x: &'a [f64],
+    /// Row positions (increasing).
+    pub y: &'a [f64],
+    /// One row of values per `y`, each as long as `x`.
+    pub values: &'a [Vec<f64>],
+    /// The title.
+    pub title: &'a str,
+    /// The x axis label.
+    pub x_label: &'a str,
+    /// The y axis label.
+    pub y_label: &'a str,
+    /// The colour bar's label.
+    pub value_label: &'a str,
+}
+
+/// The finite range of `values` (`(0, 1)` when there is none; widened when flat).
+fn value_range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+    if lo
+        .partial_cmp(&hi)
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
+        (0.0, 1.0)
+    } else if lo == hi {
+        (lo - 0.5, hi + 0.5)
+    } else {
+        (lo, hi)
+    }
+}
+
+impl Figure for Heatmap<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (w, _) = root.dim_in_pixel();
+        let (main, bar) = root.split_horizontally(w.saturating_sub(110));
+        let n = self.x.len();
+        let k = self.y.len().min(self.values.len());
+        let x0 = self.x.first().copied().unwrap_or(0.0);
+        let x1 = self.x.last().copied().unwrap_or(1.0).max(x0 + 1e-12);
+        let y0 = self.y.first().copied().unwrap_or(0.0);
+        let y1 = self
+            .y
+            .get(k.saturating_sub(1))
+            .copied()
+            .unwrap_or(1.0)
+            .max(y0 + 1e-12);
+        let (lo, hi) = value_range(self.values.iter().take(k).flatten());
+        let mut chart = axes(
+            &main,
+            self.title,
+            x0..x1,
+            y0..y1,
+            (self.x_label, self.y_label),
+            false,
+        )?;
+        let cstep = n.div_ceil(400).max(1);
+        let rstep = k.div_ceil(400).max(1);
+        let rows: Vec<usize> = (0..k).step_by(rstep).collect();
+        let mut cells = Vec::with_capacity(rows.len() * n.div_ceil(cstep));
+        for (ri, &r) in rows.iter().enumerate() {
+            let t0 = if ri == 0 {
+                y0
+            } else {
+                0.5 * (self.y[rows[ri - 1]] + self.y[r])
+            };
+            let t1 = match rows.get(ri + 1) {
+                Some(&next) => 0.5 * (self.y[r] + self.y[next]),
+                None => y1,
+            };
+            for i in (0..n).step_by(cstep) {
+                let xa = self.x[i];
+                let xb = self.x[(i + cstep).min(n - 1)].max(xa + 1e-12);
+                let v = self.values[r].get(i).copied().unwrap_or(f64::NAN);
+                let c = viridis((v - lo) / (hi - lo));
+                cells.push(Rectangle::new([(xa, t0), (xb, t1)], c.filled()));
+            }
+        }
+        chart.draw_series(cells).map_err(err)?;
+        // The colour bar: the map from lo (bottom) to hi (top), with its own axis.
+        let mut cb = ChartBuilder::on(&bar)
+            .margin_top(40)
+            .margin_bottom(50)
+            .margin_right(10)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..1.0, lo..hi)
+            .map_err(err)?;
+        cb.configure_mesh()
+            .disable_x_axis()
+            .disable_mesh()
+            .y_labels(8)
+            .y_label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 15))
+            .y_desc(self.value_label)
+            .draw()
+            .map_err(err)?;
+        let steps = 128;
+        cb.draw_series((0..steps).map(|s| {
+            let a = lo + (hi - lo) * s as f64 / steps as f64;
+            let b = lo + (hi - lo) * (s + 1) as f64 / steps as f64;
+            Rectangle::new(
+                [(0.0, a), (1.0, b)],
+                viridis((s as f64 + 0.5) / steps as f64).filled(),
+            )
+        }))
+        .map_err(err)?;
+        Ok(())
+    }
+}
+
+/// A scatter plot of points coloured by group, with marks (e.g. centroids) as black crosses.
+/// At most `max_points` points are drawn (every k-th, evenly); the caption then says how many
+/// of how many are shown.
+pub struct Scatter<'a> {
+    /// The points.
+    pub points: &'a [(f64, f64)],
+    /// A group per point (its colour), or empty for one colour.
+    pub groups: &'a [u32],
+    /// Points drawn as crosses on top.
+    pub marks: &'a [(f64, f64)],
+    /// The title.
+    pub title: &'a str,
+    /// The x axis label.
+    pub x_label: &'a str,
+    /// The y axis label.
+    pub y_label: &'a str,
+    /// The most points drawn.
+    pub max_points: usize,
+}
+
+impl Scatter<'_> {
+    /// The stride of the subsample (1 when every point is drawn).
+    pub fn stride(&self) -> usize {
+        self.points.len().div_ceil(self.max_points.max(1)).max(1)
+    }
+
+    /// How many points are drawn.
+    pub fn shown(&self) -> usize {
+        self.points.len().div_ceil(self.stride())
+    }
+
+    /// The caption: the title, and `(N of M points shown)` when subsampled.
+    pub fn caption(&self) -> String {
+        if self.shown() < self.points.len() {
+            format!(
+                "{} ({} of {} points shown, every {})",
+                self.title,
+                self.shown(),
+                self.points.len(),
+                ordinal(self.stride())
+            )
+        } else {
+            self.title.to_owned()
+        }
+    }
+}
+
+fn ordinal(k: usize) -> String {
+    let suffix = match (k % 10, k % 100) {
+        (1, r) if r != 11 => "st",
+        (2, r) if r != 12 => "nd",
+        (3, r) if r != 13 => "rd",
+        _ => "th",
+    };
+    format!("{k}{suffix}")
+}
+
+impl Figure for Scatter<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let all = self.points.iter().chain(self.marks);
+        let (x0, x1) = value_range(all.clone().map(|p| &p.0));
+        let (y0, y1) = value_range(all.map(|p| &p.1));
+        let pad = |a: f64, b: f64| (b - a) * 0.05;
+        let (px, py) = (pad(x0, x1), pad(y0, y1));
+        let mut chart = axes(
+            root,
+            &self.caption(),
+            x0 - px..x1 + px,
+            y0 - py..y1 + py,
+            (self.x_label, self.y_label),
+            true,
+        )?;
+        let stride = self.stride();
+        chart
+            .draw_series(
+                self.points
+                    .iter()
+                    .enumerate()
+                    .step_by(stride)
+                    .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
+                    .map(|(i, &p)| {
+                        let g = self.groups.get(i).copied().unwrap_or(0);
+                        Circle::new(p, 2, Palette99::pick(g as usize).mix(0.8).filled())
+                    }),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                self.marks
+                    .iter()
+                    .map(|&m| Cross::new(m, 6, BLACK.stroke_width(2))),
+            )
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viridis_ends_and_is_monotone_in_lightness() {
+        assert_eq!(viridis(1.0), RGBColor(253, 231, 37));
+        assert_eq!(viridis(-3.0), viridis(0.0));
+        assert_eq!(viridis(f64::NAN), RGBColor(128, 128, 128));
+        // perceptual: luminance rises steadily from one end to the other
+        let lum = |c: RGBColor| 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
+        let l: Vec<f64> = (0..=64).map(|i| lum(viridis(i as f64 / 64.0))).collect();
+        assert!(l.windows(2).all(|w| w[1] >= w[0] - 0.5), "{l:?}");
+    }
+
+    #[test]
+    fn svg_and_png_by_extension_with_labels() {
+        let d = std::env::temp_dir().join(format!("wio-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let pts: Vec<(f64, f64)> = (0..50_000)
+            .map(|i| ((i % 100) as f64, (i / 100) as f64))
+            .collect();
+        let groups: Vec<u32> = (0..50_000).map(|i| (i % 3) as u32).collect();
+        let s = Scatter {
+            points: &pts,
+            groups: &groups,
+            marks: &[(1.0, 1.0)],
+            title: "k-means",
+            x_label: "height",
+            y_label: "weight",
+            max_points: 20_000,
+        };
+        assert_eq!(s.stride(), 3);
+        assert_eq!(
+            s.caption(),
+            "k-means (16667 of 50000 points shown, every 3rd)"
+        );
+        render(&d.join("s.svg"), (600, 400), &s).unwrap();
+        let svg = std::fs::read_to_string(d.join("s.svg")).unwrap();
+        for want in ["height", "weight", "16667 of 50000 points shown"] {
+            assert!(svg.contains(want), "{want}");
+        }
+        render(&d.join("s.png"), (600, 400), &s).unwrap();
+        let png = std::fs::read(d.join("s.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let e = render(&d.join("s.jpg"), (600, 400), &s).unwrap_err();
+        assert!(e.to_string().contains(".svg or .png"));
+        let x: Vec<f64> = (0..1000).map(f64::from).collect();
+        let y: Vec<f64> = (0..3).map(f64::from).collect();
+        let v = vec![x.clone(), x.clone(), vec![f64::NAN; 1000]];
+        let h = Heatmap {
+            x: &x,
+            y: &y,
+            values: &v,
+            title: "t",
+            x_label: "x",
+            y_label: "t",
+            value_label: "v",
+        };
+        render(&d.join("h.svg"), (600, 400), &h).unwrap();
+        let svg = std::fs::read_to_string(d.join("h.svg")).unwrap();
+        // the colour bar's ends: viridis' first and last colours
+        assert!(
+            svg.contains("#440154") && svg.contains("#FDE725"),
+            "no colour bar"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+        assert_eq!(ordinal(11), "11th");
+        assert_eq!(ordinal(22), "22nd");
+    }
+}

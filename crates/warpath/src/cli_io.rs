@@ -1,0 +1,127 @@
+//! What every subcommand shares on the way in and out: backend checks, outputs by extension
+//! (`-` for standard output), the terminal guard, sizes.
+
+use std::path::Path;
+
+use anyhow::Result;
+use gpu_runtime::{Exec, GpuError, Target};
+use warpath_io::{Format, Output};
+
+use crate::fail::{no_gpu, usage};
+
+/// The I/O conventions, shown once at the end of `warpath --help`.
+pub(crate) const CONVENTIONS: &str = "\
+Input and output (every subcommand):
+  Tables   CSV, ;-separated or whitespace-separated (spaces, tabs) numbers; an optional header
+           line (a first line that is not numbers); # comments; errors give line and column.
+  .npy     read wherever an array goes in (bool, integers, float32/64; other dtypes refused),
+           written wherever one comes out.
+  Outputs  the file's extension picks the format (.txt .csv .tsv .npy .bin .svg .png ...);
+           an unknown extension is refused; - is standard output (the default where a result
+           is printable). Output paths are checked before the work starts.
+  Counts   1000000, 1_000_000, 1e6, 2^20, 10k, 3M, 1G.
+  Checks   sizes that do not fit in memory and runs estimated above a day (unless --force) are
+           refused up front; --backend cuda without a GPU, or where there is no GPU path, is an
+           error; conflicting flags are errors naming both.
+  --json   one JSON object on standard output; errors as {\"error\": ..., \"kind\": ...}.";
+
+/// Checks `exec` (and `WARPATH_BACKEND` under `auto`) before any work: `cuda` needs a GPU
+/// path (`gpu_path`, else a usage error naming `what`) and a GPU (else a `no_gpu` error).
+pub(crate) fn check_backend(exec: Exec, what: &str, gpu_path: bool) -> Result<()> {
+    let source = match exec {
+        Exec::Cpu => return Ok(()),
+        Exec::Cuda => "--backend cuda",
+        Exec::Auto => match Exec::Auto.resolve(0, u64::MAX) {
+            // n = 0 below any threshold: only WARPATH_BACKEND=cuda tries the GPU here.
+            Ok(Target::Cpu) => return Ok(()),
+            Ok(Target::Cuda(_)) | Err(GpuError::NoDriver) => "WARPATH_BACKEND=cuda",
+            Err(e @ GpuError::BadBackendVariable(_)) => return Err(usage(e.to_string())),
+            Err(_) => "WARPATH_BACKEND=cuda",
+        },
+    };
+    if !gpu_path {
+        return Err(usage(format!(
+            "{source}: {what} has no GPU path (use --backend cpu or auto)"
+        )));
+    }
+    if let Err(e) = gpu_runtime::gpu() {
+        return Err(no_gpu(format!("{source}: {e}")));
+    }
+    Ok(())
+}
+
+/// The output named by `flag`: `-` (or, when `default_stdout`, no flag) is standard output as
+/// text; a file's extension must be one of `allowed`. Under `--json`, standard output holds
+/// the JSON report: `-` is then a usage error and the default is no output. The path is
+/// checked for writability now.
+pub(crate) fn output(
+    flag: &str,
+    arg: Option<&Path>,
+    allowed: &[Format],
+    json: bool,
+    default_stdout: bool,
+) -> Result<Option<Output>> {
+    let o = match arg {
+        Some(p) if p.as_os_str() == "-" && json => {
+            return Err(usage(format!(
+                "{flag} - and --json both write to standard output: give {flag} a file"
+            )));
+        }
+        Some(p) => {
+            Output::parse(flag, p, allowed, Format::Text).map_err(|e| usage(e.to_string()))?
+        }
+        None if default_stdout && !json => Output::stdout(Format::Text),
+        None => return Ok(None),
+    };
+    o.check()?;
+    Ok(Some(o))
+}
+
+/// Lines above which a result that went to a terminal by default is refused (the user did not
+/// ask for standard output explicitly).
+pub(crate) const TERMINAL_MAX_LINES: u64 = 10_000;
+
+/// Refuses to flood a terminal: `lines` lines to standard output when it is a terminal and
+/// the user did not ask for it (`explicit`: `--output -` given).
+pub(crate) fn guard_terminal(o: &Output, lines: u64, explicit: bool, flag: &str) -> Result<()> {
+    if o.is_terminal() && !explicit && lines > TERMINAL_MAX_LINES {
+        return Err(usage(format!(
+            "the result has {lines} lines: give {flag} FILE (see --help for the formats), \
+             {flag} - to print them anyway, or redirect standard output"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `arg` is `-` (standard output asked for explicitly).
+pub(crate) fn is_dash(arg: Option<&Path>) -> bool {
+    arg.is_some_and(|p| p.as_os_str() == "-")
+}
+
+/// A count argument of clap (`value_parser`): the one size syntax.
+pub(crate) fn count(s: &str) -> Result<usize, String> {
+    warpath_io::parse_count_usize(s)
+}
+
+/// A count argument of clap as `u64`.
+pub(crate) fn count64(s: &str) -> Result<u64, String> {
+    warpath_io::parse_count(s)
+}
+
+/// Prints a run's report: to standard error when the result itself is on standard output,
+/// else to standard output.
+pub(crate) fn report(text: &str, out: Option<&Output>) {
+    if out.is_some_and(Output::is_stdout) {
+        eprintln!("{text}");
+    } else {
+        println!("{text}");
+    }
+}
+
+/// `, written to FILE` for a file output, else nothing.
+pub(crate) fn written(out: Option<&Output>) -> String {
+    match out.and_then(Output::path) {
+        Some(p) => format!(", written to {}", p.display()),
+        None => String::new(),
+    }
+}
