@@ -1,20 +1,8 @@
 //! End-to-end tests of the `warpath` binary.
 
-use std::process::Command;
+mod common;
 
-/// The binary under test: `WARPATH_BIN` when set (the GPU bundle sets it, since the build-time
-/// path does not exist on the machine the bundle runs on), else the one cargo built.
-fn warpath() -> Command {
-    Command::new(
-        std::env::var_os("WARPATH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_warpath").into()),
-    )
-}
-
-fn json_of(out: &std::process::Output) -> serde_json::Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(text.trim())
-        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
-}
+use common::{json_of, warpath};
 
 #[test]
 fn info_exits_zero_and_names_device_or_reason() {

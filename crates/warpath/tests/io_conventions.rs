@@ -2,33 +2,15 @@
 //! the file spells them. Every test runs the binary.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 
-fn warpath() -> Command {
-    let mut c = Command::new(
-        std::env::var_os("WARPATH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_warpath").into()),
-    );
-    c.env_remove("WARPATH_BACKEND");
-    c
-}
+mod common;
 
-/// A fresh folder for one test.
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpath-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{dir, json_of as json, warpath};
 
 fn run(args: &[&str], cwd: &Path) -> Output {
     warpath().args(args).current_dir(cwd).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(text.trim())
-        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
 }
 
 fn stderr(out: &Output) -> String {

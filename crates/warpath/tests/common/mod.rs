@@ -1,0 +1,31 @@
+//! Helpers shared by the tests that run the `warpath` binary.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The binary under test: `WARPATH_BIN` when set (the GPU bundle sets it, since the build-time
+/// path does not exist on the machine the bundle runs on), else the one cargo built. A
+/// `WARPATH_BACKEND` of the calling environment is not passed on.
+pub fn warpath() -> Command {
+    let mut c = Command::new(
+        std::env::var_os("WARPATH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_warpath").into()),
+    );
+    c.env_remove("WARPATH_BACKEND");
+    c
+}
+
+/// A fresh folder for one test.
+pub fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("warpath-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The one JSON object a `--json` run printed.
+pub fn json_of(out: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
+}

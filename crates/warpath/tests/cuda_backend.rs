@@ -1,0 +1,255 @@
+//! Every subcommand with a GPU path gives the same result with `--backend cuda` as with
+//! `--backend cpu`, run as a user runs them. They need a GPU or warpath's simulated CUDA driver
+//! (CI runs them through the simulator: `cargo xtask sim`, then
+//! `LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1`); elsewhere each prints `skipped` and passes.
+//! Inputs are small: under the simulator every GPU thread is a CPU fiber.
+
+mod common;
+
+use std::path::Path;
+
+use common::{dir, json_of, warpath};
+
+/// Whether a GPU (or the simulator) is there; prints `skipped` otherwise.
+fn have_gpu(test: &str) -> bool {
+    gpu_runtime::testing::gpu_for_test(test).is_some()
+}
+
+/// Runs `warpath <args> --json --backend <backend>` in `cwd` and returns its JSON, which must
+/// say `verified` and name the backend.
+fn run(cwd: &Path, args: &[&str], backend: &str) -> serde_json::Value {
+    let out = warpath()
+        .args(args)
+        .args(["--json", "--backend", backend])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "warpath {args:?} --backend {backend}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(v["backend"], backend, "{args:?}: {v}");
+    assert_ne!(v["verified"], false, "{args:?} --backend {backend}: {v}");
+    v
+}
+
+/// Runs `args` with an output file on both backends and returns the two files' bytes.
+fn outputs(cwd: &Path, args: &[&str], file: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut both = Vec::new();
+    for backend in ["cpu", "cuda"] {
+        let name = format!("{backend}-{file}");
+        let mut a = args.to_vec();
+        a.extend(["-o", &name]);
+        run(cwd, &a, backend);
+        both.push(std::fs::read(cwd.join(&name)).unwrap());
+    }
+    let cuda = both.pop().unwrap();
+    (both.pop().unwrap(), cuda)
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Every value of a `.npy` file, in order, whatever its shape.
+fn read_f64(path: &Path) -> Vec<f64> {
+    warpath_io::read_array::<f64>(path).unwrap().data
+}
+
+#[test]
+fn cuda_backend_sort_and_distinct_match_cpu() {
+    if !have_gpu("cuda_backend_sort_and_distinct_match_cpu") {
+        return;
+    }
+    let d = dir("cuda-sort");
+    for ty in ["u32", "i32", "u64", "i64", "f32", "f64"] {
+        for dist in ["uniform", "zipf", "equal"] {
+            let base = [
+                "--generate",
+                "3000",
+                "--type",
+                ty,
+                "--dist",
+                dist,
+                "--seed",
+                "5",
+            ];
+            let mut sort = vec!["sort"];
+            sort.extend(base);
+            let (cpu, cuda) = outputs(&d, &sort, "sorted.npy");
+            assert_eq!(cpu, cuda, "sort {ty} {dist}");
+            sort.push("--descending");
+            let (cpu, cuda) = outputs(&d, &sort, "desc.npy");
+            assert_eq!(cpu, cuda, "sort --descending {ty} {dist}");
+            let mut distinct = vec!["distinct", "--counts"];
+            distinct.extend(base);
+            let (cpu, cuda) = outputs(&d, &distinct, "distinct.csv");
+            assert_eq!(cpu, cuda, "distinct {ty} {dist}");
+        }
+    }
+}
+
+#[test]
+fn cuda_backend_euler_circuits_and_paths_verify() {
+    if !have_gpu("cuda_backend_euler_circuits_and_paths_verify") {
+        return;
+    }
+    let d = dir("cuda-euler");
+    // Circuits may differ between the backends (there are many); each is verified by the CLI
+    // against the graph, and both must describe the same graph.
+    for extra in [
+        &["--style", "deep"][..],
+        &["--style", "shallow"],
+        &["--style", "deep", "--path"],
+        &["--style", "shallow", "--undirected"],
+        &["--style", "deep", "--undirected", "--path"],
+    ] {
+        let mut args = vec!["euler", "--generate", "3001", "--seed", "3", "--discard"];
+        args.extend(extra);
+        let c = run(&d, &args, "cpu");
+        let g = run(&d, &args, "cuda");
+        assert_eq!(g["verified"], true, "{args:?}");
+        for key in ["n", "vertices", "kind", "undirected"] {
+            assert_eq!(c[key], g[key], "{args:?} {key}");
+        }
+    }
+}
+
+#[test]
+fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
+    if !have_gpu("cuda_backend_permutations_search_and_de_bruijn_match_cpu") {
+        return;
+    }
+    let d = dir("cuda-perm");
+    let (cpu, cuda) = outputs(&d, &["perm", "--n", "7"], "perms.npy");
+    assert_eq!(cpu, cuda, "all 7! permutations");
+    let (cpu, cuda) = outputs(
+        &d,
+        &["perm", "--n", "9", "--start", "1000", "--count", "5000"],
+        "range.npy",
+    );
+    assert_eq!(cpu, cuda, "a range of 9!");
+    for objective in ["assignment", "tour"] {
+        let args = ["perm", "--n", "8", "--search", objective, "--seed", "4"];
+        let c = run(&d, &args, "cpu");
+        let g = run(&d, &args, "cuda");
+        for key in ["rank", "score", "permutation", "evaluated"] {
+            assert_eq!(c[key], g[key], "search {objective}: {key}");
+        }
+    }
+    let args = [
+        "debruijn",
+        "--alphabet",
+        "3",
+        "--k",
+        "6",
+        "--construction",
+        "euler",
+    ];
+    let c = run(&d, &args, "cpu");
+    let g = run(&d, &args, "cuda");
+    // An Euler circuit of the De Bruijn graph: the backends may walk different ones, each
+    // verified by the CLI as a De Bruijn sequence.
+    assert_eq!((&c["length"], &g["length"]), (&729.into(), &729.into()));
+    assert_eq!(g["verified"], true, "De Bruijn B(3, 6) on the GPU");
+}
+
+#[test]
+fn cuda_backend_assignment_matches_cpu() {
+    if !have_gpu("cuda_backend_assignment_matches_cpu") {
+        return;
+    }
+    let d = dir("cuda-lap");
+    for (solver, n, dist) in [
+        ("auction", "40", "int"),
+        ("auction", "33", "uniform"),
+        ("brute", "8", "exp"),
+    ] {
+        for sense in [&[][..], &["--maximize"]] {
+            let mut args = vec!["lap", "--generate", n, "--dist", dist, "--solver", solver];
+            args.extend(sense);
+            let c = run(&d, &args, "cpu");
+            let g = run(&d, &args, "cuda");
+            let (a, b) = (c["cost"].as_f64().unwrap(), g["cost"].as_f64().unwrap());
+            if dist == "int" {
+                assert_eq!(a, b, "{args:?}");
+            } else {
+                assert!(close(a, b, 1e-9), "{args:?}: {a} vs {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cuda_backend_kmeans_matches_cpu() {
+    if !have_gpu("cuda_backend_kmeans_matches_cpu") {
+        return;
+    }
+    let d = dir("cuda-kmeans");
+    let mut runs = Vec::new();
+    for backend in ["cpu", "cuda"] {
+        let l = format!("{backend}-labels.npy");
+        let c = format!("{backend}-centroids.npy");
+        let args = [
+            "kmeans",
+            "--generate",
+            "3000",
+            "--dim",
+            "3",
+            "--k",
+            "5",
+            "--seed",
+            "2",
+            "--labels",
+            &l,
+            "--centroids",
+            &c,
+        ];
+        let v = run(&d, &args, backend);
+        let labels = std::fs::read(d.join(&l)).unwrap();
+        runs.push((v, labels, read_f64(&d.join(&c))));
+    }
+    let ((c, cpu_labels, cpu_centroids), (g, gpu_labels, gpu_centroids)) = (&runs[0], &runs[1]);
+    assert_eq!(cpu_labels, gpu_labels, "labels");
+    assert_eq!(c["iterations"], g["iterations"]);
+    assert_eq!(cpu_centroids.len(), 15);
+    for (a, b) in cpu_centroids.iter().zip(gpu_centroids) {
+        assert!(close(*a, *b, 1e-9), "centroid {a} vs {b}");
+    }
+    let (a, b) = (
+        c["inertia"].as_f64().unwrap(),
+        g["inertia"].as_f64().unwrap(),
+    );
+    assert!(close(a, b, 1e-9), "inertia {a} vs {b}");
+}
+
+#[test]
+fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
+    if !have_gpu("cuda_backend_fitzhugh_nagumo_matches_cpu") {
+        return;
+    }
+    let d = dir("cuda-fhn");
+    // The explicit scheme, and the implicit one with each tridiagonal solver of the GPU path.
+    for scheme in [
+        &["--scheme", "explicit"][..],
+        &["--scheme", "implicit", "--solver", "thomas"],
+        &["--scheme", "implicit", "--solver", "cr"],
+        &["--scheme", "implicit", "--solver", "pcr"],
+    ] {
+        let mut finals = Vec::new();
+        for backend in ["cpu", "cuda"] {
+            let snaps = format!("{backend}-{}", scheme.join("-"));
+            let mut args = vec!["fhn", "--n", "101", "--t-end", "5", "--snapshots", &snaps];
+            args.extend(scheme);
+            run(&d, &args, backend);
+            finals.push(read_f64(&d.join(&snaps).join("v.npy")));
+        }
+        assert_eq!(finals[0].len(), finals[1].len(), "{scheme:?}");
+        for (a, b) in finals[0].iter().zip(&finals[1]) {
+            assert!(close(*a, *b, 1e-9), "{scheme:?}: {a} vs {b}");
+        }
+    }
+}
