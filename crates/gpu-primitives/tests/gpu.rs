@@ -65,20 +65,38 @@ fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
 }
 
 fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
-    let (values, counts, inverse) = distinct_reference(keys);
-    let all = DistinctOptions {
-        counts: true,
-        inverse: true,
+    // the equalities differ only for floats (checked once for integers elsewhere)
+    let equalities: &[Equality] = if K::KIND == 2 {
+        &[Equality::Numeric, Equality::Bitwise]
+    } else {
+        &[Equality::Numeric]
     };
-    let d = distinct_with(keys, all, Exec::Cuda).unwrap();
-    assert_eq!(d.backend, Backend::Cuda);
-    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
-    assert_eq!(d.counts, Some(counts), "{what} counts");
-    assert_eq!(d.inverse, Some(inverse), "{what} inverse");
-    let mut sorted = keys.to_vec();
-    sort_reference(&mut sorted);
-    let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
-    assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
+    for &equality in equalities {
+        let what = format!("{what} {equality:?}");
+        let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
+        let all = DistinctOptions {
+            counts: true,
+            inverse: true,
+            equality,
+        };
+        let d = distinct_with(keys, all, Exec::Cuda).unwrap();
+        assert_eq!(d.backend, Backend::Cuda);
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
+        assert_eq!(d.inverse, Some(inverse), "{what} inverse");
+        let mut sorted = keys.to_vec();
+        sort_reference(&mut sorted);
+        let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
+        // the device API
+        let gpu = gpu_runtime::gpu().unwrap();
+        let dk = gpu.upload(&sorted).unwrap();
+        let dd = device::distinct_sorted(gpu, &dk, equality).unwrap();
+        let dv = gpu.download(&dd.values.slice(0..dd.len)).unwrap();
+        assert_eq!(ordered(&dv), ordered(&values), "{what} device values");
+        let dc = gpu.download(&dd.counts.slice(0..dd.len)).unwrap();
+        assert_eq!(dc, counts, "{what} device counts");
+    }
 }
 
 macro_rules! gpu_key_test {
@@ -235,7 +253,7 @@ fn gpu_device_api_chains_without_host_round_trips() {
     let keys = common::u32s("small", n, 1);
     let d = gpu.upload(&keys).unwrap();
     let sorted = device::radix_sort(gpu, &d).unwrap();
-    let dd = device::distinct_sorted(gpu, &sorted).unwrap();
+    let dd = device::distinct_sorted(gpu, &sorted, Equality::Numeric).unwrap();
     let (values, counts, _) = distinct_reference(&keys);
     assert_eq!(gpu.download(&dd.values.slice(0..dd.len)).unwrap(), values);
     assert_eq!(gpu.download(&dd.counts.slice(0..dd.len)).unwrap(), counts);

@@ -27,9 +27,9 @@ pub const SIZES: &[usize] = &[
 /// Larger sizes: multi-tile GPU look-back chains and every CPU parallel path.
 pub const BIG: &[usize] = &[1_000_003, (1 << 20) + 1];
 
-/// Named data shapes.
+/// Named data shapes (`signed` is, for floats, signed zeros and NaNs of many bit patterns).
 pub const SHAPES: &[&str] = &[
-    "random", "equal", "sorted", "reversed", "two", "extremes", "small",
+    "random", "equal", "sorted", "reversed", "two", "extremes", "small", "signed",
 ];
 
 /// Raw 64-bit patterns of a shape; the caller narrows them to its type.
@@ -110,9 +110,29 @@ const F32_SPECIAL: [f32; 9] = [
     f32::MAX,
 ];
 
+/// Zeros of both signs, NaNs of both signs and several payloads, infinities and a few numbers
+/// (the keys numpy's equality groups differently from bitwise equality).
+const F32_SIGNED: [u32; 12] = [
+    0x0000_0000, // +0.0
+    0x8000_0000, // -0.0
+    0x7FC0_0000, // NaN
+    0xFFC0_0000, // -NaN
+    0x7F80_0001, // signalling NaN, smallest payload
+    0x7FFF_FFFF, // largest payload
+    0xFF80_0001,
+    0xFFFF_FFFF,
+    0x7F80_0000, // +inf
+    0xFF80_0000, // -inf
+    0x3F80_0000, // 1.0
+    0xBF80_0000, // -1.0
+];
+
 pub fn f32s(shape: &str, n: usize, seed: u64) -> Vec<f32> {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xf32);
     let mut v: Vec<f32> = match shape {
+        "signed" => (0..n)
+            .map(|_| f32::from_bits(F32_SIGNED[rng.random_range(0..F32_SIGNED.len())]))
+            .collect(),
         "random" => (0..n).map(|_| rng.random_range(-1e6f32..1e6)).collect(),
         "extremes" | "two" => (0..n)
             .map(|_| {
@@ -135,7 +155,17 @@ pub fn f32s(shape: &str, n: usize, seed: u64) -> Vec<f32> {
 }
 
 pub fn f64s(shape: &str, n: usize, seed: u64) -> Vec<f64> {
+    // f32 -> f64 keeps sign and payload of NaNs (shifted into the high mantissa bits)
     let mut v: Vec<f64> = f32s(shape, n, seed).into_iter().map(f64::from).collect();
+    if shape == "signed" {
+        // and f64-only payloads: the lowest bit set
+        let mut rng = StdRng::seed_from_u64(seed ^ 0xf64);
+        for x in v.iter_mut().filter(|x| x.is_nan()) {
+            if rng.random::<bool>() {
+                *x = f64::from_bits(x.to_bits() | 1);
+            }
+        }
+    }
     if shape == "random" {
         v.iter_mut()
             .enumerate()
@@ -153,5 +183,44 @@ fn reorder<T>(shape: &str, v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Orderi
             v.reverse();
         }
         _ => {}
+    }
+}
+
+/// distinct under [`gpu_primitives::Equality::Bitwise`]: sort the ordered bits, deduplicate,
+/// count, and binary-search every key. Returns `(values, counts, inverse)`.
+pub fn distinct_bitwise_reference<K: gpu_primitives::SortKey>(
+    keys: &[K],
+) -> (Vec<K>, Vec<u64>, Vec<u32>) {
+    let mut bits: Vec<K::Bits> = keys.iter().map(|k| k.to_ordered()).collect();
+    bits.sort();
+    let mut values: Vec<K::Bits> = Vec::new();
+    let mut counts: Vec<u64> = Vec::new();
+    for b in bits {
+        if values.last() == Some(&b) {
+            *counts.last_mut().unwrap() += 1;
+        } else {
+            values.push(b);
+            counts.push(1);
+        }
+    }
+    let inverse = keys
+        .iter()
+        .map(|k| values.binary_search(&k.to_ordered()).unwrap() as u32)
+        .collect();
+    (
+        values.into_iter().map(K::from_ordered).collect(),
+        counts,
+        inverse,
+    )
+}
+
+/// The reference of `equality`.
+pub fn distinct_reference_for<K: gpu_primitives::SortKey>(
+    keys: &[K],
+    equality: gpu_primitives::Equality,
+) -> (Vec<K>, Vec<u64>, Vec<u32>) {
+    match equality {
+        gpu_primitives::Equality::Numeric => gpu_primitives::distinct_reference(keys),
+        gpu_primitives::Equality::Bitwise => distinct_bitwise_reference(keys),
     }
 }
