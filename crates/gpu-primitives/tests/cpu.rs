@@ -49,21 +49,10 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
 }
 
 fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
-    // the equalities differ only for floats (checked once for integers elsewhere); the large
-    // sizes check numpy's (the default), to keep the test short
-    let equalities: &[Equality] = if K::KIND == 2 && keys.len() < 1 << 20 {
-        &[Equality::Numeric, Equality::Bitwise]
-    } else {
-        &[Equality::Numeric]
-    };
-    for &equality in equalities {
+    for &equality in common::equalities::<K>(keys.len()) {
         let what = format!("{what} {equality:?}");
         let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
-        let all = DistinctOptions {
-            counts: true,
-            inverse: true,
-            equality,
-        };
+        let all = common::all_outputs(equality);
         let d = distinct_with(keys, all, Exec::Cpu).unwrap();
         assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
         assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");

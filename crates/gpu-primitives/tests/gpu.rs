@@ -65,20 +65,10 @@ fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
 }
 
 fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
-    // the equalities differ only for floats (checked once for integers elsewhere)
-    let equalities: &[Equality] = if K::KIND == 2 {
-        &[Equality::Numeric, Equality::Bitwise]
-    } else {
-        &[Equality::Numeric]
-    };
-    for &equality in equalities {
+    for &equality in common::equalities::<K>(keys.len()) {
         let what = format!("{what} {equality:?}");
         let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
-        let all = DistinctOptions {
-            counts: true,
-            inverse: true,
-            equality,
-        };
+        let all = common::all_outputs(equality);
         let d = distinct_with(keys, all, Exec::Cuda).unwrap();
         assert_eq!(d.backend, Backend::Cuda);
         assert_eq!(ordered(&d.values), ordered(&values), "{what} values");

@@ -144,44 +144,37 @@ impl FhnParams {
     /// # Errors
     /// [`PdeError::InvalidParameter`] naming the first bad parameter.
     pub fn validate(&self) -> Result<(), PdeError> {
-        let bad = |name, value, reason| {
-            Err(PdeError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         if !self.a.is_finite() {
-            return bad("a", self.a, "must be finite");
+            return invalid("a", self.a, "must be finite");
         }
         if !(self.eps.is_finite() && self.eps >= 0.0) {
-            return bad("eps", self.eps, "must be finite and >= 0");
+            return invalid("eps", self.eps, "must be finite and >= 0");
         }
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
-            return bad("gamma", self.gamma, "must be finite and >= 0");
+            return invalid("gamma", self.gamma, "must be finite and >= 0");
         }
         if !(self.length.is_finite() && self.length > 0.0) {
-            return bad("length", self.length, "must be finite and > 0");
+            return invalid("length", self.length, "must be finite and > 0");
         }
         if self.n < 3 {
-            return bad("n", self.n as f64, "must be at least 3 nodes");
+            return invalid("n", self.n as f64, "must be at least 3 nodes");
         }
         if !(self.dt.is_finite() && self.dt > 0.0) {
-            return bad("dt", self.dt, "must be finite and > 0");
+            return invalid("dt", self.dt, "must be finite and > 0");
         }
         if !(self.t_end.is_finite() && self.t_end >= 0.0) {
-            return bad("t_end", self.t_end, "must be finite and >= 0");
+            return invalid("t_end", self.t_end, "must be finite and >= 0");
         }
         for b in [self.left, self.right] {
             if let Boundary::Dirichlet(v) = b
                 && !v.is_finite()
             {
-                return bad("boundary value", v, "must be finite");
+                return invalid("boundary value", v, "must be finite");
             }
         }
         let (lo, hi) = self.v_range;
         if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-            return bad("v_range", lo, "must be finite with lo <= hi");
+            return invalid("v_range", lo, "must be finite with lo <= hi");
         }
         Ok(())
     }
@@ -257,6 +250,19 @@ impl FhnParams {
         }
         Ok(lim)
     }
+}
+
+/// [`PdeError::InvalidParameter`] for parameter `name` with `value`, and why.
+pub(crate) fn invalid(
+    name: &'static str,
+    value: f64,
+    reason: &'static str,
+) -> Result<(), PdeError> {
+    Err(PdeError::InvalidParameter {
+        name,
+        value,
+        reason,
+    })
 }
 
 /// The state of one axon: `v` and `w` at every node, and the time.

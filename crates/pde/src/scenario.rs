@@ -5,7 +5,7 @@ use gpu_runtime::{Backend, Exec};
 
 use crate::adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
 use crate::implicit::{ImplicitStats, NewtonOptions, implicit_run};
-use crate::params::{Boundary, FhnParams, FhnState};
+use crate::params::{Boundary, FhnParams, FhnState, invalid};
 use crate::{PdeError, explicit_run};
 
 /// The seed's experiments.
@@ -76,21 +76,14 @@ impl Stimulus {
     /// # Errors
     /// [`PdeError::InvalidParameter`] naming the first bad field.
     pub fn validate(&self) -> Result<(), PdeError> {
-        let bad = |name, value, reason| {
-            Err(PdeError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         if !self.value.is_finite() {
-            return bad("stimulus value", self.value, "must be finite");
+            return invalid("stimulus value", self.value, "must be finite");
         }
         if !(self.period.is_finite() && self.period > 0.0) {
-            return bad("stimulus period", self.period, "must be finite and > 0");
+            return invalid("stimulus period", self.period, "must be finite and > 0");
         }
         if !(self.duration > 0.0 && self.duration <= self.period) {
-            return bad(
+            return invalid(
                 "stimulus duration",
                 self.duration,
                 "must be > 0 and at most the period",
@@ -596,13 +589,12 @@ mod tests {
             t_end: 60.0,
             ..FhnParams::default()
         };
-        let sim = simulate(
+        let sim = run(
             Scenario::Gaussian,
             p,
+            Scenario::Gaussian.stimulus(),
             Scheme::Explicit,
-            Exec::Cpu,
             30,
-            &mut |_, _| {},
         )
         .unwrap();
         let last = sim.v.last().unwrap();
@@ -612,6 +604,25 @@ mod tests {
         }
         assert!(sim.speed.unwrap() > 0.2);
         assert_eq!(pulses(&sim.x, last, 10.0).len(), 2);
+    }
+
+    /// `scenario` on the CPU with `stimulus` at `x = L`.
+    fn run(
+        scenario: Scenario,
+        p: FhnParams,
+        stimulus: Option<Stimulus>,
+        scheme: Scheme,
+        snapshots: usize,
+    ) -> Result<Simulation, PdeError> {
+        simulate_with_stimulus(
+            scenario,
+            p,
+            stimulus,
+            scheme,
+            Exec::Cpu,
+            snapshots,
+            &mut |_, _| {},
+        )
     }
 
     /// Positions of the pulses in `v`: local maxima above 1/2, more than `edge` from the ends.
@@ -642,13 +653,12 @@ mod tests {
             t_end: 600.0,
             ..FhnParams::default()
         };
-        let sim = simulate(
+        let sim = run(
             Scenario::PulseTrain,
             p,
+            Scenario::PulseTrain.stimulus(),
             Scheme::Explicit,
-            Exec::Cpu,
             600,
-            &mut |_, _| {},
         )
         .unwrap();
         assert_eq!(sim.stimulus, Some(Stimulus::PULSE_TRAIN));
@@ -703,13 +713,12 @@ mod tests {
             } else {
                 p
             };
-            let sim = simulate(
+            let sim = run(
                 Scenario::PulseTrain,
                 p,
+                Scenario::PulseTrain.stimulus(),
                 scheme,
-                Exec::Cpu,
                 300,
-                &mut |_, _| {},
             )
             .unwrap();
             let a = arrivals(&sim, 300);
@@ -726,16 +735,7 @@ mod tests {
             t_end: 650.0,
             ..FhnParams::default()
         };
-        let sim = simulate_with_stimulus(
-            Scenario::PulseTrain,
-            old,
-            Some(slow),
-            Scheme::Explicit,
-            Exec::Cpu,
-            650,
-            &mut |_, _| {},
-        )
-        .unwrap();
+        let sim = run(Scenario::PulseTrain, old, Some(slow), Scheme::Explicit, 650).unwrap();
         let a = arrivals(&sim, 300);
         assert!(a.len() >= 3, "{a:?}");
         assert!((a[1] - a[0] - 200.0).abs() <= 3.0, "{a:?}");
@@ -745,14 +745,12 @@ mod tests {
             duration: 100.0,
             ..Stimulus::PULSE_TRAIN
         };
-        let sim = simulate_with_stimulus(
+        let sim = run(
             Scenario::PulseTrain,
             old,
             Some(constant),
             Scheme::Explicit,
-            Exec::Cpu,
             650,
-            &mut |_, _| {},
         )
         .unwrap();
         assert_eq!(arrivals(&sim, 300).len(), 1);
@@ -783,15 +781,7 @@ mod tests {
                 ..Stimulus::PULSE_TRAIN
             },
         ] {
-            let e = simulate_with_stimulus(
-                Scenario::PulseTrain,
-                p,
-                Some(bad),
-                Scheme::Explicit,
-                Exec::Cpu,
-                1,
-                &mut |_, _| {},
-            );
+            let e = run(Scenario::PulseTrain, p, Some(bad), Scheme::Explicit, 1);
             assert!(
                 matches!(e, Err(PdeError::InvalidParameter { .. })),
                 "{bad:?}"
@@ -801,27 +791,22 @@ mod tests {
         assert_eq!(s.next_switch(0.0), 5.0);
         assert_eq!(s.next_switch(5.0), 100.0);
         assert_eq!(s.next_switch(250.0), 300.0);
-        // a stimulus of 5 time units is 100 steps of 0.05 and 20 steps of 0.25, whatever the
+        // a stimulus of 5 time units is 100 steps of 0.05 and 50 steps of 0.1, whatever the
         // snapshot count: the end is excited for exactly those steps
-        for (dt, on_steps) in [(0.05, 100usize), (0.25, 20)] {
+        for (dt, on_steps) in [(0.05, 100usize), (0.1, 50)] {
             let p = FhnParams {
                 t_end: 10.0,
                 dt,
                 ..FhnParams::default()
             };
-            let sim = simulate(
+            let sim = run(
                 Scenario::PulseTrain,
                 p,
+                Scenario::PulseTrain.stimulus(),
                 Scheme::Explicit,
-                Exec::Cpu,
                 1000,
-                &mut |_, _| {},
             );
-            let sim = match sim {
-                Ok(s) => s,
-                Err(PdeError::Unstable { .. }) => continue, // dt above the explicit limit
-                Err(e) => panic!("{e}"),
-            };
+            let sim = sim.unwrap();
             let held = sim.v[1..].iter().filter(|v| v[p.n - 1] == 1.0).count();
             assert_eq!(held, on_steps, "dt {dt}");
         }

@@ -224,3 +224,23 @@ pub fn distinct_reference_for<K: gpu_primitives::SortKey>(
         gpu_primitives::Equality::Bitwise => distinct_bitwise_reference(keys),
     }
 }
+
+/// The equalities whose distinct results differ for `K`: both for floats (except on inputs of
+/// `BIG` size, where the default is checked, to keep the tests short), numpy's for integers.
+pub fn equalities<K: gpu_primitives::SortKey>(n: usize) -> &'static [gpu_primitives::Equality] {
+    use gpu_primitives::Equality::{Bitwise, Numeric};
+    if K::KIND == 2 && n < BIG[0] {
+        &[Numeric, Bitwise]
+    } else {
+        &[Numeric]
+    }
+}
+
+/// Options asking for counts and the inverse under `equality`.
+pub fn all_outputs(equality: gpu_primitives::Equality) -> gpu_primitives::DistinctOptions {
+    gpu_primitives::DistinctOptions {
+        counts: true,
+        inverse: true,
+        equality,
+    }
+}
