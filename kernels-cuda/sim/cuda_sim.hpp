@@ -6,7 +6,7 @@
 //
 // Model:
 // - A launch runs its blocks one after another, in increasing blockIdx order. A block's threads
-//   are fibers (ucontext) on one OS thread: each runs until it reaches a barrier or returns, then
+//   are fibers on one OS thread: each runs until it reaches a barrier or returns, then
 //   the next one runs. Runs are deterministic. Cross-block protocols that only wait on
 //   lower-numbered blocks (decoupled look-back, Onesweep) complete; waiting on a higher-numbered
 //   block, or a barrier that some threads never reach, is reported as a deadlock naming the
@@ -25,8 +25,15 @@
 // - Atomics are std::atomic_ref operations; __threadfence() is a fence.
 // - Only 1-D blocks and grids (warpath's kernels use x only).
 //
+// - Fiber stacks come from mmap with a guard page below each, so a runaway recursion faults
+//   instead of corrupting the heap.
+//
 // Use: #include "sim/cuda_sim.hpp" before the kernel file (compile with g++ -std=c++20
-// -I kernels-cuda), then warpath_sim::launch(grid, block, smem_bytes, [&] { k(args); }).
+// -I kernels-cuda), then warpath_sim::launch(grid, block, smem_bytes, [&] { k(args); }), which
+// exits with code 3 on a deadlock or an invalid launch (the harnesses' contract). The simulated
+// CUDA driver (sim/driver.cpp) calls warpath_sim::try_launch instead, which returns the failure
+// as a message, and may abandon a launch from a signal handler (a fault or its watchdog) by
+// setting g_abort and jumping out (siglongjmp), then calling abandon_launch.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +49,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <string>
+
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #define WARPATH_CUDA_SIM 1
@@ -72,20 +82,99 @@ namespace warpath_sim {
 
 enum class Wait { Running, Block, Warp, Done };
 
+constexpr size_t STACK_BYTES = 256 * 1024;
+constexpr size_t GUARD_BYTES = 64 * 1024;  // at least one page on every Linux page size
+
+// A fiber's stack: an mmap'd region whose lowest GUARD_BYTES are inaccessible.
+struct FiberStack {
+    char* base = nullptr;  // start of the mapping (the guard)
+    FiberStack() {
+        void* p = mmap(nullptr, GUARD_BYTES + STACK_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            std::fprintf(stderr, "cuda_sim: cannot map a fiber stack\n");
+            std::abort();
+        }
+        base = static_cast<char*>(p);
+        mprotect(base, GUARD_BYTES, PROT_NONE);
+    }
+    FiberStack(const FiberStack&) = delete;
+    FiberStack& operator=(const FiberStack&) = delete;
+    ~FiberStack() { munmap(base, GUARD_BYTES + STACK_BYTES); }
+    char* stack() const { return base + GUARD_BYTES; }
+    bool contains(uintptr_t a) const {
+        return a >= reinterpret_cast<uintptr_t>(base) && a < reinterpret_cast<uintptr_t>(base) + GUARD_BYTES + STACK_BYTES;
+    }
+};
+
+// Switching between fibers. On x86-64 a few instructions save the callee-saved registers, the
+// SSE and x87 control words and the stack pointer, and load the other context's: no system
+// call, unlike swapcontext (which also saves the signal mask, about 0.8 us a switch). Elsewhere
+// ucontext does the same job more slowly.
+#if defined(__x86_64__)
+#define WARPATH_SIM_FAST_SWITCH 1
+extern "C" void warpath_sim_switch(void** save_sp, void* load_sp);
+asm(R"(
+    .text
+    .p2align 4
+    .weak warpath_sim_switch
+    .hidden warpath_sim_switch
+    .type warpath_sim_switch, @function
+warpath_sim_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size warpath_sim_switch, .-warpath_sim_switch
+)");
+struct Context {
+    void* sp = nullptr;
+};
+#else
+struct Context {
+    ucontext_t uc;
+};
+#endif
+
 struct Fiber {
-    ucontext_t ctx;
-    std::vector<char> stack;
+    Context ctx;
+    std::unique_ptr<FiberStack> stack;
     Wait wait = Wait::Running;
     unsigned tid = 0;
 };
 
-inline ucontext_t g_scheduler;
+inline Context g_scheduler;
 inline std::vector<Fiber> g_fibers;
 inline Fiber* g_current = nullptr;
 inline const std::function<void()>* g_body = nullptr;
 inline std::vector<unsigned char> g_dyn_smem;
 inline uint64_t g_slot[32][32];  // [warp][lane] exchange slots of the warp intrinsics
-constexpr size_t STACK_BYTES = 256 * 1024;
+// Set (to a non-zero reason) by the driver's signal handler to abandon the running launch.
+inline volatile int g_abort = 0;
+
+// Whether `addr` (e.g. a stack pointer) lies in one of the fibers' stacks or their guards.
+inline bool on_fiber_stack(uintptr_t addr) {
+    for (const auto& f : g_fibers)
+        if (f.stack && f.stack->contains(addr)) return true;
+    return false;
+}
 
 inline unsigned lane() { return threadIdx.x % 32; }
 inline unsigned warp_id() { return threadIdx.x / 32; }
@@ -98,39 +187,73 @@ inline unsigned live_lanes() {
     return m;
 }
 
+// Saves the running context into `from` and resumes `to`.
+inline void switch_to(Context& from, Context& to) {
+#if WARPATH_SIM_FAST_SWITCH
+    warpath_sim_switch(&from.sp, to.sp);
+#else
+    swapcontext(&from.uc, &to.uc);
+#endif
+}
+
 inline void block_until(Wait w) {
     g_current->wait = w;
-    swapcontext(&g_current->ctx, &g_scheduler);
+    switch_to(g_current->ctx, g_scheduler);
 }
 
 inline void fiber_main() {
     (*g_body)();
-    g_current->wait = Wait::Done;  // uc_link returns to the scheduler
+    g_current->wait = Wait::Done;
+#if WARPATH_SIM_FAST_SWITCH
+    switch_to(g_current->ctx, g_scheduler);  // never resumed
+    __builtin_unreachable();
+#endif  // with ucontext, uc_link returns to the scheduler
+}
+
+// Prepares `f` to start fiber_main on its own stack at its first switch.
+inline void start_fiber(Fiber& f) {
+#if WARPATH_SIM_FAST_SWITCH
+    // The frame warpath_sim_switch pops: control words, six registers, then "returns" into
+    // fiber_main with the stack aligned as after a call (rsp + 8 a multiple of 16).
+    auto* top = reinterpret_cast<uint64_t*>(
+        (reinterpret_cast<uintptr_t>(f.stack->stack()) + STACK_BYTES) & ~uintptr_t(15));
+    uint64_t* sp = top;
+    *--sp = 0;                                              // fiber_main's return address: none
+    *--sp = reinterpret_cast<uint64_t>(&fiber_main);        // popped by `ret`
+    for (int i = 0; i < 6; ++i) *--sp = 0;                  // rbp rbx r12 r13 r14 r15
+    *--sp = 0x1F80ull | (0x037Full << 32);                  // MXCSR, x87 control word: defaults
+    f.ctx.sp = sp;
+#else
+    getcontext(&f.ctx.uc);
+    f.ctx.uc.uc_stack.ss_sp = f.stack->stack();
+    f.ctx.uc.uc_stack.ss_size = STACK_BYTES;
+    f.ctx.uc.uc_link = &g_scheduler.uc;
+    makecontext(&f.ctx.uc, fiber_main, 0);
+#endif
 }
 
 inline const char* wait_name(Wait w) {
     return w == Wait::Block ? "__syncthreads" : w == Wait::Warp ? "a warp barrier" : w == Wait::Done ? "returned" : "running";
 }
 
-// Runs one block to completion; aborts with a diagnostic on deadlock.
-inline void run_block(unsigned threads, bool reverse) {
+// Runs one block to completion. Returns "" on success, else why the block could not finish
+// (a deadlock naming the waiting threads, or an abort requested through g_abort).
+inline std::string run_block(unsigned threads, bool reverse) {
     for (unsigned t = 0; t < threads; ++t) {
         Fiber& f = g_fibers[t];
         f.tid = t;
         f.wait = Wait::Running;
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = f.stack.data();
-        f.ctx.uc_stack.ss_size = f.stack.size();
-        f.ctx.uc_link = &g_scheduler;
-        makecontext(&f.ctx, fiber_main, 0);
+        start_fiber(f);
     }
     for (;;) {
+        if (g_abort) return "aborted";
         for (unsigned i = 0; i < threads; ++i) {
+            if (g_abort) break;
             Fiber& f = g_fibers[reverse ? threads - 1 - i : i];
             if (f.wait != Wait::Running) continue;
             g_current = &f;
             threadIdx = dim3(f.tid);
-            swapcontext(&g_scheduler, &f.ctx);
+            switch_to(g_scheduler, f.ctx);
         }
         g_current = nullptr;
         bool done = true, released = false;
@@ -147,7 +270,8 @@ inline void run_block(unsigned threads, bool reverse) {
                 released = true;
             }
         }
-        if (done) return;
+        if (g_abort) return "aborted";
+        if (done) return "";
         if (released) continue;
         bool all_block = true;
         for (unsigned t = 0; t < threads; ++t)
@@ -157,12 +281,11 @@ inline void run_block(unsigned threads, bool reverse) {
                 if (g_fibers[t].wait == Wait::Block) g_fibers[t].wait = Wait::Running;
             continue;
         }
-        std::fprintf(stderr, "cuda_sim: deadlock in block %u:", blockIdx.x);
+        std::string why = "deadlock in block " + std::to_string(blockIdx.x) + ":";
         for (unsigned t = 0; t < threads; ++t)
             if (t < 8 || t + 8 >= threads || g_fibers[t].wait != g_fibers[0].wait)
-                std::fprintf(stderr, " t%u:%s", t, wait_name(g_fibers[t].wait));
-        std::fprintf(stderr, "\n");
-        std::exit(3);
+                why += " t" + std::to_string(t) + ":" + wait_name(g_fibers[t].wait);
+        return why;
     }
 }
 
@@ -190,30 +313,59 @@ inline T exchange(T v, int src) {
     return from_bits<T>(r);
 }
 
-// Runs `body` as a kernel launch of grid x block threads with `smem` bytes of dynamic shared memory.
-inline void launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
-    if (grid == 0 || block == 0 || block > 1024) {
-        std::fprintf(stderr, "cuda_sim: invalid launch <<<%u, %u>>>\n", grid, block);
-        std::exit(3);
-    }
+// Whether threads take turns in decreasing order (WARPATH_SIM_ORDER=reverse).
+inline bool reverse_order() {
     static const bool reverse = [] {
         const char* o = std::getenv("WARPATH_SIM_ORDER");
         return o && std::strcmp(o, "reverse") == 0;
     }();
-    gridDim = dim3(grid);
-    blockDim = dim3(block);
-    g_dyn_smem.assign(smem + 16, 0xCD);
+    return reverse;
+}
+
+// Makes sure `block` fibers with stacks exist (the driver calls it before arming its watchdog,
+// so that a signal handler never sees g_fibers being reallocated).
+inline void ensure_fibers(unsigned block) {
     if (g_fibers.size() < block) {
         g_fibers.resize(block);
         for (auto& f : g_fibers)
-            if (f.stack.empty()) f.stack.resize(STACK_BYTES);
+            if (!f.stack) f.stack = std::make_unique<FiberStack>();
     }
+}
+
+// Runs `body` as a kernel launch of grid x block threads with `smem` bytes of dynamic shared
+// memory. Returns "" on success, else why it failed (invalid configuration, a deadlock, or an
+// abort through g_abort); blocks after a failed one do not run.
+inline std::string try_launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
+    if (grid == 0 || block == 0 || block > 1024)
+        return "invalid launch <<<" + std::to_string(grid) + ", " + std::to_string(block) + ">>>";
+    ensure_fibers(block);
+    gridDim = dim3(grid);
+    blockDim = dim3(block);
+    g_dyn_smem.assign(smem + 16, 0xCD);
     g_body = &body;
-    for (unsigned b = 0; b < grid; ++b) {
+    std::string why;
+    for (unsigned b = 0; b < grid && why.empty(); ++b) {
         blockIdx = dim3(b);
-        run_block(block, reverse);
+        why = run_block(block, reverse_order());
     }
     g_body = nullptr;
+    g_current = nullptr;
+    return why;
+}
+
+// Forgets a launch that a signal handler jumped out of (the fibers are restarted by the next).
+inline void abandon_launch() {
+    g_body = nullptr;
+    g_current = nullptr;
+}
+
+// try_launch for the harnesses: a failure prints the reason and exits with code 3.
+inline void launch(unsigned grid, unsigned block, size_t smem, const std::function<void()>& body) {
+    const std::string why = try_launch(grid, block, smem, body);
+    if (!why.empty()) {
+        std::fprintf(stderr, "cuda_sim: %s\n", why.c_str());
+        std::exit(3);
+    }
 }
 
 }  // namespace warpath_sim

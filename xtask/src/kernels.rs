@@ -93,18 +93,18 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
             );
         }
         println!("kernels: {} PTX module(s) up to date", sources.len());
-        return Ok(());
+        // ptxas must accept every module for every supported GPU, and the table must be fresh.
+        return crate::resources::write_or_check(root, &ptxas_path(&nvcc), &modules(&stale), true);
     }
 
     let todo: Vec<_> = stale.iter().filter(|s| !s.5).collect();
+    let nvcc = install_nvcc(root)?;
     if todo.is_empty() {
         println!(
-            "kernels: {} PTX module(s) up to date, nothing to do",
+            "kernels: {} PTX module(s) up to date, nothing to compile",
             sources.len()
         );
-        return Ok(());
     }
-    let nvcc = install_nvcc(root)?;
     for (_, name, header, ptx, _, _) in todo {
         compile(&nvcc, &src_dir, name, header, ptx)?;
         println!(
@@ -112,7 +112,20 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
             ptx.strip_prefix(root).unwrap_or(ptx).display()
         );
     }
-    Ok(())
+    crate::resources::write_or_check(root, &ptxas_path(&nvcc), &modules(&stale), false)
+}
+
+/// `(module name, committed PTX path)` of every source.
+fn modules<T, U, V, W>(stale: &[(T, String, U, PathBuf, V, W)]) -> Vec<(String, PathBuf)> {
+    stale
+        .iter()
+        .map(|(_, name, _, ptx, _, _)| (name.trim_end_matches(".cu").to_owned(), ptx.clone()))
+        .collect()
+}
+
+/// ptxas beside nvcc in the installed wheels.
+pub(crate) fn ptxas_path(nvcc: &Path) -> PathBuf {
+    nvcc.with_file_name("ptxas")
 }
 
 fn cu_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -170,7 +183,8 @@ fn compile(nvcc: &Path, src_dir: &Path, name: &str, header: &str, out: &Path) ->
 }
 
 /// Installs the pinned nvcc wheels into `target/cuda-13.0` (once) and returns nvcc's path.
-fn install_nvcc(root: &Path) -> Result<PathBuf> {
+/// `nvidia/cu13/include` beside its `bin/` holds `cuda.h`, `bin/ptxas` the PTX assembler.
+pub(crate) fn install_nvcc(root: &Path) -> Result<PathBuf> {
     let dir = target_dir(root).join("cuda-13.0");
     let bin = dir.join("nvidia/cu13/bin");
     let nvcc = bin.join("nvcc");
@@ -229,13 +243,13 @@ fn install_nvcc(root: &Path) -> Result<PathBuf> {
 }
 
 /// FNV-1a 64: enough to tell whether a kernel's inputs changed (not a security hash).
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Fnv {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= b as u64;
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
@@ -244,7 +258,7 @@ impl Fnv {
         self.0 ^= 0xff;
         self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         self.0
     }
 }

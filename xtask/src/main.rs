@@ -2,12 +2,16 @@
 //!
 //! - `kernels [--check]`: compile `kernels-cuda/*.cu` to `kernels-cuda/ptx/*.ptx` with nvcc 13.0
 //!   from PyPI wheels installed under `target/`; `--check` fails when the committed PTX is stale.
+//! - `sim`: the simulated CUDA driver, `target/cuda-sim/libcuda.so`, that runs the GPU code paths
+//!   on the CPU (see `kernels-cuda/sim/driver.cpp`).
 //! - `gpu-bundle`: release test and bench executables plus `run.sh` in `target/gpu-bundle/`.
-//! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests).
+//! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests, simulated GPU tests, MPI).
 
 mod bundle;
 mod ci;
 mod kernels;
+mod resources;
+mod sim;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,10 +23,14 @@ usage: cargo xtask <task>
 
 tasks:
   kernels [--check]   compile kernels-cuda/*.cu to PTX (installs nvcc 13.0 from PyPI into target/);
-                      --check fails if the committed PTX differs from what the sources produce
+                      and kernels-cuda/RESOURCES.md (ptxas registers/spills for sm_80, sm_90);
+                      --check fails if either differs from what the sources produce
+  sim                 build the simulated CUDA driver target/cuda-sim/libcuda.so (g++); run the
+                      GPU tests on the CPU with LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
   ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check,
-                      tests, and the MPI tests (crates/clustering/ci-mpi.sh)
+                      tests, the GPU tests through the simulated driver (sim), and the MPI tests
+                      (crates/clustering/ci-mpi.sh)
 ";
 
 fn main() {
@@ -44,6 +52,7 @@ fn run() -> Result<()> {
             };
             kernels::run(&root, check)
         }
+        Some("sim") => sim::run(&root),
         Some("gpu-bundle") => bundle::run(&root),
         Some("ci") => ci::run(&root),
         Some("-h" | "--help" | "help") | None => {

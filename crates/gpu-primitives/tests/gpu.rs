@@ -5,14 +5,33 @@ mod common;
 
 use common::{BIG, SHAPES, SIZES};
 use gpu_primitives::*;
-use gpu_runtime::testing::gpu_for_test;
+use gpu_runtime::testing::{gpu_for_test, gpu_test_size};
 
 /// Sizes for the GPU: the matrix plus multi-tile look-back chains (the Onesweep tile is 3072
-/// or 4096 keys, the scan tile 2048).
+/// or 4096 keys, the scan tile 2048). Under the simulated driver, only sizes up to a few tiles:
+/// they still cross every warp, block and tile boundary.
 fn gpu_sizes() -> Vec<usize> {
     let mut v: Vec<usize> = SIZES.iter().chain(BIG).copied().collect();
     v.extend([3071, 3072, 3073, 4095, 8193]);
+    if gpu_runtime::testing::simulated() {
+        v.retain(|&n| n <= 8193);
+    }
     v
+}
+
+/// Shapes at size `n`: all of them for small inputs, fewer for big ones (and under the
+/// simulator, where every launch runs on one CPU core, for everything beyond two tiles).
+fn gpu_shapes(n: usize) -> &'static [&'static str] {
+    let big = if gpu_runtime::testing::simulated() {
+        4097
+    } else {
+        1 << 22
+    };
+    if n > big {
+        &["random", "small"]
+    } else {
+        SHAPES
+    }
 }
 
 #[test]
@@ -20,7 +39,8 @@ fn gpu_large_u32_sort_scan_distinct() {
     let Some(_gpu) = gpu_for_test("gpu_large_u32_sort_scan_distinct") else {
         return;
     };
-    let n = (1 << 24) + 5; // a 4097-tile look-back chain
+    // A 4097-tile look-back chain on a GPU; 17 tiles under the simulator.
+    let n = gpu_test_size((1 << 24) + 5, (1 << 16) + 5);
     for shape in ["random", "small"] {
         let keys = common::u32s(shape, n, 99);
         let mut got = keys.clone();
@@ -97,12 +117,7 @@ macro_rules! gpu_key_test {
                 return;
             };
             for n in gpu_sizes() {
-                let shapes: &[&str] = if n > 1 << 22 {
-                    &["random", "small"]
-                } else {
-                    SHAPES
-                };
-                for shape in shapes {
+                for shape in gpu_shapes(n) {
                     let keys: Vec<$t> = $gen(shape, n, 21);
                     let what = format!("{} {shape} n={n}", stringify!($t));
                     gpu_sorts(&keys, &what);
@@ -239,7 +254,7 @@ fn gpu_device_api_chains_without_host_round_trips() {
     let Some(gpu) = gpu_for_test("gpu_device_api_chains_without_host_round_trips") else {
         return;
     };
-    let n = (1 << 20) + 3;
+    let n = gpu_test_size((1 << 20) + 3, 10_003);
     let keys = common::u32s("small", n, 1);
     let d = gpu.upload(&keys).unwrap();
     let sorted = device::radix_sort(gpu, &d).unwrap();

@@ -29,6 +29,9 @@ pub struct DeviceInfo {
     pub free_memory: u64,
     /// CUDA version the driver supports, e.g. `13000` for 13.0.
     pub driver_version: i32,
+    /// Whether this is warpath's simulated CUDA driver (`cargo xtask sim`), which runs the
+    /// kernels on the CPU, rather than a GPU. Its results say nothing about speed.
+    pub simulated: bool,
 }
 
 /// An open CUDA device: one context, one stream, and the PTX modules loaded so far.
@@ -73,10 +76,64 @@ pub fn gpu() -> Result<&'static Gpu, GpuError> {
     GPU.get_or_init(detect).as_ref().map_err(Clone::clone)
 }
 
+/// The environment variable that allows warpath's simulated CUDA driver to be used.
+pub(crate) const SIM_VARIABLE: &str = "WARPATH_SIM";
+
+/// Whether `WARPATH_SIM` allows the simulated driver (`1`, `true` or `yes`).
+pub(crate) fn simulation_allowed() -> bool {
+    matches!(
+        std::env::var(SIM_VARIABLE).as_deref(),
+        Ok("1") | Ok("true") | Ok("yes")
+    )
+}
+
+/// Whether the loaded `libcuda.so` is warpath's simulated driver: it alone exports
+/// `warpath_sim_version`. Call only after `is_culib_present()` returned true.
+fn driver_is_simulated() -> bool {
+    // SAFETY: looks a symbol up by name in the driver library cudarc has loaded; the symbol is
+    // not called here.
+    unsafe {
+        sys::culib()
+            .get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(b"warpath_sim_version\0")
+            .is_ok()
+    }
+}
+
+/// The simulated driver's last diagnostic (why a call failed, where a kernel faulted), cleared
+/// by the call; `None` on a real driver or when it has nothing to say.
+pub(crate) fn simulator_diagnostic() -> Option<String> {
+    // SAFETY: `is_culib_present` is a dlopen probe; `culib` returns the loaded library.
+    if !unsafe { sys::is_culib_present() } || !driver_is_simulated() {
+        return None;
+    }
+    // SAFETY: the simulated driver exports `const char* warpath_sim_take_error(void)`, which
+    // returns a NUL-terminated string that stays valid until the calling thread's next call.
+    unsafe {
+        let f = sys::culib()
+            .get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(b"warpath_sim_take_error\0")
+            .ok()?;
+        let p = f();
+        if p.is_null() {
+            return None;
+        }
+        let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+        (!text.is_empty()).then_some(text)
+    }
+}
+
 fn detect() -> Result<Gpu, GpuError> {
     // SAFETY: only tries to dlopen the driver library under its usual names.
     if !unsafe { sys::is_culib_present() } {
         return Err(GpuError::NoDriver);
+    }
+    let simulated = driver_is_simulated();
+    if simulated && !simulation_allowed() {
+        return Err(GpuError::NoDevice(
+            "the libcuda.so on the library path is warpath's simulated CUDA driver \
+             (target/cuda-sim), which runs kernels on the CPU; set WARPATH_SIM=1 to use it, \
+             or remove it from LD_LIBRARY_PATH to use a GPU"
+                .into(),
+        ));
     }
     let mut version = 0i32;
     // SAFETY: the library is present; cuDriverGetVersion exists in every driver and only
@@ -127,6 +184,7 @@ fn detect() -> Result<Gpu, GpuError> {
             total_memory: total as u64,
             free_memory: free as u64,
             driver_version: version,
+            simulated,
         },
         modules: Mutex::new(HashMap::new()),
         functions: Mutex::new(HashMap::new()),
@@ -185,12 +243,22 @@ impl Gpu {
                 }
             }
         };
-        let f = loaded
-            .load_function(kernel)
-            .map_err(|_| GpuError::KernelNotFound {
-                module: module.name,
-                kernel: kernel.to_owned(),
-            })?;
+        // cudarc's load_function does not make the context current, and the driver refuses a
+        // thread without one (CUDA_ERROR_INVALID_CONTEXT): a thread whose first GPU call finds
+        // the module already loaded by another thread would fail (found by the simulated driver).
+        self.ctx.bind_to_thread()?;
+        // Only CUDA_ERROR_NOT_FOUND means the kernel is missing; anything else (a sticky error
+        // of the context, say) is reported as what it is.
+        let f = loaded.load_function(kernel).map_err(|e| {
+            if e.0 == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+                GpuError::KernelNotFound {
+                    module: module.name,
+                    kernel: kernel.to_owned(),
+                }
+            } else {
+                GpuError::from(e)
+            }
+        })?;
         lock(&self.functions).insert(key, f.clone());
         Ok(f)
     }
@@ -309,8 +377,12 @@ impl Gpu {
     /// # Errors
     /// A failed event creation or record.
     pub fn timer(&self) -> Result<GpuTimer, GpuError> {
-        let start = self.ctx.new_event(None)?;
-        let stop = self.ctx.new_event(None)?;
+        // Timing must be enabled explicitly: cudarc's default (`None`) creates events with
+        // CU_EVENT_DISABLE_TIMING, and cuEventElapsedTime then fails with
+        // CUDA_ERROR_INVALID_HANDLE (found by the simulated driver).
+        let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.ctx.new_event(flags)?;
+        let stop = self.ctx.new_event(flags)?;
         start.record(&self.stream)?;
         Ok(GpuTimer {
             start,
@@ -367,6 +439,56 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::gpu_for_test;
+
+    static RUNTIME: PtxModule = crate::ptx_module!("runtime");
+
+    #[test]
+    fn gpu_timer_measures_device_time() {
+        let Some(gpu) = gpu_for_test("gpu_timer_measures_device_time") else {
+            return;
+        };
+        // Regression: the events used to be created with timing disabled, so `stop` failed
+        // with CUDA_ERROR_INVALID_HANDLE on every driver.
+        let t = gpu.timer().unwrap();
+        let buf = gpu.alloc_zeros::<u32>(1000).unwrap();
+        drop(buf);
+        let seconds = t.stop().unwrap();
+        assert!((0.0..60.0).contains(&seconds), "{seconds}");
+    }
+
+    #[test]
+    fn gpu_kernel_lookup_works_from_a_fresh_thread() {
+        let Some(gpu) = gpu_for_test("gpu_kernel_lookup_works_from_a_fresh_thread") else {
+            return;
+        };
+        // Load the module here, then look a kernel of it up first thing on a new thread: the
+        // lookup must make the context current there (it used to fail with
+        // CUDA_ERROR_INVALID_CONTEXT on a thread that had made no other CUDA call).
+        gpu.function(&RUNTIME, "iota_u32").unwrap();
+        std::thread::spawn(move || {
+            let f = gpu.function(&RUNTIME, "axpy_f32").unwrap();
+            let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+            let mut y = gpu.upload(&[1.0f32; 3]).unwrap();
+            let n = 3u64;
+            let cfg = gpu.grid_stride(n, 256);
+            // SAFETY: axpy_f32(a, x, y, n) reads x[0..n) and writes y[0..n); both hold n floats.
+            unsafe {
+                use cudarc::driver::PushKernelArg;
+                gpu.stream()
+                    .launch_builder(&f)
+                    .arg(&2.0f32)
+                    .arg(&x)
+                    .arg(&mut y)
+                    .arg(&n)
+                    .launch(cfg)
+                    .unwrap();
+            }
+            assert_eq!(gpu.download(&y).unwrap(), [3.0, 5.0, 7.0]);
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn grid_stride_caps_and_rounds() {

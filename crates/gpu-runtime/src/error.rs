@@ -88,9 +88,13 @@ impl From<DriverError> for GpuError {
     }
 }
 
-/// The driver's name for an error code, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+/// The driver's name for an error code, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`, followed under the
+/// simulated driver by its explanation (which kernel faulted where, which rule a call broke).
 pub(crate) fn describe(e: DriverError) -> String {
-    format!("{:?}", e.0)
+    match crate::device::simulator_diagnostic() {
+        Some(why) => format!("{:?} (simulated driver: {why})", e.0),
+        None => format!("{:?}", e.0),
+    }
 }
 
 /// Whether a driver error is an out-of-memory condition.

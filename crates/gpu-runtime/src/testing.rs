@@ -32,6 +32,32 @@ pub fn gpu_for_test(test: &str) -> Option<&'static Gpu> {
     }
 }
 
+/// Whether the GPU under test is warpath's simulated CUDA driver (`cargo xtask sim`, then
+/// `LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1`): the real host code and kernels, run on the
+/// CPU. `false` without a GPU.
+pub fn simulated() -> bool {
+    gpu().is_ok_and(|g| g.info().simulated)
+}
+
+/// The input size for a GPU test: `hardware` on a GPU, `simulated` under the simulated driver.
+///
+/// The simulator runs every GPU thread as a CPU fiber, one block after another: a launch costs
+/// about a microsecond per thread and barrier, so sizes that take milliseconds on a GPU take
+/// minutes there. Pick `simulated` to still cross every tile, block and look-back boundary the
+/// test is about (a few tiles), so that every code path runs.
+///
+/// ```
+/// let n = gpu_runtime::testing::gpu_test_size(1 << 24, 5 * 4096 + 3);
+/// assert!(n == 1 << 24 || n == 5 * 4096 + 3);
+/// ```
+pub fn gpu_test_size(hardware: usize, simulated: usize) -> usize {
+    if self::simulated() {
+        simulated
+    } else {
+        hardware
+    }
+}
+
 /// Compiles `kernels-cuda/sim/<harness>.cpp` with g++ and runs it: the kernel file it includes
 /// executes on the CPU under `kernels-cuda/sim/cuda_sim.hpp` (block threads as OS threads,
 /// barriers, warp exchanges) and the harness checks the results against CPU references.
