@@ -713,6 +713,28 @@ fn gpu_auction_matches_jv() {
     );
 }
 
+/// scipy's rules on the GPU auction: maximising, -inf forbids a pair and +inf is invalid.
+#[test]
+fn gpu_auction_follows_scipy_infinities() {
+    let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_auction_follows_scipy")
+    else {
+        return;
+    };
+    let c = array![[f64::NEG_INFINITY, 1.0], [5.0, f64::NEG_INFINITY]];
+    let a = auction(c.view(), Sense::Maximize, Exec::Cuda).unwrap();
+    assert_eq!((a.row_to_col, a.cost), (vec![Some(1), Some(0)], 6.0));
+    let c = array![[f64::NEG_INFINITY, f64::NEG_INFINITY], [5.0, 1.0]];
+    assert_eq!(
+        auction(c.view(), Sense::Maximize, Exec::Cuda),
+        Err(AssignmentError::Infeasible)
+    );
+    let c = array![[f64::INFINITY, 1.0], [5.0, 2.0]];
+    assert!(matches!(
+        auction(c.view(), Sense::Maximize, Exec::Cuda),
+        Err(AssignmentError::InvalidCost { row: 0, col: 0, .. })
+    ));
+}
+
 #[test]
 fn cuda_without_gpu_is_an_error() {
     if gpu_runtime::gpu().is_ok() {

@@ -98,7 +98,10 @@ fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
         sort_reference(&mut sorted);
         let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
         assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
-        // the device API
+        // the device API (an empty device buffer cannot be allocated)
+        if keys.is_empty() {
+            continue;
+        }
         let gpu = gpu_runtime::gpu().unwrap();
         let dk = gpu.upload(&sorted).unwrap();
         let dd = device::distinct_sorted(gpu, &dk, equality).unwrap();

@@ -757,6 +757,34 @@ mod tests {
         assert!(sim.v[1..].iter().all(|v| v[p.n - 1] == 1.0));
     }
 
+    /// The stimulated run on the GPU (explicit and implicit, one run of the scheme per
+    /// stimulus phase) agrees with the CPU.
+    #[test]
+    fn gpu_pulse_train_matches_cpu() {
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde gpu_pulse_train_matches_cpu")
+        else {
+            return;
+        };
+        let p = FhnParams {
+            t_end: 12.0,
+            ..FhnParams::default()
+        };
+        for scheme in [Scheme::Explicit, Scheme::Implicit(NewtonOptions::default())] {
+            let sc = Scenario::PulseTrain;
+            let run_on = |exec| simulate(sc, p, scheme, exec, 6, &mut |_, _| {}).unwrap();
+            let (cpu, gpu) = (run_on(Exec::Cpu), run_on(Exec::Cuda));
+            assert_eq!(gpu.backend, Backend::Cuda);
+            assert_eq!(cpu.times, gpu.times);
+            for (a, b) in cpu.v.iter().zip(&gpu.v) {
+                for (x, y) in a.iter().zip(b) {
+                    assert!((x - y).abs() <= 1e-9, "{scheme:?}: {x} vs {y}");
+                }
+            }
+            assert_eq!(gpu.v[1][p.n - 1], 1.0); // t = 2: stimulated
+            assert!(gpu.v[3][p.n - 1] < 1.0); // t = 6: free
+        }
+    }
+
     #[test]
     fn stimulus_is_validated_and_switches_on_time() {
         let p = FhnParams {
