@@ -23,7 +23,8 @@ pub struct Assignment {
     /// Total cost of the assigned pairs, in the input's units (summed as `f64`).
     pub cost: f64,
     /// Dual potentials proving optimality, from the exact solvers that maintain them
-    /// (Hungarian, Jonker–Volgenant); `None` otherwise.
+    /// (Hungarian, Jonker–Volgenant); `None` otherwise, and when they are beyond `f64` at the
+    /// caller's scale (entries near `f64::MAX`).
     pub duals: Option<Duals>,
 }
 
