@@ -1,6 +1,7 @@
 // graph-core's kernels: the stages of the parallel Euler circuit algorithm
 // (crates/graph-core/src/euler/cuda.rs drives them; the rayon version in parallel.rs is the
-// same algorithm and documents the stages).
+// same algorithm and documents the stages), and the balanced orientation of undirected graphs
+// that feeds it (euler/undirected/cuda.rs).
 //
 // Edge ids are u32 (the host rejects graphs with u32::MAX edges or more); element counts and
 // CSR offsets are 64-bit. No kernel synchronises with the host.
@@ -295,6 +296,46 @@ extern "C" __global__ void euler_scatter_order(const u32* __restrict__ seg,
         u64 pos = m - (u64)suffix[seg[e]] + off[e];
         if (pos < m) order[pos] = (u32)e;
     }
+}
+
+// ---- undirected graphs: a balanced orientation ------------------------------------------------
+// (crates/graph-core/src/euler/undirected/cuda.rs drives these; orient.rs documents the idea.)
+// The half-edges of edge e are 2e and 2e + 1; halves[s] is the half-edge in incidence slot s,
+// grouped by vertex. Every degree is even, so slots 2j and 2j + 1 belong to one vertex: a pair.
+
+// slot_of[halves[s]] = s (halves is a permutation of 0..m2).
+extern "C" __global__ void undirected_slot_of(const u32* __restrict__ halves, u64 m2, u32* slot_of) {
+    WARPATH_GRID_STRIDE(s, m2) { slot_of[halves[s]] = (u32)s; }
+}
+
+// The dart permutation: the dart that leaves through slot s arrives at the slot of the other
+// half-edge of its edge, and the walk leaves through that slot's pair partner. Its cycles are
+// closed trails, each present twice (once per direction).
+extern "C" __global__ void undirected_next_dart(const u32* __restrict__ halves,
+                                                const u32* __restrict__ slot_of, u64 m2,
+                                                u32* succ) {
+    WARPATH_GRID_STRIDE(s, m2) { succ[s] = slot_of[halves[s] ^ 1u] ^ 1u; }
+}
+
+// Orientation from the dart cycles' labels (each cycle's smallest dart): pair j leaves through
+// the slot whose dart lies on the cycle of smaller label (exactly one of the two does), so
+// directed edge j goes to the other end of that half-edge's edge; edge_of[j] is the undirected
+// edge. The directed graph's offsets are the incidence offsets halved.
+extern "C" __global__ void undirected_orient(const u32* __restrict__ halves,
+                                             const u32* __restrict__ ends,
+                                             const u32* __restrict__ lab, u64 m, u32* targets,
+                                             u32* edge_of) {
+    WARPATH_GRID_STRIDE(j, m) {
+        const u64 c = lab[2 * j] < lab[2 * j + 1] ? 2 * j : 2 * j + 1;
+        const u32 h = halves[c];
+        targets[j] = ends[h ^ 1u];
+        edge_of[j] = h >> 1;
+    }
+}
+
+// order[i] = edge_of[order[i]]: directed edge ids back to undirected ones, in place.
+extern "C" __global__ void undirected_map_edges(u32* order, const u32* __restrict__ edge_of, u64 m) {
+    WARPATH_GRID_STRIDE(i, m) { order[i] = edge_of[order[i]]; }
 }
 
 // ---- a private, simple inclusive max-scan over u32 -------------------------------------------

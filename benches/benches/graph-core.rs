@@ -1,6 +1,8 @@
 //! graph-core: Euler circuits (Hierholzer on one core, the parallel algorithm on rayon, the
 //! CUDA pipeline with device time measured by events, transfers excluded) on deep and shallow
-//! random Eulerian digraphs, and CSR construction.
+//! random Eulerian digraphs; undirected Euler circuits (the reference Hierholzer walk, the
+//! balanced orientation + the directed circuit on the CPU, and on the GPU with transfers) on
+//! the same graphs without directions; and CSR construction.
 //!
 //! Edge counts come from `WARPATH_GRAPH_BENCH_EDGES` (comma-separated, default
 //! `1000000,10000000`); the seed's chart (1M to 100M edges) is
@@ -10,8 +12,10 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use graph_core::{
-    EulerStyle, Graph, euler_circuit_cuda_timed, euler_circuit_hierholzer, euler_circuit_parallel,
-    random_euler_graph,
+    EulerStyle, Exec, Graph, euler_circuit_cuda_timed, euler_circuit_hierholzer,
+    euler_circuit_parallel, random_euler_graph, random_undirected_euler_graph,
+    undirected_euler_circuit, undirected_euler_circuit_hierholzer,
+    undirected_euler_circuit_oriented,
 };
 
 fn sizes() -> Vec<u64> {
@@ -68,6 +72,36 @@ fn bench_euler(c: &mut Criterion) {
     }
 }
 
+fn bench_undirected_euler(c: &mut Criterion) {
+    let gpu = gpu_runtime::gpu().is_ok();
+    for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+        let name = match style {
+            EulerStyle::Deep => "undirected_euler_deep",
+            EulerStyle::Shallow => "undirected_euler_shallow",
+        };
+        let mut g = c.benchmark_group(name);
+        g.sample_size(10);
+        for m in sizes() {
+            let graph = random_undirected_euler_graph(m, style, 1).expect("generator");
+            g.throughput(Throughput::Elements(m));
+            g.bench_with_input(BenchmarkId::new("hierholzer", m), &graph, |b, gr| {
+                b.iter(|| undirected_euler_circuit_hierholzer(gr, None).expect("circuit"))
+            });
+            g.bench_with_input(BenchmarkId::new("oriented", m), &graph, |b, gr| {
+                b.iter(|| undirected_euler_circuit_oriented(gr, None).expect("circuit"))
+            });
+            if gpu {
+                // Wall clock of the whole call: uploads, kernels, the download of the order
+                // and the vertex sequence built on the host.
+                g.bench_with_input(BenchmarkId::new("cuda", m), &graph, |b, gr| {
+                    b.iter(|| undirected_euler_circuit(gr, None, Exec::Cuda).expect("gpu"))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
 fn bench_csr(c: &mut Criterion) {
     let m = 10_000_000usize;
     let n = (m / 4) as u32;
@@ -89,5 +123,5 @@ fn bench_csr(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_euler, bench_csr);
+criterion_group!(benches, bench_euler, bench_undirected_euler, bench_csr);
 criterion_main!(benches);

@@ -20,8 +20,11 @@
 //   __match_any_sync) exchange through a per-warp slot array between two warp barriers, so all
 //   live lanes of the warp must take part (full-warp masks), as in warpath's kernels.
 // - __shared__ becomes `static`: one instance shared by the block's threads; blocks run one at a
-//   time so they do not collide. Dynamic shared memory comes from WARPATH_DYNAMIC_SHARED and is
-//   filled with 0xCD at each launch, so reads of unwritten shared memory show up as garbage.
+//   time so they do not collide (and a block sees the previous block's values: uninitialised
+//   static shared memory goes unnoticed). Dynamic shared memory comes from
+//   WARPATH_DYNAMIC_SHARED, is filled with 0xCD at each launch, so reads of unwritten shared
+//   memory show up as garbage, and ends at a guard page, so accesses past the launch's size
+//   fault.
 // - Atomics are std::atomic_ref operations; __threadfence() is a fence.
 // - Only 1-D blocks and grids (warpath's kernels use x only).
 //
@@ -164,7 +167,34 @@ inline Context g_scheduler;
 inline std::vector<Fiber> g_fibers;
 inline Fiber* g_current = nullptr;
 inline const std::function<void()>* g_body = nullptr;
-inline std::vector<unsigned char> g_dyn_smem;
+// The launch's dynamic shared memory: it ends at an inaccessible guard page, so a kernel reading
+// or writing past the size it was launched with faults instead of touching other memory.
+struct DynamicShared {
+    unsigned char* base = nullptr;  // mapping: [capacity bytes][guard]
+    size_t capacity = 0;
+    unsigned char* data = nullptr;  // the launch's bytes, ending at the guard
+};
+inline DynamicShared g_dyn_smem;
+
+// Points g_dyn_smem.data at `bytes` (rounded up to 16) bytes of 0xCD ending at the guard page.
+inline void set_dynamic_shared(size_t bytes) {
+    const size_t page = 64 * 1024;
+    const size_t rounded = (std::max<size_t>(bytes, 16) + 15) / 16 * 16;
+    if (rounded > g_dyn_smem.capacity) {
+        if (g_dyn_smem.base) munmap(g_dyn_smem.base, g_dyn_smem.capacity + page);
+        const size_t cap = (rounded + page - 1) / page * page;
+        void* p = mmap(nullptr, cap + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            std::fprintf(stderr, "cuda_sim: cannot map %zu bytes of shared memory\n", cap);
+            std::abort();
+        }
+        g_dyn_smem.base = static_cast<unsigned char*>(p);
+        g_dyn_smem.capacity = cap;
+        mprotect(g_dyn_smem.base + cap, page, PROT_NONE);
+    }
+    g_dyn_smem.data = g_dyn_smem.base + g_dyn_smem.capacity - rounded;
+    std::memset(g_dyn_smem.data, 0xCD, rounded);
+}
 inline uint64_t g_slot[32][32];  // [warp][lane] exchange slots of the warp intrinsics
 // Set (to a non-zero reason) by the driver's signal handler to abandon the running launch.
 inline volatile int g_abort = 0;
@@ -341,7 +371,7 @@ inline std::string try_launch(unsigned grid, unsigned block, size_t smem, const 
     ensure_fibers(block);
     gridDim = dim3(grid);
     blockDim = dim3(block);
-    g_dyn_smem.assign(smem + 16, 0xCD);
+    set_dynamic_shared(smem);
     g_body = &body;
     std::string why;
     for (unsigned b = 0; b < grid && why.empty(); ++b) {
@@ -372,7 +402,7 @@ inline void launch(unsigned grid, unsigned block, size_t smem, const std::functi
 
 // Dynamic shared memory (`extern __shared__` on the GPU).
 #define WARPATH_DYNAMIC_SHARED(type, name) \
-    type* name = reinterpret_cast<type*>(warpath_sim::g_dyn_smem.data())
+    type* name = reinterpret_cast<type*>(warpath_sim::g_dyn_smem.data)
 
 // Barriers and fences.
 inline void __syncthreads() { warpath_sim::block_until(warpath_sim::Wait::Block); }

@@ -26,7 +26,9 @@
 //   context is reset. It never exits the process.
 // Fresh allocations are filled with a poison byte (0xCD, or WARPATH_SIM_POISON) so that reads
 // of memory no one wrote show up as wrong results, and WARPATH_SIM_MEM (bytes, with an optional
-// K/M/G suffix; default 4G) is the device's memory, so out-of-memory paths can be tested.
+// K/M/G suffix; default 4G) is the device's memory, so out-of-memory paths can be tested; a
+// thread can also limit its own share (warpath_sim_set_thread_memory_limit), which tests use to
+// reach out-of-memory paths without disturbing tests on other threads.
 //
 // What it cannot tell: speed, the GPU memory model (blocks run one after another, threads of a
 // block take turns between barriers, see cuda_sim.hpp), concurrency between blocks or streams
@@ -199,7 +201,28 @@ struct Allocation {
     size_t size = 0;         // bytes asked for
     size_t padded = 0;       // size rounded up to ALLOC_ALIGN
     uint64_t serial = 0;
+    uint64_t owner = 0;      // the allocating thread (see thread memory limits)
 };
+
+// Per-thread memory limits (warpath_sim_set_thread_memory_limit): an allocation by a thread with
+// a limit fails with CUDA_ERROR_OUT_OF_MEMORY when the thread's live allocations would exceed
+// it, and cuMemGetInfo reports the thread's remaining room. Tests use it to reach out-of-memory
+// paths with small inputs, without disturbing tests running on other threads.
+uint64_t thread_key() {
+    static std::atomic<uint64_t> next{1};
+    thread_local uint64_t key = next++;
+    return key;
+}
+thread_local size_t t_memory_limit = SIZE_MAX;
+std::map<uint64_t, size_t>& live_by_thread() {
+    static auto* m = new std::map<uint64_t, size_t>;  // never destroyed: see Watchdog
+    return *m;
+}
+size_t thread_room() {
+    if (t_memory_limit == SIZE_MAX) return SIZE_MAX;
+    const size_t live = live_by_thread()[thread_key()];
+    return live >= t_memory_limit ? 0 : t_memory_limit - live;
+}
 
 struct Event {
     unsigned flags = 0;
@@ -339,7 +362,7 @@ CUresult allocate(Context* ctx, CUdeviceptr* dptr, size_t bytes) {
         return CUDA_ERROR_INVALID_VALUE;
     }
     const Config& cfg = config();
-    if (bytes > cfg.memory || ctx->used > cfg.memory - bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (bytes > cfg.memory || ctx->used > cfg.memory - bytes || bytes > thread_room()) return CUDA_ERROR_OUT_OF_MEMORY;
     const size_t page = page_size();
     const size_t padded = round_up(bytes, ALLOC_ALIGN);
     const size_t body = round_up(padded, page);
@@ -353,6 +376,8 @@ CUresult allocate(Context* ctx, CUdeviceptr* dptr, size_t bytes) {
     a.size = bytes;
     a.padded = padded;
     a.serial = ++ctx->serial;
+    a.owner = thread_key();
+    live_by_thread()[a.owner] += bytes;
     mprotect(m, page, PROT_NONE);
     mprotect(reinterpret_cast<void*>(a.map_base + page + body), page, PROT_NONE);
     // Canaries around the data, poison in it.
@@ -407,6 +432,7 @@ CUresult free_allocation(Context* ctx, CUdeviceptr p) {
     Allocation a = it->second;
     ctx->allocations.erase(it);
     ctx->used -= a.size;
+    live_by_thread()[a.owner] -= a.size;
     release_mapping(ctx, a);
     return CUDA_SUCCESS;
 }
@@ -419,6 +445,7 @@ void reset_context(Context* ctx) {
     for (auto* m : ctx->modules) delete m;
     for (auto& [p, n] : ctx->host_allocations) std::free(p);
     ctx->allocations.clear();
+    live_by_thread().clear();
     ctx->quarantine.clear();
     ctx->quarantined_bytes = 0;
     ctx->used = 0;
@@ -954,9 +981,15 @@ CUresult run_kernel(Context* ctx, Function& f, unsigned grid, unsigned block, si
             make_sticky(ctx, CUDA_ERROR_LAUNCH_FAILED,
                         label + where + ": the simulated thread overflowed its stack (deep recursion?)");
         } else {
+            const auto smem_end = reinterpret_cast<uintptr_t>(warpath_sim::g_dyn_smem.base) + warpath_sim::g_dyn_smem.capacity;
+            const std::string what =
+                g_fault.address >= smem_end && g_fault.address < smem_end + 64 * 1024
+                    ? std::to_string(g_fault.address - smem_end) + " bytes past the end of the launch's " +
+                          std::to_string(smem) + " bytes of dynamic shared memory"
+                    : describe_address(ctx, g_fault.address);
             make_sticky(ctx, CUDA_ERROR_ILLEGAL_ADDRESS,
                         label + where + ": " + (g_fault.write ? "write" : "access") + " at " + hex(g_fault.address) +
-                            ", " + describe_address(ctx, g_fault.address) + " (" + signal_name(g_fault.signal) + ")");
+                            ", " + what + " (" + signal_name(g_fault.signal) + ")");
         }
         return CUDA_SUCCESS;
     }
@@ -1001,6 +1034,13 @@ SIM_EXPORT const char* warpath_sim_take_error() {
     copy.swap(g_last_message);
     g_last_message.clear();
     return copy.c_str();
+}
+
+// Limits the device memory the calling thread may hold to `bytes` (SIZE_MAX: no limit); see
+// thread_room().
+SIM_EXPORT void warpath_sim_set_thread_memory_limit(size_t bytes) {
+    std::lock_guard<std::mutex> g(g_lock);
+    t_memory_limit = bytes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1381,7 +1421,7 @@ CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
     SIM_REQUIRE_CONTEXT(ctx);
     if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
     *total = config().memory;
-    *free = config().memory - ctx->used;
+    *free = std::min(config().memory - ctx->used, thread_room());
     return CUDA_SUCCESS;
 }
 
@@ -1755,7 +1795,13 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
             }
         }
         auto r = reg.resources.find(e.name);
-        if (r != reg.resources.end()) f->resources = r->second;
+        if (r != reg.resources.end()) {
+            f->resources = r->second;
+            // ptxas knows better: it may reserve shared memory the PTX does not declare (e.g.
+            // for emulated 64-bit shared atomics).
+            if (r->second.static_smem >= 0)
+                f->ptx.static_smem = std::max(f->ptx.static_smem, static_cast<size_t>(r->second.static_smem));
+        }
         ctx->functions.insert(f.get());
         m->functions.emplace(e.name, std::move(f));
     }

@@ -40,6 +40,14 @@ extern "C" __global__ void sim_selftest_heavy(u32* out, u64 n) {
     WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
 }
 
+// Writes n u32 of dynamic shared memory: more than the launch gave it overruns it.
+extern "C" __global__ void sim_selftest_shared(u32* out, u32 n) {
+    WARPATH_DYNAMIC_SHARED(u32, s);
+    for (u32 i = threadIdx.x; i < n; i += blockDim.x) s[i] = i;
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = s[n - 1];
+}
+
 // out[0] = a / b: an integer division by zero when b == 0.
 extern "C" __global__ void sim_selftest_divide(u32* out, u32 a, u32 b) { out[0] = a / b; }
 
@@ -49,5 +57,6 @@ WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_deadlock);
 WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_spin);
 WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_divide);
 WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_bounded);
+WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_shared);
 WARPATH_SIM_KERNEL("sim_selftest", sim_selftest_heavy);
 WARPATH_SIM_RESOURCES(sim_selftest_heavy, 128, 0);

@@ -18,6 +18,14 @@
 // (almost every edge residual),
 // and with a grid cap of 132 SMs (one grid-stride pass) or, for the larger inputs, 1 SM (loops
 // that iterate).
+// Undirected graphs (undirected/cuda.rs circuit_order): undirected_slot_of, undirected_next_dart,
+// the cycle labelling of the 2 m darts, undirected_orient and, after the directed pipeline on
+// the oriented graph, undirected_map_edges; checked: the orientation is balanced and maps its
+// edges one to one onto the undirected edges, each as one of its two directions; the order is
+// an undirected Euler circuit from the first vertex with an edge; disconnected graphs report
+// their number of components. Graphs: self-loops, parallel edges, triangles sharing a vertex,
+// closed random walks and doubled walks, with m around warp, block and tile boundaries (2 m
+// darts), splitter masks 31, 1 and 2^20-1, and 1 SM.
 // Not checked: timing, memory ordering between blocks (blocks run one after another here, so
 // the lock-free union-find never sees a concurrent CAS), the scan's second recursion level
 // (n > 2^20: too slow here), graphs with 2^32-1 edges or more.
@@ -89,6 +97,68 @@ struct Outcome {
     u64 k = 0, cycles = 0, links = 0;  // read-back counts
 };
 
+// cuda.rs Sublists::new: the splitters of 0..m numbered (in any order), the walks' outputs
+// allocated (seg filled with NONE).
+struct Sublists {
+    u64 k = 0;
+    std::vector<u32> split_of, split_edge, seg, offs, next, len;
+};
+
+static Sublists sublists_new(u64 m, u32 mask) {
+    Sublists s;
+    u32 count = 0;
+    launch_grid(m, [&] { euler_count_splitters(m, mask, &count); });
+    s.k = count;
+    s.split_of = alloc_u32(m);
+    launch_grid(m, [&] { graph_fill_u32(s.split_of.data(), NONE, m); });
+    s.split_edge = alloc_u32(s.k);
+    count = 0;
+    const u32 cap = (u32)s.k;
+    launch_grid(m, [&] { euler_number_splitters(m, mask, s.split_of.data(), s.split_edge.data(), &count, cap); });
+    s.seg = alloc_u32(m);
+    launch_grid(m, [&] { graph_fill_u32(s.seg.data(), NONE, m); });
+    s.offs = alloc_u32(m);
+    s.next = alloc_u32(s.k);
+    s.len = alloc_u32(s.k);
+    return s;
+}
+
+// cuda.rs Sublists::walk: one thread per splitter, 128 threads per block.
+static void sublists_walk(Sublists& s, const std::vector<u32>& succ, u32 mask) {
+    const u64 k = s.k;
+    launch_grid(k, [&] {
+        euler_walk_sublists(succ.data(), s.split_of.data(), s.split_edge.data(), k, mask, s.seg.data(), s.offs.data(),
+                            s.next.data(), s.len.data());
+    }, 128);
+}
+
+// cuda.rs cycle_labels: the walk, fixed rounds of jump_min on the splitters, then residual
+// pointer jumping until the read-back flag says settled. Returns lab[0..m).
+static std::vector<u32> cycle_labels(const std::vector<u32>& succ, u64 m, Sublists& s, u32 mask) {
+    const u64 k = s.k;
+    sublists_walk(s, succ, mask);
+    std::vector<u32> sl_a = s.split_edge, sj_a = s.next;  // copy(): alloc of max(k, 1), then dtod
+    std::vector<u32> sl_b = alloc_u32(k), sj_b = alloc_u32(k);
+    for (unsigned i = 0; i < rounds_for(k); ++i) {
+        launch_grid(k, [&] { euler_jump_min(sl_a.data(), sj_a.data(), sl_b.data(), sj_b.data(), k); });
+        std::swap(sl_a, sl_b);
+        std::swap(sj_a, sj_b);
+    }
+    std::vector<u32> lab_a = alloc_u32(m), jmp_a = alloc_u32(m), lab_b = alloc_u32(m), jmp_b = alloc_u32(m);
+    launch_grid(m, [&] { euler_label_init(s.seg.data(), succ.data(), sl_a.data(), m, lab_a.data(), jmp_a.data()); });
+    for (int i = 0; i < 40; ++i) {
+        u32 flag = 0;
+        launch_grid(m, [&] {
+            euler_jump_residual(s.seg.data(), succ.data(), lab_a.data(), jmp_a.data(), lab_b.data(), jmp_b.data(), m,
+                                &flag);
+        });
+        std::swap(lab_a, lab_b);
+        std::swap(jmp_a, jmp_b);
+        if (flag == 0) break;
+    }
+    return lab_a;
+}
+
 // cuda.rs device_circuit, with `mask` = GPU_SPLITTER_MASK on the GPU.
 static Outcome device_circuit(const Graph& g, u32 mask) {
     Outcome r;
@@ -113,46 +183,10 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
     launch_grid(m, [&] { euler_pair(d_off, d_tgt, m, cnt.data(), succ.data(), pred.data()); });
 
     // 2. Splitters and cycle labels.
-    u32 count = 0;
-    launch_grid(m, [&] { euler_count_splitters(m, mask, &count); });
-    const u64 k = count;
+    Sublists subs = sublists_new(m, mask);
+    const u64 k = subs.k;
     r.k = k;
-    std::vector<u32> split_of = alloc_u32(m);
-    launch_grid(m, [&] { graph_fill_u32(split_of.data(), NONE, m); });
-    std::vector<u32> split_edge = alloc_u32(k);
-    count = 0;
-    const u32 cap = (u32)k;
-    launch_grid(m, [&] { euler_number_splitters(m, mask, split_of.data(), split_edge.data(), &count, cap); });
-    std::vector<u32> seg = alloc_u32(m);
-    launch_grid(m, [&] { graph_fill_u32(seg.data(), NONE, m); });
-    std::vector<u32> offs = alloc_u32(m), next = alloc_u32(k), len = alloc_u32(k);
-    auto walk = [&] {
-        launch_grid(k, [&] {
-            euler_walk_sublists(succ.data(), split_of.data(), split_edge.data(), k, mask, seg.data(), offs.data(),
-                                next.data(), len.data());
-        }, 128);
-    };
-    walk();
-    std::vector<u32> sl_a = split_edge, sj_a = next;  // copy(): alloc of max(k, 1), then dtod
-    std::vector<u32> sl_b = alloc_u32(k), sj_b = alloc_u32(k);
-    for (unsigned i = 0; i < rounds_for(k); ++i) {
-        launch_grid(k, [&] { euler_jump_min(sl_a.data(), sj_a.data(), sl_b.data(), sj_b.data(), k); });
-        std::swap(sl_a, sl_b);
-        std::swap(sj_a, sj_b);
-    }
-    std::vector<u32> lab_a = alloc_u32(m), jmp_a = alloc_u32(m), lab_b = alloc_u32(m), jmp_b = alloc_u32(m);
-    launch_grid(m, [&] { euler_label_init(seg.data(), succ.data(), sl_a.data(), m, lab_a.data(), jmp_a.data()); });
-    for (int i = 0; i < 40; ++i) {
-        u32 flag = 0;
-        launch_grid(m, [&] {
-            euler_jump_residual(seg.data(), succ.data(), lab_a.data(), jmp_a.data(), lab_b.data(), jmp_b.data(), m,
-                                &flag);
-        });
-        std::swap(lab_a, lab_b);
-        std::swap(jmp_a, jmp_b);
-        if (flag == 0) break;
-    }
-    const std::vector<u32>& lab = lab_a;
+    const std::vector<u32> lab = cycle_labels(succ, m, subs, mask);
 
     // 3. Spanning forest of the cycle graph.
     u32 cycles = 0;
@@ -179,13 +213,19 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
 
     // 4. Splice.
     if (links_n > 0) {
-        launch_grid(m, [&] { euler_run_keys(tree.data(), m, jmp_b.data()); });
-        scan_max(jmp_b, lab_b, m);
-        launch_grid(m, [&] { euler_splice(pred.data(), tree.data(), lab_b.data(), m, succ.data()); });
+        std::vector<u32> run_key = alloc_u32(m), run_start = alloc_u32(m);
+        launch_grid(m, [&] { euler_run_keys(tree.data(), m, run_key.data()); });
+        scan_max(run_key, run_start, m);
+        launch_grid(m, [&] { euler_splice(pred.data(), tree.data(), run_start.data(), m, succ.data()); });
     }
 
     // 5. Ranking.
-    walk();
+    sublists_walk(subs, succ, mask);
+    const std::vector<u32>& next = subs.next;
+    const std::vector<u32>& len = subs.len;
+    const std::vector<u32>& split_of = subs.split_of;
+    const std::vector<u32>& seg = subs.seg;
+    const std::vector<u32>& offs = subs.offs;
     std::vector<u32> val_a = alloc_u32(k), nxt_a = alloc_u32(k), val_b = alloc_u32(k), nxt_b = alloc_u32(k);
     launch_grid(k, [&] { euler_rank_init(next.data(), len.data(), split_of.data(), k, val_a.data(), nxt_a.data()); });
     for (unsigned i = 0; i < rounds_for(k); ++i) {
@@ -356,6 +396,160 @@ static Graph de_bruijn(u32 s, u32 d) {
     return from_edges(n, e);
 }
 
+// ---- undirected graphs: the balanced orientation, then the directed pipeline ---------------
+
+// An undirected multigraph as graph_core::UndirectedGraph holds it: half-edges 2e, 2e + 1 at
+// ends[2e], ends[2e + 1]; halves = the half-edges grouped by vertex, increasing within one.
+struct UGraph {
+    u32 n = 0;
+    std::vector<u32> ends;
+    std::vector<u64> off;
+    std::vector<u32> halves;
+    u64 m() const { return ends.size() / 2; }
+};
+
+static UGraph ugraph(u32 n, const std::vector<std::pair<u32, u32>>& edges) {
+    UGraph g;
+    g.n = n;
+    for (auto& [u, v] : edges) g.ends.push_back(u), g.ends.push_back(v);
+    g.off.assign((u64)n + 1, 0);
+    for (u32 x : g.ends) g.off[x + 1]++;
+    for (u32 v = 0; v < n; ++v) g.off[v + 1] += g.off[v];
+    std::vector<u64> pos(g.off.begin(), g.off.end() - 1);
+    g.halves.resize(g.ends.size());
+    for (u64 h = 0; h < g.ends.size(); ++h) g.halves[pos[g.ends[h]]++] = (u32)h;
+    return g;
+}
+
+// Components among the vertices with edges, and whether some degree is odd.
+static u64 ref_ucomponents(const UGraph& g) {
+    std::vector<std::pair<u32, u32>> e;
+    for (u64 i = 0; i < g.m(); ++i) e.push_back({g.ends[2 * i], g.ends[2 * i + 1]});
+    Graph d = from_edges(g.n, e);
+    // Count the vertices with edges at either end, as the undirected graph does.
+    std::vector<u32> p(g.n);
+    std::iota(p.begin(), p.end(), 0u);
+    auto find = [&](u32 x) {
+        while (p[x] != x) x = p[x] = p[p[x]];
+        return x;
+    };
+    for (auto& [u, v] : e) p[find(u)] = find(v);
+    std::vector<bool> root(g.n, false);
+    u64 c = 0;
+    for (u32 x : g.ends)
+        if (!root[find(x)]) root[find(x)] = true, ++c;
+    return c;
+}
+
+// undirected/cuda.rs circuit_order: returns the undirected edge order, or empty with
+// *components set when the directed pipeline reports a disconnection. Checks on the way that
+// the orientation is balanced and uses every undirected edge once, as its own direction.
+static std::vector<u32> undirected_circuit(const UGraph& g, u32 mask, const std::string& what, u64* components) {
+    const u64 m = g.m(), m2 = 2 * m;
+    std::vector<u32> slot_of = alloc_u32(m2), succ = alloc_u32(m2);
+    launch_grid(m2, [&] { undirected_slot_of(g.halves.data(), m2, slot_of.data()); });
+    launch_grid(m2, [&] { undirected_next_dart(g.halves.data(), slot_of.data(), m2, succ.data()); });
+    Sublists subs = sublists_new(m2, mask);
+    const std::vector<u32> lab = cycle_labels(succ, m2, subs, mask);
+    std::vector<u32> targets = alloc_u32(m), edge_of = alloc_u32(m);
+    launch_grid(m, [&] {
+        undirected_orient(g.halves.data(), g.ends.data(), lab.data(), m, targets.data(), edge_of.data());
+    });
+    // The oriented digraph: out-edges of v are its slot pairs.
+    Graph d;
+    d.n = g.n;
+    for (u64 o : g.off) d.off.push_back(o / 2);
+    d.tgt.assign(targets.begin(), targets.begin() + m);
+    d.src.resize(m);
+    for (u32 v = 0; v < g.n; ++v)
+        for (u64 j = d.off[v]; j < d.off[v + 1]; ++j) d.src[j] = v;
+    SIM_CHECK(ref_unbalanced(d) == NONE, "%s: the orientation leaves vertex %u unbalanced", what.c_str(),
+              ref_unbalanced(d));
+    std::vector<bool> used(m, false);
+    for (u64 j = 0; j < m; ++j) {
+        const u32 e = edge_of[j];
+        SIM_CHECK(e < m && !used[e], "%s: directed edge %llu maps to edge %u (twice, or no edge)", what.c_str(), j, e);
+        used[e] = true;
+        const u32 a = g.ends[2 * e], b = g.ends[2 * e + 1];
+        SIM_CHECK((d.src[j] == a && d.tgt[j] == b) || (d.src[j] == b && d.tgt[j] == a),
+                  "%s: directed edge %llu goes %u -> %u, edge %u joins %u and %u", what.c_str(), j, d.src[j], d.tgt[j], e,
+                  a, b);
+    }
+    Outcome r = device_circuit(d, mask);
+    SIM_CHECK(r.kind != Outcome::Unbalanced, "%s: the directed pipeline found vertex %u unbalanced", what.c_str(), r.bad);
+    if (r.kind == Outcome::Disconnected) {
+        *components = r.components;
+        return {};
+    }
+    *components = 1;
+    launch_grid(m, [&] { undirected_map_edges(r.order.data(), edge_of.data(), m); });
+    return r.order;
+}
+
+static void check_undirected(const UGraph& g, const std::string& name, u32 mask = GPU_SPLITTER_MASK) {
+    const std::string what = name + " (undirected, m=" + std::to_string(g.m()) + " n=" + std::to_string(g.n) +
+                             " mask=" + std::to_string(mask) + " sms=" + std::to_string(g_sms) + ")";
+    ++g_cases;
+    u64 components = 0;
+    const std::vector<u32> order = undirected_circuit(g, mask, what, &components);
+    const u64 want = ref_ucomponents(g);
+    if (want > 1) {
+        SIM_CHECK(order.empty() && components == want, "%s: expected %llu components, got %llu", what.c_str(), want,
+                  components);
+        return;
+    }
+    // Checker: every edge once, each joins the current vertex to the next, back at the start
+    // (the first vertex with an edge: the directed circuit starts with slot pair 0).
+    const u64 m = g.m();
+    SIM_CHECK(order.size() == m, "%s: %zu edges in the order, %llu in the graph", what.c_str(), order.size(), m);
+    std::vector<bool> seen(m, false);
+    const u32 start = g.ends[g.halves[0]];
+    u32 v = start;
+    for (u64 i = 0; i < m; ++i) {
+        const u32 e = order[i];
+        SIM_CHECK(e < m && !seen[e], "%s: order[%llu] = %u is no edge or repeats", what.c_str(), i, e);
+        seen[e] = true;
+        const u32 a = g.ends[2 * e], b = g.ends[2 * e + 1];
+        SIM_CHECK(a == v || b == v, "%s: order[%llu] = edge %u joins %u and %u, not vertex %u", what.c_str(), i, e, a, b,
+                  v);
+        v = a == v ? b : a;
+    }
+    SIM_CHECK(v == start, "%s: the circuit ends at %u, not at its start %u", what.c_str(), v, start);
+}
+
+// A closed random walk on n vertices: edge i joins step i and step i + 1; ids shuffled and
+// each edge's ends in a random order.
+static UGraph uwalk(u32 m, u32 n, std::mt19937_64& rng) {
+    std::vector<u32> vs(m);
+    for (auto& v : vs) v = (u32)(rng() % n);
+    auto e = cycle_edges(vs);
+    std::shuffle(e.begin(), e.end(), rng);
+    for (auto& p : e)
+        if (rng() & 1) std::swap(p.first, p.second);
+    return ugraph(n, e);
+}
+
+// Every edge of a random walk twice (pairs of parallel edges, many short trails).
+static UGraph udoubled(u32 pairs, u32 n, std::mt19937_64& rng) {
+    std::vector<std::pair<u32, u32>> e;
+    u32 v = 0;
+    for (u32 i = 0; i < pairs; ++i) {
+        const u32 w = (u32)(rng() % n);
+        e.push_back({v, w});
+        e.push_back({w, v});
+        v = w;
+    }
+    std::shuffle(e.begin(), e.end(), rng);
+    return ugraph(n, e);
+}
+
+// Hub 0 with triangles (0, 2i - 1, 2i).
+static UGraph utriangles(u32 k) {
+    std::vector<std::pair<u32, u32>> e;
+    for (u32 i = 1; i <= k; ++i) e.push_back({0, 2 * i - 1}), e.push_back({2 * i - 1, 2 * i}), e.push_back({2 * i, 0});
+    return ugraph(2 * k + 1, e);
+}
+
 // ---- the scan on its own --------------------------------------------------------------------
 
 static void check_scan(u64 n, std::mt19937_64& rng, bool sparse_keys) {
@@ -416,6 +610,25 @@ int main() {
         check_graph(self_loops(2000), "self loops at one vertex", mask);
     }
 
+    // Undirected graphs: the orientation (2 m darts) around block and tile boundaries.
+    check_undirected(ugraph(1, {{0, 0}}), "one self-loop");
+    check_undirected(ugraph(3, std::vector<std::pair<u32, u32>>(300, {2, 2})), "self-loops at one vertex");
+    check_undirected(ugraph(2, {{0, 1}, {1, 0}}), "two parallel edges");
+    check_undirected(ugraph(2, std::vector<std::pair<u32, u32>>(514, {1, 0})), "514 parallel edges");
+    check_undirected(ugraph(5, {{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 4}, {4, 2}}), "two triangles sharing vertex 2");
+    check_undirected(ugraph(6, {{0, 1}, {1, 0}, {3, 4}, {4, 5}, {5, 3}}), "two components");
+    check_undirected(ugraph(4, {{0, 0}, {1, 1}, {3, 3}}), "three self-loop components");
+    check_undirected(utriangles(171), "star of triangles");
+    for (u32 m : {1u, 2u, 3u, 31u, 32u, 33u, 127u, 128u, 129u, 511u, 512u, 513u}) {
+        check_undirected(uwalk(m, std::max<u32>(1, m / 6), rng), "closed walk");
+        if (m % 2 == 0) check_undirected(udoubled(m / 2, std::max<u32>(2, m / 8), rng), "doubled walk");
+    }
+    for (u32 mask : {1u, (1u << 20) - 1})
+        for (u32 m : {33u, 300u}) {
+            check_undirected(uwalk(m, std::max<u32>(1, m / 10), rng), "closed walk", mask);
+            check_undirected(udoubled(m, 9, rng), "doubled walk", mask);
+        }
+
     // One SM: grids capped at 16 blocks (4096 threads; 2048 for the walks), so the grid-stride
     // loops iterate and the warp counts see partial warps on later passes. Smaller inputs
     // launch the same grids as above.
@@ -430,6 +643,8 @@ int main() {
     check_graph(shallow(9000, 3, rng), "shallow");
     check_graph(deep(9000, 100, rng), "deep", 1);
     check_graph(shallow(9000, 4, rng), "shallow", (1u << 20) - 1);
+    check_undirected(uwalk(1100, 150, rng), "closed walk");
+    check_undirected(udoubled(600, 40, rng), "doubled walk");
 
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("graph.cu: %d pipeline runs and the max-scan OK (%s order, %.1f s)\n", g_cases,

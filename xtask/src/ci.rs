@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: the checks `.ci/run` runs, in order, stopping at the first failure: fmt,
-//! clippy, kernels --check, the tests, the simulated driver and the GPU tests through it, MPI.
+//! clippy, kernels --check, the tests, the simulated driver and the GPU tests through it, the
+//! Python package's pytest suite, MPI.
 
 use std::path::Path;
 use std::process::Command;
@@ -55,6 +56,11 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         .env("WARPATH_REQUIRE_GPU", "1")
         .env("WARPATH_SIM_MEM", "1G");
     steps.push(("gpu-tests-simulated", sim_tests));
+    // The Python package: a fresh venv, `pip install ./crates/warpath-py`, pytest against
+    // scipy, scikit-learn, numpy and NetworkX, then its GPU tests through the simulator.
+    let mut python = Command::new("bash");
+    python.current_dir(root).arg("crates/warpath-py/ci.sh");
+    steps.push(("python", python));
     // clustering's `mpi` feature under mpirun (installs OpenMPI from Debian when missing).
     let mut mpi = Command::new("bash");
     mpi.current_dir(root).arg("crates/clustering/ci-mpi.sh");

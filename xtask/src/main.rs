@@ -5,7 +5,8 @@
 //! - `sim`: the simulated CUDA driver, `target/cuda-sim/libcuda.so`, that runs the GPU code paths
 //!   on the CPU (see `kernels-cuda/sim/driver.cpp`).
 //! - `gpu-bundle`: release test and bench executables plus `run.sh` in `target/gpu-bundle/`.
-//! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests, simulated GPU tests, MPI).
+//! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests, simulated GPU tests, Python,
+//!   MPI).
 
 mod bundle;
 mod ci;
@@ -29,8 +30,8 @@ tasks:
                       GPU tests on the CPU with LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
   ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check,
-                      tests, the GPU tests through the simulated driver (sim), and the MPI tests
-                      (crates/clustering/ci-mpi.sh)
+                      tests, the GPU tests through the simulated driver (sim), the Python
+                      package (crates/warpath-py/ci.sh) and the MPI tests (crates/clustering/ci-mpi.sh)
 ";
 
 fn main() {

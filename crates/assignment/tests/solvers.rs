@@ -2,8 +2,8 @@
 
 use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::{
-    Assignment, AssignmentError, Sense, Solver, auction, brute_force, greedy, hungarian,
-    jonker_volgenant, random_assignment, solve, solve_batch,
+    Assignment, AssignmentError, Sense, Solver, auction, brute_force, brute_force_exec, greedy,
+    hungarian, jonker_volgenant, random_assignment, solve, solve_batch,
 };
 use gpu_runtime::Exec;
 use ndarray::{Array2, ArrayView2, array};
@@ -682,6 +682,38 @@ fn degenerate_all_equal_and_f32_inputs() {
     let a = jonker_volgenant(c32.view(), Sense::Minimize).unwrap();
     let b = hungarian(c64.view(), Sense::Minimize).unwrap();
     assert!((a.cost - b.cost).abs() < 1e-9);
+}
+
+#[test]
+fn gpu_out_of_memory_is_a_typed_error() {
+    let c = uniform_matrix(200, 200, 1);
+    let small = int_matrix(9, 9, 100, 2);
+    let mats: Vec<Array2<f64>> = (0..8).map(|s| uniform_matrix(50, 50, s)).collect();
+    let views: Vec<_> = mats.iter().map(|m| m.view()).collect();
+    // 256 bytes of device memory: less than any of these inputs.
+    let Some((a, b, batch)) = gpu_runtime::testing::with_simulated_memory_limit(256, || {
+        (
+            auction(c.view(), Sense::Minimize, Exec::Cuda).map(|a| a.cost),
+            brute_force_exec(small.view(), Sense::Minimize, Exec::Cuda).map(|a| a.cost),
+            solve_batch(&views, Solver::Auction, Sense::Minimize, Exec::Cuda),
+        )
+    }) else {
+        return;
+    };
+    for r in [a, b]
+        .into_iter()
+        .chain(batch.into_iter().map(|r| r.map(|a| a.cost)))
+    {
+        assert!(
+            matches!(
+                r,
+                Err(AssignmentError::Gpu(
+                    gpu_runtime::GpuError::OutOfMemory { .. }
+                ))
+            ),
+            "{r:?}"
+        );
+    }
 }
 
 #[test]

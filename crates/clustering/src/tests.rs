@@ -477,13 +477,35 @@ fn max_iter_is_respected() {
 }
 
 #[test]
+fn gpu_out_of_memory_is_a_typed_error() {
+    let b = generate_blobs(5000, 8, 4, 0.05, 5);
+    let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
+        KMeans::new(4).seed(1).exec(Exec::Cuda).fit(b.data.view())
+    }) else {
+        return;
+    };
+    assert!(
+        matches!(
+            r,
+            Err(KMeansError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+        ),
+        "{r:?}"
+    );
+}
+
+#[test]
 fn gpu_step_matches_reference() {
     let Some(gpu) = gpu_for_test("clustering gpu_step_matches_reference") else {
         return;
     };
     // (k, d): the one-kernel path and the tiled path (k * d too big for shared memory).
     for &(k, d) in &[(1, 1), (4, 2), (16, 16), (300, 20), (130, 70)] {
-        for &n in &[1usize, 31, 32, 33, 1023, 1024, 1025, 65_537] {
+        // Under the simulated driver (kernels on one CPU core): up to a few blocks.
+        let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, 4097);
+        for n in [1usize, 31, 32, 33, 1023, 1024, 1025, 65_537]
+            .into_iter()
+            .filter(|&n| n <= limit)
+        {
             if n < k {
                 continue;
             }

@@ -676,14 +676,33 @@ mod tests {
     }
 
     #[test]
+    fn gpu_out_of_memory_is_a_typed_error() {
+        let mut out = vec![0u8; 5040 * 7];
+        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
+            permutations_into(7, 0, 5040, &mut out, Exec::Cuda)
+        }) else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(PermError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
     fn gpu_batches_equal_cpu_batches() {
         let Some(gpu) = gpu_for_test("gpu_batches_equal_cpu_batches") else {
             return;
         };
+        // Under the simulated driver (kernels on one CPU core): batches of a few blocks.
+        let batch = gpu_runtime::testing::gpu_test_size(100_000, 5_000) as u64;
         for n in [1usize, 2, 3, 5, 8, 12, 20] {
             let total = factorial_u64(n).unwrap();
             for (start, count) in [
-                (0, total.min(100_000)),
+                (0, total.min(batch)),
                 (total - total.min(1025), total.min(1025)),
             ] {
                 for steps in [1u32, 3, 4, 16] {
@@ -700,17 +719,19 @@ mod tests {
                 }
             }
         }
-        // 10! in full, several tiles per block and an odd count.
-        let count = 3_628_800u64 - 13;
-        let mut g = vec![0u8; count as usize * 10];
-        permutations_into(10, 13, count, &mut g, Exec::Cuda).unwrap();
-        let c = generate_permutations(10, 13, count, Exec::Cpu).unwrap();
+        // 10! in full (8! under the simulator), several tiles per block and an odd count.
+        let n = gpu_runtime::testing::gpu_test_size(10, 8);
+        let count = factorial_u64(n).unwrap() - 13;
+        let mut g = vec![0u8; count as usize * n];
+        permutations_into(n, 13, count, &mut g, Exec::Cuda).unwrap();
+        let c = generate_permutations(n, 13, count, Exec::Cpu).unwrap();
         assert_eq!(g, c);
-        let d = permutations_on_device(gpu, 11, 0, 1 << 20, &BatchOptions::default()).unwrap();
+        let count = gpu_runtime::testing::gpu_test_size(1 << 20, 1 << 14) as u64;
+        let d = permutations_on_device(gpu, 11, 0, count, &BatchOptions::default()).unwrap();
         let host = gpu.download(&d).unwrap();
         assert_eq!(
             host,
-            generate_permutations(11, 0, 1 << 20, Exec::Cpu).unwrap()
+            generate_permutations(11, 0, count, Exec::Cpu).unwrap()
         );
     }
 

@@ -575,6 +575,24 @@ mod tests {
     }
 
     #[test]
+    fn gpu_euler_out_of_memory_is_a_typed_error() {
+        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
+            de_bruijn_euler_with(2, 10, Exec::Cuda)
+        }) else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(DeBruijnError::Gpu(
+                    gpu_runtime::GpuError::OutOfMemory { .. }
+                ))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
     fn euler_memory_check() {
         // B(2, 20): about 40 bytes per symbol plus 20 per vertex.
         let len = 1u64 << 20;

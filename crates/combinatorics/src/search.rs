@@ -585,6 +585,23 @@ mod tests {
     }
 
     #[test]
+    fn gpu_search_out_of_memory_is_a_typed_error() {
+        let m = random_matrix(6, 1, 10);
+        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(64, || {
+            search_permutations(6, &Objective::Assignment(&m), Exec::Cuda)
+        }) else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(PermError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
     fn gpu_search_equals_cpu() {
         let Some(_gpu) = gpu_for_test("gpu_search_equals_cpu") else {
             return;

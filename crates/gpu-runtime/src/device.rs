@@ -121,6 +121,21 @@ pub(crate) fn simulator_diagnostic() -> Option<String> {
     }
 }
 
+/// The simulated driver's `warpath_sim_set_thread_memory_limit`, when it is the driver.
+pub(crate) fn simulator_thread_memory_limit() -> Option<unsafe extern "C" fn(usize)> {
+    // SAFETY: `is_culib_present` is a dlopen probe; `culib` returns the loaded library, and the
+    // symbol, when present, is `void warpath_sim_set_thread_memory_limit(size_t)`.
+    unsafe {
+        if !sys::is_culib_present() || !driver_is_simulated() {
+            return None;
+        }
+        sys::culib()
+            .get::<unsafe extern "C" fn(usize)>(b"warpath_sim_set_thread_memory_limit\0")
+            .ok()
+            .map(|f| *f)
+    }
+}
+
 fn detect() -> Result<Gpu, GpuError> {
     // SAFETY: only tries to dlopen the driver library under its usual names.
     if !unsafe { sys::is_culib_present() } {

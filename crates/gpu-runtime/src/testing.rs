@@ -58,6 +58,39 @@ pub fn gpu_test_size(hardware: usize, simulated: usize) -> usize {
     }
 }
 
+/// Runs `f` with the calling thread's share of the simulated device limited to `bytes`:
+/// allocations beyond it fail with CUDA_ERROR_OUT_OF_MEMORY and the free memory the thread sees
+/// shrinks accordingly, so a test can reach an algorithm's out-of-memory path with a small
+/// input. Other threads are not affected. Returns `None`, without running `f`, unless the GPU is
+/// warpath's simulated driver (a real GPU's memory cannot be limited this way).
+///
+/// ```
+/// use gpu_runtime::testing::with_simulated_memory_limit;
+/// let r = with_simulated_memory_limit(1 << 10, || {
+///     gpu_runtime::gpu().unwrap().alloc_zeros::<u8>(1 << 20).map(|_| ())
+/// });
+/// if let Some(result) = r {
+///     assert!(matches!(result, Err(gpu_runtime::GpuError::OutOfMemory { .. })));
+/// }
+/// ```
+pub fn with_simulated_memory_limit<R>(bytes: u64, f: impl FnOnce() -> R) -> Option<R> {
+    if !simulated() {
+        return None;
+    }
+    let set = crate::device::simulator_thread_memory_limit()?;
+    struct Restore(unsafe extern "C" fn(usize));
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            // SAFETY: the simulator's exported setter takes a byte count; usize::MAX lifts it.
+            unsafe { (self.0)(usize::MAX) }
+        }
+    }
+    // SAFETY: as above.
+    unsafe { set(usize::try_from(bytes).unwrap_or(usize::MAX)) };
+    let _restore = Restore(set);
+    Some(f())
+}
+
 /// Compiles `kernels-cuda/sim/<harness>.cpp` with g++ and runs it: the kernel file it includes
 /// executes on the CPU under `kernels-cuda/sim/cuda_sim.hpp` (block threads as OS threads,
 /// barriers, warp exchanges) and the harness checks the results against CPU references.

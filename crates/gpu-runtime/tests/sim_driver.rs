@@ -79,12 +79,14 @@ sim_cases! {
     sim_memory_rules with "WARPATH_SIM_MEM" = Some("64M");
     sim_event_timing_rules;
     sim_module_rules;
+    sim_kernel_attributes_match_ptxas;
     sim_launch_rules;
     sim_fault_write_past_the_end;
     sim_fault_read_into_the_guard_page;
     sim_fault_argument_after_free;
     sim_fault_argument_in_host_memory;
     sim_fault_deadlock;
+    sim_fault_shared_memory_overrun;
     sim_fault_spin_until_the_watchdog with "WARPATH_SIM_TIMEOUT" = Some("1");
     sim_fault_division_by_zero;
 }
@@ -101,6 +103,8 @@ const SELFTEST_PTX: &str = "\
 .visible .entry sim_selftest_divide(.param .u64 p0, .param .u32 p1, .param .u32 p2) { ret; }
 .visible .entry sim_selftest_bounded(.param .u64 p0, .param .u64 p1) .maxntid 128, 1, 1 { ret; }
 .visible .entry sim_selftest_heavy(.param .u64 p0, .param .u64 p1) { ret; }
+.extern .shared .align 16 .b8 warpath_dyn_smem_s[];
+.visible .entry sim_selftest_shared(.param .u64 p0, .param .u32 p1) { mov.u64 %rd1, warpath_dyn_smem_s; ret; }
 ";
 
 mod cases {
@@ -462,6 +466,20 @@ mod cases {
         let _ = function(runtime, "iota_u32");
         expect!(sys::cuModuleUnload(runtime), CUDA_SUCCESS);
         expect!(sys::cuModuleUnload(runtime), CUDA_ERROR_INVALID_HANDLE);
+        // Static shared memory of foreign PTX (no ptxas figures): the declarations in the body,
+        // each at its alignment.
+        let declares = SELFTEST_PTX.replace(
+            "sim_selftest_fill(.param .u64 p0, .param .u64 p1) { ret; }",
+            "sim_selftest_fill(.param .u64 p0, .param .u64 p1)\n{\n\t.shared .align 4 .b8 a[1001];\n\t.shared .align 8 .u64 b;\n\tret;\n}",
+        );
+        let declares = module(&declares);
+        let mut smem = 0;
+        let shared = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+        expect!(
+            sys::cuFuncGetAttribute(&mut smem, shared, function(declares, "sim_selftest_fill")),
+            CUDA_SUCCESS
+        );
+        assert_eq!(smem, 1016, "1001 bytes, padded to 8, then 8");
         // Parameter sizes in PTX must match the kernel's C++ signature.
         let wrong = CString::new(SELFTEST_PTX.replace(
             "sim_selftest_divide(.param .u64 p0, .param .u32 p1, .param .u32 p2)",
@@ -471,6 +489,69 @@ mod cases {
         expect!(
             sys::cuModuleLoadData(&mut m, wrong.as_ptr().cast()),
             CUDA_ERROR_INVALID_PTX
+        );
+    }
+
+    pub(super) fn sim_kernel_attributes_match_ptxas() {
+        // The simulator reads static shared memory from the PTX (and takes ptxas's figure where
+        // ptxas reserves more) and registers from ptxas; both must agree with
+        // kernels-cuda/RESOURCES.md (ptxas, sm_90) for every kernel.
+        context();
+        let table = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../kernels-cuda/RESOURCES.md"
+        ))
+        .expect("kernels-cuda/RESOURCES.md");
+        let modules = [
+            gpu_runtime::ptx_module!("assignment"),
+            gpu_runtime::ptx_module!("clustering"),
+            gpu_runtime::ptx_module!("combinatorics"),
+            gpu_runtime::ptx_module!("graph"),
+            gpu_runtime::ptx_module!("pde"),
+            gpu_runtime::ptx_module!("primitives"),
+            gpu_runtime::ptx_module!("runtime"),
+        ];
+        let mut checked = 0;
+        let mut bad: Vec<String> = Vec::new();
+        for pm in modules {
+            let m = module(pm.ptx);
+            for line in pm.ptx.lines() {
+                let Some(rest) = line.strip_prefix(".visible .entry ") else {
+                    continue;
+                };
+                let name = rest.split('(').next().unwrap();
+                let row = table
+                    .lines()
+                    .find(|l| l.starts_with(&format!("| `{name}` |")))
+                    .unwrap_or_else(|| panic!("{name} missing from RESOURCES.md"));
+                let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+                let (regs, smem): (i32, i32) =
+                    (cells[5].parse().unwrap(), cells[6].parse().unwrap());
+                let f = function(m, name);
+                let (mut got_smem, mut got_regs) = (0, 0);
+                let shared = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+                let num_regs = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS;
+                expect!(
+                    sys::cuFuncGetAttribute(&mut got_smem, shared, f),
+                    CUDA_SUCCESS
+                );
+                expect!(
+                    sys::cuFuncGetAttribute(&mut got_regs, num_regs, f),
+                    CUDA_SUCCESS
+                );
+                if (got_regs, got_smem) != (regs, smem) {
+                    bad.push(format!(
+                        "{name}: simulator ({got_regs}, {got_smem}), ptxas ({regs}, {smem})"
+                    ));
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "only {checked} kernels checked");
+        assert!(
+            bad.is_empty(),
+            "(registers, static shared bytes) differ:\n{}",
+            bad.join("\n")
         );
     }
 
@@ -615,6 +696,43 @@ mod cases {
         );
         assert_sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "not device memory");
         assert_eq!(host, vec![0; 16], "the kernel never ran");
+    }
+
+    pub(super) fn sim_fault_shared_memory_overrun() {
+        context();
+        let m = module(SELFTEST_PTX);
+        let out = alloc(4);
+        let f = function(m, "sim_selftest_shared");
+        // 64 u32 fit in 256 bytes of dynamic shared memory.
+        let (mut p, mut n) = (out, 64u32);
+        assert_eq!(
+            launch(
+                f,
+                1,
+                32,
+                256,
+                &mut [(&raw mut p).cast(), (&raw mut n).cast()]
+            ),
+            CUresult::CUDA_SUCCESS
+        );
+        expect!(sys::cuCtxSynchronize(), CUDA_SUCCESS);
+        assert_eq!(download_u32(out, 1), [63]);
+        // 65 do not: the 65th write hits the guard page after the launch's shared memory.
+        n = 65;
+        assert_eq!(
+            launch(
+                f,
+                1,
+                32,
+                256,
+                &mut [(&raw mut p).cast(), (&raw mut n).cast()]
+            ),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_sticky(
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            "past the end of the launch's 256 bytes of dynamic shared memory",
+        );
     }
 
     pub(super) fn sim_fault_deadlock() {

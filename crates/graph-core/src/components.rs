@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::par::PAR_THRESHOLD;
-use crate::{EulerError, Graph};
+use crate::{EulerError, Graph, UndirectedGraph};
 
 /// A lock-free union-find over `0..n` (link the larger root under the smaller, path halving).
 ///
@@ -104,6 +104,49 @@ fn dense_labels(roots: Vec<u32>) -> Components {
     Components { count, labels }
 }
 
+/// The components of `0..n` after `link(uf, i)` ran for every `i` in `0..items` (in parallel
+/// from `PAR_THRESHOLD` edges).
+fn components_of(
+    n: usize,
+    items: usize,
+    edges: usize,
+    link: impl Fn(&UnionFind, usize) + Sync,
+) -> Components {
+    let uf = UnionFind::new(n);
+    if edges < PAR_THRESHOLD {
+        (0..items).for_each(|i| link(&uf, i));
+    } else {
+        (0..items)
+            .into_par_iter()
+            .with_min_len(1 << 10)
+            .for_each(|i| link(&uf, i));
+    }
+    let roots: Vec<u32> = (0..n as u32).map(|v| uf.find(v)).collect();
+    dense_labels(roots)
+}
+
+/// Number of components of `c` holding a vertex with `has_edge`.
+fn count_with_edges(c: &Components, has_edge: impl Fn(usize) -> bool) -> u64 {
+    let mut has = vec![false; c.count as usize];
+    for (v, &l) in c.labels.iter().enumerate() {
+        if has_edge(v) {
+            has[l as usize] = true;
+        }
+    }
+    has.iter().filter(|&&b| b).count() as u64
+}
+
+/// The edge ids (`0..`) of the pairs that join two trees of a union-find over `0..n`, in
+/// order: a spanning forest.
+fn forest_of(n: usize, pairs: impl Iterator<Item = (u32, u32)>) -> Vec<u64> {
+    let uf = UnionFind::new(n);
+    (0u64..)
+        .zip(pairs)
+        .filter(|&(_, (a, b))| uf.union(a, b))
+        .map(|(e, _)| e)
+        .collect()
+}
+
 /// Weakly connected components (edge directions ignored; isolated vertices are components).
 ///
 /// # Complexity
@@ -118,24 +161,35 @@ fn dense_labels(roots: Vec<u32>) -> Components {
 /// # Ok::<(), graph_core::GraphError>(())
 /// ```
 pub fn weakly_connected_components(g: &Graph) -> Components {
-    let uf = UnionFind::new(g.vertex_count());
     let off = g.offsets();
     let tg = g.targets();
-    let body = |v: usize| {
+    components_of(g.vertex_count(), g.vertex_count(), tg.len(), |uf, v| {
         for e in off[v]..off[v + 1] {
             uf.union(v as u32, tg[e as usize]);
         }
-    };
-    if tg.len() < PAR_THRESHOLD {
-        (0..g.vertex_count()).for_each(body);
-    } else {
-        (0..g.vertex_count())
-            .into_par_iter()
-            .with_min_len(1 << 10)
-            .for_each(body);
-    }
-    let roots: Vec<u32> = (0..g.vertex_count() as u32).map(|v| uf.find(v)).collect();
-    dense_labels(roots)
+    })
+}
+
+/// The connected components of an undirected graph (isolated vertices are components), as
+/// NetworkX's `connected_components` numbered in order of each component's smallest vertex.
+///
+/// # Complexity
+/// `O(V + E α(V))` work with a lock-free union-find, parallel over the edges.
+///
+/// # Examples
+/// ```
+/// let g = graph_core::UndirectedGraph::from_edges(5, &[(0, 1), (2, 1), (4, 4)])?;
+/// let c = graph_core::connected_components(&g);
+/// assert_eq!(c.count, 3);
+/// assert_eq!(c.labels, vec![0, 0, 0, 1, 2]);
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn connected_components(g: &UndirectedGraph) -> Components {
+    let ends = g.ends();
+    let m = ends.len() / 2;
+    components_of(g.vertex_count(), m, m, |uf, e| {
+        uf.union(ends[2 * e], ends[2 * e + 1]);
+    })
 }
 
 /// Number of weakly connected components among the vertices that have at least one edge.
@@ -153,13 +207,13 @@ pub fn edge_component_count(g: &Graph) -> u64 {
     let c = weakly_connected_components(g);
     let out = g.out_degrees();
     let ind = g.in_degrees();
-    let mut has = vec![false; c.count as usize];
-    for v in 0..g.vertex_count() {
-        if out[v] + ind[v] > 0 {
-            has[c.labels[v] as usize] = true;
-        }
-    }
-    has.iter().filter(|&&b| b).count() as u64
+    count_with_edges(&c, |v| out[v] + ind[v] > 0)
+}
+
+/// Number of connected components of an undirected graph among the vertices that have at
+/// least one edge.
+pub(crate) fn undirected_edge_component_count(g: &UndirectedGraph) -> u64 {
+    count_with_edges(&connected_components(g), |v| g.degree(v as u32) > 0)
 }
 
 /// A spanning forest of the underlying undirected graph: the ids of `V - components` edges
@@ -176,17 +230,23 @@ pub fn edge_component_count(g: &Graph) -> u64 {
 /// # Ok::<(), graph_core::GraphError>(())
 /// ```
 pub fn spanning_forest(g: &Graph) -> Vec<u64> {
-    let uf = UnionFind::new(g.vertex_count());
-    let tg = g.targets();
-    let mut forest = Vec::new();
-    for v in 0..g.vertex_count() as u32 {
-        for e in g.out_edges(v) {
-            if uf.union(v, tg[e as usize]) {
-                forest.push(e);
-            }
-        }
-    }
-    forest
+    forest_of(g.vertex_count(), g.edges())
+}
+
+/// A spanning forest of an undirected graph: the ids of `V - components` edges, the first
+/// edge (in id order) that joins two trees each time.
+///
+/// # Complexity
+/// `O(V + E α(V))`.
+///
+/// # Examples
+/// ```
+/// let g = graph_core::UndirectedGraph::from_edges(3, &[(0, 1), (1, 0), (1, 2), (2, 0)])?;
+/// assert_eq!(graph_core::undirected_spanning_forest(&g), vec![0, 2]);
+/// # Ok::<(), graph_core::GraphError>(())
+/// ```
+pub fn undirected_spanning_forest(g: &UndirectedGraph) -> Vec<u64> {
+    forest_of(g.vertex_count(), g.edges())
 }
 
 /// Strongly connected components (iterative Tarjan; no recursion, so deep graphs are fine).

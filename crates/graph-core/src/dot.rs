@@ -1,4 +1,5 @@
-//! GraphViz DOT export and rendering with the `dot` program.
+//! GraphViz DOT export (directed `digraph` and undirected `graph`) and rendering with the `dot`
+//! program.
 //!
 //! The writer is hand-written: DOT for a multigraph with per-edge attributes is a few lines, and
 //! the DOT crates on crates.io are either unmaintained or pull a parser we do not need. Every
@@ -8,16 +9,21 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use crate::{EulerTrail, Graph, GraphError, spanning_forest, weakly_connected_components};
+use crate::{
+    Components, EulerTrail, Graph, GraphError, UndirectedGraph, connected_components,
+    spanning_forest, undirected_spanning_forest, weakly_connected_components,
+};
 
 /// What [`write_dot`] draws besides the vertices and edges.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DotOptions<'a> {
     /// Label every edge with its position in this Euler circuit or path (1-based).
     pub euler: Option<&'a EulerTrail>,
-    /// Fill vertices with a colour per weakly connected component.
+    /// Fill vertices with a colour per weakly connected component (connected component for
+    /// undirected graphs).
     pub color_components: bool,
-    /// Draw vertices whose in-degree or out-degree is above this as double circles.
+    /// Draw vertices whose in-degree or out-degree (degree for undirected graphs) is above
+    /// this as double circles.
     pub degree_threshold: Option<u64>,
     /// Draw the edges of a spanning forest bold and blue.
     pub spanning_tree: bool,
@@ -70,82 +76,160 @@ pub fn dot_quote(s: &str) -> String {
 /// assert!(text.contains("\"0\" -> \"1\""));
 /// # Ok::<(), graph_core::GraphError>(())
 /// ```
-pub fn write_dot<W: Write>(
-    g: &Graph,
+pub fn write_dot<W: Write>(g: &Graph, options: &DotOptions<'_>, out: W) -> Result<(), GraphError> {
+    let degrees = options
+        .degree_threshold
+        .map(|_| (g.in_degrees(), g.out_degrees()));
+    let drawing = Drawing {
+        directed: true,
+        vertices: g.vertex_count(),
+        edges: g.edge_count() as usize,
+        label: &|v| g.vertex_label(v),
+        components: &|| weakly_connected_components(g),
+        forest: &|| spanning_forest(g),
+        degree_note: &|v, th| {
+            let (ind, outd) = degrees.as_ref()?;
+            (ind[v] > th || outd[v] > th).then(|| format!("in {} / out {}", ind[v], outd[v]))
+        },
+    };
+    drawing.write(g.edges(), options, out)
+}
+
+/// Writes the undirected graph `g` in GraphViz DOT: a `graph` whose edges are `a -- b` (one per
+/// edge, so parallel edges and self-loops are all drawn), with the options of [`write_dot`]
+/// (components are connected components; the degree threshold applies to the degree).
+///
+/// # Complexity
+/// `O(V + E)` (plus `O(E α(V))` for the components and the spanning forest).
+///
+/// # Errors
+/// [`GraphError::Io`]; [`GraphError::InvalidParameter`] when `options.euler` has a different
+/// number of edges than `g`.
+///
+/// # Examples
+/// ```
+/// use graph_core::{DotOptions, Exec, UndirectedGraph, undirected_euler_circuit, write_dot_undirected};
+/// let g = UndirectedGraph::from_edges(2, &[(0, 1), (1, 0), (1, 1)])?;
+/// let (t, _) = undirected_euler_circuit(&g, None, Exec::Cpu)?;
+/// let mut out = Vec::new();
+/// write_dot_undirected(&g, &DotOptions { euler: Some(&t), ..Default::default() }, &mut out)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.starts_with("graph G {"));
+/// assert!(text.contains("\"1\" -- \"1\" [label=")); // the self-loop, with its position
+/// assert_eq!(text.matches(" -- ").count(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_dot_undirected<W: Write>(
+    g: &UndirectedGraph,
     options: &DotOptions<'_>,
-    mut out: W,
+    out: W,
 ) -> Result<(), GraphError> {
-    let m = g.edge_count() as usize;
-    let mut position = Vec::new();
-    if let Some(t) = options.euler {
-        if t.edges.len() != m {
-            return Err(GraphError::InvalidParameter(format!(
-                "the Euler trail has {} edges, the graph {m}",
-                t.edges.len()
-            )));
-        }
-        position = vec![0usize; m];
-        for (i, &e) in t.edges.iter().enumerate() {
-            if let Some(p) = position.get_mut(e as usize) {
-                *p = i + 1;
+    let drawing = Drawing {
+        directed: false,
+        vertices: g.vertex_count(),
+        edges: g.edge_count() as usize,
+        label: &|v| g.vertex_label(v),
+        components: &|| connected_components(g),
+        forest: &|| undirected_spanning_forest(g),
+        degree_note: &|v, th| {
+            let d = g.degree(v as u32);
+            (d > th).then(|| format!("degree {d}"))
+        },
+    };
+    drawing.write(g.edges(), options, out)
+}
+
+/// What [`write_dot`] and [`write_dot_undirected`] need to know of a graph.
+struct Drawing<'a> {
+    directed: bool,
+    vertices: usize,
+    edges: usize,
+    label: &'a dyn Fn(u32) -> String,
+    components: &'a dyn Fn() -> Components,
+    forest: &'a dyn Fn() -> Vec<u64>,
+    /// The tooltip of a vertex whose degree is above the threshold, `None` below it.
+    degree_note: &'a dyn Fn(usize, u64) -> Option<String>,
+}
+
+impl Drawing<'_> {
+    fn write<W: Write>(
+        &self,
+        edges: impl Iterator<Item = (u32, u32)>,
+        options: &DotOptions<'_>,
+        mut out: W,
+    ) -> Result<(), GraphError> {
+        let m = self.edges;
+        let mut position = Vec::new();
+        if let Some(t) = options.euler {
+            if t.edges.len() != m {
+                return Err(GraphError::InvalidParameter(format!(
+                    "the Euler trail has {} edges, the graph {m}",
+                    t.edges.len()
+                )));
+            }
+            position = vec![0usize; m];
+            for (i, &e) in t.edges.iter().enumerate() {
+                if let Some(p) = position.get_mut(e as usize) {
+                    *p = i + 1;
+                }
             }
         }
-    }
-    let comps = options
-        .color_components
-        .then(|| weakly_connected_components(g));
-    let mut tree = Vec::new();
-    if options.spanning_tree {
-        tree = vec![false; m];
-        for e in spanning_forest(g) {
-            tree[e as usize] = true;
+        let comps = options.color_components.then(|| (self.components)());
+        let mut tree = Vec::new();
+        if options.spanning_tree {
+            tree = vec![false; m];
+            for e in (self.forest)() {
+                tree[e as usize] = true;
+            }
         }
-    }
-    let (ind, outd) = (g.in_degrees(), g.out_degrees());
-    writeln!(out, "digraph G {{")?;
-    writeln!(out, "  node [shape=circle, style=filled, fillcolor=white];")?;
-    for v in 0..g.vertex_count() {
-        let mut attrs = Vec::new();
-        if let Some(c) = &comps {
-            attrs.push(format!(
-                "fillcolor={}",
-                dot_quote(PALETTE[c.labels[v] as usize % PALETTE.len()])
-            ));
-        }
-        if let Some(th) = options.degree_threshold
-            && (ind[v] > th || outd[v] > th)
-        {
-            attrs.push("shape=doublecircle".into());
-            attrs.push(format!(
-                "tooltip={}",
-                dot_quote(&format!("in {} / out {}", ind[v], outd[v]))
-            ));
-        }
-        let name = dot_quote(&g.vertex_label(v as u32));
-        if attrs.is_empty() {
-            writeln!(out, "  {name};")?;
+        let (keyword, arrow) = if self.directed {
+            ("digraph", "->")
         } else {
-            writeln!(out, "  {name} [{}];", attrs.join(", "))?;
+            ("graph", "--")
+        };
+        writeln!(out, "{keyword} G {{")?;
+        writeln!(out, "  node [shape=circle, style=filled, fillcolor=white];")?;
+        for v in 0..self.vertices {
+            let mut attrs = Vec::new();
+            if let Some(c) = &comps {
+                attrs.push(format!(
+                    "fillcolor={}",
+                    dot_quote(PALETTE[c.labels[v] as usize % PALETTE.len()])
+                ));
+            }
+            if let Some(note) = options
+                .degree_threshold
+                .and_then(|th| (self.degree_note)(v, th))
+            {
+                attrs.push("shape=doublecircle".into());
+                attrs.push(format!("tooltip={}", dot_quote(&note)));
+            }
+            let name = dot_quote(&(self.label)(v as u32));
+            if attrs.is_empty() {
+                writeln!(out, "  {name};")?;
+            } else {
+                writeln!(out, "  {name} [{}];", attrs.join(", "))?;
+            }
         }
+        for (e, (s, t)) in edges.enumerate() {
+            let mut attrs = Vec::new();
+            if !position.is_empty() {
+                attrs.push(format!("label={}", dot_quote(&position[e].to_string())));
+            }
+            if !tree.is_empty() && tree[e] {
+                attrs.push("color=\"blue\", penwidth=2.5".into());
+            }
+            let (s, t) = (dot_quote(&(self.label)(s)), dot_quote(&(self.label)(t)));
+            if attrs.is_empty() {
+                writeln!(out, "  {s} {arrow} {t};")?;
+            } else {
+                writeln!(out, "  {s} {arrow} {t} [{}];", attrs.join(", "))?;
+            }
+        }
+        writeln!(out, "}}")?;
+        out.flush()?;
+        Ok(())
     }
-    for (e, (s, t)) in g.edges().enumerate() {
-        let mut attrs = Vec::new();
-        if !position.is_empty() {
-            attrs.push(format!("label={}", dot_quote(&position[e].to_string())));
-        }
-        if !tree.is_empty() && tree[e] {
-            attrs.push("color=\"blue\", penwidth=2.5".into());
-        }
-        let (s, t) = (dot_quote(&g.vertex_label(s)), dot_quote(&g.vertex_label(t)));
-        if attrs.is_empty() {
-            writeln!(out, "  {s} -> {t};")?;
-        } else {
-            writeln!(out, "  {s} -> {t} [{}];", attrs.join(", "))?;
-        }
-    }
-    writeln!(out, "}}")?;
-    out.flush()?;
-    Ok(())
 }
 
 /// Whether the GraphViz `dot` program can be run.
@@ -231,6 +315,61 @@ mod tests {
             ..Default::default()
         };
         assert!(write_dot(&g, &opts, Vec::new()).is_err());
+    }
+
+    #[test]
+    fn undirected_dot_draws_every_edge_once_with_its_options() {
+        use crate::undirected_euler_path;
+        let names = VertexNames::from_names(vec!["a".into(), "b".into(), "c\"".into()]).unwrap();
+        // A double edge, a self-loop and a triangle; vertex 2 has degree 4, 0 and 1 have 3.
+        let g = UndirectedGraph::from_edges(3, &[(0, 1), (1, 0), (2, 2), (1, 2), (2, 0)])
+            .unwrap()
+            .with_names(names)
+            .unwrap();
+        let (t, _) = undirected_euler_path(&g, None, Exec::Cpu).unwrap();
+        let opts = DotOptions {
+            euler: Some(&t),
+            color_components: true,
+            degree_threshold: Some(3),
+            spanning_tree: true,
+        };
+        let mut out = Vec::new();
+        write_dot_undirected(&g, &opts, &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.starts_with("graph G {\n"), "{s}");
+        assert!(!s.contains("->"));
+        assert_eq!(s.matches(" -- ").count(), 5);
+        assert!(s.contains(r#""a" -- "b""#) && s.contains(r#""b" -- "a""#));
+        assert!(s.contains(r#""c\"" -- "c\"""#));
+        // The positions of the Euler path, one per edge.
+        for i in 1..=5 {
+            assert_eq!(s.matches(&format!("label=\"{i}\"")).count(), 1, "{s}");
+        }
+        // Spanning forest: 2 edges for 3 connected vertices; one vertex over degree 3.
+        assert_eq!(s.matches("penwidth").count(), 2);
+        assert_eq!(s.matches("doublecircle").count(), 1);
+        assert!(s.contains("tooltip=\"degree 4\""));
+        assert_eq!(s.matches("fillcolor=\"#8dd3c7\"").count(), 3);
+        let short = EulerTrail::default();
+        let opts = DotOptions {
+            euler: Some(&short),
+            ..Default::default()
+        };
+        assert!(write_dot_undirected(&g, &opts, Vec::new()).is_err());
+        // The DOT parses (when GraphViz is installed).
+        if dot_available() {
+            let dir = std::env::temp_dir().join(format!("graph-core-udot-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let (dot, svg) = (dir.join("u.dot"), dir.join("u.svg"));
+            write_dot_undirected(
+                &g,
+                &DotOptions::default(),
+                std::fs::File::create(&dot).unwrap(),
+            )
+            .unwrap();
+            render_dot(&dot, &svg).unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]

@@ -120,13 +120,65 @@ pub enum EulerError {
         /// Which part of the rule fails.
         reason: &'static str,
     },
-    /// The edges do not form one weakly connected component.
+    /// The edges do not form one weakly connected component (for an undirected graph: one
+    /// connected component; vertices without edges are not counted).
     #[error("no Euler {kind}: the edges form {components} weakly connected components, not 1")]
     Disconnected {
         /// `"circuit"` or `"path"`.
         kind: &'static str,
         /// Number of weakly connected components among non-isolated vertices.
         components: u64,
+    },
+    /// A vertex of an undirected graph has odd degree (an Euler circuit needs every degree
+    /// even).
+    #[error("no Euler circuit: vertex {vertex} has odd degree {degree}")]
+    OddDegree {
+        /// The first such vertex (smallest id).
+        vertex: u32,
+        /// Its degree (a self-loop counts twice).
+        degree: u64,
+    },
+    /// More than two vertices of an undirected graph have odd degree (an Euler path has at
+    /// most two).
+    #[error(
+        "no Euler path: {count} vertices have odd degree, at most 2 may; the third, vertex {vertex}, has degree {degree}"
+    )]
+    TooManyOddVertices {
+        /// How many vertices have odd degree.
+        count: u64,
+        /// The third vertex of odd degree (in id order).
+        vertex: u32,
+        /// Its degree.
+        degree: u64,
+    },
+    /// The start vertex asked for of an undirected Euler path has even degree while two
+    /// vertices have odd degree: the path must start at one of them.
+    #[error(
+        "no Euler path from vertex {vertex}: its degree {degree} is even, and a path must start at one of the two odd-degree vertices {} and {}", odd[0], odd[1]
+    )]
+    SourceNotOdd {
+        /// The start vertex asked for.
+        vertex: u32,
+        /// Its degree.
+        degree: u64,
+        /// The two vertices of odd degree.
+        odd: [u32; 2],
+    },
+    /// The start vertex asked for has no edges, but the graph has some.
+    #[error("no Euler {kind} from vertex {vertex}: it has no edges")]
+    SourceWithoutEdges {
+        /// `"circuit"` or `"path"`.
+        kind: &'static str,
+        /// The start vertex asked for.
+        vertex: u32,
+    },
+    /// The start vertex asked for is not a vertex of the graph.
+    #[error("start vertex {vertex} is not a vertex: the graph has {vertices} vertices")]
+    SourceOutOfRange {
+        /// The start vertex asked for.
+        vertex: u32,
+        /// Number of vertices.
+        vertices: u64,
     },
     /// The graph has more edges than the Euler code's 32-bit edge ids can number.
     #[error("{edges} edges: Euler circuits support at most {max} edges")]

@@ -6,7 +6,8 @@ use rayon::prelude::*;
 
 use crate::euler::MAX_EULER_EDGES;
 use crate::par::{PAR_THRESHOLD, SharedMut};
-use crate::{Graph, GraphError};
+use crate::undirected::MAX_UNDIRECTED_EDGES;
+use crate::{Graph, GraphError, UndirectedGraph};
 
 /// How a random Eulerian digraph is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -156,6 +157,60 @@ pub fn random_euler_graph(edges: u64, style: EulerStyle, seed: u64) -> Result<Gr
     }
 }
 
+/// A random undirected multigraph with every degree even and its edges connected (so it has
+/// an Euler circuit) and `edges` edges, seeded: the edges of [`random_euler_graph`]`(edges,
+/// style, seed)` without their directions. Edge ids follow one endpoint (as in an edge list
+/// sorted by its first column), and each edge's two ends are listed in a random order. `Deep`
+/// gives long trails; `Shallow` has every edge twice (pairs of parallel edges). Some vertices
+/// may have no edge (so NetworkX would not call the graph Eulerian).
+///
+/// # Complexity
+/// `O(V + E)` work, parallel.
+///
+/// # Errors
+/// [`GraphError::TooLarge`] above [`MAX_UNDIRECTED_EDGES`](crate::MAX_UNDIRECTED_EDGES) edges.
+///
+/// # Examples
+/// ```
+/// use graph_core::{random_undirected_euler_graph, undirected_euler_circuit, EulerStyle, Exec};
+/// let g = random_undirected_euler_graph(1000, EulerStyle::Deep, 7)?;
+/// assert_eq!(g.edge_count(), 1000);
+/// assert!(g.odd_degree_vertices().is_empty());
+/// assert_eq!(undirected_euler_circuit(&g, None, Exec::Cpu)?.0.edges.len(), 1000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn random_undirected_euler_graph(
+    edges: u64,
+    style: EulerStyle,
+    seed: u64,
+) -> Result<UndirectedGraph, GraphError> {
+    if edges > MAX_UNDIRECTED_EDGES {
+        return Err(GraphError::TooLarge {
+            what: "undirected edges",
+            count: edges as u128,
+            max: MAX_UNDIRECTED_EDGES as u128,
+        });
+    }
+    let g = random_euler_graph(edges, style, seed)?;
+    let sources = g.edge_sources();
+    let mut ends = vec![0u32; 2 * sources.len()];
+    let flip_seed = (seed as u32) ^ (seed >> 32) as u32 ^ 0x5bd1_e995;
+    let fill = |(e, (pair, (&u, &v))): (usize, (&mut [u32], (&u32, &u32)))| {
+        let flip = crate::euler::mix32(e as u32 ^ flip_seed) & 1 == 1;
+        (pair[0], pair[1]) = if flip { (v, u) } else { (u, v) };
+    };
+    let it = ends.chunks_mut(2).zip(sources.iter().zip(g.targets()));
+    if sources.len() < PAR_THRESHOLD {
+        it.enumerate().for_each(fill);
+    } else {
+        ends.par_chunks_mut(2)
+            .zip(sources.par_iter().zip(g.targets().par_iter()))
+            .enumerate()
+            .for_each(fill);
+    }
+    Ok(UndirectedGraph::from_ends(g.vertex_count(), ends))
+}
+
 /// The De Bruijn graph of order `n` over an alphabet of `k` letters: vertices are the words of
 /// length `n - 1` (numbered in base `k`, first letter most significant), edges the words of
 /// length `n` (edge id = the word's number), from its prefix to its suffix. An Euler circuit
@@ -231,6 +286,30 @@ mod tests {
             random_euler_graph(1000, EulerStyle::Deep, 1).unwrap(),
             random_euler_graph(1000, EulerStyle::Deep, 2).unwrap()
         );
+    }
+
+    #[test]
+    fn undirected_generator_is_eulerian_and_seeded() {
+        for m in [0u64, 1, 2, 33, 1025, 65_537, 200_001] {
+            for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+                let g = random_undirected_euler_graph(m, style, 9).unwrap();
+                assert_eq!(g.edge_count(), m);
+                assert!(g.odd_degree_vertices().is_empty());
+                let d = random_euler_graph(m, style, 9).unwrap();
+                let mut a: Vec<(u32, u32)> = g.edges().map(|(u, v)| (u.min(v), u.max(v))).collect();
+                let mut b: Vec<(u32, u32)> = d.edges().map(|(u, v)| (u.min(v), u.max(v))).collect();
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b, "m = {m}");
+                assert_eq!(g, random_undirected_euler_graph(m, style, 9).unwrap());
+            }
+        }
+        // Both orders of the ends occur.
+        let g = random_undirected_euler_graph(1000, EulerStyle::Deep, 3).unwrap();
+        let d = random_euler_graph(1000, EulerStyle::Deep, 3).unwrap();
+        let flipped = g.edges().zip(d.edges()).filter(|(a, b)| a != b).count();
+        assert!((300..700).contains(&flipped), "{flipped}");
+        assert!(random_undirected_euler_graph(1 << 31, EulerStyle::Deep, 1).is_err());
     }
 
     #[test]

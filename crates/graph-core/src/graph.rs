@@ -81,6 +81,24 @@ impl VertexNames {
         }
         Ok(VertexNames { names, index })
     }
+
+    /// Checks that there is a name for each of `n` vertices.
+    pub(crate) fn check_covers(&self, n: usize) -> Result<(), GraphError> {
+        if self.len() < n {
+            return Err(GraphError::InvalidParameter(format!(
+                "{} names for {n} vertices",
+                self.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The name of `v` in `names`, or its number.
+    pub(crate) fn label(names: Option<&VertexNames>, v: u32) -> String {
+        names
+            .and_then(|n| n.name(v))
+            .map_or_else(|| v.to_string(), str::to_owned)
+    }
 }
 
 /// A directed multigraph in compressed sparse row form.
@@ -102,7 +120,7 @@ const BUILD_BYTES_PER_VERTEX: u64 = 16;
 /// Vertex counts whose arrays need less than this are never checked against free memory.
 const MEMORY_CHECK_FROM_BYTES: u64 = 1 << 30;
 
-fn check_vertex_count(n: usize) -> Result<(), GraphError> {
+pub(crate) fn check_vertex_count(n: usize) -> Result<(), GraphError> {
     if n >= u32::MAX as usize {
         return Err(GraphError::TooLarge {
             what: "vertices",
@@ -122,6 +140,25 @@ fn check_vertex_count(n: usize) -> Result<(), GraphError> {
             needed,
             available,
         });
+    }
+    Ok(())
+}
+
+/// Checks that every entry of the endpoint arrays (sources, then targets) is a vertex `< n`.
+pub(crate) fn check_endpoints(n: usize, arrays: [&[u32]; 2]) -> Result<(), GraphError> {
+    for arr in arrays {
+        let bad = if arr.len() < PAR_THRESHOLD {
+            arr.iter().position(|&v| v as usize >= n)
+        } else {
+            arr.par_iter().position_first(|&v| v as usize >= n)
+        };
+        if let Some(i) = bad {
+            return Err(GraphError::VertexOutOfRange {
+                edge: i as u64,
+                vertex: arr[i] as u64,
+                vertices: n as u64,
+            });
+        }
     }
     Ok(())
 }
@@ -190,20 +227,7 @@ impl Graph {
                 targets.len()
             )));
         }
-        for (arr, _) in [(sources, 0), (targets, 1)] {
-            let bad = if arr.len() < PAR_THRESHOLD {
-                arr.iter().position(|&v| v as usize >= n)
-            } else {
-                arr.par_iter().position_first(|&v| v as usize >= n)
-            };
-            if let Some(i) = bad {
-                return Err(GraphError::VertexOutOfRange {
-                    edge: i as u64,
-                    vertex: arr[i] as u64,
-                    vertices: n as u64,
-                });
-            }
-        }
+        check_endpoints(n, [sources, targets])?;
         let mut out = vec![0u32; targets.len()];
         let w = SharedMut::new(&mut out);
         let offsets = counting_sort_by_key(sources, n, |i, pos| {
@@ -256,18 +280,24 @@ impl Graph {
         })
     }
 
+    /// Takes CSR arrays that the caller built valid (crate-internal: no `O(E)` check).
+    pub(crate) fn from_csr_trusted(offsets: Vec<u64>, targets: Vec<u32>) -> Self {
+        debug_assert!(offsets.first() == Some(&0));
+        debug_assert!(offsets.last() == Some(&(targets.len() as u64)));
+        debug_assert!(targets.iter().all(|&t| (t as usize) < offsets.len() - 1));
+        Graph {
+            offsets,
+            targets,
+            names: None,
+        }
+    }
+
     /// Attaches vertex names.
     ///
     /// # Errors
     /// [`GraphError::InvalidParameter`] when there are fewer names than vertices.
     pub fn with_names(mut self, names: VertexNames) -> Result<Self, GraphError> {
-        if names.len() < self.vertex_count() {
-            return Err(GraphError::InvalidParameter(format!(
-                "{} names for {} vertices",
-                names.len(),
-                self.vertex_count()
-            )));
-        }
+        names.check_covers(self.vertex_count())?;
         self.names = Some(names);
         Ok(self)
     }
@@ -279,10 +309,7 @@ impl Graph {
 
     /// The name of `v`: its given name, or its number.
     pub fn vertex_label(&self, v: u32) -> String {
-        self.names
-            .as_ref()
-            .and_then(|n| n.name(v))
-            .map_or_else(|| v.to_string(), str::to_owned)
+        VertexNames::label(self.names.as_ref(), v)
     }
 
     /// Number of vertices.

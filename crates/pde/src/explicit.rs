@@ -774,6 +774,31 @@ mod tests {
     }
 
     #[test]
+    fn gpu_out_of_memory_is_a_typed_error() {
+        let p = FhnParams::default();
+        let mut s = bumpy(p.n, 1);
+        s.apply_boundaries(&p);
+        let (mut v, mut w) = (s.v.clone(), s.w.clone());
+        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
+            explicit_run_batch(&p, &mut v, &mut w, 1, 10, Exec::Cuda)
+        }) else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(PdeError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            (v, w),
+            (s.v, s.w),
+            "the state is untouched when the GPU run fails"
+        );
+    }
+
+    #[test]
     fn gpu_matches_cpu() {
         let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde explicit gpu_matches_cpu") else {
             return;
@@ -787,7 +812,13 @@ mod tests {
             (crate::FUSED_MAX_N, 2),
             (crate::FUSED_MAX_N + 1, 3),
             ((1 << 20) + 1, 1),
-        ] {
+        ]
+        .into_iter()
+        // Under the simulated driver (kernels on one CPU core) the unfused path is covered by
+        // FUSED_MAX_N + 1; the 2^20 + 1 case would take minutes.
+        .filter(|&(n, _)| {
+            n <= gpu_runtime::testing::gpu_test_size(usize::MAX, crate::FUSED_MAX_N + 1)
+        }) {
             let p = FhnParams {
                 n,
                 length: (n - 1) as f64 * 0.5,

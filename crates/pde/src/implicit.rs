@@ -593,6 +593,29 @@ mod tests {
     }
 
     #[test]
+    fn gpu_out_of_memory_is_a_typed_error() {
+        let p = FhnParams::default();
+        let mut state = gaussian_start(p.n);
+        let before = state.clone();
+        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
+            implicit_run(&p, &mut state, 3, NewtonOptions::default(), Exec::Cuda)
+        }) else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(PdeError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+        assert_eq!(
+            state.v, before.v,
+            "the state is untouched when the GPU run fails"
+        );
+    }
+
+    #[test]
     fn gpu_matches_cpu() {
         let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde implicit gpu_matches_cpu") else {
             return;

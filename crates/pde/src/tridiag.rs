@@ -940,6 +940,30 @@ mod tests {
     }
 
     #[test]
+    fn gpu_out_of_memory_is_a_typed_error() {
+        let [a, b, c, d] = system::<f64>(5000, 1, 0.5);
+        let Some(results) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
+            [
+                TridiagSolver::Pcr,
+                TridiagSolver::CyclicReduction,
+                TridiagSolver::Thomas,
+            ]
+            .map(|solver| solve(&a, &b, &c, &d, solver, Exec::Cuda).map(|r| r.1))
+        }) else {
+            return;
+        };
+        for r in results {
+            assert!(
+                matches!(
+                    r,
+                    Err(TridiagError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+                ),
+                "{r:?}"
+            );
+        }
+    }
+
+    #[test]
     fn gpu_matches_cpu() {
         let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde tridiag gpu_matches_cpu") else {
             return;
@@ -955,7 +979,11 @@ mod tests {
             1025,
             65_537,
             (1 << 20) + 1,
-        ] {
+        ]
+        .into_iter()
+        // Under the simulated driver (kernels on one CPU core): several blocks, not millions.
+        .filter(|&n| n <= gpu_runtime::testing::gpu_test_size(usize::MAX, 4099))
+        {
             let [a, b, c, d] = system::<f64>(n, n as u64, 0.5);
             let t = thomas(&a, &b, &c, &d).unwrap();
             for solver in [

@@ -3,12 +3,12 @@
 //! the "unsettled" flag of each residual pointer-jumping round, the cycle and link counts) to
 //! size buffers and stop early; all per-edge work stays on the device.
 
-use gpu_runtime::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use gpu_runtime::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
 use gpu_runtime::{Gpu, GpuError, PtxModule};
 
 use crate::{EulerError, Graph};
 
-static GRAPH: PtxModule = gpu_runtime::ptx_module!("graph");
+pub(crate) static GRAPH: PtxModule = gpu_runtime::ptx_module!("graph");
 
 const NONE: u32 = u32::MAX;
 /// Splitter spacing on the GPU is 32 (mask 31): walks of ~32 steps per thread.
@@ -21,14 +21,16 @@ const SCAN_THREADS: u32 = 256;
 /// in `unsafe` with a `// SAFETY:` comment that matches the kernel's contract.
 macro_rules! launch {
     ($gpu:expr, $name:literal, $cfg:expr $(, $arg:expr)* $(,)?) => {{
-        let f = $gpu.function(&GRAPH, $name)?;
+        use gpu_runtime::cudarc::driver::PushKernelArg as _;
+        let f = $gpu.function(&$crate::euler::cuda::GRAPH, $name)?;
         let mut b = $gpu.stream().launch_builder(&f);
         $( b.arg($arg); )*
-        b.launch($cfg).map_err(GpuError::launch)?;
+        b.launch($cfg).map_err(gpu_runtime::GpuError::launch)?;
     }};
 }
+pub(crate) use launch;
 
-fn grid(gpu: &Gpu, n: usize) -> LaunchConfig {
+pub(crate) fn grid(gpu: &Gpu, n: usize) -> LaunchConfig {
     gpu.grid_stride(n as u64, 256)
 }
 
@@ -41,7 +43,7 @@ fn rounds_for(k: usize) -> u32 {
     usize::BITS - k.leading_zeros() + 1
 }
 
-fn alloc_u32(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
+pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
     // SAFETY: every caller writes all elements with a kernel (or a fill) before reading them.
     unsafe { gpu.alloc_uninit::<u32>(n.max(1)) }
 }
@@ -133,7 +135,12 @@ pub(crate) fn circuit_order_timed(
     let d_tgt = gpu.upload(g.targets())?;
     let upload = t.stop()?;
     let t = gpu.timer()?;
-    let d_order = device_circuit(gpu, g, &d_off, &d_tgt)?;
+    let unbalanced = |v: u32| EulerError::Unbalanced {
+        vertex: v,
+        in_degree: g.targets().iter().filter(|&&t| t == v).count() as u64,
+        out_degree: g.out_degree(v),
+    };
+    let d_order = device_circuit(gpu, (m, n), &d_off, &d_tgt, &unbalanced)?;
     let compute = t.stop()?;
     let t = gpu.timer()?;
     let order = gpu.download(&d_order)?;
@@ -153,130 +160,114 @@ pub(crate) fn circuit_order(gpu: &Gpu, g: &Graph) -> Result<Vec<u32>, EulerError
     circuit_order_timed(gpu, g).map(|(o, _)| o)
 }
 
-fn device_circuit(
-    gpu: &Gpu,
-    g: &Graph,
-    d_off: &CudaSlice<u64>,
-    d_tgt: &CudaSlice<u32>,
-) -> Result<CudaSlice<u32>, EulerError> {
-    let m = g.targets().len();
-    let n = g.vertex_count();
-    let (m64, n64) = (m as u64, n as u64);
-    let mask = GPU_SPLITTER_MASK;
+/// The sampled splitters of a permutation `succ` of `0..m` (edge `e` is one when
+/// `is_splitter(e, GPU_SPLITTER_MASK)`), and what the walks from them find: each element's
+/// sublist `seg` (NONE on splitter-free cycles) and offset in it, each sublist's next splitter
+/// and length.
+pub(crate) struct Sublists {
+    k: usize,
+    split_of: CudaSlice<u32>,
+    split_edge: CudaSlice<u32>,
+    seg: CudaSlice<u32>,
+    offs: CudaSlice<u32>,
+    next: CudaSlice<u32>,
+    len: CudaSlice<u32>,
+}
 
-    // Degrees.
-    let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
-    // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
-    unsafe { launch!(gpu, "euler_in_degree", grid(gpu, m), d_tgt, &m64, &mut cnt) };
-    let mut bad = gpu.upload(&[NONE])?;
-    // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_check_balanced",
-            grid(gpu, n),
-            d_off,
-            &cnt,
-            &n64,
-            &mut bad
-        )
-    };
-    let bad = scalar(gpu, &bad)?;
-    if bad != NONE {
-        let in_degree = g.targets().iter().filter(|&&t| t == bad).count() as u64;
-        return Err(EulerError::Unbalanced {
-            vertex: bad,
-            in_degree,
-            out_degree: g.out_degree(bad),
-        });
+impl Sublists {
+    /// Numbers the splitters of `0..m` (in any order) and allocates the walks' outputs.
+    pub(crate) fn new(gpu: &Gpu, m: usize) -> Result<Self, GpuError> {
+        let m64 = m as u64;
+        let mask = GPU_SPLITTER_MASK;
+        let mut count = gpu.alloc_zeros::<u32>(1)?;
+        // SAFETY: only increments the single counter.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_count_splitters",
+                grid(gpu, m),
+                &m64,
+                &mask,
+                &mut count
+            )
+        };
+        let k = scalar(gpu, &count)? as usize;
+        let mut split_of = alloc_u32(gpu, m)?;
+        fill(gpu, &mut split_of, NONE, m)?;
+        let mut split_edge = alloc_u32(gpu, k)?;
+        gpu.stream()
+            .memset_zeros(&mut count)
+            .map_err(GpuError::launch)?;
+        let cap = k as u32;
+        // SAFETY: writes split_of[e] for e < m and split_edge[j] for j < cap = k.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_number_splitters",
+                grid(gpu, m),
+                &m64,
+                &mask,
+                &mut split_of,
+                &mut split_edge,
+                &mut count,
+                &cap
+            )
+        };
+        let mut seg = alloc_u32(gpu, m)?;
+        fill(gpu, &mut seg, NONE, m)?;
+        Ok(Sublists {
+            k,
+            split_of,
+            split_edge,
+            seg,
+            offs: alloc_u32(gpu, m)?,
+            next: alloc_u32(gpu, k)?,
+            len: alloc_u32(gpu, k)?,
+        })
     }
 
-    // 1. Pairing.
-    gpu.stream()
-        .memset_zeros(&mut cnt)
-        .map_err(GpuError::launch)?;
-    let mut succ = alloc_u32(gpu, m)?;
-    let mut pred = alloc_u32(gpu, m)?;
-    // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
-    // every pos in 0..m is written once to pred, every e in 0..m once to succ.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_pair",
-            grid(gpu, m),
-            d_off,
-            d_tgt,
-            &m64,
-            &mut cnt,
-            &mut succ,
-            &mut pred
-        )
-    };
-    drop(cnt);
+    /// Walks every sublist of `succ` from its splitter to the next one.
+    fn walk(&mut self, gpu: &Gpu, succ: &CudaSlice<u32>) -> Result<(), GpuError> {
+        let k64 = self.k as u64;
+        let mask = GPU_SPLITTER_MASK;
+        // SAFETY: each element lies on at most one sublist, so seg/offs writes are disjoint;
+        // next/len have k entries, one per thread index j < k; `mask` is the one the
+        // splitters were numbered with, so every walk stops at a numbered splitter.
+        unsafe {
+            launch!(
+                gpu,
+                "euler_walk_sublists",
+                gpu.grid_stride(k64, 128),
+                succ,
+                &self.split_of,
+                &self.split_edge,
+                &k64,
+                &mask,
+                &mut self.seg,
+                &mut self.offs,
+                &mut self.next,
+                &mut self.len
+            )
+        };
+        Ok(())
+    }
+}
 
-    // 2. Splitters and cycle labels.
-    let mut count = gpu.alloc_zeros::<u32>(1)?;
-    // SAFETY: only increments the single counter.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_count_splitters",
-            grid(gpu, m),
-            &m64,
-            &mask,
-            &mut count
-        )
-    };
-    let k = scalar(gpu, &count)? as usize;
+/// Stage 2 on a permutation `succ` of `0..m`: walks the sublists of `subs` (fresh from
+/// [`Sublists::new`]) and returns each element's label, the smallest element of its cycle
+/// (splitter-level pointer jumping for fixed rounds, then pointer jumping on the residual
+/// splitter-free cycles until settled).
+pub(crate) fn cycle_labels(
+    gpu: &Gpu,
+    succ: &CudaSlice<u32>,
+    m: usize,
+    subs: &mut Sublists,
+) -> Result<CudaSlice<u32>, GpuError> {
+    let (m64, k) = (m as u64, subs.k);
     let k64 = k as u64;
-    let mut split_of = alloc_u32(gpu, m)?;
-    fill(gpu, &mut split_of, NONE, m)?;
-    let mut split_edge = alloc_u32(gpu, k)?;
-    gpu.stream()
-        .memset_zeros(&mut count)
-        .map_err(GpuError::launch)?;
-    let cap = k as u32;
-    // SAFETY: writes split_of[e] for e < m and split_edge[j] for j < cap = k.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_number_splitters",
-            grid(gpu, m),
-            &m64,
-            &mask,
-            &mut split_of,
-            &mut split_edge,
-            &mut count,
-            &cap
-        )
-    };
-    let mut seg = alloc_u32(gpu, m)?;
-    fill(gpu, &mut seg, NONE, m)?;
-    let mut offs = alloc_u32(gpu, m)?;
-    let mut next = alloc_u32(gpu, k)?;
-    let mut len = alloc_u32(gpu, k)?;
-    let walk_cfg = gpu.grid_stride(k64, 128);
-    // SAFETY: each edge lies on at most one sublist, so seg/offs writes are disjoint; next/len
-    // have k entries, one per thread index j < k; `mask` is the one the splitters were numbered
-    // with, so every walk stops at a numbered splitter.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_walk_sublists",
-            walk_cfg,
-            &succ,
-            &split_of,
-            &split_edge,
-            &k64,
-            &mask,
-            &mut seg,
-            &mut offs,
-            &mut next,
-            &mut len
-        )
-    };
-    let mut sl_a = copy(gpu, &split_edge, k)?;
-    let mut sj_a = copy(gpu, &next, k)?;
+    subs.walk(gpu, succ)?;
+    let mut sl_a = copy(gpu, &subs.split_edge, k)?;
+    let mut sj_a = copy(gpu, &subs.next, k)?;
     let mut sl_b = alloc_u32(gpu, k)?;
     let mut sj_b = alloc_u32(gpu, k)?;
     for _ in 0..rounds_for(k) {
@@ -308,8 +299,8 @@ fn device_circuit(
             gpu,
             "euler_label_init",
             grid(gpu, m),
-            &seg,
-            &succ,
+            &subs.seg,
+            succ,
             &sl_a,
             &m64,
             &mut lab_a,
@@ -322,15 +313,15 @@ fn device_circuit(
         gpu.stream()
             .memset_zeros(&mut flag)
             .map_err(GpuError::launch)?;
-        // SAFETY: reads the _a buffers at e and at jmp/succ targets (edges < m), writes the
-        // _b buffers at e, sets the flag.
+        // SAFETY: reads the _a buffers at e and at jmp/succ targets (elements < m), writes
+        // the _b buffers at e, sets the flag.
         unsafe {
             launch!(
                 gpu,
                 "euler_jump_residual",
                 grid(gpu, m),
-                &seg,
-                &succ,
+                &subs.seg,
+                succ,
                 &lab_a,
                 &jmp_a,
                 &mut lab_b,
@@ -345,8 +336,71 @@ fn device_circuit(
             break;
         }
     }
-    let lab = lab_a;
-    drop(jmp_a);
+    Ok(lab_a)
+}
+
+/// The directed pipeline on a device CSR of `(m, n)` edges and vertices (`0 < m`): the edge
+/// order of an Euler circuit starting with edge 0. `unbalanced(v)` makes the error for the
+/// first vertex whose in-degree differs from its out-degree.
+pub(crate) fn device_circuit(
+    gpu: &Gpu,
+    (m, n): (usize, usize),
+    d_off: &CudaSlice<u64>,
+    d_tgt: &CudaSlice<u32>,
+    unbalanced: &dyn Fn(u32) -> EulerError,
+) -> Result<CudaSlice<u32>, EulerError> {
+    let (m64, n64) = (m as u64, n as u64);
+
+    // Degrees.
+    let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
+    // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
+    unsafe { launch!(gpu, "euler_in_degree", grid(gpu, m), d_tgt, &m64, &mut cnt) };
+    let mut bad = gpu.upload(&[NONE])?;
+    // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_check_balanced",
+            grid(gpu, n),
+            d_off,
+            &cnt,
+            &n64,
+            &mut bad
+        )
+    };
+    let bad = scalar(gpu, &bad)?;
+    if bad != NONE {
+        return Err(unbalanced(bad));
+    }
+
+    // 1. Pairing.
+    gpu.stream()
+        .memset_zeros(&mut cnt)
+        .map_err(GpuError::launch)?;
+    let mut succ = alloc_u32(gpu, m)?;
+    let mut pred = alloc_u32(gpu, m)?;
+    // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
+    // every pos in 0..m is written once to pred, every e in 0..m once to succ.
+    unsafe {
+        launch!(
+            gpu,
+            "euler_pair",
+            grid(gpu, m),
+            d_off,
+            d_tgt,
+            &m64,
+            &mut cnt,
+            &mut succ,
+            &mut pred
+        )
+    };
+    drop(cnt);
+
+    // 2. Splitters and cycle labels.
+    let mut subs = Sublists::new(gpu, m)?;
+    let lab = cycle_labels(gpu, &succ, m, &mut subs)?;
+    let k = subs.k;
+    let k64 = k as u64;
 
     // 3. Spanning forest of the cycle graph.
     let mut cycles = gpu.alloc_zeros::<u32>(1)?;
@@ -409,9 +463,20 @@ fn device_circuit(
 
     // 4. Splice.
     if links_n > 0 {
-        // SAFETY: reads tree[0..m), writes jmp_b (run keys) [0..m).
-        unsafe { launch!(gpu, "euler_run_keys", grid(gpu, m), &tree, &m64, &mut jmp_b) };
-        scan_max(gpu, &jmp_b, &mut lab_b, m)?;
+        let mut run_key = alloc_u32(gpu, m)?;
+        let mut run_start = alloc_u32(gpu, m)?;
+        // SAFETY: reads tree[0..m), writes run_key[0..m).
+        unsafe {
+            launch!(
+                gpu,
+                "euler_run_keys",
+                grid(gpu, m),
+                &tree,
+                &m64,
+                &mut run_key
+            )
+        };
+        scan_max(gpu, &run_key, &mut run_start, m)?;
         // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
         // the values written are positions < m (a tree link k always has k + 1 in its row).
         unsafe {
@@ -421,33 +486,25 @@ fn device_circuit(
                 grid(gpu, m),
                 &pred,
                 &tree,
-                &lab_b,
+                &run_start,
                 &m64,
                 &mut succ
             )
         };
     }
-    drop((pred, tree, jmp_b, lab_b));
+    drop((pred, tree));
 
-    // 5. Ranking.
-    // SAFETY: as the first walk; now every edge is on the single cycle, so all of seg/offs is
-    // rewritten.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_walk_sublists",
-            walk_cfg,
-            &succ,
-            &split_of,
-            &split_edge,
-            &k64,
-            &mask,
-            &mut seg,
-            &mut offs,
-            &mut next,
-            &mut len
-        )
-    };
+    // 5. Ranking: the walk again (now every edge is on the single cycle, so all of seg/offs
+    // is rewritten), then Wyllie ranking of the splitter chain.
+    subs.walk(gpu, &succ)?;
+    let Sublists {
+        split_of,
+        seg,
+        offs,
+        next,
+        len,
+        ..
+    } = subs;
     let mut val_a = alloc_u32(gpu, k)?;
     let mut nxt_a = alloc_u32(gpu, k)?;
     let mut val_b = alloc_u32(gpu, k)?;

@@ -10,7 +10,7 @@
 
 use super::parallel::is_splitter;
 use crate::components::UnionFind;
-use crate::{EulerError, Graph};
+use crate::{EulerError, Graph, UndirectedGraph};
 
 const NONE: u32 = u32::MAX;
 const TILE: usize = 1024;
@@ -88,21 +88,20 @@ fn walk(
     }
 }
 
-/// The model of `cuda::device_circuit` (after the degree check).
-pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec<u32>, EulerError> {
-    let mut sh = Shuffle(seed | 1);
-    let (off64, tgt) = (g.offsets(), g.targets());
-    let (m, n) = (tgt.len(), g.vertex_count());
-    // euler_pair in a random arrival order.
-    let mut cursor = vec![0u32; n];
-    let (mut succ, mut pred) = (vec![0u32; m], vec![0u32; m]);
-    for e in sh.order(m) {
-        let t = tgt[e] as usize;
-        let pos = off64[t] + cursor[t] as u64;
-        cursor[t] += 1;
-        succ[e] = pos as u32;
-        pred[pos as usize] = e as u32;
-    }
+/// The sublists of `cuda::Sublists` and the labels of `cuda::cycle_labels`.
+struct ModelLabels {
+    split_of: Vec<u32>,
+    split_edge: Vec<u32>,
+    seg: Vec<u32>,
+    offs: Vec<u32>,
+    next: Vec<u32>,
+    len: Vec<u32>,
+    lab: Vec<u32>,
+}
+
+/// `Sublists::new` + `cycle_labels` on the permutation `succ` of `0..m`.
+fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
+    let m = succ.len();
     // euler_count_splitters / euler_number_splitters (numbers in a random order).
     let k = (0..m as u32).filter(|&e| is_splitter(e, mask + 1)).count();
     let mut split_of = vec![NONE; m];
@@ -119,7 +118,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
     let mut offs = vec![0u32; m];
     let (mut next, mut len) = (vec![0u32; k], vec![0u32; k]);
     walk(
-        &succ,
+        succ,
         &split_of,
         &split_edge,
         &mut seg,
@@ -166,6 +165,42 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
             break;
         }
     }
+    ModelLabels {
+        split_of,
+        split_edge,
+        seg,
+        offs,
+        next,
+        len,
+        lab,
+    }
+}
+
+/// The model of `cuda::device_circuit` (after the degree check).
+pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec<u32>, EulerError> {
+    let mut sh = Shuffle(seed | 1);
+    let (off64, tgt) = (g.offsets(), g.targets());
+    let (m, n) = (tgt.len(), g.vertex_count());
+    // euler_pair in a random arrival order.
+    let mut cursor = vec![0u32; n];
+    let (mut succ, mut pred) = (vec![0u32; m], vec![0u32; m]);
+    for e in sh.order(m) {
+        let t = tgt[e] as usize;
+        let pos = off64[t] + cursor[t] as u64;
+        cursor[t] += 1;
+        succ[e] = pos as u32;
+        pred[pos as usize] = e as u32;
+    }
+    let ModelLabels {
+        split_of,
+        split_edge,
+        mut seg,
+        mut offs,
+        mut next,
+        mut len,
+        lab,
+    } = model_labels(&succ, mask, &mut sh);
+    let k = split_edge.len();
     // euler_count_cycles, euler_mark_row_ends, euler_link_cycles (random order).
     let cycles = (0..m).filter(|&e| lab[e] == e as u32).count() as u64;
     let mut row_last = vec![false; m];
@@ -248,6 +283,43 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
     Ok(order)
 }
 
+/// The model of `undirected::cuda::circuit_order`: `undirected_slot_of` (in a random order),
+/// `undirected_next_dart`, the labels of the `2 E` darts, `undirected_orient`, the directed
+/// model on the oriented graph, `undirected_map_edges`.
+pub(super) fn model_undirected_circuit_order(
+    g: &UndirectedGraph,
+    mask: u32,
+    seed: u64,
+) -> Result<Vec<u32>, EulerError> {
+    let mut sh = Shuffle(seed | 1);
+    let (halves, ends) = (g.half_edges(), g.ends());
+    let (m2, m) = (halves.len(), halves.len() / 2);
+    let mut slot_of = vec![NONE; m2];
+    for s in sh.order(m2) {
+        slot_of[halves[s] as usize] = s as u32;
+    }
+    let succ: Vec<u32> = (0..m2)
+        .map(|s| slot_of[(halves[s] ^ 1) as usize] ^ 1)
+        .collect();
+    let lab = model_labels(&succ, mask, &mut sh).lab;
+    let (mut targets, mut edge_of) = (vec![0u32; m], vec![0u32; m]);
+    for j in 0..m {
+        let c = if lab[2 * j] < lab[2 * j + 1] {
+            2 * j
+        } else {
+            2 * j + 1
+        };
+        let h = halves[c];
+        (targets[j], edge_of[j]) = (ends[(h ^ 1) as usize], h >> 1);
+    }
+    let offsets = g.offsets().iter().map(|&o| o / 2).collect();
+    let dg = Graph::from_csr(offsets, targets).expect("a valid CSR");
+    // euler_check_balanced would report an unbalanced vertex: the orientation leaves none.
+    assert_eq!(dg.in_degrees(), dg.out_degrees(), "unbalanced orientation");
+    let order = model_circuit_order(&dg, mask, seed ^ 0x5eed)?;
+    Ok(order.iter().map(|&e| edge_of[e as usize]).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +367,46 @@ mod tests {
                 .collect();
             assert_eq!(scan_max(&input), expect);
         }
+    }
+
+    #[test]
+    fn model_of_the_undirected_gpu_path_gives_circuits() {
+        use crate::euler::undirected::trail_from_edges;
+        use crate::{is_undirected_euler_circuit, random_undirected_euler_graph};
+        let check = |g: &UndirectedGraph, mask: u32, seed: u64| {
+            let order = model_undirected_circuit_order(g, mask, seed).unwrap();
+            let t = trail_from_edges(g, order, g.first_vertex_with_edges());
+            assert!(
+                is_undirected_euler_circuit(g, &t),
+                "{:?}",
+                crate::verify_undirected_euler_trail(g, &t, true)
+            );
+        };
+        for m in [
+            1u64, 2, 3, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4099, 40_001,
+        ] {
+            for style in [EulerStyle::Deep, EulerStyle::Shallow] {
+                let g = random_undirected_euler_graph(m, style, m * 7).unwrap();
+                for mask in [1u32, 31, (1 << 20) - 1] {
+                    check(&g, mask, m + mask as u64);
+                }
+            }
+        }
+        let loops = UndirectedGraph::from_edges(2, &vec![(1, 1); 3000]).unwrap();
+        check(&loops, 31, 4);
+        let tri: Vec<(u32, u32)> = (1..=700u32)
+            .flat_map(|i| [(0, 2 * i - 1), (2 * i - 1, 2 * i), (2 * i, 0)])
+            .collect();
+        check(&UndirectedGraph::from_edges(1401, &tri).unwrap(), 31, 5);
+        let two =
+            UndirectedGraph::from_edges(5, &[(0, 1), (1, 0), (2, 3), (3, 4), (4, 2)]).unwrap();
+        assert_eq!(
+            model_undirected_circuit_order(&two, 31, 1),
+            Err(EulerError::Disconnected {
+                kind: "circuit",
+                components: 2
+            })
+        );
     }
 
     #[test]

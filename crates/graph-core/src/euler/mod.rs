@@ -6,10 +6,18 @@ mod cuda;
 mod cuda_model;
 mod hierholzer;
 mod parallel;
+mod undirected;
 
 pub use cuda::GpuEulerTimes;
 use gpu_runtime::{Backend, Exec, Target};
+pub(crate) use parallel::mix32;
 use rayon::prelude::*;
+pub use undirected::{
+    UNDIRECTED_EULER_GPU_THRESHOLD, UNDIRECTED_EULER_ORIENT_THRESHOLD, is_undirected_euler_circuit,
+    is_undirected_euler_path, undirected_euler_circuit, undirected_euler_circuit_hierholzer,
+    undirected_euler_circuit_oriented, undirected_euler_path, undirected_euler_path_hierholzer,
+    verify_undirected_euler_trail,
+};
 
 use crate::components::{edge_component_count, first_unbalanced, path_endpoints_by_degree};
 use crate::par::PAR_THRESHOLD;
@@ -103,7 +111,30 @@ impl EulerTrail {
 /// # Ok::<(), graph_core::GraphError>(())
 /// ```
 pub fn verify_euler_trail(g: &Graph, trail: &EulerTrail, closed: bool) -> Result<(), String> {
-    let m = g.edge_count();
+    let (offsets, targets) = (g.offsets(), g.targets());
+    let n = g.vertex_count();
+    check_trail(g.edge_count(), trail, closed, |e, u, w| {
+        let leaves_u = (u as usize) < n
+            && (offsets[u as usize]..offsets[u as usize + 1]).contains(&u64::from(e));
+        let t = targets[e as usize];
+        (!leaves_u || w != t).then(|| {
+            format!(
+                "edge {e} goes {} -> {t}, the vertex sequence says {u} -> {w}",
+                g.source(e as u64)
+            )
+        })
+    })
+}
+
+/// What every Euler trail check shares: `m` edges, each in range and used once, one more
+/// vertex than edges (at most one without edges), closed when asked. `wrong(e, u, w)` says why
+/// edge `e` cannot lead from `u` to `w`, if it cannot.
+fn check_trail(
+    m: u64,
+    trail: &EulerTrail,
+    closed: bool,
+    wrong: impl Fn(u32, u32, u32) -> Option<String>,
+) -> Result<(), String> {
     if trail.edges.len() as u64 != m {
         return Err(format!(
             "the trail has {} edges, the graph {m}",
@@ -124,8 +155,6 @@ pub fn verify_euler_trail(g: &Graph, trail: &EulerTrail, closed: bool) -> Result
             m + 1
         ));
     }
-    let (offsets, targets) = (g.offsets(), g.targets());
-    let n = g.vertex_count();
     let mut seen = vec![false; m as usize];
     for (i, &e) in trail.edges.iter().enumerate() {
         if e as u64 >= m {
@@ -134,15 +163,8 @@ pub fn verify_euler_trail(g: &Graph, trail: &EulerTrail, closed: bool) -> Result
         if std::mem::replace(&mut seen[e as usize], true) {
             return Err(format!("position {i}: edge {e} used twice"));
         }
-        let (u, w) = (trail.vertices[i], trail.vertices[i + 1]);
-        let leaves_u = (u as usize) < n
-            && (offsets[u as usize]..offsets[u as usize + 1]).contains(&u64::from(e));
-        let t = targets[e as usize];
-        if !leaves_u || w != t {
-            return Err(format!(
-                "position {i}: edge {e} goes {} -> {t}, the vertex sequence says {u} -> {w}",
-                g.source(e as u64)
-            ));
+        if let Some(why) = wrong(e, trail.vertices[i], trail.vertices[i + 1]) {
+            return Err(format!("position {i}: {why}"));
         }
     }
     if closed && trail.vertices[0] != trail.vertices[m as usize] {

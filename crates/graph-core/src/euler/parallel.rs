@@ -225,7 +225,16 @@ const WALK_BLOCK: usize = 1 << 12;
 /// into the task's current arena block when the sublist ends: writing 32 interleaved output
 /// streams to fresh memory directly costs the walk about half its time. Reusing the
 /// pairing's scratch array as the first arena also saves its page faults.
-fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &mut Sublists) {
+///
+/// Without `RECORD` (cycle labels only, [`orbit_numbers`]) no pairs are kept: `arena` is
+/// ignored and `out.seg` and `out.bufs` are left as they are.
+fn walk<const RECORD: bool>(
+    nodes: &mut [Node],
+    sp: &Splitters,
+    jobs: &[u32],
+    mut arena: Buf,
+    out: &mut Sublists,
+) {
     const CHUNK: usize = 1024;
     let s = sp.spacing;
     let arena_id = out.bufs.len() as u32;
@@ -237,8 +246,12 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
     let (wnext, wlen) = (SharedMut::new(&mut out.next), SharedMut::new(&mut out.len));
     let wseg = SharedMut::new(&mut out.seg);
     let run_chunk = |jobs: &[u32]| {
-        let mut stage: [Buf; LANES] =
-            std::array::from_fn(|_| Vec::with_capacity(4 * s.min(1 << 10) as usize));
+        let stage_cap = if RECORD {
+            4 * s.min(1 << 10) as usize
+        } else {
+            0
+        };
+        let mut stage: [Buf; LANES] = std::array::from_fn(|_| Vec::with_capacity(stage_cap));
         // The task's current arena block.
         let (mut cur, mut end) = (0usize, 0usize);
         // Stores lane l's finished sublist j and empties its stage.
@@ -274,28 +287,31 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
             stage.clear();
         };
         let mut taken = 0;
-        // A lane: its sublist and the edge it visits at its next turn (already prefetched).
-        let start = |_, (lane_j, lane_e): &mut (usize, u32)| {
+        // A lane: its sublist, the edge it visits at its next turn (already prefetched) and
+        // the number of edges taken so far.
+        let start = |_, (lane_j, lane_e, lane_n): &mut (usize, u32, u32)| {
             let Some(&j) = jobs.get(taken) else {
                 return false;
             };
             taken += 1;
             let e = sp.edges[j as usize];
             prefetch(wn.addr(e as usize));
-            (*lane_j, *lane_e) = (j as usize, e);
+            (*lane_j, *lane_e, *lane_n) = (j as usize, e, 0);
             true
         };
-        let step = |l: usize, &mut (j, ref mut e): &mut (usize, u32)| {
-            if !stage[l].is_empty() && is_splitter(*e, s) {
+        let step = |l: usize, &mut (j, ref mut e, ref mut n): &mut (usize, u32, u32)| {
+            if *n > 0 && is_splitter(*e, s) {
                 // The splitter's index is in its node's `label`, whose line the prefetch of
                 // one turn ago brought in.
                 // SAFETY: next[j] and len[j] belong to sublist j alone; `label` of a splitter
                 // is only read during walks.
                 unsafe {
                     wnext.write(j, (*wn.ptr().add(*e as usize)).label);
-                    wlen.write(j, stage[l].len() as u32);
+                    wlen.write(j, *n);
                 }
-                finish(&mut stage[l], j);
+                if RECORD {
+                    finish(&mut stage[l], j);
+                }
                 return false;
             }
             // SAFETY: every edge lies on exactly one sublist, so node e has one walker, which
@@ -305,7 +321,10 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
                 (*p).sub = j as u32 + 1;
                 ((*p).pred, (*p).target)
             };
-            stage[l].push([*e, t]);
+            if RECORD {
+                stage[l].push([*e, t]);
+            }
+            *n += 1;
             prefetch(wn.addr(x as usize));
             *e = x;
             true
@@ -316,6 +335,9 @@ fn walk(nodes: &mut [Node], sp: &Splitters, jobs: &[u32], mut arena: Buf, out: &
         jobs.chunks(CHUNK).for_each(run_chunk);
     } else {
         jobs.par_chunks(CHUNK).for_each(run_chunk);
+    }
+    if !RECORD {
+        return;
     }
     out.bufs.push(arena);
     out.bufs.extend(
@@ -623,28 +645,41 @@ fn pair_edges(
     }
 }
 
-/// Stage 3 for one vertex at a time: the cycle labels of its out-edges and the forest links
-/// between consecutive ones. The splices are only recorded (as runs of slots) and applied
-/// once every vertex is linked: labelling walks `pred`, which the splices change.
-///
-/// Cycles are numbered compactly (splitter-level cycles, then short ones chunk by chunk, then
-/// residual ones), so the union-find has one slot per cycle: a few megabytes when the cycles
-/// are few, where slots indexed by edge would be spread over the whole edge range.
-struct Linker<'a> {
-    offsets: &'a [u64],
+/// Compact cycle numbers, from the labels that stage 2 leaves in the nodes: splitter-level
+/// cycles first, then short splitter-free ones chunk by chunk, then residual ones. The
+/// union-find of stage 3 has one slot per cycle: a few megabytes when the cycles are few,
+/// where slots indexed by edge would be spread over the whole edge range.
+struct CycleNumbers {
     /// Each sublist's splitter-level cycle number.
-    rep: &'a [u32],
+    rep: Vec<u32>,
     /// The number of the first short cycle led from each chunk of `label_short`.
-    short_base: &'a [u32],
-    /// The number of the first residual cycle.
+    short_base: Vec<u32>,
+    /// The number of the first residual cycle (the number of the other cycles).
     residual_base: u32,
-    uf: &'a UnionFind,
 }
 
-impl Linker<'_> {
+impl CycleNumbers {
+    /// After [`walk`] over all sublists (`next`): numbers the splitter-level cycles and labels
+    /// the short splitter-free ones ([`label_short`]).
+    fn new(nodes: &mut [Node], sp: &Splitters, next: &[u32]) -> Self {
+        let (rep, splitter_level) = splitter_cycles(sp, next);
+        let led = label_short(nodes);
+        let mut short_base = Vec::with_capacity(led.len());
+        let mut cycles = splitter_level;
+        for c in led {
+            short_base.push(cycles as u32);
+            cycles += u64::from(c);
+        }
+        CycleNumbers {
+            rep,
+            short_base,
+            residual_base: cycles as u32,
+        }
+    }
+
     /// The cycle number of an edge's node (a splitter-free edge must be labelled already).
     #[inline]
-    fn label_of(&self, nd: Node) -> u32 {
+    fn of(&self, nd: Node) -> u32 {
         match nd.sub {
             0 => {
                 let v = nd.label.wrapping_sub(1);
@@ -653,6 +688,23 @@ impl Linker<'_> {
             RESIDUAL => self.residual_base + nd.label,
             j => self.rep[j as usize - 1],
         }
+    }
+}
+
+/// Stage 3 for one vertex at a time: the cycle labels of its out-edges and the forest links
+/// between consecutive ones. The splices are only recorded (as runs of slots) and applied
+/// once every vertex is linked: labelling walks `pred`, which the splices change.
+struct Linker<'a> {
+    offsets: &'a [u64],
+    numbers: &'a CycleNumbers,
+    uf: &'a UnionFind,
+}
+
+impl Linker<'_> {
+    /// The cycle number of an edge's node (a splitter-free edge must be labelled already).
+    #[inline]
+    fn label_of(&self, nd: Node) -> u32 {
+        self.numbers.of(nd)
     }
 
     /// The cycle number of edge `e`.
@@ -739,6 +791,99 @@ fn splice(nodes: &mut [Node], runs: &[[u32; 2]], dirty: &[AtomicBool]) {
     }
 }
 
+/// Stage 2 but for the long splitter-free ("residual") cycles: picks and marks the splitters,
+/// walks every sublist (keeping its (edge, end vertex) pairs in `arena` when `RECORD`), and
+/// numbers the splitter-level cycles and the short splitter-free ones.
+fn label_cycles<const RECORD: bool>(
+    nodes: &mut [Node],
+    spacing: u32,
+    arena: Buf,
+) -> (Splitters, Sublists, CycleNumbers) {
+    let sp = Splitters::new(nodes.len(), spacing);
+    let k = sp.edges.len();
+    sp.mark(nodes);
+    let all: Vec<u32> = (0..k as u32).collect();
+    let mut subs = Sublists {
+        next: vec![0; k],
+        len: vec![0; k],
+        seg: if RECORD {
+            vec![Seg::default(); k]
+        } else {
+            Vec::new()
+        },
+        bufs: Vec::new(),
+    };
+    walk::<RECORD>(nodes, &sp, &all, arena, &mut subs);
+    drop(all);
+    let numbers = CycleNumbers::new(nodes, &sp, &subs.next);
+    (sp, subs, numbers)
+}
+
+/// The cycles of a permutation, numbered compactly by [`orbit_numbers`].
+pub(crate) struct Orbits {
+    nodes: Vec<Node>,
+    numbers: CycleNumbers,
+}
+
+impl Orbits {
+    /// The number of the cycle holding element `i`: equal within a cycle, distinct between
+    /// cycles, below the number of cycles.
+    #[inline]
+    pub(crate) fn of(&self, i: usize) -> u32 {
+        self.numbers.of(self.nodes[i])
+    }
+
+    /// The value that `node(i)` gave element `i` besides its predecessor.
+    #[inline]
+    pub(crate) fn value(&self, i: usize) -> u32 {
+        self.nodes[i].target
+    }
+}
+
+/// Numbers the cycles of a permutation of `0..m` (`0 < m < u32::MAX`): stage 2 of
+/// [`circuit_order`] on its own (sampled splitters, walks, leader election on short
+/// splitter-free cycles, pointer jumping on long ones), without recording the sublists.
+/// `node(i)` gives element `i`'s predecessor and a value kept beside it (the nodes' `target`
+/// slot, read back by [`Orbits::value`], so that a later pass over the elements finds it in
+/// the cache line it reads anyway); it is called once per element, in parallel.
+///
+/// `O(m)` work in a constant number of passes (plus `O(log L)` pointer-jumping rounds for
+/// the longest splitter-free cycle `L > 256`); 16 bytes per element.
+pub(crate) fn orbit_numbers(
+    m: usize,
+    node: impl Fn(usize) -> [u32; 2] + Sync,
+    spacing: u32,
+) -> Orbits {
+    debug_assert!(m > 0 && m < u32::MAX as usize);
+    let mut nodes = zeroed_nodes(m);
+    const CHUNK: usize = 1 << 14;
+    let fill = |(c, chunk): (usize, &mut [Node])| {
+        for (i, nd) in (c * CHUNK..).zip(chunk.iter_mut()) {
+            [nd.pred, nd.target] = node(i);
+        }
+    };
+    if m < PAR_THRESHOLD {
+        nodes.chunks_mut(CHUNK).enumerate().for_each(fill);
+    } else {
+        nodes.par_chunks_mut(CHUNK).enumerate().for_each(fill);
+    }
+    let (_, _, numbers) = label_cycles::<false>(&mut nodes, spacing, Vec::new());
+    let unlabelled = |(i, nd): (usize, &Node)| (nd.sub == 0 && nd.label == 0).then_some(i as u32);
+    let residual: Vec<u32> = if m < PAR_THRESHOLD {
+        nodes.iter().enumerate().filter_map(unlabelled).collect()
+    } else {
+        nodes
+            .par_iter()
+            .enumerate()
+            .filter_map(unlabelled)
+            .collect()
+    };
+    if !residual.is_empty() {
+        jump_labels(&mut nodes, &residual);
+    }
+    Orbits { nodes, numbers }
+}
+
 /// The edge order and vertex sequence of an Euler circuit starting with edge 0, for a graph
 /// with `0 < E < u32::MAX`.
 ///
@@ -766,26 +911,9 @@ pub(crate) fn circuit_order(
         });
     }
     // 2. Cycle labels: every covered edge's sublist, and each sublist's edges in a buffer.
-    let sp = Splitters::new(m, spacing);
+    let (sp, mut subs, numbers) = label_cycles::<true>(&mut nodes, spacing, arena);
     let k = sp.edges.len();
-    sp.mark(&mut nodes);
-    let all: Vec<u32> = (0..k as u32).collect();
-    let mut subs = Sublists {
-        next: vec![0; k],
-        len: vec![0; k],
-        seg: vec![Seg::default(); k],
-        bufs: Vec::new(),
-    };
-    walk(&mut nodes, &sp, &all, arena, &mut subs);
-    drop(all);
-    let (rep, splitter_level) = splitter_cycles(&sp, &subs.next);
-    let led = label_short(&mut nodes);
-    let mut short_base = Vec::with_capacity(led.len());
-    let mut cycles = splitter_level;
-    for c in led {
-        short_base.push(cycles as u32);
-        cycles += u64::from(c);
-    }
+    let mut cycles = u64::from(numbers.residual_base);
     // 3. Spanning forest of the cycle graph, in one pass over the vertices: consecutive
     // out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not yet joined
     // are a forest link. Edges of long splitter-free cycles ("residual", still unlabelled)
@@ -795,9 +923,7 @@ pub(crate) fn circuit_order(
     let uf = UnionFind::new(cycles as usize + m / (SHORT_CYCLE as usize + 1) + 1);
     let linker = Linker {
         offsets,
-        rep: &rep,
-        short_base: &short_base,
-        residual_base: cycles as u32,
+        numbers: &numbers,
         uf: &uf,
     };
     #[derive(Default)]
@@ -818,7 +944,7 @@ pub(crate) fn circuit_order(
                 .unwrap_or(&[])
             {
                 if let Some(j) = nd.sublist() {
-                    prefetch(rep.as_ptr().wrapping_add(j));
+                    prefetch(numbers.rep.as_ptr().wrapping_add(j));
                 }
             }
             let near = LABEL_AHEAD / 2;
@@ -883,7 +1009,7 @@ pub(crate) fn circuit_order(
             components,
         });
     }
-    drop(rep);
+    drop(numbers);
     // 4. Splice. A sublist whose predecessors did not change is the same list in the final
     // cycle, so its buffered edges stay valid.
     let dirty: Vec<AtomicBool> = (0..k).map(|_| AtomicBool::new(false)).collect();
@@ -899,7 +1025,7 @@ pub(crate) fn circuit_order(
         .collect();
     if !dirty.is_empty() {
         let arena = vec![[0; 2]; arena_len(m)];
-        walk(&mut nodes, &sp, &dirty, arena, &mut subs);
+        walk::<true>(&mut nodes, &sp, &dirty, arena, &mut subs);
     }
     // The edge order reuses the nodes' memory, whose pages are already mapped: a fresh array
     // costs a page fault per 4 KiB on first touch (about a tenth of a second per 100 MB).
@@ -986,7 +1112,7 @@ mod tests {
             bufs: Vec::new(),
         };
         let all: Vec<u32> = (0..k as u32).collect();
-        walk(&mut nodes, &sp, &all, vec![[0; 2]; arena], &mut subs);
+        walk::<true>(&mut nodes, &sp, &all, vec![[0; 2]; arena], &mut subs);
         (0..k)
             .map(|j| {
                 let Seg { buf, off } = subs.seg[j];

@@ -275,11 +275,35 @@ fn checker_rejects_broken_trails() {
 }
 
 #[test]
+fn gpu_out_of_memory_is_a_typed_error() {
+    // A device share of 4 KiB (the simulated driver only): every GPU path must fail with the
+    // typed error, never a panic.
+    let g = random_euler_graph(5000, EulerStyle::Deep, 3).unwrap();
+    let Some((circuit, path)) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
+        (euler_circuit(&g, Exec::Cuda), euler_path(&g, Exec::Cuda))
+    }) else {
+        return;
+    };
+    for r in [circuit, path] {
+        assert!(
+            matches!(
+                r,
+                Err(EulerError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+}
+
+#[test]
 fn gpu_matches_checker() {
     let Some(_gpu) = gpu_for_test("euler gpu_matches_checker") else {
         return;
     };
-    for m in SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]) {
+    // Under the simulated driver (kernels on one CPU core) the sizes stop at 2^16 + 1.
+    let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, 65_537) as u64;
+    let sizes = SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]);
+    for m in sizes.filter(|&m| m <= limit) {
         for style in [EulerStyle::Deep, EulerStyle::Shallow] {
             let g = random_euler_graph(m, style, m + 5).unwrap();
             let (t, b) = euler_circuit(&g, Exec::Cuda).unwrap();

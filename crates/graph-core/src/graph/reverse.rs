@@ -349,6 +349,23 @@ mod tests {
     }
 
     #[test]
+    fn gpu_reverse_out_of_memory_is_a_typed_error() {
+        let g = random_graph(100, 5000, 2);
+        let Some(r) =
+            gpu_runtime::testing::with_simulated_memory_limit(1024, || g.reverse_on(Exec::Cuda))
+        else {
+            return;
+        };
+        assert!(
+            matches!(
+                r,
+                Err(GraphError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
     fn cuda_without_a_gpu_is_a_typed_error() {
         let g = random_graph(10, 100, 1);
         if gpu_runtime::gpu().is_err() {

@@ -1,0 +1,662 @@
+"""warpath: GPU-accelerated algorithms that also run well on CPUs, with numpy arrays in and out.
+
+The functions follow the interface of the Python peer their users already call:
+
+==============================================  =============================================
+warpath                                         peer
+==============================================  =============================================
+:func:`linear_sum_assignment`                   ``scipy.optimize.linear_sum_assignment``
+:func:`linear_sum_assignment_batch`             (none: a 3-D stack of problems at once)
+:class:`KMeans`                                 ``sklearn.cluster.KMeans`` (needs scikit-learn)
+:func:`sort`, :func:`argsort`, :func:`unique`   ``numpy.sort``, ``numpy.argsort``, ``numpy.unique``
+:func:`euler_circuit`                           ``networkx.eulerian_circuit`` / ``eulerian_path``
+:func:`permutations`                            ``itertools.permutations(range(n))`` as an array
+:func:`de_bruijn_sequence`                      ``sympy.combinatorics`` ``de_bruijn``
+:func:`fhn.simulate`                            (none: FitzHugh-Nagumo simulations)
+==============================================  =============================================
+
+Every function takes ``backend="auto" | "cpu" | "cuda"``: ``"auto"`` uses an NVIDIA GPU when
+one is present and the input is large enough to pay for it, ``"cuda"`` makes a missing GPU an
+error (:class:`GpuError`), never a silent fallback. The GIL is released during every
+computation; errors are Python exceptions carrying the library's message.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _arrays, _native, fhn
+from ._native import GpuError, NotEulerianError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._kmeans import KMeans
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "GpuError",
+    "KMeans",
+    "NotEulerianError",
+    "argsort",
+    "de_bruijn_sequence",
+    "euler_circuit",
+    "fhn",
+    "info",
+    "linear_sum_assignment",
+    "linear_sum_assignment_batch",
+    "permutations",
+    "rank_permutation",
+    "sort",
+    "unique",
+    "unrank_permutation",
+]
+
+_NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+
+
+def __getattr__(name: str) -> Any:
+    # KMeans is a scikit-learn estimator: import scikit-learn only when it is asked for.
+    if name == "KMeans":
+        try:
+            from ._kmeans import KMeans
+        except ImportError as e:  # pragma: no cover - exercised without scikit-learn only
+            raise ImportError(
+                "warpath.KMeans is a scikit-learn estimator and needs scikit-learn: "
+                "pip install scikit-learn"
+            ) from e
+        return KMeans
+    raise AttributeError(f"module 'warpath' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+    """Solve the linear sum assignment problem (scipy's contract).
+
+    Parameters
+    ----------
+    cost_matrix : array_like, shape (r, c)
+        The cost of assigning row ``i`` to column ``j``. Any 2-D array-like whose dtype casts
+        safely to float64 (bool, integers, floats; any strides); float64, float32 and int64
+        arrays are read without a copy. ``+inf`` forbids a pair; ``NaN`` and ``-inf`` are
+        invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as scipy
+        works on the negated matrix).
+    maximize : bool, optional
+        Find the assignment of greatest total cost instead of least.
+    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
+        ``"jv"`` (Jonker-Volgenant shortest augmenting paths, the default) and
+        ``"hungarian"`` are exact on the CPU; ``"auction"`` is exact for integer costs and
+        runs on the GPU; ``"brute"`` enumerates all permutations (at most 13 lines);
+        ``"greedy"`` is a heuristic.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run. ``"cuda"`` needs ``solver="auction"`` or ``"brute"``.
+
+    Returns
+    -------
+    row_ind, col_ind : ndarray of int64
+        The assigned pairs, sorted by row; ``cost_matrix[row_ind, col_ind].sum()`` is the
+        optimal cost. Every row is assigned when ``r <= c``, otherwise every column. Ties are
+        broken deterministically.
+
+    Raises
+    ------
+    ValueError
+        The matrix is not 2-D, contains ``NaN`` or an invalid infinity ("matrix contains
+        invalid numeric entries" in scipy; warpath names the entry), or is infeasible.
+    TypeError
+        The dtype does not cast safely to float64 (strings, complex).
+    GpuError
+        ``backend="cuda"`` without a usable GPU.
+
+    See Also
+    --------
+    scipy.optimize.linear_sum_assignment, linear_sum_assignment_batch
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> cost = np.array([[4, 1, 3], [2, 0, 5], [3, 2, 2]])
+    >>> row_ind, col_ind = warpath.linear_sum_assignment(cost)
+    >>> col_ind
+    array([1, 0, 2])
+    >>> int(cost[row_ind, col_ind].sum())
+    5
+    """
+    a = _arrays.cost_matrix(cost_matrix, 2)
+    return _native.linear_sum_assignment(a, bool(maximize), solver, backend)
+
+
+def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+    """Solve a stack of linear sum assignment problems at once.
+
+    One rayon task per problem on the CPU; with ``solver="auction"`` on a GPU, the whole stack
+    in one kernel launch (one thread block per problem).
+
+    Parameters
+    ----------
+    costs : array_like, shape (b, r, c)
+        ``b`` cost matrices of the same shape, with the entries of
+        :func:`linear_sum_assignment`.
+    maximize : bool, optional
+        Maximise instead of minimise.
+    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
+        As in :func:`linear_sum_assignment`.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    row_ind, col_ind : ndarray of int64, shape (b, min(r, c))
+        Row ``k`` holds problem ``k``'s pairs, sorted by row.
+
+    Raises
+    ------
+    ValueError, TypeError, GpuError
+        As :func:`linear_sum_assignment`; the message starts with the index of the first
+        problem that failed.
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> costs = np.array([[[1, 2], [3, 1]], [[5, 1], [1, 5]]])
+    >>> warpath.linear_sum_assignment_batch(costs)[1]
+    array([[0, 1],
+           [1, 0]])
+    """
+    a = _arrays.cost_matrix(costs, 3)
+    return _native.linear_sum_assignment_batch(a, bool(maximize), solver, backend)
+
+
+# --------------------------------------------------------------------------- sort / unique
+
+
+def _by_rows(a: np.ndarray, axis, native, what: str, cast_back: bool):
+    """Applies a row-wise native kernel along ``axis`` of ``a`` (``None``: the flattened
+    array), as numpy's sort functions do."""
+    if axis is None:
+        a = a.reshape(-1)
+        axis = -1
+    if a.ndim == 0:
+        raise _arrays.AxisError(axis, 0)
+    axis = _arrays.normalize_axis(axis, a.ndim)
+    keys, back = _arrays.sort_keys(a, what)
+    moved = np.moveaxis(keys, axis, -1)
+    shape = moved.shape
+    if moved.size == 0:
+        out = moved.copy() if cast_back else np.zeros(shape, dtype=np.int64)
+    else:
+        out = native(moved.reshape(-1, shape[-1])).reshape(shape)
+    if axis != a.ndim - 1:
+        out = np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    if cast_back and back is not None:
+        out = out.astype(back)
+    return out
+
+
+def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stable: bool | None = None, backend: str = "auto") -> np.ndarray:
+    """Return a sorted copy of an array (numpy's ``sort``), by radix sort.
+
+    Parameters
+    ----------
+    a : array_like
+        Bool, integer or floating-point values (at most 64 bits).
+    axis : int or None, optional
+        Axis to sort along (default the last); ``None`` sorts the flattened array.
+    kind, stable : optional
+        Accepted for compatibility: warpath's sort is always stable.
+    order : None
+        Structured arrays are not supported.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    ndarray
+        Same shape and dtype as ``a``. Floats in numpy's order: NaNs last; ``-0.0`` sorts
+        before ``+0.0`` (numpy treats them as equal and may keep either order).
+
+    Raises
+    ------
+    TypeError
+        Unsupported dtype (complex, strings, objects, longdouble).
+    numpy.exceptions.AxisError
+        ``axis`` out of range (or a 0-d array).
+    GpuError
+        ``backend="cuda"`` without a usable GPU.
+
+    See Also
+    --------
+    numpy.sort, argsort, unique
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> warpath.sort(np.array([3.0, np.nan, -1.0, 2.0]))
+    array([-1.,  2.,  3., nan])
+    >>> warpath.sort(np.array([[3, 1], [0, 2]]), axis=0)
+    array([[0, 1],
+           [3, 2]])
+    """
+    _arrays.check_sort_options(kind, order)
+    return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, False, backend), "sort", True)
+
+
+def argsort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stable: bool | None = None, backend: str = "auto") -> np.ndarray:
+    """Return the indices that sort an array (numpy's ``argsort``), stable.
+
+    Parameters
+    ----------
+    a : array_like
+        Bool, integer or floating-point values (at most 64 bits).
+    axis : int or None, optional
+        Axis to sort along (default the last); ``None`` uses the flattened array.
+    kind, stable : optional
+        Accepted for compatibility: warpath's argsort is always stable (equal keys keep their
+        index order, as ``kind="stable"``).
+    order : None
+        Structured arrays are not supported.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    ndarray of int64
+        Same shape as ``a`` (flattened for ``axis=None``).
+
+    Raises
+    ------
+    TypeError, numpy.exceptions.AxisError, GpuError
+        As :func:`sort`; ``ValueError`` above 2**32 - 1 elements per sorted row.
+
+    See Also
+    --------
+    numpy.argsort, sort
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> warpath.argsort(np.array([30, -5, 30, 0]))
+    array([1, 3, 0, 2])
+    """
+    _arrays.check_sort_options(kind, order)
+    return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, True, backend), "argsort", False)
+
+
+def unique(ar, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False, axis=None, *, equal_nan: bool = True, sorted: bool = True, backend: str = "auto"):  # noqa: A002 - numpy's name
+    """Find the unique elements of an array (numpy's ``unique``).
+
+    Parameters
+    ----------
+    ar : array_like
+        Bool, integer or floating-point values (at most 64 bits); flattened.
+    return_index : bool, optional
+        Also return the index of each unique value's first occurrence.
+    return_inverse : bool, optional
+        Also return the indices that rebuild ``ar`` from the unique values.
+    return_counts : bool, optional
+        Also return how often each unique value occurs.
+    axis : None
+        Only ``None`` (the flattened array) is supported.
+    equal_nan : bool, optional
+        Only ``True``: all NaNs are one value, as numpy's default.
+    sorted : bool, optional
+        Accepted for compatibility: the values are always sorted.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    unique : ndarray
+        The sorted unique values, in ``ar``'s dtype (NaN last).
+    unique_indices : ndarray of int64, optional
+        First occurrences (``return_index``).
+    unique_inverse : ndarray of int64, optional
+        ``unique[unique_inverse]`` rebuilds ``ar``; shaped like ``ar`` under numpy 2, flat
+        under numpy 1 (``return_inverse``).
+    unique_counts : ndarray of int64, optional
+        Occurrences (``return_counts``).
+
+    Raises
+    ------
+    TypeError, GpuError
+        As :func:`sort`.
+    NotImplementedError
+        ``axis`` other than ``None`` or ``equal_nan=False``.
+
+    See Also
+    --------
+    numpy.unique, sort
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> warpath.unique(np.array([5, 1, 5, 3, 1]), return_counts=True)
+    (array([1, 3, 5]), array([2, 1, 2]))
+    """
+    if axis is not None:
+        raise NotImplementedError("warpath.unique supports axis=None only (the flattened array)")
+    if not equal_nan:
+        raise NotImplementedError("warpath.unique supports equal_nan=True only (numpy's default)")
+    a = np.asarray(ar)
+    keys, back = _arrays.sort_keys(a.reshape(-1), "unique")
+    values, index, inverse, counts = _native.unique(
+        keys, bool(return_index), bool(return_inverse), bool(return_counts), backend
+    )
+    if back is not None:
+        values = values.astype(back)
+    if not (return_index or return_inverse or return_counts):
+        return values
+    out = [values]
+    if return_index:
+        out.append(index)
+    if return_inverse:
+        out.append(inverse.reshape(a.shape) if _NUMPY2 else inverse)
+    if return_counts:
+        out.append(counts)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- Euler circuits
+
+
+def _is_networkx_graph(g) -> bool:
+    return hasattr(g, "is_directed") and hasattr(g, "is_multigraph") and hasattr(g, "nodes")
+
+
+def euler_circuit(edges, *, path: bool = False, directed: bool | None = None, keys: bool = False, return_index: bool = False, backend: str = "auto"):
+    """An Euler circuit (or path) of a multigraph: every edge exactly once.
+
+    Parameters
+    ----------
+    edges : array_like of shape (m, 2), or a NetworkX graph
+        Edge ``i`` joins ``edges[i, 0]`` to ``edges[i, 1]`` (non-negative integer vertex ids
+        below 2**32 - 1; parallel edges and self-loops allowed). A NetworkX ``Graph``,
+        ``MultiGraph``, ``DiGraph`` or ``MultiDiGraph`` is read with its node labels.
+    path : bool, optional
+        Allow an Euler path (open trail), as ``networkx.eulerian_path``; a graph that has a
+        circuit gives a circuit.
+    directed : bool or None, optional
+        ``None`` (default): directed for arrays, the graph's own kind for NetworkX graphs.
+        ``False`` treats the edges as undirected (NetworkX's ``MultiGraph`` semantics: a
+        self-loop adds 2 to its vertex's degree; every degree even for a circuit, exactly two
+        odd vertices or none for a path).
+    keys : bool, optional
+        NetworkX multigraphs: yield ``(u, v, key)`` triples, as NetworkX's ``keys=True``.
+    return_index : bool, optional
+        Arrays: also return the input position of every walked edge.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2), or list of tuples
+        The edges in walk order, each as walked (consecutive edges meet; a circuit ends where
+        it starts; an undirected edge may appear reversed). For array input an array, plus
+        the int64 input positions when ``return_index``; for a
+        NetworkX graph a list of ``(u, v)`` (or ``(u, v, key)``) tuples, as
+        ``list(networkx.eulerian_circuit(G))`` gives.
+
+    Raises
+    ------
+    NotEulerianError
+        Array input without an Euler circuit/path; the message names the first unbalanced
+        vertex or the number of components. A subclass of ``ValueError``.
+    networkx.NetworkXError
+        The same for NetworkX input (NetworkX's own exception type).
+    ValueError
+        Malformed edges (not ``(m, 2)``, negative or too large ids).
+
+    Notes
+    -----
+    Isolated vertices (without edges) are allowed: only the edges must be connected.
+    NetworkX's ``is_eulerian`` is ``False`` for a graph with isolated nodes; warpath follows
+    graph-core and ignores them.
+
+    See Also
+    --------
+    networkx.eulerian_circuit, networkx.eulerian_path
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> warpath.euler_circuit(np.array([[0, 1], [1, 2], [2, 0]]))
+    array([[0, 1],
+           [1, 2],
+           [2, 0]])
+    """
+    if _is_networkx_graph(edges):
+        return _euler_networkx(edges, path, directed, keys, backend)
+    e = np.asarray(edges)
+    if e.size == 0:
+        e = np.zeros((0, 2), dtype=np.int64)
+    if e.ndim != 2 or e.shape[1] != 2:
+        raise ValueError(f"edges must be an (m, 2) array of vertex ids, got shape {e.shape!r}")
+    if e.dtype.kind not in "iu":
+        raise ValueError(f"edges must hold integer vertex ids, got dtype {e.dtype}")
+    directed = True if directed is None else bool(directed)
+    index, vertices = _euler_arrays(e, path, directed, backend)
+    walk = np.column_stack((vertices[:-1], vertices[1:])) if len(index) else np.zeros((0, 2), np.int64)
+    return (walk, index) if return_index else walk
+
+
+def _euler_arrays(e: np.ndarray, path: bool, directed: bool, backend: str):
+    if e.shape[0] and (e.min() < 0 or e.max() >= np.iinfo(np.uint32).max):
+        raise ValueError(f"vertex ids must be in 0..{np.iinfo(np.uint32).max - 1}")
+    n = int(e.max()) + 1 if e.shape[0] else 0
+    sources = np.ascontiguousarray(e[:, 0], dtype=np.uint32)
+    targets = np.ascontiguousarray(e[:, 1], dtype=np.uint32)
+    return _native.euler_trail(sources, targets, n, bool(path), bool(directed), backend)
+
+
+def _euler_networkx(g, path: bool, directed: bool | None, keys: bool, backend: str):
+    import networkx as nx
+
+    nodes = list(g.nodes)
+    ids = {v: i for i, v in enumerate(nodes)}
+    if g.is_multigraph():
+        listed = list(g.edges(keys=True))
+    else:
+        listed = [(u, v, None) for u, v in g.edges()]
+    e = np.array([(ids[u], ids[v]) for u, v, _ in listed], dtype=np.int64).reshape(-1, 2)
+    directed = g.is_directed() if directed is None else bool(directed)
+    try:
+        index, vertices = _euler_arrays(e, path, directed, backend)
+    except NotEulerianError as err:
+        raise nx.NetworkXError(str(err)) from err
+    # each edge as walked (an undirected edge may be walked against its listed direction)
+    walk = [nodes[v] for v in vertices.tolist()]
+    if keys and g.is_multigraph():
+        return [(walk[i], walk[i + 1], listed[j][2]) for i, j in enumerate(index.tolist())]
+    return list(zip(walk[:-1], walk[1:]))
+
+
+# --------------------------------------------------------------------------- combinatorics
+
+
+def permutations(n: int, start: int = 0, count: int | None = None, *, backend: str = "auto") -> np.ndarray:
+    """The permutations of ``range(n)`` in lexicographic order, as one array.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements, ``0 <= n <= 20`` (ranks fit 64 bits).
+    start : int, optional
+        Rank of the first permutation.
+    count : int or None, optional
+        How many; ``None`` means all from ``start`` to ``n! - 1``.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where to run.
+
+    Returns
+    -------
+    ndarray of uint8, shape (count, n)
+        Row ``i`` is the permutation of rank ``start + i`` (the order of
+        ``itertools.permutations(range(n))``).
+
+    Raises
+    ------
+    ValueError
+        ``n > 20``, a negative argument, or a range past ``n!``.
+    MemoryError
+        The result does not fit in memory.
+
+    Examples
+    --------
+    >>> import warpath
+    >>> warpath.permutations(3, start=2, count=2)
+    array([[1, 0, 2],
+           [1, 2, 0]], dtype=uint8)
+    """
+    n, start = operator.index(n), operator.index(start)
+    if count is not None:
+        count = operator.index(count)
+    for name, v in (("n", n), ("start", start), ("count", count)):
+        if v is not None and v < 0:
+            raise ValueError(f"{name} must be >= 0, not {v}")
+    return _native.permutations(n, start, count, backend)
+
+
+def rank_permutation(perm) -> int:
+    """The lexicographic rank of a permutation of distinct integers.
+
+    Parameters
+    ----------
+    perm : array_like of int, shape (n,)
+        Distinct values (only their relative order matters), ``n <= 34``.
+
+    Returns
+    -------
+    int
+        The rank, in ``range(factorial(n))``.
+
+    Raises
+    ------
+    ValueError
+        Repeated values or ``n > 34``.
+    TypeError
+        Non-integer values.
+
+    Examples
+    --------
+    >>> import warpath
+    >>> warpath.rank_permutation([2, 1, 0])
+    5
+    """
+    p = np.asarray(perm)
+    if p.ndim != 1:
+        raise ValueError(f"perm must be 1-D, got shape {p.shape!r}")
+    if p.size and p.dtype.kind not in "iub":
+        raise TypeError(f"perm must hold integers, got dtype {p.dtype}")
+    if p.dtype.kind == "u" and p.size and p.max() > np.iinfo(np.int64).max:
+        raise ValueError("perm values must fit int64")
+    return _native.rank_permutation(np.ascontiguousarray(p, dtype=np.int64))
+
+
+def unrank_permutation(n: int, rank: int) -> np.ndarray:
+    """The permutation of ``range(n)`` with a given lexicographic rank.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements, ``0 <= n <= 34``.
+    rank : int
+        In ``range(factorial(n))``.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        ``rank`` out of range or ``n > 34``.
+
+    Examples
+    --------
+    >>> import warpath
+    >>> warpath.unrank_permutation(3, 3)
+    array([1, 2, 0])
+    """
+    n, rank = operator.index(n), operator.index(rank)
+    if n < 0 or rank < 0:
+        raise ValueError(f"n and rank must be >= 0, not n = {n}, rank = {rank}")
+    if rank >= 1 << 128:
+        raise ValueError(f"rank {rank} is out of range: there are only {n}! permutations of {n} elements")
+    return _native.unrank_permutation(n, rank)
+
+
+def de_bruijn_sequence(k, n: int, *, construction: str = "fkm", linear: bool = False, backend: str = "auto"):
+    """A De Bruijn sequence: every word of length ``n`` over ``k`` symbols exactly once.
+
+    Parameters
+    ----------
+    k : int or str
+        Alphabet size (``1..256``; symbols ``0..k-1``), or the alphabet itself as a string of
+        distinct characters.
+    n : int
+        Word length, ``>= 1``.
+    construction : {"fkm", "euler"}, optional
+        ``"fkm"``: Lyndon words (the lexicographically smallest sequence, CPU);
+        ``"euler"``: an Euler circuit of the De Bruijn graph (CPU or GPU).
+    linear : bool, optional
+        Append the first ``n - 1`` symbols, so every word appears as a plain (not cyclic)
+        window.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where the Euler construction runs.
+
+    Returns
+    -------
+    ndarray of uint8 or str
+        ``k**n`` symbols (``+ n - 1`` when ``linear``); a string over the alphabet when ``k``
+        is a string.
+
+    Raises
+    ------
+    ValueError
+        ``k`` or ``n`` out of range, a repeated alphabet character, or ``k**n`` too large.
+
+    Examples
+    --------
+    >>> import warpath
+    >>> warpath.de_bruijn_sequence(2, 3)
+    array([0, 0, 0, 1, 0, 1, 1, 1], dtype=uint8)
+    >>> warpath.de_bruijn_sequence("ab", 2, linear=True)
+    'aabba'
+    """
+    n = operator.index(n)
+    if isinstance(k, str):
+        return _native.de_bruijn_text(k, n, construction, bool(linear), backend)
+    k = operator.index(k)
+    if k < 0 or n < 0:
+        raise ValueError(f"k and n must be >= 0, not k = {k}, n = {n}")
+    return _native.de_bruijn_sequence(k, n, construction, bool(linear), backend)
+
+
+# --------------------------------------------------------------------------- device
+
+
+def info() -> dict:
+    """What warpath runs on, as ``warpath info --json`` reports it.
+
+    Returns
+    -------
+    dict
+        ``version``; ``cuda`` (bool); ``device`` (name, compute capability, memory, ... or
+        ``None``); ``reason`` (why there is no device, or ``None``); ``warpath_backend`` (the
+        ``WARPATH_BACKEND`` override); ``threads`` (CPU threads of the parallel paths).
+
+    Examples
+    --------
+    >>> import warpath
+    >>> sorted(warpath.info())
+    ['cuda', 'device', 'reason', 'threads', 'version', 'warpath_backend']
+    """
+    return _native.info()

@@ -1,0 +1,261 @@
+"""``warpath.KMeans``: a scikit-learn estimator over clustering's k-means (private module;
+import it as ``warpath.KMeans``)."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import _native
+
+__all__ = ["KMeans"]
+
+
+class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
+    """K-means clustering on one core, many cores or a GPU (scikit-learn's ``KMeans``).
+
+    Lloyd's algorithm from k-means++ (or random, or given) centres, as scikit-learn's
+    ``KMeans(algorithm="lloyd")``: the same parameters, attributes and convergence rule
+    (``tol`` relative to the mean per-feature variance), so it works in pipelines, ``clone``
+    and grid search.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters.
+    init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features), default="k-means++"
+        Greedy k-means++ (``2 + ln k`` candidates per centre), ``n_clusters`` distinct points
+        drawn uniformly, or these initial centres (then one run).
+    n_init : "auto" or int, default="auto"
+        Runs from different initial centres; the lowest inertia wins. ``"auto"``: 1 for
+        k-means++ and given centres, 10 for random.
+    max_iter : int, default=300
+        Most Lloyd iterations per run.
+    tol : float, default=1e-4
+        Convergence when the summed squared centre shift is at most ``tol`` times the mean
+        per-feature variance of ``X``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisation: equal seeds give equal results (bit-identical on the CPU
+        whatever the number of threads).
+    backend : {"auto", "cpu", "cuda"}, default="auto"
+        Where to run: ``"auto"`` uses the GPU when present and the work is large enough.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Final centres, in ``X``'s dtype (float64 or float32).
+    labels_ : ndarray of shape (n_samples,), int32
+        Index of the nearest final centre of every training point.
+    inertia_ : float
+        Sum over points of weight times squared distance to the nearest centre.
+    n_iter_ : int
+        Lloyd iterations of the best run.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` had string column names.
+    backend_ : str
+        ``"cpu"`` or ``"cuda"``: where ``fit`` ran.
+
+    See Also
+    --------
+    sklearn.cluster.KMeans
+
+    Notes
+    -----
+    Complexity ``O(n k d)`` per iteration, divided among the CPU threads (rayon) or run on the
+    GPU. Data of dtype float64 or float32 in C order is read without a copy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from warpath import KMeans
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]], dtype=float)
+    >>> km = KMeans(n_clusters=2, random_state=0).fit(X)
+    >>> sorted(km.cluster_centers_.tolist())
+    [[1.0, 2.0], [10.0, 2.0]]
+    >>> bool(km.predict([[0, 0], [12, 3]])[0] != km.predict([[0, 0], [12, 3]])[1])
+    True
+    """
+
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, backend="auto"):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.backend = backend
+
+    # -- parameters ---------------------------------------------------------------------
+
+    def _check_params(self, X):
+        def integral(name, value, low):
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+                raise ValueError(f"The '{name}' parameter of KMeans must be an int in the range [{low}, inf). Got {value!r} instead.")
+            return int(value)
+
+        k = integral("n_clusters", self.n_clusters, 1)
+        max_iter = integral("max_iter", self.max_iter, 1)
+        if not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool) or not self.tol >= 0:
+            raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). Got {self.tol!r} instead.")
+        if X.shape[0] < k:
+            # scikit-learn's wording (its estimator checks look for "n_samples=1")
+            raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={k}.")
+        if isinstance(self.init, str):
+            if self.init not in ("k-means++", "random"):
+                raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'random' or an array-like. Got {self.init!r} instead.")
+            init = self.init
+        else:
+            init = check_array(self.init, dtype=np.float64, copy=True, order="C")
+            if init.shape != (k, X.shape[1]):
+                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of clusters {k} and features {X.shape[1]}.")
+        if isinstance(self.n_init, str) and self.n_init == "auto":
+            n_init = 10 if isinstance(init, str) and init == "random" else 1
+        else:
+            n_init = integral("n_init", self.n_init, 1)
+        if not isinstance(init, str) and n_init != 1:
+            warnings.warn(
+                f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            n_init = 1
+        return k, init, n_init, max_iter, float(self.tol)
+
+    # -- fitting ------------------------------------------------------------------------
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Compute k-means clustering.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (float64 or float32 are used as they are; other dtypes become
+            float64).
+        y : Ignored
+            Present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; every point counts ``weight`` times. ``None`` weighs all
+            points equally.
+
+        Returns
+        -------
+        self : KMeans
+            Fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            Non-finite data, ``n_samples < n_clusters``, bad parameters or weights.
+        GpuError
+            ``backend="cuda"`` without a usable GPU.
+        """
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", accept_large_sparse=False)
+        k, init, n_init, max_iter, tol = self._check_params(X)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        centers, labels, inertia, n_iter, backend = _native.kmeans_fit(
+            X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight
+        )
+        self.cluster_centers_ = centers
+        self.labels_ = labels
+        self.inertia_ = float(inertia)
+        self.n_iter_ = int(n_iter)
+        self.backend_ = backend
+        self._n_features_out = k
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit and return the training labels (``fit(X).labels_``).
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int32
+        """
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit and return the distances of every point to every centre.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+        """
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    # -- using a fit --------------------------------------------------------------------
+
+    def _test_data(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], order="C", reset=False, accept_large_sparse=False)
+        return np.ascontiguousarray(X, dtype=self.cluster_centers_.dtype)
+
+    def predict(self, X):
+        """The index of the nearest centre of every point (ties to the lower index).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,), int32
+        """
+        X = self._test_data(X)
+        return _native.kmeans_predict(self.cluster_centers_, X, self.backend)
+
+    def transform(self, X):
+        """Distances of every point to every centre (the cluster-distance space).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_clusters)
+        """
+        X = self._test_data(X)
+        return euclidean_distances(X, self.cluster_centers_)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the inertia of ``X`` against the centres (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        y : Ignored
+            Present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._test_data(X)
+        w = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+        labels = _native.kmeans_predict(self.cluster_centers_, X, self.backend)
+        diff = X - self.cluster_centers_[labels]
+        return -float(np.dot(w.astype(np.float64), np.einsum("ij,ij->i", diff, diff, dtype=np.float64)))

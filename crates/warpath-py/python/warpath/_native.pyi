@@ -1,0 +1,68 @@
+"""Type stubs of the native module ``warpath._native`` (PyO3). Call the documented functions of
+``warpath`` instead: they convert array-likes and dtypes before calling these."""
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__version__: str
+
+class GpuError(RuntimeError): ...
+class NotEulerianError(ValueError): ...
+
+def linear_sum_assignment(
+    cost_matrix: NDArray[Any], maximize: bool, solver: str, backend: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def linear_sum_assignment_batch(
+    costs: NDArray[Any], maximize: bool, solver: str, backend: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def kmeans_fit(
+    x: NDArray[np.floating[Any]],
+    n_clusters: int,
+    init: str | NDArray[np.float64],
+    n_init: int,
+    max_iter: int,
+    tol: float,
+    seed: int,
+    backend: str,
+    sample_weight: NDArray[np.floating[Any]] | None = None,
+) -> tuple[NDArray[np.floating[Any]], NDArray[np.int32], float, int, str]: ...
+def kmeans_predict(
+    centers: NDArray[np.floating[Any]], x: NDArray[np.floating[Any]], backend: str
+) -> NDArray[np.int32]: ...
+def sort_rows(a: NDArray[Any], indices: bool, backend: str) -> NDArray[Any]: ...
+def unique(
+    a: NDArray[Any], return_index: bool, return_inverse: bool, return_counts: bool, backend: str
+) -> tuple[
+    NDArray[Any], NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None
+]: ...
+def euler_trail(
+    sources: NDArray[np.uint32],
+    targets: NDArray[np.uint32],
+    n_vertices: int,
+    path: bool,
+    directed: bool,
+    backend: str,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def permutations(n: int, start: int, count: int | None, backend: str) -> NDArray[np.uint8]: ...
+def rank_permutation(perm: NDArray[np.int64]) -> int: ...
+def unrank_permutation(n: int, rank: int) -> NDArray[np.int64]: ...
+def de_bruijn_sequence(k: int, n: int, construction: str, linear: bool, backend: str) -> NDArray[np.uint8]: ...
+def de_bruijn_text(alphabet: str, n: int, construction: str, linear: bool, backend: str) -> str: ...
+def fhn_simulate(
+    scenario: str,
+    scheme: str,
+    solver: str,
+    n: int,
+    dx: float | None,
+    dt: float,
+    t_end: float,
+    length: float,
+    a: float,
+    eps: float,
+    gamma: float,
+    snapshots: int,
+    backend: str,
+) -> dict[str, Any]: ...
+def info() -> dict[str, Any]: ...

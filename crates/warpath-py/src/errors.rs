@@ -1,0 +1,161 @@
+//! Library errors as Python exceptions: each error type maps to the exception its Python peer
+//! raises (`ValueError` for bad values, `MemoryError`, `OSError`, ...), with the library's
+//! message unchanged.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    warpath,
+    GpuError,
+    PyRuntimeError,
+    "The GPU path failed, or ``backend=\"cuda\"`` was asked for on a machine without a usable \
+     CUDA device (the message says why)."
+);
+create_exception!(
+    warpath,
+    NotEulerianError,
+    PyValueError,
+    "The graph has no Euler circuit (or path): a vertex is unbalanced or the edges are not \
+     connected (the message names the vertex or the number of components)."
+);
+
+/// Adds the exception types to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("GpuError", py.get_type::<GpuError>())?;
+    m.add("NotEulerianError", py.get_type::<NotEulerianError>())?;
+    Ok(())
+}
+
+/// A library error that knows which Python exception it is.
+pub(crate) trait ToPyErr: std::fmt::Display {
+    /// The Python exception, carrying `self.to_string()`.
+    fn to_py_err(&self) -> PyErr;
+}
+
+/// `map_err` adaptor: `.map_err(py_err)`.
+pub(crate) fn py_err<E: ToPyErr>(e: E) -> PyErr {
+    e.to_py_err()
+}
+
+fn value(e: &impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+impl ToPyErr for gpu_runtime::GpuError {
+    fn to_py_err(&self) -> PyErr {
+        match self {
+            // a malformed WARPATH_BACKEND is a usage error (the CLI's kind "usage")
+            gpu_runtime::GpuError::BadBackendVariable(_) => value(self),
+            _ => GpuError::new_err(self.to_string()),
+        }
+    }
+}
+
+impl ToPyErr for assignment::AssignmentError {
+    fn to_py_err(&self) -> PyErr {
+        match self {
+            assignment::AssignmentError::Gpu(g) => g.to_py_err(),
+            // scipy raises ValueError for invalid entries and infeasible matrices; every
+            // other assignment error is a property of the matrix or the solver asked for
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for gpu_primitives::PrimitiveError {
+    fn to_py_err(&self) -> PyErr {
+        match self {
+            gpu_primitives::PrimitiveError::Gpu(g) => g.to_py_err(),
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for clustering::KMeansError {
+    fn to_py_err(&self) -> PyErr {
+        use clustering::KMeansError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::Io { .. } => PyOSError::new_err(self.to_string()),
+            E::Distributed(_) => PyRuntimeError::new_err(self.to_string()),
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for graph_core::EulerError {
+    fn to_py_err(&self) -> PyErr {
+        use graph_core::EulerError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::TooManyEdges { .. } => value(self),
+            // unbalanced or odd vertices, disconnected edges, a start vertex that cannot
+            // start the trail: the graph has no Euler circuit (path) as asked for
+            _ => NotEulerianError::new_err(self.to_string()),
+        }
+    }
+}
+
+impl ToPyErr for graph_core::GraphError {
+    fn to_py_err(&self) -> PyErr {
+        use graph_core::GraphError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::OutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
+            E::Io(_) => PyOSError::new_err(self.to_string()),
+            E::Primitive(_) | E::DotFailed { .. } | E::DotNotInstalled => {
+                PyRuntimeError::new_err(self.to_string())
+            }
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for combinatorics::PermError {
+    fn to_py_err(&self) -> PyErr {
+        use combinatorics::PermError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::HostOutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
+            E::Io(_) => PyOSError::new_err(self.to_string()),
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for combinatorics::DeBruijnError {
+    fn to_py_err(&self) -> PyErr {
+        use combinatorics::DeBruijnError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::OutOfMemory { .. } | E::NotEnoughMemory { .. } => {
+                PyMemoryError::new_err(self.to_string())
+            }
+            E::Graph(_) => PyRuntimeError::new_err(self.to_string()),
+            _ => value(self),
+        }
+    }
+}
+
+impl ToPyErr for pde::PdeError {
+    fn to_py_err(&self) -> PyErr {
+        use pde::PdeError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::Tridiagonal(t) => match t {
+                pde::TridiagError::Gpu(g) => g.to_py_err(),
+                _ => PyRuntimeError::new_err(self.to_string()),
+            },
+            // a run that diverged or whose Newton iteration failed: the parameters are fine,
+            // the computation is not (numpy/scipy raise RuntimeError-like errors there)
+            E::NewtonNotConverged { .. } | E::NonFinite { .. } => {
+                PyRuntimeError::new_err(self.to_string())
+            }
+            E::Output(_) => PyOSError::new_err(self.to_string()),
+            _ => value(self),
+        }
+    }
+}

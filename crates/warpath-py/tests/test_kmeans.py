@@ -1,0 +1,140 @@
+"""warpath.KMeans against sklearn.cluster.KMeans, and scikit-learn's own estimator checks."""
+
+import numpy as np
+import pytest
+import sklearn.cluster
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import warpath
+from conftest import NEEDS_UNIT_WEIGHTS
+from warpath import KMeans
+
+
+def expected_failed_checks(estimator):
+    # exactly the checks scikit-learn expects its own KMeans to fail
+    reason = "sample_weight is not equivalent to removing/repeating samples."
+    return {
+        "check_sample_weight_equivalence_on_dense_data": reason,
+        "check_sample_weight_equivalence_on_sparse_data": reason,
+    }
+
+
+@parametrize_with_checks([KMeans(), KMeans(init="random", n_init=2, backend="cpu")], expected_failed_checks=expected_failed_checks)
+def test_sklearn_check_estimator(estimator, check):
+    check(estimator)
+
+
+def blobs(rng, n=600, d=4, k=5, dtype=np.float64):
+    centres = rng.uniform(-10, 10, (k, d))
+    X = centres[rng.integers(0, k, n)] + rng.standard_normal((n, d))
+    return X.astype(dtype), centres
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_same_lloyd_as_sklearn_from_given_centres(rng, dtype):
+    X, _ = blobs(rng, dtype=dtype)
+    init = X[:5].astype(np.float64)
+    ours = KMeans(5, init=init, max_iter=100, tol=1e-6).fit(X)
+    theirs = sklearn.cluster.KMeans(5, init=init.astype(dtype), n_init=1, max_iter=100, tol=1e-6, algorithm="lloyd").fit(X)
+    assert ours.cluster_centers_.dtype == dtype and ours.labels_.dtype == np.int32
+    np.testing.assert_array_equal(ours.labels_, theirs.labels_)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=rtol)
+    assert abs(ours.n_iter_ - theirs.n_iter_) <= 1
+    assert ours.n_features_in_ == 4
+
+
+def test_quality_close_to_sklearn_from_kmeans_plus_plus(rng):
+    X, _ = blobs(rng, n=2000, k=8)
+    ours = KMeans(8, n_init=5, random_state=0).fit(X)
+    theirs = sklearn.cluster.KMeans(8, n_init=5, random_state=0).fit(X)
+    assert ours.inertia_ <= theirs.inertia_ * 1.02
+
+
+def test_predict_transform_score_agree_with_sklearn(rng):
+    X, _ = blobs(rng)
+    ours = KMeans(5, random_state=1).fit(X)
+    theirs = sklearn.cluster.KMeans(5, init=ours.cluster_centers_, n_init=1, max_iter=1).fit(X)
+    theirs.cluster_centers_ = ours.cluster_centers_.copy()  # same centres: compare the maps
+    Y = rng.standard_normal((50, 4)) * 10
+    np.testing.assert_array_equal(ours.predict(Y), theirs.predict(Y))
+    np.testing.assert_allclose(ours.transform(Y), theirs.transform(Y), rtol=1e-12)
+    np.testing.assert_allclose(ours.score(Y), theirs.score(Y), rtol=1e-12)
+    w = rng.random(50)
+    np.testing.assert_allclose(ours.score(Y, sample_weight=w), theirs.score(Y, sample_weight=w), rtol=1e-12)
+    np.testing.assert_array_equal(ours.fit_predict(X), ours.labels_)
+    assert ours.fit_transform(X).shape == (len(X), 5)
+
+
+def test_reproducible_and_seeded(rng):
+    X, _ = blobs(rng)
+    a = KMeans(5, random_state=3).fit(X)
+    b = KMeans(5, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    c = KMeans(5, random_state=np.random.RandomState(3)).fit(X)
+    np.testing.assert_array_equal(a.cluster_centers_, c.cluster_centers_)
+
+
+@NEEDS_UNIT_WEIGHTS
+def test_unit_weights_equal_no_weights(rng):
+    X, _ = blobs(rng)
+    a = KMeans(5, random_state=2).fit(X)
+    b = KMeans(5, random_state=2).fit(X, sample_weight=np.ones(len(X)))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+    assert a.inertia_ == b.inertia_
+
+
+def test_integer_weights_weigh_points(rng):
+    X = np.array([[0.0], [1.0], [10.0]])
+    km = KMeans(2, init=np.array([[0.0], [10.0]])).fit(X, sample_weight=[3, 1, 1])
+    assert km.cluster_centers_[0, 0] == 0.25
+
+
+def test_pipeline_clone_and_grid_search(rng):
+    X, _ = blobs(rng, n=300)
+    pipe = make_pipeline(StandardScaler(), KMeans(3, random_state=0))
+    assert pipe.fit_predict(X).shape == (300,)
+    est = clone(KMeans(4, tol=1e-3, backend="cpu"))
+    assert est.get_params()["tol"] == 1e-3 and est.get_params()["backend"] == "cpu"
+    grid = GridSearchCV(KMeans(random_state=0), {"n_clusters": [2, 5]}, cv=3).fit(X)
+    assert grid.best_params_["n_clusters"] == 5
+    assert list(KMeans(3).fit(X).get_feature_names_out()) == ["kmeans0", "kmeans1", "kmeans2"]
+
+
+def test_errors(rng):
+    X, _ = blobs(rng, n=20)
+    with pytest.raises(ValueError, match="n_samples=20 should be >= n_clusters=30"):
+        KMeans(30).fit(X)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        KMeans(2).fit(Xn)
+    with pytest.raises(ValueError, match="n_clusters"):
+        KMeans(0).fit(X)
+    with pytest.raises(ValueError, match="init"):
+        KMeans(2, init="kmeans||").fit(X)
+    with pytest.raises(ValueError, match="shape of the initial centers"):
+        KMeans(2, init=np.zeros((3, 4))).fit(X)
+    with pytest.raises(ValueError, match="sample weights"):
+        KMeans(2).fit(X, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match="backend"):
+        KMeans(2, backend="tpu").fit(X)
+    with pytest.warns(RuntimeWarning, match="only one init"):
+        KMeans(2, init=X[:2], n_init=3).fit(X)
+    with pytest.raises(ValueError, match="features"):
+        KMeans(2).fit(X).predict(np.zeros((2, 3)))
+
+
+def test_cuda_backend_without_gpu(rng):
+    if warpath.info()["cuda"]:
+        pytest.skip("a GPU is present")
+    X, _ = blobs(rng, n=20)
+    with pytest.raises(warpath.GpuError):
+        KMeans(2, backend="cuda").fit(X)
