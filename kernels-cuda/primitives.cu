@@ -104,6 +104,24 @@ extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 des
     }
 }
 
+// Float keys' numeric classes, in place on the raw bits of a copy: -0.0 becomes +0.0 and every
+// NaN the default quiet NaN, so that a stable sort keeps keys that compare equal as numbers in
+// index order (numpy's argsort(kind="stable"); SortKey::numeric_class on the host).
+extern "C" __global__ void float_classes_w32(u32* keys, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        const u32 b = keys[i];
+        if (b == 0x80000000u) keys[i] = 0u;
+        else if ((b & 0x7FFFFFFFu) > 0x7F800000u) keys[i] = 0x7FC00000u;
+    }
+}
+extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        const u64 b = keys[i];
+        if (b == 0x8000000000000000ull) keys[i] = 0ull;
+        else if ((b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) keys[i] = 0x7FF8000000000000ull;
+    }
+}
+
 extern "C" __global__ void iota_u32_prim(u32* out, u64 n) {
     WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
 }

@@ -1,7 +1,7 @@
 // CPU simulation of kernels-cuda/primitives.cu: the decoupled look-back scan, the Onesweep
-// radix sort (keys only and key-value pairs, 32- and 64-bit keys), and distinct of float keys
+// radix sort (keys only and key-value pairs, 32- and 64-bit keys), distinct of float keys
 // (key transforms, sort with indices, heads under numeric or bitwise equality, scan, scatter,
-// counts, inverse), launched in the same sequence as crates/gpu-primitives/src/cuda.rs, over
+// counts, inverse) and argsort of float keys (numeric classes, then the pair sort), launched in the same sequence as crates/gpu-primitives/src/cuda.rs, over
 // sizes around tile boundaries, against std references. Logic only: blocks run one at a time
 // here.
 #include "sim/cuda_sim.hpp"
@@ -227,6 +227,34 @@ static void check_distinct_float(u64 n, bool numeric, std::mt19937_64& rng) {
     }
 }
 
+// argsort of float keys as numpy's argsort(kind="stable") (cuda.rs: float_classes on a copy,
+// then the Onesweep pair sort with indices): keys equal as numbers keep their index order.
+template <class F, class K>
+static void check_argsort_float(u64 n, std::mt19937_64& rng) {
+    const std::vector<K> input = signed_float_keys<F, K>(n, rng);
+    std::vector<K> keys = input;
+    const unsigned g = grid_stride_blocks(n);
+    std::vector<u32> perm(n);
+    warpath_sim::launch(g, BLOCK, 0, [&] { iota_u32_prim(perm.data(), n); });
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4) float_classes_w32(keys.data(), n);
+        else float_classes_w64(keys.data(), n);
+    });
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4) key_transform_w32(keys.data(), n, 2, 0, 0);
+        else key_transform_w64(keys.data(), n, 2, 0, 0);
+    });
+    gpu_sort<K, u32>(keys, &perm);
+    std::vector<u32> expect(n);
+    for (u64 i = 0; i < n; ++i) expect[i] = (u32)i;
+    std::stable_sort(expect.begin(), expect.end(), [&](u32 i, u32 j) {
+        const F x = as_float<F>(input[i]), y = as_float<F>(input[j]);
+        if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+        return x < y;
+    });
+    for (u64 i = 0; i < n; ++i) SIM_CHECK(perm[i] == expect[i], "float argsort n=%llu i=%llu", n, i);
+}
+
 int main() {
     std::mt19937_64 rng(42);
     for (u64 n : {1ull, 31ull, 256ull, 2047ull, 2048ull, 2049ull, 3 * 2048ull + 17, 10007ull}) {
@@ -249,5 +277,10 @@ int main() {
         }
     }
     std::printf("float distinct (numeric and bitwise equality): ok\n");
+    for (u64 n : {1ull, 2ull, 257ull, 3073ull, 4097ull}) {
+        check_argsort_float<float, u32>(n, rng);
+        check_argsort_float<double, u64>(n, rng);
+    }
+    std::printf("float argsort (numpy's stable order): ok\n");
     return 0;
 }

@@ -394,6 +394,37 @@ fn key_transform<K: SortKey>(
     Ok(())
 }
 
+/// Float keys replaced in place by their numeric class (`-0.0` by `+0.0`, every NaN by one
+/// NaN), so that a stable sort keeps numerically equal keys in index order; a no-op for
+/// integers. Does not synchronise.
+pub(crate) fn float_classes<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut CudaSlice<K>,
+) -> Result<(), GpuError> {
+    let n = keys.len() as u64;
+    if n == 0 || K::KIND != 2 {
+        return Ok(());
+    }
+    let f = gpu.function(
+        &PRIMITIVES,
+        if wide::<K>() {
+            "float_classes_w64"
+        } else {
+            "float_classes_w32"
+        },
+    )?;
+    // SAFETY: rewrites keys[0..n) in place (a copy the caller owns).
+    unsafe {
+        gpu.stream()
+            .launch_builder(&f)
+            .arg(keys)
+            .arg(&n)
+            .launch(gpu.grid_stride(n, BLOCK))
+            .map_err(GpuError::launch)?;
+    }
+    Ok(())
+}
+
 /// `0, 1, ..., n-1` as u32 (n <= u32::MAX + 1 checked by callers). Does not synchronise.
 pub(crate) fn iota(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
     // every element written by the kernel

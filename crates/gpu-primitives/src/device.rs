@@ -102,7 +102,9 @@ pub fn radix_sort_pairs<K: SortKey, V: Element>(
     Ok((k, v))
 }
 
-/// The stable sorting permutation of `keys` as `u32` indices. Does not synchronise.
+/// The stable sorting permutation of `keys` as `u32` indices, numpy's
+/// `argsort(kind="stable")` as [`crate::argsort`]: NaNs last, keys equal as numbers (`-0.0`
+/// and `+0.0`, NaNs) in index order. Does not synchronise.
 ///
 /// # Complexity
 /// As [`radix_sort_pairs`].
@@ -118,7 +120,8 @@ pub fn argsort<K: SortKey>(
         return Err(PrimitiveError::TooManyForU32Index { n });
     }
     let idx = crate::cuda::iota(gpu, n)?;
-    let k = copy(gpu, keys)?;
+    let mut k = copy(gpu, keys)?;
+    crate::cuda::float_classes(gpu, &mut k)?;
     let (_, p) = crate::cuda::sort::<K, u32>(gpu, k, Some(idx), false)?;
     match p {
         Some(p) => Ok(p),

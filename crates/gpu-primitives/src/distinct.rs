@@ -245,7 +245,7 @@ fn distinct_cpu<K: SortKey>(
         }
     }
     if options.inverse {
-        let (bits, perm) = argsort_cpu(keys);
+        let (bits, perm) = argsort_cpu(keys, Equality::Bitwise);
         Ok(group_sorted(&bits, Some(&perm), options))
     } else {
         let bits = sorted_bits_cpu(keys);

@@ -112,8 +112,9 @@ impl RadixBits for u64 {
 /// ```
 ///
 /// that is Rust's [`f64::total_cmp`] order with the negative NaNs moved from the front to the
-/// back. Where numpy sees ties (`-0.0 == +0.0`, NaN against NaN) this order still decides:
-/// every `-0.0` before every `+0.0`, NaNs by their bits. The transform flips all bits of
+/// back. Where numpy sees ties (`-0.0 == +0.0`, NaN against NaN) this order still decides for
+/// the key sorts: every `-0.0` before every `+0.0`, NaNs by their bits ([`crate::argsort`]
+/// instead keeps such ties in index order, as numpy's stable argsort). The transform flips all bits of
 /// negative numbers and sets the sign bit of non-negative ones, then rotates the range so that
 /// the negative-NaN block (which would sort below `-inf`) comes after the positive NaNs. It is a
 /// bijection, so sorting never changes a key's bits.

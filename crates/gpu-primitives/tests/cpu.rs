@@ -35,7 +35,7 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     assert_eq!(got, expect_pairs, "{what} pairs");
     assert_eq!(
         argsort(keys, Exec::Cpu).unwrap(),
-        expect_pairs.iter().map(|p| p.1).collect::<Vec<_>>(),
+        common::argsort_numpy(keys),
         "{what} argsort"
     );
 
@@ -221,10 +221,22 @@ fn float_sorts_put_every_nan_last() {
             assert!(p[0] < p[1]);
         }
     }
+    // argsort: numpy's stable argsort, so zeros of both signs and all NaNs in index order
     let perm = argsort(&keys, Exec::Cpu).unwrap();
-    assert_eq!(perm, idx, "argsort is the pair sort's permutation");
+    assert_eq!(perm, common::argsort_numpy(&keys));
     let gathered: Vec<f32> = perm.iter().map(|&i| keys[i as usize]).collect();
-    check(&gathered, "argsort");
+    let numbers = keys.len() - nans;
+    assert!(gathered[numbers..].iter().all(|x| x.is_nan()));
+    assert!(gathered[..numbers].windows(2).all(|w| w[0] <= w[1]));
+    for (w, p) in gathered.windows(2).zip(perm.windows(2)) {
+        if w[0] == w[1] || (w[0].is_nan() && w[1].is_nan()) {
+            assert!(p[0] < p[1], "ties in index order");
+        }
+    }
+    assert_ne!(
+        perm, idx,
+        "the pair sort puts every -0.0 first, argsort does not"
+    );
     // descending is the exact reverse (so NaNs first, like np.sort(x)[::-1])
     let mut d = keys.clone();
     radix_sort_desc(&mut d, Exec::Cpu).unwrap();

@@ -82,6 +82,15 @@ fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
     e.sort_by_key(|p| p.0);
     let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
     assert_eq!(got, e, "{what} pairs (stable)");
+
+    // argsort: numpy's stable argsort, from the host and on device buffers
+    let numpy = common::argsort_numpy(keys);
+    assert_eq!(argsort(keys, Exec::Cuda).unwrap(), numpy, "{what} argsort");
+    if !keys.is_empty() {
+        let gpu = gpu_runtime::gpu().unwrap();
+        let perm = device::argsort(gpu, &gpu.upload(keys).unwrap()).unwrap();
+        assert_eq!(gpu.download(&perm).unwrap(), numpy, "{what} device argsort");
+    }
 }
 
 fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {

@@ -244,3 +244,20 @@ pub fn all_outputs(equality: gpu_primitives::Equality) -> gpu_primitives::Distin
         equality,
     }
 }
+
+/// numpy's `argsort(keys, kind="stable")`, written with comparisons: NaNs after every number
+/// and equal among themselves, `-0.0 == +0.0`, ties in index order.
+pub fn argsort_numpy<K: gpu_primitives::SortKey>(keys: &[K]) -> Vec<u32> {
+    use std::cmp::Ordering;
+    #[allow(clippy::eq_op)]
+    let nan = |x: K| x != x;
+    let cmp = |a: K, b: K| match (nan(a), nan(b)) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).expect("numbers compare"),
+    };
+    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    idx.sort_by(|&i, &j| cmp(keys[i as usize], keys[j as usize]));
+    idx
+}
