@@ -406,6 +406,11 @@ pub fn simulate_with_stimulus(
         }
     }
     let mut state = scenario.initial_state(&p);
+    if let (Some(s), Some(sp)) = (stimulus, &stimulated)
+        && s.is_on(0.5 * p.dt)
+    {
+        state.apply_boundaries(sp); // stimulated from t = 0: the first snapshot shows it
+    }
     let total = p.steps();
     // At most one snapshot per step, and at most 2^27 stored values of v (1 GiB, as much
     // again for w), so a large grid cannot exhaust memory through snapshots.
@@ -691,6 +696,7 @@ mod tests {
                 .position(|&s| (s - t).abs() < 1e-6)
                 .unwrap()
         };
+        assert_eq!(sim.v[0][p.n - 1], 1.0, "stimulated from t = 0");
         assert_eq!(sim.v[at(203.0)][p.n - 1], 1.0);
         assert!(sim.v[at(250.0)][p.n - 1] < 0.5);
     }
@@ -754,7 +760,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(arrivals(&sim, 300).len(), 1);
-        assert!(sim.v[1..].iter().all(|v| v[p.n - 1] == 1.0));
+        assert!(sim.v.iter().all(|v| v[p.n - 1] == 1.0));
     }
 
     /// The stimulated run on the GPU (explicit and implicit, one run of the scheme per
