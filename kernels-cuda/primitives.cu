@@ -104,6 +104,24 @@ extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 des
     }
 }
 
+// Float keys' numeric classes, in place on the raw bits of a copy: -0.0 becomes +0.0 and every
+// NaN the default quiet NaN, so that a stable sort keeps keys that compare equal as numbers in
+// index order (numpy's argsort(kind="stable"); SortKey::numeric_class on the host).
+extern "C" __global__ void float_classes_w32(u32* keys, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        const u32 b = keys[i];
+        if (b == 0x80000000u) keys[i] = 0u;
+        else if ((b & 0x7FFFFFFFu) > 0x7F800000u) keys[i] = 0x7FC00000u;
+    }
+}
+extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
+    WARPATH_GRID_STRIDE(i, n) {
+        const u64 b = keys[i];
+        if (b == 0x8000000000000000ull) keys[i] = 0ull;
+        else if ((b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) keys[i] = 0x7FF8000000000000ull;
+    }
+}
+
 extern "C" __global__ void iota_u32_prim(u32* out, u64 n) {
     WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
 }
@@ -683,22 +701,43 @@ ONESWEEP_ENTRY(onesweep_k64_v32, u64, u32, true, OS_ITEMS_WIDE)
 ONESWEEP_ENTRY(onesweep_k64_v64, u64, u64, true, OS_ITEMS_WIDE)
 
 // --- distinct on sorted ordered bits -------------------------------------------------------
-// heads[i] = 1 when i starts a run of equal keys. Also sets *unsorted = 1 when keys[i-1] > keys[i]
-// (used by distinct_sorted to reject unsorted input; host zeroes it).
+// Numeric equality of floats (numpy's unique, equal_nan=True) on ordered bits: -0.0 and +0.0 are
+// adjacent (NEG_ZERO, NEG_ZERO + 1) and every NaN orders above +inf, so mapping -0.0 to +0.0 and
+// every NaN to INF + 1 gives one class per value, non-decreasing along sorted keys
+// (SortKey::numeric_class on the host).
+#define F32_ORD_NEG_ZERO 0x7F800000u
+#define F32_ORD_INF 0xFF000001u
+#define F64_ORD_NEG_ZERO 0x7FF0000000000000ull
+#define F64_ORD_INF 0xFFE0000000000001ull
+__device__ __forceinline__ u32 numeric_class(u32 t) {
+    return t == F32_ORD_NEG_ZERO ? t + 1 : (t > F32_ORD_INF ? F32_ORD_INF + 1 : t);
+}
+__device__ __forceinline__ u64 numeric_class(u64 t) {
+    return t == F64_ORD_NEG_ZERO ? t + 1 : (t > F64_ORD_INF ? F64_ORD_INF + 1 : t);
+}
+
+// heads[i] = 1 when i starts a run of equal keys (equal classes when numeric_float != 0: float
+// keys under numeric equality). Also sets *unsorted = 1 when keys[i-1] > keys[i] (used by
+// distinct_sorted to reject unsorted input; host zeroes it).
 template <typename K>
-__device__ void mark_heads(const K* keys, u64 n, unsigned char* heads, u32* unsorted) {
+__device__ void mark_heads(const K* keys, u64 n, u32 numeric_float, unsigned char* heads, u32* unsorted) {
     WARPATH_GRID_STRIDE(i, n) {
         if (i == 0) {
             heads[0] = 1;
         } else {
             K a = keys[i - 1], b = keys[i];
-            heads[i] = (a != b) ? 1 : 0;
+            const bool differ = numeric_float ? numeric_class(a) != numeric_class(b) : a != b;
+            heads[i] = differ ? 1 : 0;
             if (a > b) *unsorted = 1;
         }
     }
 }
-extern "C" __global__ void mark_heads_w32(const u32* k, u64 n, unsigned char* h, u32* u) { mark_heads<u32>(k, n, h, u); }
-extern "C" __global__ void mark_heads_w64(const u64* k, u64 n, unsigned char* h, u32* u) { mark_heads<u64>(k, n, h, u); }
+extern "C" __global__ void mark_heads_w32(const u32* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+    mark_heads<u32>(k, n, nf, h, u);
+}
+extern "C" __global__ void mark_heads_w64(const u64* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+    mark_heads<u64>(k, n, nf, h, u);
+}
 
 // pos = exclusive scan of heads. Group of sorted position i: g = pos[i] + heads[i] - 1.
 // Writes values[g] at heads, starts[g] = i at heads, ends[g] = i + 1 at tails (into `counts`),

@@ -1,11 +1,16 @@
-// CPU simulation of kernels-cuda/primitives.cu: the decoupled look-back scan and the Onesweep
-// radix sort (keys only and key-value pairs, 32- and 64-bit keys), launched in the same sequence
-// as crates/gpu-primitives/src/cuda.rs, over sizes around tile boundaries, against std
-// references. Logic only: blocks run one at a time here.
+// CPU simulation of kernels-cuda/primitives.cu: the decoupled look-back scan, the Onesweep
+// radix sort (keys only and key-value pairs, 32- and 64-bit keys), distinct of float keys
+// (key transforms, sort with indices, heads under numeric or bitwise equality, scan, scatter,
+// counts, inverse) and argsort of float keys (numeric classes, then the pair sort), launched in the same sequence as crates/gpu-primitives/src/cuda.rs, over
+// sizes around tile boundaries, against std references. Logic only: blocks run one at a time
+// here.
 #include "sim/cuda_sim.hpp"
 #include "sim/check.hpp"
 #include "primitives.cu"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 
 static const unsigned BLOCK = 256;
@@ -98,6 +103,158 @@ static void check_sort(u64 n, K key_mask, bool with_vals, std::mt19937_64& rng) 
     }
 }
 
+// Float keys as their bits: F is float or double, K the same-width unsigned integer.
+template <class F, class K>
+static F as_float(K bits) {
+    F f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+// Keys of both zero signs, NaNs of both signs and several payloads, infinities and numbers.
+template <class F, class K>
+static std::vector<K> signed_float_keys(u64 n, std::mt19937_64& rng) {
+    const int sh = sizeof(K) * 8 - 32;  // the f32 patterns, widened into the top bits
+    const u32 pat[] = {0x00000000u, 0x80000000u, 0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FFFFFFFu,
+                       0xFF800001u, 0xFFFFFFFFu, 0x7F800000u, 0xFF800000u, 0x3F800000u, 0xBF800000u};
+    std::vector<K> keys(n);
+    for (auto& k : keys) {
+        const u64 r = rng();
+        if (r % 4 == 0) {
+            // a number from a small set, so that values repeat
+            F f = (F)((int)(r >> 8) % 7 - 3) * (F)0.5;
+            std::memcpy(&k, &f, sizeof k);
+        } else {
+            k = (K)((K)pat[(r >> 8) % 12] << sh);
+            // f64-only payload bits (on a zero or an infinity: a subnormal or a NaN, more keys)
+            if (sizeof(K) == 8 && (r >> 20) % 2) k |= 1;
+        }
+    }
+    return keys;
+}
+
+// distinct of float keys, the kernel sequence of cuda.rs (distinct_gpu: sort with indices,
+// then distinct_sorted), against a reference written with float comparisons: numeric equality
+// is a == b || both NaN; bitwise is equal bits; the representative of a group is its first key
+// in the sorted (total) order.
+template <class F, class K>
+static void check_distinct_float(u64 n, bool numeric, std::mt19937_64& rng) {
+    std::vector<K> keys = signed_float_keys<F, K>(n, rng);
+    const std::vector<K> input = keys;
+    const unsigned g = grid_stride_blocks(n);
+    const u32 kind = 2;
+    auto transform = [&](std::vector<K>& v, u64 m, u32 inverse) {
+        warpath_sim::launch(grid_stride_blocks(m), BLOCK, 0, [&] {
+            if constexpr (sizeof(K) == 4) key_transform_w32(v.data(), m, kind, 0, inverse);
+            else key_transform_w64(v.data(), m, kind, 0, inverse);
+        });
+    };
+    // sort: transform, Onesweep with indices, transform back (cuda::sort)
+    std::vector<u32> perm(n);
+    warpath_sim::launch(g, BLOCK, 0, [&] { iota_u32_prim(perm.data(), n); });
+    transform(keys, n, 0);
+    gpu_sort<K, u32>(keys, &perm);
+    transform(keys, n, 1);
+    // distinct_sorted: ordered copy, heads, exclusive scan, scatter, counts, inverse
+    std::vector<K> ord = keys;
+    transform(ord, n, 0);
+    std::vector<unsigned char> heads(n, 0xAA);
+    std::vector<u32> unsorted(1, 0);
+    const u32 nf = numeric ? 1 : 0;
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4) mark_heads_w32(ord.data(), n, nf, heads.data(), unsorted.data());
+        else mark_heads_w64(ord.data(), n, nf, heads.data(), unsorted.data());
+    });
+    SIM_CHECK(unsorted[0] == 0, "distinct: sorted keys flagged unsorted n=%llu", n);
+    const u64 tiles = (n + SCAN_TILE_N - 1) / SCAN_TILE_N;
+    std::vector<u64> pos(n), agg(tiles, 0), incl(tiles, 0), counter(1, 0);
+    std::vector<u32> flags(tiles, 0);
+    warpath_sim::launch((unsigned)tiles, BLOCK, 0, [&] {
+        scan_flags_u64(heads.data(), pos.data(), n, 0, flags.data(), agg.data(), incl.data(), counter.data());
+    });
+    std::vector<K> values(n, 0);
+    std::vector<u64> starts(n, 0), counts(n, 0), m(1, 0);
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4)
+            distinct_scatter_w32(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
+        else
+            distinct_scatter_w64(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
+    });
+    warpath_sim::launch(g, BLOCK, 0, [&] { distinct_counts(starts.data(), counts.data(), m.data(), n); });
+    std::vector<u32> inverse(n, 0xFFFFFFFFu);
+    warpath_sim::launch(g, BLOCK, 0, [&] { distinct_inverse(heads.data(), pos.data(), perm.data(), n, inverse.data()); });
+    transform(values, m[0], 1);
+
+    // the reference
+    auto less = [](K a, K b) {  // the total order: numbers, then +NaN by payload, then -NaN
+        const F x = as_float<F>(a), y = as_float<F>(b);
+        const bool nx = std::isnan(x), ny = std::isnan(y);
+        if (nx != ny) return ny;
+        if (!nx) {
+            if (x != y) return x < y;
+            return std::signbit(x) && !std::signbit(y);
+        }
+        const bool sx = std::signbit(x), sy = std::signbit(y);
+        if (sx != sy) return sy;
+        return sx ? a > b : a < b;
+    };
+    auto same = [&](K a, K b) {
+        if (!numeric) return a == b;
+        const F x = as_float<F>(a), y = as_float<F>(b);
+        return x == y || (std::isnan(x) && std::isnan(y));
+    };
+    std::vector<K> sorted = input;
+    std::stable_sort(sorted.begin(), sorted.end(), less);
+    for (u64 i = 0; i < n; ++i) SIM_CHECK(keys[i] == sorted[i], "float sort n=%llu i=%llu", n, i);
+    std::vector<K> ref_values;
+    std::vector<u64> ref_counts;
+    for (K k : sorted) {
+        if (!ref_values.empty() && same(ref_values.back(), k)) {
+            ref_counts.back()++;
+        } else {
+            ref_values.push_back(k);
+            ref_counts.push_back(1);
+        }
+    }
+    SIM_CHECK(m[0] == ref_values.size(), "distinct n=%llu numeric=%d: %llu groups, expected %zu", n, (int)numeric,
+              m[0], ref_values.size());
+    for (u64 j = 0; j < m[0]; ++j) {
+        SIM_CHECK(values[j] == ref_values[j], "distinct value n=%llu j=%llu", n, j);
+        SIM_CHECK(counts[j] == ref_counts[j], "distinct count n=%llu j=%llu", n, j);
+    }
+    for (u64 i = 0; i < n; ++i) {
+        SIM_CHECK(inverse[i] < m[0] && same(values[inverse[i]], input[i]), "distinct inverse n=%llu i=%llu", n, i);
+    }
+}
+
+// argsort of float keys as numpy's argsort(kind="stable") (cuda.rs: float_classes on a copy,
+// then the Onesweep pair sort with indices): keys equal as numbers keep their index order.
+template <class F, class K>
+static void check_argsort_float(u64 n, std::mt19937_64& rng) {
+    const std::vector<K> input = signed_float_keys<F, K>(n, rng);
+    std::vector<K> keys = input;
+    const unsigned g = grid_stride_blocks(n);
+    std::vector<u32> perm(n);
+    warpath_sim::launch(g, BLOCK, 0, [&] { iota_u32_prim(perm.data(), n); });
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4) float_classes_w32(keys.data(), n);
+        else float_classes_w64(keys.data(), n);
+    });
+    warpath_sim::launch(g, BLOCK, 0, [&] {
+        if constexpr (sizeof(K) == 4) key_transform_w32(keys.data(), n, 2, 0, 0);
+        else key_transform_w64(keys.data(), n, 2, 0, 0);
+    });
+    gpu_sort<K, u32>(keys, &perm);
+    std::vector<u32> expect(n);
+    for (u64 i = 0; i < n; ++i) expect[i] = (u32)i;
+    std::stable_sort(expect.begin(), expect.end(), [&](u32 i, u32 j) {
+        const F x = as_float<F>(input[i]), y = as_float<F>(input[j]);
+        if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+        return x < y;
+    });
+    for (u64 i = 0; i < n; ++i) SIM_CHECK(perm[i] == expect[i], "float argsort n=%llu i=%llu", n, i);
+}
+
 int main() {
     std::mt19937_64 rng(42);
     for (u64 n : {1ull, 31ull, 256ull, 2047ull, 2048ull, 2049ull, 3 * 2048ull + 17, 10007ull}) {
@@ -113,5 +270,17 @@ int main() {
         check_sort<u64, u64>(n, 0xFF000000000000FFull, true, rng);
     }
     std::printf("radix sort: ok\n");
+    for (u64 n : {1ull, 2ull, 255ull, 256ull, 257ull, 2049ull, 4097ull}) {
+        for (bool numeric : {true, false}) {
+            check_distinct_float<float, u32>(n, numeric, rng);
+            check_distinct_float<double, u64>(n, numeric, rng);
+        }
+    }
+    std::printf("float distinct (numeric and bitwise equality): ok\n");
+    for (u64 n : {1ull, 2ull, 257ull, 3073ull, 4097ull}) {
+        check_argsort_float<float, u32>(n, rng);
+        check_argsort_float<double, u64>(n, rng);
+    }
+    std::printf("float argsort (numpy's stable order): ok\n");
     return 0;
 }

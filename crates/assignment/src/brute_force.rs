@@ -19,15 +19,20 @@ const PARALLEL_FROM: usize = 9;
 /// errors of the differential updates cannot accumulate over billions of steps.
 const RESYNC: u32 = 1 << 12;
 
+/// Sums of integers below this (2^53) are exact in `f64`.
+const EXACT_SUM: f64 = 9_007_199_254_740_992.0;
+
 /// Solves the linear assignment problem by trying every permutation of the columns (Heap's
 /// algorithm) and keeping the best; the plainest possible oracle for the other solvers.
 ///
 /// Heap's algorithm changes one transposition per step, so the score is updated from the two
 /// swapped positions (differential scoring, `O(1)` per permutation instead of `O(n)`).
 /// Forbidden pairs are counted separately from the finite sum, so a permutation with fewer
-/// forbidden pairs always wins and no `inf - inf` arises. For floats the running sum is
-/// recomputed every 4096 steps and the winner's cost exactly at the end. Ties are broken by
-/// Heap's order (the first best permutation found wins).
+/// forbidden pairs always wins and no `inf - inf` arises. Unless the entries are integers whose
+/// sums are exact, the running sum carries a bound on its rounding error: it is recomputed
+/// every 4096 steps, and every permutation that may beat the best within that bound is scored
+/// from scratch, so entries of very different magnitudes (`1e300` next to `1`) cannot make it
+/// miss the optimum. Ties are broken by Heap's order (the first best permutation found wins).
 ///
 /// For an `r x c` matrix the larger dimension `n = max(r, c)` is permuted; `n > 13` is
 /// refused. From `n = 9` the choices of the first row are searched on all cores (rayon).
@@ -141,6 +146,12 @@ impl Score {
         self.forbidden < other.forbidden
             || (self.forbidden == other.forbidden && self.sum < other.sum)
     }
+
+    /// Whether a score whose sum may be off by up to `drift` could be better than `other`.
+    fn may_beat(self, other: Score, drift: f64) -> bool {
+        self.forbidden < other.forbidden
+            || (self.forbidden == other.forbidden && self.sum - drift < other.sum)
+    }
 }
 
 /// Searches the internal problem; `x[i]` for each row. Errors with `Infeasible` when every
@@ -198,7 +209,16 @@ fn search(p: &Problem<'_>, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<us
     let mut best = (cur, perm.clone());
     let mut counters = vec![0usize; m];
     let mut since_sync = 0u32;
-    let exact = p.integral;
+    // Integer sums below 2^53 are exact; otherwise `drift` bounds how far the running sum may
+    // be from the permutation's own sum (`score_of`, which the result reports), and any
+    // permutation that may beat the best is rescored exactly. With entries of very different
+    // magnitudes (1e300 next to 1), the running sum loses the small ones entirely and the
+    // bound makes the search rescore instead of trusting it.
+    let magnitude = p.min.abs().max(p.max.abs());
+    let exact = p.integral && magnitude * (n as f64) < EXACT_SUM;
+    // each update rounds four times, within eps of at most (4 + n) times the largest entry
+    let step_error = 2.0 * f64::EPSILON * (4.0 + n as f64) * magnitude;
+    let mut drift = 0.0f64;
     let mut k = 1;
     while k < m {
         if counters[k] < k {
@@ -215,18 +235,24 @@ fn search(p: &Problem<'_>, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<us
             perm.swap(a, b);
             cur.forbidden += fa2 + fb2 - fa - fb;
             cur.sum += (ca2 + cb2) - (ca + cb);
-            since_sync += 1;
-            if !exact && since_sync >= RESYNC {
-                cur = score_of(p, &perm);
-                since_sync = 0;
+            if !exact {
+                drift += step_error;
+                since_sync += 1;
+                if since_sync >= RESYNC {
+                    cur = score_of(p, &perm);
+                    since_sync = 0;
+                    drift = 0.0;
+                }
             }
-            if cur.better_than(best.0) {
+            if cur.may_beat(best.0, drift) {
                 let exact_score = score_of(p, &perm);
                 if exact_score.better_than(best.0) {
                     best.0 = exact_score;
                     best.1.copy_from_slice(&perm);
                 }
                 cur = exact_score;
+                drift = 0.0;
+                since_sync = 0;
             }
             counters[k] += 1;
             k = 1;
@@ -249,11 +275,17 @@ mod tests {
     fn permutation_search_agrees_with_heap() {
         for seed in 0..20u64 {
             let (r, k) = (1 + (seed as usize % 7), 1 + (seed as usize * 3 % 7));
-            let mut c = exp_matrix(r, k, seed);
-            if seed % 3 == 0 {
-                c[[0, 0]] = f64::INFINITY;
-            }
+            let c = exp_matrix(r, k, seed);
             for sense in [Sense::Minimize, Sense::Maximize] {
+                let mut c = c.clone();
+                if seed % 3 == 0 {
+                    // the forbidding infinity of the sense
+                    c[[0, 0]] = if sense == Sense::Minimize {
+                        f64::INFINITY
+                    } else {
+                        f64::NEG_INFINITY
+                    };
+                }
                 let p = Problem::new(c.view(), sense).unwrap();
                 let heap = solve(&p).map(|x| p.finish(&x, None).unwrap().cost);
                 let search = solve_search(&p, Exec::Cpu).map(|x| p.finish(&x, None).unwrap().cost);

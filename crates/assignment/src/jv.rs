@@ -28,9 +28,11 @@ const INF: f64 = f64::INFINITY;
 /// copy of the matrix plus `O(m)` per augmentation, allocated once.
 ///
 /// # Errors
-/// [`AssignmentError::InvalidCost`] for `NaN`/`-inf`, [`AssignmentError::CostOutOfRange`] for
-/// integers beyond 2^53, [`AssignmentError::Infeasible`] when forbidden pairs (`+inf`/`None`)
-/// leave no complete assignment.
+/// [`AssignmentError::InvalidCost`] for `NaN` and the infinity that would always be optimal
+/// (`-inf` minimising, `+inf` maximising), [`AssignmentError::CostOutOfRange`] for integers
+/// beyond 2^53, [`AssignmentError::Infeasible`] when forbidden pairs (`+inf` minimising,
+/// `-inf` maximising, `None`) leave no complete assignment, [`AssignmentError::CostOverflow`]
+/// when the optimal total is beyond `f64` (the crate README has the rules).
 ///
 /// # Examples
 /// ```

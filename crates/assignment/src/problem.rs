@@ -19,21 +19,40 @@ mod sealed {
 pub enum CostClass {
     /// An allowed pair with this cost.
     Finite(f64),
-    /// A forbidden pair (`+inf`, or `None` in the integer API).
+    /// A forbidden pair: the infinity that can never be optimal (`+inf` when minimising, `-inf`
+    /// when maximising), or `None` in the integer API.
     Forbidden,
-    /// An invalid entry (`NaN` or `-inf`).
-    Invalid,
+    /// An invalid entry: `NaN`, or the infinity that would always be optimal (`-inf` when
+    /// minimising, `+inf` when maximising); the reason says which.
+    Invalid(&'static str),
     /// An integer too large to be represented exactly as `f64` (|v| > 2^53).
     OutOfRange,
 }
 
+/// Why an entry is [`CostClass::Invalid`].
+const NAN_REASON: &str = "NaN is not a cost";
+const MINUS_INF_REASON: &str =
+    "-inf is invalid when minimising (+inf forbids a pair; scipy's rule)";
+const PLUS_INF_REASON: &str = "+inf is invalid when maximising (-inf forbids a pair; scipy's rule)";
+
 /// The element types a cost matrix may hold: `f64`, `f32`, `i64` and `Option<i64>` (where
 /// `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
 ///
-/// For floats, `+inf` forbids a pair and `NaN` or `-inf` is an error, whatever the [`Sense`].
+/// Floats follow scipy's `linear_sum_assignment`, which maximises by minimising the negated
+/// matrix: when minimising `+inf` forbids a pair and `-inf` is an error; when maximising `-inf`
+/// forbids a pair and `+inf` is an error; `NaN` is always an error.
 pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
-    /// Classifies one entry.
-    fn classify_cost(self) -> CostClass;
+    /// Classifies one entry of a problem solved in direction `sense`.
+    ///
+    /// # Examples
+    /// ```
+    /// use assignment::{Cost, CostClass, Sense};
+    /// assert_eq!(f64::INFINITY.classify_cost(Sense::Minimize), CostClass::Forbidden);
+    /// assert_eq!(f64::NEG_INFINITY.classify_cost(Sense::Maximize), CostClass::Forbidden);
+    /// assert!(matches!(f64::INFINITY.classify_cost(Sense::Maximize), CostClass::Invalid(_)));
+    /// assert_eq!(None::<i64>.classify_cost(Sense::Maximize), CostClass::Forbidden);
+    /// ```
+    fn classify_cost(self, sense: Sense) -> CostClass;
     /// The entry widened to `f64` as is (`NaN` and infinities included) for the floating-point
     /// types, whose validation then runs as one vectorised pass; `None` for the integer types.
     #[doc(hidden)]
@@ -58,14 +77,26 @@ impl Cost for f64 {
     fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
         Some(s)
     }
-    fn classify_cost(self) -> CostClass {
+    fn classify_cost(self, sense: Sense) -> CostClass {
         if self.is_finite() {
             CostClass::Finite(self)
-        } else if self == f64::INFINITY {
+        } else if self.is_nan() {
+            CostClass::Invalid(NAN_REASON)
+        } else if self == forbidden_infinity(sense) {
             CostClass::Forbidden
+        } else if sense == Sense::Minimize {
+            CostClass::Invalid(MINUS_INF_REASON)
         } else {
-            CostClass::Invalid
+            CostClass::Invalid(PLUS_INF_REASON)
         }
+    }
+}
+
+/// The infinity that forbids a pair: `+inf` when minimising, `-inf` when maximising.
+fn forbidden_infinity(sense: Sense) -> f64 {
+    match sense {
+        Sense::Minimize => f64::INFINITY,
+        Sense::Maximize => f64::NEG_INFINITY,
     }
 }
 
@@ -74,13 +105,13 @@ impl Cost for f32 {
     fn raw_float(self) -> Option<f64> {
         Some(self as f64)
     }
-    fn classify_cost(self) -> CostClass {
-        Cost::classify_cost(self as f64)
+    fn classify_cost(self, sense: Sense) -> CostClass {
+        Cost::classify_cost(self as f64, sense)
     }
 }
 
 impl Cost for i64 {
-    fn classify_cost(self) -> CostClass {
+    fn classify_cost(self, _sense: Sense) -> CostClass {
         let f = self as f64;
         if f.abs() > EXACT_INT {
             CostClass::OutOfRange
@@ -91,9 +122,9 @@ impl Cost for i64 {
 }
 
 impl Cost for Option<i64> {
-    fn classify_cost(self) -> CostClass {
+    fn classify_cost(self, sense: Sense) -> CostClass {
         match self {
-            Some(v) => v.classify_cost(),
+            Some(v) => v.classify_cost(sense),
             None => CostClass::Forbidden,
         }
     }
@@ -103,7 +134,8 @@ impl Cost for Option<i64> {
 pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
 
 /// The validated problem: a row-major `nr x nc` minimisation with `nr <= nc` (the input
-/// transposed if it had more rows than columns, negated if maximising), `+inf` = forbidden.
+/// transposed if it had more rows than columns, negated if maximising, scaled by `2^-scale_exp`
+/// if its entries are so large that sums could overflow), `+inf` = forbidden.
 #[derive(Debug, Clone)]
 pub(crate) struct Problem<'a> {
     pub(crate) nr: usize,
@@ -118,6 +150,13 @@ pub(crate) struct Problem<'a> {
     /// Smallest and largest finite entry (0, 0 when there is none).
     pub(crate) min: f64,
     pub(crate) max: f64,
+    /// The internal matrix is the caller's times `2^-scale_exp` (0 unless the entries are huge).
+    pub(crate) scale_exp: i32,
+}
+
+/// `2^e` for `|e| <= 1022` (exact).
+fn pow2(e: i32) -> f64 {
+    2f64.powi(e)
 }
 
 impl<'a> Problem<'a> {
@@ -139,15 +178,15 @@ impl<'a> Problem<'a> {
         } else {
             None
         };
-        let (c, st): (Cow<'a, [f64]>, Stats) = if let Some(slice) = borrowed {
-            let (bad, st) = float_stats(slice, false);
+        let (mut c, st): (Cow<'a, [f64]>, Stats) = if let Some(slice) = borrowed {
+            let (bad, st) = float_stats(slice, sense);
             if bad {
-                return Err(first_invalid(costs));
+                return Err(first_invalid(costs, sense));
             }
             (Cow::Borrowed(slice), st)
         } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
             let mut c = vec![0.0f64; nr * nc];
-            let st = float_fill(costs, transposed, negated, &mut c)?;
+            let st = float_fill(costs, transposed, sense, &mut c)?;
             (Cow::Owned(c), st)
         } else {
             let mut c = vec![0.0f64; nr * nc];
@@ -159,19 +198,19 @@ impl<'a> Problem<'a> {
             for (r, line) in costs.outer_iter().enumerate() {
                 if transposed {
                     for (k, &v) in line.iter().enumerate() {
-                        c[k * nc + r] = convert(v, r, k, negated, &mut st)?;
+                        c[k * nc + r] = convert(v, r, k, sense, &mut st)?;
                     }
                 } else {
                     let dst = &mut c[r * nc..(r + 1) * nc];
                     for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
-                        *d = convert(v, r, k, negated, &mut st)?;
+                        *d = convert(v, r, k, sense, &mut st)?;
                     }
                 }
             }
             (Cow::Owned(c), st)
         };
         let Stats {
-            integral,
+            mut integral,
             mut min,
             mut max,
         } = st;
@@ -179,17 +218,25 @@ impl<'a> Problem<'a> {
             min = 0.0;
             max = 0.0;
         }
-        // Sums of up to 2n entries and potentials must stay finite.
-        let bound = max.abs().max(min.abs()) * 4.0 * (nc as f64 + 1.0);
-        if !bound.is_finite() {
-            return Err(AssignmentError::CostOutOfRange {
-                row: 0,
-                col: 0,
-                value: format!(
-                    "entries up to {:e} overflow sums over {nc} pairs",
-                    max.abs().max(min.abs())
-                ),
-            });
+        // Sums of up to 2n entries and the potentials must stay finite: if they could
+        // overflow, the matrix is scaled by the smallest power of two that keeps them finite.
+        // That is exact (the solvers' decisions and the cost are those of the caller's matrix)
+        // except for entries that become subnormal, below 2^-1022 times the scale, which are
+        // negligible next to the largest ones anyway.
+        let magnitude = max.abs().max(min.abs());
+        let growth = 4.0 * (nc as f64 + 1.0);
+        let mut scale_exp = 0;
+        while !(magnitude * pow2(-scale_exp) * growth).is_finite() {
+            scale_exp += 1;
+        }
+        if scale_exp > 0 {
+            let f = pow2(-scale_exp);
+            c.to_mut().iter_mut().for_each(|x| *x *= f);
+            min *= f;
+            max *= f;
+            // (huge floats are integers, but the scaled small ones may not be; the integer
+            // fast paths need magnitudes far below these anyway)
+            integral = false;
         }
         Ok(Problem {
             nr,
@@ -200,6 +247,7 @@ impl<'a> Problem<'a> {
             integral,
             min,
             max,
+            scale_exp,
         })
     }
 
@@ -216,9 +264,11 @@ impl<'a> Problem<'a> {
     }
 
     /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
-    /// back to the caller's orientation and sense.
+    /// back to the caller's orientation, sense and scale.
     ///
-    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair.
+    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair and
+    /// [`AssignmentError::CostOverflow`] when its total cost is beyond `f64`. Duals that are
+    /// not representable at the caller's scale are dropped (`None`).
     pub(crate) fn finish(
         &self,
         x: &[usize],
@@ -233,11 +283,31 @@ impl<'a> Problem<'a> {
             }
             internal_cost += v;
         }
-        let cost = if self.negated {
-            -internal_cost
-        } else {
-            internal_cost
-        };
+        let unscale = pow2(self.scale_exp);
+        let total = internal_cost * unscale;
+        if !total.is_finite() {
+            return Err(AssignmentError::CostOverflow {
+                total: format!(
+                    "{:e} x 2^{}",
+                    if self.negated {
+                        -internal_cost
+                    } else {
+                        internal_cost
+                    },
+                    self.scale_exp
+                ),
+            });
+        }
+        let cost = if self.negated { -total } else { total };
+        let duals = duals.and_then(|(mut u, mut v)| {
+            if self.scale_exp > 0 {
+                u.iter_mut().chain(v.iter_mut()).for_each(|t| *t *= unscale);
+                if !u.iter().chain(&v).all(|t| t.is_finite()) {
+                    return None;
+                }
+            }
+            Some((u, v))
+        });
         let row_to_col = if self.transposed {
             let mut out = vec![None; self.nc];
             for (i, &j) in x.iter().enumerate() {
@@ -267,12 +337,13 @@ impl<'a> Problem<'a> {
 }
 
 /// The float fast path: copy (transposing if needed), then one branch-free pass that flags
-/// `NaN`/`-inf`, collects the statistics and negates the finite entries when maximising. Only
-/// when an entry is invalid is the input searched again, for the error's position.
+/// invalid entries (`NaN` and the wrong infinity for `sense`), collects the statistics and
+/// negates the entries when maximising (so `-inf` becomes the internal `+inf`, forbidden).
+/// Only when an entry is invalid is the input searched again, for the error's position.
 fn float_fill<T: Cost>(
     costs: ArrayView2<'_, T>,
     transposed: bool,
-    negated: bool,
+    sense: Sense,
     c: &mut [f64],
 ) -> Result<Stats, AssignmentError> {
     let wide = |v: T| v.raw_float().unwrap_or(f64::NAN);
@@ -294,30 +365,28 @@ fn float_fill<T: Cost>(
             }
         }
     }
-    let (bad, st) = float_stats(c, negated);
+    let (bad, st) = float_stats(c, sense);
     if bad {
-        return Err(first_invalid(costs));
+        return Err(first_invalid(costs, sense));
     }
-    if negated {
-        for x in c.iter_mut() {
-            if *x != f64::INFINITY {
-                *x = -*x;
-            }
-        }
+    if sense == Sense::Maximize {
+        c.iter_mut().for_each(|x| *x = -*x);
     }
     Ok(st)
 }
 
-/// One branch-free (vectorisable) pass over raw float entries: whether any is `NaN`/`-inf`,
-/// and the statistics of the finite ones after negation when `negated`.
-fn float_stats(c: &[f64], negated: bool) -> (bool, Stats) {
+/// One branch-free (vectorisable) pass over raw float entries: whether any is invalid for
+/// `sense` (`NaN`, `-inf` when minimising, `+inf` when maximising), and the statistics of the
+/// finite ones after negation when maximising.
+fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
     const TWO52: f64 = 4_503_599_627_370_496.0;
     let (mut bad, mut integral) = (false, true);
     let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    let sign = if negated { -1.0 } else { 1.0 };
+    let sign = if sense == Sense::Maximize { -1.0 } else { 1.0 };
+    let forbidden = forbidden_infinity(sense);
     for &v in c {
-        bad |= v.is_nan() | (v == f64::NEG_INFINITY);
-        let finite = v != f64::INFINITY;
+        bad |= v.is_nan() | (v == -forbidden);
+        let finite = v != forbidden;
         let a = v.abs();
         // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
         integral &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
@@ -328,22 +397,19 @@ fn float_stats(c: &[f64], negated: bool) -> (bool, Stats) {
     (bad, Stats { integral, min, max })
 }
 
-/// The error for the first `NaN`/`-inf` entry (in the caller's row-major order).
-fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>) -> AssignmentError {
+/// The error for the first invalid entry (in the caller's row-major order).
+fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> AssignmentError {
     for ((r, k), &v) in costs.indexed_iter() {
-        if v.classify_cost() == CostClass::Invalid {
+        if let CostClass::Invalid(reason) = v.classify_cost(sense) {
             return AssignmentError::InvalidCost {
                 row: r,
                 col: k,
                 value: format!("{v:?}"),
+                reason,
             };
         }
     }
-    AssignmentError::InvalidCost {
-        row: 0,
-        col: 0,
-        value: "NaN".into(),
-    }
+    unreachable!("called only when an entry is invalid")
 }
 
 /// Running facts about the finite entries.
@@ -359,22 +425,23 @@ fn convert<T: Cost>(
     v: T,
     r: usize,
     k: usize,
-    negated: bool,
+    sense: Sense,
     st: &mut Stats,
 ) -> Result<f64, AssignmentError> {
-    match v.classify_cost() {
+    match v.classify_cost(sense) {
         CostClass::Finite(x) => {
-            let x = if negated { -x } else { x };
+            let x = if sense == Sense::Maximize { -x } else { x };
             st.integral &= x == x.trunc();
             st.min = st.min.min(x);
             st.max = st.max.max(x);
             Ok(x)
         }
         CostClass::Forbidden => Ok(f64::INFINITY),
-        CostClass::Invalid => Err(AssignmentError::InvalidCost {
+        CostClass::Invalid(reason) => Err(AssignmentError::InvalidCost {
             row: r,
             col: k,
             value: format!("{v:?}"),
+            reason,
         }),
         CostClass::OutOfRange => Err(AssignmentError::CostOutOfRange {
             row: r,
@@ -401,13 +468,69 @@ mod tests {
     }
 
     #[test]
-    fn classifies_entries() {
-        assert_eq!(f64::NAN.classify_cost(), CostClass::Invalid);
-        assert_eq!(f64::NEG_INFINITY.classify_cost(), CostClass::Invalid);
-        assert_eq!(f64::INFINITY.classify_cost(), CostClass::Forbidden);
-        assert_eq!(f32::INFINITY.classify_cost(), CostClass::Forbidden);
-        assert_eq!(None::<i64>.classify_cost(), CostClass::Forbidden);
-        assert_eq!(Some(3i64).classify_cost(), CostClass::Finite(3.0));
-        assert_eq!(i64::MAX.classify_cost(), CostClass::OutOfRange);
+    fn classifies_entries_as_scipy_does() {
+        use Sense::{Maximize, Minimize};
+        for sense in [Minimize, Maximize] {
+            assert_eq!(
+                f64::NAN.classify_cost(sense),
+                CostClass::Invalid(NAN_REASON)
+            );
+            assert_eq!(None::<i64>.classify_cost(sense), CostClass::Forbidden);
+            assert_eq!(Some(3i64).classify_cost(sense), CostClass::Finite(3.0));
+            assert_eq!(i64::MAX.classify_cost(sense), CostClass::OutOfRange);
+        }
+        let minus = CostClass::Invalid(MINUS_INF_REASON);
+        let plus = CostClass::Invalid(PLUS_INF_REASON);
+        assert_eq!(f64::NEG_INFINITY.classify_cost(Minimize), minus);
+        assert_eq!(f64::INFINITY.classify_cost(Minimize), CostClass::Forbidden);
+        assert_eq!(f32::INFINITY.classify_cost(Minimize), CostClass::Forbidden);
+        assert_eq!(f64::INFINITY.classify_cost(Maximize), plus);
+        assert_eq!(
+            f64::NEG_INFINITY.classify_cost(Maximize),
+            CostClass::Forbidden
+        );
+        assert_eq!(
+            f32::NEG_INFINITY.classify_cost(Maximize),
+            CostClass::Forbidden
+        );
+    }
+
+    #[test]
+    fn maximising_turns_minus_infinity_into_the_internal_forbidden_value() {
+        let a = array![[1.0, f64::NEG_INFINITY], [3.0, 4.0]];
+        let p = Problem::new(a.view(), Sense::Maximize).unwrap();
+        assert_eq!(p.row(0), &[-1.0, f64::INFINITY]);
+        assert_eq!((p.min, p.max), (-4.0, -1.0));
+        let a = array![[1.0, f64::INFINITY]];
+        assert!(matches!(
+            Problem::new(a.view(), Sense::Maximize),
+            Err(AssignmentError::InvalidCost { row: 0, col: 1, reason, .. }) if reason == PLUS_INF_REASON
+        ));
+        // the integer path
+        let a = array![[Some(1i64), None]];
+        let p = Problem::new(a.view(), Sense::Maximize).unwrap();
+        assert_eq!(p.row(0), &[-1.0, f64::INFINITY]);
+    }
+
+    #[test]
+    fn huge_entries_are_scaled_by_a_power_of_two() {
+        let a = array![[1e308, -1e308, 3.0], [f64::MAX, 0.5, 1e-300]];
+        let p = Problem::new(a.view(), Sense::Minimize).unwrap();
+        assert!(p.scale_exp > 0 && !p.integral);
+        let f = pow2(-p.scale_exp);
+        assert_eq!(p.row(0), &[1e308 * f, -1e308 * f, 3.0 * f]);
+        assert_eq!(p.row(1)[2], 1e-300 * f);
+        assert!((p.max.abs().max(p.min.abs()) * 4.0 * 4.0).is_finite());
+        assert!(
+            !(p.max.abs() * 2.0 * 4.0 * 4.0).is_finite(),
+            "the smallest such power"
+        );
+        let small = array![[1e300, 2.0]];
+        assert_eq!(
+            Problem::new(small.view(), Sense::Minimize)
+                .unwrap()
+                .scale_exp,
+            0
+        );
     }
 }

@@ -23,7 +23,8 @@ pub struct Assignment {
     /// Total cost of the assigned pairs, in the input's units (summed as `f64`).
     pub cost: f64,
     /// Dual potentials proving optimality, from the exact solvers that maintain them
-    /// (Hungarian, Jonker–Volgenant); `None` otherwise.
+    /// (Hungarian, Jonker–Volgenant); `None` otherwise, and when they are beyond `f64` at the
+    /// caller's scale (entries near `f64::MAX`).
     pub duals: Option<Duals>,
 }
 
@@ -77,10 +78,10 @@ impl Assignment {
 /// Why a problem could not be solved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AssignmentError {
-    /// An entry is `NaN` or `-inf`.
-    #[error(
-        "invalid cost {value} at ({row}, {col}): NaN and -inf are not allowed (+inf forbids a pair)"
-    )]
+    /// An entry is `NaN`, or the infinity that would always be optimal: `-inf` when
+    /// minimising, `+inf` when maximising (scipy's `linear_sum_assignment` rules: the other
+    /// infinity forbids a pair).
+    #[error("invalid cost {value} at ({row}, {col}): {reason}")]
     InvalidCost {
         /// Row of the entry.
         row: usize,
@@ -88,9 +89,10 @@ pub enum AssignmentError {
         col: usize,
         /// The entry as written.
         value: String,
+        /// Why it is invalid, and which infinity forbids a pair instead.
+        reason: &'static str,
     },
-    /// An entry cannot be handled exactly (an integer beyond 2^53, or floats so large that
-    /// sums over a full assignment overflow).
+    /// An entry cannot be handled exactly: an integer beyond 2^53.
     #[error("cost {value} at ({row}, {col}) is out of the supported range")]
     CostOutOfRange {
         /// Row of the entry.
@@ -100,9 +102,17 @@ pub enum AssignmentError {
         /// The entry as written, or a description.
         value: String,
     },
-    /// No complete assignment avoids the forbidden pairs.
+    /// No complete assignment avoids the forbidden pairs (scipy's "cost matrix is
+    /// infeasible").
     #[error("cost matrix is infeasible: no complete assignment avoids the forbidden pairs")]
     Infeasible,
+    /// The optimal assignment was found, but its total cost is beyond the range of `f64`
+    /// (every entry is finite, their sum is not).
+    #[error("the optimal total cost overflows f64: {total}")]
+    CostOverflow {
+        /// The total as a scaled value, `m x 2^e`.
+        total: String,
+    },
     /// A heuristic (greedy, random) got stuck on forbidden pairs, although a complete
     /// assignment may exist; use an exact solver.
     #[error(

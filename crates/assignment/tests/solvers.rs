@@ -231,41 +231,304 @@ fn integer_api_forbids_with_none() {
     );
 }
 
+fn all_solvers() -> [Solver; 6] {
+    [
+        Solver::BruteForce,
+        Solver::Greedy,
+        Solver::Random { seed: 1 },
+        Solver::Hungarian,
+        Solver::JonkerVolgenant,
+        Solver::Auction,
+    ]
+}
+
+/// scipy's rules: NaN is always invalid; minimising, -inf is invalid (+inf forbids); maximising,
+/// +inf is invalid (-inf forbids). The error names the entry and the reason.
 #[test]
-fn nan_and_negative_infinity_are_errors() {
-    for bad in [f64::NAN, f64::NEG_INFINITY] {
+fn invalid_entries_follow_scipy() {
+    for (bad, sense) in [
+        (f64::NAN, Sense::Minimize),
+        (f64::NAN, Sense::Maximize),
+        (f64::NEG_INFINITY, Sense::Minimize),
+        (f64::INFINITY, Sense::Maximize),
+    ] {
         let c = array![[1.0, 2.0], [3.0, bad]];
-        for s in [
-            Solver::BruteForce,
-            Solver::Greedy,
-            Solver::Random { seed: 1 },
-            Solver::Hungarian,
-            Solver::JonkerVolgenant,
-            Solver::Auction,
-        ] {
-            for sense in [Sense::Minimize, Sense::Maximize] {
-                match solve(c.view(), s, sense, Exec::Cpu) {
-                    Err(AssignmentError::InvalidCost { row: 1, col: 1, .. }) => {}
-                    other => panic!("{s:?}: {other:?}"),
+        for s in all_solvers() {
+            match solve(c.view(), s, sense, Exec::Cpu) {
+                Err(e @ AssignmentError::InvalidCost { row: 1, col: 1, .. }) => {
+                    let msg = e.to_string();
+                    let expected = if bad.is_nan() {
+                        "NaN"
+                    } else if sense == Sense::Minimize {
+                        "-inf is invalid when minimising (+inf forbids"
+                    } else {
+                        "+inf is invalid when maximising (-inf forbids"
+                    };
+                    assert!(msg.contains(expected), "{msg}");
                 }
+                other => panic!("{s:?} {sense:?} {bad}: {other:?}"),
             }
         }
+        // f32 and the batch take the same path
+        let c32 = c.mapv(|v| v as f32);
+        assert!(matches!(
+            jonker_volgenant(c32.view(), sense),
+            Err(AssignmentError::InvalidCost { row: 1, col: 1, .. })
+        ));
+        for r in solve_batch(&[c.view()], Solver::Hungarian, sense, Exec::Cpu) {
+            assert!(matches!(r, Err(AssignmentError::InvalidCost { .. })));
+        }
     }
-    let c = array![[f32::NAN]];
-    assert!(matches!(
-        jonker_volgenant(c.view(), Sense::Minimize),
-        Err(AssignmentError::InvalidCost { .. })
-    ));
     let c = array![[i64::MAX, 0]];
     assert!(matches!(
         jonker_volgenant(c.view(), Sense::Minimize),
         Err(AssignmentError::CostOutOfRange { .. })
     ));
+}
+
+/// Maximising with -inf forbidden is minimising the negation with +inf forbidden, in every
+/// solver, for f64, f32 and the forbidding None of the integer API.
+#[test]
+fn maximise_forbids_with_minus_infinity() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+    let mut checked = 0;
+    for trial in 0..60 {
+        let (r, k) = (1 + trial % 5, 1 + (trial / 5) % 5);
+        let c = Array2::from_shape_fn((r, k), |_| {
+            if rng.random::<f64>() < 0.3 {
+                f64::NEG_INFINITY
+            } else {
+                rng.random_range(-20i64..20) as f64
+            }
+        });
+        let neg = c.mapv(|v| -v); // -inf -> +inf
+        for s in [
+            Solver::BruteForce,
+            Solver::Hungarian,
+            Solver::JonkerVolgenant,
+            Solver::Auction,
+        ] {
+            let max = solve(c.view(), s, Sense::Maximize, Exec::Cpu);
+            let min = solve(neg.view(), s, Sense::Minimize, Exec::Cpu);
+            match (&max, &min) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.cost, -b.cost, "{s:?}\n{c}");
+                    for (i, j) in a.row_to_col.iter().enumerate() {
+                        if let Some(j) = j {
+                            assert!(c[[i, *j]].is_finite(), "{s:?}: a forbidden pair");
+                        }
+                    }
+                    checked += 1;
+                }
+                (Err(e @ AssignmentError::Infeasible), Err(AssignmentError::Infeasible)) => {
+                    let e = e.to_string();
+                    assert!(e.starts_with("cost matrix is infeasible"), "{e}");
+                }
+                _ => panic!("{s:?}: {max:?} vs {min:?}\n{c}"),
+            }
+            // f32 and integers (None forbids either way)
+            let c32 = c.mapv(|v| v as f32);
+            let m32 = solve(c32.view(), s, Sense::Maximize, Exec::Cpu);
+            let ci = c.mapv(|v| v.is_finite().then_some(v as i64));
+            let mi = solve(ci.view(), s, Sense::Maximize, Exec::Cpu);
+            assert_eq!(m32.as_ref().map(|a| a.cost), max.as_ref().map(|a| a.cost));
+            assert_eq!(mi.map(|a| a.cost), max.map(|a| a.cost));
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    // the greedy and random heuristics never use a forbidden pair either
+    let c = array![[f64::NEG_INFINITY, 1.0], [5.0, f64::NEG_INFINITY]];
+    for s in [Solver::Greedy, Solver::Random { seed: 2 }] {
+        let a = solve(c.view(), s, Sense::Maximize, Exec::Cpu).unwrap();
+        assert_eq!((a.row_to_col, a.cost), (vec![Some(1), Some(0)], 6.0));
+    }
+}
+
+/// Scaled by 2^1017, small integer matrices keep their optimum exactly: the solvers scale
+/// such matrices internally (their sums would overflow) by a power of two, which is exact.
+#[test]
+fn huge_costs_are_solved_exactly() {
+    let unit = 2f64.powi(1017);
+    for seed in 0..30u64 {
+        for n in 1..=6usize {
+            let (r, k) = if seed % 3 == 0 { (n, n + 1) } else { (n, n) };
+            let small = int_matrix(r, k, 14, seed * 7 + n as u64).mapv(|v| v - 7);
+            let huge = small.mapv(|v| v as f64 * unit);
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let b = brute_force(small.view(), sense).unwrap();
+                for s in [
+                    Solver::BruteForce,
+                    Solver::Hungarian,
+                    Solver::JonkerVolgenant,
+                ] {
+                    let a = solve(huge.view(), s, sense, Exec::Cpu).unwrap();
+                    assert_eq!(a.cost, b.cost * unit, "{s:?} {sense:?} seed {seed}");
+                    if let Some(d) = &a.duals {
+                        // the certificate, at the caller's scale
+                        let sum: f64 = d.row.iter().chain(&d.col).sum();
+                        assert!((sum - a.cost).abs() <= 1e-12 * unit * n as f64);
+                    }
+                }
+                let a = solve(huge.view(), Solver::Auction, sense, Exec::Cpu).unwrap();
+                assert!((a.cost - b.cost * unit).abs() <= 1e-8 * 14.0 * unit * n as f64);
+            }
+        }
+    }
+    // near f64::MAX and 1e308, with the optimum representable
+    let c = array![[1e308, 1e308], [1e308, 0.0]];
+    assert_eq!(
+        jonker_volgenant(c.view(), Sense::Minimize).unwrap().cost,
+        1e308
+    );
+    let c = array![
+        [f64::MAX, 0.0, 1.0],
+        [0.0, f64::MAX, 2.0],
+        [f64::MAX, f64::MAX, -f64::MAX]
+    ];
+    let d = array![[f64::MAX, f64::MAX / 2.0], [f64::MAX / 4.0, -f64::MAX]];
+    for s in [
+        Solver::BruteForce,
+        Solver::Hungarian,
+        Solver::JonkerVolgenant,
+    ] {
+        let a = solve(c.view(), s, Sense::Minimize, Exec::Cpu).unwrap();
+        assert_eq!(a.cost, -f64::MAX, "{s:?}");
+        // MAX + MAX + 2 is beyond f64
+        let e = solve(c.view(), s, Sense::Maximize, Exec::Cpu).unwrap_err();
+        assert!(matches!(e, AssignmentError::CostOverflow { .. }), "{s:?}");
+        // MAX - MAX = 0 against MAX / 2 + MAX / 4: both representable (costs that differ by
+        // less than the rounding step of the largest entry, like 1 + 2 against MAX - MAX, are
+        // ties to any float solver, scipy's too)
+        let a = solve(d.view(), s, Sense::Maximize, Exec::Cpu).unwrap();
+        assert_eq!(a.cost, 0.75 * f64::MAX, "{s:?}");
+        assert_eq!(
+            solve(d.view(), s, Sense::Minimize, Exec::Cpu).unwrap().cost,
+            0.0
+        );
+    }
+    // an optimum beyond f64 is an error, not inf
     let c = array![[1e308, 1e308], [1e308, 1e308]];
+    for s in [
+        Solver::Hungarian,
+        Solver::JonkerVolgenant,
+        Solver::BruteForce,
+    ] {
+        let e = solve(c.view(), s, Sense::Minimize, Exec::Cpu).unwrap_err();
+        assert!(
+            matches!(e, AssignmentError::CostOverflow { .. }),
+            "{s:?}: {e:?}"
+        );
+    }
+    let c = array![[1.7e308, 0.0], [0.0, 1.7e308]];
+    assert_eq!(
+        jonker_volgenant(c.view(), Sense::Minimize).unwrap().cost,
+        0.0
+    );
     assert!(matches!(
-        hungarian(c.view(), Sense::Minimize),
-        Err(AssignmentError::CostOutOfRange { .. })
+        jonker_volgenant(c.view(), Sense::Maximize),
+        Err(AssignmentError::CostOverflow { .. })
     ));
+}
+
+/// All assignments of the shorter side, each summed from scratch in row order (as the
+/// solvers report costs): the optimum, or `None` when every one uses a forbidden pair.
+fn oracle(c: &Array2<f64>, sense: Sense) -> Option<f64> {
+    let (r, k) = c.dim();
+    assert!(r <= k);
+    let forbidden = if sense == Sense::Minimize {
+        f64::INFINITY
+    } else {
+        f64::NEG_INFINITY
+    };
+    let mut best: Option<f64> = None;
+    let mut cols: Vec<usize> = (0..k).collect();
+    // every arrangement of the columns; the first r positions give the assignment
+    fn walk(cols: &mut Vec<usize>, at: usize, r: usize, f: &mut dyn FnMut(&[usize])) {
+        if at == r {
+            f(&cols[..r]);
+            return;
+        }
+        for i in at..cols.len() {
+            cols.swap(at, i);
+            walk(cols, at + 1, r, f);
+            cols.swap(at, i);
+        }
+    }
+    walk(&mut cols, 0, r, &mut |a: &[usize]| {
+        let vals: Vec<f64> = a.iter().enumerate().map(|(i, &j)| c[[i, j]]).collect();
+        if vals.contains(&forbidden) {
+            return;
+        }
+        let sum: f64 = vals.iter().sum();
+        let better = match (best, sense) {
+            (None, _) => true,
+            (Some(b), Sense::Minimize) => sum < b,
+            (Some(b), Sense::Maximize) => sum > b,
+        };
+        if better {
+            best = Some(sum);
+        }
+    });
+    best
+}
+
+/// Huge and tiny entries together, against the independent oracle above: on exact grids
+/// (multiples of 2^1018 and of 2^-980, whose sums never round) the optimum is exact; with
+/// arbitrary values within rounding of the largest entry.
+#[test]
+fn huge_and_tiny_costs_together() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for trial in 0..400 {
+        let n = 1 + trial % 6;
+        let k = n + (trial / 6) % 2;
+        let grid = trial % 2 == 0;
+        let c = Array2::from_shape_fn((n, k), |_| match rng.random_range(0..4) {
+            0 if grid => rng.random_range(1..16) as f64 * 2f64.powi(1018),
+            0 => rng.random_range(1e306..1.7e307),
+            1 if grid => rng.random_range(1..100) as f64 * 2f64.powi(-980),
+            1 => rng.random_range(1e-300..1e-290),
+            2 => rng.random_range(-50..50) as f64,
+            _ => f64::INFINITY,
+        });
+        let scale = c
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0f64, |m, v| m.max(v.abs()));
+        let tol = if grid {
+            0.0
+        } else {
+            4.0 * f64::EPSILON * scale * n as f64
+        };
+        let expect = oracle(&c, Sense::Minimize);
+        for s in [
+            Solver::BruteForce,
+            Solver::Hungarian,
+            Solver::JonkerVolgenant,
+        ] {
+            match (solve(c.view(), s, Sense::Minimize, Exec::Cpu), expect) {
+                (Ok(a), Some(e)) => {
+                    check_valid(c.view(), &a, Sense::Minimize);
+                    assert!(
+                        (a.cost - e).abs() <= tol,
+                        "{s:?} trial {trial}: {} vs {e}\n{c}",
+                        a.cost
+                    );
+                }
+                (Err(AssignmentError::Infeasible), None) => {}
+                (Err(AssignmentError::CostOverflow { .. }), Some(e)) if !grid => {
+                    assert!(e.is_infinite() || e.abs() > 1e308, "{s:?} trial {trial}")
+                }
+                (got, e) => panic!("{s:?} trial {trial}: {got:?} vs {e:?}\n{c}"),
+            }
+        }
+        // maximising the negation: -inf forbids
+        let neg = c.mapv(|v| -v);
+        let a = jonker_volgenant(neg.view(), Sense::Maximize);
+        let b = jonker_volgenant(c.view(), Sense::Minimize);
+        assert_eq!(a.map(|a| -a.cost), b.map(|b| b.cost), "trial {trial}");
+    }
 }
 
 #[test]
@@ -480,6 +743,28 @@ fn gpu_auction_matches_jv() {
         auction(c.view(), Sense::Minimize, Exec::Cuda),
         Err(AssignmentError::Infeasible)
     );
+}
+
+/// scipy's rules on the GPU auction: maximising, -inf forbids a pair and +inf is invalid.
+#[test]
+fn gpu_auction_follows_scipy_infinities() {
+    let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_auction_follows_scipy")
+    else {
+        return;
+    };
+    let c = array![[f64::NEG_INFINITY, 1.0], [5.0, f64::NEG_INFINITY]];
+    let a = auction(c.view(), Sense::Maximize, Exec::Cuda).unwrap();
+    assert_eq!((a.row_to_col, a.cost), (vec![Some(1), Some(0)], 6.0));
+    let c = array![[f64::NEG_INFINITY, f64::NEG_INFINITY], [5.0, 1.0]];
+    assert_eq!(
+        auction(c.view(), Sense::Maximize, Exec::Cuda),
+        Err(AssignmentError::Infeasible)
+    );
+    let c = array![[f64::INFINITY, 1.0], [5.0, 2.0]];
+    assert!(matches!(
+        auction(c.view(), Sense::Maximize, Exec::Cuda),
+        Err(AssignmentError::InvalidCost { row: 0, col: 0, .. })
+    ));
 }
 
 #[test]

@@ -32,8 +32,13 @@ fn running_sum(values: impl Iterator<Item = f64>, n: usize) -> Vec<f64> {
 }
 
 /// Greedy k-means++ (Arthur & Vassilvitskii 2007, with scikit-learn's `2 + ln k` local
-/// trials): each new centre is the best of a few candidates drawn with probability
-/// proportional to weight times squared distance to the nearest centre so far.
+/// trials): the first centre is drawn with probability proportional to weight, each new one is
+/// the best of a few candidates drawn with probability proportional to weight times squared
+/// distance to the nearest centre so far.
+///
+/// No weights is the same as unit weights, to the bit (scikit-learn's contract for
+/// `sample_weight`): every draw goes through the same running sums and the same random numbers,
+/// and a unit weight multiplies exactly.
 ///
 /// Returns `k * d` centroids, row-major. `data` has at least `k >= 1` rows.
 pub(crate) fn kmeans_plusplus<T: Element>(
@@ -49,14 +54,10 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     let to_f64 = |i: usize| row(i).iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
     let mut centres = Vec::with_capacity(k * d);
 
-    let first = match weights {
-        None => rng.random_range(0..n),
-        Some(ws) => {
-            let cum = running_sum(ws.iter().copied(), n);
-            let total = *cum.last().unwrap_or(&0.0);
-            search(&cum, rng.random::<f64>() * total)
-        }
-    };
+    // as scikit-learn: random_state.choice(n, p=sample_weight / sample_weight.sum())
+    let cum = running_sum((0..n).map(w), n);
+    let total = *cum.last().unwrap_or(&0.0);
+    let first = search(&cum, rng.random::<f64>() * total);
     let c0 = to_f64(first);
     let mut closest: Vec<f64> = data
         .par_chunks_exact(d)
@@ -164,6 +165,29 @@ mod tests {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let c = kmeans_plusplus(&data, 1, Some(&weights), 5, &mut rng);
             assert!(c.iter().all(|&v| (v as usize).is_multiple_of(2)), "{c:?}");
+        }
+    }
+
+    /// scikit-learn's rule: unit sample weights give exactly the unweighted result, so the
+    /// initialisation must draw the same random numbers and compute the same sums.
+    #[test]
+    fn plusplus_with_unit_weights_is_plusplus_without_weights() {
+        use rand::RngCore;
+        for (n, d, k) in [(1, 1, 1), (7, 2, 3), (200, 3, 8), (5000, 4, 20)] {
+            let data: Vec<f64> = (0..n * d)
+                .map(|i| ((i * 7919) % 1000) as f64 * 0.37)
+                .collect();
+            let ones = vec![1.0; n];
+            for seed in 0..10 {
+                let mut a = ChaCha8Rng::seed_from_u64(seed);
+                let mut b = ChaCha8Rng::seed_from_u64(seed);
+                let ca = kmeans_plusplus(&data, d, None, k, &mut a);
+                let cb = kmeans_plusplus(&data, d, Some(&ones), k, &mut b);
+                let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&ca), bits(&cb), "n {n} k {k} seed {seed}");
+                // the same amount of randomness consumed
+                assert_eq!(a.next_u64(), b.next_u64());
+            }
         }
     }
 

@@ -173,7 +173,14 @@ impl KMeans {
     }
 
     /// [`KMeans::fit`] with sample weights (non-negative, finite, not all zero): every point
-    /// counts `weight` times in the means and the inertia.
+    /// counts `weight` times in the means, the inertia and the k-means++ draws.
+    ///
+    /// As scikit-learn requires of `sample_weight`, weights that are all `1` give exactly the
+    /// unweighted result for the same seed: the same initial centroids (the same random
+    /// numbers, the same sums), the same iterations, bit for bit on the CPU backends and in
+    /// the distributed run (on the GPU, up to the run-to-run rounding of its atomic sums, as
+    /// for any two GPU runs). Weights that are all equal to another value give the same
+    /// centroids and labels up to rounding, and an inertia scaled by that value.
     ///
     /// # Complexity
     /// As [`KMeans::fit`].

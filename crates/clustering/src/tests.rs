@@ -228,6 +228,79 @@ fn n_init_keeps_the_lowest_inertia() {
     assert!(best.inertia <= worst_allowed);
 }
 
+/// scikit-learn's contract: `sample_weight` of all ones gives exactly the unweighted result
+/// for the same seed, initialisation included. Checked bit for bit on the rayon path (small and
+/// large k * d, so both distance kernels, and n above the parallel threshold) and on the
+/// sequential reference, for both element types, k-means++ and random initialisation, several
+/// runs, and with an empty cluster to relocate.
+#[test]
+fn unit_weights_are_no_weights_bit_for_bit() {
+    fn check<T: crate::Element>(data: &Array2<T>, p: &KMeans) {
+        let ones = Array1::from_elem(data.nrows(), T::from_f64(1.0));
+        let a = p.fit(data.view()).unwrap();
+        let b = p.fit_weighted(data.view(), ones.view()).unwrap();
+        assert_eq!(a, b, "{p:?}"); // centroids, labels, inertia, iterations, converged
+        let r = p.fit_reference(data.view(), None).unwrap();
+        let rw = p.fit_reference(data.view(), Some(ones.view())).unwrap();
+        assert_eq!(r, rw, "reference {p:?}");
+    }
+    for (n, d, k) in [
+        (5, 1, 1),
+        (1000, 2, 5),
+        (3000, 16, 12), // k * d >= 128: the blocked |c|^2 - 2 x.c kernel
+        ((1 << 14) + 7, 3, 9),
+    ] {
+        let b = generate_blobs(n, d, k, 0.3, n as u64);
+        for init in [Init::KMeansPlusPlus, Init::Random] {
+            let p = KMeans::new(k)
+                .init(init)
+                .n_init(2)
+                .seed(n as u64 + 1)
+                .exec(Exec::Cpu);
+            check(&b.data, &p);
+            check(&b.data.mapv(|v| v as f32), &p);
+        }
+    }
+    // an empty cluster relocated to the farthest point (duplicate rows, more centroids than
+    // distinct points once converged)
+    let dup = array![[0.0], [0.0], [0.0], [5.0], [5.0], [9.0]];
+    let p = KMeans::new(3).init(Init::Given(array![[0.0], [0.1], [0.2]]));
+    check(&dup, &p.clone().exec(Exec::Cpu));
+    // the steppers the distributed run uses (CpuStepper::Parallel with the weights of its
+    // shard) give the same statistics, to the bit
+    let data = random_data(20_000, 5, 3);
+    let ones = vec![1.0; 20_000];
+    let c = random_data(7, 5, 4);
+    let mut a = CpuStepper::new(&data, 5, None, CpuKind::Parallel);
+    let mut b = CpuStepper::new(&data, 5, Some(&ones), CpuKind::Parallel);
+    let (sa, sb) = (a.step(&c, 7).unwrap(), b.step(&c, 7).unwrap());
+    assert_eq!(sa.to_flat(), sb.to_flat());
+    assert_eq!(a.farthest(&c, 3).unwrap(), b.farthest(&c, 3).unwrap());
+}
+
+/// On the GPU, unit weights go through the same host logic and the same kernel arithmetic
+/// (`w = 1` multiplies exactly); the GPU's own atomics add in a varying order, so two GPU
+/// runs agree to rounding, whether weighted or not.
+#[test]
+fn gpu_unit_weights_are_no_weights() {
+    let Some(_gpu) = gpu_for_test("clustering gpu_unit_weights_are_no_weights") else {
+        return;
+    };
+    for (n, d, k) in [(10_000, 2, 4), (20_000, 32, 200)] {
+        let b = generate_blobs(n, d, k, 0.05, 9);
+        let ones = Array1::from_elem(n, 1.0);
+        let p = KMeans::new(k).seed(3).exec(Exec::Cuda);
+        let a = p.fit(b.data.view()).unwrap();
+        let w = p.fit_weighted(b.data.view(), ones.view()).unwrap();
+        assert_eq!((a.labels, a.iterations), (w.labels, w.iterations));
+        assert_close(
+            a.centroids.as_slice().unwrap(),
+            w.centroids.as_slice().unwrap(),
+            1e-12,
+        );
+    }
+}
+
 #[test]
 fn weights_act_like_repeated_points() {
     let data = array![

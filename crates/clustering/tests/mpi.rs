@@ -3,7 +3,8 @@
 //! of ranks) and reaches the same centroids as the uninterrupted run; a rank whose all-reduce
 //! differs in the last bit is overruled by rank 0's bits; a resume with another seed or init
 //! is refused; weighted runs from given centroids (weights from `.npy`, raw or CSV files)
-//! equal the library's weighted fit; bad weights and centroids fail on every rank.
+//! equal the library's weighted fit; unit weights equal no weights, bit for bit; bad weights
+//! and centroids fail on every rank.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -381,6 +382,31 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
     let resumed = report(&dir, "w3");
     assert_eq!(resumed.0.resumed_from, Some(one.0.iterations));
     assert_same(&one, &resumed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// scikit-learn's contract on the distributed path: a weights file of ones gives, bit for bit,
+/// the unweighted result of the same seed (k-means++ on the weighted subsample included).
+#[test]
+fn unit_weights_equal_the_unweighted_run() {
+    let (dir, input, data) = setup("ones");
+    let ones = dir.join("ones.f64");
+    write_raw(&ones, &vec![1.0; data.nrows()]);
+    launch(&dir, &input, 3, "plain", How::default()).unwrap();
+    launch(
+        &dir,
+        &input,
+        3,
+        "ones",
+        How::with(&args(&[("--weights", &ones)])),
+    )
+    .unwrap();
+    let (plain, ones) = (report(&dir, "plain"), report(&dir, "ones"));
+    assert_eq!(plain.0.initial_bits, ones.0.initial_bits);
+    assert_eq!(plain.0.centroid_bits, ones.0.centroid_bits);
+    assert_eq!(plain.0.iterations, ones.0.iterations);
+    assert_eq!(plain.0.inertia.to_bits(), ones.0.inertia.to_bits());
+    assert_eq!(plain.1, ones.1, "labels");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,7 +5,7 @@
 use gpu_runtime::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use gpu_runtime::{Gpu, GpuError, PtxModule};
 
-use crate::key::{Element, RadixBits, SortKey, Summable};
+use crate::key::{Element, Equality, RadixBits, SortKey, Summable};
 
 pub(crate) static PRIMITIVES: PtxModule = gpu_runtime::ptx_module!("primitives");
 
@@ -394,6 +394,37 @@ fn key_transform<K: SortKey>(
     Ok(())
 }
 
+/// Float keys replaced in place by their numeric class (`-0.0` by `+0.0`, every NaN by one
+/// NaN), so that a stable sort keeps numerically equal keys in index order; a no-op for
+/// integers. Does not synchronise.
+pub(crate) fn float_classes<K: SortKey>(
+    gpu: &Gpu,
+    keys: &mut CudaSlice<K>,
+) -> Result<(), GpuError> {
+    let n = keys.len() as u64;
+    if n == 0 || K::KIND != 2 {
+        return Ok(());
+    }
+    let f = gpu.function(
+        &PRIMITIVES,
+        if wide::<K>() {
+            "float_classes_w64"
+        } else {
+            "float_classes_w32"
+        },
+    )?;
+    // SAFETY: rewrites keys[0..n) in place (a copy the caller owns).
+    unsafe {
+        gpu.stream()
+            .launch_builder(&f)
+            .arg(keys)
+            .arg(&n)
+            .launch(gpu.grid_stride(n, BLOCK))
+            .map_err(GpuError::launch)?;
+    }
+    Ok(())
+}
+
 /// `0, 1, ..., n-1` as u32 (n <= u32::MAX + 1 checked by callers). Does not synchronise.
 pub(crate) fn iota(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
     // every element written by the kernel
@@ -557,14 +588,16 @@ pub(crate) fn sort<K: SortKey, V: Element>(
     Ok((keys, vals))
 }
 
-/// Distinct values of sorted keys (ordered in the total order), with counts and, when
-/// `inverse_perm` is given (the argsort that sorted them, or identity when `Some(None)`), the
-/// group of every original position. Returns (values, len, counts, inverse). Synchronises to
-/// read the number of groups and the "unsorted" flag.
+/// Distinct values of sorted keys (ordered in the total order; groups of keys equal under
+/// `equality`, each represented by its first key), with counts and, when `inverse_perm` is
+/// given (the argsort that sorted them, or identity when `Some(None)`), the group of every
+/// original position. Returns (values, len, counts, inverse). Synchronises to read the number
+/// of groups and the "unsorted" flag.
 #[allow(clippy::type_complexity)]
 pub(crate) fn distinct_sorted<K: SortKey>(
     gpu: &Gpu,
     sorted: &CudaSlice<K>,
+    equality: Equality,
     want_counts: bool,
     inverse_perm: Option<Option<&CudaSlice<u32>>>,
 ) -> Result<
@@ -600,12 +633,15 @@ pub(crate) fn distinct_sorted<K: SortKey>(
             "mark_heads_w32"
         },
     )?;
+    // Floats under numeric equality: -0.0 joins +0.0 and every NaN one group.
+    let numeric_float = u32::from(K::KIND == 2 && equality == Equality::Numeric);
     // SAFETY: reads keys[0..n), writes heads[0..n) (0/1) and possibly unsorted[0].
     unsafe {
         gpu.stream()
             .launch_builder(&fm)
             .arg(keys)
             .arg(&n)
+            .arg(&numeric_float)
             .arg(&mut heads)
             .arg(&mut unsorted)
             .launch(gpu.grid_stride(n, BLOCK))

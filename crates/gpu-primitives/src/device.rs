@@ -15,7 +15,7 @@
 //! let gpu = gpu_runtime::gpu()?;
 //! let keys = gpu.upload(&[5u32, 1, 5, 3])?;
 //! let sorted = device::radix_sort(gpu, &keys)?;
-//! let d = device::distinct_sorted(gpu, &sorted)?;
+//! let d = device::distinct_sorted(gpu, &sorted, gpu_primitives::Equality::Numeric)?;
 //! assert_eq!(gpu.download(&d.values.slice(0..d.len))?, vec![1, 3, 5]);
 //! # Ok(()) }
 //! ```
@@ -24,7 +24,7 @@ use gpu_runtime::cudarc::driver::CudaSlice;
 use gpu_runtime::{Gpu, GpuError};
 
 use crate::PrimitiveError;
-use crate::key::{Element, SortKey, Summable};
+use crate::key::{Element, Equality, SortKey, Summable};
 
 /// A device buffer of which only the first `len` elements are meaningful (the result of a
 /// data-dependent-size operation; the buffer keeps the input's capacity).
@@ -39,7 +39,7 @@ pub struct DeviceVec<T> {
 /// Device result of [`distinct_sorted`].
 #[derive(Debug)]
 pub struct DeviceDistinct<K> {
-    /// Distinct keys in `values[..len]`, ascending.
+    /// Distinct values in `values[..len]`, ascending.
     pub values: CudaSlice<K>,
     /// `counts[..len]`: occurrences of each distinct key.
     pub counts: CudaSlice<u64>,
@@ -102,7 +102,9 @@ pub fn radix_sort_pairs<K: SortKey, V: Element>(
     Ok((k, v))
 }
 
-/// The stable sorting permutation of `keys` as `u32` indices. Does not synchronise.
+/// The stable sorting permutation of `keys` as `u32` indices, numpy's
+/// `argsort(kind="stable")` as [`crate::argsort`]: NaNs last, keys equal as numbers (`-0.0`
+/// and `+0.0`, NaNs) in index order. Does not synchronise.
 ///
 /// # Complexity
 /// As [`radix_sort_pairs`].
@@ -118,7 +120,8 @@ pub fn argsort<K: SortKey>(
         return Err(PrimitiveError::TooManyForU32Index { n });
     }
     let idx = crate::cuda::iota(gpu, n)?;
-    let k = copy(gpu, keys)?;
+    let mut k = copy(gpu, keys)?;
+    crate::cuda::float_classes(gpu, &mut k)?;
     let (_, p) = crate::cuda::sort::<K, u32>(gpu, k, Some(idx), false)?;
     match p {
         Some(p) => Ok(p),
@@ -215,8 +218,10 @@ pub fn split_by_flags<T: Element>(
     Ok(DeviceVec { buf, len })
 }
 
-/// Distinct keys and their counts from keys sorted ascending (e.g. by [`radix_sort`]). Reads
-/// the number of groups back.
+/// Distinct values and their counts from keys sorted ascending (e.g. by [`radix_sort`]),
+/// under `equality` ([`Equality::Numeric`], numpy's, is the default elsewhere: `-0.0 == +0.0`
+/// and all NaNs one value; each value is its group's first key, as in
+/// [`Distinct`](crate::Distinct)). Reads the number of groups back.
 ///
 /// # Complexity
 /// `O(n)`.
@@ -227,8 +232,9 @@ pub fn split_by_flags<T: Element>(
 pub fn distinct_sorted<K: SortKey>(
     gpu: &Gpu,
     sorted: &CudaSlice<K>,
+    equality: Equality,
 ) -> Result<DeviceDistinct<K>, PrimitiveError> {
-    match crate::cuda::distinct_sorted(gpu, sorted, true, None)? {
+    match crate::cuda::distinct_sorted(gpu, sorted, equality, true, None)? {
         None => Err(PrimitiveError::NotSorted { index: 0 }),
         Some((values, len, counts, _)) => Ok(DeviceDistinct {
             values,

@@ -3,63 +3,98 @@
 use gpu_runtime::{Backend, Exec, Gpu, Target};
 use rayon::prelude::*;
 
-use crate::key::{RadixBits, SortKey};
+use crate::key::{Equality, RadixBits, SortKey};
 use crate::radix_cpu::PARALLEL_SORT;
 use crate::sort::{argsort_cpu, sorted_bits_cpu};
 use crate::{GPU_THRESHOLD_SORT, PrimitiveError};
 
-/// What [`distinct_with`] computes besides the values.
+/// What [`distinct_with`] computes besides the values, and which keys are one value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DistinctOptions {
     /// Also return how many times each distinct value occurs.
     pub counts: bool,
     /// Also return, for every input position, the index of its value in `values`.
     pub inverse: bool,
+    /// Which float keys are the same value: numpy's [`Equality::Numeric`] by default
+    /// (`-0.0 == +0.0`, one NaN group), or [`Equality::Bitwise`]. No effect on integers.
+    pub equality: Equality,
 }
 
 /// The result of [`distinct_with`] / [`distinct_sorted`].
+///
+/// Each distinct value is represented by the **first key of its group in the total order of
+/// [`SortKey`]**, which is always a key of the input: under [`Equality::Numeric`] the zeros
+/// come back as `-0.0` when the input holds any `-0.0` (else `+0.0`), and the one NaN group as
+/// its first NaN in that order (the positive NaN with the smallest payload, or when there is
+/// none the negative NaN with the largest). The representative does not depend on the input's
+/// order. (numpy returns whichever member its unstable sort puts first: with numpy 2.4,
+/// `np.unique([0.0, -0.0])` is `[0.]` but `np.unique([-0.0, 0.0])` is `[-0.]`, and NaNs come
+/// back as the default quiet NaN whatever their bits; the values are equal either way, as
+/// `np.array_equal(a, b, equal_nan=True)` sees them.)
+///
+/// The NaN group, like every NaN in a sort, is **last**.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Distinct<K> {
-    /// The distinct keys, ascending in the total order of [`SortKey`].
+    /// The distinct values, ascending in the total order of [`SortKey`].
     pub values: Vec<K>,
     /// `counts[j]` = occurrences of `values[j]` (when asked for).
     pub counts: Option<Vec<u64>>,
-    /// `values[inverse[i]]` is `keys[i]` (bitwise) for every input position `i` (when asked
-    /// for).
+    /// `values[inverse[i]]` equals `keys[i]` under the chosen [`Equality`] for every input
+    /// position `i` (when asked for).
     pub inverse: Option<Vec<u32>>,
     /// Where it ran.
     pub backend: Backend,
 }
 
-/// The reference: sort a copy, deduplicate, count, and binary-search every key for its index.
+/// The reference for the default options (numpy's [`Equality::Numeric`]): sort a copy in the
+/// total order, start a new value wherever a key is not [`Equality::eq`] to the one before,
+/// count, and binary-search every key's value. Returns `(values, counts, inverse)`.
+///
+/// # Complexity
+/// `O(n log n)`.
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::distinct_reference;
+/// let (values, counts, inverse) = distinct_reference(&[0.0f64, f64::NAN, -0.0, -f64::NAN]);
+/// assert_eq!(values[0].to_bits(), (-0.0f64).to_bits());
+/// assert!(values[1].is_nan());
+/// assert_eq!((counts, inverse), (vec![2, 2], vec![0, 1, 0, 1]));
+/// ```
 pub fn distinct_reference<K: SortKey>(keys: &[K]) -> (Vec<K>, Vec<u64>, Vec<u32>) {
-    let mut bits: Vec<K::Bits> = keys.iter().map(|k| k.to_ordered()).collect();
-    bits.sort();
-    let mut values: Vec<K::Bits> = Vec::new();
+    let same = |a: K, b: K| Equality::Numeric.eq(a, b);
+    let mut sorted = keys.to_vec();
+    sorted.sort_unstable_by(crate::total_cmp); // keys that compare equal have equal bits
+    let mut values: Vec<K> = Vec::new();
     let mut counts: Vec<u64> = Vec::new();
-    for b in bits {
-        if values.last() == Some(&b) {
-            *counts.last_mut().expect("same length as values") += 1;
-        } else {
-            values.push(b);
-            counts.push(1);
+    for k in sorted {
+        match values.last() {
+            Some(&v) if same(v, k) => *counts.last_mut().expect("same length as values") += 1,
+            _ => {
+                values.push(k);
+                counts.push(1);
+            }
         }
     }
+    // A group's representative is its first key in the total order, so a key's value is the
+    // last one not above it.
     let inverse = keys
         .iter()
-        .map(|k| values.binary_search(&k.to_ordered()).unwrap_or(0) as u32)
+        .map(|k| {
+            let at = values.partition_point(|v| crate::total_cmp(v, k).is_le()) - 1;
+            debug_assert!(same(values[at], *k));
+            at as u32
+        })
         .collect();
-    (
-        values.into_iter().map(K::from_ordered).collect(),
-        counts,
-        inverse,
-    )
+    (values, counts, inverse)
 }
 
-/// The distinct keys of `keys`, ascending in the total order of [`SortKey`] (floats: `-0.0`
-/// and `+0.0` are different keys; NaNs are equal only when their bits are).
+/// The distinct values of `keys`, ascending in the total order of [`SortKey`]; floats as
+/// numpy's `unique` (`-0.0 == +0.0`, all NaNs one value, last). [`distinct_with`] has the
+/// bitwise option, counts and the inverse.
 ///
-/// Works on any input order; see [`distinct_with`] for the algorithms.
+/// Works on any input order; see [`distinct_with`] for the algorithms and [`Distinct`] for
+/// which key represents a group.
 ///
 /// # Complexity
 /// `O(n)` for already sorted input or integers in a small range, otherwise a radix sort:
@@ -72,13 +107,17 @@ pub fn distinct_reference<K: SortKey>(keys: &[K]) -> (Vec<K>, Vec<u64>, Vec<u32>
 /// ```
 /// use gpu_primitives::{distinct, Exec};
 /// assert_eq!(distinct(&[5u32, 1, 5, 3, 1], Exec::Cpu)?, vec![1, 3, 5]);
+/// let v = distinct(&[f64::NAN, 0.0, 1.0, -0.0, -f64::NAN], Exec::Cpu)?;
+/// assert_eq!(v.len(), 3); // -0.0, 1.0, NaN
+/// assert!(v[0] == 0.0 && v[0].is_sign_negative() && v[1] == 1.0 && v[2].is_nan());
 /// # Ok::<(), gpu_primitives::PrimitiveError>(())
 /// ```
 pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveError> {
     Ok(distinct_with(keys, DistinctOptions::default(), exec)?.values)
 }
 
-/// Distinct keys with optional counts and inverse indices, on unsorted or sorted input.
+/// Distinct keys with optional counts and inverse indices, on unsorted or sorted input, under
+/// the chosen [`Equality`] (see [`Distinct`] for the representative of each group).
 ///
 /// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
 /// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
@@ -96,11 +135,21 @@ pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveE
 ///
 /// # Examples
 /// ```
-/// use gpu_primitives::{distinct_with, DistinctOptions, Exec};
-/// let d = distinct_with(&[7i32, -1, 7, 7], DistinctOptions { counts: true, inverse: true }, Exec::Cpu)?;
+/// use gpu_primitives::{distinct_with, DistinctOptions, Equality, Exec};
+/// let all = DistinctOptions { counts: true, inverse: true, ..Default::default() };
+/// let d = distinct_with(&[7i32, -1, 7, 7], all, Exec::Cpu)?;
 /// assert_eq!(d.values, vec![-1, 7]);
 /// assert_eq!(d.counts, Some(vec![1, 3]));
 /// assert_eq!(d.inverse, Some(vec![1, 0, 1, 1]));
+///
+/// // numpy's unique(x, return_inverse=True, return_counts=True), and the bitwise option
+/// let x = [0.0f32, f32::NAN, -0.0, -f32::NAN, 2.0];
+/// let d = distinct_with(&x, all, Exec::Cpu)?;
+/// assert_eq!((d.values.len(), d.counts), (3, Some(vec![2, 1, 2])));
+/// assert_eq!(d.inverse, Some(vec![0, 2, 0, 2, 1]));
+/// let bitwise = DistinctOptions { equality: Equality::Bitwise, ..all };
+/// let d = distinct_with(&x, bitwise, Exec::Cpu)?;
+/// assert_eq!(d.counts, Some(vec![1, 1, 1, 1, 1])); // -0.0, +0.0, 2.0, NaN, -NaN
 /// # Ok::<(), gpu_primitives::PrimitiveError>(())
 /// ```
 pub fn distinct_with<K: SortKey>(
@@ -133,7 +182,8 @@ pub fn distinct_with<K: SortKey>(
 /// # Examples
 /// ```
 /// use gpu_primitives::{distinct_sorted, DistinctOptions, Exec, PrimitiveError};
-/// let d = distinct_sorted(&[1u64, 1, 2, 9, 9], DistinctOptions { counts: true, inverse: false }, Exec::Cpu)?;
+/// let counts = DistinctOptions { counts: true, ..Default::default() };
+/// let d = distinct_sorted(&[1u64, 1, 2, 9, 9], counts, Exec::Cpu)?;
 /// assert_eq!((d.values, d.counts), (vec![1, 2, 9], Some(vec![2, 1, 2])));
 /// assert_eq!(
 ///     distinct_sorted(&[2u32, 1], DistinctOptions::default(), Exec::Cpu),
@@ -195,7 +245,7 @@ fn distinct_cpu<K: SortKey>(
         }
     }
     if options.inverse {
-        let (bits, perm) = argsort_cpu(keys);
+        let (bits, perm) = argsort_cpu(keys, Equality::Bitwise);
         Ok(group_sorted(&bits, Some(&perm), options))
     } else {
         let bits = sorted_bits_cpu(keys);
@@ -203,7 +253,8 @@ fn distinct_cpu<K: SortKey>(
     }
 }
 
-/// Groups sorted ordered bits; `perm[i]` is the input position of sorted position `i`
+/// Groups sorted ordered bits (a group is a run of equal classes under `options.equality`;
+/// its first key represents it); `perm[i]` is the input position of sorted position `i`
 /// (identity when `None`).
 fn group_sorted<K: SortKey>(
     bits: &[K::Bits],
@@ -218,9 +269,10 @@ fn group_sorted<K: SortKey>(
     } else {
         Vec::new()
     };
+    let class = |b: K::Bits| options.equality.class::<K>(b);
     let mut start = 0usize;
     for i in 0..n {
-        if i == 0 || bits[i] != bits[i - 1] {
+        if i == 0 || class(bits[i]) != class(bits[i - 1]) {
             if i > 0 {
                 counts.push((i - start) as u64);
             }
@@ -267,21 +319,27 @@ fn dense<K: SortKey>(keys: &[K], lo: u64, size: usize, options: DistinctOptions)
             .unwrap_or_else(|| vec![0; size])
     };
     let mut values = Vec::new();
-    let mut counts = Vec::new();
+    let mut counts: Vec<u64> = Vec::new();
     let mut rank = if options.inverse {
         vec![0u32; size]
     } else {
         Vec::new()
     };
+    let class = |b: K::Bits| options.equality.class::<K>(b);
+    let mut last_class = None;
     for (i, &c) in table.iter().enumerate() {
         if c > 0 {
-            if options.inverse {
-                rank[i] = values.len() as u32;
+            let bits = <K::Bits as RadixBits>::from_u64(lo + i as u64);
+            // a new value unless it is equal to the previous one (-0.0 then +0.0, NaNs)
+            if last_class != Some(class(bits)) {
+                last_class = Some(class(bits));
+                values.push(K::from_ordered(bits));
+                counts.push(0);
             }
-            values.push(K::from_ordered(<K::Bits as RadixBits>::from_u64(
-                lo + i as u64,
-            )));
-            counts.push(c);
+            if options.inverse {
+                rank[i] = (values.len() - 1) as u32;
+            }
+            *counts.last_mut().expect("a value was pushed") += c;
         }
     }
     let inverse = options.inverse.then(|| {
@@ -327,7 +385,7 @@ fn distinct_gpu<K: SortKey>(
     };
     let inverse_perm = options.inverse.then_some(perm.as_ref());
     let Some((values, m, counts, inverse)) =
-        crate::cuda::distinct_sorted(gpu, &sorted, options.counts, inverse_perm)?
+        crate::cuda::distinct_sorted(gpu, &sorted, options.equality, options.counts, inverse_perm)?
     else {
         return Err(PrimitiveError::NotSorted { index: 0 });
     };

@@ -105,14 +105,22 @@ impl RadixBits for u64 {
 ///
 /// Keys are ordered through an order-preserving bijection onto unsigned integers
 /// ([`SortKey::to_ordered`]). For integers that is their usual order. For floats it is a
-/// **total order**:
+/// **total order** that refines numpy's sort order (every NaN last, whatever its sign bit):
 ///
-/// `-NaN`s are treated like NaNs: `-inf < ... < -0.0 < +0.0 < ... < +inf < +NaN < -NaN`
-/// (NaNs last, ordered among themselves by sign then payload). `-0.0` sorts before `+0.0`, and
-/// they are *different* keys for `distinct`; two NaNs are the same key only when their bits are
-/// equal. The transform flips all bits of negative numbers and sets the sign bit of non-negative
-/// ones, then rotates the range so that the negative-NaN block (which would sort below `-inf`)
-/// comes after the positive NaNs. It is a bijection, so sorting never changes a key's bits.
+/// ```text
+/// -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (payload ascending) < -NaN (payload descending)
+/// ```
+///
+/// that is Rust's [`f64::total_cmp`] order with the negative NaNs moved from the front to the
+/// back. Where numpy sees ties (`-0.0 == +0.0`, NaN against NaN) this order still decides for
+/// the key sorts: every `-0.0` before every `+0.0`, NaNs by their bits ([`crate::argsort`]
+/// instead keeps such ties in index order, as numpy's stable argsort). The transform flips all bits of
+/// negative numbers and sets the sign bit of non-negative ones, then rotates the range so that
+/// the negative-NaN block (which would sort below `-inf`) comes after the positive NaNs. It is a
+/// bijection, so sorting never changes a key's bits.
+///
+/// Which keys `distinct` treats as one value is a separate choice, [`Equality`]: numpy's by
+/// default (`-0.0 == +0.0`, all NaNs one value), or bitwise.
 ///
 /// Sealed: it cannot be implemented outside this crate.
 pub trait SortKey: Element + PartialOrd {
@@ -124,6 +132,62 @@ pub trait SortKey: Element + PartialOrd {
     fn to_ordered(self) -> Self::Bits;
     /// The inverse of [`SortKey::to_ordered`].
     fn from_ordered(bits: Self::Bits) -> Self;
+    /// The class of ordered bits under [`Equality::Numeric`]: two keys are numerically equal
+    /// exactly when their classes are. The identity for integers; for floats it maps `-0.0`
+    /// to `+0.0` and every NaN to the first NaN, so it is non-decreasing in the ordered bits
+    /// (sorted keys have sorted classes, and each class is one run).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn numeric_class(bits: Self::Bits) -> Self::Bits {
+        bits
+    }
+}
+
+/// When [`distinct`](crate::distinct) and its variants treat two keys as the same value.
+///
+/// Integers: both are `==`. Floats: [`Equality::Numeric`] (the default) is numpy's
+/// `unique(..., equal_nan=True)`: `-0.0` equals `+0.0` and all NaNs (any sign, any payload) are
+/// one value; [`Equality::Bitwise`] compares the bits, so `-0.0` and `+0.0`, and NaNs with
+/// different bits, are different values.
+///
+/// # Examples
+/// ```
+/// use gpu_primitives::Equality;
+/// assert!(Equality::Numeric.eq(-0.0f64, 0.0));
+/// assert!(Equality::Numeric.eq(f32::NAN, -f32::NAN));
+/// assert!(!Equality::Bitwise.eq(-0.0f64, 0.0));
+/// assert!(Equality::Bitwise.eq(f64::NAN, f64::NAN)); // same bits
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Equality {
+    /// numpy's: `-0.0 == +0.0`, all NaNs are one value (the default).
+    #[default]
+    Numeric,
+    /// Equal bits: `-0.0` and `+0.0` differ, and so do NaNs whose bits differ.
+    Bitwise,
+}
+
+impl Equality {
+    /// Whether `a` and `b` are the same value under this equality (written with float
+    /// comparisons, independently of the bit transforms the algorithms use).
+    pub fn eq<K: SortKey>(self, a: K, b: K) -> bool {
+        match self {
+            // `x != x` only for NaN
+            #[allow(clippy::eq_op)]
+            Equality::Numeric => a == b || (a != a && b != b),
+            Equality::Bitwise => a.to_ordered() == b.to_ordered(),
+        }
+    }
+
+    /// The class of ordered bits `b` of a `K` key: keys are the same value exactly when their
+    /// classes are equal.
+    #[inline(always)]
+    pub(crate) fn class<K: SortKey>(self, b: K::Bits) -> K::Bits {
+        match self {
+            Equality::Numeric => K::numeric_class(b),
+            Equality::Bitwise => b,
+        }
+    }
 }
 
 /// A number the sum, scan and reduce operations accept. Sums accumulate in a 64-bit type:
@@ -149,6 +213,14 @@ pub trait Summable: Element {
 
 const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
 const F64_NEG_NAN_BLOCK: u64 = 0x000F_FFFF_FFFF_FFFF;
+/// Ordered bits of `-0.0`, `+0.0` and `+inf` (`f32`); every NaN orders above `+inf`.
+const F32_ORD_NEG_ZERO: u32 = 0x7F80_0000;
+const F32_ORD_POS_ZERO: u32 = 0x7F80_0001;
+const F32_ORD_INF: u32 = 0xFF00_0001;
+/// The same for `f64`.
+const F64_ORD_NEG_ZERO: u64 = 0x7FF0_0000_0000_0000;
+const F64_ORD_POS_ZERO: u64 = 0x7FF0_0000_0000_0001;
+const F64_ORD_INF: u64 = 0xFFE0_0000_0000_0001;
 
 macro_rules! element {
     ($t:ty, $name:literal) => {
@@ -234,6 +306,14 @@ impl SortKey for f32 {
             !t
         })
     }
+    #[inline(always)]
+    fn numeric_class(b: u32) -> u32 {
+        if b == F32_ORD_NEG_ZERO {
+            F32_ORD_POS_ZERO
+        } else {
+            b.min(F32_ORD_INF + 1)
+        }
+    }
 }
 impl SortKey for f64 {
     type Bits = u64;
@@ -256,6 +336,14 @@ impl SortKey for f64 {
         } else {
             !t
         })
+    }
+    #[inline(always)]
+    fn numeric_class(b: u64) -> u64 {
+        if b == F64_ORD_NEG_ZERO {
+            F64_ORD_POS_ZERO
+        } else {
+            b.min(F64_ORD_INF + 1)
+        }
     }
 }
 
@@ -369,6 +457,48 @@ mod tests {
         ] {
             assert_eq!(f32::from_ordered(b).to_ordered(), b);
         }
+    }
+
+    #[test]
+    fn numeric_classes_match_float_equality() {
+        assert_eq!((-0.0f32).to_ordered(), F32_ORD_NEG_ZERO);
+        assert_eq!(0.0f32.to_ordered(), F32_ORD_POS_ZERO);
+        assert_eq!(f32::INFINITY.to_ordered(), F32_ORD_INF);
+        assert_eq!((-0.0f64).to_ordered(), F64_ORD_NEG_ZERO);
+        assert_eq!(0.0f64.to_ordered(), F64_ORD_POS_ZERO);
+        assert_eq!(f64::INFINITY.to_ordered(), F64_ORD_INF);
+        let f32s = [
+            f32::NEG_INFINITY,
+            -1.0,
+            -f32::from_bits(1),
+            -0.0,
+            0.0,
+            f32::from_bits(1),
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(0xFFFF_FFFF),
+            f32::from_bits(0x7FFF_FFFF),
+        ];
+        for &a in &f32s {
+            for &b in &f32s {
+                let same = f32::numeric_class(a.to_ordered()) == f32::numeric_class(b.to_ordered());
+                assert_eq!(same, Equality::Numeric.eq(a, b), "{a:?} {b:?}");
+                let (a, b) = (a as f64, b as f64);
+                let same = f64::numeric_class(a.to_ordered()) == f64::numeric_class(b.to_ordered());
+                assert_eq!(same, Equality::Numeric.eq(a, b), "{a:?} {b:?}");
+            }
+        }
+        for b in (0u32..=u32::MAX).step_by(65_521).chain([u32::MAX]) {
+            // non-decreasing: classes of sorted keys are sorted
+            assert!(f32::numeric_class(b) <= f32::numeric_class(b.saturating_add(1)));
+            assert_eq!(i32::numeric_class(b), b);
+        }
+        assert!(Equality::Numeric.eq(3u64, 3) && !Equality::Numeric.eq(3i32, 4));
+        assert!(Equality::Bitwise.eq(f32::NAN, f32::NAN));
+        assert!(!Equality::Bitwise.eq(f32::NAN, -f32::NAN));
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use distinct::{
 pub use error::PrimitiveError;
 pub use gpu_runtime::{Backend, Exec};
 pub use histogram::{histogram, histogram_reference};
-pub use key::{Element, RadixBits, SortKey, Summable, total_cmp};
+pub use key::{Element, Equality, RadixBits, SortKey, Summable, total_cmp};
 pub use reduce::{
     reduce_max, reduce_min, reduce_min_max, reduce_min_max_reference, reduce_sum,
     reduce_sum_reference,

@@ -3,7 +3,7 @@
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
-use crate::key::{RadixBits, SortKey};
+use crate::key::{Equality, RadixBits, SortKey};
 use crate::radix_cpu::{PARALLEL_SORT, sort_bits};
 use crate::{GPU_THRESHOLD_SORT, PrimitiveError};
 
@@ -195,19 +195,21 @@ fn sort_pairs<K: SortKey, V: Copy + Send + Sync>(
             Ok(Backend::Cpu)
         }
         Target::Cuda(gpu) => {
-            let perm = gpu_argsort(gpu, keys, desc, true)?;
+            let perm = gpu_argsort(gpu, keys, desc, None)?;
             gather_in_place(values, &perm);
             Ok(Backend::Cuda)
         }
     }
 }
 
-/// Argsort on the GPU; with `write_keys` the sorted keys are copied back into `keys`.
+/// Argsort on the GPU. Without an equality the sorted keys are copied back into `keys` (a pair
+/// sort in the total order); with one, keys equal under it keep their index order and `keys`
+/// is left as it is.
 fn gpu_argsort<K: SortKey>(
     gpu: &gpu_runtime::Gpu,
     keys: &mut [K],
     desc: bool,
-    write_keys: bool,
+    ties: Option<Equality>,
 ) -> Result<Vec<u32>, PrimitiveError> {
     let n = keys.len();
     if n > u32::MAX as usize {
@@ -216,14 +218,17 @@ fn gpu_argsort<K: SortKey>(
     if n <= 1 {
         return Ok((0..n as u32).collect());
     }
-    let dk = gpu.upload(keys)?;
+    let mut dk = gpu.upload(keys)?;
+    if ties == Some(Equality::Numeric) {
+        crate::cuda::float_classes(gpu, &mut dk)?;
+    }
     let idx = crate::cuda::iota(gpu, n)?;
     let (sk, si) = crate::cuda::sort::<K, u32>(gpu, dk, Some(idx), desc)?;
     let perm = match si {
         Some(si) => gpu.download(&si)?,
         None => unreachable!("values were given"),
     };
-    if write_keys {
+    if ties.is_none() {
         gpu.download_into(&sk, keys)?;
     }
     Ok(perm)
@@ -244,8 +249,14 @@ fn gather_in_place<V: Copy + Send + Sync>(values: &mut [V], perm: &[u32]) {
     }
 }
 
-/// The permutation that sorts `keys` stably (ascending, total order): `keys[perm[0]]` is the
-/// smallest key, and equal keys appear in index order. `keys` is not modified.
+/// The permutation that sorts `keys` stably, as numpy's `argsort(keys, kind="stable")`:
+/// `keys[perm[0]]` is the smallest key, every NaN comes last, and keys that compare equal as
+/// numbers (`-0.0` and `+0.0`, any two NaNs, and of course equal bits) appear in index order.
+/// `keys` is not modified.
+///
+/// (The key sorts, [`radix_sort`] and [`radix_sort_pairs`], must put `-0.0` and `+0.0`
+/// somewhere and follow the total order of [`SortKey`] there: every `-0.0` first. A pair sort
+/// with indices as values gives that permutation.)
 ///
 /// # Complexity
 /// `O(n * w / 8)` work for `w`-bit keys (a pair sort with `u32` indices).
@@ -258,6 +269,9 @@ fn gather_in_place<V: Copy + Send + Sync>(values: &mut [V], perm: &[u32]) {
 /// ```
 /// use gpu_primitives::{argsort, Exec};
 /// assert_eq!(argsort(&[30i32, -5, 30, 0], Exec::Cpu)?, vec![1, 3, 0, 2]);
+/// // numpy: np.argsort([0.0, nan, -0.0, -1.0, -nan], kind="stable") == [3, 0, 2, 1, 4]
+/// let x = [0.0f64, f64::NAN, -0.0, -1.0, -f64::NAN];
+/// assert_eq!(argsort(&x, Exec::Cpu)?, vec![3, 0, 2, 1, 4]);
 /// # Ok::<(), gpu_primitives::PrimitiveError>(())
 /// ```
 pub fn argsort<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<u32>, PrimitiveError> {
@@ -266,21 +280,23 @@ pub fn argsort<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<u32>, Primitive
         return Err(PrimitiveError::TooManyForU32Index { n });
     }
     match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
-        Target::Cpu => Ok(argsort_cpu(keys).1),
+        Target::Cpu => Ok(argsort_cpu(keys, Equality::Numeric).1),
         Target::Cuda(gpu) => {
             let mut copy = keys.to_vec();
-            gpu_argsort(gpu, &mut copy, false, false)
+            gpu_argsort(gpu, &mut copy, false, Some(Equality::Numeric))
         }
     }
 }
 
-/// Ordered bits sorted, with the permutation (n <= u32::MAX checked by callers).
-pub(crate) fn argsort_cpu<K: SortKey>(keys: &[K]) -> (Vec<K::Bits>, Vec<u32>) {
+/// The classes of `keys` under `equality` (ordered bits for [`Equality::Bitwise`]) sorted,
+/// with the stable permutation (n <= u32::MAX checked by callers).
+pub(crate) fn argsort_cpu<K: SortKey>(keys: &[K], equality: Equality) -> (Vec<K::Bits>, Vec<u32>) {
     let n = keys.len();
+    let class = |k: &K| equality.class::<K>(k.to_ordered());
     let mut bits: Vec<K::Bits> = if n < PARALLEL_SORT {
-        keys.iter().map(|k| k.to_ordered()).collect()
+        keys.iter().map(class).collect()
     } else {
-        keys.par_iter().map(|k| k.to_ordered()).collect()
+        keys.par_iter().map(class).collect()
     };
     let mut perm: Vec<u32> = if n < PARALLEL_SORT {
         (0..n as u32).collect()

@@ -35,7 +35,7 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     assert_eq!(got, expect_pairs, "{what} pairs");
     assert_eq!(
         argsort(keys, Exec::Cpu).unwrap(),
-        expect_pairs.iter().map(|p| p.1).collect::<Vec<_>>(),
+        common::argsort_numpy(keys),
         "{what} argsort"
     );
 
@@ -49,31 +49,40 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
 }
 
 fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
-    let (values, counts, inverse) = distinct_reference(keys);
-    let all = DistinctOptions {
-        counts: true,
-        inverse: true,
-    };
-    let d = distinct_with(keys, all, Exec::Cpu).unwrap();
-    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
-    assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
-    assert_eq!(d.inverse.as_ref(), Some(&inverse), "{what} inverse");
-    assert_eq!(
-        ordered(&distinct(keys, Exec::Cpu).unwrap()),
-        ordered(&values)
-    );
-    // already sorted input
-    let mut sorted = keys.to_vec();
-    sort_reference(&mut sorted);
-    let (sv, sc, sinv) = distinct_reference(&sorted);
-    let d = distinct_sorted(&sorted, all, Exec::Cpu).unwrap();
-    assert_eq!(ordered(&d.values), ordered(&sv), "{what} sorted values");
-    assert_eq!(d.counts, Some(sc), "{what} sorted counts");
-    assert_eq!(d.inverse, Some(sinv), "{what} sorted inverse");
+    for &equality in common::equalities::<K>(keys.len()) {
+        let what = format!("{what} {equality:?}");
+        let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
+        let all = common::all_outputs(equality);
+        let d = distinct_with(keys, all, Exec::Cpu).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
+        assert_eq!(d.inverse.as_ref(), Some(&inverse), "{what} inverse");
+        let only_values = DistinctOptions {
+            equality,
+            ..Default::default()
+        };
+        let d = distinct_with(keys, only_values, Exec::Cpu).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values only");
+        assert_eq!((d.counts, d.inverse), (None, None));
+        if equality == Equality::Numeric {
+            assert_eq!(
+                ordered(&distinct(keys, Exec::Cpu).unwrap()),
+                ordered(&values)
+            );
+        }
+        // already sorted input
+        let mut sorted = keys.to_vec();
+        sort_reference(&mut sorted);
+        let (sv, sc, sinv) = common::distinct_reference_for(&sorted, equality);
+        let d = distinct_sorted(&sorted, all, Exec::Cpu).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&sv), "{what} sorted values");
+        assert_eq!(d.counts, Some(sc), "{what} sorted counts");
+        assert_eq!(d.inverse, Some(sinv), "{what} sorted inverse");
+    }
 }
 
 macro_rules! key_tests {
-    ($name:ident, $t:ty, $gen:path) => {
+    ($name:ident, $large:ident, $t:ty, $gen:path) => {
         #[test]
         fn $name() {
             for &n in SIZES {
@@ -91,7 +100,11 @@ macro_rules! key_tests {
                     );
                 }
             }
-            // one large size: every parallel path (sort, dense and sorted distinct)
+        }
+
+        /// One large size: every parallel path (sort, dense and sorted distinct).
+        #[test]
+        fn $large() {
             for &n in &BIG[1..] {
                 for shape in ["random", "small"] {
                     let keys: Vec<$t> = $gen(shape, n, 11);
@@ -104,12 +117,12 @@ macro_rules! key_tests {
     };
 }
 
-key_tests!(keys_u32, u32, common::u32s);
-key_tests!(keys_i32, i32, common::i32s);
-key_tests!(keys_u64, u64, common::u64s);
-key_tests!(keys_i64, i64, common::i64s);
-key_tests!(keys_f32, f32, common::f32s);
-key_tests!(keys_f64, f64, common::f64s);
+key_tests!(keys_u32, keys_u32_large, u32, common::u32s);
+key_tests!(keys_i32, keys_i32_large, i32, common::i32s);
+key_tests!(keys_u64, keys_u64_large, u64, common::u64s);
+key_tests!(keys_i64, keys_i64_large, i64, common::i64s);
+key_tests!(keys_f32, keys_f32_large, f32, common::f32s);
+key_tests!(keys_f64, keys_f64_large, f64, common::f64s);
 
 #[test]
 fn float_total_order_in_sorted_output() {
@@ -142,9 +155,194 @@ fn float_total_order_in_sorted_output() {
     assert_eq!(bits, expect);
     let d = distinct(&v, Exec::Cpu).unwrap();
     assert_eq!(
-        d.len(),
+        d.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        [f64::NEG_INFINITY, -0.0, 1.0, f64::INFINITY, f64::NAN]
+            .iter()
+            .map(|x| x.to_bits())
+            .collect::<Vec<_>>(),
+        "numpy: -0.0 == +0.0 (represented by -0.0), all NaNs one value, last"
+    );
+    let bitwise = DistinctOptions {
+        equality: Equality::Bitwise,
+        ..Default::default()
+    };
+    assert_eq!(
+        distinct_with(&v, bitwise, Exec::Cpu).unwrap().values.len(),
         7,
-        "-0.0 and +0.0 are distinct keys, equal NaN bits are one key"
+        "bitwise: -0.0 and +0.0 are distinct keys, equal NaN bits are one key"
+    );
+}
+
+/// numpy's sort: every NaN after every number whatever its sign bit; among NaNs and between
+/// -0.0 and +0.0 the documented total order, in every sort variant and for both widths.
+#[test]
+fn float_sorts_put_every_nan_last() {
+    let keys: Vec<f32> = common::f32s("signed", 5000, 3)
+        .into_iter()
+        .chain(common::f32s("random", 5000, 4))
+        .collect();
+    let nans = keys.iter().filter(|x| x.is_nan()).count();
+    assert!(nans > 1000);
+    let check = |v: &[f32], what: &str| {
+        let numbers = v.len() - nans;
+        assert!(v[..numbers].iter().all(|x| !x.is_nan()), "{what}");
+        assert!(v[numbers..].iter().all(|x| x.is_nan()), "{what}");
+        // numbers ascending; within equal numbers, -0.0 first
+        for w in v[..numbers].windows(2) {
+            assert!(w[0] <= w[1], "{what}: {w:?}");
+            if w[0] == 0.0 && w[1] == 0.0 {
+                assert!(w[0].is_sign_negative() || w[1].is_sign_positive(), "{what}");
+            }
+        }
+        // NaNs: positive ones by ascending payload, then negative ones by descending payload
+        let key = |x: &f32| {
+            let b = x.to_bits();
+            if b >> 31 == 0 {
+                (0, b)
+            } else {
+                (1, u32::MAX - b)
+            }
+        };
+        assert!(
+            v[numbers..].windows(2).all(|w| key(&w[0]) <= key(&w[1])),
+            "{what}"
+        );
+    };
+    let mut v = keys.clone();
+    radix_sort(&mut v, Exec::Cpu).unwrap();
+    check(&v, "radix_sort");
+    let mut k = keys.clone();
+    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    radix_sort_pairs(&mut k, &mut idx, Exec::Cpu).unwrap();
+    check(&k, "radix_sort_pairs");
+    // stable: equal bits keep input order
+    for (w, p) in k.windows(2).zip(idx.windows(2)) {
+        if w[0].to_bits() == w[1].to_bits() {
+            assert!(p[0] < p[1]);
+        }
+    }
+    // argsort: numpy's stable argsort, so zeros of both signs and all NaNs in index order
+    let perm = argsort(&keys, Exec::Cpu).unwrap();
+    assert_eq!(perm, common::argsort_numpy(&keys));
+    let gathered: Vec<f32> = perm.iter().map(|&i| keys[i as usize]).collect();
+    let numbers = keys.len() - nans;
+    assert!(gathered[numbers..].iter().all(|x| x.is_nan()));
+    assert!(gathered[..numbers].windows(2).all(|w| w[0] <= w[1]));
+    for (w, p) in gathered.windows(2).zip(perm.windows(2)) {
+        if w[0] == w[1] || (w[0].is_nan() && w[1].is_nan()) {
+            assert!(p[0] < p[1], "ties in index order");
+        }
+    }
+    assert_ne!(
+        perm, idx,
+        "the pair sort puts every -0.0 first, argsort does not"
+    );
+    // descending is the exact reverse (so NaNs first, like np.sort(x)[::-1])
+    let mut d = keys.clone();
+    radix_sort_desc(&mut d, Exec::Cpu).unwrap();
+    d.reverse();
+    assert_eq!(
+        d.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        v.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    // f64: numbers ascending, then every NaN, in the reference's order
+    let wide = common::f64s("signed", 10_000, 5);
+    let mut w = wide.clone();
+    radix_sort(&mut w, Exec::Cpu).unwrap();
+    let numbers = w.iter().filter(|x| !x.is_nan()).count();
+    assert!(w[numbers..].iter().all(|x| x.is_nan()) && numbers < w.len());
+    assert!(w[..numbers].windows(2).all(|p| p[0] <= p[1]));
+    let mut expect = wide;
+    sort_reference(&mut expect);
+    assert!(
+        w.iter()
+            .zip(&expect)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+}
+
+/// The numpy conventions of distinct, spelled out: np.unique(x, return_inverse=True,
+/// return_counts=True) with its default equal_nan=True.
+#[test]
+fn distinct_follows_numpy_unique() {
+    let all = DistinctOptions {
+        counts: true,
+        inverse: true,
+        ..Default::default()
+    };
+    let neg_nan = -f64::NAN;
+    let payload = f64::from_bits(0x7FF0_0000_0000_0001);
+    let x = [
+        payload,
+        0.0,
+        neg_nan,
+        1.0,
+        -0.0,
+        f64::NAN,
+        0.0,
+        f64::NEG_INFINITY,
+    ];
+    // np.unique: [-inf, 0., 1., nan], counts [1, 3, 1, 3], inverse [3, 1, 3, 2, 1, 3, 1, 0]
+    for exec in [Exec::Cpu, Exec::Auto] {
+        let d = distinct_with(&x, all, exec).unwrap();
+        assert_eq!(d.values.len(), 4);
+        assert_eq!(d.values[0], f64::NEG_INFINITY);
+        assert_eq!(
+            d.values[1].to_bits(),
+            (-0.0f64).to_bits(),
+            "the first zero in the order"
+        );
+        assert_eq!(d.values[2], 1.0);
+        assert_eq!(
+            d.values[3].to_bits(),
+            payload.to_bits(),
+            "the first NaN in the order"
+        );
+        assert_eq!(d.counts, Some(vec![1, 3, 1, 3]));
+        assert_eq!(d.inverse, Some(vec![3, 1, 3, 2, 1, 3, 1, 0]));
+    }
+    // the representative does not depend on the input order
+    let mut r = x;
+    r.reverse();
+    assert_eq!(
+        ordered(&distinct(&r, Exec::Cpu).unwrap()),
+        ordered(&distinct(&x, Exec::Cpu).unwrap())
+    );
+    // only +0.0: +0.0; only negative NaNs: the one with the largest payload comes first
+    let d = distinct(&[0.0f32, 0.0], Exec::Cpu).unwrap();
+    assert_eq!(d[0].to_bits(), 0);
+    let d = distinct(
+        &[f32::from_bits(0xFFC0_0000), f32::from_bits(0xFFC0_0001)],
+        Exec::Cpu,
+    )
+    .unwrap();
+    assert_eq!(ordered(&d), ordered(&[f32::from_bits(0xFFC0_0001)]));
+    // the counting path (a small range of ordered bits) and the sorting path agree
+    let many: Vec<f32> = (0..100_000)
+        .map(|i| [-0.0, 0.0, 1.0, f32::NAN, -f32::NAN][i % 5])
+        .collect();
+    let d = distinct_with(&many, all, Exec::Cpu).unwrap();
+    assert_eq!(d.counts, Some(vec![40_000, 20_000, 40_000]));
+    assert_eq!(ordered(&d.values)[0], (-0.0f32).to_ordered());
+    // integers: both equalities are ==
+    let ints = [3i64, -3, 3, 0];
+    let bitwise = DistinctOptions {
+        equality: Equality::Bitwise,
+        ..all
+    };
+    assert_eq!(
+        distinct_with(&ints, all, Exec::Cpu).unwrap(),
+        distinct_with(&ints, bitwise, Exec::Cpu).unwrap()
+    );
+    // empty and one element
+    assert_eq!(
+        distinct_with::<f64>(&[], all, Exec::Cpu).unwrap().counts,
+        Some(vec![])
+    );
+    let d = distinct_with(&[-0.0f64], all, Exec::Cpu).unwrap();
+    assert_eq!(
+        (d.values[0].to_bits(), d.inverse),
+        ((-0.0f64).to_bits(), Some(vec![0]))
     );
 }
 
@@ -406,7 +604,7 @@ proptest! {
 
     #[test]
     fn prop_distinct_i64(v in proptest::collection::vec(-50i64..50, 0..3000)) {
-        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true }, Exec::Cpu).unwrap();
+        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true, ..Default::default() }, Exec::Cpu).unwrap();
         let (vals, counts, inv) = distinct_reference(&v);
         prop_assert_eq!(d.values, vals);
         prop_assert_eq!(d.counts, Some(counts));
@@ -415,7 +613,7 @@ proptest! {
 
     #[test]
     fn prop_distinct_wide_range(v in proptest::collection::vec(any::<u64>(), 0..3000)) {
-        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true }, Exec::Cpu).unwrap();
+        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true, ..Default::default() }, Exec::Cpu).unwrap();
         let (vals, counts, inv) = distinct_reference(&v);
         prop_assert_eq!(d.values, vals);
         prop_assert_eq!(d.counts, Some(counts));

@@ -82,23 +82,43 @@ fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
     e.sort_by_key(|p| p.0);
     let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
     assert_eq!(got, e, "{what} pairs (stable)");
+
+    // argsort: numpy's stable argsort, from the host and on device buffers
+    let numpy = common::argsort_numpy(keys);
+    assert_eq!(argsort(keys, Exec::Cuda).unwrap(), numpy, "{what} argsort");
+    if !keys.is_empty() {
+        let gpu = gpu_runtime::gpu().unwrap();
+        let perm = device::argsort(gpu, &gpu.upload(keys).unwrap()).unwrap();
+        assert_eq!(gpu.download(&perm).unwrap(), numpy, "{what} device argsort");
+    }
 }
 
 fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
-    let (values, counts, inverse) = distinct_reference(keys);
-    let all = DistinctOptions {
-        counts: true,
-        inverse: true,
-    };
-    let d = distinct_with(keys, all, Exec::Cuda).unwrap();
-    assert_eq!(d.backend, Backend::Cuda);
-    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
-    assert_eq!(d.counts, Some(counts), "{what} counts");
-    assert_eq!(d.inverse, Some(inverse), "{what} inverse");
-    let mut sorted = keys.to_vec();
-    sort_reference(&mut sorted);
-    let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
-    assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
+    for &equality in common::equalities::<K>(keys.len()) {
+        let what = format!("{what} {equality:?}");
+        let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
+        let all = common::all_outputs(equality);
+        let d = distinct_with(keys, all, Exec::Cuda).unwrap();
+        assert_eq!(d.backend, Backend::Cuda);
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
+        assert_eq!(d.inverse, Some(inverse), "{what} inverse");
+        let mut sorted = keys.to_vec();
+        sort_reference(&mut sorted);
+        let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} sorted values");
+        // the device API (an empty device buffer cannot be allocated)
+        if keys.is_empty() {
+            continue;
+        }
+        let gpu = gpu_runtime::gpu().unwrap();
+        let dk = gpu.upload(&sorted).unwrap();
+        let dd = device::distinct_sorted(gpu, &dk, equality).unwrap();
+        let dv = gpu.download(&dd.values.slice(0..dd.len)).unwrap();
+        assert_eq!(ordered(&dv), ordered(&values), "{what} device values");
+        let dc = gpu.download(&dd.counts.slice(0..dd.len)).unwrap();
+        assert_eq!(dc, counts, "{what} device counts");
+    }
 }
 
 macro_rules! gpu_key_test {
@@ -250,7 +270,7 @@ fn gpu_device_api_chains_without_host_round_trips() {
     let keys = common::u32s("small", n, 1);
     let d = gpu.upload(&keys).unwrap();
     let sorted = device::radix_sort(gpu, &d).unwrap();
-    let dd = device::distinct_sorted(gpu, &sorted).unwrap();
+    let dd = device::distinct_sorted(gpu, &sorted, Equality::Numeric).unwrap();
     let (values, counts, _) = distinct_reference(&keys);
     assert_eq!(gpu.download(&dd.values.slice(0..dd.len)).unwrap(), values);
     assert_eq!(gpu.download(&dd.counts.slice(0..dd.len)).unwrap(), counts);

@@ -28,6 +28,7 @@ pub use params::{
     Boundary, FhnParams, FhnState, StabilityLimit, flush_tiny, reaction, reaction_derivative,
 };
 pub use scenario::{
-    Scenario, Scheme, Simulation, crossing, fit_speed, nagumo_front, nagumo_speed, simulate,
+    Scenario, Scheme, Simulation, Stimulus, crossing, fit_speed, nagumo_front, nagumo_speed,
+    simulate, simulate_with_stimulus,
 };
 pub use tridiag::TridiagSolver;

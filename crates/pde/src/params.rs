@@ -7,7 +7,7 @@ use crate::PdeError;
 pub enum Boundary {
     /// No flux: `v_x = 0` (discretised with a mirrored ghost node, second order).
     NoFlux,
-    /// `v` is held at this value (the pulse-train input `v(L, t) = 1`).
+    /// `v` is held at this value (e.g. `v(L, t) = 1`, an excited end).
     Dirichlet(f64),
 }
 
@@ -15,16 +15,18 @@ pub enum Boundary {
 /// `v_t = v_xx + v (1 - v)(v - a) - w`, `w_t = eps (v - gamma w)` on `[0, length]`,
 /// and of its discretisation.
 ///
-/// The defaults are the seed's set-up: `a = 0.1`, `eps = 0.01`, `gamma = 0.5`,
-/// `length = 200`, `n = 401` nodes (`dx = 0.5`), `dt = 0.05`, `t_end = 100`, no-flux at both
-/// ends, and the state range `[-0.4, 1.0]` (pulses dip to about -0.3) over which the reaction stiffness is bounded.
+/// The defaults are the seed's set-up: `a = 0.01`, `gamma = 2`, `eps = 0.01`, `n = 401` nodes
+/// with `dx = 0.5` (so `length = 200`); then `dt = 0.05` (below the explicit stability limit,
+/// about 0.116 there), `t_end = 100`, no flux at both ends, and the state range `[-0.4, 1.0]`
+/// (pulses dip to about -0.33 with these parameters) over which the reaction stiffness is
+/// bounded.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FhnParams {
-    /// Excitation threshold `a` (default 0.1); the Nagumo front moves at `(1 - 2a)/sqrt 2`.
+    /// Excitation threshold `a` (default 0.01); the Nagumo front moves at `(1 - 2a)/sqrt 2`.
     pub a: f64,
     /// Recovery rate `eps >= 0` (default 0.01; 0 gives the Nagumo equation).
     pub eps: f64,
-    /// Recovery coupling `gamma >= 0` (default 0.5).
+    /// Recovery coupling `gamma >= 0` (default 2).
     pub gamma: f64,
     /// Domain length `L > 0` (default 200).
     pub length: f64,
@@ -36,7 +38,7 @@ pub struct FhnParams {
     pub t_end: f64,
     /// Condition at `x = 0` (default no flux).
     pub left: Boundary,
-    /// Condition at `x = L` (default no flux; `Dirichlet(1.0)` drives pulse trains).
+    /// Condition at `x = L` (default no flux; `Dirichlet(1.0)` holds the end excited).
     pub right: Boundary,
     /// `(v_lo, v_hi)`: the range of `v` over which the reaction term's stiffness
     /// `K = max(0, -min f'(v))` enters the explicit stability limit (default `(-0.4, 1.0)`).
@@ -46,9 +48,9 @@ pub struct FhnParams {
 impl Default for FhnParams {
     fn default() -> Self {
         FhnParams {
-            a: 0.1,
+            a: 0.01,
             eps: 0.01,
-            gamma: 0.5,
+            gamma: 2.0,
             length: 200.0,
             n: 401,
             dt: 0.05,
@@ -142,44 +144,37 @@ impl FhnParams {
     /// # Errors
     /// [`PdeError::InvalidParameter`] naming the first bad parameter.
     pub fn validate(&self) -> Result<(), PdeError> {
-        let bad = |name, value, reason| {
-            Err(PdeError::InvalidParameter {
-                name,
-                value,
-                reason,
-            })
-        };
         if !self.a.is_finite() {
-            return bad("a", self.a, "must be finite");
+            return invalid("a", self.a, "must be finite");
         }
         if !(self.eps.is_finite() && self.eps >= 0.0) {
-            return bad("eps", self.eps, "must be finite and >= 0");
+            return invalid("eps", self.eps, "must be finite and >= 0");
         }
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
-            return bad("gamma", self.gamma, "must be finite and >= 0");
+            return invalid("gamma", self.gamma, "must be finite and >= 0");
         }
         if !(self.length.is_finite() && self.length > 0.0) {
-            return bad("length", self.length, "must be finite and > 0");
+            return invalid("length", self.length, "must be finite and > 0");
         }
         if self.n < 3 {
-            return bad("n", self.n as f64, "must be at least 3 nodes");
+            return invalid("n", self.n as f64, "must be at least 3 nodes");
         }
         if !(self.dt.is_finite() && self.dt > 0.0) {
-            return bad("dt", self.dt, "must be finite and > 0");
+            return invalid("dt", self.dt, "must be finite and > 0");
         }
         if !(self.t_end.is_finite() && self.t_end >= 0.0) {
-            return bad("t_end", self.t_end, "must be finite and >= 0");
+            return invalid("t_end", self.t_end, "must be finite and >= 0");
         }
         for b in [self.left, self.right] {
             if let Boundary::Dirichlet(v) = b
                 && !v.is_finite()
             {
-                return bad("boundary value", v, "must be finite");
+                return invalid("boundary value", v, "must be finite");
             }
         }
         let (lo, hi) = self.v_range;
         if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-            return bad("v_range", lo, "must be finite with lo <= hi");
+            return invalid("v_range", lo, "must be finite with lo <= hi");
         }
         Ok(())
     }
@@ -200,7 +195,7 @@ impl FhnParams {
     /// # Examples
     /// ```
     /// use pde::FhnParams;
-    /// let p = FhnParams::default(); // dx = 0.5, a = 0.1
+    /// let p = FhnParams::default(); // dx = 0.5, a = 0.01
     /// let lim = p.stability_limit(p.dx());
     /// assert!((lim.diffusion - 16.0).abs() < 1e-12);
     /// assert!(lim.dt_max < 2.0 / 16.0);
@@ -255,6 +250,19 @@ impl FhnParams {
         }
         Ok(lim)
     }
+}
+
+/// [`PdeError::InvalidParameter`] for parameter `name` with `value`, and why.
+pub(crate) fn invalid(
+    name: &'static str,
+    value: f64,
+    reason: &'static str,
+) -> Result<(), PdeError> {
+    Err(PdeError::InvalidParameter {
+        name,
+        value,
+        reason,
+    })
 }
 
 /// The state of one axon: `v` and `w` at every node, and the time.

@@ -6,7 +6,7 @@ use gpu_runtime::{Backend, Exec};
 use crate::PdeError;
 use crate::adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
 use crate::implicit::{ImplicitStats, NewtonOptions, implicit_run};
-use crate::params::{Boundary, FhnParams, FhnState};
+use crate::params::{Boundary, FhnParams, FhnState, invalid};
 
 /// The seed's experiments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,21 +14,94 @@ pub enum Scenario {
     /// `v(x, 0) = exp(-(x - L/2)^2 / 10)` (at `x = 100` for `L = 200`): two pulses travel
     /// apart.
     Gaussian,
-    /// The rest state driven by `v(L, t) = 1`: a train of pulses travels left.
+    /// The rest state stimulated periodically at `x = L` ([`Stimulus::PULSE_TRAIN`]: `v(L, t)`
+    /// held at 1 for 5 time units of every 100): every stimulus starts a pulse, and the pulses
+    /// travel left as a train, one wavelength (about 63 with the seed's parameters) apart.
     PulseTrain,
     /// The Nagumo equation (`eps = 0`) from its exact travelling front
     /// `v = 1 / (1 + exp((x - L/4) / sqrt 2))`, which moves right at `(1 - 2a) / sqrt 2`.
     Front,
 }
 
+/// A periodic stimulus at `x = L`: `v(L, t)` is held at `value` during the first `duration`
+/// of every `period` (from `t = 0`), and the end is no-flux in between. Each stimulus starts a
+/// pulse when the end has recovered from the previous one, so a period above the recovery time
+/// gives one pulse per period; a constant input (`v(L, t) = 1` at all times) instead starts a
+/// train only for some parameters (with the seed's it does, at about one pulse per 95 time
+/// units; with `a = 0.1, gamma = 0.5` it starts one pulse).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stimulus {
+    /// The value `v(L, t)` is held at while the stimulus is on.
+    pub value: f64,
+    /// Time from one stimulus to the next (`> 0`).
+    pub period: f64,
+    /// How long each stimulus lasts (`0 < duration <= period`; `duration == period` is a
+    /// constant input).
+    pub duration: f64,
+}
+
+impl Stimulus {
+    /// The pulse-train scenario's stimulus: `v(L, t) = 1` for 5 time units every 100. With the
+    /// seed's parameters (the [`FhnParams`] defaults) the end recovers in under 100 time units,
+    /// so every stimulus starts a pulse; with `a = 0.1, gamma = 0.5` every other one does.
+    pub const PULSE_TRAIN: Stimulus = Stimulus {
+        value: 1.0,
+        period: 100.0,
+        duration: 5.0,
+    };
+
+    /// Whether the stimulus is on at time `t >= 0`.
+    ///
+    /// ```
+    /// use pde::Stimulus;
+    /// let s = Stimulus::PULSE_TRAIN;
+    /// assert!(s.is_on(0.0) && s.is_on(4.99) && !s.is_on(5.0) && s.is_on(100.0));
+    /// ```
+    pub fn is_on(&self, t: f64) -> bool {
+        t.rem_euclid(self.period) < self.duration
+    }
+
+    /// The first time after `t` at which the stimulus switches on or off.
+    fn next_switch(&self, t: f64) -> f64 {
+        let start = t - t.rem_euclid(self.period);
+        if self.is_on(t) {
+            start + self.duration
+        } else {
+            start + self.period
+        }
+    }
+
+    /// Checks the stimulus' domain.
+    ///
+    /// # Errors
+    /// [`PdeError::InvalidParameter`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), PdeError> {
+        if !self.value.is_finite() {
+            return invalid("stimulus value", self.value, "must be finite");
+        }
+        if !(self.period.is_finite() && self.period > 0.0) {
+            return invalid("stimulus period", self.period, "must be finite and > 0");
+        }
+        if !(self.duration > 0.0 && self.duration <= self.period) {
+            return invalid(
+                "stimulus duration",
+                self.duration,
+                "must be > 0 and at most the period",
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Scenario {
-    /// `base` with what the scenario needs: a Dirichlet input for pulse trains; `eps = 0`,
-    /// `w = 0` and `v_range = (0, 1)` for the front.
+    /// `base` with what the scenario needs: `eps = 0`, `w = 0` and `v_range = (0, 1)` for the
+    /// front; the pulse train's stimulated end is no-flux between stimuli (the stimulus
+    /// itself, [`Scenario::stimulus`], is applied by [`simulate`]).
     pub fn params(self, base: FhnParams) -> FhnParams {
         match self {
             Scenario::Gaussian => base,
             Scenario::PulseTrain => FhnParams {
-                right: Boundary::Dirichlet(1.0),
+                right: Boundary::NoFlux,
                 ..base
             },
             Scenario::Front => FhnParams {
@@ -63,8 +136,18 @@ impl Scenario {
         s
     }
 
+    /// The periodic stimulus at `x = L` the scenario applies: [`Stimulus::PULSE_TRAIN`] for
+    /// the pulse train, none for the others.
+    pub fn stimulus(self) -> Option<Stimulus> {
+        match self {
+            Scenario::PulseTrain => Some(Stimulus::PULSE_TRAIN),
+            Scenario::Gaussian | Scenario::Front => None,
+        }
+    }
+
     /// Which crossing of `v = 1/2` to track: the right-most (fronts and the right-moving
-    /// pulse of the Gaussian) or the left-most (pulse trains, which come from `x = L`).
+    /// pulse of the Gaussian) or the left-most (the leading pulse of a train, which comes from
+    /// `x = L`).
     pub fn tracks_rightmost(self) -> bool {
         !matches!(self, Scenario::PulseTrain)
     }
@@ -131,21 +214,55 @@ pub fn crossing(x: &[f64], v: &[f64], level: f64, rightmost: bool) -> Option<f64
 /// the start-up transient), ignoring positions within `edge` of either end of `[0, length]`;
 /// `None` with fewer than three usable points.
 ///
+/// The tracked crossing of a pulse train jumps back whenever its leading pulse leaves the
+/// domain (to the pulse's back, then to the next pulse's front): the record is cut at such
+/// jumps (a step that differs from the median step by more than four times the median step and
+/// more than `edge`) and where it leaves the usable range, and the longest piece is fitted.
+///
 /// # Complexity
-/// `O(len)`.
+/// `O(len log len)`.
 ///
 /// # Examples
 /// ```
 /// let track = [(0.0, 10.0), (1.0, 10.5), (2.0, 11.0), (3.0, 11.5), (4.0, 12.0), (5.0, 12.5)];
 /// assert!((pde::fit_speed(&track, 100.0, 5.0).unwrap() - 0.5).abs() < 1e-12);
+/// // a train moving left at 0.5: the leading pulse leaves, the next one is tracked
+/// let train: Vec<(f64, f64)> = (0..40).map(|i| (i as f64, 90.0 - (0.5 * i as f64) % 30.0)).collect();
+/// assert!((pde::fit_speed(&train, 100.0, 5.0).unwrap() + 0.5).abs() < 1e-9);
 /// ```
 pub fn fit_speed(track: &[(f64, f64)], length: f64, edge: f64) -> Option<f64> {
     let half = track.len() / 2;
-    let pts: Vec<(f64, f64)> = track[half..]
-        .iter()
-        .copied()
-        .filter(|&(_, x)| x > edge && x < length - edge)
+    let inside = |x: f64| x > edge && x < length - edge;
+    let late = &track[half..];
+    // the median step between consecutive usable points
+    let mut steps: Vec<f64> = late
+        .windows(2)
+        .filter(|w| inside(w[0].1) && inside(w[1].1))
+        .map(|w| w[1].1 - w[0].1)
         .collect();
+    if steps.len() < 2 {
+        return None;
+    }
+    steps.sort_by(f64::total_cmp);
+    let median = steps[steps.len() / 2];
+    let jump = |d: f64| (d - median).abs() > (4.0 * median.abs()).max(edge);
+    // pieces of consecutive usable points without a jump; the longest is fitted
+    let (mut best, mut start) = (0..0, 0);
+    for i in 0..=late.len() {
+        let cut =
+            i == late.len() || !inside(late[i].1) || (i > start && jump(late[i].1 - late[i - 1].1));
+        if cut {
+            if i - start > best.len() {
+                best = start..i;
+            }
+            start = if i < late.len() && inside(late[i].1) {
+                i
+            } else {
+                i + 1
+            };
+        }
+    }
+    let pts = &late[best];
     if pts.len() < 3 {
         return None;
     }
@@ -171,8 +288,10 @@ pub enum Scheme {
 /// A finished simulation: snapshots, the tracked front and its speed.
 #[derive(Debug, Clone)]
 pub struct Simulation {
-    /// The parameters that ran (after the scenario's adjustments).
+    /// The parameters that ran (after the scenario's adjustments; between stimuli).
     pub params: FhnParams,
+    /// The stimulus applied at `x = L`, if any.
+    pub stimulus: Option<Stimulus>,
     /// Node positions.
     pub x: Vec<f64>,
     /// Snapshot times (the first is the initial state, the last the final state).
@@ -200,7 +319,8 @@ pub struct Simulation {
 /// than 2^27 values of `v`, and, for the explicit scheme on grids large enough for its
 /// time-blocked CPU path, at most one per 32 steps (snapshots fall on multiples of 32 steps,
 /// so that they never cut a time block short). `progress(done, total)` is called after each
-/// chunk of steps.
+/// chunk of steps. The scenario's stimulus ([`Scenario::stimulus`]) is applied at `x = L`; see
+/// [`simulate_with_stimulus`] for another one.
 ///
 /// # Complexity
 /// The scheme's cost, plus `O(n)` per snapshot.
@@ -214,7 +334,7 @@ pub struct Simulation {
 /// use pde::{FhnParams, Scenario, Scheme, simulate, nagumo_speed};
 /// let p = FhnParams { t_end: 60.0, ..FhnParams::default() };
 /// let sim = simulate(Scenario::Front, p, Scheme::Explicit, Exec::Cpu, 60, &mut |_, _| {})?;
-/// let c = nagumo_speed(0.1);
+/// let c = nagumo_speed(p.a);
 /// assert!((sim.speed.unwrap() - c).abs() < 0.02 * c);
 /// # Ok::<(), pde::PdeError>(())
 /// ```
@@ -226,12 +346,73 @@ pub fn simulate(
     snapshots: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Simulation, PdeError> {
+    simulate_with_stimulus(
+        scenario,
+        base,
+        scenario.stimulus(),
+        scheme,
+        exec,
+        snapshots,
+        progress,
+    )
+}
+
+/// [`simulate`] with `stimulus` at `x = L` instead of the scenario's own (`None`: none). While
+/// the stimulus is on, the right end is `Dirichlet(stimulus.value)`; in between it is the
+/// scenario's condition. A step is stimulated when its midpoint is in an on-phase, so the
+/// switching times are exact to half a step whatever `dt`.
+///
+/// # Complexity
+/// As [`simulate`]; every switch of the stimulus starts a new run of the scheme (for the GPU
+/// paths: an upload and a download of the state).
+///
+/// # Errors
+/// As [`simulate`], and [`PdeError::InvalidParameter`] for a stimulus outside its domain
+/// ([`Stimulus::validate`]).
+///
+/// # Examples
+/// ```
+/// use gpu_runtime::Exec;
+/// use pde::{FhnParams, Scenario, Scheme, Stimulus, simulate_with_stimulus};
+/// // a stimulus every 150 time units instead of 100
+/// let s = Stimulus { period: 150.0, ..Stimulus::PULSE_TRAIN };
+/// let p = FhnParams { t_end: 20.0, ..FhnParams::default() };
+/// let sim = simulate_with_stimulus(Scenario::PulseTrain, p, Some(s), Scheme::Explicit,
+///                                  Exec::Cpu, 4, &mut |_, _| {})?;
+/// assert_eq!(sim.stimulus, Some(s));
+/// assert!(sim.v[1][p.n - 1] > 0.5); // the end was excited
+/// # Ok::<(), pde::PdeError>(())
+/// ```
+pub fn simulate_with_stimulus(
+    scenario: Scenario,
+    base: FhnParams,
+    stimulus: Option<Stimulus>,
+    scheme: Scheme,
+    exec: Exec,
+    snapshots: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Simulation, PdeError> {
     let p = scenario.params(base);
     p.validate()?;
+    if let Some(s) = &stimulus {
+        s.validate()?;
+    }
+    let stimulated = stimulus.map(|s| FhnParams {
+        right: Boundary::Dirichlet(s.value),
+        ..p
+    });
     if let Scheme::Explicit = scheme {
         p.check_explicit_dt(p.dx())?;
+        if let Some(sp) = &stimulated {
+            sp.check_explicit_dt(sp.dx())?;
+        }
     }
     let mut state = scenario.initial_state(&p);
+    if let (Some(s), Some(sp)) = (stimulus, &stimulated)
+        && s.is_on(0.5 * p.dt)
+    {
+        state.apply_boundaries(sp); // stimulated from t = 0: the first snapshot shows it
+    }
     let total = p.steps();
     // At most one snapshot per step, and at most 2^27 stored values of v (1 GiB, as much
     // again for w), so a large grid cannot exhaust memory through snapshots.
@@ -243,6 +424,7 @@ pub fn simulate(
     let rightmost = scenario.tracks_rightmost();
     let mut sim = Simulation {
         params: p,
+        stimulus,
         x: x.clone(),
         times: vec![0.0],
         v: vec![state.v.clone()],
@@ -271,53 +453,36 @@ pub fn simulate(
         if upto < total {
             upto = upto.next_multiple_of(quantum).min(total);
         }
-        let chunk = upto.saturating_sub(done);
-        if chunk == 0 {
+        if upto <= done {
             continue;
         }
-        match scheme {
-            Scheme::Explicit => {
-                sim.backend = crate::explicit::explicit_run_reusing(
-                    &p,
-                    &mut state,
-                    chunk,
-                    exec,
-                    &mut scratch,
-                )?;
-            }
-            Scheme::Adaptive(opts) => {
-                let st = adaptive_run(&p, &mut state, chunk, &opts)?;
-                sim.adaptive = Some(match sim.adaptive {
-                    None => st,
-                    Some(acc) => AdaptiveStats {
-                        uniform_nodes: acc.uniform_nodes,
-                        mean_nodes: (acc.mean_nodes * acc.steps as f64
-                            + st.mean_nodes * st.steps as f64)
-                            / (acc.steps + st.steps) as f64,
-                        min_nodes: acc.min_nodes.min(st.min_nodes),
-                        max_nodes: acc.max_nodes.max(st.max_nodes),
-                        regrids: acc.regrids + st.regrids,
-                        steps: acc.steps + st.steps,
-                    },
-                });
-            }
-            Scheme::Implicit(opts) => {
-                let st = implicit_run(&p, &mut state, chunk, opts, exec)?;
-                sim.backend = st.backend;
-                sim.implicit = Some(match sim.implicit {
-                    None => st,
-                    Some(acc) => ImplicitStats {
-                        steps: acc.steps + st.steps,
-                        newton_iterations: acc.newton_iterations + st.newton_iterations,
-                        max_iterations_per_step: acc
-                            .max_iterations_per_step
-                            .max(st.max_iterations_per_step),
-                        backend: st.backend,
-                    },
-                });
-            }
+        // the chunk, cut where the stimulus switches
+        while done < upto {
+            let (params, steps) = match (stimulus, &stimulated) {
+                (Some(s), Some(sp)) => {
+                    let mid = (done as f64 + 0.5) * p.dt;
+                    let switch = (s.next_switch(mid) / p.dt - 0.5).ceil().max(0.0) as u64;
+                    let steps = switch.clamp(done + 1, upto) - done;
+                    if s.is_on(mid) {
+                        state.apply_boundaries(sp);
+                        (sp, steps)
+                    } else {
+                        (&p, steps)
+                    }
+                }
+                _ => (&p, upto - done),
+            };
+            advance(
+                params,
+                &mut state,
+                steps,
+                scheme,
+                exec,
+                &mut sim,
+                &mut scratch,
+            )?;
+            done += steps;
         }
-        done = upto;
         sim.times.push(state.t);
         sim.v.push(state.v.clone());
         sim.w.push(state.w.clone());
@@ -328,6 +493,56 @@ pub fn simulate(
     }
     sim.speed = fit_speed(&sim.track, p.length, 0.05 * p.length);
     Ok(sim)
+}
+
+/// Runs `steps` steps of `scheme` and merges its statistics into `sim`; the explicit scheme
+/// reuses `scratch`'s work arrays from one chunk to the next.
+fn advance(
+    p: &FhnParams,
+    state: &mut FhnState,
+    steps: u64,
+    scheme: Scheme,
+    exec: Exec,
+    sim: &mut Simulation,
+    scratch: &mut crate::explicit::ExplicitScratch,
+) -> Result<(), PdeError> {
+    match scheme {
+        Scheme::Explicit => {
+            sim.backend = crate::explicit::explicit_run_reusing(p, state, steps, exec, scratch)?;
+        }
+        Scheme::Adaptive(opts) => {
+            let st = adaptive_run(p, state, steps, &opts)?;
+            sim.adaptive = Some(match sim.adaptive {
+                None => st,
+                Some(acc) => AdaptiveStats {
+                    uniform_nodes: acc.uniform_nodes,
+                    mean_nodes: (acc.mean_nodes * acc.steps as f64
+                        + st.mean_nodes * st.steps as f64)
+                        / (acc.steps + st.steps) as f64,
+                    min_nodes: acc.min_nodes.min(st.min_nodes),
+                    max_nodes: acc.max_nodes.max(st.max_nodes),
+                    regrids: acc.regrids + st.regrids,
+                    steps: acc.steps + st.steps,
+                },
+            });
+        }
+        Scheme::Implicit(opts) => {
+            let st = implicit_run(p, state, steps, opts, exec)?;
+            sim.backend = st.backend;
+            sim.implicit = Some(match sim.implicit {
+                None => st,
+                Some(acc) => ImplicitStats {
+                    steps: acc.steps + st.steps,
+                    newton_iterations: acc.newton_iterations + st.newton_iterations,
+                    max_iterations_per_step: acc
+                        .max_iterations_per_step
+                        .max(st.max_iterations_per_step),
+                    backend: st.backend,
+                },
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -410,7 +625,7 @@ mod tests {
 
     #[test]
     fn front_speed_matches_exact_for_every_scheme() {
-        let c = nagumo_speed(0.1);
+        let c = nagumo_speed(FhnParams::default().a);
         let p = FhnParams {
             t_end: 80.0,
             ..FhnParams::default()
@@ -428,18 +643,17 @@ mod tests {
     }
 
     #[test]
-    fn gaussian_splits_and_pulse_train_moves_left() {
+    fn gaussian_splits_into_two_pulses() {
         let p = FhnParams {
             t_end: 60.0,
             ..FhnParams::default()
         };
-        let sim = simulate(
+        let sim = run(
             Scenario::Gaussian,
             p,
+            Scenario::Gaussian.stimulus(),
             Scheme::Explicit,
-            Exec::Cpu,
             30,
-            &mut |_, _| {},
         )
         .unwrap();
         let last = sim.v.last().unwrap();
@@ -448,20 +662,241 @@ mod tests {
             assert!((last[i] - last[p.n - 1 - i]).abs() < 1e-9);
         }
         assert!(sim.speed.unwrap() > 0.2);
-        let p = FhnParams {
-            t_end: 150.0,
-            ..FhnParams::default()
-        };
-        let sim = simulate(
-            Scenario::PulseTrain,
+        assert_eq!(pulses(&sim.x, last, 10.0).len(), 2);
+    }
+
+    /// `scenario` on the CPU with `stimulus` at `x = L`.
+    fn run(
+        scenario: Scenario,
+        p: FhnParams,
+        stimulus: Option<Stimulus>,
+        scheme: Scheme,
+        snapshots: usize,
+    ) -> Result<Simulation, PdeError> {
+        simulate_with_stimulus(
+            scenario,
             p,
-            Scheme::Explicit,
+            stimulus,
+            scheme,
             Exec::Cpu,
-            50,
+            snapshots,
             &mut |_, _| {},
         )
+    }
+
+    /// Positions of the pulses in `v`: local maxima above 1/2, more than `edge` from the ends.
+    fn pulses(x: &[f64], v: &[f64], edge: f64) -> Vec<f64> {
+        (1..v.len() - 1)
+            .filter(|&i| v[i] > 0.5 && v[i] >= v[i - 1] && v[i] > v[i + 1])
+            .map(|i| x[i])
+            .filter(|&p| p > edge && p < x[x.len() - 1] - edge)
+            .collect()
+    }
+
+    /// Times at which `v` at node `i` rises through 1/2: one per pulse passing the node.
+    fn arrivals(sim: &Simulation, i: usize) -> Vec<f64> {
+        sim.v
+            .windows(2)
+            .zip(sim.times.windows(2))
+            .filter(|(v, _)| v[0][i] < 0.5 && v[1][i] >= 0.5)
+            .map(|(_, t)| t[1])
+            .collect()
+    }
+
+    /// The pulse train is a train: with the seed's parameters every stimulus (one per 100
+    /// time units) starts a pulse, and the pulses pass two probes in turn, one period apart,
+    /// travelling left at one speed.
+    #[test]
+    fn pulse_train_sends_a_pulse_every_period() {
+        let p = FhnParams {
+            t_end: 600.0,
+            ..FhnParams::default()
+        };
+        let sim = run(
+            Scenario::PulseTrain,
+            p,
+            Scenario::PulseTrain.stimulus(),
+            Scheme::Explicit,
+            600,
+        )
         .unwrap();
-        assert!(sim.speed.unwrap() < -0.2, "{:?}", sim.speed);
+        assert_eq!(sim.stimulus, Some(Stimulus::PULSE_TRAIN));
+        let (near, far) = (300, 100); // x = 150 and x = 50
+        let (a, b) = (arrivals(&sim, near), arrivals(&sim, far));
+        assert!(a.len() >= 5, "pulses passing x = 150: {a:?}");
+        assert!(b.len() >= 3, "pulses passing x = 50: {b:?}");
+        for w in a.windows(2).chain(b.windows(2)) {
+            let gap = w[1] - w[0];
+            assert!(
+                (gap - 100.0).abs() <= 3.0,
+                "one pulse per period: {a:?} {b:?}"
+            );
+        }
+        // the same pulses, 100 length units further left, later by 100 / speed
+        let speed = 100.0 / (b[0] - a[0]);
+        assert!((0.55..0.75).contains(&speed), "{speed}");
+        let fitted = sim.speed.unwrap();
+        assert!((fitted + speed).abs() < 0.05, "{fitted} vs -{speed}");
+        // several pulses in the domain at once, one wavelength apart
+        let last = pulses(&sim.x, sim.v.last().unwrap(), 5.0);
+        assert!(last.len() >= 3, "{last:?}");
+        for w in last.windows(2) {
+            assert!((w[1] - w[0] - 100.0 * speed).abs() < 8.0, "{last:?}");
+        }
+        // the end is held at 1 during a stimulus, free between stimuli
+        let at = |t: f64| {
+            sim.times
+                .iter()
+                .position(|&s| (s - t).abs() < 1e-6)
+                .unwrap()
+        };
+        assert_eq!(sim.v[0][p.n - 1], 1.0, "stimulated from t = 0");
+        assert_eq!(sim.v[at(203.0)][p.n - 1], 1.0);
+        assert!(sim.v[at(250.0)][p.n - 1] < 0.5);
+    }
+
+    /// Every scheme makes the train, and so does another stimulus period; with the old
+    /// defaults (a = 0.1, gamma = 0.5) the end needs longer to recover, so a stimulus every 200
+    /// time units starts a train there.
+    #[test]
+    fn pulse_train_for_every_scheme_and_stimulus() {
+        let p = FhnParams {
+            t_end: 300.0,
+            ..FhnParams::default()
+        };
+        for scheme in [
+            Scheme::Adaptive(AdaptiveOptions::default()),
+            Scheme::Implicit(NewtonOptions::default()),
+        ] {
+            let p = if let Scheme::Implicit(_) = scheme {
+                FhnParams { dt: 0.25, ..p }
+            } else {
+                p
+            };
+            let sim = run(
+                Scenario::PulseTrain,
+                p,
+                Scenario::PulseTrain.stimulus(),
+                scheme,
+                300,
+            )
+            .unwrap();
+            let a = arrivals(&sim, 300);
+            assert!(a.len() >= 2, "{scheme:?}: {a:?}");
+            assert!((a[1] - a[0] - 100.0).abs() <= 3.0, "{scheme:?}: {a:?}");
+        }
+        let slow = Stimulus {
+            period: 200.0,
+            ..Stimulus::PULSE_TRAIN
+        };
+        let old = FhnParams {
+            a: 0.1,
+            gamma: 0.5,
+            t_end: 650.0,
+            ..FhnParams::default()
+        };
+        let sim = run(Scenario::PulseTrain, old, Some(slow), Scheme::Explicit, 650).unwrap();
+        let a = arrivals(&sim, 300);
+        assert!(a.len() >= 3, "{a:?}");
+        assert!((a[1] - a[0] - 200.0).abs() <= 3.0, "{a:?}");
+        // a constant input there starts one pulse only (the scenario's old behaviour)
+        let constant = Stimulus {
+            period: 100.0,
+            duration: 100.0,
+            ..Stimulus::PULSE_TRAIN
+        };
+        let sim = run(
+            Scenario::PulseTrain,
+            old,
+            Some(constant),
+            Scheme::Explicit,
+            650,
+        )
+        .unwrap();
+        assert_eq!(arrivals(&sim, 300).len(), 1);
         assert!(sim.v.iter().all(|v| v[p.n - 1] == 1.0));
+    }
+
+    /// The stimulated run on the GPU (explicit and implicit, one run of the scheme per
+    /// stimulus phase) agrees with the CPU.
+    #[test]
+    fn gpu_pulse_train_matches_cpu() {
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde gpu_pulse_train_matches_cpu")
+        else {
+            return;
+        };
+        let p = FhnParams {
+            t_end: 12.0,
+            ..FhnParams::default()
+        };
+        for scheme in [Scheme::Explicit, Scheme::Implicit(NewtonOptions::default())] {
+            let sc = Scenario::PulseTrain;
+            let run_on = |exec| simulate(sc, p, scheme, exec, 6, &mut |_, _| {}).unwrap();
+            let (cpu, gpu) = (run_on(Exec::Cpu), run_on(Exec::Cuda));
+            assert_eq!(gpu.backend, Backend::Cuda);
+            assert_eq!(cpu.times, gpu.times);
+            for (a, b) in cpu.v.iter().zip(&gpu.v) {
+                for (x, y) in a.iter().zip(b) {
+                    assert!((x - y).abs() <= 1e-9, "{scheme:?}: {x} vs {y}");
+                }
+            }
+            assert_eq!(gpu.v[1][p.n - 1], 1.0); // t = 2: stimulated
+            assert!(gpu.v[3][p.n - 1] < 1.0); // t = 6: free
+        }
+    }
+
+    #[test]
+    fn stimulus_is_validated_and_switches_on_time() {
+        let p = FhnParams {
+            t_end: 1.0,
+            ..FhnParams::default()
+        };
+        for bad in [
+            Stimulus {
+                period: 0.0,
+                ..Stimulus::PULSE_TRAIN
+            },
+            Stimulus {
+                duration: 0.0,
+                ..Stimulus::PULSE_TRAIN
+            },
+            Stimulus {
+                duration: 101.0,
+                ..Stimulus::PULSE_TRAIN
+            },
+            Stimulus {
+                value: f64::NAN,
+                ..Stimulus::PULSE_TRAIN
+            },
+        ] {
+            let e = run(Scenario::PulseTrain, p, Some(bad), Scheme::Explicit, 1);
+            assert!(
+                matches!(e, Err(PdeError::InvalidParameter { .. })),
+                "{bad:?}"
+            );
+        }
+        let s = Stimulus::PULSE_TRAIN;
+        assert_eq!(s.next_switch(0.0), 5.0);
+        assert_eq!(s.next_switch(5.0), 100.0);
+        assert_eq!(s.next_switch(250.0), 300.0);
+        // a stimulus of 5 time units is 100 steps of 0.05 and 50 steps of 0.1, whatever the
+        // snapshot count: the end is excited for exactly those steps
+        for (dt, on_steps) in [(0.05, 100usize), (0.1, 50)] {
+            let p = FhnParams {
+                t_end: 10.0,
+                dt,
+                ..FhnParams::default()
+            };
+            let sim = run(
+                Scenario::PulseTrain,
+                p,
+                Scenario::PulseTrain.stimulus(),
+                Scheme::Explicit,
+                1000,
+            );
+            let sim = sim.unwrap();
+            let held = sim.v[1..].iter().filter(|v| v[p.n - 1] == 1.0).count();
+            assert_eq!(held, on_steps, "dt {dt}");
+        }
     }
 }

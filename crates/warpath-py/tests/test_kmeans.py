@@ -10,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import warpath
-from conftest import NEEDS_UNIT_WEIGHTS
+
 from warpath import KMeans
 
 
@@ -81,7 +81,6 @@ def test_reproducible_and_seeded(rng):
     np.testing.assert_array_equal(a.cluster_centers_, c.cluster_centers_)
 
 
-@NEEDS_UNIT_WEIGHTS
 def test_unit_weights_equal_no_weights(rng):
     X, _ = blobs(rng)
     a = KMeans(5, random_state=2).fit(X)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import EDGE_SIZES, NEEDS_NUMPY_ARGSORT_ZERO, NEEDS_NUMPY_UNIQUE
+from conftest import EDGE_SIZES
 
 import warpath
 
@@ -64,7 +64,6 @@ def test_nan_last_and_signed_zeros():
     assert np.signbit(s[2]) and not np.signbit(s[3])
 
 
-@NEEDS_NUMPY_ARGSORT_ZERO
 def test_argsort_keeps_equal_zeros_in_index_order():
     x = np.array([0.0, -0.0, 0.0, -0.0])
     np.testing.assert_array_equal(warpath.argsort(x), np.argsort(x, kind="stable"))
@@ -158,14 +157,12 @@ def test_unique_flags_and_shapes(rng):
         warpath.unique(x, equal_nan=False)
 
 
-@NEEDS_NUMPY_UNIQUE
 def test_unique_zeros_are_one_value():
     x = np.array([0.0, -0.0, 1.0, -0.0])
     np.testing.assert_array_equal(warpath.unique(x), np.unique(x))
     assert len(warpath.unique(x)) == 2
 
 
-@NEEDS_NUMPY_UNIQUE
 def test_unique_nans_are_one_value():
     x = np.array([np.nan, -np.nan, 1.0, np.float64("nan") * 0])
     x[3] = np.frombuffer(np.array([0x7FF8000000000001], dtype=np.uint64).tobytes(), dtype=np.float64)[0]

@@ -691,3 +691,111 @@ fn undirected_euler_circuits_and_paths_as_networkx() {
         (true.into(), true.into())
     );
 }
+
+#[test]
+fn distinct_uses_numpy_float_equality_unless_bitwise() {
+    let d = dir("distinct-eq");
+    let nan2 = f64::from_bits(f64::NAN.to_bits() | 1);
+    npy(
+        &d.join("x.npy"),
+        &[0.0, -0.0, f64::NAN, 1.0, nan2, -f64::NAN, 1.0],
+        &[7],
+    );
+    // numpy: np.unique([0.0, -0.0, nan, 1.0, nan, -nan, 1.0]) has 3 values: 0, 1, nan
+    let out = run(&["distinct", "x.npy", "--counts", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(
+        (v["distinct"].as_u64(), v["verified"].as_bool()),
+        (Some(3), Some(true))
+    );
+    assert_eq!(v["equality"], "numeric");
+    let out = run(&["distinct", "x.npy", "--counts", "-o", "c.csv"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(d.join("c.csv")).unwrap();
+    assert_eq!(
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap())
+            .collect::<Vec<_>>(),
+        ["2", "2", "3"],
+        "{text}"
+    );
+    // bit for bit: -0.0, 0.0, 1.0 and three NaN patterns
+    let out = run(&["distinct", "x.npy", "--bitwise", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(
+        (v["distinct"].as_u64(), v["verified"].as_bool()),
+        (Some(6), Some(true))
+    );
+}
+
+#[test]
+fn lap_infinities_follow_scipy_in_both_senses() {
+    let d = dir("lap-inf");
+    std::fs::write(d.join("neg.csv"), "1,-inf\n3,4\n").unwrap();
+    std::fs::write(d.join("pos.csv"), "1,inf\n3,4\n").unwrap();
+    // Minimising: +inf forbids a pair, -inf is invalid.
+    let out = run(&["lap", "pos.csv", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["cost"], 5.0);
+    json_error(&["lap", "neg.csv"], &d, "input");
+    // Maximising: -inf forbids a pair, +inf is invalid.
+    let out = run(&["lap", "neg.csv", "--maximize", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["cost"], 5.0);
+    json_error(&["lap", "pos.csv", "--maximize"], &d, "input");
+    // Huge finite costs whose optimum is representable are solved, and verified.
+    std::fs::write(d.join("huge.csv"), "1e308,-5e307\n-5e307,1e308\n").unwrap();
+    let out = run(&["lap", "huge.csv", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(
+        (v["cost"].as_f64(), v["verified"].as_bool()),
+        (Some(-1e308), Some(true))
+    );
+}
+
+#[test]
+fn kmeans_unit_weights_give_the_unweighted_result() {
+    let d = dir("kmeans-weights");
+    let points: String = (0..300)
+        .map(|i| {
+            format!(
+                "{},{}\n",
+                (i * 37 % 101) as f64 / 7.0,
+                (i * 53 % 89) as f64 / 3.0
+            )
+        })
+        .collect();
+    std::fs::write(d.join("p.csv"), points).unwrap();
+    std::fs::write(d.join("w.txt"), "1\n".repeat(300)).unwrap();
+    let plain = run(
+        &["kmeans", "p.csv", "--k", "4", "--seed", "7", "--json"],
+        &d,
+    );
+    let weighted = run(
+        &[
+            "kmeans",
+            "p.csv",
+            "--k",
+            "4",
+            "--seed",
+            "7",
+            "--weights",
+            "w.txt",
+            "--json",
+        ],
+        &d,
+    );
+    assert!(
+        plain.status.success() && weighted.status.success(),
+        "{}",
+        stderr(&weighted)
+    );
+    let (a, b) = (json(&plain), json(&weighted));
+    for key in ["centroids", "inertia", "iterations"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+}

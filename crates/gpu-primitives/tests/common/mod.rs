@@ -27,9 +27,9 @@ pub const SIZES: &[usize] = &[
 /// Larger sizes: multi-tile GPU look-back chains and every CPU parallel path.
 pub const BIG: &[usize] = &[1_000_003, (1 << 20) + 1];
 
-/// Named data shapes.
+/// Named data shapes (`signed` is, for floats, signed zeros and NaNs of many bit patterns).
 pub const SHAPES: &[&str] = &[
-    "random", "equal", "sorted", "reversed", "two", "extremes", "small",
+    "random", "equal", "sorted", "reversed", "two", "extremes", "small", "signed",
 ];
 
 /// Raw 64-bit patterns of a shape; the caller narrows them to its type.
@@ -110,9 +110,29 @@ const F32_SPECIAL: [f32; 9] = [
     f32::MAX,
 ];
 
+/// Zeros of both signs, NaNs of both signs and several payloads, infinities and a few numbers
+/// (the keys numpy's equality groups differently from bitwise equality).
+const F32_SIGNED: [u32; 12] = [
+    0x0000_0000, // +0.0
+    0x8000_0000, // -0.0
+    0x7FC0_0000, // NaN
+    0xFFC0_0000, // -NaN
+    0x7F80_0001, // signalling NaN, smallest payload
+    0x7FFF_FFFF, // largest payload
+    0xFF80_0001,
+    0xFFFF_FFFF,
+    0x7F80_0000, // +inf
+    0xFF80_0000, // -inf
+    0x3F80_0000, // 1.0
+    0xBF80_0000, // -1.0
+];
+
 pub fn f32s(shape: &str, n: usize, seed: u64) -> Vec<f32> {
     let mut rng = StdRng::seed_from_u64(seed ^ 0xf32);
     let mut v: Vec<f32> = match shape {
+        "signed" => (0..n)
+            .map(|_| f32::from_bits(F32_SIGNED[rng.random_range(0..F32_SIGNED.len())]))
+            .collect(),
         "random" => (0..n).map(|_| rng.random_range(-1e6f32..1e6)).collect(),
         "extremes" | "two" => (0..n)
             .map(|_| {
@@ -135,7 +155,17 @@ pub fn f32s(shape: &str, n: usize, seed: u64) -> Vec<f32> {
 }
 
 pub fn f64s(shape: &str, n: usize, seed: u64) -> Vec<f64> {
+    // f32 -> f64 keeps sign and payload of NaNs (shifted into the high mantissa bits)
     let mut v: Vec<f64> = f32s(shape, n, seed).into_iter().map(f64::from).collect();
+    if shape == "signed" {
+        // and f64-only payloads: the lowest bit set
+        let mut rng = StdRng::seed_from_u64(seed ^ 0xf64);
+        for x in v.iter_mut().filter(|x| x.is_nan()) {
+            if rng.random::<bool>() {
+                *x = f64::from_bits(x.to_bits() | 1);
+            }
+        }
+    }
     if shape == "random" {
         v.iter_mut()
             .enumerate()
@@ -154,4 +184,80 @@ fn reorder<T>(shape: &str, v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Orderi
         }
         _ => {}
     }
+}
+
+/// distinct under [`gpu_primitives::Equality::Bitwise`]: sort the ordered bits, deduplicate,
+/// count, and binary-search every key. Returns `(values, counts, inverse)`.
+pub fn distinct_bitwise_reference<K: gpu_primitives::SortKey>(
+    keys: &[K],
+) -> (Vec<K>, Vec<u64>, Vec<u32>) {
+    let mut bits: Vec<K::Bits> = keys.iter().map(|k| k.to_ordered()).collect();
+    bits.sort();
+    let mut values: Vec<K::Bits> = Vec::new();
+    let mut counts: Vec<u64> = Vec::new();
+    for b in bits {
+        if values.last() == Some(&b) {
+            *counts.last_mut().unwrap() += 1;
+        } else {
+            values.push(b);
+            counts.push(1);
+        }
+    }
+    let inverse = keys
+        .iter()
+        .map(|k| values.binary_search(&k.to_ordered()).unwrap() as u32)
+        .collect();
+    (
+        values.into_iter().map(K::from_ordered).collect(),
+        counts,
+        inverse,
+    )
+}
+
+/// The reference of `equality`.
+pub fn distinct_reference_for<K: gpu_primitives::SortKey>(
+    keys: &[K],
+    equality: gpu_primitives::Equality,
+) -> (Vec<K>, Vec<u64>, Vec<u32>) {
+    match equality {
+        gpu_primitives::Equality::Numeric => gpu_primitives::distinct_reference(keys),
+        gpu_primitives::Equality::Bitwise => distinct_bitwise_reference(keys),
+    }
+}
+
+/// The equalities whose distinct results differ for `K`: both for floats (except on inputs of
+/// `BIG` size, where the default is checked, to keep the tests short), numpy's for integers.
+pub fn equalities<K: gpu_primitives::SortKey>(n: usize) -> &'static [gpu_primitives::Equality] {
+    use gpu_primitives::Equality::{Bitwise, Numeric};
+    if K::KIND == 2 && n < BIG[0] {
+        &[Numeric, Bitwise]
+    } else {
+        &[Numeric]
+    }
+}
+
+/// Options asking for counts and the inverse under `equality`.
+pub fn all_outputs(equality: gpu_primitives::Equality) -> gpu_primitives::DistinctOptions {
+    gpu_primitives::DistinctOptions {
+        counts: true,
+        inverse: true,
+        equality,
+    }
+}
+
+/// numpy's `argsort(keys, kind="stable")`, written with comparisons: NaNs after every number
+/// and equal among themselves, `-0.0 == +0.0`, ties in index order.
+pub fn argsort_numpy<K: gpu_primitives::SortKey>(keys: &[K]) -> Vec<u32> {
+    use std::cmp::Ordering;
+    #[allow(clippy::eq_op)]
+    let nan = |x: K| x != x;
+    let cmp = |a: K, b: K| match (nan(a), nan(b)) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.partial_cmp(&b).expect("numbers compare"),
+    };
+    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    idx.sort_by(|&i, &j| cmp(keys[i as usize], keys[j as usize]));
+    idx
 }

@@ -63,9 +63,9 @@ def simulate(
     dt: float = 0.05,
     t_end: float = 100.0,
     length: float = 200.0,
-    a: float = 0.1,
+    a: float = 0.01,
     eps: float = 0.01,
-    gamma: float = 0.5,
+    gamma: float = 2.0,
     snapshots: int = 100,
     backend: str = "auto",
 ) -> FhnResult:
@@ -75,7 +75,8 @@ def simulate(
     ----------
     scenario : {"gaussian", "pulse-train", "front"}, optional
         ``"gaussian"``: an impulse in the middle, two pulses travel apart; ``"pulse-train"``:
-        ``v(L, t) = 1`` drives pulses to the left; ``"front"``: the Nagumo equation
+        a periodic stimulus at ``x = L`` (``v(L, t) = 1`` for 5 of every 100 time units)
+        sends a train of pulses to the left; ``"front"``: the Nagumo equation
         (``eps = 0``) from its exact travelling front, which moves at ``(1 - 2a) / sqrt(2)``.
     scheme : {"explicit", "adaptive", "implicit"}, optional
         Forward Euler (``dt`` must be below the stability limit, which the error states),
@@ -87,7 +88,9 @@ def simulate(
     dx : float, optional
         Grid spacing; overrides ``n``.
     dt, t_end, length, a, eps, gamma : float, optional
-        Time step, end time, domain length and model parameters.
+        Time step, end time, domain length and model parameters; the defaults are the seed's
+        set-up (``a = 0.01``, ``eps = 0.01``, ``gamma = 2``, ``n = 401``, ``dx = 0.5``), as in
+        the library and ``warpath fhn``.
     snapshots : int, optional
         Snapshots over the run (plus the initial state).
     backend : {"auto", "cpu", "cuda"}, optional
@@ -109,7 +112,7 @@ def simulate(
     >>> import numpy as np
     >>> from warpath import fhn
     >>> r = fhn.simulate("front", t_end=60.0, snapshots=60, backend="cpu")
-    >>> bool(abs(r.speed - (1 - 2 * 0.1) / np.sqrt(2)) < 0.02)
+    >>> bool(abs(r.speed - (1 - 2 * 0.01) / np.sqrt(2)) < 0.02)
     True
     """
     n, snapshots = operator.index(n), operator.index(snapshots)

@@ -72,8 +72,9 @@ Examples:
   warpath lap --generate 2000 --solver auction --backend cuda")]
 pub(crate) struct Args {
     /// Cost matrix (- for standard input): a text table (one row per line; commas, tabs or
-    /// spaces; an optional header line; # comments; `inf` forbids a pair) or a 2-D `.npy`
-    /// array (bool, integers, float32 or float64).
+    /// spaces; an optional header line; # comments) or a 2-D `.npy` array (bool, integers,
+    /// float32 or float64). As in scipy's `linear_sum_assignment`: `inf` forbids a pair when
+    /// minimising and `-inf` when maximising; the other infinity and NaN are errors.
     #[arg(conflicts_with = "generate", required_unless_present = "generate")]
     file: Option<PathBuf>,
     /// Generate an N x N matrix instead of reading one (N x --cols with --cols; 1000, 2e3,
@@ -95,7 +96,7 @@ pub(crate) struct Args {
     /// The solver.
     #[arg(long, value_enum, default_value_t = SolverArg::Jv)]
     solver: SolverArg,
-    /// Maximise the total instead of minimising it.
+    /// Maximise the total instead of minimising it (then `-inf` forbids a pair, as in scipy).
     #[arg(long)]
     maximize: bool,
     /// Where the auction and brute force run: auto, cpu or cuda (the other solvers have no
@@ -282,8 +283,7 @@ fn verify(
         return Err("wrong number of rows".into());
     }
     let mut used = vec![false; k];
-    let mut total = 0.0;
-    let mut count = 0;
+    let mut entries = Vec::with_capacity(r.min(k));
     for (i, j) in a.row_to_col.iter().enumerate() {
         if let Some(j) = *j {
             if j >= k || used[j] {
@@ -293,10 +293,18 @@ fn verify(
             if !c[[i, j]].is_finite() {
                 return Err(format!("forbidden pair ({i}, {j}) used"));
             }
-            total += c[[i, j]];
-            count += 1;
+            entries.push(c[[i, j]]);
         }
     }
+    let count = entries.len();
+    // Summed at the scale of the largest entry, so that huge costs whose total is finite
+    // (the library accepts them) cannot overflow the check.
+    let big = entries.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let total = if big > 0.0 {
+        entries.iter().map(|v| v / big).sum::<f64>() * big
+    } else {
+        0.0
+    };
     if count != r.min(k) {
         return Err(format!("{count} pairs assigned, {} needed", r.min(k)));
     }

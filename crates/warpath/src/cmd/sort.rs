@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use gpu_primitives::{
-    DistinctOptions, Exec, SortKey, distinct_reference, distinct_with, radix_sort, radix_sort_desc,
-    sort_reference,
+    DistinctOptions, Equality, Exec, SortKey, distinct_reference, distinct_with, radix_sort,
+    radix_sort_desc, sort_reference,
 };
 use gpu_runtime::Backend;
 
@@ -114,6 +114,11 @@ pub(crate) struct DistinctArgs {
     /// outputs only (.txt, .csv, standard output).
     #[arg(long)]
     counts: bool,
+    /// Compare floats bit for bit: -0.0 and +0.0 are two values, and so are NaNs whose bits
+    /// differ. The default is numpy's `unique`: -0.0 == +0.0 and all NaNs are one value, last
+    /// (each group is shown by its first key in sort order).
+    #[arg(long)]
+    bitwise: bool,
 }
 
 /// What the commands need of a key type besides sorting and I/O.
@@ -291,21 +296,33 @@ fn sorted_ok<K: SortKey>(input_fp: u64, n: usize, out: &[K], descending: bool) -
         })
 }
 
-/// Independent check of distinct: strictly increasing values, counts summing to n, and every
-/// key found among the values with the right count (by a second counting pass).
-fn distinct_ok<K: SortKey>(keys: &[K], values: &[K], counts: &[u64]) -> bool {
+/// Independent check of distinct under `equality`: strictly increasing values no two of which
+/// are equal, counts summing to n, and every key equal to one value, with the right count (by
+/// a second counting pass).
+fn distinct_ok<K: SortKey>(keys: &[K], values: &[K], counts: &[u64], equality: Equality) -> bool {
     let bits: Vec<K::Bits> = values.iter().map(|v| v.to_ordered()).collect();
-    if bits.windows(2).any(|w| w[0] >= w[1]) || counts.len() != values.len() {
+    if bits.windows(2).any(|w| w[0] >= w[1])
+        || values.windows(2).any(|w| equality.eq(w[0], w[1]))
+        || counts.len() != values.len()
+    {
         return false;
     }
     if counts.iter().sum::<u64>() != keys.len() as u64 {
         return false;
     }
     let mut seen = vec![0u64; values.len()];
-    for k in keys {
-        match bits.binary_search(&k.to_ordered()) {
-            Ok(i) => seen[i] += 1,
-            Err(_) => return false,
+    for &k in keys {
+        // The value the key equals: bit for bit, or (numeric equality) a neighbour in the
+        // order, e.g. -0.0 for +0.0 or the group's first NaN for another NaN.
+        let i = match bits.binary_search(&k.to_ordered()) {
+            Ok(i) => Some(i),
+            Err(i) => [i.wrapping_sub(1), i]
+                .into_iter()
+                .find(|&j| j < values.len() && equality.eq(k, values[j])),
+        };
+        match i {
+            Some(i) => seen[i] += 1,
+            None => return false,
         }
     }
     seen == counts
@@ -441,6 +458,11 @@ pub(crate) fn run_distinct(args: DistinctArgs, json: bool) -> Result<()> {
 
 fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bool) -> Result<()> {
     let a = &args.input;
+    let equality = if args.bitwise {
+        Equality::Bitwise
+    } else {
+        Equality::Numeric
+    };
     let bar = progress(4, "distinct: load / distinct / verify / write", json);
     // The keys, a sorted copy with its scratch, the values and their counts.
     let (keys, source) = load::<K>(a, 4.0 + 8.0 / K::DTYPE.size as f64)?;
@@ -453,13 +475,14 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
         DistinctOptions {
             counts: true,
             inverse: false,
+            equality,
         },
         a.backend,
     )?;
     let elapsed = t.elapsed();
     bar.inc(1);
     let counts = d.counts.clone().unwrap_or_default();
-    let verified = distinct_ok(&keys, &d.values, &counts);
+    let verified = distinct_ok(&keys, &d.values, &counts, equality);
     bar.inc(1);
     if let Some(o) = out {
         guard_terminal(
@@ -485,6 +508,7 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
                 "type": <K as Element>::NAME,
                 "input": source,
                 "distinct": d.values.len(),
+                "equality": if args.bitwise { "bitwise" } else { "numeric" },
                 "max_count": max_count,
                 "backend": d.backend,
                 "seconds": elapsed.as_secs_f64(),
@@ -566,7 +590,7 @@ fn distinct_row(keys: &[u32], exec: Exec) -> DemoRow {
     let t = Instant::now();
     let opts = DistinctOptions {
         counts: true,
-        inverse: false,
+        ..DistinctOptions::default()
     };
     match distinct_with(keys, opts, exec) {
         Ok(d) => {
@@ -649,9 +673,28 @@ mod tests {
         assert!(sorted_ok(fp, 4, &[1u32, 2, 2, 3], false));
         assert!(!sorted_ok(fp, 4, &[1u32, 2, 3, 3], false));
         assert!(!sorted_ok(fp, 4, &[1u32, 2, 3, 2], false));
-        assert!(distinct_ok(&keys, &[1, 2, 3], &[1, 2, 1]));
-        assert!(!distinct_ok(&keys, &[1, 2, 3], &[1, 1, 2]));
-        assert!(!distinct_ok(&keys, &[1, 3], &[1, 1]));
+        let n = Equality::Numeric;
+        assert!(distinct_ok(&keys, &[1, 2, 3], &[1, 2, 1], n));
+        assert!(!distinct_ok(&keys, &[1, 2, 3], &[1, 1, 2], n));
+        assert!(!distinct_ok(&keys, &[1, 3], &[1, 1], n));
+        // numpy's float equality: -0.0 == +0.0 and NaNs are one value; bitwise they differ.
+        let nan2 = f64::from_bits(f64::NAN.to_bits() | 1);
+        let floats = [0.0, -0.0, f64::NAN, 1.0, nan2, -f64::NAN];
+        assert!(distinct_ok(&floats, &[-0.0, 1.0, f64::NAN], &[2, 1, 3], n));
+        assert!(!distinct_ok(
+            &floats,
+            &[-0.0, 0.0, 1.0, f64::NAN],
+            &[1, 1, 1, 3],
+            n
+        ));
+        let b = Equality::Bitwise;
+        assert!(!distinct_ok(&floats, &[-0.0, 1.0, f64::NAN], &[2, 1, 3], b));
+        assert!(distinct_ok(
+            &floats,
+            &[-0.0, 0.0, 1.0, f64::NAN, nan2, -f64::NAN],
+            &[1; 6],
+            b
+        ));
     }
 
     #[test]
