@@ -26,3 +26,9 @@ __device__ __forceinline__ unsigned warpath_lanemask_lt() {
     return m;
 }
 #endif
+
+// `WARPATH_SHARE_WITH_HOST(NAME, ...)` on a line of its own (no semicolon) lists `#define`d
+// constants that Rust needs too: `cargo xtask kernels` writes them, with the values the
+// compiler computes, into the generated launchers (`kernels-cuda/ptx/<module>.rs`), so each is
+// declared once, here in CUDA.
+#define WARPATH_SHARE_WITH_HOST(...)

@@ -93,6 +93,7 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
             );
         }
         println!("kernels: {} PTX module(s) up to date", sources.len());
+        crate::launchers::write_or_check(root, &modules(&stale), true)?;
         // ptxas must accept every module for every supported GPU, and the table must be fresh.
         return crate::resources::write_or_check(root, &ptxas_path(&nvcc), &modules(&stale), true);
     }
@@ -112,6 +113,7 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
             ptx.strip_prefix(root).unwrap_or(ptx).display()
         );
     }
+    crate::launchers::write_or_check(root, &modules(&stale), false)?;
     crate::resources::write_or_check(root, &ptxas_path(&nvcc), &modules(&stale), false)
 }
 

@@ -11,6 +11,7 @@
 mod bundle;
 mod ci;
 mod kernels;
+mod launchers;
 mod resources;
 mod sim;
 

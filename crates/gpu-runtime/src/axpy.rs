@@ -3,9 +3,12 @@
 
 use rayon::prelude::*;
 
-use crate::{Backend, Exec, GpuError, PtxModule, Target};
+use crate::{Backend, DeviceBuffer, Exec, GpuError, Target};
 
-static RUNTIME: PtxModule = crate::ptx_module!("runtime");
+/// The typed launchers of `kernels-cuda/runtime.cu`.
+mod kernels {
+    crate::kernels!("runtime");
+}
 
 /// Below this many elements the GPU does not pay for the two transfers (an axpy moves 12 bytes
 /// per element over PCIe and does two flops, so in practice never; the self test forces `Cuda`).
@@ -98,8 +101,8 @@ pub fn axpy(a: f32, x: &[f32], y: &mut [f32], exec: Exec) -> Result<Backend, Axp
 pub fn axpy_device(
     gpu: &crate::Gpu,
     a: f32,
-    x: &cudarc::driver::CudaSlice<f32>,
-    y: &mut cudarc::driver::CudaSlice<f32>,
+    x: &DeviceBuffer<f32>,
+    y: &mut DeviceBuffer<f32>,
 ) -> Result<(), AxpyError> {
     if x.len() != y.len() {
         return Err(AxpyError::LengthMismatch {
@@ -110,22 +113,10 @@ pub fn axpy_device(
     if x.is_empty() {
         return Ok(());
     }
-    let f = gpu.function(&RUNTIME, "axpy_f32")?;
     let n = x.len() as u64;
-    let cfg = gpu.grid_stride(n, 256);
-    // SAFETY: axpy_f32(float a, const float* x, float* y, u64 n) reads x[0..n) and writes
-    // y[0..n); both buffers hold n elements (checked above).
-    unsafe {
-        use cudarc::driver::PushKernelArg;
-        gpu.stream()
-            .launch_builder(&f)
-            .arg(&a)
-            .arg(x)
-            .arg(y)
-            .arg(&n)
-            .launch(cfg)
-            .map_err(GpuError::launch)?;
-    }
+    // SAFETY: axpy_f32 reads x[0..n) and writes y[0..n); both buffers hold n elements (checked
+    // above).
+    unsafe { kernels::axpy_f32(gpu, gpu.grid_stride(n, 256), a, x, y, n)? };
     Ok(())
 }
 
@@ -136,19 +127,27 @@ pub fn axpy_device(
 /// Any [`GpuError`].
 pub fn iota_on_gpu(gpu: &crate::Gpu, n: usize) -> Result<Vec<u32>, GpuError> {
     let mut d = gpu.alloc_zeros::<u32>(n)?;
-    let f = gpu.function(&RUNTIME, "iota_u32")?;
-    let n64 = n as u64;
-    // SAFETY: iota_u32(unsigned* out, u64 n) writes out[0..n); the buffer holds n elements.
-    unsafe {
-        use cudarc::driver::PushKernelArg;
-        gpu.stream()
-            .launch_builder(&f)
-            .arg(&mut d)
-            .arg(&n64)
-            .launch(gpu.grid_stride(n64, 256))
-            .map_err(GpuError::launch)?;
-    }
+    iota(gpu, &mut d)?;
     gpu.download(&d)
+}
+
+/// Writes `0, 1, 2, ...` into `out` on the device (queued; does not synchronise). The one iota
+/// every crate uses (kernels-cuda/runtime.cu).
+///
+/// # Errors
+/// [`GpuError::TooLarge`] above `u32::MAX + 1` elements; a failed launch.
+pub fn iota(gpu: &crate::Gpu, out: &mut DeviceBuffer<u32>) -> Result<(), GpuError> {
+    let n = out.len() as u64;
+    if n > 1 << 32 {
+        return Err(GpuError::TooLarge(format!(
+            "iota over {n} elements overflows u32 indices"
+        )));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: iota_u32 writes out[0..n) with a grid-stride loop; `out` holds n elements.
+    unsafe { kernels::iota_u32(gpu, gpu.grid_stride(n, 256), out, n) }
 }
 
 #[cfg(test)]

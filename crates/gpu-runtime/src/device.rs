@@ -3,14 +3,19 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
-    LaunchConfig, ValidAsZeroBits, sys,
-};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{describe, is_oom};
-use crate::{GpuError, PtxModule};
+use crate::buffer::{bytes_of, bytes_of_mut};
+use crate::{DeviceBuffer, DeviceSink, DeviceSource, DeviceScalar, GpuError, LaunchConfig, PtxModule};
+
+fn check_lengths(a: usize, b: usize) -> Result<(), GpuError> {
+    if a != b {
+        return Err(GpuError::LengthMismatch { left: a, right: b });
+    }
+    Ok(())
+}
 
 /// What the driver says about the device, as printed by `warpath info`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -212,13 +217,13 @@ impl Gpu {
         &self.info
     }
 
-    /// The CUDA context (for cudarc calls warpath does not wrap).
-    pub fn context(&self) -> &Arc<CudaContext> {
+    /// The CUDA context.
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
 
     /// The stream all warpath work is queued on.
-    pub fn stream(&self) -> &Arc<CudaStream> {
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
@@ -236,7 +241,11 @@ impl Gpu {
     /// # Errors
     /// [`GpuError::ModuleLoad`] when the driver rejects the PTX, [`GpuError::KernelNotFound`]
     /// when the module has no such kernel.
-    pub fn function(&self, module: &PtxModule, kernel: &str) -> Result<CudaFunction, GpuError> {
+    pub(crate) fn function(
+        &self,
+        module: &PtxModule,
+        kernel: &str,
+    ) -> Result<CudaFunction, GpuError> {
         let key = (module.name, kernel.to_owned());
         if let Some(f) = lock(&self.functions).get(&key) {
             return Ok(f.clone());
@@ -312,21 +321,23 @@ impl Gpu {
         Ok(())
     }
 
-    /// Allocates `n` zeroed elements on the device.
+    /// Allocates `n` zeroed elements on the device (`n` may be 0: an empty buffer).
     ///
     /// # Errors
     /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
-    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        n: usize,
-    ) -> Result<CudaSlice<T>, GpuError> {
-        let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
-        self.stream
-            .alloc_zeros::<T>(n)
-            .map_err(|e| self.map_alloc(e, bytes))
+    pub fn alloc_zeros<T: DeviceScalar>(&self, n: usize) -> Result<DeviceBuffer<T>, GpuError> {
+        let bytes = n.saturating_mul(size_of::<T>());
+        if bytes == 0 {
+            return self.empty();
+        }
+        let raw = self
+            .stream
+            .alloc_zeros::<u8>(bytes)
+            .map_err(|e| self.map_alloc(e, bytes as u64))?;
+        Ok(DeviceBuffer::from_raw(raw, n))
     }
 
-    /// Allocates `n` elements on the device without initialising them.
+    /// Allocates `n` elements on the device without initialising them (`n` may be 0).
     ///
     /// # Safety
     /// The contents are garbage until written: every element must be written by a kernel or a
@@ -334,41 +345,157 @@ impl Gpu {
     ///
     /// # Errors
     /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
-    pub unsafe fn alloc_uninit<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>, GpuError> {
-        let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
+    pub unsafe fn alloc_uninit<T: DeviceScalar>(
+        &self,
+        n: usize,
+    ) -> Result<DeviceBuffer<T>, GpuError> {
+        let bytes = n.saturating_mul(size_of::<T>());
+        if bytes == 0 {
+            return self.empty();
+        }
         // SAFETY: forwarded to the caller (see the function's contract).
-        unsafe { self.stream.alloc::<T>(n) }.map_err(|e| self.map_alloc(e, bytes))
+        let raw = unsafe { self.stream.alloc::<u8>(bytes) }
+            .map_err(|e| self.map_alloc(e, bytes as u64))?;
+        Ok(DeviceBuffer::from_raw(raw, n))
+    }
+
+    /// A buffer of no element, without a zero-byte allocation request (which the driver
+    /// refuses). Its address is 0: kernels that take an optional buffer read it as "none".
+    ///
+    /// # Errors
+    /// A failed driver call.
+    pub fn empty<T: DeviceScalar>(&self) -> Result<DeviceBuffer<T>, GpuError> {
+        Ok(DeviceBuffer::from_raw(self.stream.null::<u8>()?, 0))
     }
 
     /// Copies a host slice to a new device buffer.
     ///
     /// # Errors
     /// [`GpuError::OutOfMemory`] with the sizes when it does not fit.
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, GpuError> {
-        let bytes = std::mem::size_of_val(host) as u64;
-        self.stream
-            .clone_htod(host)
-            .map_err(|e| self.map_alloc(e, bytes))
+    pub fn upload<T: DeviceScalar>(&self, host: &[T]) -> Result<DeviceBuffer<T>, GpuError> {
+        if host.is_empty() {
+            return self.empty();
+        }
+        let bytes = bytes_of(host);
+        let raw = self
+            .stream
+            .clone_htod(bytes)
+            .map_err(|e| self.map_alloc(e, bytes.len() as u64))?;
+        Ok(DeviceBuffer::from_raw(raw, host.len()))
     }
 
-    /// Copies a device buffer (or view) back to a new `Vec`, waiting for queued work first.
+    /// Copies a host slice into existing device memory of the same length (queued after earlier
+    /// work; returns when the host slice may be reused).
     ///
     /// # Errors
-    /// A failed copy, which also reports earlier failed launches on the stream.
-    pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, dev: &S) -> Result<Vec<T>, GpuError> {
-        self.stream.clone_dtoh(dev).map_err(GpuError::launch)
-    }
-
-    /// Copies a device buffer into an existing host slice of the same length.
-    ///
-    /// # Errors
-    /// A failed copy, which also reports earlier failed launches on the stream.
-    pub fn download_into<T: DeviceRepr, S: DevicePtr<T>>(
+    /// [`GpuError::LengthMismatch`] when the lengths differ; a failed copy.
+    pub fn upload_into<T: DeviceScalar>(
         &self,
-        dev: &S,
+        host: &[T],
+        dev: &mut impl DeviceSink<T>,
+    ) -> Result<(), GpuError> {
+        check_lengths(host.len(), dev.len())?;
+        if host.is_empty() {
+            return Ok(());
+        }
+        let mut dst = dev.view_mut();
+        self.stream
+            .memcpy_htod(bytes_of(host), &mut dst.raw)
+            .map_err(GpuError::launch)
+    }
+
+    /// Copies device memory (a buffer or a view) back to a new `Vec`, waiting for queued work
+    /// first.
+    ///
+    /// # Errors
+    /// A failed copy, which also reports earlier failed launches on the stream.
+    pub fn download<T: DeviceScalar>(&self, dev: &impl DeviceSource<T>) -> Result<Vec<T>, GpuError> {
+        let n = dev.len();
+        let mut out: Vec<T> = Vec::with_capacity(n);
+        if n > 0 {
+            let view = dev.view();
+            // SAFETY: the capacity holds n elements; the copy below writes all n * size_of::<T>()
+            // bytes before `set_len`, and any bytes form a valid `T` (DeviceScalar's contract).
+            unsafe {
+                let bytes =
+                    std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n * size_of::<T>());
+                self.stream
+                    .memcpy_dtoh(&view.raw, bytes)
+                    .map_err(GpuError::launch)?;
+                out.set_len(n);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Copies device memory into an existing host slice of the same length, waiting for queued
+    /// work first.
+    ///
+    /// # Errors
+    /// [`GpuError::LengthMismatch`] when the lengths differ; a failed copy, which also reports
+    /// earlier failed launches on the stream.
+    pub fn download_into<T: DeviceScalar>(
+        &self,
+        dev: &impl DeviceSource<T>,
         host: &mut [T],
     ) -> Result<(), GpuError> {
-        self.stream.memcpy_dtoh(dev, host).map_err(GpuError::launch)
+        check_lengths(host.len(), dev.len())?;
+        if host.is_empty() {
+            return Ok(());
+        }
+        let view = dev.view();
+        self.stream
+            .memcpy_dtoh(&view.raw, bytes_of_mut(host))
+            .map_err(GpuError::launch)
+    }
+
+    /// Copies device memory to device memory of the same length, queued on the stream (does not
+    /// synchronise).
+    ///
+    /// # Errors
+    /// [`GpuError::LengthMismatch`] when the lengths differ; a failed copy.
+    pub fn copy<T: DeviceScalar>(
+        &self,
+        src: &impl DeviceSource<T>,
+        dst: &mut impl DeviceSink<T>,
+    ) -> Result<(), GpuError> {
+        check_lengths(src.len(), dst.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        let from = src.view();
+        let mut to = dst.view_mut();
+        self.stream
+            .memcpy_dtod(&from.raw, &mut to.raw)
+            .map_err(GpuError::launch)
+    }
+
+    /// A new buffer holding a copy of `src`, queued on the stream (does not synchronise).
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`] with the sizes; a failed copy.
+    pub fn duplicate<T: DeviceScalar>(
+        &self,
+        src: &impl DeviceSource<T>,
+    ) -> Result<DeviceBuffer<T>, GpuError> {
+        // SAFETY: the copy below writes every element.
+        let mut out = unsafe { self.alloc_uninit::<T>(src.len()) }?;
+        self.copy(src, &mut out)?;
+        Ok(out)
+    }
+
+    /// Sets every byte of `dst` to zero, queued on the stream (does not synchronise).
+    ///
+    /// # Errors
+    /// A failed memset.
+    pub fn zero<T: DeviceScalar>(&self, dst: &mut impl DeviceSink<T>) -> Result<(), GpuError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let mut to = dst.view_mut();
+        self.stream
+            .memset_zeros(&mut to.raw)
+            .map_err(GpuError::launch)
     }
 
     /// Waits for all queued work; reports a failed kernel as [`GpuError::LaunchFailed`].
@@ -482,23 +609,10 @@ mod tests {
         // CUDA_ERROR_INVALID_CONTEXT on a thread that had made no other CUDA call).
         gpu.function(&RUNTIME, "iota_u32").unwrap();
         std::thread::spawn(move || {
-            let f = gpu.function(&RUNTIME, "axpy_f32").unwrap();
+            // The launcher looks axpy_f32 up (module already loaded) on this thread.
             let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
             let mut y = gpu.upload(&[1.0f32; 3]).unwrap();
-            let n = 3u64;
-            let cfg = gpu.grid_stride(n, 256);
-            // SAFETY: axpy_f32(a, x, y, n) reads x[0..n) and writes y[0..n); both hold n floats.
-            unsafe {
-                use cudarc::driver::PushKernelArg;
-                gpu.stream()
-                    .launch_builder(&f)
-                    .arg(&2.0f32)
-                    .arg(&x)
-                    .arg(&mut y)
-                    .arg(&n)
-                    .launch(cfg)
-                    .unwrap();
-            }
+            crate::axpy_device(gpu, 2.0, &x, &mut y).unwrap();
             assert_eq!(gpu.download(&y).unwrap(), [3.0, 5.0, 7.0]);
         })
         .join()

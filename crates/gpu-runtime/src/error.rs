@@ -69,6 +69,14 @@ pub enum GpuError {
     /// The input cannot be handled by the GPU path (for example a count above a kernel's limit).
     #[error("input too large for the GPU path: {0}")]
     TooLarge(String),
+    /// Two device or host ranges of a copy have different lengths (a programming error).
+    #[error("copy between ranges of different lengths: {left} and {right} elements")]
+    LengthMismatch {
+        /// Elements on the side read.
+        left: usize,
+        /// Elements on the side written.
+        right: usize,
+    },
     /// Any other driver call that failed.
     #[error("CUDA driver call failed: {0}")]
     Driver(String),
@@ -77,7 +85,7 @@ pub enum GpuError {
 impl GpuError {
     /// Converts a failed launch (or a failed synchronisation after launches) into
     /// [`GpuError::LaunchFailed`].
-    pub fn launch(e: DriverError) -> Self {
+    pub(crate) fn launch(e: DriverError) -> Self {
         GpuError::LaunchFailed(describe(e))
     }
 }

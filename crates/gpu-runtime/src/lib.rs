@@ -1,16 +1,24 @@
 #![doc = include_str!("../README.md")]
 
+// The generated launchers name the crate `::gpu_runtime`, also when included here.
+extern crate self as gpu_runtime;
+
 mod axpy;
+mod buffer;
 mod device;
 mod error;
 mod exec;
+#[doc(hidden)]
+pub mod launch;
 mod module;
 pub mod testing;
 
-pub use axpy::{AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota_on_gpu};
+pub use axpy::{AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota, iota_on_gpu};
+pub use buffer::{DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, DeviceView, DeviceViewMut};
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};
 pub use error::GpuError;
 pub use exec::{Backend, Exec, Target};
+pub use launch::LaunchConfig;
 pub use module::PtxModule;
 
 /// Host memory available to new allocations now (`MemAvailable` from `/proc/meminfo`), in
@@ -29,8 +37,3 @@ pub fn host_available_memory() -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
-
-/// Re-export of the cudarc driver API, so crates launch kernels with the same version.
-pub use cudarc;
-/// Re-export of cudarc's launch configuration.
-pub use cudarc::driver::LaunchConfig;

@@ -33,3 +33,27 @@ macro_rules! ptx_module {
         }
     };
 }
+
+/// Includes the typed launchers that `cargo xtask kernels` generated for
+/// `kernels-cuda/<name>.cu` (`kernels-cuda/ptx/<name>.rs`): a `MODULE` static holding the
+/// PTX, the constants the `.cu` file shares with Rust (`WARPATH_HOST_CONST`), and one
+/// `unsafe fn` per `extern "C" __global__` entry, taking typed device buffers and scalars in the
+/// signature's order. Use it once per crate, inside a module:
+///
+/// ```
+/// mod kernels {
+///     gpu_runtime::kernels!("runtime");
+/// }
+/// assert_eq!(kernels::MODULE.name, "runtime");
+/// ```
+#[macro_export]
+macro_rules! kernels {
+    ($name:literal) => {
+        include!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../kernels-cuda/ptx/",
+            $name,
+            ".rs"
+        ));
+    };
+}

@@ -13,7 +13,7 @@
 use std::ffi::{CStr, CString, c_void};
 use std::process::Command;
 
-use gpu_runtime::cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::sys::{self, CUresult};
 
 /// Runs `case` in a child process with extra environment variables; fails with its output
 /// when the child fails.

@@ -1,0 +1,137 @@
+//! Kernel launches. Host code never builds an argument list by hand: `cargo xtask kernels`
+//! generates, next to each `kernels-cuda/ptx/<module>.ptx`, a `<module>.rs` with one typed
+//! function per `extern "C" __global__` entry (see [`kernels!`](crate::kernels)), and those
+//! functions are the only callers of [`Launch`]. This file is the only place that talks to the
+//! driver's launch API.
+
+use std::ffi::c_void;
+
+use crate::{DeviceScalar, DeviceSink, DeviceSource, Gpu, GpuError, PtxModule};
+
+/// Grid and block shape of a launch, and the bytes of dynamic shared memory per block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid, `(x, y, z)`.
+    pub grid_dim: (u32, u32, u32),
+    /// Threads per block, `(x, y, z)`.
+    pub block_dim: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// `blocks` one-dimensional blocks of `threads` threads, no dynamic shared memory.
+    pub fn blocks(blocks: u32, threads: u32) -> Self {
+        LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// The same shape with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_bytes(self, bytes: u32) -> Self {
+        LaunchConfig {
+            shared_mem_bytes: bytes,
+            ..self
+        }
+    }
+}
+
+/// One launch being assembled by a generated launcher: the kernel, then its arguments in the
+/// order of the CUDA signature. Not for hand-written host code (`cargo xtask tidy` checks).
+#[doc(hidden)]
+pub struct Launch<'g> {
+    gpu: &'g Gpu,
+    module: &'static PtxModule,
+    kernel: &'static str,
+    /// Argument bytes, each argument starting on an 8-byte boundary.
+    words: Vec<u64>,
+    /// `(first word, bytes)` of each argument.
+    args: Vec<(usize, usize)>,
+}
+
+impl<'g> Launch<'g> {
+    /// Starts a launch of `kernel` from `module`.
+    pub fn new(gpu: &'g Gpu, module: &'static PtxModule, kernel: &'static str) -> Self {
+        Launch {
+            gpu,
+            module,
+            kernel,
+            words: Vec::with_capacity(16),
+            args: Vec::with_capacity(16),
+        }
+    }
+
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        let first = self.words.len();
+        let n = bytes.len().div_ceil(8).max(1);
+        self.words.resize(first + n, 0);
+        // SAFETY: the `n` words just added hold at least `bytes.len()` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.words.as_mut_ptr().add(first).cast::<u8>(),
+                bytes.len(),
+            );
+        }
+        self.args.push((first, bytes.len()));
+    }
+
+    /// A `const T*` parameter.
+    pub fn read<T: DeviceScalar>(mut self, buf: &impl DeviceSource<T>) -> Self {
+        let address = buf.view().address(self.gpu);
+        self.push_bytes(&address.to_ne_bytes());
+        self
+    }
+
+    /// A `T*` parameter.
+    pub fn write<T: DeviceScalar>(mut self, buf: &mut impl DeviceSink<T>) -> Self {
+        let address = buf.view_mut().address(self.gpu);
+        self.push_bytes(&address.to_ne_bytes());
+        self
+    }
+
+    /// A parameter passed by value (a number or a `#[repr(C)]` struct).
+    pub fn value<T: DeviceScalar>(mut self, v: T) -> Self {
+        self.push_bytes(crate::buffer::bytes_of(std::slice::from_ref(&v)));
+        self
+    }
+
+    /// Queues the kernel on the GPU's stream. Does not synchronise: a fault inside the kernel is
+    /// reported by the next synchronising call.
+    ///
+    /// # Safety
+    /// The kernel's own contract: every address it computes from the arguments and the launch
+    /// shape lies inside the buffers passed, and buffers it writes are not read concurrently.
+    ///
+    /// # Errors
+    /// [`GpuError::ModuleLoad`], [`GpuError::KernelNotFound`], or [`GpuError::LaunchFailed`]
+    /// when the driver refuses the launch (e.g. too many threads or too much shared memory).
+    pub unsafe fn run(self, cfg: LaunchConfig) -> Result<(), GpuError> {
+        let f = self.gpu.function(self.module, self.kernel)?;
+        let mut words = self.words;
+        let base = words.as_mut_ptr();
+        let mut params: Vec<*mut c_void> = self
+            .args
+            .iter()
+            // SAFETY: `first` indexes inside `words`, which is not resized any more.
+            .map(|&(first, _)| unsafe { base.add(first) }.cast::<c_void>())
+            .collect();
+        self.gpu.context().bind_to_thread()?;
+        // SAFETY: `params` points at one correctly sized value per kernel parameter (the
+        // generated launcher pushes them in the signature's order, and `cargo xtask kernels`
+        // checks their sizes against the PTX); the kernel's memory contract is the caller's.
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                f.cu_function(),
+                cfg.grid_dim,
+                cfg.block_dim,
+                cfg.shared_mem_bytes,
+                self.gpu.stream().cu_stream(),
+                &mut params,
+            )
+        }
+        .map_err(GpuError::launch)
+    }
+}
