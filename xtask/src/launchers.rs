@@ -146,7 +146,12 @@ fn parse_param(decl: &str, index: usize, taken: &[String]) -> Result<Param> {
     if tokens.contains(&"&") {
         bail!("`{decl}`: a kernel parameter cannot be a reference");
     }
-    tokens.retain(|t| !matches!(*t, "__restrict__" | "__restrict" | "restrict" | "volatile" | "struct"));
+    tokens.retain(|t| {
+        !matches!(
+            *t,
+            "__restrict__" | "__restrict" | "restrict" | "volatile" | "struct"
+        )
+    });
     let stars = tokens.iter().filter(|t| **t == "*").count();
     if stars > 1 {
         bail!("`{decl}`: pointers to pointers are not supported");
@@ -201,7 +206,9 @@ pub(crate) fn parse_entries(text: &str) -> Result<Vec<Entry>> {
             continue;
         }
         let rest = &text[at..];
-        let open = rest.find('(').context("`__global__` without a parameter list")?;
+        let open = rest
+            .find('(')
+            .context("`__global__` without a parameter list")?;
         let mut head = rest[..open].trim().to_owned();
         let mut params_from = at + open;
         // `void __launch_bounds__(...) name(` : skip the launch bounds' parentheses.
@@ -275,7 +282,10 @@ pub(crate) fn ptx_param_sizes(ptx: &str) -> Result<BTreeMap<String, Vec<usize>>>
     let mut at = 0;
     while let Some(off) = ptx[at..].find(".entry ") {
         let start = at + off + ".entry ".len();
-        let open = start + ptx[start..].find('(').context("PTX .entry without parameters")?;
+        let open = start
+            + ptx[start..]
+                .find('(')
+                .context("PTX .entry without parameters")?;
         let name = ptx[start..open].trim().to_owned();
         let close = matching(ptx, open)?;
         let mut sizes = Vec::new();
@@ -287,9 +297,17 @@ pub(crate) fn ptx_param_sizes(ptx: &str) -> Result<BTreeMap<String, Vec<usize>>>
             let size = if let Some(b) = p.find('[') {
                 let e = p[b..].find(']').context("PTX array parameter")? + b;
                 p[b + 1..e].trim().parse::<usize>()?
-            } else if p.contains(".u64") || p.contains(".s64") || p.contains(".f64") || p.contains(".b64") {
+            } else if p.contains(".u64")
+                || p.contains(".s64")
+                || p.contains(".f64")
+                || p.contains(".b64")
+            {
                 8
-            } else if p.contains(".u32") || p.contains(".s32") || p.contains(".f32") || p.contains(".b32") {
+            } else if p.contains(".u32")
+                || p.contains(".s32")
+                || p.contains(".f32")
+                || p.contains(".b32")
+            {
                 4
             } else if p.contains(".u16") || p.contains(".s16") || p.contains(".b16") {
                 2
@@ -344,7 +362,12 @@ fn shared_names(source: &str) -> Vec<String> {
 
 /// Values of the shared constants, computed by the C++ compiler from the `.cu` file's own
 /// `#define`s (so `SCAN_TILE (PRIM_BLOCK * SCAN_ITEMS)` needs no evaluator here).
-fn shared_values(root: &Path, src_dir: &Path, cu: &str, names: &[String]) -> Result<Vec<(String, u64)>> {
+fn shared_values(
+    root: &Path,
+    src_dir: &Path,
+    cu: &str,
+    names: &[String],
+) -> Result<Vec<(String, u64)>> {
     if names.is_empty() {
         return Ok(Vec::new());
     }
@@ -362,7 +385,8 @@ fn shared_values(root: &Path, src_dir: &Path, cu: &str, names: &[String]) -> Res
         }
         Ok(String::from_utf8(out.stdout)?)
     };
-    let builtin: std::collections::HashSet<String> = macros(None)?.lines().map(str::to_owned).collect();
+    let builtin: std::collections::HashSet<String> =
+        macros(None)?.lines().map(str::to_owned).collect();
     let all = macros(Some(cu))?;
     let mut program = String::from("#include <cstdio>\n");
     for l in all.lines().filter(|l| !builtin.contains(*l)) {
@@ -424,7 +448,11 @@ pub(crate) fn render(
         "/// The PTX of `kernels-cuda/{module}.cu`.\n#[allow(dead_code)]\npub(crate) static MODULE: ::gpu_runtime::PtxModule = ::gpu_runtime::ptx_module!(\"{module}\");\n"
     ));
     for (name, value) in constants {
-        let ty = if *value <= u32::MAX as u64 { "u32" } else { "u64" };
+        let ty = if *value <= u32::MAX as u64 {
+            "u32"
+        } else {
+            "u64"
+        };
         s.push_str(&format!(
             "\n/// `{name}` in `kernels-cuda/{module}.cu` (`WARPATH_SHARE_WITH_HOST`).\n#[allow(dead_code)]\npub(crate) const {name}: {ty} = {value};\n"
         ));
@@ -439,18 +467,20 @@ pub(crate) fn render(
         s.push_str(&format!("pub(crate) unsafe fn {}(\n    gpu: &::gpu_runtime::Gpu,\n    cfg: ::gpu_runtime::LaunchConfig,\n", e.name));
         for p in &e.params {
             match p {
-                Param::Read { name, ty } => {
-                    s.push_str(&format!("    {name}: &impl ::gpu_runtime::DeviceSource<{ty}>,\n"))
-                }
-                Param::Write { name, ty } => {
-                    s.push_str(&format!("    {name}: &mut impl ::gpu_runtime::DeviceSink<{ty}>,\n"))
-                }
+                Param::Read { name, ty } => s.push_str(&format!(
+                    "    {name}: &impl ::gpu_runtime::DeviceSource<{ty}>,\n"
+                )),
+                Param::Write { name, ty } => s.push_str(&format!(
+                    "    {name}: &mut impl ::gpu_runtime::DeviceSink<{ty}>,\n"
+                )),
                 Param::Value { name, ty } => s.push_str(&format!("    {name}: {ty},\n")),
                 Param::Struct { name, ty } => s.push_str(&format!("    {name}: super::{ty},\n")),
             }
         }
         s.push_str(") -> ::std::result::Result<(), ::gpu_runtime::GpuError> {\n");
-        s.push_str("    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n");
+        s.push_str(
+            "    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n",
+        );
         s.push_str(&format!(
             "        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, \"{}\")\n",
             e.name
@@ -479,7 +509,10 @@ fn check_sizes(
     let mut structs = Vec::new();
     for e in entries {
         let Some(sizes) = ptx.get(&e.name) else {
-            bail!("kernel `{}` of {module}.cu is not in ptx/{module}.ptx (run `cargo xtask kernels`)", e.name);
+            bail!(
+                "kernel `{}` of {module}.cu is not in ptx/{module}.ptx (run `cargo xtask kernels`)",
+                e.name
+            );
         };
         if sizes.len() != e.params.len() {
             bail!(
@@ -515,7 +548,11 @@ fn check_sizes(
 }
 
 /// Generates (or, with `check`, verifies) `kernels-cuda/ptx/<module>.rs` for every module.
-pub(crate) fn write_or_check(root: &Path, modules: &[(String, PathBuf)], check: bool) -> Result<()> {
+pub(crate) fn write_or_check(
+    root: &Path,
+    modules: &[(String, PathBuf)],
+    check: bool,
+) -> Result<()> {
     let src_dir = root.join("kernels-cuda");
     let mut problems = Vec::new();
     for (module, ptx_path) in modules {
@@ -534,7 +571,11 @@ pub(crate) fn write_or_check(root: &Path, modules: &[(String, PathBuf)], check: 
         }
         let structs = check_sizes(module, &entries, &sizes)?;
         let constants = shared_values(root, &src_dir, &cu, &shared_names(&source))?;
-        let header = ptx.lines().next().unwrap_or_default().replace(".ptx", ".rs");
+        let header = ptx
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replace(".ptx", ".rs");
         let mut text = render(module, &header, &constants, &entries);
         for (ty, size) in structs {
             text.push_str(&format!(
@@ -548,12 +589,18 @@ pub(crate) fn write_or_check(root: &Path, modules: &[(String, PathBuf)], check: 
                 problems.push(format!("{} is missing or stale", out.display()));
             } else {
                 fs::write(&out, text)?;
-                println!("launchers: wrote {}", out.strip_prefix(root).unwrap_or(&out).display());
+                println!(
+                    "launchers: wrote {}",
+                    out.strip_prefix(root).unwrap_or(&out).display()
+                );
             }
         }
     }
     if !problems.is_empty() {
-        bail!("{}\nrun `cargo xtask kernels` and commit kernels-cuda/ptx/", problems.join("\n"));
+        bail!(
+            "{}\nrun `cargo xtask kernels` and commit kernels-cuda/ptx/",
+            problems.join("\n")
+        );
     }
     println!("launchers: {} module(s) up to date", modules.len());
     Ok(())
@@ -577,19 +624,40 @@ mod tests {
         assert_eq!(
             e[0].params,
             vec![
-                Param::Read { name: "r#in".into(), ty: "f32" },
-                Param::Write { name: "out".into(), ty: "u64" },
-                Param::Value { name: "n".into(), ty: "u64" },
-                Param::Struct { name: "c".into(), ty: "Coeffs".into() },
-                Param::Value { name: "arg4".into(), ty: "i32" },
+                Param::Read {
+                    name: "r#in".into(),
+                    ty: "f32"
+                },
+                Param::Write {
+                    name: "out".into(),
+                    ty: "u64"
+                },
+                Param::Value {
+                    name: "n".into(),
+                    ty: "u64"
+                },
+                Param::Struct {
+                    name: "c".into(),
+                    ty: "Coeffs".into()
+                },
+                Param::Value {
+                    name: "arg4".into(),
+                    ty: "i32"
+                },
             ]
         );
         assert!(e[1].params.is_empty());
         assert_eq!(
             e[2].params,
             vec![
-                Param::Read { name: "r#type".into(), ty: "u32" },
-                Param::Read { name: "self_".into(), ty: "f32" },
+                Param::Read {
+                    name: "r#type".into(),
+                    ty: "u32"
+                },
+                Param::Read {
+                    name: "self_".into(),
+                    ty: "f32"
+                },
             ]
         );
     }

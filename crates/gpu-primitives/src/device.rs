@@ -2,8 +2,8 @@
 //! (sort -> distinct -> select ...) without host round trips.
 //!
 //! Every function takes the [`Gpu`] (from [`gpu_runtime::gpu`]) and device buffers
-//! (`&CudaSlice<T>`, created with [`Gpu::upload`] or by another function here) and returns new
-//! device buffers; inputs are never modified. Work is queued on [`Gpu::stream`] and these
+//! (`&DeviceBuffer<T>`, created with [`Gpu::upload`] or by another function here) and returns new
+//! device buffers; inputs are never modified. Work is queued on the GPU's one stream and these
 //! functions do **not** wait for it, except where the size of the result depends on the data
 //! (`select_by_flags`, `split_by_flags`, `distinct_sorted`): those read one small count back,
 //! which waits for the work queued before it. Temporary storage is allocated and freed
@@ -20,7 +20,7 @@
 //! # Ok(()) }
 //! ```
 
-use gpu_runtime::cudarc::driver::CudaSlice;
+use gpu_runtime::DeviceBuffer;
 use gpu_runtime::{Gpu, GpuError};
 
 use crate::PrimitiveError;
@@ -31,7 +31,7 @@ use crate::key::{Element, Equality, SortKey, Summable};
 #[derive(Debug)]
 pub struct DeviceVec<T> {
     /// The buffer (capacity at least `len`).
-    pub buf: CudaSlice<T>,
+    pub buf: DeviceBuffer<T>,
     /// Number of valid elements.
     pub len: usize,
 }
@@ -40,15 +40,15 @@ pub struct DeviceVec<T> {
 #[derive(Debug)]
 pub struct DeviceDistinct<K> {
     /// Distinct values in `values[..len]`, ascending.
-    pub values: CudaSlice<K>,
+    pub values: DeviceBuffer<K>,
     /// `counts[..len]`: occurrences of each distinct key.
-    pub counts: CudaSlice<u64>,
+    pub counts: DeviceBuffer<u64>,
     /// Number of distinct keys.
     pub len: usize,
 }
 
-fn copy<T: Element>(gpu: &Gpu, x: &CudaSlice<T>) -> Result<CudaSlice<T>, GpuError> {
-    crate::cuda::dup(gpu, x)
+fn copy<T: Element>(gpu: &Gpu, x: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>, GpuError> {
+    gpu.duplicate(x)
 }
 
 /// Sorted copy of `keys` (ascending, total order; Onesweep). Does not synchronise.
@@ -58,7 +58,10 @@ fn copy<T: Element>(gpu: &Gpu, x: &CudaSlice<T>) -> Result<CudaSlice<T>, GpuErro
 ///
 /// # Errors
 /// [`GpuError`] (out of memory with sizes, launch failure).
-pub fn radix_sort<K: SortKey>(gpu: &Gpu, keys: &CudaSlice<K>) -> Result<CudaSlice<K>, GpuError> {
+pub fn radix_sort<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+) -> Result<DeviceBuffer<K>, GpuError> {
     let c = copy(gpu, keys)?;
     Ok(crate::cuda::sort::<K, u32>(gpu, c, None, false)?.0)
 }
@@ -72,8 +75,8 @@ pub fn radix_sort<K: SortKey>(gpu: &Gpu, keys: &CudaSlice<K>) -> Result<CudaSlic
 /// [`GpuError`].
 pub fn radix_sort_desc<K: SortKey>(
     gpu: &Gpu,
-    keys: &CudaSlice<K>,
-) -> Result<CudaSlice<K>, GpuError> {
+    keys: &DeviceBuffer<K>,
+) -> Result<DeviceBuffer<K>, GpuError> {
     let c = copy(gpu, keys)?;
     Ok(crate::cuda::sort::<K, u32>(gpu, c, None, true)?.0)
 }
@@ -88,9 +91,9 @@ pub fn radix_sort_desc<K: SortKey>(
 /// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
 pub fn radix_sort_pairs<K: SortKey, V: Element>(
     gpu: &Gpu,
-    keys: &CudaSlice<K>,
-    values: &CudaSlice<V>,
-) -> Result<(CudaSlice<K>, CudaSlice<V>), PrimitiveError> {
+    keys: &DeviceBuffer<K>,
+    values: &DeviceBuffer<V>,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>), PrimitiveError> {
     PrimitiveError::check_len("values", keys.len(), values.len())?;
     let k = copy(gpu, keys)?;
     let v = copy(gpu, values)?;
@@ -113,8 +116,8 @@ pub fn radix_sort_pairs<K: SortKey, V: Element>(
 /// [`PrimitiveError::TooManyForU32Index`]; [`PrimitiveError::Gpu`].
 pub fn argsort<K: SortKey>(
     gpu: &Gpu,
-    keys: &CudaSlice<K>,
-) -> Result<CudaSlice<u32>, PrimitiveError> {
+    keys: &DeviceBuffer<K>,
+) -> Result<DeviceBuffer<u32>, PrimitiveError> {
     let n = keys.len();
     if n > u32::MAX as usize {
         return Err(PrimitiveError::TooManyForU32Index { n });
@@ -139,8 +142,8 @@ pub fn argsort<K: SortKey>(
 /// [`GpuError`].
 pub fn inclusive_scan<T: Summable>(
     gpu: &Gpu,
-    values: &CudaSlice<T>,
-) -> Result<CudaSlice<T::Sum>, GpuError> {
+    values: &DeviceBuffer<T>,
+) -> Result<DeviceBuffer<T::Sum>, GpuError> {
     crate::cuda::scan(gpu, values, true)
 }
 
@@ -153,8 +156,8 @@ pub fn inclusive_scan<T: Summable>(
 /// [`GpuError`].
 pub fn exclusive_scan<T: Summable>(
     gpu: &Gpu,
-    values: &CudaSlice<T>,
-) -> Result<CudaSlice<T::Sum>, GpuError> {
+    values: &DeviceBuffer<T>,
+) -> Result<DeviceBuffer<T::Sum>, GpuError> {
     crate::cuda::scan(gpu, values, false)
 }
 
@@ -165,7 +168,7 @@ pub fn exclusive_scan<T: Summable>(
 ///
 /// # Errors
 /// [`GpuError`].
-pub fn reduce_sum<T: Summable>(gpu: &Gpu, values: &CudaSlice<T>) -> Result<T::Sum, GpuError> {
+pub fn reduce_sum<T: Summable>(gpu: &Gpu, values: &DeviceBuffer<T>) -> Result<T::Sum, GpuError> {
     crate::cuda::sum(gpu, values)
 }
 
@@ -178,7 +181,7 @@ pub fn reduce_sum<T: Summable>(gpu: &Gpu, values: &CudaSlice<T>) -> Result<T::Su
 /// [`GpuError`].
 pub fn reduce_min_max<K: SortKey>(
     gpu: &Gpu,
-    values: &CudaSlice<K>,
+    values: &DeviceBuffer<K>,
 ) -> Result<Option<(K, K)>, GpuError> {
     crate::cuda::min_max(gpu, values)
 }
@@ -192,8 +195,8 @@ pub fn reduce_min_max<K: SortKey>(
 /// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
 pub fn select_by_flags<T: Element>(
     gpu: &Gpu,
-    values: &CudaSlice<T>,
-    flags: &CudaSlice<bool>,
+    values: &DeviceBuffer<T>,
+    flags: &DeviceBuffer<bool>,
 ) -> Result<DeviceVec<T>, PrimitiveError> {
     PrimitiveError::check_len("flags", values.len(), flags.len())?;
     let (buf, len) = crate::cuda::select(gpu, values, flags)?;
@@ -210,8 +213,8 @@ pub fn select_by_flags<T: Element>(
 /// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
 pub fn split_by_flags<T: Element>(
     gpu: &Gpu,
-    values: &CudaSlice<T>,
-    flags: &CudaSlice<bool>,
+    values: &DeviceBuffer<T>,
+    flags: &DeviceBuffer<bool>,
 ) -> Result<DeviceVec<T>, PrimitiveError> {
     PrimitiveError::check_len("flags", values.len(), flags.len())?;
     let (buf, len) = crate::cuda::split(gpu, values, flags)?;
@@ -231,7 +234,7 @@ pub fn split_by_flags<T: Element>(
 /// [`PrimitiveError::Gpu`].
 pub fn distinct_sorted<K: SortKey>(
     gpu: &Gpu,
-    sorted: &CudaSlice<K>,
+    sorted: &DeviceBuffer<K>,
     equality: Equality,
 ) -> Result<DeviceDistinct<K>, PrimitiveError> {
     match crate::cuda::distinct_sorted(gpu, sorted, equality, true, None)? {
@@ -255,7 +258,11 @@ pub fn distinct_sorted<K: SortKey>(
 /// # Errors
 /// [`PrimitiveError::KeyOutOfRange`] (the key is reported as `u32::MAX` when unknown on the
 /// host: download the keys to see it); [`PrimitiveError::Gpu`].
-pub fn histogram(gpu: &Gpu, keys: &CudaSlice<u32>, bins: u32) -> Result<Vec<u64>, PrimitiveError> {
+pub fn histogram(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<u32>,
+    bins: u32,
+) -> Result<Vec<u64>, PrimitiveError> {
     if bins == 0 && !keys.is_empty() {
         return Err(PrimitiveError::ZeroBins);
     }

@@ -3,7 +3,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use gpu_runtime::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use gpu_runtime::DeviceScalar;
 
 mod sealed {
     pub trait Sealed {}
@@ -12,16 +12,7 @@ mod sealed {
 /// A plain 4- or 8-byte number the primitives (and their GPU kernels) move around:
 /// `u32`, `i32`, `u64`, `i64`, `f32`, `f64`. Sealed: it cannot be implemented outside this crate.
 pub trait Element:
-    sealed::Sealed
-    + Copy
-    + Send
-    + Sync
-    + Debug
-    + PartialEq
-    + Default
-    + DeviceRepr
-    + ValidAsZeroBits
-    + 'static
+    sealed::Sealed + Copy + Send + Sync + Debug + PartialEq + Default + DeviceScalar + 'static
 {
     /// The type's name (`"u32"`, `"f64"`, ...).
     const NAME: &'static str;
@@ -30,17 +21,7 @@ pub trait Element:
 /// The unsigned integers keys are sorted as (`u32` for 4-byte keys, `u64` for 8-byte keys).
 /// Sealed.
 pub trait RadixBits:
-    sealed::Sealed
-    + Copy
-    + Send
-    + Sync
-    + Debug
-    + Ord
-    + Hash
-    + Default
-    + DeviceRepr
-    + ValidAsZeroBits
-    + 'static
+    sealed::Sealed + Copy + Send + Sync + Debug + Ord + Hash + Default + DeviceScalar + 'static
 {
     /// Number of 8-bit digits (4 or 8).
     const DIGITS: usize;
@@ -200,15 +181,6 @@ pub trait Summable: Element {
     fn widen(self) -> Self::Sum;
     /// `a + b` in the accumulator type (wrapping for integers).
     fn add(a: Self::Sum, b: Self::Sum) -> Self::Sum;
-    /// Scan kernel name.
-    #[doc(hidden)]
-    const SCAN_KERNEL: &'static str;
-    /// Stage-1 sum kernel name.
-    #[doc(hidden)]
-    const SUM_KERNEL: &'static str;
-    /// Stage-2 sum kernel name.
-    #[doc(hidden)]
-    const SUM_FINAL_KERNEL: &'static str;
 }
 
 const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
@@ -348,7 +320,7 @@ impl SortKey for f64 {
 }
 
 macro_rules! summable_int {
-    ($t:ty, $sum:ty, $scan:literal, $red:literal) => {
+    ($t:ty, $sum:ty) => {
         impl Summable for $t {
             type Sum = $sum;
             #[inline(always)]
@@ -359,16 +331,13 @@ macro_rules! summable_int {
             fn add(a: $sum, b: $sum) -> $sum {
                 a.wrapping_add(b)
             }
-            const SCAN_KERNEL: &'static str = $scan;
-            const SUM_KERNEL: &'static str = $red;
-            const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_u64";
         }
     };
 }
-summable_int!(u32, u64, "scan_u32_u64", "reduce_sum_u32");
-summable_int!(i32, i64, "scan_i32_u64", "reduce_sum_i32");
-summable_int!(u64, u64, "scan_u64_u64", "reduce_sum_u64");
-summable_int!(i64, i64, "scan_u64_u64", "reduce_sum_u64");
+summable_int!(u32, u64);
+summable_int!(i32, i64);
+summable_int!(u64, u64);
+summable_int!(i64, i64);
 
 impl Summable for f32 {
     type Sum = f64;
@@ -380,9 +349,6 @@ impl Summable for f32 {
     fn add(a: f64, b: f64) -> f64 {
         a + b
     }
-    const SCAN_KERNEL: &'static str = "scan_f32_f64";
-    const SUM_KERNEL: &'static str = "reduce_sum_f32";
-    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
 }
 impl Summable for f64 {
     type Sum = f64;
@@ -394,9 +360,6 @@ impl Summable for f64 {
     fn add(a: f64, b: f64) -> f64 {
         a + b
     }
-    const SCAN_KERNEL: &'static str = "scan_f64_f64";
-    const SUM_KERNEL: &'static str = "reduce_sum_f64";
-    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
 }
 
 /// Compares two keys in the crate's total order (see [`SortKey`]).

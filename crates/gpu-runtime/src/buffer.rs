@@ -25,11 +25,15 @@ device_scalars!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 // SAFETY: one byte; kernels write only 0 and 1 to bool buffers (see the trait's contract).
 unsafe impl DeviceScalar for bool {}
 
-/// Compile-time check that `T` and `U` have the same size (for reinterpretation).
-const fn same_size<T, U>() {
-    assert!(
-        size_of::<T>() == size_of::<U>(),
-        "reinterpreting a device buffer needs element types of the same size"
+/// Reinterpretation needs element types of the same size (a programming error otherwise; the
+/// check folds away once the types are known).
+fn same_size<T, U>() {
+    assert_eq!(
+        size_of::<T>(),
+        size_of::<U>(),
+        "reinterpreting a device buffer of {} as {}",
+        std::any::type_name::<T>(),
+        std::any::type_name::<U>()
     );
 }
 
@@ -46,21 +50,22 @@ const fn same_size<T, U>() {
 /// }
 /// ```
 pub struct DeviceBuffer<T> {
-    pub(crate) raw: CudaSlice<u8>,
+    /// `None` only for an empty buffer made without an allocation (address 0).
+    pub(crate) raw: Option<CudaSlice<u8>>,
     len: usize,
     _t: PhantomData<T>,
 }
 
 /// A borrowed, read-only range of a [`DeviceBuffer`].
 pub struct DeviceView<'a, T> {
-    pub(crate) raw: CudaView<'a, u8>,
+    pub(crate) raw: Option<CudaView<'a, u8>>,
     len: usize,
     _t: PhantomData<T>,
 }
 
 /// A borrowed, writable range of a [`DeviceBuffer`].
 pub struct DeviceViewMut<'a, T> {
-    pub(crate) raw: CudaViewMut<'a, u8>,
+    pub(crate) raw: Option<CudaViewMut<'a, u8>>,
     len: usize,
     _t: PhantomData<T>,
 }
@@ -93,8 +98,8 @@ fn byte_range<T>(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
 }
 
 impl<T: DeviceScalar> DeviceBuffer<T> {
-    pub(crate) fn from_raw(raw: CudaSlice<u8>, len: usize) -> Self {
-        debug_assert_eq!(raw.len(), len * size_of::<T>());
+    pub(crate) fn from_raw(raw: Option<CudaSlice<u8>>, len: usize) -> Self {
+        debug_assert_eq!(raw.as_ref().map_or(0, |r| r.len()), len * size_of::<T>());
         DeviceBuffer {
             raw,
             len,
@@ -119,7 +124,7 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
     pub fn slice(&self, range: impl RangeBounds<usize>) -> DeviceView<'_, T> {
         let (a, b) = byte_range::<T>(range, self.len);
         DeviceView {
-            raw: self.raw.slice(a..b),
+            raw: self.raw.as_ref().map(|r| r.slice(a..b)),
             len: (b - a) / size_of::<T>().max(1),
             _t: PhantomData,
         }
@@ -132,16 +137,19 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> DeviceViewMut<'_, T> {
         let (a, b) = byte_range::<T>(range, self.len);
         DeviceViewMut {
-            raw: self.raw.slice_mut(a..b),
+            raw: self.raw.as_mut().map(|r| r.slice_mut(a..b)),
             len: (b - a) / size_of::<T>().max(1),
             _t: PhantomData,
         }
     }
 
-    /// The same device memory as elements of `U`, a type of the same size (a compile error
-    /// otherwise): e.g. `f32` keys as their `u32` bits for a radix pass.
+    /// The same device memory as elements of `U`, a type of the same size: e.g. `f32` keys as
+    /// their `u32` bits for a radix pass.
+    ///
+    /// # Panics
+    /// When `T` and `U` differ in size (a programming error).
     pub fn reinterpret<U: DeviceScalar>(self) -> DeviceBuffer<U> {
-        const { same_size::<T, U>() };
+        same_size::<T, U>();
         DeviceBuffer {
             raw: self.raw,
             len: self.len,
@@ -150,20 +158,26 @@ impl<T: DeviceScalar> DeviceBuffer<T> {
     }
 
     /// A read-only view of the whole buffer as elements of `U` (same size as `T`).
+    ///
+    /// # Panics
+    /// When `T` and `U` differ in size (a programming error).
     pub fn view_as<U: DeviceScalar>(&self) -> DeviceView<'_, U> {
-        const { same_size::<T, U>() };
+        same_size::<T, U>();
         DeviceView {
-            raw: self.raw.slice(..),
+            raw: self.raw.as_ref().map(|r| r.slice(..)),
             len: self.len,
             _t: PhantomData,
         }
     }
 
     /// A writable view of the whole buffer as elements of `U` (same size as `T`).
+    ///
+    /// # Panics
+    /// When `T` and `U` differ in size (a programming error).
     pub fn view_as_mut<U: DeviceScalar>(&mut self) -> DeviceViewMut<'_, U> {
-        const { same_size::<T, U>() };
+        same_size::<T, U>();
         DeviceViewMut {
-            raw: self.raw.slice_mut(..),
+            raw: self.raw.as_mut().map(|r| r.slice_mut(..)),
             len: self.len,
             _t: PhantomData,
         }
@@ -206,7 +220,7 @@ impl<T: DeviceScalar> DeviceSink<T> for DeviceBuffer<T> {
 impl<T: DeviceScalar> DeviceSource<T> for DeviceView<'_, T> {
     fn view(&self) -> DeviceView<'_, T> {
         DeviceView {
-            raw: self.raw.slice(..),
+            raw: self.raw.as_ref().map(|r| r.slice(..)),
             len: self.len,
             _t: PhantomData,
         }
@@ -219,7 +233,7 @@ impl<T: DeviceScalar> DeviceSource<T> for DeviceView<'_, T> {
 impl<T: DeviceScalar> DeviceSource<T> for DeviceViewMut<'_, T> {
     fn view(&self) -> DeviceView<'_, T> {
         DeviceView {
-            raw: self.raw.slice(..),
+            raw: self.raw.as_ref().map(|r| r.slice(..)),
             len: self.len,
             _t: PhantomData,
         }
@@ -232,7 +246,7 @@ impl<T: DeviceScalar> DeviceSource<T> for DeviceViewMut<'_, T> {
 impl<T: DeviceScalar> DeviceSink<T> for DeviceViewMut<'_, T> {
     fn view_mut(&mut self) -> DeviceViewMut<'_, T> {
         DeviceViewMut {
-            raw: self.raw.slice_mut(..),
+            raw: self.raw.as_mut().map(|r| r.slice_mut(..)),
             len: self.len,
             _t: PhantomData,
         }
@@ -243,13 +257,17 @@ impl<T: DeviceScalar> DeviceView<'_, T> {
     /// The device address of the first element (0 for an empty buffer from
     /// [`Gpu::empty`](crate::Gpu::empty), which kernels read as "no buffer").
     pub(crate) fn address(&self, gpu: &crate::Gpu) -> u64 {
-        self.raw.device_ptr(gpu.stream()).0
+        self.raw
+            .as_ref()
+            .map_or(0, |r| r.device_ptr(gpu.stream()).0)
     }
 }
 
 impl<T: DeviceScalar> DeviceViewMut<'_, T> {
     pub(crate) fn address(&mut self, gpu: &crate::Gpu) -> u64 {
-        self.raw.device_ptr_mut(gpu.stream()).0
+        self.raw
+            .as_mut()
+            .map_or(0, |r| r.device_ptr_mut(gpu.stream()).0)
     }
 }
 

@@ -6,9 +6,22 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, sys};
 use cudarc::nvrtc::Ptx;
 
-use crate::error::{describe, is_oom};
 use crate::buffer::{bytes_of, bytes_of_mut};
-use crate::{DeviceBuffer, DeviceSink, DeviceSource, DeviceScalar, GpuError, LaunchConfig, PtxModule};
+use crate::error::{describe, is_oom};
+use crate::{
+    DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, GpuError, LaunchConfig, PtxModule,
+};
+
+/// The memory behind a non-empty view (only empty buffers have none).
+fn present<V>(raw: &Option<V>) -> Result<&V, GpuError> {
+    raw.as_ref()
+        .ok_or_else(|| GpuError::Driver("a non-empty device range without memory".into()))
+}
+
+fn present_mut<V>(raw: &mut Option<V>) -> Result<&mut V, GpuError> {
+    raw.as_mut()
+        .ok_or_else(|| GpuError::Driver("a non-empty device range without memory".into()))
+}
 
 fn check_lengths(a: usize, b: usize) -> Result<(), GpuError> {
     if a != b {
@@ -334,7 +347,7 @@ impl Gpu {
             .stream
             .alloc_zeros::<u8>(bytes)
             .map_err(|e| self.map_alloc(e, bytes as u64))?;
-        Ok(DeviceBuffer::from_raw(raw, n))
+        Ok(DeviceBuffer::from_raw(Some(raw), n))
     }
 
     /// Allocates `n` elements on the device without initialising them (`n` may be 0).
@@ -356,16 +369,16 @@ impl Gpu {
         // SAFETY: forwarded to the caller (see the function's contract).
         let raw = unsafe { self.stream.alloc::<u8>(bytes) }
             .map_err(|e| self.map_alloc(e, bytes as u64))?;
-        Ok(DeviceBuffer::from_raw(raw, n))
+        Ok(DeviceBuffer::from_raw(Some(raw), n))
     }
 
     /// A buffer of no element, without a zero-byte allocation request (which the driver
     /// refuses). Its address is 0: kernels that take an optional buffer read it as "none".
     ///
     /// # Errors
-    /// A failed driver call.
+    /// None today; `Result` for symmetry with the allocations.
     pub fn empty<T: DeviceScalar>(&self) -> Result<DeviceBuffer<T>, GpuError> {
-        Ok(DeviceBuffer::from_raw(self.stream.null::<u8>()?, 0))
+        Ok(DeviceBuffer::from_raw(None, 0))
     }
 
     /// Copies a host slice to a new device buffer.
@@ -381,7 +394,7 @@ impl Gpu {
             .stream
             .clone_htod(bytes)
             .map_err(|e| self.map_alloc(e, bytes.len() as u64))?;
-        Ok(DeviceBuffer::from_raw(raw, host.len()))
+        Ok(DeviceBuffer::from_raw(Some(raw), host.len()))
     }
 
     /// Copies a host slice into existing device memory of the same length (queued after earlier
@@ -400,7 +413,7 @@ impl Gpu {
         }
         let mut dst = dev.view_mut();
         self.stream
-            .memcpy_htod(bytes_of(host), &mut dst.raw)
+            .memcpy_htod(bytes_of(host), present_mut(&mut dst.raw)?)
             .map_err(GpuError::launch)
     }
 
@@ -409,7 +422,10 @@ impl Gpu {
     ///
     /// # Errors
     /// A failed copy, which also reports earlier failed launches on the stream.
-    pub fn download<T: DeviceScalar>(&self, dev: &impl DeviceSource<T>) -> Result<Vec<T>, GpuError> {
+    pub fn download<T: DeviceScalar>(
+        &self,
+        dev: &impl DeviceSource<T>,
+    ) -> Result<Vec<T>, GpuError> {
         let n = dev.len();
         let mut out: Vec<T> = Vec::with_capacity(n);
         if n > 0 {
@@ -417,10 +433,12 @@ impl Gpu {
             // SAFETY: the capacity holds n elements; the copy below writes all n * size_of::<T>()
             // bytes before `set_len`, and any bytes form a valid `T` (DeviceScalar's contract).
             unsafe {
-                let bytes =
-                    std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n * size_of::<T>());
+                let bytes = std::slice::from_raw_parts_mut(
+                    out.as_mut_ptr().cast::<u8>(),
+                    n * size_of::<T>(),
+                );
                 self.stream
-                    .memcpy_dtoh(&view.raw, bytes)
+                    .memcpy_dtoh(present(&view.raw)?, bytes)
                     .map_err(GpuError::launch)?;
                 out.set_len(n);
             }
@@ -445,7 +463,7 @@ impl Gpu {
         }
         let view = dev.view();
         self.stream
-            .memcpy_dtoh(&view.raw, bytes_of_mut(host))
+            .memcpy_dtoh(present(&view.raw)?, bytes_of_mut(host))
             .map_err(GpuError::launch)
     }
 
@@ -466,7 +484,7 @@ impl Gpu {
         let from = src.view();
         let mut to = dst.view_mut();
         self.stream
-            .memcpy_dtod(&from.raw, &mut to.raw)
+            .memcpy_dtod(present(&from.raw)?, present_mut(&mut to.raw)?)
             .map_err(GpuError::launch)
     }
 
@@ -494,7 +512,7 @@ impl Gpu {
         }
         let mut to = dst.view_mut();
         self.stream
-            .memset_zeros(&mut to.raw)
+            .memset_zeros(present_mut(&mut to.raw)?)
             .map_err(GpuError::launch)
     }
 

@@ -13,7 +13,9 @@ pub mod launch;
 mod module;
 pub mod testing;
 
-pub use axpy::{AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota, iota_on_gpu};
+pub use axpy::{
+    AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota, iota_on_gpu,
+};
 pub use buffer::{DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, DeviceView, DeviceViewMut};
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};
 pub use error::GpuError;
