@@ -4,9 +4,8 @@
 
 use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use crate::cpu::farthest_points;
 use crate::element::sealed::Sealed;
-use crate::lloyd::{Candidate, StepStats, Stepper};
+use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
 use crate::{Element, KMeansError};
 
 /// The typed launchers of `kernels-cuda/clustering.cu`.
