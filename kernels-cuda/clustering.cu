@@ -127,6 +127,9 @@ extern "C" __global__ void kmeans_norms_f64(const double* c, u64 k, u32 d, doubl
 #define TBN 128  // centroids per block tile
 #define TBK 8    // dimensions per step
 #define TPAD 4   // shared-memory padding against bank conflicts on the transposed stores
+// Dynamic shared memory the small path may use (the default limit, no opt-in).
+#define KM_SMALL_SHARED_LIMIT (48 * 1024)
+WARPATH_SHARE_WITH_HOST(KM_BLOCK, TBM, KM_SMALL_SHARED_LIMIT)
 
 // Block of 256 threads (16 x 16); thread (tx, ty) owns points ty + 16 i and centroids
 // tx + 16 j (i, j < 8) of the tile. One block per 128 points; it sweeps all centroids.

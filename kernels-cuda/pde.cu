@@ -10,9 +10,19 @@
 
 __device__ __forceinline__ double fhn_flush(double x) { return fabs(x) < 1e-30 ? 0.0 : x; }
 
+// The coefficient set of the explicit kernels, one argument (mirrored by `FhnCoeffs` in
+// crates/pde/src/kernel_types.rs: same fields, same order, 64 bytes, no padding).
 struct FhnCoeffs {
     double r, dt, a, dte, gamma;
+    u32 lkind, rkind;
+    double lval, rval;
 };
+
+// Largest grid the fused shared-memory kernel holds (3 arrays of n doubles in 48 KiB), and the
+// largest system the shared-memory batch kernels solve (one thread per row).
+#define PDE_FUSED_MAX_N 2048
+#define PDE_BATCH_PCR_MAX_M 1024
+WARPATH_SHARE_WITH_HOST(PDE_FUSED_MAX_N, PDE_BATCH_PCR_MAX_M)
 
 // New (v, w) of node i of an axon of n nodes whose v lies at `v` (any memory space).
 __device__ __forceinline__ void fhn_node(const double* v, double wc, u64 i, u64 n, const FhnCoeffs& k,
@@ -36,30 +46,25 @@ __device__ __forceinline__ void fhn_node(const double* v, double wc, u64 i, u64 
 // One step of `total / n` axons of n nodes each (total = batch * n), one thread per node.
 extern "C" __global__ void fhn_step_f64(const double* __restrict__ v, const double* __restrict__ w,
                                         double* __restrict__ vn, double* __restrict__ wn, u64 n,
-                                        u64 total, double r, double dt, double a, double dte,
-                                        double gamma, u32 lkind, double lval, u32 rkind, double rval) {
-    FhnCoeffs k = {r, dt, a, dte, gamma};
+                                        u64 total, FhnCoeffs k) {
     WARPATH_GRID_STRIDE(g, total) {
         u64 axon = g / n;
         u64 i = g - axon * n;
         const double* va = v + axon * n;
-        fhn_node(va, w[g], i, n, k, lkind, lval, rkind, rval, &vn[g], &wn[g]);
+        fhn_node(va, w[g], i, n, k, k.lkind, k.lval, k.rkind, k.rval, &vn[g], &wn[g]);
     }
 }
 
-// `steps` steps of `batch` axons of n <= 2048 nodes, one block per axon (grid-stride over
+// `steps` steps of `batch` axons of n <= PDE_FUSED_MAX_N nodes, one block per axon (grid-stride over
 // axons). Dynamic shared memory: 3 * n doubles (v double-buffered, w). One barrier per step:
 // step s reads buffer s&1 and writes the other; the barrier orders all reads of a buffer
 // before it is overwritten two steps later. Each node's w is touched by one thread only.
 extern "C" __global__ void fhn_fused_f64(double* __restrict__ v, double* __restrict__ w, u64 n,
-                                         u64 batch, u32 steps, double r, double dt, double a,
-                                         double dte, double gamma, u32 lkind, double lval,
-                                         u32 rkind, double rval) {
+                                         u64 batch, u32 steps, FhnCoeffs k) {
     WARPATH_DYNAMIC_SHARED(double, fhn_smem);
     double* buf0 = fhn_smem;
     double* buf1 = fhn_smem + n;
     double* ws = fhn_smem + 2 * n;
-    FhnCoeffs k = {r, dt, a, dte, gamma};
     for (u64 axon = blockIdx.x; axon < batch; axon += gridDim.x) {
         double* vg = v + axon * n;
         double* wg = w + axon * n;
@@ -73,7 +78,7 @@ extern "C" __global__ void fhn_fused_f64(double* __restrict__ v, double* __restr
             double* nxt = (s & 1) ? buf0 : buf1;
             for (u64 i = threadIdx.x; i < n; i += blockDim.x) {
                 double vn, wn;
-                fhn_node(cur, ws[i], i, n, k, lkind, lval, rkind, rval, &vn, &wn);
+                fhn_node(cur, ws[i], i, n, k, k.lkind, k.lval, k.rkind, k.rval, &vn, &wn);
                 nxt[i] = vn;
                 ws[i] = wn;
             }
@@ -94,6 +99,8 @@ extern "C" __global__ void fhn_fused_f64(double* __restrict__ v, double* __restr
 // and the order of operations are those of `cn_step`, so the results agree to round-off.
 // Boundary kinds as above (0 = no flux with a mirrored ghost node, 1 = Dirichlet).
 
+// The coefficient set of the Crank-Nicolson kernels, one argument (mirrored by `CnCoeffs` in
+// crates/pde/src/kernel_types.rs: same fields, same order, 64 bytes, no padding).
 struct CnCoeffs {
     double h, inv_dx2, a, alpha, beta;
     u32 lkind, rkind;
@@ -131,11 +138,7 @@ __device__ __forceinline__ bool cn_fixed(u64 i, u64 n, const CnCoeffs& k, double
 // nodes set. `src` is null, or holds the source parts s_v in [0, n) and s_w in [n, 2n).
 extern "C" __global__ void fhn_cn_explicit_f64(const double* __restrict__ v, const double* __restrict__ w,
                                                const double* __restrict__ src, double* __restrict__ sw,
-                                               double* __restrict__ rhs, double* __restrict__ big_v, u64 n,
-                                               double h, double inv_dx2, double a, double alpha,
-                                               double beta, u32 lkind, double lval, u32 rkind,
-                                               double rval) {
-    CnCoeffs k = {h, inv_dx2, a, alpha, beta, lkind, rkind, lval, rval};
+                                               double* __restrict__ rhs, double* __restrict__ big_v, u64 n, CnCoeffs k) {
     WARPATH_GRID_STRIDE(i, n) {
         double sv = 0.0, swsrc = 0.0;
         if (src != nullptr) {
@@ -155,11 +158,7 @@ extern "C" __global__ void fhn_cn_explicit_f64(const double* __restrict__ v, con
 // d = -G(V), G(V) = V - h (L V + f(V)) + h beta V - rhs; identity rows at Dirichlet nodes.
 extern "C" __global__ void fhn_cn_assemble_f64(const double* __restrict__ big_v, const double* __restrict__ rhs,
                                                double* __restrict__ ja, double* __restrict__ jb,
-                                               double* __restrict__ jc, double* __restrict__ g, u64 n,
-                                               double h, double inv_dx2, double a, double alpha,
-                                               double beta, u32 lkind, double lval, u32 rkind,
-                                               double rval) {
-    CnCoeffs k = {h, inv_dx2, a, alpha, beta, lkind, rkind, lval, rval};
+                                               double* __restrict__ jc, double* __restrict__ g, u64 n, CnCoeffs k) {
     WARPATH_GRID_STRIDE(i, n) {
         double bv = big_v[i];
         double val;

@@ -58,14 +58,14 @@ static void check_fhn(u64 n, u64 batch, u32 steps, const Fhn& p) {
     std::vector<double> fv = v, fw = w;
     const unsigned threads = (unsigned)std::min<u64>(1024, std::max<u64>(32, (n + 31) / 32 * 32));
     warpath_sim::launch((unsigned)std::min<u64>(batch, 2), threads, 3 * n * 8, [&] {
-        fhn_fused_f64(fv.data(), fw.data(), n, batch, steps, p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.lv, p.rk, p.rv);
+        fhn_fused_f64(fv.data(), fw.data(), n, batch, steps, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
     });
     // Grid-stride step kernel, ping-ponging buffers.
     std::vector<double> sv = v, sw = w, tv(v.size()), tw(w.size());
     const u64 total = n * batch;
     for (u32 s = 0; s < steps; ++s) {
         warpath_sim::launch((unsigned)std::min<u64>(3, (total + 255) / 256), 256, 0, [&] {
-            fhn_step_f64(sv.data(), sw.data(), tv.data(), tw.data(), n, total, p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.lv, p.rk, p.rv);
+            fhn_step_f64(sv.data(), sw.data(), tv.data(), tw.data(), n, total, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
         });
         sv.swap(tv);
         sw.swap(tw);
@@ -317,14 +317,14 @@ static unsigned cn_grid(u64 n) { return (unsigned)std::min<u64>(3, (n + 255) / 2
 static void sim_cn_explicit(const CnCase& p, std::vector<double>& v, std::vector<double>& w, std::vector<double>& src, CnRef& d) {
     d.sw.assign(p.n, -7.0), d.rhs.assign(p.n, -7.0), d.big_v.assign(p.n, -7.0);
     warpath_sim::launch(cn_grid(p.n), 256, 0, [&] {
-        fhn_cn_explicit_f64(v.data(), w.data(), src.empty() ? nullptr : src.data(), d.sw.data(), d.rhs.data(), d.big_v.data(), p.n, p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.lv, p.rk, p.rv);
+        fhn_cn_explicit_f64(v.data(), w.data(), src.empty() ? nullptr : src.data(), d.sw.data(), d.rhs.data(), d.big_v.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
     });
 }
 
 static void sim_cn_assemble(const CnCase& p, CnRef& d) {
     d.a.assign(p.n, -7.0), d.b.assign(p.n, -7.0), d.c.assign(p.n, -7.0), d.g.assign(p.n, -7.0);
     warpath_sim::launch(cn_grid(p.n), 256, 0, [&] {
-        fhn_cn_assemble_f64(d.big_v.data(), d.rhs.data(), d.a.data(), d.b.data(), d.c.data(), d.g.data(), p.n, p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.lv, p.rk, p.rv);
+        fhn_cn_assemble_f64(d.big_v.data(), d.rhs.data(), d.a.data(), d.b.data(), d.c.data(), d.g.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
     });
 }
 

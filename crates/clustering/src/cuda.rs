@@ -1,27 +1,110 @@
 //! The CUDA backend: data uploaded once, labels kept on the device, only centroids (up) and
 //! the `k * d + k + 2` statistics (down) cross the bus each iteration. Kernels in
-//! `kernels-cuda/clustering.cu`.
+//! `kernels-cuda/clustering.cu`, launched through their generated typed launchers.
 
-use gpu_runtime::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use gpu_runtime::{Gpu, GpuError, PtxModule};
+use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use crate::cpu::farthest_points;
-use crate::lloyd::{Candidate, StepStats, Stepper};
+use crate::element::sealed::Sealed;
+use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
 use crate::{Element, KMeansError};
 
-static CLUSTERING: PtxModule = gpu_runtime::ptx_module!("clustering");
+/// The typed launchers of `kernels-cuda/clustering.cu`.
+mod kernels {
+    gpu_runtime::kernels!("clustering");
+}
 
-/// Threads per block of every k-means kernel (`KM_BLOCK` in the .cu file).
-const BLOCK: u32 = 256;
-/// Points per block of the tiled assignment (`TBM`).
-const TILE_POINTS: u64 = 128;
+/// Threads per block of every k-means kernel.
+const BLOCK: u32 = kernels::KM_BLOCK;
+/// Points per block of the tiled assignment.
+const TILE_POINTS: u64 = kernels::TBM as u64;
 /// Dynamic shared memory the one-kernel path may use (the default limit, no opt-in).
-const SMALL_SHARED_LIMIT: usize = 48 * 1024;
+const SMALL_SHARED_LIMIT: usize = kernels::KM_SMALL_SHARED_LIMIT as usize;
 
 /// Shared memory of the one-kernel path for `k` clusters in `d` dimensions.
 fn small_shared_bytes<T>(k: usize, d: usize) -> usize {
     (k * d + k + 2) * 8 + k * d * size_of::<T>()
 }
+
+/// Each element type's launchers (see [`Sealed`]): the generated launcher of its suffix.
+macro_rules! element_kernels {
+    ($t:ty, $step_small:ident, $norms:ident, $assign_tiled:ident, $accumulate:ident) => {
+        impl Sealed for $t {
+            unsafe fn step_small(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                x: &DeviceBuffer<Self>,
+                w: &DeviceBuffer<Self>,
+                has_w: u32,
+                c: &DeviceBuffer<Self>,
+                n: u64,
+                d: u32,
+                k: u32,
+                labels: &mut DeviceBuffer<u32>,
+                partials: &mut DeviceBuffer<f64>,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller (the trait method's contract).
+                unsafe { kernels::$step_small(gpu, cfg, x, w, has_w, c, n, d, k, labels, partials) }
+            }
+            unsafe fn norms(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                c: &DeviceBuffer<Self>,
+                k: u64,
+                d: u32,
+                out: &mut DeviceBuffer<Self>,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$norms(gpu, cfg, c, k, d, out) }
+            }
+            unsafe fn assign_tiled(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                x: &DeviceBuffer<Self>,
+                c: &DeviceBuffer<Self>,
+                cnorm: &DeviceBuffer<Self>,
+                n: u64,
+                d: u32,
+                k: u32,
+                labels: &mut DeviceBuffer<u32>,
+                stats: &mut DeviceBuffer<f64>,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$assign_tiled(gpu, cfg, x, c, cnorm, n, d, k, labels, stats) }
+            }
+            unsafe fn accumulate(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                x: &DeviceBuffer<Self>,
+                w: &DeviceBuffer<Self>,
+                has_w: u32,
+                c: &DeviceBuffer<Self>,
+                labels: &DeviceBuffer<u32>,
+                n: u64,
+                d: u32,
+                k: u32,
+                stats: &mut DeviceBuffer<f64>,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$accumulate(gpu, cfg, x, w, has_w, c, labels, n, d, k, stats) }
+            }
+        }
+    };
+}
+
+element_kernels!(
+    f32,
+    kmeans_step_small_f32,
+    kmeans_norms_f32,
+    kmeans_assign_tiled_f32,
+    kmeans_accumulate_f32
+);
+element_kernels!(
+    f64,
+    kmeans_step_small_f64,
+    kmeans_norms_f64,
+    kmeans_assign_tiled_f64,
+    kmeans_accumulate_f64
+);
 
 /// The device-resident state of a k-means run.
 pub(crate) struct CudaStepper<'a, T: Element> {
@@ -30,14 +113,14 @@ pub(crate) struct CudaStepper<'a, T: Element> {
     host_weights: Option<&'a [f64]>,
     n: u64,
     d: usize,
-    x: CudaSlice<T>,
-    w: CudaSlice<T>,
+    x: DeviceBuffer<T>,
+    w: DeviceBuffer<T>,
     has_w: u32,
-    labels: CudaSlice<u32>,
-    centroids: Option<CudaSlice<T>>,
-    norms: Option<CudaSlice<T>>,
-    stats: Option<CudaSlice<f64>>,
-    partials: Option<CudaSlice<f64>>,
+    labels: DeviceBuffer<u32>,
+    centroids: Option<DeviceBuffer<T>>,
+    norms: Option<DeviceBuffer<T>>,
+    stats: Option<DeviceBuffer<f64>>,
+    partials: Option<DeviceBuffer<f64>>,
     k: usize,
 }
 
@@ -136,7 +219,6 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
         let small = small_shared_bytes::<T>(k, d) <= SMALL_SHARED_LIMIT;
         self.ensure_buffers(k, small)?;
         let gpu = self.gpu;
-        let stream = gpu.stream();
         let c_host: Vec<T> = centroids.iter().map(|&v| T::from_f64(v)).collect();
         let (n, d32, k32) = (self.n, d as u32, k as u32);
         let blocks = self.grid_small();
@@ -147,7 +229,7 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
         ) else {
             unreachable!("ensure_buffers allocates them")
         };
-        stream.memcpy_htod(&c_host, c).map_err(GpuError::launch)?;
+        gpu.upload_into(&c_host, c)?;
         if n == 0 {
             return Ok(StepStats::zeros(k, d));
         }
@@ -155,103 +237,81 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
             let Some(partials) = self.partials.as_mut() else {
                 unreachable!("ensure_buffers allocates them")
             };
-            let f = gpu.function(&CLUSTERING, &format!("kmeans_step_small_{}", T::NAME))?;
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (BLOCK, 1, 1),
-                shared_mem_bytes: small_shared_bytes::<T>(k, d) as u32,
-            };
+            let cfg = LaunchConfig::blocks(blocks, BLOCK)
+                .with_shared_bytes(small_shared_bytes::<T>(k, d) as u32);
             // SAFETY: kmeans_step_small_T(x[n*d], w[n or 1], has_w, c[k*d], n, d, k,
             // labels[n], partials[grid * (k*d+k+2)]): every buffer has those sizes (x, w and
             // labels from `new`, c and partials from `ensure_buffers` for this k and grid), and
             // the dynamic shared memory holds the statistics plus the centroids.
             unsafe {
-                stream
-                    .launch_builder(&f)
-                    .arg(&self.x)
-                    .arg(&self.w)
-                    .arg(&self.has_w)
-                    .arg(&*c)
-                    .arg(&n)
-                    .arg(&d32)
-                    .arg(&k32)
-                    .arg(&mut self.labels)
-                    .arg(&mut *partials)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
+                T::step_small(
+                    gpu,
+                    cfg,
+                    &self.x,
+                    &self.w,
+                    self.has_w,
+                    c,
+                    n,
+                    d32,
+                    k32,
+                    &mut self.labels,
+                    partials,
+                )?;
             }
-            let r = gpu.function(&CLUSTERING, "kmeans_reduce_partials")?;
-            let blocks64 = blocks as u64;
             // SAFETY: kmeans_reduce_partials(partials[blocks*stats], blocks, stats, out[stats]):
             // partials holds `blocks` rows of `stats_len`, stats holds `stats_len`.
             unsafe {
-                stream
-                    .launch_builder(&r)
-                    .arg(&*partials)
-                    .arg(&blocks64)
-                    .arg(&stats_len)
-                    .arg(&mut *stats)
-                    .launch(gpu.grid_stride(stats_len, BLOCK))
-                    .map_err(GpuError::launch)?;
+                kernels::kmeans_reduce_partials(
+                    gpu,
+                    gpu.grid_stride(stats_len, BLOCK),
+                    partials,
+                    blocks as u64,
+                    stats_len,
+                    stats,
+                )?;
             }
         } else {
-            let fnorm = gpu.function(&CLUSTERING, &format!("kmeans_norms_{}", T::NAME))?;
-            let fassign = gpu.function(&CLUSTERING, &format!("kmeans_assign_tiled_{}", T::NAME))?;
-            let facc = gpu.function(&CLUSTERING, &format!("kmeans_accumulate_{}", T::NAME))?;
             let k64 = k as u64;
-            stream.memset_zeros(&mut *stats).map_err(GpuError::launch)?;
+            gpu.zero(stats)?;
             let tiles = n.div_ceil(TILE_POINTS);
             if tiles > i32::MAX as u64 {
                 return Err(GpuError::TooLarge(format!("{n} points for the tiled path")).into());
             }
             // SAFETY: kmeans_norms_T(c[k*d], k, d, out[k]): both buffers sized for this k.
-            unsafe {
-                stream
-                    .launch_builder(&fnorm)
-                    .arg(&*c)
-                    .arg(&k64)
-                    .arg(&d32)
-                    .arg(&mut *norms)
-                    .launch(gpu.grid_stride(k64, BLOCK))
-                    .map_err(GpuError::launch)?;
-            }
+            unsafe { T::norms(gpu, gpu.grid_stride(k64, BLOCK), c, k64, d32, norms)? };
             // SAFETY: kmeans_assign_tiled_T(x[n*d], c[k*d], norms[k], n, d, k, labels[n],
-            // stats[k*d+k+2]); one block of 256 threads per 128 points, every access is
+            // stats[k*d+k+2]); one block of KM_BLOCK threads per TBM points, every access is
             // bounds-checked against n, d and k in the kernel.
             unsafe {
-                stream
-                    .launch_builder(&fassign)
-                    .arg(&self.x)
-                    .arg(&*c)
-                    .arg(&*norms)
-                    .arg(&n)
-                    .arg(&d32)
-                    .arg(&k32)
-                    .arg(&mut self.labels)
-                    .arg(&mut *stats)
-                    .launch(LaunchConfig {
-                        grid_dim: (tiles as u32, 1, 1),
-                        block_dim: (BLOCK, 1, 1),
-                        shared_mem_bytes: 0,
-                    })
-                    .map_err(GpuError::launch)?;
+                T::assign_tiled(
+                    gpu,
+                    LaunchConfig::blocks(tiles as u32, BLOCK),
+                    &self.x,
+                    c,
+                    norms,
+                    n,
+                    d32,
+                    k32,
+                    &mut self.labels,
+                    stats,
+                )?;
             }
             // SAFETY: kmeans_accumulate_T(x[n*d], w, has_w, c[k*d], labels[n], n, d, k,
             // stats[k*d+k+2]); labels were all written by the assignment (values < k).
             unsafe {
-                stream
-                    .launch_builder(&facc)
-                    .arg(&self.x)
-                    .arg(&self.w)
-                    .arg(&self.has_w)
-                    .arg(&*c)
-                    .arg(&self.labels)
-                    .arg(&n)
-                    .arg(&d32)
-                    .arg(&k32)
-                    .arg(&mut *stats)
-                    .launch(gpu.grid_stride(n.saturating_mul(32), BLOCK))
-                    .map_err(GpuError::launch)?;
+                T::accumulate(
+                    gpu,
+                    gpu.grid_stride(n.saturating_mul(32), BLOCK),
+                    &self.x,
+                    &self.w,
+                    self.has_w,
+                    c,
+                    &self.labels,
+                    n,
+                    d32,
+                    k32,
+                    stats,
+                )?;
             }
         }
         let flat = gpu.download(&*stats)?;

@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::Element;
-use crate::cpu::dist2_f64;
+use crate::lloyd::dist2_f64;
 
 /// Rows per block of the deterministic parallel sums.
 const SUM_ROWS: usize = 1 << 14;

@@ -1,9 +1,13 @@
 //! Lloyd's iteration, shared by every backend: a backend only implements [`Stepper`] (assign
 //! every point to its nearest centroid and return per-cluster sums); the centroid update,
 //! empty-cluster relocation and convergence test live here, so all backends (and MPI ranks)
-//! make exactly the same decisions from the same statistics.
+//! make exactly the same decisions from the same statistics. The host-side helpers both
+//! backends share (distances in `f64`, the farthest points for relocation) live here too, so
+//! `cuda.rs` imports no other backend.
 
-use crate::KMeansError;
+use rayon::prelude::*;
+
+use crate::{Element, KMeansError};
 
 /// What one assignment pass produces: per-cluster weighted sums of the points (`k * d`,
 /// row-major), per-cluster weights, the weighted inertia against the centroids used, and how
@@ -216,4 +220,63 @@ pub(crate) fn update_centroids<S: Stepper>(
         }
     }
     Ok(out)
+}
+
+/// Squared Euclidean distance in `f64`.
+#[inline]
+pub(crate) fn dist2_f64<T: Element>(x: &[T], c: &[f64]) -> f64 {
+    x.iter()
+        .zip(c)
+        .map(|(&a, &b)| {
+            let t = a.to_f64() - b;
+            t * t
+        })
+        .sum()
+}
+
+/// The `m` points farthest from their labelled centroid, in [`candidate_order`];
+/// `index_offset` turns local row numbers into global ones (MPI shards).
+pub(crate) fn farthest_points<T: Element>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    centroids: &[f64],
+    labels: &[u32],
+    m: usize,
+    index_offset: u64,
+) -> Vec<Candidate> {
+    let mut dists: Vec<(f64, usize)> = data
+        .par_chunks_exact(d)
+        .zip(labels.par_iter())
+        .enumerate()
+        .map(|(i, (x, &l))| {
+            let l = l as usize;
+            (dist2_f64(x, &centroids[l * d..(l + 1) * d]), i)
+        })
+        .collect();
+    let order = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let m = m.min(dists.len());
+    if m == 0 {
+        return Vec::new();
+    }
+    if m < dists.len() {
+        dists.select_nth_unstable_by(m - 1, order);
+        dists.truncate(m);
+    }
+    dists.sort_unstable_by(order);
+    let mut out: Vec<Candidate> = dists
+        .into_iter()
+        .map(|(dist, i)| Candidate {
+            dist,
+            index: index_offset + i as u64,
+            label: labels[i],
+            weight: weights.map_or(1.0, |w| w[i]),
+            point: data[i * d..(i + 1) * d]
+                .iter()
+                .map(|v| v.to_f64())
+                .collect(),
+        })
+        .collect();
+    out.sort_by(candidate_order);
+    out
 }

@@ -1,31 +1,118 @@
 //! Host side of the pde crate's CUDA kernels (`kernels-cuda/pde.cu`): the explicit scheme,
-//! the device-resident Crank–Nicolson run, and the tridiagonal solvers.
+//! the device-resident Crank–Nicolson run, and the tridiagonal solvers. Every launch goes
+//! through the generated typed launchers; this file imports only the shared types
+//! (`kernel_types`, `params`, `error`).
 
-use gpu_runtime::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-use gpu_runtime::{Gpu, GpuError, PtxModule};
+use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use crate::explicit::Coeffs;
-use crate::implicit::{CnBackend, CnCoeffs, Source, StepError};
-use crate::params::{Boundary, FhnParams, FhnState};
-use crate::tridiag::{Real, TridiagSolver};
+use crate::kernel_types::sealed::Sealed;
+use crate::kernel_types::{
+    CnBackend, CnCoeffs, CnConstants, Coeffs, FhnCoeffs, Real, Source, StepError, TridiagSolver,
+};
+use crate::params::{FhnParams, FhnState};
 
-static PDE: PtxModule = gpu_runtime::ptx_module!("pde");
+/// The typed launchers of `kernels-cuda/pde.cu` (they take the coefficient sets
+/// `super::FhnCoeffs` and `super::CnCoeffs`, imported above). `tridiag_thomas_strided_*` names
+/// its subsystem count `S` in pde.cu, hence the `allow`.
+#[allow(non_snake_case)]
+mod kernels {
+    gpu_runtime::kernels!("pde");
+}
 
 /// Largest grid the fused shared-memory kernel holds (3 arrays of `n` doubles in 48 KiB).
-pub const FUSED_MAX_N: usize = 2048;
+pub const FUSED_MAX_N: usize = kernels::PDE_FUSED_MAX_N as usize;
 
 /// Largest system size the shared-memory batch PCR kernel solves (one thread per row).
-pub const BATCH_PCR_MAX_M: usize = 1024;
+pub const BATCH_PCR_MAX_M: usize = kernels::PDE_BATCH_PCR_MAX_M as usize;
 
 /// Steps per launch of the fused kernel (keeps one launch well under a second).
 const FUSED_STEPS_PER_LAUNCH: u64 = 1 << 16;
 
-fn kind(b: Boundary) -> (u32, f64) {
-    match b {
-        Boundary::NoFlux => (0, 0.0),
-        Boundary::Dirichlet(v) => (1, v),
-    }
+/// Each element type's tridiagonal launchers (see [`Sealed`]).
+macro_rules! real_kernels {
+    ($t:ty, $level:ident, $thomas_strided:ident, $pcr:ident, $cr_pcr:ident, $thomas:ident) => {
+        impl Sealed for $t {
+            unsafe fn pcr_level(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
+                [ao, bo, co, dout]: [&mut DeviceBuffer<Self>; 4],
+                n: u64,
+                s: u64,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller (the trait method's contract).
+                unsafe { kernels::$level(gpu, cfg, a, b, c, d, ao, bo, co, dout, n, s) }
+            }
+            unsafe fn thomas_strided(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
+                x: &mut DeviceBuffer<Self>,
+                cp: &mut DeviceBuffer<Self>,
+                n: u64,
+                subsystems: u64,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$thomas_strided(gpu, cfg, a, b, c, d, x, cp, n, subsystems) }
+            }
+            unsafe fn batch_pcr(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
+                x: &mut DeviceBuffer<Self>,
+                m: u64,
+                stride: u64,
+                batch: u64,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$pcr(gpu, cfg, a, b, c, d, x, m, stride, batch) }
+            }
+            unsafe fn batch_cr_pcr(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
+                x: &mut DeviceBuffer<Self>,
+                m: u64,
+                stride: u64,
+                batch: u64,
+                pcr_rows: u64,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$cr_pcr(gpu, cfg, a, b, c, d, x, m, stride, batch, pcr_rows) }
+            }
+            unsafe fn batch_thomas(
+                gpu: &Gpu,
+                cfg: LaunchConfig,
+                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
+                x: &mut DeviceBuffer<Self>,
+                cp: &mut DeviceBuffer<Self>,
+                m: u64,
+                stride: u64,
+                batch: u64,
+            ) -> Result<(), GpuError> {
+                // SAFETY: forwarded to the caller.
+                unsafe { kernels::$thomas(gpu, cfg, a, b, c, d, x, cp, m, stride, batch) }
+            }
+        }
+    };
 }
+
+real_kernels!(
+    f32,
+    tridiag_pcr_level_f32,
+    tridiag_thomas_strided_f32,
+    tridiag_batch_pcr_f32,
+    tridiag_batch_cr_pcr_f32,
+    tridiag_batch_thomas_f32
+);
+real_kernels!(
+    f64,
+    tridiag_pcr_level_f64,
+    tridiag_thomas_strided_f64,
+    tridiag_batch_pcr_f64,
+    tridiag_batch_cr_pcr_f64,
+    tridiag_batch_thomas_f64
+);
 
 /// Uploads, runs `steps` explicit steps of `batch` axons of `n` nodes, downloads.
 pub(crate) fn explicit_run(
@@ -59,55 +146,29 @@ pub(crate) fn explicit_run(
 pub(crate) fn explicit_on_device(
     gpu: &Gpu,
     k: &Coeffs,
-    dv: &mut CudaSlice<f64>,
-    dw: &mut CudaSlice<f64>,
+    dv: &mut DeviceBuffer<f64>,
+    dw: &mut DeviceBuffer<f64>,
     n: usize,
     batch: usize,
     steps: u64,
 ) -> Result<(), GpuError> {
-    let (lk, lv) = kind(k.left);
-    let (rk, rv) = kind(k.right);
+    let coeffs = FhnCoeffs::from(k);
     let n64 = n as u64;
     let total = n64 * batch as u64;
     if n <= FUSED_MAX_N {
-        let f = gpu.function(&PDE, "fhn_fused_f64")?;
         let threads = (n.div_ceil(32) * 32).clamp(32, 1024) as u32;
-        let cfg = LaunchConfig {
-            grid_dim: (batch.min(1 << 20) as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: (3 * n * 8) as u32,
-        };
+        let cfg = LaunchConfig::blocks(batch.min(1 << 20) as u32, threads)
+            .with_shared_bytes((3 * n * 8) as u32);
         let batch64 = batch as u64;
         let mut left = steps;
         while left > 0 {
             let s = left.min(FUSED_STEPS_PER_LAUNCH) as u32;
-            // SAFETY: fhn_fused_f64(double* v, double* w, u64 n, u64 batch, u32 steps, 5 doubles,
-            // u32, double, u32, double) reads and writes v, w [0, batch * n), both hold that
-            // many doubles; the dynamic shared memory is the 3 * n doubles the kernel uses.
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&f)
-                    .arg(&mut *dv)
-                    .arg(&mut *dw)
-                    .arg(&n64)
-                    .arg(&batch64)
-                    .arg(&s)
-                    .arg(&k.r)
-                    .arg(&k.dt)
-                    .arg(&k.a)
-                    .arg(&k.dte)
-                    .arg(&k.gamma)
-                    .arg(&lk)
-                    .arg(&lv)
-                    .arg(&rk)
-                    .arg(&rv)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
-            }
+            // SAFETY: fhn_fused_f64 reads and writes v, w [0, batch * n), both hold that many
+            // doubles; the dynamic shared memory is the 3 * n doubles the kernel uses.
+            unsafe { kernels::fhn_fused_f64(gpu, cfg, dv, dw, n64, batch64, s, coeffs)? };
             left -= s as u64;
         }
     } else {
-        let f = gpu.function(&PDE, "fhn_step_f64")?;
         // SAFETY: both buffers are written by the first step before they are read.
         let mut sv = unsafe { gpu.alloc_uninit::<f64>(total as usize)? };
         // SAFETY: as above.
@@ -117,26 +178,8 @@ pub(crate) fn explicit_on_device(
             // SAFETY: fhn_step_f64 reads v, w and writes vn, wn over [0, total); all four
             // buffers hold total doubles and the inputs and outputs are distinct buffers.
             unsafe {
-                gpu.stream()
-                    .launch_builder(&f)
-                    .arg(&*dv)
-                    .arg(&*dw)
-                    .arg(&mut sv)
-                    .arg(&mut sw)
-                    .arg(&n64)
-                    .arg(&total)
-                    .arg(&k.r)
-                    .arg(&k.dt)
-                    .arg(&k.a)
-                    .arg(&k.dte)
-                    .arg(&k.gamma)
-                    .arg(&lk)
-                    .arg(&lv)
-                    .arg(&rk)
-                    .arg(&rv)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
-            }
+                kernels::fhn_step_f64(gpu, cfg, dv, dw, &mut sv, &mut sw, n64, total, coeffs)?
+            };
             std::mem::swap(dv, &mut sv);
             std::mem::swap(dw, &mut sw);
         }
@@ -174,7 +217,7 @@ pub struct GpuExplicitTiming {
 /// ```
 pub fn explicit_gpu_timing(
     gpu: &Gpu,
-    p: &crate::FhnParams,
+    p: &FhnParams,
     v: &mut [f64],
     w: &mut [f64],
     batch: usize,
@@ -212,26 +255,25 @@ pub fn explicit_gpu_timing(
 pub(crate) struct CnDevice<'a> {
     gpu: &'a Gpu,
     n: u64,
-    k: CnCoeffs,
-    /// Boundary kinds and values: left kind, left value, right kind, right value.
-    bounds: (u32, f64, u32, f64),
+    k: CnConstants,
+    /// The kernels' coefficient set (the constants above and the boundaries).
+    coeffs: CnCoeffs,
     solver: TridiagSolver,
     source: Option<Source<'a>>,
     /// Host staging for the source values `s_v` (`[0, n)`) and `s_w` (`[n, 2n)`).
     src_host: Vec<f64>,
-    src: Option<CudaSlice<f64>>,
-    v: CudaSlice<f64>,
-    w: CudaSlice<f64>,
-    sw: CudaSlice<f64>,
-    rhs: CudaSlice<f64>,
-    big_v: CudaSlice<f64>,
+    /// The source values on the device: `2n` values, or an empty buffer at address 0 (the
+    /// kernel reads a null `src` as "no source").
+    src: DeviceBuffer<f64>,
+    v: DeviceBuffer<f64>,
+    w: DeviceBuffer<f64>,
+    sw: DeviceBuffer<f64>,
+    rhs: DeviceBuffer<f64>,
+    big_v: DeviceBuffer<f64>,
     /// The Newton system; its solution `x` is the update.
     jac: DeviceTridiag<f64>,
     /// Bits of the update's max-norm (a non-negative double).
-    max_bits: CudaSlice<u64>,
-    /// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64,
-    /// fhn_cn_finish_f64.
-    kernels: [CudaFunction; 4],
+    max_bits: DeviceBuffer<u64>,
 }
 
 impl<'a> CnDevice<'a> {
@@ -239,7 +281,7 @@ impl<'a> CnDevice<'a> {
     pub(crate) fn upload(
         gpu: &'a Gpu,
         p: &FhnParams,
-        k: CnCoeffs,
+        k: CnConstants,
         state: &FhnState,
         solver: TridiagSolver,
         source: Option<Source<'a>>,
@@ -247,17 +289,15 @@ impl<'a> CnDevice<'a> {
         let n = p.n;
         let arrays = 5 + if source.is_some() { 2 } else { 0 };
         gpu.ensure_fits((arrays + 9) * n as u64 * 8)?;
-        let (lk, lv) = kind(p.left);
-        let (rk, rv) = kind(p.right);
         let src = match source {
-            Some(_) => Some(gpu.alloc_zeros::<f64>(2 * n)?),
-            None => None,
+            Some(_) => gpu.alloc_zeros::<f64>(2 * n)?,
+            None => gpu.empty::<f64>()?,
         };
         Ok(CnDevice {
             gpu,
             n: n as u64,
             k,
-            bounds: (lk, lv, rk, rv),
+            coeffs: CnCoeffs::new(&k, p.left, p.right),
             solver,
             source,
             src_host: vec![0.0; if source.is_some() { 2 * n } else { 0 }],
@@ -269,12 +309,6 @@ impl<'a> CnDevice<'a> {
             big_v: gpu.alloc_zeros(n)?,
             jac: DeviceTridiag::alloc(gpu, n)?,
             max_bits: gpu.alloc_zeros(1)?,
-            kernels: [
-                gpu.function(&PDE, "fhn_cn_explicit_f64")?,
-                gpu.function(&PDE, "fhn_cn_assemble_f64")?,
-                gpu.function(&PDE, "fhn_cn_update_f64")?,
-                gpu.function(&PDE, "fhn_cn_finish_f64")?,
-            ],
         })
     }
 
@@ -293,92 +327,67 @@ impl CnBackend for CnDevice<'_> {
     fn begin(&mut self, _state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError> {
         let gpu = self.gpu;
         let n = self.n as usize;
-        if let (Some(source), Some(src)) = (self.source, self.src.as_mut()) {
+        if let Some(source) = self.source {
             let (sv, sw) = self.src_host.split_at_mut(n);
             for i in 0..n {
                 (sv[i], sw[i]) = self.k.source_terms(source, i as f64 * self.k.dx, t0, t1);
             }
-            gpu.stream()
-                .memcpy_htod(&self.src_host, src)
-                .map_err(GpuError::from)?;
+            gpu.upload_into(&self.src_host, &mut self.src)?;
         }
-        let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
-        let null: u64 = 0;
-        let mut b = gpu.stream().launch_builder(&self.kernels[0]);
-        b.arg(&self.v).arg(&self.w);
-        match &self.src {
-            Some(src) => b.arg(src),
-            None => b.arg(&null),
-        };
-        b.arg(&mut self.sw)
-            .arg(&mut self.rhs)
-            .arg(&mut self.big_v)
-            .arg(&self.n)
-            .arg(&k.h)
-            .arg(&k.inv_dx2)
-            .arg(&k.a)
-            .arg(&k.alpha)
-            .arg(&k.beta)
-            .arg(&lk)
-            .arg(&lv)
-            .arg(&rk)
-            .arg(&rv);
-        // SAFETY: fhn_cn_explicit_f64(const double* v, const double* w, const double* src,
-        // double* sw, double* rhs, double* big_v, u64 n, 5 doubles, u32, double, u32, double)
-        // reads v, w [0, n) and src [0, 2n) (src holds 2n doubles, or is null and not read) and
-        // writes sw, rhs, big_v [0, n); every buffer holds n doubles and the outputs are
-        // distinct from the inputs.
-        unsafe { b.launch(gpu.grid_stride(self.n, 256)) }.map_err(GpuError::launch)?;
+        // SAFETY: fhn_cn_explicit_f64 reads v, w [0, n) and src [0, 2n) (src holds 2n doubles,
+        // or is empty at address 0 and not read) and writes sw, rhs, big_v [0, n); every buffer
+        // holds n doubles and the outputs are distinct from the inputs.
+        unsafe {
+            kernels::fhn_cn_explicit_f64(
+                gpu,
+                gpu.grid_stride(self.n, 256),
+                &self.v,
+                &self.w,
+                &self.src,
+                &mut self.sw,
+                &mut self.rhs,
+                &mut self.big_v,
+                self.n,
+                self.coeffs,
+            )?;
+        }
         Ok(())
     }
 
     fn newton_iteration(&mut self) -> Result<f64, StepError> {
         let gpu = self.gpu;
-        let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
         let cfg = gpu.grid_stride(self.n, 256);
         let [ja, jb, jc, jg] = &mut self.jac.sys;
-        // SAFETY: fhn_cn_assemble_f64(const double* big_v, const double* rhs, double* a,
-        // double* b, double* c, double* g, u64 n, 5 doubles, u32, double, u32, double) reads
-        // big_v, rhs [0, n) and writes a, b, c, g [0, n); all hold n doubles, outputs distinct.
+        // SAFETY: fhn_cn_assemble_f64 reads big_v, rhs [0, n) and writes a, b, c, g [0, n); all
+        // hold n doubles, outputs distinct.
         unsafe {
-            gpu.stream()
-                .launch_builder(&self.kernels[1])
-                .arg(&self.big_v)
-                .arg(&self.rhs)
-                .arg(ja)
-                .arg(jb)
-                .arg(jc)
-                .arg(jg)
-                .arg(&self.n)
-                .arg(&k.h)
-                .arg(&k.inv_dx2)
-                .arg(&k.a)
-                .arg(&k.alpha)
-                .arg(&k.beta)
-                .arg(&lk)
-                .arg(&lv)
-                .arg(&rk)
-                .arg(&rv)
-                .launch(cfg)
-                .map_err(GpuError::launch)?;
+            kernels::fhn_cn_assemble_f64(
+                gpu,
+                cfg,
+                &self.big_v,
+                &self.rhs,
+                ja,
+                jb,
+                jc,
+                jg,
+                self.n,
+                self.coeffs,
+            )?;
         }
         self.jac.solve(gpu, self.solver)?;
-        gpu.stream()
-            .memset_zeros(&mut self.max_bits)
-            .map_err(GpuError::from)?;
-        // SAFETY: fhn_cn_update_f64(double* big_v, const double* delta, u64 n, u64* max_bits)
-        // updates big_v [0, n) from delta [0, n) (both n doubles, distinct) and atomically
-        // maxes the one u64 at max_bits; blockDim (256) is a multiple of 32 as its warp
-        // reduction requires.
+        gpu.zero(&mut self.max_bits)?;
+        // SAFETY: fhn_cn_update_f64 updates big_v [0, n) from delta [0, n) (both n doubles,
+        // distinct) and atomically maxes the one u64 at max_bits; blockDim (256) is a multiple
+        // of 32 as its warp reduction requires.
         unsafe {
-            gpu.stream()
-                .launch_builder(&self.kernels[2])
-                .arg(&mut self.big_v)
-                .arg(&self.jac.x)
-                .arg(&self.n)
-                .arg(&mut self.max_bits)
-                .launch(cfg)
-                .map_err(GpuError::launch)?;
+            kernels::fhn_cn_update_f64(
+                gpu,
+                cfg,
+                &mut self.big_v,
+                &self.jac.x,
+                self.n,
+                &mut self.max_bits,
+            )?;
         }
         let mut bits = [0u64];
         gpu.download_into(&self.max_bits, &mut bits)?;
@@ -387,27 +396,22 @@ impl CnBackend for CnDevice<'_> {
 
     fn finish(&mut self, _state: &mut FhnState) -> Result<(), StepError> {
         let gpu = self.gpu;
-        // SAFETY: fhn_cn_finish_f64(const double* big_v, const double* sw, double* v,
-        // double* w, u64 n, double beta) reads big_v, sw [0, n) and writes v, w [0, n); all
-        // hold n doubles and the outputs are distinct from the inputs.
+        // SAFETY: fhn_cn_finish_f64 reads big_v, sw [0, n) and writes v, w [0, n); all hold n
+        // doubles and the outputs are distinct from the inputs.
         unsafe {
-            gpu.stream()
-                .launch_builder(&self.kernels[3])
-                .arg(&self.big_v)
-                .arg(&self.sw)
-                .arg(&mut self.v)
-                .arg(&mut self.w)
-                .arg(&self.n)
-                .arg(&self.k.beta)
-                .launch(gpu.grid_stride(self.n, 256))
-                .map_err(GpuError::launch)?;
+            kernels::fhn_cn_finish_f64(
+                gpu,
+                gpu.grid_stride(self.n, 256),
+                &self.big_v,
+                &self.sw,
+                &mut self.v,
+                &mut self.w,
+                self.n,
+                self.k.beta,
+            )?;
         }
         Ok(())
     }
-}
-
-fn name<T: Real>(base: &str) -> String {
-    format!("{base}_{}", T::SUFFIX)
 }
 
 /// One tridiagonal system on the GPU: uploads it, solves it with [`DeviceTridiag::solve`],
@@ -425,7 +429,7 @@ pub(crate) fn tridiag_single<T: Real>(
     }
     let mut sys = DeviceTridiag::alloc(gpu, b.len())?;
     for (dst, src) in sys.sys.iter_mut().zip([a, b, c, d]) {
-        gpu.stream().memcpy_htod(src, dst)?;
+        gpu.upload_into(src, dst)?;
     }
     sys.solve(gpu, solver)?;
     gpu.download(&sys.x)
@@ -435,10 +439,10 @@ pub(crate) fn tridiag_single<T: Real>(
 /// needs: write the rows into `sys` (`a`, `b`, `c`, `d`; `a[0]` and `c[n-1]` are ignored),
 /// call [`DeviceTridiag::solve`], read the solution from `x`.
 pub(crate) struct DeviceTridiag<T: Real> {
-    pub(crate) sys: [CudaSlice<T>; 4],
+    pub(crate) sys: [DeviceBuffer<T>; 4],
     /// The other half of the PCR levels' ping-pong (systems above [`BATCH_PCR_MAX_M`] rows).
-    scratch: [CudaSlice<T>; 4],
-    pub(crate) x: CudaSlice<T>,
+    scratch: [DeviceBuffer<T>; 4],
+    pub(crate) x: DeviceBuffer<T>,
 }
 
 impl<T: Real> DeviceTridiag<T> {
@@ -474,7 +478,6 @@ impl<T: Real> DeviceTridiag<T> {
         // each, at most 2^16 of them.
         let target = (n / 32).clamp(1, 1 << 16);
         let subsystems = 1u64 << (usize::BITS - 1 - target.leading_zeros());
-        let level = gpu.function(&PDE, &name::<T>("tridiag_pcr_level"))?;
         let cfg = gpu.grid_stride(n64, 256);
         let mut s = 1u64;
         while s < subsystems {
@@ -482,44 +485,25 @@ impl<T: Real> DeviceTridiag<T> {
             let [ao, bo, co, dout] = &mut self.scratch;
             // SAFETY: tridiag_pcr_level reads four input arrays and writes four distinct
             // output arrays over [0, n); all eight hold n elements.
-            unsafe {
-                gpu.stream()
-                    .launch_builder(&level)
-                    .arg(ai)
-                    .arg(bi)
-                    .arg(ci)
-                    .arg(di)
-                    .arg(ao)
-                    .arg(bo)
-                    .arg(co)
-                    .arg(dout)
-                    .arg(&n64)
-                    .arg(&s)
-                    .launch(cfg)
-                    .map_err(GpuError::launch)?;
-            }
+            unsafe { T::pcr_level(gpu, cfg, [ai, bi, ci, di], [ao, bo, co, dout], n64, s)? };
             std::mem::swap(&mut self.sys, &mut self.scratch);
             s *= 2;
         }
-        let thomas = gpu.function(&PDE, &name::<T>("tridiag_thomas_strided"))?;
         let [ai, bi, ci, di] = &self.sys;
         let cp = &mut self.scratch[0];
         // SAFETY: tridiag_thomas_strided reads a, b, c, d [0, n) and writes x, cp [0, n); x
         // and cp are distinct from the inputs and hold n elements; thread j < subsystems < n
         // touches rows j, j + S, ... < n only.
         unsafe {
-            gpu.stream()
-                .launch_builder(&thomas)
-                .arg(ai)
-                .arg(bi)
-                .arg(ci)
-                .arg(di)
-                .arg(&mut self.x)
-                .arg(cp)
-                .arg(&n64)
-                .arg(&subsystems)
-                .launch(gpu.grid_stride(subsystems, 128))
-                .map_err(GpuError::launch)?;
+            T::thomas_strided(
+                gpu,
+                gpu.grid_stride(subsystems, 128),
+                [ai, bi, ci, di],
+                &mut self.x,
+                cp,
+                n64,
+                subsystems,
+            )?;
         }
         Ok(())
     }
@@ -555,91 +539,41 @@ pub(crate) fn tridiag_strided_batch<T: Real>(
 }
 
 /// Queues the solve of a strided batch held in device buffers (layout valid, `m >= 1`,
-/// `batch >= 1`): for `m <= 1024`, shared-memory PCR (`Pcr`) or the CR–PCR hybrid
+/// `batch >= 1`): for `m <= BATCH_PCR_MAX_M`, shared-memory PCR (`Pcr`) or the CR–PCR hybrid
 /// (`CyclicReduction`), one block per system; otherwise, and for `Thomas`, one thread per
 /// system.
 fn strided_batch_on_device<T: Real>(
     gpu: &Gpu,
-    [da, db, dc, dd]: [&CudaSlice<T>; 4],
-    dx: &mut CudaSlice<T>,
+    sys: [&DeviceBuffer<T>; 4],
+    dx: &mut DeviceBuffer<T>,
     m: usize,
     stride: usize,
     batch: usize,
     solver: TridiagSolver,
 ) -> Result<(), GpuError> {
-    let sz = size_of::<T>() as u64;
+    let sz = size_of::<T>() as u32;
     let (m64, s64, b64) = (m as u64, stride as u64, batch as u64);
+    let blocks = batch.min(1 << 20) as u32;
     if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::CyclicReduction {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_cr_pcr"))?;
         let threads = (m.next_power_of_two() / 2).clamp(32, 512) as u32;
         let pcr_rows = (threads as u64).min(64);
-        let cfg = LaunchConfig {
-            grid_dim: (batch.min(1 << 20) as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: (5 * m) as u32 * sz as u32,
-        };
+        let cfg = LaunchConfig::blocks(blocks, threads).with_shared_bytes((5 * m) as u32 * sz);
         // SAFETY: tridiag_batch_cr_pcr reads rows [k*stride, k*stride + m) of a, b, c, d and
         // writes those of x for k < batch (the caller checked stride*(batch-1)+m <= len);
         // pcr_rows <= blockDim as the kernel requires; the shared memory is its 5 m elements.
-        unsafe {
-            gpu.stream()
-                .launch_builder(&f)
-                .arg(da)
-                .arg(db)
-                .arg(dc)
-                .arg(dd)
-                .arg(&mut *dx)
-                .arg(&m64)
-                .arg(&s64)
-                .arg(&b64)
-                .arg(&pcr_rows)
-                .launch(cfg)
-                .map_err(GpuError::launch)?;
-        }
+        unsafe { T::batch_cr_pcr(gpu, cfg, sys, dx, m64, s64, b64, pcr_rows)? };
     } else if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::Pcr {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_pcr"))?;
         let threads = m.next_power_of_two().clamp(32, 1024) as u32;
-        let cfg = LaunchConfig {
-            grid_dim: (batch.min(1 << 20) as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: (4 * m) as u32 * sz as u32,
-        };
+        let cfg = LaunchConfig::blocks(blocks, threads).with_shared_bytes((4 * m) as u32 * sz);
         // SAFETY: tridiag_batch_pcr reads rows [k*stride, k*stride + m) of a, b, c, d and
         // writes those of x for k < batch; the caller checked stride*(batch-1)+m <= len;
         // blockDim >= m and the shared memory is the 4 m elements the kernel uses.
-        unsafe {
-            gpu.stream()
-                .launch_builder(&f)
-                .arg(da)
-                .arg(db)
-                .arg(dc)
-                .arg(dd)
-                .arg(&mut *dx)
-                .arg(&m64)
-                .arg(&s64)
-                .arg(&b64)
-                .launch(cfg)
-                .map_err(GpuError::launch)?;
-        }
+        unsafe { T::batch_pcr(gpu, cfg, sys, dx, m64, s64, b64)? };
     } else {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_thomas"))?;
-        let mut cp = gpu.alloc_zeros::<T>(db.len())?;
+        let mut cp = gpu.alloc_zeros::<T>(sys[1].len())?;
+        let cfg = gpu.grid_stride(b64, 128);
         // SAFETY: as above, one thread per system; cp has the arrays' length and layout.
-        unsafe {
-            gpu.stream()
-                .launch_builder(&f)
-                .arg(da)
-                .arg(db)
-                .arg(dc)
-                .arg(dd)
-                .arg(&mut *dx)
-                .arg(&mut cp)
-                .arg(&m64)
-                .arg(&s64)
-                .arg(&b64)
-                .launch(gpu.grid_stride(b64, 128))
-                .map_err(GpuError::launch)?;
-        }
+        unsafe { T::batch_thomas(gpu, cfg, sys, dx, &mut cp, m64, s64, b64)? };
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
+use crate::kernel_types::Coeffs;
 use crate::params::{Boundary, FhnParams, FhnState, flush_tiny};
 use crate::{PdeError, cuda};
 
@@ -63,34 +64,6 @@ const PARALLEL_THRESHOLD: usize = 1 << 15;
 /// Nodes per rayon task in the large-grid path (with halos, 4 buffers of ~17 KiB; 2048 beat
 /// 1024 and 4096 in a quick sweep).
 const CHUNK: usize = 1 << 11;
-
-/// Per-step constants of the explicit update.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Coeffs {
-    /// `dt / dx^2`.
-    pub(crate) r: f64,
-    pub(crate) dt: f64,
-    pub(crate) a: f64,
-    /// `dt * eps`.
-    pub(crate) dte: f64,
-    pub(crate) gamma: f64,
-    pub(crate) left: Boundary,
-    pub(crate) right: Boundary,
-}
-
-impl Coeffs {
-    pub(crate) fn new(p: &FhnParams, dx: f64) -> Self {
-        Coeffs {
-            r: p.dt / (dx * dx),
-            dt: p.dt,
-            a: p.a,
-            dte: p.dt * p.eps,
-            gamma: p.gamma,
-            left: p.left,
-            right: p.right,
-        }
-    }
-}
 
 /// One node's update from its neighbours. Every CPU path calls exactly this, so all CPU paths
 /// agree bit for bit.

@@ -19,12 +19,13 @@
 //! (`crate::cuda::CnDevice`, the kernels `fhn_cn_*` in `kernels-cuda/pde.cu` and the GPU
 //! tridiagonal solvers), where only the update's max-norm crosses the bus per iteration.
 
-use gpu_runtime::{Backend, Exec, GpuError, Target};
+use gpu_runtime::{Backend, Exec, Target};
 
+use crate::PdeError;
 use crate::cuda::CnDevice;
+use crate::kernel_types::{CnBackend, CnConstants, Source, StepError};
 use crate::params::{Boundary, FhnParams, FhnState, flush_tiny, reaction, reaction_derivative};
 use crate::tridiag::{self, TridiagSolver};
-use crate::{PdeError, TridiagError};
 
 /// Newton's method settings for [`implicit_run`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -74,10 +75,6 @@ impl ImplicitStats {
         }
     }
 }
-
-/// A source term `(x, t) -> (s_v, s_w)` added to the right-hand sides (for manufactured
-/// solutions).
-pub(crate) type Source<'a> = &'a dyn Fn(f64, f64) -> (f64, f64);
 
 /// Advances `state` by `steps` Crank–Nicolson / Newton steps of size `p.dt`. There is no
 /// stability limit on `dt`; accuracy and Newton's convergence limit it.
@@ -154,7 +151,7 @@ pub(crate) fn implicit_run_with_source(
             reason: "must be at least 1",
         });
     }
-    let k = CnCoeffs::new(p);
+    let k = CnConstants::new(p);
     match exec.resolve(p.n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)? {
         Target::Cpu => {
             let mut host = HostCn {
@@ -181,72 +178,6 @@ pub(crate) fn implicit_run_with_source(
             download?;
             Ok(stats)
         }
-    }
-}
-
-/// The step-independent numbers of a Crank–Nicolson step.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CnCoeffs {
-    /// `dt / 2`.
-    pub(crate) h: f64,
-    pub(crate) dx: f64,
-    pub(crate) inv_dx2: f64,
-    /// The reaction's threshold `a`.
-    pub(crate) a: f64,
-    /// `1 + h eps gamma`.
-    pub(crate) denom: f64,
-    /// `W = alpha w + beta (v + V)`.
-    pub(crate) alpha: f64,
-    pub(crate) beta: f64,
-}
-
-impl CnCoeffs {
-    fn new(p: &FhnParams) -> Self {
-        let h = 0.5 * p.dt;
-        let dx = p.dx();
-        let denom = 1.0 + h * p.eps * p.gamma;
-        CnCoeffs {
-            h,
-            dx,
-            inv_dx2: 1.0 / (dx * dx),
-            a: p.a,
-            denom,
-            alpha: (1.0 - h * p.eps * p.gamma) / denom,
-            beta: h * p.eps / denom,
-        }
-    }
-
-    /// The source parts `(s_v, s_w)` of node `x` for the step from `t0` to `t1`.
-    pub(crate) fn source_terms(&self, src: Source<'_>, x: f64, t0: f64, t1: f64) -> (f64, f64) {
-        let (a0, b0) = src(x, t0);
-        let (a1, b1) = src(x, t1);
-        (self.h * (a0 + a1), self.h * (b0 + b1) / self.denom)
-    }
-}
-
-/// Where one Crank–Nicolson step's work happens (host arrays or device buffers); the Newton
-/// loop ([`cn_step`]) and the run loop ([`run_steps`]) are shared.
-pub(crate) trait CnBackend {
-    /// Computes the explicit half of the step from `state` at `t0` to `t1` and sets the
-    /// Newton start.
-    fn begin(&mut self, state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError>;
-    /// One Newton iteration; returns the max-norm of the update (non-finite when an update
-    /// was not finite).
-    fn newton_iteration(&mut self) -> Result<f64, StepError>;
-    /// Ends a converged step: `V` becomes `v`, and `w` is advanced.
-    fn finish(&mut self, state: &mut FhnState) -> Result<(), StepError>;
-}
-
-/// Why a step failed.
-pub(crate) enum StepError {
-    Newton { iterations: u32, update: f64 },
-    Linear(TridiagError),
-    Gpu(GpuError),
-}
-
-impl From<GpuError> for StepError {
-    fn from(e: GpuError) -> Self {
-        StepError::Gpu(e)
     }
 }
 
@@ -328,7 +259,7 @@ fn cn_step(
 /// The CPU path: host arrays, the Jacobian solved by `solver` on the CPU.
 struct HostCn<'a> {
     p: &'a FhnParams,
-    k: CnCoeffs,
+    k: CnConstants,
     solver: TridiagSolver,
     source: Option<Source<'a>>,
     ws: Workspace,

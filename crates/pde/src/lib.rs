@@ -6,6 +6,7 @@ mod error;
 mod experiment;
 mod explicit;
 mod implicit;
+mod kernel_types;
 mod output;
 mod params;
 mod scenario;
