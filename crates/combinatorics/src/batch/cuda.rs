@@ -8,7 +8,7 @@ use crate::kernels::{self, COMB_MAX_N};
 
 /// GPU threads per block of the batch kernel (a multiple of 4, so that tiles stay 4-aligned).
 const GPU_BLOCK: u32 = 128;
-const _: () = assert!(GPU_BLOCK % 4 == 0);
+const _: () = assert!(GPU_BLOCK.is_multiple_of(4));
 
 /// Most permutation bytes the GPU path keeps on the device at once when it downloads.
 const GPU_PIECE_BYTES: u64 = 1 << 28;
