@@ -16,6 +16,7 @@
 #include "common.cuh"
 
 #define AUCTION_NONE 0xffffffffu
+WARPATH_SHARE_WITH_HOST(AUCTION_NONE)
 
 // Order-preserving map from a double to an unsigned 64-bit key (larger double, larger key).
 // Key 0 is below every real number's key and marks "no bid".

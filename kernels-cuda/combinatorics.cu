@@ -7,6 +7,7 @@
 
 #define COMB_MAX_N 20
 #define SEARCH_MAX_BLOCK 256
+WARPATH_SHARE_WITH_HOST(COMB_MAX_N, SEARCH_MAX_BLOCK)
 
 // Factorial-base digits of `rank`, then select the digit-th unused element (bit mask).
 __device__ __forceinline__ void unrank_u64(u32 n, u64 rank, unsigned char* p) {

@@ -8,6 +8,7 @@
 #include "common.cuh"
 
 #define NONE 0xFFFFFFFFu
+WARPATH_SHARE_WITH_HOST(NONE)
 
 // The splitter hash; the same function as `mix32` in parallel.rs.
 __device__ __forceinline__ u32 warpath_mix32(u32 x) {
@@ -346,6 +347,7 @@ extern "C" __global__ void undirected_map_edges(u32* order, const u32* __restric
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 4
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
+WARPATH_SHARE_WITH_HOST(SCAN_THREADS, SCAN_TILE)
 
 // Inclusive max-scan of each tile of `in` into `out`; tile_max[b] = the tile's maximum.
 // Launch with exactly ceil(n / SCAN_TILE) blocks of SCAN_THREADS threads.

@@ -11,6 +11,11 @@ mod problem;
 mod random;
 mod types;
 
+/// The typed launchers of `kernels-cuda/assignment.cu` (used by `auction/cuda.rs`).
+mod kernels {
+    gpu_runtime::kernels!("assignment");
+}
+
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
 pub use batch::solve_batch;
 pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};

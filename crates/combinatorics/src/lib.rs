@@ -31,5 +31,11 @@ pub use search::{
     search_permutations_reference,
 };
 
-/// The crate's CUDA kernels (`kernels-cuda/combinatorics.cu`).
-pub(crate) static KERNELS: gpu_runtime::PtxModule = gpu_runtime::ptx_module!("combinatorics");
+/// The typed launchers of `kernels-cuda/combinatorics.cu` (used by `batch/cuda.rs` and
+/// `search/cuda.rs`).
+mod kernels {
+    gpu_runtime::kernels!("combinatorics");
+}
+
+// The kernels hold a permutation in `COMB_MAX_N` bytes: every `n` with a `u64` rank must fit.
+const _: () = assert!(MAX_N_U64 <= kernels::COMB_MAX_N as usize);

@@ -11,6 +11,12 @@ mod io;
 mod par;
 mod undirected;
 
+/// The typed launchers of `kernels-cuda/graph.cu` (used by `euler/cuda.rs` and
+/// `euler/undirected/cuda.rs`).
+mod kernels {
+    gpu_runtime::kernels!("graph");
+}
+
 pub use components::{
     Components, check_euler_circuit_conditions, connected_components, edge_component_count,
     euler_path_endpoints, is_strongly_connected, spanning_forest, strongly_connected_components,

@@ -2,39 +2,24 @@
 //! of `kernels-cuda/graph.cu`. The pipeline reads back a handful of scalars (the splitter count,
 //! the "unsettled" flag of each residual pointer-jumping round, the cycle and link counts) to
 //! size buffers and stop early; all per-edge work stays on the device.
+//!
+//! A GPU leaf: it imports only the generated launchers and the error type, and takes the graph
+//! as plain CSR slices (`mod.rs` builds the error for an unbalanced vertex).
 
-use gpu_runtime::cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
-use gpu_runtime::{Gpu, GpuError, PtxModule};
+use gpu_runtime::{DeviceBuffer, DeviceScalar, Gpu, GpuError, LaunchConfig};
 
-use crate::{EulerError, Graph};
+use crate::EulerError;
+use crate::kernels::{self, NONE, SCAN_THREADS, SCAN_TILE};
 
-pub(crate) static GRAPH: PtxModule = gpu_runtime::ptx_module!("graph");
-
-const NONE: u32 = u32::MAX;
 /// Splitter spacing on the GPU is 32 (mask 31): walks of ~32 steps per thread.
 const GPU_SPLITTER_MASK: u32 = 31;
-/// Matches SCAN_TILE in graph.cu.
-const SCAN_TILE: usize = 1024;
-const SCAN_THREADS: u32 = 256;
 
-/// Launches `$name` from graph.cu with the given configuration and arguments. Callers wrap it
-/// in `unsafe` with a `// SAFETY:` comment that matches the kernel's contract.
-macro_rules! launch {
-    ($gpu:expr, $name:literal, $cfg:expr $(, $arg:expr)* $(,)?) => {{
-        use gpu_runtime::cudarc::driver::PushKernelArg as _;
-        let f = $gpu.function(&$crate::euler::cuda::GRAPH, $name)?;
-        let mut b = $gpu.stream().launch_builder(&f);
-        $( b.arg($arg); )*
-        b.launch($cfg).map_err(gpu_runtime::GpuError::launch)?;
-    }};
-}
-pub(crate) use launch;
-
+/// The launch shape of the element-wise kernels: a grid-stride loop over `n` elements.
 pub(crate) fn grid(gpu: &Gpu, n: usize) -> LaunchConfig {
     gpu.grid_stride(n as u64, 256)
 }
 
-fn scalar<T: DeviceRepr + Copy + Default>(gpu: &Gpu, s: &CudaSlice<T>) -> Result<T, GpuError> {
+fn scalar<T: DeviceScalar + Default>(gpu: &Gpu, s: &DeviceBuffer<T>) -> Result<T, GpuError> {
     Ok(gpu.download(s)?.first().copied().unwrap_or_default())
 }
 
@@ -43,69 +28,43 @@ fn rounds_for(k: usize) -> u32 {
     usize::BITS - k.leading_zeros() + 1
 }
 
-pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
+pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<DeviceBuffer<u32>, GpuError> {
     // SAFETY: every caller writes all elements with a kernel (or a fill) before reading them.
     unsafe { gpu.alloc_uninit::<u32>(n.max(1)) }
 }
 
-fn fill(gpu: &Gpu, buf: &mut CudaSlice<u32>, value: u32, n: usize) -> Result<(), GpuError> {
+fn fill(gpu: &Gpu, buf: &mut DeviceBuffer<u32>, value: u32, n: usize) -> Result<(), GpuError> {
     let n64 = n as u64;
     // SAFETY: graph_fill_u32(out, value, n) writes out[0..n); buf holds at least n elements.
-    unsafe { launch!(gpu, "graph_fill_u32", grid(gpu, n), buf, &value, &n64) };
+    unsafe { kernels::graph_fill_u32(gpu, grid(gpu, n), buf, value, n64)? };
     Ok(())
 }
 
-fn copy(gpu: &Gpu, src: &CudaSlice<u32>, n: usize) -> Result<CudaSlice<u32>, GpuError> {
-    let mut dst = alloc_u32(gpu, n)?;
-    gpu.stream()
-        .memcpy_dtod(src, &mut dst)
-        .map_err(GpuError::launch)?;
-    Ok(dst)
+fn copy(gpu: &Gpu, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>, GpuError> {
+    debug_assert_eq!(src.len(), n.max(1));
+    gpu.duplicate(src)
 }
 
 /// Inclusive max-scan of `input[0..n)` into `out` (a private, simple reduce-then-scan; see
 /// graph.cu).
 fn scan_max(
     gpu: &Gpu,
-    input: &CudaSlice<u32>,
-    out: &mut CudaSlice<u32>,
+    input: &DeviceBuffer<u32>,
+    out: &mut DeviceBuffer<u32>,
     n: usize,
 ) -> Result<(), GpuError> {
-    let tiles = n.div_ceil(SCAN_TILE).max(1);
+    let tiles = n.div_ceil(SCAN_TILE as usize).max(1);
     let mut tile_max = alloc_u32(gpu, tiles)?;
     let n64 = n as u64;
-    let cfg = LaunchConfig {
-        grid_dim: (tiles as u32, 1, 1),
-        block_dim: (SCAN_THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    // SAFETY: one block per tile of 1024 elements reads input[0..n), writes out[0..n) and
+    let cfg = LaunchConfig::blocks(tiles as u32, SCAN_THREADS);
+    // SAFETY: one block per tile of SCAN_TILE elements reads input[0..n), writes out[0..n) and
     // tile_max[0..tiles); all buffers are that large.
-    unsafe {
-        launch!(
-            gpu,
-            "graph_scan_max_tiles",
-            cfg,
-            input,
-            &mut *out,
-            &n64,
-            &mut tile_max
-        )
-    };
+    unsafe { kernels::graph_scan_max_tiles(gpu, cfg, input, &mut *out, n64, &mut tile_max)? };
     if tiles > 1 {
         let mut scanned = alloc_u32(gpu, tiles)?;
         scan_max(gpu, &tile_max, &mut scanned, tiles)?;
         // SAFETY: reads scanned[0..tiles) and updates out[0..n).
-        unsafe {
-            launch!(
-                gpu,
-                "graph_scan_max_carry",
-                grid(gpu, n),
-                &mut *out,
-                &n64,
-                &scanned
-            )
-        };
+        unsafe { kernels::graph_scan_max_carry(gpu, grid(gpu, n), &mut *out, n64, &scanned)? };
     }
     Ok(())
 }
@@ -124,23 +83,19 @@ pub struct GpuEulerTimes {
 /// Runs the GPU pipeline and returns the edge order (starting with edge 0) and the times.
 pub(crate) fn circuit_order_timed(
     gpu: &Gpu,
-    g: &Graph,
+    (offsets, targets): (&[u64], &[u32]),
+    unbalanced: &dyn Fn(u32) -> EulerError,
 ) -> Result<(Vec<u32>, GpuEulerTimes), EulerError> {
-    let m = g.targets().len();
-    let n = g.vertex_count();
+    let m = targets.len();
+    let n = offsets.len() - 1;
     // The largest simultaneous footprint is about 12 u32 arrays and 2 byte arrays per edge.
     gpu.ensure_fits(50 * m as u64 + 16 * n as u64 + (1 << 20))?;
     let t = gpu.timer()?;
-    let d_off = gpu.upload(g.offsets())?;
-    let d_tgt = gpu.upload(g.targets())?;
+    let d_off = gpu.upload(offsets)?;
+    let d_tgt = gpu.upload(targets)?;
     let upload = t.stop()?;
     let t = gpu.timer()?;
-    let unbalanced = |v: u32| EulerError::Unbalanced {
-        vertex: v,
-        in_degree: g.targets().iter().filter(|&&t| t == v).count() as u64,
-        out_degree: g.out_degree(v),
-    };
-    let d_order = device_circuit(gpu, (m, n), &d_off, &d_tgt, &unbalanced)?;
+    let d_order = device_circuit(gpu, (m, n), &d_off, &d_tgt, unbalanced)?;
     let compute = t.stop()?;
     let t = gpu.timer()?;
     let order = gpu.download(&d_order)?;
@@ -156,8 +111,12 @@ pub(crate) fn circuit_order_timed(
 }
 
 /// Runs the GPU pipeline and returns the edge order (starting with edge 0).
-pub(crate) fn circuit_order(gpu: &Gpu, g: &Graph) -> Result<Vec<u32>, EulerError> {
-    circuit_order_timed(gpu, g).map(|(o, _)| o)
+pub(crate) fn circuit_order(
+    gpu: &Gpu,
+    csr: (&[u64], &[u32]),
+    unbalanced: &dyn Fn(u32) -> EulerError,
+) -> Result<Vec<u32>, EulerError> {
+    circuit_order_timed(gpu, csr, unbalanced).map(|(o, _)| o)
 }
 
 /// The sampled splitters of a permutation `succ` of `0..m` (edge `e` is one when
@@ -166,12 +125,12 @@ pub(crate) fn circuit_order(gpu: &Gpu, g: &Graph) -> Result<Vec<u32>, EulerError
 /// and length.
 pub(crate) struct Sublists {
     k: usize,
-    split_of: CudaSlice<u32>,
-    split_edge: CudaSlice<u32>,
-    seg: CudaSlice<u32>,
-    offs: CudaSlice<u32>,
-    next: CudaSlice<u32>,
-    len: CudaSlice<u32>,
+    split_of: DeviceBuffer<u32>,
+    split_edge: DeviceBuffer<u32>,
+    seg: DeviceBuffer<u32>,
+    offs: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    len: DeviceBuffer<u32>,
 }
 
 impl Sublists {
@@ -181,37 +140,25 @@ impl Sublists {
         let mask = GPU_SPLITTER_MASK;
         let mut count = gpu.alloc_zeros::<u32>(1)?;
         // SAFETY: only increments the single counter.
-        unsafe {
-            launch!(
-                gpu,
-                "euler_count_splitters",
-                grid(gpu, m),
-                &m64,
-                &mask,
-                &mut count
-            )
-        };
+        unsafe { kernels::euler_count_splitters(gpu, grid(gpu, m), m64, mask, &mut count)? };
         let k = scalar(gpu, &count)? as usize;
         let mut split_of = alloc_u32(gpu, m)?;
         fill(gpu, &mut split_of, NONE, m)?;
         let mut split_edge = alloc_u32(gpu, k)?;
-        gpu.stream()
-            .memset_zeros(&mut count)
-            .map_err(GpuError::launch)?;
+        gpu.zero(&mut count)?;
         let cap = k as u32;
         // SAFETY: writes split_of[e] for e < m and split_edge[j] for j < cap = k.
         unsafe {
-            launch!(
+            kernels::euler_number_splitters(
                 gpu,
-                "euler_number_splitters",
                 grid(gpu, m),
-                &m64,
-                &mask,
+                m64,
+                mask,
                 &mut split_of,
                 &mut split_edge,
                 &mut count,
-                &cap
-            )
+                cap,
+            )?
         };
         let mut seg = alloc_u32(gpu, m)?;
         fill(gpu, &mut seg, NONE, m)?;
@@ -227,27 +174,26 @@ impl Sublists {
     }
 
     /// Walks every sublist of `succ` from its splitter to the next one.
-    fn walk(&mut self, gpu: &Gpu, succ: &CudaSlice<u32>) -> Result<(), GpuError> {
+    fn walk(&mut self, gpu: &Gpu, succ: &DeviceBuffer<u32>) -> Result<(), GpuError> {
         let k64 = self.k as u64;
         let mask = GPU_SPLITTER_MASK;
         // SAFETY: each element lies on at most one sublist, so seg/offs writes are disjoint;
         // next/len have k entries, one per thread index j < k; `mask` is the one the
         // splitters were numbered with, so every walk stops at a numbered splitter.
         unsafe {
-            launch!(
+            kernels::euler_walk_sublists(
                 gpu,
-                "euler_walk_sublists",
                 gpu.grid_stride(k64, 128),
                 succ,
                 &self.split_of,
                 &self.split_edge,
-                &k64,
-                &mask,
+                k64,
+                mask,
                 &mut self.seg,
                 &mut self.offs,
                 &mut self.next,
-                &mut self.len
-            )
+                &mut self.len,
+            )?
         };
         Ok(())
     }
@@ -259,10 +205,10 @@ impl Sublists {
 /// splitter-free cycles until settled).
 pub(crate) fn cycle_labels(
     gpu: &Gpu,
-    succ: &CudaSlice<u32>,
+    succ: &DeviceBuffer<u32>,
     m: usize,
     subs: &mut Sublists,
-) -> Result<CudaSlice<u32>, GpuError> {
+) -> Result<DeviceBuffer<u32>, GpuError> {
     let (m64, k) = (m as u64, subs.k);
     let k64 = k as u64;
     subs.walk(gpu, succ)?;
@@ -274,16 +220,7 @@ pub(crate) fn cycle_labels(
         // SAFETY: reads the _a buffers, writes the _b buffers, all of k entries; jmp values
         // are splitter indices < k.
         unsafe {
-            launch!(
-                gpu,
-                "euler_jump_min",
-                grid(gpu, k),
-                &sl_a,
-                &sj_a,
-                &mut sl_b,
-                &mut sj_b,
-                &k64
-            )
+            kernels::euler_jump_min(gpu, grid(gpu, k), &sl_a, &sj_a, &mut sl_b, &mut sj_b, k64)?
         };
         std::mem::swap(&mut sl_a, &mut sl_b);
         std::mem::swap(&mut sj_a, &mut sj_b);
@@ -295,30 +232,26 @@ pub(crate) fn cycle_labels(
     let mut jmp_b = alloc_u32(gpu, m)?;
     // SAFETY: reads seg/succ (m entries) and sl_a[seg[e]] (seg < k); writes lab_a/jmp_a[e].
     unsafe {
-        launch!(
+        kernels::euler_label_init(
             gpu,
-            "euler_label_init",
             grid(gpu, m),
             &subs.seg,
             succ,
             &sl_a,
-            &m64,
+            m64,
             &mut lab_a,
-            &mut jmp_a
-        )
+            &mut jmp_a,
+        )?
     };
     drop(sl_a);
     let mut flag = gpu.alloc_zeros::<u32>(1)?;
     for _ in 0..40 {
-        gpu.stream()
-            .memset_zeros(&mut flag)
-            .map_err(GpuError::launch)?;
+        gpu.zero(&mut flag)?;
         // SAFETY: reads the _a buffers at e and at jmp/succ targets (elements < m), writes
         // the _b buffers at e, sets the flag.
         unsafe {
-            launch!(
+            kernels::euler_jump_residual(
                 gpu,
-                "euler_jump_residual",
                 grid(gpu, m),
                 &subs.seg,
                 succ,
@@ -326,9 +259,9 @@ pub(crate) fn cycle_labels(
                 &jmp_a,
                 &mut lab_b,
                 &mut jmp_b,
-                &m64,
-                &mut flag
-            )
+                m64,
+                &mut flag,
+            )?
         };
         std::mem::swap(&mut lab_a, &mut lab_b);
         std::mem::swap(&mut jmp_a, &mut jmp_b);
@@ -345,54 +278,41 @@ pub(crate) fn cycle_labels(
 pub(crate) fn device_circuit(
     gpu: &Gpu,
     (m, n): (usize, usize),
-    d_off: &CudaSlice<u64>,
-    d_tgt: &CudaSlice<u32>,
+    d_off: &DeviceBuffer<u64>,
+    d_tgt: &DeviceBuffer<u32>,
     unbalanced: &dyn Fn(u32) -> EulerError,
-) -> Result<CudaSlice<u32>, EulerError> {
+) -> Result<DeviceBuffer<u32>, EulerError> {
     let (m64, n64) = (m as u64, n as u64);
 
     // Degrees.
     let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
     // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
-    unsafe { launch!(gpu, "euler_in_degree", grid(gpu, m), d_tgt, &m64, &mut cnt) };
+    unsafe { kernels::euler_in_degree(gpu, grid(gpu, m), d_tgt, m64, &mut cnt)? };
     let mut bad = gpu.upload(&[NONE])?;
     // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_check_balanced",
-            grid(gpu, n),
-            d_off,
-            &cnt,
-            &n64,
-            &mut bad
-        )
-    };
+    unsafe { kernels::euler_check_balanced(gpu, grid(gpu, n), d_off, &cnt, n64, &mut bad)? };
     let bad = scalar(gpu, &bad)?;
     if bad != NONE {
         return Err(unbalanced(bad));
     }
 
     // 1. Pairing.
-    gpu.stream()
-        .memset_zeros(&mut cnt)
-        .map_err(GpuError::launch)?;
+    gpu.zero(&mut cnt)?;
     let mut succ = alloc_u32(gpu, m)?;
     let mut pred = alloc_u32(gpu, m)?;
     // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
     // every pos in 0..m is written once to pred, every e in 0..m once to succ.
     unsafe {
-        launch!(
+        kernels::euler_pair(
             gpu,
-            "euler_pair",
             grid(gpu, m),
             d_off,
             d_tgt,
-            &m64,
+            m64,
             &mut cnt,
             &mut succ,
-            &mut pred
-        )
+            &mut pred,
+        )?
     };
     drop(cnt);
 
@@ -405,50 +325,30 @@ pub(crate) fn device_circuit(
     // 3. Spanning forest of the cycle graph.
     let mut cycles = gpu.alloc_zeros::<u32>(1)?;
     // SAFETY: reads lab[0..m), increments one counter.
-    unsafe {
-        launch!(
-            gpu,
-            "euler_count_cycles",
-            grid(gpu, m),
-            &lab,
-            &m64,
-            &mut cycles
-        )
-    };
+    unsafe { kernels::euler_count_cycles(gpu, grid(gpu, m), &lab, m64, &mut cycles)? };
     let cycles = scalar(gpu, &cycles)? as u64;
     let mut tree = gpu.alloc_zeros::<u8>(m)?;
     let mut links_n = 0u64;
     if cycles > 1 {
         let mut parent = alloc_u32(gpu, m)?;
-        // SAFETY: writes parent[0..m).
-        unsafe { launch!(gpu, "graph_iota_u32", grid(gpu, m), &mut parent, &m64) };
+        gpu_runtime::iota(gpu, &mut parent)?;
         let mut row_last = gpu.alloc_zeros::<u8>(m)?;
         // SAFETY: reads offsets[0..=n), writes row_last[offsets[v+1]-1] < m.
-        unsafe {
-            launch!(
-                gpu,
-                "euler_mark_row_ends",
-                grid(gpu, n),
-                d_off,
-                &n64,
-                &mut row_last
-            )
-        };
+        unsafe { kernels::euler_mark_row_ends(gpu, grid(gpu, n), d_off, n64, &mut row_last)? };
         let mut links = gpu.alloc_zeros::<u32>(1)?;
         // SAFETY: labels are edge ids < m, so union-find indices stay in parent[0..m); tree[k]
         // for k < m; one counter.
         unsafe {
-            launch!(
+            kernels::euler_link_cycles(
                 gpu,
-                "euler_link_cycles",
                 grid(gpu, m),
                 &lab,
                 &row_last,
-                &m64,
+                m64,
                 &mut parent,
                 &mut tree,
-                &mut links
-            )
+                &mut links,
+            )?
         };
         links_n = scalar(gpu, &links)? as u64;
     }
@@ -466,30 +366,12 @@ pub(crate) fn device_circuit(
         let mut run_key = alloc_u32(gpu, m)?;
         let mut run_start = alloc_u32(gpu, m)?;
         // SAFETY: reads tree[0..m), writes run_key[0..m).
-        unsafe {
-            launch!(
-                gpu,
-                "euler_run_keys",
-                grid(gpu, m),
-                &tree,
-                &m64,
-                &mut run_key
-            )
-        };
+        unsafe { kernels::euler_run_keys(gpu, grid(gpu, m), &tree, m64, &mut run_key)? };
         scan_max(gpu, &run_key, &mut run_start, m)?;
         // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
         // the values written are positions < m (a tree link k always has k + 1 in its row).
         unsafe {
-            launch!(
-                gpu,
-                "euler_splice",
-                grid(gpu, m),
-                &pred,
-                &tree,
-                &run_start,
-                &m64,
-                &mut succ
-            )
+            kernels::euler_splice(gpu, grid(gpu, m), &pred, &tree, &run_start, m64, &mut succ)?
         };
     }
     drop((pred, tree));
@@ -511,31 +393,29 @@ pub(crate) fn device_circuit(
     let mut nxt_b = alloc_u32(gpu, k)?;
     // SAFETY: reads next/len (k entries) and split_of[0]; writes val_a/nxt_a (k entries).
     unsafe {
-        launch!(
+        kernels::euler_rank_init(
             gpu,
-            "euler_rank_init",
             grid(gpu, k),
             &next,
             &len,
             &split_of,
-            &k64,
+            k64,
             &mut val_a,
-            &mut nxt_a
-        )
+            &mut nxt_a,
+        )?
     };
     for _ in 0..rounds_for(k) {
         // SAFETY: ping-pong buffers of k entries; nxt values are < k or NONE (checked).
         unsafe {
-            launch!(
+            kernels::euler_rank_round(
                 gpu,
-                "euler_rank_round",
                 grid(gpu, k),
                 &val_a,
                 &nxt_a,
                 &mut val_b,
                 &mut nxt_b,
-                &k64
-            )
+                k64,
+            )?
         };
         std::mem::swap(&mut val_a, &mut val_b);
         std::mem::swap(&mut nxt_a, &mut nxt_b);
@@ -543,16 +423,7 @@ pub(crate) fn device_circuit(
     let mut order = alloc_u32(gpu, m)?;
     // SAFETY: seg[e] < k, positions are checked against m in the kernel.
     unsafe {
-        launch!(
-            gpu,
-            "euler_scatter_order",
-            grid(gpu, m),
-            &seg,
-            &offs,
-            &val_a,
-            &m64,
-            &mut order
-        )
+        kernels::euler_scatter_order(gpu, grid(gpu, m), &seg, &offs, &val_a, m64, &mut order)?
     };
     Ok(order)
 }

@@ -362,7 +362,8 @@ fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
                 check_balanced(g)?;
                 return Ok(EulerTrail::default());
             }
-            let order = cuda::circuit_order(gpu, g)?;
+            let order =
+                cuda::circuit_order(gpu, (g.offsets(), g.targets()), &|v| unbalanced(g, v))?;
             Ok(EulerTrail::from_edges(g, order, g.source(0)))
         }
     }
@@ -424,8 +425,19 @@ pub fn euler_circuit_cuda_timed(g: &Graph) -> Result<(EulerTrail, GpuEulerTimes)
         check_balanced(g)?;
         return Ok((EulerTrail::default(), GpuEulerTimes::default()));
     }
-    let (order, times) = cuda::circuit_order_timed(gpu, g)?;
+    let (order, times) =
+        cuda::circuit_order_timed(gpu, (g.offsets(), g.targets()), &|v| unbalanced(g, v))?;
     Ok((EulerTrail::from_edges(g, order, g.source(0)), times))
+}
+
+/// The error for a vertex `v` of `g` whose in-degree differs from its out-degree (the GPU
+/// pipeline reports the first one it finds).
+fn unbalanced(g: &Graph, v: u32) -> EulerError {
+    EulerError::Unbalanced {
+        vertex: v,
+        in_degree: g.targets().iter().filter(|&&t| t == v).count() as u64,
+        out_degree: g.out_degree(v),
+    }
 }
 
 /// `g` plus one edge `from -> to` appended to `from`'s out-edges; returns the new graph and the

@@ -318,7 +318,7 @@ fn oriented_circuit(
             Ok(c)
         }
         Target::Cuda(gpu) => {
-            let edges = cuda::circuit_order(gpu, g)?;
+            let edges = cuda::circuit_order(gpu, g.half_edges(), g.ends(), g.offsets())?;
             Ok(trail_from_edges(g, edges, g.first_vertex_with_edges()))
         }
     }

@@ -1,0 +1,152 @@
+//! The CPU auction: Gauss–Seidel bidding (one bid at a time) for small problems, Jacobi
+//! bidding (every free row at once, rayon) above.
+
+use rayon::prelude::*;
+
+use super::setup::{AuctionSetup, eps_schedule, setup};
+use crate::problem::Problem;
+
+/// "No row" / "no column" in the CPU arrays.
+const NONE: usize = usize::MAX;
+
+/// Below this many `bidders x n` work items a bidding round runs on one thread.
+const PARALLEL_BIDS_FROM: usize = 1 << 15;
+
+/// Below this size the CPU uses Gauss–Seidel (one bid at a time), which needs fewer bids.
+const JACOBI_FROM: usize = 256;
+
+/// Best column, best value and second best value of row `i` under `price`.
+#[inline]
+fn best_two(row: &[f64], price: &[f64]) -> (usize, f64, f64) {
+    let (mut bj, mut best, mut second) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (j, (&a, &pj)) in row.iter().zip(price).enumerate() {
+        let val = a - pj;
+        if val > best {
+            second = best;
+            best = val;
+            bj = j;
+        } else if val > second {
+            second = val;
+        }
+    }
+    (bj, best, second)
+}
+
+/// The increment a bidder adds: its margin plus `eps` (just `eps` with a single column).
+#[inline]
+fn increment(best: f64, second: f64, eps: f64) -> f64 {
+    if second == f64::NEG_INFINITY {
+        eps
+    } else {
+        best - second + eps
+    }
+}
+
+/// A new price: `price + inc`, and at least the next float above `price`, so that a bid
+/// always makes progress even where `inc` is below the price's rounding step.
+#[inline]
+fn raise(price: f64, inc: f64) -> f64 {
+    (price + inc).max(price.next_up())
+}
+
+/// The CPU auction; returns `x` for the internal rows.
+pub(super) fn solve(p: &Problem<'_>) -> Vec<usize> {
+    if p.nr == 0 {
+        return Vec::new();
+    }
+    let s = setup(p);
+    let n = s.n;
+    let mut price = vec![0.0f64; n];
+    let mut owner = vec![NONE; n];
+    let mut assigned = vec![NONE; n];
+    for eps in eps_schedule(&s) {
+        owner.fill(NONE);
+        assigned.fill(NONE);
+        if n < JACOBI_FROM {
+            gauss_seidel_phase(&s, eps, &mut price, &mut owner, &mut assigned);
+        } else {
+            jacobi_phase(&s, eps, &mut price, &mut owner, &mut assigned);
+        }
+    }
+    assigned.truncate(p.nr);
+    assigned
+}
+
+fn gauss_seidel_phase(
+    s: &AuctionSetup,
+    eps: f64,
+    price: &mut [f64],
+    owner: &mut [usize],
+    assigned: &mut [usize],
+) {
+    let n = s.n;
+    let mut queue: Vec<usize> = (0..n).rev().collect();
+    while let Some(i) = queue.pop() {
+        let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
+        price[bj] = raise(price[bj], increment(best, second, eps));
+        let prev = owner[bj];
+        if prev != NONE {
+            assigned[prev] = NONE;
+            queue.push(prev);
+        }
+        owner[bj] = i;
+        assigned[i] = bj;
+    }
+}
+
+fn jacobi_phase(
+    s: &AuctionSetup,
+    eps: f64,
+    price: &mut [f64],
+    owner: &mut [usize],
+    assigned: &mut [usize],
+) {
+    let n = s.n;
+    let mut bidders: Vec<usize> = (0..n).collect();
+    let mut bids: Vec<(usize, f64)> = Vec::with_capacity(n);
+    let mut high = vec![f64::NEG_INFINITY; n];
+    let mut winner = vec![NONE; n];
+    let mut touched: Vec<usize> = Vec::with_capacity(n);
+    while !bidders.is_empty() {
+        let bid = |&i: &usize| {
+            let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
+            (bj, raise(price[bj], increment(best, second, eps)))
+        };
+        bids.clear();
+        if bidders.len() * n >= PARALLEL_BIDS_FROM {
+            bidders.par_iter().map(bid).collect_into_vec(&mut bids);
+        } else {
+            bids.extend(bidders.iter().map(bid));
+        }
+        // Each column goes to its highest bidder (the smallest row on equal bids).
+        touched.clear();
+        for (&i, &(j, b)) in bidders.iter().zip(&bids) {
+            if winner[j] == NONE {
+                touched.push(j);
+            }
+            if winner[j] == NONE || b > high[j] || (b == high[j] && i < winner[j]) {
+                high[j] = b;
+                winner[j] = i;
+            }
+        }
+        let mut next = Vec::with_capacity(bidders.len());
+        for (&i, &(j, _)) in bidders.iter().zip(&bids) {
+            if winner[j] != i {
+                next.push(i);
+            }
+        }
+        for &j in &touched {
+            let prev = owner[j];
+            if prev != NONE {
+                assigned[prev] = NONE;
+                next.push(prev);
+            }
+            owner[j] = winner[j];
+            assigned[winner[j]] = j;
+            price[j] = high[j];
+            winner[j] = NONE;
+            high[j] = f64::NEG_INFINITY;
+        }
+        bidders = next;
+    }
+}

@@ -1,0 +1,75 @@
+//! What both backends of the auction share: the square benefit matrix and the epsilon
+//! schedule (the bottom of the module; it imports nothing from its siblings).
+
+use crate::problem::Problem;
+
+/// Epsilon is divided by this factor between scaling phases (`auction_batch` in
+/// kernels-cuda/assignment.cu divides by the same 6).
+const EPS_FACTOR: f64 = 6.0;
+
+/// Relative accuracy of the float mode: the result is within `FLOAT_GAP * (max - min)` of the
+/// optimum.
+pub const AUCTION_FLOAT_GAP: f64 = 1e-9;
+
+/// The square benefit matrix (negated, scaled costs; dummy rows of zeros; penalised forbidden
+/// pairs) and the epsilon schedule.
+pub(crate) struct AuctionSetup {
+    pub(crate) n: usize,
+    pub(crate) benefit: Vec<f64>,
+    pub(crate) eps_start: f64,
+    pub(crate) eps_final: f64,
+}
+
+/// The benefit matrix and epsilon range of `p` (exact integer mode when the scaled costs fit
+/// in 52 bits).
+pub(crate) fn setup(p: &Problem<'_>) -> AuctionSetup {
+    let n = p.nc;
+    let nf = n as f64;
+    let range = p.max - p.min;
+    let unit = if range > 0.0 { range } else { 1.0 };
+    // Costs are shifted to `c - min` in [0, range], so prices stay on the scale of the range.
+    // A forbidden pair costs `(n + 1) * unit`: more than any assignment without one
+    // (at most `n * range`), with a margin above the auction's `n * eps` slack.
+    let penalty = (nf + 1.0) * unit;
+    let magnitude = (penalty + unit) * (nf + 1.0) * (nf + 1.0);
+    let exact = p.integral && magnitude < (1u64 << 52) as f64;
+    let scale = if exact { nf + 1.0 } else { 1.0 };
+    let mut benefit = vec![0.0f64; n * n];
+    for i in 0..p.nr {
+        for (b, &c) in benefit[i * n..(i + 1) * n].iter_mut().zip(p.row(i)) {
+            let shifted = if c == f64::INFINITY {
+                penalty
+            } else {
+                c - p.min
+            };
+            *b = -shifted * scale;
+        }
+    }
+    let span = unit * scale;
+    let eps_final = if exact {
+        1.0
+    } else {
+        span * AUCTION_FLOAT_GAP / nf.max(1.0)
+    };
+    AuctionSetup {
+        n,
+        benefit,
+        eps_start: (span / 2.0).max(eps_final),
+        eps_final,
+    }
+}
+
+/// The epsilon of each phase, from `eps_start` down to exactly `eps_final`.
+pub(crate) fn eps_schedule(s: &AuctionSetup) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut eps = s.eps_start;
+    loop {
+        if eps <= s.eps_final * EPS_FACTOR {
+            out.push(s.eps_final);
+            break;
+        }
+        out.push(eps);
+        eps /= EPS_FACTOR;
+    }
+    out
+}
