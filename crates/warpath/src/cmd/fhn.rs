@@ -12,10 +12,9 @@ use pde::{
     explicit_run_batch, nagumo_speed, simulate,
 };
 
-use super::demo::DemoSize;
 use crate::cli_io::check_backend;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, progress};
+use crate::report::{DemoRow, DemoSize, Rows, progress};
 
 /// Time-stepping scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
