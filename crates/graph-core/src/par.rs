@@ -106,7 +106,7 @@ pub(crate) unsafe fn recast_vec<T, U>(v: Vec<T>) -> Vec<U> {
 /// cache misses themselves on arrays of hundreds of megabytes. Only for arrays that are touched
 /// *densely*: the first touch of a huge page zeroes all 2 MiB of it, so an array touched at a
 /// few places (union-find slots, pointer-jumping scratch) belongs in a plain `vec![0; n]`,
-/// whose untouched pages cost nothing (77 touches of four huge-page arrays cost 0.85 s).
+/// whose untouched pages cost nothing (each touched huge page costs a 2 MiB zeroing).
 pub(crate) fn zeroed_huge<T: Copy + Default>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
     #[cfg(target_os = "linux")]

@@ -24,7 +24,7 @@ pub use explicit::{
     explicit_run_unchecked, explicit_step_reference,
 };
 pub use implicit::{ImplicitStats, NewtonOptions, implicit_run};
-pub use output::{plot_heatmap, plot_profiles, write_snapshots};
+pub use output::write_snapshots;
 pub use params::{
     Boundary, FhnParams, FhnState, StabilityLimit, flush_tiny, reaction, reaction_derivative,
 };

@@ -6,6 +6,15 @@ use gpu_runtime::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+/// How large the built-in inputs of `warpath demo` are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DemoSize {
+    /// Finishes within a minute on a 2-core machine without a GPU.
+    Small,
+    /// Inputs large enough for the GPU to pay.
+    Large,
+}
+
 /// One line of `warpath demo`: what ran, on how much, where, how long, and whether the
 /// result was checked against an independent verifier.
 #[derive(Debug, Clone, Serialize)]

@@ -102,8 +102,9 @@ struct Trail {
 
 /// Hierholzer's algorithm with [`LANES`] walks interleaved on one core, so that the cache misses
 /// of different walks overlap instead of queueing behind each other. A single walk is one chain
-/// of dependent DRAM reads: about 180 ns per edge on a 2-core EPYC VM, so below 5.6 M edges/s
-/// whatever the code around it does; interleaved, the walk costs about 40 ns per edge there.
+/// of dependent DRAM reads, one memory latency per edge whatever the code around it does;
+/// interleaved, several of those latencies overlap (figures in the repository's BENCHMARKS.md,
+/// graph-core, thresholds).
 ///
 /// Hierholzer's algorithm is: walk unused edges from a vertex of the tour until stuck, then
 /// splice the new trail into the tour at that vertex. Here several walks run at once:

@@ -41,11 +41,9 @@ pub const EULER_PARALLEL_THRESHOLD: u64 = 1 << 21;
 /// give another (deterministic) circuit.
 pub const EULER_INTERLEAVE_THRESHOLD: u64 = 1 << 16;
 
-/// The CPU path takes the parallel algorithm only with this many rayon threads or more. On the
-/// 2-core development machine, 2 threads of it beat Hierholzer's interleaved walks on one core
-/// from about 2 x 10^6 edges (1.3x-1.8x from 3 x 10^6 to 4.2 x 10^7 edges, deep and shallow
-/// graphs, median of per-turn ratios); on one thread it is about as fast on deep graphs and
-/// 0.73x on shallow ones, so one thread keeps Hierholzer.
+/// The CPU path takes the parallel algorithm only with this many rayon threads or more: on one
+/// thread it does not beat Hierholzer's interleaved walks, so one thread keeps Hierholzer (the
+/// measurements behind this are in the repository's BENCHMARKS.md, graph-core, thresholds).
 pub const EULER_PARALLEL_MIN_THREADS: usize = 2;
 
 /// Whether the CPU path should take the parallel algorithm for `edges` edges.
@@ -247,9 +245,8 @@ fn disconnected(g: &Graph, kind: &'static str) -> EulerError {
 
 /// An Euler circuit by Hierholzer's algorithm on one core: iterative, per-vertex edge cursors,
 /// no per-step allocation. From 2^16 edges it runs 32 walks interleaved so that their cache
-/// misses overlap, and splices the trails they find at their anchors (at 4.2 x 10^7 edges,
-/// 3.7x faster than a single walk, which waits for one DRAM latency per edge); smaller graphs
-/// take the single walk.
+/// misses overlap, and splices the trails they find at their anchors (a single walk waits for
+/// one DRAM latency per edge); smaller graphs take the single walk.
 ///
 /// # Complexity
 /// `O(V + E)` time, `O(V + E)` memory.

@@ -8,14 +8,13 @@ use anyhow::{Context, Result};
 use gpu_runtime::{Backend, Exec};
 use pde::tridiag::{self, TridiagSolver};
 use pde::{
-    AdaptiveOptions, FhnParams, FhnState, NewtonOptions, Scenario, Scheme, explicit_run,
-    explicit_run_batch, nagumo_speed, simulate,
+    AdaptiveOptions, FhnParams, FhnState, NewtonOptions, Scenario, Scheme, Simulation,
+    explicit_run, explicit_run_batch, nagumo_speed, simulate,
 };
 
-use super::demo::DemoSize;
 use crate::cli_io::check_backend;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, progress};
+use crate::report::{DemoRow, DemoSize, Rows, progress};
 
 /// Time-stepping scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -324,8 +323,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         }
     }
     if let Some((out, heat)) = &plot_paths {
-        pde::plot_profiles(&sim, out, 6)?;
-        pde::plot_heatmap(&sim, heat)?;
+        plot_profiles(&sim, out, 6)?;
+        plot_heatmap(&sim, heat)?;
         files.push(out.display().to_string());
         files.push(heat.display().to_string());
     }
@@ -404,6 +403,43 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     if !verified {
         return Err(unverified("fhn run failed verification"));
     }
+    Ok(())
+}
+
+/// Draws `v` (solid) and `w` (dashed) against `x` at up to `curves` snapshot times spread
+/// over the run; `.svg` or `.png` by the extension.
+fn plot_profiles(sim: &Simulation, path: &Path, curves: usize) -> Result<()> {
+    let title = format!(
+        "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes",
+        sim.x.len()
+    );
+    let figure = warpath_io::plot::Profiles {
+        x: &sim.x,
+        times: &sim.times,
+        solid: &sim.v,
+        dashed: &sim.w,
+        curves,
+        title: &title,
+        x_label: "x",
+        y_label: "v, w",
+    };
+    warpath_io::plot::render(path, (900, 500), &figure)?;
+    Ok(())
+}
+
+/// Draws the space–time heat map of `v` (x across, t upwards) with a colour bar; `.svg` or
+/// `.png` by the extension.
+fn plot_heatmap(sim: &Simulation, path: &Path) -> Result<()> {
+    let map = warpath_io::plot::Heatmap {
+        x: &sim.x,
+        y: &sim.times,
+        values: &sim.v,
+        title: "v(x, t)",
+        x_label: "x",
+        y_label: "t",
+        value_label: "v",
+    };
+    warpath_io::plot::render(path, (900, 600), &map)?;
     Ok(())
 }
 

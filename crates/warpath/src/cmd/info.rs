@@ -1,6 +1,11 @@
-//! `warpath info`.
+//! `warpath info`, and the runtime self-test rows of `warpath demo`.
+
+use std::time::Instant;
 
 use anyhow::Result;
+use gpu_runtime::{Backend, Exec, axpy, axpy_reference, iota_on_gpu};
+
+use crate::report::{DemoRow, DemoSize, Rows};
 
 /// Arguments of `warpath info`.
 #[derive(clap::Args)]
@@ -69,4 +74,70 @@ pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Rows of `warpath demo`, the runtime self test: axpy on the CPU, and on the GPU (with iota)
+/// when there is one.
+pub(crate) fn demo(size: DemoSize, sink: &mut Rows) {
+    let n = match size {
+        DemoSize::Small => 1 << 20,
+        DemoSize::Large => 1 << 26,
+    };
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.001).collect();
+    let y0: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let mut expect = y0.clone();
+    axpy_reference(2.0, &x, &mut expect);
+
+    let mut rows = Vec::new();
+    let mut y = y0.clone();
+    let t = Instant::now();
+    match axpy(2.0, &x, &mut y, Exec::Auto) {
+        Ok(b) => rows.push(DemoRow::new(
+            "runtime self-test (axpy)",
+            n as u64,
+            b,
+            t.elapsed(),
+            y == expect,
+        )),
+        Err(e) => rows.push(DemoRow::failed("runtime self-test (axpy)", n as u64, e)),
+    }
+    match gpu_runtime::gpu() {
+        Ok(gpu) => {
+            let mut y = y0;
+            let t = Instant::now();
+            let row = match axpy(2.0, &x, &mut y, Exec::Cuda) {
+                Ok(b) => DemoRow::new(
+                    "runtime self-test (axpy)",
+                    n as u64,
+                    b,
+                    t.elapsed(),
+                    y == expect,
+                )
+                .with_note("includes transfers"),
+                Err(e) => DemoRow::failed("runtime self-test (axpy)", n as u64, e),
+            };
+            rows.push(row);
+            let t = Instant::now();
+            let row = match iota_on_gpu(gpu, n) {
+                Ok(v) => DemoRow::new(
+                    "runtime self-test (iota)",
+                    n as u64,
+                    Backend::Cuda,
+                    t.elapsed(),
+                    v.iter().enumerate().all(|(i, &x)| x == i as u32),
+                ),
+                Err(e) => DemoRow::failed("runtime self-test (iota)", n as u64, e),
+            };
+            rows.push(row);
+        }
+        Err(e) => {
+            if let Some(r) = rows.last_mut() {
+                let sep = if r.note.is_empty() { "" } else { "; " };
+                r.note = format!("{}{sep}GPU rows skipped: {e}", r.note);
+            }
+        }
+    }
+    for row in rows {
+        sink.push(row);
+    }
 }

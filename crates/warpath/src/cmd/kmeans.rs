@@ -14,9 +14,8 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use warpath_io::{Format, Output};
 
 use crate::cli_io::{check_backend, output};
-use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, format_seconds, progress};
+use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
 /// Arguments of `warpath kmeans`.
 #[derive(clap::Args)]

@@ -18,9 +18,8 @@ use gpu_runtime::{Backend, Exec, Target};
 use warpath_io::Format;
 
 use crate::cli_io::{check_backend, output};
-use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, format_seconds, progress};
+use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
 /// Solver names on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -15,9 +15,8 @@ use gpu_runtime::{Backend, Exec};
 use warpath_io::{Format, Output, Sink, npy};
 
 use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
-use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, format_seconds, progress};
+use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
 /// Built-in objective of `warpath perm --search`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -14,9 +14,8 @@ use gpu_runtime::Backend;
 use warpath_io::{Element, Format, Output, npy};
 
 use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
-use crate::cmd::demo::DemoSize;
 use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, Rows, format_seconds, progress};
+use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
 /// Key types the commands read, generate and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -30,10 +30,9 @@ use crate::{EulerError, UndirectedGraph};
 
 /// From this many edges the CPU path of [`undirected_euler_circuit`] and
 /// [`undirected_euler_path`] orients the graph and runs the directed circuit, instead of the
-/// reference Hierholzer walk. Measured on the 2-core development machine while it was shared
-/// (`euler_timing ... undirected`, median of 11 alternating turns, 1 and 2 threads): at 2^18
-/// edges the oriented path is 1.16x-1.47x faster on deep graphs and 0.95x-1.15x on shallow
-/// ones; at 2^17 0.78x-1.26x; at 2^16 0.55x-0.77x; from 2^19 up faster on both (1.2x-3x).
+/// reference Hierholzer walk: the size from which the oriented path was measured faster on
+/// deep graphs and about as fast on shallow ones (figures in the repository's BENCHMARKS.md,
+/// graph-core, thresholds).
 pub const UNDIRECTED_EULER_ORIENT_THRESHOLD: u64 = 1 << 18;
 
 /// From this many edges `Exec::Auto` runs undirected Euler circuits and paths on the GPU when

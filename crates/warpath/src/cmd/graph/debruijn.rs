@@ -1,0 +1,155 @@
+//! `warpath debruijn-graph`: the De Bruijn graph of the k-mers of reads, and the sequence an
+//! Euler path spells.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use gpu_runtime::{Backend, Exec};
+use graph_core::{EulerError, euler_path, is_euler_path};
+use warpath_io::{Format, Output};
+
+use super::input::named;
+use crate::cli_io::{check_backend, output};
+use crate::fail::{unverified, usage};
+use crate::report::progress;
+
+/// Arguments of `warpath debruijn-graph`.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  warpath debruijn-graph --reads reads.fa --k 21 --path-out contig.fa --graph-out graph.adj")]
+pub(crate) struct DebruijnArgs {
+    /// FASTA or FASTQ reads (DNA; gzip allowed).
+    #[arg(long)]
+    reads: PathBuf,
+    /// k-mer length (2..=32): edges are the distinct k-mers, vertices their (k-1)-mers.
+    #[arg(long)]
+    k: u32,
+    /// Write the graph here as `a -> b, c` adjacency lines (.adj or .txt), or -.
+    #[arg(long)]
+    graph_out: Option<PathBuf>,
+    /// Write the sequence spelled by an Euler path here (.fa/.fasta), when one exists, or -
+    /// (the default prints the sequence, except under --json).
+    #[arg(long)]
+    path_out: Option<PathBuf>,
+    /// Where to run the Euler path: auto, cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    backend: Exec,
+}
+
+pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
+    check_backend(args.backend, "debruijn-graph", true)?;
+    let graph_out = output(
+        "--graph-out",
+        args.graph_out.as_deref(),
+        &[Format::Adjacency, Format::Text],
+        json,
+        false,
+    )?;
+    let path_out = output(
+        "--path-out",
+        args.path_out.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    if graph_out.as_ref().is_some_and(Output::is_stdout)
+        && path_out.as_ref().is_some_and(Output::is_stdout)
+    {
+        return Err(usage(
+            "--graph-out - and --path-out - both write to standard output",
+        ));
+    }
+    let bar = progress(3, "debruijn-graph", json);
+    let started = Instant::now();
+    let kg = graph_core::kmer_graph_from_file(&args.reads, args.k)
+        .with_context(|| format!("reading {}", args.reads.display()))?;
+    let g = &kg.graph;
+    bar.inc(1);
+    if let Some(o) = &graph_out {
+        let mut w = o.open()?;
+        graph_core::write_adjacency(g, &mut w)?;
+        w.finish()?;
+    }
+    bar.inc(1);
+    let (path, backend, reason) = match euler_path(g, args.backend) {
+        Ok((p, b)) if g.edge_count() > 0 => (Some(p), b, None),
+        Ok((_, b)) => (None, b, Some("the reads have no k-mers".to_owned())),
+        // A GPU that fails is an error, not "no path".
+        Err(EulerError::Gpu(e)) => return Err(e.into()),
+        Err(e) => (
+            None,
+            Backend::Cpu,
+            Some(named(&|v| g.vertex_label(v), e).to_string()),
+        ),
+    };
+    let verified = path.as_ref().is_none_or(|p| is_euler_path(g, p));
+    let spelled = path.as_ref().map(|p| graph_core::spell_walk(g, p));
+    if let (Some(o), Some(seq)) = (&path_out, &spelled) {
+        let mut f = o.open()?;
+        f.write_all(format!(">euler_path k={} length={}\n", args.k, seq.len()).as_bytes())?;
+        for chunk in seq.as_bytes().chunks(80) {
+            f.write_all(chunk)?;
+            f.write_all(b"\n")?;
+        }
+        f.finish()?;
+    }
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": g.edge_count(),
+                "vertices": g.vertex_count(),
+                "k": kg.k,
+                "reads": kg.reads,
+                "kmer_occurrences": kg.kmer_occurrences,
+                "skipped_windows": kg.skipped_windows,
+                "euler_path": path.is_some(),
+                "no_path_reason": reason,
+                "sequence_length": spelled.as_ref().map(String::len),
+                "backend": backend,
+                "seconds": seconds,
+                "verified": verified,
+                "graph_out": args.graph_out,
+                "path_out": args.path_out,
+            })
+        );
+    } else {
+        println!(
+            "{} reads, {} k-mer occurrences, {} distinct {}-mers (edges), {} vertices, {} windows skipped",
+            kg.reads,
+            kg.kmer_occurrences,
+            g.edge_count(),
+            kg.k,
+            g.vertex_count(),
+            kg.skipped_windows
+        );
+        match (&spelled, &reason) {
+            (Some(seq), _) => {
+                println!(
+                    "Euler path on {backend}: spells {} bases (verified: {})",
+                    seq.len(),
+                    if verified { "yes" } else { "NO" }
+                );
+                if args.path_out.is_none() {
+                    println!("{seq}");
+                }
+            }
+            (None, Some(r)) => println!("no Euler path: {r}"),
+            (None, None) => {}
+        }
+        if let Some(p) = graph_out.as_ref().and_then(Output::path) {
+            println!("graph written to {}", p.display());
+        }
+        if let (Some(p), Some(_)) = (path_out.as_ref().and_then(Output::path), &spelled) {
+            println!("sequence written to {}", p.display());
+        }
+    }
+    if !verified {
+        return Err(unverified("the Euler path failed verification"));
+    }
+    Ok(())
+}

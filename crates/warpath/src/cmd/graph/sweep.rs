@@ -1,0 +1,535 @@
+//! `warpath euler --sweep`: Euler circuit time against edge count on deep and shallow graphs
+//! for every method (the seed's chart), as a table, CSV, a chart or JSON.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use gpu_runtime::{Exec, GpuError, Target};
+use graph_core::{
+    EulerError, EulerStyle, EulerTrail, Graph, MAX_EULER_EDGES, euler_circuit_cuda_timed,
+    euler_circuit_hierholzer, euler_circuit_parallel, is_euler_circuit, random_euler_graph,
+};
+
+use super::input::style_name;
+use crate::report::{format_seconds, progress};
+
+/// The inputs of a single run, which the sweep's options conflict with (clap's `requires` does
+/// not work with a flag like `--sweep`, whose default counts as present).
+const SINGLE_RUN: [&str; 2] = ["file", "generate"];
+
+/// The sweep's options of `warpath euler` (flattened into its arguments).
+#[derive(clap::Args)]
+pub(super) struct SweepArgs {
+    /// Time Euler circuits against edge count on deep and shallow generated graphs (the
+    /// seed's chart): Hierholzer, the parallel algorithm and, with a GPU, the CUDA pipeline
+    /// (device compute and transfers reported apart). Sizes that would not fit in memory are
+    /// skipped with a message.
+    #[arg(long)]
+    pub(super) sweep: bool,
+    /// Edge counts of the sweep, comma-separated, with optional k, M or G suffix
+    /// [default: 1M,3M,10M,30M,100M].
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        value_parser = parse_edge_count,
+        conflicts_with_all = SINGLE_RUN
+    )]
+    sweep_edges: Option<Vec<u64>>,
+    /// A quick sweep: 100k,300k,1M edges.
+    #[arg(long, conflicts_with_all = SINGLE_RUN, conflicts_with = "sweep_edges")]
+    quick: bool,
+    /// Runs per method and graph in the sweep; the best time is reported [default: 3].
+    #[arg(long, conflicts_with_all = SINGLE_RUN, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: Option<u32>,
+    /// Write the sweep's rows here as CSV (style, edges, method, seconds, M edges/s).
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
+    csv: Option<PathBuf>,
+    /// Draw the sweep here (.svg or .png): log-log time against edges, one line per method
+    /// and style.
+    #[arg(long, conflicts_with_all = SINGLE_RUN, requires = "sweep")]
+    plot: Option<PathBuf>,
+}
+
+/// Edge counts of `warpath euler --sweep` by default: the seed's chart.
+const SWEEP_EDGES: [u64; 5] = [1_000_000, 3_000_000, 10_000_000, 30_000_000, 100_000_000];
+
+/// Edge counts of `--sweep --quick`.
+const QUICK_SWEEP_EDGES: [u64; 3] = [100_000, 300_000, 1_000_000];
+
+/// Host memory one sweep point needs per edge: the graph, the working set of the hungriest
+/// method, its circuit and the verification. The peak resident size of a CPU sweep (release
+/// build) was 44 bytes per edge at 10^7 edges and 31 at 3 x 10^7: this leaves room.
+pub(super) const SWEEP_BYTES_PER_EDGE: u64 = 64;
+
+/// An edge count of `--sweep-edges`: a whole number with an optional k, M or G suffix
+/// (10^3, 10^6, 10^9), from 1 to [`MAX_EULER_EDGES`].
+fn parse_edge_count(s: &str) -> Result<u64, String> {
+    let m = warpath_io::parse_count(s)?;
+    if m == 0 || m > MAX_EULER_EDGES {
+        return Err(format!(
+            "{m} edges: an edge count must be from 1 to {MAX_EULER_EDGES}"
+        ));
+    }
+    Ok(m)
+}
+
+/// The timed parts of one run, `(name, seconds)`.
+type TimedParts = Vec<(&'static str, f64)>;
+
+/// What the sweep times.
+#[derive(Clone, Copy)]
+enum SweepMethod {
+    Hierholzer,
+    Parallel,
+    Cuda,
+}
+
+impl SweepMethod {
+    fn name(self) -> &'static str {
+        match self {
+            SweepMethod::Hierholzer => "hierholzer",
+            SweepMethod::Parallel => "parallel",
+            SweepMethod::Cuda => "cuda",
+        }
+    }
+
+    /// One run: the circuit and the timed parts as `(name, seconds)`. The CPU methods report
+    /// wall-clock time; the GPU reports its device compute time and its transfers (upload and
+    /// download), both measured with CUDA events.
+    fn run(self, g: &Graph) -> Result<(EulerTrail, TimedParts), EulerError> {
+        let wall = |name, f: fn(&Graph) -> Result<EulerTrail, EulerError>| {
+            let t = Instant::now();
+            f(g).map(|trail| (trail, vec![(name, t.elapsed().as_secs_f64())]))
+        };
+        match self {
+            SweepMethod::Hierholzer => wall("hierholzer", euler_circuit_hierholzer),
+            SweepMethod::Parallel => wall("parallel", euler_circuit_parallel),
+            SweepMethod::Cuda => euler_circuit_cuda_timed(g).map(|(trail, t)| {
+                let parts = vec![
+                    ("cuda_compute", t.compute),
+                    ("cuda_transfers", t.upload + t.download),
+                ];
+                (trail, parts)
+            }),
+        }
+    }
+}
+
+/// One measurement of the sweep: the best time of `--reps` runs.
+#[derive(serde::Serialize)]
+struct SweepRow {
+    style: &'static str,
+    edges: u64,
+    method: &'static str,
+    seconds: f64,
+    m_edges_per_second: f64,
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// `warpath euler --sweep`: times every method on deep and shallow graphs of each size, verifies
+/// every circuit (untimed), and writes a table, CSV, an SVG chart or one JSON object.
+pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) -> Result<()> {
+    let started = Instant::now();
+    let mut sizes = match (&args.sweep_edges, args.quick) {
+        (_, true) => QUICK_SWEEP_EDGES.to_vec(),
+        (Some(list), false) => list.clone(),
+        (None, false) => SWEEP_EDGES.to_vec(),
+    };
+    sizes.sort_unstable();
+    sizes.dedup();
+    let gpu = match backend.resolve(1, 0) {
+        Ok(target) => matches!(target, Target::Cuda(_)),
+        Err(e) => return Err(anyhow::Error::new(e).context("choosing where the sweep runs")),
+    };
+    let mut methods = vec![SweepMethod::Hierholzer, SweepMethod::Parallel];
+    if gpu {
+        methods.push(SweepMethod::Cuda);
+        // Load (JIT-compile) the kernels before the clock runs.
+        euler_circuit_cuda_timed(&random_euler_graph(1000, EulerStyle::Shallow, 1)?)
+            .context("warming up the GPU")?;
+    }
+    let mut skipped = Vec::new();
+    if let Some(avail) = gpu_runtime::host_available_memory() {
+        sizes.retain(|&m| {
+            let need = m.saturating_mul(SWEEP_BYTES_PER_EDGE);
+            let fits = need <= avail;
+            if !fits {
+                let msg = format!(
+                    "{m} edges: needs about {:.1} GiB of memory, {:.1} GiB available",
+                    gib(need),
+                    gib(avail)
+                );
+                eprintln!("skipped {msg}");
+                skipped.push(msg);
+            }
+            fits
+        });
+    }
+    if sizes.is_empty() {
+        bail!("no sweep size fits in memory ({})", skipped.join("; "));
+    }
+    // Create the outputs now, so that a bad path fails before the long part.
+    let create =
+        |p: &Path| std::fs::File::create(p).with_context(|| format!("creating {}", p.display()));
+    let mut csv = args.csv.as_deref().map(create).transpose()?;
+    if let (Some(f), Some(p)) = (csv.as_mut(), &args.csv) {
+        write_sweep_csv_header(f).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if let Some(p) = &args.plot {
+        create(p)?;
+    }
+    let reps = args.reps.unwrap_or(3) as usize;
+    let styles = [EulerStyle::Deep, EulerStyle::Shallow];
+    let bar = progress(
+        (sizes.len() * styles.len() * methods.len() * reps) as u64,
+        "euler sweep",
+        json,
+    );
+    let mut rows: Vec<SweepRow> = Vec::new();
+    for &m in &sizes {
+        for style in styles {
+            let label = style_name(style);
+            bar.set_message(format!("{label} {m}: generating"));
+            let g = random_euler_graph(m, style, seed)?;
+            for &method in &methods {
+                bar.set_message(format!("{label} {m}: {}", method.name()));
+                let mut best = TimedParts::new();
+                for _ in 0..reps {
+                    let (trail, parts) = match method.run(&g) {
+                        Ok(r) => r,
+                        Err(EulerError::Gpu(e @ GpuError::OutOfMemory { .. })) => {
+                            let msg = format!("{} on {label} {m} edges: {e}", method.name());
+                            bar.suspend(|| eprintln!("skipped {msg}"));
+                            skipped.push(msg);
+                            break;
+                        }
+                        Err(e) => {
+                            return Err(anyhow::Error::new(e)
+                                .context(format!("{} on {label} {m} edges", method.name())));
+                        }
+                    };
+                    if !is_euler_circuit(&g, &trail) {
+                        bail!(
+                            "{} on {label} {m} edges: the circuit failed verification",
+                            method.name()
+                        );
+                    }
+                    best = if best.is_empty() {
+                        parts
+                    } else {
+                        best.iter()
+                            .zip(parts)
+                            .map(|(&(n, a), (_, b))| (n, a.min(b)))
+                            .collect()
+                    };
+                    bar.inc(1);
+                }
+                let measured: Vec<SweepRow> = best
+                    .into_iter()
+                    .map(|(name, seconds)| SweepRow {
+                        style: label,
+                        edges: g.edge_count(),
+                        method: name,
+                        seconds,
+                        m_edges_per_second: g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
+                    })
+                    .collect();
+                if let (Some(f), Some(p)) = (csv.as_mut(), &args.csv) {
+                    append_sweep_csv(f, &measured)
+                        .with_context(|| format!("writing {}", p.display()))?;
+                }
+                rows.extend(measured);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let ratios = shallow_over_deep(&rows);
+    let largest = ratios.iter().map(|r| r.edges).max();
+    let within_2x = ratios
+        .iter()
+        .filter(|r| Some(r.edges) == largest)
+        .all(|r| r.shallow_over_deep <= 2.0);
+    let threads = rayon::current_num_threads();
+    if let Some(p) = &args.plot {
+        let caption =
+            format!("Euler circuit: time against edges (best of {reps}, {threads} threads)");
+        plot_sweep(p, &rows, &caption)?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": sizes.last(),
+                "backend": if gpu { "cuda" } else { "cpu" },
+                "reps": reps,
+                "seed": seed,
+                "threads": threads,
+                "rows": rows,
+                "shallow_over_deep": ratios,
+                "largest_edges": largest,
+                "shallow_within_2x": within_2x,
+                "skipped": skipped,
+                "verified": true,
+                "csv": args.csv,
+                "plot": args.plot,
+                "seconds": seconds,
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "Euler circuit sweep, best of {reps} (seed {}, {} rayon threads{}), every circuit verified",
+        seed,
+        threads,
+        if gpu {
+            ", GPU: compute and transfers apart"
+        } else {
+            ", no GPU"
+        }
+    );
+    println!(
+        "{:>11}  {:<7}  {:<14}  {:>10}  {:>10}",
+        "edges", "style", "method", "time", "M edges/s"
+    );
+    for r in &rows {
+        println!(
+            "{:>11}  {:<7}  {:<14}  {:>10}  {:>10.2}",
+            r.edges,
+            r.style,
+            r.method,
+            format_seconds(r.seconds),
+            r.m_edges_per_second
+        );
+    }
+    println!("shallow / deep cost per edge:");
+    for r in &ratios {
+        println!(
+            "{:>11}  {:<14}  {:.2}x",
+            r.edges, r.method, r.shallow_over_deep
+        );
+    }
+    if let Some(m) = largest {
+        println!(
+            "at {m} edges shallow graphs cost {} 2x per edge of deep ones",
+            if within_2x { "at most" } else { "MORE than" }
+        );
+    }
+    for s in &skipped {
+        println!("skipped {s}");
+    }
+    if let Some(p) = &args.csv {
+        println!("CSV written to {}", p.display());
+    }
+    if let Some(p) = &args.plot {
+        println!("chart written to {}", p.display());
+    }
+    println!("euler sweep: {seconds:.1} s");
+    Ok(())
+}
+
+/// Shallow over deep cost per edge of one method at one size.
+#[derive(serde::Serialize)]
+struct StyleRatio {
+    edges: u64,
+    method: &'static str,
+    shallow_over_deep: f64,
+}
+
+/// The ratio for every (size, method) measured on both styles.
+fn shallow_over_deep(rows: &[SweepRow]) -> Vec<StyleRatio> {
+    let per_edge = |r: &SweepRow| r.seconds / r.edges as f64;
+    rows.iter()
+        .filter(|d| d.style == "deep")
+        .filter_map(|d| {
+            let s = rows
+                .iter()
+                .find(|s| s.style == "shallow" && s.edges == d.edges && s.method == d.method)?;
+            Some(StyleRatio {
+                edges: d.edges,
+                method: d.method,
+                shallow_over_deep: per_edge(s) / per_edge(d).max(1e-300),
+            })
+        })
+        .collect()
+}
+
+/// The sweep's CSV header.
+fn write_sweep_csv_header(w: &mut impl Write) -> std::io::Result<()> {
+    writeln!(w, "style,edges,method,seconds,m_edges_per_second")?;
+    w.flush()
+}
+
+/// Appends rows to the sweep's CSV and flushes, so that a sweep cut short (a time limit, a
+/// crash at a large size) keeps every row measured so far.
+fn append_sweep_csv(w: &mut impl Write, rows: &[SweepRow]) -> std::io::Result<()> {
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{:.9},{:.4}",
+            r.style, r.edges, r.method, r.seconds, r.m_edges_per_second
+        )?;
+    }
+    w.flush()
+}
+
+/// A log axis label at 1 and 3 times a power of ten, in the largest unit of `units`
+/// (`(scale, suffix)`, largest first) that it reaches: `3e6` -> `3M` (`1e-7` below them all);
+/// other ticks stay blank.
+fn log_tick(v: f64, units: &[(f64, &str)]) -> String {
+    let e = v.log10();
+    let mantissa = 10f64.powf(e - e.floor());
+    let near = |x: f64| (mantissa - x).abs() < 1e-6 * x;
+    if !(near(1.0) || near(3.0) || near(10.0)) {
+        return String::new();
+    }
+    match units.iter().find(|(scale, _)| v >= scale * (1.0 - 1e-9)) {
+        Some((scale, suffix)) => format!("{:.0}{suffix}", v / scale),
+        None => format!("{v:.0e}"),
+    }
+}
+
+/// Log-log chart of time against edges, one line per method and style (deep solid, shallow
+/// dashed, one colour per method), like the seed's chart.
+struct SweepChart<'a> {
+    rows: &'a [SweepRow],
+    caption: &'a str,
+}
+
+impl warpath_io::plot::Figure for SweepChart<'_> {
+    fn draw<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        use plotters::element::DashedPathElement;
+        use plotters::prelude::*;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let rows = self.rows;
+        let span = |v: Vec<f64>| {
+            v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+        };
+        let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
+        let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.caption, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (x0 / 1.5..x1 * 1.5).log_scale(),
+                (y0 / 2.0..y1 * 2.0).log_scale(),
+            )
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc("edges")
+            .y_desc("seconds")
+            .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
+            .y_label_formatter(&|&y| {
+                log_tick(
+                    y,
+                    &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+                )
+            })
+            .draw()
+            .map_err(err)?;
+        let mut methods: Vec<&str> = Vec::new();
+        for r in rows {
+            if !methods.contains(&r.method) {
+                methods.push(r.method);
+            }
+        }
+        for (i, method) in methods.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            for style in ["deep", "shallow"] {
+                let pts: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.method == *method && r.style == style)
+                    .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
+                if style == "deep" {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                } else {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| {
+                            DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
+                        });
+                }
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+/// Draws the sweep chart (`.svg` or `.png` by the extension).
+fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
+    warpath_io::plot::render(path, (900, 650), &SweepChart { rows, caption })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_counts_parse_with_suffixes_and_bounds() {
+        for (s, want) in [
+            ("1", 1),
+            ("10k", 10_000),
+            (" 3M", 3_000_000),
+            ("100m", 100_000_000),
+            ("4G", 4_000_000_000),
+            ("1.5M", 1_500_000),
+            ("2^20", 1 << 20),
+        ] {
+            assert_eq!(parse_edge_count(s), Ok(want), "{s}");
+        }
+        for s in ["0", "0k", "", "abc", "1.5", "-1", "5G", "k"] {
+            assert!(parse_edge_count(s).is_err(), "{s} accepted");
+        }
+        assert_eq!(parse_edge_count("4294967294"), Ok(MAX_EULER_EDGES));
+    }
+
+    #[test]
+    fn log_ticks_label_one_and_three_times_powers_of_ten() {
+        let edges = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")];
+        let secs = [(1.0, " s"), (1e-3, " ms"), (1e-6, " µs")];
+        assert_eq!(log_tick(3e6, &edges), "3M");
+        assert_eq!(log_tick(1e8, &edges), "100M");
+        assert_eq!(log_tick(30.0, &edges), "30");
+        assert_eq!(log_tick(2e6, &edges), "");
+        assert_eq!(log_tick(0.003, &secs), "3 ms");
+        assert_eq!(log_tick(1e-4, &secs), "100 µs");
+        assert_eq!(log_tick(1e-7, &secs), "1e-7");
+    }
+}
