@@ -160,7 +160,7 @@ fn bench_gpu_device(c: &mut Criterion) {
         let mut dst = gpu.alloc_zeros::<u32>(3 * n / 2).unwrap();
         b.iter_custom(|iters| {
             (0..iters)
-                .map(|_| time(&mut || gpu.stream().memcpy_dtod(&src, &mut dst).unwrap()))
+                .map(|_| time(&mut || gpu.copy(&src, &mut dst).unwrap()))
                 .sum::<Duration>()
         })
     });
