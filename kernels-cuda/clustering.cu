@@ -14,13 +14,10 @@
 //   point, coalesced atomics).
 // Labels stay on the device; labels[i] = 0xffffffff means "not assigned yet".
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
 
 #define KM_BLOCK 256
-
-__device__ __forceinline__ double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Small path: one kernel per iteration. Dynamic shared memory: stats (kd + k + 2 doubles), then
@@ -34,7 +31,7 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
     const u64 stats = kd + k + 2;
     double* s_stats = smem;
     T* s_c = (T*)(smem + stats);
-    for (u64 i = threadIdx.x; i < stats; i += blockDim.x) s_stats[i] = 0.0;
+    warpath::block_fill(s_stats, stats, 0.0);
     for (u64 i = threadIdx.x; i < kd; i += blockDim.x) s_c[i] = c[i];
     __syncthreads();
 
@@ -70,8 +67,8 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
         atomicAdd(&s_stats[kd + bl], wp);
         inertia += wp * dist;
     }
-    inertia = warp_sum(inertia);
-    changed = warp_sum(changed);
+    inertia = warpath::warp_allreduce(inertia, warpath::Sum());
+    changed = warpath::warp_allreduce(changed, warpath::Sum());
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&s_stats[kd + k], inertia);
         atomicAdd(&s_stats[kd + k + 1], changed);
@@ -127,6 +124,22 @@ extern "C" __global__ void kmeans_norms_f64(const double* c, u64 k, u32 d, doubl
 #define TBN 128  // centroids per block tile
 #define TBK 8    // dimensions per step
 #define TPAD 4   // shared-memory padding against bank conflicts on the transposed stores
+
+// A point's best centroid so far: the smallest distance, ties to the lower index; idx
+// 0xffffffff is "none yet" and loses to every candidate.
+template <typename T>
+struct Nearest {
+    T dist;
+    u32 idx;
+};
+struct NearestOp {
+    template <typename T>
+    __device__ __forceinline__ Nearest<T> operator()(Nearest<T> a, Nearest<T> b) const {
+        const bool better = b.idx != 0xffffffffu &&
+                            (a.idx == 0xffffffffu || b.dist < a.dist || (b.dist == a.dist && b.idx < a.idx));
+        return better ? b : a;
+    }
+};
 
 // Block of 256 threads (16 x 16); thread (tx, ty) owns points ty + 16 i and centroids
 // tx + 16 j (i, j < 8) of the tile. One block per 128 points; it sweeps all centroids.
@@ -205,18 +218,7 @@ __device__ void assign_tiled(const T* __restrict__ x, const T* __restrict__ c,
     u32 my_changed = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-        T bd = best[i];
-        u32 bi = bidx[i];
-        for (int off = 8; off > 0; off >>= 1) {
-            const T od = __shfl_xor_sync(0xffffffffu, bd, off, 16);
-            const u32 oi = __shfl_xor_sync(0xffffffffu, bi, off, 16);
-            const bool better = oi != 0xffffffffu &&
-                                (bi == 0xffffffffu || od < bd || (od == bd && oi < bi));
-            if (better) {
-                bd = od;
-                bi = oi;
-            }
-        }
+        const u32 bi = warpath::warp_allreduce(Nearest<T>{best[i], bidx[i]}, NearestOp(), 16).idx;
         const u64 p = p0 + ty + 16 * i;
         if (tx == 0 && p < n) {
             if (labels[p] != bi) ++my_changed;
@@ -270,7 +272,7 @@ __device__ void accumulate(const T* __restrict__ x, const T* __restrict__ w, u32
         inertia += wp * part;
         if (lane == 0) atomicAdd(&stats[kd + l], wp);
     }
-    inertia = warp_sum(inertia);
+    inertia = warpath::warp_allreduce(inertia, warpath::Sum());
     if (lane == 0) atomicAdd(&s_inertia, inertia);
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(&stats[kd + k], s_inertia);

@@ -6,6 +6,9 @@
 // Edge ids are u32 (the host rejects graphs with u32::MAX edges or more); element counts and
 // CSR offsets are 64-bit. No kernel synchronises with the host.
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
+#include "block/scan.cuh"
 
 #define NONE 0xFFFFFFFFu
 
@@ -23,23 +26,9 @@ __device__ __forceinline__ bool is_splitter(u32 e, u32 mask) {
     return e == 0 || (warpath_mix32(e) & mask) == 0;
 }
 
-// Adds `pred` over the active lanes of the warp to *count with one atomic per warp.
-__device__ __forceinline__ void warp_count(bool pred, u32* count) {
-    unsigned active = __activemask();
-    unsigned votes = __ballot_sync(active, pred);
-    unsigned lane = threadIdx.x & 31u;
-    if (lane == (unsigned)(__ffs(active) - 1) && votes != 0) {
-        atomicAdd(count, (u32)__popc(votes));
-    }
-}
+extern "C" __global__ void graph_fill_u32(u32* out, u32 value, u64 n) { warpath::grid_fill(out, n, value); }
 
-extern "C" __global__ void graph_fill_u32(u32* out, u32 value, u64 n) {
-    WARPATH_GRID_STRIDE(i, n) { out[i] = value; }
-}
-
-extern "C" __global__ void graph_iota_u32(u32* out, u64 n) {
-    WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
-}
+extern "C" __global__ void graph_iota_u32(u32* out, u64 n) { warpath::grid_iota(out, n); }
 
 // ---- degrees and pairing ---------------------------------------------------------------------
 
@@ -74,7 +63,7 @@ extern "C" __global__ void euler_pair(const u64* __restrict__ offsets,
 // ---- list ranking with sampled splitters -----------------------------------------------------
 
 extern "C" __global__ void euler_count_splitters(u64 m, u32 mask, u32* count) {
-    WARPATH_GRID_STRIDE(e, m) { warp_count(is_splitter((u32)e, mask), count); }
+    WARPATH_GRID_STRIDE(e, m) { warpath::warp_count_add(is_splitter((u32)e, mask), count); }
 }
 
 // Numbers the splitters (in any order): split_of[e] = j, split_edge[j] = e. split_of must be
@@ -174,7 +163,7 @@ extern "C" __global__ void euler_jump_residual(const u32* __restrict__ seg,
 
 // *count += number of cycles (edges that are their cycle's representative).
 extern "C" __global__ void euler_count_cycles(const u32* __restrict__ lab, u64 m, u32* count) {
-    WARPATH_GRID_STRIDE(e, m) { warp_count(lab[e] == (u32)e, count); }
+    WARPATH_GRID_STRIDE(e, m) { warpath::warp_count_add(lab[e] == (u32)e, count); }
 }
 
 // ---- spanning forest of the cycle graph (lock-free union-find) -------------------------------
@@ -228,7 +217,7 @@ extern "C" __global__ void euler_link_cycles(const u32* __restrict__ lab,
                 linked = true;
             }
         }
-        warp_count(linked, links);
+        warpath::warp_count_add(linked, links);
     }
 }
 
@@ -338,10 +327,9 @@ extern "C" __global__ void undirected_map_edges(u32* order, const u32* __restric
     WARPATH_GRID_STRIDE(i, m) { order[i] = edge_of[order[i]]; }
 }
 
-// ---- a private, simple inclusive max-scan over u32 -------------------------------------------
-// (reduce-then-scan in tiles of SCAN_TILE; the host recurses on the tile maxima and then adds
-// the carries back). graph-core keeps this simple version private; gpu-primitives has the
-// general scans.
+// ---- inclusive max-scan over u32 -------------------------------------------------------------
+// Reduce-then-scan in tiles of SCAN_TILE (the block scan of block/scan.cuh, as gpu-primitives'
+// scans): the host recurses on the tile maxima and then adds the carries back.
 
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 4
@@ -352,44 +340,17 @@ extern "C" __global__ void undirected_map_edges(u32* order, const u32* __restric
 extern "C" __global__ void graph_scan_max_tiles(const u32* __restrict__ in, u32* out, u64 n,
                                                 u32* tile_max) {
     __shared__ u32 warp_tot[SCAN_THREADS / 32];
-    u64 base = (u64)blockIdx.x * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
+    const u64 base = (u64)blockIdx.x * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
     u32 v[SCAN_ITEMS];
-    u32 run = 0;
+#pragma unroll
+    for (int i = 0; i < SCAN_ITEMS; ++i) v[i] = (base + i < n) ? in[base + i] : 0u;
+    u32 total;
+    warpath::block_inclusive_scan<SCAN_THREADS>(v, 0u, warp_tot, &total, warpath::Max());
 #pragma unroll
     for (int i = 0; i < SCAN_ITEMS; ++i) {
-        u32 x = (base + i < n) ? in[base + i] : 0u;
-        run = max(run, x);
-        v[i] = run;
+        if (base + i < n) out[base + i] = v[i];
     }
-    // Inclusive max-scan of the per-thread totals across the block.
-    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    u32 t = run;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        u32 y = __shfl_up_sync(0xffffffffu, t, d);
-        if (lane >= (unsigned)d) t = max(t, y);
-    }
-    if (lane == 31) warp_tot[warp] = t;
-    __syncthreads();
-    if (warp == 0) {
-        u32 w = lane < SCAN_THREADS / 32 ? warp_tot[lane] : 0u;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            u32 y = __shfl_up_sync(0xffffffffu, w, d);
-            if (lane >= (unsigned)d) w = max(w, y);
-        }
-        if (lane < SCAN_THREADS / 32) warp_tot[lane] = w;
-    }
-    __syncthreads();
-    // Exclusive prefix for this thread: previous lanes of the warp and previous warps.
-    u32 prefix = __shfl_up_sync(0xffffffffu, t, 1);
-    if (lane == 0) prefix = 0;
-    if (warp > 0) prefix = max(prefix, warp_tot[warp - 1]);
-#pragma unroll
-    for (int i = 0; i < SCAN_ITEMS; ++i) {
-        if (base + i < n) out[base + i] = max(v[i], prefix);
-    }
-    if (threadIdx.x == SCAN_THREADS - 1) tile_max[blockIdx.x] = warp_tot[SCAN_THREADS / 32 - 1];
+    if (threadIdx.x == 0) tile_max[blockIdx.x] = total;
 }
 
 // out[i] = max(out[i], scanned_tiles[tile(i) - 1]) for tiles after the first.

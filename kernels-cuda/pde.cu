@@ -4,6 +4,7 @@
 // solvers (PCR levels in global memory, strided Thomas, shared-memory PCR for strided
 // batches). f32 and f64 where it applies.
 #include "common.cuh"
+#include "block/reduce.cuh"
 
 // ---------------------------------------------------------------------------------------
 // FitzHugh-Nagumo, forward Euler. Boundary kinds: 0 = no flux (mirrored ghost), 1 = Dirichlet.
@@ -193,21 +194,8 @@ extern "C" __global__ void fhn_cn_update_f64(double* __restrict__ big_v, const d
         u64 bits = (u64)__double_as_longlong(fabs(d));
         m = bits > m ? bits : m;
     }
-    for (int off = 16; off > 0; off >>= 1) {
-        u64 o = __shfl_down_sync(0xffffffffu, m, off);
-        m = o > m ? o : m;
-    }
-    if (threadIdx.x % 32 == 0) cn_warp_max[threadIdx.x / 32] = m;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        u32 warps = blockDim.x / 32;
-        m = threadIdx.x < warps ? cn_warp_max[threadIdx.x] : 0;
-        for (int off = 16; off > 0; off >>= 1) {
-            u64 o = __shfl_down_sync(0xffffffffu, m, off);
-            m = o > m ? o : m;
-        }
-        if (threadIdx.x == 0) atomicMax(max_bits, m);
-    }
+    m = warpath::block_reduce(m, cn_warp_max, warpath::Max());
+    if (threadIdx.x == 0) atomicMax(max_bits, m);
 }
 
 // The end of a converged step: v = V, w = sw + beta V (W = alpha w + beta (v + V) + source

@@ -1,4 +1,5 @@
-// CPU simulation of kernels-cuda/primitives.cu: the decoupled look-back scan, the Onesweep
+// CPU simulation of kernels-cuda/primitives.cu: the two-stage reductions (sum, min/max), the
+// decoupled look-back scan (u32 and f64), the Onesweep
 // radix sort (keys only and key-value pairs, 32- and 64-bit keys), distinct of float keys
 // (key transforms, sort with indices, heads under numeric or bitwise equality, scan, scatter,
 // counts, inverse) and argsort of float keys (numeric classes, then the pair sort), launched in the same sequence as crates/gpu-primitives/src/cuda.rs, over
@@ -35,6 +36,50 @@ static void check_scan(u64 n, bool inclusive, std::mt19937_64& rng) {
         acc += in[i];
         if (inclusive) SIM_CHECK(out[i] == acc, "inclusive scan n=%llu i=%llu", n, i);
     }
+}
+
+// f64 scan of small integers: every partial sum is exact, so the order of the additions cannot
+// change the result.
+static void check_scan_f64(u64 n, std::mt19937_64& rng) {
+    std::vector<double> in(n);
+    for (auto& x : in) x = (double)(rng() % 1000) - 500.0;
+    const u64 tiles = (n + SCAN_TILE_N - 1) / SCAN_TILE_N;
+    std::vector<double> out(n, -1.0), agg(tiles, 0), incl(tiles, 0);
+    std::vector<u64> counter(1, 0);
+    std::vector<u32> flags(tiles, 0);
+    warpath_sim::launch((unsigned)tiles, BLOCK, 0, [&] {
+        scan_f64_f64(in.data(), out.data(), n, 1, flags.data(), agg.data(), incl.data(), counter.data());
+    });
+    double acc = 0;
+    for (u64 i = 0; i < n; ++i) {
+        acc += in[i];
+        SIM_CHECK(out[i] == acc, "f64 inclusive scan n=%llu i=%llu", n, i);
+    }
+}
+
+// Stage 1 over a capped grid, then stage 2 in one block: wrapping u64 sum, min/max of signed keys.
+static void check_reduce(u64 n, std::mt19937_64& rng) {
+    std::vector<u64> in(n);
+    for (auto& x : in) x = rng();
+    const unsigned g = grid_stride_blocks(n);
+    std::vector<u64> parts(g), sum(1);
+    warpath_sim::launch(g, BLOCK, 0, [&] { reduce_sum_u64(in.data(), n, parts.data()); });
+    warpath_sim::launch(1, BLOCK, 0, [&] { reduce_sum_final_u64(parts.data(), g, sum.data()); });
+    u64 expect = 0;
+    for (u64 x : in) expect += x;
+    SIM_CHECK(sum[0] == expect, "reduce_sum_u64 n=%llu", n);
+
+    std::vector<u32> keys(n);
+    for (auto& x : keys) x = (u32)rng();
+    std::vector<u32> mm(2 * g), out(2);
+    warpath_sim::launch(g, BLOCK, 0, [&] { reduce_minmax_w32(keys.data(), n, 1, mm.data()); });
+    warpath_sim::launch(1, BLOCK, 0, [&] { reduce_minmax_final_w32(mm.data(), g, out.data()); });
+    int lo = (int)keys[0], hi = (int)keys[0];
+    for (u32 k : keys) {
+        lo = std::min(lo, (int)k);
+        hi = std::max(hi, (int)k);
+    }
+    SIM_CHECK(out[0] == ((u32)lo ^ 0x80000000u) && out[1] == ((u32)hi ^ 0x80000000u), "reduce_minmax_w32 n=%llu", n);
 }
 
 template <class K, class V, bool HAS_V>
@@ -261,7 +306,10 @@ int main() {
         check_scan(n, true, rng);
         check_scan(n, false, rng);
     }
+    for (u64 n : {1ull, 2048ull, 2049ull, 3 * 2048ull + 17}) check_scan_f64(n, rng);
     std::printf("scan: ok\n");
+    for (u64 n : {1ull, 31ull, 256ull, 257ull, 5000ull}) check_reduce(n, rng);
+    std::printf("reduce: ok\n");
     for (u64 n : {2ull, 33ull, 1000ull, 3071ull, 3072ull, 3073ull, 4095ull, 4096ull, 4097ull, 3 * 4096ull + 5}) {
         check_sort<u32, u32>(n, 0xFFFFFFFFu, false, rng);
         check_sort<u32, u32>(n, 0x0000F00Fu, true, rng);  // many ties: stability, constant digits
