@@ -9,9 +9,9 @@
 // matrix 64-bit.
 //
 // The round kernels take the number of bidders from device memory (`count`, written by
-// auction_reset or by the previous round's auction_collect), so the host can queue many rounds
+// assignment_auction_reset or by the previous round's assignment_auction_collect), so the host can queue many rounds
 // without reading it back. The counter is double-buffered: round r reads `count` and collects
-// into `next_count` (zeroed by auction_assign before auction_collect runs); the host swaps the
+// into `next_count` (zeroed by assignment_auction_assign before assignment_auction_collect runs); the host swaps the
 // two, with the two bidder lists, between rounds. A round whose `*count` is 0 changes nothing.
 #include "common.cuh"
 #include "block/fill.cuh"
@@ -81,7 +81,7 @@ __device__ __forceinline__ void auction_place_bid(const Top2& t, const double* p
 }
 
 // Starts a phase: nobody assigned, every person a bidder (*count = n), no bids.
-extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
+extern "C" __global__ void assignment_auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
                                          u32* winner, u32* count, u64 n) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *count = (u32)n;
     WARPATH_GRID_STRIDE(i, n) {
@@ -96,7 +96,7 @@ extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders
 // One warp per bidder k < *count (grid-stride over warps, so any grid works): scan row
 // bidders[k] of the benefit matrix for the best and second best value a[i][j] - price[j], write
 // the bid, raise high[j].
-extern "C" __global__ void auction_bid(const double* benefit, const double* price,
+extern "C" __global__ void assignment_auction_bid(const double* benefit, const double* price,
                                        const u32* bidders, const u32* count, u64 n, double eps,
                                        u32* bid_obj, double* bid_val, u64* high) {
     const u64 bidders_now = *count;
@@ -112,7 +112,7 @@ extern "C" __global__ void auction_bid(const double* benefit, const double* pric
 }
 
 // Each bidder whose bid equals its object's high-water mark claims the object (smallest id).
-extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
+extern "C" __global__ void assignment_auction_claim(const u32* bidders, const u32* bid_obj,
                                          const double* bid_val, const u64* high, u32* winner,
                                          const u32* count) {
     const u64 bidders_now = *count;
@@ -126,9 +126,9 @@ extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
 
 // Each object with a winner: evict the previous owner, assign the winner, set the price.
 // A winner bid for exactly one object and an evicted owner held exactly one, so the writes to
-// `assigned` never collide. Also zeroes `next_count` for auction_collect. With no bidders
+// `assigned` never collide. Also zeroes `next_count` for assignment_auction_collect. With no bidders
 // (*count == 0) there are no bids (every winner is NONE, every high 0): nothing to do.
-extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
+extern "C" __global__ void assignment_auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
                                           double* price, const u32* count, u32* next_count,
                                           u64 n) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *next_count = 0u;
@@ -152,9 +152,9 @@ extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u3
 }
 
 // Appends every unassigned person to `next` (order unspecified) and counts them in
-// `next_count` (zeroed by auction_assign). After a round without bidders (*count == 0) everyone
+// `next_count` (zeroed by assignment_auction_assign). After a round without bidders (*count == 0) everyone
 // is still assigned: `next_count` stays 0.
-extern "C" __global__ void auction_collect(const u32* assigned, const u32* count, u32* next,
+extern "C" __global__ void assignment_auction_collect(const u32* assigned, const u32* count, u32* next,
                                            u32* next_count, u64 n) {
     if (*count == 0u) return;
     WARPATH_GRID_STRIDE(i, n) {
@@ -172,7 +172,7 @@ extern "C" __global__ void auction_collect(const u32* assigned, const u32* count
 // element soff[p] of each scratch array. The epsilon schedule is the host's: eps_start, divided
 // by 6 per phase, and the last phase at exactly eps_final once eps <= 6 * eps_final.
 // On return assigned[soff[p] + i] is the column of person i.
-extern "C" __global__ void auction_batch(const double* benefit, const u64* boff, const u32* sizes,
+extern "C" __global__ void assignment_auction_batch(const double* benefit, const u64* boff, const u32* sizes,
                                          const u64* soff, const double* eps_start,
                                          const double* eps_final, u64 problems, double* price,
                                          u32* owner, u32* assigned, u64* high, u32* winner,

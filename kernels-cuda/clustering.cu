@@ -4,13 +4,13 @@
 // counts[k] (weight per cluster), inertia, changed (points whose label changed).
 //
 // Two paths:
-// - small k*d: kmeans_step_small_* does assignment AND accumulation in one kernel per
+// - small k*d: clustering_kmeans_step_small_* does assignment AND accumulation in one kernel per
 //   iteration: centroids in shared memory, each block accumulates its points into a shared
 //   copy of the statistics (shared-memory atomics), then writes them to its own row of
-//   `partials`; kmeans_reduce_partials adds the rows in block order.
-// - large k*d: kmeans_assign_tiled_* computes |c|^2 - 2 x.c for 128 points x 128 centroids
+//   `partials`; clustering_kmeans_reduce_partials adds the rows in block order.
+// - large k*d: clustering_kmeans_assign_tiled_* computes |c|^2 - 2 x.c for 128 points x 128 centroids
 //   per tile (register-blocked 8x8 per thread, like an SGEMM) keeping the running argmin in
-//   registers, then kmeans_accumulate_* adds every point into global statistics (one warp per
+//   registers, then clustering_kmeans_accumulate_* adds every point into global statistics (one warp per
 //   point, coalesced atomics).
 // Labels stay on the device; labels[i] = 0xffffffff means "not assigned yet".
 #include "common.cuh"
@@ -78,20 +78,20 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
     for (u64 i = threadIdx.x; i < stats; i += blockDim.x) out[i] = s_stats[i];
 }
 
-extern "C" __global__ void kmeans_step_small_f32(const float* x, const float* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_step_small_f32(const float* x, const float* w, u32 has_w,
                                                  const float* c, u64 n, u32 d, u32 k,
                                                  u32* labels, double* partials) {
     step_small<float>(x, w, has_w, c, n, d, k, labels, partials);
 }
 
-extern "C" __global__ void kmeans_step_small_f64(const double* x, const double* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_step_small_f64(const double* x, const double* w, u32 has_w,
                                                  const double* c, u64 n, u32 d, u32 k,
                                                  u32* labels, double* partials) {
     step_small<double>(x, w, has_w, c, n, d, k, labels, partials);
 }
 
 // out[i] = sum over blocks b (in order) of partials[b * stats + i].
-extern "C" __global__ void kmeans_reduce_partials(const double* __restrict__ partials, u64 blocks,
+extern "C" __global__ void clustering_kmeans_reduce_partials(const double* __restrict__ partials, u64 blocks,
                                                   u64 stats, double* __restrict__ out) {
     WARPATH_GRID_STRIDE(i, stats) {
         double s = 0.0;
@@ -113,10 +113,10 @@ __device__ void norms(const T* __restrict__ c, u64 k, u32 d, T* __restrict__ out
     }
 }
 
-extern "C" __global__ void kmeans_norms_f32(const float* c, u64 k, u32 d, float* out) {
+extern "C" __global__ void clustering_kmeans_norms_f32(const float* c, u64 k, u32 d, float* out) {
     norms<float>(c, k, d, out);
 }
-extern "C" __global__ void kmeans_norms_f64(const double* c, u64 k, u32 d, double* out) {
+extern "C" __global__ void clustering_kmeans_norms_f64(const double* c, u64 k, u32 d, double* out) {
     norms<double>(c, k, d, out);
 }
 
@@ -232,13 +232,13 @@ __device__ void assign_tiled(const T* __restrict__ x, const T* __restrict__ c,
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
-    kmeans_assign_tiled_f32(const float* x, const float* c, const float* cnorm, u64 n, u32 d,
+    clustering_kmeans_assign_tiled_f32(const float* x, const float* c, const float* cnorm, u64 n, u32 d,
                             u32 k, u32* labels, double* stats) {
     assign_tiled<float>(x, c, cnorm, n, d, k, labels, stats);
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
-    kmeans_assign_tiled_f64(const double* x, const double* c, const double* cnorm, u64 n, u32 d,
+    clustering_kmeans_assign_tiled_f64(const double* x, const double* c, const double* cnorm, u64 n, u32 d,
                             u32 k, u32* labels, double* stats) {
     assign_tiled<double>(x, c, cnorm, n, d, k, labels, stats);
 }
@@ -278,13 +278,13 @@ __device__ void accumulate(const T* __restrict__ x, const T* __restrict__ w, u32
     if (threadIdx.x == 0) atomicAdd(&stats[kd + k], s_inertia);
 }
 
-extern "C" __global__ void kmeans_accumulate_f32(const float* x, const float* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_accumulate_f32(const float* x, const float* w, u32 has_w,
                                                  const float* c, const u32* labels, u64 n, u32 d,
                                                  u32 k, double* stats) {
     accumulate<float>(x, w, has_w, c, labels, n, d, k, stats);
 }
 
-extern "C" __global__ void kmeans_accumulate_f64(const double* x, const double* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_accumulate_f64(const double* x, const double* w, u32 has_w,
                                                  const double* c, const u32* labels, u64 n,
                                                  u32 d, u32 k, double* stats) {
     accumulate<double>(x, w, has_w, c, labels, n, d, k, stats);

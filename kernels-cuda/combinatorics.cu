@@ -66,7 +66,7 @@ __device__ __forceinline__ int next_perm_pivot(u32 n, unsigned char* v) {
 // memory (blockDim.x * steps * n bytes) and written out with coalesced 4-byte stores.
 // Requires: 1 <= n <= 20, start + count <= n!, blockDim.x a multiple of 4 (so every tile
 // starts 4-byte aligned in `out`, which is cudaMalloc-aligned), 1 <= steps.
-extern "C" __global__ void permutations_u8(unsigned char* __restrict__ out, u32 n, u64 start,
+extern "C" __global__ void combinatorics_permutations_u8(unsigned char* __restrict__ out, u32 n, u64 start,
                                            u64 count, u32 steps) {
     WARPATH_DYNAMIC_SHARED(unsigned char, tile);
     const u64 per_tile = (u64)blockDim.x * steps;
@@ -134,7 +134,7 @@ struct BetterOp {
 // per block: block_score[blockIdx.x], block_rank[blockIdx.x] (rank ~0 when the block had no
 // work). The n x n matrix is copied to dynamic shared memory (n*n doubles).
 // Requires: 1 <= n <= 20, start + count <= n!, blockDim.x a multiple of 32 <= 1024, no NaN.
-extern "C" __global__ void search_permutations_f64(const double* __restrict__ matrix, u32 n,
+extern "C" __global__ void combinatorics_search_permutations_f64(const double* __restrict__ matrix, u32 n,
                                                    u32 objective, u64 start, u64 count,
                                                    u32 steps, double* __restrict__ block_score,
                                                    u64* __restrict__ block_rank) {

@@ -84,7 +84,7 @@ __device__ __forceinline__ u64 unord64(u64 t, u32 kind) {
 }
 
 // In place: keys -> ordered bits (complemented when desc), or back when inverse.
-extern "C" __global__ void key_transform_w32(u32* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
+extern "C" __global__ void primitives_key_transform_w32(u32* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         u32 k = keys[i];
         if (inverse) {
@@ -95,7 +95,7 @@ extern "C" __global__ void key_transform_w32(u32* keys, u64 n, u32 kind, u32 des
         }
     }
 }
-extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
+extern "C" __global__ void primitives_key_transform_w64(u64* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         u64 k = keys[i];
         if (inverse) {
@@ -110,14 +110,14 @@ extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 des
 // Float keys' numeric classes, in place on the raw bits of a copy: -0.0 becomes +0.0 and every
 // NaN the default quiet NaN, so that a stable sort keeps keys that compare equal as numbers in
 // index order (numpy's argsort(kind="stable"); SortKey::numeric_class on the host).
-extern "C" __global__ void float_classes_w32(u32* keys, u64 n) {
+extern "C" __global__ void primitives_float_classes_w32(u32* keys, u64 n) {
     WARPATH_GRID_STRIDE(i, n) {
         const u32 b = keys[i];
         if (b == 0x80000000u) keys[i] = 0u;
         else if ((b & 0x7FFFFFFFu) > 0x7F800000u) keys[i] = 0x7FC00000u;
     }
 }
-extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
+extern "C" __global__ void primitives_float_classes_w64(u64* keys, u64 n) {
     WARPATH_GRID_STRIDE(i, n) {
         const u64 b = keys[i];
         if (b == 0x8000000000000000ull) keys[i] = 0ull;
@@ -125,7 +125,7 @@ extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
     }
 }
 
-extern "C" __global__ void iota_u32_prim(u32* out, u64 n) { warpath::grid_iota<u32>(out, n); }
+extern "C" __global__ void primitives_iota_u32(u32* out, u64 n) { warpath::grid_iota<u32>(out, n); }
 
 // --- reduce ----------------------------------------------------------------------------------
 // Two stages: stage 1 writes one partial per block (grid-stride), stage 2 (one block) reduces the
@@ -140,8 +140,8 @@ __device__ void reduce_sum_stage1(const I* in, u64 n, A* partials) {
     A r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) partials[blockIdx.x] = r;
 }
-extern "C" __global__ void reduce_sum_u32(const u32* in, u64 n, u64* p) { reduce_sum_stage1<u32, u64>(in, n, p); }
-extern "C" __global__ void reduce_sum_i32(const int* in, u64 n, u64* p) {
+extern "C" __global__ void primitives_reduce_sum_u32(const u32* in, u64 n, u64* p) { reduce_sum_stage1<u32, u64>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_i32(const int* in, u64 n, u64* p) {
     // sign-extend, then add as u64: two's-complement wrapping sum equals the i64 wrapping sum
     __shared__ u64 sh[PRIM_BLOCK / 32];
     u64 acc = 0;
@@ -149,18 +149,18 @@ extern "C" __global__ void reduce_sum_i32(const int* in, u64 n, u64* p) {
     u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) p[blockIdx.x] = r;
 }
-extern "C" __global__ void reduce_sum_u64(const u64* in, u64 n, u64* p) { reduce_sum_stage1<u64, u64>(in, n, p); }
-extern "C" __global__ void reduce_sum_f32(const float* in, u64 n, double* p) { reduce_sum_stage1<float, double>(in, n, p); }
-extern "C" __global__ void reduce_sum_f64(const double* in, u64 n, double* p) { reduce_sum_stage1<double, double>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_u64(const u64* in, u64 n, u64* p) { reduce_sum_stage1<u64, u64>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_f32(const float* in, u64 n, double* p) { reduce_sum_stage1<float, double>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_f64(const double* in, u64 n, double* p) { reduce_sum_stage1<double, double>(in, n, p); }
 // Stage 2: one block sums `m` partials in a fixed order (deterministic on a given device).
-extern "C" __global__ void reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
+extern "C" __global__ void primitives_reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
     __shared__ u64 sh[PRIM_BLOCK / 32];
     u64 acc = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
     u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) *out = r;
 }
-extern "C" __global__ void reduce_sum_final_f64(const double* partials, u64 m, double* out) {
+extern "C" __global__ void primitives_reduce_sum_final_f64(const double* partials, u64 m, double* out) {
     __shared__ double sh[PRIM_BLOCK / 32];
     double acc = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
@@ -187,7 +187,7 @@ __device__ __forceinline__ void block_minmax(B lo, B hi, MinMax<B>* sh, B* out) 
         out[1] = r.hi;
     }
 }
-extern "C" __global__ void reduce_minmax_w32(const u32* in, u64 n, u32 kind, u32* out) {
+extern "C" __global__ void primitives_reduce_minmax_w32(const u32* in, u64 n, u32 kind, u32* out) {
     __shared__ MinMax<u32> sh[PRIM_BLOCK / 32];
     u32 lo = 0xFFFFFFFFu, hi = 0;
     WARPATH_GRID_STRIDE(i, n) {
@@ -197,7 +197,7 @@ extern "C" __global__ void reduce_minmax_w32(const u32* in, u64 n, u32 kind, u32
     }
     block_minmax<u32>(lo, hi, sh, out + 2 * (u64)blockIdx.x);
 }
-extern "C" __global__ void reduce_minmax_w64(const u64* in, u64 n, u32 kind, u64* out) {
+extern "C" __global__ void primitives_reduce_minmax_w64(const u64* in, u64 n, u32 kind, u64* out) {
     __shared__ MinMax<u64> sh[PRIM_BLOCK / 32];
     u64 lo = 0xFFFFFFFFFFFFFFFFull, hi = 0;
     WARPATH_GRID_STRIDE(i, n) {
@@ -208,7 +208,7 @@ extern "C" __global__ void reduce_minmax_w64(const u64* in, u64 n, u32 kind, u64
     block_minmax<u64>(lo, hi, sh, out + 2 * (u64)blockIdx.x);
 }
 // Stage 2 over `m` (min, max) pairs of ordered bits (kind 0: already ordered).
-extern "C" __global__ void reduce_minmax_final_w32(const u32* parts, u64 m, u32* out) {
+extern "C" __global__ void primitives_reduce_minmax_final_w32(const u32* parts, u64 m, u32* out) {
     __shared__ MinMax<u32> sh[PRIM_BLOCK / 32];
     u32 lo = 0xFFFFFFFFu, hi = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) {
@@ -217,7 +217,7 @@ extern "C" __global__ void reduce_minmax_final_w32(const u32* parts, u64 m, u32*
     }
     block_minmax<u32>(lo, hi, sh, out);
 }
-extern "C" __global__ void reduce_minmax_final_w64(const u64* parts, u64 m, u64* out) {
+extern "C" __global__ void primitives_reduce_minmax_final_w64(const u64* parts, u64 m, u64* out) {
     __shared__ MinMax<u64> sh[PRIM_BLOCK / 32];
     u64 lo = 0xFFFFFFFFFFFFFFFFull, hi = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) {
@@ -333,12 +333,12 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
                                     A* incl, u64* counter) {                                        \
         scan_lookback<I, A>(in, out, n, inclusive, flags, agg, incl, counter);                      \
     }
-SCAN_ENTRY(scan_u32_u64, u32, u64)
-SCAN_ENTRY(scan_i32_u64, int, u64)
-SCAN_ENTRY(scan_u64_u64, u64, u64)
-SCAN_ENTRY(scan_f32_f64, float, double)
-SCAN_ENTRY(scan_f64_f64, double, double)
-SCAN_ENTRY(scan_flags_u64, unsigned char, u64)
+SCAN_ENTRY(primitives_scan_u32, u32, u64)
+SCAN_ENTRY(primitives_scan_i32, int, u64)
+SCAN_ENTRY(primitives_scan_u64, u64, u64)
+SCAN_ENTRY(primitives_scan_f32, float, double)
+SCAN_ENTRY(primitives_scan_f64, double, double)
+SCAN_ENTRY(primitives_scan_flags_u8, unsigned char, u64)
 
 // --- select (compact by flags) and split (stable partition) ---------------------------------
 // pos = exclusive scan of the flags (number of kept elements before i). The number kept is
@@ -351,11 +351,11 @@ __device__ void select_scatter(const T* in, const unsigned char* flags, const u6
         if (i == n - 1) *count = pos[i] + (flags[i] ? 1ull : 0ull);
     }
 }
-extern "C" __global__ void select_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
+extern "C" __global__ void primitives_select_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
                                       u64* count) {
     select_scatter<u32>(in, f, pos, n, out, count);
 }
-extern "C" __global__ void select_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
+extern "C" __global__ void primitives_select_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
                                       u64* count) {
     select_scatter<u64>(in, f, pos, n, out, count);
 }
@@ -373,19 +373,19 @@ __device__ void split_scatter(const T* in, const unsigned char* flags, const u64
         if (i == 0) *boundary = zeros;
     }
 }
-extern "C" __global__ void split_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
+extern "C" __global__ void primitives_split_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
                                      u64* boundary) {
     split_scatter<u32>(in, f, pos, n, out, boundary);
 }
-extern "C" __global__ void split_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
+extern "C" __global__ void primitives_split_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
                                      u64* boundary) {
     split_scatter<u64>(in, f, pos, n, out, boundary);
 }
 // flags[i] = bit `bit` of the key's raw bits.
-extern "C" __global__ void flags_from_bit_w32(const u32* keys, u64 n, u32 bit, unsigned char* flags) {
+extern "C" __global__ void primitives_flags_from_bit_w32(const u32* keys, u64 n, u32 bit, unsigned char* flags) {
     WARPATH_GRID_STRIDE(i, n) { flags[i] = (unsigned char)((keys[i] >> bit) & 1u); }
 }
-extern "C" __global__ void flags_from_bit_w64(const u64* keys, u64 n, u32 bit, unsigned char* flags) {
+extern "C" __global__ void primitives_flags_from_bit_w64(const u64* keys, u64 n, u32 bit, unsigned char* flags) {
     WARPATH_GRID_STRIDE(i, n) { flags[i] = (unsigned char)((keys[i] >> bit) & 1ull); }
 }
 
@@ -393,7 +393,7 @@ extern "C" __global__ void flags_from_bit_w64(const u64* keys, u64 n, u32 bit, u
 // bins[k] += 1 for each key k < nbins; *first_bad = smallest index of a key >= nbins
 // (host initialises it to u64::MAX). Shared-memory counters when nbins <= HIST_SHARED_BINS.
 #define HIST_SHARED_BINS 8192
-extern "C" __global__ void histogram_u32(const u32* keys, u64 n, u64* bins, u32 nbins, u64* first_bad) {
+extern "C" __global__ void primitives_histogram_u32(const u32* keys, u64 n, u64* bins, u32 nbins, u64* first_bad) {
     __shared__ u32 s[HIST_SHARED_BINS];
     const bool use_shared = nbins <= HIST_SHARED_BINS;
     if (use_shared) {
@@ -420,16 +420,16 @@ extern "C" __global__ void histogram_u32(const u32* keys, u64 n, u64* bins, u32 
 }
 
 // --- Onesweep LSD radix sort (Adinets & Merrill 2022) ---------------------------------------
-// 1. radix_histogram_*: one read of all keys builds the global histogram of every digit
+// 1. primitives_radix_histogram_*: one read of all keys builds the global histogram of every digit
 //    (hist[pass][256], u64).
-// 2. radix_prepare: per pass, exclusive scan of the 256 counts into digit start offsets, and
+// 2. primitives_radix_prepare: per pass, exclusive scan of the 256 counts into digit start offsets, and
 //    trivial[pass] = 1 when one digit holds all n keys (the pass would be the identity).
-// 3. onesweep_*: one launch per pass. A block ranks its tile's keys by digit (warp-level
+// 3. primitives_onesweep_*: one launch per pass. A block ranks its tile's keys by digit (warp-level
 //    match_any, stable), publishes per-digit counts with a per-digit decoupled look-back, then
 //    scatters the keys (and values) through shared memory so that writes of one digit are
 //    contiguous. A trivial pass copies its tile instead (keeps the ping-pong buffers consistent
 //    without a host round trip).
-extern "C" __global__ void radix_histogram_w32(const u32* keys, u64 n, u32 passes, u64* hist) {
+extern "C" __global__ void primitives_radix_histogram_w32(const u32* keys, u64 n, u32 passes, u64* hist) {
     __shared__ u32 s[4][RADIX];
     warpath::block_fill(&s[0][0], 4u * RADIX, 0u);
     __syncthreads();
@@ -443,7 +443,7 @@ extern "C" __global__ void radix_histogram_w32(const u32* keys, u64 n, u32 passe
         if (c) atomicAdd((unsigned long long*)&hist[j], (unsigned long long)c);
     }
 }
-extern "C" __global__ void radix_histogram_w64(const u64* keys, u64 n, u32 passes, u64* hist) {
+extern "C" __global__ void primitives_radix_histogram_w64(const u64* keys, u64 n, u32 passes, u64* hist) {
     __shared__ u32 s[8][RADIX];
     warpath::block_fill(&s[0][0], 8u * RADIX, 0u);
     __syncthreads();
@@ -458,7 +458,7 @@ extern "C" __global__ void radix_histogram_w64(const u64* keys, u64 n, u32 passe
     }
 }
 // grid = passes blocks of 256 threads. hist[pass][d] becomes the exclusive prefix (digit start).
-extern "C" __global__ void radix_prepare(u64* hist, u64 n, u32* trivial) {
+extern "C" __global__ void primitives_radix_prepare(u64* hist, u64 n, u32* trivial) {
     __shared__ u64 s_warp[PRIM_BLOCK / 32];
     __shared__ u32 s_trivial;
     if (threadIdx.x == 0) s_trivial = 0;
@@ -635,12 +635,12 @@ __device__ void onesweep(const K* keys_in, K* keys_out, const V* vals_in, V* val
         onesweep<K, V, HAS_V, ITEMS>(keys_in, keys_out, vals_in, vals_out, n, pass, digit_start, trivial, \
                                      status, tile_counters);                                             \
     }
-ONESWEEP_ENTRY(onesweep_k32, u32, u32, false, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(onesweep_k32_v32, u32, u32, true, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(onesweep_k32_v64, u32, u64, true, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64, u64, u32, false, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64_v32, u64, u32, true, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64_v64, u64, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_keys_w32, u32, u32, false, OS_ITEMS_NARROW)
+ONESWEEP_ENTRY(primitives_onesweep_pairs32_w32, u32, u32, true, OS_ITEMS_NARROW)
+ONESWEEP_ENTRY(primitives_onesweep_pairs64_w32, u32, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_keys_w64, u64, u32, false, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs32_w64, u64, u32, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs64_w64, u64, u64, true, OS_ITEMS_WIDE)
 
 // --- distinct on sorted ordered bits -------------------------------------------------------
 // Numeric equality of floats (numpy's unique, equal_nan=True) on ordered bits: -0.0 and +0.0 are
@@ -674,10 +674,10 @@ __device__ void mark_heads(const K* keys, u64 n, u32 numeric_float, unsigned cha
         }
     }
 }
-extern "C" __global__ void mark_heads_w32(const u32* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+extern "C" __global__ void primitives_mark_heads_w32(const u32* k, u64 n, u32 nf, unsigned char* h, u32* u) {
     mark_heads<u32>(k, n, nf, h, u);
 }
-extern "C" __global__ void mark_heads_w64(const u64* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+extern "C" __global__ void primitives_mark_heads_w64(const u64* k, u64 n, u32 nf, unsigned char* h, u32* u) {
     mark_heads<u64>(k, n, nf, h, u);
 }
 
@@ -697,23 +697,23 @@ __device__ void distinct_scatter(const K* keys, const unsigned char* heads, cons
         if (i == n - 1) *m = g + 1;
     }
 }
-extern "C" __global__ void distinct_scatter_w32(const u32* k, const unsigned char* h, const u64* pos, u64 n,
+extern "C" __global__ void primitives_distinct_scatter_w32(const u32* k, const unsigned char* h, const u64* pos, u64 n,
                                                 u32* v, u64* s, u64* c, u64* m) {
     distinct_scatter<u32>(k, h, pos, n, v, s, c, m);
 }
-extern "C" __global__ void distinct_scatter_w64(const u64* k, const unsigned char* h, const u64* pos, u64 n,
+extern "C" __global__ void primitives_distinct_scatter_w64(const u64* k, const unsigned char* h, const u64* pos, u64 n,
                                                 u64* v, u64* s, u64* c, u64* m) {
     distinct_scatter<u64>(k, h, pos, n, v, s, c, m);
 }
 // counts[g] = ends[g] - starts[g] for g < *m (grid over n >= *m).
-extern "C" __global__ void distinct_counts(const u64* starts, u64* counts, const u64* m, u64 n) {
+extern "C" __global__ void primitives_distinct_counts(const u64* starts, u64* counts, const u64* m, u64 n) {
     const u64 groups = *m;
     WARPATH_GRID_STRIDE(g, n) {
         if (g < groups) counts[g] -= starts[g];
     }
 }
 // inverse[perm[i]] = group of sorted position i (perm = argsort; identity when perm == null).
-extern "C" __global__ void distinct_inverse(const unsigned char* heads, const u64* pos, const u32* perm, u64 n,
+extern "C" __global__ void primitives_distinct_inverse(const unsigned char* heads, const u64* pos, const u32* perm, u64 n,
                                             u32* inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         const u32 g = (u32)(pos[i] + (u64)heads[i] - 1);

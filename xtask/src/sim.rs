@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn finds_entries_of_ptx() {
-        let ptx = "// header\n.version 9.0\n.visible .entry iota_u32(\n\t.param .u64 a\n)\n{\n}\n.entry foo(\n)\n";
-        assert_eq!(entry_names(ptx), ["iota_u32", "foo"]);
+        let ptx = "// header\n.version 9.0\n.visible .entry runtime_iota_u32(\n\t.param .u64 a\n)\n{\n}\n.entry foo(\n)\n";
+        assert_eq!(entry_names(ptx), ["runtime_iota_u32", "foo"]);
     }
 }

@@ -291,7 +291,7 @@ fn next_batch(rounds: u32) -> u32 {
     (rounds * 2).min(MAX_BATCH)
 }
 
-/// Warps per block of `auction_bid` (one warp per bidder).
+/// Warps per block of `assignment_auction_bid` (one warp per bidder).
 const BID_WARPS_PER_BLOCK: u32 = 8;
 
 /// The device buffers of the round loop. The bidder lists and their counters come in pairs:
@@ -345,11 +345,11 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
         high: gpu.alloc_zeros::<u64>(n)?,
         winner: gpu.alloc_zeros::<u32>(n)?,
     };
-    let f_reset = gpu.function(&M, "auction_reset")?;
-    let f_bid = gpu.function(&M, "auction_bid")?;
-    let f_claim = gpu.function(&M, "auction_claim")?;
-    let f_assign = gpu.function(&M, "auction_assign")?;
-    let f_collect = gpu.function(&M, "auction_collect")?;
+    let f_reset = gpu.function(&M, "assignment_auction_reset")?;
+    let f_bid = gpu.function(&M, "assignment_auction_bid")?;
+    let f_claim = gpu.function(&M, "assignment_auction_claim")?;
+    let f_assign = gpu.function(&M, "assignment_auction_assign")?;
+    let f_collect = gpu.function(&M, "assignment_auction_collect")?;
     let n64 = n as u64;
     let per_elem = gpu.grid_stride(n64, 256);
     // Bids: one warp per bidder, as many warps as bidders at most (n), and at most the device
@@ -362,7 +362,7 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
     );
     let stream = gpu.stream();
     for eps in eps_schedule(&s) {
-        // SAFETY: auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
+        // SAFETY: assignment_auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
         // u32* winner, u32* count, u64 n) writes indices [0, n) of five buffers of n elements
         // and count[0].
         unsafe {
@@ -381,7 +381,7 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
         let mut batch = FIRST_BATCH;
         loop {
             for _ in 0..batch {
-                // SAFETY: auction_bid(const f64* benefit [n*n], const f64* price [n],
+                // SAFETY: assignment_auction_bid(const f64* benefit [n*n], const f64* price [n],
                 // const u32* bidders [n], const u32* count [1], u64 n, f64 eps,
                 // u32* bid_obj [n], f64* bid_val [n], u64* high [n]) reads bidders[0..*count)
                 // (*count <= n, ids < n) and rows of benefit, writes bid_obj/bid_val[0..*count)
@@ -401,7 +401,7 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
                         .launch(bid_cfg)
                         .map_err(GpuError::launch)?;
                 }
-                // SAFETY: auction_claim(const u32* bidders, const u32* bid_obj,
+                // SAFETY: assignment_auction_claim(const u32* bidders, const u32* bid_obj,
                 // const f64* bid_val, const u64* high, u32* winner, const u32* count) reads
                 // [0, *count) of the bid arrays (n elements) and updates winner[bid_obj[k]] (< n).
                 unsafe {
@@ -416,7 +416,7 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
                         .launch(per_elem)
                         .map_err(GpuError::launch)?;
                 }
-                // SAFETY: auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
+                // SAFETY: assignment_auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
                 // f64* price, const u32* count, u32* next_count, u64 n) touches indices [0, n)
                 // of n-element buffers, assigned[person] for person ids < n, and
                 // next_count[0] (a different buffer from count).
@@ -434,7 +434,7 @@ pub(crate) fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, Assig
                         .launch(per_elem)
                         .map_err(GpuError::launch)?;
                 }
-                // SAFETY: auction_collect(const u32* assigned [n], const u32* count,
+                // SAFETY: assignment_auction_collect(const u32* assigned [n], const u32* count,
                 // u32* next [n], u32* next_count, u64 n) appends the ids of unassigned persons
                 // to next; at most n are written.
                 unsafe {
@@ -498,7 +498,7 @@ pub(crate) fn solve_batch_cuda<T: Cost>(
     }
 }
 
-/// Uploads the batch, runs `auction_batch`, and returns each problem's `assigned` (empty for
+/// Uploads the batch, runs `assignment_auction_batch`, and returns each problem's `assigned` (empty for
 /// the problems without a setup).
 fn batch_kernel(setups: &[Option<AuctionSetup>], gpu: &Gpu) -> Result<Vec<Vec<usize>>, GpuError> {
     use gpu_runtime::cudarc::driver::PushKernelArg;
@@ -550,13 +550,13 @@ fn batch_kernel(setups: &[Option<AuctionSetup>], gpu: &Gpu) -> Result<Vec<Vec<us
     let mut d_bidders = gpu.alloc_zeros::<u32>(total)?;
     let mut d_bid_obj = gpu.alloc_zeros::<u32>(total)?;
     let mut d_bid_val = gpu.alloc_zeros::<f64>(total)?;
-    let f = gpu.function(&M, "auction_batch")?;
+    let f = gpu.function(&M, "assignment_auction_batch")?;
     let cfg = gpu_runtime::LaunchConfig {
         grid_dim: (problems.min(1 << 20) as u32, 1, 1),
         block_dim: (256, 1, 1),
         shared_mem_bytes: 0,
     };
-    // SAFETY: auction_batch reads problem p's benefit at [boff[p], boff[p] + n_p^2) (inside the
+    // SAFETY: assignment_auction_batch reads problem p's benefit at [boff[p], boff[p] + n_p^2) (inside the
     // concatenated buffer of bt elements) and its scratch at [soff[p], soff[p] + n_p) of eight
     // buffers of st elements; the per-problem arrays hold `problems` entries.
     unsafe {

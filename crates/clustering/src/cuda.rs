@@ -155,7 +155,10 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
             let Some(partials) = self.partials.as_mut() else {
                 unreachable!("ensure_buffers allocates them")
             };
-            let f = gpu.function(&CLUSTERING, &format!("kmeans_step_small_{}", T::NAME))?;
+            let f = gpu.function(
+                &CLUSTERING,
+                &format!("clustering_kmeans_step_small_{}", T::NAME),
+            )?;
             let cfg = LaunchConfig {
                 grid_dim: (blocks, 1, 1),
                 block_dim: (BLOCK, 1, 1),
@@ -180,9 +183,9 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
                     .launch(cfg)
                     .map_err(GpuError::launch)?;
             }
-            let r = gpu.function(&CLUSTERING, "kmeans_reduce_partials")?;
+            let r = gpu.function(&CLUSTERING, "clustering_kmeans_reduce_partials")?;
             let blocks64 = blocks as u64;
-            // SAFETY: kmeans_reduce_partials(partials[blocks*stats], blocks, stats, out[stats]):
+            // SAFETY: clustering_kmeans_reduce_partials(partials[blocks*stats], blocks, stats, out[stats]):
             // partials holds `blocks` rows of `stats_len`, stats holds `stats_len`.
             unsafe {
                 stream
@@ -195,9 +198,16 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
                     .map_err(GpuError::launch)?;
             }
         } else {
-            let fnorm = gpu.function(&CLUSTERING, &format!("kmeans_norms_{}", T::NAME))?;
-            let fassign = gpu.function(&CLUSTERING, &format!("kmeans_assign_tiled_{}", T::NAME))?;
-            let facc = gpu.function(&CLUSTERING, &format!("kmeans_accumulate_{}", T::NAME))?;
+            let fnorm =
+                gpu.function(&CLUSTERING, &format!("clustering_kmeans_norms_{}", T::NAME))?;
+            let fassign = gpu.function(
+                &CLUSTERING,
+                &format!("clustering_kmeans_assign_tiled_{}", T::NAME),
+            )?;
+            let facc = gpu.function(
+                &CLUSTERING,
+                &format!("clustering_kmeans_accumulate_{}", T::NAME),
+            )?;
             let k64 = k as u64;
             stream.memset_zeros(&mut *stats).map_err(GpuError::launch)?;
             let tiles = n.div_ceil(TILE_POINTS);

@@ -494,13 +494,13 @@ fn launch_batch(
         return Ok(());
     }
     debug_assert!(d.len() as u64 >= count * n as u64);
-    let f = gpu.function(&KERNELS, "permutations_u8")?;
+    let f = gpu.function(&KERNELS, "combinatorics_permutations_u8")?;
     let per_tile = GPU_BLOCK as u64 * steps as u64;
     let tiles = count.div_ceil(per_tile);
     let mut cfg: LaunchConfig = gpu.grid_stride(tiles * GPU_BLOCK as u64, GPU_BLOCK);
     cfg.shared_mem_bytes = (per_tile * n as u64) as u32; // <= 128 * 16 * 20 = 40,960 bytes
     let n32 = n as u32;
-    // SAFETY: permutations_u8(u8* out, u32 n, u64 start, u64 count, u32 steps) writes
+    // SAFETY: combinatorics_permutations_u8(u8* out, u32 n, u64 start, u64 count, u32 steps) writes
     // out[0 .. count * n) and nothing else; `d` holds at least that many bytes; n <= 20,
     // 1 <= steps <= 16 and start + count <= n! were checked; the dynamic shared memory is
     // blockDim * steps * n bytes, as the kernel expects.

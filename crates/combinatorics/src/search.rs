@@ -393,7 +393,7 @@ fn search_gpu(
     if n == 0 {
         return Ok((0.0, 0));
     }
-    let f = gpu.function(&KERNELS, "search_permutations_f64")?;
+    let f = gpu.function(&KERNELS, "combinatorics_search_permutations_f64")?;
     let per_tile = GPU_BLOCK as u64 * GPU_STEPS as u64;
     let tiles = count.div_ceil(per_tile);
     let mut cfg = gpu.grid_stride(tiles * GPU_BLOCK as u64, GPU_BLOCK);
@@ -403,7 +403,7 @@ fn search_gpu(
     let mut d_score = gpu.alloc_zeros::<f64>(blocks)?;
     let mut d_rank = gpu.alloc_zeros::<u64>(blocks)?;
     let (n32, obj, steps) = (n as u32, tour as u32, GPU_STEPS);
-    // SAFETY: search_permutations_f64(const double* m, u32 n, u32 objective, u64 start,
+    // SAFETY: combinatorics_search_permutations_f64(const double* m, u32 n, u32 objective, u64 start,
     // u64 count, u32 steps, double* block_score, u64* block_rank) reads m[0 .. n*n) (uploaded,
     // n*n entries) into n*n*8 bytes of dynamic shared memory, scores ranks
     // [start, start + count) (checked to lie below n!, n <= 20), and writes one entry per block

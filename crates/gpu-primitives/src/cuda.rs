@@ -122,9 +122,15 @@ pub(crate) fn min_max<K: SortKey>(
     let mut parts = gpu.alloc_zeros::<K::Bits>(2 * blocks as usize)?;
     let mut out = gpu.alloc_zeros::<K::Bits>(2)?;
     let (k1, k2) = if wide::<K>() {
-        ("reduce_minmax_w64", "reduce_minmax_final_w64")
+        (
+            "primitives_reduce_minmax_w64",
+            "primitives_reduce_minmax_final_w64",
+        )
     } else {
-        ("reduce_minmax_w32", "reduce_minmax_final_w32")
+        (
+            "primitives_reduce_minmax_w32",
+            "primitives_reduce_minmax_final_w32",
+        )
     };
     let f1 = gpu.function(&PRIMITIVES, k1)?;
     let f2 = gpu.function(&PRIMITIVES, k2)?;
@@ -208,7 +214,7 @@ pub(crate) fn scan<T: Summable>(
 
 /// Exclusive scan of byte flags (non-zero = 1) into u64 positions. Does not synchronise.
 fn scan_flags(gpu: &Gpu, flags: &CudaSlice<bool>) -> Result<CudaSlice<u64>, GpuError> {
-    scan_raw::<bool, u64>(gpu, "scan_flags_u64", flags, false)
+    scan_raw::<bool, u64>(gpu, "primitives_scan_flags_u8", flags, false)
 }
 
 /// Keeps `values[i]` where `flags[i]`; returns the output buffer (capacity n) and the count.
@@ -228,9 +234,9 @@ pub(crate) fn select<T: Element>(
     let f = gpu.function(
         &PRIMITIVES,
         if wide::<T>() {
-            "select_w64"
+            "primitives_select_w64"
         } else {
-            "select_w32"
+            "primitives_select_w32"
         },
     )?;
     // SAFETY: select_*(in, flags, pos, n, out, count): reads in/flags/pos[0..n) (n >= 1),
@@ -269,9 +275,9 @@ pub(crate) fn split<T: Element>(
     let f = gpu.function(
         &PRIMITIVES,
         if wide::<T>() {
-            "split_w64"
+            "primitives_split_w64"
         } else {
-            "split_w32"
+            "primitives_split_w32"
         },
     )?;
     // SAFETY: split_*(in, flags, pos, n, out, boundary): reads [0..n) (n >= 1); destinations
@@ -306,9 +312,9 @@ pub(crate) fn flags_from_bit<T: Element>(
     let f = gpu.function(
         &PRIMITIVES,
         if wide::<T>() {
-            "flags_from_bit_w64"
+            "primitives_flags_from_bit_w64"
         } else {
-            "flags_from_bit_w32"
+            "primitives_flags_from_bit_w32"
         },
     )?;
     // SAFETY: reads keys[0..n), writes flags[0..n) (0 or 1, valid bools).
@@ -340,7 +346,7 @@ pub(crate) fn histogram(
         return Ok(Ok(gpu.download(&counts)?));
     }
     let mut bad = gpu.upload(&[u64::MAX])?;
-    let f = gpu.function(&PRIMITIVES, "histogram_u32")?;
+    let f = gpu.function(&PRIMITIVES, "primitives_histogram_u32")?;
     // SAFETY: reads keys[0..n); increments counts[k] only for k < bins; atomicMin on bad[0].
     unsafe {
         gpu.stream()
@@ -373,9 +379,9 @@ fn key_transform<K: SortKey>(
     let f = gpu.function(
         &PRIMITIVES,
         if wide::<K>() {
-            "key_transform_w64"
+            "primitives_key_transform_w64"
         } else {
-            "key_transform_w32"
+            "primitives_key_transform_w32"
         },
     )?;
     let (kind, d, inv) = (K::KIND, desc as u32, inverse as u32);
@@ -408,9 +414,9 @@ pub(crate) fn float_classes<K: SortKey>(
     let f = gpu.function(
         &PRIMITIVES,
         if wide::<K>() {
-            "float_classes_w64"
+            "primitives_float_classes_w64"
         } else {
-            "float_classes_w32"
+            "primitives_float_classes_w32"
         },
     )?;
     // SAFETY: rewrites keys[0..n) in place (a copy the caller owns).
@@ -432,7 +438,7 @@ pub(crate) fn iota(gpu: &Gpu, n: usize) -> Result<CudaSlice<u32>, GpuError> {
     if n == 0 {
         return Ok(out);
     }
-    let f = gpu.function(&PRIMITIVES, "iota_u32_prim")?;
+    let f = gpu.function(&PRIMITIVES, "primitives_iota_u32")?;
     let n64 = n as u64;
     // SAFETY: writes out[0..n).
     unsafe {
@@ -508,14 +514,14 @@ pub(crate) fn sort<K: SortKey, V: Element>(
     let fh = gpu.function(
         &PRIMITIVES,
         if wide::<K>() {
-            "radix_histogram_w64"
+            "primitives_radix_histogram_w64"
         } else {
-            "radix_histogram_w32"
+            "primitives_radix_histogram_w32"
         },
     )?;
-    let fp = gpu.function(&PRIMITIVES, "radix_prepare")?;
+    let fp = gpu.function(&PRIMITIVES, "primitives_radix_prepare")?;
     // SAFETY: the histogram kernel reads keys[0..n) and adds into hist[0..passes*256);
-    // radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
+    // primitives_radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
     unsafe {
         gpu.stream()
             .launch_builder(&fh)
@@ -535,12 +541,12 @@ pub(crate) fn sort<K: SortKey, V: Element>(
     }
 
     let kernel = match (wide::<K>(), vals.is_some(), wide::<V>()) {
-        (false, false, _) => "onesweep_k32",
-        (false, true, false) => "onesweep_k32_v32",
-        (false, true, true) => "onesweep_k32_v64",
-        (true, false, _) => "onesweep_k64",
-        (true, true, false) => "onesweep_k64_v32",
-        (true, true, true) => "onesweep_k64_v64",
+        (false, false, _) => "primitives_onesweep_keys_w32",
+        (false, true, false) => "primitives_onesweep_pairs32_w32",
+        (false, true, true) => "primitives_onesweep_pairs64_w32",
+        (true, false, _) => "primitives_onesweep_keys_w64",
+        (true, true, false) => "primitives_onesweep_pairs32_w64",
+        (true, true, true) => "primitives_onesweep_pairs64_w64",
     };
     let fo = gpu.function(&PRIMITIVES, kernel)?;
     let mut status = gpu.alloc_zeros::<u64>((tiles * 256) as usize)?;
@@ -628,9 +634,9 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     let fm = gpu.function(
         &PRIMITIVES,
         if wide::<K>() {
-            "mark_heads_w64"
+            "primitives_mark_heads_w64"
         } else {
-            "mark_heads_w32"
+            "primitives_mark_heads_w32"
         },
     )?;
     // Floats under numeric equality: -0.0 joins +0.0 and every NaN one group.
@@ -655,9 +661,9 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     let fs = gpu.function(
         &PRIMITIVES,
         if wide::<K>() {
-            "distinct_scatter_w64"
+            "primitives_distinct_scatter_w64"
         } else {
-            "distinct_scatter_w32"
+            "primitives_distinct_scatter_w32"
         },
     )?;
     // SAFETY: reads keys/heads/pos[0..n); writes values/starts/counts[g] for groups g < n and
@@ -677,7 +683,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
             .map_err(GpuError::launch)?;
     }
     if want_counts {
-        let fc = gpu.function(&PRIMITIVES, "distinct_counts")?;
+        let fc = gpu.function(&PRIMITIVES, "primitives_distinct_counts")?;
         // SAFETY: for g < m <= n: counts[g] -= starts[g].
         unsafe {
             gpu.stream()
@@ -694,7 +700,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
         None => None,
         Some(perm) => {
             let mut inv = gpu.alloc_zeros::<u32>(n as usize)?;
-            let fi = gpu.function(&PRIMITIVES, "distinct_inverse")?;
+            let fi = gpu.function(&PRIMITIVES, "primitives_distinct_inverse")?;
             // SAFETY: reads heads/pos[0..n) and perm[0..n) (a permutation of [0, n)) when not
             // null; writes inv[perm[i]] (or inv[i]), all < n.
             unsafe {

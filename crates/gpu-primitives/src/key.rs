@@ -361,14 +361,14 @@ macro_rules! summable_int {
             }
             const SCAN_KERNEL: &'static str = $scan;
             const SUM_KERNEL: &'static str = $red;
-            const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_u64";
+            const SUM_FINAL_KERNEL: &'static str = "primitives_reduce_sum_final_u64";
         }
     };
 }
-summable_int!(u32, u64, "scan_u32_u64", "reduce_sum_u32");
-summable_int!(i32, i64, "scan_i32_u64", "reduce_sum_i32");
-summable_int!(u64, u64, "scan_u64_u64", "reduce_sum_u64");
-summable_int!(i64, i64, "scan_u64_u64", "reduce_sum_u64");
+summable_int!(u32, u64, "primitives_scan_u32", "primitives_reduce_sum_u32");
+summable_int!(i32, i64, "primitives_scan_i32", "primitives_reduce_sum_i32");
+summable_int!(u64, u64, "primitives_scan_u64", "primitives_reduce_sum_u64");
+summable_int!(i64, i64, "primitives_scan_u64", "primitives_reduce_sum_u64");
 
 impl Summable for f32 {
     type Sum = f64;
@@ -380,9 +380,9 @@ impl Summable for f32 {
     fn add(a: f64, b: f64) -> f64 {
         a + b
     }
-    const SCAN_KERNEL: &'static str = "scan_f32_f64";
-    const SUM_KERNEL: &'static str = "reduce_sum_f32";
-    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
+    const SCAN_KERNEL: &'static str = "primitives_scan_f32";
+    const SUM_KERNEL: &'static str = "primitives_reduce_sum_f32";
+    const SUM_FINAL_KERNEL: &'static str = "primitives_reduce_sum_final_f64";
 }
 impl Summable for f64 {
     type Sum = f64;
@@ -394,9 +394,9 @@ impl Summable for f64 {
     fn add(a: f64, b: f64) -> f64 {
         a + b
     }
-    const SCAN_KERNEL: &'static str = "scan_f64_f64";
-    const SUM_KERNEL: &'static str = "reduce_sum_f64";
-    const SUM_FINAL_KERNEL: &'static str = "reduce_sum_final_f64";
+    const SCAN_KERNEL: &'static str = "primitives_scan_f64";
+    const SUM_KERNEL: &'static str = "primitives_reduce_sum_f64";
+    const SUM_FINAL_KERNEL: &'static str = "primitives_reduce_sum_final_f64";
 }
 
 /// Compares two keys in the crate's total order (see [`SortKey`]).

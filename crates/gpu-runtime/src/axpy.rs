@@ -110,10 +110,10 @@ pub fn axpy_device(
     if x.is_empty() {
         return Ok(());
     }
-    let f = gpu.function(&RUNTIME, "axpy_f32")?;
+    let f = gpu.function(&RUNTIME, "runtime_axpy_f32")?;
     let n = x.len() as u64;
     let cfg = gpu.grid_stride(n, 256);
-    // SAFETY: axpy_f32(float a, const float* x, float* y, u64 n) reads x[0..n) and writes
+    // SAFETY: runtime_axpy_f32(float a, const float* x, float* y, u64 n) reads x[0..n) and writes
     // y[0..n); both buffers hold n elements (checked above).
     unsafe {
         use cudarc::driver::PushKernelArg;
@@ -136,9 +136,9 @@ pub fn axpy_device(
 /// Any [`GpuError`].
 pub fn iota_on_gpu(gpu: &crate::Gpu, n: usize) -> Result<Vec<u32>, GpuError> {
     let mut d = gpu.alloc_zeros::<u32>(n)?;
-    let f = gpu.function(&RUNTIME, "iota_u32")?;
+    let f = gpu.function(&RUNTIME, "runtime_iota_u32")?;
     let n64 = n as u64;
-    // SAFETY: iota_u32(unsigned* out, u64 n) writes out[0..n); the buffer holds n elements.
+    // SAFETY: runtime_iota_u32(unsigned* out, u64 n) writes out[0..n); the buffer holds n elements.
     unsafe {
         use cudarc::driver::PushKernelArg;
         gpu.stream()

@@ -480,14 +480,14 @@ mod tests {
         // Load the module here, then look a kernel of it up first thing on a new thread: the
         // lookup must make the context current there (it used to fail with
         // CUDA_ERROR_INVALID_CONTEXT on a thread that had made no other CUDA call).
-        gpu.function(&RUNTIME, "iota_u32").unwrap();
+        gpu.function(&RUNTIME, "runtime_iota_u32").unwrap();
         std::thread::spawn(move || {
-            let f = gpu.function(&RUNTIME, "axpy_f32").unwrap();
+            let f = gpu.function(&RUNTIME, "runtime_axpy_f32").unwrap();
             let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
             let mut y = gpu.upload(&[1.0f32; 3]).unwrap();
             let n = 3u64;
             let cfg = gpu.grid_stride(n, 256);
-            // SAFETY: axpy_f32(a, x, y, n) reads x[0..n) and writes y[0..n); both hold n floats.
+            // SAFETY: runtime_axpy_f32(a, x, y, n) reads x[0..n) and writes y[0..n); both hold n floats.
             unsafe {
                 use cudarc::driver::PushKernelArg;
                 gpu.stream()

@@ -70,7 +70,7 @@ pub(crate) fn explicit_on_device(
     let n64 = n as u64;
     let total = n64 * batch as u64;
     if n <= FUSED_MAX_N {
-        let f = gpu.function(&PDE, "fhn_fused_f64")?;
+        let f = gpu.function(&PDE, "pde_fhn_fused_f64")?;
         let threads = (n.div_ceil(32) * 32).clamp(32, 1024) as u32;
         let cfg = LaunchConfig {
             grid_dim: (batch.min(1 << 20) as u32, 1, 1),
@@ -81,7 +81,7 @@ pub(crate) fn explicit_on_device(
         let mut left = steps;
         while left > 0 {
             let s = left.min(FUSED_STEPS_PER_LAUNCH) as u32;
-            // SAFETY: fhn_fused_f64(double* v, double* w, u64 n, u64 batch, u32 steps, 5 doubles,
+            // SAFETY: pde_fhn_fused_f64(double* v, double* w, u64 n, u64 batch, u32 steps, 5 doubles,
             // u32, double, u32, double) reads and writes v, w [0, batch * n), both hold that
             // many doubles; the dynamic shared memory is the 3 * n doubles the kernel uses.
             unsafe {
@@ -107,14 +107,14 @@ pub(crate) fn explicit_on_device(
             left -= s as u64;
         }
     } else {
-        let f = gpu.function(&PDE, "fhn_step_f64")?;
+        let f = gpu.function(&PDE, "pde_fhn_step_f64")?;
         // SAFETY: both buffers are written by the first step before they are read.
         let mut sv = unsafe { gpu.alloc_uninit::<f64>(total as usize)? };
         // SAFETY: as above.
         let mut sw = unsafe { gpu.alloc_uninit::<f64>(total as usize)? };
         let cfg = gpu.grid_stride(total, 256);
         for _ in 0..steps {
-            // SAFETY: fhn_step_f64 reads v, w and writes vn, wn over [0, total); all four
+            // SAFETY: pde_fhn_step_f64 reads v, w and writes vn, wn over [0, total); all four
             // buffers hold total doubles and the inputs and outputs are distinct buffers.
             unsafe {
                 gpu.stream()
@@ -229,8 +229,8 @@ pub(crate) struct CnDevice<'a> {
     jac: DeviceTridiag<f64>,
     /// Bits of the update's max-norm (a non-negative double).
     max_bits: CudaSlice<u64>,
-    /// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64,
-    /// fhn_cn_finish_f64.
+    /// The kernels pde_fhn_cn_explicit_f64, pde_fhn_cn_assemble_f64, pde_fhn_cn_update_f64,
+    /// pde_fhn_cn_finish_f64.
     kernels: [CudaFunction; 4],
 }
 
@@ -270,10 +270,10 @@ impl<'a> CnDevice<'a> {
             jac: DeviceTridiag::alloc(gpu, n)?,
             max_bits: gpu.alloc_zeros(1)?,
             kernels: [
-                gpu.function(&PDE, "fhn_cn_explicit_f64")?,
-                gpu.function(&PDE, "fhn_cn_assemble_f64")?,
-                gpu.function(&PDE, "fhn_cn_update_f64")?,
-                gpu.function(&PDE, "fhn_cn_finish_f64")?,
+                gpu.function(&PDE, "pde_fhn_cn_explicit_f64")?,
+                gpu.function(&PDE, "pde_fhn_cn_assemble_f64")?,
+                gpu.function(&PDE, "pde_fhn_cn_update_f64")?,
+                gpu.function(&PDE, "pde_fhn_cn_finish_f64")?,
             ],
         })
     }
@@ -323,7 +323,7 @@ impl CnBackend for CnDevice<'_> {
             .arg(&lv)
             .arg(&rk)
             .arg(&rv);
-        // SAFETY: fhn_cn_explicit_f64(const double* v, const double* w, const double* src,
+        // SAFETY: pde_fhn_cn_explicit_f64(const double* v, const double* w, const double* src,
         // double* sw, double* rhs, double* big_v, u64 n, 5 doubles, u32, double, u32, double)
         // reads v, w [0, n) and src [0, 2n) (src holds 2n doubles, or is null and not read) and
         // writes sw, rhs, big_v [0, n); every buffer holds n doubles and the outputs are
@@ -337,7 +337,7 @@ impl CnBackend for CnDevice<'_> {
         let (k, (lk, lv, rk, rv)) = (&self.k, self.bounds);
         let cfg = gpu.grid_stride(self.n, 256);
         let [ja, jb, jc, jg] = &mut self.jac.sys;
-        // SAFETY: fhn_cn_assemble_f64(const double* big_v, const double* rhs, double* a,
+        // SAFETY: pde_fhn_cn_assemble_f64(const double* big_v, const double* rhs, double* a,
         // double* b, double* c, double* g, u64 n, 5 doubles, u32, double, u32, double) reads
         // big_v, rhs [0, n) and writes a, b, c, g [0, n); all hold n doubles, outputs distinct.
         unsafe {
@@ -366,7 +366,7 @@ impl CnBackend for CnDevice<'_> {
         gpu.stream()
             .memset_zeros(&mut self.max_bits)
             .map_err(GpuError::from)?;
-        // SAFETY: fhn_cn_update_f64(double* big_v, const double* delta, u64 n, u64* max_bits)
+        // SAFETY: pde_fhn_cn_update_f64(double* big_v, const double* delta, u64 n, u64* max_bits)
         // updates big_v [0, n) from delta [0, n) (both n doubles, distinct) and atomically
         // maxes the one u64 at max_bits; blockDim (256) is a multiple of 32 as its warp
         // reduction requires.
@@ -387,7 +387,7 @@ impl CnBackend for CnDevice<'_> {
 
     fn finish(&mut self, _state: &mut FhnState) -> Result<(), StepError> {
         let gpu = self.gpu;
-        // SAFETY: fhn_cn_finish_f64(const double* big_v, const double* sw, double* v,
+        // SAFETY: pde_fhn_cn_finish_f64(const double* big_v, const double* sw, double* v,
         // double* w, u64 n, double beta) reads big_v, sw [0, n) and writes v, w [0, n); all
         // hold n doubles and the outputs are distinct from the inputs.
         unsafe {
@@ -474,7 +474,7 @@ impl<T: Real> DeviceTridiag<T> {
         // each, at most 2^16 of them.
         let target = (n / 32).clamp(1, 1 << 16);
         let subsystems = 1u64 << (usize::BITS - 1 - target.leading_zeros());
-        let level = gpu.function(&PDE, &name::<T>("tridiag_pcr_level"))?;
+        let level = gpu.function(&PDE, &name::<T>("pde_tridiag_pcr_level"))?;
         let cfg = gpu.grid_stride(n64, 256);
         let mut s = 1u64;
         while s < subsystems {
@@ -501,7 +501,7 @@ impl<T: Real> DeviceTridiag<T> {
             std::mem::swap(&mut self.sys, &mut self.scratch);
             s *= 2;
         }
-        let thomas = gpu.function(&PDE, &name::<T>("tridiag_thomas_strided"))?;
+        let thomas = gpu.function(&PDE, &name::<T>("pde_tridiag_thomas_strided"))?;
         let [ai, bi, ci, di] = &self.sys;
         let cp = &mut self.scratch[0];
         // SAFETY: tridiag_thomas_strided reads a, b, c, d [0, n) and writes x, cp [0, n); x
@@ -570,7 +570,7 @@ fn strided_batch_on_device<T: Real>(
     let sz = size_of::<T>() as u64;
     let (m64, s64, b64) = (m as u64, stride as u64, batch as u64);
     if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::CyclicReduction {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_cr_pcr"))?;
+        let f = gpu.function(&PDE, &name::<T>("pde_tridiag_batch_cr_pcr"))?;
         let threads = (m.next_power_of_two() / 2).clamp(32, 512) as u32;
         let pcr_rows = (threads as u64).min(64);
         let cfg = LaunchConfig {
@@ -597,7 +597,7 @@ fn strided_batch_on_device<T: Real>(
                 .map_err(GpuError::launch)?;
         }
     } else if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::Pcr {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_pcr"))?;
+        let f = gpu.function(&PDE, &name::<T>("pde_tridiag_batch_pcr"))?;
         let threads = m.next_power_of_two().clamp(32, 1024) as u32;
         let cfg = LaunchConfig {
             grid_dim: (batch.min(1 << 20) as u32, 1, 1),
@@ -622,7 +622,7 @@ fn strided_batch_on_device<T: Real>(
                 .map_err(GpuError::launch)?;
         }
     } else {
-        let f = gpu.function(&PDE, &name::<T>("tridiag_batch_thomas"))?;
+        let f = gpu.function(&PDE, &name::<T>("pde_tridiag_batch_thomas"))?;
         let mut cp = gpu.alloc_zeros::<T>(db.len())?;
         // SAFETY: as above, one thread per system; cp has the arrays' length and layout.
         unsafe {

@@ -184,7 +184,7 @@ impl Sublists {
         unsafe {
             launch!(
                 gpu,
-                "euler_count_splitters",
+                "graph_euler_count_splitters",
                 grid(gpu, m),
                 &m64,
                 &mask,
@@ -203,7 +203,7 @@ impl Sublists {
         unsafe {
             launch!(
                 gpu,
-                "euler_number_splitters",
+                "graph_euler_number_splitters",
                 grid(gpu, m),
                 &m64,
                 &mask,
@@ -236,7 +236,7 @@ impl Sublists {
         unsafe {
             launch!(
                 gpu,
-                "euler_walk_sublists",
+                "graph_euler_walk_sublists",
                 gpu.grid_stride(k64, 128),
                 succ,
                 &self.split_of,
@@ -276,7 +276,7 @@ pub(crate) fn cycle_labels(
         unsafe {
             launch!(
                 gpu,
-                "euler_jump_min",
+                "graph_euler_jump_min",
                 grid(gpu, k),
                 &sl_a,
                 &sj_a,
@@ -297,7 +297,7 @@ pub(crate) fn cycle_labels(
     unsafe {
         launch!(
             gpu,
-            "euler_label_init",
+            "graph_euler_label_init",
             grid(gpu, m),
             &subs.seg,
             succ,
@@ -318,7 +318,7 @@ pub(crate) fn cycle_labels(
         unsafe {
             launch!(
                 gpu,
-                "euler_jump_residual",
+                "graph_euler_jump_residual",
                 grid(gpu, m),
                 &subs.seg,
                 succ,
@@ -354,13 +354,22 @@ pub(crate) fn device_circuit(
     // Degrees.
     let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
     // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
-    unsafe { launch!(gpu, "euler_in_degree", grid(gpu, m), d_tgt, &m64, &mut cnt) };
+    unsafe {
+        launch!(
+            gpu,
+            "graph_euler_in_degree",
+            grid(gpu, m),
+            d_tgt,
+            &m64,
+            &mut cnt
+        )
+    };
     let mut bad = gpu.upload(&[NONE])?;
     // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
     unsafe {
         launch!(
             gpu,
-            "euler_check_balanced",
+            "graph_euler_check_balanced",
             grid(gpu, n),
             d_off,
             &cnt,
@@ -384,7 +393,7 @@ pub(crate) fn device_circuit(
     unsafe {
         launch!(
             gpu,
-            "euler_pair",
+            "graph_euler_pair",
             grid(gpu, m),
             d_off,
             d_tgt,
@@ -408,7 +417,7 @@ pub(crate) fn device_circuit(
     unsafe {
         launch!(
             gpu,
-            "euler_count_cycles",
+            "graph_euler_count_cycles",
             grid(gpu, m),
             &lab,
             &m64,
@@ -427,7 +436,7 @@ pub(crate) fn device_circuit(
         unsafe {
             launch!(
                 gpu,
-                "euler_mark_row_ends",
+                "graph_euler_mark_row_ends",
                 grid(gpu, n),
                 d_off,
                 &n64,
@@ -440,7 +449,7 @@ pub(crate) fn device_circuit(
         unsafe {
             launch!(
                 gpu,
-                "euler_link_cycles",
+                "graph_euler_link_cycles",
                 grid(gpu, m),
                 &lab,
                 &row_last,
@@ -469,7 +478,7 @@ pub(crate) fn device_circuit(
         unsafe {
             launch!(
                 gpu,
-                "euler_run_keys",
+                "graph_euler_run_keys",
                 grid(gpu, m),
                 &tree,
                 &m64,
@@ -482,7 +491,7 @@ pub(crate) fn device_circuit(
         unsafe {
             launch!(
                 gpu,
-                "euler_splice",
+                "graph_euler_splice",
                 grid(gpu, m),
                 &pred,
                 &tree,
@@ -513,7 +522,7 @@ pub(crate) fn device_circuit(
     unsafe {
         launch!(
             gpu,
-            "euler_rank_init",
+            "graph_euler_rank_init",
             grid(gpu, k),
             &next,
             &len,
@@ -528,7 +537,7 @@ pub(crate) fn device_circuit(
         unsafe {
             launch!(
                 gpu,
-                "euler_rank_round",
+                "graph_euler_rank_round",
                 grid(gpu, k),
                 &val_a,
                 &nxt_a,
@@ -545,7 +554,7 @@ pub(crate) fn device_circuit(
     unsafe {
         launch!(
             gpu,
-            "euler_scatter_order",
+            "graph_euler_scatter_order",
             grid(gpu, m),
             &seg,
             &offs,

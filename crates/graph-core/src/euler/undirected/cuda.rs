@@ -1,7 +1,7 @@
 //! The undirected fast path on the GPU: the balanced orientation of `orient.rs` as kernels of
-//! `kernels-cuda/graph.cu` (`undirected_slot_of`, `undirected_next_dart`, the directed
-//! pipeline's cycle labelling on the `2 E` darts, `undirected_orient`), then the directed
-//! pipeline on the oriented graph and `undirected_map_edges`; everything per edge stays on the
+//! `kernels-cuda/graph.cu` (`graph_undirected_slot_of`, `graph_undirected_next_dart`, the directed
+//! pipeline's cycle labelling on the `2 E` darts, `graph_undirected_orient`), then the directed
+//! pipeline on the oriented graph and `graph_undirected_map_edges`; everything per edge stays on the
 //! device, and only the edge order comes back.
 
 use gpu_runtime::{Gpu, GpuError};
@@ -26,7 +26,7 @@ pub(super) fn circuit_order(gpu: &Gpu, g: &UndirectedGraph) -> Result<Vec<u32>, 
     unsafe {
         launch!(
             gpu,
-            "undirected_slot_of",
+            "graph_undirected_slot_of",
             grid(gpu, m2),
             &d_halves,
             &m2_64,
@@ -38,7 +38,7 @@ pub(super) fn circuit_order(gpu: &Gpu, g: &UndirectedGraph) -> Result<Vec<u32>, 
     unsafe {
         launch!(
             gpu,
-            "undirected_next_dart",
+            "graph_undirected_next_dart",
             grid(gpu, m2),
             &d_halves,
             &slot_of,
@@ -57,7 +57,7 @@ pub(super) fn circuit_order(gpu: &Gpu, g: &UndirectedGraph) -> Result<Vec<u32>, 
     unsafe {
         launch!(
             gpu,
-            "undirected_orient",
+            "graph_undirected_orient",
             grid(gpu, m),
             &d_halves,
             &d_ends,
@@ -82,7 +82,7 @@ pub(super) fn circuit_order(gpu: &Gpu, g: &UndirectedGraph) -> Result<Vec<u32>, 
     unsafe {
         launch!(
             gpu,
-            "undirected_map_edges",
+            "graph_undirected_map_edges",
             grid(gpu, m),
             &mut order,
             &edge_of,
