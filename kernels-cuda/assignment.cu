@@ -9,11 +9,13 @@
 // matrix 64-bit.
 //
 // The round kernels take the number of bidders from device memory (`count`, written by
-// auction_reset or by the previous round's auction_collect), so the host can queue many rounds
+// assignment_auction_reset or by the previous round's assignment_auction_collect), so the host can queue many rounds
 // without reading it back. The counter is double-buffered: round r reads `count` and collects
-// into `next_count` (zeroed by auction_assign before auction_collect runs); the host swaps the
+// into `next_count` (zeroed by assignment_auction_assign before assignment_auction_collect runs); the host swaps the
 // two, with the two bidder lists, between rounds. A round whose `*count` is 0 changes nothing.
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
 
 #define AUCTION_NONE 0xffffffffu
 WARPATH_SHARE_WITH_HOST(AUCTION_NONE)
@@ -37,8 +39,50 @@ __device__ __forceinline__ double auction_next_up(double x) {
     return __longlong_as_double(x > 0.0 ? b + 1 : b - 1);
 }
 
+// A bidder's best and second best value a[i][j] - price[j] over its row, and the best column
+// (AUCTION_NONE when the row is empty). Merging two keeps the larger best (equal bests: the
+// smaller column) and the larger of the other three values as the second.
+struct Top2 {
+    double best, second;
+    u32 col;
+};
+struct Top2Op {
+    __device__ __forceinline__ Top2 operator()(Top2 a, Top2 b) const {
+        if (b.best > a.best || (b.best == a.best && b.col < a.col)) return {b.best, fmax(a.best, b.second), b.col};
+        return {a.best, fmax(a.second, b.best), a.col};
+    }
+};
+
+// One warp scans `row` (lane j takes columns j, j + 32, ...); the result is valid in lane 0.
+__device__ __forceinline__ Top2 auction_best_two(const double* row, const double* price, u64 n, u32 lane) {
+    Top2 t = {-INFINITY, -INFINITY, AUCTION_NONE};
+    for (u64 j = lane; j < n; j += 32) {
+        double v = row[j] - price[j];
+        if (v > t.best) {
+            t.second = t.best;
+            t.best = v;
+            t.col = (u32)j;
+        } else if (v > t.second) {
+            t.second = v;
+        }
+    }
+    return warpath::warp_reduce(t, Top2Op());
+}
+
+// Lane 0's bid for its best column: price + (best - second) + eps, at least the next double
+// above the price (so a price always rises); raises the column's high-water mark.
+__device__ __forceinline__ void auction_place_bid(const Top2& t, const double* price, double eps, u32* bid_obj,
+                                                  double* bid_val, u64* high) {
+    const u32 bj = t.col;
+    double inc = (t.second == -INFINITY) ? eps : (t.best - t.second + eps);
+    double bid = fmax(price[bj] + inc, auction_next_up(price[bj]));  // always progress
+    *bid_obj = bj;
+    *bid_val = bid;
+    atomicMax((unsigned long long*)&high[bj], (unsigned long long)auction_key(bid));
+}
+
 // Starts a phase: nobody assigned, every person a bidder (*count = n), no bids.
-extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
+extern "C" __global__ void assignment_auction_reset(u32* owner, u32* assigned, u32* bidders, u64* high,
                                          u32* winner, u32* count, u64 n) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *count = (u32)n;
     WARPATH_GRID_STRIDE(i, n) {
@@ -53,7 +97,7 @@ extern "C" __global__ void auction_reset(u32* owner, u32* assigned, u32* bidders
 // One warp per bidder k < *count (grid-stride over warps, so any grid works): scan row
 // bidders[k] of the benefit matrix for the best and second best value a[i][j] - price[j], write
 // the bid, raise high[j].
-extern "C" __global__ void auction_bid(const double* benefit, const double* price,
+extern "C" __global__ void assignment_auction_bid(const double* benefit, const double* price,
                                        const u32* bidders, const u32* count, u64 n, double eps,
                                        u32* bid_obj, double* bid_val, u64* high) {
     const u64 bidders_now = *count;
@@ -63,44 +107,13 @@ extern "C" __global__ void auction_bid(const double* benefit, const double* pric
     const u64 warp_stride = (u64)gridDim.x * warps_per_block;
     for (u64 k = warp0; k < bidders_now; k += warp_stride) {
         const u64 person = bidders[k];
-        const double* row = benefit + person * n;
-        double best = -INFINITY, second = -INFINITY;
-        u32 bj = AUCTION_NONE;
-        for (u64 j = lane; j < n; j += 32) {
-            double v = row[j] - price[j];
-            if (v > best) {
-                second = best;
-                best = v;
-                bj = (u32)j;
-            } else if (v > second) {
-                second = v;
-            }
-        }
-        // Warp reduction of (best, bj, second); equal bests keep the smaller column.
-        for (int off = 16; off > 0; off >>= 1) {
-            double ob = __shfl_down_sync(0xffffffffu, best, off);
-            double os = __shfl_down_sync(0xffffffffu, second, off);
-            u32 oj = __shfl_down_sync(0xffffffffu, bj, off);
-            if (ob > best || (ob == best && oj < bj)) {
-                second = fmax(best, os);
-                best = ob;
-                bj = oj;
-            } else {
-                second = fmax(second, ob);
-            }
-        }
-        if (lane == 0 && bj != AUCTION_NONE) {
-            double inc = (second == -INFINITY) ? eps : (best - second + eps);
-            double bid = fmax(price[bj] + inc, auction_next_up(price[bj]));  // always progress
-            bid_obj[k] = bj;
-            bid_val[k] = bid;
-            atomicMax((unsigned long long*)&high[bj], (unsigned long long)auction_key(bid));
-        }
+        const Top2 t = auction_best_two(benefit + person * n, price, n, lane);
+        if (lane == 0 && t.col != AUCTION_NONE) auction_place_bid(t, price, eps, &bid_obj[k], &bid_val[k], high);
     }
 }
 
 // Each bidder whose bid equals its object's high-water mark claims the object (smallest id).
-extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
+extern "C" __global__ void assignment_auction_claim(const u32* bidders, const u32* bid_obj,
                                          const double* bid_val, const u64* high, u32* winner,
                                          const u32* count) {
     const u64 bidders_now = *count;
@@ -114,9 +127,9 @@ extern "C" __global__ void auction_claim(const u32* bidders, const u32* bid_obj,
 
 // Each object with a winner: evict the previous owner, assign the winner, set the price.
 // A winner bid for exactly one object and an evicted owner held exactly one, so the writes to
-// `assigned` never collide. Also zeroes `next_count` for auction_collect. With no bidders
+// `assigned` never collide. Also zeroes `next_count` for assignment_auction_collect. With no bidders
 // (*count == 0) there are no bids (every winner is NONE, every high 0): nothing to do.
-extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
+extern "C" __global__ void assignment_auction_assign(u64* high, u32* winner, u32* owner, u32* assigned,
                                           double* price, const u32* count, u32* next_count,
                                           u64 n) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *next_count = 0u;
@@ -140,9 +153,9 @@ extern "C" __global__ void auction_assign(u64* high, u32* winner, u32* owner, u3
 }
 
 // Appends every unassigned person to `next` (order unspecified) and counts them in
-// `next_count` (zeroed by auction_assign). After a round without bidders (*count == 0) everyone
+// `next_count` (zeroed by assignment_auction_assign). After a round without bidders (*count == 0) everyone
 // is still assigned: `next_count` stays 0.
-extern "C" __global__ void auction_collect(const u32* assigned, const u32* count, u32* next,
+extern "C" __global__ void assignment_auction_collect(const u32* assigned, const u32* count, u32* next,
                                            u32* next_count, u64 n) {
     if (*count == 0u) return;
     WARPATH_GRID_STRIDE(i, n) {
@@ -160,7 +173,7 @@ extern "C" __global__ void auction_collect(const u32* assigned, const u32* count
 // element soff[p] of each scratch array. The epsilon schedule is the host's: eps_start, divided
 // by 6 per phase, and the last phase at exactly eps_final once eps <= 6 * eps_final.
 // On return assigned[soff[p] + i] is the column of person i.
-extern "C" __global__ void auction_batch(const double* benefit, const u64* boff, const u32* sizes,
+extern "C" __global__ void assignment_auction_batch(const double* benefit, const u64* boff, const u32* sizes,
                                          const u64* soff, const double* eps_start,
                                          const double* eps_final, u64 problems, double* price,
                                          u32* owner, u32* assigned, u64* high, u32* winner,
@@ -183,7 +196,7 @@ extern "C" __global__ void auction_batch(const double* benefit, const u64* boff,
         u32* bl = bidders + o;
         u32* bo = bid_obj + o;
         double* bv = bid_val + o;
-        for (u32 j = tid; j < n; j += nthreads) pr[j] = 0.0;
+        warpath::block_fill(pr, n, 0.0);
         double eps = eps_start[p];
         const double ef = eps_final[p];
         bool last = false;
@@ -213,38 +226,8 @@ extern "C" __global__ void auction_batch(const double* benefit, const u64* boff,
                 if (count == 0) break;  // the same value in every thread: a uniform exit
                 // Bidding: one warp per bidder.
                 for (u32 k = warp; k < count; k += nwarps) {
-                    const double* row = B + (u64)bl[k] * n;
-                    double best = -INFINITY, second = -INFINITY;
-                    u32 bj = AUCTION_NONE;
-                    for (u32 j = lane; j < n; j += 32) {
-                        double v = row[j] - pr[j];
-                        if (v > best) {
-                            second = best;
-                            best = v;
-                            bj = j;
-                        } else if (v > second) {
-                            second = v;
-                        }
-                    }
-                    for (int off = 16; off > 0; off >>= 1) {
-                        double ob = __shfl_down_sync(0xffffffffu, best, off);
-                        double os = __shfl_down_sync(0xffffffffu, second, off);
-                        u32 oj = __shfl_down_sync(0xffffffffu, bj, off);
-                        if (ob > best || (ob == best && oj < bj)) {
-                            second = fmax(best, os);
-                            best = ob;
-                            bj = oj;
-                        } else {
-                            second = fmax(second, ob);
-                        }
-                    }
-                    if (lane == 0) {
-                        double inc = (second == -INFINITY) ? eps : (best - second + eps);
-                        double bid = fmax(pr[bj] + inc, auction_next_up(pr[bj]));  // always progress
-                        bo[k] = bj;
-                        bv[k] = bid;
-                        atomicMax((unsigned long long*)&hi[bj], (unsigned long long)auction_key(bid));
-                    }
+                    const Top2 t = auction_best_two(B + (u64)bl[k] * n, pr, n, lane);
+                    if (lane == 0) auction_place_bid(t, pr, eps, &bo[k], &bv[k], hi);
                 }
                 __syncthreads();
                 // Claims: the smallest id among the highest bids.

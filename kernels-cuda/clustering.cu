@@ -4,23 +4,20 @@
 // counts[k] (weight per cluster), inertia, changed (points whose label changed).
 //
 // Two paths:
-// - small k*d: kmeans_step_small_* does assignment AND accumulation in one kernel per
+// - small k*d: clustering_kmeans_step_small_* does assignment AND accumulation in one kernel per
 //   iteration: centroids in shared memory, each block accumulates its points into a shared
 //   copy of the statistics (shared-memory atomics), then writes them to its own row of
-//   `partials`; kmeans_reduce_partials adds the rows in block order.
-// - large k*d: kmeans_assign_tiled_* computes |c|^2 - 2 x.c for 128 points x 128 centroids
+//   `partials`; clustering_kmeans_reduce_partials adds the rows in block order.
+// - large k*d: clustering_kmeans_assign_tiled_* computes |c|^2 - 2 x.c for 128 points x 128 centroids
 //   per tile (register-blocked 8x8 per thread, like an SGEMM) keeping the running argmin in
-//   registers, then kmeans_accumulate_* adds every point into global statistics (one warp per
+//   registers, then clustering_kmeans_accumulate_* adds every point into global statistics (one warp per
 //   point, coalesced atomics).
 // Labels stay on the device; labels[i] = 0xffffffff means "not assigned yet".
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
 
 #define KM_BLOCK 256
-
-__device__ __forceinline__ double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Small path: one kernel per iteration. Dynamic shared memory: stats (kd + k + 2 doubles), then
@@ -34,7 +31,7 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
     const u64 stats = kd + k + 2;
     double* s_stats = smem;
     T* s_c = (T*)(smem + stats);
-    for (u64 i = threadIdx.x; i < stats; i += blockDim.x) s_stats[i] = 0.0;
+    warpath::block_fill(s_stats, stats, 0.0);
     for (u64 i = threadIdx.x; i < kd; i += blockDim.x) s_c[i] = c[i];
     __syncthreads();
 
@@ -70,8 +67,8 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
         atomicAdd(&s_stats[kd + bl], wp);
         inertia += wp * dist;
     }
-    inertia = warp_sum(inertia);
-    changed = warp_sum(changed);
+    inertia = warpath::warp_allreduce(inertia, warpath::Sum());
+    changed = warpath::warp_allreduce(changed, warpath::Sum());
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&s_stats[kd + k], inertia);
         atomicAdd(&s_stats[kd + k + 1], changed);
@@ -81,20 +78,20 @@ __device__ void step_small(const T* __restrict__ x, const T* __restrict__ w, u32
     for (u64 i = threadIdx.x; i < stats; i += blockDim.x) out[i] = s_stats[i];
 }
 
-extern "C" __global__ void kmeans_step_small_f32(const float* x, const float* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_step_small_f32(const float* x, const float* w, u32 has_w,
                                                  const float* c, u64 n, u32 d, u32 k,
                                                  u32* labels, double* partials) {
     step_small<float>(x, w, has_w, c, n, d, k, labels, partials);
 }
 
-extern "C" __global__ void kmeans_step_small_f64(const double* x, const double* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_step_small_f64(const double* x, const double* w, u32 has_w,
                                                  const double* c, u64 n, u32 d, u32 k,
                                                  u32* labels, double* partials) {
     step_small<double>(x, w, has_w, c, n, d, k, labels, partials);
 }
 
 // out[i] = sum over blocks b (in order) of partials[b * stats + i].
-extern "C" __global__ void kmeans_reduce_partials(const double* __restrict__ partials, u64 blocks,
+extern "C" __global__ void clustering_kmeans_reduce_partials(const double* __restrict__ partials, u64 blocks,
                                                   u64 stats, double* __restrict__ out) {
     WARPATH_GRID_STRIDE(i, stats) {
         double s = 0.0;
@@ -116,10 +113,10 @@ __device__ void norms(const T* __restrict__ c, u64 k, u32 d, T* __restrict__ out
     }
 }
 
-extern "C" __global__ void kmeans_norms_f32(const float* c, u64 k, u32 d, float* out) {
+extern "C" __global__ void clustering_kmeans_norms_f32(const float* c, u64 k, u32 d, float* out) {
     norms<float>(c, k, d, out);
 }
-extern "C" __global__ void kmeans_norms_f64(const double* c, u64 k, u32 d, double* out) {
+extern "C" __global__ void clustering_kmeans_norms_f64(const double* c, u64 k, u32 d, double* out) {
     norms<double>(c, k, d, out);
 }
 
@@ -130,6 +127,22 @@ extern "C" __global__ void kmeans_norms_f64(const double* c, u64 k, u32 d, doubl
 // Dynamic shared memory the small path may use (the default limit, no opt-in).
 #define KM_SMALL_SHARED_LIMIT (48 * 1024)
 WARPATH_SHARE_WITH_HOST(KM_BLOCK, TBM, KM_SMALL_SHARED_LIMIT)
+
+// A point's best centroid so far: the smallest distance, ties to the lower index; idx
+// 0xffffffff is "none yet" and loses to every candidate.
+template <typename T>
+struct Nearest {
+    T dist;
+    u32 idx;
+};
+struct NearestOp {
+    template <typename T>
+    __device__ __forceinline__ Nearest<T> operator()(Nearest<T> a, Nearest<T> b) const {
+        const bool better = b.idx != 0xffffffffu &&
+                            (a.idx == 0xffffffffu || b.dist < a.dist || (b.dist == a.dist && b.idx < a.idx));
+        return better ? b : a;
+    }
+};
 
 // Block of 256 threads (16 x 16); thread (tx, ty) owns points ty + 16 i and centroids
 // tx + 16 j (i, j < 8) of the tile. One block per 128 points; it sweeps all centroids.
@@ -208,18 +221,7 @@ __device__ void assign_tiled(const T* __restrict__ x, const T* __restrict__ c,
     u32 my_changed = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-        T bd = best[i];
-        u32 bi = bidx[i];
-        for (int off = 8; off > 0; off >>= 1) {
-            const T od = __shfl_xor_sync(0xffffffffu, bd, off, 16);
-            const u32 oi = __shfl_xor_sync(0xffffffffu, bi, off, 16);
-            const bool better = oi != 0xffffffffu &&
-                                (bi == 0xffffffffu || od < bd || (od == bd && oi < bi));
-            if (better) {
-                bd = od;
-                bi = oi;
-            }
-        }
+        const u32 bi = warpath::warp_allreduce(Nearest<T>{best[i], bidx[i]}, NearestOp(), 16).idx;
         const u64 p = p0 + ty + 16 * i;
         if (tx == 0 && p < n) {
             if (labels[p] != bi) ++my_changed;
@@ -233,13 +235,13 @@ __device__ void assign_tiled(const T* __restrict__ x, const T* __restrict__ c,
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
-    kmeans_assign_tiled_f32(const float* x, const float* c, const float* cnorm, u64 n, u32 d,
+    clustering_kmeans_assign_tiled_f32(const float* x, const float* c, const float* cnorm, u64 n, u32 d,
                             u32 k, u32* labels, double* stats) {
     assign_tiled<float>(x, c, cnorm, n, d, k, labels, stats);
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
-    kmeans_assign_tiled_f64(const double* x, const double* c, const double* cnorm, u64 n, u32 d,
+    clustering_kmeans_assign_tiled_f64(const double* x, const double* c, const double* cnorm, u64 n, u32 d,
                             u32 k, u32* labels, double* stats) {
     assign_tiled<double>(x, c, cnorm, n, d, k, labels, stats);
 }
@@ -273,19 +275,19 @@ __device__ void accumulate(const T* __restrict__ x, const T* __restrict__ w, u32
         inertia += wp * part;
         if (lane == 0) atomicAdd(&stats[kd + l], wp);
     }
-    inertia = warp_sum(inertia);
+    inertia = warpath::warp_allreduce(inertia, warpath::Sum());
     if (lane == 0) atomicAdd(&s_inertia, inertia);
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(&stats[kd + k], s_inertia);
 }
 
-extern "C" __global__ void kmeans_accumulate_f32(const float* x, const float* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_accumulate_f32(const float* x, const float* w, u32 has_w,
                                                  const float* c, const u32* labels, u64 n, u32 d,
                                                  u32 k, double* stats) {
     accumulate<float>(x, w, has_w, c, labels, n, d, k, stats);
 }
 
-extern "C" __global__ void kmeans_accumulate_f64(const double* x, const double* w, u32 has_w,
+extern "C" __global__ void clustering_kmeans_accumulate_f64(const double* x, const double* w, u32 has_w,
                                                  const double* c, const u32* labels, u64 n,
                                                  u32 d, u32 k, double* stats) {
     accumulate<double>(x, w, has_w, c, labels, n, d, k, stats);

@@ -4,6 +4,7 @@
 // lexicographic, u64 (20! < 2^64). Both kernels unrank the first rank of a thread's run of
 // consecutive ranks, then step next_permutation.
 #include "common.cuh"
+#include "block/reduce.cuh"
 
 #define COMB_MAX_N 20
 #define SEARCH_MAX_BLOCK 256
@@ -67,7 +68,7 @@ __device__ __forceinline__ int next_perm_pivot(u32 n, unsigned char* v) {
 // memory (blockDim.x * steps * n bytes) and written out with coalesced 4-byte stores.
 // Requires: 1 <= n <= 20, start + count <= n!, blockDim.x a multiple of 4 (so every tile
 // starts 4-byte aligned in `out`, which is cudaMalloc-aligned), 1 <= steps.
-extern "C" __global__ void permutations_u8(unsigned char* __restrict__ out, u32 n, u64 start,
+extern "C" __global__ void combinatorics_permutations_u8(unsigned char* __restrict__ out, u32 n, u64 start,
                                            u64 count, u32 steps) {
     WARPATH_DYNAMIC_SHARED(unsigned char, tile);
     const u64 per_tile = (u64)blockDim.x * steps;
@@ -120,17 +121,27 @@ __device__ __forceinline__ bool better(double s, u64 r, double bs, u64 br) {
     return s < bs || (s == bs && r < br);
 }
 
+// A candidate of the search, and the reduction to the better of two.
+struct Scored {
+    double score;
+    u64 rank;
+};
+struct BetterOp {
+    __device__ __forceinline__ Scored operator()(Scored a, Scored b) const {
+        return better(b.score, b.rank, a.score, a.rank) ? b : a;
+    }
+};
+
 // The best (smallest score, then smallest rank) permutation among ranks [start, start+count)
 // per block: block_score[blockIdx.x], block_rank[blockIdx.x] (rank ~0 when the block had no
 // work). The n x n matrix is copied to dynamic shared memory (n*n doubles).
-// Requires: 1 <= n <= 20, start + count <= n!, blockDim.x a power of two <= 256, no NaN.
-extern "C" __global__ void search_permutations_f64(const double* __restrict__ matrix, u32 n,
+// Requires: 1 <= n <= 20, start + count <= n!, blockDim.x a multiple of 32 <= 1024, no NaN.
+extern "C" __global__ void combinatorics_search_permutations_f64(const double* __restrict__ matrix, u32 n,
                                                    u32 objective, u64 start, u64 count,
                                                    u32 steps, double* __restrict__ block_score,
                                                    u64* __restrict__ block_rank) {
     WARPATH_DYNAMIC_SHARED(double, m);
-    __shared__ double s_score[SEARCH_MAX_BLOCK];
-    __shared__ u64 s_rank[SEARCH_MAX_BLOCK];
+    __shared__ Scored s_warp[32];
     for (u32 i = threadIdx.x; i < n * n; i += blockDim.x) m[i] = matrix[i];
     __syncthreads();
 
@@ -164,22 +175,9 @@ extern "C" __global__ void search_permutations_f64(const double* __restrict__ ma
         }
     }
 
-    s_score[threadIdx.x] = best;
-    s_rank[threadIdx.x] = best_rank;
-    __syncthreads();
-    for (u32 off = blockDim.x >> 1; off > 0; off >>= 1) {
-        if (threadIdx.x < off) {
-            const double os = s_score[threadIdx.x + off];
-            const u64 orank = s_rank[threadIdx.x + off];
-            if (better(os, orank, s_score[threadIdx.x], s_rank[threadIdx.x])) {
-                s_score[threadIdx.x] = os;
-                s_rank[threadIdx.x] = orank;
-            }
-        }
-        __syncthreads();
-    }
+    const Scored r = warpath::block_reduce(Scored{best, best_rank}, s_warp, BetterOp());
     if (threadIdx.x == 0) {
-        block_score[blockIdx.x] = s_score[0];
-        block_rank[blockIdx.x] = s_rank[0];
+        block_score[blockIdx.x] = r.score;
+        block_rank[blockIdx.x] = r.rank;
     }
 }

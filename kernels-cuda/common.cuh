@@ -32,3 +32,6 @@ __device__ __forceinline__ unsigned warpath_lanemask_lt() {
 // compiler computes, into the generated launchers (`kernels-cuda/ptx/<module>.rs`), so each is
 // declared once, here in CUDA.
 #define WARPATH_SHARE_WITH_HOST(...)
+// Kernel names: every `extern "C" __global__` entry is `<module>_<operation>[_<type>]`, where
+// <module> is the .cu file's stem and <type> one of u8 u16 u32 u64 i32 i64 f32 f64 (or w32 / w64
+// where only the width matters): primitives_scan_u32, graph_iota_u32, pde_fhn_step_f64.

@@ -6,6 +6,9 @@
 // Edge ids are u32 (the host rejects graphs with u32::MAX edges or more); element counts and
 // CSR offsets are 64-bit. No kernel synchronises with the host.
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
+#include "block/scan.cuh"
 
 #define NONE 0xFFFFFFFFu
 WARPATH_SHARE_WITH_HOST(NONE)
@@ -24,33 +27,19 @@ __device__ __forceinline__ bool is_splitter(u32 e, u32 mask) {
     return e == 0 || (warpath_mix32(e) & mask) == 0;
 }
 
-// Adds `pred` over the active lanes of the warp to *count with one atomic per warp.
-__device__ __forceinline__ void warp_count(bool pred, u32* count) {
-    unsigned active = __activemask();
-    unsigned votes = __ballot_sync(active, pred);
-    unsigned lane = threadIdx.x & 31u;
-    if (lane == (unsigned)(__ffs(active) - 1) && votes != 0) {
-        atomicAdd(count, (u32)__popc(votes));
-    }
-}
+extern "C" __global__ void graph_fill_u32(u32* out, u32 value, u64 n) { warpath::grid_fill(out, n, value); }
 
-extern "C" __global__ void graph_fill_u32(u32* out, u32 value, u64 n) {
-    WARPATH_GRID_STRIDE(i, n) { out[i] = value; }
-}
-
-extern "C" __global__ void graph_iota_u32(u32* out, u64 n) {
-    WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
-}
+extern "C" __global__ void graph_iota_u32(u32* out, u64 n) { warpath::grid_iota(out, n); }
 
 // ---- degrees and pairing ---------------------------------------------------------------------
 
 // in_deg[v] += 1 for every edge ending at v (in_deg zeroed by the host).
-extern "C" __global__ void euler_in_degree(const u32* __restrict__ targets, u64 m, u32* in_deg) {
+extern "C" __global__ void graph_euler_in_degree(const u32* __restrict__ targets, u64 m, u32* in_deg) {
     WARPATH_GRID_STRIDE(e, m) { atomicAdd(&in_deg[targets[e]], 1u); }
 }
 
 // *first_bad = the smallest vertex whose in-degree differs from its out-degree (init NONE).
-extern "C" __global__ void euler_check_balanced(const u64* __restrict__ offsets,
+extern "C" __global__ void graph_euler_check_balanced(const u64* __restrict__ offsets,
                                                 const u32* __restrict__ in_deg, u64 n,
                                                 u32* first_bad) {
     WARPATH_GRID_STRIDE(v, n) {
@@ -61,7 +50,7 @@ extern "C" __global__ void euler_check_balanced(const u64* __restrict__ offsets,
 // Pairs in-edges with out-edges: the in-edges of v take the slots offsets[v].. in arrival order
 // (cursor zeroed by the host), and in-edge e paired with out-edge pos gives succ[e] = pos,
 // pred[pos] = e. Valid because in-degree = out-degree at every vertex (checked before).
-extern "C" __global__ void euler_pair(const u64* __restrict__ offsets,
+extern "C" __global__ void graph_euler_pair(const u64* __restrict__ offsets,
                                       const u32* __restrict__ targets, u64 m, u32* cursor,
                                       u32* succ, u32* pred) {
     WARPATH_GRID_STRIDE(e, m) {
@@ -74,13 +63,13 @@ extern "C" __global__ void euler_pair(const u64* __restrict__ offsets,
 
 // ---- list ranking with sampled splitters -----------------------------------------------------
 
-extern "C" __global__ void euler_count_splitters(u64 m, u32 mask, u32* count) {
-    WARPATH_GRID_STRIDE(e, m) { warp_count(is_splitter((u32)e, mask), count); }
+extern "C" __global__ void graph_euler_count_splitters(u64 m, u32 mask, u32* count) {
+    WARPATH_GRID_STRIDE(e, m) { warpath::warp_count_add(is_splitter((u32)e, mask), count); }
 }
 
 // Numbers the splitters (in any order): split_of[e] = j, split_edge[j] = e. split_of must be
-// filled with NONE first; *count zeroed; capacity = the count from euler_count_splitters.
-extern "C" __global__ void euler_number_splitters(u64 m, u32 mask, u32* split_of, u32* split_edge,
+// filled with NONE first; *count zeroed; capacity = the count from graph_euler_count_splitters.
+extern "C" __global__ void graph_euler_number_splitters(u64 m, u32 mask, u32* split_of, u32* split_edge,
                                                   u32* count, u32 capacity) {
     WARPATH_GRID_STRIDE(e, m) {
         if (is_splitter((u32)e, mask)) {
@@ -98,7 +87,7 @@ extern "C" __global__ void euler_number_splitters(u64 m, u32 mask, u32* split_of
 // splitter's index and len[j] the sublist's length. Every edge reachable from a splitter lies on
 // exactly one sublist, so the writes do not collide. Edges on cycles without a splitter are not
 // touched (seg stays NONE if the host filled it so).
-extern "C" __global__ void euler_walk_sublists(const u32* __restrict__ succ,
+extern "C" __global__ void graph_euler_walk_sublists(const u32* __restrict__ succ,
                                                const u32* __restrict__ split_of,
                                                const u32* __restrict__ split_edge, u64 k, u32 mask,
                                                u32* seg, u32* off, u32* next, u32* len) {
@@ -123,7 +112,7 @@ extern "C" __global__ void euler_walk_sublists(const u32* __restrict__ succ,
 // One pointer-jumping round of "minimum over the cycle" on the splitter lists:
 // lab_out[j] = min(lab_in[j], lab_in[jmp_in[j]]), jmp_out[j] = jmp_in[jmp_in[j]].
 // After ceil(log2 k) + 1 rounds every splitter holds the minimum label of its cycle.
-extern "C" __global__ void euler_jump_min(const u32* __restrict__ lab_in,
+extern "C" __global__ void graph_euler_jump_min(const u32* __restrict__ lab_in,
                                           const u32* __restrict__ jmp_in, u32* lab_out,
                                           u32* jmp_out, u64 k) {
     WARPATH_GRID_STRIDE(j, k) {
@@ -135,7 +124,7 @@ extern "C" __global__ void euler_jump_min(const u32* __restrict__ lab_in,
 
 // Edge labels from the splitter labels; residual edges (seg == NONE, on cycles without a
 // splitter) start pointer jumping with lab = e, jmp = succ[e].
-extern "C" __global__ void euler_label_init(const u32* __restrict__ seg,
+extern "C" __global__ void graph_euler_label_init(const u32* __restrict__ seg,
                                             const u32* __restrict__ succ,
                                             const u32* __restrict__ split_lab, u64 m, u32* lab,
                                             u32* jmp) {
@@ -154,7 +143,7 @@ extern "C" __global__ void euler_label_init(const u32* __restrict__ seg,
 // One pointer-jumping round on the residual edges (covered edges are copied). Sets *unsettled
 // when some residual edge's label differed from its successor's before the round: once no label
 // differs, every residual cycle carries its minimum edge id and the host stops.
-extern "C" __global__ void euler_jump_residual(const u32* __restrict__ seg,
+extern "C" __global__ void graph_euler_jump_residual(const u32* __restrict__ seg,
                                                const u32* __restrict__ succ,
                                                const u32* __restrict__ lab_in,
                                                const u32* __restrict__ jmp_in, u32* lab_out,
@@ -174,8 +163,8 @@ extern "C" __global__ void euler_jump_residual(const u32* __restrict__ seg,
 }
 
 // *count += number of cycles (edges that are their cycle's representative).
-extern "C" __global__ void euler_count_cycles(const u32* __restrict__ lab, u64 m, u32* count) {
-    WARPATH_GRID_STRIDE(e, m) { warp_count(lab[e] == (u32)e, count); }
+extern "C" __global__ void graph_euler_count_cycles(const u32* __restrict__ lab, u64 m, u32* count) {
+    WARPATH_GRID_STRIDE(e, m) { warpath::warp_count_add(lab[e] == (u32)e, count); }
 }
 
 // ---- spanning forest of the cycle graph (lock-free union-find) -------------------------------
@@ -207,7 +196,7 @@ __device__ __forceinline__ bool uf_union(u32* parent, u32 a, u32 b) {
 }
 
 // row_last[k] = 1 when out-edge position k is the last out-edge of its vertex (zeroed first).
-extern "C" __global__ void euler_mark_row_ends(const u64* __restrict__ offsets, u64 n,
+extern "C" __global__ void graph_euler_mark_row_ends(const u64* __restrict__ offsets, u64 n,
                                                unsigned char* row_last) {
     WARPATH_GRID_STRIDE(v, n) {
         u64 hi = offsets[v + 1];
@@ -217,7 +206,7 @@ extern "C" __global__ void euler_mark_row_ends(const u64* __restrict__ offsets, 
 
 // Consecutive out-edges k, k+1 of one vertex on different cycles link those cycles; a link that
 // merges two union-find sets is a spanning-forest edge: tree[k] = 1, *links += 1.
-extern "C" __global__ void euler_link_cycles(const u32* __restrict__ lab,
+extern "C" __global__ void graph_euler_link_cycles(const u32* __restrict__ lab,
                                              const unsigned char* __restrict__ row_last, u64 m,
                                              u32* parent, unsigned char* tree, u32* links) {
     WARPATH_GRID_STRIDE(k, m) {
@@ -229,13 +218,13 @@ extern "C" __global__ void euler_link_cycles(const u32* __restrict__ lab,
                 linked = true;
             }
         }
-        warp_count(linked, links);
+        warpath::warp_count_add(linked, links);
     }
 }
 
 // run_key[k] = k when position k starts a run of forest links (k == 0 or tree[k-1] == 0), else 0.
 // An inclusive max-scan of run_key gives each position the start of its run.
-extern "C" __global__ void euler_run_keys(const unsigned char* __restrict__ tree, u64 m,
+extern "C" __global__ void graph_euler_run_keys(const unsigned char* __restrict__ tree, u64 m,
                                           u32* run_key) {
     WARPATH_GRID_STRIDE(k, m) { run_key[k] = (k == 0 || !tree[k - 1]) ? (u32)k : 0u; }
 }
@@ -243,7 +232,7 @@ extern "C" __global__ void euler_run_keys(const unsigned char* __restrict__ tree
 // Splice: along each run k..j+1 of forest links at a vertex, rotate the successors of the
 // in-edges paired with those out-edges: succ[pred[i]] = i + 1 inside the run and
 // succ[pred[j+1]] = k at its end. pred is a permutation, so each succ entry has one writer.
-extern "C" __global__ void euler_splice(const u32* __restrict__ pred,
+extern "C" __global__ void graph_euler_splice(const u32* __restrict__ pred,
                                         const unsigned char* __restrict__ tree,
                                         const u32* __restrict__ run_start, u64 m, u32* succ) {
     WARPATH_GRID_STRIDE(k, m) {
@@ -260,7 +249,7 @@ extern "C" __global__ void euler_splice(const u32* __restrict__ pred,
 
 // Wyllie list ranking on the splitter chain cut before the splitter of edge 0:
 // val = sublist length, nxt = next splitter or NONE at the end of the chain.
-extern "C" __global__ void euler_rank_init(const u32* __restrict__ next,
+extern "C" __global__ void graph_euler_rank_init(const u32* __restrict__ next,
                                            const u32* __restrict__ len,
                                            const u32* __restrict__ split_of, u64 k, u32* val,
                                            u32* nxt) {
@@ -272,7 +261,7 @@ extern "C" __global__ void euler_rank_init(const u32* __restrict__ next,
 }
 
 // One Wyllie round: val_out[j] = val_in[j] + val_in[nxt_in[j]] (sum to the end of the chain).
-extern "C" __global__ void euler_rank_round(const u32* __restrict__ val_in,
+extern "C" __global__ void graph_euler_rank_round(const u32* __restrict__ val_in,
                                             const u32* __restrict__ nxt_in, u32* val_out,
                                             u32* nxt_out, u64 k) {
     WARPATH_GRID_STRIDE(j, k) {
@@ -289,7 +278,7 @@ extern "C" __global__ void euler_rank_round(const u32* __restrict__ val_in,
 
 // order[m - suffix[seg[e]] + off[e]] = e: suffix[j] is the number of edges from splitter j to
 // the end of the chain, so m - suffix[j] is where sublist j starts.
-extern "C" __global__ void euler_scatter_order(const u32* __restrict__ seg,
+extern "C" __global__ void graph_euler_scatter_order(const u32* __restrict__ seg,
                                                const u32* __restrict__ off,
                                                const u32* __restrict__ suffix, u64 m,
                                                u32* order) {
@@ -305,14 +294,14 @@ extern "C" __global__ void euler_scatter_order(const u32* __restrict__ seg,
 // grouped by vertex. Every degree is even, so slots 2j and 2j + 1 belong to one vertex: a pair.
 
 // slot_of[halves[s]] = s (halves is a permutation of 0..m2).
-extern "C" __global__ void undirected_slot_of(const u32* __restrict__ halves, u64 m2, u32* slot_of) {
+extern "C" __global__ void graph_undirected_slot_of(const u32* __restrict__ halves, u64 m2, u32* slot_of) {
     WARPATH_GRID_STRIDE(s, m2) { slot_of[halves[s]] = (u32)s; }
 }
 
 // The dart permutation: the dart that leaves through slot s arrives at the slot of the other
 // half-edge of its edge, and the walk leaves through that slot's pair partner. Its cycles are
 // closed trails, each present twice (once per direction).
-extern "C" __global__ void undirected_next_dart(const u32* __restrict__ halves,
+extern "C" __global__ void graph_undirected_next_dart(const u32* __restrict__ halves,
                                                 const u32* __restrict__ slot_of, u64 m2,
                                                 u32* succ) {
     WARPATH_GRID_STRIDE(s, m2) { succ[s] = slot_of[halves[s] ^ 1u] ^ 1u; }
@@ -322,7 +311,7 @@ extern "C" __global__ void undirected_next_dart(const u32* __restrict__ halves,
 // the slot whose dart lies on the cycle of smaller label (exactly one of the two does), so
 // directed edge j goes to the other end of that half-edge's edge; edge_of[j] is the undirected
 // edge. The directed graph's offsets are the incidence offsets halved.
-extern "C" __global__ void undirected_orient(const u32* __restrict__ halves,
+extern "C" __global__ void graph_undirected_orient(const u32* __restrict__ halves,
                                              const u32* __restrict__ ends,
                                              const u32* __restrict__ lab, u64 m, u32* targets,
                                              u32* edge_of) {
@@ -335,14 +324,13 @@ extern "C" __global__ void undirected_orient(const u32* __restrict__ halves,
 }
 
 // order[i] = edge_of[order[i]]: directed edge ids back to undirected ones, in place.
-extern "C" __global__ void undirected_map_edges(u32* order, const u32* __restrict__ edge_of, u64 m) {
+extern "C" __global__ void graph_undirected_map_edges(u32* order, const u32* __restrict__ edge_of, u64 m) {
     WARPATH_GRID_STRIDE(i, m) { order[i] = edge_of[order[i]]; }
 }
 
-// ---- a private, simple inclusive max-scan over u32 -------------------------------------------
-// (reduce-then-scan in tiles of SCAN_TILE; the host recurses on the tile maxima and then adds
-// the carries back). graph-core keeps this simple version private; gpu-primitives has the
-// general scans.
+// ---- inclusive max-scan over u32 -------------------------------------------------------------
+// Reduce-then-scan in tiles of SCAN_TILE (the block scan of block/scan.cuh, as gpu-primitives'
+// scans): the host recurses on the tile maxima and then adds the carries back.
 
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 4
@@ -354,44 +342,17 @@ WARPATH_SHARE_WITH_HOST(SCAN_THREADS, SCAN_TILE)
 extern "C" __global__ void graph_scan_max_tiles(const u32* __restrict__ in, u32* out, u64 n,
                                                 u32* tile_max) {
     __shared__ u32 warp_tot[SCAN_THREADS / 32];
-    u64 base = (u64)blockIdx.x * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
+    const u64 base = (u64)blockIdx.x * SCAN_TILE + (u64)threadIdx.x * SCAN_ITEMS;
     u32 v[SCAN_ITEMS];
-    u32 run = 0;
+#pragma unroll
+    for (int i = 0; i < SCAN_ITEMS; ++i) v[i] = (base + i < n) ? in[base + i] : 0u;
+    u32 total;
+    warpath::block_inclusive_scan<SCAN_THREADS>(v, 0u, warp_tot, &total, warpath::Max());
 #pragma unroll
     for (int i = 0; i < SCAN_ITEMS; ++i) {
-        u32 x = (base + i < n) ? in[base + i] : 0u;
-        run = max(run, x);
-        v[i] = run;
+        if (base + i < n) out[base + i] = v[i];
     }
-    // Inclusive max-scan of the per-thread totals across the block.
-    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    u32 t = run;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        u32 y = __shfl_up_sync(0xffffffffu, t, d);
-        if (lane >= (unsigned)d) t = max(t, y);
-    }
-    if (lane == 31) warp_tot[warp] = t;
-    __syncthreads();
-    if (warp == 0) {
-        u32 w = lane < SCAN_THREADS / 32 ? warp_tot[lane] : 0u;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            u32 y = __shfl_up_sync(0xffffffffu, w, d);
-            if (lane >= (unsigned)d) w = max(w, y);
-        }
-        if (lane < SCAN_THREADS / 32) warp_tot[lane] = w;
-    }
-    __syncthreads();
-    // Exclusive prefix for this thread: previous lanes of the warp and previous warps.
-    u32 prefix = __shfl_up_sync(0xffffffffu, t, 1);
-    if (lane == 0) prefix = 0;
-    if (warp > 0) prefix = max(prefix, warp_tot[warp - 1]);
-#pragma unroll
-    for (int i = 0; i < SCAN_ITEMS; ++i) {
-        if (base + i < n) out[base + i] = max(v[i], prefix);
-    }
-    if (threadIdx.x == SCAN_THREADS - 1) tile_max[blockIdx.x] = warp_tot[SCAN_THREADS / 32 - 1];
+    if (threadIdx.x == 0) tile_max[blockIdx.x] = total;
 }
 
 // out[i] = max(out[i], scanned_tiles[tile(i) - 1]) for tiles after the first.

@@ -4,6 +4,7 @@
 // solvers (PCR levels in global memory, strided Thomas, shared-memory PCR for strided
 // batches). f32 and f64 where it applies.
 #include "common.cuh"
+#include "block/reduce.cuh"
 
 // ---------------------------------------------------------------------------------------
 // FitzHugh-Nagumo, forward Euler. Boundary kinds: 0 = no flux (mirrored ghost), 1 = Dirichlet.
@@ -44,7 +45,7 @@ __device__ __forceinline__ void fhn_node(const double* v, double wc, u64 i, u64 
 }
 
 // One step of `total / n` axons of n nodes each (total = batch * n), one thread per node.
-extern "C" __global__ void fhn_step_f64(const double* __restrict__ v, const double* __restrict__ w,
+extern "C" __global__ void pde_fhn_step_f64(const double* __restrict__ v, const double* __restrict__ w,
                                         double* __restrict__ vn, double* __restrict__ wn, u64 n,
                                         u64 total, FhnCoeffs k) {
     WARPATH_GRID_STRIDE(g, total) {
@@ -59,7 +60,7 @@ extern "C" __global__ void fhn_step_f64(const double* __restrict__ v, const doub
 // axons). Dynamic shared memory: 3 * n doubles (v double-buffered, w). One barrier per step:
 // step s reads buffer s&1 and writes the other; the barrier orders all reads of a buffer
 // before it is overwritten two steps later. Each node's w is touched by one thread only.
-extern "C" __global__ void fhn_fused_f64(double* __restrict__ v, double* __restrict__ w, u64 n,
+extern "C" __global__ void pde_fhn_fused_f64(double* __restrict__ v, double* __restrict__ w, u64 n,
                                          u64 batch, u32 steps, FhnCoeffs k) {
     WARPATH_DYNAMIC_SHARED(double, fhn_smem);
     double* buf0 = fhn_smem;
@@ -136,7 +137,7 @@ __device__ __forceinline__ bool cn_fixed(u64 i, u64 n, const CnCoeffs& k, double
 // The explicit half of a step from (v, w): sw = alpha w + beta v + s_w (the constant part of
 // W), rhs = v + h (L v + f(v)) - h (w + sw) + s_v, and the Newton start V = v with Dirichlet
 // nodes set. `src` is null, or holds the source parts s_v in [0, n) and s_w in [n, 2n).
-extern "C" __global__ void fhn_cn_explicit_f64(const double* __restrict__ v, const double* __restrict__ w,
+extern "C" __global__ void pde_fhn_cn_explicit_f64(const double* __restrict__ v, const double* __restrict__ w,
                                                const double* __restrict__ src, double* __restrict__ sw,
                                                double* __restrict__ rhs, double* __restrict__ big_v, u64 n, CnCoeffs k) {
     WARPATH_GRID_STRIDE(i, n) {
@@ -156,7 +157,7 @@ extern "C" __global__ void fhn_cn_explicit_f64(const double* __restrict__ v, con
 
 // The Newton system at the iterate V: tridiagonal Jacobian (a, b, c) and right-hand side
 // d = -G(V), G(V) = V - h (L V + f(V)) + h beta V - rhs; identity rows at Dirichlet nodes.
-extern "C" __global__ void fhn_cn_assemble_f64(const double* __restrict__ big_v, const double* __restrict__ rhs,
+extern "C" __global__ void pde_fhn_cn_assemble_f64(const double* __restrict__ big_v, const double* __restrict__ rhs,
                                                double* __restrict__ ja, double* __restrict__ jb,
                                                double* __restrict__ jc, double* __restrict__ g, u64 n, CnCoeffs k) {
     WARPATH_GRID_STRIDE(i, n) {
@@ -182,7 +183,7 @@ extern "C" __global__ void fhn_cn_assemble_f64(const double* __restrict__ big_v,
 // so its IEEE bits order like the values, with +inf above every finite value and NaN above +inf:
 // a non-finite update always wins the max. The caller zeroes *max_bits first. Block reduction
 // over warps (blockDim a multiple of 32, at most 1024), one atomicMax per block.
-extern "C" __global__ void fhn_cn_update_f64(double* __restrict__ big_v, const double* __restrict__ delta,
+extern "C" __global__ void pde_fhn_cn_update_f64(double* __restrict__ big_v, const double* __restrict__ delta,
                                              u64 n, u64* __restrict__ max_bits) {
     __shared__ u64 cn_warp_max[32];
     u64 m = 0;
@@ -192,26 +193,13 @@ extern "C" __global__ void fhn_cn_update_f64(double* __restrict__ big_v, const d
         u64 bits = (u64)__double_as_longlong(fabs(d));
         m = bits > m ? bits : m;
     }
-    for (int off = 16; off > 0; off >>= 1) {
-        u64 o = __shfl_down_sync(0xffffffffu, m, off);
-        m = o > m ? o : m;
-    }
-    if (threadIdx.x % 32 == 0) cn_warp_max[threadIdx.x / 32] = m;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        u32 warps = blockDim.x / 32;
-        m = threadIdx.x < warps ? cn_warp_max[threadIdx.x] : 0;
-        for (int off = 16; off > 0; off >>= 1) {
-            u64 o = __shfl_down_sync(0xffffffffu, m, off);
-            m = o > m ? o : m;
-        }
-        if (threadIdx.x == 0) atomicMax(max_bits, m);
-    }
+    m = warpath::block_reduce(m, cn_warp_max, warpath::Max());
+    if (threadIdx.x == 0) atomicMax(max_bits, m);
 }
 
 // The end of a converged step: v = V, w = sw + beta V (W = alpha w + beta (v + V) + source
 // part), both with tiny values flushed to zero.
-extern "C" __global__ void fhn_cn_finish_f64(const double* __restrict__ big_v, const double* __restrict__ sw,
+extern "C" __global__ void pde_fhn_cn_finish_f64(const double* __restrict__ big_v, const double* __restrict__ sw,
                                              double* __restrict__ v, double* __restrict__ w, u64 n,
                                              double beta) {
     WARPATH_GRID_STRIDE(i, n) {
@@ -475,26 +463,26 @@ __device__ void batch_thomas(const T* __restrict__ a, const T* __restrict__ b, c
 }
 
 #define WARPATH_TRIDIAG_KERNELS(T, SUF)                                                                \
-    extern "C" __global__ void tridiag_pcr_level_##SUF(const T* a, const T* b, const T* c, const T* d, \
+    extern "C" __global__ void pde_tridiag_pcr_level_##SUF(const T* a, const T* b, const T* c, const T* d, \
                                                        T* ao, T* bo, T* co, T* dout, u64 n, u64 s) {   \
         pcr_level<T>(a, b, c, d, ao, bo, co, dout, n, s);                                              \
     }                                                                                                  \
-    extern "C" __global__ void tridiag_thomas_strided_##SUF(const T* a, const T* b, const T* c,        \
+    extern "C" __global__ void pde_tridiag_thomas_strided_##SUF(const T* a, const T* b, const T* c,        \
                                                             const T* d, T* x, T* cp, u64 n, u64 S) {   \
         thomas_strided<T>(a, b, c, d, x, cp, n, S);                                                    \
     }                                                                                                  \
-    extern "C" __global__ void tridiag_batch_pcr_##SUF(const T* a, const T* b, const T* c, const T* d, \
+    extern "C" __global__ void pde_tridiag_batch_pcr_##SUF(const T* a, const T* b, const T* c, const T* d, \
                                                        T* x, u64 m, u64 stride, u64 batch) {           \
         WARPATH_DYNAMIC_SHARED(T, tridiag_smem_##SUF);                                                 \
         batch_pcr<T>(a, b, c, d, x, m, stride, batch, tridiag_smem_##SUF);                             \
     }                                                                                                  \
-    extern "C" __global__ void tridiag_batch_cr_pcr_##SUF(const T* a, const T* b, const T* c,          \
+    extern "C" __global__ void pde_tridiag_batch_cr_pcr_##SUF(const T* a, const T* b, const T* c,          \
                                                           const T* d, T* x, u64 m, u64 stride,         \
                                                           u64 batch, u64 pcr_rows) {                   \
         WARPATH_DYNAMIC_SHARED(T, tridiag_smem2_##SUF);                                                \
         batch_cr_pcr<T>(a, b, c, d, x, m, stride, batch, pcr_rows, tridiag_smem2_##SUF);               \
     }                                                                                                  \
-    extern "C" __global__ void tridiag_batch_thomas_##SUF(const T* a, const T* b, const T* c,          \
+    extern "C" __global__ void pde_tridiag_batch_thomas_##SUF(const T* a, const T* b, const T* c,          \
                                                           const T* d, T* x, T* cp, u64 m, u64 stride,  \
                                                           u64 batch) {                                 \
         batch_thomas<T>(a, b, c, d, x, cp, m, stride, batch);                                          \

@@ -33,6 +33,9 @@
 //   Keys/values written by a pass are read only by the next kernel launch on the same stream,
 //   which the launch order makes visible.
 #include "common.cuh"
+#include "block/fill.cuh"
+#include "block/reduce.cuh"
+#include "block/scan.cuh"
 
 #define PRIM_BLOCK 256
 #define RADIX_BITS 8
@@ -81,7 +84,7 @@ __device__ __forceinline__ u64 unord64(u64 t, u32 kind) {
 }
 
 // In place: keys -> ordered bits (complemented when desc), or back when inverse.
-extern "C" __global__ void key_transform_w32(u32* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
+extern "C" __global__ void primitives_key_transform_w32(u32* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         u32 k = keys[i];
         if (inverse) {
@@ -92,7 +95,7 @@ extern "C" __global__ void key_transform_w32(u32* keys, u64 n, u32 kind, u32 des
         }
     }
 }
-extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
+extern "C" __global__ void primitives_key_transform_w64(u64* keys, u64 n, u32 kind, u32 desc, u32 inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         u64 k = keys[i];
         if (inverse) {
@@ -107,14 +110,14 @@ extern "C" __global__ void key_transform_w64(u64* keys, u64 n, u32 kind, u32 des
 // Float keys' numeric classes, in place on the raw bits of a copy: -0.0 becomes +0.0 and every
 // NaN the default quiet NaN, so that a stable sort keeps keys that compare equal as numbers in
 // index order (numpy's argsort(kind="stable"); SortKey::numeric_class on the host).
-extern "C" __global__ void float_classes_w32(u32* keys, u64 n) {
+extern "C" __global__ void primitives_float_classes_w32(u32* keys, u64 n) {
     WARPATH_GRID_STRIDE(i, n) {
         const u32 b = keys[i];
         if (b == 0x80000000u) keys[i] = 0u;
         else if ((b & 0x7FFFFFFFu) > 0x7F800000u) keys[i] = 0x7FC00000u;
     }
 }
-extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
+extern "C" __global__ void primitives_float_classes_w64(u64* keys, u64 n) {
     WARPATH_GRID_STRIDE(i, n) {
         const u64 b = keys[i];
         if (b == 0x8000000000000000ull) keys[i] = 0ull;
@@ -122,155 +125,106 @@ extern "C" __global__ void float_classes_w64(u64* keys, u64 n) {
     }
 }
 
-extern "C" __global__ void iota_u32_prim(u32* out, u64 n) {
-    WARPATH_GRID_STRIDE(i, n) { out[i] = (u32)i; }
-}
-
-// --- block-wide helpers (blockDim.x == PRIM_BLOCK) -------------------------------------------
-
-// Exclusive prefix sum of one value per thread over the block; *total gets the block sum.
-// Uses `warp_sums` (PRIM_BLOCK / 32 entries of shared memory). Contains __syncthreads().
-template <typename A>
-__device__ __forceinline__ A block_exclusive_sum(A v, A* warp_sums, A* total) {
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    A x = v;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        A y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= (u32)o) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        A w = (lane < PRIM_BLOCK / 32) ? warp_sums[lane] : (A)0;
-#pragma unroll
-        for (int o = 1; o < PRIM_BLOCK / 32; o <<= 1) {
-            A y = __shfl_up_sync(0xffffffffu, w, o);
-            if (lane >= (u32)o) w += y;
-        }
-        if (lane < PRIM_BLOCK / 32) warp_sums[lane] = w;  // inclusive warp totals
-    }
-    __syncthreads();
-    A before = (warp == 0) ? (A)0 : warp_sums[warp - 1];
-    *total = warp_sums[PRIM_BLOCK / 32 - 1];
-    __syncthreads();  // warp_sums may be reused by the caller
-    return before + x - v;
-}
+extern "C" __global__ void primitives_iota_u32(u32* out, u64 n) { warpath::grid_iota<u32>(out, n); }
 
 // --- reduce ----------------------------------------------------------------------------------
 // Two stages: stage 1 writes one partial per block (grid-stride), stage 2 (one block) reduces the
 // partials. Sums accumulate in 64 bits (u64 wraps, which is also i64 two's-complement wrapping;
 // f32 sums accumulate in f64). Min/max compare ordered bits, i.e. the crate's total order.
 
-template <typename A>
-__device__ __forceinline__ A block_reduce_sum(A v, A* shared) {
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if (lane == 0) shared[warp] = v;
-    __syncthreads();
-    A r = (A)0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < PRIM_BLOCK / 32; ++w) r += shared[w];
-    return r;  // valid in thread 0 only
-}
-
 template <typename I, typename A>
 __device__ void reduce_sum_stage1(const I* in, u64 n, A* partials) {
     __shared__ A sh[PRIM_BLOCK / 32];
     A acc = (A)0;
     WARPATH_GRID_STRIDE(i, n) { acc += (A)in[i]; }
-    A r = block_reduce_sum<A>(acc, sh);
+    A r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) partials[blockIdx.x] = r;
 }
-extern "C" __global__ void reduce_sum_u32(const u32* in, u64 n, u64* p) { reduce_sum_stage1<u32, u64>(in, n, p); }
-extern "C" __global__ void reduce_sum_i32(const int* in, u64 n, u64* p) {
+extern "C" __global__ void primitives_reduce_sum_u32(const u32* in, u64 n, u64* p) { reduce_sum_stage1<u32, u64>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_i32(const int* in, u64 n, u64* p) {
     // sign-extend, then add as u64: two's-complement wrapping sum equals the i64 wrapping sum
     __shared__ u64 sh[PRIM_BLOCK / 32];
     u64 acc = 0;
     WARPATH_GRID_STRIDE(i, n) { acc += (u64)(i64)in[i]; }
-    u64 r = block_reduce_sum<u64>(acc, sh);
+    u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) p[blockIdx.x] = r;
 }
-extern "C" __global__ void reduce_sum_u64(const u64* in, u64 n, u64* p) { reduce_sum_stage1<u64, u64>(in, n, p); }
-extern "C" __global__ void reduce_sum_f32(const float* in, u64 n, double* p) { reduce_sum_stage1<float, double>(in, n, p); }
-extern "C" __global__ void reduce_sum_f64(const double* in, u64 n, double* p) { reduce_sum_stage1<double, double>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_u64(const u64* in, u64 n, u64* p) { reduce_sum_stage1<u64, u64>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_f32(const float* in, u64 n, double* p) { reduce_sum_stage1<float, double>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_f64(const double* in, u64 n, double* p) { reduce_sum_stage1<double, double>(in, n, p); }
 // Stage 2: one block sums `m` partials in a fixed order (deterministic on a given device).
-extern "C" __global__ void reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
+extern "C" __global__ void primitives_reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
     __shared__ u64 sh[PRIM_BLOCK / 32];
     u64 acc = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
-    u64 r = block_reduce_sum<u64>(acc, sh);
+    u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) *out = r;
 }
-extern "C" __global__ void reduce_sum_final_f64(const double* partials, u64 m, double* out) {
+extern "C" __global__ void primitives_reduce_sum_final_f64(const double* partials, u64 m, double* out) {
     __shared__ double sh[PRIM_BLOCK / 32];
     double acc = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
-    double r = block_reduce_sum<double>(acc, sh);
+    double r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) *out = r;
 }
 
 // Min and max of ordered bits; out[2*block] = min, out[2*block+1] = max. n >= 1.
 template <typename B>
-__device__ __forceinline__ void block_minmax(B lo, B hi, B* sh_lo, B* sh_hi, B* out) {
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        B a = __shfl_down_sync(0xffffffffu, lo, o);
-        B b = __shfl_down_sync(0xffffffffu, hi, o);
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
+struct MinMax {
+    B lo, hi;
+};
+struct MinMaxOp {
+    template <typename B>
+    __device__ __forceinline__ MinMax<B> operator()(MinMax<B> a, MinMax<B> b) const {
+        return {b.lo < a.lo ? b.lo : a.lo, b.hi > a.hi ? b.hi : a.hi};
     }
-    if (lane == 0) { sh_lo[warp] = lo; sh_hi[warp] = hi; }
-    __syncthreads();
+};
+template <typename B>
+__device__ __forceinline__ void block_minmax(B lo, B hi, MinMax<B>* sh, B* out) {
+    const MinMax<B> r = warpath::block_reduce<PRIM_BLOCK>(MinMax<B>{lo, hi}, sh, MinMaxOp());
     if (threadIdx.x == 0) {
-        for (int w = 1; w < PRIM_BLOCK / 32; ++w) {
-            lo = sh_lo[w] < lo ? sh_lo[w] : lo;
-            hi = sh_hi[w] > hi ? sh_hi[w] : hi;
-        }
-        out[0] = lo;
-        out[1] = hi;
+        out[0] = r.lo;
+        out[1] = r.hi;
     }
 }
-extern "C" __global__ void reduce_minmax_w32(const u32* in, u64 n, u32 kind, u32* out) {
-    __shared__ u32 a[PRIM_BLOCK / 32], b[PRIM_BLOCK / 32];
+extern "C" __global__ void primitives_reduce_minmax_w32(const u32* in, u64 n, u32 kind, u32* out) {
+    __shared__ MinMax<u32> sh[PRIM_BLOCK / 32];
     u32 lo = 0xFFFFFFFFu, hi = 0;
     WARPATH_GRID_STRIDE(i, n) {
         u32 t = ord32(in[i], kind);
         lo = t < lo ? t : lo;
         hi = t > hi ? t : hi;
     }
-    block_minmax<u32>(lo, hi, a, b, out + 2 * (u64)blockIdx.x);
+    block_minmax<u32>(lo, hi, sh, out + 2 * (u64)blockIdx.x);
 }
-extern "C" __global__ void reduce_minmax_w64(const u64* in, u64 n, u32 kind, u64* out) {
-    __shared__ u64 a[PRIM_BLOCK / 32], b[PRIM_BLOCK / 32];
+extern "C" __global__ void primitives_reduce_minmax_w64(const u64* in, u64 n, u32 kind, u64* out) {
+    __shared__ MinMax<u64> sh[PRIM_BLOCK / 32];
     u64 lo = 0xFFFFFFFFFFFFFFFFull, hi = 0;
     WARPATH_GRID_STRIDE(i, n) {
         u64 t = ord64(in[i], kind);
         lo = t < lo ? t : lo;
         hi = t > hi ? t : hi;
     }
-    block_minmax<u64>(lo, hi, a, b, out + 2 * (u64)blockIdx.x);
+    block_minmax<u64>(lo, hi, sh, out + 2 * (u64)blockIdx.x);
 }
 // Stage 2 over `m` (min, max) pairs of ordered bits (kind 0: already ordered).
-extern "C" __global__ void reduce_minmax_final_w32(const u32* parts, u64 m, u32* out) {
-    __shared__ u32 a[PRIM_BLOCK / 32], b[PRIM_BLOCK / 32];
+extern "C" __global__ void primitives_reduce_minmax_final_w32(const u32* parts, u64 m, u32* out) {
+    __shared__ MinMax<u32> sh[PRIM_BLOCK / 32];
     u32 lo = 0xFFFFFFFFu, hi = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) {
         lo = parts[2 * i] < lo ? parts[2 * i] : lo;
         hi = parts[2 * i + 1] > hi ? parts[2 * i + 1] : hi;
     }
-    block_minmax<u32>(lo, hi, a, b, out);
+    block_minmax<u32>(lo, hi, sh, out);
 }
-extern "C" __global__ void reduce_minmax_final_w64(const u64* parts, u64 m, u64* out) {
-    __shared__ u64 a[PRIM_BLOCK / 32], b[PRIM_BLOCK / 32];
+extern "C" __global__ void primitives_reduce_minmax_final_w64(const u64* parts, u64 m, u64* out) {
+    __shared__ MinMax<u64> sh[PRIM_BLOCK / 32];
     u64 lo = 0xFFFFFFFFFFFFFFFFull, hi = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) {
         lo = parts[2 * i] < lo ? parts[2 * i] : lo;
         hi = parts[2 * i + 1] > hi ? parts[2 * i + 1] : hi;
     }
-    block_minmax<u64>(lo, hi, a, b, out);
+    block_minmax<u64>(lo, hi, sh, out);
 }
 
 // --- decoupled look-back scan (Merrill & Garland 2016) ---------------------------------------
@@ -318,14 +272,11 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
     __syncthreads();
     // blocked: thread t owns items [t*ITEMS, (t+1)*ITEMS)
     A items[SCAN_ITEMS];
-    A thread_sum = 0;
 #pragma unroll
-    for (int r = 0; r < SCAN_ITEMS; ++r) {
-        items[r] = s_data[threadIdx.x * SCAN_ITEMS + r];
-        thread_sum += items[r];
-    }
+    for (int r = 0; r < SCAN_ITEMS; ++r) items[r] = s_data[threadIdx.x * SCAN_ITEMS + r];
     A tile_total;
-    A thread_prefix = block_exclusive_sum<A>(thread_sum, s_warp, &tile_total);
+    const A thread_prefix = warpath::block_exclusive_scan<PRIM_BLOCK>(
+        warpath::thread_reduce(items, (A)0, warpath::Sum()), (A)0, s_warp, &tile_total, warpath::Sum());
 
     // look-back by warp 0
     if (threadIdx.x < 32) {
@@ -354,10 +305,7 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
                 const u32 prefix_mask = __ballot_sync(0xffffffffu, f == FLAG_PREFIX);
                 // lanes up to and including the nearest PREFIX contribute
                 const u32 stop = prefix_mask ? (u32)(__ffs(prefix_mask) - 1) : 31u;
-                A contrib = (lane <= stop) ? v : (A)0;
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1) contrib += __shfl_xor_sync(0xffffffffu, contrib, o);
-                exclusive += contrib;
+                exclusive += warpath::warp_allreduce((lane <= stop) ? v : (A)0, warpath::Sum());
                 if (prefix_mask) break;
                 top -= 32;
             }
@@ -370,18 +318,8 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
         if (lane == 0) s_exclusive = exclusive;
     }
     __syncthreads();
-    A running = s_exclusive + thread_prefix;
-#pragma unroll
-    for (int r = 0; r < SCAN_ITEMS; ++r) {
-        A x = items[r];
-        if (inclusive) {
-            running += x;
-            s_data[threadIdx.x * SCAN_ITEMS + r] = running;
-        } else {
-            s_data[threadIdx.x * SCAN_ITEMS + r] = running;
-            running += x;
-        }
-    }
+    warpath::thread_scan(items, s_exclusive + thread_prefix, inclusive != 0, warpath::Sum(),
+                         &s_data[threadIdx.x * SCAN_ITEMS]);
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < SCAN_ITEMS; ++r) {
@@ -395,12 +333,12 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
                                     A* incl, u64* counter) {                                        \
         scan_lookback<I, A>(in, out, n, inclusive, flags, agg, incl, counter);                      \
     }
-SCAN_ENTRY(scan_u32_u64, u32, u64)
-SCAN_ENTRY(scan_i32_u64, int, u64)
-SCAN_ENTRY(scan_u64_u64, u64, u64)
-SCAN_ENTRY(scan_f32_f64, float, double)
-SCAN_ENTRY(scan_f64_f64, double, double)
-SCAN_ENTRY(scan_flags_u64, unsigned char, u64)
+SCAN_ENTRY(primitives_scan_u32, u32, u64)
+SCAN_ENTRY(primitives_scan_i32, int, u64)
+SCAN_ENTRY(primitives_scan_u64, u64, u64)
+SCAN_ENTRY(primitives_scan_f32, float, double)
+SCAN_ENTRY(primitives_scan_f64, double, double)
+SCAN_ENTRY(primitives_scan_flags_u8, unsigned char, u64)
 
 // --- select (compact by flags) and split (stable partition) ---------------------------------
 // pos = exclusive scan of the flags (number of kept elements before i). The number kept is
@@ -413,11 +351,11 @@ __device__ void select_scatter(const T* in, const unsigned char* flags, const u6
         if (i == n - 1) *count = pos[i] + (flags[i] ? 1ull : 0ull);
     }
 }
-extern "C" __global__ void select_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
+extern "C" __global__ void primitives_select_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
                                       u64* count) {
     select_scatter<u32>(in, f, pos, n, out, count);
 }
-extern "C" __global__ void select_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
+extern "C" __global__ void primitives_select_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
                                       u64* count) {
     select_scatter<u64>(in, f, pos, n, out, count);
 }
@@ -435,19 +373,19 @@ __device__ void split_scatter(const T* in, const unsigned char* flags, const u64
         if (i == 0) *boundary = zeros;
     }
 }
-extern "C" __global__ void split_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
+extern "C" __global__ void primitives_split_w32(const u32* in, const unsigned char* f, const u64* pos, u64 n, u32* out,
                                      u64* boundary) {
     split_scatter<u32>(in, f, pos, n, out, boundary);
 }
-extern "C" __global__ void split_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
+extern "C" __global__ void primitives_split_w64(const u64* in, const unsigned char* f, const u64* pos, u64 n, u64* out,
                                      u64* boundary) {
     split_scatter<u64>(in, f, pos, n, out, boundary);
 }
 // flags[i] = bit `bit` of the key's raw bits.
-extern "C" __global__ void flags_from_bit_w32(const u32* keys, u64 n, u32 bit, unsigned char* flags) {
+extern "C" __global__ void primitives_flags_from_bit_w32(const u32* keys, u64 n, u32 bit, unsigned char* flags) {
     WARPATH_GRID_STRIDE(i, n) { flags[i] = (unsigned char)((keys[i] >> bit) & 1u); }
 }
-extern "C" __global__ void flags_from_bit_w64(const u64* keys, u64 n, u32 bit, unsigned char* flags) {
+extern "C" __global__ void primitives_flags_from_bit_w64(const u64* keys, u64 n, u32 bit, unsigned char* flags) {
     WARPATH_GRID_STRIDE(i, n) { flags[i] = (unsigned char)((keys[i] >> bit) & 1ull); }
 }
 
@@ -455,11 +393,11 @@ extern "C" __global__ void flags_from_bit_w64(const u64* keys, u64 n, u32 bit, u
 // bins[k] += 1 for each key k < nbins; *first_bad = smallest index of a key >= nbins
 // (host initialises it to u64::MAX). Shared-memory counters when nbins <= HIST_SHARED_BINS.
 #define HIST_SHARED_BINS 8192
-extern "C" __global__ void histogram_u32(const u32* keys, u64 n, u64* bins, u32 nbins, u64* first_bad) {
+extern "C" __global__ void primitives_histogram_u32(const u32* keys, u64 n, u64* bins, u32 nbins, u64* first_bad) {
     __shared__ u32 s[HIST_SHARED_BINS];
     const bool use_shared = nbins <= HIST_SHARED_BINS;
     if (use_shared) {
-        for (u32 b = threadIdx.x; b < nbins; b += blockDim.x) s[b] = 0;
+        warpath::block_fill(s, nbins, 0u);
         __syncthreads();
     }
     WARPATH_GRID_STRIDE(i, n) {
@@ -482,18 +420,18 @@ extern "C" __global__ void histogram_u32(const u32* keys, u64 n, u64* bins, u32 
 }
 
 // --- Onesweep LSD radix sort (Adinets & Merrill 2022) ---------------------------------------
-// 1. radix_histogram_*: one read of all keys builds the global histogram of every digit
+// 1. primitives_radix_histogram_*: one read of all keys builds the global histogram of every digit
 //    (hist[pass][256], u64).
-// 2. radix_prepare: per pass, exclusive scan of the 256 counts into digit start offsets, and
+// 2. primitives_radix_prepare: per pass, exclusive scan of the 256 counts into digit start offsets, and
 //    trivial[pass] = 1 when one digit holds all n keys (the pass would be the identity).
-// 3. onesweep_*: one launch per pass. A block ranks its tile's keys by digit (warp-level
+// 3. primitives_onesweep_*: one launch per pass. A block ranks its tile's keys by digit (warp-level
 //    match_any, stable), publishes per-digit counts with a per-digit decoupled look-back, then
 //    scatters the keys (and values) through shared memory so that writes of one digit are
 //    contiguous. A trivial pass copies its tile instead (keeps the ping-pong buffers consistent
 //    without a host round trip).
-extern "C" __global__ void radix_histogram_w32(const u32* keys, u64 n, u32 passes, u64* hist) {
+extern "C" __global__ void primitives_radix_histogram_w32(const u32* keys, u64 n, u32 passes, u64* hist) {
     __shared__ u32 s[4][RADIX];
-    for (u32 j = threadIdx.x; j < 4 * RADIX; j += blockDim.x) (&s[0][0])[j] = 0;
+    warpath::block_fill(&s[0][0], 4u * RADIX, 0u);
     __syncthreads();
     WARPATH_GRID_STRIDE(i, n) {
         u32 k = keys[i];
@@ -505,9 +443,9 @@ extern "C" __global__ void radix_histogram_w32(const u32* keys, u64 n, u32 passe
         if (c) atomicAdd((unsigned long long*)&hist[j], (unsigned long long)c);
     }
 }
-extern "C" __global__ void radix_histogram_w64(const u64* keys, u64 n, u32 passes, u64* hist) {
+extern "C" __global__ void primitives_radix_histogram_w64(const u64* keys, u64 n, u32 passes, u64* hist) {
     __shared__ u32 s[8][RADIX];
-    for (u32 j = threadIdx.x; j < 8 * RADIX; j += blockDim.x) (&s[0][0])[j] = 0;
+    warpath::block_fill(&s[0][0], 8u * RADIX, 0u);
     __syncthreads();
     WARPATH_GRID_STRIDE(i, n) {
         u64 k = keys[i];
@@ -520,7 +458,7 @@ extern "C" __global__ void radix_histogram_w64(const u64* keys, u64 n, u32 passe
     }
 }
 // grid = passes blocks of 256 threads. hist[pass][d] becomes the exclusive prefix (digit start).
-extern "C" __global__ void radix_prepare(u64* hist, u64 n, u32* trivial) {
+extern "C" __global__ void primitives_radix_prepare(u64* hist, u64 n, u32* trivial) {
     __shared__ u64 s_warp[PRIM_BLOCK / 32];
     __shared__ u32 s_trivial;
     if (threadIdx.x == 0) s_trivial = 0;
@@ -529,7 +467,7 @@ extern "C" __global__ void radix_prepare(u64* hist, u64 n, u32* trivial) {
     u64 c = h[threadIdx.x];
     if (c == n) s_trivial = 1;  // benign race: every writer stores 1
     u64 total;
-    u64 start = block_exclusive_sum<u64>(c, s_warp, &total);
+    u64 start = warpath::block_exclusive_scan<PRIM_BLOCK>(c, (u64)0, s_warp, &total, warpath::Sum());
     h[threadIdx.x] = start;
     __syncthreads();
     if (threadIdx.x == 0) trivial[blockIdx.x] = s_trivial;
@@ -634,7 +572,8 @@ __device__ void onesweep(const K* keys_in, K* keys_out, const V* vals_in, V* val
         st_volatile<u64>(my, os_word(epoch, OS_FLAG_AGG, tile_count));
     }
     u32 total_unused;
-    const u32 tile_start = block_exclusive_sum<u32>(tile_count, s_scan, &total_unused);
+    const u32 tile_start =
+        warpath::block_exclusive_scan<PRIM_BLOCK>(tile_count, 0u, s_scan, &total_unused, warpath::Sum());
     s_tile_start[d] = tile_start;
     u64 exclusive = 0;
     if (tile > 0) {
@@ -684,21 +623,24 @@ __device__ void onesweep(const K* keys_in, K* keys_out, const V* vals_in, V* val
     }
 }
 
+// __launch_bounds__(PRIM_BLOCK, 4): four resident blocks per SM (64 registers, and 4 x 38 KiB of
+// shared memory fits an A100's or H100's SM). Without the minimum, ptxas picks between 64 and
+// 111 registers and sometimes spills, depending on incidental changes to the code.
 #define OS_ITEMS_NARROW 16
 #define OS_ITEMS_WIDE 12
 #define ONESWEEP_ENTRY(NAME, K, V, HAS_V, ITEMS)                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIM_BLOCK)                                             \
+    extern "C" __global__ void __launch_bounds__(PRIM_BLOCK, 4)                                          \
         NAME(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out, u64 n, u32 pass,                \
              const u64* digit_start, const u32* trivial, u64* status, u64* tile_counters) {              \
         onesweep<K, V, HAS_V, ITEMS>(keys_in, keys_out, vals_in, vals_out, n, pass, digit_start, trivial, \
                                      status, tile_counters);                                             \
     }
-ONESWEEP_ENTRY(onesweep_k32, u32, u32, false, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(onesweep_k32_v32, u32, u32, true, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(onesweep_k32_v64, u32, u64, true, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64, u64, u32, false, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64_v32, u64, u32, true, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(onesweep_k64_v64, u64, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_keys_w32, u32, u32, false, OS_ITEMS_NARROW)
+ONESWEEP_ENTRY(primitives_onesweep_pairs32_w32, u32, u32, true, OS_ITEMS_NARROW)
+ONESWEEP_ENTRY(primitives_onesweep_pairs64_w32, u32, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_keys_w64, u64, u32, false, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs32_w64, u64, u32, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs64_w64, u64, u64, true, OS_ITEMS_WIDE)
 
 // --- distinct on sorted ordered bits -------------------------------------------------------
 // Numeric equality of floats (numpy's unique, equal_nan=True) on ordered bits: -0.0 and +0.0 are
@@ -732,10 +674,10 @@ __device__ void mark_heads(const K* keys, u64 n, u32 numeric_float, unsigned cha
         }
     }
 }
-extern "C" __global__ void mark_heads_w32(const u32* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+extern "C" __global__ void primitives_mark_heads_w32(const u32* k, u64 n, u32 nf, unsigned char* h, u32* u) {
     mark_heads<u32>(k, n, nf, h, u);
 }
-extern "C" __global__ void mark_heads_w64(const u64* k, u64 n, u32 nf, unsigned char* h, u32* u) {
+extern "C" __global__ void primitives_mark_heads_w64(const u64* k, u64 n, u32 nf, unsigned char* h, u32* u) {
     mark_heads<u64>(k, n, nf, h, u);
 }
 
@@ -755,23 +697,23 @@ __device__ void distinct_scatter(const K* keys, const unsigned char* heads, cons
         if (i == n - 1) *m = g + 1;
     }
 }
-extern "C" __global__ void distinct_scatter_w32(const u32* k, const unsigned char* h, const u64* pos, u64 n,
+extern "C" __global__ void primitives_distinct_scatter_w32(const u32* k, const unsigned char* h, const u64* pos, u64 n,
                                                 u32* v, u64* s, u64* c, u64* m) {
     distinct_scatter<u32>(k, h, pos, n, v, s, c, m);
 }
-extern "C" __global__ void distinct_scatter_w64(const u64* k, const unsigned char* h, const u64* pos, u64 n,
+extern "C" __global__ void primitives_distinct_scatter_w64(const u64* k, const unsigned char* h, const u64* pos, u64 n,
                                                 u64* v, u64* s, u64* c, u64* m) {
     distinct_scatter<u64>(k, h, pos, n, v, s, c, m);
 }
 // counts[g] = ends[g] - starts[g] for g < *m (grid over n >= *m).
-extern "C" __global__ void distinct_counts(const u64* starts, u64* counts, const u64* m, u64 n) {
+extern "C" __global__ void primitives_distinct_counts(const u64* starts, u64* counts, const u64* m, u64 n) {
     const u64 groups = *m;
     WARPATH_GRID_STRIDE(g, n) {
         if (g < groups) counts[g] -= starts[g];
     }
 }
 // inverse[perm[i]] = group of sorted position i (perm = argsort; identity when perm == null).
-extern "C" __global__ void distinct_inverse(const unsigned char* heads, const u64* pos, const u32* perm, u64 n,
+extern "C" __global__ void primitives_distinct_inverse(const unsigned char* heads, const u64* pos, const u32* perm, u64 n,
                                             u32* inverse) {
     WARPATH_GRID_STRIDE(i, n) {
         const u32 g = (u32)(pos[i] + (u64)heads[i] - 1);

@@ -1,7 +1,7 @@
 // CPU simulation of kernels-cuda/assignment.cu: Bertsekas' auction, both the multi-kernel round
-// loop (auction_reset/bid/claim/assign/collect, driven as crates/assignment/src/auction.rs
+// loop (assignment_auction_reset/bid/claim/assign/collect, driven as crates/assignment/src/auction.rs
 // drives them: bidder count in device memory, double-buffered, read back once per batch of
-// rounds) and the one-launch batch kernel (auction_batch). The round loop is checked against a
+// rounds) and the one-launch batch kernel (assignment_auction_batch). The round loop is checked against a
 // plain sequential Jacobi auction (same rounds, same prices bit for bit, same assignment) under
 // several batch schedules, and, on integer benefits with eps_final < 1/n, against the optimum of
 // an exact O(n^3) Hungarian (shortest augmenting path with potentials), including matrices with
@@ -151,7 +151,7 @@ static AuctionRun device_rounds(const std::vector<double>& b, u32 n, double eps_
     int rounds = 0;
     for (bool last = false; !last; eps /= 6.0) {
         if (eps <= eps_final * 6.0) { eps = eps_final; last = true; }
-        warpath_sim::launch(per_elem, 32, 0, [&] { auction_reset(owner.data(), r.assigned.data(), bidders.data(), high.data(), winner.data(), count.data(), n); });
+        warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_reset(owner.data(), r.assigned.data(), bidders.data(), high.data(), winner.data(), count.data(), n); });
         for (u32 queued = first_batch;; queued = batch(queued)) {
             for (u32 q = 0; q < queued; ++q) {
                 SIM_CHECK(++rounds < 100000, "auction does not terminate (n=%u)", n);
@@ -160,10 +160,10 @@ static AuctionRun device_rounds(const std::vector<double>& b, u32 n, double eps_
                 const std::vector<double> price_before = r.price;
                 const std::vector<u32> assigned_before = r.assigned, owner_before = owner;
                 const bool idle = count[0] == 0;
-                warpath_sim::launch(bid_blocks, 64, 0, [&] { auction_bid(b.data(), r.price.data(), bidders.data(), count.data(), n, eps, bid_obj.data(), bid_val.data(), high.data()); });
-                warpath_sim::launch(per_elem, 32, 0, [&] { auction_claim(bidders.data(), bid_obj.data(), bid_val.data(), high.data(), winner.data(), count.data()); });
-                warpath_sim::launch(per_elem, 32, 0, [&] { auction_assign(high.data(), winner.data(), owner.data(), r.assigned.data(), r.price.data(), count.data(), next_count.data(), n); });
-                warpath_sim::launch(per_elem, 32, 0, [&] { auction_collect(r.assigned.data(), count.data(), next.data(), next_count.data(), n); });
+                warpath_sim::launch(bid_blocks, 64, 0, [&] { assignment_auction_bid(b.data(), r.price.data(), bidders.data(), count.data(), n, eps, bid_obj.data(), bid_val.data(), high.data()); });
+                warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_claim(bidders.data(), bid_obj.data(), bid_val.data(), high.data(), winner.data(), count.data()); });
+                warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_assign(high.data(), winner.data(), owner.data(), r.assigned.data(), r.price.data(), count.data(), next_count.data(), n); });
+                warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_collect(r.assigned.data(), count.data(), next.data(), next_count.data(), n); });
                 if (idle) {
                     SIM_CHECK(next_count[0] == 0 && r.price == price_before && r.assigned == assigned_before && owner == owner_before,
                               "a round without bidders changed the state (n=%u)", n);
@@ -252,7 +252,7 @@ int main() {
     std::vector<u32> owner(stotal), assigned(stotal, 0xAAAAAAAAu), winner(stotal), bidders(stotal), bid_obj(stotal);
     std::vector<u64> high(stotal);
     warpath_sim::launch(3, 256, 0, [&] {
-        auction_batch(benefit.data(), boff.data(), sizes.data(), soff.data(), eps_start.data(), eps_final.data(), problems,
+        assignment_auction_batch(benefit.data(), boff.data(), sizes.data(), soff.data(), eps_start.data(), eps_final.data(), problems,
                       price.data(), owner.data(), assigned.data(), high.data(), winner.data(), bidders.data(), bid_obj.data(), bid_val.data());
     });
     for (u64 p = 0; p < problems; ++p) {

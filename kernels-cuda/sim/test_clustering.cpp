@@ -1,5 +1,5 @@
 // CPU simulation of kernels-cuda/clustering.cu: one k-means step through the small fused path
-// (kmeans_step_small + kmeans_reduce_partials) and through the tiled path (kmeans_norms +
+// (kmeans_step_small + clustering_kmeans_reduce_partials) and through the tiled path (kmeans_norms +
 // kmeans_assign_tiled + kmeans_accumulate), launched as crates/clustering/src/cuda.rs does,
 // against a sequential reference: labels exactly (lowest index on ties), statistics to 1e-9.
 #include "sim/cuda_sim.hpp"
@@ -106,10 +106,10 @@ static void run_small(const Case<T>& cs, unsigned blocks) {
     const size_t smem = stats * 8 + kd * sizeof(T);
     const u32 has_w = 0;
     warpath_sim::launch(blocks, BLOCK, smem, [&] {
-        if constexpr (sizeof(T) == 4) kmeans_step_small_f32(cs.x.data(), nullptr, has_w, cs.c.data(), cs.n, cs.d, cs.k, labels.data(), partials.data());
-        else kmeans_step_small_f64(cs.x.data(), nullptr, has_w, cs.c.data(), cs.n, cs.d, cs.k, labels.data(), partials.data());
+        if constexpr (sizeof(T) == 4) clustering_kmeans_step_small_f32(cs.x.data(), nullptr, has_w, cs.c.data(), cs.n, cs.d, cs.k, labels.data(), partials.data());
+        else clustering_kmeans_step_small_f64(cs.x.data(), nullptr, has_w, cs.c.data(), cs.n, cs.d, cs.k, labels.data(), partials.data());
     });
-    warpath_sim::launch(2, BLOCK, 0, [&] { kmeans_reduce_partials(partials.data(), blocks, stats, st.data()); });
+    warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_reduce_partials(partials.data(), blocks, stats, st.data()); });
     const auto ref = ref_labels_direct(cs);
     for (u64 p = 0; p < cs.n; ++p) SIM_CHECK(labels[p] == ref[p], "small labels n=%llu d=%u k=%u p=%llu: %u vs %u", cs.n, cs.d, cs.k, p, labels[p], ref[p]);
     check_stats(cs, labels, st, (double)cs.n, "small");
@@ -125,16 +125,16 @@ static void run_tiled(const Case<T>& cs, unsigned acc_blocks) {
     const unsigned tiles = (unsigned)((cs.n + 127) / 128);
     const u32 has_w = 0;
     warpath_sim::launch(1, BLOCK, 0, [&] {
-        if constexpr (sizeof(T) == 4) kmeans_norms_f32(cs.c.data(), k64, cs.d, norms.data());
-        else kmeans_norms_f64(cs.c.data(), k64, cs.d, norms.data());
+        if constexpr (sizeof(T) == 4) clustering_kmeans_norms_f32(cs.c.data(), k64, cs.d, norms.data());
+        else clustering_kmeans_norms_f64(cs.c.data(), k64, cs.d, norms.data());
     });
     warpath_sim::launch(tiles, BLOCK, 0, [&] {
-        if constexpr (sizeof(T) == 4) kmeans_assign_tiled_f32(cs.x.data(), cs.c.data(), norms.data(), cs.n, cs.d, cs.k, labels.data(), st.data());
-        else kmeans_assign_tiled_f64(cs.x.data(), cs.c.data(), norms.data(), cs.n, cs.d, cs.k, labels.data(), st.data());
+        if constexpr (sizeof(T) == 4) clustering_kmeans_assign_tiled_f32(cs.x.data(), cs.c.data(), norms.data(), cs.n, cs.d, cs.k, labels.data(), st.data());
+        else clustering_kmeans_assign_tiled_f64(cs.x.data(), cs.c.data(), norms.data(), cs.n, cs.d, cs.k, labels.data(), st.data());
     });
     warpath_sim::launch(acc_blocks, BLOCK, 0, [&] {
-        if constexpr (sizeof(T) == 4) kmeans_accumulate_f32(cs.x.data(), nullptr, has_w, cs.c.data(), labels.data(), cs.n, cs.d, cs.k, st.data());
-        else kmeans_accumulate_f64(cs.x.data(), nullptr, has_w, cs.c.data(), labels.data(), cs.n, cs.d, cs.k, st.data());
+        if constexpr (sizeof(T) == 4) clustering_kmeans_accumulate_f32(cs.x.data(), nullptr, has_w, cs.c.data(), labels.data(), cs.n, cs.d, cs.k, st.data());
+        else clustering_kmeans_accumulate_f64(cs.x.data(), nullptr, has_w, cs.c.data(), labels.data(), cs.n, cs.d, cs.k, st.data());
     });
     const auto ref = ref_labels_gemm(cs);
     for (u64 p = 0; p < cs.n; ++p) SIM_CHECK(labels[p] == ref[p], "tiled labels n=%llu d=%u k=%u p=%llu: %u vs %u", cs.n, cs.d, cs.k, p, labels[p], ref[p]);

@@ -28,7 +28,7 @@ int failures = 0;
 
 void check_batch(u32 n, u64 start, u64 count, u32 steps, unsigned grid) {
     std::vector<unsigned char> out(count * n + 8, 0xAB);
-    launch(grid, 128, [&] { permutations_u8(out.data(), n, start, count, steps); });
+    launch(grid, 128, [&] { combinatorics_permutations_u8(out.data(), n, start, count, steps); });
     std::vector<unsigned char> p(n);
     ref_unrank(n, start, p.data());
     for (u64 i = 0; i < count; ++i) {
@@ -43,7 +43,7 @@ void check_search(u32 n, u32 obj, u64 start, u64 count, unsigned grid, std::mt19
     for (auto& x : m) x = (double)(rng() % levels) * 0.37;
     if (levels == 7) m[0] = INFINITY;
     std::vector<double> bs(grid); std::vector<u64> br(grid);
-    launch(grid, 256, [&] { search_permutations_f64(m.data(), n, obj, start, count, 64, bs.data(), br.data()); });
+    launch(grid, 256, [&] { combinatorics_search_permutations_f64(m.data(), n, obj, start, count, 64, bs.data(), br.data()); });
     double best = INFINITY; u64 brank = ~0ull;
     for (unsigned b = 0; b < grid; ++b) if (br[b] != ~0ull && (bs[b] < best || (bs[b] == best && br[b] < brank))) { best = bs[b]; brank = br[b]; }
     // reference

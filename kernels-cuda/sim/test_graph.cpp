@@ -18,9 +18,9 @@
 // (almost every edge residual),
 // and with a grid cap of 132 SMs (one grid-stride pass) or, for the larger inputs, 1 SM (loops
 // that iterate).
-// Undirected graphs (undirected/cuda.rs circuit_order): undirected_slot_of, undirected_next_dart,
-// the cycle labelling of the 2 m darts, undirected_orient and, after the directed pipeline on
-// the oriented graph, undirected_map_edges; checked: the orientation is balanced and maps its
+// Undirected graphs (undirected/cuda.rs circuit_order): graph_undirected_slot_of, graph_undirected_next_dart,
+// the cycle labelling of the 2 m darts, graph_undirected_orient and, after the directed pipeline on
+// the oriented graph, graph_undirected_map_edges; checked: the orientation is balanced and maps its
 // edges one to one onto the undirected edges, each as one of its two directions; the order is
 // an undirected Euler circuit from the first vertex with an edge; disconnected graphs report
 // their number of components. Graphs: self-loops, parallel edges, triangles sharing a vertex,
@@ -107,14 +107,14 @@ struct Sublists {
 static Sublists sublists_new(u64 m, u32 mask) {
     Sublists s;
     u32 count = 0;
-    launch_grid(m, [&] { euler_count_splitters(m, mask, &count); });
+    launch_grid(m, [&] { graph_euler_count_splitters(m, mask, &count); });
     s.k = count;
     s.split_of = alloc_u32(m);
     launch_grid(m, [&] { graph_fill_u32(s.split_of.data(), NONE, m); });
     s.split_edge = alloc_u32(s.k);
     count = 0;
     const u32 cap = (u32)s.k;
-    launch_grid(m, [&] { euler_number_splitters(m, mask, s.split_of.data(), s.split_edge.data(), &count, cap); });
+    launch_grid(m, [&] { graph_euler_number_splitters(m, mask, s.split_of.data(), s.split_edge.data(), &count, cap); });
     s.seg = alloc_u32(m);
     launch_grid(m, [&] { graph_fill_u32(s.seg.data(), NONE, m); });
     s.offs = alloc_u32(m);
@@ -127,7 +127,7 @@ static Sublists sublists_new(u64 m, u32 mask) {
 static void sublists_walk(Sublists& s, const std::vector<u32>& succ, u32 mask) {
     const u64 k = s.k;
     launch_grid(k, [&] {
-        euler_walk_sublists(succ.data(), s.split_of.data(), s.split_edge.data(), k, mask, s.seg.data(), s.offs.data(),
+        graph_euler_walk_sublists(succ.data(), s.split_of.data(), s.split_edge.data(), k, mask, s.seg.data(), s.offs.data(),
                             s.next.data(), s.len.data());
     }, 128);
 }
@@ -140,16 +140,16 @@ static std::vector<u32> cycle_labels(const std::vector<u32>& succ, u64 m, Sublis
     std::vector<u32> sl_a = s.split_edge, sj_a = s.next;  // copy(): alloc of max(k, 1), then dtod
     std::vector<u32> sl_b = alloc_u32(k), sj_b = alloc_u32(k);
     for (unsigned i = 0; i < rounds_for(k); ++i) {
-        launch_grid(k, [&] { euler_jump_min(sl_a.data(), sj_a.data(), sl_b.data(), sj_b.data(), k); });
+        launch_grid(k, [&] { graph_euler_jump_min(sl_a.data(), sj_a.data(), sl_b.data(), sj_b.data(), k); });
         std::swap(sl_a, sl_b);
         std::swap(sj_a, sj_b);
     }
     std::vector<u32> lab_a = alloc_u32(m), jmp_a = alloc_u32(m), lab_b = alloc_u32(m), jmp_b = alloc_u32(m);
-    launch_grid(m, [&] { euler_label_init(s.seg.data(), succ.data(), sl_a.data(), m, lab_a.data(), jmp_a.data()); });
+    launch_grid(m, [&] { graph_euler_label_init(s.seg.data(), succ.data(), sl_a.data(), m, lab_a.data(), jmp_a.data()); });
     for (int i = 0; i < 40; ++i) {
         u32 flag = 0;
         launch_grid(m, [&] {
-            euler_jump_residual(s.seg.data(), succ.data(), lab_a.data(), jmp_a.data(), lab_b.data(), jmp_b.data(), m,
+            graph_euler_jump_residual(s.seg.data(), succ.data(), lab_a.data(), jmp_a.data(), lab_b.data(), jmp_b.data(), m,
                                 &flag);
         });
         std::swap(lab_a, lab_b);
@@ -168,9 +168,9 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
 
     // Degrees.
     std::vector<u32> cnt(std::max<u64>(n, 1), 0);
-    launch_grid(m, [&] { euler_in_degree(d_tgt, m, cnt.data()); });
+    launch_grid(m, [&] { graph_euler_in_degree(d_tgt, m, cnt.data()); });
     u32 bad = NONE;
-    launch_grid(n, [&] { euler_check_balanced(d_off, cnt.data(), n, &bad); });
+    launch_grid(n, [&] { graph_euler_check_balanced(d_off, cnt.data(), n, &bad); });
     if (bad != NONE) {
         r.kind = Outcome::Unbalanced;
         r.bad = bad;
@@ -180,7 +180,7 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
     // 1. Pairing.
     std::fill(cnt.begin(), cnt.end(), 0u);
     std::vector<u32> succ = alloc_u32(m), pred = alloc_u32(m);
-    launch_grid(m, [&] { euler_pair(d_off, d_tgt, m, cnt.data(), succ.data(), pred.data()); });
+    launch_grid(m, [&] { graph_euler_pair(d_off, d_tgt, m, cnt.data(), succ.data(), pred.data()); });
 
     // 2. Splitters and cycle labels.
     Sublists subs = sublists_new(m, mask);
@@ -190,7 +190,7 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
 
     // 3. Spanning forest of the cycle graph.
     u32 cycles = 0;
-    launch_grid(m, [&] { euler_count_cycles(lab.data(), m, &cycles); });
+    launch_grid(m, [&] { graph_euler_count_cycles(lab.data(), m, &cycles); });
     r.cycles = cycles;
     std::vector<unsigned char> tree(m, 0);
     u64 links_n = 0;
@@ -198,9 +198,9 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
         std::vector<u32> parent = alloc_u32(m);
         launch_grid(m, [&] { graph_iota_u32(parent.data(), m); });
         std::vector<unsigned char> row_last(m, 0);
-        launch_grid(n, [&] { euler_mark_row_ends(d_off, n, row_last.data()); });
+        launch_grid(n, [&] { graph_euler_mark_row_ends(d_off, n, row_last.data()); });
         u32 links = 0;
-        launch_grid(m, [&] { euler_link_cycles(lab.data(), row_last.data(), m, parent.data(), tree.data(), &links); });
+        launch_grid(m, [&] { graph_euler_link_cycles(lab.data(), row_last.data(), m, parent.data(), tree.data(), &links); });
         links_n = links;
     }
     r.links = links_n;
@@ -214,9 +214,9 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
     // 4. Splice.
     if (links_n > 0) {
         std::vector<u32> run_key = alloc_u32(m), run_start = alloc_u32(m);
-        launch_grid(m, [&] { euler_run_keys(tree.data(), m, run_key.data()); });
+        launch_grid(m, [&] { graph_euler_run_keys(tree.data(), m, run_key.data()); });
         scan_max(run_key, run_start, m);
-        launch_grid(m, [&] { euler_splice(pred.data(), tree.data(), run_start.data(), m, succ.data()); });
+        launch_grid(m, [&] { graph_euler_splice(pred.data(), tree.data(), run_start.data(), m, succ.data()); });
     }
 
     // 5. Ranking.
@@ -227,14 +227,14 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
     const std::vector<u32>& seg = subs.seg;
     const std::vector<u32>& offs = subs.offs;
     std::vector<u32> val_a = alloc_u32(k), nxt_a = alloc_u32(k), val_b = alloc_u32(k), nxt_b = alloc_u32(k);
-    launch_grid(k, [&] { euler_rank_init(next.data(), len.data(), split_of.data(), k, val_a.data(), nxt_a.data()); });
+    launch_grid(k, [&] { graph_euler_rank_init(next.data(), len.data(), split_of.data(), k, val_a.data(), nxt_a.data()); });
     for (unsigned i = 0; i < rounds_for(k); ++i) {
-        launch_grid(k, [&] { euler_rank_round(val_a.data(), nxt_a.data(), val_b.data(), nxt_b.data(), k); });
+        launch_grid(k, [&] { graph_euler_rank_round(val_a.data(), nxt_a.data(), val_b.data(), nxt_b.data(), k); });
         std::swap(val_a, val_b);
         std::swap(nxt_a, nxt_b);
     }
     std::vector<u32> order = alloc_u32(m);
-    launch_grid(m, [&] { euler_scatter_order(seg.data(), offs.data(), val_a.data(), m, order.data()); });
+    launch_grid(m, [&] { graph_euler_scatter_order(seg.data(), offs.data(), val_a.data(), m, order.data()); });
     order.resize(m);
     r.order = std::move(order);
     return r;
@@ -447,13 +447,13 @@ static u64 ref_ucomponents(const UGraph& g) {
 static std::vector<u32> undirected_circuit(const UGraph& g, u32 mask, const std::string& what, u64* components) {
     const u64 m = g.m(), m2 = 2 * m;
     std::vector<u32> slot_of = alloc_u32(m2), succ = alloc_u32(m2);
-    launch_grid(m2, [&] { undirected_slot_of(g.halves.data(), m2, slot_of.data()); });
-    launch_grid(m2, [&] { undirected_next_dart(g.halves.data(), slot_of.data(), m2, succ.data()); });
+    launch_grid(m2, [&] { graph_undirected_slot_of(g.halves.data(), m2, slot_of.data()); });
+    launch_grid(m2, [&] { graph_undirected_next_dart(g.halves.data(), slot_of.data(), m2, succ.data()); });
     Sublists subs = sublists_new(m2, mask);
     const std::vector<u32> lab = cycle_labels(succ, m2, subs, mask);
     std::vector<u32> targets = alloc_u32(m), edge_of = alloc_u32(m);
     launch_grid(m, [&] {
-        undirected_orient(g.halves.data(), g.ends.data(), lab.data(), m, targets.data(), edge_of.data());
+        graph_undirected_orient(g.halves.data(), g.ends.data(), lab.data(), m, targets.data(), edge_of.data());
     });
     // The oriented digraph: out-edges of v are its slot pairs.
     Graph d;
@@ -482,7 +482,7 @@ static std::vector<u32> undirected_circuit(const UGraph& g, u32 mask, const std:
         return {};
     }
     *components = 1;
-    launch_grid(m, [&] { undirected_map_edges(r.order.data(), edge_of.data(), m); });
+    launch_grid(m, [&] { graph_undirected_map_edges(r.order.data(), edge_of.data(), m); });
     return r.order;
 }
 

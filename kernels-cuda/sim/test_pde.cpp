@@ -58,14 +58,14 @@ static void check_fhn(u64 n, u64 batch, u32 steps, const Fhn& p) {
     std::vector<double> fv = v, fw = w;
     const unsigned threads = (unsigned)std::min<u64>(1024, std::max<u64>(32, (n + 31) / 32 * 32));
     warpath_sim::launch((unsigned)std::min<u64>(batch, 2), threads, 3 * n * 8, [&] {
-        fhn_fused_f64(fv.data(), fw.data(), n, batch, steps, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
+        pde_fhn_fused_f64(fv.data(), fw.data(), n, batch, steps, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
     });
     // Grid-stride step kernel, ping-ponging buffers.
     std::vector<double> sv = v, sw = w, tv(v.size()), tw(w.size());
     const u64 total = n * batch;
     for (u32 s = 0; s < steps; ++s) {
         warpath_sim::launch((unsigned)std::min<u64>(3, (total + 255) / 256), 256, 0, [&] {
-            fhn_step_f64(sv.data(), sw.data(), tv.data(), tw.data(), n, total, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
+            pde_fhn_step_f64(sv.data(), sw.data(), tv.data(), tw.data(), n, total, FhnCoeffs{p.r, p.dt, p.a, p.dte, p.gamma, p.lk, p.rk, p.lv, p.rv});
         });
         sv.swap(tv);
         sw.swap(tw);
@@ -142,8 +142,8 @@ static void check_batches(u64 m, u64 stride, u64 batch, std::mt19937_64& rng) {
             const unsigned threads = (unsigned)std::clamp<u64>(p2 / 2, 32, 512);
             const u64 pcr_rows = std::min<u64>(threads, 64);
             warpath_sim::launch(grid, threads, 5 * m * sizeof(T), [&] {
-                if constexpr (sizeof(T) == 4) tridiag_batch_cr_pcr_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch, pcr_rows);
-                else tridiag_batch_cr_pcr_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch, pcr_rows);
+                if constexpr (sizeof(T) == 4) pde_tridiag_batch_cr_pcr_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch, pcr_rows);
+                else pde_tridiag_batch_cr_pcr_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch, pcr_rows);
             });
             check_solution(s, x, "batch CR-PCR");
         }
@@ -153,8 +153,8 @@ static void check_batches(u64 m, u64 stride, u64 batch, std::mt19937_64& rng) {
             while (p2 < m) p2 <<= 1;
             const unsigned threads = (unsigned)std::clamp<u64>(p2, 32, 1024);
             warpath_sim::launch(grid, threads, 4 * m * sizeof(T), [&] {
-                if constexpr (sizeof(T) == 4) tridiag_batch_pcr_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch);
-                else tridiag_batch_pcr_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch);
+                if constexpr (sizeof(T) == 4) pde_tridiag_batch_pcr_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch);
+                else pde_tridiag_batch_pcr_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), m, stride, batch);
             });
             check_solution(s, x, "batch PCR");
         }
@@ -162,8 +162,8 @@ static void check_batches(u64 m, u64 stride, u64 batch, std::mt19937_64& rng) {
     {   // one thread per system
         std::vector<T> x(s.b.size(), (T)-1), cp(s.b.size());
         warpath_sim::launch(1, 128, 0, [&] {
-            if constexpr (sizeof(T) == 4) tridiag_batch_thomas_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), cp.data(), m, stride, batch);
-            else tridiag_batch_thomas_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), cp.data(), m, stride, batch);
+            if constexpr (sizeof(T) == 4) pde_tridiag_batch_thomas_f32(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), cp.data(), m, stride, batch);
+            else pde_tridiag_batch_thomas_f64(s.a.data(), s.b.data(), s.c.data(), s.d.data(), x.data(), cp.data(), m, stride, batch);
         });
         check_solution(s, x, "batch Thomas");
     }
@@ -181,15 +181,15 @@ static void sim_pcr_thomas(std::vector<T> (&cur)[4], std::vector<T> (&nxt)[4], s
     const unsigned grid = (unsigned)std::min<u64>(4, (n + 255) / 256);
     for (u64 st = 1; st < subsystems; st *= 2) {
         warpath_sim::launch(grid, 256, 0, [&] {
-            if constexpr (sizeof(T) == 4) tridiag_pcr_level_f32(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), nxt[0].data(), nxt[1].data(), nxt[2].data(), nxt[3].data(), n, st);
-            else tridiag_pcr_level_f64(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), nxt[0].data(), nxt[1].data(), nxt[2].data(), nxt[3].data(), n, st);
+            if constexpr (sizeof(T) == 4) pde_tridiag_pcr_level_f32(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), nxt[0].data(), nxt[1].data(), nxt[2].data(), nxt[3].data(), n, st);
+            else pde_tridiag_pcr_level_f64(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), nxt[0].data(), nxt[1].data(), nxt[2].data(), nxt[3].data(), n, st);
         });
         for (int q = 0; q < 4; ++q) cur[q].swap(nxt[q]);
     }
     std::vector<T>& cp = nxt[0];
     warpath_sim::launch((unsigned)std::min<u64>(2, (subsystems + 127) / 128), 128, 0, [&] {
-        if constexpr (sizeof(T) == 4) tridiag_thomas_strided_f32(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), x.data(), cp.data(), n, subsystems);
-        else tridiag_thomas_strided_f64(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), x.data(), cp.data(), n, subsystems);
+        if constexpr (sizeof(T) == 4) pde_tridiag_thomas_strided_f32(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), x.data(), cp.data(), n, subsystems);
+        else pde_tridiag_thomas_strided_f64(cur[0].data(), cur[1].data(), cur[2].data(), cur[3].data(), x.data(), cp.data(), n, subsystems);
     });
 }
 
@@ -317,21 +317,21 @@ static unsigned cn_grid(u64 n) { return (unsigned)std::min<u64>(3, (n + 255) / 2
 static void sim_cn_explicit(const CnCase& p, std::vector<double>& v, std::vector<double>& w, std::vector<double>& src, CnRef& d) {
     d.sw.assign(p.n, -7.0), d.rhs.assign(p.n, -7.0), d.big_v.assign(p.n, -7.0);
     warpath_sim::launch(cn_grid(p.n), 256, 0, [&] {
-        fhn_cn_explicit_f64(v.data(), w.data(), src.empty() ? nullptr : src.data(), d.sw.data(), d.rhs.data(), d.big_v.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
+        pde_fhn_cn_explicit_f64(v.data(), w.data(), src.empty() ? nullptr : src.data(), d.sw.data(), d.rhs.data(), d.big_v.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
     });
 }
 
 static void sim_cn_assemble(const CnCase& p, CnRef& d) {
     d.a.assign(p.n, -7.0), d.b.assign(p.n, -7.0), d.c.assign(p.n, -7.0), d.g.assign(p.n, -7.0);
     warpath_sim::launch(cn_grid(p.n), 256, 0, [&] {
-        fhn_cn_assemble_f64(d.big_v.data(), d.rhs.data(), d.a.data(), d.b.data(), d.c.data(), d.g.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
+        pde_fhn_cn_assemble_f64(d.big_v.data(), d.rhs.data(), d.a.data(), d.b.data(), d.c.data(), d.g.data(), p.n, CnCoeffs{p.h(), p.inv_dx2(), p.a, p.alpha(), p.beta(), p.lk, p.rk, p.lv, p.rv});
     });
 }
 
 // V += delta on the simulated device; returns the reduced max-norm.
 static double sim_cn_update(std::vector<double>& big_v, std::vector<double>& delta, unsigned grid) {
     u64 max_bits = 0;
-    warpath_sim::launch(grid, 256, 0, [&] { fhn_cn_update_f64(big_v.data(), delta.data(), big_v.size(), &max_bits); });
+    warpath_sim::launch(grid, 256, 0, [&] { pde_fhn_cn_update_f64(big_v.data(), delta.data(), big_v.size(), &max_bits); });
     double m;
     std::memcpy(&m, &max_bits, 8);
     return m;
@@ -354,11 +354,11 @@ static std::vector<double> sim_cn_solve(const CnRef& d, CnSolver solver) {
     if (solver == CnSolver::CrPcr) {
         const unsigned threads = (unsigned)std::clamp<u64>(p2 / 2, 32, 512);
         warpath_sim::launch(1, threads, 5 * n * 8, [&] {
-            tridiag_batch_cr_pcr_f64(d.a.data(), d.b.data(), d.c.data(), d.g.data(), x.data(), n, n, 1, std::min<u64>(threads, 64));
+            pde_tridiag_batch_cr_pcr_f64(d.a.data(), d.b.data(), d.c.data(), d.g.data(), x.data(), n, n, 1, std::min<u64>(threads, 64));
         });
     } else {
         warpath_sim::launch(1, (unsigned)std::clamp<u64>(p2, 32, 1024), 4 * n * 8, [&] {
-            tridiag_batch_pcr_f64(d.a.data(), d.b.data(), d.c.data(), d.g.data(), x.data(), n, n, 1);
+            pde_tridiag_batch_pcr_f64(d.a.data(), d.b.data(), d.c.data(), d.g.data(), x.data(), n, n, 1);
         });
     }
     return x;
@@ -373,7 +373,7 @@ static int sim_cn_step(const CnCase& p, std::vector<double>& v, std::vector<doub
         const double update = sim_cn_update(d.big_v, delta, cn_grid(p.n));
         if (!std::isfinite(update)) return -1;
         if (update <= tol) {
-            warpath_sim::launch(cn_grid(p.n), 256, 0, [&] { fhn_cn_finish_f64(d.big_v.data(), d.sw.data(), v.data(), w.data(), p.n, p.beta()); });
+            warpath_sim::launch(cn_grid(p.n), 256, 0, [&] { pde_fhn_cn_finish_f64(d.big_v.data(), d.sw.data(), v.data(), w.data(), p.n, p.beta()); });
             return (int)it;
         }
     }
@@ -414,7 +414,7 @@ static void check_cn_kernels(const CnCase& p, bool with_source) {
     // Finish, with tiny values to flush in V and in sw + beta V.
     for (u64 i = 0; i < p.n; i += 2) d.big_v[i] = 1e-31 * (double)(i % 5), d.sw[i] = -p.beta() * d.big_v[i] + 1e-32;
     std::vector<double> fv(p.n, -7.0), fw(p.n, -7.0);
-    warpath_sim::launch(cn_grid(p.n), 256, 0, [&] { fhn_cn_finish_f64(d.big_v.data(), d.sw.data(), fv.data(), fw.data(), p.n, p.beta()); });
+    warpath_sim::launch(cn_grid(p.n), 256, 0, [&] { pde_fhn_cn_finish_f64(d.big_v.data(), d.sw.data(), fv.data(), fw.data(), p.n, p.beta()); });
     for (u64 i = 0; i < p.n; ++i)
         SIM_CHECK(same_bits(fv[i], ref_flush(d.big_v[i])) && same_bits(fw[i], ref_flush(d.sw[i] + p.beta() * d.big_v[i])), "cn finish n=%llu i=%llu", p.n, i);
 }

@@ -1,4 +1,5 @@
-// CPU simulation of kernels-cuda/primitives.cu: the decoupled look-back scan, the Onesweep
+// CPU simulation of kernels-cuda/primitives.cu: the two-stage reductions (sum, min/max), the
+// decoupled look-back scan (u32 and f64), the Onesweep
 // radix sort (keys only and key-value pairs, 32- and 64-bit keys), distinct of float keys
 // (key transforms, sort with indices, heads under numeric or bitwise equality, scan, scatter,
 // counts, inverse) and argsort of float keys (numeric classes, then the pair sort), launched in the same sequence as crates/gpu-primitives/src/cuda.rs, over
@@ -27,7 +28,7 @@ static void check_scan(u64 n, bool inclusive, std::mt19937_64& rng) {
     std::vector<u64> out(n, 0xAAAAAAAAAAAAAAAAull), agg(tiles, 0), incl(tiles, 0), counter(1, 0);
     std::vector<u32> flags(tiles, 0);
     warpath_sim::launch((unsigned)tiles, BLOCK, 0, [&] {
-        scan_u32_u64(in.data(), out.data(), n, inclusive, flags.data(), agg.data(), incl.data(), counter.data());
+        primitives_scan_u32(in.data(), out.data(), n, inclusive, flags.data(), agg.data(), incl.data(), counter.data());
     });
     u64 acc = 0;
     for (u64 i = 0; i < n; ++i) {
@@ -35,6 +36,50 @@ static void check_scan(u64 n, bool inclusive, std::mt19937_64& rng) {
         acc += in[i];
         if (inclusive) SIM_CHECK(out[i] == acc, "inclusive scan n=%llu i=%llu", n, i);
     }
+}
+
+// f64 scan of small integers: every partial sum is exact, so the order of the additions cannot
+// change the result.
+static void check_scan_f64(u64 n, std::mt19937_64& rng) {
+    std::vector<double> in(n);
+    for (auto& x : in) x = (double)(rng() % 1000) - 500.0;
+    const u64 tiles = (n + SCAN_TILE_N - 1) / SCAN_TILE_N;
+    std::vector<double> out(n, -1.0), agg(tiles, 0), incl(tiles, 0);
+    std::vector<u64> counter(1, 0);
+    std::vector<u32> flags(tiles, 0);
+    warpath_sim::launch((unsigned)tiles, BLOCK, 0, [&] {
+        primitives_scan_f64(in.data(), out.data(), n, 1, flags.data(), agg.data(), incl.data(), counter.data());
+    });
+    double acc = 0;
+    for (u64 i = 0; i < n; ++i) {
+        acc += in[i];
+        SIM_CHECK(out[i] == acc, "f64 inclusive scan n=%llu i=%llu", n, i);
+    }
+}
+
+// Stage 1 over a capped grid, then stage 2 in one block: wrapping u64 sum, min/max of signed keys.
+static void check_reduce(u64 n, std::mt19937_64& rng) {
+    std::vector<u64> in(n);
+    for (auto& x : in) x = rng();
+    const unsigned g = grid_stride_blocks(n);
+    std::vector<u64> parts(g), sum(1);
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_reduce_sum_u64(in.data(), n, parts.data()); });
+    warpath_sim::launch(1, BLOCK, 0, [&] { primitives_reduce_sum_final_u64(parts.data(), g, sum.data()); });
+    u64 expect = 0;
+    for (u64 x : in) expect += x;
+    SIM_CHECK(sum[0] == expect, "primitives_reduce_sum_u64 n=%llu", n);
+
+    std::vector<u32> keys(n);
+    for (auto& x : keys) x = (u32)rng();
+    std::vector<u32> mm(2 * g), out(2);
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_reduce_minmax_w32(keys.data(), n, 1, mm.data()); });
+    warpath_sim::launch(1, BLOCK, 0, [&] { primitives_reduce_minmax_final_w32(mm.data(), g, out.data()); });
+    int lo = (int)keys[0], hi = (int)keys[0];
+    for (u32 k : keys) {
+        lo = std::min(lo, (int)k);
+        hi = std::max(hi, (int)k);
+    }
+    SIM_CHECK(out[0] == ((u32)lo ^ 0x80000000u) && out[1] == ((u32)hi ^ 0x80000000u), "primitives_reduce_minmax_w32 n=%llu", n);
 }
 
 template <class K, class V, bool HAS_V>
@@ -59,11 +104,11 @@ static void gpu_sort(std::vector<K>& keys, std::vector<V>* vals) {
     std::vector<u64> hist(passes * 256, 0), status((u64)tiles * 256, 0), counters(passes, 0);
     std::vector<u32> trivial(passes, 0);
     if constexpr (sizeof(K) == 4) {
-        warpath_sim::launch(grid_stride_blocks(n), BLOCK, 0, [&] { radix_histogram_w32(keys.data(), n, passes, hist.data()); });
+        warpath_sim::launch(grid_stride_blocks(n), BLOCK, 0, [&] { primitives_radix_histogram_w32(keys.data(), n, passes, hist.data()); });
     } else {
-        warpath_sim::launch(grid_stride_blocks(n), BLOCK, 0, [&] { radix_histogram_w64(keys.data(), n, passes, hist.data()); });
+        warpath_sim::launch(grid_stride_blocks(n), BLOCK, 0, [&] { primitives_radix_histogram_w64(keys.data(), n, passes, hist.data()); });
     }
-    warpath_sim::launch(passes, BLOCK, 0, [&] { radix_prepare(hist.data(), n, trivial.data()); });
+    warpath_sim::launch(passes, BLOCK, 0, [&] { primitives_radix_prepare(hist.data(), n, trivial.data()); });
     std::vector<K> alt_k(n);
     std::vector<V> alt_v(vals ? n : 0);
     for (u32 pass = 0; pass < passes; ++pass) {
@@ -71,15 +116,15 @@ static void gpu_sort(std::vector<K>& keys, std::vector<V>* vals) {
         V* vout = vals ? alt_v.data() : nullptr;
         warpath_sim::launch(tiles, BLOCK, 0, [&] {
             if constexpr (sizeof(K) == 4 && sizeof(V) == 4) {
-                if (vals) onesweep_k32_v32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
-                else onesweep_k32(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                if (vals) primitives_onesweep_pairs32_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                else primitives_onesweep_keys_w32(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else if constexpr (sizeof(K) == 4 && sizeof(V) == 8) {
-                onesweep_k32_v64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                primitives_onesweep_pairs64_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else if constexpr (sizeof(K) == 8 && sizeof(V) == 4) {
-                if (vals) onesweep_k64_v32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
-                else onesweep_k64(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                if (vals) primitives_onesweep_pairs32_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                else primitives_onesweep_keys_w64(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else {
-                onesweep_k64_v64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                primitives_onesweep_pairs64_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             }
         });
         keys.swap(alt_k);
@@ -145,13 +190,13 @@ static void check_distinct_float(u64 n, bool numeric, std::mt19937_64& rng) {
     const u32 kind = 2;
     auto transform = [&](std::vector<K>& v, u64 m, u32 inverse) {
         warpath_sim::launch(grid_stride_blocks(m), BLOCK, 0, [&] {
-            if constexpr (sizeof(K) == 4) key_transform_w32(v.data(), m, kind, 0, inverse);
-            else key_transform_w64(v.data(), m, kind, 0, inverse);
+            if constexpr (sizeof(K) == 4) primitives_key_transform_w32(v.data(), m, kind, 0, inverse);
+            else primitives_key_transform_w64(v.data(), m, kind, 0, inverse);
         });
     };
     // sort: transform, Onesweep with indices, transform back (cuda::sort)
     std::vector<u32> perm(n);
-    warpath_sim::launch(g, BLOCK, 0, [&] { iota_u32_prim(perm.data(), n); });
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_iota_u32(perm.data(), n); });
     transform(keys, n, 0);
     gpu_sort<K, u32>(keys, &perm);
     transform(keys, n, 1);
@@ -162,27 +207,27 @@ static void check_distinct_float(u64 n, bool numeric, std::mt19937_64& rng) {
     std::vector<u32> unsorted(1, 0);
     const u32 nf = numeric ? 1 : 0;
     warpath_sim::launch(g, BLOCK, 0, [&] {
-        if constexpr (sizeof(K) == 4) mark_heads_w32(ord.data(), n, nf, heads.data(), unsorted.data());
-        else mark_heads_w64(ord.data(), n, nf, heads.data(), unsorted.data());
+        if constexpr (sizeof(K) == 4) primitives_mark_heads_w32(ord.data(), n, nf, heads.data(), unsorted.data());
+        else primitives_mark_heads_w64(ord.data(), n, nf, heads.data(), unsorted.data());
     });
     SIM_CHECK(unsorted[0] == 0, "distinct: sorted keys flagged unsorted n=%llu", n);
     const u64 tiles = (n + SCAN_TILE_N - 1) / SCAN_TILE_N;
     std::vector<u64> pos(n), agg(tiles, 0), incl(tiles, 0), counter(1, 0);
     std::vector<u32> flags(tiles, 0);
     warpath_sim::launch((unsigned)tiles, BLOCK, 0, [&] {
-        scan_flags_u64(heads.data(), pos.data(), n, 0, flags.data(), agg.data(), incl.data(), counter.data());
+        primitives_scan_flags_u8(heads.data(), pos.data(), n, 0, flags.data(), agg.data(), incl.data(), counter.data());
     });
     std::vector<K> values(n, 0);
     std::vector<u64> starts(n, 0), counts(n, 0), m(1, 0);
     warpath_sim::launch(g, BLOCK, 0, [&] {
         if constexpr (sizeof(K) == 4)
-            distinct_scatter_w32(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
+            primitives_distinct_scatter_w32(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
         else
-            distinct_scatter_w64(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
+            primitives_distinct_scatter_w64(ord.data(), heads.data(), pos.data(), n, values.data(), starts.data(), counts.data(), m.data());
     });
-    warpath_sim::launch(g, BLOCK, 0, [&] { distinct_counts(starts.data(), counts.data(), m.data(), n); });
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_distinct_counts(starts.data(), counts.data(), m.data(), n); });
     std::vector<u32> inverse(n, 0xFFFFFFFFu);
-    warpath_sim::launch(g, BLOCK, 0, [&] { distinct_inverse(heads.data(), pos.data(), perm.data(), n, inverse.data()); });
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_distinct_inverse(heads.data(), pos.data(), perm.data(), n, inverse.data()); });
     transform(values, m[0], 1);
 
     // the reference
@@ -235,14 +280,14 @@ static void check_argsort_float(u64 n, std::mt19937_64& rng) {
     std::vector<K> keys = input;
     const unsigned g = grid_stride_blocks(n);
     std::vector<u32> perm(n);
-    warpath_sim::launch(g, BLOCK, 0, [&] { iota_u32_prim(perm.data(), n); });
+    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_iota_u32(perm.data(), n); });
     warpath_sim::launch(g, BLOCK, 0, [&] {
-        if constexpr (sizeof(K) == 4) float_classes_w32(keys.data(), n);
-        else float_classes_w64(keys.data(), n);
+        if constexpr (sizeof(K) == 4) primitives_float_classes_w32(keys.data(), n);
+        else primitives_float_classes_w64(keys.data(), n);
     });
     warpath_sim::launch(g, BLOCK, 0, [&] {
-        if constexpr (sizeof(K) == 4) key_transform_w32(keys.data(), n, 2, 0, 0);
-        else key_transform_w64(keys.data(), n, 2, 0, 0);
+        if constexpr (sizeof(K) == 4) primitives_key_transform_w32(keys.data(), n, 2, 0, 0);
+        else primitives_key_transform_w64(keys.data(), n, 2, 0, 0);
     });
     gpu_sort<K, u32>(keys, &perm);
     std::vector<u32> expect(n);
@@ -261,7 +306,10 @@ int main() {
         check_scan(n, true, rng);
         check_scan(n, false, rng);
     }
+    for (u64 n : {1ull, 2048ull, 2049ull, 3 * 2048ull + 17}) check_scan_f64(n, rng);
     std::printf("scan: ok\n");
+    for (u64 n : {1ull, 31ull, 256ull, 257ull, 5000ull}) check_reduce(n, rng);
+    std::printf("reduce: ok\n");
     for (u64 n : {2ull, 33ull, 1000ull, 3071ull, 3072ull, 3073ull, 4095ull, 4096ull, 4097ull, 3 * 4096ull + 5}) {
         check_sort<u32, u32>(n, 0xFFFFFFFFu, false, rng);
         check_sort<u32, u32>(n, 0x0000F00Fu, true, rng);  // many ties: stability, constant digits

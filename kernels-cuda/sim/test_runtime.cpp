@@ -7,7 +7,7 @@
 int main() {
     for (u64 n : {1ull, 31ull, 32ull, 33ull, 255ull, 256ull, 257ull, 1000ull, 4099ull}) {
         std::vector<u32> out(n, 0xDEADBEEFu);
-        warpath_sim::launch(3, 64, 0, [&] { iota_u32(out.data(), n); });
+        warpath_sim::launch(3, 64, 0, [&] { runtime_iota_u32(out.data(), n); });
         for (u64 i = 0; i < n; ++i) SIM_CHECK(out[i] == i, "iota n=%llu i=%llu got %u", n, i, out[i]);
 
         std::vector<float> x(n), y(n), expect(n);
@@ -16,7 +16,7 @@ int main() {
             y[i] = (float)(i % 13);
             expect[i] = y[i] + 1.5f * x[i];
         }
-        warpath_sim::launch(2, 96, 0, [&] { axpy_f32(1.5f, x.data(), y.data(), n); });
+        warpath_sim::launch(2, 96, 0, [&] { runtime_axpy_f32(1.5f, x.data(), y.data(), n); });
         for (u64 i = 0; i < n; ++i) SIM_CHECK(y[i] == expect[i], "axpy n=%llu i=%llu", n, i);
     }
     std::printf("runtime kernels: ok\n");

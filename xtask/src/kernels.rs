@@ -140,19 +140,34 @@ fn cu_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-/// Hash of every shared header (`*.cuh`), since any `.cu` may include any of them.
+/// Hash of every shared header (`*.cuh` beside the sources and in `block/`, the warp and block
+/// collectives), since any `.cu` may include any of them.
 fn headers_hash(dir: &Path) -> Result<u64> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cuh"))
-        .collect();
-    paths.sort();
     let mut h = Fnv::new();
-    for p in paths {
-        h.write(p.file_name().unwrap().as_encoded_bytes());
+    for p in header_files(dir)? {
+        let name = p.strip_prefix(dir).unwrap_or(&p);
+        h.write(name.as_os_str().as_encoded_bytes());
         h.write(&fs::read(&p)?);
     }
     Ok(h.finish())
+}
+
+/// The kernels' shared headers: `kernels-cuda/*.cuh` and `kernels-cuda/block/*.cuh`, sorted.
+fn header_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    for d in [dir.to_path_buf(), dir.join("block")] {
+        if !d.is_dir() {
+            continue;
+        }
+        for e in fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let p = e?.path();
+            if p.extension().is_some_and(|e| e == "cuh") {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    Ok(paths)
 }
 
 fn source_hash(src: &Path, headers: u64) -> Result<u64> {

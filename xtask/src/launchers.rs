@@ -100,6 +100,9 @@ const RUST_KEYWORDS: &[&str] = &[
 ];
 
 fn rust_ident(name: &str, taken: &[String]) -> String {
+    // Rust's parameters are snake_case (a CUDA `S` becomes `s`).
+    let lower = name.to_ascii_lowercase();
+    let name = lower.as_str();
     let mut n = match name {
         "self" | "Self" | "crate" | "super" => format!("{name}_"),
         _ if RUST_KEYWORDS.contains(&name) => format!("r#{name}"),

@@ -202,15 +202,15 @@ mod tests {
     #[test]
     fn parses_ptxas_verbose_output() {
         let text = "ptxas info    : 0 bytes gmem
-ptxas info    : Compiling entry function 'scan_u32_u64' for 'sm_90'
-ptxas info    : Function properties for scan_u32_u64
+ptxas info    : Compiling entry function 'primitives_scan_u32' for 'sm_90'
+ptxas info    : Function properties for primitives_scan_u32
     0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
 ptxas info    : Used 40 registers, used 1 barriers, 16464 bytes smem, 400 bytes cmem[0]
 ptxas info    : Compile time = 7.0 ms
 ptxas info    : Function properties for _Z6helperv
     16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-ptxas info    : Compiling entry function 'iota_u32' for 'sm_90'
-ptxas info    : Function properties for iota_u32
+ptxas info    : Compiling entry function 'runtime_iota_u32' for 'sm_90'
+ptxas info    : Function properties for runtime_iota_u32
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 ptxas info    : Used 10 registers, used 0 barriers
 ";
@@ -219,7 +219,7 @@ ptxas info    : Used 10 registers, used 0 barriers
         assert_eq!(
             k[0],
             KernelResources {
-                name: "scan_u32_u64".into(),
+                name: "primitives_scan_u32".into(),
                 registers: 40,
                 barriers: 1,
                 shared: 16464,

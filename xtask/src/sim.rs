@@ -51,9 +51,15 @@ pub(crate) fn build(root: &Path) -> Result<PathBuf> {
         .context("g++ is needed to build the simulated driver (apt-get install g++)")?;
     let gxx_version = String::from_utf8_lossy(&gxx.stdout).into_owned();
 
-    // Inputs: every kernel source and header, the committed PTX, the simulator's sources.
+    // Inputs: every kernel source and header (block/ too), the committed PTX, the simulator's
+    // sources.
     let mut inputs: Vec<PathBuf> = Vec::new();
-    for dir in [kernels.clone(), kernels.join("ptx"), kernels.join("sim")] {
+    for dir in [
+        kernels.clone(),
+        kernels.join("block"),
+        kernels.join("ptx"),
+        kernels.join("sim"),
+    ] {
         for e in fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
             let p = e?.path();
             if p.extension().is_some_and(|x| {
@@ -219,7 +225,7 @@ mod tests {
 
     #[test]
     fn finds_entries_of_ptx() {
-        let ptx = "// header\n.version 9.0\n.visible .entry iota_u32(\n\t.param .u64 a\n)\n{\n}\n.entry foo(\n)\n";
-        assert_eq!(entry_names(ptx), ["iota_u32", "foo"]);
+        let ptx = "// header\n.version 9.0\n.visible .entry runtime_iota_u32(\n\t.param .u64 a\n)\n{\n}\n.entry foo(\n)\n";
+        assert_eq!(entry_names(ptx), ["runtime_iota_u32", "foo"]);
     }
 }

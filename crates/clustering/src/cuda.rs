@@ -93,17 +93,17 @@ macro_rules! element_kernels {
 
 element_kernels!(
     f32,
-    kmeans_step_small_f32,
-    kmeans_norms_f32,
-    kmeans_assign_tiled_f32,
-    kmeans_accumulate_f32
+    clustering_kmeans_step_small_f32,
+    clustering_kmeans_norms_f32,
+    clustering_kmeans_assign_tiled_f32,
+    clustering_kmeans_accumulate_f32
 );
 element_kernels!(
     f64,
-    kmeans_step_small_f64,
-    kmeans_norms_f64,
-    kmeans_assign_tiled_f64,
-    kmeans_accumulate_f64
+    clustering_kmeans_step_small_f64,
+    clustering_kmeans_norms_f64,
+    clustering_kmeans_assign_tiled_f64,
+    clustering_kmeans_accumulate_f64
 );
 
 /// The device-resident state of a k-means run.
@@ -258,10 +258,10 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
                     partials,
                 )?;
             }
-            // SAFETY: kmeans_reduce_partials(partials[blocks*stats], blocks, stats, out[stats]):
+            // SAFETY: clustering_kmeans_reduce_partials(partials[blocks*stats], blocks, stats, out[stats]):
             // partials holds `blocks` rows of `stats_len`, stats holds `stats_len`.
             unsafe {
-                kernels::kmeans_reduce_partials(
+                kernels::clustering_kmeans_reduce_partials(
                     gpu,
                     gpu.grid_stride(stats_len, BLOCK),
                     partials,

@@ -61,35 +61,35 @@ pub(crate) fn sum<T: Summable>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T::
     // the kernel's own types, which have the sizes of T and T::Sum.
     unsafe {
         match T::NAME {
-            "u32" => kernels::reduce_sum_u32(
+            "u32" => kernels::primitives_reduce_sum_u32(
                 gpu,
                 cfg,
                 &input.view_as::<u32>(),
                 n,
                 &mut partials.view_as_mut::<u64>(),
             )?,
-            "i32" => kernels::reduce_sum_i32(
+            "i32" => kernels::primitives_reduce_sum_i32(
                 gpu,
                 cfg,
                 &input.view_as::<i32>(),
                 n,
                 &mut partials.view_as_mut::<u64>(),
             )?,
-            "u64" | "i64" => kernels::reduce_sum_u64(
+            "u64" | "i64" => kernels::primitives_reduce_sum_u64(
                 gpu,
                 cfg,
                 &input.view_as::<u64>(),
                 n,
                 &mut partials.view_as_mut::<u64>(),
             )?,
-            "f32" => kernels::reduce_sum_f32(
+            "f32" => kernels::primitives_reduce_sum_f32(
                 gpu,
                 cfg,
                 &input.view_as::<f32>(),
                 n,
                 &mut partials.view_as_mut::<f64>(),
             )?,
-            _ => kernels::reduce_sum_f64(
+            _ => kernels::primitives_reduce_sum_f64(
                 gpu,
                 cfg,
                 &input.view_as::<f64>(),
@@ -98,7 +98,7 @@ pub(crate) fn sum<T: Summable>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T::
             )?,
         }
         if matches!(T::NAME, "f32" | "f64") {
-            kernels::reduce_sum_final_f64(
+            kernels::primitives_reduce_sum_final_f64(
                 gpu,
                 one,
                 &partials.view_as::<f64>(),
@@ -106,7 +106,7 @@ pub(crate) fn sum<T: Summable>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T::
                 &mut out.view_as_mut::<f64>(),
             )?;
         } else {
-            kernels::reduce_sum_final_u64(
+            kernels::primitives_reduce_sum_final_u64(
                 gpu,
                 one,
                 &partials.view_as::<u64>(),
@@ -137,7 +137,7 @@ pub(crate) fn min_max<K: SortKey>(
     // parts[0..2*m) and writes out[0..2]; K, K::Bits and the kernel's word have one width.
     unsafe {
         if wide::<K>() {
-            kernels::reduce_minmax_w64(
+            kernels::primitives_reduce_minmax_w64(
                 gpu,
                 cfg,
                 &input.view_as::<u64>(),
@@ -145,7 +145,7 @@ pub(crate) fn min_max<K: SortKey>(
                 kind,
                 &mut parts.view_as_mut::<u64>(),
             )?;
-            kernels::reduce_minmax_final_w64(
+            kernels::primitives_reduce_minmax_final_w64(
                 gpu,
                 one,
                 &parts.view_as::<u64>(),
@@ -153,7 +153,7 @@ pub(crate) fn min_max<K: SortKey>(
                 &mut out.view_as_mut::<u64>(),
             )?;
         } else {
-            kernels::reduce_minmax_w32(
+            kernels::primitives_reduce_minmax_w32(
                 gpu,
                 cfg,
                 &input.view_as::<u32>(),
@@ -161,7 +161,7 @@ pub(crate) fn min_max<K: SortKey>(
                 kind,
                 &mut parts.view_as_mut::<u32>(),
             )?;
-            kernels::reduce_minmax_final_w32(
+            kernels::primitives_reduce_minmax_final_w32(
                 gpu,
                 one,
                 &parts.view_as::<u32>(),
@@ -230,7 +230,7 @@ pub(crate) fn scan<T: Summable>(
     unsafe {
         let (f, c) = (&mut st.flags, &mut st.counter);
         match T::NAME {
-            "u32" => kernels::scan_u32_u64(
+            "u32" => kernels::primitives_scan_u32(
                 gpu,
                 cfg,
                 &input.view_as::<u32>(),
@@ -242,7 +242,7 @@ pub(crate) fn scan<T: Summable>(
                 &mut st.incl.view_as_mut::<u64>(),
                 c,
             )?,
-            "i32" => kernels::scan_i32_u64(
+            "i32" => kernels::primitives_scan_i32(
                 gpu,
                 cfg,
                 &input.view_as::<i32>(),
@@ -254,7 +254,7 @@ pub(crate) fn scan<T: Summable>(
                 &mut st.incl.view_as_mut::<u64>(),
                 c,
             )?,
-            "u64" | "i64" => kernels::scan_u64_u64(
+            "u64" | "i64" => kernels::primitives_scan_u64(
                 gpu,
                 cfg,
                 &input.view_as::<u64>(),
@@ -266,7 +266,7 @@ pub(crate) fn scan<T: Summable>(
                 &mut st.incl.view_as_mut::<u64>(),
                 c,
             )?,
-            "f32" => kernels::scan_f32_f64(
+            "f32" => kernels::primitives_scan_f32(
                 gpu,
                 cfg,
                 &input.view_as::<f32>(),
@@ -278,7 +278,7 @@ pub(crate) fn scan<T: Summable>(
                 &mut st.incl.view_as_mut::<f64>(),
                 c,
             )?,
-            _ => kernels::scan_f64_f64(
+            _ => kernels::primitives_scan_f64(
                 gpu,
                 cfg,
                 &input.view_as::<f64>(),
@@ -304,7 +304,7 @@ fn scan_flags(gpu: &Gpu, flags: &DeviceBuffer<bool>) -> Result<DeviceBuffer<u64>
     };
     // SAFETY: as in `scan`; the flags are bytes (bool has the size of u8).
     unsafe {
-        kernels::scan_flags_u64(
+        kernels::primitives_scan_flags_u8(
             gpu,
             cfg,
             &flags.view_as::<u8>(),
@@ -340,7 +340,7 @@ pub(crate) fn select<T: Element>(
     // writes out[pos[i]] < n and count[0].
     unsafe {
         if wide::<T>() {
-            kernels::select_w64(
+            kernels::primitives_select_w64(
                 gpu,
                 cfg,
                 &values.view_as::<u64>(),
@@ -351,7 +351,7 @@ pub(crate) fn select<T: Element>(
                 &mut count,
             )?;
         } else {
-            kernels::select_w32(
+            kernels::primitives_select_w32(
                 gpu,
                 cfg,
                 &values.view_as::<u32>(),
@@ -388,7 +388,7 @@ pub(crate) fn split<T: Element>(
     // form a permutation of [0, n); writes boundary[0].
     unsafe {
         if wide::<T>() {
-            kernels::split_w64(
+            kernels::primitives_split_w64(
                 gpu,
                 cfg,
                 &values.view_as::<u64>(),
@@ -399,7 +399,7 @@ pub(crate) fn split<T: Element>(
                 &mut boundary,
             )?;
         } else {
-            kernels::split_w32(
+            kernels::primitives_split_w32(
                 gpu,
                 cfg,
                 &values.view_as::<u32>(),
@@ -431,9 +431,23 @@ pub(crate) fn flags_from_bit<T: Element>(
     unsafe {
         let mut f = flags.view_as_mut::<u8>();
         if wide::<T>() {
-            kernels::flags_from_bit_w64(gpu, cfg, &keys.view_as::<u64>(), n, bit, &mut f)?;
+            kernels::primitives_flags_from_bit_w64(
+                gpu,
+                cfg,
+                &keys.view_as::<u64>(),
+                n,
+                bit,
+                &mut f,
+            )?;
         } else {
-            kernels::flags_from_bit_w32(gpu, cfg, &keys.view_as::<u32>(), n, bit, &mut f)?;
+            kernels::primitives_flags_from_bit_w32(
+                gpu,
+                cfg,
+                &keys.view_as::<u32>(),
+                n,
+                bit,
+                &mut f,
+            )?;
         }
     }
     Ok(flags)
@@ -456,7 +470,7 @@ pub(crate) fn histogram(
     let mut bad = gpu.upload(&[u64::MAX])?;
     // SAFETY: reads keys[0..n); increments counts[k] only for k < bins; atomicMin on bad[0].
     unsafe {
-        kernels::histogram_u32(
+        kernels::primitives_histogram_u32(
             gpu,
             gpu.grid_stride(n, BLOCK),
             keys,
@@ -488,9 +502,25 @@ fn key_transform<K: SortKey>(
     // SAFETY: rewrites keys[0..n) in place with a bijection of the same width.
     unsafe {
         if wide::<K>() {
-            kernels::key_transform_w64(gpu, cfg, &mut keys.view_as_mut::<u64>(), n, kind, d, inv)
+            kernels::primitives_key_transform_w64(
+                gpu,
+                cfg,
+                &mut keys.view_as_mut::<u64>(),
+                n,
+                kind,
+                d,
+                inv,
+            )
         } else {
-            kernels::key_transform_w32(gpu, cfg, &mut keys.view_as_mut::<u32>(), n, kind, d, inv)
+            kernels::primitives_key_transform_w32(
+                gpu,
+                cfg,
+                &mut keys.view_as_mut::<u32>(),
+                n,
+                kind,
+                d,
+                inv,
+            )
         }
     }
 }
@@ -510,9 +540,9 @@ pub(crate) fn float_classes<K: SortKey>(
     // SAFETY: rewrites keys[0..n) in place (a copy the caller owns).
     unsafe {
         if wide::<K>() {
-            kernels::float_classes_w64(gpu, cfg, &mut keys.view_as_mut::<u64>(), n)
+            kernels::primitives_float_classes_w64(gpu, cfg, &mut keys.view_as_mut::<u64>(), n)
         } else {
-            kernels::float_classes_w32(gpu, cfg, &mut keys.view_as_mut::<u32>(), n)
+            kernels::primitives_float_classes_w32(gpu, cfg, &mut keys.view_as_mut::<u32>(), n)
         }
     }
 }
@@ -587,14 +617,28 @@ pub(crate) fn sort<K: SortKey, V: Element>(
     let mut trivial = gpu.alloc_zeros::<u32>(passes as usize)?;
     let grid = gpu.grid_stride(n, BLOCK);
     // SAFETY: the histogram kernel reads keys[0..n) and adds into hist[0..passes*256);
-    // radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
+    // primitives_radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
     unsafe {
         if wide::<K>() {
-            kernels::radix_histogram_w64(gpu, grid, &keys.view_as::<u64>(), n, passes, &mut hist)?;
+            kernels::primitives_radix_histogram_w64(
+                gpu,
+                grid,
+                &keys.view_as::<u64>(),
+                n,
+                passes,
+                &mut hist,
+            )?;
         } else {
-            kernels::radix_histogram_w32(gpu, grid, &keys.view_as::<u32>(), n, passes, &mut hist)?;
+            kernels::primitives_radix_histogram_w32(
+                gpu,
+                grid,
+                &keys.view_as::<u32>(),
+                n,
+                passes,
+                &mut hist,
+            )?;
         }
-        kernels::radix_prepare(gpu, block_config(passes), &mut hist, n, &mut trivial)?;
+        kernels::primitives_radix_prepare(gpu, block_config(passes), &mut hist, n, &mut trivial)?;
     }
 
     let mut status = gpu.alloc_zeros::<u64>((tiles * 256) as usize)?;
@@ -617,7 +661,7 @@ pub(crate) fn sort<K: SortKey, V: Element>(
         unsafe {
             let (s, c) = (&mut status, &mut counters);
             match (wide::<K>(), &vals, &mut alt_vals) {
-                (false, None, _) | (false, _, None) => kernels::onesweep_k32(
+                (false, None, _) | (false, _, None) => kernels::primitives_onesweep_keys_w32(
                     gpu,
                     cfg,
                     &keys.view_as::<u32>(),
@@ -631,7 +675,7 @@ pub(crate) fn sort<K: SortKey, V: Element>(
                     s,
                     c,
                 )?,
-                (true, None, _) | (true, _, None) => kernels::onesweep_k64(
+                (true, None, _) | (true, _, None) => kernels::primitives_onesweep_keys_w64(
                     gpu,
                     cfg,
                     &keys.view_as::<u64>(),
@@ -645,21 +689,23 @@ pub(crate) fn sort<K: SortKey, V: Element>(
                     s,
                     c,
                 )?,
-                (false, Some(v), Some(av)) if !wide::<V>() => kernels::onesweep_k32_v32(
-                    gpu,
-                    cfg,
-                    &keys.view_as::<u32>(),
-                    &mut alt_keys.view_as_mut::<u32>(),
-                    &v.view_as::<u32>(),
-                    &mut av.view_as_mut::<u32>(),
-                    n,
-                    pass,
-                    &hist,
-                    &trivial,
-                    s,
-                    c,
-                )?,
-                (false, Some(v), Some(av)) => kernels::onesweep_k32_v64(
+                (false, Some(v), Some(av)) if !wide::<V>() => {
+                    kernels::primitives_onesweep_pairs32_w32(
+                        gpu,
+                        cfg,
+                        &keys.view_as::<u32>(),
+                        &mut alt_keys.view_as_mut::<u32>(),
+                        &v.view_as::<u32>(),
+                        &mut av.view_as_mut::<u32>(),
+                        n,
+                        pass,
+                        &hist,
+                        &trivial,
+                        s,
+                        c,
+                    )?
+                }
+                (false, Some(v), Some(av)) => kernels::primitives_onesweep_pairs64_w32(
                     gpu,
                     cfg,
                     &keys.view_as::<u32>(),
@@ -673,21 +719,23 @@ pub(crate) fn sort<K: SortKey, V: Element>(
                     s,
                     c,
                 )?,
-                (true, Some(v), Some(av)) if !wide::<V>() => kernels::onesweep_k64_v32(
-                    gpu,
-                    cfg,
-                    &keys.view_as::<u64>(),
-                    &mut alt_keys.view_as_mut::<u64>(),
-                    &v.view_as::<u32>(),
-                    &mut av.view_as_mut::<u32>(),
-                    n,
-                    pass,
-                    &hist,
-                    &trivial,
-                    s,
-                    c,
-                )?,
-                (true, Some(v), Some(av)) => kernels::onesweep_k64_v64(
+                (true, Some(v), Some(av)) if !wide::<V>() => {
+                    kernels::primitives_onesweep_pairs32_w64(
+                        gpu,
+                        cfg,
+                        &keys.view_as::<u64>(),
+                        &mut alt_keys.view_as_mut::<u64>(),
+                        &v.view_as::<u32>(),
+                        &mut av.view_as_mut::<u32>(),
+                        n,
+                        pass,
+                        &hist,
+                        &trivial,
+                        s,
+                        c,
+                    )?
+                }
+                (true, Some(v), Some(av)) => kernels::primitives_onesweep_pairs64_w64(
                     gpu,
                     cfg,
                     &keys.view_as::<u64>(),
@@ -756,7 +804,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     unsafe {
         let mut h = heads.view_as_mut::<u8>();
         if wide::<K>() {
-            kernels::mark_heads_w64(
+            kernels::primitives_mark_heads_w64(
                 gpu,
                 cfg,
                 &keys.view_as::<u64>(),
@@ -766,7 +814,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
                 &mut unsorted,
             )?;
         } else {
-            kernels::mark_heads_w32(
+            kernels::primitives_mark_heads_w32(
                 gpu,
                 cfg,
                 &keys.view_as::<u32>(),
@@ -787,7 +835,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     // m[0].
     unsafe {
         if wide::<K>() {
-            kernels::distinct_scatter_w64(
+            kernels::primitives_distinct_scatter_w64(
                 gpu,
                 cfg,
                 &keys.view_as::<u64>(),
@@ -800,7 +848,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
                 &mut m,
             )?;
         } else {
-            kernels::distinct_scatter_w32(
+            kernels::primitives_distinct_scatter_w32(
                 gpu,
                 cfg,
                 &keys.view_as::<u32>(),
@@ -816,7 +864,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     }
     if want_counts {
         // SAFETY: for g < m <= n: counts[g] -= starts[g].
-        unsafe { kernels::distinct_counts(gpu, cfg, &starts, &mut counts, &m, n)? };
+        unsafe { kernels::primitives_distinct_counts(gpu, cfg, &starts, &mut counts, &m, n)? };
     }
     let inverse = match inverse_perm {
         None => None,
@@ -833,7 +881,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
             };
             // SAFETY: reads heads/pos[0..n) and perm[0..n) (a permutation of [0, n)) when not
             // null; writes inv[perm[i]] (or inv[i]), all < n.
-            unsafe { kernels::distinct_inverse(gpu, cfg, &h, &pos, perm, n, &mut inv)? };
+            unsafe { kernels::primitives_distinct_inverse(gpu, cfg, &h, &pos, perm, n, &mut inv)? };
             Some(inv)
         }
     };

@@ -114,9 +114,9 @@ pub fn axpy_device(
         return Ok(());
     }
     let n = x.len() as u64;
-    // SAFETY: axpy_f32 reads x[0..n) and writes y[0..n); both buffers hold n elements (checked
+    // SAFETY: runtime_axpy_f32 reads x[0..n) and writes y[0..n); both buffers hold n elements (checked
     // above).
-    unsafe { kernels::axpy_f32(gpu, gpu.grid_stride(n, 256), a, x, y, n)? };
+    unsafe { kernels::runtime_axpy_f32(gpu, gpu.grid_stride(n, 256), a, x, y, n)? };
     Ok(())
 }
 
@@ -146,8 +146,8 @@ pub fn iota(gpu: &crate::Gpu, out: &mut DeviceBuffer<u32>) -> Result<(), GpuErro
     if n == 0 {
         return Ok(());
     }
-    // SAFETY: iota_u32 writes out[0..n) with a grid-stride loop; `out` holds n elements.
-    unsafe { kernels::iota_u32(gpu, gpu.grid_stride(n, 256), out, n) }
+    // SAFETY: runtime_iota_u32 writes out[0..n) with a grid-stride loop; `out` holds n elements.
+    unsafe { kernels::runtime_iota_u32(gpu, gpu.grid_stride(n, 256), out, n) }
 }
 
 #[cfg(test)]

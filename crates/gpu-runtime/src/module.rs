@@ -17,7 +17,7 @@ pub struct PtxModule {
 ///
 /// ```
 /// static RUNTIME: gpu_runtime::PtxModule = gpu_runtime::ptx_module!("runtime");
-/// assert!(RUNTIME.ptx.contains(".entry axpy_f32"));
+/// assert!(RUNTIME.ptx.contains(".entry runtime_axpy_f32"));
 /// ```
 #[macro_export]
 macro_rules! ptx_module {

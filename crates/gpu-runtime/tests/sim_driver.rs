@@ -463,7 +463,7 @@ mod cases {
             sys::cuModuleGetFunction(&mut f, runtime, missing.as_ptr()),
             CUDA_ERROR_NOT_FOUND
         );
-        let _ = function(runtime, "iota_u32");
+        let _ = function(runtime, "runtime_iota_u32");
         expect!(sys::cuModuleUnload(runtime), CUDA_SUCCESS);
         expect!(sys::cuModuleUnload(runtime), CUDA_ERROR_INVALID_HANDLE);
         // Static shared memory of foreign PTX (no ptxas figures): the declarations in the body,

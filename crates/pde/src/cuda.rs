@@ -12,9 +12,7 @@ use crate::kernel_types::{
 use crate::params::{FhnParams, FhnState};
 
 /// The typed launchers of `kernels-cuda/pde.cu` (they take the coefficient sets
-/// `super::FhnCoeffs` and `super::CnCoeffs`, imported above). `tridiag_thomas_strided_*` names
-/// its subsystem count `S` in pde.cu, hence the `allow`.
-#[allow(non_snake_case)]
+/// `super::FhnCoeffs` and `super::CnCoeffs`, imported above).
 mod kernels {
     gpu_runtime::kernels!("pde");
 }
@@ -99,19 +97,19 @@ macro_rules! real_kernels {
 
 real_kernels!(
     f32,
-    tridiag_pcr_level_f32,
-    tridiag_thomas_strided_f32,
-    tridiag_batch_pcr_f32,
-    tridiag_batch_cr_pcr_f32,
-    tridiag_batch_thomas_f32
+    pde_tridiag_pcr_level_f32,
+    pde_tridiag_thomas_strided_f32,
+    pde_tridiag_batch_pcr_f32,
+    pde_tridiag_batch_cr_pcr_f32,
+    pde_tridiag_batch_thomas_f32
 );
 real_kernels!(
     f64,
-    tridiag_pcr_level_f64,
-    tridiag_thomas_strided_f64,
-    tridiag_batch_pcr_f64,
-    tridiag_batch_cr_pcr_f64,
-    tridiag_batch_thomas_f64
+    pde_tridiag_pcr_level_f64,
+    pde_tridiag_thomas_strided_f64,
+    pde_tridiag_batch_pcr_f64,
+    pde_tridiag_batch_cr_pcr_f64,
+    pde_tridiag_batch_thomas_f64
 );
 
 /// Uploads, runs `steps` explicit steps of `batch` axons of `n` nodes, downloads.
@@ -163,9 +161,9 @@ pub(crate) fn explicit_on_device(
         let mut left = steps;
         while left > 0 {
             let s = left.min(FUSED_STEPS_PER_LAUNCH) as u32;
-            // SAFETY: fhn_fused_f64 reads and writes v, w [0, batch * n), both hold that many
+            // SAFETY: pde_fhn_fused_f64 reads and writes v, w [0, batch * n), both hold that many
             // doubles; the dynamic shared memory is the 3 * n doubles the kernel uses.
-            unsafe { kernels::fhn_fused_f64(gpu, cfg, dv, dw, n64, batch64, s, coeffs)? };
+            unsafe { kernels::pde_fhn_fused_f64(gpu, cfg, dv, dw, n64, batch64, s, coeffs)? };
             left -= s as u64;
         }
     } else {
@@ -175,10 +173,10 @@ pub(crate) fn explicit_on_device(
         let mut sw = unsafe { gpu.alloc_uninit::<f64>(total as usize)? };
         let cfg = gpu.grid_stride(total, 256);
         for _ in 0..steps {
-            // SAFETY: fhn_step_f64 reads v, w and writes vn, wn over [0, total); all four
+            // SAFETY: pde_fhn_step_f64 reads v, w and writes vn, wn over [0, total); all four
             // buffers hold total doubles and the inputs and outputs are distinct buffers.
             unsafe {
-                kernels::fhn_step_f64(gpu, cfg, dv, dw, &mut sv, &mut sw, n64, total, coeffs)?
+                kernels::pde_fhn_step_f64(gpu, cfg, dv, dw, &mut sv, &mut sw, n64, total, coeffs)?
             };
             std::mem::swap(dv, &mut sv);
             std::mem::swap(dw, &mut sw);
@@ -334,11 +332,11 @@ impl CnBackend for CnDevice<'_> {
             }
             gpu.upload_into(&self.src_host, &mut self.src)?;
         }
-        // SAFETY: fhn_cn_explicit_f64 reads v, w [0, n) and src [0, 2n) (src holds 2n doubles,
+        // SAFETY: pde_fhn_cn_explicit_f64 reads v, w [0, n) and src [0, 2n) (src holds 2n doubles,
         // or is empty at address 0 and not read) and writes sw, rhs, big_v [0, n); every buffer
         // holds n doubles and the outputs are distinct from the inputs.
         unsafe {
-            kernels::fhn_cn_explicit_f64(
+            kernels::pde_fhn_cn_explicit_f64(
                 gpu,
                 gpu.grid_stride(self.n, 256),
                 &self.v,
@@ -358,10 +356,10 @@ impl CnBackend for CnDevice<'_> {
         let gpu = self.gpu;
         let cfg = gpu.grid_stride(self.n, 256);
         let [ja, jb, jc, jg] = &mut self.jac.sys;
-        // SAFETY: fhn_cn_assemble_f64 reads big_v, rhs [0, n) and writes a, b, c, g [0, n); all
+        // SAFETY: pde_fhn_cn_assemble_f64 reads big_v, rhs [0, n) and writes a, b, c, g [0, n); all
         // hold n doubles, outputs distinct.
         unsafe {
-            kernels::fhn_cn_assemble_f64(
+            kernels::pde_fhn_cn_assemble_f64(
                 gpu,
                 cfg,
                 &self.big_v,
@@ -376,11 +374,11 @@ impl CnBackend for CnDevice<'_> {
         }
         self.jac.solve(gpu, self.solver)?;
         gpu.zero(&mut self.max_bits)?;
-        // SAFETY: fhn_cn_update_f64 updates big_v [0, n) from delta [0, n) (both n doubles,
+        // SAFETY: pde_fhn_cn_update_f64 updates big_v [0, n) from delta [0, n) (both n doubles,
         // distinct) and atomically maxes the one u64 at max_bits; blockDim (256) is a multiple
         // of 32 as its warp reduction requires.
         unsafe {
-            kernels::fhn_cn_update_f64(
+            kernels::pde_fhn_cn_update_f64(
                 gpu,
                 cfg,
                 &mut self.big_v,
@@ -396,10 +394,10 @@ impl CnBackend for CnDevice<'_> {
 
     fn finish(&mut self, _state: &mut FhnState) -> Result<(), StepError> {
         let gpu = self.gpu;
-        // SAFETY: fhn_cn_finish_f64 reads big_v, sw [0, n) and writes v, w [0, n); all hold n
+        // SAFETY: pde_fhn_cn_finish_f64 reads big_v, sw [0, n) and writes v, w [0, n); all hold n
         // doubles and the outputs are distinct from the inputs.
         unsafe {
-            kernels::fhn_cn_finish_f64(
+            kernels::pde_fhn_cn_finish_f64(
                 gpu,
                 gpu.grid_stride(self.n, 256),
                 &self.big_v,

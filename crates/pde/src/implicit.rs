@@ -312,7 +312,7 @@ fn is_fixed(p: &FhnParams, i: usize) -> Option<f64> {
     }
 }
 
-// The kernels fhn_cn_explicit_f64, fhn_cn_assemble_f64, fhn_cn_update_f64 and fhn_cn_finish_f64
+// The kernels pde_fhn_cn_explicit_f64, pde_fhn_cn_assemble_f64, pde_fhn_cn_update_f64 and pde_fhn_cn_finish_f64
 // in kernels-cuda/pde.cu mirror these four methods formula for formula; change both together.
 impl CnBackend for HostCn<'_> {
     fn begin(&mut self, state: &FhnState, t0: f64, t1: f64) -> Result<(), StepError> {

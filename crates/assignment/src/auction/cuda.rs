@@ -20,10 +20,10 @@ pub(super) fn next_batch(rounds: u32) -> u32 {
     (rounds * 2).min(MAX_BATCH)
 }
 
-/// Warps per block of `auction_bid` (one warp per bidder).
+/// Warps per block of `assignment_auction_bid` (one warp per bidder).
 const BID_WARPS_PER_BLOCK: u32 = 8;
 
-/// Threads per block of the element-wise round kernels and of `auction_batch`.
+/// Threads per block of the element-wise round kernels and of `assignment_auction_batch`.
 const BLOCK: u32 = 256;
 
 /// The device buffers of the round loop. The bidder lists and their counters come in pairs:
@@ -85,10 +85,10 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
         2048 / (32 * BID_WARPS_PER_BLOCK),
     );
     for eps in eps_schedule(s) {
-        // SAFETY: auction_reset writes indices [0, n) of owner, assigned, bidders, high and
+        // SAFETY: assignment_auction_reset writes indices [0, n) of owner, assigned, bidders, high and
         // winner (n elements each) and count[0].
         unsafe {
-            kernels::auction_reset(
+            kernels::assignment_auction_reset(
                 gpu,
                 per_elem,
                 &mut b.owner,
@@ -103,11 +103,11 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
         let mut batch = FIRST_BATCH;
         loop {
             for _ in 0..batch {
-                // SAFETY: auction_bid reads bidders[0..*count) (*count <= n, ids < n) and those
+                // SAFETY: assignment_auction_bid reads bidders[0..*count) (*count <= n, ids < n) and those
                 // rows of benefit (n*n elements), writes bid_obj/bid_val[0..*count) (n
                 // elements) and high[j] for j < n.
                 unsafe {
-                    kernels::auction_bid(
+                    kernels::assignment_auction_bid(
                         gpu,
                         bid_cfg,
                         &d_benefit,
@@ -121,10 +121,10 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
                         &mut b.high,
                     )?;
                 }
-                // SAFETY: auction_claim reads [0, *count) of the bid arrays (n elements) and
+                // SAFETY: assignment_auction_claim reads [0, *count) of the bid arrays (n elements) and
                 // updates winner[bid_obj[k]] (< n).
                 unsafe {
-                    kernels::auction_claim(
+                    kernels::assignment_auction_claim(
                         gpu,
                         per_elem,
                         &b.bidders,
@@ -135,11 +135,11 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
                         &b.count,
                     )?;
                 }
-                // SAFETY: auction_assign touches indices [0, n) of n-element buffers,
+                // SAFETY: assignment_auction_assign touches indices [0, n) of n-element buffers,
                 // assigned[person] for person ids < n, and next_count[0] (a different buffer
                 // from count).
                 unsafe {
-                    kernels::auction_assign(
+                    kernels::assignment_auction_assign(
                         gpu,
                         per_elem,
                         &mut b.high,
@@ -152,10 +152,10 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
                         n64,
                     )?;
                 }
-                // SAFETY: auction_collect appends the ids of unassigned persons (< n) to next
+                // SAFETY: assignment_auction_collect appends the ids of unassigned persons (< n) to next
                 // (n elements); at most n are written.
                 unsafe {
-                    kernels::auction_collect(
+                    kernels::assignment_auction_collect(
                         gpu,
                         per_elem,
                         &b.assigned,
@@ -184,7 +184,7 @@ fn columns(assigned: &[u32]) -> Vec<usize> {
     assigned.iter().map(|&j| j as usize).collect()
 }
 
-/// Uploads the batch, runs `auction_batch`, and returns each problem's `assigned` (empty for
+/// Uploads the batch, runs `assignment_auction_batch`, and returns each problem's `assigned` (empty for
 /// the problems without a setup).
 pub(super) fn solve_batch(
     setups: &[Option<AuctionSetup>],
@@ -239,11 +239,11 @@ pub(super) fn solve_batch(
     let mut d_bid_obj = gpu.alloc_zeros::<u32>(total)?;
     let mut d_bid_val = gpu.alloc_zeros::<f64>(total)?;
     let cfg = LaunchConfig::blocks(problems.min(1 << 20) as u32, BLOCK);
-    // SAFETY: auction_batch reads problem p's benefit at [boff[p], boff[p] + n_p^2) (inside the
+    // SAFETY: assignment_auction_batch reads problem p's benefit at [boff[p], boff[p] + n_p^2) (inside the
     // concatenated buffer of bt elements) and its scratch at [soff[p], soff[p] + n_p) of eight
     // buffers of st elements; the per-problem arrays hold `problems` entries.
     unsafe {
-        kernels::auction_batch(
+        kernels::assignment_auction_batch(
             gpu,
             cfg,
             &d_benefit,

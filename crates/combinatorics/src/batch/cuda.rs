@@ -1,4 +1,4 @@
-//! Batch generation on the GPU (`permutations_u8` in kernels-cuda/combinatorics.cu). A leaf:
+//! Batch generation on the GPU (`combinatorics_permutations_u8` in kernels-cuda/combinatorics.cu). A leaf:
 //! it imports only the generated launchers; its callers have validated `n`, the range and the
 //! step count.
 
@@ -31,7 +31,7 @@ pub(super) fn on_device(
     Ok(d)
 }
 
-/// Queues `permutations_u8` writing the permutations with ranks `[start, start + count)` to
+/// Queues `combinatorics_permutations_u8` writing the permutations with ranks `[start, start + count)` to
 /// `d[0 .. count * n)`.
 pub(super) fn launch(
     gpu: &Gpu,
@@ -52,10 +52,10 @@ pub(super) fn launch(
     let cfg = gpu
         .grid_stride(tiles * GPU_BLOCK as u64, GPU_BLOCK)
         .with_shared_bytes((per_tile * n as u64) as u32);
-    // SAFETY: permutations_u8 writes out[0 .. count * n) and nothing else; `d` holds at least
+    // SAFETY: combinatorics_permutations_u8 writes out[0 .. count * n) and nothing else; `d` holds at least
     // that many bytes; n <= COMB_MAX_N, 1 <= steps <= 16 and start + count <= n! were checked;
     // the dynamic shared memory is blockDim * steps * n bytes, as the kernel expects.
-    unsafe { kernels::permutations_u8(gpu, cfg, d, n as u32, start, count, steps) }
+    unsafe { kernels::combinatorics_permutations_u8(gpu, cfg, d, n as u32, start, count, steps) }
 }
 
 /// The GPU path of `permutations_into_with`: pieces of at most [`GPU_PIECE_BYTES`] through one

@@ -1,4 +1,4 @@
-//! The permutation search on the GPU (`search_permutations_f64` in
+//! The permutation search on the GPU (`combinatorics_search_permutations_f64` in
 //! kernels-cuda/combinatorics.cu) and the reduction of its per-block bests. A leaf: it imports
 //! only the generated launchers and the shared order of results.
 
@@ -39,13 +39,13 @@ pub(super) fn search(
     let dm = gpu.upload(m)?;
     let mut d_score = gpu.alloc_zeros::<f64>(blocks)?;
     let mut d_rank = gpu.alloc_zeros::<u64>(blocks)?;
-    // SAFETY: search_permutations_f64 reads m[0 .. n*n) (uploaded, n*n entries) into n*n*8 bytes
+    // SAFETY: combinatorics_search_permutations_f64 reads m[0 .. n*n) (uploaded, n*n entries) into n*n*8 bytes
     // of dynamic shared memory, scores ranks [start, start + count) (checked to lie below n!,
     // n <= COMB_MAX_N), and writes one entry per block to block_score / block_rank, which hold
     // gridDim.x entries. blockDim.x = SEARCH_MAX_BLOCK is a power of two, as its reduction
     // requires.
     unsafe {
-        kernels::search_permutations_f64(
+        kernels::combinatorics_search_permutations_f64(
             gpu,
             cfg,
             &dm,

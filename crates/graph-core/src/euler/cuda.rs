@@ -140,7 +140,7 @@ impl Sublists {
         let mask = GPU_SPLITTER_MASK;
         let mut count = gpu.alloc_zeros::<u32>(1)?;
         // SAFETY: only increments the single counter.
-        unsafe { kernels::euler_count_splitters(gpu, grid(gpu, m), m64, mask, &mut count)? };
+        unsafe { kernels::graph_euler_count_splitters(gpu, grid(gpu, m), m64, mask, &mut count)? };
         let k = scalar(gpu, &count)? as usize;
         let mut split_of = alloc_u32(gpu, m)?;
         fill(gpu, &mut split_of, NONE, m)?;
@@ -149,7 +149,7 @@ impl Sublists {
         let cap = k as u32;
         // SAFETY: writes split_of[e] for e < m and split_edge[j] for j < cap = k.
         unsafe {
-            kernels::euler_number_splitters(
+            kernels::graph_euler_number_splitters(
                 gpu,
                 grid(gpu, m),
                 m64,
@@ -181,7 +181,7 @@ impl Sublists {
         // next/len have k entries, one per thread index j < k; `mask` is the one the
         // splitters were numbered with, so every walk stops at a numbered splitter.
         unsafe {
-            kernels::euler_walk_sublists(
+            kernels::graph_euler_walk_sublists(
                 gpu,
                 gpu.grid_stride(k64, 128),
                 succ,
@@ -220,7 +220,15 @@ pub(crate) fn cycle_labels(
         // SAFETY: reads the _a buffers, writes the _b buffers, all of k entries; jmp values
         // are splitter indices < k.
         unsafe {
-            kernels::euler_jump_min(gpu, grid(gpu, k), &sl_a, &sj_a, &mut sl_b, &mut sj_b, k64)?
+            kernels::graph_euler_jump_min(
+                gpu,
+                grid(gpu, k),
+                &sl_a,
+                &sj_a,
+                &mut sl_b,
+                &mut sj_b,
+                k64,
+            )?
         };
         std::mem::swap(&mut sl_a, &mut sl_b);
         std::mem::swap(&mut sj_a, &mut sj_b);
@@ -232,7 +240,7 @@ pub(crate) fn cycle_labels(
     let mut jmp_b = alloc_u32(gpu, m)?;
     // SAFETY: reads seg/succ (m entries) and sl_a[seg[e]] (seg < k); writes lab_a/jmp_a[e].
     unsafe {
-        kernels::euler_label_init(
+        kernels::graph_euler_label_init(
             gpu,
             grid(gpu, m),
             &subs.seg,
@@ -250,7 +258,7 @@ pub(crate) fn cycle_labels(
         // SAFETY: reads the _a buffers at e and at jmp/succ targets (elements < m), writes
         // the _b buffers at e, sets the flag.
         unsafe {
-            kernels::euler_jump_residual(
+            kernels::graph_euler_jump_residual(
                 gpu,
                 grid(gpu, m),
                 &subs.seg,
@@ -287,10 +295,10 @@ pub(crate) fn device_circuit(
     // Degrees.
     let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
     // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
-    unsafe { kernels::euler_in_degree(gpu, grid(gpu, m), d_tgt, m64, &mut cnt)? };
+    unsafe { kernels::graph_euler_in_degree(gpu, grid(gpu, m), d_tgt, m64, &mut cnt)? };
     let mut bad = gpu.upload(&[NONE])?;
     // SAFETY: reads offsets[0..=n) and cnt[0..n); writes the single element of `bad`.
-    unsafe { kernels::euler_check_balanced(gpu, grid(gpu, n), d_off, &cnt, n64, &mut bad)? };
+    unsafe { kernels::graph_euler_check_balanced(gpu, grid(gpu, n), d_off, &cnt, n64, &mut bad)? };
     let bad = scalar(gpu, &bad)?;
     if bad != NONE {
         return Err(unbalanced(bad));
@@ -303,7 +311,7 @@ pub(crate) fn device_circuit(
     // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
     // every pos in 0..m is written once to pred, every e in 0..m once to succ.
     unsafe {
-        kernels::euler_pair(
+        kernels::graph_euler_pair(
             gpu,
             grid(gpu, m),
             d_off,
@@ -325,7 +333,7 @@ pub(crate) fn device_circuit(
     // 3. Spanning forest of the cycle graph.
     let mut cycles = gpu.alloc_zeros::<u32>(1)?;
     // SAFETY: reads lab[0..m), increments one counter.
-    unsafe { kernels::euler_count_cycles(gpu, grid(gpu, m), &lab, m64, &mut cycles)? };
+    unsafe { kernels::graph_euler_count_cycles(gpu, grid(gpu, m), &lab, m64, &mut cycles)? };
     let cycles = scalar(gpu, &cycles)? as u64;
     let mut tree = gpu.alloc_zeros::<u8>(m)?;
     let mut links_n = 0u64;
@@ -334,12 +342,14 @@ pub(crate) fn device_circuit(
         gpu_runtime::iota(gpu, &mut parent)?;
         let mut row_last = gpu.alloc_zeros::<u8>(m)?;
         // SAFETY: reads offsets[0..=n), writes row_last[offsets[v+1]-1] < m.
-        unsafe { kernels::euler_mark_row_ends(gpu, grid(gpu, n), d_off, n64, &mut row_last)? };
+        unsafe {
+            kernels::graph_euler_mark_row_ends(gpu, grid(gpu, n), d_off, n64, &mut row_last)?
+        };
         let mut links = gpu.alloc_zeros::<u32>(1)?;
         // SAFETY: labels are edge ids < m, so union-find indices stay in parent[0..m); tree[k]
         // for k < m; one counter.
         unsafe {
-            kernels::euler_link_cycles(
+            kernels::graph_euler_link_cycles(
                 gpu,
                 grid(gpu, m),
                 &lab,
@@ -366,12 +376,20 @@ pub(crate) fn device_circuit(
         let mut run_key = alloc_u32(gpu, m)?;
         let mut run_start = alloc_u32(gpu, m)?;
         // SAFETY: reads tree[0..m), writes run_key[0..m).
-        unsafe { kernels::euler_run_keys(gpu, grid(gpu, m), &tree, m64, &mut run_key)? };
+        unsafe { kernels::graph_euler_run_keys(gpu, grid(gpu, m), &tree, m64, &mut run_key)? };
         scan_max(gpu, &run_key, &mut run_start, m)?;
         // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
         // the values written are positions < m (a tree link k always has k + 1 in its row).
         unsafe {
-            kernels::euler_splice(gpu, grid(gpu, m), &pred, &tree, &run_start, m64, &mut succ)?
+            kernels::graph_euler_splice(
+                gpu,
+                grid(gpu, m),
+                &pred,
+                &tree,
+                &run_start,
+                m64,
+                &mut succ,
+            )?
         };
     }
     drop((pred, tree));
@@ -393,7 +411,7 @@ pub(crate) fn device_circuit(
     let mut nxt_b = alloc_u32(gpu, k)?;
     // SAFETY: reads next/len (k entries) and split_of[0]; writes val_a/nxt_a (k entries).
     unsafe {
-        kernels::euler_rank_init(
+        kernels::graph_euler_rank_init(
             gpu,
             grid(gpu, k),
             &next,
@@ -407,7 +425,7 @@ pub(crate) fn device_circuit(
     for _ in 0..rounds_for(k) {
         // SAFETY: ping-pong buffers of k entries; nxt values are < k or NONE (checked).
         unsafe {
-            kernels::euler_rank_round(
+            kernels::graph_euler_rank_round(
                 gpu,
                 grid(gpu, k),
                 &val_a,
@@ -423,7 +441,7 @@ pub(crate) fn device_circuit(
     let mut order = alloc_u32(gpu, m)?;
     // SAFETY: seg[e] < k, positions are checked against m in the kernel.
     unsafe {
-        kernels::euler_scatter_order(gpu, grid(gpu, m), &seg, &offs, &val_a, m64, &mut order)?
+        kernels::graph_euler_scatter_order(gpu, grid(gpu, m), &seg, &offs, &val_a, m64, &mut order)?
     };
     Ok(order)
 }

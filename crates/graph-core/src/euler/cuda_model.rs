@@ -102,7 +102,7 @@ struct ModelLabels {
 /// `Sublists::new` + `cycle_labels` on the permutation `succ` of `0..m`.
 fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
     let m = succ.len();
-    // euler_count_splitters / euler_number_splitters (numbers in a random order).
+    // graph_euler_count_splitters / graph_euler_number_splitters (numbers in a random order).
     let k = (0..m as u32).filter(|&e| is_splitter(e, mask + 1)).count();
     let mut split_of = vec![NONE; m];
     let mut split_edge = vec![0u32; k];
@@ -126,7 +126,7 @@ fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
         &mut next,
         &mut len,
     );
-    // euler_jump_min, fixed rounds.
+    // graph_euler_jump_min, fixed rounds.
     let (mut sl, mut sj) = (split_edge.clone(), next.clone());
     for _ in 0..rounds_for(k) {
         let nl: Vec<u32> = (0..k).map(|j| sl[j].min(sl[sj[j] as usize])).collect();
@@ -134,7 +134,7 @@ fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
         sl = nl;
         sj = nj;
     }
-    // euler_label_init + euler_jump_residual until settled.
+    // graph_euler_label_init + graph_euler_jump_residual until settled.
     let mut lab: Vec<u32> = (0..m)
         .map(|e| {
             if seg[e] == NONE {
@@ -181,7 +181,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
     let mut sh = Shuffle(seed | 1);
     let (off64, tgt) = (g.offsets(), g.targets());
     let (m, n) = (tgt.len(), g.vertex_count());
-    // euler_pair in a random arrival order.
+    // graph_euler_pair in a random arrival order.
     let mut cursor = vec![0u32; n];
     let (mut succ, mut pred) = (vec![0u32; m], vec![0u32; m]);
     for e in sh.order(m) {
@@ -201,7 +201,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
         lab,
     } = model_labels(&succ, mask, &mut sh);
     let k = split_edge.len();
-    // euler_count_cycles, euler_mark_row_ends, euler_link_cycles (random order).
+    // graph_euler_count_cycles, graph_euler_mark_row_ends, graph_euler_link_cycles (random order).
     let cycles = (0..m).filter(|&e| lab[e] == e as u32).count() as u64;
     let mut row_last = vec![false; m];
     for v in 0..n {
@@ -229,7 +229,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
             components: cycles - links,
         });
     }
-    // euler_run_keys, scan, euler_splice.
+    // graph_euler_run_keys, scan, graph_euler_splice.
     if links > 0 {
         let keys: Vec<u32> = (0..m)
             .map(|k| if k == 0 || !tree[k - 1] { k as u32 } else { 0 })
@@ -244,7 +244,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
             }
         }
     }
-    // Ranking: walk, euler_rank_init, euler_rank_round, euler_scatter_order.
+    // Ranking: walk, graph_euler_rank_init, graph_euler_rank_round, graph_euler_scatter_order.
     walk(
         &succ,
         &split_of,
@@ -283,9 +283,9 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
     Ok(order)
 }
 
-/// The model of `undirected::cuda::circuit_order`: `undirected_slot_of` (in a random order),
-/// `undirected_next_dart`, the labels of the `2 E` darts, `undirected_orient`, the directed
-/// model on the oriented graph, `undirected_map_edges`.
+/// The model of `undirected::cuda::circuit_order`: `graph_undirected_slot_of` (in a random order),
+/// `graph_undirected_next_dart`, the labels of the `2 E` darts, `graph_undirected_orient`, the directed
+/// model on the oriented graph, `graph_undirected_map_edges`.
 pub(super) fn model_undirected_circuit_order(
     g: &UndirectedGraph,
     mask: u32,
@@ -314,7 +314,7 @@ pub(super) fn model_undirected_circuit_order(
     }
     let offsets = g.offsets().iter().map(|&o| o / 2).collect();
     let dg = Graph::from_csr(offsets, targets).expect("a valid CSR");
-    // euler_check_balanced would report an unbalanced vertex: the orientation leaves none.
+    // graph_euler_check_balanced would report an unbalanced vertex: the orientation leaves none.
     assert_eq!(dg.in_degrees(), dg.out_degrees(), "unbalanced orientation");
     let order = model_circuit_order(&dg, mask, seed ^ 0x5eed)?;
     Ok(order.iter().map(|&e| edge_of[e as usize]).collect())

@@ -1,7 +1,7 @@
 //! The undirected fast path on the GPU: the balanced orientation of `orient.rs` as kernels of
-//! `kernels-cuda/graph.cu` (`undirected_slot_of`, `undirected_next_dart`, the directed
-//! pipeline's cycle labelling on the `2 E` darts, `undirected_orient`), then the directed
-//! pipeline on the oriented graph and `undirected_map_edges`; everything per edge stays on the
+//! `kernels-cuda/graph.cu` (`graph_undirected_slot_of`, `graph_undirected_next_dart`, the directed
+//! pipeline's cycle labelling on the `2 E` darts, `graph_undirected_orient`), then the directed
+//! pipeline on the oriented graph and `graph_undirected_map_edges`; everything per edge stays on the
 //! device, and only the edge order comes back.
 //!
 //! A GPU leaf: it imports only the directed pipeline's device stages (`euler/cuda.rs`, itself a
@@ -34,11 +34,20 @@ pub(super) fn circuit_order(
     let d_ends = gpu.upload(ends)?;
     let mut slot_of = alloc_u32(gpu, m2)?;
     // SAFETY: halves is a permutation of 0..m2, so slot_of[0..m2) is written once per entry.
-    unsafe { kernels::undirected_slot_of(gpu, grid(gpu, m2), &d_halves, m2_64, &mut slot_of)? };
+    unsafe {
+        kernels::graph_undirected_slot_of(gpu, grid(gpu, m2), &d_halves, m2_64, &mut slot_of)?
+    };
     let mut succ = alloc_u32(gpu, m2)?;
     // SAFETY: reads halves[s] and slot_of[h ^ 1] (h < m2), writes succ[s] for s < m2.
     unsafe {
-        kernels::undirected_next_dart(gpu, grid(gpu, m2), &d_halves, &slot_of, m2_64, &mut succ)?
+        kernels::graph_undirected_next_dart(
+            gpu,
+            grid(gpu, m2),
+            &d_halves,
+            &slot_of,
+            m2_64,
+            &mut succ,
+        )?
     };
     drop(slot_of);
     let mut subs = Sublists::new(gpu, m2)?;
@@ -49,7 +58,7 @@ pub(super) fn circuit_order(
     // SAFETY: reads lab/halves at 2j, 2j + 1 < m2 and ends at h ^ 1 < m2; writes targets[j]
     // and edge_of[j] for j < m.
     unsafe {
-        kernels::undirected_orient(
+        kernels::graph_undirected_orient(
             gpu,
             grid(gpu, m),
             &d_halves,
@@ -72,7 +81,7 @@ pub(super) fn circuit_order(
     drop((d_off, targets));
     // SAFETY: order holds directed edge ids < m; edge_of has m entries; in place, one thread
     // per position.
-    unsafe { kernels::undirected_map_edges(gpu, grid(gpu, m), &mut order, &edge_of, m64)? };
+    unsafe { kernels::graph_undirected_map_edges(gpu, grid(gpu, m), &mut order, &edge_of, m64)? };
     let mut order = gpu.download(&order)?;
     order.truncate(m);
     Ok(order)
