@@ -28,6 +28,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
             ],
         ),
         ("kernels", &["xtask", "kernels", "--check"]),
+        ("tidy", &["xtask", "tidy"]),
         ("test", &["test", "--workspace"]),
     ];
     let mut steps: Vec<(&str, Command)> = cargo_steps

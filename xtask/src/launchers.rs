@@ -349,8 +349,10 @@ fn shared_names(source: &str) -> Vec<String> {
     let mut names = Vec::new();
     for line in source.lines() {
         let l = line.trim();
-        if let Some(rest) = l.strip_prefix("WARPATH_SHARE_WITH_HOST(") {
-            if let Some(end) = rest.find(')') {
+        if let Some(rest) = l.strip_prefix("WARPATH_SHARE_WITH_HOST(")
+            && let Some(end) = rest.find(')')
+        {
+            {
                 names.extend(
                     rest[..end]
                         .split(',')
@@ -534,8 +536,10 @@ fn check_sizes(
                     None
                 }
             };
-            if let Some(w) = want {
-                if w != size {
+            if let Some(w) = want
+                && w != size
+            {
+                {
                     bail!(
                         "kernel `{}`, parameter `{}`: {w} bytes in Rust, {size} in the PTX",
                         e.name,

@@ -5,6 +5,7 @@
 //! - `sim`: the simulated CUDA driver, `target/cuda-sim/libcuda.so`, that runs the GPU code paths
 //!   on the CPU (see `kernels-cuda/sim/driver.cpp`).
 //! - `gpu-bundle`: release test and bench executables plus `run.sh` in `target/gpu-bundle/`.
+//! - `tidy`: the architecture's machine-checkable invariants (see `tidy.rs`).
 //! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests, simulated GPU tests, Python,
 //!   MPI).
 
@@ -14,6 +15,7 @@ mod kernels;
 mod launchers;
 mod resources;
 mod sim;
+mod tidy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,6 +32,9 @@ tasks:
   sim                 build the simulated CUDA driver target/cuda-sim/libcuda.so (g++); run the
                       GPU tests on the CPU with LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
+  tidy                check ARCHITECTURE.md's invariants (harness per .cu, launches only through
+                      the generated launchers, cudarc only inside gpu-runtime, no cmd file
+                      importing the demo)
   ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check,
                       tests, the GPU tests through the simulated driver (sim), the Python
                       package (crates/warpath-py/ci.sh) and the MPI tests (crates/clustering/ci-mpi.sh)
@@ -57,6 +62,7 @@ fn run() -> Result<()> {
         Some("sim") => sim::run(&root),
         Some("gpu-bundle") => bundle::run(&root),
         Some("ci") => ci::run(&root),
+        Some("tidy") => tidy::run(&root),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -885,7 +885,6 @@ pub(crate) fn distinct_sorted<K: SortKey>(
             Some(inv)
         }
     };
-    drop(h);
     if K::KIND != 0 {
         key_transform(gpu, &mut values, false, true)?;
     }

@@ -625,7 +625,7 @@ mod tests {
         // Load the module here, then look a kernel of it up first thing on a new thread: the
         // lookup must make the context current there (it used to fail with
         // CUDA_ERROR_INVALID_CONTEXT on a thread that had made no other CUDA call).
-        gpu.function(&RUNTIME, "iota_u32").unwrap();
+        gpu.function(&RUNTIME, "runtime_iota_u32").unwrap();
         std::thread::spawn(move || {
             // The launcher looks axpy_f32 up (module already loaded) on this thread.
             let x = gpu.upload(&[1.0f32, 2.0, 3.0]).unwrap();
