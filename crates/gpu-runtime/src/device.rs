@@ -62,7 +62,7 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
-    functions: Mutex<HashMap<(&'static str, String), CudaFunction>>,
+    functions: Mutex<HashMap<(&'static str, &'static str), CudaFunction>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -257,9 +257,9 @@ impl Gpu {
     pub(crate) fn function(
         &self,
         module: &PtxModule,
-        kernel: &str,
+        kernel: &'static str,
     ) -> Result<CudaFunction, GpuError> {
-        let key = (module.name, kernel.to_owned());
+        let key = (module.name, kernel);
         if let Some(f) = lock(&self.functions).get(&key) {
             return Ok(f.clone());
         }
