@@ -12,7 +12,7 @@ use crate::lloyd::{LloydOutcome, LloydParams, Stepper, lloyd};
 use crate::{Element, KMeansError};
 
 /// From this much work per iteration (`n * k * d` multiply-adds) `Exec::Auto` uses the GPU.
-/// An estimate (about 10 ms of one CPU core), not yet set by a GPU benchmark.
+/// An estimate, not yet set by a GPU benchmark (see BENCHMARKS.md).
 pub const KMEANS_GPU_THRESHOLD: u64 = 1 << 25;
 
 /// How the first centroids are chosen.

@@ -50,8 +50,7 @@ macro_rules! dispatch_simd {
 }
 
 /// From this many nodes, `Exec::Auto` runs a single axon on the GPU. Not yet set by a
-/// benchmark on a GPU machine (none was available); a step of 2^18 nodes is ~1 ms on one
-/// CPU core and ~10 µs of kernel time on a current GPU.
+/// benchmark on a GPU machine (none was available; see BENCHMARKS.md).
 pub const EXPLICIT_GPU_THRESHOLD: u64 = 1 << 18;
 
 /// From this many cell updates per call (`batch * n * steps`), `Exec::Auto` sends small
