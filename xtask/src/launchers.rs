@@ -519,6 +519,15 @@ fn check_sizes(
                 e.name
             );
         };
+        // gpu-runtime's `Launch` holds the arguments inline: 32 of them, 64 words of 8 bytes.
+        let words: usize = sizes.iter().map(|s| s.div_ceil(8).max(1)).sum();
+        if sizes.len() > 32 || words > 64 {
+            bail!(
+                "kernel `{}` takes {} parameters in {words} words; gpu-runtime's launch holds 32 in 64 (raise MAX_ARGS/MAX_WORDS in launch.rs)",
+                e.name,
+                sizes.len()
+            );
+        }
         if sizes.len() != e.params.len() {
             bail!(
                 "kernel `{}`: the source declares {} parameters, the PTX {}",
@@ -691,5 +700,9 @@ mod tests {
         assert!(check_sizes("m", &e, &ptx).is_err());
         ptx.insert("k".to_owned(), vec![4]);
         assert!(check_sizes("m", &e, &ptx).is_ok());
+        // More argument bytes than a launch holds inline.
+        let e = parse_entries(r#"extern "C" __global__ void k(Big b) {}"#).unwrap();
+        ptx.insert("k".to_owned(), vec![65 * 8]);
+        assert!(check_sizes("m", &e, &ptx).is_err());
     }
 }

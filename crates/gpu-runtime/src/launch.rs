@@ -38,6 +38,11 @@ impl LaunchConfig {
     }
 }
 
+/// The most argument words (8 bytes) and arguments one launch takes; warpath's largest kernel
+/// signatures use about a third of each.
+const MAX_WORDS: usize = 64;
+const MAX_ARGS: usize = 32;
+
 /// One launch being assembled by a generated launcher: the kernel, then its arguments in the
 /// order of the CUDA signature. Not for hand-written host code (`cargo xtask tidy` checks).
 #[doc(hidden)]
@@ -45,10 +50,17 @@ pub struct Launch<'g> {
     gpu: &'g Gpu,
     module: &'static PtxModule,
     kernel: &'static str,
-    /// Argument bytes, each argument starting on an 8-byte boundary.
-    words: Vec<u64>,
-    /// `(first word, bytes)` of each argument.
-    args: Vec<(usize, usize)>,
+    /// Argument bytes, each argument starting on an 8-byte boundary (inline: a launch makes no
+    /// heap allocation, also inside device-resident loops).
+    words: [u64; MAX_WORDS],
+    /// Words used so far.
+    used: usize,
+    /// First word of each argument.
+    args: [usize; MAX_ARGS],
+    /// Arguments pushed so far.
+    nargs: usize,
+    /// Set when the arguments did not fit (reported by `run`).
+    overflow: bool,
 }
 
 impl<'g> Launch<'g> {
@@ -58,16 +70,23 @@ impl<'g> Launch<'g> {
             gpu,
             module,
             kernel,
-            words: Vec::with_capacity(16),
-            args: Vec::with_capacity(16),
+            words: [0; MAX_WORDS],
+            used: 0,
+            args: [0; MAX_ARGS],
+            nargs: 0,
+            overflow: false,
         }
     }
 
     fn push_bytes(&mut self, bytes: &[u8]) {
-        let first = self.words.len();
+        let first = self.used;
         let n = bytes.len().div_ceil(8).max(1);
-        self.words.resize(first + n, 0);
-        // SAFETY: the `n` words just added hold at least `bytes.len()` bytes.
+        if first + n > MAX_WORDS || self.nargs == MAX_ARGS {
+            self.overflow = true;
+            return;
+        }
+        // SAFETY: words[first..first + n] lies inside the array and holds at least
+        // `bytes.len()` bytes.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 bytes.as_ptr(),
@@ -75,7 +94,9 @@ impl<'g> Launch<'g> {
                 bytes.len(),
             );
         }
-        self.args.push((first, bytes.len()));
+        self.used += n;
+        self.args[self.nargs] = first;
+        self.nargs += 1;
     }
 
     /// A `const T*` parameter.
@@ -110,14 +131,21 @@ impl<'g> Launch<'g> {
     /// when the driver refuses the launch (e.g. too many threads or too much shared memory).
     pub unsafe fn run(self, cfg: LaunchConfig) -> Result<(), GpuError> {
         let f = self.gpu.function(self.module, self.kernel)?;
+        if self.overflow {
+            return Err(GpuError::TooLarge(format!(
+                "kernel `{}` takes more than {MAX_ARGS} arguments or {} bytes of them",
+                self.kernel,
+                MAX_WORDS * 8
+            )));
+        }
         let mut words = self.words;
         let base = words.as_mut_ptr();
-        let mut params: Vec<*mut c_void> = self
-            .args
-            .iter()
-            // SAFETY: `first` indexes inside `words`, which is not resized any more.
-            .map(|&(first, _)| unsafe { base.add(first) }.cast::<c_void>())
-            .collect();
+        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        for (p, &first) in params.iter_mut().zip(&self.args[..self.nargs]) {
+            // SAFETY: `first` indexes inside `words`, which does not move any more.
+            *p = unsafe { base.add(first) }.cast::<c_void>();
+        }
+        let params = &mut params[..self.nargs];
         self.gpu.context().bind_to_thread()?;
         // SAFETY: `params` points at one correctly sized value per kernel parameter (the
         // generated launcher pushes them in the signature's order, and `cargo xtask kernels`
@@ -129,7 +157,7 @@ impl<'g> Launch<'g> {
                 cfg.block_dim,
                 cfg.shared_mem_bytes,
                 self.gpu.stream().cu_stream(),
-                &mut params,
+                params,
             )
         }
         .map_err(GpuError::launch)
