@@ -32,6 +32,11 @@ __device__ __forceinline__ unsigned warpath_lanemask_lt() {
 // compiler computes, into the generated launchers (`kernels-cuda/ptx/<module>.rs`), so each is
 // declared once, here in CUDA.
 #define WARPATH_SHARE_WITH_HOST(...)
-// Kernel names: every `extern "C" __global__` entry is `<module>_<operation>[_<type>]`, where
-// <module> is the .cu file's stem and <type> one of u8 u16 u32 u64 i32 i64 f32 f64 (or w32 / w64
-// where only the width matters): primitives_scan_u32, graph_iota_u32, pde_fhn_step_f64.
+// Kernel names: every `extern "C" __global__` entry is `<module>_<operation>[_<type>...]`, where
+// <module> is the .cu file's stem and each <type> one of u8 u16 u32 u64 i8 i16 i32 i64 f32 f64
+// (or w32 / w64 where only the width matters), one per element type that varies:
+// primitives_scan_u32, runtime_iota_u32, pde_fhn_step_f64, primitives_onesweep_pairs_w64_w32.
+// Entries that differ only in their element types (a family: primitives_scan_u32 ... _f64) get
+// one generic Rust launcher, `primitives_scan::<T, U>`, that picks the entry from the types of
+// its arguments; so declare a signature's pointers with the element types the host uses
+// (i64* for a signed sum even if the kernel adds in u64).

@@ -27,9 +27,7 @@ __device__ __forceinline__ bool is_splitter(u32 e, u32 mask) {
     return e == 0 || (warpath_mix32(e) & mask) == 0;
 }
 
-extern "C" __global__ void graph_fill_u32(u32* out, u32 value, u64 n) { warpath::grid_fill(out, n, value); }
 
-extern "C" __global__ void graph_iota_u32(u32* out, u64 n) { warpath::grid_iota(out, n); }
 
 // ---- degrees and pairing ---------------------------------------------------------------------
 

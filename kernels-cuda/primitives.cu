@@ -125,7 +125,6 @@ extern "C" __global__ void primitives_float_classes_w64(u64* keys, u64 n) {
     }
 }
 
-extern "C" __global__ void primitives_iota_u32(u32* out, u64 n) { warpath::grid_iota<u32>(out, n); }
 
 // --- reduce ----------------------------------------------------------------------------------
 // Two stages: stage 1 writes one partial per block (grid-stride), stage 2 (one block) reduces the
@@ -140,32 +139,39 @@ __device__ void reduce_sum_stage1(const I* in, u64 n, A* partials) {
     A r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) partials[blockIdx.x] = r;
 }
+// Signed sums are wrapping sums: they add as u64 (two's complement), stored as i64.
 extern "C" __global__ void primitives_reduce_sum_u32(const u32* in, u64 n, u64* p) { reduce_sum_stage1<u32, u64>(in, n, p); }
-extern "C" __global__ void primitives_reduce_sum_i32(const int* in, u64 n, u64* p) {
+extern "C" __global__ void primitives_reduce_sum_i32(const int* in, u64 n, i64* p) {
     // sign-extend, then add as u64: two's-complement wrapping sum equals the i64 wrapping sum
     __shared__ u64 sh[PRIM_BLOCK / 32];
     u64 acc = 0;
     WARPATH_GRID_STRIDE(i, n) { acc += (u64)(i64)in[i]; }
     u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
-    if (threadIdx.x == 0) p[blockIdx.x] = r;
+    if (threadIdx.x == 0) ((u64*)p)[blockIdx.x] = r;
 }
 extern "C" __global__ void primitives_reduce_sum_u64(const u64* in, u64 n, u64* p) { reduce_sum_stage1<u64, u64>(in, n, p); }
+extern "C" __global__ void primitives_reduce_sum_i64(const i64* in, u64 n, i64* p) {
+    reduce_sum_stage1<u64, u64>((const u64*)in, n, (u64*)p);
+}
 extern "C" __global__ void primitives_reduce_sum_f32(const float* in, u64 n, double* p) { reduce_sum_stage1<float, double>(in, n, p); }
 extern "C" __global__ void primitives_reduce_sum_f64(const double* in, u64 n, double* p) { reduce_sum_stage1<double, double>(in, n, p); }
 // Stage 2: one block sums `m` partials in a fixed order (deterministic on a given device).
-extern "C" __global__ void primitives_reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
-    __shared__ u64 sh[PRIM_BLOCK / 32];
-    u64 acc = 0;
+template <typename A>
+__device__ void reduce_sum_final(const A* partials, u64 m, A* out) {
+    __shared__ A sh[PRIM_BLOCK / 32];
+    A acc = 0;
     for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
-    u64 r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
+    A r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
     if (threadIdx.x == 0) *out = r;
 }
+extern "C" __global__ void primitives_reduce_sum_final_u64(const u64* partials, u64 m, u64* out) {
+    reduce_sum_final<u64>(partials, m, out);
+}
+extern "C" __global__ void primitives_reduce_sum_final_i64(const i64* partials, u64 m, i64* out) {
+    reduce_sum_final<u64>((const u64*)partials, m, (u64*)out);
+}
 extern "C" __global__ void primitives_reduce_sum_final_f64(const double* partials, u64 m, double* out) {
-    __shared__ double sh[PRIM_BLOCK / 32];
-    double acc = 0;
-    for (u64 i = threadIdx.x; i < m; i += blockDim.x) acc += partials[i];
-    double r = warpath::block_reduce<PRIM_BLOCK>(acc, sh, warpath::Sum());
-    if (threadIdx.x == 0) *out = r;
+    reduce_sum_final<double>(partials, m, out);
 }
 
 // Min and max of ordered bits; out[2*block] = min, out[2*block+1] = max. n >= 1.
@@ -328,17 +334,19 @@ __device__ void scan_lookback(const I* in, A* out, u64 n, u32 inclusive, u32* fl
     }
 }
 
-#define SCAN_ENTRY(NAME, I, A)                                                                         \
-    extern "C" __global__ void NAME(const I* in, A* out, u64 n, u32 inclusive, u32* flags, A* agg, \
-                                    A* incl, u64* counter) {                                        \
-        scan_lookback<I, A>(in, out, n, inclusive, flags, agg, incl, counter);                      \
+// S is the sum type the host sees, A the one the scan adds in (signed sums wrap as u64).
+#define SCAN_ENTRY(NAME, I, S, A)                                                                      \
+    extern "C" __global__ void NAME(const I* in, S* out, u64 n, u32 inclusive, u32* flags, S* agg, \
+                                    S* incl, u64* counter) {                                        \
+        scan_lookback<I, A>(in, (A*)out, n, inclusive, flags, (A*)agg, (A*)incl, counter);          \
     }
-SCAN_ENTRY(primitives_scan_u32, u32, u64)
-SCAN_ENTRY(primitives_scan_i32, int, u64)
-SCAN_ENTRY(primitives_scan_u64, u64, u64)
-SCAN_ENTRY(primitives_scan_f32, float, double)
-SCAN_ENTRY(primitives_scan_f64, double, double)
-SCAN_ENTRY(primitives_scan_flags_u8, unsigned char, u64)
+SCAN_ENTRY(primitives_scan_u32, u32, u64, u64)
+SCAN_ENTRY(primitives_scan_i32, int, i64, u64)
+SCAN_ENTRY(primitives_scan_u64, u64, u64, u64)
+SCAN_ENTRY(primitives_scan_i64, i64, i64, u64)
+SCAN_ENTRY(primitives_scan_f32, float, double, double)
+SCAN_ENTRY(primitives_scan_f64, double, double, double)
+SCAN_ENTRY(primitives_scan_flags_u8, unsigned char, u64, u64)
 
 // --- select (compact by flags) and split (stable partition) ---------------------------------
 // pos = exclusive scan of the flags (number of kept elements before i). The number kept is
@@ -636,11 +644,11 @@ __device__ void onesweep(const K* keys_in, K* keys_out, const V* vals_in, V* val
                                      status, tile_counters);                                             \
     }
 ONESWEEP_ENTRY(primitives_onesweep_keys_w32, u32, u32, false, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(primitives_onesweep_pairs32_w32, u32, u32, true, OS_ITEMS_NARROW)
-ONESWEEP_ENTRY(primitives_onesweep_pairs64_w32, u32, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs_w32_w32, u32, u32, true, OS_ITEMS_NARROW)
+ONESWEEP_ENTRY(primitives_onesweep_pairs_w32_w64, u32, u64, true, OS_ITEMS_WIDE)
 ONESWEEP_ENTRY(primitives_onesweep_keys_w64, u64, u32, false, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(primitives_onesweep_pairs32_w64, u64, u32, true, OS_ITEMS_WIDE)
-ONESWEEP_ENTRY(primitives_onesweep_pairs64_w64, u64, u64, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs_w64_w32, u64, u32, true, OS_ITEMS_WIDE)
+ONESWEEP_ENTRY(primitives_onesweep_pairs_w64_w64, u64, u64, true, OS_ITEMS_WIDE)
 
 // --- distinct on sorted ordered bits -------------------------------------------------------
 // Numeric equality of floats (numpy's unique, equal_nan=True) on ordered bits: -0.0 and +0.0 are

@@ -144,7 +144,7 @@ fn system<T: tridiag::Real>(n: usize) -> [Vec<T>; 4] {
 }
 
 fn bench_tridiag_t<T: tridiag::Real>(c: &mut Criterion) {
-    let mut g = c.benchmark_group(format!("tridiag_{}", T::SUFFIX));
+    let mut g = c.benchmark_group(format!("tridiag_{}", std::any::type_name::<T>()));
     let n = 1 << 16;
     let [a, b, cc, d] = system::<T>(n);
     g.throughput(Throughput::Elements(n as u64));

@@ -110,13 +110,13 @@ static Sublists sublists_new(u64 m, u32 mask) {
     launch_grid(m, [&] { graph_euler_count_splitters(m, mask, &count); });
     s.k = count;
     s.split_of = alloc_u32(m);
-    launch_grid(m, [&] { graph_fill_u32(s.split_of.data(), NONE, m); });
+    std::fill(s.split_of.begin(), s.split_of.end(), NONE);  // the host side fills (runtime_fill_u32)
     s.split_edge = alloc_u32(s.k);
     count = 0;
     const u32 cap = (u32)s.k;
     launch_grid(m, [&] { graph_euler_number_splitters(m, mask, s.split_of.data(), s.split_edge.data(), &count, cap); });
     s.seg = alloc_u32(m);
-    launch_grid(m, [&] { graph_fill_u32(s.seg.data(), NONE, m); });
+    std::fill(s.seg.begin(), s.seg.end(), NONE);
     s.offs = alloc_u32(m);
     s.next = alloc_u32(s.k);
     s.len = alloc_u32(s.k);
@@ -196,7 +196,7 @@ static Outcome device_circuit(const Graph& g, u32 mask) {
     u64 links_n = 0;
     if (cycles > 1) {
         std::vector<u32> parent = alloc_u32(m);
-        launch_grid(m, [&] { graph_iota_u32(parent.data(), m); });
+        std::iota(parent.begin(), parent.end(), 0u);  // the host side uses runtime_iota_u32
         std::vector<unsigned char> row_last(m, 0);
         launch_grid(n, [&] { graph_euler_mark_row_ends(d_off, n, row_last.data()); });
         u32 links = 0;

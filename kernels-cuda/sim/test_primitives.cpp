@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 
 static const unsigned BLOCK = 256;
@@ -116,15 +117,15 @@ static void gpu_sort(std::vector<K>& keys, std::vector<V>* vals) {
         V* vout = vals ? alt_v.data() : nullptr;
         warpath_sim::launch(tiles, BLOCK, 0, [&] {
             if constexpr (sizeof(K) == 4 && sizeof(V) == 4) {
-                if (vals) primitives_onesweep_pairs32_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                if (vals) primitives_onesweep_pairs_w32_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
                 else primitives_onesweep_keys_w32(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else if constexpr (sizeof(K) == 4 && sizeof(V) == 8) {
-                primitives_onesweep_pairs64_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                primitives_onesweep_pairs_w32_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else if constexpr (sizeof(K) == 8 && sizeof(V) == 4) {
-                if (vals) primitives_onesweep_pairs32_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                if (vals) primitives_onesweep_pairs_w64_w32(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
                 else primitives_onesweep_keys_w64(keys.data(), alt_k.data(), (const u32*)nullptr, (u32*)nullptr, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             } else {
-                primitives_onesweep_pairs64_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
+                primitives_onesweep_pairs_w64_w64(keys.data(), alt_k.data(), vin, vout, n, pass, hist.data(), trivial.data(), status.data(), counters.data());
             }
         });
         keys.swap(alt_k);
@@ -196,7 +197,7 @@ static void check_distinct_float(u64 n, bool numeric, std::mt19937_64& rng) {
     };
     // sort: transform, Onesweep with indices, transform back (cuda::sort)
     std::vector<u32> perm(n);
-    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_iota_u32(perm.data(), n); });
+    std::iota(perm.begin(), perm.end(), 0u);  // the host side uses runtime_iota_u32
     transform(keys, n, 0);
     gpu_sort<K, u32>(keys, &perm);
     transform(keys, n, 1);
@@ -280,7 +281,7 @@ static void check_argsort_float(u64 n, std::mt19937_64& rng) {
     std::vector<K> keys = input;
     const unsigned g = grid_stride_blocks(n);
     std::vector<u32> perm(n);
-    warpath_sim::launch(g, BLOCK, 0, [&] { primitives_iota_u32(perm.data(), n); });
+    std::iota(perm.begin(), perm.end(), 0u);  // the host side uses runtime_iota_u32
     warpath_sim::launch(g, BLOCK, 0, [&] {
         if constexpr (sizeof(K) == 4) primitives_float_classes_w32(keys.data(), n);
         else primitives_float_classes_w64(keys.data(), n);

@@ -1,4 +1,4 @@
-// CPU simulation of kernels-cuda/runtime.cu: iota and axpy over grid-stride loops whose grid is
+// CPU simulation of kernels-cuda/runtime.cu: iota, fill and axpy over grid-stride loops whose grid is
 // smaller than the data, with sizes around block boundaries.
 #include "sim/cuda_sim.hpp"
 #include "sim/check.hpp"
@@ -9,6 +9,9 @@ int main() {
         std::vector<u32> out(n, 0xDEADBEEFu);
         warpath_sim::launch(3, 64, 0, [&] { runtime_iota_u32(out.data(), n); });
         for (u64 i = 0; i < n; ++i) SIM_CHECK(out[i] == i, "iota n=%llu i=%llu got %u", n, i, out[i]);
+        warpath_sim::launch(3, 64, 0, [&] { runtime_fill_u32(out.data(), 0xFFFFFFFFu, n - 1); });
+        for (u64 i = 0; i + 1 < n; ++i) SIM_CHECK(out[i] == 0xFFFFFFFFu, "fill n=%llu i=%llu", n, i);
+        SIM_CHECK(out[n - 1] == n - 1, "fill n=%llu wrote past its end", n);
 
         std::vector<float> x(n), y(n), expect(n);
         for (u64 i = 0; i < n; ++i) {

@@ -11,6 +11,16 @@
 //!   scalars their exact Rust type, a struct `S` by value becomes `super::S` (a `#[repr(C)]`
 //!   mirror declared next to the `kernels` module, with its size checked at compile time).
 //!
+//! Entries that differ only in their element types form a *family*: `<family>_<t>[_<t>...]`,
+//! where each `<t>` is a type suffix (`u32`, `i64`, `f32`, ...) or a word width (`w32`, `w64`).
+//! A family gets one generic launcher, `<family>::<T, U, ...>`, instead of one launcher per
+//! entry: each parameter whose type varies across the entries takes a type parameter
+//! (for type suffixes, parameters that vary together share one), and the launcher picks the entry whose types are
+//! exactly those of its arguments (type suffixes), or whose word widths are their sizes (`w32`,
+//! `w64`: the kernel moves bits, any element type of that size will do). Host code written
+//! for a generic element type then needs no per-type dispatch of its own; types that no entry
+//! takes are an error at run time (`GpuError::NoKernelForTypes`), found by the tests of each type.
+//!
 //! Every parameter's size is checked against the `.param` list of the entry in the committed
 //! PTX, so a wrong type mapping cannot reach a launch.
 
@@ -54,6 +64,181 @@ pub(crate) struct Entry {
     pub params: Vec<Param>,
     /// The C signature as written (after preprocessing), for the docs.
     pub signature: String,
+}
+
+/// Type suffixes that name an entry's element types, and the word widths (`w32`, `w64`).
+const TYPE_SUFFIXES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "w32", "w64",
+];
+
+/// One parameter of a family launcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// The same in every entry.
+    Fixed(Param),
+    /// A pointer or scalar whose element type varies: type parameter `group` (`T`, `U`, ...).
+    Generic { param: Param, group: usize },
+}
+
+/// Entries that differ only in their element types (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Family {
+    /// The entries' common name.
+    pub name: String,
+    /// The parameters, with the generic ones marked.
+    pub slots: Vec<Slot>,
+    /// Per entry: its name, signature and the element type of each type parameter.
+    pub members: Vec<(String, String, Vec<&'static str>)>,
+    /// `w32`/`w64` entries: matched by size, not by type.
+    pub by_width: bool,
+}
+
+/// The name of a type parameter.
+fn generic_name(group: usize) -> String {
+    const NAMES: &[&str] = &["T", "U", "V", "W", "X", "Y", "Z"];
+    NAMES
+        .get(group)
+        .map(|s| (*s).to_owned())
+        .unwrap_or_else(|| format!("T{group}"))
+}
+
+fn param_ty(p: &Param) -> Option<&'static str> {
+    match p {
+        Param::Read { ty, .. } | Param::Write { ty, .. } | Param::Value { ty, .. } => Some(ty),
+        Param::Struct { .. } => None,
+    }
+}
+
+/// `p` with its element type replaced (to compare the shapes of two entries' parameters).
+fn untyped(p: &Param) -> Param {
+    match p {
+        Param::Read { name, .. } => Param::Read {
+            name: name.clone(),
+            ty: "",
+        },
+        Param::Write { name, .. } => Param::Write {
+            name: name.clone(),
+            ty: "",
+        },
+        Param::Value { name, .. } => Param::Value {
+            name: name.clone(),
+            ty: "",
+        },
+        Param::Struct { .. } => p.clone(),
+    }
+}
+
+/// The family name and suffixes of an entry named `<family>_<t>[_<t>...]`.
+fn split_suffixes(name: &str) -> Option<(&str, Vec<&str>)> {
+    let mut rest = name;
+    let mut suffixes = Vec::new();
+    while let Some((head, last)) = rest.rsplit_once('_') {
+        if !TYPE_SUFFIXES.contains(&last) {
+            break;
+        }
+        suffixes.insert(0, last);
+        rest = head;
+    }
+    (!suffixes.is_empty() && !rest.is_empty()).then_some((rest, suffixes))
+}
+
+/// Groups the entries into families (two or more entries each); entries named alike whose
+/// parameters differ in more than their element types stay on their own.
+pub(crate) fn families(entries: &[Entry]) -> Vec<Family> {
+    let mut groups: Vec<(String, Vec<&Entry>)> = Vec::new();
+    for e in entries {
+        let Some((family, _)) = split_suffixes(&e.name) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(f, _)| f == family) {
+            Some((_, members)) => members.push(e),
+            None => groups.push((family.to_owned(), vec![e])),
+        }
+    }
+    let mut out = Vec::new();
+    'families: for (name, members) in groups {
+        if members.len() < 2 || entries.iter().any(|e| e.name == name) {
+            continue;
+        }
+        let widths: Vec<bool> = members
+            .iter()
+            .flat_map(|e| split_suffixes(&e.name).map(|(_, s)| s).unwrap_or_default())
+            .map(|s| s.starts_with('w'))
+            .collect();
+        let by_width = widths.iter().all(|&w| w);
+        if !by_width && widths.iter().any(|&w| w) {
+            continue;
+        }
+        let first = members[0];
+        if members.iter().any(|e| {
+            e.params.len() != first.params.len()
+                || e.params
+                    .iter()
+                    .zip(&first.params)
+                    .any(|(a, b)| untyped(a) != untyped(b))
+        }) {
+            continue;
+        }
+        // Columns of element types; identical columns share a type parameter.
+        let mut columns: Vec<Vec<&'static str>> = Vec::new();
+        let mut slots = Vec::new();
+        for (i, p) in first.params.iter().enumerate() {
+            let column: Vec<Option<&'static str>> =
+                members.iter().map(|e| param_ty(&e.params[i])).collect();
+            if column.iter().all(|t| *t == column[0]) {
+                slots.push(Slot::Fixed(p.clone()));
+                continue;
+            }
+            let column: Vec<&'static str> = column.into_iter().flatten().collect();
+            // Exact types: columns that vary together share a type parameter (x, w, c: `T`).
+            // Word widths: each column has its own (keys and their ordered bits differ in type).
+            let shared = if by_width {
+                None
+            } else {
+                columns.iter().position(|c| *c == column)
+            };
+            let group = match shared {
+                Some(g) => g,
+                None => {
+                    columns.push(column);
+                    columns.len() - 1
+                }
+            };
+            slots.push(Slot::Generic {
+                param: p.clone(),
+                group,
+            });
+        }
+        if columns.is_empty() {
+            continue;
+        }
+        // Each entry must be told apart by its types (or their sizes).
+        let mut keys = Vec::new();
+        let mut members_out = Vec::new();
+        for (m, e) in members.iter().enumerate() {
+            let types: Vec<&'static str> = columns.iter().map(|c| c[m]).collect();
+            let key: Vec<String> = if by_width {
+                types
+                    .iter()
+                    .map(|t| rust_size(t).unwrap_or(0).to_string())
+                    .collect()
+            } else {
+                types.iter().map(|t| (*t).to_owned()).collect()
+            };
+            if keys.contains(&key) {
+                continue 'families;
+            }
+            keys.push(key);
+            members_out.push((e.name.clone(), e.signature.clone(), types));
+        }
+        out.push(Family {
+            name,
+            slots,
+            members: members_out,
+            by_width,
+        });
+    }
+    out
 }
 
 /// C spelling of a primitive (after removing `const`, `volatile`, `__restrict__`) -> Rust.
@@ -108,8 +293,8 @@ fn rust_ident(name: &str, taken: &[String]) -> String {
         _ if RUST_KEYWORDS.contains(&name) => format!("r#{name}"),
         _ => name.to_owned(),
     };
-    // `gpu` and `cfg` are the launcher's own first parameters.
-    while n == "gpu" || n == "cfg" || taken.contains(&n) {
+    // `gpu` and `cfg` are the launcher's own first parameters, `kernel` a local of its body.
+    while n == "gpu" || n == "cfg" || n == "kernel" || taken.contains(&n) {
         n.push('_');
     }
     n
@@ -462,7 +647,13 @@ pub(crate) fn render(
             "\n/// `{name}` in `kernels-cuda/{module}.cu` (`WARPATH_SHARE_WITH_HOST`).\n#[allow(dead_code)]\npub(crate) const {name}: {ty} = {value};\n"
         ));
     }
-    for e in entries {
+    let families = families(entries);
+    let in_family = |name: &str| {
+        families
+            .iter()
+            .any(|f| f.members.iter().any(|(m, _, _)| m == name))
+    };
+    for e in entries.iter().filter(|e| !in_family(&e.name)) {
         s.push_str(&format!(
             "\n/// Launches `{}` (kernels-cuda/{module}.cu) on `gpu`'s stream; does not synchronise.\n",
             e.signature
@@ -501,7 +692,122 @@ pub(crate) fn render(
         }
         s.push_str("            .run(cfg)\n    }\n}\n");
     }
+    for f in &families {
+        render_family(&mut s, module, f);
+    }
     s
+}
+
+/// The Rust type of a slot in a launcher's parameter list.
+fn slot_decl(p: &Param, ty: &str) -> String {
+    match p {
+        Param::Read { name, .. } => {
+            format!("    {name}: &impl ::gpu_runtime::DeviceSource<{ty}>,\n")
+        }
+        Param::Write { name, .. } => {
+            format!("    {name}: &mut impl ::gpu_runtime::DeviceSink<{ty}>,\n")
+        }
+        Param::Value { name, .. } => format!("    {name}: {ty},\n"),
+        Param::Struct { name, ty } => format!("    {name}: super::{ty},\n"),
+    }
+}
+
+/// One generic launcher for a family of entries.
+fn render_family(s: &mut String, module: &str, f: &Family) {
+    let groups = f.members[0].2.len();
+    let names: Vec<String> = (0..groups).map(generic_name).collect();
+    let how = if f.by_width {
+        "whose word widths (`w32`, `w64`) are the sizes of"
+    } else {
+        "that takes exactly"
+    };
+    s.push_str(&format!(
+        "\n/// Launches the entry of the `{}_*` family (kernels-cuda/{module}.cu) {how} the element\n/// types `{}` of the arguments, on `gpu`'s stream; does not synchronise. The entries:\n///\n",
+        f.name,
+        names.join(", ")
+    ));
+    for (_, signature, types) in &f.members {
+        let with: Vec<String> = names
+            .iter()
+            .zip(types)
+            .map(|(n, t)| {
+                if f.by_width {
+                    format!("`{n}` of {} bytes", rust_size(t).unwrap_or(0))
+                } else {
+                    format!("`{n} = {t}`")
+                }
+            })
+            .collect();
+        s.push_str(&format!("/// - {}: `{signature}`\n", with.join(", ")));
+    }
+    s.push_str("///\n/// # Safety\n/// The kernel's memory contract (see its source): every access it derives from these\n/// arguments and `cfg` stays inside the buffers passed.\n///\n/// # Errors\n/// [`GpuError::NoKernelForTypes`](::gpu_runtime::GpuError::NoKernelForTypes) when no entry\n/// takes these element types; a module or kernel that cannot be loaded, or a launch the\n/// driver refuses.\n");
+    s.push_str("#[allow(dead_code, clippy::too_many_arguments)]\n");
+    let bounds: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n}: ::gpu_runtime::DeviceScalar"))
+        .collect();
+    s.push_str(&format!(
+        "pub(crate) unsafe fn {}<{}>(\n    gpu: &::gpu_runtime::Gpu,\n    cfg: ::gpu_runtime::LaunchConfig,\n",
+        f.name,
+        bounds.join(", ")
+    ));
+    for slot in &f.slots {
+        match slot {
+            Slot::Fixed(p) => s.push_str(&slot_decl(p, param_ty(p).unwrap_or_default())),
+            Slot::Generic { param, group } => s.push_str(&slot_decl(param, &names[*group])),
+        }
+    }
+    s.push_str(") -> ::std::result::Result<(), ::gpu_runtime::GpuError> {\n");
+    for (i, (member, _, types)) in f.members.iter().enumerate() {
+        let test: Vec<String> = names
+            .iter()
+            .zip(types)
+            .map(|(n, t)| {
+                if f.by_width {
+                    format!(
+                        "::std::mem::size_of::<{n}>() == {}",
+                        rust_size(t).unwrap_or(0)
+                    )
+                } else {
+                    format!("::gpu_runtime::launch::is::<{n}, {t}>()")
+                }
+            })
+            .collect();
+        let head = if i == 0 {
+            "    let kernel = if"
+        } else {
+            "    } else if"
+        };
+        s.push_str(&format!(
+            "{head} {} {{\n        \"{member}\"\n",
+            test.join(" && ")
+        ));
+    }
+    let types = if names.len() == 1 {
+        names[0].clone()
+    } else {
+        format!("({})", names.join(", "))
+    };
+    s.push_str(&format!(
+        "    }} else {{\n        return Err(::gpu_runtime::launch::no_kernel_for::<{types}>(\"{}\"));\n    }};\n",
+        f.name
+    ));
+    s.push_str("    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n");
+    s.push_str("        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, kernel)\n");
+    for slot in &f.slots {
+        let p = match slot {
+            Slot::Fixed(p) => p,
+            Slot::Generic { param, .. } => param,
+        };
+        match p {
+            Param::Read { name, .. } => s.push_str(&format!("            .read({name})\n")),
+            Param::Write { name, .. } => s.push_str(&format!("            .write({name})\n")),
+            Param::Value { name, .. } | Param::Struct { name, .. } => {
+                s.push_str(&format!("            .value({name})\n"))
+            }
+        }
+    }
+    s.push_str("            .run(cfg)\n    }\n}\n");
 }
 
 /// Checks the parsed parameters against the PTX's `.param` sizes; returns the struct sizes the
@@ -682,6 +988,68 @@ mod tests {
     fn rejects_what_it_cannot_type() {
         assert!(parse_entries(r#"extern "C" __global__ void k(float** p) {}"#).is_err());
         assert!(parse_entries(r#"extern "C" __global__ void k(Coeffs* p) {}"#).is_err());
+    }
+
+    #[test]
+    fn entries_that_differ_by_type_form_one_generic_family() {
+        let text = r#"
+            extern "C" __global__ void m_sum_u32(const u32* in, u64 n, u64* p) {}
+            extern "C" __global__ void m_sum_i32(const int* in, u64 n, i64* p) {}
+            extern "C" __global__ void m_sum_f32(const float* in, u64 n, double* p) {}
+            extern "C" __global__ void m_step_f32(const float* x, const float* c, u32 k, double* s) {}
+            extern "C" __global__ void m_step_f64(const double* x, const double* c, u32 k, double* s) {}
+            extern "C" __global__ void m_sort_w32_w32(const u32* k, u32* ko, const u32* v) {}
+            extern "C" __global__ void m_sort_w64_w32(const u64* k, u64* ko, const u32* v) {}
+            extern "C" __global__ void m_alone_u32(u32* out, u64 n) {}
+            extern "C" __global__ void m_other_f32(const float* x) {}
+            extern "C" __global__ void m_other_f64(const double* x, u64 n) {}
+        "#;
+        let entries = parse_entries(text).unwrap();
+        let f = families(&entries);
+        let names: Vec<&str> = f.iter().map(|f| f.name.as_str()).collect();
+        // A single entry, and entries whose parameter lists differ, are no family.
+        assert_eq!(names, ["m_sum", "m_step", "m_sort"]);
+        // Columns that vary differently get their own type parameter.
+        let sum = &f[0];
+        assert!(!sum.by_width);
+        assert_eq!(
+            sum.members.iter().map(|m| m.2.clone()).collect::<Vec<_>>(),
+            [vec!["u32", "u64"], vec!["i32", "i64"], vec!["f32", "f64"]]
+        );
+        assert!(matches!(sum.slots[1], Slot::Fixed(_)));
+        // Columns that vary together share one (x and c are both `T`).
+        let step = &f[1];
+        let groups: Vec<Option<usize>> = step
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Generic { group, .. } => Some(*group),
+                Slot::Fixed(_) => None,
+            })
+            .collect();
+        assert_eq!(groups, [Some(0), Some(0), None, None]);
+        // Word widths: matched by size, one parameter per column, fixed columns stay typed.
+        let sort = &f[2];
+        assert!(sort.by_width);
+        assert_eq!(sort.members[1].2, ["u64", "u64"]);
+        assert!(matches!(
+            sort.slots[2],
+            Slot::Fixed(Param::Read { ty: "u32", .. })
+        ));
+
+        let text = render("m", "// header", &[], &entries);
+        assert!(text.contains("pub(crate) unsafe fn m_sum<T: ::gpu_runtime::DeviceScalar, U: ::gpu_runtime::DeviceScalar>("));
+        assert!(text.contains(
+            "::gpu_runtime::launch::is::<T, i32>() && ::gpu_runtime::launch::is::<U, i64>()"
+        ));
+        assert!(
+            text.contains("::std::mem::size_of::<T>() == 8 && ::std::mem::size_of::<U>() == 8")
+        );
+        assert!(text.contains("no_kernel_for::<(T, U)>(\"m_sort\")"));
+        // Members get no launcher of their own; entries outside a family keep theirs.
+        assert!(!text.contains("fn m_sum_u32("));
+        assert!(text.contains("fn m_alone_u32("));
+        assert!(text.contains("fn m_other_f32("));
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use crate::element::sealed::Sealed;
 use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
 use crate::{Element, KMeansError};
 
@@ -24,87 +23,6 @@ const SMALL_SHARED_LIMIT: usize = kernels::KM_SMALL_SHARED_LIMIT as usize;
 fn small_shared_bytes<T>(k: usize, d: usize) -> usize {
     (k * d + k + 2) * 8 + k * d * size_of::<T>()
 }
-
-/// Each element type's launchers (see [`Sealed`]): the generated launcher of its suffix.
-macro_rules! element_kernels {
-    ($t:ty, $step_small:ident, $norms:ident, $assign_tiled:ident, $accumulate:ident) => {
-        impl Sealed for $t {
-            unsafe fn step_small(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                x: &DeviceBuffer<Self>,
-                w: &DeviceBuffer<Self>,
-                has_w: u32,
-                c: &DeviceBuffer<Self>,
-                n: u64,
-                d: u32,
-                k: u32,
-                labels: &mut DeviceBuffer<u32>,
-                partials: &mut DeviceBuffer<f64>,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller (the trait method's contract).
-                unsafe { kernels::$step_small(gpu, cfg, x, w, has_w, c, n, d, k, labels, partials) }
-            }
-            unsafe fn norms(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                c: &DeviceBuffer<Self>,
-                k: u64,
-                d: u32,
-                out: &mut DeviceBuffer<Self>,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$norms(gpu, cfg, c, k, d, out) }
-            }
-            unsafe fn assign_tiled(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                x: &DeviceBuffer<Self>,
-                c: &DeviceBuffer<Self>,
-                cnorm: &DeviceBuffer<Self>,
-                n: u64,
-                d: u32,
-                k: u32,
-                labels: &mut DeviceBuffer<u32>,
-                stats: &mut DeviceBuffer<f64>,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$assign_tiled(gpu, cfg, x, c, cnorm, n, d, k, labels, stats) }
-            }
-            unsafe fn accumulate(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                x: &DeviceBuffer<Self>,
-                w: &DeviceBuffer<Self>,
-                has_w: u32,
-                c: &DeviceBuffer<Self>,
-                labels: &DeviceBuffer<u32>,
-                n: u64,
-                d: u32,
-                k: u32,
-                stats: &mut DeviceBuffer<f64>,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$accumulate(gpu, cfg, x, w, has_w, c, labels, n, d, k, stats) }
-            }
-        }
-    };
-}
-
-element_kernels!(
-    f32,
-    clustering_kmeans_step_small_f32,
-    clustering_kmeans_norms_f32,
-    clustering_kmeans_assign_tiled_f32,
-    clustering_kmeans_accumulate_f32
-);
-element_kernels!(
-    f64,
-    clustering_kmeans_step_small_f64,
-    clustering_kmeans_norms_f64,
-    clustering_kmeans_assign_tiled_f64,
-    clustering_kmeans_accumulate_f64
-);
 
 /// The device-resident state of a k-means run.
 pub(crate) struct CudaStepper<'a, T: Element> {
@@ -244,7 +162,7 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
             // labels from `new`, c and partials from `ensure_buffers` for this k and grid), and
             // the dynamic shared memory holds the statistics plus the centroids.
             unsafe {
-                T::step_small(
+                kernels::clustering_kmeans_step_small(
                     gpu,
                     cfg,
                     &self.x,
@@ -278,12 +196,21 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
                 return Err(GpuError::TooLarge(format!("{n} points for the tiled path")).into());
             }
             // SAFETY: kmeans_norms_T(c[k*d], k, d, out[k]): both buffers sized for this k.
-            unsafe { T::norms(gpu, gpu.grid_stride(k64, BLOCK), c, k64, d32, norms)? };
+            unsafe {
+                kernels::clustering_kmeans_norms(
+                    gpu,
+                    gpu.grid_stride(k64, BLOCK),
+                    c,
+                    k64,
+                    d32,
+                    norms,
+                )?
+            };
             // SAFETY: kmeans_assign_tiled_T(x[n*d], c[k*d], norms[k], n, d, k, labels[n],
             // stats[k*d+k+2]); one block of KM_BLOCK threads per TBM points, every access is
             // bounds-checked against n, d and k in the kernel.
             unsafe {
-                T::assign_tiled(
+                kernels::clustering_kmeans_assign_tiled(
                     gpu,
                     LaunchConfig::blocks(tiles as u32, BLOCK),
                     &self.x,
@@ -299,7 +226,7 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
             // SAFETY: kmeans_accumulate_T(x[n*d], w, has_w, c[k*d], labels[n], n, d, k,
             // stats[k*d+k+2]); labels were all written by the assignment (values < k).
             unsafe {
-                T::accumulate(
+                kernels::clustering_kmeans_accumulate(
                     gpu,
                     gpu.grid_stride(n.saturating_mul(32), BLOCK),
                     &self.x,

@@ -1,65 +1,11 @@
 //! The element types k-means runs on: `f32` and `f64`.
 
 pub(crate) mod sealed {
-    use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
-
-    /// Seals [`Element`](super::Element), and gives each element type its typed kernel
-    /// launchers (`kernels-cuda/clustering.cu`, `<kernel>_f32` / `<kernel>_f64`), so the generic
-    /// CUDA backend picks them without naming the type. Implemented in `cuda.rs`; every
-    /// method forwards to the generated launcher of the same name, with its safety contract.
-    #[allow(clippy::too_many_arguments)]
-    pub trait Sealed: gpu_runtime::DeviceScalar {
-        /// `kmeans_step_small_T`.
-        unsafe fn step_small(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            x: &DeviceBuffer<Self>,
-            w: &DeviceBuffer<Self>,
-            has_w: u32,
-            c: &DeviceBuffer<Self>,
-            n: u64,
-            d: u32,
-            k: u32,
-            labels: &mut DeviceBuffer<u32>,
-            partials: &mut DeviceBuffer<f64>,
-        ) -> Result<(), GpuError>;
-        /// `kmeans_norms_T`.
-        unsafe fn norms(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            c: &DeviceBuffer<Self>,
-            k: u64,
-            d: u32,
-            out: &mut DeviceBuffer<Self>,
-        ) -> Result<(), GpuError>;
-        /// `kmeans_assign_tiled_T`.
-        unsafe fn assign_tiled(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            x: &DeviceBuffer<Self>,
-            c: &DeviceBuffer<Self>,
-            cnorm: &DeviceBuffer<Self>,
-            n: u64,
-            d: u32,
-            k: u32,
-            labels: &mut DeviceBuffer<u32>,
-            stats: &mut DeviceBuffer<f64>,
-        ) -> Result<(), GpuError>;
-        /// `kmeans_accumulate_T`.
-        unsafe fn accumulate(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            x: &DeviceBuffer<Self>,
-            w: &DeviceBuffer<Self>,
-            has_w: u32,
-            c: &DeviceBuffer<Self>,
-            labels: &DeviceBuffer<u32>,
-            n: u64,
-            d: u32,
-            k: u32,
-            stats: &mut DeviceBuffer<f64>,
-        ) -> Result<(), GpuError>;
-    }
+    /// Seals [`Element`](super::Element): `f32` and `f64` only (the types
+    /// `kernels-cuda/clustering.cu` has entries for).
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
 }
 
 /// A floating-point element type k-means accepts: `f32` or `f64` (sealed).

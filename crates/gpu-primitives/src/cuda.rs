@@ -34,10 +34,6 @@ fn block_config(blocks: u32) -> LaunchConfig {
     LaunchConfig::blocks(blocks.max(1), BLOCK)
 }
 
-fn wide<T>() -> bool {
-    size_of::<T>() == 8
-}
-
 /// Allocates without zeroing.
 fn uninit<T: Element>(gpu: &Gpu, n: usize) -> Result<DeviceBuffer<T>, GpuError> {
     // SAFETY: every caller writes all `n` elements with a kernel before they are read (each call
@@ -57,63 +53,10 @@ pub(crate) fn sum<T: Summable>(gpu: &Gpu, input: &DeviceBuffer<T>) -> Result<T::
     let mut out = gpu.alloc_zeros::<T::Sum>(1)?;
     let one = block_config(1);
     // SAFETY: stage 1 (in, n, partials) reads in[0..n) and writes partials[0..grid); stage 2
-    // (partials, m, out) reads partials[0..m) and writes out[0]. Each arm views the buffers as
-    // the kernel's own types, which have the sizes of T and T::Sum.
+    // (partials, m, out) reads partials[0..m) and writes out[0].
     unsafe {
-        match T::NAME {
-            "u32" => kernels::primitives_reduce_sum_u32(
-                gpu,
-                cfg,
-                &input.view_as::<u32>(),
-                n,
-                &mut partials.view_as_mut::<u64>(),
-            )?,
-            "i32" => kernels::primitives_reduce_sum_i32(
-                gpu,
-                cfg,
-                &input.view_as::<i32>(),
-                n,
-                &mut partials.view_as_mut::<u64>(),
-            )?,
-            "u64" | "i64" => kernels::primitives_reduce_sum_u64(
-                gpu,
-                cfg,
-                &input.view_as::<u64>(),
-                n,
-                &mut partials.view_as_mut::<u64>(),
-            )?,
-            "f32" => kernels::primitives_reduce_sum_f32(
-                gpu,
-                cfg,
-                &input.view_as::<f32>(),
-                n,
-                &mut partials.view_as_mut::<f64>(),
-            )?,
-            _ => kernels::primitives_reduce_sum_f64(
-                gpu,
-                cfg,
-                &input.view_as::<f64>(),
-                n,
-                &mut partials.view_as_mut::<f64>(),
-            )?,
-        }
-        if matches!(T::NAME, "f32" | "f64") {
-            kernels::primitives_reduce_sum_final_f64(
-                gpu,
-                one,
-                &partials.view_as::<f64>(),
-                blocks,
-                &mut out.view_as_mut::<f64>(),
-            )?;
-        } else {
-            kernels::primitives_reduce_sum_final_u64(
-                gpu,
-                one,
-                &partials.view_as::<u64>(),
-                blocks,
-                &mut out.view_as_mut::<u64>(),
-            )?;
-        }
+        kernels::primitives_reduce_sum(gpu, cfg, input, n, &mut partials)?;
+        kernels::primitives_reduce_sum_final(gpu, one, &partials, blocks, &mut out)?;
     }
     Ok(gpu.download(&out)?[0])
 }
@@ -134,41 +77,10 @@ pub(crate) fn min_max<K: SortKey>(
     let kind = K::KIND;
     let one = block_config(1);
     // SAFETY: stage 1 reads in[0..n) (n >= 1) and writes parts[0..2*grid); stage 2 reads
-    // parts[0..2*m) and writes out[0..2]; K, K::Bits and the kernel's word have one width.
+    // parts[0..2*m) and writes out[0..2]; K and K::Bits have the width of the kernel's word.
     unsafe {
-        if wide::<K>() {
-            kernels::primitives_reduce_minmax_w64(
-                gpu,
-                cfg,
-                &input.view_as::<u64>(),
-                n,
-                kind,
-                &mut parts.view_as_mut::<u64>(),
-            )?;
-            kernels::primitives_reduce_minmax_final_w64(
-                gpu,
-                one,
-                &parts.view_as::<u64>(),
-                blocks,
-                &mut out.view_as_mut::<u64>(),
-            )?;
-        } else {
-            kernels::primitives_reduce_minmax_w32(
-                gpu,
-                cfg,
-                &input.view_as::<u32>(),
-                n,
-                kind,
-                &mut parts.view_as_mut::<u32>(),
-            )?;
-            kernels::primitives_reduce_minmax_final_w32(
-                gpu,
-                one,
-                &parts.view_as::<u32>(),
-                blocks,
-                &mut out.view_as_mut::<u32>(),
-            )?;
-        }
+        kernels::primitives_reduce_minmax(gpu, cfg, input, n, kind, &mut parts)?;
+        kernels::primitives_reduce_minmax_final(gpu, one, &parts, blocks, &mut out)?;
     }
     let v = gpu.download(&out)?;
     Ok(Some((K::from_ordered(v[0]), K::from_ordered(v[1]))))
@@ -226,71 +138,20 @@ pub(crate) fn scan<T: Summable>(
     // SAFETY: scan_*(in, out, n, inclusive, flags, agg, incl, counter): exactly `tiles` blocks,
     // each takes one tile index from the zeroed counter, reads in[tile range], writes
     // out[tile range] and flags/agg/incl[tile]; the status arrays hold `tiles` entries and are
-    // zeroed ("not published"). Views use the kernel's types, of the sizes of T and T::Sum.
+    // zeroed ("not published").
     unsafe {
-        let (f, c) = (&mut st.flags, &mut st.counter);
-        match T::NAME {
-            "u32" => kernels::primitives_scan_u32(
-                gpu,
-                cfg,
-                &input.view_as::<u32>(),
-                &mut out.view_as_mut::<u64>(),
-                n,
-                inc,
-                f,
-                &mut st.agg.view_as_mut::<u64>(),
-                &mut st.incl.view_as_mut::<u64>(),
-                c,
-            )?,
-            "i32" => kernels::primitives_scan_i32(
-                gpu,
-                cfg,
-                &input.view_as::<i32>(),
-                &mut out.view_as_mut::<u64>(),
-                n,
-                inc,
-                f,
-                &mut st.agg.view_as_mut::<u64>(),
-                &mut st.incl.view_as_mut::<u64>(),
-                c,
-            )?,
-            "u64" | "i64" => kernels::primitives_scan_u64(
-                gpu,
-                cfg,
-                &input.view_as::<u64>(),
-                &mut out.view_as_mut::<u64>(),
-                n,
-                inc,
-                f,
-                &mut st.agg.view_as_mut::<u64>(),
-                &mut st.incl.view_as_mut::<u64>(),
-                c,
-            )?,
-            "f32" => kernels::primitives_scan_f32(
-                gpu,
-                cfg,
-                &input.view_as::<f32>(),
-                &mut out.view_as_mut::<f64>(),
-                n,
-                inc,
-                f,
-                &mut st.agg.view_as_mut::<f64>(),
-                &mut st.incl.view_as_mut::<f64>(),
-                c,
-            )?,
-            _ => kernels::primitives_scan_f64(
-                gpu,
-                cfg,
-                &input.view_as::<f64>(),
-                &mut out.view_as_mut::<f64>(),
-                n,
-                inc,
-                f,
-                &mut st.agg.view_as_mut::<f64>(),
-                &mut st.incl.view_as_mut::<f64>(),
-                c,
-            )?,
-        }
+        kernels::primitives_scan(
+            gpu,
+            cfg,
+            input,
+            &mut out,
+            n,
+            inc,
+            &mut st.flags,
+            &mut st.agg,
+            &mut st.incl,
+            &mut st.counter,
+        )?;
     }
     Ok(out)
 }
@@ -338,31 +199,7 @@ pub(crate) fn select<T: Element>(
     let f = flags.view_as::<u8>();
     // SAFETY: select_*(in, flags, pos, n, out, count): reads in/flags/pos[0..n) (n >= 1),
     // writes out[pos[i]] < n and count[0].
-    unsafe {
-        if wide::<T>() {
-            kernels::primitives_select_w64(
-                gpu,
-                cfg,
-                &values.view_as::<u64>(),
-                &f,
-                &pos,
-                n,
-                &mut out.view_as_mut::<u64>(),
-                &mut count,
-            )?;
-        } else {
-            kernels::primitives_select_w32(
-                gpu,
-                cfg,
-                &values.view_as::<u32>(),
-                &f,
-                &pos,
-                n,
-                &mut out.view_as_mut::<u32>(),
-                &mut count,
-            )?;
-        }
-    }
+    unsafe { kernels::primitives_select(gpu, cfg, values, &f, &pos, n, &mut out, &mut count)? };
     let m = gpu.download(&count)?[0] as usize;
     Ok((out, m))
 }
@@ -386,31 +223,7 @@ pub(crate) fn split<T: Element>(
     let f = flags.view_as::<u8>();
     // SAFETY: split_*(in, flags, pos, n, out, boundary): reads [0..n) (n >= 1); destinations
     // form a permutation of [0, n); writes boundary[0].
-    unsafe {
-        if wide::<T>() {
-            kernels::primitives_split_w64(
-                gpu,
-                cfg,
-                &values.view_as::<u64>(),
-                &f,
-                &pos,
-                n,
-                &mut out.view_as_mut::<u64>(),
-                &mut boundary,
-            )?;
-        } else {
-            kernels::primitives_split_w32(
-                gpu,
-                cfg,
-                &values.view_as::<u32>(),
-                &f,
-                &pos,
-                n,
-                &mut out.view_as_mut::<u32>(),
-                &mut boundary,
-            )?;
-        }
-    }
+    unsafe { kernels::primitives_split(gpu, cfg, values, &f, &pos, n, &mut out, &mut boundary)? };
     let b = gpu.download(&boundary)?[0] as usize;
     Ok((out, b))
 }
@@ -429,26 +242,7 @@ pub(crate) fn flags_from_bit<T: Element>(
     let cfg = gpu.grid_stride(n, BLOCK);
     // SAFETY: reads keys[0..n), writes flags[0..n) (0 or 1, valid bools).
     unsafe {
-        let mut f = flags.view_as_mut::<u8>();
-        if wide::<T>() {
-            kernels::primitives_flags_from_bit_w64(
-                gpu,
-                cfg,
-                &keys.view_as::<u64>(),
-                n,
-                bit,
-                &mut f,
-            )?;
-        } else {
-            kernels::primitives_flags_from_bit_w32(
-                gpu,
-                cfg,
-                &keys.view_as::<u32>(),
-                n,
-                bit,
-                &mut f,
-            )?;
-        }
+        kernels::primitives_flags_from_bit(gpu, cfg, keys, n, bit, &mut flags.view_as_mut::<u8>())?;
     }
     Ok(flags)
 }
@@ -500,29 +294,7 @@ fn key_transform<K: SortKey>(
     let (kind, d, inv) = (K::KIND, desc as u32, inverse as u32);
     let cfg = gpu.grid_stride(n, BLOCK);
     // SAFETY: rewrites keys[0..n) in place with a bijection of the same width.
-    unsafe {
-        if wide::<K>() {
-            kernels::primitives_key_transform_w64(
-                gpu,
-                cfg,
-                &mut keys.view_as_mut::<u64>(),
-                n,
-                kind,
-                d,
-                inv,
-            )
-        } else {
-            kernels::primitives_key_transform_w32(
-                gpu,
-                cfg,
-                &mut keys.view_as_mut::<u32>(),
-                n,
-                kind,
-                d,
-                inv,
-            )
-        }
-    }
+    unsafe { kernels::primitives_key_transform(gpu, cfg, keys, n, kind, d, inv) }
 }
 
 /// Float keys replaced in place by their numeric class (`-0.0` by `+0.0`, every NaN by one
@@ -538,13 +310,7 @@ pub(crate) fn float_classes<K: SortKey>(
     }
     let cfg = gpu.grid_stride(n, BLOCK);
     // SAFETY: rewrites keys[0..n) in place (a copy the caller owns).
-    unsafe {
-        if wide::<K>() {
-            kernels::primitives_float_classes_w64(gpu, cfg, &mut keys.view_as_mut::<u64>(), n)
-        } else {
-            kernels::primitives_float_classes_w32(gpu, cfg, &mut keys.view_as_mut::<u32>(), n)
-        }
-    }
+    unsafe { kernels::primitives_float_classes(gpu, cfg, keys, n) }
 }
 
 /// `0, 1, ..., n-1` as u32 (n <= u32::MAX + 1 checked by callers). Does not synchronise.
@@ -619,25 +385,7 @@ pub(crate) fn sort<K: SortKey, V: Element>(
     // SAFETY: the histogram kernel reads keys[0..n) and adds into hist[0..passes*256);
     // primitives_radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
     unsafe {
-        if wide::<K>() {
-            kernels::primitives_radix_histogram_w64(
-                gpu,
-                grid,
-                &keys.view_as::<u64>(),
-                n,
-                passes,
-                &mut hist,
-            )?;
-        } else {
-            kernels::primitives_radix_histogram_w32(
-                gpu,
-                grid,
-                &keys.view_as::<u32>(),
-                n,
-                passes,
-                &mut hist,
-            )?;
-        }
+        kernels::primitives_radix_histogram(gpu, grid, &keys, n, passes, &mut hist)?;
         kernels::primitives_radix_prepare(gpu, block_config(passes), &mut hist, n, &mut trivial)?;
     }
 
@@ -660,88 +408,28 @@ pub(crate) fn sort<K: SortKey, V: Element>(
         // status[0..tiles*256) (zeroed once; epochs separate passes) and counters[pass].
         unsafe {
             let (s, c) = (&mut status, &mut counters);
-            match (wide::<K>(), &vals, &mut alt_vals) {
-                (false, None, _) | (false, _, None) => kernels::primitives_onesweep_keys_w32(
+            match (&vals, &mut alt_vals) {
+                (Some(v), Some(av)) => kernels::primitives_onesweep_pairs(
                     gpu,
                     cfg,
-                    &keys.view_as::<u32>(),
-                    &mut alt_keys.view_as_mut::<u32>(),
+                    &keys,
+                    &mut alt_keys,
+                    v,
+                    av,
+                    n,
+                    pass,
+                    &hist,
+                    &trivial,
+                    s,
+                    c,
+                )?,
+                _ => kernels::primitives_onesweep_keys(
+                    gpu,
+                    cfg,
+                    &keys,
+                    &mut alt_keys,
                     &no_vals,
                     &mut no_vals_out,
-                    n,
-                    pass,
-                    &hist,
-                    &trivial,
-                    s,
-                    c,
-                )?,
-                (true, None, _) | (true, _, None) => kernels::primitives_onesweep_keys_w64(
-                    gpu,
-                    cfg,
-                    &keys.view_as::<u64>(),
-                    &mut alt_keys.view_as_mut::<u64>(),
-                    &no_vals,
-                    &mut no_vals_out,
-                    n,
-                    pass,
-                    &hist,
-                    &trivial,
-                    s,
-                    c,
-                )?,
-                (false, Some(v), Some(av)) if !wide::<V>() => {
-                    kernels::primitives_onesweep_pairs32_w32(
-                        gpu,
-                        cfg,
-                        &keys.view_as::<u32>(),
-                        &mut alt_keys.view_as_mut::<u32>(),
-                        &v.view_as::<u32>(),
-                        &mut av.view_as_mut::<u32>(),
-                        n,
-                        pass,
-                        &hist,
-                        &trivial,
-                        s,
-                        c,
-                    )?
-                }
-                (false, Some(v), Some(av)) => kernels::primitives_onesweep_pairs64_w32(
-                    gpu,
-                    cfg,
-                    &keys.view_as::<u32>(),
-                    &mut alt_keys.view_as_mut::<u32>(),
-                    &v.view_as::<u64>(),
-                    &mut av.view_as_mut::<u64>(),
-                    n,
-                    pass,
-                    &hist,
-                    &trivial,
-                    s,
-                    c,
-                )?,
-                (true, Some(v), Some(av)) if !wide::<V>() => {
-                    kernels::primitives_onesweep_pairs32_w64(
-                        gpu,
-                        cfg,
-                        &keys.view_as::<u64>(),
-                        &mut alt_keys.view_as_mut::<u64>(),
-                        &v.view_as::<u32>(),
-                        &mut av.view_as_mut::<u32>(),
-                        n,
-                        pass,
-                        &hist,
-                        &trivial,
-                        s,
-                        c,
-                    )?
-                }
-                (true, Some(v), Some(av)) => kernels::primitives_onesweep_pairs64_w64(
-                    gpu,
-                    cfg,
-                    &keys.view_as::<u64>(),
-                    &mut alt_keys.view_as_mut::<u64>(),
-                    &v.view_as::<u64>(),
-                    &mut av.view_as_mut::<u64>(),
                     n,
                     pass,
                     &hist,
@@ -803,27 +491,7 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     // SAFETY: reads keys[0..n), writes heads[0..n) (0/1) and possibly unsorted[0].
     unsafe {
         let mut h = heads.view_as_mut::<u8>();
-        if wide::<K>() {
-            kernels::primitives_mark_heads_w64(
-                gpu,
-                cfg,
-                &keys.view_as::<u64>(),
-                n,
-                numeric_float,
-                &mut h,
-                &mut unsorted,
-            )?;
-        } else {
-            kernels::primitives_mark_heads_w32(
-                gpu,
-                cfg,
-                &keys.view_as::<u32>(),
-                n,
-                numeric_float,
-                &mut h,
-                &mut unsorted,
-            )?;
-        }
+        kernels::primitives_mark_heads(gpu, cfg, keys, n, numeric_float, &mut h, &mut unsorted)?;
     }
     let pos = scan_flags(gpu, &heads)?;
     let mut values = gpu.alloc_zeros::<K>(n as usize)?;
@@ -834,33 +502,18 @@ pub(crate) fn distinct_sorted<K: SortKey>(
     // SAFETY: reads keys/heads/pos[0..n); writes values/starts/counts[g] for groups g < n and
     // m[0].
     unsafe {
-        if wide::<K>() {
-            kernels::primitives_distinct_scatter_w64(
-                gpu,
-                cfg,
-                &keys.view_as::<u64>(),
-                &h,
-                &pos,
-                n,
-                &mut values.view_as_mut::<u64>(),
-                &mut starts,
-                &mut counts,
-                &mut m,
-            )?;
-        } else {
-            kernels::primitives_distinct_scatter_w32(
-                gpu,
-                cfg,
-                &keys.view_as::<u32>(),
-                &h,
-                &pos,
-                n,
-                &mut values.view_as_mut::<u32>(),
-                &mut starts,
-                &mut counts,
-                &mut m,
-            )?;
-        }
+        kernels::primitives_distinct_scatter(
+            gpu,
+            cfg,
+            keys,
+            &h,
+            &pos,
+            n,
+            &mut values,
+            &mut starts,
+            &mut counts,
+            &mut m,
+        )?;
     }
     if want_counts {
         // SAFETY: for g < m <= n: counts[g] -= starts[g].
@@ -899,4 +552,40 @@ pub(crate) fn distinct_sorted<K: SortKey>(
         if want_counts { Some(counts) } else { None },
         inverse,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_runtime::testing::gpu_for_test;
+
+    #[test]
+    fn gpu_family_launchers_reject_types_without_an_entry() {
+        let Some(gpu) = gpu_for_test("gpu_family_launchers_reject_types_without_an_entry") else {
+            return;
+        };
+        let input = gpu.upload(&[1u8, 2, 3]).unwrap();
+        let mut partials = gpu.alloc_zeros::<u64>(1).unwrap();
+        let cfg = block_config(1);
+        // SAFETY: no kernel runs: the launcher refuses the types before launching.
+        let err = unsafe { kernels::primitives_reduce_sum(gpu, cfg, &input, 3, &mut partials) }
+            .unwrap_err();
+        assert_eq!(
+            err,
+            GpuError::NoKernelForTypes {
+                family: "primitives_reduce_sum",
+                types: "(u8, u64)"
+            }
+        );
+        assert!(err.to_string().contains("primitives_reduce_sum_*"), "{err}");
+        // A word-width family takes any element type of the width, and no other.
+        let mut flags = gpu.alloc_zeros::<u8>(3).unwrap();
+        // SAFETY: as above.
+        let err = unsafe { kernels::primitives_flags_from_bit(gpu, cfg, &input, 3, 0, &mut flags) }
+            .unwrap_err();
+        assert!(
+            matches!(err, GpuError::NoKernelForTypes { types: "u8", .. }),
+            "{err}"
+        );
+    }
 }

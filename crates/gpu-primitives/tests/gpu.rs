@@ -194,6 +194,22 @@ fn gpu_scan_reduce_match_reference() {
                 exclusive_scan_reference(&w),
                 "{what} i64"
             );
+            assert_eq!(
+                reduce_sum(&w, Exec::Cuda).unwrap(),
+                reduce_sum_reference(&w),
+                "{what} i64 sum"
+            );
+            let v: Vec<u64> = w.iter().map(|&x| x as u64).collect();
+            assert_eq!(
+                inclusive_scan(&v, Exec::Cuda).unwrap(),
+                inclusive_scan_reference(&v),
+                "{what} u64"
+            );
+            assert_eq!(
+                reduce_sum(&v, Exec::Cuda).unwrap(),
+                reduce_sum_reference(&v),
+                "{what} u64 sum"
+            );
             let f: Vec<f32> = common::f32s("random", n, 4);
             let scale: f64 = f.iter().map(|x| x.abs() as f64).sum::<f64>().max(1.0);
             let got = inclusive_scan(&f, Exec::Cuda).unwrap();
@@ -206,6 +222,20 @@ fn gpu_scan_reduce_match_reference() {
             );
             let s = reduce_sum(&f, Exec::Cuda).unwrap();
             assert!((s - reduce_sum_reference(&f)).abs() <= 1e-9 * scale);
+            let d: Vec<f64> = f.iter().map(|&x| x as f64 * 0.5).collect();
+            let got = exclusive_scan(&d, Exec::Cuda).unwrap();
+            let r = exclusive_scan_reference(&d);
+            assert!(
+                got.iter()
+                    .zip(&r)
+                    .all(|(a, b)| (a - b).abs() <= 1e-9 * scale),
+                "{what} f64 scan"
+            );
+            let s = reduce_sum(&d, Exec::Cuda).unwrap();
+            assert!(
+                (s - reduce_sum_reference(&d)).abs() <= 1e-9 * scale,
+                "{what} f64 sum"
+            );
         }
     }
 }

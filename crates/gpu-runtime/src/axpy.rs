@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::{Backend, DeviceBuffer, Exec, GpuError, Target};
+use crate::{Backend, DeviceBuffer, DeviceSink, Exec, GpuError, Target};
 
 /// The typed launchers of `kernels-cuda/runtime.cu`.
 mod kernels {
@@ -150,6 +150,20 @@ pub fn iota(gpu: &crate::Gpu, out: &mut DeviceBuffer<u32>) -> Result<(), GpuErro
     unsafe { kernels::runtime_iota_u32(gpu, gpu.grid_stride(n, 256), out, n) }
 }
 
+/// Writes `value` into every element of `out` on the device (queued; does not synchronise).
+/// The one fill every crate uses (kernels-cuda/runtime.cu).
+///
+/// # Errors
+/// A failed launch.
+pub fn fill(gpu: &crate::Gpu, out: &mut impl DeviceSink<u32>, value: u32) -> Result<(), GpuError> {
+    let n = out.len() as u64;
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: runtime_fill_u32 writes out[0..n) with a grid-stride loop; `out` holds n elements.
+    unsafe { kernels::runtime_fill_u32(gpu, gpu.grid_stride(n, 256), out, value, n) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +230,21 @@ mod tests {
             let v = iota_on_gpu(gpu, n).unwrap();
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32), "n = {n}");
         }
+    }
+
+    #[test]
+    fn gpu_fill_writes_the_view_only() {
+        let Some(gpu) = gpu_for_test("gpu_fill_writes_the_view_only") else {
+            return;
+        };
+        for n in [1usize, 1000, (1 << 20) + 3] {
+            let mut d = gpu.upload(&vec![7u32; n + 5]).unwrap();
+            fill(gpu, &mut d.slice_mut(..n), u32::MAX).unwrap();
+            let v = gpu.download(&d).unwrap();
+            assert!(v[..n].iter().all(|&x| x == u32::MAX), "n = {n}");
+            assert_eq!(v[n..], [7; 5], "n = {n}: past the view");
+        }
+        fill(gpu, &mut gpu.empty::<u32>().unwrap(), 1).unwrap();
     }
 
     #[test]

@@ -66,6 +66,16 @@ pub enum GpuError {
     /// A kernel launch, or the work it queued, failed.
     #[error("kernel launch failed: {0}")]
     LaunchFailed(String),
+    /// A generated launcher for a family of kernels (`<family>_f32`, `<family>_f64`, ...) was
+    /// called with element types that no entry of the family takes (a programming error in the
+    /// host code; the launcher's docs list the entries).
+    #[error("no `{family}_*` kernel takes the element types {types}")]
+    NoKernelForTypes {
+        /// The family: the entries' common name.
+        family: &'static str,
+        /// The element types asked for, e.g. `(i8, u64)`.
+        types: &'static str,
+    },
     /// The input cannot be handled by the GPU path (for example a count above a kernel's limit).
     #[error("input too large for the GPU path: {0}")]
     TooLarge(String),

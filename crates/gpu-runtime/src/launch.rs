@@ -38,6 +38,25 @@ impl LaunchConfig {
     }
 }
 
+/// Whether `A` is `B`: how a generated family launcher picks the entry for its element types
+/// (the test folds to a constant once the types are known).
+#[doc(hidden)]
+#[inline(always)]
+pub fn is<A: 'static, B: 'static>() -> bool {
+    std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>()
+}
+
+/// The error of a family launcher called with element types `Types` (a tuple) that none of its
+/// entries takes.
+#[doc(hidden)]
+#[cold]
+pub fn no_kernel_for<Types>(family: &'static str) -> GpuError {
+    GpuError::NoKernelForTypes {
+        family,
+        types: std::any::type_name::<Types>(),
+    }
+}
+
 /// The most argument words (8 bytes) and arguments one launch takes; warpath's largest kernel
 /// signatures use about a third of each.
 const MAX_WORDS: usize = 64;

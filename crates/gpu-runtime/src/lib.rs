@@ -14,7 +14,7 @@ mod module;
 pub mod testing;
 
 pub use axpy::{
-    AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, iota, iota_on_gpu,
+    AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, fill, iota, iota_on_gpu,
 };
 pub use buffer::{DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, DeviceView, DeviceViewMut};
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};

@@ -5,7 +5,6 @@
 
 use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use crate::kernel_types::sealed::Sealed;
 use crate::kernel_types::{
     CnBackend, CnCoeffs, CnConstants, Coeffs, FhnCoeffs, Real, Source, StepError, TridiagSolver,
 };
@@ -25,92 +24,6 @@ pub const BATCH_PCR_MAX_M: usize = kernels::PDE_BATCH_PCR_MAX_M as usize;
 
 /// Steps per launch of the fused kernel (keeps one launch well under a second).
 const FUSED_STEPS_PER_LAUNCH: u64 = 1 << 16;
-
-/// Each element type's tridiagonal launchers (see [`Sealed`]).
-macro_rules! real_kernels {
-    ($t:ty, $level:ident, $thomas_strided:ident, $pcr:ident, $cr_pcr:ident, $thomas:ident) => {
-        impl Sealed for $t {
-            unsafe fn pcr_level(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
-                [ao, bo, co, dout]: [&mut DeviceBuffer<Self>; 4],
-                n: u64,
-                s: u64,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller (the trait method's contract).
-                unsafe { kernels::$level(gpu, cfg, a, b, c, d, ao, bo, co, dout, n, s) }
-            }
-            unsafe fn thomas_strided(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
-                x: &mut DeviceBuffer<Self>,
-                cp: &mut DeviceBuffer<Self>,
-                n: u64,
-                subsystems: u64,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$thomas_strided(gpu, cfg, a, b, c, d, x, cp, n, subsystems) }
-            }
-            unsafe fn batch_pcr(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
-                x: &mut DeviceBuffer<Self>,
-                m: u64,
-                stride: u64,
-                batch: u64,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$pcr(gpu, cfg, a, b, c, d, x, m, stride, batch) }
-            }
-            unsafe fn batch_cr_pcr(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
-                x: &mut DeviceBuffer<Self>,
-                m: u64,
-                stride: u64,
-                batch: u64,
-                pcr_rows: u64,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$cr_pcr(gpu, cfg, a, b, c, d, x, m, stride, batch, pcr_rows) }
-            }
-            unsafe fn batch_thomas(
-                gpu: &Gpu,
-                cfg: LaunchConfig,
-                [a, b, c, d]: [&DeviceBuffer<Self>; 4],
-                x: &mut DeviceBuffer<Self>,
-                cp: &mut DeviceBuffer<Self>,
-                m: u64,
-                stride: u64,
-                batch: u64,
-            ) -> Result<(), GpuError> {
-                // SAFETY: forwarded to the caller.
-                unsafe { kernels::$thomas(gpu, cfg, a, b, c, d, x, cp, m, stride, batch) }
-            }
-        }
-    };
-}
-
-real_kernels!(
-    f32,
-    pde_tridiag_pcr_level_f32,
-    pde_tridiag_thomas_strided_f32,
-    pde_tridiag_batch_pcr_f32,
-    pde_tridiag_batch_cr_pcr_f32,
-    pde_tridiag_batch_thomas_f32
-);
-real_kernels!(
-    f64,
-    pde_tridiag_pcr_level_f64,
-    pde_tridiag_thomas_strided_f64,
-    pde_tridiag_batch_pcr_f64,
-    pde_tridiag_batch_cr_pcr_f64,
-    pde_tridiag_batch_thomas_f64
-);
 
 /// Uploads, runs `steps` explicit steps of `batch` axons of `n` nodes, downloads.
 pub(crate) fn explicit_run(
@@ -483,7 +396,9 @@ impl<T: Real> DeviceTridiag<T> {
             let [ao, bo, co, dout] = &mut self.scratch;
             // SAFETY: tridiag_pcr_level reads four input arrays and writes four distinct
             // output arrays over [0, n); all eight hold n elements.
-            unsafe { T::pcr_level(gpu, cfg, [ai, bi, ci, di], [ao, bo, co, dout], n64, s)? };
+            unsafe {
+                kernels::pde_tridiag_pcr_level(gpu, cfg, ai, bi, ci, di, ao, bo, co, dout, n64, s)?
+            };
             std::mem::swap(&mut self.sys, &mut self.scratch);
             s *= 2;
         }
@@ -493,10 +408,13 @@ impl<T: Real> DeviceTridiag<T> {
         // and cp are distinct from the inputs and hold n elements; thread j < subsystems < n
         // touches rows j, j + S, ... < n only.
         unsafe {
-            T::thomas_strided(
+            kernels::pde_tridiag_thomas_strided(
                 gpu,
                 gpu.grid_stride(subsystems, 128),
-                [ai, bi, ci, di],
+                ai,
+                bi,
+                ci,
+                di,
                 &mut self.x,
                 cp,
                 n64,
@@ -551,6 +469,7 @@ fn strided_batch_on_device<T: Real>(
 ) -> Result<(), GpuError> {
     let sz = size_of::<T>() as u32;
     let (m64, s64, b64) = (m as u64, stride as u64, batch as u64);
+    let [a, b, c, d] = sys;
     let blocks = batch.min(1 << 20) as u32;
     if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::CyclicReduction {
         let threads = (m.next_power_of_two() / 2).clamp(32, 512) as u32;
@@ -559,19 +478,23 @@ fn strided_batch_on_device<T: Real>(
         // SAFETY: tridiag_batch_cr_pcr reads rows [k*stride, k*stride + m) of a, b, c, d and
         // writes those of x for k < batch (the caller checked stride*(batch-1)+m <= len);
         // pcr_rows <= blockDim as the kernel requires; the shared memory is its 5 m elements.
-        unsafe { T::batch_cr_pcr(gpu, cfg, sys, dx, m64, s64, b64, pcr_rows)? };
+        unsafe {
+            kernels::pde_tridiag_batch_cr_pcr(gpu, cfg, a, b, c, d, dx, m64, s64, b64, pcr_rows)?
+        };
     } else if m <= BATCH_PCR_MAX_M && solver == TridiagSolver::Pcr {
         let threads = m.next_power_of_two().clamp(32, 1024) as u32;
         let cfg = LaunchConfig::blocks(blocks, threads).with_shared_bytes((4 * m) as u32 * sz);
         // SAFETY: tridiag_batch_pcr reads rows [k*stride, k*stride + m) of a, b, c, d and
         // writes those of x for k < batch; the caller checked stride*(batch-1)+m <= len;
         // blockDim >= m and the shared memory is the 4 m elements the kernel uses.
-        unsafe { T::batch_pcr(gpu, cfg, sys, dx, m64, s64, b64)? };
+        unsafe { kernels::pde_tridiag_batch_pcr(gpu, cfg, a, b, c, d, dx, m64, s64, b64)? };
     } else {
-        let mut cp = gpu.alloc_zeros::<T>(sys[1].len())?;
+        let mut cp = gpu.alloc_zeros::<T>(b.len())?;
         let cfg = gpu.grid_stride(b64, 128);
         // SAFETY: as above, one thread per system; cp has the arrays' length and layout.
-        unsafe { T::batch_thomas(gpu, cfg, sys, dx, &mut cp, m64, s64, b64)? };
+        unsafe {
+            kernels::pde_tridiag_batch_thomas(gpu, cfg, a, b, c, d, dx, &mut cp, m64, s64, b64)?
+        };
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Types that the CPU schemes and the CUDA backend (`cuda.rs`) both need, kept at the bottom
 //! so that neither side imports the other (as rayon's `iter/plumbing`): the element trait of
-//! the tridiagonal solvers with its per-type kernel table, the solver choice, the step
+//! the tridiagonal solvers, the solver choice, the step
 //! constants of both schemes, the `#[repr(C)]` coefficient sets the kernels take, and the
 //! Crank–Nicolson backend interface.
 
@@ -9,68 +9,12 @@ use gpu_runtime::GpuError;
 use crate::TridiagError;
 use crate::params::{Boundary, FhnParams, FhnState};
 
-/// Seals [`Real`], and gives each element type its typed tridiagonal launchers
-/// (`kernels-cuda/pde.cu`, `tridiag_*_f32` / `tridiag_*_f64`), so the generic GPU solvers
-/// pick them without naming the type. Implemented in `cuda.rs`; every method forwards to the
-/// generated launcher of the same name and has its safety contract.
 pub(crate) mod sealed {
-    use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
-
-    /// See the module.
-    #[allow(clippy::too_many_arguments)]
-    pub trait Sealed: gpu_runtime::DeviceScalar {
-        /// `tridiag_pcr_level_T`.
-        unsafe fn pcr_level(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            input: [&DeviceBuffer<Self>; 4],
-            output: [&mut DeviceBuffer<Self>; 4],
-            n: u64,
-            s: u64,
-        ) -> Result<(), GpuError>;
-        /// `tridiag_thomas_strided_T`.
-        unsafe fn thomas_strided(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            sys: [&DeviceBuffer<Self>; 4],
-            x: &mut DeviceBuffer<Self>,
-            cp: &mut DeviceBuffer<Self>,
-            n: u64,
-            subsystems: u64,
-        ) -> Result<(), GpuError>;
-        /// `tridiag_batch_pcr_T`.
-        unsafe fn batch_pcr(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            sys: [&DeviceBuffer<Self>; 4],
-            x: &mut DeviceBuffer<Self>,
-            m: u64,
-            stride: u64,
-            batch: u64,
-        ) -> Result<(), GpuError>;
-        /// `tridiag_batch_cr_pcr_T`.
-        unsafe fn batch_cr_pcr(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            sys: [&DeviceBuffer<Self>; 4],
-            x: &mut DeviceBuffer<Self>,
-            m: u64,
-            stride: u64,
-            batch: u64,
-            pcr_rows: u64,
-        ) -> Result<(), GpuError>;
-        /// `tridiag_batch_thomas_T`.
-        unsafe fn batch_thomas(
-            gpu: &Gpu,
-            cfg: LaunchConfig,
-            sys: [&DeviceBuffer<Self>; 4],
-            x: &mut DeviceBuffer<Self>,
-            cp: &mut DeviceBuffer<Self>,
-            m: u64,
-            stride: u64,
-            batch: u64,
-        ) -> Result<(), GpuError>;
-    }
+    /// Seals [`Real`](super::Real): `f32` and `f64` only (the types `kernels-cuda/pde.cu`'s
+    /// tridiagonal entries exist for).
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
 }
 
 /// The floating-point types the solvers accept: `f32` and `f64`.
@@ -94,8 +38,6 @@ pub trait Real:
     const ZERO: Self;
     /// One.
     const ONE: Self;
-    /// The suffix of this type's CUDA kernels (`"f32"` or `"f64"`).
-    const SUFFIX: &'static str;
     /// Absolute value.
     fn abs(self) -> Self;
     /// Whether the value is finite.
@@ -109,7 +51,6 @@ pub trait Real:
 impl Real for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
-    const SUFFIX: &'static str = "f32";
     fn abs(self) -> Self {
         f32::abs(self)
     }
@@ -127,7 +68,6 @@ impl Real for f32 {
 impl Real for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
-    const SUFFIX: &'static str = "f64";
     fn abs(self) -> Self {
         f64::abs(self)
     }

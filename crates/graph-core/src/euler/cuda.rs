@@ -34,10 +34,7 @@ pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<DeviceBuffer<u32>, GpuErr
 }
 
 fn fill(gpu: &Gpu, buf: &mut DeviceBuffer<u32>, value: u32, n: usize) -> Result<(), GpuError> {
-    let n64 = n as u64;
-    // SAFETY: graph_fill_u32(out, value, n) writes out[0..n); buf holds at least n elements.
-    unsafe { kernels::graph_fill_u32(gpu, grid(gpu, n), buf, value, n64)? };
-    Ok(())
+    gpu_runtime::fill(gpu, &mut buf.slice_mut(..n), value)
 }
 
 fn copy(gpu: &Gpu, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>, GpuError> {
