@@ -9,7 +9,7 @@ use gpu_primitives::{DistinctOptions, Equality, SortKey, distinct_with};
 use warpath_io::{Element, Format, Output};
 
 use super::{
-    ARRAY_OUTPUTS, CliKey, InputArgs, KeyType, load, rate, resolve_key_type, result_output,
+    ARRAY_OUTPUTS, CliKey, InputArgs, KeyType, load, rate, resolve_key_type, result_output, verdict,
 };
 use crate::cli_io::{check_backend, guard_terminal, is_dash, report, written};
 use crate::fail::{unverified, usage};
@@ -164,11 +164,7 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
                 d.backend,
                 format_seconds(elapsed.as_secs_f64()),
                 rate(n, elapsed),
-                if verified {
-                    "verified"
-                } else {
-                    "VERIFICATION FAILED"
-                },
+                verdict(verified),
                 written(out)
             ),
             out,

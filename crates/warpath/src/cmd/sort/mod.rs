@@ -274,6 +274,15 @@ fn rate(n: usize, t: Duration) -> String {
     }
 }
 
+/// The end of a report line: `verified` or `VERIFICATION FAILED`.
+fn verdict(verified: bool) -> &'static str {
+    if verified {
+        "verified"
+    } else {
+        "VERIFICATION FAILED"
+    }
+}
+
 /// Outputs `sort` and `distinct` write arrays to.
 const ARRAY_OUTPUTS: [Format; 4] = [Format::Text, Format::Csv, Format::Npy, Format::Bin];
 

@@ -10,7 +10,7 @@ use warpath_io::{Element, Output};
 
 use super::{
     ARRAY_OUTPUTS, CliKey, InputArgs, KeyType, load, rate, resolve_key_type, result_output,
-    splitmix64,
+    splitmix64, verdict,
 };
 use crate::cli_io::{check_backend, guard_terminal, is_dash, report, written};
 use crate::fail::unverified;
@@ -111,11 +111,7 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
                 format_seconds(elapsed.as_secs_f64()),
                 rate(n, elapsed),
                 if args.descending { ", descending" } else { "" },
-                if verified {
-                    "verified"
-                } else {
-                    "VERIFICATION FAILED"
-                },
+                verdict(verified),
                 written(out)
             ),
             out,
