@@ -1,7 +1,8 @@
 //! Figures as SVG or real PNG (plotters' bitmap backend), chosen by the file's extension; a
 //! perceptual colour map (viridis) with a colour bar for heat maps; curves at snapshot times;
-//! scatter plots that say when they show a subsample. Every figure warpath draws is here (the
-//! libraries write data, the `warpath` command line and the benches draw it).
+//! scatter plots that say when they show a subsample; log-log charts of time against size.
+//! Every figure warpath draws is here (the libraries write data, the `warpath` command line and
+//! the benches draw it).
 
 use std::path::Path;
 use std::sync::Once;
@@ -474,6 +475,156 @@ impl Figure for Scatter<'_> {
     }
 }
 
+/// One measured time of a [`Timings`] chart: `seconds` at size `x` for `series`, in `variant`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing<'a> {
+    /// The method measured (one colour per series).
+    pub series: &'a str,
+    /// The kind of input (one of the chart's two variants: solid or dashed lines).
+    pub variant: &'a str,
+    /// The size (e.g. edges), positive.
+    pub x: f64,
+    /// The time in seconds (drawn at least 1 ns, so a log axis can show it).
+    pub seconds: f64,
+}
+
+/// A log-log chart of time against size: one colour per series (in order of first
+/// appearance), a solid line for the points of `variants[0]` and a dashed one for
+/// `variants[1]` (points of other variants are not drawn), every point marked, a legend entry
+/// `series (variant)` per line. Ticks at 1 and 3 times powers of ten, labelled with k, M, G
+/// (sizes) and s, ms, µs, ns (times).
+///
+/// # Examples
+/// ```
+/// use warpath_io::plot::{Timing, Timings, render};
+/// let t = |series, variant, x, seconds| Timing { series, variant, x, seconds };
+/// let points = [
+///     t("cpu", "deep", 1e5, 0.01),
+///     t("cpu", "deep", 1e6, 0.1),
+///     t("cpu", "shallow", 1e6, 0.2),
+/// ];
+/// let chart = Timings {
+///     points: &points, variants: ["deep", "shallow"],
+///     title: "time against edges", x_label: "edges",
+/// };
+/// let p = std::env::temp_dir().join(format!("wio-doc-timings-{}.svg", std::process::id()));
+/// render(&p, (900, 650), &chart)?;
+/// assert!(std::fs::read_to_string(&p)?.contains("cpu (shallow)"));
+/// # std::fs::remove_file(&p)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Timings<'a> {
+    /// The measurements.
+    pub points: &'a [Timing<'a>],
+    /// The variant drawn solid and the variant drawn dashed.
+    pub variants: [&'a str; 2],
+    /// The title.
+    pub title: &'a str,
+    /// The x axis label (the y axis is `seconds`).
+    pub x_label: &'a str,
+}
+
+/// A log axis label at 1 and 3 times a power of ten, in the largest unit of `units`
+/// (`(scale, suffix)`, largest first) that it reaches: `3e6` -> `3M` (`1e-7` below them all);
+/// other ticks stay blank.
+fn log_tick(v: f64, units: &[(f64, &str)]) -> String {
+    let e = v.log10();
+    let mantissa = 10f64.powf(e - e.floor());
+    let near = |x: f64| (mantissa - x).abs() < 1e-6 * x;
+    if !(near(1.0) || near(3.0) || near(10.0)) {
+        return String::new();
+    }
+    match units.iter().find(|(scale, _)| v >= scale * (1.0 - 1e-9)) {
+        Some((scale, suffix)) => format!("{:.0}{suffix}", v / scale),
+        None => format!("{v:.0e}"),
+    }
+}
+
+impl Figure for Timings<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        use plotters::element::DashedPathElement;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let points = self.points;
+        let span = |v: Vec<f64>| {
+            v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+        };
+        let (x0, x1) = span(points.iter().map(|p| p.x).collect());
+        let (y0, y1) = span(points.iter().map(|p| p.seconds.max(1e-9)).collect());
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (x0 / 1.5..x1 * 1.5).log_scale(),
+                (y0 / 2.0..y1 * 2.0).log_scale(),
+            )
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc(self.x_label)
+            .y_desc("seconds")
+            .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
+            .y_label_formatter(&|&y| {
+                log_tick(
+                    y,
+                    &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
+                )
+            })
+            .draw()
+            .map_err(err)?;
+        let mut series: Vec<&str> = Vec::new();
+        for p in points {
+            if !series.contains(&p.series) {
+                series.push(p.series);
+            }
+        }
+        for (i, name) in series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            for (k, variant) in self.variants.into_iter().enumerate() {
+                let pts: Vec<(f64, f64)> = points
+                    .iter()
+                    .filter(|p| p.series == *name && p.variant == variant)
+                    .map(|p| (p.x, p.seconds.max(1e-9)))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let (line, label) = (colour.stroke_width(2), format!("{name} ({variant})"));
+                if k == 0 {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                } else {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
+                        .map_err(err)?
+                        .label(label)
+                        .legend(move |(x, y)| {
+                            DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
+                        });
+                }
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,5 +720,66 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(22), "22nd");
+    }
+
+    #[test]
+    fn log_ticks_label_one_and_three_times_powers_of_ten() {
+        let edges = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")];
+        let secs = [(1.0, " s"), (1e-3, " ms"), (1e-6, " µs")];
+        assert_eq!(log_tick(3e6, &edges), "3M");
+        assert_eq!(log_tick(1e8, &edges), "100M");
+        assert_eq!(log_tick(30.0, &edges), "30");
+        assert_eq!(log_tick(2e6, &edges), "");
+        assert_eq!(log_tick(0.003, &secs), "3 ms");
+        assert_eq!(log_tick(1e-4, &secs), "100 µs");
+        assert_eq!(log_tick(1e-7, &secs), "1e-7");
+    }
+
+    #[test]
+    fn timings_are_written_as_svg_and_png_of_the_asked_size() {
+        let d = std::env::temp_dir().join(format!("wio-timings-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let mut points = Vec::new();
+        for (i, x) in [1e5, 3e5, 1e6].into_iter().enumerate() {
+            for variant in ["deep", "shallow", "other"] {
+                for (j, series) in ["hierholzer", "parallel"].into_iter().enumerate() {
+                    let seconds = 1e-4 * (i + 1) as f64 * (j + 1) as f64;
+                    points.push(Timing {
+                        series,
+                        variant,
+                        x,
+                        seconds,
+                    });
+                }
+            }
+        }
+        let chart = Timings {
+            points: &points,
+            variants: ["deep", "shallow"],
+            title: "Euler circuit: time against edges",
+            x_label: "edges",
+        };
+        render(&d.join("t.svg"), (900, 650), &chart).unwrap();
+        let svg = std::fs::read_to_string(d.join("t.svg")).unwrap();
+        assert!(svg.contains(r#"width="900" height="650""#), "size");
+        for want in [
+            "Euler circuit: time against edges",
+            "edges",
+            "seconds",
+            "hierholzer (deep)",
+            "parallel (shallow)",
+            "300k",
+            "1M",
+            "ms",
+        ] {
+            assert!(svg.contains(want), "{want}");
+        }
+        assert!(!svg.contains("(other)"), "only the two variants are drawn");
+        render(&d.join("t.png"), (900, 650), &chart).unwrap();
+        let png = std::fs::read(d.join("t.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        // the IHDR chunk: width and height, big-endian
+        assert_eq!(png[16..24], [0, 0, 3, 132, 0, 0, 2, 138]);
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

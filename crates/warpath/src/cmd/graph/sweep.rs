@@ -12,6 +12,8 @@ use graph_core::{
     euler_circuit_hierholzer, euler_circuit_parallel, is_euler_circuit, random_euler_graph,
 };
 
+use warpath_io::plot::{Timing, Timings};
+
 use super::input::style_name;
 use crate::report::{format_seconds, progress};
 
@@ -379,121 +381,26 @@ fn append_sweep_csv(w: &mut impl Write, rows: &[SweepRow]) -> std::io::Result<()
     w.flush()
 }
 
-/// A log axis label at 1 and 3 times a power of ten, in the largest unit of `units`
-/// (`(scale, suffix)`, largest first) that it reaches: `3e6` -> `3M` (`1e-7` below them all);
-/// other ticks stay blank.
-fn log_tick(v: f64, units: &[(f64, &str)]) -> String {
-    let e = v.log10();
-    let mantissa = 10f64.powf(e - e.floor());
-    let near = |x: f64| (mantissa - x).abs() < 1e-6 * x;
-    if !(near(1.0) || near(3.0) || near(10.0)) {
-        return String::new();
-    }
-    match units.iter().find(|(scale, _)| v >= scale * (1.0 - 1e-9)) {
-        Some((scale, suffix)) => format!("{:.0}{suffix}", v / scale),
-        None => format!("{v:.0e}"),
-    }
-}
-
-/// Log-log chart of time against edges, one line per method and style (deep solid, shallow
-/// dashed, one colour per method), like the seed's chart.
-struct SweepChart<'a> {
-    rows: &'a [SweepRow],
-    caption: &'a str,
-}
-
-impl warpath_io::plot::Figure for SweepChart<'_> {
-    fn draw<DB: plotters::prelude::DrawingBackend>(
-        &self,
-        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    ) -> Result<(), String> {
-        use plotters::element::DashedPathElement;
-        use plotters::prelude::*;
-        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        let rows = self.rows;
-        let span = |v: Vec<f64>| {
-            v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            })
-        };
-        let (x0, x1) = span(rows.iter().map(|r| r.edges as f64).collect());
-        let (y0, y1) = span(rows.iter().map(|r| r.seconds.max(1e-9)).collect());
-        let mut chart = ChartBuilder::on(root)
-            .caption(self.caption, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(
-                (x0 / 1.5..x1 * 1.5).log_scale(),
-                (y0 / 2.0..y1 * 2.0).log_scale(),
-            )
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .light_line_style(TRANSPARENT)
-            .x_desc("edges")
-            .y_desc("seconds")
-            .x_label_formatter(&|&x| log_tick(x, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]))
-            .y_label_formatter(&|&y| {
-                log_tick(
-                    y,
-                    &[(1.0, " s"), (1e-3, " ms"), (1e-6, " µs"), (1e-9, " ns")],
-                )
-            })
-            .draw()
-            .map_err(err)?;
-        let mut methods: Vec<&str> = Vec::new();
-        for r in rows {
-            if !methods.contains(&r.method) {
-                methods.push(r.method);
-            }
-        }
-        for (i, method) in methods.iter().enumerate() {
-            let colour = Palette99::pick(i).to_rgba();
-            for style in ["deep", "shallow"] {
-                let pts: Vec<(f64, f64)> = rows
-                    .iter()
-                    .filter(|r| r.method == *method && r.style == style)
-                    .map(|r| (r.edges as f64, r.seconds.max(1e-9)))
-                    .collect();
-                if pts.is_empty() {
-                    continue;
-                }
-                let (line, label) = (colour.stroke_width(2), format!("{method} ({style})"));
-                if style == "deep" {
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), line))
-                        .map_err(err)?
-                        .label(label)
-                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
-                } else {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
-                        .map_err(err)?
-                        .label(label)
-                        .legend(move |(x, y)| {
-                            DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
-                        });
-                }
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                    .map_err(err)?;
-            }
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
-        Ok(())
-    }
-}
-
-/// Draws the sweep chart (`.svg` or `.png` by the extension).
+/// Draws the sweep chart (`.svg` or `.png` by the extension): log-log time against edges, one
+/// line per method and style (deep solid, shallow dashed, one colour per method), like the
+/// seed's chart.
 fn plot_sweep(path: &Path, rows: &[SweepRow], caption: &str) -> Result<()> {
-    warpath_io::plot::render(path, (900, 650), &SweepChart { rows, caption })?;
+    let points: Vec<Timing<'_>> = rows
+        .iter()
+        .map(|r| Timing {
+            series: r.method,
+            variant: r.style,
+            x: r.edges as f64,
+            seconds: r.seconds,
+        })
+        .collect();
+    let chart = Timings {
+        points: &points,
+        variants: ["deep", "shallow"],
+        title: caption,
+        x_label: "edges",
+    };
+    warpath_io::plot::render(path, (900, 650), &chart)?;
     Ok(())
 }
 
@@ -518,18 +425,5 @@ mod tests {
             assert!(parse_edge_count(s).is_err(), "{s} accepted");
         }
         assert_eq!(parse_edge_count("4294967294"), Ok(MAX_EULER_EDGES));
-    }
-
-    #[test]
-    fn log_ticks_label_one_and_three_times_powers_of_ten() {
-        let edges = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")];
-        let secs = [(1.0, " s"), (1e-3, " ms"), (1e-6, " µs")];
-        assert_eq!(log_tick(3e6, &edges), "3M");
-        assert_eq!(log_tick(1e8, &edges), "100M");
-        assert_eq!(log_tick(30.0, &edges), "30");
-        assert_eq!(log_tick(2e6, &edges), "");
-        assert_eq!(log_tick(0.003, &secs), "3 ms");
-        assert_eq!(log_tick(1e-4, &secs), "100 µs");
-        assert_eq!(log_tick(1e-7, &secs), "1e-7");
     }
 }

@@ -1,21 +1,41 @@
-//! `warpath sort` and `warpath distinct`: radix sort and distinct values (gpu-primitives) of a
-//! file or of generated keys.
+//! `warpath sort` and `warpath distinct` (gpu-primitives): one file per subcommand (`radix`,
+//! `distinct`); here what both share (key types, the input arguments, reading and generating
+//! keys, the result's output, the rate), and the rows of `warpath demo`.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use gpu_primitives::{
-    DistinctOptions, Equality, Exec, SortKey, distinct_reference, distinct_with, radix_sort,
-    radix_sort_desc, sort_reference,
+    DistinctOptions, Exec, SortKey, distinct_reference, distinct_with, radix_sort, sort_reference,
 };
 use gpu_runtime::Backend;
 
 use warpath_io::{Element, Format, Output, npy};
 
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
-use crate::fail::{unverified, usage};
-use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
+use crate::cli_io::output;
+use crate::fail::usage;
+use crate::report::{DemoRow, DemoSize, Rows};
+
+/// Calls `$f::<K>(args)` with `K` the Rust type of a [`KeyType`].
+macro_rules! dispatch {
+    ($ty:expr, $f:ident ( $($arg:expr),* )) => {
+        match $ty {
+            KeyType::U32 => $f::<u32>($($arg),*),
+            KeyType::U64 => $f::<u64>($($arg),*),
+            KeyType::I32 => $f::<i32>($($arg),*),
+            KeyType::I64 => $f::<i64>($($arg),*),
+            KeyType::F32 => $f::<f32>($($arg),*),
+            KeyType::F64 => $f::<f64>($($arg),*),
+        }
+    };
+}
+
+mod distinct;
+mod radix;
+
+pub(crate) use distinct::{DistinctArgs, run_distinct};
+pub(crate) use radix::{SortArgs, run_sort};
 
 /// Key types the commands read, generate and write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -85,41 +105,6 @@ pub(crate) struct InputArgs {
     discard: bool,
 }
 
-/// Arguments of `warpath sort`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = "\
-Examples:
-  warpath sort keys.npy -o sorted.npy            # dtype from the file, result as .npy
-  warpath sort numbers.txt > sorted.txt          # text in, text out (standard output)
-  warpath sort --generate 1e8 --type f64 --discard --json   # time a generated sort")]
-pub(crate) struct SortArgs {
-    #[command(flatten)]
-    input: InputArgs,
-    /// Sort descending (the exact reverse order; floats: NaNs first).
-    #[arg(long)]
-    descending: bool,
-}
-
-/// Arguments of `warpath distinct`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = "\
-Examples:
-  warpath distinct ids.npy -o unique.npy
-  warpath distinct words.txt --counts -o counts.csv   # value,count with a header")]
-pub(crate) struct DistinctArgs {
-    #[command(flatten)]
-    input: InputArgs,
-    /// Write `value count` rows (a `value,count` header in .csv) instead of values; text
-    /// outputs only (.txt, .csv, standard output).
-    #[arg(long)]
-    counts: bool,
-    /// Compare floats bit for bit: -0.0 and +0.0 are two values, and so are NaNs whose bits
-    /// differ. The default is numpy's `unique`: -0.0 == +0.0 and all NaNs are one value, last
-    /// (each group is shown by its first key in sort order).
-    #[arg(long)]
-    bitwise: bool,
-}
-
 /// What the commands need of a key type besides sorting and I/O.
 trait CliKey: SortKey + Element {
     /// A key from 64 random bits, uniform over the type or over [0, range).
@@ -164,6 +149,7 @@ macro_rules! cli_float {
 cli_float!(f32);
 cli_float!(f64);
 
+/// One step of SplitMix64: advances `state` and returns 64 random bits.
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
@@ -172,6 +158,7 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// `n` keys drawn from `dist` with the seed `seed` (the same keys for the same arguments).
 fn generate<K: CliKey>(n: usize, dist: Dist, range: Option<usize>, seed: u64) -> Vec<K> {
     let mut s = seed;
     let mut v: Vec<K> = match dist {
@@ -277,56 +264,7 @@ fn result_output(a: &InputArgs, json: bool, allowed: &[Format]) -> Result<Option
     output("--output", a.output.as_deref(), allowed, json, true)
 }
 
-/// A multiset fingerprint: order-independent, so a sort must preserve it.
-fn fingerprint<K: SortKey>(keys: &[K]) -> u64 {
-    keys.iter().fold(0u64, |acc, k| {
-        let mut s = gpu_primitives::RadixBits::to_u64(k.to_ordered());
-        acc.wrapping_add(splitmix64(&mut s))
-    })
-}
-
-/// Independent check of a sort: same length, same multiset fingerprint, in order.
-fn sorted_ok<K: SortKey>(input_fp: u64, n: usize, out: &[K], descending: bool) -> bool {
-    out.len() == n
-        && fingerprint(out) == input_fp
-        && out.windows(2).all(|w| {
-            let (a, b) = (w[0].to_ordered(), w[1].to_ordered());
-            if descending { a >= b } else { a <= b }
-        })
-}
-
-/// Independent check of distinct under `equality`: strictly increasing values no two of which
-/// are equal, counts summing to n, and every key equal to one value, with the right count (by
-/// a second counting pass).
-fn distinct_ok<K: SortKey>(keys: &[K], values: &[K], counts: &[u64], equality: Equality) -> bool {
-    let bits: Vec<K::Bits> = values.iter().map(|v| v.to_ordered()).collect();
-    if bits.windows(2).any(|w| w[0] >= w[1])
-        || values.windows(2).any(|w| equality.eq(w[0], w[1]))
-        || counts.len() != values.len()
-    {
-        return false;
-    }
-    if counts.iter().sum::<u64>() != keys.len() as u64 {
-        return false;
-    }
-    let mut seen = vec![0u64; values.len()];
-    for &k in keys {
-        // The value the key equals: bit for bit, or (numeric equality) a neighbour in the
-        // order, e.g. -0.0 for +0.0 or the group's first NaN for another NaN.
-        let i = match bits.binary_search(&k.to_ordered()) {
-            Ok(i) => Some(i),
-            Err(i) => [i.wrapping_sub(1), i]
-                .into_iter()
-                .find(|&j| j < values.len() && equality.eq(k, values[j])),
-        };
-        match i {
-            Some(i) => seen[i] += 1,
-            None => return false,
-        }
-    }
-    seen == counts
-}
-
+/// A throughput for the reports: `1.23 G keys/s` or `456.7 M keys/s`.
 fn rate(n: usize, t: Duration) -> String {
     let r = n as f64 / t.as_secs_f64().max(1e-12);
     if r >= 1e9 {
@@ -336,234 +274,19 @@ fn rate(n: usize, t: Duration) -> String {
     }
 }
 
-macro_rules! dispatch {
-    ($ty:expr, $f:ident ( $($arg:expr),* )) => {
-        match $ty {
-            KeyType::U32 => $f::<u32>($($arg),*),
-            KeyType::U64 => $f::<u64>($($arg),*),
-            KeyType::I32 => $f::<i32>($($arg),*),
-            KeyType::I64 => $f::<i64>($($arg),*),
-            KeyType::F32 => $f::<f32>($($arg),*),
-            KeyType::F64 => $f::<f64>($($arg),*),
-        }
-    };
+/// The end of a report line: `verified` or `VERIFICATION FAILED`.
+fn verdict(verified: bool) -> &'static str {
+    if verified {
+        "verified"
+    } else {
+        "VERIFICATION FAILED"
+    }
 }
 
 /// Outputs `sort` and `distinct` write arrays to.
 const ARRAY_OUTPUTS: [Format; 4] = [Format::Text, Format::Csv, Format::Npy, Format::Bin];
 
-/// `warpath sort`.
-pub(crate) fn run_sort(args: SortArgs, json: bool) -> Result<()> {
-    check_backend(args.input.backend, "sort", true)?;
-    let out = result_output(&args.input, json, &ARRAY_OUTPUTS)?;
-    dispatch!(
-        resolve_key_type(&args.input)?,
-        sort_typed(&args, out.as_ref(), json)
-    )
-}
-
-fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> Result<()> {
-    let a = &args.input;
-    let bar = progress(4, "sort: load / sort / verify / write", json);
-    // The keys and the radix sort's scratch buffer of the same size.
-    let (mut keys, source) = load::<K>(a, 2.0)?;
-    bar.inc(1);
-    let n = keys.len();
-    if let Some(o) = out {
-        guard_terminal(o, n as u64, is_dash(a.output.as_deref()), "--output")?;
-    }
-    let fp = fingerprint(&keys);
-    // Start rayon's workers before the clock, as a library caller's warm process has them.
-    rayon::broadcast(|_| ());
-    let t = Instant::now();
-    let backend = if args.descending {
-        radix_sort_desc(&mut keys, a.backend)?
-    } else {
-        radix_sort(&mut keys, a.backend)?
-    };
-    let elapsed = t.elapsed();
-    bar.inc(1);
-    let verified = sorted_ok(fp, n, &keys, args.descending);
-    bar.inc(1);
-    if let Some(o) = out {
-        o.write_array(&keys, None, None)?;
-    }
-    bar.finish_and_clear();
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": "sort",
-                "n": n,
-                "type": <K as Element>::NAME,
-                "input": source,
-                "descending": args.descending,
-                "backend": backend,
-                "seconds": elapsed.as_secs_f64(),
-                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-                "verified": verified,
-                "output": out.map(Output::describe),
-            })
-        );
-    } else {
-        report(
-            &format!(
-                "sort: {n} {} keys ({source}) on {backend} in {} ({}){}, {}{}",
-                <K as Element>::NAME,
-                format_seconds(elapsed.as_secs_f64()),
-                rate(n, elapsed),
-                if args.descending { ", descending" } else { "" },
-                if verified {
-                    "verified"
-                } else {
-                    "VERIFICATION FAILED"
-                },
-                written(out)
-            ),
-            out,
-        );
-    }
-    if !verified {
-        return Err(unverified("the sorted output failed verification"));
-    }
-    Ok(())
-}
-
-/// `warpath distinct`.
-pub(crate) fn run_distinct(args: DistinctArgs, json: bool) -> Result<()> {
-    check_backend(args.input.backend, "distinct", true)?;
-    let out = result_output(&args.input, json, &ARRAY_OUTPUTS)?;
-    if args.counts
-        && let Some(o) = &out
-        && !matches!(o.format, Format::Text | Format::Csv)
-    {
-        return Err(usage(format!(
-            "--counts writes `value count` text rows, but --output {} is {}: use .txt or .csv, \
-             or leave out --counts",
-            o.describe(),
-            o.format.extension()
-        )));
-    }
-    if args.counts && out.is_none() && !json {
-        return Err(usage(
-            "--counts and --discard: the counts are written nowhere",
-        ));
-    }
-    dispatch!(
-        resolve_key_type(&args.input)?,
-        distinct_typed(&args, out.as_ref(), json)
-    )
-}
-
-fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bool) -> Result<()> {
-    let a = &args.input;
-    let equality = if args.bitwise {
-        Equality::Bitwise
-    } else {
-        Equality::Numeric
-    };
-    let bar = progress(4, "distinct: load / distinct / verify / write", json);
-    // The keys, a sorted copy with its scratch, the values and their counts.
-    let (keys, source) = load::<K>(a, 4.0 + 8.0 / K::DTYPE.size as f64)?;
-    bar.inc(1);
-    let n = keys.len();
-    rayon::broadcast(|_| ());
-    let t = Instant::now();
-    let d = distinct_with(
-        &keys,
-        DistinctOptions {
-            counts: true,
-            inverse: false,
-            equality,
-        },
-        a.backend,
-    )?;
-    let elapsed = t.elapsed();
-    bar.inc(1);
-    let counts = d.counts.clone().unwrap_or_default();
-    let verified = distinct_ok(&keys, &d.values, &counts, equality);
-    bar.inc(1);
-    if let Some(o) = out {
-        guard_terminal(
-            o,
-            d.values.len() as u64,
-            is_dash(a.output.as_deref()),
-            "--output",
-        )?;
-        if args.counts {
-            write_counts(o, &d.values, &counts)?;
-        } else {
-            o.write_array(&d.values, None, None)?;
-        }
-    }
-    bar.finish_and_clear();
-    let max_count = counts.iter().copied().max().unwrap_or(0);
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": "distinct",
-                "n": n,
-                "type": <K as Element>::NAME,
-                "input": source,
-                "distinct": d.values.len(),
-                "equality": if args.bitwise { "bitwise" } else { "numeric" },
-                "max_count": max_count,
-                "backend": d.backend,
-                "seconds": elapsed.as_secs_f64(),
-                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-                "verified": verified,
-                "output": out.map(Output::describe),
-            })
-        );
-    } else {
-        report(
-            &format!(
-                "distinct: {n} {} keys ({source}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
-                <K as Element>::NAME,
-                d.values.len(),
-                d.backend,
-                format_seconds(elapsed.as_secs_f64()),
-                rate(n, elapsed),
-                if verified {
-                    "verified"
-                } else {
-                    "VERIFICATION FAILED"
-                },
-                written(out)
-            ),
-            out,
-        );
-    }
-    if !verified {
-        return Err(unverified("the distinct values failed verification"));
-    }
-    Ok(())
-}
-
-/// `value count` rows (space-separated text, or CSV with a `value,count` header).
-fn write_counts<K: CliKey>(o: &Output, values: &[K], counts: &[u64]) -> Result<()> {
-    let csv = o.format == Format::Csv;
-    let mut sink = o.open()?;
-    let mut buf = Vec::with_capacity(1 << 16);
-    if csv {
-        buf.extend_from_slice(b"value,count\n");
-    }
-    for (v, c) in values.iter().zip(counts) {
-        v.write_text(&mut buf);
-        buf.push(if csv { b',' } else { b' ' });
-        c.write_text(&mut buf);
-        buf.push(b'\n');
-        if buf.len() > 1 << 16 {
-            sink.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    sink.write_all(&buf)?;
-    sink.finish()?;
-    Ok(())
-}
-
+/// A demo row: a radix sort of `keys` on `exec`, checked against the plain reference sort.
 fn sort_row<K: CliKey>(what: &str, keys: &[K], exec: Exec) -> DemoRow {
     let mut v = keys.to_vec();
     let n = v.len() as u64;
@@ -583,6 +306,7 @@ fn sort_row<K: CliKey>(what: &str, keys: &[K], exec: Exec) -> DemoRow {
     }
 }
 
+/// The demo row of distinct with counts on `exec`, checked against the plain reference.
 fn distinct_row(keys: &[u32], exec: Exec) -> DemoRow {
     let what = "distinct (u32 in [0, 1000))";
     let n = keys.len() as u64;
@@ -663,37 +387,6 @@ mod tests {
         ] {
             assert_eq!(key_type_of(d), want, "{d:?}");
         }
-    }
-
-    #[test]
-    fn checks_catch_wrong_results() {
-        let keys = vec![3u32, 1, 2, 2];
-        let fp = fingerprint(&keys);
-        assert!(sorted_ok(fp, 4, &[1u32, 2, 2, 3], false));
-        assert!(!sorted_ok(fp, 4, &[1u32, 2, 3, 3], false));
-        assert!(!sorted_ok(fp, 4, &[1u32, 2, 3, 2], false));
-        let n = Equality::Numeric;
-        assert!(distinct_ok(&keys, &[1, 2, 3], &[1, 2, 1], n));
-        assert!(!distinct_ok(&keys, &[1, 2, 3], &[1, 1, 2], n));
-        assert!(!distinct_ok(&keys, &[1, 3], &[1, 1], n));
-        // numpy's float equality: -0.0 == +0.0 and NaNs are one value; bitwise they differ.
-        let nan2 = f64::from_bits(f64::NAN.to_bits() | 1);
-        let floats = [0.0, -0.0, f64::NAN, 1.0, nan2, -f64::NAN];
-        assert!(distinct_ok(&floats, &[-0.0, 1.0, f64::NAN], &[2, 1, 3], n));
-        assert!(!distinct_ok(
-            &floats,
-            &[-0.0, 0.0, 1.0, f64::NAN],
-            &[1, 1, 1, 3],
-            n
-        ));
-        let b = Equality::Bitwise;
-        assert!(!distinct_ok(&floats, &[-0.0, 1.0, f64::NAN], &[2, 1, 3], b));
-        assert!(distinct_ok(
-            &floats,
-            &[-0.0, 0.0, 1.0, f64::NAN, nan2, -f64::NAN],
-            &[1; 6],
-            b
-        ));
     }
 
     #[test]
