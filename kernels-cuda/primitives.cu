@@ -636,6 +636,7 @@ __device__ void onesweep(const K* keys_in, K* keys_out, const V* vals_in, V* val
 // 111 registers and sometimes spills, depending on incidental changes to the code.
 #define OS_ITEMS_NARROW 16
 #define OS_ITEMS_WIDE 12
+WARPATH_SHARE_WITH_HOST(PRIM_BLOCK, RADIX, SCAN_TILE, OS_ITEMS_NARROW, OS_ITEMS_WIDE)
 #define ONESWEEP_ENTRY(NAME, K, V, HAS_V, ITEMS)                                                         \
     extern "C" __global__ void __launch_bounds__(PRIM_BLOCK, 4)                                          \
         NAME(const K* keys_in, K* keys_out, const V* vals_in, V* vals_out, u64 n, u32 pass,                \

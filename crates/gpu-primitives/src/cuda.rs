@@ -12,13 +12,18 @@ mod kernels {
     gpu_runtime::kernels!("primitives");
 }
 
-/// Threads per block of every kernel (`PRIM_BLOCK`).
-const BLOCK: u32 = 256;
-/// Scan tile (`SCAN_TILE` = 256 x 8).
-const SCAN_TILE: u64 = 2048;
-/// Onesweep tiles (`256 x OS_ITEMS_NARROW` and `256 x OS_ITEMS_WIDE`).
-const SORT_TILE_NARROW: u64 = 256 * 16;
-const SORT_TILE_WIDE: u64 = 256 * 12;
+/// Threads per block of every kernel (the kernels' shared arrays are sized for it).
+const BLOCK: u32 = kernels::PRIM_BLOCK;
+/// Digits of one radix pass.
+const RADIX: u64 = kernels::RADIX as u64;
+/// Elements per block of the look-back scan.
+const SCAN_TILE: u64 = kernels::SCAN_TILE as u64;
+/// Onesweep tiles: `PRIM_BLOCK x OS_ITEMS_NARROW` (4-byte keys, values of at most 4 bytes) and
+/// `PRIM_BLOCK x OS_ITEMS_WIDE`.
+const SORT_TILE_NARROW: u64 = (kernels::PRIM_BLOCK * kernels::OS_ITEMS_NARROW) as u64;
+const SORT_TILE_WIDE: u64 = (kernels::PRIM_BLOCK * kernels::OS_ITEMS_WIDE) as u64;
+// The radix kernels give one thread of a block to each digit.
+const _: () = assert!(kernels::PRIM_BLOCK as u64 == RADIX);
 const MAX_GRID: u64 = i32::MAX as u64;
 
 fn tiles_config(tiles: u64) -> Result<LaunchConfig, GpuError> {
@@ -329,7 +334,7 @@ pub(crate) fn sort_temp_bytes(n: u64, kb: u64, vb: u64) -> u64 {
     } else {
         SORT_TILE_WIDE
     };
-    n * (kb + vb) + n.div_ceil(tile) * 256 * 8 + 8 * 256 * 8 + 64
+    n * (kb + vb) + n.div_ceil(tile) * RADIX * 8 + 8 * RADIX * 8 + 64
 }
 
 /// Onesweep LSD radix sort in place (the returned buffers replace the inputs), stable,
@@ -379,17 +384,18 @@ pub(crate) fn sort<K: SortKey, V: Element>(
 
     key_transform(gpu, &mut keys, desc, false)?;
 
-    let mut hist = gpu.alloc_zeros::<u64>(passes as usize * 256)?;
+    let mut hist = gpu.alloc_zeros::<u64>(passes as usize * RADIX as usize)?;
     let mut trivial = gpu.alloc_zeros::<u32>(passes as usize)?;
     let grid = gpu.grid_stride(n, BLOCK);
-    // SAFETY: the histogram kernel reads keys[0..n) and adds into hist[0..passes*256);
-    // primitives_radix_prepare runs `passes` blocks of 256, block p rewriting hist[p*256..) and trivial[p].
+    // SAFETY: the histogram kernel reads keys[0..n) and adds into hist[0..passes*RADIX);
+    // primitives_radix_prepare runs `passes` blocks of PRIM_BLOCK = RADIX threads, block p
+    // rewriting hist[p*RADIX..) and trivial[p].
     unsafe {
         kernels::primitives_radix_histogram(gpu, grid, &keys, n, passes, &mut hist)?;
         kernels::primitives_radix_prepare(gpu, block_config(passes), &mut hist, n, &mut trivial)?;
     }
 
-    let mut status = gpu.alloc_zeros::<u64>((tiles * 256) as usize)?;
+    let mut status = gpu.alloc_zeros::<u64>((tiles * RADIX) as usize)?;
     let mut counters = gpu.alloc_zeros::<u64>(passes as usize)?;
     // Each pass writes every slot of its destination (scatter is a permutation, or a copy).
     let mut alt_keys = uninit::<K>(gpu, n as usize)?;
@@ -405,7 +411,7 @@ pub(crate) fn sort<K: SortKey, V: Element>(
         // SAFETY: onesweep_*(keys_in, keys_out, vals_in, vals_out, n, pass, digit_start, trivial,
         // status, counters) with exactly `tiles` blocks: reads keys_in/vals_in[0..n), writes a
         // permutation of [0, n) into keys_out/vals_out (all n elements), uses
-        // status[0..tiles*256) (zeroed once; epochs separate passes) and counters[pass].
+        // status[0..tiles*RADIX) (zeroed once; epochs separate passes) and counters[pass].
         unsafe {
             let (s, c) = (&mut status, &mut counters);
             match (&vals, &mut alt_vals) {
