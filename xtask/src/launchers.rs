@@ -662,35 +662,10 @@ pub(crate) fn render(
         s.push_str("#[allow(dead_code, clippy::too_many_arguments)]\n");
         s.push_str(&format!("pub(crate) unsafe fn {}(\n    gpu: &::gpu_runtime::Gpu,\n    cfg: ::gpu_runtime::LaunchConfig,\n", e.name));
         for p in &e.params {
-            match p {
-                Param::Read { name, ty } => s.push_str(&format!(
-                    "    {name}: &impl ::gpu_runtime::DeviceSource<{ty}>,\n"
-                )),
-                Param::Write { name, ty } => s.push_str(&format!(
-                    "    {name}: &mut impl ::gpu_runtime::DeviceSink<{ty}>,\n"
-                )),
-                Param::Value { name, ty } => s.push_str(&format!("    {name}: {ty},\n")),
-                Param::Struct { name, ty } => s.push_str(&format!("    {name}: super::{ty},\n")),
-            }
+            s.push_str(&slot_decl(p, param_ty(p).unwrap_or_default()));
         }
         s.push_str(") -> ::std::result::Result<(), ::gpu_runtime::GpuError> {\n");
-        s.push_str(
-            "    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n",
-        );
-        s.push_str(&format!(
-            "        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, \"{}\")\n",
-            e.name
-        ));
-        for p in &e.params {
-            match p {
-                Param::Read { name, .. } => s.push_str(&format!("            .read({name})\n")),
-                Param::Write { name, .. } => s.push_str(&format!("            .write({name})\n")),
-                Param::Value { name, .. } | Param::Struct { name, .. } => {
-                    s.push_str(&format!("            .value({name})\n"))
-                }
-            }
-        }
-        s.push_str("            .run(cfg)\n    }\n}\n");
+        launch_body(&mut s, &format!("\"{}\"", e.name), &e.params);
     }
     for f in &families {
         render_family(&mut s, module, f);
@@ -792,13 +767,24 @@ fn render_family(s: &mut String, module: &str, f: &Family) {
         "    }} else {{\n        return Err(::gpu_runtime::launch::no_kernel_for::<{types}>(\"{}\"));\n    }};\n",
         f.name
     ));
+    let params: Vec<Param> = f
+        .slots
+        .iter()
+        .map(|slot| match slot {
+            Slot::Fixed(p) | Slot::Generic { param: p, .. } => p.clone(),
+        })
+        .collect();
+    launch_body(s, "kernel", &params);
+}
+
+/// The unsafe block that launches `kernel` (a Rust expression) with `params` in order, and the
+/// end of the function.
+fn launch_body(s: &mut String, kernel: &str, params: &[Param]) {
     s.push_str("    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n");
-    s.push_str("        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, kernel)\n");
-    for slot in &f.slots {
-        let p = match slot {
-            Slot::Fixed(p) => p,
-            Slot::Generic { param, .. } => param,
-        };
+    s.push_str(&format!(
+        "        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, {kernel})\n"
+    ));
+    for p in params {
         match p {
             Param::Read { name, .. } => s.push_str(&format!("            .read({name})\n")),
             Param::Write { name, .. } => s.push_str(&format!("            .write({name})\n")),
