@@ -33,10 +33,6 @@ pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<DeviceBuffer<u32>, GpuErr
     unsafe { gpu.alloc_uninit::<u32>(n.max(1)) }
 }
 
-fn fill(gpu: &Gpu, buf: &mut DeviceBuffer<u32>, value: u32, n: usize) -> Result<(), GpuError> {
-    gpu_runtime::fill(gpu, &mut buf.slice_mut(..n), value)
-}
-
 fn copy(gpu: &Gpu, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>, GpuError> {
     debug_assert_eq!(src.len(), n.max(1));
     gpu.duplicate(src)
@@ -140,7 +136,7 @@ impl Sublists {
         unsafe { kernels::graph_euler_count_splitters(gpu, grid(gpu, m), m64, mask, &mut count)? };
         let k = scalar(gpu, &count)? as usize;
         let mut split_of = alloc_u32(gpu, m)?;
-        fill(gpu, &mut split_of, NONE, m)?;
+        gpu_runtime::fill(gpu, &mut split_of.slice_mut(..m), NONE)?;
         let mut split_edge = alloc_u32(gpu, k)?;
         gpu.zero(&mut count)?;
         let cap = k as u32;
@@ -158,7 +154,7 @@ impl Sublists {
             )?
         };
         let mut seg = alloc_u32(gpu, m)?;
-        fill(gpu, &mut seg, NONE, m)?;
+        gpu_runtime::fill(gpu, &mut seg.slice_mut(..m), NONE)?;
         Ok(Sublists {
             k,
             split_of,
