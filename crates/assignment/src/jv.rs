@@ -87,6 +87,12 @@ pub(crate) fn solve(p: &Problem<'_>) -> Result<Solution, AssignmentError> {
 
 /// Column reduction (`v[j]` = column minimum, each column to its minimum row if that row is
 /// still free, scanning columns from the last) and reduction transfer for rows assigned once.
+///
+/// Among rows tied for a column's minimum, the row on the diagonal (`i == j`) is taken, else
+/// the first: a matrix whose diagonal is among the column minima, a constant matrix above all,
+/// then starts from (and, with nothing left to augment, ends at) the identity, which is what
+/// scipy's solver returns there (its test `test_constant_cost_matrix`). The rule costs one read
+/// of the diagonal and changes nothing else.
 fn column_reduction(
     p: &Problem<'_>,
     v: &mut [f64],
@@ -103,6 +109,12 @@ fn column_reduction(
                 v[j] = c;
                 arg[j] = i;
             }
+        }
+    }
+    // Ties go to the diagonal (one read per column, outside the row-major pass).
+    for j in 0..nr.min(nc) {
+        if p.at(j, j) == v[j] {
+            arg[j] = j;
         }
     }
     if v.contains(&INF) {
@@ -194,6 +206,11 @@ fn augmenting_row_reduction(
             let raise = umin < usub && usub.is_finite();
             if raise {
                 v[j1] -= usub - umin;
+            } else if i0 != NONE && i < p.nc && y[i] == NONE && row[i] - v[i] == umin {
+                // Tie: the diagonal column when it is free and among the minima (as in the
+                // column reduction), so a constant matrix ends at the identity, as in scipy.
+                j1 = i;
+                i0 = NONE;
             } else if i0 != NONE && j2 != NONE && usub == umin {
                 // Tie: take the second minimum column, which may be free.
                 j1 = j2;

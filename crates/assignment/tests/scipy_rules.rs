@@ -229,3 +229,46 @@ fn heuristics_and_batches_validate_the_same_way() {
         }
     }
 }
+
+/// scipy's `test_constant_cost_matrix` (its issue 11602): on a constant matrix each solver but
+/// the auction
+/// returns the identity, `row i -> column i`, square or rectangular, in both senses. The
+/// auction is left out: its ties fall to the order of the (parallel) bids, as documented.
+#[test]
+fn constant_cost_matrices_give_the_identity_as_in_scipy() {
+    use assignment::{Sense, Solver, solve};
+    use gpu_runtime::Exec;
+    for (r, c) in [
+        (8usize, 8usize),
+        (1, 1),
+        (3, 5),
+        (5, 3),
+        (1, 4),
+        (64, 64),
+        (40, 70),
+    ] {
+        for value in [1.0f64, 0.0, -2.5, 1e300] {
+            let m = ndarray::Array2::<f64>::from_elem((r, c), value);
+            for solver in [
+                Solver::JonkerVolgenant,
+                Solver::Hungarian,
+                Solver::BruteForce,
+                Solver::Greedy,
+            ] {
+                if solver == Solver::BruteForce && r.max(c) > 8 {
+                    continue;
+                }
+                for sense in [Sense::Minimize, Sense::Maximize] {
+                    let a = solve(m.view(), solver, sense, Exec::Cpu).unwrap();
+                    let k = r.min(c);
+                    let identity: Vec<usize> = (0..k).collect();
+                    assert_eq!(
+                        a.pairs(),
+                        (identity.clone(), identity),
+                        "{r}x{c} of {value}, {solver:?}, {sense:?}"
+                    );
+                }
+            }
+        }
+    }
+}

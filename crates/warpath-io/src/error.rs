@@ -105,7 +105,8 @@ impl IoError {
         self.kind() == "broken_pipe"
     }
 
-    /// The same error about `path` (for errors raised while parsing bytes).
+    /// The same error about `path` (for errors raised while parsing bytes): parse and `.npy`
+    /// errors carry it, format errors start with it.
     pub fn in_file(self, file: &std::path::Path) -> Self {
         match self {
             IoError::Parse {
@@ -126,6 +127,14 @@ impl IoError {
                 path: Some(file.to_owned()),
                 message,
             },
+            IoError::Format(message) => {
+                let name = file.display().to_string();
+                if message.starts_with(&name) {
+                    IoError::Format(message)
+                } else {
+                    IoError::Format(format!("{name}: {message}"))
+                }
+            }
             other => other,
         }
     }

@@ -34,14 +34,15 @@ pub struct Array<T> {
 }
 
 impl<T> Array<T> {
-    /// The values as a vector: a 1-D array, one column, or one row.
+    /// The values as a vector: a 1-D array, one column, or one row; an empty input (an empty
+    /// file, or one of only blank lines and comments) is the empty vector, as numpy reads it.
     ///
     /// # Errors
     /// [`IoError::Format`] naming `what` and the shape otherwise.
     pub fn into_vector(self, what: &str) -> Result<Vec<T>, IoError> {
         match self.shape[..] {
             [] | [_] => Ok(self.data),
-            [_, 1] | [1, _] => Ok(self.data),
+            [_, 1] | [1, _] | [0, 0] => Ok(self.data),
             _ => Err(IoError::Format(format!(
                 "{what} must be one column of numbers, not an array of shape {:?}",
                 self.shape
@@ -49,17 +50,27 @@ impl<T> Array<T> {
         }
     }
 
-    /// The values as a `rows x cols` matrix (a 1-D array is one column).
+    /// The values as a `rows x cols` matrix. A text table is always 2-D (one column is
+    /// `n x 1`); a `.npy` array must be 2-D, as scipy and scikit-learn require: a 1-D array is
+    /// not taken for a column or a row.
     ///
     /// # Errors
-    /// [`IoError::Format`] naming `what` for more than two dimensions.
+    /// [`IoError::Format`] naming `what` for any other number of dimensions, in scipy's words
+    /// (`expected a matrix (2-D array), got a 1-D array of shape [3]`).
+    ///
+    /// # Examples
+    /// ```
+    /// use warpath_io::{Array, Source};
+    /// let a = Array { shape: vec![3], data: vec![1.0, 2.0, 3.0], header: None, source: Source::Raw };
+    /// let e = a.into_matrix("the cost matrix").unwrap_err();
+    /// assert!(e.to_string().contains("expected a matrix (2-D array), got a 1-D array"));
+    /// ```
     pub fn into_matrix(self, what: &str) -> Result<(usize, usize, Vec<T>), IoError> {
         match self.shape[..] {
-            [] => Ok((1, 1, self.data)),
-            [n] => Ok((n, 1, self.data)),
             [r, c] => Ok((r, c, self.data)),
             _ => Err(IoError::Format(format!(
-                "{what} must be a 2-D array, not one of shape {:?}",
+                "{what}: expected a matrix (2-D array), got a {}-D array of shape {:?}",
+                self.shape.len(),
                 self.shape
             ))),
         }
@@ -236,6 +247,26 @@ mod tests {
                 .contains("[2, 3]")
         );
         assert_eq!(a.into_matrix("costs").unwrap().0, 2);
+        // a 1-D .npy is not a matrix; an empty text file is an empty vector
+        let p = d.join("v.npy");
+        let mut f = Vec::new();
+        npy::write_npy(&mut f, &[1.0f64, 2.0, 3.0], &[3]).unwrap();
+        std::fs::write(&p, &f).unwrap();
+        let e = read_array::<f64>(&p)
+            .unwrap()
+            .into_matrix("the cost matrix");
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "the cost matrix: expected a matrix (2-D array), got a 1-D array of shape [3]"
+        );
+        for text in ["", "\n\n", "# nothing\n", "\u{feff}"] {
+            let p = d.join("empty.txt");
+            std::fs::write(&p, text).unwrap();
+            assert_eq!(
+                read_array::<u32>(&p).unwrap().into_vector("keys").unwrap(),
+                vec![]
+            );
+        }
         let e = read_array::<f64>(&d.join("missing.csv")).unwrap_err();
         assert_eq!(e.kind(), "io");
         assert!(e.to_string().contains("missing.csv"));

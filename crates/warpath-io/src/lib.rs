@@ -18,4 +18,4 @@ pub use input::{
 };
 pub use limits::{MAX_SECONDS_UNFORCED, check_duration, check_memory, check_memory_against};
 pub use output::{Destination, Format, Output, Sink, check_writable, format_rows};
-pub use table::{Delimiter, Header, Table, TableOptions, parse_table};
+pub use table::{Delimiter, Header, Table, TableOptions, is_name, parse_table};

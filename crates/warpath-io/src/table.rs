@@ -20,8 +20,11 @@ pub enum Delimiter {
 /// Whether the first non-comment line is a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Header {
-    /// A header when the first line has a field that is not a number at all (`x`, `weight`);
-    /// a field that is a number of the wrong kind (`-3` read as `u32`) is an error instead.
+    /// A header only when the first line does not parse as data **and every field of it is a
+    /// name** (see [`is_name`]: `x`, `weight`, `"col 1"`, `_id`). Anything else that does not
+    /// parse is an error with its line and column, in the first line as anywhere else, so a
+    /// typo (`1,x,3`), a number in another notation (`0x10`) or a number of the wrong kind
+    /// (`-3` read as `u32`) can never be taken for a header and silently dropped.
     #[default]
     Auto,
     /// The first line is a header.
@@ -231,6 +234,30 @@ fn to_error(text: &[u8], f: Fail) -> IoError {
     }
 }
 
+/// Whether a header field is a name: it starts with a letter or `_` and is not one of the
+/// words a float reader takes for a number (`nan`, `inf`, `infinity`, in any case). Quotes
+/// around the field are removed before the test (`"x"` is a name).
+///
+/// [`Header::Auto`] takes a first line for a header only when every field is a name.
+///
+/// # Examples
+/// ```
+/// use warpath_io::is_name;
+/// assert!(is_name("weight") && is_name("_id") && is_name("\"col 1\"") && is_name("x1"));
+/// assert!(!is_name("0x10") && !is_name("NaN") && !is_name("inf") && !is_name("") && !is_name("-x"));
+/// ```
+pub fn is_name(field: &str) -> bool {
+    let f = field.trim().trim_matches(['"', '\'']).trim();
+    let starts = f
+        .chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_alphabetic());
+    starts
+        && !["nan", "inf", "infinity"]
+            .iter()
+            .any(|w| f.eq_ignore_ascii_case(w))
+}
+
 /// Splits `b` into about `parts` pieces of whole lines; returns their start offsets.
 fn line_chunks(b: &[u8], parts: usize) -> Vec<usize> {
     let step = b.len().div_ceil(parts.max(1)).max(1);
@@ -340,10 +367,10 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
         }
         (Header::Absent | Header::Auto, Ok((_, c))) => (None, c, end + 1),
         (Header::Auto, Err(f)) => {
-            // A header only when some field is not a number of any kind.
+            // A header only when every field is a name; otherwise the first line is data with
+            // a bad field, reported where it is.
             let h = split_header();
-            let numeric = |f: &str| f.is_empty() || fast_float2::parse::<f64, _>(f).is_ok();
-            if h.iter().all(|f| numeric(f)) {
+            if !h.iter().all(|f| is_name(f)) {
                 return Err(to_error(
                     text,
                     Fail {
@@ -533,6 +560,46 @@ mod tests {
         );
     }
 
+    /// The header rule: a first line is a header only when every field is a name; anything
+    /// else that does not parse is an error in line 1, never a skipped line.
+    #[test]
+    fn a_first_line_that_is_not_all_names_is_an_error_not_a_header() {
+        assert_eq!(
+            err::<u32>("0x10\n5\n3\n"),
+            (1, 1, "`0x10` is not a u32 number".into())
+        );
+        assert_eq!(
+            err::<f64>("1,x,3\n4,5,6\n7,8,9\n"),
+            (1, 3, "`x` is not a f64 number".into())
+        );
+        // a name beside a number, an empty field, `nan`/`inf` for an integer type
+        assert_eq!(err::<f64>("x,1\n2,3\n").0, 1);
+        assert_eq!(err::<f64>("x,,y\n1,2,3\n").0, 1);
+        assert_eq!(
+            err::<u32>("nan\n1\n"),
+            (1, 1, "`nan` is not a u32 number".into())
+        );
+        assert_eq!(err::<i64>("Inf 1\n2 3\n").0, 1);
+        assert_eq!(err::<f64>("-x,y\n1,2\n").0, 1);
+        assert_eq!(err::<f64>("1e,y\n1,2\n").0, 1);
+        // names: letters or `_` first, quotes removed, any case of letters, digits after
+        for (text, names) in [
+            ("x,y\n1,2\n", vec!["x", "y"]),
+            ("_id;Weight2\n1;2\n", vec!["_id", "Weight2"]),
+            ("\"col a\",'b'\n1,2\n", vec!["col a", "b"]),
+            ("é\tñ\n1\t2\n", vec!["é", "ñ"]),
+            ("nanometres infinite\n1 2\n", vec!["nanometres", "infinite"]),
+        ] {
+            let tb = t::<f64>(text).unwrap();
+            assert_eq!(tb.header.unwrap(), names, "{text:?}");
+            assert_eq!(tb.data, vec![1.0, 2.0], "{text:?}");
+        }
+        // `nan` and `inf` are data for floats, never a header
+        let tb = t::<f64>("nan,inf\n1,2\n").unwrap();
+        assert_eq!((tb.header, tb.rows), (None, 2));
+        assert!(is_name("x") && !is_name("INFINITY") && !is_name(" ") && !is_name("9a"));
+    }
+
     #[test]
     fn parallel_pieces_agree_with_one_piece() {
         // Above PARALLEL_MIN_BYTES: pieces must join in order, errors must keep their lines.
@@ -592,6 +659,39 @@ mod tests {
                 Err(e) => proptest::prop_assert!(false, "{e}"),
             }
             let _ = t::<u32>(&text);
+        }
+
+        /// No line is dropped in silence: when a table parses, every line with content is a
+        /// row of data, except a first line whose every field is a name (the header).
+        #[test]
+        fn prop_no_line_dropped(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        "1", "-2", "3.5", "0x10", "x", "nan", "inf", "_a", "1e3", "1e", "", "é",
+                    ]),
+                    1..4,
+                ),
+                0..6,
+            ),
+            sep in proptest::sample::select(vec![",", ";", " ", "\t"]),
+        ) {
+            let text: String = lines.iter().map(|l| l.join(sep) + "\n").collect();
+            if let Ok(tb) = t::<f64>(&text) {
+                let content: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                let header = tb.header.is_some();
+                if header {
+                    let first = content[0];
+                    let fields: Vec<&str> = match tb.delimiter {
+                        Delimiter::Comma => first.split(',').collect(),
+                        Delimiter::Semicolon => first.split(';').collect(),
+                        Delimiter::Whitespace => first.split_whitespace().collect(),
+                    };
+                    proptest::prop_assert!(fields.iter().all(|f| is_name(f)), "{text:?}");
+                }
+                proptest::prop_assert_eq!(tb.rows + usize::from(header), content.len(), "{:?}", text);
+                proptest::prop_assert_eq!(tb.data.len(), tb.rows * tb.cols);
+            }
         }
 
         /// Written tables read back exactly.

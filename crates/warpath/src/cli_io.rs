@@ -12,8 +12,10 @@ use crate::fail::{no_gpu, usage};
 /// The I/O conventions, shown once at the end of `warpath --help`.
 pub(crate) const CONVENTIONS: &str = "\
 Input and output (every subcommand):
-  Tables   CSV, ;-separated or whitespace-separated (spaces, tabs) numbers; an optional header
-           line (a first line that is not numbers); # comments; errors give line and column.
+  Tables   CSV, ;-separated or whitespace-separated (spaces, tabs) numbers; # comments; an
+           optional header line, only when every field of the first line is a name (starts
+           with a letter or _, not nan/inf), named in the report when skipped; anything else
+           that is not a number is an error giving file, line and column.
   .npy     read wherever an array goes in (bool, integers, float32/64; other dtypes refused),
            written wherever one comes out.
   Outputs  the file's extension picks the format (.txt .csv .tsv .npy .bin .svg .png ...);
@@ -123,5 +125,52 @@ pub(crate) fn written(out: Option<&Output>) -> String {
     match out.and_then(Output::path) {
         Some(p) => format!(", written to {}", p.display()),
         None => String::new(),
+    }
+}
+
+/// Where an input came from, for the reports: a description (a path, or how it was
+/// generated) and the header line the table reader skipped, so that no line of a user's file
+/// is dropped without the report saying so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InputInfo {
+    /// The path, or how the input was generated.
+    pub(crate) source: String,
+    /// The column names of a skipped header line (`"header"` under `--json`).
+    pub(crate) header: Option<Vec<String>>,
+}
+
+impl InputInfo {
+    /// An input with no header line (generated, `.npy`, raw, or a table without one).
+    pub(crate) fn plain(source: impl Into<String>) -> Self {
+        InputInfo {
+            source: source.into(),
+            header: None,
+        }
+    }
+
+    /// The description for a text report: `k.txt`, or `k.txt; header line skipped: "a", "b"`.
+    pub(crate) fn describe(&self) -> String {
+        match &self.header {
+            None => self.source.clone(),
+            Some(h) => {
+                let names: Vec<String> = h.iter().map(|n| format!("{n:?}")).collect();
+                format!("{}; header line skipped: {}", self.source, names.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod input_info_tests {
+    use super::InputInfo;
+
+    #[test]
+    fn a_skipped_header_is_named_in_the_description() {
+        assert_eq!(InputInfo::plain("k.txt").describe(), "k.txt");
+        let i = InputInfo {
+            source: "k.txt".into(),
+            header: Some(vec!["a".into(), "b c".into()]),
+        };
+        assert_eq!(i.describe(), "k.txt; header line skipped: \"a\", \"b c\"");
     }
 }

@@ -799,3 +799,108 @@ fn kmeans_unit_weights_give_the_unweighted_result() {
         assert_eq!(a[key], b[key], "{key}");
     }
 }
+
+/// Issue 24: a first line that is not all names is an error naming file, line and column, never
+/// a header dropped in silence; a header that is skipped is reported, in text and under --json.
+#[test]
+fn no_first_line_is_dropped_in_silence() {
+    let d = dir("header-rule");
+    // `0x10` is not a u32 number: an error in line 1, not a header
+    std::fs::write(d.join("hex.txt"), "0x10\n5\n3\n").unwrap();
+    let e = json_error(&["sort", "hex.txt"], &d, "parse");
+    assert!(
+        e.contains("hex.txt") && e.contains("line 1, column 1") && e.contains("0x10"),
+        "{e}"
+    );
+    // a typo in the first row of a cost matrix: an error, not a 2 x 3 matrix
+    std::fs::write(d.join("typo.csv"), "1,x,3\n4,5,6\n7,8,9\n").unwrap();
+    let e = json_error(&["lap", "typo.csv"], &d, "parse");
+    assert!(
+        e.contains("typo.csv") && e.contains("line 1, column 3"),
+        "{e}"
+    );
+    let out = run(&["lap", "typo.csv"], &d);
+    assert!(!out.status.success());
+    // a typo in the first row of points or weights: the same
+    std::fs::write(d.join("p.csv"), "1,2\n3,4\n5,6\n").unwrap();
+    std::fs::write(d.join("w.txt"), "1O\n1\n1\n").unwrap();
+    let e = json_error(
+        &["kmeans", "p.csv", "--k", "2", "--weights", "w.txt"],
+        &d,
+        "parse",
+    );
+    assert!(e.contains("w.txt") && e.contains("line 1"), "{e}");
+    // a real header is skipped and reported
+    std::fs::write(d.join("named.txt"), "value\n3\n1\n2\n").unwrap();
+    let out = run(&["sort", "named.txt", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(
+        (v["n"].as_u64(), &v["header"]),
+        (Some(3), &serde_json::json!(["value"]))
+    );
+    let out = run(&["sort", "named.txt", "-o", "s.txt"], &d);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &stderr(&out);
+    assert!(text.contains("header line skipped: \"value\""), "{text}");
+    let out = run(&["distinct", "named.txt", "--json"], &d);
+    assert_eq!(json(&out)["header"], serde_json::json!(["value"]));
+    std::fs::write(d.join("c.csv"), "a,b\n1,2\n3,1\n").unwrap();
+    let out = run(&["lap", "c.csv", "--json"], &d);
+    assert_eq!(json(&out)["header"], serde_json::json!(["a", "b"]));
+    let out = run(&["lap", "c.csv"], &d);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("header line skipped: \"a\", \"b\""),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(d.join("pts.csv"), "x,y\n0,0\n0,1\n9,9\n9,8\n").unwrap();
+    let out = run(&["kmeans", "pts.csv", "--k", "2", "--json"], &d);
+    assert_eq!(json(&out)["header"], serde_json::json!(["x", "y"]));
+    // without a header the key is there and null
+    std::fs::write(d.join("plain.txt"), "3\n1\n").unwrap();
+    let out = run(&["sort", "plain.txt", "--json"], &d);
+    assert!(json(&out)["header"].is_null());
+}
+
+/// Issue 24: empty inputs give empty results where numpy/scipy do; a 1-D array is no matrix.
+#[test]
+fn empty_inputs_are_empty_results_and_a_vector_is_no_matrix() {
+    let d = dir("empty-inputs");
+    for (name, text) in [
+        ("e.txt", ""),
+        ("blank.txt", "\n\n"),
+        ("c.txt", "# only a comment\n"),
+    ] {
+        std::fs::write(d.join(name), text).unwrap();
+        for cmd in ["sort", "distinct"] {
+            let out = run(&[cmd, name, "--json"], &d);
+            assert!(out.status.success(), "{cmd} {name}: {}", stderr(&out));
+            let v = json(&out);
+            assert_eq!(
+                (v["n"].as_u64(), &v["verified"]),
+                (Some(0), &serde_json::json!(true))
+            );
+        }
+        let out = run(&["sort", name, "-o", "out.npy"], &d);
+        assert!(out.status.success());
+        assert!(
+            warpath_io::read_array::<u32>(&d.join("out.npy"))
+                .unwrap()
+                .data
+                .is_empty()
+        );
+    }
+    // scipy: a 0 x 0 cost matrix has no pairs
+    let out = run(&["lap", "e.txt", "--json"], &d);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["rows"], serde_json::json!([]));
+    // a 1-D .npy is not a cost matrix (scipy: "expected a matrix (2-D array)")
+    npy(&d.join("v.npy"), &[1.0f64, 2.0, 3.0], &[3]);
+    let e = json_error(&["lap", "v.npy"], &d, "format");
+    assert!(
+        e.contains("v.npy") && e.contains("expected a matrix (2-D array)"),
+        "{e}"
+    );
+    let e = json_error(&["kmeans", "v.npy", "--k", "1"], &d, "format");
+    assert!(e.contains("expected a matrix (2-D array)"), "{e}");
+}

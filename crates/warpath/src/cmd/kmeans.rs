@@ -13,7 +13,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
 use warpath_io::{Format, Output};
 
-use crate::cli_io::{check_backend, output};
+use crate::cli_io::{InputInfo, check_backend, output};
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
@@ -220,11 +220,40 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     check_backend(args.backend, "k-means", true)?;
     let (data, what, header) = load(&args)?;
     let (n, d) = data.dim();
+    let mut init_header = None;
     let init = match &args.init_centroids {
-        Some(p) => Init::Given(read_points(p, "the initial centroids")?.0),
+        Some(p) => {
+            let (c, h) = read_points(p, "the initial centroids")?;
+            init_header = h;
+            Init::Given(c)
+        }
         None => args.init.clone(),
     };
-    let weights = load_weights(&args)?;
+    let (weights, weights_header) = load_weights(&args)?;
+    // Header lines the table reader skipped, named in the report.
+    let described = InputInfo {
+        source: what.clone(),
+        header: header.clone(),
+    }
+    .describe();
+    let extra_headers: String = [
+        ("initial centroids", &init_header),
+        ("weights", &weights_header),
+    ]
+    .iter()
+    .filter_map(|(what, h)| {
+        h.as_ref().map(|h| {
+            format!(
+                " ({})",
+                InputInfo {
+                    source: (*what).into(),
+                    header: Some(h.clone())
+                }
+                .describe()
+            )
+        })
+    })
+    .collect();
     let params = KMeans::new(args.k)
         .init(init)
         .max_iter(args.max_iter)
@@ -264,11 +293,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
                 "verified": verified, "centroids": fit.centroids.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
                 "plot": plot_note,
+                "header": header, "init_centroids_header": init_header,
+                "weights_header": weights_header,
             })
         );
     } else {
         println!(
-            "k-means on {what}: k = {}, {} on {}",
+            "k-means on {described}{extra_headers}: k = {}, {} on {}",
             args.k,
             format_seconds(seconds),
             fit.backend
@@ -315,17 +346,20 @@ fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// The `--weights` file, whole, through the shared reader.
-fn load_weights(args: &Args) -> Result<Option<Array1<f64>>> {
-    args.weights
-        .as_deref()
-        .map(|p| {
-            let w = warpath_io::read_array::<f64>(p)?
-                .into_vector("the sample weights")
-                .map_err(|e| e.in_file(p))?;
-            Ok(Array1::from(w))
-        })
-        .transpose()
+/// Column names of a header line the table reader skipped.
+type Header = Option<Vec<String>>;
+
+/// The `--weights` file, whole, through the shared reader, and the header line it skipped.
+fn load_weights(args: &Args) -> Result<(Option<Array1<f64>>, Header)> {
+    let Some(p) = args.weights.as_deref() else {
+        return Ok((None, None));
+    };
+    let a = warpath_io::read_array::<f64>(p)?;
+    let header = a.header.clone();
+    let w = a
+        .into_vector("the sample weights")
+        .map_err(|e| e.in_file(p))?;
+    Ok((Some(Array1::from(w)), header))
 }
 
 /// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
@@ -475,7 +509,7 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
         let path = if float_npy(w) || warpath_io::Format::of_path(w) == Some(Format::Bin) {
             w.clone()
         } else {
-            let weights = load_weights(&args)?.unwrap_or_default();
+            let weights = load_weights(&args)?.0.unwrap_or_default();
             let p = std::env::temp_dir()
                 .join(format!("warpath-kmeans-weights-{}.npy", std::process::id()));
             Output::parse("--weights", &p, &[Format::Npy], Format::Text)?.write_array(
@@ -533,7 +567,7 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
         converged: report.converged,
         backend: Backend::Cpu,
     };
-    let weights = load_weights(&args)?;
+    let weights = load_weights(&args)?.0;
     let verified =
         fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
     let plot_note = write_outputs(outs, data.view(), &labels, &centroids, header.as_deref())?;

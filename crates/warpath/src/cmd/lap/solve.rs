@@ -14,7 +14,7 @@ use gpu_runtime::{Backend, Exec, Target};
 use warpath_io::Format;
 
 use super::verify;
-use crate::cli_io::{check_backend, output};
+use crate::cli_io::{InputInfo, check_backend, output};
 use crate::fail::{unverified, usage};
 use crate::report::{format_seconds, progress};
 
@@ -128,7 +128,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         json,
         false,
     )?;
-    let costs: Array2<f64> = match (&args.file, args.generate) {
+    let (costs, header): (Array2<f64>, _) = match (&args.file, args.generate) {
         (Some(path), _) => read_matrix(path)?,
         (None, Some(n)) => {
             let cols = args.cols.unwrap_or(n);
@@ -144,11 +144,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 0,
                 "cost entries",
             )?;
-            match args.dist {
+            let m = match args.dist {
                 Dist::Exp => exp_matrix(n, cols, args.seed),
                 Dist::Uniform => uniform_matrix(n, cols, args.seed),
                 Dist::Int => int_matrix(n, cols, args.max, args.seed).mapv(|v| v as f64),
-            }
+            };
+            (m, None)
         }
         (None, None) => return Err(usage("give a FILE or --generate N")),
     };
@@ -231,6 +232,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "check": check.as_ref().err().cloned().unwrap_or_else(|| "ok".into()),
                 "rows": a.pairs().0,
                 "cols_assigned": a.pairs().1,
+                "header": header,
             })
         );
     } else {
@@ -239,6 +241,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             for (i, j) in r.iter().zip(&c) {
                 println!("{i} -> {j}  ({})", costs[[*i, *j]]);
             }
+        }
+        if let (Some(h), Some(path)) = (&header, &args.file) {
+            let input = InputInfo {
+                source: path.display().to_string(),
+                header: Some(h.clone()),
+            };
+            println!("lap: {}", input.describe());
         }
         println!(
             "lap: {rows} x {cols}, {}, {} on {backend}: cost {} in {}{}, {}",
@@ -268,10 +277,13 @@ fn thread_cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-/// Reads a cost matrix through the shared reader: a text table or a 2-D `.npy` array.
-fn read_matrix(path: &Path) -> Result<Array2<f64>> {
-    let (r, c, data) = warpath_io::read_array::<f64>(path)?
+/// Reads a cost matrix through the shared reader: a text table or a 2-D `.npy` array; returns
+/// it and the header line the reader skipped.
+fn read_matrix(path: &Path) -> Result<(Array2<f64>, Option<Vec<String>>)> {
+    let a = warpath_io::read_array::<f64>(path)?;
+    let header = a.header.clone();
+    let (r, c, data) = a
         .into_matrix("the cost matrix")
         .map_err(|e| e.in_file(path))?;
-    Ok(Array2::from_shape_vec((r, c), data)?)
+    Ok((Array2::from_shape_vec((r, c), data)?, header))
 }

@@ -13,6 +13,7 @@ use combinatorics::{
 use gpu_runtime::Exec;
 
 use super::generated_matrix;
+use crate::cli_io::InputInfo;
 use crate::fail::{unverified, usage};
 use crate::report::{format_seconds, progress};
 
@@ -44,17 +45,17 @@ pub(super) struct SearchArgs {
 const SEARCH_RATE: f64 = 1e9;
 
 /// Reads a square matrix through the shared reader (a text table or a 2-D `.npy` array).
-fn read_matrix(path: &Path) -> Result<(usize, Vec<f64>)> {
-    let (r, c, data) = warpath_io::read_array::<f64>(path)?
-        .into_matrix("the matrix")
-        .map_err(|e| e.in_file(path))?;
+fn read_matrix(path: &Path) -> Result<(usize, Vec<f64>, Option<Vec<String>>)> {
+    let a = warpath_io::read_array::<f64>(path)?;
+    let header = a.header.clone();
+    let (r, c, data) = a.into_matrix("the matrix").map_err(|e| e.in_file(path))?;
     if r != c {
         return Err(usage(format!(
             "{}: the matrix must be square, it is {r} x {c}",
             path.display()
         )));
     }
-    Ok((r, data))
+    Ok((r, data, header))
 }
 
 /// `warpath perm --search` (`given_n`: `--n`): the permutation of `0..n` minimising the objective over a matrix
@@ -68,21 +69,22 @@ pub(super) fn run_search(
     json: bool,
 ) -> Result<()> {
     let kind = args.search.unwrap_or(SearchKind::Assignment);
-    let (n, m) = match &args.matrix {
+    let (n, m, header) = match &args.matrix {
         Some(p) => {
-            let (n, m) = read_matrix(p)?;
+            let (n, m, header) = read_matrix(p)?;
             if let Some(want) = given_n
                 && want != n
             {
                 return Err(usage(format!("--n {want} but the matrix is {n} x {n}")));
             }
-            (n, m)
+            (n, m, header)
         }
         None => {
             let n = given_n.unwrap_or(10);
             (
                 n,
                 generated_matrix(n, args.seed.unwrap_or(1), kind == SearchKind::Tour),
+                None,
             )
         }
     };
@@ -139,10 +141,17 @@ pub(super) fn run_search(
             serde_json::json!({
                 "n": n, "objective": obj.name(), "backend": best.backend, "seconds": seconds,
                 "permutation": best.permutation, "rank": best.rank, "score": best.score,
-                "evaluated": total, "verified": verified,
+                "evaluated": total, "verified": verified, "header": header,
             })
         );
     } else {
+        if let (Some(h), Some(path)) = (&header, &args.matrix) {
+            let input = InputInfo {
+                source: path.display().to_string(),
+                header: Some(h.clone()),
+            };
+            println!("perm --search: {}", input.describe());
+        }
         println!(
             "perm --search {}: n = {n}, best score {} at rank {} on {} in {} ({} permutations), verified: {}",
             obj.name(),

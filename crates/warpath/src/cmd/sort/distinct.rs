@@ -144,7 +144,8 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
                 "command": "distinct",
                 "n": n,
                 "type": <K as Element>::NAME,
-                "input": source,
+                "input": source.source,
+                "header": source.header,
                 "distinct": d.values.len(),
                 "equality": if args.bitwise { "bitwise" } else { "numeric" },
                 "max_count": max_count,
@@ -158,8 +159,9 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
     } else {
         report(
             &format!(
-                "distinct: {n} {} keys ({source}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
+                "distinct: {n} {} keys ({}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
                 <K as Element>::NAME,
+                source.describe(),
                 d.values.len(),
                 d.backend,
                 format_seconds(elapsed.as_secs_f64()),

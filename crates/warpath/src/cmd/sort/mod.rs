@@ -13,7 +13,7 @@ use gpu_runtime::Backend;
 
 use warpath_io::{Element, Format, Output, npy};
 
-use crate::cli_io::output;
+use crate::cli_io::{InputInfo, output};
 use crate::fail::usage;
 use crate::report::{DemoRow, DemoSize, Rows};
 
@@ -215,11 +215,13 @@ fn resolve_key_type(a: &InputArgs) -> Result<KeyType> {
     }
 }
 
-/// Loads the keys; returns them and a description of the input for the report.
-fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, String)> {
+/// Loads the keys; returns them and a description of the input (with any skipped header)
+/// for the report.
+fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, InputInfo)> {
     match (&a.input, a.generate) {
         (Some(p), _) => {
             let bytes = warpath_io::read_bytes(p)?;
+            let mut header = None;
             let v = if a.binary {
                 if npy::is_npy(&bytes) {
                     return Err(usage(format!(
@@ -232,10 +234,19 @@ fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, String)
                     .map_err(|e| anyhow::Error::new(e).context(p.display().to_string()))?
             } else {
                 warpath_io::parse_array::<K>(&bytes, p)
-                    .and_then(|a| a.into_vector("the keys"))
+                    .and_then(|a| {
+                        header = a.header.clone();
+                        a.into_vector("the keys")
+                    })
                     .map_err(|e| e.in_file(p))?
             };
-            Ok((v, p.display().to_string()))
+            Ok((
+                v,
+                InputInfo {
+                    source: p.display().to_string(),
+                    header,
+                },
+            ))
         }
         (None, Some(n)) => {
             warpath_io::check_memory(
@@ -248,7 +259,9 @@ fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, String)
             let range = a.range.map(|r| format!(" in [0, {r})")).unwrap_or_default();
             Ok((
                 generate(n, a.dist, a.range, a.seed),
-                format!("generated {:?}{range}, seed {}", a.dist, a.seed).to_lowercase(),
+                InputInfo::plain(
+                    format!("generated {:?}{range}, seed {}", a.dist, a.seed).to_lowercase(),
+                ),
             ))
         }
         (None, None) => Err(usage("give an input file or --generate N (see --help)")),

@@ -94,7 +94,8 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
                 "command": "sort",
                 "n": n,
                 "type": <K as Element>::NAME,
-                "input": source,
+                "input": source.source,
+                "header": source.header,
                 "descending": args.descending,
                 "backend": backend,
                 "seconds": elapsed.as_secs_f64(),
@@ -106,8 +107,9 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
     } else {
         report(
             &format!(
-                "sort: {n} {} keys ({source}) on {backend} in {} ({}){}, {}{}",
+                "sort: {n} {} keys ({}) on {backend} in {} ({}){}, {}{}",
                 <K as Element>::NAME,
+                source.describe(),
                 format_seconds(elapsed.as_secs_f64()),
                 rate(n, elapsed),
                 if args.descending { ", descending" } else { "" },
