@@ -58,6 +58,15 @@ impl ToPyErr for assignment::AssignmentError {
     fn to_py_err(&self) -> PyErr {
         match self {
             assignment::AssignmentError::Gpu(g) => g.to_py_err(),
+            // scipy's words first (its tests match them), then which entry and why
+            assignment::AssignmentError::InvalidCost {
+                row,
+                col,
+                value,
+                reason,
+            } => PyValueError::new_err(format!(
+                "matrix contains invalid numeric entries: {value} at ({row}, {col}): {reason}"
+            )),
             // scipy raises ValueError for invalid entries and infeasible matrices; every
             // other assignment error is a property of the matrix or the solver asked for
             _ => value(self),

@@ -79,8 +79,8 @@ def test_forbidden_pairs(rng):
 @pytest.mark.parametrize(
     "cost, message",
     [
-        (np.array([[np.nan, 1.0], [1.0, 2.0]]), "invalid cost"),
-        (np.array([[-np.inf, 1.0], [1.0, 2.0]]), "invalid cost"),
+        (np.array([[np.nan, 1.0], [1.0, 2.0]]), "invalid numeric entries: NaN at \\(0, 0\\)"),
+        (np.array([[-np.inf, 1.0], [1.0, 2.0]]), "invalid numeric entries: -inf at \\(0, 0\\)"),
         (np.array([[np.inf, np.inf], [1.0, 2.0]]), "infeasible"),
     ],
 )

@@ -104,7 +104,9 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = 
     row_ind, col_ind : ndarray of int64
         The assigned pairs, sorted by row; ``cost_matrix[row_ind, col_ind].sum()`` is the
         optimal cost. Every row is assigned when ``r <= c``, otherwise every column. Ties are
-        broken deterministically.
+        broken deterministically; where scipy's own tests pin a choice, warpath makes the same
+        one (a constant matrix gives the identity, ``row i -> column i``) for every solver but
+        ``"auction"``, whose ties fall to the order of its bids.
 
     Raises
     ------

@@ -1,0 +1,38 @@
+"""scipy's own ``test_linear_assignment.py``, whole, with ``warpath.linear_sum_assignment``
+swapped in for ``scipy.optimize.linear_sum_assignment`` (issue 24).
+
+The file is taken from the installed scipy (its wheels ship their tests), its one import of
+the solver is replaced, and pytest runs it in a subprocess: every test must pass, none may be
+skipped. Exception types and, since warpath's messages start with scipy's words, the messages
+too.
+"""
+
+import pathlib
+import subprocess
+import sys
+
+import scipy
+
+IMPORT = "from scipy.optimize import linear_sum_assignment\n"
+
+
+def test_scipy_linear_assignment_suite_passes_with_warpath_swapped_in(tmp_path):
+    src = pathlib.Path(scipy.__file__).parent / "optimize" / "tests" / "test_linear_assignment.py"
+    assert src.exists(), f"scipy {scipy.__version__} ships no {src}"
+    text = src.read_text()
+    assert text.count(IMPORT) == 1, "scipy's test file no longer imports the solver this way"
+    swapped = tmp_path / "test_lsa_with_warpath.py"
+    swapped.write_text(text.replace(IMPORT, "from warpath import linear_sum_assignment\n"))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(swapped)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    report = run.stdout + run.stderr
+    assert run.returncode == 0, report
+    summary = report.strip().splitlines()[-1]
+    assert "passed" in summary and "failed" not in summary and "skipped" not in summary, summary
+    # the parametrized cases ran too (scipy 1.17 has 22 tests in the file)
+    passed = int(summary.split(" passed")[0].split()[-1])
+    assert passed >= 20, summary
