@@ -85,7 +85,14 @@ fn for_lines<R: BufRead>(
             return Ok(());
         }
         no += 1;
-        f(no, buf.trim_end_matches(['\n', '\r']))?;
+        let line = buf.trim_end_matches(['\n', '\r']);
+        // A UTF-8 byte-order mark is not part of the first name.
+        let line = if no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
+        f(no, line)?;
     }
 }
 
@@ -143,7 +150,8 @@ fn is_comment(t: &str) -> bool {
 fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
-    parse_pairs(&bytes, snap)
+    // A UTF-8 byte-order mark is not part of the first name.
+    parse_pairs(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes), snap)
 }
 
 /// First-line headers of edge-list tables (pandas / NetworkX `to_pandas_edgelist` exports).
@@ -690,7 +698,7 @@ pub fn detect_format(path: &Path) -> Result<GraphFormat, GraphError> {
     let f = std::io::BufReader::new(std::fs::File::open(path)?);
     for line in f.lines().take(1000) {
         let Ok(line) = line else { break };
-        let t = line.trim();
+        let t = line.trim_start_matches('\u{feff}').trim();
         if t.to_ascii_lowercase().starts_with("%%matrixmarket") {
             return Ok(GraphFormat::MatrixMarket);
         }
@@ -775,6 +783,34 @@ mod tests {
             GraphError::Parse { line, .. } => line,
             other => panic!("expected a parse error, got {other}"),
         }
+    }
+
+    /// A UTF-8 byte-order mark (as Windows editors write) is not part of the first name, in
+    /// any format, nor does it hide a Matrix Market banner.
+    #[test]
+    fn a_byte_order_mark_is_not_a_name() {
+        let bom = "\u{feff}";
+        for (text, f) in [
+            ("0 1\r\n1 2\r\n2 0\r\n", GraphFormat::EdgeList),
+            ("0\t1\n1\t2\n2\t0\n", GraphFormat::Snap),
+            ("0 -> 1\n1 -> 2\n2 -> 0\n", GraphFormat::Adjacency),
+        ] {
+            let plain = rd(text, f).unwrap();
+            let marked = rd(&format!("{bom}{text}"), f).unwrap();
+            assert_eq!(marked.vertex_count(), 3, "{f:?}");
+            for v in 0..3 {
+                assert_eq!(marked.vertex_label(v), plain.vertex_label(v), "{f:?}");
+                assert_eq!(marked.successors(v), plain.successors(v), "{f:?}");
+            }
+        }
+        let mm = "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n3 1\n";
+        let g = rd(&format!("{bom}{mm}"), GraphFormat::MatrixMarket).unwrap();
+        assert_eq!(g.edge_count(), 3);
+        let p = std::env::temp_dir().join(format!("gc-bom-{}.txt", std::process::id()));
+        std::fs::write(&p, format!("{bom}{mm}")).unwrap();
+        assert_eq!(detect_format(&p).unwrap(), GraphFormat::MatrixMarket);
+        assert_eq!(read_graph_file(&p, None).unwrap().edge_count(), 3);
+        std::fs::remove_file(&p).unwrap();
     }
 
     #[test]
