@@ -215,5 +215,30 @@ mod tests {
         ));
         let kg = kmer_graph_from_reads(&b">x\nAC\n"[..], 32).unwrap();
         assert_eq!(kg.graph.edge_count(), 0);
+        // a quality line of another length names the record
+        let bad = b"@r1\nACGT\n+\nIII\n";
+        let e = kmer_graph_from_reads(&bad[..], 3).unwrap_err().to_string();
+        assert!(e.contains("r1"), "{e}");
+    }
+
+    /// gzip-compressed reads are read as the plain ones; a truncated gzip is an error.
+    #[test]
+    fn gzip_reads_and_a_truncated_gzip() {
+        use std::io::Write;
+        let plain = include_bytes!("../tests/data/tiny.fa");
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(plain).unwrap();
+        let gz = z.finish().unwrap();
+        let a = kmer_graph_from_reads(&plain[..], 5).unwrap();
+        let b = kmer_graph_from_reads(&gz[..], 5).unwrap();
+        assert_eq!(
+            (a.reads, a.graph.edge_count()),
+            (b.reads, b.graph.edge_count())
+        );
+        let cut = &gz[..gz.len() / 2];
+        assert!(matches!(
+            kmer_graph_from_reads(cut, 5),
+            Err(GraphError::Reads(_))
+        ));
     }
 }
