@@ -1,0 +1,182 @@
+//! Stage 1: reads. FASTA and FASTQ, plain or gzip, several files in a row (needletail); every
+//! read is split at each character that is not a base (`N`, IUPAC codes), lowercase is a base,
+//! and the pieces go on in batches of base codes (`0..4`).
+
+use std::path::{Path, PathBuf};
+
+use needletail::parser::FastxReader;
+
+use crate::AssemblyError;
+use crate::kmer::base_code;
+
+/// Base codes of many read pieces, back to back: piece `i` is `codes[ends[i-1]..ends[i]]`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Base codes, `0..4`.
+    pub codes: Vec<u8>,
+    /// End offset of each piece in `codes`.
+    pub ends: Vec<usize>,
+}
+
+impl Batch {
+    /// The pieces, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&e| {
+            let p = &self.codes[start..e];
+            start = e;
+            p
+        })
+    }
+}
+
+/// What reading saw.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Records read.
+    pub reads: u64,
+    /// Letters read (bases and others).
+    pub letters: u64,
+    /// Letters that were not a base (each one splits its read).
+    pub non_bases: u64,
+}
+
+/// One source of reads: a file, or bytes in memory (tests, standard input).
+pub enum ReadSource<'a> {
+    /// A FASTA/FASTQ file, plain or gzip.
+    File(&'a Path),
+    /// FASTA/FASTQ bytes, plain or gzip, with a name for errors.
+    Bytes(&'a [u8], &'a str),
+}
+
+impl ReadSource<'_> {
+    fn name(&self) -> PathBuf {
+        match self {
+            ReadSource::File(p) => p.to_path_buf(),
+            ReadSource::Bytes(_, name) => PathBuf::from(name),
+        }
+    }
+}
+
+/// Reads every source in turn and calls `f` with batches of about `batch_letters` base codes
+/// (pieces shorter than `min_len` are dropped: they hold no k-mer). Reads are split at IUPAC
+/// ambiguity codes (`N`, ...), gaps and stops; any other character is an error, so a file
+/// that is not reads is never read as sequence. `progress(stats)` is called after each batch.
+///
+/// # Complexity
+/// `O(letters)` time; `O(batch_letters)` memory.
+///
+/// # Errors
+/// [`AssemblyError::Io`] when a file cannot be opened; [`AssemblyError::Reads`] naming the
+/// file and the record when it is not FASTA/FASTQ, a sequence holds a character that is not a
+/// nucleotide symbol, a FASTQ quality line has another length, or the file (or its gzip
+/// stream) is truncated; the first error of `f`.
+///
+/// # Examples
+/// ```
+/// use assembly::{for_each_batch, ReadSource};
+/// let fa = b">r1\nACGTNacgt\n>r2\nGG\n";
+/// let mut pieces = Vec::new();
+/// let stats = for_each_batch(&[ReadSource::Bytes(fa, "mem.fa")], 3, 1 << 20, &mut |_| {}, &mut |b| {
+///     pieces.extend(b.pieces().map(|p| p.to_vec()));
+///     Ok(())
+/// })?;
+/// assert_eq!(pieces, vec![vec![0, 1, 2, 3], vec![0, 1, 2, 3]]); // split at N; GG too short
+/// assert_eq!((stats.reads, stats.non_bases), (2, 1));
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn for_each_batch(
+    sources: &[ReadSource<'_>],
+    min_len: usize,
+    batch_letters: usize,
+    progress: &mut dyn FnMut(ReadStats),
+    f: &mut dyn FnMut(&Batch) -> Result<(), AssemblyError>,
+) -> Result<ReadStats, AssemblyError> {
+    let mut stats = ReadStats::default();
+    let mut batch = Batch::default();
+    for source in sources {
+        let name = source.name();
+        let mut reader: Box<dyn FastxReader> = match source {
+            ReadSource::File(p) => {
+                // Open first, so a missing file is an I/O error, not a format one.
+                std::fs::File::open(p).map_err(|error| AssemblyError::Io {
+                    path: p.to_path_buf(),
+                    error,
+                })?;
+                needletail::parse_fastx_file(p)
+            }
+            ReadSource::Bytes(b, _) => needletail::parse_fastx_reader(std::io::Cursor::new(*b)),
+        }
+        .map_err(|e| reads_error(&name, 1, &e))?;
+        let mut record = 0u64;
+        while let Some(rec) = reader.next() {
+            record += 1;
+            let rec = rec.map_err(|e| reads_error(&name, record, &e))?;
+            stats.reads += 1;
+            let seq = rec.seq();
+            stats.letters += seq.len() as u64;
+            let mut start = batch.codes.len();
+            let name = &name;
+            for &c in seq.iter() {
+                match base_code(c) {
+                    Some(code) => batch.codes.push(code),
+                    None if is_nucleotide_symbol(c) => {
+                        stats.non_bases += 1;
+                        end_piece(&mut batch, &mut start, min_len);
+                    }
+                    None => {
+                        return Err(AssemblyError::Reads {
+                            path: name.clone(),
+                            record,
+                            message: format!(
+                                "{:?} is not a nucleotide letter (IUPAC codes, `-`, `.` and `*` \
+                                 are; is this a reads file?)",
+                                c as char
+                            ),
+                        });
+                    }
+                }
+            }
+            end_piece(&mut batch, &mut start, min_len);
+            if batch.codes.len() >= batch_letters {
+                f(&batch)?;
+                progress(stats);
+                batch.codes.clear();
+                batch.ends.clear();
+            }
+        }
+    }
+    if !batch.ends.is_empty() {
+        f(&batch)?;
+    }
+    progress(stats);
+    Ok(stats)
+}
+
+/// Whether a sequence character that is not a base is still a nucleotide symbol: an IUPAC
+/// ambiguity code (`N`, `R`, `Y`, ..., and `U`), a gap (`-`, `.`) or a stop (`*`). Anything
+/// else means the file is not reads.
+fn is_nucleotide_symbol(c: u8) -> bool {
+    matches!(
+        c.to_ascii_uppercase(),
+        b'N' | b'U' | b'R' | b'Y' | b'K' | b'M' | b'S' | b'W' | b'B' | b'D' | b'H' | b'V'
+    ) || matches!(c, b'-' | b'.' | b'*')
+}
+
+/// Closes the piece that began at `start`: kept when at least `min_len` long, else dropped.
+fn end_piece(batch: &mut Batch, start: &mut usize, min_len: usize) {
+    if batch.codes.len() - *start >= min_len.max(1) {
+        batch.ends.push(batch.codes.len());
+    } else {
+        batch.codes.truncate(*start);
+    }
+    *start = batch.codes.len();
+}
+
+fn reads_error(path: &Path, record: u64, e: &needletail::errors::ParseError) -> AssemblyError {
+    AssemblyError::Reads {
+        path: path.to_path_buf(),
+        record,
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,333 @@
+//! Stage 3: compaction. The maximal unitigs of the node-centric, bidirected De Bruijn graph of
+//! the solid canonical k-mers: the set BCALM2, Cuttlefish and GGCAT output.
+//!
+//! A k-mer read on one strand (an *oriented* k-mer) has up to four successors: the k-mers
+//! whose first k-1 bases are its last k-1, on either strand. Oriented k-mer `s` is *linked*
+//! to `t` when `t` is its only successor, `s` is `t`'s only predecessor (the reverse
+//! complement of `t` has `rc(s)` as its only successor), and they are different k-mers. Links
+//! come in pairs (`s -> t` and `rc(t) -> rc(s)`), so the k-mers fall into chains: a unitig is
+//! a maximal chain, read from either end; chains that close on themselves are circular
+//! unitigs.
+//!
+//! Every k-mer's links are found in parallel (one lookup per possible neighbour in the sorted
+//! k-mer array through a prefix table); then each chain is walked from its ends in parallel,
+//! and the k-mers left over (cycles) are walked last.
+
+use rayon::prelude::*;
+
+use crate::kmer::{Word, base_letter, canonical};
+
+/// No link: zero or several successors, or a successor with several predecessors.
+const NONE: u64 = u64::MAX;
+
+/// Finds canonical k-mers in a sorted array: a table of where each value of the top bits
+/// starts, then a binary search in that bucket.
+pub(crate) struct KmerIndex<'a, W: Word> {
+    kmers: &'a [W],
+    starts: Vec<u32>,
+    shift: u32,
+}
+
+impl<'a, W: Word> KmerIndex<'a, W> {
+    /// Indexes sorted, distinct `kmers` of length `k` (at most `u32::MAX - 1` of them).
+    pub(crate) fn new(kmers: &'a [W], k: usize) -> Self {
+        let bits = (usize::BITS - kmers.len().leading_zeros())
+            .clamp(1, 24)
+            .min(2 * k as u32);
+        let shift = 2 * k as u32 - bits;
+        let buckets = 1usize << bits;
+        let mut starts = vec![0u32; buckets + 1];
+        for x in kmers {
+            starts[(x.to_u128() >> shift) as usize + 1] += 1;
+        }
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        KmerIndex {
+            kmers,
+            starts,
+            shift,
+        }
+    }
+
+    /// The index of canonical k-mer `x`, if present.
+    #[inline]
+    pub(crate) fn find(&self, x: W) -> Option<usize> {
+        let b = (x.to_u128() >> self.shift) as usize;
+        let (lo, hi) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+        let bucket = &self.kmers[lo..hi];
+        let i = bucket.partition_point(|y| *y < x);
+        (i < bucket.len() && bucket[i] == x).then_some(lo + i)
+    }
+}
+
+/// An oriented k-mer: index `i` in the k-mer array, read forward (`false`) or as its reverse
+/// complement (`true`), packed as `2 i + o`.
+pub(crate) type Oriented = u64;
+
+#[inline]
+fn oriented(i: usize, rev: bool) -> Oriented {
+    (i as u64) << 1 | rev as u64
+}
+
+#[inline]
+fn index_of(o: Oriented) -> usize {
+    (o >> 1) as usize
+}
+
+#[inline]
+fn flip(o: Oriented) -> Oriented {
+    o ^ 1
+}
+
+/// The word of an oriented k-mer.
+#[inline]
+fn word_of<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
+    let x = kmers[index_of(o)];
+    if o & 1 == 1 {
+        x.reverse_complement(k)
+    } else {
+        x
+    }
+}
+
+/// The successors of oriented k-mer `o`, as oriented k-mers (at most four).
+pub(crate) fn successors<'i, W: Word>(
+    index: &'i KmerIndex<'_, W>,
+    o: Oriented,
+    k: usize,
+) -> impl Iterator<Item = Oriented> + 'i {
+    let s = word_of(index.kmers, o, k);
+    let mask = W::mask(k);
+    (0..4u8).filter_map(move |b| {
+        let t = s.push_right(b, mask);
+        let c = canonical(t, k);
+        index.find(c).map(|j| oriented(j, c != t))
+    })
+}
+
+/// One maximal unitig.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unitig {
+    /// Its bases (`ACGT`), `k + kmers - 1` of them: each of its k-mers once. A circular
+    /// unitig starts at its smallest k-mer; its last k-1 bases overlap its first (a link from
+    /// its end to its own start).
+    pub sequence: Vec<u8>,
+    /// Number of k-mers.
+    pub kmers: usize,
+    /// Sum of the k-mers' counts (`KC`).
+    pub total_count: u64,
+    /// Whether the last k-mer links back to the first.
+    pub circular: bool,
+    /// First k-mer, oriented as read (private: for the links).
+    pub(crate) first: Oriented,
+    /// Last k-mer, oriented as read.
+    pub(crate) last: Oriented,
+}
+
+impl Unitig {
+    /// The mean count of its k-mers (`km`).
+    pub fn mean_count(&self) -> f64 {
+        self.total_count as f64 / self.kmers.max(1) as f64
+    }
+}
+
+/// The compacted graph: unitigs and, for each k-mer, the unitig holding it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compacted {
+    /// The k-mer length.
+    pub k: usize,
+    /// The unitigs: first those read from an end (in order of their first k-mer), then the
+    /// circular ones.
+    pub unitigs: Vec<Unitig>,
+    /// `unitig_of[i]` is the unitig of k-mer `i`.
+    pub(crate) unitig_of: Vec<u32>,
+}
+
+/// The maximal unitigs of sorted, distinct canonical k-mers (with their counts).
+///
+/// # Complexity
+/// `O(n log(n / 2^b))` time for `n` k-mers (eight lookups each, in buckets of a `2^b`-entry
+/// prefix table, `b <= 24`), parallel over k-mers and chains; `O(n)` memory.
+///
+/// # Panics
+/// Never for valid input; `kmers` must be sorted, distinct and canonical (as
+/// [`crate::count_kmers`] returns them), `counts` of the same length, and fewer than 2^31.
+///
+/// # Examples
+/// ```
+/// use assembly::{compact, pack, canonical};
+/// // the 5-mers of one read of 9 bases: one unitig of 5 k-mers
+/// let read = b"ACCGTATGG";
+/// let mut kmers: Vec<u64> = (0..5).map(|i| canonical(pack(&read[i..], 5).unwrap(), 5)).collect();
+/// kmers.sort();
+/// let g = compact(&kmers, &[3; 5], 5);
+/// assert_eq!(g.unitigs.len(), 1);
+/// assert_eq!((g.unitigs[0].kmers, g.unitigs[0].total_count), (5, 15));
+/// let s = String::from_utf8(g.unitigs[0].sequence.clone()).unwrap();
+/// assert!(s == "ACCGTATGG" || s == "CCATACGGT"); // either strand
+/// ```
+pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
+    assert_eq!(kmers.len(), counts.len(), "one count per k-mer");
+    assert!(kmers.len() < 1 << 31, "at most 2^31 k-mers");
+    let index = KmerIndex::new(kmers, k);
+    let n = kmers.len();
+    // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE
+    let out: Vec<Oriented> = (0..2 * n)
+        .into_par_iter()
+        .map(|o| {
+            let mut it = successors(&index, o as Oriented, k);
+            match (it.next(), it.next()) {
+                (Some(t), None) => t,
+                _ => NONE,
+            }
+        })
+        .collect();
+    // link[2i + o]: the successor when the link goes both ways and joins two k-mers
+    let link: Vec<Oriented> = (0..2 * n)
+        .into_par_iter()
+        .map(|o| {
+            let t = out[o];
+            if t == NONE || index_of(t) == o / 2 || out[flip(t) as usize] != flip(o as u64) {
+                NONE
+            } else {
+                t
+            }
+        })
+        .collect();
+    drop(out);
+    // Chains read from an end: (i, o) with no link into it, i.e. no link out of (i, !o).
+    // Each chain has two ends; keep the walk whose start is the smaller of the two.
+    let walks: Vec<Vec<Oriented>> = (0..2 * n as u64)
+        .into_par_iter()
+        .filter(|&o| link[flip(o) as usize] == NONE)
+        .filter_map(|start| {
+            let mut path = vec![start];
+            let mut cur = start;
+            while link[cur as usize] != NONE {
+                cur = link[cur as usize];
+                path.push(cur);
+            }
+            (start <= flip(cur)).then_some(path)
+        })
+        .collect();
+    let mut unitig_of = vec![u32::MAX; n];
+    let mut unitigs: Vec<Unitig> = Vec::with_capacity(walks.len());
+    for path in &walks {
+        let id = unitigs.len() as u32;
+        for &o in path {
+            unitig_of[index_of(o)] = id;
+        }
+        unitigs.push(spell(kmers, counts, path, k, false));
+    }
+    drop(walks);
+    // What is left lies on cycles: every k-mer there has both links. Walk each from its
+    // smallest k-mer, forward.
+    for i in 0..n {
+        if unitig_of[i] != u32::MAX {
+            continue;
+        }
+        let start = oriented(i, false);
+        let mut path = vec![start];
+        let mut cur = link[start as usize];
+        while cur != start && cur != NONE {
+            path.push(cur);
+            cur = link[cur as usize];
+        }
+        debug_assert!(cur == start, "a k-mer without an end must lie on a cycle");
+        let id = unitigs.len() as u32;
+        for &o in &path {
+            unitig_of[index_of(o)] = id;
+        }
+        unitigs.push(spell(kmers, counts, &path, k, true));
+    }
+    Compacted {
+        k,
+        unitigs,
+        unitig_of,
+    }
+}
+
+/// The unitig of a chain of oriented k-mers.
+fn spell<W: Word>(
+    kmers: &[W],
+    counts: &[u32],
+    path: &[Oriented],
+    k: usize,
+    circular: bool,
+) -> Unitig {
+    let first = word_of(kmers, path[0], k);
+    let mut sequence: Vec<u8> = (0..k).map(|i| base_letter(first.code_at(i, k))).collect();
+    let mut total = 0u64;
+    for (j, &o) in path.iter().enumerate() {
+        total += counts[index_of(o)] as u64;
+        if j > 0 {
+            sequence.push(base_letter(word_of(kmers, o, k).code_at(k - 1, k)));
+        }
+    }
+    Unitig {
+        sequence,
+        kmers: path.len(),
+        total_count: total,
+        circular,
+        first: path[0],
+        last: *path.last().expect("a chain has a k-mer"),
+    }
+}
+
+/// A link between unitig ends, BCALM2's `L:<a>:<to>:<b>`: leaving unitig `from` on strand `a`
+/// (`+` its end, `-` its start read backwards) enters unitig `to` on strand `b` (`+` its
+/// start, `-` its end read backwards), overlapping by k-1 bases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Link {
+    /// The unitig left.
+    pub from: u32,
+    /// `false` for `+`, `true` for `-`.
+    pub from_rev: bool,
+    /// The unitig entered.
+    pub to: u32,
+    /// `false` for `+`, `true` for `-`.
+    pub to_rev: bool,
+}
+
+impl Compacted {
+    /// The links out of unitig `u` on both strands: `+` first, then `-`, each in order of the
+    /// next base.
+    pub fn links_of<W: Word>(&self, kmers: &[W], u: usize) -> Vec<Link> {
+        let index = KmerIndex::new(kmers, self.k);
+        self.links_with(&index, u)
+    }
+
+    fn links_with<W: Word>(&self, index: &KmerIndex<'_, W>, u: usize) -> Vec<Link> {
+        let g = &self.unitigs[u];
+        let mut links = Vec::new();
+        for (rev, end) in [(false, g.last), (true, flip(g.first))] {
+            for t in successors(index, end, self.k) {
+                let v = self.unitig_of[index_of(t)];
+                let h = &self.unitigs[v as usize];
+                let to_rev = if h.first == t {
+                    false
+                } else {
+                    debug_assert_eq!(h.last, flip(t), "a link enters a unitig at an end");
+                    true
+                };
+                links.push(Link {
+                    from: u as u32,
+                    from_rev: rev,
+                    to: v,
+                    to_rev,
+                });
+            }
+        }
+        links
+    }
+
+    /// Every unitig's links (see [`Compacted::links_of`]), computed in parallel.
+    pub fn all_links<W: Word>(&self, kmers: &[W]) -> Vec<Vec<Link>> {
+        let index = KmerIndex::new(kmers, self.k);
+        (0..self.unitigs.len())
+            .into_par_iter()
+            .map(|u| self.links_with(&index, u))
+            .collect()
+    }
+}
