@@ -5,12 +5,17 @@ mod error;
 mod kmer;
 mod output;
 mod reads;
+mod simulate;
 mod unitigs;
 
 pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
 pub use error::AssemblyError;
 pub use gpu_runtime::{Backend, Exec};
 pub use kmer::{Word, base_code, base_letter, canonical, check_k, pack, unpack};
-pub use output::{n50, write_counts_text, write_gfa, write_histogram, write_unitigs_fasta};
+pub use output::{
+    n50, unique_links, write_counts_text, write_dot, write_gfa, write_histogram,
+    write_unitigs_fasta,
+};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
-pub use unitigs::{Compacted, Link, Unitig, compact};
+pub use simulate::{random_genome, reads_to_fasta, simulate_reads};
+pub use unitigs::{Compacted, Link, Unitig, compact, verify_unitigs};

@@ -62,25 +62,66 @@ pub fn write_gfa(out: &mut dyn Write, graph: &Compacted, links: &[Vec<Link>]) ->
         )?;
     }
     let overlap = graph.k - 1;
-    for l in links.iter().flatten() {
-        let mirror = Link {
-            from: l.to,
-            from_rev: !l.to_rev,
-            to: l.from,
-            to_rev: !l.from_rev,
-        };
-        if *l <= mirror {
-            writeln!(
-                out,
-                "L\t{}\t{}\t{}\t{}\t{overlap}M",
-                l.from,
-                sign(l.from_rev),
-                l.to,
-                sign(l.to_rev)
-            )?;
-        }
+    for l in unique_links(links) {
+        writeln!(
+            out,
+            "L\t{}\t{}\t{}\t{}\t{overlap}M",
+            l.from,
+            sign(l.from_rev),
+            l.to,
+            sign(l.to_rev)
+        )?;
     }
     Ok(())
+}
+
+/// The links of a graph, each edge of the bidirected graph once (a link and its mirror are
+/// one edge), in order.
+pub fn unique_links(links: &[Vec<Link>]) -> Vec<Link> {
+    links
+        .iter()
+        .flatten()
+        .filter(|l| {
+            let mirror = Link {
+                from: l.to,
+                from_rev: !l.to_rev,
+                to: l.from,
+                to_rev: !l.from_rev,
+            };
+            **l <= mirror
+        })
+        .copied()
+        .collect()
+}
+
+/// Writes the compacted graph as GraphViz DOT: a box per unitig labelled with its id, length
+/// and mean count, an edge per link labelled with the strands (`+-`).
+///
+/// # Errors
+/// The writer's.
+pub fn write_dot(out: &mut dyn Write, graph: &Compacted, links: &[Vec<Link>]) -> io::Result<()> {
+    writeln!(out, "digraph unitigs {{")?;
+    writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];")?;
+    for (id, u) in graph.unitigs.iter().enumerate() {
+        writeln!(
+            out,
+            "  {id} [label=\"{id}\\nLN {} km {:.1}{}\"];",
+            u.sequence.len(),
+            u.mean_count(),
+            if u.circular { "\\ncircular" } else { "" }
+        )?;
+    }
+    for l in unique_links(links) {
+        writeln!(
+            out,
+            "  {} -> {} [label=\"{}{}\"];",
+            l.from,
+            l.to,
+            sign(l.from_rev),
+            sign(l.to_rev)
+        )?;
+    }
+    writeln!(out, "}}")
 }
 
 /// Writes k-mers and counts as `KMER<TAB>COUNT` lines (`jellyfish dump -c`).

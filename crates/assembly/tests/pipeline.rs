@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use assembly::{
     AssemblyError, CountOptions, ReadSource, canonical, compact, count_kmers, pack, unpack,
+    verify_unitigs,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -156,6 +157,15 @@ fn check(reads: &[String], k: usize, min_count: u32) {
                 ours.insert(set);
             }
             assert_eq!(seen.len(), solid.len());
+            assert_eq!(verify_unitigs(&g, &c.kmers, &c.counts), Ok(()));
+            if let Some(u) = g.unitigs.iter().position(|u| u.kmers > 1) {
+                // a corrupted unitig is caught
+                let mut bad = g.clone();
+                let last = bad.unitigs[u].sequence.len() - 1;
+                bad.unitigs[u].sequence.truncate(last);
+                bad.unitigs[u].kmers -= 1;
+                assert!(verify_unitigs(&bad, &c.kmers, &c.counts).is_err());
+            }
             assert_eq!(ours, partition, "k={k}: unitigs differ from the definition");
             // links enter unitigs at their ends, and come in mirror pairs
             let links = g.all_links(&c.kmers);

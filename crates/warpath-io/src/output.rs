@@ -29,6 +29,8 @@ pub enum Format {
     Fasta,
     /// `.adj`: `a -> b, c` adjacency lines.
     Adjacency,
+    /// `.gfa`: GFA 1.0 assembly graphs (segments and links).
+    Gfa,
 }
 
 impl Format {
@@ -52,6 +54,7 @@ impl Format {
             "dot" | "gv" => Format::Dot,
             "fa" | "fasta" => Format::Fasta,
             "adj" => Format::Adjacency,
+            "gfa" => Format::Gfa,
             _ => return None,
         })
     }
@@ -69,6 +72,7 @@ impl Format {
             Format::Dot => ".dot",
             Format::Fasta => ".fa",
             Format::Adjacency => ".adj",
+            Format::Gfa => ".gfa",
         }
     }
 
@@ -82,6 +86,7 @@ impl Format {
                 | Format::Dot
                 | Format::Fasta
                 | Format::Adjacency
+                | Format::Gfa
         )
     }
 }

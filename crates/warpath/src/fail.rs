@@ -68,6 +68,14 @@ pub(crate) fn kind_of(e: &anyhow::Error) -> &'static str {
                 _ => "input",
             };
         }
+        if let Some(a) = cause.downcast_ref::<assembly::AssemblyError>() {
+            return match a {
+                assembly::AssemblyError::Gpu(g) => gpu_kind(g),
+                assembly::AssemblyError::Io { .. } => "io",
+                assembly::AssemblyError::Reads { .. } => "parse",
+                _ => "input",
+            };
+        }
         if cause.downcast_ref::<graph_core::EulerError>().is_some() {
             return "no_solution";
         }

@@ -67,6 +67,10 @@ enum Command {
     Graph(cmd::graph::GraphArgs),
     /// De Bruijn graph of the k-mers of FASTA/FASTQ reads, and the sequence of an Euler path.
     DebruijnGraph(cmd::graph::DebruijnArgs),
+    /// Count the canonical k-mers of FASTA/FASTQ reads (as jellyfish and KMC), with a histogram.
+    Kmers(cmd::assembly::KmersArgs),
+    /// Assemble reads into the unitigs of their compacted De Bruijn graph (as BCALM2): FASTA, GFA.
+    Assemble(cmd::assembly::AssembleArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
     /// De Bruijn sequence of the words of length --k over an alphabet (FKM or Euler), verified.
@@ -130,6 +134,8 @@ fn main() {
         Command::Euler(args) => cmd::graph::run_euler(args, json),
         Command::Graph(args) => cmd::graph::run_graph(args, json),
         Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, json),
+        Command::Kmers(args) => cmd::assembly::run_kmers(args, json),
+        Command::Assemble(args) => cmd::assembly::run_assemble(args, json),
         Command::Perm(args) => cmd::perm::run(args, json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, json),
         Command::Lap(args) => cmd::lap::run(args, json),

@@ -7,6 +7,7 @@
 
 use crate::report::{DemoSize, Rows};
 
+pub(crate) mod assembly;
 pub(crate) mod demo;
 pub(crate) mod fhn;
 pub(crate) mod graph;
@@ -17,11 +18,12 @@ pub(crate) mod perm;
 pub(crate) mod sort;
 
 /// The rows of `warpath demo`, in the order of the crates: runtime, primitives, graphs,
-/// permutations, assignment, clustering, PDE.
-pub(crate) const DEMOS: [fn(DemoSize, &mut Rows); 7] = [
+/// assembly, permutations, assignment, clustering, PDE.
+pub(crate) const DEMOS: [fn(DemoSize, &mut Rows); 8] = [
     info::demo,
     sort::demo,
     graph::demo,
+    assembly::demo,
     perm::demo,
     lap::demo,
     kmeans::demo,
