@@ -1,0 +1,230 @@
+//! `warpath kmers` and `warpath assemble` as a user runs them: outputs in each format, the
+//! JSON report, and the errors of bad input.
+
+use std::collections::HashMap;
+
+mod common;
+
+use common::{dir, json_of, warpath};
+
+fn rc(s: &str) -> String {
+    s.bytes()
+        .rev()
+        .map(|b| match b {
+            b'A' => 'T',
+            b'C' => 'G',
+            b'G' => 'C',
+            _ => 'A',
+        })
+        .collect()
+}
+
+fn canon(s: &str) -> String {
+    let r = rc(s);
+    if r.as_str() < s { r } else { s.to_string() }
+}
+
+/// A small genome and reads covering it from both strands, every k-mer at least twice.
+fn reads() -> (String, String) {
+    let genome =
+        "ATGGCGTACCTTGACAGTCCATGACGGTATCAGGCTTACGATCGGTAACGTTAGCATCCGGATTACAGGTCGATCGTTAGC";
+    let mut fa = String::new();
+    for (i, s) in (0..genome.len() - 30).step_by(5).enumerate() {
+        let r = &genome[s..s + 30];
+        fa.push_str(&format!(">f{i}\n{r}\n>r{i}\n{}\n", rc(r).to_lowercase()));
+    }
+    (genome.to_string(), fa)
+}
+
+#[test]
+fn kmers_text_npy_and_histogram() {
+    let d = dir("kmers");
+    let (_, fa) = reads();
+    std::fs::write(d.join("r.fa"), &fa).unwrap();
+    let out = warpath()
+        .args([
+            "kmers",
+            "r.fa",
+            "--k",
+            "11",
+            "--min-count",
+            "1",
+            "-o",
+            "c.txt",
+            "--histo",
+            "h.txt",
+            "--json",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(v["verified"], true);
+    // the counts are a hash map's of canonical 11-mers
+    let mut want: HashMap<String, u64> = HashMap::new();
+    for line in fa.lines().filter(|l| !l.starts_with('>')) {
+        let up = line.to_ascii_uppercase();
+        for i in 0..=up.len() - 11 {
+            *want.entry(canon(&up[i..i + 11])).or_default() += 1;
+        }
+    }
+    let text = std::fs::read_to_string(d.join("c.txt")).unwrap();
+    let got: HashMap<String, u64> = text
+        .lines()
+        .map(|l| {
+            let (k, n) = l.split_once('\t').unwrap();
+            (k.to_string(), n.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(v["distinct"].as_u64(), Some(want.len() as u64));
+    assert_eq!(v["kmers_seen"].as_u64(), Some(want.values().sum()));
+    let histo = std::fs::read_to_string(d.join("h.txt")).unwrap();
+    let in_histo: u64 = histo
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(in_histo, want.len() as u64);
+    // .npy: (n, 2) uint64 [kmer, count]
+    let out = warpath()
+        .args([
+            "kmers",
+            "r.fa",
+            "--k",
+            "11",
+            "--min-count",
+            "1",
+            "-o",
+            "c.npy",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let a = warpath_io::read_array::<u64>(&d.join("c.npy")).unwrap();
+    assert_eq!(a.shape, vec![want.len(), 2]);
+    assert_eq!(
+        a.data.chunks(2).map(|p| p[1]).sum::<u64>(),
+        want.values().sum::<u64>()
+    );
+}
+
+#[test]
+fn assemble_writes_fasta_gfa_and_dot() {
+    let d = dir("assemble");
+    let (genome, fa) = reads();
+    std::fs::write(d.join("r.fa"), &fa).unwrap();
+    let out = warpath()
+        .args([
+            "assemble",
+            "r.fa",
+            "--k",
+            "15",
+            "--unitigs",
+            "u.fa",
+            "--gfa",
+            "g.gfa",
+            "--dot",
+            "g.dot",
+            "--json",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(v["verified"], true);
+    for key in [
+        "reads",
+        "kmers_seen",
+        "distinct",
+        "solid",
+        "unitigs",
+        "total_length",
+        "n50",
+        "stages",
+        "peak_memory_bytes",
+    ] {
+        assert!(!v[key].is_null(), "{key} missing: {v}");
+    }
+    // a repeat-free genome read error-free is one unitig: the genome, on one strand
+    let u = std::fs::read_to_string(d.join("u.fa")).unwrap();
+    let lines: Vec<&str> = u.lines().collect();
+    assert!(
+        lines[0].starts_with(">0 LN:i:")
+            && lines[0].contains(" KC:i:")
+            && lines[0].contains(" km:f:"),
+        "{u}"
+    );
+    let covered = &genome[..(genome.len() - 30) / 5 * 5 + 30];
+    assert!(lines[1] == covered || lines[1] == rc(covered), "{u}");
+    let gfa = std::fs::read_to_string(d.join("g.gfa")).unwrap();
+    assert!(gfa.starts_with("H\tVN:Z:1.0\nS\t0\t"), "{gfa}");
+    assert!(
+        std::fs::read_to_string(d.join("g.dot"))
+            .unwrap()
+            .starts_with("digraph unitigs {")
+    );
+    // text report, unitigs to standard output by default
+    let out = warpath()
+        .args(["assemble", "r.fa", "--k", "15"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(">0 LN:i:"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("verified"));
+}
+
+#[test]
+fn assembly_errors_have_kinds() {
+    let d = dir("assemble-errors");
+    let (_, fa) = reads();
+    std::fs::write(d.join("r.fa"), &fa).unwrap();
+    std::fs::write(d.join("bad.fq"), "@r1\nACGT\n+\nII\n").unwrap();
+    std::fs::write(d.join("not.fa"), "name,value\nx,1\n").unwrap();
+    for (args, kind, needle) in [
+        (vec!["kmers", "r.fa", "--k", "10"], "input", "must be odd"),
+        (
+            vec!["assemble", "r.fa", "--k", "65"],
+            "input",
+            "between 3 and 63",
+        ),
+        (
+            vec!["kmers", "bad.fq", "--k", "3"],
+            "parse",
+            "bad.fq: record 1",
+        ),
+        (vec!["assemble", "not.fa", "--k", "3"], "parse", "not.fa"),
+        (vec!["kmers", "missing.fa", "--k", "3"], "io", "missing.fa"),
+        (
+            vec!["assemble", "r.fa", "--k", "33", "--backend", "cuda"],
+            "usage",
+            "no GPU path",
+        ),
+        (
+            vec!["kmers", "r.fa", "--k", "5", "-o", "c.csv"],
+            "usage",
+            ".csv",
+        ),
+    ] {
+        let mut a = args.clone();
+        a.push("--json");
+        let out = warpath().args(&a).current_dir(&d).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let v = json_of(&out);
+        assert_eq!(v["kind"], kind, "{args:?}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().contains(needle),
+            "{args:?}: {v}"
+        );
+    }
+}
