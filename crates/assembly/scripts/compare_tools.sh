@@ -60,7 +60,7 @@ for data in velvet ecoli-30x; do
     row "bcalm (unitigs)" "$t" "$m"
     read -r t m < <(measure warpath-kmers env RAYON_NUM_THREADS="$threads" "$bin/warpath" kmers "$reads" --k "$k" -o "$d/warpath.counts.txt" --backend cpu)
     row "warpath kmers (counts, text out)" "$t" "$m"
-    read -r t m < <(measure kmc kmc -k"$k" -ci2 -t"$threads" -fm "$reads" "$d/kmc" "$d/kmc-tmp")
+    read -r t m < <(measure kmc kmc -k"$k" -ci2 -cs4000000000 -t"$threads" -fm "$reads" "$d/kmc" "$d/kmc-tmp")
     row "kmc (counts, database out)" "$t" "$m"
     read -r t m < <(measure jellyfish jellyfish count -C -m "$k" -s 100M -t "$threads" -L 2 -o "$d/jf" "$reads")
     row "jellyfish count -C (counts)" "$t" "$m"

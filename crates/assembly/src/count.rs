@@ -65,7 +65,7 @@ pub struct CountStats {
     pub histogram: BTreeMap<u64, u64>,
     /// Partitions used.
     pub partitions: usize,
-    /// Bytes of super-k-mers stored (one byte a base plus one a super-k-mer).
+    /// Bytes of super-k-mers stored (a quarter byte a base plus one a super-k-mer).
     pub superkmer_bytes: u64,
     /// Where the sorts ran.
     pub backend: Backend,
@@ -89,59 +89,76 @@ pub(crate) fn minimizer_len(k: usize, asked: usize) -> usize {
     if asked == 0 { k.min(11) } else { asked }
 }
 
+/// The order of m-mers for minimizers: a fixed hash of the canonical m-mer, ties by value.
+#[inline]
+fn mmer_key(canonical_mmer: u64) -> (u64, u64) {
+    (
+        mix64(canonical_mmer ^ 0x9e37_79b9_7f4a_7c15),
+        canonical_mmer,
+    )
+}
+
 /// Appends the super-k-mers of one read piece (base codes) to `parts`: for each run of
-/// consecutive k-mers with the same minimizer, `[len, codes...]` to the minimizer's partition.
-fn superkmers<W: Word>(piece: &[u8], k: usize, m: usize, parts: &mut [Vec<u8>]) -> u64 {
+/// consecutive k-mers with the same minimizer position, the bases, 2-bit packed, to the
+/// partition of the minimizer. `keys` is scratch space reused across calls.
+///
+/// The minimizer of a k-mer is the smallest of its `w = k - m + 1` canonical m-mers by
+/// [`mmer_key`]; the window minimum is kept and recomputed only when it leaves the window
+/// (expected `O(1)` work per base on random sequence).
+fn superkmers(
+    piece: &[u8],
+    k: usize,
+    m: usize,
+    parts: &mut [Vec<u8>],
+    keys: &mut Vec<(u64, u64)>,
+) -> u64 {
     let n = piece.len();
     if n < k {
         return 0;
     }
     let p = parts.len() as u64;
-    let w = k - m + 1; // m-mers per k-mer
-    let mask = W::mask(m);
-    // the (hash, canonical m-mer) of every m-mer position
-    let mut fw = W::default();
-    let mut rc = W::default();
-    let mut keys: Vec<(u64, W)> = Vec::with_capacity(n - m + 1);
+    let w = k - m + 1;
+    let mask = <u64 as Word>::mask(m);
+    keys.clear();
+    let (mut fw, mut rc) = (0u64, 0u64);
     for (i, &c) in piece.iter().enumerate() {
         fw = fw.push_right(c, mask);
         rc = rc.push_left(3 - c, m);
         if i + 1 >= m {
-            let cm = if rc < fw { rc } else { fw };
-            keys.push((cm.hash64(), cm));
+            keys.push(mmer_key(fw.min(rc)));
         }
     }
-    // sliding-window minimum (monotonic deque of positions) over w m-mers
-    let mut deque = std::collections::VecDeque::with_capacity(w + 1);
-    let mut run_start = 0usize; // first k-mer of the current super-k-mer
-    let mut run_min = usize::MAX; // its minimizer position
-    for (j, key) in keys.iter().enumerate() {
-        while deque.back().is_some_and(|&b: &usize| keys[b] > *key) {
-            deque.pop_back();
+    let window_min = |keys: &[(u64, u64)], from: usize| -> usize {
+        let mut best = from;
+        for j in from + 1..from + w {
+            if keys[j] < keys[best] {
+                best = j;
+            }
         }
-        deque.push_back(j);
-        if j + 1 < w {
-            continue;
+        best
+    };
+    let mut min = window_min(keys, 0);
+    let mut run_start = 0usize;
+    let mut run_min = min;
+    for kmer in 1..=n - k {
+        let new = kmer + w - 1;
+        if min < kmer {
+            min = window_min(keys, kmer);
+        } else if keys[new] < keys[min] {
+            min = new;
         }
-        let kmer = j + 1 - w; // the k-mer whose window ends at m-mer j
-        while deque.front().is_some_and(|&f| f < kmer) {
-            deque.pop_front();
-        }
-        let min = *deque.front().expect("the window is not empty");
-        if run_min == usize::MAX {
-            run_min = min;
-        } else if min != run_min {
+        if min != run_min {
             emit(piece, run_start, kmer - 1, k, keys[run_min].0, p, parts);
             run_start = kmer;
             run_min = min;
         }
     }
-    let last = n - k;
-    emit(piece, run_start, last, k, keys[run_min].0, p, parts);
+    emit(piece, run_start, n - k, k, keys[run_min].0, p, parts);
     (n - k + 1) as u64
 }
 
-/// Writes the super-k-mer of k-mers `first..=last` of `piece` to partition `hash % p`.
+/// Writes the super-k-mer of k-mers `first..=last` of `piece` to partition `hash % p`:
+/// a length byte, then the bases 2-bit packed, four a byte, first base in the low bits.
 fn emit(
     piece: &[u8],
     first: usize,
@@ -152,11 +169,17 @@ fn emit(
     parts: &mut [Vec<u8>],
 ) {
     let bases = &piece[first..last + k];
-    let part = &mut parts[(mix64(hash) % p) as usize];
+    let part = &mut parts[(hash % p) as usize];
     // at most 2k - m bases (a minimizer stays in at most w windows): one byte holds the length
     debug_assert!(bases.len() < 256);
     part.push(bases.len() as u8);
-    part.extend_from_slice(bases);
+    for four in bases.chunks(4) {
+        let mut byte = 0u8;
+        for (i, &c) in four.iter().enumerate() {
+            byte |= c << (2 * i);
+        }
+        part.push(byte);
+    }
 }
 
 /// The canonical k-mers of a partition's super-k-mers, appended to `out`.
@@ -165,17 +188,18 @@ fn partition_kmers<W: Word>(part: &[u8], k: usize, out: &mut Vec<W>) {
     let mut i = 0;
     while i < part.len() {
         let len = part[i] as usize;
-        let bases = &part[i + 1..i + 1 + len];
+        let packed = &part[i + 1..i + 1 + len.div_ceil(4)];
         let mut fw = W::default();
         let mut rc = W::default();
-        for (j, &c) in bases.iter().enumerate() {
+        for j in 0..len {
+            let c = (packed[j / 4] >> (2 * (j % 4))) & 3;
             fw = fw.push_right(c, mask);
             rc = rc.push_left(3 - c, k);
             if j + 1 >= k {
                 out.push(if rc < fw { rc } else { fw });
             }
         }
-        i += 1 + len;
+        i += 1 + len.div_ceil(4);
     }
 }
 
@@ -205,8 +229,9 @@ fn run_lengths<W: Word>(sorted: &[W]) -> (Vec<W>, Vec<u64>) {
 /// run lengths. K-mers with a count in `min_count..=max_count` are returned, sorted.
 ///
 /// # Complexity
-/// `O(L)` time for `L` bases (radix sorts), `O(L)` memory for the stored super-k-mers (one
-/// byte a base) plus one partition's k-mers at a time per thread.
+/// `O(L)` time for `L` bases (radix sorts), `O(L)` memory for the stored super-k-mers (2 bits
+/// a base, each super-k-mer repeating the k-1 bases it shares with the next) plus one
+/// partition's k-mers at a time per thread.
 ///
 /// # Errors
 /// [`AssemblyError::BadK`] for an even k or one outside 3..=63 (and above 31 for `u64`
@@ -261,10 +286,11 @@ pub fn count_kmers<W: CountWord>(
             .par_chunks(chunk)
             .map(|ps| {
                 let mut mine = vec![Vec::new(); p];
+                let mut keys = Vec::new();
                 let mut seen = 0;
                 for piece in ps {
                     // m <= 31: the m-mers always fit a u64
-                    seen += superkmers::<u64>(piece, k, m, &mut mine);
+                    seen += superkmers(piece, k, m, &mut mine, &mut keys);
                 }
                 (mine, seen)
             })
@@ -397,7 +423,8 @@ fn group_partitions(parts: &[Vec<u8>], k: usize, on_gpu: bool) -> Vec<Vec<usize>
 
 /// The number of partitions: asked, else enough that one partition's k-mers per thread (8 or
 /// 16 bytes each, twice for the sort) fit in `max_memory`, from the input's size on disk (a
-/// gzip file counted four times), at least 64 and a power of two.
+/// gzip file counted four times), at least 2048 (small partitions sort in cache) and a power
+/// of two.
 fn partitions_for(sources: &[ReadSource<'_>], options: &CountOptions) -> usize {
     if options.partitions > 0 {
         return options.partitions;
@@ -423,7 +450,7 @@ fn partitions_for(sources: &[ReadSource<'_>], options: &CountOptions) -> usize {
     };
     let per_thread = (memory / rayon::current_num_threads() as u64).max(1 << 20);
     let need = bytes.saturating_mul(32) / per_thread;
-    (need as usize).next_power_of_two().clamp(64, 1 << 14)
+    (need as usize).next_power_of_two().clamp(2048, 1 << 16)
 }
 
 /// The memory available now (Linux `MemAvailable`), 4 GiB when unknown.

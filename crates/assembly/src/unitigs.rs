@@ -54,10 +54,29 @@ impl<'a, W: Word> KmerIndex<'a, W> {
     #[inline]
     pub(crate) fn find(&self, x: W) -> Option<usize> {
         let b = (x.to_u128() >> self.shift) as usize;
-        let (lo, hi) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+        self.search(x, self.starts[b] as usize, self.starts[b + 1] as usize)
+    }
+
+    #[inline]
+    fn search(&self, x: W, lo: usize, hi: usize) -> Option<usize> {
         let bucket = &self.kmers[lo..hi];
         let i = bucket.partition_point(|y| *y < x);
         (i < bucket.len() && bucket[i] == x).then_some(lo + i)
+    }
+
+    /// [`KmerIndex::find`] of several k-mers at once: the bucket bounds of all are loaded
+    /// before any search, so their cache misses overlap instead of queueing.
+    #[inline]
+    pub(crate) fn find_all<const N: usize>(&self, xs: [W; N]) -> [Option<usize>; N] {
+        let ranges = xs.map(|x| {
+            let b = (x.to_u128() >> self.shift) as usize;
+            (self.starts[b] as usize, self.starts[b + 1] as usize)
+        });
+        let mut out = [None; N];
+        for j in 0..N {
+            out[j] = self.search(xs[j], ranges[j].0, ranges[j].1);
+        }
+        out
     }
 }
 
@@ -172,17 +191,35 @@ pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
     assert!(kmers.len() < 1 << 31, "at most 2^31 k-mers");
     let index = KmerIndex::new(kmers, k);
     let n = kmers.len();
-    // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE
-    let out: Vec<Oriented> = (0..2 * n)
-        .into_par_iter()
-        .map(|o| {
-            let mut it = successors(&index, o as Oriented, k);
-            match (it.next(), it.next()) {
-                (Some(t), None) => t,
-                _ => NONE,
+    // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE; both orientations'
+    // eight candidates are looked up together
+    let mask = W::mask(k);
+    let mut out: Vec<Oriented> = vec![NONE; 2 * n];
+    out.par_chunks_mut(2).enumerate().for_each(|(i, pair)| {
+        let x = kmers[i];
+        let ends = [x, x.reverse_complement(k)];
+        let mut cands = [W::default(); 8];
+        let mut words = [W::default(); 8];
+        for (o, s) in ends.iter().enumerate() {
+            for b in 0..4u8 {
+                let t = s.push_right(b, mask);
+                words[4 * o + b as usize] = t;
+                cands[4 * o + b as usize] = canonical(t, k);
             }
-        })
-        .collect();
+        }
+        let found = index.find_all(cands);
+        for o in 0..2 {
+            let mut only = NONE;
+            let mut count = 0;
+            for b in 0..4 {
+                if let Some(j) = found[4 * o + b] {
+                    count += 1;
+                    only = oriented(j, cands[4 * o + b] != words[4 * o + b]);
+                }
+            }
+            pair[o] = if count == 1 { only } else { NONE };
+        }
+    });
     // link[2i + o]: the successor when the link goes both ways and joins two k-mers
     let link: Vec<Oriented> = (0..2 * n)
         .into_par_iter()
