@@ -8,11 +8,11 @@ use std::collections::HashMap;
 
 use assembly::{Word, canonical, pack};
 
+/// The unitig of each canonical k-mer, and the number of k-mers of each unitig.
+type Partition = (HashMap<u128, u32>, Vec<u32>);
+
 /// canonical k-mer -> (unitig number, k-mers in that unitig)
-fn load(
-    path: &str,
-    k: usize,
-) -> Result<(HashMap<u128, u32>, Vec<u32>), Box<dyn std::error::Error>> {
+fn load(path: &str, k: usize) -> Result<Partition, Box<dyn std::error::Error>> {
     let mut reader = needletail::parse_fastx_file(path)?;
     let mut of = HashMap::new();
     let mut sizes = Vec::new();
