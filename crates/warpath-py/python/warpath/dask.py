@@ -134,6 +134,12 @@ def _leaf_add(*results):
     return _add(*[_leaf(r) for r in results])
 
 
+def _warm():
+    """Run once on a worker that joined: importing this module (to unpickle the task) loads
+    warpath's native code and scikit-learn before any chunk is sent there."""
+    return os.getpid()
+
+
 def _take_rows(x, rows):
     return np.asarray(x)[rows]
 
@@ -176,6 +182,7 @@ class _Distributed:
             self.w = wp
             self.weights = [wf[k] for k in wp.__dask_keys__()]
         self.known = set(client.nthreads())
+        self.warming = {}
 
         self.place = [None] * len(self.chunks)
         self._locate()
@@ -239,18 +246,24 @@ class _Distributed:
 
     def grew(self):
         """Tracks the workers before an iteration: chunks whose worker left are located again
-        (they were recomputed elsewhere), and when workers joined, chunks move to them from
-        the busiest workers until every worker holds about as many (the transfers happen in
-        the next tasks). Returns the workers that joined."""
+        (they were recomputed elsewhere); a worker that joined first imports warpath (a
+        warm-up task, which the fit does not wait for), and once it has, chunks move to it
+        from the busiest workers until every worker holds about as many (the transfers happen
+        in the next tasks). Returns the workers that became ready for chunks."""
         now = self.workers()
-        joined = now - self.known
-        self.known = now
+        for w in sorted(now - self.known - set(self.warming)):
+            self.warming[w] = self.client.submit(_warm, pure=False, workers=[w], allow_other_workers=False)
+        ready = {w for w, f in self.warming.items() if f.done() and w in now}
+        for w in list(self.warming):
+            if w in ready or w not in now:
+                del self.warming[w]
+        self.known = (self.known & now) | ready
         self._locate([i for i, p in enumerate(self.place) if p is None or p not in now])
-        if joined:
-            n, workers = len(self.chunks), sorted(now)
+        if ready:
+            n, workers = len(self.chunks), sorted(self.known)
             low = n // len(workers)
             held = {w: [i for i, p in enumerate(self.place) if p == w] for w in workers}
-            for w in sorted(joined):
+            for w in sorted(ready):
                 while len(held[w]) < low:
                     donor = max(workers, key=lambda v: (len(held[v]), v))
                     if len(held[donor]) <= low:
@@ -258,7 +271,7 @@ class _Distributed:
                     i = held[donor].pop()
                     held[w].append(i)
                     self.place[i] = w
-        return joined
+        return ready
 
     def release(self):
         # Dropping the references lets the scheduler free the persisted copy (unless the
