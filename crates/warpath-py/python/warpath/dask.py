@@ -185,7 +185,13 @@ class _Distributed:
         self.warming = {}
 
         self.place = [None] * len(self.chunks)
+        from distributed import wait
+
+        wait(self.chunks)
         self._locate()
+        # Persisting may leave the chunks unevenly spread: even them out once (the first
+        # tasks carry the moved chunks).
+        self._balance(self.known)
 
     def submit(self, fn, *args):
         return self.client.submit(fn, *args, pure=False)
@@ -244,6 +250,22 @@ class _Distributed:
             held = sorted(who.get(self.chunks[i].key, ()))
             self.place[i] = held[0] if held else None
 
+    def _balance(self, receivers):
+        """Moves chunks (their future tasks) from the workers holding the most onto
+        ``receivers`` until each of these holds ``n // workers``; deterministic for a given
+        placement."""
+        n, workers = len(self.chunks), sorted(self.known)
+        low = n // len(workers)
+        held = {w: [i for i, p in enumerate(self.place) if p == w] for w in workers}
+        for w in sorted(receivers):
+            while len(held[w]) < low:
+                donor = max(workers, key=lambda v: (len(held[v]), v))
+                if len(held[donor]) <= low:
+                    break
+                i = held[donor].pop()
+                held[w].append(i)
+                self.place[i] = w
+
     def grew(self):
         """Tracks the workers before an iteration: chunks whose worker left are located again
         (they were recomputed elsewhere); a worker that joined first imports warpath (a
@@ -260,17 +282,7 @@ class _Distributed:
         self.known = (self.known & now) | ready
         self._locate([i for i, p in enumerate(self.place) if p is None or p not in now])
         if ready:
-            n, workers = len(self.chunks), sorted(self.known)
-            low = n // len(workers)
-            held = {w: [i for i, p in enumerate(self.place) if p == w] for w in workers}
-            for w in sorted(ready):
-                while len(held[w]) < low:
-                    donor = max(workers, key=lambda v: (len(held[v]), v))
-                    if len(held[donor]) <= low:
-                        break
-                    i = held[donor].pop()
-                    held[w].append(i)
-                    self.place[i] = w
+            self._balance(ready)
         return ready
 
     def release(self):
