@@ -3,6 +3,7 @@ warpath.KMeans, bit-identical fits when a worker dies or joins mid-fit, errors n
 
 import os
 import signal
+import threading
 import time
 
 import numpy as np
@@ -124,20 +125,27 @@ def npy_chunks(tmp_path, X, rows):
     return da.concatenate(parts)
 
 
-def test_worker_killed_mid_fit_gives_the_same_result(client, tmp_path):
-    X = npy_chunks(tmp_path, blobs(n=20000, d=4, k=6, seed=3), 2500)
-    init = blobs(n=20000, d=4, k=6, seed=3)[:6]
-    params = dict(init=init, tol=0, max_iter=40)
+@pytest.mark.parametrize("delay", [0.0, 0.02], ids=["between-iterations", "during-an-iteration"])
+def test_worker_killed_mid_fit_gives_the_same_result(client, tmp_path, delay):
+    data = blobs(n=20000, d=4, k=6, seed=3)
+    X = npy_chunks(tmp_path, data, 2500)
+    params = dict(init=data[:6], tol=0, max_iter=40)
     calm = KMeans(6, **params).fit(X)
-    assert calm.n_iter_ >= 6, "needs iterations after the kill"
-    killed = []
+    assert calm.n_iter_ >= 8, "needs iterations after the kill"
+    killed, threads = [], []
 
     def kill_at_3(est, m):
         if m["iteration"] == 3:
-            killed.append(kill_one_worker(client))
+            # delay 0: before iteration 4 is submitted; 0.02 s: while its tasks run
+            t = threading.Timer(delay, lambda: killed.append(kill_one_worker(client)))
+            t.start()
+            threads.append(t)
+            if delay == 0.0:
+                t.join()
 
     before = set(client.nthreads())
     hit = KMeans(6, **params).fit(X, callback=kill_at_3)
+    threads[0].join()
     assert killed
     same_fit(calm, hit)
     np.testing.assert_array_equal(hit.labels_.compute(), calm.labels_.compute())

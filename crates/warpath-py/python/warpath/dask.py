@@ -28,7 +28,9 @@ What is kept where, and what a failure costs
 - **What is lost**: a chunk that exists *only* in a dead worker's memory (scattered data with no
   recipe, ``Client.scatter``) cannot be recomputed: the fit stops with :class:`ChunkLostError`
   naming the chunk and its rows, never a silent drop. The client (the process calling ``fit``)
-  and the scheduler are not replicated: if either dies, the fit is lost.
+  and the scheduler are not replicated: if either dies, the fit is lost. A task whose workers
+  keep dying (``distributed.scheduler.allowed-failures``, 3 by default) stops the fit with
+  Dask's ``KilledWorker``.
 
 Without a ``distributed.Client`` the fit runs on a thread pool in this process (each chunk is
 computed once with the local scheduler), with the same results.
