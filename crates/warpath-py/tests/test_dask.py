@@ -27,9 +27,13 @@ def blobs(n=6000, d=3, k=5, seed=7, dtype=np.float64):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """Two worker processes with one thread each, as in the benchmark."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c:
-        yield c
+    """Two worker processes with one thread each, as in the benchmark. The tests kill workers;
+    a LocalCluster closes the nanny of a worker that is still missing ``lost-worker-timeout``
+    (15 s) after *any* earlier loss of a worker of that name, which two kills 15 s apart can
+    hit while the nanny restarts the second: the timeout is raised past the tests' length."""
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "1h"}):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c:
+            yield c
 
 
 @pytest.fixture

@@ -629,6 +629,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             counts = stats[k * d : k * d + k]
             far = np.zeros((0, 4 + d))
             if (counts <= 0).any():
+                # as many far points per chunk as the update may take (clustering's
+                # ChunkStats::far_points_needed: two per empty cluster, plus 8)
                 m = 2 * int((counts <= 0).sum()) + 8
                 w = ex.weights or [None] * len(ex.chunks)
                 futs = [ex.submit_chunk(_chunk_farthest, i, centers, m, i, int(ex.offsets[i]), w[i]) for i in range(len(ex.chunks))]
