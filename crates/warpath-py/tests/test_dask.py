@@ -217,6 +217,15 @@ def test_sample_weights(client):
     assert km.n_iter_ == one.n_iter_
     np.testing.assert_allclose(km.cluster_centers_, one.cluster_centers_, rtol=1e-10)
     assert km.score(X, sample_weight=w) == pytest.approx(-km.inertia_, rel=1e-10)
+    # each chunk travels with its weights; the local thread pool gives the same bits
+    with _no_default_client():
+        local = KMeans(5, init=init, tol=0).fit(da.from_array(X, chunks=800), sample_weight=w)
+    same_fit(km, local)
+    # weighted k-means++ from the whole data (fewer rows than init_sample) is warpath.KMeans's
+    one = warpath.KMeans(5, random_state=4, backend="cpu").fit(X, sample_weight=w)
+    km = KMeans(5, random_state=4).fit(da.from_array(X, chunks=800), sample_weight=w)
+    assert km.n_iter_ == one.n_iter_
+    np.testing.assert_allclose(km.cluster_centers_, one.cluster_centers_, rtol=1e-10)
 
 
 def test_empty_cluster_is_relocated_as_warpath_kmeans(client):

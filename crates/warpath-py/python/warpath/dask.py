@@ -82,8 +82,19 @@ def _name_chunk(e, i, start, stop):
     return type(e)(f"chunk {i} (rows {start}:{stop}) of X: {e}") if isinstance(e, ValueError) else e
 
 
-def _chunk_stats(x, centers, i, start, backend, w):
+def _pair(x, w):
+    """A chunk of rows with its weights: one task result, so they always sit together."""
+    return np.ascontiguousarray(x), np.ascontiguousarray(w, dtype=np.asarray(x).dtype)
+
+
+def _xw(c):
+    """A chunk's rows and weights (``None`` when unweighted)."""
+    return c if isinstance(c, tuple) else (c, None)
+
+
+def _chunk_stats(c, centers, i, start, backend):
     """Statistics of chunk ``i`` (rows ``start``...): flat array, seconds, thread."""
+    x, w = _xw(c)
     t = time.perf_counter()
     try:
         s = _native.kmeans_chunk_stats(x, centers, start, backend, w)
@@ -92,17 +103,18 @@ def _chunk_stats(x, centers, i, start, backend, w):
     return s, time.perf_counter() - t, _where()
 
 
-def _chunk_farthest(x, centers, m, i, start, w):
+def _chunk_farthest(c, centers, m, i, start):
+    x, w = _xw(c)
     try:
         return _native.kmeans_chunk_farthest(x, centers, m, start, w)
     except ValueError as e:
         raise _name_chunk(e, i, start, start + x.shape[0]) from None
 
 
-def _chunk_moments(x, mean, i, start):
+def _chunk_moments(c, mean, i, start):
     """Column sums (``mean`` None) or sums of squared deviations of chunk ``i``, in float64;
     a non-finite value is an error naming the chunk and its global row."""
-    x = np.asarray(x)
+    x = np.asarray(_xw(c)[0])
     if mean is None:
         bad = ~np.isfinite(x)
         if bad.any():
@@ -142,8 +154,10 @@ def _warm():
     return os.getpid()
 
 
-def _take_rows(x, rows):
-    return np.asarray(x)[rows]
+def _take_rows(c, rows):
+    """Rows of a chunk (with their weights, for a weighted chunk)."""
+    x, w = _xw(c)
+    return (np.asarray(x)[rows], None if w is None else np.asarray(w)[rows])
 
 
 def _predict_block(x, centers, backend):
@@ -172,17 +186,16 @@ class _Distributed:
 
     def __init__(self, client, X, w):
         self.client = client
-        Xp = client.persist(X)
+        if w is None:
+            Xp = client.persist(X)
+            keys = [k for row in Xp.__dask_keys__() for k in row]
+        else:
+            # each chunk persisted with its weights, so that both always sit on one worker
+            Xp = client.persist([dask.delayed(_pair)(xb, wb) for xb, wb in zip(X.to_delayed().ravel(), w.to_delayed().ravel())])
+            keys = [p.key for p in Xp]
         self.X = Xp
-        keys = [k for row in Xp.__dask_keys__() for k in row]
         futs = {f.key: f for f in client.futures_of(Xp)}
         self.chunks = [futs[k] for k in keys]
-        self.weights = self.w = None
-        if w is not None:
-            wp = client.persist(w)
-            wf = {f.key: f for f in client.futures_of(wp)}
-            self.w = wp
-            self.weights = [wf[k] for k in wp.__dask_keys__()]
         self.known = set(client.nthreads())
         self.warming = {}
 
@@ -290,8 +303,8 @@ class _Distributed:
     def release(self):
         # Dropping the references lets the scheduler free the persisted copy (unless the
         # caller holds one: then the same futures stay alive).
-        self.X = self.w = None
-        self.chunks, self.weights = [], None
+        self.X = None
+        self.chunks = []
 
 
 class _Local:
@@ -299,9 +312,9 @@ class _Local:
 
     def __init__(self, X, w):
         self.chunks = [np.ascontiguousarray(b) for b in dask.compute(*X.to_delayed().ravel().tolist(), scheduler="threads")]
-        self.weights = None
         if w is not None:
-            self.weights = list(dask.compute(*w.to_delayed().ravel().tolist(), scheduler="threads"))
+            ws = dask.compute(*w.to_delayed().ravel().tolist(), scheduler="threads")
+            self.chunks = [_pair(x, wb) for x, wb in zip(self.chunks, ws)]
         self.pool = ThreadPoolExecutor(os.cpu_count() or 1)
 
     def submit(self, fn, *args):
@@ -598,21 +611,19 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         """k-means++ or random centres from rows ``i n / s`` of ``X`` (and their weights)."""
         s = min(n, max(int(self.init_sample), k))
         rows = (np.arange(s, dtype=np.int64) * n) // s
-        futs, wfuts = [], []
-        for i, c in enumerate(ex.chunks):
+        futs = []
+        for i in range(len(ex.chunks)):
             a, b = ex.offsets[i], ex.offsets[i + 1]
             local = rows[(rows >= a) & (rows < b)] - a
             if local.size:
                 futs.append(ex.submit_chunk(_take_rows, i, local))
-                if ex.weights is not None:
-                    wfuts.append(ex.submit(_take_rows, ex.weights[i], local))
-        sample = np.ascontiguousarray(np.concatenate(ex.gather(futs)))
-        sw = np.ascontiguousarray(np.concatenate(ex.gather(wfuts))) if wfuts else None
+        parts = ex.gather(futs)
+        sample = np.ascontiguousarray(np.concatenate([x for x, _ in parts]))
+        sw = None if parts[0][1] is None else np.ascontiguousarray(np.concatenate([w for _, w in parts]))
         return _native.kmeans_sample_centroids(sample, k, init, seed, run, sw)
 
     def _stats(self, ex, centers):
-        w = ex.weights or [None] * len(ex.chunks)
-        leaves = [ex.submit_chunk(_chunk_stats, i, centers, i, int(ex.offsets[i]), self.backend, w[i]) for i in range(len(ex.chunks))]
+        leaves = [ex.submit_chunk(_chunk_stats, i, centers, i, int(ex.offsets[i]), self.backend) for i in range(len(ex.chunks))]
         return ex.reduce(leaves)
 
     def _lloyd(self, ex, centers, run, max_iter, tol_abs, progress, callback):
@@ -632,8 +643,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
                 # as many far points per chunk as the update may take (clustering's
                 # ChunkStats::far_points_needed: two per empty cluster, plus 8)
                 m = 2 * int((counts <= 0).sum()) + 8
-                w = ex.weights or [None] * len(ex.chunks)
-                futs = [ex.submit_chunk(_chunk_farthest, i, centers, m, i, int(ex.offsets[i]), w[i]) for i in range(len(ex.chunks))]
+                futs = [ex.submit_chunk(_chunk_farthest, i, centers, m, i, int(ex.offsets[i])) for i in range(len(ex.chunks))]
                 far = np.concatenate(ex.gather(futs))
             new = _native.kmeans_next_centroids(centers, stats, far)
             shift = float(((new - centers) ** 2).sum())
