@@ -8,8 +8,9 @@ are added along a tree fixed by the chunks' order, and the client computes the n
 
 What is kept where, and what a failure costs
 --------------------------------------------
-- **The data** lives in the workers' memory, chunk by chunk (``X`` is persisted); it never
-  passes through the client. A chunk is a Dask task with a recipe (read a ``.npy`` file, a
+- **The data** lives in the workers' memory, chunk by chunk (``X`` is persisted; a chunk's
+  sample weights are persisted with it, as one task result); it never passes through the
+  client (only the ``init_sample`` rows that k-means++ and random initialisation draw from). A chunk is a Dask task with a recipe (read a ``.npy`` file, a
   zarr or HDF5 slice, generate it, ...): when the worker that holds it dies, the scheduler
   recomputes it from that recipe on another worker. Nothing is dropped.
 - **Per-iteration state** is only the centres (``k x d`` floats), held by the client; the
