@@ -366,11 +366,26 @@ pub(crate) fn step_parallel<T: Element>(
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
+    let parallel = labels.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
+    step_tree(data, d, weights, centroids, k, labels, parallel)
+}
+
+/// The step of [`step_parallel`] with the halves of the tree run by `rayon::join` or, when
+/// `parallel` is false, one after the other on the calling thread: the same tree, so the same
+/// bits either way.
+pub(crate) fn step_tree<T: Element>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    centroids: &[f64],
+    k: usize,
+    labels: &mut [u32],
+    parallel: bool,
+) -> StepStats {
     let prep = Prepared::<T>::new(centroids, k, d);
     let n = labels.len();
     let rows = block_rows(k, d);
     let blocks = n.div_ceil(rows).max(1);
-    let parallel = n >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
     tree(
         data, d, weights, centroids, k, &prep, labels, 0, blocks, rows, parallel,
     )

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod checkpoint;
+pub mod chunked;
 mod cpu;
 mod cuda;
 pub mod data;

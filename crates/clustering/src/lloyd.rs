@@ -181,12 +181,25 @@ pub(crate) fn update_centroids<S: Stepper>(
     d: usize,
     stats: &StepStats,
 ) -> Result<Vec<f64>, KMeansError> {
+    update_centroids_with(|m| stepper.farthest(old, m), old, k, d, stats)
+}
+
+/// [`update_centroids`] with the far points coming from `farthest(m)` (the `m` points farthest
+/// from their centroid under `old`, in [`candidate_order`]), which is called only when a
+/// cluster is empty: chunked fits gather them from every chunk.
+pub(crate) fn update_centroids_with(
+    farthest: impl FnOnce(usize) -> Result<Vec<Candidate>, KMeansError>,
+    old: &[f64],
+    k: usize,
+    d: usize,
+    stats: &StepStats,
+) -> Result<Vec<f64>, KMeansError> {
     let mut sums = stats.sums.clone();
     let mut counts = stats.counts.clone();
     let mut explicit: Vec<Option<Vec<f64>>> = vec![None; k];
     let empties: Vec<usize> = (0..k).filter(|&j| counts[j] <= 0.0).collect();
     if !empties.is_empty() {
-        let cands = stepper.farthest(old, (2 * empties.len() + 8).min(usize::MAX / 4))?;
+        let cands = farthest(relocation_candidates(empties.len()))?;
         let mut it = cands.iter();
         for &j in &empties {
             for c in it.by_ref() {
@@ -220,6 +233,11 @@ pub(crate) fn update_centroids<S: Stepper>(
         }
     }
     Ok(out)
+}
+
+/// How many far points the update asks for when `empties` clusters are empty.
+pub(crate) fn relocation_candidates(empties: usize) -> usize {
+    (2 * empties + 8).min(usize::MAX / 4)
 }
 
 /// Squared Euclidean distance in `f64`.

@@ -13,6 +13,7 @@ mod arrays;
 mod assignment;
 mod backend;
 mod combinatorics;
+mod dask;
 mod errors;
 mod euler;
 mod fhn;
@@ -27,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     assignment::register(m)?;
     kmeans::register(m)?;
+    dask::register(m)?;
     primitives::register(m)?;
     euler::register(m)?;
     combinatorics::register(m)?;

@@ -31,6 +31,31 @@ def kmeans_fit(
 def kmeans_predict(
     centers: NDArray[np.floating[Any]], x: NDArray[np.floating[Any]], backend: str
 ) -> NDArray[np.int32]: ...
+def kmeans_chunk_stats(
+    x: NDArray[np.floating[Any]],
+    centers: NDArray[np.float64],
+    row_offset: int,
+    backend: str,
+    sample_weight: NDArray[np.floating[Any]] | None = None,
+) -> NDArray[np.float64]: ...
+def kmeans_chunk_farthest(
+    x: NDArray[np.floating[Any]],
+    centers: NDArray[np.float64],
+    m: int,
+    row_offset: int,
+    sample_weight: NDArray[np.floating[Any]] | None = None,
+) -> NDArray[np.float64]: ...
+def kmeans_next_centroids(
+    old: NDArray[np.float64], stats: NDArray[np.float64], far: NDArray[np.float64]
+) -> NDArray[np.float64]: ...
+def kmeans_sample_centroids(
+    sample: NDArray[np.floating[Any]],
+    k: int,
+    init: str,
+    seed: int,
+    run: int,
+    sample_weight: NDArray[np.floating[Any]] | None = None,
+) -> NDArray[np.float64]: ...
 def sort_rows(a: NDArray[Any], indices: bool, backend: str) -> NDArray[Any]: ...
 def unique(
     a: NDArray[Any], return_index: bool, return_inverse: bool, return_counts: bool, backend: str

@@ -1,0 +1,636 @@
+//! k-means over data held in chunks by a task scheduler (Dask, `warpath.dask.KMeans`): the
+//! per-chunk work and the centroid update, as pure functions of their inputs.
+//!
+//! One Lloyd iteration over chunked data is: [`chunk_stats`] on every chunk (per-cluster
+//! weighted sums, weights and inertia share against the same centroids); the partials added
+//! with [`ChunkStats::merge`] along a tree fixed by the chunks' order (never by which worker
+//! finished first); then [`next_centroids`] on the total. When a cluster came out empty,
+//! [`ChunkStats::far_points_needed`] says how many far points to ask each chunk for
+//! ([`chunk_farthest`], global row indices), and [`next_centroids`] moves the empty clusters to
+//! them exactly as [`KMeans::fit`](crate::KMeans::fit) does. Every function depends only on its
+//! arguments, so a chunk recomputed elsewhere (after a worker died) gives the same bits and the
+//! fit the same centroids.
+//!
+//! The partial sums are those of the single-process rayon path ([`KMeans::fit`](crate::KMeans::fit)):
+//! fixed blocks of rows merged along a fixed binary tree, run on the calling thread (a
+//! scheduler runs one task per worker thread) or on the GPU.
+
+use std::borrow::Cow;
+
+use gpu_runtime::{Exec, Target};
+use ndarray::{Array2, ArrayView1, ArrayView2};
+
+use crate::cpu::step_tree;
+use crate::cuda::CudaStepper;
+use crate::kmeans::{KMEANS_GPU_THRESHOLD, check_finite, check_weight_values, initial_centroids};
+use crate::lloyd::{
+    Candidate, StepStats, Stepper, candidate_order, farthest_points, relocation_candidates,
+    update_centroids_with,
+};
+use crate::{Element, Init, KMeansError};
+
+/// The statistics of one chunk (or of several, merged) against `k` centroids of `d` columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkStats {
+    /// Clusters.
+    pub k: usize,
+    /// Columns.
+    pub d: usize,
+    /// Per-cluster weighted sums of the points, `k * d`, row-major.
+    pub sums: Vec<f64>,
+    /// Per-cluster total weight (the point count when unweighted).
+    pub counts: Vec<f64>,
+    /// Sum of weight times squared distance to the nearest centroid.
+    pub inertia: f64,
+}
+
+impl ChunkStats {
+    /// Zero statistics (the neutral element of [`ChunkStats::merge`]).
+    pub fn zeros(k: usize, d: usize) -> Self {
+        ChunkStats {
+            k,
+            d,
+            sums: vec![0.0; k * d],
+            counts: vec![0.0; k],
+            inertia: 0.0,
+        }
+    }
+
+    /// Adds `other` into `self`, element by element (the caller fixes the order of merges,
+    /// and with it the bits of the total).
+    ///
+    /// # Complexity
+    /// `O(k d)`.
+    ///
+    /// # Errors
+    /// [`KMeansError::ShapeMismatch`] when `k` or `d` differ.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::chunked::ChunkStats;
+    /// let mut a = ChunkStats::zeros(2, 1);
+    /// let mut b = ChunkStats::zeros(2, 1);
+    /// b.counts[1] = 3.0;
+    /// a.merge(&b)?;
+    /// assert_eq!(a.counts, vec![0.0, 3.0]);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn merge(&mut self, other: &ChunkStats) -> Result<(), KMeansError> {
+        if (other.k, other.d) != (self.k, self.d) {
+            return Err(KMeansError::ShapeMismatch {
+                what: "chunk statistics (k * d)",
+                expected: self.k * self.d,
+                found: other.k * other.d,
+            });
+        }
+        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.inertia += other.inertia;
+        Ok(())
+    }
+
+    /// How many far points [`next_centroids`] needs from every chunk: 0 when no cluster is
+    /// empty (then no second pass is needed).
+    ///
+    /// # Complexity
+    /// `O(k)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::chunked::ChunkStats;
+    /// let mut s = ChunkStats::zeros(2, 1);
+    /// s.counts = vec![4.0, 1.0];
+    /// assert_eq!(s.far_points_needed(), 0);
+    /// s.counts = vec![5.0, 0.0];
+    /// assert!(s.far_points_needed() >= 1);
+    /// ```
+    pub fn far_points_needed(&self) -> usize {
+        match self.counts.iter().filter(|&&c| c <= 0.0).count() {
+            0 => 0,
+            e => relocation_candidates(e),
+        }
+    }
+
+    /// The statistics as one flat vector: sums, counts, inertia (`k d + k + 1` values).
+    ///
+    /// # Complexity
+    /// `O(k d)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::chunked::ChunkStats;
+    /// let s = ChunkStats::zeros(3, 2);
+    /// assert_eq!(s.to_flat().len(), 3 * 2 + 3 + 1);
+    /// assert_eq!(ChunkStats::from_flat(&s.to_flat(), 3, 2)?, s);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut v = Vec::with_capacity(self.sums.len() + self.k + 1);
+        v.extend_from_slice(&self.sums);
+        v.extend_from_slice(&self.counts);
+        v.push(self.inertia);
+        v
+    }
+
+    /// The inverse of [`ChunkStats::to_flat`].
+    ///
+    /// # Complexity
+    /// `O(k d)`.
+    ///
+    /// # Errors
+    /// [`KMeansError::ShapeMismatch`] when `flat` does not hold `k d + k + 1` values.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::chunked::ChunkStats;
+    /// let s = ChunkStats::from_flat(&[1.0, 2.0, 1.0, 1.0, 0.5], 2, 1)?;
+    /// assert_eq!((s.sums, s.counts, s.inertia), (vec![1.0, 2.0], vec![1.0, 1.0], 0.5));
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn from_flat(flat: &[f64], k: usize, d: usize) -> Result<Self, KMeansError> {
+        let kd = k * d;
+        if flat.len() != kd + k + 1 {
+            return Err(KMeansError::ShapeMismatch {
+                what: "flat chunk statistics (k d + k + 1)",
+                expected: kd + k + 1,
+                found: flat.len(),
+            });
+        }
+        Ok(ChunkStats {
+            k,
+            d,
+            sums: flat[..kd].to_vec(),
+            counts: flat[kd..kd + k].to_vec(),
+            inertia: flat[kd + k],
+        })
+    }
+}
+
+/// A point far from its nearest centroid, found by [`chunk_farthest`]: a candidate to seed an
+/// empty cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarPoint {
+    /// Squared distance to its nearest centroid.
+    pub dist: f64,
+    /// Global row index (ties in `dist` go to the lower index).
+    pub index: u64,
+    /// Its nearest centroid.
+    pub label: u32,
+    /// Its sample weight.
+    pub weight: f64,
+    /// Its coordinates.
+    pub point: Vec<f64>,
+}
+
+/// The rows of a checked chunk (row-major, borrowed when they already are), the centroids and
+/// the weights, in `f64`.
+type Prepared<'a, T> = (Cow<'a, [T]>, Vec<f64>, Option<Vec<f64>>);
+
+/// Checks a chunk and its weights against the centroids.
+fn prepare<'a, T: Element>(
+    data: &ArrayView2<'a, T>,
+    weights: Option<ArrayView1<'_, T>>,
+    centroids: &ArrayView2<'_, f64>,
+    row_offset: u64,
+) -> Result<Prepared<'a, T>, KMeansError> {
+    let (n, d) = data.dim();
+    let k = centroids.nrows();
+    if k == 0 {
+        return Err(KMeansError::ZeroClusters);
+    }
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    if centroids.ncols() != d {
+        return Err(KMeansError::ShapeMismatch {
+            what: "centroid columns (the chunk's dimension)",
+            expected: d,
+            found: centroids.ncols(),
+        });
+    }
+    let x: Cow<'a, [T]> = match data.to_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(data.iter().copied().collect()),
+    };
+    check_finite(&x, d, row_offset as usize)?;
+    let c: Vec<f64> = centroids.iter().copied().collect();
+    check_finite(&c, d, 0).map_err(|e| match e {
+        KMeansError::NonFiniteData { row, col, value } => KMeansError::InvalidParameter(format!(
+            "centroid {row} has a non-finite value {value} in column {col}"
+        )),
+        other => other,
+    })?;
+    let w = match weights {
+        None => None,
+        Some(w) => {
+            if w.len() != n {
+                return Err(KMeansError::ShapeMismatch {
+                    what: "chunk sample weights",
+                    expected: n,
+                    found: w.len(),
+                });
+            }
+            let w: Vec<f64> = w.iter().map(|v| v.to_f64()).collect();
+            check_weight_values(&w, row_offset)?;
+            Some(w)
+        }
+    };
+    Ok((x, c, w))
+}
+
+/// The statistics of one chunk of rows against `centroids` (`k x d`): for every cluster the
+/// weighted sum and total weight of the rows nearest to it (ties to the lower index), and the
+/// weighted squared distances of all rows to their nearest centroid.
+///
+/// On the CPU (`exec` resolves to the CPU) the rows go through the blocked tree of
+/// [`KMeans::fit`](crate::KMeans::fit)'s rayon path on the calling thread, so the result
+/// depends only on the arguments, bit for bit. On the GPU the sums are atomic and may differ in
+/// the last bits from run to run. `row_offset` is the global index of the chunk's first row:
+/// errors name global rows.
+///
+/// # Complexity
+/// `O(n k d)` time, `O(k d)` extra memory (`O(n d)` more when the chunk is not row-major).
+///
+/// # Errors
+/// [`KMeansError::ZeroClusters`], [`KMeansError::ZeroDimensions`],
+/// [`KMeansError::ShapeMismatch`] (centroid columns, weights),
+/// [`KMeansError::NonFiniteData`] naming the global row, [`KMeansError::InvalidWeights`],
+/// [`KMeansError::InvalidParameter`] (non-finite centroids), [`KMeansError::Gpu`].
+///
+/// # Examples
+/// ```
+/// use clustering::chunked::chunk_stats;
+/// use gpu_runtime::Exec;
+/// use ndarray::array;
+/// let chunk = array![[0.0], [1.0], [10.0]];
+/// let centroids = array![[0.0], [9.0]];
+/// let s = chunk_stats(chunk.view(), None, centroids.view(), 0, Exec::Cpu)?;
+/// assert_eq!((s.sums, s.counts, s.inertia), (vec![1.0, 10.0], vec![2.0, 1.0], 2.0));
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn chunk_stats<T: Element>(
+    data: ArrayView2<'_, T>,
+    weights: Option<ArrayView1<'_, T>>,
+    centroids: ArrayView2<'_, f64>,
+    row_offset: u64,
+    exec: Exec,
+) -> Result<ChunkStats, KMeansError> {
+    let (n, d) = data.dim();
+    let k = centroids.nrows();
+    let (x, c, w) = prepare(&data, weights, &centroids, row_offset)?;
+    if n == 0 {
+        return Ok(ChunkStats::zeros(k, d));
+    }
+    let st: StepStats = match exec.resolve(
+        (n as u64).saturating_mul((k * d) as u64),
+        KMEANS_GPU_THRESHOLD,
+    )? {
+        Target::Cpu => {
+            let mut labels = vec![u32::MAX; n];
+            step_tree(&x, d, w.as_deref(), &c, k, &mut labels, false)
+        }
+        Target::Cuda(gpu) => CudaStepper::new(gpu, &x, d, w.as_deref())?.step(&c, k)?,
+    };
+    Ok(ChunkStats {
+        k,
+        d,
+        sums: st.sums,
+        counts: st.counts,
+        inertia: st.inertia,
+    })
+}
+
+/// The `m` rows of a chunk farthest from their nearest centroid, farthest first (ties to the
+/// lower global index), with global indices `row_offset + i`.
+///
+/// # Complexity
+/// `O(n k d + n log m)` time, `O(n + m d)` extra memory.
+///
+/// # Errors
+/// As [`chunk_stats`] (never [`KMeansError::Gpu`]: this runs on the CPU).
+///
+/// # Examples
+/// ```
+/// use clustering::chunked::chunk_farthest;
+/// use ndarray::array;
+/// let chunk = array![[0.0], [1.0], [10.0]];
+/// let centroids = array![[0.0], [1.0]];
+/// let far = chunk_farthest(chunk.view(), None, centroids.view(), 1, 100)?;
+/// assert_eq!((far[0].index, far[0].label, far[0].dist), (102, 1, 81.0));
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn chunk_farthest<T: Element>(
+    data: ArrayView2<'_, T>,
+    weights: Option<ArrayView1<'_, T>>,
+    centroids: ArrayView2<'_, f64>,
+    m: usize,
+    row_offset: u64,
+) -> Result<Vec<FarPoint>, KMeansError> {
+    let (n, d) = data.dim();
+    let k = centroids.nrows();
+    let (x, c, w) = prepare(&data, weights, &centroids, row_offset)?;
+    if n == 0 || m == 0 {
+        return Ok(Vec::new());
+    }
+    let mut labels = vec![u32::MAX; n];
+    step_tree(&x, d, w.as_deref(), &c, k, &mut labels, false);
+    Ok(
+        farthest_points(&x, d, w.as_deref(), &c, &labels, m, row_offset)
+            .into_iter()
+            .map(|c| FarPoint {
+                dist: c.dist,
+                index: c.index,
+                label: c.label,
+                weight: c.weight,
+                point: c.point,
+            })
+            .collect(),
+    )
+}
+
+/// The centroids after one Lloyd iteration: the weighted mean of each cluster of `stats` (all
+/// chunks merged); an empty cluster is moved to the farthest of `far` (the far points of every
+/// chunk, in any order; only needed when [`ChunkStats::far_points_needed`] is not 0), taken
+/// out of its old cluster as [`KMeans::fit`](crate::KMeans::fit) does. A cluster that stays
+/// empty keeps its centroid.
+///
+/// # Complexity
+/// `O(k d + f log f)` for `f` far points.
+///
+/// # Errors
+/// [`KMeansError::ShapeMismatch`] when `old` is not `stats.k x stats.d` or a far point has
+/// another dimension.
+///
+/// # Examples
+/// ```
+/// use clustering::chunked::{ChunkStats, next_centroids};
+/// use ndarray::array;
+/// let s = ChunkStats::from_flat(&[3.0, 20.0, 3.0, 2.0, 0.0], 2, 1)?;
+/// let c = next_centroids(array![[0.0], [9.0]].view(), &s, Vec::new())?;
+/// assert_eq!(c, array![[1.0], [10.0]]);
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn next_centroids(
+    old: ArrayView2<'_, f64>,
+    stats: &ChunkStats,
+    far: Vec<FarPoint>,
+) -> Result<Array2<f64>, KMeansError> {
+    let (k, d) = (stats.k, stats.d);
+    if old.dim() != (k, d) {
+        return Err(KMeansError::ShapeMismatch {
+            what: "old centroids (k * d)",
+            expected: k * d,
+            found: old.len(),
+        });
+    }
+    if let Some(p) = far.iter().find(|p| p.point.len() != d) {
+        return Err(KMeansError::ShapeMismatch {
+            what: "far point dimension",
+            expected: d,
+            found: p.point.len(),
+        });
+    }
+    let old: Vec<f64> = old.iter().copied().collect();
+    let st = StepStats {
+        sums: stats.sums.clone(),
+        counts: stats.counts.clone(),
+        inertia: stats.inertia,
+        changed: 0,
+    };
+    let farthest = |m: usize| {
+        let mut c: Vec<Candidate> = far
+            .into_iter()
+            .map(|p| Candidate {
+                dist: p.dist,
+                index: p.index,
+                label: p.label,
+                weight: p.weight,
+                point: p.point,
+            })
+            .collect();
+        c.sort_by(candidate_order);
+        c.truncate(m);
+        Ok(c)
+    };
+    let new = update_centroids_with(farthest, &old, k, d, &st)?;
+    Ok(Array2::from_shape_vec((k, d), new).expect("k * d centroids"))
+}
+
+/// Initial centroids from a sample of the rows (a chunked fit draws them from a fixed
+/// subsample): k-means++, random distinct rows or the given ones, exactly as run `run` of
+/// [`KMeans::fit`](crate::KMeans::fit) with `seed` would pick them from this data.
+///
+/// # Complexity
+/// `O(s k d log k)` for k-means++ on `s` rows, `O(s + k d)` otherwise.
+///
+/// # Errors
+/// [`KMeansError::ZeroClusters`], [`KMeansError::TooManyClusters`] (fewer sample rows than
+/// `k`), [`KMeansError::ZeroDimensions`], [`KMeansError::NonFiniteData`],
+/// [`KMeansError::InvalidWeights`], [`KMeansError::ShapeMismatch`] (given centroids).
+///
+/// # Examples
+/// ```
+/// use clustering::{Init, chunked::sample_centroids};
+/// use ndarray::array;
+/// let sample = array![[0.0], [1.0], [10.0], [11.0]];
+/// let c = sample_centroids(sample.view(), None, 2, &Init::KMeansPlusPlus, 7, 0)?;
+/// assert_eq!(c.dim(), (2, 1));
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn sample_centroids<T: Element>(
+    sample: ArrayView2<'_, T>,
+    weights: Option<ArrayView1<'_, T>>,
+    k: usize,
+    init: &Init,
+    seed: u64,
+    run: usize,
+) -> Result<Array2<f64>, KMeansError> {
+    let (n, d) = sample.dim();
+    let params = crate::KMeans::new(k).init(init.clone());
+    crate::kmeans::check_params(&params)?;
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    if k > n {
+        return Err(KMeansError::TooManyClusters { k, n });
+    }
+    crate::kmeans::check_given(init, k, d)?;
+    let x: Vec<T> = sample.iter().copied().collect();
+    check_finite(&x, d, 0)?;
+    let w = match weights {
+        None => None,
+        Some(w) => Some(crate::kmeans::check_weights(
+            w.iter().map(|v| v.to_f64()),
+            n,
+        )?),
+    };
+    let c = initial_centroids(init, &x, d, w.as_deref(), k, seed, run);
+    Ok(Array2::from_shape_vec((k, d), c).expect("k * d centroids"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KMeans;
+    use crate::data::generate_blobs;
+    use ndarray::{Array1, s};
+
+    /// Chunked Lloyd on the CPU, chunks merged in order: the loop `warpath.dask` runs.
+    fn chunked_fit(
+        x: ArrayView2<'_, f64>,
+        w: Option<&Array1<f64>>,
+        start: Array2<f64>,
+        rows: usize,
+        iters: usize,
+    ) -> (Array2<f64>, usize) {
+        let (k, d) = start.dim();
+        let mut c = start;
+        for it in 1..=iters {
+            let mut total = ChunkStats::zeros(k, d);
+            let mut far = Vec::new();
+            for (i, ch) in x.axis_chunks_iter(ndarray::Axis(0), rows).enumerate() {
+                let wc = w.map(|w| w.slice(s![i * rows..i * rows + ch.nrows()]));
+                total
+                    .merge(&chunk_stats(ch, wc, c.view(), (i * rows) as u64, Exec::Cpu).unwrap())
+                    .unwrap();
+            }
+            let m = total.far_points_needed();
+            if m > 0 {
+                for (i, ch) in x.axis_chunks_iter(ndarray::Axis(0), rows).enumerate() {
+                    let wc = w.map(|w| w.slice(s![i * rows..i * rows + ch.nrows()]));
+                    far.extend(chunk_farthest(ch, wc, c.view(), m, (i * rows) as u64).unwrap());
+                }
+            }
+            let new = next_centroids(c.view(), &total, far).unwrap();
+            let shift: f64 = new
+                .iter()
+                .zip(c.iter())
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum();
+            c = new;
+            if shift == 0.0 {
+                return (c, it);
+            }
+        }
+        (c, iters)
+    }
+
+    #[test]
+    fn chunked_fit_matches_the_library_fit() {
+        let blobs = generate_blobs(5000, 3, 6, 0.3, 5);
+        let x = blobs.data.view();
+        let start = x.slice(s![..6, ..]).to_owned();
+        let lib = KMeans::new(6)
+            .init(Init::Given(start.clone()))
+            .tol(0.0)
+            .fit(x)
+            .unwrap();
+        for rows in [5000, 1000, 777] {
+            let (c, it) = chunked_fit(x, None, start.clone(), rows, 300);
+            assert_eq!(it, lib.iterations, "rows {rows}");
+            for (a, b) in c.iter().zip(lib.centroids.iter()) {
+                assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_chunk_is_the_library_step_bit_for_bit() {
+        let blobs = generate_blobs(20000, 4, 8, 0.5, 9);
+        let x = blobs.data.view();
+        let c = x.slice(s![..8, ..]).to_owned();
+        let s1 = chunk_stats(x, None, c.view(), 0, Exec::Cpu).unwrap();
+        let mut labels = vec![u32::MAX; 20000];
+        let flat: Vec<f64> = c.iter().copied().collect();
+        let st = crate::cpu::step_parallel(x.as_slice().unwrap(), 4, None, &flat, 8, &mut labels);
+        assert_eq!(
+            (s1.sums, s1.counts, s1.inertia),
+            (st.sums, st.counts, st.inertia)
+        );
+    }
+
+    #[test]
+    fn empty_clusters_are_relocated_as_the_library_does() {
+        // Two far-away duplicates of the first centroid leave cluster 2 empty.
+        let x = ndarray::array![[0.0], [0.5], [1.0], [20.0], [21.0], [50.0]];
+        let start = ndarray::array![[0.0], [20.0], [0.0]];
+        let lib = KMeans::new(3)
+            .init(Init::Given(start.clone()))
+            .tol(0.0)
+            .max_iter(1)
+            .fit(x.view())
+            .unwrap();
+        let (c, _) = chunked_fit(x.view(), None, start, 2, 1);
+        assert_eq!(c, lib.centroids);
+        assert_eq!(c[[2, 0]], 50.0);
+    }
+
+    #[test]
+    fn weights_enter_the_sums_and_unit_weights_change_nothing() {
+        let blobs = generate_blobs(3000, 2, 4, 0.4, 3);
+        let x = blobs.data.view();
+        let start = x.slice(s![..4, ..]).to_owned();
+        let ones = Array1::from_elem(3000, 1.0);
+        assert_eq!(
+            chunked_fit(x, None, start.clone(), 700, 50),
+            chunked_fit(x, Some(&ones), start, 700, 50)
+        );
+        let w = ndarray::array![3.0, 1.0];
+        let s = chunk_stats(
+            ndarray::array![[0.0], [1.0]].view(),
+            Some(w.view()),
+            ndarray::array![[0.0]].view(),
+            0,
+            Exec::Cpu,
+        )
+        .unwrap();
+        assert_eq!((s.sums[0], s.counts[0], s.inertia), (1.0, 4.0, 1.0));
+    }
+
+    #[test]
+    fn bad_chunks_name_the_global_row() {
+        let x = ndarray::array![[0.0, 1.0], [2.0, f64::NAN]];
+        let c = ndarray::array![[0.0, 0.0]];
+        let e = chunk_stats(x.view(), None, c.view(), 40, Exec::Cpu).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                KMeansError::NonFiniteData {
+                    row: 41,
+                    col: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e =
+            chunk_stats(x.view(), None, ndarray::array![[0.0]].view(), 0, Exec::Cpu).unwrap_err();
+        assert!(matches!(e, KMeansError::ShapeMismatch { .. }));
+        let w = ndarray::array![1.0, -1.0];
+        let ok = ndarray::array![[0.0, 1.0], [2.0, 3.0]];
+        let e = chunk_stats(ok.view(), Some(w.view()), c.view(), 10, Exec::Cpu).unwrap_err();
+        assert!(e.to_string().contains("weight 11"), "{e}");
+        assert!(sample_centroids(ok.view(), None, 3, &Init::Random, 0, 0).is_err());
+    }
+
+    #[test]
+    fn sample_centroids_are_the_library_choice() {
+        let blobs = generate_blobs(2000, 3, 5, 0.3, 1);
+        let x = blobs.data.view();
+        let c = sample_centroids(x, None, 5, &Init::KMeansPlusPlus, 11, 0).unwrap();
+        let flat = initial_centroids(
+            &Init::KMeansPlusPlus,
+            x.as_slice().unwrap(),
+            3,
+            None,
+            5,
+            11,
+            0,
+        );
+        assert_eq!(c.iter().copied().collect::<Vec<_>>(), flat);
+    }
+}

@@ -1,0 +1,212 @@
+//! Chunked k-means: the native half of `warpath.dask.KMeans`. Each function is one Dask task's
+//! work on one chunk (or the driver's update), over `clustering::chunked`; all release the GIL
+//! while they compute, so the threads of a worker run in parallel.
+//!
+//! Statistics travel as one flat float64 array (`k d` sums, `k` weights, the inertia), far
+//! points as rows of `[dist, global index, label, weight, point...]`, so that the Python side
+//! can add and concatenate them with numpy.
+
+use clustering::Element;
+use clustering::chunked::{
+    ChunkStats, FarPoint, chunk_farthest, chunk_stats, next_centroids, sample_centroids,
+};
+use ndarray::{Array2, Ix1, Ix2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray, PyReadonlyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::arrays::{dispatch, readonly};
+use crate::backend::parse_backend;
+use crate::errors::py_err;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(kmeans_chunk_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_chunk_farthest, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_next_centroids, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_sample_centroids, m)?)?;
+    Ok(())
+}
+
+/// A read-only borrow of `obj` as a 2-D float64 array (centroids).
+fn f64_matrix<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<PyReadonlyArray2<'py, f64>> {
+    readonly(
+        obj.cast::<PyArray2<f64>>()
+            .map_err(|_| PyTypeError::new_err(format!("{what} must be a 2-D float64 array")))?,
+    )
+}
+
+/// The weights of a chunk, in the chunk's dtype.
+fn weights<'py, T: numpy::Element>(
+    w: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<PyReadonlyArray<'py, T, Ix1>>> {
+    w.map(|w| {
+        readonly(w.cast::<PyArray1<T>>().map_err(|_| {
+            PyTypeError::new_err("sample_weight must be a 1-D array of the data's dtype")
+        })?)
+    })
+    .transpose()
+}
+
+/// Statistics of one chunk against `centers` (`k x d`, float64): a flat float64 array of
+/// `k d` sums, `k` weights and the inertia share. `row_offset` is the global index of the
+/// chunk's first row (errors name global rows).
+#[pyfunction]
+#[pyo3(signature = (x, centers, row_offset, backend, sample_weight=None))]
+fn kmeans_chunk_stats<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+    row_offset: u64,
+    backend: &str,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let exec = parse_backend(backend)?;
+    let c = f64_matrix(centers, "centers")?;
+    dispatch!(x, Ix2, [f64, f32], |a| stats(
+        py,
+        a,
+        &c,
+        row_offset,
+        exec,
+        sample_weight
+    ))
+}
+
+fn stats<'py, T: Element + numpy::Element>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, T>,
+    c: &PyReadonlyArray2<'py, f64>,
+    row_offset: u64,
+    exec: gpu_runtime::Exec,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let w = weights::<T>(sample_weight)?;
+    let (xv, cv, wv) = (x.as_array(), c.as_array(), w.as_ref().map(|w| w.as_array()));
+    let s = py
+        .detach(|| chunk_stats(xv, wv, cv, row_offset, exec))
+        .map_err(py_err)?;
+    Ok(s.to_flat().into_pyarray(py))
+}
+
+/// Values per far-point row besides the point: dist, global index, label, weight.
+const FAR_HEAD: usize = 4;
+
+/// The `m` rows of one chunk farthest from their nearest centre, as an `(r, 4 + d)` float64
+/// array of `[dist, global index, label, weight, point...]`, farthest first.
+#[pyfunction]
+#[pyo3(signature = (x, centers, m, row_offset, sample_weight=None))]
+fn kmeans_chunk_farthest<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+    m: usize,
+    row_offset: u64,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let c = f64_matrix(centers, "centers")?;
+    dispatch!(x, Ix2, [f64, f32], |a| farthest(
+        py,
+        a,
+        &c,
+        m,
+        row_offset,
+        sample_weight
+    ))
+}
+
+fn farthest<'py, T: Element + numpy::Element>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, T>,
+    c: &PyReadonlyArray2<'py, f64>,
+    m: usize,
+    row_offset: u64,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let w = weights::<T>(sample_weight)?;
+    let d = c.as_array().ncols();
+    let (xv, cv, wv) = (x.as_array(), c.as_array(), w.as_ref().map(|w| w.as_array()));
+    let far = py
+        .detach(|| chunk_farthest(xv, wv, cv, m, row_offset))
+        .map_err(py_err)?;
+    let mut out = Array2::<f64>::zeros((far.len(), FAR_HEAD + d));
+    for (mut row, p) in out.rows_mut().into_iter().zip(&far) {
+        row[0] = p.dist;
+        row[1] = p.index as f64;
+        row[2] = p.label as f64;
+        row[3] = p.weight;
+        for (o, v) in row.iter_mut().skip(FAR_HEAD).zip(&p.point) {
+            *o = *v;
+        }
+    }
+    Ok(out.into_pyarray(py))
+}
+
+/// The centres after one iteration from the merged statistics (`stats`, flat) and, when a
+/// cluster is empty, the far points of every chunk (`far`, rows as `kmeans_chunk_farthest`
+/// returns them, concatenated in any order).
+#[pyfunction]
+#[pyo3(signature = (old, stats, far))]
+fn kmeans_next_centroids<'py>(
+    py: Python<'py>,
+    old: &Bound<'py, PyAny>,
+    stats: &Bound<'py, PyAny>,
+    far: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let old = f64_matrix(old, "old centers")?;
+    let far = f64_matrix(far, "far points")?;
+    let stats = readonly(
+        stats
+            .cast::<PyArray1<f64>>()
+            .map_err(|_| PyTypeError::new_err("stats must be a 1-D float64 array"))?,
+    )?;
+    let (k, d) = old.as_array().dim();
+    let s = ChunkStats::from_flat(&stats.as_array().to_vec(), k, d).map_err(py_err)?;
+    let far = far.as_array();
+    if far.nrows() > 0 && far.ncols() != FAR_HEAD + d {
+        return Err(PyValueError::new_err(format!(
+            "far points must have {} columns, not {}",
+            FAR_HEAD + d,
+            far.ncols()
+        )));
+    }
+    let points: Vec<FarPoint> = far
+        .rows()
+        .into_iter()
+        .map(|r| FarPoint {
+            dist: r[0],
+            index: r[1] as u64,
+            label: r[2] as u32,
+            weight: r[3],
+            point: r.iter().skip(FAR_HEAD).copied().collect(),
+        })
+        .collect();
+    let oldv = old.as_array();
+    let new = py
+        .detach(|| next_centroids(oldv, &s, points))
+        .map_err(py_err)?;
+    Ok(new.into_pyarray(py))
+}
+
+/// Initial centres of run `run` from a sample of the rows: `"k-means++"` or `"random"`, as
+/// `warpath.KMeans` picks them from the same rows with the same seed.
+#[pyfunction]
+#[pyo3(signature = (sample, k, init, seed, run, sample_weight=None))]
+fn kmeans_sample_centroids<'py>(
+    py: Python<'py>,
+    sample: &Bound<'py, PyAny>,
+    k: usize,
+    init: &str,
+    seed: u64,
+    run: usize,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let init: clustering::Init = init.parse().map_err(PyValueError::new_err)?;
+    dispatch!(sample, Ix2, [f64, f32], |a| {
+        let w = weights(sample_weight)?;
+        let (xv, wv) = (a.as_array(), w.as_ref().map(|w| w.as_array()));
+        let c = py
+            .detach(|| sample_centroids(xv, wv, k, &init, seed, run))
+            .map_err(py_err)?;
+        Ok(c.into_pyarray(py))
+    })
+}
