@@ -168,3 +168,19 @@ impl ToPyErr for pde::PdeError {
         }
     }
 }
+
+impl ToPyErr for assembly::AssemblyError {
+    fn to_py_err(&self) -> PyErr {
+        use assembly::AssemblyError as E;
+        match self {
+            E::Gpu(g) => g.to_py_err(),
+            E::Primitive(p) => p.to_py_err(),
+            // a missing or unreadable file, as open() raises; a malformed file is a bad value
+            E::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+                pyo3::exceptions::PyFileNotFoundError::new_err(self.to_string())
+            }
+            E::Io { .. } => PyOSError::new_err(self.to_string()),
+            _ => value(self),
+        }
+    }
+}

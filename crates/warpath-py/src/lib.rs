@@ -10,6 +10,7 @@
 use pyo3::prelude::*;
 
 mod arrays;
+mod assembly;
 mod assignment;
 mod backend;
 mod combinatorics;
@@ -27,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     assignment::register(m)?;
+    assembly::register(m)?;
     kmeans::register(m)?;
     dask::register(m)?;
     primitives::register(m)?;

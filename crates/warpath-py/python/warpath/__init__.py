@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import dataclasses
+import os
+
 from . import _arrays, _native, fhn
 from ._native import GpuError, NotEulerianError
 
@@ -40,7 +43,10 @@ __all__ = [
     "GpuError",
     "KMeans",
     "NotEulerianError",
+    "Unitigs",
     "argsort",
+    "assemble",
+    "count_kmers",
     "de_bruijn_sequence",
     "euler_circuit",
     "fhn",
@@ -640,6 +646,159 @@ def de_bruijn_sequence(k, n: int, *, construction: str = "fkm", linear: bool = F
     if k < 0 or n < 0:
         raise ValueError(f"k and n must be >= 0, not k = {k}, n = {n}")
     return _native.de_bruijn_sequence(k, n, construction, bool(linear), backend)
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _read_paths(paths) -> list[str]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    out = [os.fsdecode(p) for p in paths]
+    if not out:
+        raise ValueError("give at least one reads file")
+    return out
+
+
+def count_kmers(paths, k: int, min_count: int = 2, *, max_count: int | None = None, backend: str = "auto"):
+    """Count the canonical k-mers of FASTA/FASTQ reads (as ``jellyfish count -C`` or KMC).
+
+    A k-mer and its reverse complement are counted as one, the *canonical* k-mer (the smaller
+    of the two in ``A < C < G < T`` order). Reads are split at ``N`` and other IUPAC codes;
+    lowercase letters are bases.
+
+    Parameters
+    ----------
+    paths : str, path-like or sequence of them
+        FASTA or FASTQ files, plain or gzip, read one after the other.
+    k : int
+        The k-mer length: odd, from 3 to 63.
+    min_count : int, optional
+        Drop k-mers seen fewer times (2 by default: k-mers seen once are mostly errors).
+    max_count : int, optional
+        Drop k-mers seen more times.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where the counting sorts run (``"cuda"`` needs ``k <= 31``).
+
+    Returns
+    -------
+    kmers : ndarray of uint64
+        The canonical k-mers, sorted, 2-bit packed (``A=0, C=1, G=2, T=3``, the first base in
+        the highest bits). Shape ``(n,)`` for ``k <= 31``; ``(n, 2)`` (high and low words of
+        128 bits) above.
+    counts : ndarray of uint32, shape (n,)
+        How often each k-mer was seen, on either strand.
+
+    Raises
+    ------
+    ValueError
+        An even ``k`` (a k-mer could be its own reverse complement), ``k`` outside 3..63, bad
+        counts, or a file that is not reads (the message names the file and the record).
+    FileNotFoundError, OSError
+        A file that cannot be read.
+
+    See Also
+    --------
+    assemble
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, warpath
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.fa"
+    >>> _ = p.write_text(">a\\nACGTTGCA\\n>b\\nTGCAACGT\\n")  # b is a's reverse complement
+    >>> kmers, counts = warpath.count_kmers(p, 5)
+    >>> len(kmers), counts.tolist()
+    (4, [2, 2, 2, 2])
+    """
+    return _native.count_kmers(_read_paths(paths), operator.index(k), operator.index(min_count),
+                               None if max_count is None else operator.index(max_count), backend)
+
+
+@dataclasses.dataclass(frozen=True)
+class Unitigs:
+    """The maximal unitigs of a compacted De Bruijn graph, as :func:`assemble` returns them.
+
+    Attributes
+    ----------
+    sequences : list of str
+        Each unitig's bases; unitig ``i`` holds ``len(sequences[i]) - k + 1`` k-mers.
+    kmer_counts : ndarray of uint64
+        The sum of the counts of each unitig's k-mers (BCALM2's ``KC``).
+    kmers : ndarray of uint64
+        The number of k-mers of each unitig.
+    circular : ndarray of bool
+        Whether the unitig closes on itself.
+    links : ndarray of int64, shape (m, 4)
+        ``[from, from_rev, to, to_rev]``: leaving unitig ``from`` at its end (``from_rev`` 0)
+        or its start read backwards (1) enters unitig ``to`` at its start (``to_rev`` 0) or its
+        end read backwards (1), overlapping by k-1 bases; each edge once.
+    stats : dict
+        ``reads``, ``kmers_seen``, ``distinct``, ``solid``, ``backend``.
+    """
+
+    sequences: list
+    kmer_counts: np.ndarray
+    kmers: np.ndarray
+    circular: np.ndarray
+    links: np.ndarray
+    stats: dict
+
+    @property
+    def mean_counts(self) -> np.ndarray:
+        """The mean count of each unitig's k-mers (BCALM2's ``km``)."""
+        return self.kmer_counts / np.maximum(self.kmers, 1)
+
+    def __len__(self) -> int:
+        return len(self.sequences)
+
+
+def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None, backend: str = "auto",
+             fasta=None, gfa=None) -> Unitigs:
+    """Assemble reads into the maximal unitigs of their De Bruijn graph (as BCALM2).
+
+    Counts canonical k-mers, keeps those seen at least ``min_count`` times, and compacts them
+    into the maximal unitigs of the bidirected De Bruijn graph (the set BCALM2, Cuttlefish and
+    GGCAT output, circular unitigs included). The unitigs are checked before they are
+    returned: their k-mers are solid and each is held exactly once.
+
+    Parameters
+    ----------
+    paths : str, path-like or sequence of them
+        FASTA or FASTQ files, plain or gzip.
+    k : int
+        The k-mer length: odd, from 3 to 63.
+    min_count : int, optional
+        The solid k-mers' smallest count (2 by default).
+    max_count : int, optional
+        Drop k-mers seen more times.
+    backend : {"auto", "cpu", "cuda"}, optional
+        Where the counting sorts run.
+    fasta, gfa : str or path-like, optional
+        Also write the unitigs as FASTA with BCALM2's headers, and the graph as GFA 1.0.
+
+    Returns
+    -------
+    Unitigs
+
+    Raises
+    ------
+    ValueError, FileNotFoundError, OSError
+        As :func:`count_kmers`.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, warpath
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.fa"
+    >>> _ = p.write_text(">a\\nACCGTATGGC\\n>b\\nCGTATGGCTA\\n" * 2)
+    >>> u = warpath.assemble(p, 5)
+    >>> u.sequences in (["ACCGTATGGCTA"], ["TAGCCATACGGT"])
+    True
+    """
+    out = _native.assemble(_read_paths(paths), operator.index(k), operator.index(min_count),
+                           None if max_count is None else operator.index(max_count), backend,
+                           None if fasta is None else os.fsdecode(fasta),
+                           None if gfa is None else os.fsdecode(gfa))
+    return Unitigs(*out)
 
 
 # --------------------------------------------------------------------------- device

@@ -91,3 +91,22 @@ def fhn_simulate(
     backend: str,
 ) -> dict[str, Any]: ...
 def info() -> dict[str, Any]: ...
+def count_kmers(
+    paths: list[str], k: int, min_count: int, max_count: int | None, backend: str
+) -> tuple[NDArray[np.uint64], NDArray[np.uint32]]: ...
+def assemble(
+    paths: list[str],
+    k: int,
+    min_count: int,
+    max_count: int | None,
+    backend: str,
+    fasta: str | None,
+    gfa: str | None,
+) -> tuple[
+    list[str],
+    NDArray[np.uint64],
+    NDArray[np.uint64],
+    NDArray[np.bool_],
+    NDArray[np.int64],
+    dict[str, Any],
+]: ...

@@ -1,0 +1,106 @@
+"""warpath.count_kmers and warpath.assemble against plain Python references."""
+
+import collections
+import gzip
+
+import numpy as np
+import pytest
+
+import warpath
+
+COMP = str.maketrans("ACGT", "TGCA")
+
+
+def rc(s):
+    return s.translate(COMP)[::-1]
+
+
+def canon(s):
+    return min(s, rc(s))
+
+
+def unpack(x, k):
+    return "".join("ACGT"[(int(x) >> (2 * (k - 1 - i))) & 3] for i in range(k))
+
+
+@pytest.fixture
+def reads(tmp_path, rng):
+    genome = "".join(rng.choice(list("ACGT"), 3000))
+    rs = []
+    for _ in range(500):
+        s = int(rng.integers(0, len(genome) - 80))
+        r = genome[s:s + 80]
+        r = rc(r) if rng.random() < 0.5 else r
+        r = "".join(c if rng.random() > 0.005 else "N" for c in r)
+        rs.append(r)
+    p = tmp_path / "r.fa"
+    p.write_text("".join(f">r{i}\n{r.lower() if i % 3 == 0 else r}\n" for i, r in enumerate(rs)))
+    return genome, rs, p
+
+
+def reference(rs, k):
+    c = collections.Counter()
+    for r in rs:
+        for piece in r.upper().split("N"):
+            for i in range(len(piece) - k + 1):
+                c[canon(piece[i:i + k])] += 1
+    return c
+
+
+@pytest.mark.parametrize("k", [5, 15, 31])
+def test_counts_equal_a_counter(reads, k):
+    _, rs, p = reads
+    want = {s: n for s, n in reference(rs, k).items() if n >= 2}
+    kmers, counts = warpath.count_kmers(p, k)
+    assert kmers.dtype == np.uint64 and counts.dtype == np.uint32
+    assert np.all(np.diff(kmers.astype(object)) > 0)
+    got = {unpack(x, k): int(n) for x, n in zip(kmers, counts)}
+    assert got == want
+
+
+def test_wide_kmers_and_gzip(reads, tmp_path):
+    _, rs, p = reads
+    gz = tmp_path / "r.fa.gz"
+    gz.write_bytes(gzip.compress(p.read_bytes()))
+    kmers, counts = warpath.count_kmers([gz], 33, min_count=1)
+    assert kmers.shape == (len(counts), 2)
+    want = reference(rs, 33)
+    got = {unpack((int(h) << 64) | int(lo), 33): int(n) for (h, lo), n in zip(kmers, counts)}
+    assert got == dict(want)
+
+
+def test_assemble_spells_every_solid_kmer_once(reads, tmp_path):
+    genome, rs, p = reads
+    k = 21
+    u = warpath.assemble(p, k, fasta=tmp_path / "u.fa", gfa=tmp_path / "g.gfa")
+    solid = {s for s, n in reference(rs, k).items() if n >= 2}
+    seen = collections.Counter()
+    for seq in u.sequences:
+        for i in range(len(seq) - k + 1):
+            seen[canon(seq[i:i + k])] += 1
+    assert set(seen) == solid and max(seen.values()) == 1
+    assert len(u) == len(u.kmer_counts) == len(u.circular)
+    assert np.array_equal(u.kmers, [len(s) - k + 1 for s in u.sequences])
+    assert u.links.shape[1] == 4
+    assert u.stats["solid"] == len(solid)
+    fa = (tmp_path / "u.fa").read_text().splitlines()
+    assert fa[0].startswith(">0 LN:i:") and " KC:i:" in fa[0]
+    assert (tmp_path / "g.gfa").read_text().startswith("H\tVN:Z:1.0\n")
+    assert np.all(u.mean_counts >= 2)
+
+
+def test_errors_like_the_python_peers(tmp_path):
+    p = tmp_path / "r.fa"
+    p.write_text(">a\nACGTACGT\n")
+    with pytest.raises(ValueError, match="reverse complement"):
+        warpath.count_kmers(p, 4)
+    with pytest.raises(ValueError, match="between 3 and 63"):
+        warpath.assemble(p, 65)
+    with pytest.raises(FileNotFoundError, match="missing.fa"):
+        warpath.count_kmers(tmp_path / "missing.fa", 5)
+    bad = tmp_path / "bad.fq"
+    bad.write_text("@r1\nACGT\n+\nII\n")
+    with pytest.raises(ValueError, match="bad.fq: record 1"):
+        warpath.count_kmers(bad, 3)
+    with pytest.raises(ValueError, match="at least one"):
+        warpath.count_kmers([], 5)
