@@ -253,3 +253,32 @@ fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
         }
     }
 }
+
+#[test]
+fn cuda_kmers_and_assemble_equal_cpu() {
+    if !have_gpu("cuda_kmers_and_assemble_equal_cpu") {
+        return;
+    }
+    let d = dir("cuda-assembly");
+    let genome = assembly::random_genome(2_000, 9);
+    let reads = assembly::simulate_reads(&genome, 80, 6.0, 0.01, 10);
+    std::fs::write(d.join("r.fa"), assembly::reads_to_fasta(&reads)).unwrap();
+    let (cpu, cuda) = outputs(
+        &d,
+        &["kmers", "r.fa", "--k", "21", "--min-count", "1"],
+        "c.txt",
+    );
+    assert!(!cpu.is_empty());
+    assert_eq!(cpu, cuda, "k-mer counts differ between backends");
+    let mut both = Vec::new();
+    for backend in ["cpu", "cuda"] {
+        let name = format!("{backend}-u.fa");
+        run(
+            &d,
+            &["assemble", "r.fa", "--k", "21", "--unitigs", &name],
+            backend,
+        );
+        both.push(std::fs::read(d.join(&name)).unwrap());
+    }
+    assert_eq!(both[0], both[1], "unitigs differ between backends");
+}
