@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod contigs;
 mod count;
 mod error;
 mod kmer;
@@ -8,6 +9,7 @@ mod reads;
 mod simulate;
 mod unitigs;
 
+pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
 pub use error::AssemblyError;
 pub use gpu_runtime::{Backend, Exec};

@@ -341,3 +341,38 @@ proptest! {
         check(&reads, k, 2);
     }
 }
+
+/// Reads with errors from a random genome: the cleaned graph walks into contigs that are
+/// pieces of the genome (either strand), the longest nearly all of it.
+#[test]
+fn contigs_of_noisy_reads_are_pieces_of_the_genome() {
+    use assembly::{ContigOptions, contigs, random_genome, reads_to_fasta, simulate_reads};
+    for seed in 1..4 {
+        let genome = random_genome(20_000, seed);
+        let text = String::from_utf8(genome.clone()).unwrap();
+        let back = rc(&text);
+        let reads = reads_to_fasta(&simulate_reads(&genome, 150, 25.0, 0.005, seed + 10));
+        let c = count_kmers::<u64>(
+            &[ReadSource::Bytes(&reads, "r.fa")],
+            &CountOptions::new(31),
+            &mut |_| {},
+        )
+        .unwrap();
+        let g = compact(&c.kmers, &c.counts, 31);
+        let links = g.all_links(&c.kmers);
+        let found = contigs(&g, &links, &ContigOptions::default());
+        assert!(!found.is_empty());
+        assert!(
+            found[0].sequence.len() >= 19_000,
+            "longest {}",
+            found[0].sequence.len()
+        );
+        for ctg in &found {
+            let s = String::from_utf8(ctg.sequence.clone()).unwrap();
+            assert!(
+                text.contains(&s) || back.contains(&s),
+                "a contig that is not in the genome"
+            );
+        }
+    }
+}

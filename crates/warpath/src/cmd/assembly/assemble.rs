@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use assembly::{
-    CountWord, compact, n50, unique_links, verify_unitigs, write_dot, write_gfa,
-    write_unitigs_fasta,
+    ContigOptions, CountWord, compact, contigs, n50, unique_links, verify_unitigs, write_dot,
+    write_gfa, write_unitigs_fasta,
 };
 use warpath_io::{Format, Output};
 
@@ -29,9 +29,12 @@ Outputs:
              (standard output by default, except under --json)
   --gfa      GFA 1.0 (S lines with LN/KC/km tags, L lines with (k-1)M overlaps); Bandage opens it
   --dot      GraphViz: a box per unitig, an edge per link
+  --contigs  FASTA of contigs: the graph cleaned of tips (< 2k), bubbles of single errors and
+             unitigs far below their neighbours' coverage, then walked along unique links;
+             contigs of at least 2k bases, longest first (>contig_N LN:i:LEN km:f:MEAN)
 
 Examples:
-  warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa
+  warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa --contigs contigs.fa
   warpath assemble r1.fa r2.fa --k 21 --min-count 3 --unitigs u.fa --json")]
 pub(crate) struct AssembleArgs {
     #[command(flatten)]
@@ -45,6 +48,9 @@ pub(crate) struct AssembleArgs {
     /// Write the compacted graph as GraphViz DOT here (.dot or -).
     #[arg(long)]
     dot: Option<PathBuf>,
+    /// Write contigs here (.fa, .fasta or -): the cleaned graph walked along unique links.
+    #[arg(long)]
+    contigs: Option<PathBuf>,
 }
 
 /// `warpath assemble`.
@@ -59,19 +65,27 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
     )?;
     let gfa = output("--gfa", args.gfa.as_deref(), &[Format::Gfa], json, false)?;
     let dot = output("--dot", args.dot.as_deref(), &[Format::Dot], json, false)?;
-    let to_stdout = [&unitigs, &gfa, &dot]
+    let contigs = output(
+        "--contigs",
+        args.contigs.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    let to_stdout = [&unitigs, &gfa, &dot, &contigs]
         .iter()
         .filter(|o| o.as_ref().is_some_and(Output::is_stdout))
         .count();
     if to_stdout > 1 {
         return Err(usage(
-            "only one of --unitigs, --gfa and --dot can write to standard output",
+            "only one of --unitigs, --gfa, --dot and --contigs can write to standard output",
         ));
     }
     let outs = Outs {
         unitigs: unitigs.as_ref(),
         gfa: gfa.as_ref(),
         dot: dot.as_ref(),
+        contigs: contigs.as_ref(),
     };
     if args.count.k <= 31 {
         assemble_typed::<u64>(&args, &outs, json)
@@ -84,6 +98,7 @@ struct Outs<'a> {
     unitigs: Option<&'a Output>,
     gfa: Option<&'a Output>,
     dot: Option<&'a Output>,
+    contigs: Option<&'a Output>,
 }
 
 fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool) -> Result<()> {
@@ -113,11 +128,37 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
         w.finish()?;
     }
     let writing = t.elapsed();
+    let t = Instant::now();
+    let found = match outs.contigs {
+        Some(o) => {
+            let found = contigs(&g, &links, &ContigOptions::default());
+            let mut w = o.open()?;
+            for (i, c) in found.iter().enumerate() {
+                w.write_all(
+                    format!(
+                        ">contig_{i} LN:i:{} km:f:{:.1}\n",
+                        c.sequence.len(),
+                        c.mean_count
+                    )
+                    .as_bytes(),
+                )?;
+                w.write_all(&c.sequence)?;
+                w.write_all(b"\n")?;
+            }
+            w.finish()?;
+            Some(found)
+        }
+        None => None,
+    };
+    let contig_time = t.elapsed();
+    let contig_lengths: Option<Vec<usize>> = found
+        .as_ref()
+        .map(|f| f.iter().map(|c| c.sequence.len()).collect());
     let lengths: Vec<usize> = g.unitigs.iter().map(|u| u.sequence.len()).collect();
     let total: usize = lengths.iter().sum();
     let circular = g.unitigs.iter().filter(|u| u.circular).count();
     let s = &c.stats;
-    let seconds = (counting + compaction + verification + writing).as_secs_f64();
+    let seconds = (counting + compaction + verification + writing + contig_time).as_secs_f64();
     let verified = check.is_ok();
     if json {
         println!(
@@ -144,7 +185,14 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                     "compaction": compaction.as_secs_f64(),
                     "verification": verification.as_secs_f64(),
                     "links_and_output": writing.as_secs_f64(),
+                    "contigs": contig_time.as_secs_f64(),
                 },
+                "contigs": contig_lengths.as_ref().map(|l| serde_json::json!({
+                    "count": l.len(),
+                    "total_length": l.iter().sum::<usize>(),
+                    "n50": n50(l),
+                    "longest": l.first().copied().unwrap_or(0),
+                })),
                 "peak_memory_bytes": peak_memory(),
                 "verified": verified,
                 "check": check.as_ref().err(),
@@ -158,6 +206,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .unitigs
             .or(outs.gfa)
             .or(outs.dot)
+            .or(outs.contigs)
             .filter(|o| o.is_stdout());
         report(
             &format!(
@@ -182,6 +231,20 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             ),
             quiet_to,
         );
+        if let Some(l) = &contig_lengths {
+            report(
+                &format!(
+                    "contigs: {} of at least {} bases, {} bases, N50 {}, longest {}{}",
+                    l.len(),
+                    2 * k,
+                    l.iter().sum::<usize>(),
+                    n50(l),
+                    l.first().copied().unwrap_or(0),
+                    written(outs.contigs.filter(|o| !o.is_stdout()))
+                ),
+                quiet_to,
+            );
+        }
     }
     if let Err(e) = check {
         return Err(unverified(format!("the unitigs failed verification: {e}")));
