@@ -299,7 +299,7 @@ fn walk(gr: &Graph<'_>, options: &ContigOptions) -> Vec<Contig> {
             emit(path, &mut used);
         }
     }
-    out.sort_by(|a, b| b.sequence.len().cmp(&a.sequence.len()));
+    out.sort_by_key(|c| std::cmp::Reverse(c.sequence.len()));
     out
 }
 
