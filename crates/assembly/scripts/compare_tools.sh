@@ -56,6 +56,10 @@ for data in velvet ecoli-30x; do
     row() { printf '%-34s %10s %12.0f\n' "$1" "$2" "$(echo "$3 / 1024" | bc -l)"; }
     read -r t m < <(measure warpath-assemble env RAYON_NUM_THREADS="$threads" "$bin/warpath" assemble "$reads" --k "$k" --unitigs "$d/warpath.unitigs.fa" --backend cpu)
     row "warpath assemble (unitigs)" "$t" "$m"
+    read -r t m < <(measure warpath-contigs env RAYON_NUM_THREADS="$threads" "$bin/warpath" assemble "$reads" --k "$k" --unitigs "$d/warpath.unitigs2.fa" --contigs "$d/warpath.contigs.fa" --backend cpu)
+    row "warpath assemble --contigs" "$t" "$m"
+    read -r t m < <(measure minia bash -c "cd '$d' && minia -in '$reads' -kmer-size $k -abundance-min 2 -nb-cores $threads -out minia")
+    row "minia (contigs)" "$t" "$m"
     read -r t m < <(measure bcalm bash -c "cd '$d' && bcalm -in '$reads' -kmer-size $k -abundance-min 2 -nb-cores $threads -out bcalm")
     row "bcalm (unitigs)" "$t" "$m"
     read -r t m < <(measure warpath-kmers env RAYON_NUM_THREADS="$threads" "$bin/warpath" kmers "$reads" --k "$k" -o "$d/warpath.counts.txt" --backend cpu)
@@ -65,6 +69,14 @@ for data in velvet ecoli-30x; do
     read -r t m < <(measure jellyfish jellyfish count -C -m "$k" -s 100M -t "$threads" -L 2 -o "$d/jf" "$reads")
     row "jellyfish count -C (counts)" "$t" "$m"
     "$bin/examples/compare_unitigs" "$k" "$d/warpath.unitigs.fa" "$d/bcalm.unitigs.fa" | tail -1 | sed 's/^/unitigs vs bcalm: /'
+    if [ "$data" = ecoli-30x ]; then
+        zcat /usr/share/doc/bowtie/examples/genomes/NC_008253.fna.gz > "$work/ecoli.fa"
+        for who in warpath minia; do
+            contigs="$d/$who.contigs.fa"
+            minimap2 -c -t "$threads" "$work/ecoli.fa" "$contigs" > "$d/$who.paf" 2>/dev/null
+            printf '%-8s ' "$who"; python3 "$root/crates/assembly/scripts/contig_quality.py" "$contigs" "$work/ecoli.fa" "$d/$who.paf"
+        done
+    fi
     jellyfish dump -c -L 2 "$d/jf" | sort > "$d/jf.txt"
     if cmp -s <(sort "$d/warpath.counts.txt" | tr '\t' ' ') "$d/jf.txt"; then
         echo "counts vs jellyfish: identical ($(wc -l < "$d/jf.txt") k-mers)"

@@ -109,6 +109,7 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
                 "skipped_windows": kg.skipped_windows,
                 "euler_path": path.is_some(),
                 "no_path_reason": reason,
+                "hint": reason.as_ref().map(|_| assemble_hint(&args.reads, args.k)),
                 "sequence_length": spelled.as_ref().map(String::len),
                 "backend": backend,
                 "seconds": seconds,
@@ -138,7 +139,14 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
                     println!("{seq}");
                 }
             }
-            (None, Some(r)) => println!("no Euler path: {r}"),
+            (None, Some(r)) => {
+                if r.starts_with("no Euler path") {
+                    println!("{r}");
+                } else {
+                    println!("no Euler path: {r}");
+                }
+                println!("  {}", assemble_hint(&args.reads, args.k));
+            }
             (None, None) => {}
         }
         if let Some(p) = graph_out.as_ref().and_then(Output::path) {
@@ -152,4 +160,19 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
         return Err(unverified("the Euler path failed verification"));
     }
     Ok(())
+}
+
+/// What to run instead when reads have no Euler path (real reads rarely do).
+fn assemble_hint(reads: &std::path::Path, k: u32) -> String {
+    let odd = if k % 2 == 1 {
+        k
+    } else {
+        k.saturating_sub(1).max(3)
+    };
+    format!(
+        "real reads rarely have one (sequencing errors, both strands, repeats): `warpath \
+         assemble {} --k {odd} --contigs contigs.fa` counts canonical k-mers, drops the rare \
+         ones and builds unitigs and contigs",
+        reads.display()
+    )
 }
