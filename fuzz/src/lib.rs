@@ -13,6 +13,8 @@ use warpath_io::npy::{read_npy_bytes, write_npy};
 use warpath_io::{Element, Header, IoError, TableOptions, format_rows, parse_table};
 
 /// Values equal bit for bit, except that every NaN equals every NaN (text has one `nan`).
+// `x != x`: NaN, the only value unequal to itself (`Element` has no `is_nan`).
+#[allow(clippy::eq_op)]
 fn same<T: Element>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (x != x && y != y))
 }
@@ -20,8 +22,7 @@ fn same<T: Element>(a: &[T], b: &[T]) -> bool {
 /// Floats compared by their bits (so `-0.0` differs from `0.0`), NaNs all alike.
 fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
 }

@@ -168,14 +168,20 @@ fn campaign(root: &Path, bin_dir: &Path, work: &Path, target: &str, seconds: u64
     prefix.push("/");
     let regressions = files_in(&root.join("fuzz/regressions").join(target))?;
     if !regressions.is_empty() {
-        let mut c = Command::new(&bin);
-        c.args(LIMITS).args(&regressions).env("RAYON_NUM_THREADS", "1");
-        c.arg(format!("-artifact_prefix={}", prefix.to_string_lossy()));
-        run_cmd(&mut c).with_context(|| {
-            format!(
-                "a regression input of `{target}` fails again (fuzz/regressions/{target}/)"
-            )
-        })?;
+        let out = Command::new(&bin)
+            .args(LIMITS)
+            .arg(format!("-artifact_prefix={}", prefix.to_string_lossy()))
+            .args(&regressions)
+            .env("RAYON_NUM_THREADS", "1")
+            .output()
+            .with_context(|| format!("starting {}", bin.display()))?;
+        if !out.status.success() {
+            bail!(
+                "an input of fuzz/regressions/{target}/ fails again ({}):\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
     let log = logs.join(format!("{target}.log"));
     let mut c = Command::new(&bin);
@@ -191,7 +197,9 @@ fn campaign(root: &Path, bin_dir: &Path, work: &Path, target: &str, seconds: u64
     // stdout and stderr to one file (libFuzzer writes its progress to stderr).
     let f = std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
     c.stdout(f.try_clone()?).stderr(f);
-    let status = c.status().with_context(|| format!("starting {}", bin.display()))?;
+    let status = c
+        .status()
+        .with_context(|| format!("starting {}", bin.display()))?;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     if !status.success() {
         let tail: Vec<&str> = text.lines().rev().take(40).collect();
@@ -280,7 +288,10 @@ mod tests {
         let manifest = std::fs::read_to_string(root.join("fuzz/Cargo.toml")).unwrap();
         for t in TARGETS {
             assert!(manifest.contains(&format!("name = \"{t}\"")), "{t}");
-            assert!(root.join(format!("fuzz/fuzz_targets/{t}.rs")).is_file(), "{t}");
+            assert!(
+                root.join(format!("fuzz/fuzz_targets/{t}.rs")).is_file(),
+                "{t}"
+            );
             let seeds = files_in(&root.join("fuzz/corpus").join(t)).unwrap();
             assert!(!seeds.is_empty(), "fuzz/corpus/{t} has no seeds");
         }

@@ -470,7 +470,10 @@ mod tests {
             .unwrap()
             .replace("\"tol_abs\":0.0", &format!("\"tol_abs\":{digits}"));
         let ck = parse(&text).unwrap();
-        assert_eq!(ck.tol_abs.to_bits(), digits.parse::<f64>().unwrap().to_bits());
+        assert_eq!(
+            ck.tol_abs.to_bits(),
+            digits.parse::<f64>().unwrap().to_bits()
+        );
         let back = Checkpoint::parse(&ck.to_json().unwrap(), Path::new("ck.json")).unwrap();
         assert_eq!(back.tol_abs.to_bits(), ck.tol_abs.to_bits());
     }

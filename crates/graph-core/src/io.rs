@@ -684,12 +684,12 @@ const MM_BYTES_PER_VERTEX: u64 = 128;
 
 /// Refuses a size line that declares more vertices than the memory available holds, before
 /// anything is allocated for them (a one-line file can declare billions). Under the fuzzer
-/// (`cfg(fuzzing)`) the memory available is taken to be 256 MiB, so that this check, not
+/// (`cfg(fuzzing)`) the memory available is taken to be 16 MiB, so that this check, not
 /// libFuzzer's memory limit, is what a large declaration meets.
 fn check_mm_memory(n: u64) -> Result<(), GraphError> {
     let needed = n.saturating_add(1).saturating_mul(MM_BYTES_PER_VERTEX);
     #[cfg(fuzzing)]
-    let available = Some(256u64 << 20);
+    let available = Some(16u64 << 20);
     #[cfg(not(fuzzing))]
     let available = (needed >= 1 << 30)
         .then(gpu_runtime::host_available_memory)

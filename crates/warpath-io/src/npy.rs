@@ -555,7 +555,9 @@ mod tests {
         }
     }
 
-    /// A valid file read as `T`, written again and read back: the same shape and values.
+    /// A valid file read as `T`, written again and read back: the same shape and values
+    /// (`x != x`: every NaN alike).
+    #[allow(clippy::eq_op)]
     fn assert_round_trips<T: Element>(f: &[u8]) {
         if let Ok(a) = read_npy_bytes::<T>(f) {
             assert_eq!(a.shape.iter().product::<usize>(), a.data.len());
