@@ -27,8 +27,34 @@ fn same_bits(a: &[f64], b: &[f64]) -> bool {
             .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
 }
 
-/// A table: `parse_table` as `T`; an answer must be `rows x cols` values that, written by
-/// [`format_rows`] (comma- and space-separated) and read back, are the same values.
+/// The lines of a table that hold data or a header: after a UTF-8 byte-order mark, what is
+/// left of a line before `#` holds something besides spaces, tabs and `\r`.
+pub fn table_content_lines(bytes: &[u8]) -> usize {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|&c| c == b'\n')
+        .filter(|line| {
+            let content = line.split(|&c| c == b'#').next().unwrap_or(&[]);
+            content.iter().any(|&c| !matches!(c, b' ' | b'\t' | b'\r'))
+        })
+        .count()
+}
+
+/// Whether a header field is a name (issue 24's header rule): it starts with a letter or
+/// `_`, and is not `nan` or `inf` (`infinity`), in any case.
+pub fn is_name(field: &str) -> bool {
+    let lower = field.to_ascii_lowercase();
+    field
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && !matches!(lower.as_str(), "nan" | "inf" | "infinity")
+}
+
+/// A table: `parse_table` as `T`; an answer must be `rows x cols` values, one row per line
+/// that holds something (less one for a header: no line dropped in silence; a header found
+/// by `Header::Auto` must be names only, [`is_name`]) that, written by [`format_rows`]
+/// (comma- and space-separated) and read back, are the same values.
 pub fn table<T: Element>(bytes: &[u8], header: Header) {
     let opts = TableOptions {
         header,
@@ -40,6 +66,17 @@ pub fn table<T: Element>(bytes: &[u8], header: Header) {
             if let Some(h) = &t.header {
                 assert_eq!(h.len(), t.cols, "one header name per column");
             }
+            if let (Header::Auto, Some(h)) = (header, &t.header) {
+                assert!(
+                    h.iter().all(|f| is_name(f)),
+                    "a first line taken for a header must be names only: {h:?}"
+                );
+            }
+            assert_eq!(
+                t.rows + usize::from(t.header.is_some()),
+                table_content_lines(bytes),
+                "a row per line that holds something (and the header)"
+            );
             if t.data.is_empty() {
                 return;
             }
@@ -176,6 +213,22 @@ pub fn graph(bytes: &[u8], format: GraphFormat) {
     match read_graph(bytes, format) {
         Ok(g) => {
             check_graph(&g);
+            if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
+                // One edge per line that is not blank or a comment; a header takes one line.
+                let lines = bytes
+                    .split(|&c| c == b'\n')
+                    .filter(|l| {
+                        l.iter()
+                            .find(|&&c| !matches!(c, b' ' | b'\t' | b',' | b'\r'))
+                            .is_some_and(|&c| c != b'#' && c != b'%')
+                    })
+                    .count() as u64;
+                assert!(
+                    g.edge_count() == lines || g.edge_count() + 1 == lines,
+                    "{} edges from {lines} lines",
+                    g.edge_count()
+                );
+            }
             graph_round_trip(&g);
             if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
                 let mut text = String::new();

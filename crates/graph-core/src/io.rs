@@ -85,7 +85,14 @@ fn for_lines<R: BufRead>(
             return Ok(());
         }
         no += 1;
-        f(no, buf.trim_end_matches(['\n', '\r']))?;
+        let line = buf.trim_end_matches(['\n', '\r']);
+        // A UTF-8 byte-order mark starts the file, not its first name.
+        let line = if no == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
+        f(no, line)?;
     }
 }
 
@@ -143,7 +150,9 @@ fn is_comment(t: &str) -> bool {
 fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
-    parse_pairs(&bytes, snap)
+    // A UTF-8 byte-order mark starts the file, not its first name.
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    parse_pairs(text, snap)
 }
 
 /// First-line headers of edge-list tables (pandas / NetworkX `to_pandas_edgelist` exports).
@@ -684,12 +693,12 @@ const MM_BYTES_PER_VERTEX: u64 = 128;
 
 /// Refuses a size line that declares more vertices than the memory available holds, before
 /// anything is allocated for them (a one-line file can declare billions). Under the fuzzer
-/// (`cfg(fuzzing)`) the memory available is taken to be 16 MiB, so that this check, not
+/// (`cfg(fuzzing)`) the memory available is taken to be 1 MiB, so that this check, not
 /// libFuzzer's memory limit, is what a large declaration meets.
 fn check_mm_memory(n: u64) -> Result<(), GraphError> {
     let needed = n.saturating_add(1).saturating_mul(MM_BYTES_PER_VERTEX);
     #[cfg(fuzzing)]
-    let available = Some(16u64 << 20);
+    let available = Some(1u64 << 20);
     #[cfg(not(fuzzing))]
     let available = (needed >= 1 << 30)
         .then(gpu_runtime::host_available_memory)
@@ -719,7 +728,7 @@ pub fn detect_format(path: &Path) -> Result<GraphFormat, GraphError> {
     let f = std::io::BufReader::new(std::fs::File::open(path)?);
     for line in f.lines().take(1000) {
         let Ok(line) = line else { break };
-        let t = line.trim();
+        let t = line.trim_start_matches('\u{feff}').trim();
         if t.to_ascii_lowercase().starts_with("%%matrixmarket") {
             return Ok(GraphFormat::MatrixMarket);
         }
@@ -1095,6 +1104,39 @@ mod tests {
         write_adjacency(&g, &mut out).unwrap();
         let back = read_graph(&out[..], GraphFormat::Adjacency).unwrap();
         assert_eq!(back, g);
+    }
+
+    /// A UTF-8 byte-order mark (as Windows editors write) was read as part of the first
+    /// name: `\u{feff}1` and `1` were two vertices of an integer edge list, and a Matrix
+    /// Market header after one was refused.
+    #[test]
+    fn regression_byte_order_mark_is_not_part_of_a_name() {
+        for (text, format) in [
+            ("\u{feff}1 2\n2 1\n", GraphFormat::EdgeList),
+            ("\u{feff}1\t2\n2\t1\n", GraphFormat::Snap),
+            ("\u{feff}1 -> 2\n2 -> 1\n", GraphFormat::Adjacency),
+            (
+                "\u{feff}%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n2 1\n",
+                GraphFormat::MatrixMarket,
+            ),
+        ] {
+            let g = read_graph(text.as_bytes(), format).unwrap();
+            let plain = read_graph(&text.as_bytes()[3..], format).unwrap();
+            assert_eq!(g, plain, "{format:?}");
+            assert_eq!(g.edge_count(), 2, "{format:?}");
+            let dir = std::env::temp_dir().join(format!("gc-bom-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let p = dir.join("g.txt");
+            std::fs::write(&p, text).unwrap();
+            assert_eq!(detect_format(&p).unwrap(), format_detected(format));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        fn format_detected(f: GraphFormat) -> GraphFormat {
+            match f {
+                GraphFormat::Snap => GraphFormat::EdgeList,
+                f => f,
+            }
+        }
     }
 
     /// Found while writing the `matrix_market` fuzz target: a size line whose vertices fit the CSR
