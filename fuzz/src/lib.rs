@@ -231,7 +231,9 @@ pub fn graph(bytes: &[u8], format: GraphFormat) {
             }
             graph_round_trip(&g);
             if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
-                let mut text = String::new();
+                // A comment first, as tools write one: a name that starts with a
+                // byte-order mark is not at the start of the file, where the mark is skipped.
+                let mut text = String::from("# edges\n");
                 for (s, t) in g.edges() {
                     text.push_str(&format!("{} {}\n", g.vertex_label(s), g.vertex_label(t)));
                 }

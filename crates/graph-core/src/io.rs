@@ -768,14 +768,15 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
 
 /// Whether [`GraphFormat::Adjacency`] reads `name` back as itself from the lines
 /// [`write_adjacency`] writes: not empty, no surrounding whitespace (lines and names are
-/// trimmed), no `,` or `->` (they separate names), no line break, and no `#` or `%` first
-/// (a line starting so is a comment).
+/// trimmed), no `,` or `->` (they separate names), no line break, no `#` or `%` first (a
+/// line starting so is a comment) and no byte-order mark first (one starting the file is
+/// skipped).
 fn adjacency_name_ok(name: &str) -> bool {
     !name.is_empty()
         && name.trim() == name
         && !name.contains([',', '\n'])
         && !name.contains("->")
-        && !name.starts_with(['#', '%'])
+        && !name.starts_with(['#', '%', '\u{feff}'])
 }
 
 /// Writes `g` as `a -> b, c` adjacency lines (names or numbers), one line per vertex, so that
@@ -788,7 +789,8 @@ fn adjacency_name_ok(name: &str) -> bool {
 /// # Errors
 /// [`GraphError::InvalidParameter`], before anything is written, for a vertex name the
 /// format cannot hold (names from an edge list may have a `->` inside, or start with a
-/// form feed, which adjacency lines would read as another name); [`GraphError::Io`].
+/// form feed or a byte-order mark, which adjacency lines would read as another name);
+/// [`GraphError::Io`].
 ///
 /// # Examples
 /// ```
@@ -1091,7 +1093,7 @@ mod tests {
     /// and read back as another vertex; `write_adjacency` refuses it before writing.
     #[test]
     fn regression_adjacency_writer_refuses_names_it_cannot_hold() {
-        for bad in ["\u{c}b", "a->b", "#x", "%x", "x\u{a0}"] {
+        for bad in ["\u{c}b", "a->b", "#x", "%x", "x\u{a0}", "\u{feff}x"] {
             let text = format!("ok {bad}\n");
             let g = read_graph(text.as_bytes(), GraphFormat::EdgeList).unwrap();
             let mut out = Vec::new();
