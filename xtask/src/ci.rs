@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: the checks `.ci/run` runs, in order, stopping at the first failure: fmt,
-//! clippy, kernels --check, the tests, the simulated driver and the GPU tests through it, the
-//! Python package's pytest suite, MPI.
+//! clippy, kernels --check, the tests, a short fuzzing campaign of the readers, the simulated
+//! driver and the GPU tests through it, the Python package's pytest suite, MPI.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,6 +30,10 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         ("kernels", &["xtask", "kernels", "--check"]),
         ("tidy", &["xtask", "tidy"]),
         ("test", &["test", "--workspace"]),
+        // A short libFuzzer campaign over every reader: the committed corpus and regressions
+        // replayed, then 10 s of new inputs per target (`cargo xtask fuzz`; needs only a C++
+        // compiler for libFuzzer, as `sim` does).
+        ("fuzz", &["xtask", "fuzz", "--seconds", "10"]),
     ];
     let mut steps: Vec<(&str, Command)> = cargo_steps
         .iter()

@@ -6,11 +6,13 @@
 //!   on the CPU (see `kernels-cuda/sim/driver.cpp`).
 //! - `gpu-bundle`: release test and bench executables plus `run.sh` in `target/gpu-bundle/`.
 //! - `tidy`: the architecture's machine-checkable invariants (see `tidy.rs`).
+//! - `fuzz [--seconds N] [TARGET...]`: coverage-guided fuzzing of the readers (see `fuzz.rs`).
 //! - `ci`: what `.ci/run` runs (fmt, clippy, kernels --check, tests, simulated GPU tests, Python,
 //!   MPI).
 
 mod bundle;
 mod ci;
+mod fuzz;
 mod kernels;
 mod launchers;
 mod resources;
@@ -35,6 +37,11 @@ tasks:
   tidy                check ARCHITECTURE.md's invariants (harness per .cu, launches only through
                       the generated launchers, cudarc only inside gpu-runtime, no cmd file
                       importing the demo)
+  fuzz [--seconds N] [TARGET...]
+                      coverage-guided fuzzing of the readers (libFuzzer, stable Rust): builds
+                      fuzz/ with coverage into target/fuzz/, replays fuzz/regressions/<target>/,
+                      then runs each target N seconds (default 60) from fuzz/corpus/<target>/;
+                      targets: table npy edge_list adjacency matrix_market fastx checkpoint
   ci                  run what .ci/run runs: fmt --check, clippy -D warnings, kernels --check,
                       tests, the GPU tests through the simulated driver (sim), the Python
                       package (crates/warpath-py/ci.sh) and the MPI tests (crates/clustering/ci-mpi.sh)
@@ -63,6 +70,7 @@ fn run() -> Result<()> {
         Some("gpu-bundle") => bundle::run(&root),
         Some("ci") => ci::run(&root),
         Some("tidy") => tidy::run(&root),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -86,7 +86,7 @@ fn for_lines<R: BufRead>(
         }
         no += 1;
         let line = buf.trim_end_matches(['\n', '\r']);
-        // A UTF-8 byte-order mark is not part of the first name.
+        // A UTF-8 byte-order mark starts the file, not its first name.
         let line = if no == 1 {
             line.strip_prefix('\u{feff}').unwrap_or(line)
         } else {
@@ -150,8 +150,9 @@ fn is_comment(t: &str) -> bool {
 fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
-    // A UTF-8 byte-order mark is not part of the first name.
-    parse_pairs(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes), snap)
+    // A UTF-8 byte-order mark starts the file, not its first name.
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    parse_pairs(text, snap)
 }
 
 /// First-line headers of edge-list tables (pandas / NetworkX `to_pandas_edgelist` exports).
@@ -622,9 +623,11 @@ fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
                         max: u32::MAX as u128 - 1,
                     });
                 }
+                check_mm_memory(n)?;
                 nnz = z;
-                src.reserve(z.min(1 << 28) as usize);
-                dst.reserve(z.min(1 << 28) as usize);
+                // The size line is a claim, not data: reserve no more than a small file holds.
+                src.reserve(z.min(1 << 16) as usize);
+                dst.reserve(z.min(1 << 16) as usize);
                 state = State::Entries;
             }
             State::Entries => {
@@ -683,6 +686,33 @@ fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
     g.with_names(VertexNames::from_names(names)?)
 }
 
+/// Bytes a Matrix Market graph needs per vertex: the CSR build (offsets and the counting
+/// sort's cursors) and the vertex's name (`v + 1` as a `String`, held by the names and again
+/// as a key of their index, with the index's slot).
+const MM_BYTES_PER_VERTEX: u64 = 128;
+
+/// Refuses a size line that declares more vertices than the memory available holds, before
+/// anything is allocated for them (a one-line file can declare billions). Under the fuzzer
+/// (`cfg(fuzzing)`) the memory available is taken to be 1 MiB, so that this check, not
+/// libFuzzer's memory limit, is what a large declaration meets.
+fn check_mm_memory(n: u64) -> Result<(), GraphError> {
+    let needed = n.saturating_add(1).saturating_mul(MM_BYTES_PER_VERTEX);
+    #[cfg(fuzzing)]
+    let available = Some(1u64 << 20);
+    #[cfg(not(fuzzing))]
+    let available = (needed >= 1 << 30)
+        .then(gpu_runtime::host_available_memory)
+        .flatten();
+    match available {
+        Some(available) if needed > available => Err(GraphError::OutOfMemory {
+            vertices: n,
+            needed,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Guesses a file's format: `.mtx` or a `%%MatrixMarket` first line is Matrix Market; a first
 /// data line with `->` is the adjacency format; otherwise an edge list (which also reads SNAP).
 ///
@@ -736,13 +766,30 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
     read_graph(std::io::BufReader::with_capacity(1 << 20, f), format)
 }
 
+/// Whether [`GraphFormat::Adjacency`] reads `name` back as itself from the lines
+/// [`write_adjacency`] writes: not empty, no surrounding whitespace (lines and names are
+/// trimmed), no `,` or `->` (they separate names), no line break, no `#` or `%` first (a
+/// line starting so is a comment) and no byte-order mark first (one starting the file is
+/// skipped).
+fn adjacency_name_ok(name: &str) -> bool {
+    !name.is_empty()
+        && name.trim() == name
+        && !name.contains([',', '\n'])
+        && !name.contains("->")
+        && !name.starts_with(['#', '%', '\u{feff}'])
+}
+
 /// Writes `g` as `a -> b, c` adjacency lines (names or numbers), one line per vertex, so that
-/// [`GraphFormat::Adjacency`] reads it back (isolated vertices appear as `a ->`).
+/// [`GraphFormat::Adjacency`] reads it back (isolated vertices appear as `a ->`): the same
+/// vertices, each with its out-edges in the same order.
 ///
 /// # Complexity
 /// `O(V + E)`.
 ///
 /// # Errors
+/// [`GraphError::InvalidParameter`], before anything is written, for a vertex name the
+/// format cannot hold (names from an edge list may have a `->` inside, or start with a
+/// form feed or a byte-order mark, which adjacency lines would read as another name);
 /// [`GraphError::Io`].
 ///
 /// # Examples
@@ -754,6 +801,15 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
 /// # Ok::<(), graph_core::GraphError>(())
 /// ```
 pub fn write_adjacency<W: Write>(g: &Graph, mut out: W) -> Result<(), GraphError> {
+    if let Some(bad) = (0..g.vertex_count() as u32)
+        .map(|v| g.vertex_label(v))
+        .find(|name| !adjacency_name_ok(name))
+    {
+        return Err(GraphError::InvalidParameter(format!(
+            "vertex name {bad:?} cannot be written as an adjacency line (a name there has no \
+             surrounding whitespace, no `,`, `->` or line break, and no `#` or `%` first)"
+        )));
+    }
     for v in 0..g.vertex_count() as u32 {
         write!(out, "{} ->", g.vertex_label(v))?;
         for (i, &t) in g.successors(v).iter().enumerate() {
@@ -1058,5 +1114,82 @@ mod tests {
             }
             _ => println!("skipped: this machine has {needed} bytes available"),
         }
+    }
+
+    /// Found by the `edge_list` fuzz target: an edge-list name the adjacency format cannot
+    /// hold (here a leading form feed, which adjacency lines trim away) was written anyway,
+    /// and read back as another vertex; `write_adjacency` refuses it before writing.
+    #[test]
+    fn regression_adjacency_writer_refuses_names_it_cannot_hold() {
+        for bad in ["\u{c}b", "a->b", "#x", "%x", "x\u{a0}", "\u{feff}x"] {
+            let text = format!("ok {bad}\n");
+            let g = read_graph(text.as_bytes(), GraphFormat::EdgeList).unwrap();
+            let mut out = Vec::new();
+            let e = write_adjacency(&g, &mut out).unwrap_err();
+            assert!(matches!(e, GraphError::InvalidParameter(_)), "{bad:?}: {e}");
+            assert!(out.is_empty(), "nothing written for {bad:?}");
+        }
+        let g = read_graph(&b"new york -> la, x#y\n"[..], GraphFormat::Adjacency).unwrap();
+        let mut out = Vec::new();
+        write_adjacency(&g, &mut out).unwrap();
+        let back = read_graph(&out[..], GraphFormat::Adjacency).unwrap();
+        assert_eq!(back, g);
+    }
+
+    /// A UTF-8 byte-order mark (as Windows editors write) was read as part of the first
+    /// name: `\u{feff}1` and `1` were two vertices of an integer edge list, and a Matrix
+    /// Market header after one was refused.
+    #[test]
+    fn regression_byte_order_mark_is_not_part_of_a_name() {
+        for (text, format) in [
+            ("\u{feff}1 2\n2 1\n", GraphFormat::EdgeList),
+            ("\u{feff}1\t2\n2\t1\n", GraphFormat::Snap),
+            ("\u{feff}1 -> 2\n2 -> 1\n", GraphFormat::Adjacency),
+            (
+                "\u{feff}%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n2 1\n",
+                GraphFormat::MatrixMarket,
+            ),
+        ] {
+            let g = read_graph(text.as_bytes(), format).unwrap();
+            let plain = read_graph(&text.as_bytes()[3..], format).unwrap();
+            assert_eq!(g, plain, "{format:?}");
+            assert_eq!(g.edge_count(), 2, "{format:?}");
+            let dir = std::env::temp_dir().join(format!("gc-bom-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let p = dir.join("g.txt");
+            std::fs::write(&p, text).unwrap();
+            assert_eq!(detect_format(&p).unwrap(), format_detected(format));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        fn format_detected(f: GraphFormat) -> GraphFormat {
+            match f {
+                GraphFormat::Snap => GraphFormat::EdgeList,
+                f => f,
+            }
+        }
+    }
+
+    /// Found while writing the `matrix_market` fuzz target: a size line whose vertices fit the CSR
+    /// arrays in memory, but not with their names, was accepted and its names allocated
+    /// (an abort); it is refused before anything is allocated for the vertices.
+    #[test]
+    fn regression_vertex_names_count_against_memory() {
+        let Some(available) = gpu_runtime::host_available_memory() else {
+            return println!("skipped: no MemAvailable");
+        };
+        let n = available / 64;
+        if n >= u32::MAX as u64 - 1 || n * 16 >= available {
+            return println!("skipped: {available} bytes available");
+        }
+        let text = format!("%%MatrixMarket matrix coordinate pattern general\n{n} {n} 1\n1 2\n");
+        let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
+        assert!(
+            matches!(err, GraphError::OutOfMemory { vertices, .. } if vertices == n),
+            "{err}"
+        );
+        // Entries announced but absent: an error, after reserving room for a few only.
+        let text = "%%MatrixMarket matrix coordinate pattern general\n3 3 4000000000\n1 2\n";
+        let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
+        assert!(err.to_string().contains("only 1 given"), "{err}");
     }
 }

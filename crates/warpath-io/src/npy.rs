@@ -86,7 +86,9 @@ impl Dtype {
             Some(c @ ('<' | '>' | '|' | '=')) => (c, &descr[1..]),
             _ => ('=', descr),
         };
-        let (c, size) = rest.split_at(rest.len().min(1));
+        // The kind is one ASCII letter; split after the first character, whatever its width
+        // (a multi-byte first character is refused below, not split in half).
+        let (c, size) = rest.split_at(rest.chars().next().map_or(0, char::len_utf8));
         let size = match (c, size.parse::<u8>()) {
             ("c", _) => return refuse("complex"),
             ("U" | "S" | "a", _) => return refuse("strings"),
@@ -542,7 +544,60 @@ mod tests {
         assert!(parse_header(&s).is_err());
     }
 
+    /// Found while writing the `npy` fuzz target: a dtype whose first character after the
+    /// byte order is not ASCII was split inside that character (a panic).
+    #[test]
+    fn regression_multibyte_dtype_is_refused() {
+        for descr in ["<\u{e9}8", "\u{e9}", "|\u{1f600}1", "<"] {
+            let f = numpy_file(descr, false, "(1,)", &[0; 8]);
+            let e = read_npy_bytes::<f64>(&f).unwrap_err().to_string();
+            assert!(e.contains("not supported"), "{descr}: {e}");
+        }
+    }
+
+    /// A valid file read as `T`, written again and read back: the same shape and values
+    /// (`x != x`: every NaN alike).
+    #[allow(clippy::eq_op)]
+    fn assert_round_trips<T: Element>(f: &[u8]) {
+        if let Ok(a) = read_npy_bytes::<T>(f) {
+            assert_eq!(a.shape.iter().product::<usize>(), a.data.len());
+            let mut g = Vec::new();
+            write_npy(&mut g, &a.data, &a.shape).unwrap();
+            let b = read_npy_bytes::<T>(&g).unwrap();
+            assert_eq!(b.shape, a.shape);
+            assert!(
+                b.data
+                    .iter()
+                    .zip(&a.data)
+                    .all(|(x, y)| x == y || (x != x && y != y))
+            );
+        }
+    }
+
     proptest::proptest! {
+        /// A valid header followed by arbitrary bytes (any dtype byte, order, shape): a typed
+        /// error or values that round-trip, never a panic.
+        #[test]
+        fn prop_mutated_files_fail_typed_or_round_trip(
+            kind in proptest::sample::select(vec!["b", "i", "u", "f", "c", "U", "\u{e9}", ""]),
+            size in 0u8..10,
+            order in proptest::sample::select(vec!["<", ">", "|", "=", ""]),
+            dims in proptest::collection::vec(0usize..4, 0..4),
+            fortran in proptest::bool::ANY,
+            body in proptest::collection::vec(proptest::num::u8::ANY, 0..100),
+        ) {
+            let shape = match dims.len() {
+                1 => format!("({},)", dims[0]),
+                _ => format!("({})", dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+            };
+            let f = numpy_file(&format!("{order}{kind}{size}"), fortran, &shape, &body);
+            assert_round_trips::<f64>(&f);
+            assert_round_trips::<f32>(&f);
+            assert_round_trips::<i16>(&f);
+            assert_round_trips::<u64>(&f);
+            assert_round_trips::<bool>(&f);
+        }
+
         /// Arbitrary bytes after the magic never panic the reader.
         #[test]
         fn prop_never_panics(tail in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {

@@ -1,0 +1,129 @@
+//! Every reader of warpath-io over arbitrary bytes and table-like text: a typed error, or
+//! values that round-trip through the project's writers (`format_rows`, `write_npy`). The
+//! same properties as the `table` and `npy` fuzz targets (`cargo xtask fuzz`), without the
+//! fuzzer, so that `cargo test` keeps them.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use warpath_io::npy::{read_npy_bytes, write_npy};
+use warpath_io::{Element, Header, IoError, TableOptions, format_rows, parse_array, parse_table};
+
+// `x != x`: NaN, the only value unequal to itself (`Element` has no `is_nan`).
+#[allow(clippy::eq_op)]
+fn same<T: Element>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (x != x && y != y))
+}
+
+fn table_round_trips<T: Element>(bytes: &[u8], header: Header) -> Result<(), TestCaseError> {
+    let opts = TableOptions {
+        header,
+        ..TableOptions::default()
+    };
+    match parse_table::<T>(bytes, &opts) {
+        Ok(t) => {
+            prop_assert_eq!(t.data.len(), t.rows * t.cols);
+            if t.data.is_empty() {
+                return Ok(());
+            }
+            let mut text = Vec::new();
+            format_rows(&t.data, t.cols, b',', &mut text);
+            let absent = TableOptions {
+                header: Header::Absent,
+                ..TableOptions::default()
+            };
+            let back = parse_table::<T>(&text, &absent).map_err(|e| {
+                TestCaseError::fail(format!("{e}: {}", String::from_utf8_lossy(&text)))
+            })?;
+            prop_assert_eq!((back.rows, back.cols), (t.rows, t.cols));
+            prop_assert!(same(&back.data, &t.data));
+        }
+        Err(e) => prop_assert!(
+            matches!(e, IoError::Parse { .. } | IoError::Format(_)),
+            "{:?}",
+            e
+        ),
+    }
+    Ok(())
+}
+
+fn npy_round_trips<T: Element>(bytes: &[u8]) -> Result<(), TestCaseError> {
+    match read_npy_bytes::<T>(bytes) {
+        Ok(a) => {
+            prop_assert_eq!(a.shape.iter().product::<usize>(), a.data.len());
+            let mut f = Vec::new();
+            write_npy(&mut f, &a.data, &a.shape).unwrap();
+            let back = read_npy_bytes::<T>(&f).unwrap();
+            prop_assert_eq!(&back.shape, &a.shape);
+            prop_assert!(same(&back.data, &a.data));
+        }
+        Err(e) => prop_assert!(matches!(e, IoError::Npy { .. }), "{:?}", e),
+    }
+    Ok(())
+}
+
+/// Text made of what tables are made of: digits, signs, separators, comments, line ends, a
+/// BOM, words, `nan` and `inf`.
+fn table_text() -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just(&b"0"[..]),
+            Just(&b"17"[..]),
+            Just(&b"-3"[..]),
+            Just(&b"+2.5e3"[..]),
+            Just(&b"nan"[..]),
+            Just(&b"-inf"[..]),
+            Just(&b"0x10"[..]),
+            Just(&b"x"[..]),
+            Just(&b"_id"[..]),
+            Just(&b"true"[..]),
+            Just(&b","[..]),
+            Just(&b";"[..]),
+            Just(&b" "[..]),
+            Just(&b"\t"[..]),
+            Just(&b"\n"[..]),
+            Just(&b"\r\n"[..]),
+            Just(&b"#"[..]),
+            Just(&b"\xef\xbb\xbf"[..]),
+            Just(&b"\xff"[..]),
+        ],
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn tables_fail_typed_or_round_trip(text in table_text()) {
+        for h in [Header::Auto, Header::Absent, Header::Present] {
+            table_round_trips::<f64>(&text, h)?;
+            table_round_trips::<i64>(&text, h)?;
+            table_round_trips::<u8>(&text, h)?;
+            table_round_trips::<bool>(&text, h)?;
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_fail_typed_or_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        table_round_trips::<f64>(&bytes, Header::Auto)?;
+        table_round_trips::<u32>(&bytes, Header::Auto)?;
+        let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+        npy.extend_from_slice(&bytes);
+        for b in [&bytes[..], &npy[..]] {
+            npy_round_trips::<f64>(b)?;
+            npy_round_trips::<i32>(b)?;
+            npy_round_trips::<bool>(b)?;
+            for path in ["a.csv", "a.npy", "a.bin"] {
+                match parse_array::<f32>(b, Path::new(path)) {
+                    Ok(a) => prop_assert_eq!(a.shape.iter().product::<usize>(), a.data.len()),
+                    Err(e) => prop_assert!(
+                        matches!(e, IoError::Npy { .. } | IoError::Parse { .. } | IoError::Format(_)),
+                        "{:?}", e
+                    ),
+                }
+            }
+        }
+    }
+}

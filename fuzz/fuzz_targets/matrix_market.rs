@@ -1,0 +1,6 @@
+//! Fuzz target: see `warpath_fuzz` for what it asserts. Run with `cargo xtask fuzz matrix_market`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    warpath_fuzz::graph(data, graph_core::GraphFormat::MatrixMarket);
+});

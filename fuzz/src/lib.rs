@@ -1,0 +1,332 @@
+//! What every fuzz target asserts about a reader's answer: a typed error of the kinds the
+//! reader documents, or values that round-trip (written with the project's writer and read
+//! back, the same values, bit for bit).
+//!
+//! The functions panic (which libFuzzer reports as a crash, with the input) when a property
+//! fails; the targets in `fuzz_targets/` are thin calls into them, so the same checks can run
+//! over the committed corpus in an ordinary test (`tests/corpus.rs`).
+
+use std::path::Path;
+
+use graph_core::{Graph, GraphError, GraphFormat, read_graph};
+use warpath_io::npy::{read_npy_bytes, write_npy};
+use warpath_io::{Element, Header, IoError, TableOptions, format_rows, parse_table};
+
+/// Values equal bit for bit, except that every NaN equals every NaN (text has one `nan`).
+// `x != x`: NaN, the only value unequal to itself (`Element` has no `is_nan`).
+#[allow(clippy::eq_op)]
+fn same<T: Element>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || (x != x && y != y))
+}
+
+/// Floats compared by their bits (so `-0.0` differs from `0.0`), NaNs all alike.
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
+/// The lines of a table that hold data or a header: after a UTF-8 byte-order mark, what is
+/// left of a line before `#` holds something besides spaces, tabs and `\r`.
+pub fn table_content_lines(bytes: &[u8]) -> usize {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|&c| c == b'\n')
+        .filter(|line| {
+            let content = line.split(|&c| c == b'#').next().unwrap_or(&[]);
+            content.iter().any(|&c| !matches!(c, b' ' | b'\t' | b'\r'))
+        })
+        .count()
+}
+
+/// Whether a header field is a name (issue 24's header rule): it starts with a letter or
+/// `_`, and is not `nan` or `inf` (`infinity`), in any case.
+pub fn is_name(field: &str) -> bool {
+    let lower = field.to_ascii_lowercase();
+    field
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && !matches!(lower.as_str(), "nan" | "inf" | "infinity")
+}
+
+/// A table: `parse_table` as `T`; an answer must be `rows x cols` values, one row per line
+/// that holds something (less one for a header: no line dropped in silence; a header found
+/// by `Header::Auto` must be names only, [`is_name`]) that, written by [`format_rows`]
+/// (comma- and space-separated) and read back, are the same values.
+pub fn table<T: Element>(bytes: &[u8], header: Header) {
+    let opts = TableOptions {
+        header,
+        ..TableOptions::default()
+    };
+    match parse_table::<T>(bytes, &opts) {
+        Ok(t) => {
+            assert_eq!(t.data.len(), t.rows * t.cols, "rows x cols values");
+            if let Some(h) = &t.header {
+                assert_eq!(h.len(), t.cols, "one header name per column");
+            }
+            if let (Header::Auto, Some(h)) = (header, &t.header) {
+                assert!(
+                    h.iter().all(|f| is_name(f)),
+                    "a first line taken for a header must be names only: {h:?}"
+                );
+            }
+            assert_eq!(
+                t.rows + usize::from(t.header.is_some()),
+                table_content_lines(bytes),
+                "a row per line that holds something (and the header)"
+            );
+            if t.data.is_empty() {
+                return;
+            }
+            for sep in [b',', b' '] {
+                let mut text = Vec::new();
+                format_rows(&t.data, t.cols, sep, &mut text);
+                let opts = TableOptions {
+                    header: Header::Absent,
+                    ..TableOptions::default()
+                };
+                let back = parse_table::<T>(&text, &opts).unwrap_or_else(|e| {
+                    panic!(
+                        "written table does not read back: {e}\n{}",
+                        String::from_utf8_lossy(&text)
+                    )
+                });
+                assert_eq!((back.rows, back.cols), (t.rows, t.cols), "shape round trip");
+                assert!(same(&back.data, &t.data), "values round trip");
+            }
+        }
+        Err(e) => assert!(
+            matches!(e, IoError::Parse { .. } | IoError::Format(_)),
+            "table error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// A `.npy` file read as `T`: an answer must hold `product(shape)` values that, written by
+/// [`write_npy`] and read back, have the same shape and values.
+pub fn npy<T: Element>(bytes: &[u8]) {
+    match read_npy_bytes::<T>(bytes) {
+        Ok(a) => {
+            let n = a.shape.iter().try_fold(1usize, |x, &d| x.checked_mul(d));
+            assert_eq!(n, Some(a.data.len()), "shape {:?} and values", a.shape);
+            let mut f = Vec::new();
+            write_npy(&mut f, &a.data, &a.shape).expect("write_npy of a read array");
+            let back = read_npy_bytes::<T>(&f).expect("a written .npy reads back");
+            assert_eq!(back.shape, a.shape, "shape round trip");
+            assert!(same(&back.data, &a.data), "values round trip");
+            assert_eq!(back.dtype, T::DTYPE);
+        }
+        Err(e) => assert!(
+            matches!(e, IoError::Npy { .. }),
+            "npy error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// Any input the generic array reader takes (`.npy` by magic, raw little-endian for `.bin`,
+/// else a table): no panic, a typed error or `product(shape)` values.
+pub fn array<T: Element>(bytes: &[u8], path: &str) {
+    match warpath_io::parse_array::<T>(bytes, Path::new(path)) {
+        Ok(a) => assert_eq!(
+            a.shape.iter().product::<usize>(),
+            a.data.len(),
+            "shape and values"
+        ),
+        Err(e) => assert!(
+            matches!(
+                e,
+                IoError::Npy { .. } | IoError::Parse { .. } | IoError::Format(_)
+            ),
+            "array error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// Whether a graph error is one a reader documents for bad input.
+fn typed_graph_error(e: &GraphError) -> bool {
+    matches!(
+        e,
+        GraphError::Parse { .. }
+            | GraphError::TooLarge { .. }
+            | GraphError::OutOfMemory { .. }
+            | GraphError::InvalidParameter(_)
+            | GraphError::Reads(_)
+    )
+}
+
+/// The edges of `g` by their endpoints' labels, per source in CSR order (the order of each
+/// vertex's out-edges is part of the graph), sources in label order.
+fn labelled(g: &Graph) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = (0..g.vertex_count() as u32)
+        .map(|v| {
+            (
+                g.vertex_label(v),
+                g.successors(v).iter().map(|&t| g.vertex_label(t)).collect(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Checks that `g` is a valid graph: endpoints below the vertex count, a distinct label per
+/// vertex, offsets that end at the edge count.
+pub fn check_graph(g: &Graph) {
+    let n = g.vertex_count();
+    assert!(g.targets().iter().all(|&t| (t as usize) < n), "targets < n");
+    assert_eq!(*g.offsets().last().expect("offsets"), g.edge_count());
+    let mut labels: Vec<String> = (0..n as u32).map(|v| g.vertex_label(v)).collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), n, "vertex labels are distinct");
+}
+
+/// Writes `g` with [`graph_core::write_adjacency`] and reads it back: the same vertices (by
+/// label) with the same out-edges in the same order. A writer refusal must be typed.
+pub fn graph_round_trip(g: &Graph) {
+    let mut text = Vec::new();
+    match graph_core::write_adjacency(g, &mut text) {
+        Ok(()) => {
+            let back = read_graph(&text[..], GraphFormat::Adjacency).unwrap_or_else(|e| {
+                panic!(
+                    "written adjacency does not read back: {e}\n{}",
+                    String::from_utf8_lossy(&text)
+                )
+            });
+            assert_eq!(back.vertex_count(), g.vertex_count(), "vertex count");
+            assert_eq!(back.edge_count(), g.edge_count(), "edge count");
+            assert_eq!(labelled(&back), labelled(g), "edges by label");
+        }
+        Err(e) => assert!(
+            matches!(e, GraphError::InvalidParameter(_)),
+            "write_adjacency error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// A graph file in `format`: a typed error, or a valid graph that round-trips through
+/// adjacency lines; edge lists also round-trip through edge-list lines `a b` (one per edge),
+/// which keep every name they can hold.
+pub fn graph(bytes: &[u8], format: GraphFormat) {
+    match read_graph(bytes, format) {
+        Ok(g) => {
+            check_graph(&g);
+            if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
+                // One edge per line that is not blank or a comment; a header takes one line.
+                let lines = bytes
+                    .split(|&c| c == b'\n')
+                    .filter(|l| {
+                        l.iter()
+                            .find(|&&c| !matches!(c, b' ' | b'\t' | b',' | b'\r'))
+                            .is_some_and(|&c| c != b'#' && c != b'%')
+                    })
+                    .count() as u64;
+                assert!(
+                    g.edge_count() == lines || g.edge_count() + 1 == lines,
+                    "{} edges from {lines} lines",
+                    g.edge_count()
+                );
+            }
+            graph_round_trip(&g);
+            if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
+                // A comment first, as tools write one: a name that starts with a
+                // byte-order mark is not at the start of the file, where the mark is skipped.
+                let mut text = String::from("# edges\n");
+                for (s, t) in g.edges() {
+                    text.push_str(&format!("{} {}\n", g.vertex_label(s), g.vertex_label(t)));
+                }
+                let back = read_graph(text.as_bytes(), GraphFormat::EdgeList)
+                    .unwrap_or_else(|e| panic!("written edges do not read back: {e}\n{text}"));
+                // Vertices without edges (ids an integer list skips) are not written.
+                assert_eq!(back.edge_count(), g.edge_count(), "edge count");
+                let edges = |g: &Graph| {
+                    let mut e: Vec<(String, String)> = g
+                        .edges()
+                        .map(|(s, t)| (g.vertex_label(s), g.vertex_label(t)))
+                        .collect();
+                    e.sort();
+                    e
+                };
+                assert_eq!(edges(&back), edges(&g), "edges by label");
+            }
+        }
+        Err(e) => assert!(
+            typed_graph_error(&e),
+            "graph error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// FASTA/FASTQ reads to a k-mer graph with `k` from the first byte (2 to 32; other values
+/// must be refused): a typed error, or a graph whose vertices are distinct (k-1)-mers over
+/// `ACGT`, whose edges are distinct k-mers (no more than the occurrences counted), and that
+/// round-trips through adjacency lines.
+pub fn fastx(data: &[u8]) {
+    let Some((&k, reads)) = data.split_first() else {
+        return;
+    };
+    let k = u32::from(k % 40);
+    match graph_core::kmer_graph_from_reads(reads, k) {
+        Ok(kg) => {
+            assert!((2..=32).contains(&k), "k = {k} accepted");
+            let g = &kg.graph;
+            check_graph(g);
+            assert!(g.edge_count() <= kg.kmer_occurrences, "distinct k-mers");
+            for v in 0..g.vertex_count() as u32 {
+                let l = g.vertex_label(v);
+                assert_eq!(l.len(), k as usize - 1, "vertex {l} is a (k-1)-mer");
+                assert!(l.bytes().all(|b| b"ACGT".contains(&b)), "vertex {l}");
+            }
+            let mut kmers: Vec<String> = g
+                .edges()
+                .map(|(s, t)| {
+                    let (s, t) = (g.vertex_label(s), g.vertex_label(t));
+                    assert_eq!(s[1..], t[..t.len() - 1], "an edge overlaps by k-2");
+                    format!("{s}{}", &t[t.len() - 1..])
+                })
+                .collect();
+            let m = kmers.len();
+            kmers.sort();
+            kmers.dedup();
+            assert_eq!(kmers.len(), m, "each k-mer once");
+            graph_round_trip(g);
+        }
+        Err(e) => assert!(
+            typed_graph_error(&e),
+            "k-mer reader error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// A k-means checkpoint: a typed error, or a checkpoint consistent with its `k` and `d` that,
+/// serialised again ([`clustering::checkpoint::Checkpoint::to_json`]) and parsed back, is
+/// the same, bit for bit.
+pub fn checkpoint(bytes: &[u8]) {
+    use clustering::KMeansError;
+    use clustering::checkpoint::Checkpoint;
+    let path = Path::new("fuzz.ckpt.json");
+    match Checkpoint::parse(bytes, path) {
+        Ok(ck) => {
+            assert_eq!(Some(ck.centroid_bits.len()), ck.k.checked_mul(ck.d));
+            assert_eq!(ck.initial_bits.len(), ck.centroid_bits.len());
+            let text = ck.to_json().expect("a read checkpoint serialises");
+            let back = Checkpoint::parse(&text, path).unwrap_or_else(|e| {
+                panic!(
+                    "written checkpoint does not read back: {e}\n{}",
+                    String::from_utf8_lossy(&text)
+                )
+            });
+            assert_eq!(back, ck, "checkpoint round trip");
+            assert!(same_bits(&[back.tol_abs], &[ck.tol_abs]), "tol_abs bits");
+            if let (Some(a), Some(b)) = (&back.job, &ck.job) {
+                assert!(same_bits(&[a.tol], &[b.tol]), "tol bits");
+            }
+        }
+        Err(e) => assert!(
+            matches!(e, KMeansError::Format { .. }),
+            "checkpoint error of an unexpected kind: {e:?}"
+        ),
+    }
+}
