@@ -234,9 +234,24 @@ fn to_error(text: &[u8], f: Fail) -> IoError {
     }
 }
 
+/// Header fields as they are reported ([`header_name`]).
+fn names(fields: Vec<String>) -> Vec<String> {
+    fields.iter().map(|f| header_name(f).to_owned()).collect()
+}
+
+/// A header field as it is reported: spaces around it removed, then one pair of matching
+/// quotes around it (`"col a"`, `'b'`) and the spaces inside them.
+fn header_name(field: &str) -> &str {
+    let t = field.trim();
+    let quoted = t.len() >= 2
+        && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')));
+    if quoted { t[1..t.len() - 1].trim() } else { t }
+}
+
 /// Whether a header field is a name: it starts with a letter or `_` and is not one of the
-/// words a float reader takes for a number (`nan`, `inf`, `infinity`, in any case). Quotes
-/// around the field are removed before the test (`"x"` is a name).
+/// words a float reader takes for a number (`nan`, `inf`, `infinity`, in any case). Spaces
+/// around the field and one pair of matching quotes around it are removed before the test
+/// (`"x"` is a name, and is reported as `x`).
 ///
 /// [`Header::Auto`] takes a first line for a header only when every field is a name.
 ///
@@ -247,7 +262,7 @@ fn to_error(text: &[u8], f: Fail) -> IoError {
 /// assert!(!is_name("0x10") && !is_name("NaN") && !is_name("inf") && !is_name("") && !is_name("-x"));
 /// ```
 pub fn is_name(field: &str) -> bool {
-    let f = field.trim().trim_matches(['"', '\'']).trim();
+    let f = header_name(field);
     let starts = f
         .chars()
         .next()
@@ -351,17 +366,14 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
             Delimiter::Semicolon => s.split(';').collect(),
             Delimiter::Whitespace => s.split_whitespace().collect(),
         };
-        fields
-            .iter()
-            .map(|f| f.trim().trim_matches(['"', '\'']).to_owned())
-            .collect()
+        fields.iter().map(|f| (*f).to_owned()).collect()
     };
     let mut data = Vec::new();
     let first_row = parse_rows::<T>(&text[start..end], delimiter, opts.comment, None, &mut data);
     let (header, cols, body_start) = match (opts.header, first_row) {
         (Header::Present, _) => {
             data.clear();
-            let h = split_header();
+            let h = names(split_header());
             let c = h.len();
             (Some(h), Some(c), end + 1)
         }
@@ -381,7 +393,7 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
             }
             data.clear();
             let c = h.len();
-            (Some(h), Some(c), end + 1)
+            (Some(names(h)), Some(c), end + 1)
         }
         (Header::Absent, Err(f)) => {
             return Err(to_error(
@@ -594,6 +606,13 @@ mod tests {
             assert_eq!(tb.header.unwrap(), names, "{text:?}");
             assert_eq!(tb.data, vec![1.0, 2.0], "{text:?}");
         }
+        // a header name is reported as it was judged: spaces and quotes around it removed
+        // (found by the fuzzer: `' H~'` was judged without its space but reported with it)
+        let tb = t::<f64>("' H~' ; \"b\"\n1;2\n").unwrap();
+        assert_eq!(tb.header.unwrap(), vec!["H~", "b"]);
+        // one pair of quotes is removed, once: `' 'x` is not a name (the fuzzer again)
+        assert_eq!(err::<f64>("' 'x,E\n1,2\n").0, 1);
+        assert_eq!(t::<f64>("\"'x'\",y\n1,2\n").map(|t| t.header).ok(), None);
         // `nan` and `inf` are data for floats, never a header
         let tb = t::<f64>("nan,inf\n1,2\n").unwrap();
         assert_eq!((tb.header, tb.rows), (None, 2));
