@@ -330,3 +330,53 @@ pub fn checkpoint(bytes: &[u8]) {
         ),
     }
 }
+
+/// Reads for assembly (FASTA/FASTQ, the first byte picks k): a typed error, or canonical
+/// k-mer counts that add up to the k-mers seen, and unitigs that pass `verify_unitigs` and,
+/// written as FASTA and counted again, hold exactly the same k-mers.
+pub fn reads(data: &[u8]) {
+    use assembly::{AssemblyError, CountOptions, Exec, ReadSource, compact, count_kmers};
+    let Some((&k, text)) = data.split_first() else {
+        return;
+    };
+    let k = usize::from(k % 40);
+    let mut o = CountOptions::new(k);
+    o.min_count = 1;
+    o.exec = Exec::Cpu;
+    match count_kmers::<u128>(&[ReadSource::Bytes(text, "fuzz.fa")], &o, &mut |_| {}) {
+        Ok(c) => {
+            assert!(k % 2 == 1 && (3..=63).contains(&k), "k = {k} accepted");
+            let total: u64 = c.counts.iter().map(|&n| u64::from(n)).sum();
+            assert_eq!(total, c.stats.kmers_seen, "every k-mer occurrence counted");
+            assert_eq!(
+                c.kmers.len() as u64,
+                c.stats.distinct,
+                "min count 1 keeps all"
+            );
+            assert!(c.kmers.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+            let g = compact(&c.kmers, &c.counts, k);
+            assert_eq!(assembly::verify_unitigs(&g, &c.kmers, &c.counts), Ok(()));
+            // round trip: the unitigs, as reads, hold the same k-mers
+            let mut fa = Vec::new();
+            let links = g.all_links(&c.kmers);
+            assembly::write_unitigs_fasta::<u128>(&mut fa, &g, &links).unwrap();
+            let back =
+                count_kmers::<u128>(&[ReadSource::Bytes(&fa, "unitigs.fa")], &o, &mut |_| {})
+                    .unwrap_or_else(|e| panic!("written unitigs do not read back: {e}"));
+            assert_eq!(back.kmers, c.kmers, "unitigs hold the same k-mers");
+            assert!(
+                back.counts.iter().all(|&n| n == 1),
+                "each k-mer in one unitig, once"
+            );
+        }
+        Err(e) => assert!(
+            matches!(
+                e,
+                AssemblyError::BadK(_)
+                    | AssemblyError::Reads { .. }
+                    | AssemblyError::InvalidParameter(_)
+            ),
+            "reads error of an unexpected kind: {e:?}"
+        ),
+    }
+}

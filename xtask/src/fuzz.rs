@@ -36,6 +36,7 @@ pub(crate) const TARGETS: &[&str] = &[
     "matrix_market",
     "fastx",
     "checkpoint",
+    "reads",
 ];
 
 /// The rustc flags of a libFuzzer build (cargo-fuzz's, less its nightly-only `-Z` flags and

@@ -96,6 +96,14 @@ pub fn for_each_batch(
     let mut batch = Batch::default();
     for source in sources {
         let name = source.name();
+        // An empty file holds no reads (as jellyfish and numpy read empty inputs), not an error.
+        let empty = match source {
+            ReadSource::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0),
+            ReadSource::Bytes(b, _) => b.is_empty(),
+        };
+        if empty {
+            continue;
+        }
         let mut reader: Box<dyn FastxReader> = match source {
             ReadSource::File(p) => {
                 // Open first, so a missing file is an I/O error, not a format one.

@@ -285,6 +285,9 @@ fn bad_inputs_are_errors_naming_file_and_record() {
         run(b"hello world", 3),
         Err(AssemblyError::Reads { .. })
     ));
+    // an empty file has no reads: empty counts, not an error
+    let c = run(b"", 5).unwrap();
+    assert_eq!((c.stats.reads.reads, c.kmers.len()), (0, 0));
     // a truncated gzip
     use std::io::Write;
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
