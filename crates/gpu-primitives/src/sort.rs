@@ -29,11 +29,20 @@ fn map_in_place<K: SortKey>(keys: &mut [K], f: impl Fn(K) -> K + Sync + Send) {
     }
 }
 
+/// Sorts ordered bits: keys alone by the vectorized quicksort where the CPU has it (an unstable
+/// sort of bits is indistinguishable from a stable one), else and for pairs by the radix sort.
+pub(crate) fn sort_any<B: RadixBits, V: Copy + Send + Sync>(bits: &mut [B], vals: &mut [V]) {
+    if size_of::<V>() == 0 && crate::simd_sort::sort_unsigned(bits, bits.len() >= PARALLEL_SORT) {
+        return;
+    }
+    sort_bits(bits, vals);
+}
+
 /// Sorts ordered bits on the CPU; `desc` complements them around the sort (stable descending).
 fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], desc: bool) {
     if K::KIND == 0 && !desc {
         // unsigned ascending: the keys are their own ordered bits
-        sort_bits(as_bits_mut(keys), vals);
+        sort_any(as_bits_mut(keys), vals);
         return;
     }
     // keys -> ordered bits in place
@@ -44,7 +53,7 @@ fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], d
         // SAFETY: see as_bits_mut: equal size, all bit patterns valid.
         unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
     });
-    sort_bits(as_bits_mut(keys), vals);
+    sort_any(as_bits_mut(keys), vals);
     map_in_place(keys, |k| {
         // SAFETY: as above.
         let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
@@ -314,7 +323,7 @@ pub(crate) fn sorted_bits_cpu<K: SortKey>(keys: &[K]) -> Vec<K::Bits> {
     } else {
         keys.par_iter().map(|k| k.to_ordered()).collect()
     };
-    sort_bits(&mut bits, &mut vec![(); keys.len()]);
+    sort_any(&mut bits, &mut vec![(); keys.len()]);
     bits
 }
 
