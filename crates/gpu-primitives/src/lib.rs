@@ -33,7 +33,7 @@ pub use select::{
 };
 pub use sort::{
     argsort, radix_passes_needed, radix_sort, radix_sort_desc, radix_sort_pairs,
-    radix_sort_pairs_desc, sort_reference,
+    radix_sort_pairs_desc, sort_into, sort_reference,
 };
 
 /// Below this many elements streaming operations (reduce, scan, select, split, histogram) stay

@@ -1,5 +1,7 @@
 //! Radix sort of keys, of key–value pairs, and argsort.
 
+use std::mem::MaybeUninit;
+
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
@@ -38,6 +40,23 @@ pub(crate) fn sort_any<B: RadixBits, V: Copy + Send + Sync>(bits: &mut [B], vals
     sort_bits(bits, vals);
 }
 
+/// A key's ordered bits (complemented when `desc`) stored in `K`'s own storage (same width).
+#[inline(always)]
+fn encode<K: SortKey>(k: K, desc: bool) -> K {
+    let b = k.to_ordered();
+    let b = if desc { b.complement() } else { b };
+    // SAFETY: K and K::Bits are sealed plain numbers of equal size; every bit pattern is valid.
+    unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
+}
+
+/// The inverse of [`encode`].
+#[inline(always)]
+fn decode<K: SortKey>(k: K, desc: bool) -> K {
+    // SAFETY: as in `encode`.
+    let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
+    K::from_ordered(if desc { b.complement() } else { b })
+}
+
 /// Sorts ordered bits on the CPU; `desc` complements them around the sort (stable descending).
 fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], desc: bool) {
     if K::KIND == 0 && !desc {
@@ -45,20 +64,77 @@ fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], d
         sort_any(as_bits_mut(keys), vals);
         return;
     }
-    // keys -> ordered bits in place
-    map_in_place(keys, |k| {
-        let b = k.to_ordered();
-        let b = if desc { b.complement() } else { b };
-        // store the bits in K's storage (same width); undone below
-        // SAFETY: see as_bits_mut: equal size, all bit patterns valid.
-        unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
-    });
+    // keys -> ordered bits in place, sorted, and back
+    map_in_place(keys, |k| encode(k, desc));
     sort_any(as_bits_mut(keys), vals);
-    map_in_place(keys, |k| {
-        // SAFETY: as above.
-        let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
-        K::from_ordered(if desc { b.complement() } else { b })
-    });
+    map_in_place(keys, |k| decode(k, desc));
+}
+
+/// Writes the keys of `src` into `dst` sorted ascending: the result of [`radix_sort`] on a
+/// copy, without a separate copy pass. `dst` may be uninitialised (a fresh output buffer);
+/// every slot is written. The door for callers that return a sorted copy (numpy's
+/// `np.sort`): on the CPU the copy is fused with the key transform.
+///
+/// # Complexity
+/// As [`radix_sort`], plus one read of `src`.
+///
+/// # Errors
+/// [`PrimitiveError::LengthMismatch`] when the slices differ in length; otherwise as
+/// [`radix_sort`].
+///
+/// # Examples
+/// ```
+/// use std::mem::MaybeUninit;
+/// use gpu_primitives::{sort_into, Exec};
+/// let src = [2.5f32, f32::NAN, -1.0, -0.0, 0.0];
+/// let mut dst = vec![MaybeUninit::<f32>::uninit(); src.len()];
+/// sort_into(&src, &mut dst, Exec::Cpu)?;
+/// // SAFETY: sort_into wrote every slot.
+/// let dst: Vec<f32> = dst.into_iter().map(|x| unsafe { x.assume_init() }).collect();
+/// assert_eq!(dst[..4], [-1.0, -0.0, 0.0, 2.5]);
+/// assert!(dst[1].is_sign_negative() && dst[4].is_nan());
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn sort_into<K: SortKey>(
+    src: &[K],
+    dst: &mut [MaybeUninit<K>],
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    PrimitiveError::check_len("dst", src.len(), dst.len())?;
+    let n = src.len();
+    let target = exec.resolve(n as u64, GPU_THRESHOLD_SORT)?;
+    let plain = K::KIND == 0 || !matches!(target, Target::Cpu);
+    let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
+        if plain {
+            d.iter_mut().zip(s).for_each(|(d, &k)| {
+                d.write(k);
+            });
+        } else {
+            d.iter_mut().zip(s).for_each(|(d, &k)| {
+                d.write(encode(k, false));
+            });
+        }
+    };
+    if n < PARALLEL_SORT {
+        write(dst, src);
+    } else {
+        const CHUNK: usize = 1 << 16;
+        dst.par_chunks_mut(CHUNK)
+            .zip(src.par_chunks(CHUNK))
+            .for_each(|(d, s)| write(d, s));
+    }
+    // SAFETY: every slot of `dst` was written above; MaybeUninit<K> has K's layout.
+    let keys = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<K>(), n) };
+    match target {
+        Target::Cpu => {
+            sort_any(as_bits_mut(keys), &mut vec![(); n]);
+            if !plain {
+                map_in_place(keys, |k| decode(k, false));
+            }
+            Ok(Backend::Cpu)
+        }
+        Target::Cuda(_) => sort_keys(keys, false, exec),
+    }
 }
 
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,

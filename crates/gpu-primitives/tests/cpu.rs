@@ -17,6 +17,13 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     assert_eq!(radix_sort(&mut got, Exec::Cpu).unwrap(), Backend::Cpu);
     assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
 
+    // the sorted copy into a fresh buffer (bits compared: -0.0/+0.0 and NaN payloads)
+    let mut dst = vec![std::mem::MaybeUninit::<K>::uninit(); keys.len()];
+    assert_eq!(sort_into(keys, &mut dst, Exec::Cpu).unwrap(), Backend::Cpu);
+    // SAFETY: sort_into wrote every slot.
+    let got: Vec<K> = dst.iter().map(|x| unsafe { x.assume_init() }).collect();
+    assert_eq!(ordered(&got), ordered(&expect), "{what} sort_into");
+
     let mut got = keys.to_vec();
     radix_sort_desc(&mut got, Exec::Cpu).unwrap();
     let mut rev = expect.clone();

@@ -32,8 +32,6 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn compress(m: u32, v: __m512i) -> __m512i;
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i;
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i;
-    /// Lane `l` takes `b` where bit `l` of `m` is set, else `a`.
-    unsafe fn blend(m: u32, a: __m512i, b: __m512i) -> __m512i;
     /// `max(a, b)` in the lanes of `m`, `src` elsewhere.
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i;
     /// Lane `l` takes lane `l ^ d` (`d` a power of two below `LANES`).
@@ -99,11 +97,6 @@ impl Lane for u32 {
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epu32(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn blend(m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_blend_epi32(m as u16, a, b)
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
@@ -184,11 +177,6 @@ impl Lane for u64 {
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epu64(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn blend(m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_blend_epi64(m as u8, a, b)
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
