@@ -34,7 +34,7 @@ fn map_in_place<K: SortKey>(keys: &mut [K], f: impl Fn(K) -> K + Sync + Send) {
 /// Sorts ordered bits: keys alone by the vectorized quicksort where the CPU has it (an unstable
 /// sort of bits is indistinguishable from a stable one), else and for pairs by the radix sort.
 pub(crate) fn sort_any<B: RadixBits, V: Copy + Send + Sync>(bits: &mut [B], vals: &mut [V]) {
-    if size_of::<V>() == 0 && crate::simd_sort::sort_unsigned(bits, bits.len() >= PARALLEL_SORT) {
+    if size_of::<V>() == 0 && crate::simd_sort::sort_unsigned(bits, true) {
         return;
     }
     sort_bits(bits, vals);

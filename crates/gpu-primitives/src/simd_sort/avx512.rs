@@ -16,6 +16,8 @@ use std::arch::x86_64::*;
 pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     /// Lanes per 512-bit register.
     const LANES: usize;
+    /// Registers of the largest sorting network (a power of two, at most 32).
+    const NETWORK: usize;
     /// The largest value (padding of partial registers).
     const MAX: Self;
     /// `self + 1`, `None` at `MAX`.
@@ -36,6 +38,8 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i;
     /// Lane `l` takes lane `l ^ d` (`d` a power of two below `LANES`).
     unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i;
+    /// Lane 0.
+    unsafe fn lane0(v: __m512i) -> Self;
     /// The lanes in reverse order.
     unsafe fn reverse(v: __m512i) -> __m512i;
     /// The largest lane.
@@ -50,6 +54,7 @@ fn first(n: usize) -> u32 {
 
 impl Lane for u32 {
     const LANES: usize = 16;
+    const NETWORK: usize = 16;
     const MAX: Self = u32::MAX;
     #[inline(always)]
     fn succ(self) -> Option<Self> {
@@ -115,6 +120,11 @@ impl Lane for u32 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi32(
             _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -130,6 +140,7 @@ impl Lane for u32 {
 
 impl Lane for u64 {
     const LANES: usize = 8;
+    const NETWORK: usize = 16;
     const MAX: Self = u64::MAX;
     #[inline(always)]
     fn succ(self) -> Option<Self> {
@@ -194,6 +205,11 @@ impl Lane for u64 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
     }
@@ -218,66 +234,74 @@ const fn upper(d: usize) -> u32 {
 
 /// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
 /// lanes in `take_max` keeping the larger key.
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
+///
+/// This and the network helpers below carry no `#[target_feature]` (which would forbid
+/// `#[inline(always)]`): they are always inlined into `sort_regs` or `pivot`, which enable
+/// AVX-512F, and may only be called from such functions.
+#[inline(always)]
 unsafe fn step<T: Lane>(v: __m512i, d: usize, take_max: u32) -> __m512i {
-    // SAFETY: AVX-512F is enabled here.
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
     unsafe {
         let p = T::xor_lanes(v, d);
         T::mask_max(T::vmin(v, p), take_max, v, p)
     }
 }
 
-/// Bitonic sort of one register, ascending: stage `(s, d)` compares lanes `d` apart, in
-/// descending direction inside blocks whose index has bit `s` set.
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
-unsafe fn sort_vec<T: Lane>(v: __m512i) -> __m512i {
-    let all = first(T::LANES);
-    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
-    // SAFETY: AVX-512F is enabled here.
-    unsafe {
-        let mut v = step::<T>(v, 1, m(2, 1));
-        v = step::<T>(v, 2, m(4, 2));
-        v = step::<T>(v, 1, m(4, 1));
-        v = step::<T>(v, 4, m(8, 4));
-        v = step::<T>(v, 2, m(8, 2));
-        v = step::<T>(v, 1, m(8, 1));
-        if T::LANES == 16 {
-            v = step::<T>(v, 8, m(16, 8));
-            v = step::<T>(v, 4, m(16, 4));
-            v = step::<T>(v, 2, m(16, 2));
-            v = step::<T>(v, 1, m(16, 1));
-        }
-        v
+/// One in-register step on every register (in lockstep, so that the independent chains of
+/// the registers interleave in program order).
+#[inline(always)]
+unsafe fn step_all<T: Lane, const K: usize>(r: &mut [__m512i; K], d: usize, take_max: u32) {
+    for x in r.iter_mut() {
+        // SAFETY: the caller has AVX-512F (see the note on `step`).
+        *x = unsafe { step::<T>(*x, d, take_max) };
     }
 }
 
-/// Sorts a bitonic register ascending (half-cleaners at every lane distance).
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
-unsafe fn clean<T: Lane>(v: __m512i) -> __m512i {
+/// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart, in
+/// descending direction inside blocks whose index has bit `s` set.
+#[inline(always)]
+unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
     let all = first(T::LANES);
-    // SAFETY: AVX-512F is enabled here.
+    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
     unsafe {
-        let mut v = v;
+        step_all::<T, K>(r, 1, m(2, 1));
+        step_all::<T, K>(r, 2, m(4, 2));
+        step_all::<T, K>(r, 1, m(4, 1));
+        step_all::<T, K>(r, 4, m(8, 4));
+        step_all::<T, K>(r, 2, m(8, 2));
+        step_all::<T, K>(r, 1, m(8, 1));
         if T::LANES == 16 {
-            v = step::<T>(v, 8, upper(8) & all);
+            step_all::<T, K>(r, 8, m(16, 8));
+            step_all::<T, K>(r, 4, m(16, 4));
+            step_all::<T, K>(r, 2, m(16, 2));
+            step_all::<T, K>(r, 1, m(16, 1));
         }
-        v = step::<T>(v, 4, upper(4) & all);
-        v = step::<T>(v, 2, upper(2) & all);
-        step::<T>(v, 1, upper(1) & all)
+    }
+}
+
+/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
+#[inline(always)]
+unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    let all = first(T::LANES);
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        if T::LANES == 16 {
+            step_all::<T, K>(r, 8, upper(8) & all);
+        }
+        step_all::<T, K>(r, 4, upper(4) & all);
+        step_all::<T, K>(r, 2, upper(2) & all);
+        step_all::<T, K>(r, 1, upper(1) & all);
     }
 }
 
 /// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR` of `i`
 /// clear) take the smaller and larger key of each lane.
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
+#[inline(always)]
 unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i; K]) {
     for i in 0..K {
         if i & DR == 0 && i + DR < K {
-            // SAFETY: AVX-512F is enabled here.
+            // SAFETY: the caller has AVX-512F (see the note on `step`).
             unsafe {
                 let (a, b) = (r[i], r[i + DR]);
                 r[i] = T::vmin(a, b);
@@ -289,10 +313,9 @@ unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i;
 
 /// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage (register
 /// `i` of a block against the lane-reversed register `B - 1 - i`), then half-cleaners.
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
+#[inline(always)]
 unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: AVX-512F is enabled here.
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
     unsafe {
         for blk in 0..K / B {
             for i in 0..B / 2 {
@@ -314,22 +337,17 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i;
         if B >= 4 {
             half_clean::<T, K, 1>(r);
         }
-        for x in r.iter_mut() {
-            *x = clean::<T>(*x);
-        }
+        clean_all::<T, K>(r);
     }
 }
 
 /// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 32), ascending in register
 /// order then lane order.
-#[inline]
-#[target_feature(enable = "avx512f,popcnt")]
+#[inline(always)]
 unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: AVX-512F is enabled here.
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
     unsafe {
-        for x in r.iter_mut() {
-            *x = sort_vec::<T>(*x);
-        }
+        sort_each::<T, K>(r);
         if K >= 2 {
             merge_level::<T, K, 2>(r);
         }
@@ -375,12 +393,9 @@ unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
     }
 }
 
-/// Registers of the largest network.
-const NETWORK: usize = 16;
-
 /// The largest range the network sorts.
 pub(super) fn small_max<T: Lane>() -> usize {
-    NETWORK * T::LANES
+    T::NETWORK * T::LANES
 }
 
 /// Sorts at most [`small_max`] keys with the smallest network that holds them.
@@ -398,10 +413,10 @@ pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
             sort_regs::<T, 4>(v)
         } else if n <= 8 * l {
             sort_regs::<T, 8>(v)
-        } else if n <= 16 * l {
+        } else if n <= 16 * l || T::NETWORK == 16 {
             sort_regs::<T, 16>(v)
         } else {
-            sort_regs::<T, NETWORK>(v)
+            sort_regs::<T, 32>(v)
         }
     }
 }
@@ -445,26 +460,26 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
     let l = T::LANES;
     let n = v.len();
     debug_assert!(n >= 2 * l);
-    let mut left = 0;
-    let mut right = n;
-    let mut max = pivot;
-    // a scalar prefix leaves a multiple of LANES
-    for _ in 0..n % l {
-        let k = v[left];
-        max = max.max(k);
-        if k < pivot {
-            left += 1;
-        } else {
-            right -= 1;
-            v.swap(left, right);
-        }
-    }
     let p = v.as_mut_ptr();
     // SAFETY: AVX-512F is enabled. Loads read unread whole registers inside [left, right);
     // by the invariant above `put` has room for every key it writes (see the doc comment).
     unsafe {
         let pv = T::splat(pivot);
-        let mut top = T::splat(max);
+        // The first `r = n % LANES` keys, partitioned as one masked register, leave a multiple
+        // of LANES: the `c` below the pivot go to the front, the `r - c` others to the back,
+        // and the `r - c` keys they displace there move into the head slots `c..r` (unread).
+        let r = n % l;
+        let head = T::load_first(p, r);
+        let m = T::below(head, pv) & first(r);
+        let c = m.count_ones() as usize;
+        let g = r - c;
+        let tail = T::load_first(p.add(n - g), g);
+        T::store_first(p, c, T::compress(m, head));
+        T::store_first(p.add(c), g, tail);
+        T::store_first(p.add(n - g), g, T::compress(!m & first(r), head));
+        let (left, right) = (c, n - g);
+        // padding lanes of `head` are MAX: only its `r` keys count for the maximum
+        let mut top = T::vmax(pv, T::compress(first(r), head));
         if right - left < 2 * HELD * l {
             // a few registers: buffer one at each end
             let (mut sl, mut sr) = (left, right);
@@ -475,7 +490,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 return (sl, T::reduce_max(top));
             }
             if right == left {
-                return (left, max);
+                return (left, T::reduce_max(top));
             }
             let first_v = T::load(p.add(left));
             let last_v = T::load(p.add(right - l));
@@ -553,29 +568,32 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
     }
 }
 
-/// A pivot: the median of evenly spaced samples (one register of them, four for large ranges).
+/// A pivot: the median of the keys of a few registers loaded at evenly spaced places (two
+/// registers, four from 2^14 keys), sorted together in registers.
 #[target_feature(enable = "avx512f,popcnt")]
 unsafe fn pivot<T: Lane>(v: &[T]) -> T {
     let n = v.len();
     let l = T::LANES;
-    let count = if n >= 1 << 14 { 4 * l } else { l };
-    let mut s = [T::MAX; 64];
-    for (i, x) in s[..count].iter_mut().enumerate() {
-        *x = v[(2 * i + 1) * n / (2 * count)];
-    }
-    // SAFETY: AVX-512F is enabled here.
+    debug_assert!(n >= 4 * l);
+    let p = v.as_ptr();
+    // SAFETY: AVX-512F is enabled; every register read lies inside `v` (n >= 4 LANES, and
+    // each start is at least LANES / 2 below and above the ends).
     unsafe {
-        if count == l {
-            sort_regs::<T, 1>(&mut s[..count]);
+        let at = |num: usize, den: usize| T::load(p.add(num * n / den - l / 2));
+        if n >= 1 << 14 {
+            let mut r = [at(1, 8), at(3, 8), at(5, 8), at(7, 8)];
+            network::<T, 4>(&mut r);
+            T::lane0(r[2])
         } else {
-            sort_regs::<T, 4>(&mut s[..count]);
+            let mut r = [at(1, 4), at(3, 4)];
+            network::<T, 2>(&mut r);
+            T::lane0(r[1])
         }
     }
-    s[count / 2]
 }
 
 /// Below this many keys the two sides of a partition are sorted on the calling thread.
-const PARALLEL_SPLIT: usize = 1 << 16;
+const PARALLEL_SPLIT: usize = 1 << 14;
 
 /// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over.
 #[target_feature(enable = "avx512f,popcnt")]
