@@ -2,6 +2,7 @@
 //! radix sort and the vectorized quicksort (one thread, then all rayon threads).
 //!
 //! `cargo run --release -p gpu-primitives --example sort_paths -- [N] [repeats] [u32|u64]`
+//! (`SORT_PATHS_ONLY_SIMD=1`: the vectorized quicksort only, e.g. under `perf record`)
 
 use std::time::Instant;
 

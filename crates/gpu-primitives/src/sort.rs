@@ -64,6 +64,9 @@ fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], d
         sort_any(as_bits_mut(keys), vals);
         return;
     }
+    if K::KIND == 1 && !desc && size_of::<V>() == 0 && crate::simd_sort::sort_signed(keys, true) {
+        return; // signed ascending keys: sorted as themselves, no transform
+    }
     // keys -> ordered bits in place, sorted, and back
     map_in_place(keys, |k| encode(k, desc));
     sort_any(as_bits_mut(keys), vals);
@@ -103,7 +106,11 @@ pub fn sort_into<K: SortKey>(
     PrimitiveError::check_len("dst", src.len(), dst.len())?;
     let n = src.len();
     let target = exec.resolve(n as u64, GPU_THRESHOLD_SORT)?;
-    let plain = K::KIND == 0 || !matches!(target, Target::Cpu);
+    // Signed keys are copied as they are when the vectorized sort takes them without the
+    // ordered-bits transform.
+    let plain = K::KIND == 0
+        || !matches!(target, Target::Cpu)
+        || (K::KIND == 1 && crate::simd_sort::available());
     let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
         if plain {
             d.iter_mut().zip(s).for_each(|(d, &k)| {
@@ -126,6 +133,11 @@ pub fn sort_into<K: SortKey>(
     // SAFETY: every slot of `dst` was written above; MaybeUninit<K> has K's layout.
     let keys = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<K>(), n) };
     match target {
+        Target::Cpu if K::KIND == 1 && plain => {
+            let sorted = crate::simd_sort::sort_signed(keys, true);
+            debug_assert!(sorted, "the vectorized sort was available above");
+            Ok(Backend::Cpu)
+        }
         Target::Cpu => {
             sort_any(as_bits_mut(keys), &mut vec![(); n]);
             if !plain {

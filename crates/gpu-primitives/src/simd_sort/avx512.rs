@@ -28,7 +28,7 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn load(p: *const Self) -> __m512i;
     /// Stores the first `n` lanes of `v` at `p` (masked: nothing else is touched).
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i);
-    /// Bit `l` set where lane `l` of `a` is below lane `l` of `b` (unsigned).
+    /// Bit `l` set where lane `l` of `a` is below lane `l` of `b` (in `Self`'s order).
     unsafe fn below(a: __m512i, b: __m512i) -> u32;
     /// The lanes selected by `m`, packed into the low lanes (the rest zero).
     unsafe fn compress(m: u32, v: __m512i) -> __m512i;
@@ -69,7 +69,7 @@ impl Lane for u32 {
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), first(n) as u16, p.cast()) }
+        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
@@ -155,7 +155,7 @@ impl Lane for u64 {
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1), first(n) as u8, p.cast()) }
+        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt")]
@@ -217,6 +217,174 @@ impl Lane for u64 {
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu64(v)
+    }
+}
+
+impl Lane for i32 {
+    const LANES: usize = 16;
+    const NETWORK: usize = 16;
+    const MAX: Self = i32::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi32(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 16 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi32(m as u16, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epi32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epi32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epi32(src, m as u16, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
+            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            4 => _mm512_shuffle_i32x4::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i32x4::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi32(
+            _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            v,
+        )
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epi32(v)
+    }
+}
+
+impl Lane for i64 {
+    const LANES: usize = 8;
+    const NETWORK: usize = 16;
+    const MAX: Self = i64::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi64(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 8 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi64(m as u8, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epi64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epi64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epi64(src, m as u8, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si64(_mm512_castsi512_si128(v))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epi64(v)
     }
 }
 

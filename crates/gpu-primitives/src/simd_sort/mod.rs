@@ -5,13 +5,16 @@
 //! sides of large partitions on separate rayon threads. Elsewhere [`sort_unsigned`] returns
 //! `false` and the caller uses the LSD radix sort (`radix_cpu`), which is portable.
 //!
+//! Signed integers are sorted as themselves (signed compares); unsigned integers and the
+//! ordered bits of floats as unsigned.
+//!
 //! Only key sorts use it: equal ordered bits are identical keys, so an unstable sort cannot be
 //! told from a stable one. Pair sorts and argsort (stable) stay on the radix sort.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-use crate::key::RadixBits;
+use crate::key::{RadixBits, SortKey};
 
 /// Whether this CPU runs the vectorized sort.
 pub(crate) fn available() -> bool {
@@ -28,30 +31,53 @@ pub(crate) fn available() -> bool {
 /// Sorts `keys` ascending with the vectorized quicksort when this CPU has it (on all rayon
 /// threads when `parallel`); returns `false`, leaving `keys` untouched, when it does not.
 pub(crate) fn sort_unsigned<B: RadixBits>(keys: &mut [B], parallel: bool) -> bool {
+    if size_of::<B>() == 4 {
+        // SAFETY: B is u32 (RadixBits is sealed to u32 and u64, and this one is 4 bytes).
+        run::<u32>(unsafe { cast(keys) }, parallel)
+    } else {
+        // SAFETY: B is u64 (sealed to u32 and u64, and this one is not 4 bytes).
+        run::<u64>(unsafe { cast(keys) }, parallel)
+    }
+}
+
+/// Sorts signed integer keys (`K::KIND == 1`: `i32` or `i64`) in their own order, without the
+/// ordered-bits transform; `false` (keys untouched) without the vectorized sort.
+pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
+    assert_eq!(K::KIND, 1, "signed keys only");
+    if size_of::<K>() == 4 {
+        // SAFETY: a 4-byte signed SortKey is i32 (the trait is sealed).
+        run::<i32>(unsafe { cast(keys) }, parallel)
+    } else {
+        // SAFETY: an 8-byte signed SortKey is i64 (the trait is sealed).
+        run::<i64>(unsafe { cast(keys) }, parallel)
+    }
+}
+
+/// `keys` as a slice of `T`.
+///
+/// # Safety
+/// `S` must be `T` (the callers check it through the sealed key traits).
+unsafe fn cast<S, T>(keys: &mut [S]) -> &mut [T] {
+    debug_assert!(size_of::<S>() == size_of::<T>() && align_of::<S>() == align_of::<T>());
+    // SAFETY: S is T (the caller's contract); the borrow is exclusive.
+    unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<T>(), keys.len()) }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn run<T: avx512::Lane>(keys: &mut [T], parallel: bool) -> bool {
     if !available() {
         return false;
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        let depth = 2 * (usize::BITS - keys.len().leading_zeros());
-        let parallel = parallel && rayon::current_num_threads() > 1;
-        if size_of::<B>() == 4 {
-            // SAFETY: B is u32 (RadixBits is sealed to u32 and u64, and this one is 4 bytes).
-            let k = unsafe {
-                std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u32>(), keys.len())
-            };
-            // SAFETY: AVX-512F and POPCNT were detected above.
-            unsafe { avx512::quicksort(k, depth, parallel) };
-        } else {
-            // SAFETY: B is u64 (sealed to u32 and u64, and this one is not 4 bytes).
-            let k = unsafe {
-                std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u64>(), keys.len())
-            };
-            // SAFETY: AVX-512F and POPCNT were detected above.
-            unsafe { avx512::quicksort(k, depth, parallel) };
-        }
-    }
+    let depth = 2 * (usize::BITS - keys.len().leading_zeros());
+    let parallel = parallel && rayon::current_num_threads() > 1;
+    // SAFETY: AVX-512F and POPCNT were detected above.
+    unsafe { avx512::quicksort(keys, depth, parallel) };
     true
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn run<T>(_keys: &mut [T], _parallel: bool) -> bool {
+    false
 }
 
 /// One partition of `keys` at `pivot` (for timing): the split point, `None` without AVX-512.
@@ -179,9 +205,19 @@ mod tests {
     }
 
     #[test]
+    fn quicksort_signed_matches_sort_unstable() {
+        check_quicksort::<i32>(|x| x as i32);
+        check_quicksort::<i32>(|x| (x >> 40) as i32 - 7); // around zero, repeated
+        check_quicksort::<i64>(|x| x as i64);
+        check_quicksort::<i64>(|x| (x >> 50) as i64 - 3);
+    }
+
+    #[test]
     fn networks_sort_every_small_length() {
         check_small::<u32>(|x| x as u32);
         check_small::<u64>(|x| x);
+        check_small::<i32>(|x| x as i32);
+        check_small::<i64>(|x| x as i64);
     }
 
     fn check_partition<T: Lane + std::fmt::Debug>(from: impl Fn(u64) -> T) {
@@ -219,5 +255,7 @@ mod tests {
         check_partition::<u32>(|x| (x % 4) as u32);
         check_partition::<u64>(|x| x);
         check_partition::<u64>(|x| x % 4);
+        check_partition::<i64>(|x| x as i64);
+        check_partition::<i32>(|x| (x % 5) as i32 - 2);
     }
 }
