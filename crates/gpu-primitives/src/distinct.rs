@@ -122,7 +122,8 @@ pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveE
 /// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
 /// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
 /// values, and at most `2^22`) are counted in per-thread tables: one read, no sort. Otherwise
-/// the keys are radix-sorted (with `u32` indices when the inverse is wanted) and grouped.
+/// the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort with `u32` indices
+/// when the inverse is wanted) and grouped.
 /// GPU: Onesweep sort (pairs with indices for the inverse), then head flags, a look-back scan
 /// and a scatter on the device; only the results travel back.
 ///

@@ -106,6 +106,10 @@ pub fn sort_into<K: SortKey>(
     PrimitiveError::check_len("dst", src.len(), dst.len())?;
     let n = src.len();
     let target = exec.resolve(n as u64, GPU_THRESHOLD_SORT)?;
+    // A fresh buffer: huge pages (where the kernel gives them on request) mean fewer page
+    // faults on the first write below and fewer TLB misses in the sort, as numpy asks for
+    // its own large arrays.
+    crate::radix_cpu::advise_huge_pages(dst);
     // Signed keys are copied as they are when the vectorized sort takes them without the
     // ordered-bits transform.
     let plain = K::KIND == 0
@@ -152,13 +156,19 @@ pub fn sort_into<K: SortKey>(
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
-/// CPU: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
+/// CPU with AVX-512F (detected at run time): an in-place vectorized quicksort (compress-based
+/// partitions, bitonic networks in registers for small ranges, the sides of large partitions
+/// on separate rayon threads, `sort_unstable` past a `2 log2 n` depth limit); equal ordered
+/// bits are identical keys, so the unstable sort cannot be told from a stable one. Other
+/// CPUs: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
 /// histograms of all digits and passes whose digit is the same for every key are skipped (so
 /// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
 /// thread. GPU: Onesweep (one histogram pass, then one look-back scatter pass per digit).
 ///
 /// # Complexity
-/// `O(n * w / 8)` work for `w`-bit keys (`w / 8` passes at most), `O(n)` extra memory.
+/// Quicksort: `O(n log n)` expected work, `O(n^2)` never (the depth limit), `O(log n)` extra
+/// memory. Radix sort: `O(n * w / 8)` work for `w`-bit keys (`w / 8` passes at most), `O(n)`
+/// extra memory.
 ///
 /// # Errors
 /// [`PrimitiveError::Gpu`] when `exec` asks for a GPU that is missing, the keys do not fit in

@@ -13,7 +13,7 @@ Usage::
 
     RAYON_NUM_THREADS=2 python crates/warpath-py/bench/sort_vs_numpy.py \\
         [--sizes 1e5,1e6,1e7,1e8] [--dtypes u32,u64,i64,f32,f64] [--repeat 7] \\
-        [--only sort,argsort,unique] [--big-dtypes u32,f64] [--markdown]
+        [--only sort,argsort,unique] [--big-dtypes u32,f64] [--argsort-dtypes u32,i64,f64] [--markdown]
 
 ``--big-dtypes`` limits 10^8 to those dtypes (memory and time). numpy sorts on one thread;
 warpath on ``RAYON_NUM_THREADS`` threads (default: all cores). Each result is checked
@@ -74,12 +74,14 @@ def main():
     ap.add_argument("--big-dtypes", default="u32,f64", help="dtypes timed at sizes >= 1e8")
     ap.add_argument("--only", default="sort,argsort,unique")
     ap.add_argument("--argsort-sizes", default="1e7", help="sizes for argsort and unique")
+    ap.add_argument("--argsort-dtypes", default=None, help="dtypes for argsort and unique (default: --dtypes)")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     arg_sizes = [int(float(s)) for s in args.argsort_sizes.split(",")]
     dtypes = args.dtypes.split(",")
+    arg_dtypes = (args.argsort_dtypes or args.dtypes).split(",")
     big = set(args.big_dtypes.split(","))
     only = set(args.only.split(","))
     threads = os.environ.get("RAYON_NUM_THREADS", str(os.cpu_count()))
@@ -91,7 +93,7 @@ def main():
         if op not in only:
             continue
         for n in sizes if op == "sort" else arg_sizes:
-            for d in dtypes:
+            for d in dtypes if op == "sort" else arg_dtypes:
                 if n >= 10**8 and d not in big:
                     continue
                 cases.append((op, n, d))

@@ -1,14 +1,20 @@
-//! AVX-512 quicksort of `u32` and `u64` (the ordered bits of every key type).
+//! AVX-512 quicksort of `u32`, `u64` (unsigned keys and the ordered bits of floats), `i32`
+//! and `i64` (signed keys as they are).
 //!
-//! Partition: one vector at a time from whichever end has less free room; the keys below the
-//! pivot are compressed to the low lanes of a register (`vpcompressd/q`, register form) and
-//! written with a masked store at the left write position, the others likewise at the right
-//! one, so the array is partitioned in place with two vectors held in registers. Small ranges
-//! (at most 16 registers) are sorted by a bitonic network held in registers, padded with the
-//! largest value. Ties: when the pivot is the minimum, a second partition at `pivot + 1`
-//! splits off the run of keys equal to it; when it is the maximum (tracked during the
-//! partition) the right side is all equal and is not recursed into. A depth limit of
-//! `2 log2 n` hands pathological inputs to `slice::sort_unstable`.
+//! Partition (in place): the first `n % LANES` keys are partitioned as one masked register,
+//! then `HELD` registers are held from each end and the middle is read `UNROLL` registers at a
+//! time from whichever end has fewer free slots (two code paths, so the choice is a predicted
+//! branch rather than a conditional move the next loads would wait for). Each register's keys
+//! below the pivot are compressed to its low lanes (`vpcompressd/q`, register form) and written
+//! with a masked store at the left write position, the others likewise just below the right
+//! one. Small ranges (at most 16 registers) are sorted by a bitonic network held in registers
+//! and padded with the largest value. Pivot: the median of two (four from 2^14 keys) registers
+//! of keys at evenly spaced places, sorted by the same network. Ties: when the pivot is the
+//! minimum, a second partition at `pivot + 1` splits off the run of keys equal to it; when it
+//! is the maximum (tracked during the partition) the right side is all equal and is not
+//! recursed into. A depth limit of `2 log2 n` hands pathological inputs to
+//! `slice::sort_unstable`. The measurements behind `UNROLL` and the network size are in
+//! `BENCHMARKS.md` (gpu-primitives, CPU sort against numpy).
 
 use std::arch::x86_64::*;
 
