@@ -263,6 +263,9 @@ fn group_sorted<K: SortKey>(
     options: DistinctOptions,
 ) -> Distinct<K> {
     let n = bits.len();
+    if !options.inverse && n >= PARALLEL_SORT {
+        return group_sorted_parallel(bits, options);
+    }
     let mut values = Vec::new();
     let mut counts = Vec::new();
     let mut inverse = if options.inverse {
@@ -292,6 +295,48 @@ fn group_sorted<K: SortKey>(
         values,
         counts: options.counts.then_some(counts),
         inverse: options.inverse.then_some(inverse),
+        backend: Backend::Cpu,
+    }
+}
+
+/// [`group_sorted`] without the inverse, on all threads: each chunk finds its group heads
+/// (a key whose class differs from the key before it, across chunk borders too), then writes
+/// its values and the counts of its groups at offsets from a scan of the per-chunk head
+/// counts; a group's count is the distance to the next head (or to the end).
+fn group_sorted_parallel<K: SortKey>(bits: &[K::Bits], options: DistinctOptions) -> Distinct<K> {
+    let n = bits.len();
+    let class = |b: K::Bits| options.equality.class::<K>(b);
+    let is_head = |i: usize| i == 0 || class(bits[i]) != class(bits[i - 1]);
+    let chunk = n
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(1 << 14);
+    let heads: Vec<Vec<usize>> = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            (c * chunk..((c + 1) * chunk).min(n))
+                .filter(|&i| is_head(i))
+                .collect()
+        })
+        .collect();
+    let m: usize = heads.iter().map(Vec::len).sum();
+    let mut values: Vec<K> = Vec::with_capacity(m);
+    let mut counts: Vec<u64> = Vec::with_capacity(if options.counts { m } else { 0 });
+    for (c, h) in heads.iter().enumerate() {
+        values.extend(h.iter().map(|&i| K::from_ordered(bits[i])));
+        if options.counts {
+            // the head after each one: the next in this chunk, else the first of a later chunk
+            let after = heads[c + 1..]
+                .iter()
+                .find_map(|x| x.first().copied())
+                .unwrap_or(n);
+            let ends = h.iter().skip(1).copied().chain(std::iter::once(after));
+            counts.extend(h.iter().zip(ends).map(|(&a, b)| (b - a) as u64));
+        }
+    }
+    Distinct {
+        values,
+        counts: options.counts.then_some(counts),
+        inverse: None,
         backend: Backend::Cpu,
     }
 }

@@ -416,12 +416,18 @@ pub(crate) fn argsort_cpu<K: SortKey>(keys: &[K], equality: Equality) -> (Vec<K:
 
 /// Sorted ordered bits of `keys` (a copy), on the CPU.
 pub(crate) fn sorted_bits_cpu<K: SortKey>(keys: &[K]) -> Vec<K::Bits> {
-    let mut bits: Vec<K::Bits> = if keys.len() < PARALLEL_SORT {
-        keys.iter().map(|k| k.to_ordered()).collect()
+    let n = keys.len();
+    // a fresh buffer on huge pages (fewer page faults and TLB misses), written once
+    let mut bits: Vec<K::Bits> = Vec::with_capacity(n);
+    crate::radix_cpu::advise_huge_pages(&mut bits.spare_capacity_mut()[..n]);
+    if n < PARALLEL_SORT {
+        bits.extend(keys.iter().map(|k| k.to_ordered()));
     } else {
-        keys.par_iter().map(|k| k.to_ordered()).collect()
-    };
-    sort_any(&mut bits, &mut vec![(); keys.len()]);
+        keys.par_iter()
+            .map(|k| k.to_ordered())
+            .collect_into_vec(&mut bits);
+    }
+    sort_any(&mut bits, &mut vec![(); n]);
     bits
 }
 

@@ -71,6 +71,14 @@ fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
         let d = distinct_with(keys, only_values, Exec::Cpu).unwrap();
         assert_eq!(ordered(&d.values), ordered(&values), "{what} values only");
         assert_eq!((d.counts, d.inverse), (None, None));
+        // counts without the inverse (the parallel grouping on large inputs)
+        let with_counts = DistinctOptions {
+            counts: true,
+            ..only_values
+        };
+        let d = distinct_with(keys, with_counts, Exec::Cpu).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values+counts");
+        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts only");
         if equality == Equality::Numeric {
             assert_eq!(
                 ordered(&distinct(keys, Exec::Cpu).unwrap()),
