@@ -299,38 +299,80 @@ fn group_sorted<K: SortKey>(
     }
 }
 
-/// [`group_sorted`] without the inverse, on all threads: each chunk finds its group heads
-/// (a key whose class differs from the key before it, across chunk borders too), then writes
-/// its values and the counts of its groups at offsets from a scan of the per-chunk head
-/// counts; a group's count is the distance to the next head (or to the end).
+/// [`group_sorted`] without the inverse, on all threads: each chunk counts its group heads (a
+/// key whose class differs from the key before it, across chunk borders too) and notes its
+/// first; then each chunk writes its values, and the counts of its groups (a group's count is
+/// the distance to the next head, or to the end), into its own slots of exactly sized
+/// outputs.
 fn group_sorted_parallel<K: SortKey>(bits: &[K::Bits], options: DistinctOptions) -> Distinct<K> {
+    use std::mem::MaybeUninit;
     let n = bits.len();
     let class = |b: K::Bits| options.equality.class::<K>(b);
     let is_head = |i: usize| i == 0 || class(bits[i]) != class(bits[i - 1]);
-    let chunk = n
-        .div_ceil(rayon::current_num_threads().max(1) * 4)
-        .max(1 << 14);
-    let heads: Vec<Vec<usize>> = (0..n.div_ceil(chunk))
+    let chunk = n.div_ceil(rayon::current_num_threads().max(1) * 4).max(1 << 14);
+    let chunks = n.div_ceil(chunk);
+    let range = |c: usize| c * chunk..((c + 1) * chunk).min(n);
+    let found: Vec<(usize, Option<usize>)> = (0..chunks)
         .into_par_iter()
         .map(|c| {
-            (c * chunk..((c + 1) * chunk).min(n))
-                .filter(|&i| is_head(i))
-                .collect()
+            let mut first = None;
+            let mut count = 0;
+            for i in range(c) {
+                if is_head(i) {
+                    first.get_or_insert(i);
+                    count += 1;
+                }
+            }
+            (count, first)
         })
         .collect();
-    let m: usize = heads.iter().map(Vec::len).sum();
+    let m: usize = found.iter().map(|f| f.0).sum();
+    // the first head after chunk c (n after the last)
+    let mut next_head = vec![n; chunks];
+    for c in (0..chunks.saturating_sub(1)).rev() {
+        next_head[c] = found[c + 1].1.unwrap_or(next_head[c + 1]);
+    }
     let mut values: Vec<K> = Vec::with_capacity(m);
     let mut counts: Vec<u64> = Vec::with_capacity(if options.counts { m } else { 0 });
-    for (c, h) in heads.iter().enumerate() {
-        values.extend(h.iter().map(|&i| K::from_ordered(bits[i])));
+    {
+        let sizes = || found.iter().map(|f| f.0);
+        let vparts = split_sizes(&mut values.spare_capacity_mut()[..m], sizes());
+        let cparts = if options.counts {
+            split_sizes(&mut counts.spare_capacity_mut()[..m], sizes())
+        } else {
+            Vec::new()
+        };
+        let mut cparts: Vec<Option<&mut [MaybeUninit<u64>]>> =
+            cparts.into_iter().map(Some).collect();
+        cparts.resize_with(chunks, || None);
+        vparts
+            .into_par_iter()
+            .zip(cparts.into_par_iter())
+            .enumerate()
+            .for_each(|(c, (vs, mut cs))| {
+                let mut j = 0;
+                let mut last = None;
+                for i in range(c) {
+                    if is_head(i) {
+                        vs[j].write(K::from_ordered(bits[i]));
+                        if let (Some(cs), Some(p)) = (cs.as_deref_mut(), last) {
+                            cs[j - 1].write((i - p) as u64);
+                        }
+                        last = Some(i);
+                        j += 1;
+                    }
+                }
+                if let (Some(cs), Some(p)) = (cs.as_deref_mut(), last) {
+                    cs[j - 1].write((next_head[c] - p) as u64);
+                }
+            });
+    }
+    // SAFETY: every chunk wrote all its `found[c].0` slots of both outputs (its heads), and the
+    // slots of the chunks partition 0..m.
+    unsafe {
+        values.set_len(m);
         if options.counts {
-            // the head after each one: the next in this chunk, else the first of a later chunk
-            let after = heads[c + 1..]
-                .iter()
-                .find_map(|x| x.first().copied())
-                .unwrap_or(n);
-            let ends = h.iter().skip(1).copied().chain(std::iter::once(after));
-            counts.extend(h.iter().zip(ends).map(|(&a, b)| (b - a) as u64));
+            counts.set_len(m);
         }
     }
     Distinct {
@@ -339,6 +381,17 @@ fn group_sorted_parallel<K: SortKey>(bits: &[K::Bits], options: DistinctOptions)
         inverse: None,
         backend: Backend::Cpu,
     }
+}
+
+/// `v` cut into consecutive parts of the given sizes (which sum to at most `v.len()`).
+fn split_sizes<T>(mut v: &mut [T], sizes: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut parts = Vec::new();
+    for k in sizes {
+        let (head, tail) = v.split_at_mut(k);
+        parts.push(head);
+        v = tail;
+    }
+    parts
 }
 
 /// Counting path for keys whose ordered bits lie in `[lo, lo + size)`.
