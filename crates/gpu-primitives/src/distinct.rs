@@ -121,9 +121,9 @@ pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveE
 ///
 /// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
 /// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
-/// values, and at most `2^22`) are counted in per-thread tables: one read, no sort. Otherwise
-/// the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort with `u32` indices
-/// when the inverse is wanted) and grouped.
+/// values, and at most `2^22`; integers only) are counted in per-thread tables: one read, no
+/// sort. Otherwise the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort
+/// with `u32` indices when the inverse is wanted) and grouped.
 /// GPU: Onesweep sort (pairs with indices for the inverse), then head flags, a look-back scan
 /// and a scatter on the device; only the results travel back.
 ///
@@ -238,7 +238,15 @@ fn distinct_cpu<K: SortKey>(
         };
         return Ok(group_sorted(&bits, None, options));
     }
-    if let Some((lo, hi)) = crate::reduce::min_max_cpu(keys) {
+    // Integers in a small range are counted; floats skip the min/max read (an extra pass over
+    // the keys): a small range of ordered bits means a few adjacent floats, which real data
+    // rarely is, and the sort below handles it anyway.
+    let range = if K::KIND == 2 {
+        None
+    } else {
+        crate::reduce::min_max_cpu(keys)
+    };
+    if let Some((lo, hi)) = range {
         let (lo, hi) = (lo.to_ordered().to_u64(), hi.to_ordered().to_u64());
         let range = hi - lo; // number of values - 1
         if range < (1 << 22) && (range < (1 << 16) || range < (n as u64) / 4) {
@@ -309,7 +317,9 @@ fn group_sorted_parallel<K: SortKey>(bits: &[K::Bits], options: DistinctOptions)
     let n = bits.len();
     let class = |b: K::Bits| options.equality.class::<K>(b);
     let is_head = |i: usize| i == 0 || class(bits[i]) != class(bits[i - 1]);
-    let chunk = n.div_ceil(rayon::current_num_threads().max(1) * 4).max(1 << 14);
+    let chunk = n
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(1 << 14);
     let chunks = n.div_ceil(chunk);
     let range = |c: usize| c * chunk..((c + 1) * chunk).min(n);
     let found: Vec<(usize, Option<usize>)> = (0..chunks)
