@@ -121,8 +121,9 @@ pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveE
 ///
 /// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
 /// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
-/// values, and at most `2^22`) are counted in per-thread tables: one read, no sort. Otherwise
-/// the keys are radix-sorted (with `u32` indices when the inverse is wanted) and grouped.
+/// values, and at most `2^22`; integers only) are counted in per-thread tables: one read, no
+/// sort. Otherwise the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort
+/// with `u32` indices when the inverse is wanted) and grouped.
 /// GPU: Onesweep sort (pairs with indices for the inverse), then head flags, a look-back scan
 /// and a scatter on the device; only the results travel back.
 ///
@@ -237,7 +238,15 @@ fn distinct_cpu<K: SortKey>(
         };
         return Ok(group_sorted(&bits, None, options));
     }
-    if let Some((lo, hi)) = crate::reduce::min_max_cpu(keys) {
+    // Integers in a small range are counted; floats skip the min/max read (an extra pass over
+    // the keys): a small range of ordered bits means a few adjacent floats, which real data
+    // rarely is, and the sort below handles it anyway.
+    let range = if K::KIND == 2 {
+        None
+    } else {
+        crate::reduce::min_max_cpu(keys)
+    };
+    if let Some((lo, hi)) = range {
         let (lo, hi) = (lo.to_ordered().to_u64(), hi.to_ordered().to_u64());
         let range = hi - lo; // number of values - 1
         if range < (1 << 22) && (range < (1 << 16) || range < (n as u64) / 4) {
@@ -262,6 +271,9 @@ fn group_sorted<K: SortKey>(
     options: DistinctOptions,
 ) -> Distinct<K> {
     let n = bits.len();
+    if !options.inverse && n >= PARALLEL_SORT {
+        return group_sorted_parallel(bits, options);
+    }
     let mut values = Vec::new();
     let mut counts = Vec::new();
     let mut inverse = if options.inverse {
@@ -293,6 +305,103 @@ fn group_sorted<K: SortKey>(
         inverse: options.inverse.then_some(inverse),
         backend: Backend::Cpu,
     }
+}
+
+/// [`group_sorted`] without the inverse, on all threads: each chunk counts its group heads (a
+/// key whose class differs from the key before it, across chunk borders too) and notes its
+/// first; then each chunk writes its values, and the counts of its groups (a group's count is
+/// the distance to the next head, or to the end), into its own slots of exactly sized
+/// outputs.
+fn group_sorted_parallel<K: SortKey>(bits: &[K::Bits], options: DistinctOptions) -> Distinct<K> {
+    use std::mem::MaybeUninit;
+    let n = bits.len();
+    let class = |b: K::Bits| options.equality.class::<K>(b);
+    let is_head = |i: usize| i == 0 || class(bits[i]) != class(bits[i - 1]);
+    let chunk = n
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(1 << 14);
+    let chunks = n.div_ceil(chunk);
+    let range = |c: usize| c * chunk..((c + 1) * chunk).min(n);
+    let found: Vec<(usize, Option<usize>)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut first = None;
+            let mut count = 0;
+            for i in range(c) {
+                if is_head(i) {
+                    first.get_or_insert(i);
+                    count += 1;
+                }
+            }
+            (count, first)
+        })
+        .collect();
+    let m: usize = found.iter().map(|f| f.0).sum();
+    // the first head after chunk c (n after the last)
+    let mut next_head = vec![n; chunks];
+    for c in (0..chunks.saturating_sub(1)).rev() {
+        next_head[c] = found[c + 1].1.unwrap_or(next_head[c + 1]);
+    }
+    let mut values: Vec<K> = Vec::with_capacity(m);
+    let mut counts: Vec<u64> = Vec::with_capacity(if options.counts { m } else { 0 });
+    {
+        let sizes = || found.iter().map(|f| f.0);
+        let vparts = split_sizes(&mut values.spare_capacity_mut()[..m], sizes());
+        let cparts = if options.counts {
+            split_sizes(&mut counts.spare_capacity_mut()[..m], sizes())
+        } else {
+            Vec::new()
+        };
+        let mut cparts: Vec<Option<&mut [MaybeUninit<u64>]>> =
+            cparts.into_iter().map(Some).collect();
+        cparts.resize_with(chunks, || None);
+        vparts
+            .into_par_iter()
+            .zip(cparts.into_par_iter())
+            .enumerate()
+            .for_each(|(c, (vs, mut cs))| {
+                let mut j = 0;
+                let mut last = None;
+                for i in range(c) {
+                    if is_head(i) {
+                        vs[j].write(K::from_ordered(bits[i]));
+                        if let (Some(cs), Some(p)) = (cs.as_deref_mut(), last) {
+                            cs[j - 1].write((i - p) as u64);
+                        }
+                        last = Some(i);
+                        j += 1;
+                    }
+                }
+                if let (Some(cs), Some(p)) = (cs.as_deref_mut(), last) {
+                    cs[j - 1].write((next_head[c] - p) as u64);
+                }
+            });
+    }
+    // SAFETY: every chunk wrote all its `found[c].0` slots of both outputs (its heads), and the
+    // slots of the chunks partition 0..m.
+    unsafe {
+        values.set_len(m);
+        if options.counts {
+            counts.set_len(m);
+        }
+    }
+    Distinct {
+        values,
+        counts: options.counts.then_some(counts),
+        inverse: None,
+        backend: Backend::Cpu,
+    }
+}
+
+/// `v` cut into consecutive parts of the given sizes (which sum to at most `v.len()`).
+fn split_sizes<T>(mut v: &mut [T], sizes: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut parts = Vec::new();
+    for k in sizes {
+        let (head, tail) = v.split_at_mut(k);
+        parts.push(head);
+        v = tail;
+    }
+    parts
 }
 
 /// Counting path for keys whose ordered bits lie in `[lo, lo + size)`.

@@ -10,6 +10,7 @@ mod radix_cpu;
 mod reduce;
 mod scan;
 mod select;
+mod simd_sort;
 mod sort;
 
 pub use distinct::{
@@ -32,7 +33,7 @@ pub use select::{
 };
 pub use sort::{
     argsort, radix_passes_needed, radix_sort, radix_sort_desc, radix_sort_pairs,
-    radix_sort_pairs_desc, sort_reference,
+    radix_sort_pairs_desc, sort_into, sort_reference,
 };
 
 /// Below this many elements streaming operations (reduce, scan, select, split, histogram) stay
@@ -49,3 +50,24 @@ pub const GPU_THRESHOLD_STREAM: u64 = 1 << 26;
 /// `Exec::Auto` sends sorts and `distinct` of at least this many keys to the GPU. Provisional:
 /// not yet measured on a GPU (see the crate README).
 pub const GPU_THRESHOLD_SORT: u64 = 1 << 22;
+
+/// The CPU sort paths one by one, for the timing examples and benches (not a stable API).
+#[doc(hidden)]
+pub mod __paths {
+    use crate::key::RadixBits;
+
+    /// The LSD radix sort of unsigned keys (on all rayon threads from 2^17 keys).
+    pub fn radix_sort_bits<B: RadixBits>(keys: &mut [B]) {
+        crate::radix_cpu::sort_bits(keys, &mut vec![(); keys.len()]);
+    }
+
+    /// One vectorized partition of `u32` keys at `pivot` (AVX-512 only): the split point.
+    pub fn simd_partition_u32(keys: &mut [u32], pivot: u32) -> Option<usize> {
+        crate::simd_sort::partition_u32(keys, pivot)
+    }
+
+    /// The vectorized quicksort of unsigned keys; `false` when this CPU lacks it.
+    pub fn simd_sort_bits<B: RadixBits>(keys: &mut [B], parallel: bool) -> bool {
+        crate::simd_sort::sort_unsigned(keys, parallel)
+    }
+}

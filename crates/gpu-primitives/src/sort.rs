@@ -1,5 +1,7 @@
 //! Radix sort of keys, of key–value pairs, and argsort.
 
+use std::mem::MaybeUninit;
+
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
@@ -29,39 +31,144 @@ fn map_in_place<K: SortKey>(keys: &mut [K], f: impl Fn(K) -> K + Sync + Send) {
     }
 }
 
+/// Sorts ordered bits: keys alone by the vectorized quicksort where the CPU has it (an unstable
+/// sort of bits is indistinguishable from a stable one), else and for pairs by the radix sort.
+pub(crate) fn sort_any<B: RadixBits, V: Copy + Send + Sync>(bits: &mut [B], vals: &mut [V]) {
+    if size_of::<V>() == 0 && crate::simd_sort::sort_unsigned(bits, true) {
+        return;
+    }
+    sort_bits(bits, vals);
+}
+
+/// A key's ordered bits (complemented when `desc`) stored in `K`'s own storage (same width).
+#[inline(always)]
+fn encode<K: SortKey>(k: K, desc: bool) -> K {
+    let b = k.to_ordered();
+    let b = if desc { b.complement() } else { b };
+    // SAFETY: K and K::Bits are sealed plain numbers of equal size; every bit pattern is valid.
+    unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
+}
+
+/// The inverse of [`encode`].
+#[inline(always)]
+fn decode<K: SortKey>(k: K, desc: bool) -> K {
+    // SAFETY: as in `encode`.
+    let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
+    K::from_ordered(if desc { b.complement() } else { b })
+}
+
 /// Sorts ordered bits on the CPU; `desc` complements them around the sort (stable descending).
 fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], desc: bool) {
     if K::KIND == 0 && !desc {
         // unsigned ascending: the keys are their own ordered bits
-        sort_bits(as_bits_mut(keys), vals);
+        sort_any(as_bits_mut(keys), vals);
         return;
     }
-    // keys -> ordered bits in place
-    map_in_place(keys, |k| {
-        let b = k.to_ordered();
-        let b = if desc { b.complement() } else { b };
-        // store the bits in K's storage (same width); undone below
-        // SAFETY: see as_bits_mut: equal size, all bit patterns valid.
-        unsafe { std::mem::transmute_copy::<K::Bits, K>(&b) }
-    });
-    sort_bits(as_bits_mut(keys), vals);
-    map_in_place(keys, |k| {
-        // SAFETY: as above.
-        let b = unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) };
-        K::from_ordered(if desc { b.complement() } else { b })
-    });
+    if K::KIND == 1 && !desc && size_of::<V>() == 0 && crate::simd_sort::sort_signed(keys, true) {
+        return; // signed ascending keys: sorted as themselves, no transform
+    }
+    // keys -> ordered bits in place, sorted, and back
+    map_in_place(keys, |k| encode(k, desc));
+    sort_any(as_bits_mut(keys), vals);
+    map_in_place(keys, |k| decode(k, desc));
+}
+
+/// Writes the keys of `src` into `dst` sorted ascending: the result of [`radix_sort`] on a
+/// copy, without a separate copy pass. `dst` may be uninitialised (a fresh output buffer);
+/// every slot is written. The door for callers that return a sorted copy (numpy's
+/// `np.sort`): on the CPU the copy is fused with the key transform.
+///
+/// # Complexity
+/// As [`radix_sort`], plus one read of `src`.
+///
+/// # Errors
+/// [`PrimitiveError::LengthMismatch`] when the slices differ in length; otherwise as
+/// [`radix_sort`].
+///
+/// # Examples
+/// ```
+/// use std::mem::MaybeUninit;
+/// use gpu_primitives::{sort_into, Exec};
+/// let src = [2.5f32, f32::NAN, -1.0, -0.0, 0.0];
+/// let mut dst = vec![MaybeUninit::<f32>::uninit(); src.len()];
+/// sort_into(&src, &mut dst, Exec::Cpu)?;
+/// // SAFETY: sort_into wrote every slot.
+/// let dst: Vec<f32> = dst.into_iter().map(|x| unsafe { x.assume_init() }).collect();
+/// assert_eq!(dst[..4], [-1.0, -0.0, 0.0, 2.5]);
+/// assert!(dst[1].is_sign_negative() && dst[4].is_nan());
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn sort_into<K: SortKey>(
+    src: &[K],
+    dst: &mut [MaybeUninit<K>],
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    PrimitiveError::check_len("dst", src.len(), dst.len())?;
+    let n = src.len();
+    let target = exec.resolve(n as u64, GPU_THRESHOLD_SORT)?;
+    // A fresh buffer: huge pages (where the kernel gives them on request) mean fewer page
+    // faults on the first write below and fewer TLB misses in the sort, as numpy asks for
+    // its own large arrays.
+    crate::radix_cpu::advise_huge_pages(dst);
+    // Signed keys are copied as they are when the vectorized sort takes them without the
+    // ordered-bits transform.
+    let plain = K::KIND == 0
+        || !matches!(target, Target::Cpu)
+        || (K::KIND == 1 && crate::simd_sort::available());
+    let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
+        if plain {
+            d.iter_mut().zip(s).for_each(|(d, &k)| {
+                d.write(k);
+            });
+        } else {
+            d.iter_mut().zip(s).for_each(|(d, &k)| {
+                d.write(encode(k, false));
+            });
+        }
+    };
+    if n < PARALLEL_SORT {
+        write(dst, src);
+    } else {
+        const CHUNK: usize = 1 << 16;
+        dst.par_chunks_mut(CHUNK)
+            .zip(src.par_chunks(CHUNK))
+            .for_each(|(d, s)| write(d, s));
+    }
+    // SAFETY: every slot of `dst` was written above; MaybeUninit<K> has K's layout.
+    let keys = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<K>(), n) };
+    match target {
+        Target::Cpu if K::KIND == 1 && plain => {
+            let sorted = crate::simd_sort::sort_signed(keys, true);
+            debug_assert!(sorted, "the vectorized sort was available above");
+            Ok(Backend::Cpu)
+        }
+        Target::Cpu => {
+            sort_any(as_bits_mut(keys), &mut vec![(); n]);
+            if !plain {
+                map_in_place(keys, |k| decode(k, false));
+            }
+            Ok(Backend::Cpu)
+        }
+        Target::Cuda(_) => sort_keys(keys, false, exec),
+    }
 }
 
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
-/// CPU: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
+/// CPU with AVX-512F (detected at run time): an in-place vectorized quicksort (compress-based
+/// partitions, bitonic networks in registers for small ranges, the sides of large partitions
+/// on separate rayon threads, `sort_unstable` past a `2 log2 n` depth limit); equal ordered
+/// bits are identical keys, so the unstable sort cannot be told from a stable one. Other
+/// CPUs: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
 /// histograms of all digits and passes whose digit is the same for every key are skipped (so
 /// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
 /// thread. GPU: Onesweep (one histogram pass, then one look-back scatter pass per digit).
 ///
 /// # Complexity
-/// `O(n * w / 8)` work for `w`-bit keys (`w / 8` passes at most), `O(n)` extra memory.
+/// Quicksort: `O(n log n)` expected work, `O(n^2)` never (the depth limit), `O(log n)` extra
+/// memory. Radix sort: `O(n * w / 8)` work for `w`-bit keys (`w / 8` passes at most), `O(n)`
+/// extra memory.
 ///
 /// # Errors
 /// [`PrimitiveError::Gpu`] when `exec` asks for a GPU that is missing, the keys do not fit in
@@ -309,12 +416,18 @@ pub(crate) fn argsort_cpu<K: SortKey>(keys: &[K], equality: Equality) -> (Vec<K:
 
 /// Sorted ordered bits of `keys` (a copy), on the CPU.
 pub(crate) fn sorted_bits_cpu<K: SortKey>(keys: &[K]) -> Vec<K::Bits> {
-    let mut bits: Vec<K::Bits> = if keys.len() < PARALLEL_SORT {
-        keys.iter().map(|k| k.to_ordered()).collect()
+    let n = keys.len();
+    // a fresh buffer on huge pages (fewer page faults and TLB misses), written once
+    let mut bits: Vec<K::Bits> = Vec::with_capacity(n);
+    crate::radix_cpu::advise_huge_pages(&mut bits.spare_capacity_mut()[..n]);
+    if n < PARALLEL_SORT {
+        bits.extend(keys.iter().map(|k| k.to_ordered()));
     } else {
-        keys.par_iter().map(|k| k.to_ordered()).collect()
-    };
-    sort_bits(&mut bits, &mut vec![(); keys.len()]);
+        keys.par_iter()
+            .map(|k| k.to_ordered())
+            .collect_into_vec(&mut bits);
+    }
+    sort_any(&mut bits, &mut vec![(); n]);
     bits
 }
 

@@ -17,6 +17,13 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     assert_eq!(radix_sort(&mut got, Exec::Cpu).unwrap(), Backend::Cpu);
     assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
 
+    // the sorted copy into a fresh buffer (bits compared: -0.0/+0.0 and NaN payloads)
+    let mut dst = vec![std::mem::MaybeUninit::<K>::uninit(); keys.len()];
+    assert_eq!(sort_into(keys, &mut dst, Exec::Cpu).unwrap(), Backend::Cpu);
+    // SAFETY: sort_into wrote every slot.
+    let got: Vec<K> = dst.iter().map(|x| unsafe { x.assume_init() }).collect();
+    assert_eq!(ordered(&got), ordered(&expect), "{what} sort_into");
+
     let mut got = keys.to_vec();
     radix_sort_desc(&mut got, Exec::Cpu).unwrap();
     let mut rev = expect.clone();
@@ -64,6 +71,14 @@ fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
         let d = distinct_with(keys, only_values, Exec::Cpu).unwrap();
         assert_eq!(ordered(&d.values), ordered(&values), "{what} values only");
         assert_eq!((d.counts, d.inverse), (None, None));
+        // counts without the inverse (the parallel grouping on large inputs)
+        let with_counts = DistinctOptions {
+            counts: true,
+            ..only_values
+        };
+        let d = distinct_with(keys, with_counts, Exec::Cpu).unwrap();
+        assert_eq!(ordered(&d.values), ordered(&values), "{what} values+counts");
+        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts only");
         if equality == Equality::Numeric {
             assert_eq!(
                 ordered(&distinct(keys, Exec::Cpu).unwrap()),

@@ -1,7 +1,7 @@
 //! `sort`, `argsort` and `unique` over numpy arrays (gpu-primitives' radix sort and distinct).
 
 use gpu_primitives::{
-    DistinctOptions, Exec, PrimitiveError, SortKey, argsort, distinct_with, radix_sort,
+    DistinctOptions, Exec, PrimitiveError, SortKey, argsort, distinct_with, sort_into,
 };
 use ndarray::{Array2, Ix1, Ix2};
 use numpy::{IntoPyArray, PyReadonlyArray};
@@ -13,6 +13,9 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Start rayon's global pool at import, so that the first sort does not pay for spawning
+    // its threads.
+    rayon::current_num_threads();
     m.add_function(wrap_pyfunction!(sort_rows, m)?)?;
     m.add_function(wrap_pyfunction!(unique, m)?)?;
     Ok(())
@@ -57,12 +60,7 @@ fn sorted_rows<'py, K: SortKey + numpy::Element>(
         });
         perm.map_err(py_err)?.into_pyarray(py).into_any()
     } else {
-        let sorted = py.detach(|| {
-            each_row(view, |keys, dst: &mut [K]| {
-                copy_parallel(keys, dst);
-                radix_sort(dst, exec).map(|_| ())
-            })
-        });
+        let sorted = py.detach(|| sorted_copy(view, exec));
         sorted.map_err(py_err)?.into_pyarray(py).into_any()
     };
     Ok(out)
@@ -93,16 +91,29 @@ fn each_row<K: SortKey, D: Copy + Default + Send>(
     Ok(out)
 }
 
-/// `dst.copy_from_slice(src)`, on all threads for large slices.
-fn copy_parallel<T: Copy + Send + Sync>(src: &[T], dst: &mut [T]) {
-    const CHUNK: usize = 1 << 16;
-    if src.len() < gpu_primitives::PARALLEL_THRESHOLD {
-        dst.copy_from_slice(src);
-    } else {
-        dst.par_chunks_mut(CHUNK)
-            .zip(src.par_chunks(CHUNK))
-            .for_each(|(d, s)| d.copy_from_slice(s));
+/// Every row of `keys` sorted into a new array: written once by `sort_into` (the copy fused
+/// with the float/signed key transform), never zero-filled first; rows in parallel when there
+/// are several (each row's sort parallelises inside otherwise).
+fn sorted_copy<K: SortKey>(
+    keys: ndarray::ArrayView2<'_, K>,
+    exec: Exec,
+) -> Result<Array2<K>, PrimitiveError> {
+    let keys = keys.as_standard_layout();
+    let (rows, len) = keys.dim();
+    let mut out = Array2::<K>::uninit((rows, len));
+    if len > 0 {
+        let src = keys.as_slice().expect("standard layout");
+        let dst = out.as_slice_mut().expect("standard layout");
+        if rows == 1 {
+            sort_into(src, dst, exec)?;
+        } else {
+            src.par_chunks(len)
+                .zip(dst.par_chunks_mut(len))
+                .try_for_each(|(s, d)| sort_into(s, d, exec).map(|_| ()))?;
+        }
     }
+    // SAFETY: sort_into wrote every slot of every row (or there are none).
+    Ok(unsafe { out.assume_init() })
 }
 
 /// What `unique` returns: values, then first indices, inverse and counts when asked for.

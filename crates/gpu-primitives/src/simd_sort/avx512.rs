@@ -1,0 +1,819 @@
+//! AVX-512 quicksort of `u32`, `u64` (unsigned keys and the ordered bits of floats), `i32`
+//! and `i64` (signed keys as they are).
+//!
+//! Partition (in place): the first `n % LANES` keys are partitioned as one masked register,
+//! then `HELD` registers are held from each end and the middle is read `UNROLL` registers at a
+//! time from whichever end has fewer free slots (two code paths, so the choice is a predicted
+//! branch rather than a conditional move the next loads would wait for). Each register's keys
+//! below the pivot are compressed to its low lanes (`vpcompressd/q`, register form) and written
+//! with a masked store at the left write position, the others likewise just below the right
+//! one. Small ranges (at most 16 registers) are sorted by a bitonic network held in registers
+//! and padded with the largest value. Pivot: the median of two (four from 2^14 keys) registers
+//! of keys at evenly spaced places, sorted by the same network. Ties: when the pivot is the
+//! minimum, a second partition at `pivot + 1` splits off the run of keys equal to it; when it
+//! is the maximum (tracked during the partition) the right side is all equal and is not
+//! recursed into. A depth limit of `2 log2 n` hands pathological inputs to
+//! `slice::sort_unstable`. The measurements behind `UNROLL` and the network size are in
+//! `BENCHMARKS.md` (gpu-primitives, CPU sort against numpy).
+
+use std::arch::x86_64::*;
+
+/// A lane type with its AVX-512 register operations (all unsafe: they need AVX-512F).
+pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
+    /// Lanes per 512-bit register.
+    const LANES: usize;
+    /// Registers of the largest sorting network (a power of two, at most 32).
+    const NETWORK: usize;
+    /// The largest value (padding of partial registers).
+    const MAX: Self;
+    /// `self + 1`, `None` at `MAX`.
+    fn succ(self) -> Option<Self>;
+    unsafe fn splat(x: Self) -> __m512i;
+    /// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i;
+    unsafe fn load(p: *const Self) -> __m512i;
+    /// Stores the first `n` lanes of `v` at `p` (masked: nothing else is touched).
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i);
+    /// Bit `l` set where lane `l` of `a` is below lane `l` of `b` (in `Self`'s order).
+    unsafe fn below(a: __m512i, b: __m512i) -> u32;
+    /// The lanes selected by `m`, packed into the low lanes (the rest zero).
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i;
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i;
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i;
+    /// `max(a, b)` in the lanes of `m`, `src` elsewhere.
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i;
+    /// Lane `l` takes lane `l ^ d` (`d` a power of two below `LANES`).
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i;
+    /// Lane 0.
+    unsafe fn lane0(v: __m512i) -> Self;
+    /// The lanes in reverse order.
+    unsafe fn reverse(v: __m512i) -> __m512i;
+    /// The largest lane.
+    unsafe fn reduce_max(v: __m512i) -> Self;
+}
+
+/// All-ones mask of the first `n` of `LANES` lanes.
+#[inline(always)]
+fn first(n: usize) -> u32 {
+    ((1u64 << n) - 1) as u32
+}
+
+impl Lane for u32 {
+    const LANES: usize = 16;
+    const NETWORK: usize = 16;
+    const MAX: Self = u32::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi32(x as i32)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 16 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epu32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi32(m as u16, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epu32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epu32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epu32(src, m as u16, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
+            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            4 => _mm512_shuffle_i32x4::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i32x4::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi32(
+            _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            v,
+        )
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epu32(v)
+    }
+}
+
+impl Lane for u64 {
+    const LANES: usize = 8;
+    const NETWORK: usize = 16;
+    const MAX: Self = u64::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi64(x as i64)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 8 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epu64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi64(m as u8, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epu64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epu64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epu64(src, m as u8, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epu64(v)
+    }
+}
+
+impl Lane for i32 {
+    const LANES: usize = 16;
+    const NETWORK: usize = 16;
+    const MAX: Self = i32::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi32(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 16 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi32(m as u16, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epi32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epi32(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epi32(src, m as u16, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
+            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            4 => _mm512_shuffle_i32x4::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i32x4::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi32(
+            _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            v,
+        )
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epi32(v)
+    }
+}
+
+impl Lane for i64 {
+    const LANES: usize = 8;
+    const NETWORK: usize = 16;
+    const MAX: Self = i64::MAX;
+    #[inline(always)]
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn splat(x: Self) -> __m512i {
+        _mm512_set1_epi64(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
+        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn load(p: *const Self) -> __m512i {
+        // SAFETY: the caller guarantees 8 readable lanes at `p`.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
+        unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmplt_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+        _mm512_maskz_compress_epi64(m as u8, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_min_epi64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_max_epi64(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+        _mm512_mask_max_epi64(src, m as u8, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+        match d {
+            1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+            2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
+            _ => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn lane0(v: __m512i) -> Self {
+        _mm_cvtsi128_si64(_mm512_castsi512_si128(v))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reverse(v: __m512i) -> __m512i {
+        _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn reduce_max(v: __m512i) -> Self {
+        _mm512_reduce_max_epi64(v)
+    }
+}
+
+/// Lanes `l` with `l & d != 0`, for `d` a power of two below 16 (0 for larger `d`).
+#[inline(always)]
+const fn upper(d: usize) -> u32 {
+    match d {
+        1 => 0xAAAA,
+        2 => 0xCCCC,
+        4 => 0xF0F0,
+        8 => 0xFF00,
+        _ => 0,
+    }
+}
+
+/// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
+/// lanes in `take_max` keeping the larger key.
+///
+/// This and the network helpers below carry no `#[target_feature]` (which would forbid
+/// `#[inline(always)]`): they are always inlined into `sort_regs` or `pivot`, which enable
+/// AVX-512F, and may only be called from such functions.
+#[inline(always)]
+unsafe fn step<T: Lane>(v: __m512i, d: usize, take_max: u32) -> __m512i {
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        let p = T::xor_lanes(v, d);
+        T::mask_max(T::vmin(v, p), take_max, v, p)
+    }
+}
+
+/// One in-register step on every register (in lockstep, so that the independent chains of
+/// the registers interleave in program order).
+#[inline(always)]
+unsafe fn step_all<T: Lane, const K: usize>(r: &mut [__m512i; K], d: usize, take_max: u32) {
+    for x in r.iter_mut() {
+        // SAFETY: the caller has AVX-512F (see the note on `step`).
+        *x = unsafe { step::<T>(*x, d, take_max) };
+    }
+}
+
+/// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart, in
+/// descending direction inside blocks whose index has bit `s` set.
+#[inline(always)]
+unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    let all = first(T::LANES);
+    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        step_all::<T, K>(r, 1, m(2, 1));
+        step_all::<T, K>(r, 2, m(4, 2));
+        step_all::<T, K>(r, 1, m(4, 1));
+        step_all::<T, K>(r, 4, m(8, 4));
+        step_all::<T, K>(r, 2, m(8, 2));
+        step_all::<T, K>(r, 1, m(8, 1));
+        if T::LANES == 16 {
+            step_all::<T, K>(r, 8, m(16, 8));
+            step_all::<T, K>(r, 4, m(16, 4));
+            step_all::<T, K>(r, 2, m(16, 2));
+            step_all::<T, K>(r, 1, m(16, 1));
+        }
+    }
+}
+
+/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
+#[inline(always)]
+unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    let all = first(T::LANES);
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        if T::LANES == 16 {
+            step_all::<T, K>(r, 8, upper(8) & all);
+        }
+        step_all::<T, K>(r, 4, upper(4) & all);
+        step_all::<T, K>(r, 2, upper(2) & all);
+        step_all::<T, K>(r, 1, upper(1) & all);
+    }
+}
+
+/// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR` of `i`
+/// clear) take the smaller and larger key of each lane.
+#[inline(always)]
+unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i; K]) {
+    for i in 0..K {
+        if i & DR == 0 && i + DR < K {
+            // SAFETY: the caller has AVX-512F (see the note on `step`).
+            unsafe {
+                let (a, b) = (r[i], r[i + DR]);
+                r[i] = T::vmin(a, b);
+                r[i + DR] = T::vmax(a, b);
+            }
+        }
+    }
+}
+
+/// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage (register
+/// `i` of a block against the lane-reversed register `B - 1 - i`), then half-cleaners.
+#[inline(always)]
+unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i; K]) {
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        for blk in 0..K / B {
+            for i in 0..B / 2 {
+                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
+                let (rx, ry) = (r[x], T::reverse(r[y]));
+                r[x] = T::vmin(rx, ry);
+                r[y] = T::reverse(T::vmax(rx, ry));
+            }
+        }
+        if B >= 32 {
+            half_clean::<T, K, 8>(r);
+        }
+        if B >= 16 {
+            half_clean::<T, K, 4>(r);
+        }
+        if B >= 8 {
+            half_clean::<T, K, 2>(r);
+        }
+        if B >= 4 {
+            half_clean::<T, K, 1>(r);
+        }
+        clean_all::<T, K>(r);
+    }
+}
+
+/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 32), ascending in register
+/// order then lane order.
+#[inline(always)]
+unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        sort_each::<T, K>(r);
+        if K >= 2 {
+            merge_level::<T, K, 2>(r);
+        }
+        if K >= 4 {
+            merge_level::<T, K, 4>(r);
+        }
+        if K >= 8 {
+            merge_level::<T, K, 8>(r);
+        }
+        if K >= 16 {
+            merge_level::<T, K, 16>(r);
+        }
+        if K >= 32 {
+            merge_level::<T, K, 32>(r);
+        }
+    }
+}
+
+/// Sorts `v` (at most `K * LANES` keys) with the network.
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
+    let n = v.len();
+    let l = T::LANES;
+    debug_assert!(n <= K * l);
+    // SAFETY: AVX-512F is enabled; every load and store covers only lanes `lo..lo + c` with
+    // `lo + c <= n`, inside `v`.
+    unsafe {
+        let mut r = [T::splat(T::MAX); K];
+        for (a, ra) in r.iter_mut().enumerate() {
+            let lo = a * l;
+            if lo < n {
+                *ra = T::load_first(v.as_ptr().add(lo), (n - lo).min(l));
+            }
+        }
+        network::<T, K>(&mut r);
+        for (a, ra) in r.iter().enumerate() {
+            let lo = a * l;
+            if lo < n {
+                T::store_first(v.as_mut_ptr().add(lo), (n - lo).min(l), *ra);
+            }
+        }
+    }
+}
+
+/// The largest range the network sorts.
+pub(super) fn small_max<T: Lane>() -> usize {
+    T::NETWORK * T::LANES
+}
+
+/// Sorts at most [`small_max`] keys with the smallest network that holds them.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
+    let l = T::LANES;
+    let n = v.len();
+    // SAFETY: AVX-512F is enabled here; each network holds `n` keys.
+    unsafe {
+        if n <= l {
+            sort_regs::<T, 1>(v)
+        } else if n <= 2 * l {
+            sort_regs::<T, 2>(v)
+        } else if n <= 4 * l {
+            sort_regs::<T, 4>(v)
+        } else if n <= 8 * l {
+            sort_regs::<T, 8>(v)
+        } else if n <= 16 * l || T::NETWORK == 16 {
+            sort_regs::<T, 16>(v)
+        } else {
+            sort_regs::<T, 32>(v)
+        }
+    }
+}
+
+/// Partitions one register's keys into `p[c..]` (below the pivot, `c` of them, advancing
+/// `*lo`) and just below `*hi` (the others, moving `*hi` down).
+#[inline(always)]
+unsafe fn put<T: Lane>(p: *mut T, v: __m512i, pv: __m512i, lo: &mut usize, hi: &mut usize) {
+    // SAFETY: the caller guarantees AVX-512F and room for `c` keys at `*lo` and for the
+    // `LANES - c` others below `*hi`, none of them unread.
+    unsafe {
+        let m = T::below(v, pv);
+        let c = m.count_ones() as usize;
+        T::store_first(p.add(*lo), c, T::compress(m, v));
+        *lo += c;
+        let g = T::LANES - c;
+        *hi -= g;
+        T::store_first(p.add(*hi), g, T::compress(!m & first(T::LANES), v));
+    }
+}
+
+/// Registers read per step of the partition's main loop.
+const UNROLL: usize = 8;
+/// Registers buffered at each end: one more than a step reads, which keeps at least one
+/// register of free slots between the written left part and the unread keys, so the next
+/// loads never overlap the span of the last masked store (a load that does must wait for the
+/// store to retire: masked stores do not forward).
+const HELD: usize = UNROLL + 1;
+
+/// Partitions `v` (at least `2 * LANES` keys): returns `(m, max)` with every key of `v[..m]`
+/// below `pivot`, every key of `v[m..]` at least `pivot`, and `max` the largest key (or
+/// `pivot` when larger).
+///
+/// In place: `HELD` registers from each end are held, leaving `2 * HELD * LANES` free slots
+/// between the written left part, the unread middle and the written right part. Each step
+/// reads `UNROLL` registers from the end with fewer free slots (so that end then has at least
+/// the slots the step writes, and neither end drops below one register of free slots) and
+/// writes every key it read, so no unread key is ever overwritten.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
+    let l = T::LANES;
+    let n = v.len();
+    debug_assert!(n >= 2 * l);
+    let p = v.as_mut_ptr();
+    // SAFETY: AVX-512F is enabled. Loads read unread whole registers inside [left, right);
+    // by the invariant above `put` has room for every key it writes (see the doc comment).
+    unsafe {
+        let pv = T::splat(pivot);
+        // The first `r = n % LANES` keys, partitioned as one masked register, leave a multiple
+        // of LANES: the `c` below the pivot go to the front, the `r - c` others to the back,
+        // and the `r - c` keys they displace there move into the head slots `c..r` (unread).
+        let r = n % l;
+        let head = T::load_first(p, r);
+        let m = T::below(head, pv) & first(r);
+        let c = m.count_ones() as usize;
+        let g = r - c;
+        let tail = T::load_first(p.add(n - g), g);
+        T::store_first(p, c, T::compress(m, head));
+        T::store_first(p.add(c), g, tail);
+        T::store_first(p.add(n - g), g, T::compress(!m & first(r), head));
+        let (left, right) = (c, n - g);
+        // padding lanes of `head` are MAX: only its `r` keys count for the maximum
+        let mut top = T::vmax(pv, T::compress(first(r), head));
+        if right - left < 2 * HELD * l {
+            // a few registers: buffer one at each end
+            let (mut sl, mut sr) = (left, right);
+            if right - left == l {
+                let x = T::load(p.add(left));
+                top = T::vmax(top, x);
+                put::<T>(p, x, pv, &mut sl, &mut sr);
+                return (sl, T::reduce_max(top));
+            }
+            if right == left {
+                return (left, T::reduce_max(top));
+            }
+            let first_v = T::load(p.add(left));
+            let last_v = T::load(p.add(right - l));
+            top = T::vmax(top, T::vmax(first_v, last_v));
+            let (mut rl, mut rr) = (left + l, right - l);
+            while rl < rr {
+                let x = if sr - rr < rl - sl {
+                    rr -= l;
+                    T::load(p.add(rr))
+                } else {
+                    rl += l;
+                    T::load(p.add(rl - l))
+                };
+                top = T::vmax(top, x);
+                put::<T>(p, x, pv, &mut sl, &mut sr);
+            }
+            put::<T>(p, first_v, pv, &mut sl, &mut sr);
+            put::<T>(p, last_v, pv, &mut sl, &mut sr);
+            debug_assert_eq!(sl, sr);
+            return (sl, T::reduce_max(top));
+        }
+        let mut ends = [T::splat(pivot); 2 * HELD];
+        for (i, e) in ends.iter_mut().enumerate().take(HELD) {
+            *e = T::load(p.add(left + i * l));
+        }
+        for i in 0..HELD {
+            ends[HELD + i] = T::load(p.add(right - (i + 1) * l));
+        }
+        for e in &ends {
+            top = T::vmax(top, *e);
+        }
+        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l); // unread
+        let (mut sl, mut sr) = (left, right); // written: [left, sl) and [sr, right)
+        // The two ends are separate code (keys taken in opposite orders, which the partition
+        // allows) so that the choice is a predicted branch, not a conditional move whose
+        // inputs (the counts of the previous step) the next loads would wait for.
+        while rr - rl >= UNROLL * l {
+            let mut x = [pv; UNROLL];
+            if sr - rr < rl - sl {
+                rr -= UNROLL * l;
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = T::load(p.add(rr + i * l));
+                }
+                for xi in x {
+                    top = T::vmax(top, xi);
+                    put::<T>(p, xi, pv, &mut sl, &mut sr);
+                }
+            } else {
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = T::load(p.add(rl + i * l));
+                }
+                rl += UNROLL * l;
+                for xi in x.into_iter().rev() {
+                    top = T::vmax(top, xi);
+                    put::<T>(p, xi, pv, &mut sl, &mut sr);
+                }
+            }
+        }
+        while rl < rr {
+            let x = if sr - rr < rl - sl {
+                rr -= l;
+                T::load(p.add(rr))
+            } else {
+                rl += l;
+                T::load(p.add(rl - l))
+            };
+            top = T::vmax(top, x);
+            put::<T>(p, x, pv, &mut sl, &mut sr);
+        }
+        for e in ends {
+            put::<T>(p, e, pv, &mut sl, &mut sr);
+        }
+        debug_assert_eq!(sl, sr);
+        (sl, T::reduce_max(top))
+    }
+}
+
+/// A pivot: the median of the keys of a few registers loaded at evenly spaced places (two
+/// registers, four from 2^14 keys), sorted together in registers.
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn pivot<T: Lane>(v: &[T]) -> T {
+    let n = v.len();
+    let l = T::LANES;
+    debug_assert!(n >= 4 * l);
+    let p = v.as_ptr();
+    // SAFETY: AVX-512F is enabled; every register read lies inside `v` (n >= 4 LANES, and
+    // each start is at least LANES / 2 below and above the ends).
+    unsafe {
+        let at = |num: usize, den: usize| T::load(p.add(num * n / den - l / 2));
+        if n >= 1 << 14 {
+            let mut r = [at(1, 8), at(3, 8), at(5, 8), at(7, 8)];
+            network::<T, 4>(&mut r);
+            T::lane0(r[2])
+        } else {
+            let mut r = [at(1, 4), at(3, 4)];
+            network::<T, 2>(&mut r);
+            T::lane0(r[1])
+        }
+    }
+}
+
+/// Below this many keys the two sides of a partition are sorted on the calling thread.
+const PARALLEL_SPLIT: usize = 1 << 14;
+
+/// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
+    let n = v.len();
+    if n <= small_max::<T>() {
+        // SAFETY: AVX-512F is enabled here.
+        unsafe { sort_small(v) };
+        return;
+    }
+    if depth == 0 {
+        v.sort_unstable();
+        return;
+    }
+    // SAFETY: AVX-512F is enabled here (this function's contract).
+    unsafe {
+        let p = pivot(v);
+        let (mut m, max) = partition(v, p);
+        if m == 0 {
+            // the pivot is the minimum: split off the keys equal to it
+            let Some(p1) = p.succ() else { return };
+            if max == p {
+                return; // all equal
+            }
+            m = partition(v, p1).0;
+            quicksort(&mut v[m..], depth - 1, parallel);
+            return;
+        }
+        let (lo, hi) = v.split_at_mut(m);
+        let hi_done = max == p; // every key of `hi` equals the pivot
+        if parallel && n >= PARALLEL_SPLIT {
+            rayon::join(
+                // SAFETY: the closures run on threads of this process, where AVX-512F was
+                // detected before the first call.
+                || quicksort(lo, depth - 1, true),
+                || {
+                    if !hi_done {
+                        quicksort(hi, depth - 1, true)
+                    }
+                },
+            );
+        } else {
+            quicksort(lo, depth - 1, false);
+            if !hi_done {
+                quicksort(hi, depth - 1, false);
+            }
+        }
+    }
+}
