@@ -129,6 +129,35 @@ def npy_chunks(tmp_path, X, rows):
     return da.concatenate(parts)
 
 
+@pytest.mark.parametrize("store", ["zarr", "hdf5"])
+def test_fits_from_chunked_stores_on_disk(client, tmp_path, store):
+    """Data that never passes through the client: zarr and HDF5 chunks, read by the workers
+    (a worker killed mid-fit would read them again from the store)."""
+    data = blobs(n=12000, d=3, k=4, seed=11)
+    init = data[:4]
+    want = KMeans(4, init=init, tol=0, max_iter=30).fit(da.from_array(data, chunks=3000))
+    if store == "zarr":
+        zarr = pytest.importorskip("zarr")
+        z = zarr.open_array(str(tmp_path / "x.zarr"), mode="w", shape=data.shape, chunks=(3000, 3), dtype=data.dtype)
+        z[:] = data
+        X = da.from_zarr(str(tmp_path / "x.zarr"))
+    else:
+        h5py = pytest.importorskip("h5py")
+        path = str(tmp_path / "x.h5")
+        with h5py.File(path, "w") as f:
+            f.create_dataset("x", data=data, chunks=(3000, 3))
+
+        def load(i):
+            with h5py.File(path, "r") as f:
+                return f["x"][i : i + 3000]
+
+        X = da.concatenate(
+            [da.from_delayed(dask.delayed(load)(i), shape=(3000, 3), dtype=data.dtype) for i in range(0, 12000, 3000)]
+        )
+    got = KMeans(4, init=init, tol=0, max_iter=30).fit(X)
+    same_fit(want, got)
+
+
 @pytest.mark.parametrize("delay", [0.0, 0.02], ids=["between-iterations", "during-an-iteration"])
 def test_worker_killed_mid_fit_gives_the_same_result(client, tmp_path, delay):
     data = blobs(n=20000, d=4, k=6, seed=3)
