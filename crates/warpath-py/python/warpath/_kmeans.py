@@ -17,6 +17,46 @@ from . import _native
 __all__ = ["KMeans"]
 
 
+
+def integral(name, value, low):
+    """``value`` as an int of at least ``low``, or scikit-learn's ValueError for parameter ``name``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+        raise ValueError(f"The '{name}' parameter of KMeans must be an int in the range [{low}, inf). Got {value!r} instead.")
+    return int(value)
+
+
+def check_params(est, n, d, as_array):
+    """The parameters of a k-means estimator (``warpath.KMeans``, ``warpath.dask.KMeans``) on
+    ``n`` points of ``d`` features, checked with scikit-learn's messages: returns ``(k, init,
+    n_init, max_iter, tol)``; ``as_array`` converts an array-like ``init``."""
+    k = integral("n_clusters", est.n_clusters, 1)
+    max_iter = integral("max_iter", est.max_iter, 1)
+    if not isinstance(est.tol, numbers.Real) or isinstance(est.tol, bool) or not est.tol >= 0:
+        raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). Got {est.tol!r} instead.")
+    if n < k:
+        # scikit-learn's wording (its estimator checks look for "n_samples=1")
+        raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
+    if isinstance(est.init, str):
+        if est.init not in ("k-means++", "random"):
+            raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'random' or an array-like. Got {est.init!r} instead.")
+        init = est.init
+    else:
+        init = as_array(est.init)
+        if init.shape != (k, d):
+            raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of clusters {k} and features {d}.")
+    if isinstance(est.n_init, str) and est.n_init == "auto":
+        n_init = 10 if isinstance(init, str) and init == "random" else 1
+    else:
+        n_init = integral("n_init", est.n_init, 1)
+    if not isinstance(init, str) and n_init != 1:
+        warnings.warn(
+            f"Explicit initial center position passed: performing only one init in {type(est).__name__} instead of n_init={n_init}.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        n_init = 1
+    return k, init, n_init, max_iter, float(est.tol)
+
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """K-means clustering on one core, many cores or a GPU (scikit-learn's ``KMeans``).
 
@@ -96,38 +136,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     # -- parameters ---------------------------------------------------------------------
 
     def _check_params(self, X):
-        def integral(name, value, low):
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-                raise ValueError(f"The '{name}' parameter of KMeans must be an int in the range [{low}, inf). Got {value!r} instead.")
-            return int(value)
-
-        k = integral("n_clusters", self.n_clusters, 1)
-        max_iter = integral("max_iter", self.max_iter, 1)
-        if not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool) or not self.tol >= 0:
-            raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). Got {self.tol!r} instead.")
-        if X.shape[0] < k:
-            # scikit-learn's wording (its estimator checks look for "n_samples=1")
-            raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={k}.")
-        if isinstance(self.init, str):
-            if self.init not in ("k-means++", "random"):
-                raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'random' or an array-like. Got {self.init!r} instead.")
-            init = self.init
-        else:
-            init = check_array(self.init, dtype=np.float64, copy=True, order="C")
-            if init.shape != (k, X.shape[1]):
-                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of clusters {k} and features {X.shape[1]}.")
-        if isinstance(self.n_init, str) and self.n_init == "auto":
-            n_init = 10 if isinstance(init, str) and init == "random" else 1
-        else:
-            n_init = integral("n_init", self.n_init, 1)
-        if not isinstance(init, str) and n_init != 1:
-            warnings.warn(
-                f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            n_init = 1
-        return k, init, n_init, max_iter, float(self.tol)
+        return check_params(
+            self, X.shape[0], X.shape[1], lambda a: check_array(a, dtype=np.float64, copy=True, order="C")
+        )
 
     # -- fitting ------------------------------------------------------------------------
 

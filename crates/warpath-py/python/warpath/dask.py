@@ -39,12 +39,10 @@ computed once with the local scheduler), with the same results.
 
 from __future__ import annotations
 
-import numbers
 import os
 import sys
 import threading
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import dask
@@ -55,6 +53,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
+from ._kmeans import check_params, integral
 
 __all__ = ["ChunkLostError", "KMeans"]
 
@@ -478,40 +477,15 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     # -- parameters ---------------------------------------------------------------------
 
     def _check_params(self, n, d):
-        def integral(name, value, low):
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-                raise ValueError(f"The '{name}' parameter of KMeans must be an int in the range [{low}, inf). Got {value!r} instead.")
-            return int(value)
-
-        k = integral("n_clusters", self.n_clusters, 1)
-        max_iter = integral("max_iter", self.max_iter, 1)
         integral("init_sample", self.init_sample, 1)
-        if not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool) or not self.tol >= 0:
-            raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). Got {self.tol!r} instead.")
-        if n < k:
-            raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
-        if isinstance(self.init, str):
-            if self.init not in ("k-means++", "random"):
-                raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'random' or an array-like. Got {self.init!r} instead.")
-            init = self.init
-        else:
-            init = np.array(self.init, dtype=np.float64, copy=True, order="C")
-            if init.shape != (k, d):
-                raise ValueError(f"The shape of the initial centers {init.shape} does not match the number of clusters {k} and features {d}.")
-            if not np.isfinite(init).all():
+
+        def as_array(a):
+            init = np.array(a, dtype=np.float64, copy=True, order="C")
+            if init.ndim == 2 and not np.isfinite(init).all():
                 raise ValueError("The initial centers contain NaN or infinity.")
-        if isinstance(self.n_init, str) and self.n_init == "auto":
-            n_init = 10 if isinstance(init, str) and init == "random" else 1
-        else:
-            n_init = integral("n_init", self.n_init, 1)
-        if not isinstance(init, str) and n_init != 1:
-            warnings.warn(
-                f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-            n_init = 1
-        return k, init, n_init, max_iter, float(self.tol)
+            return init
+
+        return check_params(self, n, d, as_array)
 
     @staticmethod
     def _as_dask(X):
