@@ -247,7 +247,7 @@ fn walk(gr: &Graph<'_>, options: &ContigOptions) -> Vec<Contig> {
             let u = &gr.g.unitigs[node / 2];
             used[node / 2] = true;
             let s: Vec<u8> = if node % 2 == 1 {
-                u.sequence.iter().rev().map(|&b| complement(b)).collect()
+                crate::kmer::reverse_complement_letters(&u.sequence)
             } else {
                 u.sequence.clone()
             };
@@ -301,13 +301,4 @@ fn walk(gr: &Graph<'_>, options: &ContigOptions) -> Vec<Contig> {
     }
     out.sort_by_key(|c| std::cmp::Reverse(c.sequence.len()));
     out
-}
-
-fn complement(b: u8) -> u8 {
-    match b {
-        b'A' => b'T',
-        b'C' => b'G',
-        b'G' => b'C',
-        _ => b'A',
-    }
 }

@@ -31,6 +31,20 @@ pub fn base_letter(code: u8) -> u8 {
     b"ACGT"[(code & 3) as usize]
 }
 
+/// The reverse complement of bases written as letters (`ACGT`, either case; anything else
+/// becomes `N`).
+///
+/// # Examples
+/// ```
+/// assert_eq!(assembly::reverse_complement_letters(b"AACGt"), b"ACGTT".to_vec());
+/// ```
+pub fn reverse_complement_letters(seq: &[u8]) -> Vec<u8> {
+    seq.iter()
+        .rev()
+        .map(|&b| base_code(b).map_or(b'N', |c| base_letter(3 - c)))
+        .collect()
+}
+
 /// Checks `k`: odd, from 3 to 63.
 ///
 /// # Errors

@@ -13,7 +13,9 @@ pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
 pub use error::AssemblyError;
 pub use gpu_runtime::{Backend, Exec};
-pub use kmer::{Word, base_code, base_letter, canonical, check_k, pack, unpack};
+pub use kmer::{
+    Word, base_code, base_letter, canonical, check_k, pack, reverse_complement_letters, unpack,
+};
 pub use output::{
     n50, unique_links, write_counts_text, write_dot, write_gfa, write_histogram,
     write_unitigs_fasta,

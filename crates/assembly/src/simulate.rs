@@ -44,15 +44,7 @@ pub fn simulate_reads(
             let s = rng.random_range(0..=genome.len() - read_len);
             let mut r: Vec<u8> = genome[s..s + read_len].to_vec();
             if rng.random_bool(0.5) {
-                r.reverse();
-                for b in r.iter_mut() {
-                    *b = match *b {
-                        b'A' => b'T',
-                        b'C' => b'G',
-                        b'G' => b'C',
-                        _ => b'A',
-                    };
-                }
+                r = crate::kmer::reverse_complement_letters(&r);
             }
             for b in r.iter_mut() {
                 if rng.random::<f64>() < error_rate {
