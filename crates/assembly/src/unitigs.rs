@@ -15,6 +15,7 @@
 
 use rayon::prelude::*;
 
+use crate::count::CountWord;
 use crate::kmer::{Word, base_letter, canonical};
 
 /// No link: zero or several successors, or a successor with several predecessors.
@@ -369,24 +370,25 @@ impl Compacted {
     }
 }
 
-/// Checks unitigs independently of how they were built: every k-mer of every unitig's text is
-/// a solid k-mer, held by that unitig, and the texts together hold every solid k-mer exactly
-/// once; the counts add up. Returns the first problem found.
+/// Checks unitigs independently of how they were built: every unitig's text is bases, `k +
+/// kmers - 1` long; the canonical k-mers of all the texts, sorted, are exactly the solid
+/// k-mers, each once; each is held by the unitig whose text spells it; each unitig's counts
+/// add up to its `KC`. Returns the first problem found.
 ///
 /// # Complexity
-/// `O(total length)` lookups, in parallel over unitigs.
+/// `O(total length)` to spell the k-mers (parallel over unitigs) plus one radix sort of them:
+/// no random lookups.
 ///
 /// # Errors
-/// A message naming the unitig and what is wrong.
-pub fn verify_unitigs<W: Word>(
+/// A message naming the unitig (or k-mer) and what is wrong.
+pub fn verify_unitigs<W: CountWord>(
     graph: &Compacted,
     kmers: &[W],
     counts: &[u32],
 ) -> Result<(), String> {
     let k = graph.k;
-    let index = KmerIndex::new(kmers, k);
     let mask = W::mask(k);
-    let per: Vec<Result<usize, String>> = graph
+    let spelled: Vec<Result<Vec<W>, String>> = graph
         .unitigs
         .par_iter()
         .enumerate()
@@ -399,57 +401,55 @@ pub fn verify_unitigs<W: Word>(
                 ));
             }
             let mut x = W::default();
-            let mut total = 0u64;
+            let mut out = Vec::with_capacity(g.kmers);
             for (i, &b) in g.sequence.iter().enumerate() {
                 let code = crate::kmer::base_code(b)
                     .ok_or_else(|| format!("unitig {u}: `{}` is not a base", b as char))?;
                 x = x.push_right(code, mask);
                 if i + 1 >= k {
-                    let c = canonical(x, k);
-                    let j = index.find(c).ok_or_else(|| {
-                        format!("unitig {u}: a k-mer that is not solid at {}", i + 1 - k)
-                    })?;
-                    if graph.unitig_of[j] as usize != u {
-                        return Err(format!(
-                            "unitig {u}: k-mer {j} belongs to unitig {}",
-                            graph.unitig_of[j]
-                        ));
-                    }
-                    total += counts[j] as u64;
+                    out.push(canonical(x, k));
                 }
             }
-            if total != g.total_count {
-                return Err(format!(
-                    "unitig {u}: counts add to {total}, not {}",
-                    g.total_count
-                ));
-            }
-            Ok(g.kmers)
+            Ok(out)
         })
         .collect();
-    let mut spelled = 0usize;
-    for r in per {
-        spelled += r?;
+    let mut all: Vec<W> = Vec::with_capacity(kmers.len());
+    let mut owner: Vec<u32> = Vec::with_capacity(kmers.len());
+    for (u, r) in spelled.into_iter().enumerate() {
+        let v = r?;
+        owner.extend(std::iter::repeat_n(u as u32, v.len()));
+        all.extend_from_slice(&v);
     }
-    // each unitig's k-mers are its own (checked above); as many as there are solid k-mers,
-    // so none is spelled twice and none is missing
-    let mut held = vec![0usize; graph.unitigs.len()];
-    for &u in &graph.unitig_of {
-        held[u as usize] += 1;
-    }
-    for (u, g) in graph.unitigs.iter().enumerate() {
-        if held[u] != g.kmers {
-            return Err(format!(
-                "unitig {u}: spells {} k-mers but holds {}",
-                g.kmers, held[u]
-            ));
-        }
-    }
-    if spelled != kmers.len() {
+    if all.len() != kmers.len() {
         return Err(format!(
-            "the unitigs spell {spelled} k-mers, not {}",
+            "the unitigs spell {} k-mers, not {}",
+            all.len(),
             kmers.len()
         ));
+    }
+    W::sort_pairs(&mut all, &mut owner).map_err(|e| e.to_string())?;
+    let mut totals = vec![0u64; graph.unitigs.len()];
+    for i in 0..all.len() {
+        if all[i] != kmers[i] {
+            return Err(format!(
+                "k-mer {i}: the unitigs spell a k-mer twice or one that is not solid"
+            ));
+        }
+        if graph.unitig_of[i] != owner[i] {
+            return Err(format!(
+                "k-mer {i} is spelled by unitig {} but held by unitig {}",
+                owner[i], graph.unitig_of[i]
+            ));
+        }
+        totals[owner[i] as usize] += counts[i] as u64;
+    }
+    for (u, g) in graph.unitigs.iter().enumerate() {
+        if totals[u] != g.total_count {
+            return Err(format!(
+                "unitig {u}: counts add to {}, not {}",
+                totals[u], g.total_count
+            ));
+        }
     }
     Ok(())
 }
