@@ -19,7 +19,7 @@ use crate::count::CountWord;
 use crate::kmer::{Word, base_letter, canonical};
 
 /// No link: zero or several successors, or a successor with several predecessors.
-const NONE: u64 = u64::MAX;
+const NONE: Oriented = Oriented::MAX;
 
 /// Finds canonical k-mers in a sorted array: a table of where each value of the top bits
 /// starts, then a binary search in that bucket.
@@ -83,11 +83,11 @@ impl<'a, W: Word> KmerIndex<'a, W> {
 
 /// An oriented k-mer: index `i` in the k-mer array, read forward (`false`) or as its reverse
 /// complement (`true`), packed as `2 i + o`.
-pub(crate) type Oriented = u64;
+pub(crate) type Oriented = u32;
 
 #[inline]
 fn oriented(i: usize, rev: bool) -> Oriented {
-    (i as u64) << 1 | rev as u64
+    (i as u32) << 1 | rev as u32
 }
 
 #[inline]
@@ -172,7 +172,7 @@ pub struct Compacted {
 ///
 /// # Panics
 /// Never for valid input; `kmers` must be sorted, distinct and canonical (as
-/// [`crate::count_kmers`] returns them), `counts` of the same length, and fewer than 2^31.
+/// [`crate::count_kmers`] returns them), `counts` of the same length, and fewer than 2^31 - 1.
 ///
 /// # Examples
 /// ```
@@ -189,7 +189,7 @@ pub struct Compacted {
 /// ```
 pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
     assert_eq!(kmers.len(), counts.len(), "one count per k-mer");
-    assert!(kmers.len() < 1 << 31, "at most 2^31 k-mers");
+    assert!(kmers.len() < (1 << 31) - 1, "fewer than 2^31 - 1 k-mers");
     let index = KmerIndex::new(kmers, k);
     let n = kmers.len();
     // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE; both orientations'
@@ -226,7 +226,7 @@ pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
         .into_par_iter()
         .map(|o| {
             let t = out[o];
-            if t == NONE || index_of(t) == o / 2 || out[flip(t) as usize] != flip(o as u64) {
+            if t == NONE || index_of(t) == o / 2 || out[flip(t) as usize] != flip(o as u32) {
                 NONE
             } else {
                 t
@@ -236,7 +236,7 @@ pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
     drop(out);
     // Chains read from an end: (i, o) with no link into it, i.e. no link out of (i, !o).
     // Each chain has two ends; keep the walk whose start is the smaller of the two.
-    let walks: Vec<Vec<Oriented>> = (0..2 * n as u64)
+    let walks: Vec<Vec<Oriented>> = (0..2 * n as u32)
         .into_par_iter()
         .filter(|&o| link[flip(o) as usize] == NONE)
         .filter_map(|start| {
