@@ -7,6 +7,10 @@
 # Data: velvet's example reads (142,858 x 35 bp) and 30x 150 bp reads with 0.5% substitutions
 # simulated, seeded, from the E. coli 536 genome that bowtie-examples ships (both strands).
 #
+# GGCAT is not packaged: build it from its public repository (algbio/ggcat, with its
+# submodules; `cargo build --release -p ggcat_cmdline`) and point GGCAT at the binary to add its
+# row: GGCAT=/path/to/ggcat crates/assembly/scripts/compare_tools.sh
+#
 # Usage: crates/assembly/scripts/compare_tools.sh [K=31] [THREADS=2] [RUNS=3]
 # Prints one table per data set (median wall seconds and peak RSS of RUNS runs) and whether
 # the unitigs equal BCALM2's and the counts equal KMC3's / jellyfish's. Work files in
@@ -60,6 +64,10 @@ for data in velvet ecoli-30x; do
     row "warpath assemble --contigs" "$t" "$m"
     read -r t m < <(measure minia bash -c "cd '$d' && minia -in '$reads' -kmer-size $k -abundance-min 2 -nb-cores $threads -out minia")
     row "minia (contigs)" "$t" "$m"
+    if [ -n "${GGCAT:-}" ]; then
+        read -r t m < <(measure ggcat bash -c "cd '$d' && '$GGCAT' build -k $k -j $threads -s 2 '$reads' -o ggcat.unitigs.fa")
+        row "ggcat build (unitigs)" "$t" "$m"
+    fi
     read -r t m < <(measure bcalm bash -c "cd '$d' && bcalm -in '$reads' -kmer-size $k -abundance-min 2 -nb-cores $threads -out bcalm")
     row "bcalm (unitigs)" "$t" "$m"
     read -r t m < <(measure warpath-kmers env RAYON_NUM_THREADS="$threads" "$bin/warpath" kmers "$reads" --k "$k" -o "$d/warpath.counts.txt" --backend cpu)
@@ -69,6 +77,9 @@ for data in velvet ecoli-30x; do
     read -r t m < <(measure jellyfish jellyfish count -C -m "$k" -s 100M -t "$threads" -L 2 -o "$d/jf" "$reads")
     row "jellyfish count -C (counts)" "$t" "$m"
     "$bin/examples/compare_unitigs" "$k" "$d/warpath.unitigs.fa" "$d/bcalm.unitigs.fa" | tail -1 | sed 's/^/unitigs vs bcalm: /'
+    if [ -n "${GGCAT:-}" ]; then
+        "$bin/examples/compare_unitigs" "$k" "$d/warpath.unitigs.fa" "$d/ggcat.unitigs.fa" | tail -1 | sed 's/^/unitigs vs ggcat: /'
+    fi
     if [ "$data" = ecoli-30x ]; then
         zcat /usr/share/doc/bowtie/examples/genomes/NC_008253.fna.gz > "$work/ecoli.fa"
         for who in warpath minia; do

@@ -236,7 +236,8 @@ fn run_lengths<W: Word>(sorted: &[W]) -> (Vec<W>, Vec<u64>) {
 /// # Errors
 /// [`AssemblyError::BadK`] for an even k or one outside 3..=63 (and above 31 for `u64`
 /// words); [`AssemblyError::InvalidParameter`] for `min_count` 0, `min_count > max_count`,
-/// a minimizer longer than k, or `Exec::Cuda` with 128-bit k-mers; reading errors as
+/// a minimizer longer than k, `Exec::Cuda` with 128-bit k-mers, or 2^31 - 1 solid k-mers or
+/// more (what [`crate::compact`] can number); reading errors as
 /// [`for_each_batch`]; [`AssemblyError::Gpu`] / [`AssemblyError::Primitive`] from the sorts.
 ///
 /// # Examples
@@ -339,6 +340,12 @@ pub fn count_kmers<W: CountWord>(
     }
     W::sort_pairs(&mut kmers, &mut counts)?;
     let solid = kmers.len() as u64;
+    if solid >= (1 << 31) - 1 {
+        // compaction numbers oriented k-mers in 32 bits
+        return Err(AssemblyError::InvalidParameter(format!(
+            "{solid} solid k-mers: compaction holds fewer than 2^31 - 1; raise the minimum count"
+        )));
+    }
     Ok(KmerCounts {
         k,
         kmers,
