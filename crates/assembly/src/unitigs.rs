@@ -329,13 +329,6 @@ pub struct Link {
 }
 
 impl Compacted {
-    /// The links out of unitig `u` on both strands: `+` first, then `-`, each in order of the
-    /// next base.
-    pub fn links_of<W: Word>(&self, kmers: &[W], u: usize) -> Vec<Link> {
-        let index = KmerIndex::new(kmers, self.k);
-        self.links_with(&index, u)
-    }
-
     fn links_with<W: Word>(&self, index: &KmerIndex<'_, W>, u: usize) -> Vec<Link> {
         let g = &self.unitigs[u];
         let mut links = Vec::new();
@@ -360,7 +353,8 @@ impl Compacted {
         links
     }
 
-    /// Every unitig's links (see [`Compacted::links_of`]), computed in parallel.
+    /// Every unitig's links, computed in parallel: for unitig `u`, those out of its `+` end
+    /// first, then those out of its `-` end, each in order of the next base.
     pub fn all_links<W: Word>(&self, kmers: &[W]) -> Vec<Vec<Link>> {
         let index = KmerIndex::new(kmers, self.k);
         (0..self.unitigs.len())

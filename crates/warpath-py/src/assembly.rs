@@ -38,7 +38,6 @@ fn counted<W: CountWord>(
     paths: &[PathBuf],
     o: &CountOptions,
 ) -> PyResult<assembly::KmerCounts<W>> {
-    assembly::check_k(o.k).map_err(py_err)?;
     py.detach(|| {
         let sources: Vec<ReadSource<'_>> = paths.iter().map(|p| ReadSource::File(p)).collect();
         count::<W>(&sources, o, &mut |_| {})

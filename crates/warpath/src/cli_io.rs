@@ -150,12 +150,17 @@ impl InputInfo {
 
     /// The description for a text report: `k.txt`, or `k.txt; header line skipped: "a", "b"`.
     pub(crate) fn describe(&self) -> String {
-        match &self.header {
-            None => self.source.clone(),
-            Some(h) => {
-                let names: Vec<String> = h.iter().map(|n| format!("{n:?}")).collect();
-                format!("{}; header line skipped: {}", self.source, names.join(", "))
-            }
+        format!("{}{}", self.source, skipped_header(self.header.as_deref()))
+    }
+}
+
+/// `; header line skipped: "a", "b"` for a header the table reader skipped, else nothing.
+pub(crate) fn skipped_header(header: Option<&[String]>) -> String {
+    match header {
+        None => String::new(),
+        Some(h) => {
+            let names: Vec<String> = h.iter().map(|n| format!("{n:?}")).collect();
+            format!("; header line skipped: {}", names.join(", "))
         }
     }
 }

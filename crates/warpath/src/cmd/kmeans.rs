@@ -13,7 +13,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
 use warpath_io::{Format, Output};
 
-use crate::cli_io::{InputInfo, check_backend, output};
+use crate::cli_io::{InputInfo, check_backend, output, skipped_header};
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
@@ -241,18 +241,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         ("weights", &weights_header),
     ]
     .iter()
-    .filter_map(|(what, h)| {
-        h.as_ref().map(|h| {
-            format!(
-                " ({})",
-                InputInfo {
-                    source: (*what).into(),
-                    header: Some(h.clone())
-                }
-                .describe()
-            )
-        })
-    })
+    .filter(|(_, h)| h.is_some())
+    .map(|(what, h)| format!(" ({what}{})", skipped_header(h.as_deref())))
     .collect();
     let params = KMeans::new(args.k)
         .init(init)

@@ -61,7 +61,6 @@ fn count_with_progress<W: CountWord>(
     args: &CountArgs,
     json: bool,
 ) -> Result<(KmerCounts<W>, Duration)> {
-    assembly::check_k(args.k)?;
     let sources: Vec<ReadSource<'_>> = args.reads.iter().map(|p| ReadSource::File(p)).collect();
     let bar = if json {
         indicatif::ProgressBar::hidden()
