@@ -382,8 +382,7 @@ fn count_group<W: CountWord>(
     for &i in group {
         partition_kmers::<W>(&parts[i], k, &mut all);
     }
-    W::sort_words(&mut all, exec)?;
-    let (distinct_kmers, runs) = run_lengths(&all);
+    let (distinct_kmers, runs) = W::count_words(&mut all, exec)?;
     drop(all);
     let mut histogram = BTreeMap::new();
     let mut kmers = Vec::new();
@@ -472,15 +471,16 @@ fn available_memory() -> u64 {
         .map_or(4 << 30, |kib| kib * 1024)
 }
 
-/// A k-mer word the counter can sort, alone and with counts: `u64` through gpu-primitives'
-/// radix sort (CPU or GPU), `u128` through the standard library's sort (CPU only).
+/// A k-mer word the counter can sort and count: `u64` through gpu-primitives (the radix sort
+/// on the CPU; on the GPU sort and run lengths both on the device, only the distinct k-mers
+/// and their counts coming back), `u128` through the standard library's sort (CPU only).
 pub trait CountWord: Word {
-    /// Sorts `v` ascending on `exec`.
+    /// The distinct words of `v` ascending, with how often each occurs; `v` may be reordered.
     ///
     /// # Errors
-    /// [`AssemblyError::Primitive`] from the radix sort; `Exec::Cuda` for `u128` is
+    /// [`AssemblyError::Primitive`] from the primitives; `Exec::Cuda` for `u128` is
     /// [`AssemblyError::InvalidParameter`].
-    fn sort_words(v: &mut [Self], exec: Exec) -> Result<Backend, AssemblyError>;
+    fn count_words(v: &mut [Self], exec: Exec) -> Result<(Vec<Self>, Vec<u64>), AssemblyError>;
     /// Sorts k-mers with their counts, ascending by k-mer, on the CPU.
     ///
     /// # Errors
@@ -489,8 +489,18 @@ pub trait CountWord: Word {
 }
 
 impl CountWord for u64 {
-    fn sort_words(v: &mut [u64], exec: Exec) -> Result<Backend, AssemblyError> {
-        Ok(gpu_primitives::radix_sort(v, exec)?)
+    fn count_words(v: &mut [u64], exec: Exec) -> Result<(Vec<u64>, Vec<u64>), AssemblyError> {
+        if exec == Exec::Cuda {
+            let options = gpu_primitives::DistinctOptions {
+                counts: true,
+                ..Default::default()
+            };
+            let d = gpu_primitives::distinct_with(v, options, Exec::Cuda)?;
+            let counts = d.counts.unwrap_or_default();
+            return Ok((d.values, counts));
+        }
+        gpu_primitives::radix_sort(v, Exec::Cpu)?;
+        Ok(run_lengths(v))
     }
     fn sort_pairs(kmers: &mut [u64], counts: &mut [u32]) -> Result<(), AssemblyError> {
         gpu_primitives::radix_sort_pairs(kmers, counts, Exec::Cpu)?;
@@ -499,7 +509,7 @@ impl CountWord for u64 {
 }
 
 impl CountWord for u128 {
-    fn sort_words(v: &mut [u128], exec: Exec) -> Result<Backend, AssemblyError> {
+    fn count_words(v: &mut [u128], exec: Exec) -> Result<(Vec<u128>, Vec<u64>), AssemblyError> {
         if exec == Exec::Cuda {
             return Err(AssemblyError::InvalidParameter(
                 "k above 31 is counted on the CPU only (128-bit k-mers have no GPU sort): use \
@@ -512,7 +522,7 @@ impl CountWord for u128 {
         } else {
             v.sort_unstable();
         }
-        Ok(Backend::Cpu)
+        Ok(run_lengths(v))
     }
     fn sort_pairs(kmers: &mut [u128], counts: &mut [u32]) -> Result<(), AssemblyError> {
         let mut pairs: Vec<(u128, u32)> =
