@@ -306,7 +306,7 @@ pub fn count_kmers<W: CountWord>(
     })?;
     let superkmer_bytes: u64 = parts.iter().map(|v| v.len() as u64).sum();
     // Partitions hold disjoint k-mer sets: count them in parallel on the CPU, or in groups of
-    // many partitions per device sort on the GPU.
+    // many partitions per device distinct-with-counts on the GPU.
     let target = options
         .exec
         .resolve(kmers_seen, gpu_primitives::GPU_THRESHOLD_SORT)?;
@@ -403,7 +403,7 @@ fn count_group<W: CountWord>(
 }
 
 /// Groups partitions for counting: one each on the CPU (counted in parallel), as many as fit
-/// 2^26 k-mers per group on the GPU (one device sort each).
+/// 2^26 k-mers per group on the GPU (one device distinct-with-counts each).
 fn group_partitions(parts: &[Vec<u8>], k: usize, on_gpu: bool) -> Vec<Vec<usize>> {
     if !on_gpu {
         return (0..parts.len()).map(|i| vec![i]).collect();
