@@ -3,6 +3,7 @@
 mod batch;
 mod debruijn;
 mod error;
+pub mod experiments;
 mod heap;
 mod next;
 mod rank;

@@ -625,6 +625,245 @@ impl Figure for Timings<'_> {
     }
 }
 
+/// Draws `figure` as an SVG document in memory (for pages that inline their charts).
+///
+/// # Errors
+/// [`IoError::Format`] when drawing fails.
+///
+/// # Examples
+/// ```
+/// use warpath_io::plot::{Chart, Line, svg_string};
+/// let lines = [Line { name: "ours".into(), points: vec![(1.0, 2.0), (2.0, 3.0)], dashed: false }];
+/// let chart = Chart { lines: &lines, title: "t", x_label: "n", y_label: "s", log_x: false, log_y: false, points_only: false };
+/// let svg = svg_string((400, 300), &chart)?;
+/// assert!(svg.starts_with("<svg") && svg.contains("ours"));
+/// # Ok::<(), warpath_io::IoError>(())
+/// ```
+pub fn svg_string(size: (u32, u32), figure: &impl Figure) -> Result<String, IoError> {
+    register_fonts();
+    let fail = |e: String| IoError::Format(format!("drawing a chart: {e}"));
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        figure.draw(&root).map_err(fail)?;
+        root.present().map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+/// One named line of a [`Chart`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// The legend entry.
+    pub name: String,
+    /// `(x, y)` points, drawn in this order; non-finite values (and, on a log axis, values
+    /// that are not positive) are left out.
+    pub points: Vec<(f64, f64)>,
+    /// Dashed (e.g. the seed's published figures beside ours) rather than solid.
+    pub dashed: bool,
+}
+
+/// A general chart: named lines (or points), linear or logarithmic axes, a legend. Log axes
+/// are labelled at 1 and 3 times powers of ten (k, M, G); linear axes with short numbers.
+pub struct Chart<'a> {
+    /// The lines, one colour each (a dashed line takes the colour of the solid line of the
+    /// same name without its `seed: ` prefix, where there is one).
+    pub lines: &'a [Line],
+    /// The title.
+    pub title: &'a str,
+    /// The x axis label.
+    pub x_label: &'a str,
+    /// The y axis label.
+    pub y_label: &'a str,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+    /// Points only, no connecting lines.
+    pub points_only: bool,
+}
+
+/// A number in few characters: `1.5M`, `300k`, `0.25`, `2e-5`.
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 {
+        "0".into()
+    } else if a >= 1e9 {
+        format!("{}G", trim_float(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", trim_float(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim_float(v / 1e3))
+    } else if a >= 1e-2 {
+        trim_float(v)
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+impl Chart<'_> {
+    fn kept(&self, (x, y): (f64, f64)) -> bool {
+        x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
+    }
+
+    /// The axis span of the kept points, widened a little (and never empty).
+    fn span(&self, pick: impl Fn((f64, f64)) -> f64, log: bool) -> (f64, f64) {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for l in self.lines {
+            for &p in l.points.iter().filter(|&&p| self.kept(p)) {
+                lo = lo.min(pick(p));
+                hi = hi.max(pick(p));
+            }
+        }
+        if !lo.is_finite() {
+            return if log { (1.0, 10.0) } else { (0.0, 1.0) };
+        }
+        if log {
+            (lo / 1.5, hi * 1.5)
+        } else {
+            let pad = if hi > lo {
+                0.05 * (hi - lo)
+            } else {
+                lo.abs().max(1.0) * 0.5
+            };
+            (lo - pad, hi + pad)
+        }
+    }
+
+    fn colour_of(&self, name: &str) -> RGBAColor {
+        let base = name.strip_prefix("seed: ").unwrap_or(name);
+        let mut names: Vec<&str> = Vec::new();
+        for l in self.lines {
+            let n = l.name.strip_prefix("seed: ").unwrap_or(&l.name);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let i = names.iter().position(|n| *n == base).unwrap_or(0);
+        Palette99::pick(i).to_rgba()
+    }
+
+    fn draw_on<DB, X, Y>(&self, root: &DrawingArea<DB, Shift>, xs: X, ys: Y) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
+        use plotters::element::DashedPathElement;
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption(self.title, ("sans-serif", 20))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(xs, ys)
+            .map_err(err)?;
+        let sizes = [
+            (1e9, "G"),
+            (1e6, "M"),
+            (1e3, "k"),
+            (1.0, ""),
+            (1e-3, "m"),
+            (1e-6, "µ"),
+        ];
+        let (log_x, log_y) = (self.log_x, self.log_y);
+        let fx = move |v: &f64| {
+            if log_x {
+                log_tick(*v, &sizes)
+            } else {
+                short_number(*v)
+            }
+        };
+        let fy = move |v: &f64| {
+            if log_y {
+                log_tick(*v, &sizes)
+            } else {
+                short_number(*v)
+            }
+        };
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc(self.x_label)
+            .y_desc(self.y_label)
+            .x_label_formatter(&fx)
+            .y_label_formatter(&fy)
+            .draw()
+            .map_err(err)?;
+        for l in self.lines {
+            let pts: Vec<(f64, f64)> = l.points.iter().copied().filter(|&p| self.kept(p)).collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let colour = self.colour_of(&l.name);
+            let line = colour.stroke_width(2);
+            let name = l.name.clone();
+            if self.points_only {
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?
+                    .label(name)
+                    .legend(move |(x, y)| Circle::new((x + 12, y), 3, colour.filled()));
+                continue;
+            }
+            if l.dashed {
+                chart
+                    .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
+                    .map_err(err)?
+                    .label(name)
+                    .legend(move |(x, y)| {
+                        DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
+                    });
+                chart
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| Cross::new(p, 4, colour.stroke_width(1))),
+                    )
+                    .map_err(err)?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), line))
+                    .map_err(err)?
+                    .label(name)
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+impl Figure for Chart<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (x0, x1) = self.span(|p| p.0, self.log_x);
+        let (y0, y1) = self.span(|p| p.1, self.log_y);
+        match (self.log_x, self.log_y) {
+            (false, false) => self.draw_on(root, x0..x1, y0..y1),
+            (true, false) => self.draw_on(root, (x0..x1).log_scale(), y0..y1),
+            (false, true) => self.draw_on(root, x0..x1, (y0..y1).log_scale()),
+            (true, true) => self.draw_on(root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -720,6 +959,65 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(22), "22nd");
+    }
+
+    #[test]
+    fn charts_draw_every_axis_kind_and_skip_what_a_log_axis_cannot_show() {
+        let lines = [
+            Line {
+                name: "cpu".into(),
+                points: vec![(1e3, 0.5), (1e4, 2.0), (1e5, f64::NAN), (0.0, 1.0)],
+                dashed: false,
+            },
+            Line {
+                name: "seed: cpu".into(),
+                points: vec![(1e3, 1.0), (1e5, 9.0)],
+                dashed: true,
+            },
+            Line {
+                name: "empty".into(),
+                points: vec![],
+                dashed: false,
+            },
+        ];
+        for (log_x, log_y) in [(false, false), (true, false), (false, true), (true, true)] {
+            for points_only in [false, true] {
+                let c = Chart {
+                    lines: &lines,
+                    title: "time against n",
+                    x_label: "n",
+                    y_label: "seconds",
+                    log_x,
+                    log_y,
+                    points_only,
+                };
+                let svg = svg_string((500, 350), &c).unwrap();
+                for want in ["time against n", "seconds", "seed: cpu", "<svg"] {
+                    assert!(svg.contains(want), "{want} ({log_x} {log_y})");
+                }
+                assert_eq!(c.colour_of("seed: cpu"), c.colour_of("cpu"));
+            }
+        }
+        // nothing drawable still gives a chart
+        let none = [Line {
+            name: "x".into(),
+            points: vec![(f64::NAN, 1.0)],
+            dashed: false,
+        }];
+        let c = Chart {
+            lines: &none,
+            title: "t",
+            x_label: "a",
+            y_label: "b",
+            log_x: true,
+            log_y: true,
+            points_only: false,
+        };
+        assert!(svg_string((300, 200), &c).unwrap().contains("<svg"));
+        assert_eq!(short_number(1_500_000.0), "1.5M");
+        assert_eq!(short_number(300_000.0), "300k");
+        assert_eq!(short_number(0.25), "0.25");
+        assert_eq!(short_number(2e-5), "2e-5");
     }
 
     #[test]

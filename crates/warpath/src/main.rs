@@ -83,6 +83,8 @@ enum Command {
     Kmeans(Box<cmd::kmeans::Args>),
     /// Solve the spatial FitzHugh–Nagumo equation (explicit, adaptive or implicit scheme).
     Fhn(Box<cmd::fhn::Args>),
+    /// Rerun the seed documents' experiments; write report.json, REPORT.md and index.html.
+    Reproduce(cmd::reproduce::Args),
 }
 
 /// Called when writing to standard output failed: quiet exit when the reader has gone,
@@ -142,6 +144,7 @@ fn main() {
         Command::LapExperiment(args) => cmd::lap::run_experiment(args, json),
         Command::Kmeans(args) => cmd::kmeans::run(*args, json),
         Command::Fhn(args) => cmd::fhn::run(*args, json),
+        Command::Reproduce(args) => cmd::reproduce::run(args, json),
     };
     if let Err(e) = result {
         let kind = fail::kind_of(&e);

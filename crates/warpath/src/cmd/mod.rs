@@ -15,6 +15,7 @@ pub(crate) mod info;
 pub(crate) mod kmeans;
 pub(crate) mod lap;
 pub(crate) mod perm;
+pub(crate) mod reproduce;
 pub(crate) mod sort;
 
 /// The rows of `warpath demo`, in the order of the crates: runtime, primitives, graphs,
