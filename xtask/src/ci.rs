@@ -1,5 +1,6 @@
 //! `cargo xtask ci`: the checks `.ci/run` runs, in order, stopping at the first failure: fmt,
-//! clippy, kernels --check, the tests, a short fuzzing campaign of the readers, the simulated
+//! clippy, kernels --check, the tests, a short fuzzing campaign of the readers, every seed
+//! experiment at its quick size (`warpath reproduce --quick`), the simulated
 //! driver and the GPU tests through it, the Python package's pytest suite, MPI.
 
 use std::path::Path;
@@ -34,6 +35,21 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         // replayed, then 10 s of new inputs per target (`cargo xtask fuzz`; needs only a C++
         // compiler for libFuzzer, as `sim` does).
         ("fuzz", &["xtask", "fuzz", "--seconds", "10"]),
+        // Every seed experiment at its quick size (`warpath reproduce --quick`): fails when one
+        // of them fails; the report stays in target/reproduce-quick for reading.
+        (
+            "reproduce-quick",
+            &[
+                "run",
+                "-p",
+                "warpath",
+                "--",
+                "reproduce",
+                "--quick",
+                "--out",
+                "target/reproduce-quick",
+            ],
+        ),
     ];
     let mut steps: Vec<(&str, Command)> = cargo_steps
         .iter()
