@@ -175,9 +175,16 @@ fn md_table(out: &mut String, rows: &[Row]) {
     }
     let _ = writeln!(out, "| {} |", cols.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(cols.len()));
-    for r in rows {
+    for r in rows.iter().take(LONG_TABLE) {
         let cells: Vec<String> = cols.iter().map(|c| cell(r.get(c))).collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    if rows.len() > LONG_TABLE {
+        let _ = writeln!(
+            out,
+            "\n({} more rows in report.json)",
+            rows.len() - LONG_TABLE
+        );
     }
     out.push('\n');
 }
@@ -264,10 +271,17 @@ fn esc(t: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Tables longer than this are folded (HTML) or cut (Markdown, which points to report.json).
+const LONG_TABLE: usize = 40;
+
 fn html_table(out: &mut String, rows: &[Row], class: &str) {
     let cols = columns(rows);
     if cols.is_empty() {
         return;
+    }
+    let fold = rows.len() > LONG_TABLE;
+    if fold {
+        let _ = write!(out, "<details><summary>{} rows</summary>", rows.len());
     }
     let _ = write!(out, "<table class=\"{class}\"><thead><tr>");
     for c in &cols {
@@ -294,6 +308,9 @@ fn html_table(out: &mut String, rows: &[Row], class: &str) {
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table>\n");
+    if fold {
+        out.push_str("</details>\n");
+    }
 }
 
 /// The series name of a row: the values of the spec's series keys, joined.
@@ -555,6 +572,20 @@ mod tests {
         assert!(page.contains("class=\"sim\""), "simulated rows marked");
         assert!(page.contains("class=\"fail\""));
         assert!(!page.contains("<script"), "self-contained, no scripts");
+        // long tables fold in the page and are cut in the Markdown
+        let mut long = Experiment::new("long", "002", "t");
+        long.rows = (0..100).map(|i| Row::new().with("n", i)).collect();
+        let o = vec![Outcome {
+            spec: spec("long", demo),
+            result: Ok(long),
+            seconds: 0.0,
+        }];
+        assert!(
+            html(&meta, &o)
+                .unwrap()
+                .contains("<details><summary>100 rows</summary>")
+        );
+        assert!(markdown(&meta, &o).contains("(60 more rows in report.json)"));
         let dir = std::env::temp_dir().join(format!("wp-repro-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         write_all(&dir, &meta, &outcomes, &j).unwrap();
