@@ -30,5 +30,6 @@ pub use output::{
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{random_genome, reads_to_fasta, simulate_reads};
 pub use unitigs::{
-    COMPACT_GPU_THRESHOLD, Compacted, Link, Unitig, compact, compact_with, verify_unitigs,
+    COMPACT_GPU_THRESHOLD, Compacted, Link, Unitig, compact, compact_with, compaction_backend,
+    verify_unitigs,
 };

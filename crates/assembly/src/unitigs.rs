@@ -13,7 +13,7 @@
 //! k-mer array through a prefix table); then each chain is walked from its ends in parallel,
 //! and the k-mers left over (cycles) are walked last.
 
-use gpu_runtime::{Exec, Target};
+use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
 use crate::AssemblyError;
@@ -337,20 +337,46 @@ pub fn compact_with<W: Word>(
 ) -> Result<Compacted, AssemblyError> {
     assert_eq!(kmers.len(), counts.len(), "one count per k-mer");
     assert!(kmers.len() < (1 << 31) - 1, "fewer than 2^31 - 1 k-mers");
-    let target = exec.resolve(kmers.len() as u64, COMPACT_GPU_THRESHOLD)?;
-    match (target, W::as_u64s(kmers)) {
-        (Target::Cpu, _) => Ok(compact(kmers, counts, k)),
-        (Target::Cuda(gpu), Some(words)) => {
-            let placement = crate::cuda::place_kmers(gpu, words, k)?;
+    match (
+        compaction_backend::<W>(kmers.len(), exec)?,
+        W::as_u64s(kmers),
+    ) {
+        (Backend::Cuda, Some(words)) => {
+            let placement = crate::cuda::place_kmers(gpu_runtime::gpu()?, words, k)?;
             Ok(from_placement(kmers, counts, k, &placement))
         }
-        (Target::Cuda(_), None) if exec == Exec::Cuda => Err(AssemblyError::InvalidParameter(
+        _ => Ok(compact(kmers, counts, k)),
+    }
+}
+
+/// Where [`compact_with`] compacts `n` k-mers held in words `W` under `exec`: the GPU for
+/// `Exec::Cuda` (64-bit k-mers), and for `Exec::Auto` from [`COMPACT_GPU_THRESHOLD`] k-mers
+/// when a GPU is present; the CPU otherwise.
+///
+/// # Errors
+/// [`AssemblyError::InvalidParameter`] for `Exec::Cuda` with 128-bit k-mers (k > 31 has no
+/// GPU path); [`AssemblyError::Gpu`] for `Exec::Cuda` without a GPU.
+///
+/// # Examples
+/// ```
+/// use assembly::{compaction_backend, Backend, Exec};
+/// assert_eq!(compaction_backend::<u64>(1000, Exec::Cpu)?, Backend::Cpu);
+/// assert!(compaction_backend::<u128>(1000, Exec::Cuda).is_err());
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn compaction_backend<W: Word>(n: usize, exec: Exec) -> Result<Backend, AssemblyError> {
+    let gpu_words = W::as_u64s(&[]).is_some();
+    if exec == Exec::Cuda && !gpu_words {
+        return Err(AssemblyError::InvalidParameter(
             "k above 31 is compacted on the CPU only (128-bit k-mers have no GPU path): use \
              --backend cpu or auto"
                 .into(),
-        )),
-        (Target::Cuda(_), None) => Ok(compact(kmers, counts, k)),
+        ));
     }
+    Ok(match exec.resolve(n as u64, COMPACT_GPU_THRESHOLD)? {
+        Target::Cuda(_) if gpu_words => Backend::Cuda,
+        _ => Backend::Cpu,
+    })
 }
 
 /// The [`Compacted`] of a placement: unitigs numbered in order of their keys, each k-mer at
