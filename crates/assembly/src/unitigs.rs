@@ -11,7 +11,9 @@
 //!
 //! Every k-mer's links are found in parallel (one lookup per possible neighbour in the sorted
 //! k-mer array through a prefix table); then each chain is walked from its ends in parallel,
-//! and the k-mers left over (cycles) are walked last.
+//! and the k-mers left over (cycles) are walked last. [`compact_with`] can run the same on the
+//! GPU (`cuda.rs`: list ranking by pointer jumping instead of walks), whose placement of every
+//! k-mer is turned here into the identical [`Compacted`].
 
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
