@@ -86,6 +86,8 @@ pub trait Word:
     fn hash64(self) -> u64;
     /// The word as `u128`.
     fn to_u128(self) -> u128;
+    /// The words as `u64` when they are `u64` (the GPU paths take 64-bit k-mers only).
+    fn as_u64s(words: &[Self]) -> Option<&[u64]>;
 }
 
 mod private {
@@ -103,7 +105,7 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 }
 
 macro_rules! word {
-    ($t:ty, $bits:expr, $m2:expr, $m4:expr) => {
+    ($t:ty, $bits:expr, $m2:expr, $m4:expr, $as64:expr) => {
         impl Word for $t {
             const MAX_K: usize = $bits / 2 - 1;
             #[inline]
@@ -147,16 +149,32 @@ macro_rules! word {
             fn to_u128(self) -> u128 {
                 self as u128
             }
+            #[inline]
+            fn as_u64s(words: &[Self]) -> Option<&[u64]> {
+                $as64(words)
+            }
         }
     };
 }
 
-word!(u64, 64, 0x3333_3333_3333_3333u64, 0x0F0F_0F0F_0F0F_0F0Fu64);
+/// No `u64` view of other words.
+fn not_u64<T>(_: &[T]) -> Option<&[u64]> {
+    None
+}
+
+word!(
+    u64,
+    64,
+    0x3333_3333_3333_3333u64,
+    0x0F0F_0F0F_0F0F_0F0Fu64,
+    Some
+);
 word!(
     u128,
     128,
     0x3333_3333_3333_3333_3333_3333_3333_3333u128,
-    0x0F0F_0F0F_0F0F_0F0F_0F0F_0F0F_0F0F_0F0Fu128
+    0x0F0F_0F0F_0F0F_0F0F_0F0F_0F0F_0F0F_0F0Fu128,
+    not_u64
 );
 
 /// The canonical form of a k-mer: the smaller of it and its reverse complement.

@@ -2,12 +2,19 @@
 
 mod contigs;
 mod count;
+mod cuda;
 mod error;
 mod kmer;
 mod output;
+mod placement;
 mod reads;
 mod simulate;
 mod unitigs;
+
+/// The typed launchers of `kernels-cuda/assembly.cu` (used by `cuda.rs`).
+mod kernels {
+    gpu_runtime::kernels!("assembly");
+}
 
 pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
@@ -22,4 +29,7 @@ pub use output::{
 };
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{random_genome, reads_to_fasta, simulate_reads};
-pub use unitigs::{Compacted, Link, Unitig, compact, verify_unitigs};
+pub use unitigs::{
+    COMPACT_GPU_THRESHOLD, Compacted, Link, Unitig, compact, compact_with, compaction_backend,
+    verify_unitigs,
+};

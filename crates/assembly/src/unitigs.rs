@@ -11,12 +11,22 @@
 //!
 //! Every k-mer's links are found in parallel (one lookup per possible neighbour in the sorted
 //! k-mer array through a prefix table); then each chain is walked from its ends in parallel,
-//! and the k-mers left over (cycles) are walked last.
+//! and the k-mers left over (cycles) are walked last. [`compact_with`] can run the same on the
+//! GPU (`cuda.rs`: list ranking by pointer jumping instead of walks), whose placement of every
+//! k-mer is turned here into the identical [`Compacted`].
 
+use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
+use crate::AssemblyError;
 use crate::count::CountWord;
 use crate::kmer::{Word, base_letter, canonical};
+use crate::placement::{CYCLE_KEY, Placement};
+
+/// Under [`Exec::Auto`], compaction goes to the GPU from this many solid k-mers (when one is
+/// present): below it the upload, the `O(log n)` launches of pointer jumping and the download
+/// cost more than the CPU's walk. A starting point, not yet measured on hardware.
+pub const COMPACT_GPU_THRESHOLD: u64 = 1 << 20;
 
 /// No link: zero or several successors, or a successor with several predecessors.
 const NONE: Oriented = Oriented::MAX;
@@ -279,6 +289,162 @@ pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
         }
         unitigs.push(spell(kmers, counts, &path, k, true));
     }
+    Compacted {
+        k,
+        unitigs,
+        unitig_of,
+    }
+}
+
+/// [`compact`] on the CPU or the GPU: the same [`Compacted`], unitig for unitig (numbering,
+/// orientation, start of cycles, circular flags), wherever it runs.
+///
+/// On the GPU (64-bit k-mers, k <= 31) every oriented k-mer's link is found by binary search
+/// of its four possible successors, and the chains are ranked by pointer jumping (Wyllie list
+/// ranking over the predecessor links, `O(log n)` rounds); cycles, whose jumps never reach a
+/// start, are cut before their smallest k-mer and ranked again. The host then numbers the
+/// unitigs (a sort of their keys), places each k-mer at its rank and spells the sequences.
+///
+/// # Complexity
+/// CPU: as [`compact`]. GPU: `O(n log n)` work on the device (the binary searches and the
+/// rounds), `O(n)` on the host (a sort of the unitigs' keys, the placement, the spelling);
+/// 64 device bytes per k-mer at the peak.
+///
+/// # Errors
+/// [`AssemblyError::InvalidParameter`] for `Exec::Cuda` with 128-bit k-mers (k > 31: the CPU
+/// only); [`AssemblyError::Gpu`] when `Exec::Cuda` finds no GPU, when the arrays do not fit
+/// on it ([`gpu_runtime::GpuError::OutOfMemory`]: compact on the CPU) or a launch fails.
+///
+/// # Panics
+/// As [`compact`], for input that is not sorted, distinct canonical k-mers with one count
+/// each.
+///
+/// # Examples
+/// ```
+/// use assembly::{compact, compact_with, canonical, pack, Exec};
+/// let read = b"ACCGTATGGCTTAG";
+/// let mut kmers: Vec<u64> = (0..10).map(|i| canonical(pack(&read[i..], 5).unwrap(), 5)).collect();
+/// kmers.sort();
+/// kmers.dedup();
+/// let counts = vec![2; kmers.len()];
+/// let g = compact_with(&kmers, &counts, 5, Exec::Auto)?; // small: the CPU
+/// assert_eq!(g, compact(&kmers, &counts, 5));
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn compact_with<W: Word>(
+    kmers: &[W],
+    counts: &[u32],
+    k: usize,
+    exec: Exec,
+) -> Result<Compacted, AssemblyError> {
+    assert_eq!(kmers.len(), counts.len(), "one count per k-mer");
+    assert!(kmers.len() < (1 << 31) - 1, "fewer than 2^31 - 1 k-mers");
+    match (
+        compaction_backend::<W>(kmers.len(), exec)?,
+        W::as_u64s(kmers),
+    ) {
+        (Backend::Cuda, Some(words)) => {
+            let placement = crate::cuda::place_kmers(gpu_runtime::gpu()?, words, k)?;
+            Ok(from_placement(kmers, counts, k, &placement))
+        }
+        _ => Ok(compact(kmers, counts, k)),
+    }
+}
+
+/// Where [`compact_with`] compacts `n` k-mers held in words `W` under `exec`: the GPU for
+/// `Exec::Cuda` (64-bit k-mers), and for `Exec::Auto` from [`COMPACT_GPU_THRESHOLD`] k-mers
+/// when a GPU is present; the CPU otherwise.
+///
+/// # Errors
+/// [`AssemblyError::InvalidParameter`] for `Exec::Cuda` with 128-bit k-mers (k > 31 has no
+/// GPU path); [`AssemblyError::Gpu`] for `Exec::Cuda` without a GPU.
+///
+/// # Examples
+/// ```
+/// use assembly::{compaction_backend, Backend, Exec};
+/// assert_eq!(compaction_backend::<u64>(1000, Exec::Cpu)?, Backend::Cpu);
+/// assert!(compaction_backend::<u128>(1000, Exec::Cuda).is_err());
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn compaction_backend<W: Word>(n: usize, exec: Exec) -> Result<Backend, AssemblyError> {
+    let gpu_words = W::as_u64s(&[]).is_some();
+    if exec == Exec::Cuda && !gpu_words {
+        return Err(AssemblyError::InvalidParameter(
+            "k above 31 is compacted on the CPU only (128-bit k-mers have no GPU path): use \
+             --backend cpu or auto"
+                .into(),
+        ));
+    }
+    Ok(match exec.resolve(n as u64, COMPACT_GPU_THRESHOLD)? {
+        Target::Cuda(_) if gpu_words => Backend::Cuda,
+        _ => Backend::Cpu,
+    })
+}
+
+/// The [`Compacted`] of a placement: unitigs numbered in order of their keys, each k-mer at
+/// its rank, spelled as [`compact`] spells them.
+///
+/// # Panics
+/// When the placement is not one (a rank outside its unitig, or two k-mers at one place): a
+/// bug in the GPU path, never the input's fault.
+fn from_placement<W: Word>(kmers: &[W], counts: &[u32], k: usize, p: &Placement) -> Compacted {
+    let n = kmers.len();
+    assert!(
+        p.node.len() == n && p.key.len() == n && p.rank.len() == n,
+        "GPU compaction: a placement of {} k-mers for {n}",
+        p.node.len()
+    );
+    // the first k-mer of each unitig (rank 0), in key order, numbers the unitigs
+    let mut heads: Vec<(u64, u32)> = (0..n)
+        .filter(|&i| p.rank[i] == 0)
+        .map(|i| (p.key[i], i as u32))
+        .collect();
+    heads.par_sort_unstable();
+    // the unitig of each head k-mer; a k-mer finds its head from its key
+    let mut id_of_head = vec![u32::MAX; n];
+    for (u, &(_, i)) in heads.iter().enumerate() {
+        id_of_head[i as usize] = u as u32;
+    }
+    let head_of = |key: u64| -> usize {
+        if key & CYCLE_KEY != 0 {
+            (key & (CYCLE_KEY - 1)) as usize
+        } else {
+            index_of(key as Oriented)
+        }
+    };
+    let unitig_of: Vec<u32> = p
+        .key
+        .par_iter()
+        .map(|&key| id_of_head[head_of(key)])
+        .collect();
+    let mut starts = vec![0usize; heads.len() + 1];
+    for &u in &unitig_of {
+        assert!(
+            u != u32::MAX,
+            "GPU compaction: a k-mer whose unitig has no head"
+        );
+        starts[u as usize + 1] += 1;
+    }
+    for u in 0..heads.len() {
+        starts[u + 1] += starts[u];
+    }
+    let mut paths: Vec<Oriented> = vec![NONE; n];
+    for (i, &u) in unitig_of.iter().enumerate() {
+        let u = u as usize;
+        let at = starts[u] + p.rank[i] as usize;
+        assert!(
+            at < starts[u + 1] && paths[at] == NONE,
+            "GPU compaction: k-mer {i} placed outside its unitig or on another"
+        );
+        paths[at] = p.node[i];
+    }
+    let unitigs: Vec<Unitig> = (0..heads.len())
+        .into_par_iter()
+        .map(|u| {
+            let path = &paths[starts[u]..starts[u + 1]];
+            spell(kmers, counts, path, k, heads[u].0 & CYCLE_KEY != 0)
+        })
+        .collect();
     Compacted {
         k,
         unitigs,

@@ -1,11 +1,15 @@
-//! The GPU counting path (gpu-primitives' device radix sort, partitions grouped per sort)
-//! against the CPU path: the same k-mers and counts. Runs under the simulated CUDA driver in
-//! CI; prints `skipped: no CUDA device` without a GPU.
+//! The GPU paths against the CPU paths: counting (gpu-primitives' device radix sort,
+//! partitions grouped per sort) gives the same k-mers and counts; compaction (links by binary
+//! search, list ranking by pointer jumping, cycles cut at their smallest k-mer) gives the same
+//! `Compacted`, unitig for unitig. Runs under the simulated CUDA driver in CI; prints
+//! `skipped: no CUDA device` without a GPU.
 
 use assembly::{
-    CountOptions, Exec, ReadSource, count_kmers, random_genome, reads_to_fasta, simulate_reads,
+    AssemblyError, Compacted, CountOptions, Exec, ReadSource, canonical, compact, compact_with,
+    count_kmers, pack, random_genome, reads_to_fasta, reverse_complement_letters, simulate_reads,
+    verify_unitigs,
 };
-use gpu_runtime::testing::{gpu_for_test, simulated};
+use gpu_runtime::testing::{gpu_for_test, simulated, with_simulated_memory_limit};
 
 #[test]
 fn gpu_counts_equal_cpu_counts() {
@@ -34,4 +38,203 @@ fn gpu_counts_equal_cpu_counts() {
     let mut o = CountOptions::new(33);
     o.exec = Exec::Cuda;
     assert!(count_kmers::<u128>(&src, &o, &mut |_| {}).is_err());
+}
+
+/// The solid k-mers (count >= `min_count`) of `reads`, counted on the CPU.
+fn solid(reads: &[Vec<u8>], k: usize, min_count: u32) -> (Vec<u64>, Vec<u32>) {
+    let fa = reads_to_fasta(reads);
+    let mut o = CountOptions::new(k);
+    o.min_count = min_count;
+    o.exec = Exec::Cpu;
+    let c = count_kmers::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, &mut |_| {}).unwrap();
+    (c.kmers, c.counts)
+}
+
+/// Compacts on the GPU and checks it equals the CPU's `Compacted` and verifies.
+fn gpu_equals_cpu(kmers: &[u64], counts: &[u32], k: usize, what: &str) -> Compacted {
+    let cpu = compact(kmers, counts, k);
+    let gpu = compact_with(kmers, counts, k, Exec::Cuda).unwrap();
+    assert_eq!(gpu.unitigs.len(), cpu.unitigs.len(), "{what}: unitig count");
+    for (u, (a, b)) in gpu.unitigs.iter().zip(&cpu.unitigs).enumerate() {
+        assert_eq!(a, b, "{what}: unitig {u}");
+    }
+    assert_eq!(gpu, cpu, "{what}");
+    verify_unitigs(&gpu, kmers, counts).unwrap();
+    gpu
+}
+
+#[test]
+fn gpu_compaction_equals_cpu_on_noisy_reads() {
+    let Some(_gpu) = gpu_for_test("gpu_compaction_equals_cpu_on_noisy_reads") else {
+        return;
+    };
+    let len = if simulated() { 2_000 } else { 300_000 };
+    for (seed, k) in [(1u64, 3usize), (2, 5), (3, 9), (4, 15), (5, 21), (6, 31)] {
+        let genome = random_genome(len, seed);
+        let reads = simulate_reads(&genome, 100, 10.0, 0.01, seed + 100);
+        // every k-mer (min count 1: many errors, many branches) and the solid ones
+        for min_count in [1, 2] {
+            let (kmers, counts) = solid(&reads, k, min_count);
+            gpu_equals_cpu(&kmers, &counts, k, &format!("k={k} min={min_count}"));
+        }
+    }
+}
+
+#[test]
+fn gpu_compaction_of_circular_genomes_equals_cpu() {
+    let Some(_gpu) = gpu_for_test("gpu_compaction_of_circular_genomes_equals_cpu") else {
+        return;
+    };
+    for (seed, len, k) in [
+        (7u64, 500usize, 21usize),
+        (8, 64, 11),
+        (9, 1_500, 31),
+        (10, 40, 7),
+    ] {
+        // several circular genomes at once: each is one cycle (unless a k-mer repeats)
+        let mut reads = Vec::new();
+        for j in 0..3 {
+            let g = random_genome(len + 17 * j, seed * 10 + j as u64);
+            let mut circ = g.clone();
+            circ.extend_from_slice(&g[..k - 1]);
+            reads.push(circ.clone());
+            reads.push(reverse_complement_letters(&circ));
+        }
+        // and a linear piece beside them
+        reads.push(random_genome(300, seed + 50));
+        let (kmers, counts) = solid(&reads, k, 1);
+        let g = gpu_equals_cpu(&kmers, &counts, k, &format!("circular k={k}"));
+        if len > 200 {
+            assert!(
+                g.unitigs.iter().filter(|u| u.circular).count() >= 3,
+                "k={k}"
+            );
+        }
+    }
+}
+
+/// Palindromic neighbourhoods: k-mers whose successor is their own reverse complement's
+/// neighbour (reads around reverse-complement palindromes of even length, where a k-mer's
+/// neighbour can be itself read backwards), hairpins that fold a chain back on itself.
+#[test]
+fn gpu_compaction_around_palindromes_equals_cpu() {
+    let Some(_gpu) = gpu_for_test("gpu_compaction_around_palindromes_equals_cpu") else {
+        return;
+    };
+    for (seed, k) in [(11u64, 3usize), (12, 5), (13, 7), (14, 11), (15, 21)] {
+        let mut reads = Vec::new();
+        for j in 0..6 {
+            // x + rc(x): an even palindrome, with flanks
+            let x = random_genome(k + j, seed * 7 + j as u64);
+            let mut r = random_genome(2 * k, seed * 11 + j as u64);
+            r.extend_from_slice(&x);
+            r.extend_from_slice(&reverse_complement_letters(&x));
+            r.extend_from_slice(&random_genome(2 * k, seed * 13 + j as u64));
+            reads.push(r);
+            // x + y + rc(x): a hairpin with a loop
+            let mut h = x.clone();
+            h.extend_from_slice(&random_genome(3, seed * 17 + j as u64));
+            h.extend_from_slice(&reverse_complement_letters(&x));
+            reads.push(h);
+        }
+        let (kmers, counts) = solid(&reads, k, 1);
+        gpu_equals_cpu(&kmers, &counts, k, &format!("palindromes k={k}"));
+    }
+}
+
+/// Every k-mer of small k: a dense graph (most k-mers branch), and the whole 3-mer space.
+#[test]
+fn gpu_compaction_of_dense_and_tiny_sets_equals_cpu() {
+    let Some(_gpu) = gpu_for_test("gpu_compaction_of_dense_and_tiny_sets_equals_cpu") else {
+        return;
+    };
+    for k in [3usize, 5, 7] {
+        let mut all: Vec<u64> = (0..1u64 << (2 * k)).map(|x| canonical(x, k)).collect();
+        all.sort();
+        all.dedup();
+        let counts = vec![3; all.len()];
+        gpu_equals_cpu(&all, &counts, k, &format!("all {k}-mers"));
+        // every third canonical k-mer: sparse, many short chains and isolated k-mers
+        let some: Vec<u64> = all.iter().copied().step_by(3).collect();
+        gpu_equals_cpu(
+            &some,
+            &vec![2; some.len()],
+            k,
+            &format!("a third of the {k}-mers"),
+        );
+        // one k-mer
+        gpu_equals_cpu(&all[..1], &[5], k, &format!("one {k}-mer"));
+    }
+    // a single read: one unitig
+    let read = b"ACCGTATGGCTTAGCATCGA";
+    let mut kmers: Vec<u64> = (0..=read.len() - 7)
+        .map(|i| canonical(pack(&read[i..], 7).unwrap(), 7))
+        .collect();
+    kmers.sort();
+    kmers.dedup();
+    let g = gpu_equals_cpu(&kmers, &vec![2; kmers.len()], 7, "one read");
+    assert_eq!(g.unitigs.len(), 1);
+}
+
+#[test]
+fn gpu_compaction_of_nothing_is_empty() {
+    let Some(_gpu) = gpu_for_test("gpu_compaction_of_nothing_is_empty") else {
+        return;
+    };
+    let g = compact_with::<u64>(&[], &[], 31, Exec::Cuda).unwrap();
+    assert!(g.unitigs.is_empty());
+    assert_eq!(g, compact::<u64>(&[], &[], 31));
+}
+
+#[test]
+fn cuda_compaction_refuses_what_it_cannot_do() {
+    let Some(_gpu) = gpu_for_test("cuda_compaction_refuses_what_it_cannot_do") else {
+        return;
+    };
+    // 128-bit k-mers: the CPU only, said so
+    let x: u128 = canonical(pack(&[b'A'; 33], 33).unwrap(), 33);
+    let e = compact_with::<u128>(&[x], &[2], 33, Exec::Cuda).unwrap_err();
+    assert!(matches!(e, AssemblyError::InvalidParameter(_)), "{e}");
+    // under Auto they go to the CPU
+    assert_eq!(
+        compact_with::<u128>(&[x], &[2], 33, Exec::Auto).unwrap(),
+        compact::<u128>(&[x], &[2], 33)
+    );
+    // too little device memory: a typed error before any work
+    let genome = random_genome(400, 3);
+    let (kmers, counts) = solid(&[genome.clone(), genome], 21, 1);
+    if let Some(r) =
+        with_simulated_memory_limit(1 << 10, || compact_with(&kmers, &counts, 21, Exec::Cuda))
+    {
+        let e = r.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                AssemblyError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. })
+            ),
+            "{e}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// Random genomes, random k, reads with errors: the GPU's unitigs are the CPU's, and they
+    /// re-spell every solid k-mer exactly once.
+    #[test]
+    fn gpu_compaction_of_random_genomes_equals_cpu(
+        seed in 0u64..1_000_000,
+        len in 20usize..600,
+        k_half in 1usize..16,
+        error in 0.0f64..0.03,
+    ) {
+        let Some(_gpu) = gpu_for_test("gpu_compaction_of_random_genomes_equals_cpu") else {
+            return Ok(());
+        };
+        let k = 2 * k_half + 1;
+        let genome = random_genome(len.max(k + 1), seed);
+        let reads = simulate_reads(&genome, (k + 10).min(genome.len()), 6.0, error, seed + 1);
+        let (kmers, counts) = solid(&reads, k, 1);
+        gpu_equals_cpu(&kmers, &counts, k, &format!("seed {seed} len {len} k {k}"));
+    }
 }

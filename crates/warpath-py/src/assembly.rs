@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use assembly::{
-    CountOptions, CountWord, ReadSource, compact, count_kmers as count, unique_links,
-    verify_unitigs, write_gfa, write_unitigs_fasta,
+    CountOptions, CountWord, ReadSource, compact_with, compaction_backend, count_kmers as count,
+    unique_links, verify_unitigs, write_gfa, write_unitigs_fasta,
 };
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
@@ -129,11 +129,14 @@ fn assemble_typed<'py, W: CountWord>(
     gfa: Option<PathBuf>,
 ) -> PyResult<Assembled<'py>> {
     let c = counted::<W>(py, paths, o)?;
-    let (g, links) = py.detach(|| {
-        let g = compact(&c.kmers, &c.counts, o.k);
-        let links = g.all_links(&c.kmers);
-        (g, links)
-    });
+    let compacted_on = compaction_backend::<W>(c.kmers.len(), o.exec).map_err(py_err)?;
+    let (g, links) = py
+        .detach(|| {
+            let g = compact_with(&c.kmers, &c.counts, o.k, o.exec)?;
+            let links = g.all_links(&c.kmers);
+            Ok::<_, assembly::AssemblyError>((g, links))
+        })
+        .map_err(py_err)?;
     py.detach(|| verify_unitigs(&g, &c.kmers, &c.counts))
         .map_err(|e| PyRuntimeError::new_err(format!("the unitigs failed verification: {e}")))?;
     if let Some(p) = &fasta {
@@ -163,6 +166,7 @@ fn assemble_typed<'py, W: CountWord>(
     stats.set_item("distinct", s.distinct)?;
     stats.set_item("solid", s.solid)?;
     stats.set_item("backend", s.backend.to_string())?;
+    stats.set_item("compaction_backend", compacted_on.to_string())?;
     let sequences: Vec<String> = g
         .unitigs
         .iter()

@@ -106,3 +106,20 @@ def test_fhn_explicit():
     cpu = fhn.simulate("gaussian", n=101, t_end=2.0, snapshots=2, backend="cpu")
     assert gpu.backend == "cuda"
     np.testing.assert_allclose(gpu.v, cpu.v, rtol=1e-9, atol=1e-12)
+
+
+def test_assemble_on_the_gpu_equals_the_cpu(tmp_path, rng):
+    # a genome with errors in its reads, and a circular piece beside it (a cycle to cut)
+    genome = "".join(rng.choice(list("ACGT"), 1500))
+    circle = "".join(rng.choice(list("ACGT"), 200))
+    reads = [genome[s:s + 80] for s in rng.integers(0, len(genome) - 80, 150)]
+    reads = ["".join(c if rng.random() > 0.01 else "A" for c in r) for r in reads]
+    reads += [circle + circle[:20]] * 2
+    p = tmp_path / "r.fa"
+    p.write_text("".join(f">r{i}\n{r}\n" for i, r in enumerate(reads)))
+    cpu = warpath.assemble(p, 21, min_count=1, backend="cpu")
+    gpu = warpath.assemble(p, 21, min_count=1, backend="cuda")
+    assert gpu.stats["compaction_backend"] == "cuda" and cpu.stats["compaction_backend"] == "cpu"
+    assert gpu.sequences == cpu.sequences
+    np.testing.assert_array_equal(gpu.links, cpu.links)
+    assert sum(gpu.circular) >= 1

@@ -270,15 +270,42 @@ fn cuda_kmers_and_assemble_equal_cpu() {
     );
     assert!(!cpu.is_empty());
     assert_eq!(cpu, cuda, "k-mer counts differ between backends");
+    // a circular piece beside the genome: a cycle for the GPU compaction to cut
+    let circle = assembly::random_genome(300, 11);
+    let mut reads = reads;
+    for _ in 0..2 {
+        let mut c = circle.clone();
+        c.extend_from_slice(&circle[..20]);
+        reads.push(c);
+    }
+    std::fs::write(d.join("r.fa"), assembly::reads_to_fasta(&reads)).unwrap();
     let mut both = Vec::new();
     for backend in ["cpu", "cuda"] {
-        let name = format!("{backend}-u.fa");
-        run(
+        let (u, g) = (format!("{backend}-u.fa"), format!("{backend}-g.gfa"));
+        let v = run(
             &d,
-            &["assemble", "r.fa", "--k", "21", "--unitigs", &name],
+            &[
+                "assemble",
+                "r.fa",
+                "--k",
+                "21",
+                "--min-count",
+                "1",
+                "--unitigs",
+                &u,
+                "--gfa",
+                &g,
+            ],
             backend,
         );
-        both.push(std::fs::read(d.join(&name)).unwrap());
+        // --backend cuda compacts on the GPU too
+        assert_eq!(v["compaction_backend"], backend, "{v}");
+        assert!(v["circular_unitigs"].as_u64().unwrap() >= 1, "{v}");
+        both.push((
+            std::fs::read(d.join(&u)).unwrap(),
+            std::fs::read(d.join(&g)).unwrap(),
+        ));
     }
-    assert_eq!(both[0], both[1], "unitigs differ between backends");
+    assert_eq!(both[0].0, both[1].0, "unitigs differ between backends");
+    assert_eq!(both[0].1, both[1].1, "GFA differs between backends");
 }

@@ -733,7 +733,8 @@ class Unitigs:
         or its start read backwards (1) enters unitig ``to`` at its start (``to_rev`` 0) or its
         end read backwards (1), overlapping by k-1 bases; each edge once.
     stats : dict
-        ``reads``, ``kmers_seen``, ``distinct``, ``solid``, ``backend``.
+        ``reads``, ``kmers_seen``, ``distinct``, ``solid``, ``backend`` (where counting ran),
+        ``compaction_backend`` (where compaction ran).
     """
 
     sequences: list
@@ -772,7 +773,9 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     max_count : int, optional
         Drop k-mers seen more times.
     backend : {"auto", "cpu", "cuda"}, optional
-        Where the counting sorts run.
+        Where counting and compaction run: ``"cuda"`` both on the GPU (k <= 31),
+        ``"auto"`` the GPU for large inputs when one is present. The unitigs are the same,
+        unitig for unitig, on either.
     fasta, gfa : str or path-like, optional
         Also write the unitigs as FASTA with BCALM2's headers, and the graph as GFA 1.0.
 

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use assembly::{
-    ContigOptions, CountWord, compact, contigs, n50, unique_links, verify_unitigs, write_dot,
-    write_gfa, write_unitigs_fasta,
+    ContigOptions, CountWord, compact_with, compaction_backend, contigs, n50, unique_links,
+    verify_unitigs, write_dot, write_gfa, write_unitigs_fasta,
 };
 use warpath_io::{Format, Output};
 
@@ -21,7 +21,9 @@ use crate::report::format_seconds;
 #[command(after_help = "\
 Counts canonical k-mers, keeps those seen at least --min-count times (the solid ones), and
 compacts them into the maximal unitigs of the bidirected De Bruijn graph: the same unitigs as
-BCALM2, Cuttlefish and GGCAT (circular ones included). Each unitig is checked afterwards: its
+BCALM2, Cuttlefish and GGCAT (circular ones included). --backend picks where counting and
+compaction run (cuda: both on the GPU, k <= 31; auto: the GPU for large inputs when one is
+present); the unitigs are the same, unitig for unitig, wherever they are built. Each unitig is checked afterwards: its
 k-mers are solid and its own, and together they hold every solid k-mer exactly once.
 
 Outputs:
@@ -104,8 +106,9 @@ struct Outs<'a> {
 fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool) -> Result<()> {
     let k = args.count.k;
     let (c, counting) = count_with_progress::<W>(&args.count, json)?;
+    let compacted_on = compaction_backend::<W>(c.kmers.len(), args.count.backend)?;
     let t = Instant::now();
-    let g = compact(&c.kmers, &c.counts, k);
+    let g = compact_with(&c.kmers, &c.counts, k, args.count.backend)?;
     let compaction = t.elapsed();
     let t = Instant::now();
     let check = verify_unitigs(&g, &c.kmers, &c.counts);
@@ -179,6 +182,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 "n50": n50(&lengths),
                 "longest": lengths.iter().max().copied().unwrap_or(0),
                 "backend": s.backend,
+                "compaction_backend": compacted_on,
                 "seconds": seconds,
                 "stages": {
                     "counting": counting.as_secs_f64(),
@@ -210,7 +214,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .filter(|o| o.is_stdout());
         report(
             &format!(
-                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {}), {}{}",
+                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}), {}{}",
                 s.reads.reads,
                 s.kmers_seen,
                 s.distinct,
@@ -223,6 +227,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 format_seconds(seconds),
                 format_seconds(counting.as_secs_f64()),
                 format_seconds(compaction.as_secs_f64()),
+                compacted_on,
                 match &check {
                     Ok(()) => "verified".to_string(),
                     Err(e) => format!("VERIFICATION FAILED: {e}"),

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use assembly::{
-    CountOptions, CountWord, Exec, KmerCounts, ReadSource, compact, count_kmers, random_genome,
-    reads_to_fasta, simulate_reads, verify_unitigs,
+    CountOptions, CountWord, Exec, KmerCounts, ReadSource, compact, compact_with, count_kmers,
+    random_genome, reads_to_fasta, simulate_reads, verify_unitigs,
 };
 use gpu_runtime::Backend;
 
@@ -39,7 +39,8 @@ pub(crate) struct CountArgs {
     /// of the memory available.
     #[arg(long, value_parser = crate::cli_io::count64)]
     max_memory: Option<u64>,
-    /// Where the counting sorts run: auto, cpu or cuda (k <= 31 only).
+    /// Where the counting sorts (and `assemble`'s compaction) run: auto, cpu or cuda (k <= 31
+    /// only).
     #[arg(long, default_value = "auto")]
     backend: Exec,
 }
@@ -145,4 +146,28 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
         Ok(()) => row,
         Err(e) => row.with_note(e),
     });
+    if gpu_runtime::gpu().is_ok() {
+        let t = Instant::now();
+        let on_gpu = compact_with(&c.kmers, &c.counts, k, Exec::Cuda);
+        let time = t.elapsed();
+        let row = |ok| {
+            DemoRow::new(
+                "unitigs (compacted De Bruijn graph)",
+                c.kmers.len() as u64,
+                Backend::Cuda,
+                time,
+                ok,
+            )
+        };
+        rows.push(match on_gpu {
+            // the GPU's unitigs must be the CPU's, unitig for unitig
+            Ok(h) if h == g => row(true).with_note("includes transfers"),
+            Ok(_) => row(false).with_note("differs from the CPU's unitigs"),
+            Err(e) => DemoRow::failed(
+                "unitigs (compacted De Bruijn graph)",
+                c.kmers.len() as u64,
+                e,
+            ),
+        });
+    }
 }
