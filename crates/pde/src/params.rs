@@ -9,6 +9,11 @@ pub enum Boundary {
     NoFlux,
     /// `v` is held at this value (e.g. `v(L, t) = 1`, an excited end).
     Dirichlet(f64),
+    /// No flux as the seed discretises it: after every step the end node takes its
+    /// neighbour's values (`v_0 = v_1`, `w_0 = w_1`), so the flux vanishes half a cell inside
+    /// the end (first order). Only the explicit scheme on the CPU takes it (by its reference
+    /// step); the other schemes and the GPU refuse it with [`PdeError::InvalidParameter`].
+    Copy,
 }
 
 /// Parameters of the FitzHugh–Nagumo system
@@ -219,6 +224,20 @@ impl FhnParams {
         }
     }
 
+    /// Whether either end is a [`Boundary::Copy`] end.
+    pub fn has_copy_end(&self) -> bool {
+        self.left == Boundary::Copy || self.right == Boundary::Copy
+    }
+
+    /// Fails with [`PdeError::InvalidParameter`] when either end is [`Boundary::Copy`], which
+    /// only the explicit scheme on the CPU implements.
+    pub(crate) fn refuse_copy_ends(&self, reason: &'static str) -> Result<(), PdeError> {
+        if self.has_copy_end() {
+            return invalid("boundary", 0.0, reason);
+        }
+        Ok(())
+    }
+
     /// Fails with [`PdeError::Unstable`] (stating the limit) when `dt` is above the explicit
     /// stability limit for spacing `dx`.
     ///
@@ -296,13 +315,22 @@ impl FhnState {
         self.v.is_empty()
     }
 
-    /// Sets the Dirichlet nodes to their values.
+    /// Sets the Dirichlet nodes to their values, and copy ends ([`Boundary::Copy`]) to their
+    /// neighbours' values.
     pub fn apply_boundaries(&mut self, p: &FhnParams) {
-        if let (Boundary::Dirichlet(val), Some(v0)) = (p.left, self.v.first_mut()) {
-            *v0 = val;
+        let n = self.v.len();
+        if n < 2 {
+            return;
         }
-        if let (Boundary::Dirichlet(val), Some(vn)) = (p.right, self.v.last_mut()) {
-            *vn = val;
+        for (end, inner, b) in [(0, 1, p.left), (n - 1, n - 2, p.right)] {
+            match b {
+                Boundary::Dirichlet(val) => self.v[end] = val,
+                Boundary::Copy => {
+                    self.v[end] = self.v[inner];
+                    self.w[end] = self.w[inner];
+                }
+                Boundary::NoFlux => {}
+            }
         }
     }
 
