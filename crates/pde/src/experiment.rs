@@ -706,8 +706,9 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
 }
 
 /// Seconds per explicit iteration on the CPU for `n` nodes: `(total, core)` over `iters`
-/// iterations, the total including allocating and initialising the state, the core the steps
-/// alone; the median of `repeats`.
+/// iterations. The total is a fresh run: allocating and initialising the state, the work
+/// arrays and the iterations; the core is `iters` more iterations on the same arrays. The
+/// median of `repeats`.
 fn cpu_iteration(n: usize, iters: u64, repeats: usize) -> Result<(f64, f64), PdeError> {
     let p = FhnParams {
         n,
@@ -717,12 +718,15 @@ fn cpu_iteration(n: usize, iters: u64, repeats: usize) -> Result<(f64, f64), Pde
     let (mut totals, mut cores) = (Vec::new(), Vec::new());
     for _ in 0..repeats.max(1) {
         let t0 = Instant::now();
+        let mut scratch = crate::explicit::ExplicitScratch::default();
         let mut s = Scenario::Gaussian.initial_state(&p);
+        crate::explicit::explicit_run_reusing(&p, &mut s, iters, Exec::Cpu, &mut scratch)?;
+        let total = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
-        explicit_run(&p, &mut s, iters, Exec::Cpu)?;
+        crate::explicit::explicit_run_reusing(&p, &mut s, iters, Exec::Cpu, &mut scratch)?;
         let core = t1.elapsed().as_secs_f64();
         std::hint::black_box(&s.v);
-        totals.push(t0.elapsed().as_secs_f64() / iters as f64);
+        totals.push(total / iters as f64);
         cores.push(core / iters as f64);
     }
     Ok((median(&mut totals), median(&mut cores)))
@@ -883,7 +887,8 @@ pub fn cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
     e.notes.push(
         "GPU w/ tx uploads v and w, runs one step and downloads them every iteration; w/o tx \
          uploads once and downloads once per 30 iterations (the seed's definitions as we read \
-         them). core_s_per_iter on the GPU is CUDA-event time of the kernels alone. Times are \
+         them). On the CPU the core loop is 30 more iterations on the arrays the total \
+         allocated. core_s_per_iter on the GPU is CUDA-event time of the kernels alone. Times are \
          medians of 3 runs (one run from 2^22 nodes)."
             .into(),
     );
@@ -1423,8 +1428,12 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
             dt: 0.25,
             ..FhnParams::default()
         };
-        let mut runs: Vec<(TridiagSolver, Exec)> =
-            cpu_solvers.iter().map(|&s| (s, Exec::Cpu)).collect();
+        // CPU PCR is O(n log n) per solve: up to 2^18 nodes
+        let mut runs: Vec<(TridiagSolver, Exec)> = cpu_solvers
+            .iter()
+            .filter(|&&s| s != TridiagSolver::Pcr || n <= 1 << 18)
+            .map(|&s| (s, Exec::Cpu))
+            .collect();
         if gpu && !(simulated && n > 1 << 10) {
             runs.extend(gpu_solvers.iter().map(|&s| (s, Exec::Cuda)));
         }
@@ -1441,16 +1450,25 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
                 }
             };
             // Fig. 13: whole implicit steps.
-            let mut s = Scenario::Gaussian.initial_state(&p);
+            let s = Scenario::Gaussian.initial_state(&p);
             let opts = NewtonOptions {
                 solver,
                 ..NewtonOptions::default()
             };
             let st_steps = if simulated && on_gpu { 2 } else { steps };
-            let t0 = Instant::now();
-            let st =
-                implicit_run(&p, &mut s, st_steps, opts, exec).map_err(fail("an implicit run"))?;
-            let per_step = t0.elapsed().as_secs_f64() / st_steps as f64;
+            let mut per = Vec::new();
+            let mut st = None;
+            for _ in 0..if n >= 1 << 18 || simulated { 1 } else { 3 } {
+                let mut s = s.clone();
+                let t0 = Instant::now();
+                st = Some(
+                    implicit_run(&p, &mut s, st_steps, opts, exec)
+                        .map_err(fail("an implicit run"))?,
+                );
+                per.push(t0.elapsed().as_secs_f64() / st_steps as f64);
+            }
+            let per_step = median(&mut per);
+            let st = st.expect("one run at least");
             e.rows.push(
                 tag(Row::new()
                     .with("kind", "run")
@@ -1508,8 +1526,9 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
     e.notes.push(
         "The Jacobian of Fig. 14 is a Crank-Nicolson Newton matrix (dt = 0.25, dx = 0.5, a \
          smooth v in the reaction term); every solver's answer is checked against Thomas \
-         (max_error_vs_thomas). CPU pcr is O(n log n) PCR; cpu rows run on one thread (the \
-         solvers are sequential)."
+         (max_error_vs_thomas). CPU pcr is O(n log n) PCR (rows up to 2^18 nodes); cpu rows \
+         run on one thread (the solvers are sequential). Times: medians of 3 (one run from \
+         2^18 nodes; solves: medians of 5, 3 from 2^20)."
             .into(),
     );
     if !gpu {

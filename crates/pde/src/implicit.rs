@@ -625,6 +625,48 @@ mod tests {
     }
 
     #[test]
+    fn newton_trace_converges_quadratically_on_cpu_and_gpu() {
+        let p = FhnParams {
+            dt: 0.25,
+            ..FhnParams::default()
+        };
+        let start = gaussian_start(p.n);
+        let opts = NewtonOptions {
+            tol: 1e-14,
+            ..NewtonOptions::default()
+        };
+        let mut s = start.clone();
+        let cpu = newton_trace(&p, &mut s, opts, Exec::Cpu).unwrap();
+        assert!(cpu.len() >= 3 && *cpu.last().unwrap() <= 1e-14, "{cpu:?}");
+        assert_eq!(s.t, p.dt);
+        for w in cpu.windows(2).filter(|w| w[1] > 1e-13) {
+            assert!(w[1] < w[0] * w[0] * 10.0, "{cpu:?}");
+        }
+        // the step equals implicit_run's
+        let mut r = start.clone();
+        implicit_run(&p, &mut r, 1, opts, Exec::Cpu).unwrap();
+        assert_eq!(r.v, s.v);
+        // too few iterations: the norms come back, the state does not advance
+        let mut u = start.clone();
+        let short = NewtonOptions {
+            max_iter: 2,
+            ..opts
+        };
+        let two = newton_trace(&p, &mut u, short, Exec::Cpu).unwrap();
+        assert_eq!((two.len(), u.t), (2, 0.0));
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde newton_trace gpu") else {
+            return;
+        };
+        let mut g = start.clone();
+        let gpu = newton_trace(&p, &mut g, opts, Exec::Cuda).unwrap();
+        assert_eq!(gpu.len(), cpu.len());
+        for (a, b) in gpu.iter().zip(&cpu).filter(|(_, b)| **b > 1e-12) {
+            assert!((a - b).abs() <= 1e-9 * b, "{gpu:?} {cpu:?}");
+        }
+        assert!(max_diff(&g.v, &s.v) < 1e-12);
+    }
+
+    #[test]
     fn gpu_matches_cpu() {
         let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde implicit gpu_matches_cpu") else {
             return;
