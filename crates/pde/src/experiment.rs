@@ -1172,9 +1172,10 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
         "Our Crank-Nicolson never became unbounded, with any solver (it is A-stable, and the \
          exact tridiagonal solves agree to round-off, so the solver does not change \
          stability): the seed's limits of 0.9 (Thomas) and 1.05 (cyclic reduction) are not \
-         reproduced. At very large steps (dt/dx^2 of a few tens, dt >= 8: a step longer than \
-         a pulse's rise) Newton's iteration from the previous step stops converging within 30 \
-         iterations: an accuracy limit, reported as newton-failed, not instability. The seed's \
+         reproduced. At dt/dx^2 = 64 and 128 (dt = 16 and 32, steps longer than a pulse's \
+         rise) Newton's iteration from the previous step stops converging within 30 \
+         iterations: an accuracy limit, reported as newton-failed, not instability (at 256, \
+         two steps to t = 100, it converges again). The seed's \
          w update (leapfrog, w^{j+1} = 2 dt eps (v^j - gamma w^j) + w^{j-1}) is only weakly \
          stable and its Jacobian's first and last rows (1, 1) are not the derivative of \
          v_0 = v_1; either may explain its limits."
