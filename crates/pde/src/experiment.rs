@@ -790,7 +790,6 @@ pub fn cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
                     .with("kind", "time")
                     .with("n", n)
                     .with("backend", backend)
-                    .with("variant", "-")
                     .secs("total_s_per_iter", total)
                     .secs("core_s_per_iter", core)
                     .with("core_share", core / total),
