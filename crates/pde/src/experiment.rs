@@ -103,7 +103,8 @@ const ENDS_NOTE: &str = "Ends: ours are no-flux with a mirrored ghost node (v_{-
 
 const LIMIT_NOTE: &str = "Stability limit: the seed uses 2 dt <= dx^2; ours also counts the \
     reaction term's stiffness, dt <= 2 / (4/dx^2 + K) with K = max(0, -min f'(v)) over \
-    v in [-0.4, 1] (0.1156 instead of 0.125 at dx = 0.5). dt = 0.05 here is below both.";
+    v in [-0.4, 1] (0.1156 instead of 0.125 at dx = 0.5; the seed's is \
+    `--stability-limit seed`, LimitRule::DiffusionOnly). dt = 0.05 here is below both.";
 
 /// Profile rows `{kind: "profile", ends, t, x, v}` of `sim` at the snapshots nearest `times`,
 /// every `stride`-th node.
@@ -1153,7 +1154,16 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
             row = row
                 .with("largest_stable_ratio", lo)
                 .with("computed_limit_ours", ours)
-                .with("computed_limit_seed", 0.5);
+                .with(
+                    "computed_limit_seed",
+                    FhnParams {
+                        limit_rule: crate::LimitRule::DiffusionOnly,
+                        ..base
+                    }
+                    .stability_limit(base.dx())
+                    .dt_max
+                        / dx2,
+                );
         }
         e.rows.push(row);
     }

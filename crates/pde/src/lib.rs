@@ -25,7 +25,8 @@ pub use explicit::{
 pub use implicit::{ImplicitStats, NewtonOptions, implicit_run, newton_trace};
 pub use output::write_snapshots;
 pub use params::{
-    Boundary, FhnParams, FhnState, StabilityLimit, flush_tiny, reaction, reaction_derivative,
+    Boundary, FhnParams, FhnState, LimitRule, StabilityLimit, flush_tiny, reaction,
+    reaction_derivative,
 };
 pub use scenario::{
     Scenario, Scheme, Simulation, Stimulus, crossing, fit_speed, nagumo_front, nagumo_speed,

@@ -16,6 +16,18 @@ pub enum Boundary {
     Copy,
 }
 
+/// Which stability limit the explicit scheme checks `dt` against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LimitRule {
+    /// `dt <= 2 / (4/dx^2 + K)`, counting the reaction's stiffness `K` over
+    /// [`FhnParams::v_range`] and `dt <= 2 / (eps gamma)` (see [`FhnParams::stability_limit`]).
+    #[default]
+    WithReaction,
+    /// The seed's `2 dt <= dx^2`: diffusion alone. Steps between the two limits run, and may
+    /// grow where the reaction is stiff.
+    DiffusionOnly,
+}
+
 /// Parameters of the FitzHugh–Nagumo system
 /// `v_t = v_xx + v (1 - v)(v - a) - w`, `w_t = eps (v - gamma w)` on `[0, length]`,
 /// and of its discretisation.
@@ -48,6 +60,9 @@ pub struct FhnParams {
     /// `(v_lo, v_hi)`: the range of `v` over which the reaction term's stiffness
     /// `K = max(0, -min f'(v))` enters the explicit stability limit (default `(-0.4, 1.0)`).
     pub v_range: (f64, f64),
+    /// The stability limit the explicit scheme enforces (default [`LimitRule::WithReaction`];
+    /// [`LimitRule::DiffusionOnly`] is the seed's `2 dt <= dx^2`).
+    pub limit_rule: LimitRule,
 }
 
 impl Default for FhnParams {
@@ -63,6 +78,7 @@ impl Default for FhnParams {
             left: Boundary::NoFlux,
             right: Boundary::NoFlux,
             v_range: (-0.4, 1.0),
+            limit_rule: LimitRule::WithReaction,
         }
     }
 }
@@ -192,7 +208,8 @@ impl FhnParams {
     /// stiff. Stability over every state in `v_range` therefore needs
     /// `dt <= 2 / (4/dx^2 + K)` with `K = max(0, -min f'(v))`, and `dt <= 2 / (eps gamma)`
     /// for `w`. The bound is sharp where `f'` attains its minimum (tested at `v = 1` for the
-    /// Nagumo equation).
+    /// Nagumo equation). Under [`LimitRule::DiffusionOnly`] `dt_max` is the seed's
+    /// `dx^2 / 2` (the parts are still reported).
     ///
     /// # Complexity
     /// `O(1)`.
@@ -204,6 +221,8 @@ impl FhnParams {
     /// let lim = p.stability_limit(p.dx());
     /// assert!((lim.diffusion - 16.0).abs() < 1e-12);
     /// assert!(lim.dt_max < 2.0 / 16.0);
+    /// let seed = FhnParams { limit_rule: pde::LimitRule::DiffusionOnly, ..p };
+    /// assert_eq!(seed.stability_limit(p.dx()).dt_max, 0.125); // 2 dt <= dx^2
     /// ```
     pub fn stability_limit(&self, dx: f64) -> StabilityLimit {
         let diffusion = 4.0 / (dx * dx);
@@ -215,6 +234,9 @@ impl FhnParams {
         let mut dt_max = 2.0 / (diffusion + reaction);
         if recovery > 0.0 {
             dt_max = dt_max.min(2.0 / recovery);
+        }
+        if self.limit_rule == LimitRule::DiffusionOnly {
+            dt_max = 2.0 / diffusion;
         }
         StabilityLimit {
             dt_max,

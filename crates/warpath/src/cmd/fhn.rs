@@ -63,6 +63,15 @@ pub(crate) enum EndsArg {
     Copy,
 }
 
+/// The explicit scheme's stability limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LimitArg {
+    /// dt <= 2 / (4/dx^2 + K): diffusion and the reaction's stiffness K.
+    Full,
+    /// The seed's 2 dt <= dx^2 (diffusion alone).
+    Seed,
+}
+
 /// Arguments of `warpath fhn`.
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -73,6 +82,7 @@ CPU vs GPU, adaptive grid, stability, Newton, solvers) are `warpath reproduce --
 Examples:
   warpath fhn --scenario pulse-train --plot train.png --snapshots out/
   warpath fhn --scenario constant --ends copy --t-end 306.19 --plot fig1.svg   # the seed's Fig. 1
+  warpath fhn --dt 0.12 --stability-limit seed    # the seed's 2 dt <= dx^2 instead of ours
   warpath fhn --scheme implicit --solver pcr --dt 0.25
   warpath fhn --n 4e6 --length 1e6 --t-end 10 --snapshot-count 4 --json")]
 pub(crate) struct Args {
@@ -89,6 +99,9 @@ pub(crate) struct Args {
     /// How no-flux ends are discretised.
     #[arg(long, value_enum, default_value_t = EndsArg::Mirror)]
     ends: EndsArg,
+    /// The stability limit the explicit and adaptive schemes check --dt against.
+    #[arg(long, value_enum, default_value_t = LimitArg::Full)]
+    stability_limit: LimitArg,
     /// Grid nodes, including both ends (1e6, 4M) [default: the library's].
     #[arg(long, value_parser = crate::cli_io::count, conflicts_with = "dx", help = default_help("Grid nodes, including both ends (4M, 1e6)", FhnParams::default().n as f64))]
     n: Option<usize>,
@@ -161,6 +174,10 @@ fn params(args: &Args) -> Result<FhnParams> {
         n: args.n.unwrap_or(d.n),
         dt: args.dt.unwrap_or(d.dt),
         t_end: args.t_end.unwrap_or(d.t_end),
+        limit_rule: match args.stability_limit {
+            LimitArg::Full => pde::LimitRule::WithReaction,
+            LimitArg::Seed => pde::LimitRule::DiffusionOnly,
+        },
         ..d
     };
     if args.ends == EndsArg::Copy {
@@ -651,5 +668,13 @@ mod tests {
             "{e}"
         );
         assert_eq!(params(&args(&[])).unwrap().left, pde::Boundary::NoFlux);
+        // dt = 0.12 is above our limit (0.1156 at dx = 0.5) and below the seed's (0.125)
+        let e = run(args(&["--dt", "0.12", "--t-end", "1"]), true).unwrap_err();
+        assert!(e.to_string().contains("stability limit"), "{e}");
+        run(
+            args(&["--dt", "0.12", "--t-end", "1", "--stability-limit", "seed"]),
+            true,
+        )
+        .unwrap();
     }
 }
