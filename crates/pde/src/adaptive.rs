@@ -198,6 +198,9 @@ pub fn adaptive_run(
     opts: &AdaptiveOptions,
 ) -> Result<AdaptiveStats, PdeError> {
     p.validate()?;
+    p.refuse_copy_ends(
+        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme only",
+    )?;
     state.check_len(p.n)?;
     let dxf = p.dx();
     p.check_explicit_dt(dxf)?;

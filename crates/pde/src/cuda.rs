@@ -425,6 +425,78 @@ impl<T: Real> DeviceTridiag<T> {
     }
 }
 
+/// Time of one tridiagonal solve on the GPU, for the solvers experiment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuTridiagTiming {
+    /// Seconds for allocation, upload, solve and download (wall clock).
+    pub with_transfers: f64,
+    /// Device seconds for the solve alone (CUDA events; no allocation or transfer).
+    pub solve_only: f64,
+}
+
+/// Solves one tridiagonal system on the GPU as [`crate::tridiag::solve`] does there, and
+/// times it with and without the transfers.
+///
+/// # Complexity
+/// As [`crate::tridiag::solve`] on the GPU; `5n` values cross the bus.
+///
+/// # Errors
+/// [`crate::TridiagError::LengthMismatch`] unless the four slices have one length;
+/// [`crate::TridiagError::Gpu`] when the GPU fails (a singular system shows as non-finite
+/// values in the solution, not as an error).
+///
+/// # Examples
+/// ```
+/// use pde::{TridiagSolver, tridiag_gpu_timing};
+/// let Ok(gpu) = gpu_runtime::gpu() else { return };
+/// let n = 1000;
+/// let (a, b, c, d) = (vec![-1.0; n], vec![2.5; n], vec![-1.0; n], vec![1.0; n]);
+/// let (x, t) = tridiag_gpu_timing(gpu, &a, &b, &c, &d, TridiagSolver::Pcr).unwrap();
+/// assert_eq!(x.len(), n);
+/// println!("{:.3} ms on the device", t.solve_only * 1e3);
+/// ```
+pub fn tridiag_gpu_timing(
+    gpu: &Gpu,
+    a: &[f64],
+    b: &[f64],
+    c: &[f64],
+    d: &[f64],
+    solver: TridiagSolver,
+) -> Result<(Vec<f64>, GpuTridiagTiming), crate::TridiagError> {
+    let n = b.len();
+    if a.len() != n || c.len() != n || d.len() != n {
+        return Err(crate::TridiagError::LengthMismatch {
+            a: a.len(),
+            b: n,
+            c: c.len(),
+            d: d.len(),
+        });
+    }
+    if n == 0 {
+        let none = GpuTridiagTiming {
+            with_transfers: 0.0,
+            solve_only: 0.0,
+        };
+        return Ok((Vec::new(), none));
+    }
+    let t0 = std::time::Instant::now();
+    let mut sys = DeviceTridiag::alloc(gpu, n)?;
+    for (dst, src) in sys.sys.iter_mut().zip([a, b, c, d]) {
+        gpu.upload_into(src, dst)?;
+    }
+    let timer = gpu.timer()?;
+    sys.solve(gpu, solver)?;
+    let solve_only = timer.stop()?;
+    let x = gpu.download(&sys.x)?;
+    Ok((
+        x,
+        GpuTridiagTiming {
+            with_transfers: t0.elapsed().as_secs_f64(),
+            solve_only,
+        },
+    ))
+}
+
 /// A strided batch on the GPU (layout already validated by the caller): uploads, solves with
 /// [`strided_batch_on_device`], downloads into `x`.
 #[allow(clippy::too_many_arguments)]

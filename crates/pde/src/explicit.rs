@@ -79,7 +79,9 @@ fn cell(vl: f64, vc: f64, vr: f64, wc: f64, k: &Coeffs) -> (f64, f64) {
 #[inline(always)]
 fn end_cell(inner: f64, vc: f64, wc: f64, b: Boundary, k: &Coeffs) -> (f64, f64) {
     match b {
-        Boundary::NoFlux => cell(inner, vc, inner, wc, k),
+        // A copy end is overwritten by its neighbour after the step (`copy_ends`); the mirrored
+        // value here is a placeholder.
+        Boundary::NoFlux | Boundary::Copy => cell(inner, vc, inner, wc, k),
         Boundary::Dirichlet(val) => {
             let wn = wc + k.dte * (val - k.gamma * wc);
             (val, flush_tiny(wn))
@@ -139,8 +141,45 @@ pub fn explicit_step_reference(
         v_next[i] = vn;
         w_next[i] = wn;
     }
+    copy_ends(&k, v_next, w_next);
     Ok(())
 }
+
+/// Sets [`Boundary::Copy`] ends to their neighbours' new values.
+fn copy_ends(k: &Coeffs, v: &mut [f64], w: &mut [f64]) {
+    let n = v.len();
+    if k.left == Boundary::Copy {
+        v[0] = v[1];
+        w[0] = w[1];
+    }
+    if k.right == Boundary::Copy {
+        v[n - 1] = v[n - 2];
+        w[n - 1] = w[n - 2];
+    }
+}
+
+/// `steps` reference steps (the path of grids with [`Boundary::Copy`] ends).
+fn run_reference(k: &Coeffs, v: &mut Vec<f64>, w: &mut Vec<f64>, steps: u64) {
+    let n = v.len();
+    let (mut vn, mut wn) = (vec![0.0; n], vec![0.0; n]);
+    for _ in 0..steps {
+        for i in 0..n {
+            (vn[i], wn[i]) = if i == 0 {
+                end_cell(v[1], v[0], w[0], k.left, k)
+            } else if i == n - 1 {
+                end_cell(v[n - 2], v[n - 1], w[n - 1], k.right, k)
+            } else {
+                cell(v[i - 1], v[i], v[i + 1], w[i], k)
+            };
+        }
+        copy_ends(k, &mut vn, &mut wn);
+        std::mem::swap(v, &mut vn);
+        std::mem::swap(w, &mut wn);
+    }
+}
+
+const COPY_ENDS_CPU_ONLY: &str =
+    "copy ends (the seed's v_0 = v_1) are implemented on the CPU only (use Exec::Cpu)";
 
 /// Interior nodes `1..=m` of a window: `v` holds `m + 2` values (with both neighbours),
 /// `w`, `vo`, `wo` hold `m`. Equal slice lengths let LLVM drop bounds checks and vectorise.
@@ -448,6 +487,14 @@ fn run_unchecked(
     state.check_len(p.n)?;
     let k = Coeffs::new(p, p.dx());
     let n = p.n;
+    if p.has_copy_end() {
+        if exec == Exec::Cuda {
+            p.refuse_copy_ends(COPY_ENDS_CPU_ONLY)?;
+        }
+        run_reference(&k, &mut state.v, &mut state.w, steps);
+        state.t += steps as f64 * p.dt;
+        return Ok(Backend::Cpu);
+    }
     let work = (n as u64).saturating_mul(steps);
     let target = if n <= crate::FUSED_MAX_N {
         exec.resolve(work, EXPLICIT_FUSED_GPU_THRESHOLD)?
@@ -524,6 +571,18 @@ pub fn explicit_run_batch(
         return Ok(Backend::Cpu);
     }
     let k = Coeffs::new(p, p.dx());
+    if p.has_copy_end() {
+        if exec == Exec::Cuda {
+            p.refuse_copy_ends(COPY_ENDS_CPU_ONLY)?;
+        }
+        for (v, w) in v.chunks_mut(n).zip(w.chunks_mut(n)) {
+            let (mut vv, mut ww) = (v.to_vec(), w.to_vec());
+            run_reference(&k, &mut vv, &mut ww, steps);
+            v.copy_from_slice(&vv);
+            w.copy_from_slice(&ww);
+        }
+        return Ok(Backend::Cpu);
+    }
     let work = (total as u64).saturating_mul(steps);
     match exec.resolve(work, EXPLICIT_FUSED_GPU_THRESHOLD)? {
         Target::Cpu => {
@@ -773,6 +832,77 @@ mod tests {
         let mut wn = vec![1.0; 65];
         explicit_step_reference(&p, &r.v, &r.w, &mut vn, &mut wn).unwrap();
         assert!(vn.iter().all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn copy_ends_follow_the_seeds_formulas() {
+        // The seed's scheme written out: interior nodes by the stencil, then v_0 = v_1 and
+        // v_{N-1} = v_{N-2} (and w likewise).
+        let p = FhnParams {
+            n: 41,
+            length: 20.0,
+            dt: 0.05,
+            left: Boundary::Copy,
+            right: Boundary::Copy,
+            ..FhnParams::default()
+        };
+        let mut s = bumpy(p.n, 7);
+        s.apply_boundaries(&p);
+        assert_eq!((s.v[0], s.w[0]), (s.v[1], s.w[1]));
+        let (mut v, mut w) = (s.v.clone(), s.w.clone());
+        let r = p.dt / (p.dx() * p.dx());
+        for _ in 0..50 {
+            let (mut vn, mut wn) = (v.clone(), w.clone());
+            for i in 1..p.n - 1 {
+                vn[i] = r * (v[i + 1] - 2.0 * v[i] + v[i - 1])
+                    + v[i]
+                    + p.dt * (v[i] * (1.0 - v[i]) * (v[i] - p.a) - w[i]);
+                wn[i] = p.dt * p.eps * (v[i] - p.gamma * w[i]) + w[i];
+            }
+            (vn[0], wn[0]) = (vn[1], wn[1]);
+            (vn[p.n - 1], wn[p.n - 1]) = (vn[p.n - 2], wn[p.n - 2]);
+            (v, w) = (vn, wn);
+        }
+        explicit_run(&p, &mut s, 50, Exec::Auto).unwrap();
+        for i in 0..p.n {
+            assert!(
+                (s.v[i] - v[i]).abs() < 1e-13 && (s.w[i] - w[i]).abs() < 1e-13,
+                "{i}"
+            );
+        }
+        // a batch of two runs the same way
+        let mut s0 = bumpy(p.n, 7);
+        s0.apply_boundaries(&p);
+        let mut bv = [s0.v.clone(), s0.v.clone()].concat();
+        let mut bw = [s0.w.clone(), s0.w.clone()].concat();
+        explicit_run_batch(&p, &mut bv, &mut bw, 2, 50, Exec::Cpu).unwrap();
+        assert_eq!(&bv[p.n..], &s.v[..]);
+        // ends differ from the mirrored ghost node's
+        let mut m = s0.clone();
+        let mirror = FhnParams {
+            left: Boundary::NoFlux,
+            right: Boundary::NoFlux,
+            ..p
+        };
+        explicit_run(&mirror, &mut m, 50, Exec::Cpu).unwrap();
+        assert!((m.v[0] - s.v[0]).abs() > 1e-9);
+        // only the explicit scheme takes copy ends
+        let e = crate::implicit_run(&p, &mut s0.clone(), 1, Default::default(), Exec::Cpu);
+        assert!(matches!(
+            e,
+            Err(PdeError::InvalidParameter {
+                name: "boundary",
+                ..
+            })
+        ));
+        let e = crate::adaptive_run(&p, &mut s0, 1, &Default::default());
+        assert!(matches!(
+            e,
+            Err(PdeError::InvalidParameter {
+                name: "boundary",
+                ..
+            })
+        ));
     }
 
     #[test]

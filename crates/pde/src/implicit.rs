@@ -136,6 +136,9 @@ pub(crate) fn implicit_run_with_source(
     source: Option<Source<'_>>,
 ) -> Result<ImplicitStats, PdeError> {
     p.validate()?;
+    p.refuse_copy_ends(
+        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme only",
+    )?;
     state.check_len(p.n)?;
     if !(opts.tol.is_finite() && opts.tol > 0.0) {
         return Err(PdeError::InvalidParameter {
@@ -178,6 +181,69 @@ pub(crate) fn implicit_run_with_source(
             download?;
             Ok(stats)
         }
+    }
+}
+
+/// One Crank–Nicolson step of `state` with every Newton update's max-norm recorded, for the
+/// convergence experiment: iterations run until the update is at most `opts.tol` or
+/// `opts.max_iter` iterations have run, and the norms are returned either way (`state`
+/// advances only when the step converged). On the GPU (`exec`, resolved as in
+/// [`implicit_run`]) the norms are the ones the device reduction reads back.
+///
+/// # Complexity
+/// As one step of [`implicit_run`].
+///
+/// # Errors
+/// [`PdeError::InvalidParameter`], [`PdeError::LengthMismatch`], [`PdeError::Tridiagonal`]
+/// (a singular Jacobian on the CPU), [`PdeError::Gpu`].
+///
+/// # Examples
+/// ```
+/// use gpu_runtime::Exec;
+/// use pde::{FhnParams, NewtonOptions, Scenario, newton_trace};
+/// let p = FhnParams { dt: 0.25, ..FhnParams::default() };
+/// let mut s = Scenario::Gaussian.initial_state(&p);
+/// let opts = NewtonOptions { tol: 1e-14, ..NewtonOptions::default() };
+/// let norms = newton_trace(&p, &mut s, opts, Exec::Cpu)?;
+/// assert!(norms.len() >= 2 && *norms.last().unwrap() <= 1e-14);
+/// assert!(norms[1] < norms[0]);
+/// # Ok::<(), pde::PdeError>(())
+/// ```
+pub fn newton_trace(
+    p: &FhnParams,
+    state: &mut FhnState,
+    opts: NewtonOptions,
+    exec: Exec,
+) -> Result<Vec<f64>, PdeError> {
+    p.validate()?;
+    p.refuse_copy_ends(
+        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme only",
+    )?;
+    state.check_len(p.n)?;
+    let k = CnConstants::new(p);
+    let mut norms = Vec::new();
+    let outcome = match exec.resolve(p.n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)? {
+        Target::Cpu => {
+            let mut host = HostCn {
+                p,
+                k,
+                solver: opts.solver,
+                source: None,
+                ws: Workspace::new(p.n),
+            };
+            cn_step_traced(&mut host, state, p.dt, &opts, &mut norms)
+        }
+        Target::Cuda(gpu) => {
+            let mut dev = CnDevice::upload(gpu, p, k, state, opts.solver, None)?;
+            let r = cn_step_traced(&mut dev, state, p.dt, &opts, &mut norms);
+            dev.download(state)?;
+            r
+        }
+    };
+    match outcome {
+        Ok(_) | Err(StepError::Newton { .. }) => Ok(norms),
+        Err(StepError::Linear(e)) => Err(PdeError::Tridiagonal(e)),
+        Err(StepError::Gpu(e)) => Err(PdeError::Gpu(e)),
     }
 }
 
@@ -237,6 +303,17 @@ fn cn_step(
     dt: f64,
     opts: &NewtonOptions,
 ) -> Result<u32, StepError> {
+    cn_step_traced(backend, state, dt, opts, &mut Vec::new())
+}
+
+/// [`cn_step`], pushing each update's max-norm onto `norms`.
+fn cn_step_traced(
+    backend: &mut impl CnBackend,
+    state: &mut FhnState,
+    dt: f64,
+    opts: &NewtonOptions,
+    norms: &mut Vec<f64>,
+) -> Result<u32, StepError> {
     let (t0, t1) = (state.t, state.t + dt);
     backend.begin(state, t0, t1)?;
     let mut update = f64::INFINITY;
@@ -244,6 +321,7 @@ fn cn_step(
     for it in 1..=opts.max_iter {
         iterations = it;
         update = backend.newton_iteration()?;
+        norms.push(update);
         if !update.is_finite() {
             break; // diverged: more iterations cannot help
         }
@@ -544,6 +622,48 @@ mod tests {
             state.v, before.v,
             "the state is untouched when the GPU run fails"
         );
+    }
+
+    #[test]
+    fn newton_trace_converges_quadratically_on_cpu_and_gpu() {
+        let p = FhnParams {
+            dt: 0.25,
+            ..FhnParams::default()
+        };
+        let start = gaussian_start(p.n);
+        let opts = NewtonOptions {
+            tol: 1e-14,
+            ..NewtonOptions::default()
+        };
+        let mut s = start.clone();
+        let cpu = newton_trace(&p, &mut s, opts, Exec::Cpu).unwrap();
+        assert!(cpu.len() >= 3 && *cpu.last().unwrap() <= 1e-14, "{cpu:?}");
+        assert_eq!(s.t, p.dt);
+        for w in cpu.windows(2).filter(|w| w[1] > 1e-13) {
+            assert!(w[1] < w[0] * w[0] * 10.0, "{cpu:?}");
+        }
+        // the step equals implicit_run's
+        let mut r = start.clone();
+        implicit_run(&p, &mut r, 1, opts, Exec::Cpu).unwrap();
+        assert_eq!(r.v, s.v);
+        // too few iterations: the norms come back, the state does not advance
+        let mut u = start.clone();
+        let short = NewtonOptions {
+            max_iter: 2,
+            ..opts
+        };
+        let two = newton_trace(&p, &mut u, short, Exec::Cpu).unwrap();
+        assert_eq!((two.len(), u.t), (2, 0.0));
+        let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde newton_trace gpu") else {
+            return;
+        };
+        let mut g = start.clone();
+        let gpu = newton_trace(&p, &mut g, opts, Exec::Cuda).unwrap();
+        assert_eq!(gpu.len(), cpu.len());
+        for (a, b) in gpu.iter().zip(&cpu).filter(|(_, b)| **b > 1e-12) {
+            assert!((a - b).abs() <= 1e-9 * b, "{gpu:?} {cpu:?}");
+        }
+        assert!(max_diff(&g.v, &s.v) < 1e-12);
     }
 
     #[test]

@@ -122,10 +122,11 @@ impl Coeffs {
     }
 }
 
-/// Boundary kind and value as the kernels take them: 0 = no flux, 1 = Dirichlet.
+/// Boundary kind and value as the kernels take them: 0 = no flux, 1 = Dirichlet. Copy ends
+/// never reach the kernels (the explicit and implicit entry points refuse them on the GPU).
 pub(crate) fn boundary_kind(b: Boundary) -> (u32, f64) {
     match b {
-        Boundary::NoFlux => (0, 0.0),
+        Boundary::NoFlux | Boundary::Copy => (0, 0.0),
         Boundary::Dirichlet(v) => (1, v),
     }
 }

@@ -3,7 +3,7 @@
 mod adaptive;
 mod cuda;
 mod error;
-mod experiment;
+pub mod experiment;
 mod explicit;
 mod implicit;
 mod kernel_types;
@@ -13,20 +13,20 @@ mod scenario;
 pub mod tridiag;
 
 pub use adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
-pub use cuda::{BATCH_PCR_MAX_M, FUSED_MAX_N, GpuExplicitTiming, explicit_gpu_timing};
-pub use error::{PdeError, TridiagError};
-pub use experiment::{
-    ExperimentTable, Manufactured, all_experiments, manufactured_orders, newton_iterations,
-    reference_orders, stability_comparison, step_timing,
+pub use cuda::{
+    BATCH_PCR_MAX_M, FUSED_MAX_N, GpuExplicitTiming, GpuTridiagTiming, explicit_gpu_timing,
+    tridiag_gpu_timing,
 };
+pub use error::{PdeError, TridiagError};
 pub use explicit::{
     EXPLICIT_FUSED_GPU_THRESHOLD, EXPLICIT_GPU_THRESHOLD, explicit_run, explicit_run_batch,
     explicit_run_unchecked, explicit_step_reference,
 };
-pub use implicit::{ImplicitStats, NewtonOptions, implicit_run};
+pub use implicit::{ImplicitStats, NewtonOptions, implicit_run, newton_trace};
 pub use output::write_snapshots;
 pub use params::{
-    Boundary, FhnParams, FhnState, StabilityLimit, flush_tiny, reaction, reaction_derivative,
+    Boundary, FhnParams, FhnState, LimitRule, StabilityLimit, flush_tiny, reaction,
+    reaction_derivative,
 };
 pub use scenario::{
     Scenario, Scheme, Simulation, Stimulus, crossing, fit_speed, nagumo_front, nagumo_speed,

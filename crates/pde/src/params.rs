@@ -9,6 +9,23 @@ pub enum Boundary {
     NoFlux,
     /// `v` is held at this value (e.g. `v(L, t) = 1`, an excited end).
     Dirichlet(f64),
+    /// No flux as the seed discretises it: after every step the end node takes its
+    /// neighbour's values (`v_0 = v_1`, `w_0 = w_1`), so the flux vanishes half a cell inside
+    /// the end (first order). Only the explicit scheme on the CPU takes it (by its reference
+    /// step); the other schemes and the GPU refuse it with [`PdeError::InvalidParameter`].
+    Copy,
+}
+
+/// Which stability limit the explicit scheme checks `dt` against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LimitRule {
+    /// `dt <= 2 / (4/dx^2 + K)`, counting the reaction's stiffness `K` over
+    /// [`FhnParams::v_range`] and `dt <= 2 / (eps gamma)` (see [`FhnParams::stability_limit`]).
+    #[default]
+    WithReaction,
+    /// The seed's `2 dt <= dx^2`: diffusion alone. Steps between the two limits run, and may
+    /// grow where the reaction is stiff.
+    DiffusionOnly,
 }
 
 /// Parameters of the FitzHugh–Nagumo system
@@ -43,6 +60,9 @@ pub struct FhnParams {
     /// `(v_lo, v_hi)`: the range of `v` over which the reaction term's stiffness
     /// `K = max(0, -min f'(v))` enters the explicit stability limit (default `(-0.4, 1.0)`).
     pub v_range: (f64, f64),
+    /// The stability limit the explicit scheme enforces (default [`LimitRule::WithReaction`];
+    /// [`LimitRule::DiffusionOnly`] is the seed's `2 dt <= dx^2`).
+    pub limit_rule: LimitRule,
 }
 
 impl Default for FhnParams {
@@ -58,6 +78,7 @@ impl Default for FhnParams {
             left: Boundary::NoFlux,
             right: Boundary::NoFlux,
             v_range: (-0.4, 1.0),
+            limit_rule: LimitRule::WithReaction,
         }
     }
 }
@@ -187,7 +208,8 @@ impl FhnParams {
     /// stiff. Stability over every state in `v_range` therefore needs
     /// `dt <= 2 / (4/dx^2 + K)` with `K = max(0, -min f'(v))`, and `dt <= 2 / (eps gamma)`
     /// for `w`. The bound is sharp where `f'` attains its minimum (tested at `v = 1` for the
-    /// Nagumo equation).
+    /// Nagumo equation). Under [`LimitRule::DiffusionOnly`] `dt_max` is the seed's
+    /// `dx^2 / 2` (the parts are still reported).
     ///
     /// # Complexity
     /// `O(1)`.
@@ -199,6 +221,8 @@ impl FhnParams {
     /// let lim = p.stability_limit(p.dx());
     /// assert!((lim.diffusion - 16.0).abs() < 1e-12);
     /// assert!(lim.dt_max < 2.0 / 16.0);
+    /// let seed = FhnParams { limit_rule: pde::LimitRule::DiffusionOnly, ..p };
+    /// assert_eq!(seed.stability_limit(p.dx()).dt_max, 0.125); // 2 dt <= dx^2
     /// ```
     pub fn stability_limit(&self, dx: f64) -> StabilityLimit {
         let diffusion = 4.0 / (dx * dx);
@@ -211,12 +235,29 @@ impl FhnParams {
         if recovery > 0.0 {
             dt_max = dt_max.min(2.0 / recovery);
         }
+        if self.limit_rule == LimitRule::DiffusionOnly {
+            dt_max = 2.0 / diffusion;
+        }
         StabilityLimit {
             dt_max,
             diffusion,
             reaction,
             recovery,
         }
+    }
+
+    /// Whether either end is a [`Boundary::Copy`] end.
+    pub fn has_copy_end(&self) -> bool {
+        self.left == Boundary::Copy || self.right == Boundary::Copy
+    }
+
+    /// Fails with [`PdeError::InvalidParameter`] when either end is [`Boundary::Copy`], which
+    /// only the explicit scheme on the CPU implements.
+    pub(crate) fn refuse_copy_ends(&self, reason: &'static str) -> Result<(), PdeError> {
+        if self.has_copy_end() {
+            return invalid("boundary", 0.0, reason);
+        }
+        Ok(())
     }
 
     /// Fails with [`PdeError::Unstable`] (stating the limit) when `dt` is above the explicit
@@ -296,13 +337,22 @@ impl FhnState {
         self.v.is_empty()
     }
 
-    /// Sets the Dirichlet nodes to their values.
+    /// Sets the Dirichlet nodes to their values, and copy ends ([`Boundary::Copy`]) to their
+    /// neighbours' values.
     pub fn apply_boundaries(&mut self, p: &FhnParams) {
-        if let (Boundary::Dirichlet(val), Some(v0)) = (p.left, self.v.first_mut()) {
-            *v0 = val;
+        let n = self.v.len();
+        if n < 2 {
+            return;
         }
-        if let (Boundary::Dirichlet(val), Some(vn)) = (p.right, self.v.last_mut()) {
-            *vn = val;
+        for (end, inner, b) in [(0, 1, p.left), (n - 1, n - 2, p.right)] {
+            match b {
+                Boundary::Dirichlet(val) => self.v[end] = val,
+                Boundary::Copy => {
+                    self.v[end] = self.v[inner];
+                    self.w[end] = self.w[inner];
+                }
+                Boundary::NoFlux => {}
+            }
         }
     }
 

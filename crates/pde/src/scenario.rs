@@ -18,6 +18,10 @@ pub enum Scenario {
     /// held at 1 for 5 time units of every 100): every stimulus starts a pulse, and the pulses
     /// travel left as a train, one wavelength (about 63 with the seed's parameters) apart.
     PulseTrain,
+    /// The seed's Fig. 1: the rest state with a constant input `v(L, t) = 1` (a Dirichlet end
+    /// at all times). With the seed's parameters it starts a train of pulses travelling left,
+    /// one about every 110.6 time units; with others (e.g. `a = 0.1, gamma = 0.5`) a single pulse.
+    Constant,
     /// The Nagumo equation (`eps = 0`) from its exact travelling front
     /// `v = 1 / (1 + exp((x - L/4) / sqrt 2))`, which moves right at `(1 - 2a) / sqrt 2`.
     Front,
@@ -26,9 +30,9 @@ pub enum Scenario {
 /// A periodic stimulus at `x = L`: `v(L, t)` is held at `value` during the first `duration`
 /// of every `period` (from `t = 0`), and the end is no-flux in between. Each stimulus starts a
 /// pulse when the end has recovered from the previous one, so a period above the recovery time
-/// gives one pulse per period; a constant input (`v(L, t) = 1` at all times) instead starts a
-/// train only for some parameters (with the seed's it does, at about one pulse per 95 time
-/// units; with `a = 0.1, gamma = 0.5` it starts one pulse).
+/// gives one pulse per period; a constant input ([`Scenario::Constant`], `v(L, t) = 1` at all
+/// times) instead starts a train only for some parameters (with the seed's it does, one pulse
+/// per 110.6 time units once settled; with `a = 0.1, gamma = 0.5` it starts one pulse).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stimulus {
     /// The value `v(L, t)` is held at while the stimulus is on.
@@ -95,20 +99,25 @@ impl Stimulus {
 
 impl Scenario {
     /// `base` with what the scenario needs: `eps = 0`, `w = 0` and `v_range = (0, 1)` for the
-    /// front; the pulse train's stimulated end is no-flux between stimuli (the stimulus
-    /// itself, [`Scenario::stimulus`], is applied by [`simulate`]).
+    /// front; `v(L, t) = 1` for the constant input; the pulse train's stimulated end is no-flux between stimuli (the stimulus
+    /// itself, [`Scenario::stimulus`], is applied by [`simulate`]). A no-flux end a scenario
+    /// sets keeps `base`'s discretisation: [`Boundary::Copy`] (the seed's) where `base` has it.
     pub fn params(self, base: FhnParams) -> FhnParams {
         match self {
             Scenario::Gaussian => base,
             Scenario::PulseTrain => FhnParams {
-                right: Boundary::NoFlux,
+                right: no_flux(base.right),
+                ..base
+            },
+            Scenario::Constant => FhnParams {
+                right: Boundary::Dirichlet(1.0),
                 ..base
             },
             Scenario::Front => FhnParams {
                 eps: 0.0,
                 v_range: (0.0, 1.0),
-                left: Boundary::NoFlux,
-                right: Boundary::NoFlux,
+                left: no_flux(base.left),
+                right: no_flux(base.right),
                 ..base
             },
         }
@@ -125,7 +134,7 @@ impl Scenario {
                     *v = (-(x - c) * (x - c) / 10.0).exp();
                 }
             }
-            Scenario::PulseTrain => {}
+            Scenario::PulseTrain | Scenario::Constant => {}
             Scenario::Front => {
                 for (v, x) in s.v.iter_mut().zip(&x) {
                     *v = nagumo_front(*x, 0.0, p.a, p.length / 4.0);
@@ -141,7 +150,7 @@ impl Scenario {
     pub fn stimulus(self) -> Option<Stimulus> {
         match self {
             Scenario::PulseTrain => Some(Stimulus::PULSE_TRAIN),
-            Scenario::Gaussian | Scenario::Front => None,
+            Scenario::Gaussian | Scenario::Constant | Scenario::Front => None,
         }
     }
 
@@ -149,7 +158,7 @@ impl Scenario {
     /// pulse of the Gaussian) or the left-most (the leading pulse of a train, which comes from
     /// `x = L`).
     pub fn tracks_rightmost(self) -> bool {
-        !matches!(self, Scenario::PulseTrain)
+        !matches!(self, Scenario::PulseTrain | Scenario::Constant)
     }
 
     /// Its name on the command line.
@@ -157,8 +166,17 @@ impl Scenario {
         match self {
             Scenario::Gaussian => "gaussian",
             Scenario::PulseTrain => "pulse-train",
+            Scenario::Constant => "constant",
             Scenario::Front => "front",
         }
+    }
+}
+
+/// A no-flux end of the kind `b` is: `Copy` stays `Copy`, anything else becomes `NoFlux`.
+fn no_flux(b: Boundary) -> Boundary {
+    match b {
+        Boundary::Copy => Boundary::Copy,
+        _ => Boundary::NoFlux,
     }
 }
 
@@ -549,6 +567,39 @@ fn advance(
 mod tests {
     use super::*;
     use crate::explicit_run;
+
+    #[test]
+    fn constant_input_holds_the_end_at_one_and_sends_pulses_left() {
+        let p = FhnParams {
+            t_end: 250.0,
+            ..FhnParams::default()
+        };
+        let sim = simulate(
+            Scenario::Constant,
+            p,
+            Scheme::Explicit,
+            Exec::Cpu,
+            50,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(sim.params.right, Boundary::Dirichlet(1.0));
+        assert!(sim.v.iter().all(|v| v[p.n - 1] == 1.0));
+        assert!(sim.speed.unwrap() < -0.5, "{:?}", sim.speed);
+        // the seed's ends are kept where the scenario needs no flux
+        let copy = FhnParams {
+            left: Boundary::Copy,
+            right: Boundary::Copy,
+            ..p
+        };
+        let q = Scenario::Constant.params(copy);
+        assert_eq!(
+            (q.left, q.right),
+            (Boundary::Copy, Boundary::Dirichlet(1.0))
+        );
+        assert_eq!(Scenario::Front.params(copy).right, Boundary::Copy);
+        assert_eq!(Scenario::Constant.name(), "constant");
+    }
 
     #[test]
     fn snapshot_count_is_capped() {

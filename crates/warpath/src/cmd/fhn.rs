@@ -43,20 +43,46 @@ pub(crate) enum SolverArg {
 pub(crate) enum ScenarioArg {
     /// Gaussian impulse in the middle: two pulses travel apart.
     Gaussian,
-    /// v(L, t) = 1: a train of pulses travels left.
+    /// v(L, t) = 1 for 5 time units of every 100 (a periodic stimulus): one pulse per
+    /// stimulus travels left, a train one wavelength apart.
     PulseTrain,
+    /// v(L, t) = 1 at all times (the seed's Fig. 1): with the seed's parameters a train of
+    /// pulses travels left, one about every 110 time units.
+    Constant,
     /// Nagumo front (eps = 0), verified against its exact speed (1 - 2a)/sqrt 2.
     Front,
+}
+
+/// How no-flux ends are discretised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EndsArg {
+    /// A mirrored ghost node, v_{-1} = v_1 (second order).
+    Mirror,
+    /// The seed's v_0 = v_1: the end node copies its neighbour (first order; explicit scheme
+    /// on the CPU only).
+    Copy,
+}
+
+/// The explicit scheme's stability limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LimitArg {
+    /// dt <= 2 / (4/dx^2 + K): diffusion and the reaction's stiffness K.
+    Full,
+    /// The seed's 2 dt <= dx^2 (diffusion alone).
+    Seed,
 }
 
 /// Arguments of `warpath fhn`.
 #[derive(clap::Args)]
 #[command(after_help = "\
 Defaults are the library's (pde::FhnParams::default(), the seed's set-up); a flag a scheme or
-scenario does not use is an error, not ignored.
+scenario does not use is an error, not ignored. The seed's experiments (Figs 1-14: orders,
+CPU vs GPU, adaptive grid, stability, Newton, solvers) are `warpath reproduce --only fhn-...`.
 
 Examples:
   warpath fhn --scenario pulse-train --plot train.png --snapshots out/
+  warpath fhn --scenario constant --ends copy --t-end 306.19 --plot fig1.svg   # the seed's Fig. 1
+  warpath fhn --dt 0.12 --stability-limit seed    # the seed's 2 dt <= dx^2 instead of ours
   warpath fhn --scheme implicit --solver pcr --dt 0.25
   warpath fhn --n 4e6 --length 1e6 --t-end 10 --snapshot-count 4 --json")]
 pub(crate) struct Args {
@@ -70,6 +96,12 @@ pub(crate) struct Args {
     /// Scenario.
     #[arg(long, value_enum, default_value_t = ScenarioArg::Gaussian)]
     scenario: ScenarioArg,
+    /// How no-flux ends are discretised.
+    #[arg(long, value_enum, default_value_t = EndsArg::Mirror)]
+    ends: EndsArg,
+    /// The stability limit the explicit and adaptive schemes check --dt against.
+    #[arg(long, value_enum, default_value_t = LimitArg::Full)]
+    stability_limit: LimitArg,
     /// Grid nodes, including both ends (1e6, 4M) [default: the library's].
     #[arg(long, value_parser = crate::cli_io::count, conflicts_with = "dx", help = default_help("Grid nodes, including both ends (4M, 1e6)", FhnParams::default().n as f64))]
     n: Option<usize>,
@@ -110,13 +142,6 @@ pub(crate) struct Args {
     /// Run even when the estimated time is above a day.
     #[arg(long)]
     force: bool,
-    /// Run the seed's experiments (convergence orders, stability, Newton iterations, time per
-    /// step) and print their tables instead of one simulation.
-    #[arg(long, conflicts_with_all = ["n", "dx", "dt", "t_end", "length", "a", "eps", "gamma", "plot", "snapshots", "solver"])]
-    experiment: bool,
-    /// With --experiment: fewer levels and sizes.
-    #[arg(long, requires = "experiment")]
-    quick: bool,
 }
 
 /// `TEXT [default: VALUE]` for options whose default is the library's.
@@ -149,8 +174,22 @@ fn params(args: &Args) -> Result<FhnParams> {
         n: args.n.unwrap_or(d.n),
         dt: args.dt.unwrap_or(d.dt),
         t_end: args.t_end.unwrap_or(d.t_end),
+        limit_rule: match args.stability_limit {
+            LimitArg::Full => pde::LimitRule::WithReaction,
+            LimitArg::Seed => pde::LimitRule::DiffusionOnly,
+        },
         ..d
     };
+    if args.ends == EndsArg::Copy {
+        if args.scheme != SchemeArg::Explicit {
+            return Err(usage(format!(
+                "--ends copy applies to --scheme explicit only (the {} scheme discretises \
+                 no-flux ends with a mirrored ghost node)",
+                format!("{:?}", args.scheme).to_lowercase()
+            )));
+        }
+        (p.left, p.right) = (pde::Boundary::Copy, pde::Boundary::Copy);
+    }
     if let Some(dx) = args.dx {
         if !(dx.is_finite() && dx > 0.0) {
             return Err(usage(format!(
@@ -182,6 +221,7 @@ fn scenario(s: ScenarioArg) -> Scenario {
     match s {
         ScenarioArg::Gaussian => Scenario::Gaussian,
         ScenarioArg::PulseTrain => Scenario::PulseTrain,
+        ScenarioArg::Constant => Scenario::Constant,
         ScenarioArg::Front => Scenario::Front,
     }
 }
@@ -203,10 +243,6 @@ fn rmse(a: &[f64], b: &[f64]) -> f64 {
 const FHN_RATES: [f64; 3] = [1e8, 2e7, 5e6];
 
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
-    if args.experiment {
-        check_backend(args.backend, "the experiments", true)?;
-        return run_experiments(args.quick, json);
-    }
     if let (Some(s), false) = (args.solver, args.scheme == SchemeArg::Implicit) {
         return Err(usage(format!(
             "--solver {} applies to --scheme implicit only (the {} scheme solves no tridiagonal \
@@ -453,35 +489,6 @@ fn heatmap_path(out: &Path) -> PathBuf {
     out.with_extension(format!("heatmap.{ext}"))
 }
 
-fn run_experiments(quick: bool, json: bool) -> Result<()> {
-    let started = Instant::now();
-    let tables = pde::all_experiments(quick)?;
-    if json {
-        let t: Vec<serde_json::Value> = tables
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "title": t.title, "header": t.header, "rows": t.rows, "notes": t.notes
-                })
-            })
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({
-                "experiments": t,
-                "backend": if gpu_runtime::gpu().is_ok() { "cuda" } else { "cpu" },
-                "seconds": started.elapsed().as_secs_f64(),
-            })
-        );
-    } else {
-        for t in &tables {
-            println!("{t}");
-        }
-        println!("experiments: {:.1} s", started.elapsed().as_secs_f64());
-    }
-    Ok(())
-}
-
 /// Demo rows: the front-speed verification (explicit and implicit), the adaptive grid against
 /// a uniform run, a batch of axons (10^4 steps each) and a tridiagonal solve; GPU rows when a
 /// GPU is present.
@@ -623,5 +630,51 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
                 Err(e) => DemoRow::failed(&name, n as u64, e),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn args(a: &[&str]) -> Args {
+        Cli::try_parse_from(std::iter::once("fhn").chain(a.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn seed_ends_and_constant_input_reach_the_library() {
+        let a = args(&["--scenario", "constant", "--ends", "copy", "--t-end", "30"]);
+        let p = params(&a).unwrap();
+        assert_eq!(
+            (p.left, p.right),
+            (pde::Boundary::Copy, pde::Boundary::Copy)
+        );
+        let q = scenario(a.scenario).params(p);
+        assert_eq!(q.right, pde::Boundary::Dirichlet(1.0));
+        run(a, true).unwrap();
+        let e = params(&args(&["--ends", "copy", "--scheme", "implicit"])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("--ends copy applies to --scheme explicit only"),
+            "{e}"
+        );
+        assert_eq!(params(&args(&[])).unwrap().left, pde::Boundary::NoFlux);
+        // dt = 0.12 is above our limit (0.1156 at dx = 0.5) and below the seed's (0.125)
+        let e = run(args(&["--dt", "0.12", "--t-end", "1"]), true).unwrap_err();
+        assert!(e.to_string().contains("stability limit"), "{e}");
+        run(
+            args(&["--dt", "0.12", "--t-end", "1", "--stability-limit", "seed"]),
+            true,
+        )
+        .unwrap();
     }
 }
