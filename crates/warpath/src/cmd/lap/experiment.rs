@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use assignment::experiments::{approximation_table, fit_exponent, runtime_series};
+use assignment::experiments::{CostDist, approximation_table, fit_exponent, runtime_series};
 use assignment::{BRUTE_FORCE_MAX, Solver};
 use gpu_runtime::Exec;
 
@@ -63,7 +63,7 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
                 .into_iter()
                 .filter(|&n| s != Solver::BruteForce || n <= BRUTE_FORCE_MAX)
                 .collect();
-            let pts = runtime_series(s, &sizes, args.reps, args.seed, args.backend)?;
+            let pts = runtime_series(s, &sizes, args.reps, args.seed, args.backend, CostDist::Exp)?;
             // Brute force is fitted against n! (t ~ (n!)^b, b near 1), the others against n.
             let fit: Vec<(usize, f64)> = pts
                 .iter()
@@ -139,7 +139,7 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
     if !runtime.is_empty() {
         println!();
         println!(
-            "Runtime on n x n uniform costs (median of {}), fitted t ~ n^b",
+            "Runtime on n x n Exp(1) costs (median of {}), fitted t ~ n^b",
             args.reps
         );
         for (s, pts, b) in &runtime {

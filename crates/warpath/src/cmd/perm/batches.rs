@@ -119,10 +119,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             MAX_GPU_STEPS - 1
         )));
     }
-    let options = args
-        .steps
-        .map(BatchOptions::with_steps)
-        .unwrap_or_default();
+    let options = args.steps.map(BatchOptions::with_steps).unwrap_or_default();
     let out = if args.discard {
         None
     } else {
@@ -310,7 +307,9 @@ mod steps_tests {
     }
 
     fn perm(extra: &[&str]) -> Result<()> {
-        let argv = ["perm", "--discard", "--backend", "cpu"].iter().chain(extra);
+        let argv = ["perm", "--discard", "--backend", "cpu"]
+            .iter()
+            .chain(extra);
         run(Cli::try_parse_from(argv)?.args, true)
     }
 
@@ -319,8 +318,10 @@ mod steps_tests {
         // The seed's versions 1, 2, 3, over ranges that start and end inside a group.
         for s in ["0", "1", "9", "15"] {
             perm(&["--n", "8", "--steps", s]).unwrap();
-            perm(&["--n", "9", "--start", "7", "--count", "50001", "--batch", "999", "--steps", s])
-                .unwrap();
+            perm(&[
+                "--n", "9", "--start", "7", "--count", "50001", "--batch", "999", "--steps", s,
+            ])
+            .unwrap();
         }
         let e = perm(&["--n", "5", "--steps", "16"]).unwrap_err();
         assert!(e.to_string().contains("at most 15"), "{e}");
