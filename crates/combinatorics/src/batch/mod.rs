@@ -353,7 +353,7 @@ fn check_steps(steps: u32) -> Result<(), PermError> {
 ///
 /// # Errors
 /// As [`permutations_into_with`]; [`PermError::Gpu`] with
-/// [`GpuError::OutOfMemory`] when the buffer does not fit.
+/// [`GpuError::OutOfMemory`](gpu_runtime::GpuError::OutOfMemory) when the buffer does not fit.
 ///
 /// # Examples
 /// ```
