@@ -56,6 +56,7 @@ fn bench_batch(c: &mut Criterion) {
         for k in [1u32, 2, 4, 8, 16] {
             let opts = BatchOptions {
                 gpu_steps_per_thread: k,
+                ..Default::default()
             };
             g.bench_function(format!("cuda_kernel_only_k{k}"), |b| {
                 b.iter_custom(|iters| {
@@ -77,6 +78,7 @@ fn bench_batch(c: &mut Criterion) {
             for k in [2u32, 4, 8] {
                 let opts = BatchOptions {
                     gpu_steps_per_thread: k,
+                    ..Default::default()
                 };
                 g.bench_function(format!("cuda_kernel_only_all_12!_k{k}"), |b| {
                     b.iter_custom(|iters| {

@@ -19,7 +19,7 @@ mod kernels {
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
 pub use batch::solve_batch;
 pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
-pub use greedy::greedy;
+pub use greedy::{greedy, greedy_tie_paths, greedy_ties};
 pub use hungarian::hungarian;
 pub use jv::jonker_volgenant;
 pub use problem::{Cost, CostClass};
@@ -45,6 +45,12 @@ pub enum Solver {
     },
     /// [`greedy`]: smallest free entry first, `O(n^2 log n)`.
     Greedy,
+    /// [`greedy_ties`]: greedy that follows up to `k` tie paths and keeps the best (never
+    /// worse than [`greedy`], which is `k = 1`).
+    GreedyTies {
+        /// Paths kept (the beam width), at least 1.
+        k: usize,
+    },
     /// [`hungarian`]: exact, `O(n^3)`, with duals.
     Hungarian,
     /// [`jonker_volgenant`]: exact, the fastest CPU solver, with duals.
@@ -68,7 +74,7 @@ impl Solver {
         match self {
             Solver::BruteForce => "brute",
             Solver::Random { .. } => "random",
-            Solver::Greedy => "greedy",
+            Solver::Greedy | Solver::GreedyTies { .. } => "greedy",
             Solver::Hungarian => "hungarian",
             Solver::JonkerVolgenant => "jv",
             Solver::Auction => "auction",
@@ -105,6 +111,7 @@ pub fn solve<T: Cost>(
         Solver::BruteForce => brute_force_exec(costs, sense, exec),
         Solver::Random { seed } => random_assignment(costs, sense, seed),
         Solver::Greedy => greedy(costs, sense),
+        Solver::GreedyTies { k } => greedy_ties(costs, sense, k),
         Solver::Hungarian => hungarian(costs, sense),
         Solver::JonkerVolgenant => jonker_volgenant(costs, sense),
         Solver::Auction => auction(costs, sense, exec),

@@ -138,6 +138,17 @@ pub enum AssignmentError {
         /// The limit.
         limit: usize,
     },
+    /// A solver's option is out of its range (for example `ties = 0` for
+    /// [`greedy_ties`](crate::greedy_ties)).
+    #[error("{name} = {value} is out of range: {expected}")]
+    BadOption {
+        /// The option.
+        name: &'static str,
+        /// The value given.
+        value: usize,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// The GPU path failed or no GPU is available for [`Exec::Cuda`](gpu_runtime::Exec).
     #[error(transparent)]
     Gpu(#[from] GpuError),

@@ -571,8 +571,8 @@ fn maximize_is_minimize_of_the_negation() {
 /// A 6 x 6 matrix on which greedy's tie-breaking decides the outcome: the two 11s at (0, 4)
 /// and (2, 4) tie for the smallest entry. Row-major tie-breaking (ours) takes (0, 4) and ends
 /// at 174; taking (2, 4) instead ends at 167; the optimum is 134.
-/// (The seed's own 6 x 6 matrix was not available; this one was constructed to show the same
-/// effect with the same totals.)
+/// (Constructed to show the effect with the seed's totals; the seed's own 6 x 6 matrix is in
+/// `greedy.rs`'s tests, `greedy_ties`'s example and the `lap-ties` experiment.)
 #[test]
 fn greedy_tie_problem_on_a_6x6_example() {
     let c = array![

@@ -26,6 +26,41 @@ pub(super) fn fill(n: usize, start: u64, count: u64, out: &mut [u8]) {
         .for_each(|(i, dst)| fill_chunk(n, start + i as u64 * CHUNK, dst));
 }
 
+/// The CPU path with `k` permutations per unrank (the seed's versions: unrank every `k`-th
+/// rank from `start`, step `next_permutation` `k - 1` times); arguments already validated.
+pub(super) fn fill_steps(n: usize, start: u64, count: u64, out: &mut [u8], k: u64) {
+    if n == 0 || count == 0 {
+        return;
+    }
+    // Whole groups of k per rayon task, about CHUNK permutations each.
+    let groups_per_task = (CHUNK / k).max(1);
+    let task_perms = groups_per_task.saturating_mul(k).min(count);
+    let task_bytes = usize::try_from(task_perms)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(n);
+    let task = |(i, dst): (usize, &mut [u8])| {
+        let first = start + i as u64 * task_perms;
+        let mut cur = [0u8; MAX_N_U64];
+        let cur = &mut cur[..n];
+        for (g, group) in dst.chunks_mut(k.min(task_perms) as usize * n).enumerate() {
+            unrank_bytes(n, first + g as u64 * k, cur);
+            let mut perms = group.chunks_exact_mut(n);
+            if let Some(d) = perms.next() {
+                d.copy_from_slice(cur);
+            }
+            for d in perms {
+                next_permutation(cur);
+                d.copy_from_slice(cur);
+            }
+        }
+    };
+    if count < PARALLEL_THRESHOLD {
+        out.chunks_mut(task_bytes).enumerate().for_each(task);
+    } else {
+        out.par_chunks_mut(task_bytes).enumerate().for_each(task);
+    }
+}
+
 /// Fills `out` (a multiple of `n` bytes) with consecutive permutations from rank `first`.
 fn fill_chunk(n: usize, first: u64, out: &mut [u8]) {
     macro_rules! dispatch {

@@ -26,18 +26,52 @@ pub const BATCH_GPU_THRESHOLD: u64 = 1 << 22;
 pub const MAX_GPU_STEPS: u32 = 16;
 
 /// Tuning of batch generation.
+///
+/// Both backends unrank some ranks (the `O(n^2)` factorial decomposition) and step
+/// `next_permutation` (amortised `O(1)`) from each to the next ones; the options say how many
+/// permutations come from one unrank. The seed (a CUDA kernel with `NEXT_PERM_LOOP` steps per
+/// unrank) compared 0, 1 and 9 steps: [`BatchOptions::with_steps`] sets both backends alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchOptions {
     /// Permutations each GPU thread produces: it unranks the first, then steps
     /// `next_permutation` `k - 1` times. `1..=16`; default 4 (a few steps per unrank were
     /// fastest on the seed's GPU).
     pub gpu_steps_per_thread: u32,
+    /// Permutations the CPU path makes from one unrank (it unranks every `k`-th rank from
+    /// `start` and steps `next_permutation` `k - 1` times from each), at least 1. `None` (the
+    /// default, and the fastest): one unrank per chunk of 32,768, the last four positions of
+    /// each block of 24 from a table.
+    pub cpu_perms_per_unrank: Option<u64>,
 }
 
 impl Default for BatchOptions {
     fn default() -> Self {
         BatchOptions {
             gpu_steps_per_thread: 4,
+            cpu_perms_per_unrank: None,
+        }
+    }
+}
+
+impl BatchOptions {
+    /// `steps` `next_permutation` steps after each unrank, on both backends (the seed's
+    /// `NEXT_PERM_LOOP`): every `(steps + 1)`-th rank is unranked. `steps = 0` unranks every
+    /// permutation (the seed's version 1); the GPU takes at most `MAX_GPU_STEPS - 1` steps.
+    ///
+    /// # Examples
+    /// ```
+    /// use combinatorics::{permutations_into_with, BatchOptions};
+    /// use gpu_runtime::Exec;
+    /// let opts = BatchOptions::with_steps(9); // the seed's version 3
+    /// assert_eq!(opts.gpu_steps_per_thread, 10);
+    /// let mut out = vec![0u8; 24 * 4];
+    /// permutations_into_with(4, 0, 24, &mut out, Exec::Cpu, &opts).unwrap();
+    /// assert_eq!(&out[out.len() - 4..], &[3, 2, 1, 0]);
+    /// ```
+    pub fn with_steps(steps: u32) -> Self {
+        BatchOptions {
+            gpu_steps_per_thread: steps.saturating_add(1),
+            cpu_perms_per_unrank: Some(steps as u64 + 1),
         }
     }
 }
@@ -152,14 +186,15 @@ pub fn permutations_into(
 /// As [`permutations_into`].
 ///
 /// # Errors
-/// As [`permutations_into`], and [`PermError::BadOption`] for a step count outside `1..=16`.
+/// As [`permutations_into`], and [`PermError::BadOption`] for a GPU step count outside
+/// `1..=16` or `cpu_perms_per_unrank` of 0.
 ///
 /// # Examples
 /// ```
 /// use combinatorics::{permutations_into_with, BatchOptions};
 /// use gpu_runtime::Exec;
 /// let mut out = vec![0u8; 24 * 4];
-/// let opts = BatchOptions { gpu_steps_per_thread: 8 };
+/// let opts = BatchOptions { gpu_steps_per_thread: 8, ..Default::default() };
 /// permutations_into_with(4, 0, 24, &mut out, Exec::Auto, &opts).unwrap();
 /// assert_eq!(&out[out.len() - 4..], &[3, 2, 1, 0]);
 /// ```
@@ -173,9 +208,20 @@ pub fn permutations_into_with(
 ) -> Result<Backend, PermError> {
     check_batch(n, start, count, out.len())?;
     check_steps(options.gpu_steps_per_thread)?;
+    if options.cpu_perms_per_unrank == Some(0) {
+        return Err(PermError::BadOption {
+            name: "cpu_perms_per_unrank",
+            value: 0,
+            min: 1,
+            max: u64::MAX,
+        });
+    }
     match exec.resolve(count, BATCH_GPU_THRESHOLD)? {
         Target::Cpu => {
-            cpu::fill(n, start, count, out);
+            match options.cpu_perms_per_unrank {
+                Some(k) => cpu::fill_steps(n, start, count, out, k),
+                None => cpu::fill(n, start, count, out),
+            }
             Ok(Backend::Cpu)
         }
         Target::Cuda(gpu) => {
@@ -307,7 +353,7 @@ fn check_steps(steps: u32) -> Result<(), PermError> {
 ///
 /// # Errors
 /// As [`permutations_into_with`]; [`PermError::Gpu`] with
-/// [`GpuError::OutOfMemory`] when the buffer does not fit.
+/// [`GpuError::OutOfMemory`](gpu_runtime::GpuError::OutOfMemory) when the buffer does not fit.
 ///
 /// # Examples
 /// ```

@@ -88,6 +88,7 @@ fn errors() {
     ));
     let bad = BatchOptions {
         gpu_steps_per_thread: 0,
+        ..Default::default()
     };
     assert!(matches!(
         permutations_into_with(3, 0, 2, &mut out[..6], Exec::Cpu, &bad),
@@ -163,6 +164,7 @@ fn gpu_batches_equal_cpu_batches() {
             for steps in [1u32, 3, 4, 16] {
                 let opts = BatchOptions {
                     gpu_steps_per_thread: steps,
+                    ..Default::default()
                 };
                 let mut g = vec![0u8; count as usize * n];
                 let b = permutations_into_with(n, start, count, &mut g, Exec::Cuda, &opts).unwrap();
@@ -199,4 +201,46 @@ proptest! {
         let got = generate_permutations(n, start, count, Exec::Cpu).unwrap();
         prop_assert_eq!(got, reference(n, start, count));
     }
+}
+
+#[test]
+fn cpu_steps_per_unrank_give_the_same_permutations() {
+    // The seed's versions 1-3 (0, 1 and 9 steps per unrank) and group sizes around the task
+    // size, on ranges that start and end inside a group, serial and parallel sizes.
+    for n in [1usize, 3, 7, 9, 11] {
+        let total = factorial_u64(n).unwrap();
+        for (start, count) in [
+            (0, total.min(40_000)),
+            (total - total.min(70_001), total.min(70_001)),
+            (total / 3, 5.min(total - total / 3)),
+        ] {
+            let want = reference(n, start, count);
+            for k in [1u64, 2, 10, 7, 32_768, 40_000] {
+                let opts = BatchOptions {
+                    cpu_perms_per_unrank: Some(k),
+                    ..Default::default()
+                };
+                let mut got = vec![0u8; count as usize * n];
+                permutations_into_with(n, start, count, &mut got, Exec::Cpu, &opts).unwrap();
+                assert!(got == want, "n={n} start={start} count={count} k={k}");
+            }
+        }
+    }
+    for s in [0u32, 1, 9] {
+        let o = BatchOptions::with_steps(s);
+        assert_eq!(o.gpu_steps_per_thread, s + 1);
+        assert_eq!(o.cpu_perms_per_unrank, Some(s as u64 + 1));
+    }
+    let zero = BatchOptions {
+        cpu_perms_per_unrank: Some(0),
+        ..Default::default()
+    };
+    let mut out = vec![0u8; 6];
+    assert!(matches!(
+        permutations_into_with(3, 0, 2, &mut out, Exec::Cpu, &zero),
+        Err(PermError::BadOption {
+            name: "cpu_perms_per_unrank",
+            ..
+        })
+    ));
 }

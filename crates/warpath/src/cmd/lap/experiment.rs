@@ -5,12 +5,21 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use assignment::experiments::{approximation_table, fit_exponent, runtime_series};
+use assignment::experiments::{CostDist, approximation_table, fit_exponent, runtime_series};
 use assignment::{BRUTE_FORCE_MAX, Solver};
 use gpu_runtime::Exec;
 
 use crate::cli_io::check_backend;
 use crate::report::{format_seconds, progress};
+
+/// Cost distributions of the runtime table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuntimeDist {
+    /// i.i.d. Exp(1), the seed's costs.
+    Exp,
+    /// i.i.d. uniform in [0, 1).
+    Uniform,
+}
 
 /// Arguments of `warpath lap-experiment`.
 #[derive(clap::Args)]
@@ -27,6 +36,9 @@ pub(crate) struct ExperimentArgs {
     /// Repetitions per runtime point (median).
     #[arg(long, default_value_t = 3)]
     reps: usize,
+    /// Costs of the runtime table (the approximation table is always Exp(1)).
+    #[arg(long, value_enum, default_value_t = RuntimeDist::Exp)]
+    dist: RuntimeDist,
     /// Skip the runtime table.
     #[arg(long)]
     no_runtime: bool,
@@ -63,7 +75,11 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
                 .into_iter()
                 .filter(|&n| s != Solver::BruteForce || n <= BRUTE_FORCE_MAX)
                 .collect();
-            let pts = runtime_series(s, &sizes, args.reps, args.seed, args.backend)?;
+            let dist = match args.dist {
+                RuntimeDist::Exp => CostDist::Exp,
+                RuntimeDist::Uniform => CostDist::Uniform,
+            };
+            let pts = runtime_series(s, &sizes, args.reps, args.seed, args.backend, dist)?;
             // Brute force is fitted against n! (t ~ (n!)^b, b near 1), the others against n.
             let fit: Vec<(usize, f64)> = pts
                 .iter()
@@ -108,6 +124,7 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
             serde_json::json!({
                 "approximation": approx,
                 "runtime": rt,
+                "runtime_costs": if args.dist == RuntimeDist::Exp { "exp" } else { "uniform" },
                 "pi2_over_6": std::f64::consts::PI.powi(2) / 6.0,
                 "backend": "cpu",
                 "seconds": started.elapsed().as_secs_f64(),
@@ -139,7 +156,11 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
     if !runtime.is_empty() {
         println!();
         println!(
-            "Runtime on n x n uniform costs (median of {}), fitted t ~ n^b",
+            "Runtime on n x n {} costs (median of {}), fitted t ~ n^b",
+            match args.dist {
+                RuntimeDist::Exp => "Exp(1)",
+                RuntimeDist::Uniform => "uniform",
+            },
             args.reps
         );
         for (s, pts, b) in &runtime {

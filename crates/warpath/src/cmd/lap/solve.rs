@@ -66,7 +66,8 @@ pub(crate) enum Dist {
 Examples:
   warpath lap costs.csv                        # CSV/TSV/whitespace, optional header, # comments
   warpath lap costs.npy --maximize -o pairs.csv
-  warpath lap --generate 2000 --solver auction --backend cuda")]
+  warpath lap --generate 2000 --solver auction --backend cuda
+  warpath lap --generate 300 --dist int --max 9 --solver greedy --ties 8   # follow tie paths")]
 pub(crate) struct Args {
     /// Cost matrix (- for standard input): a text table (one row per line; commas, tabs or
     /// spaces; an optional header line; # comments) or a 2-D `.npy` array (bool, integers,
@@ -93,6 +94,12 @@ pub(crate) struct Args {
     /// The solver.
     #[arg(long, value_enum, default_value_t = SolverArg::Jv)]
     solver: SolverArg,
+    /// With `--solver greedy`: follow up to K paths through tied smallest entries (at each
+    /// step branch on every tied entry, keep the K cheapest partial assignments) and return
+    /// the best complete one; never worse than plain greedy, which is K = 1 (ties broken in
+    /// row-major order).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    ties: usize,
     /// Maximise the total instead of minimising it (then `-inf` forbids a pair, as in scipy).
     #[arg(long)]
     maximize: bool,
@@ -121,6 +128,15 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         &format!("--solver {}", args.solver.solver(0).name()),
         gpu_path,
     )?;
+    if args.ties == 0 {
+        return Err(usage("--ties must be at least 1 (1 is plain greedy)"));
+    }
+    if args.ties > 1 && args.solver != SolverArg::Greedy {
+        return Err(usage(format!(
+            "--ties follows the greedy solver's tie paths: it needs --solver greedy, not {}",
+            args.solver.solver(0).name()
+        )));
+    }
     let out = output(
         "--output",
         args.output.as_deref(),
@@ -159,7 +175,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     } else {
         Sense::Minimize
     };
-    let solver = args.solver.solver(args.seed);
+    let solver = match args.solver.solver(args.seed) {
+        Solver::Greedy if args.ties > 1 => Solver::GreedyTies { k: args.ties },
+        s => s,
+    };
     // Resolve the backend here so the report says where the auction ran.
     let n = rows.max(cols) as u64;
     let work = match solver {
@@ -222,6 +241,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "n": rows,
                 "cols": cols,
                 "solver": solver.name(),
+                "ties": (args.solver == SolverArg::Greedy).then_some(args.ties),
                 "sense": if args.maximize { "max" } else { "min" },
                 "backend": backend,
                 "seconds": wall.as_secs_f64(),
@@ -249,8 +269,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             };
             println!("lap: {}", input.describe());
         }
+        let ties = match solver {
+            Solver::GreedyTies { k } => format!(" (ties {k})"),
+            _ => String::new(),
+        };
         println!(
-            "lap: {rows} x {cols}, {}, {} on {backend}: cost {} in {}{}, {}",
+            "lap: {rows} x {cols}, {}{ties}, {} on {backend}: cost {} in {}{}, {}",
             solver.name(),
             if args.maximize { "max" } else { "min" },
             a.cost,

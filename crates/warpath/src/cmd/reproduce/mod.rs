@@ -47,6 +47,7 @@ pub(crate) fn specs() -> Vec<Spec> {
     let mut all = Vec::new();
     all.extend(combinatorics::experiments::specs());
     all.extend(pde::experiment::specs());
+    all.extend(assignment::experiments::specs());
     all.sort_by_key(|s| {
         ORDER
             .iter()
