@@ -747,10 +747,17 @@ impl Chart<'_> {
             }
         }
         let i = names.iter().position(|n| *n == base).unwrap_or(0);
-        Palette99::pick(i).to_rgba()
+        let (r, g, b) = TABLEAU[i % TABLEAU.len()];
+        RGBColor(r, g, b).to_rgba()
     }
 
-    fn draw_on<DB, X, Y>(&self, root: &DrawingArea<DB, Shift>, xs: X, ys: Y) -> Result<(), String>
+    fn draw_on<DB, X, Y>(
+        &self,
+        plot: &DrawingArea<DB, Shift>,
+        legend: &DrawingArea<DB, Shift>,
+        xs: X,
+        ys: Y,
+    ) -> Result<(), String>
     where
         DB: DrawingBackend,
         X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
@@ -760,11 +767,11 @@ impl Chart<'_> {
     {
         use plotters::element::DashedPathElement;
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .caption(self.title, ("sans-serif", 20))
+        let mut chart = ChartBuilder::on(plot)
+            .caption(self.title, ("sans-serif", 22))
             .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
+            .x_label_area_size(50)
+            .y_label_area_size(76)
             .build_cartesian_2d(xs, ys)
             .map_err(err)?;
         let sizes = [
@@ -793,6 +800,9 @@ impl Chart<'_> {
         chart
             .configure_mesh()
             .light_line_style(TRANSPARENT)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
             .x_desc(self.x_label)
             .y_desc(self.y_label)
             .x_label_formatter(&fx)
@@ -806,23 +816,14 @@ impl Chart<'_> {
             }
             let colour = self.colour_of(&l.name);
             let line = colour.stroke_width(2);
-            let name = l.name.clone();
             if self.points_only {
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                    .map_err(err)?
-                    .label(name)
-                    .legend(move |(x, y)| Circle::new((x + 12, y), 3, colour.filled()));
-                continue;
-            }
-            if l.dashed {
+                    .map_err(err)?;
+            } else if l.dashed {
                 chart
                     .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, line))
-                    .map_err(err)?
-                    .label(name)
-                    .legend(move |(x, y)| {
-                        DashedPathElement::new([(x, y), (x + 24, y)], 6, 4, line)
-                    });
+                    .map_err(err)?;
                 chart
                     .draw_series(
                         pts.iter()
@@ -832,34 +833,82 @@ impl Chart<'_> {
             } else {
                 chart
                     .draw_series(LineSeries::new(pts.clone(), line))
-                    .map_err(err)?
-                    .label(name)
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], line));
+                    .map_err(err)?;
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                     .map_err(err)?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        // The legend beside the plot, never over the data: one entry per line, with a sample
+        // of its stroke (solid, dashed or a dot), names cut to fit.
+        let (w, _) = legend.dim_in_pixel();
+        let chars = ((w as i32 - 44) / 8).max(8) as usize;
+        let font = ("sans-serif", 14).into_font().color(&BLACK);
+        let mut y = 40i32;
+        for l in self
+            .lines
+            .iter()
+            .filter(|l| l.points.iter().any(|&p| self.kept(p)))
+        {
+            let colour = self.colour_of(&l.name);
+            let line = colour.stroke_width(2);
+            if self.points_only {
+                legend
+                    .draw(&Circle::new((14, y), 4, colour.filled()))
+                    .map_err(err)?;
+            } else if l.dashed {
+                legend
+                    .draw(&DashedPathElement::new([(2, y), (30, y)], 6, 4, line))
+                    .map_err(err)?;
+            } else {
+                legend
+                    .draw(&PathElement::new([(2, y), (30, y)], line))
+                    .map_err(err)?;
+            }
+            let name: String = if l.name.chars().count() > chars {
+                l.name
+                    .chars()
+                    .take(chars - 1)
+                    .chain(std::iter::once('…'))
+                    .collect()
+            } else {
+                l.name.clone()
+            };
+            legend
+                .draw(&Text::new(name, (38, y - 8), font.clone()))
+                .map_err(err)?;
+            y += 22;
+        }
         Ok(())
     }
 }
+
+/// Tableau's ten colours (matplotlib's default cycle): distinct, and readable on white.
+const TABLEAU: [(u8, u8, u8); 10] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+];
 
 impl Figure for Chart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let (x0, x1) = self.span(|p| p.0, self.log_x);
         let (y0, y1) = self.span(|p| p.1, self.log_y);
+        let (w, _) = root.dim_in_pixel();
+        let (plot, legend) = root.split_horizontally((w as f64 * 0.70) as u32);
+        let (p, l) = (&plot, &legend);
         match (self.log_x, self.log_y) {
-            (false, false) => self.draw_on(root, x0..x1, y0..y1),
-            (true, false) => self.draw_on(root, (x0..x1).log_scale(), y0..y1),
-            (false, true) => self.draw_on(root, x0..x1, (y0..y1).log_scale()),
-            (true, true) => self.draw_on(root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+            (false, false) => self.draw_on(p, l, x0..x1, y0..y1),
+            (true, false) => self.draw_on(p, l, (x0..x1).log_scale(), y0..y1),
+            (false, true) => self.draw_on(p, l, x0..x1, (y0..y1).log_scale()),
+            (true, true) => self.draw_on(p, l, (x0..x1).log_scale(), (y0..y1).log_scale()),
         }
     }
 }

@@ -274,12 +274,15 @@ fn esc(t: &str) -> String {
 /// Tables longer than this are folded (HTML) or cut (Markdown, which points to report.json).
 const LONG_TABLE: usize = 40;
 
-fn html_table(out: &mut String, rows: &[Row], class: &str) {
+/// The seed's tables fold sooner, so that the chart stays near the top of its section.
+const SEED_TABLE: usize = 12;
+
+fn html_table(out: &mut String, rows: &[Row], class: &str, fold_above: usize) {
     let cols = columns(rows);
     if cols.is_empty() {
         return;
     }
-    let fold = rows.len() > LONG_TABLE;
+    let fold = rows.len() > fold_above;
     if fold {
         let _ = write!(out, "<details><summary>{} rows</summary>", rows.len());
     }
@@ -385,7 +388,7 @@ pub(crate) fn chart_svg(e: &Experiment) -> Result<Option<String>> {
         points_only: spec.kind == ChartKind::Points,
     };
     let svg =
-        svg_string((820, 480), &chart).with_context(|| format!("drawing the chart of {}", e.id))?;
+        svg_string((1040, 500), &chart).with_context(|| format!("drawing the chart of {}", e.id))?;
     Ok(Some(svg))
 }
 
@@ -453,7 +456,7 @@ pub(crate) fn html(meta: &Meta, outcomes: &[Outcome]) -> Result<String> {
                         "<div class=\"seed\"><p><b>The seed:</b> {}</p>",
                         esc(&e.seed_says)
                     );
-                    html_table(&mut s, &e.seed_rows, "seedrows");
+                    html_table(&mut s, &e.seed_rows, "seedrows", SEED_TABLE);
                     s.push_str("</div>\n");
                 }
                 if let Some(svg) = chart_svg(e)? {
@@ -464,7 +467,7 @@ pub(crate) fn html(meta: &Meta, outcomes: &[Outcome]) -> Result<String> {
                     s.push_str("</figure>\n");
                 }
                 let _ = writeln!(s, "<p><b>Ours</b> ({:.1} s):</p>", o.seconds);
-                html_table(&mut s, &e.rows, "ours");
+                html_table(&mut s, &e.rows, "ours", LONG_TABLE);
                 if !e.notes.is_empty() {
                     s.push_str("<ul class=\"notes\">");
                     for n in &e.notes {
