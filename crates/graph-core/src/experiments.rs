@@ -479,12 +479,11 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
         pairs = g.edges().collect::<Vec<(u32, u32)>>();
         times.push(t.elapsed().as_secs_f64());
     }
-    let base = |r: Row| {
-        r.with("edges", g.edge_count())
-            .with("vertices", g.vertex_count())
-    };
+    let (edges, vertices) = (g.edge_count(), g.vertex_count());
     e.rows.push(
-        base(Row::new())
+        Row::new()
+            .with("edges", edges)
+            .with("vertices", vertices)
             .with("method", "sequential")
             .with("backend", "cpu")
             .with("threads", 1)
@@ -512,7 +511,9 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
         ));
     }
     e.rows.push(
-        base(Row::new())
+        Row::new()
+            .with("edges", edges)
+            .with("vertices", vertices)
             .with("method", "edge_list")
             .with("backend", "rayon")
             .with("threads", rayon::current_num_threads())
@@ -544,7 +545,9 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
             ));
         }
         e.rows.push(
-            base(Row::new())
+            Row::new()
+                .with("edges", edges)
+                .with("vertices", vertices)
                 .with("method", "edge_list")
                 .on_gpu(ctx)
                 .secs("seconds", median(&mut wall))
