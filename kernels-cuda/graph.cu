@@ -1,7 +1,7 @@
 // graph-core's kernels: the stages of the parallel Euler circuit algorithm
 // (crates/graph-core/src/euler/cuda.rs drives them; the rayon version in parallel.rs is the
 // same algorithm and documents the stages), and the balanced orientation of undirected graphs
-// that feeds it (euler/undirected/cuda.rs).
+// that feeds it (euler/undirected/cuda.rs); the edge list of a CSR graph (graph/cuda.rs).
 //
 // Edge ids are u32 (the host rejects graphs with u32::MAX edges or more); element counts and
 // CSR offsets are 64-bit. No kernel synchronises with the host.
@@ -28,6 +28,23 @@ __device__ __forceinline__ bool is_splitter(u32 e, u32 mask) {
 }
 
 
+
+// ---- edge list from CSR ----------------------------------------------------------------------
+
+// sources[e] = the vertex whose out-edge range offsets[v]..offsets[v+1] holds edge e: the last v
+// with offsets[v] <= e, by binary search over offsets[0..=n] (non-decreasing, offsets[0] = 0,
+// offsets[n] = m). One thread per edge, so writes are coalesced whatever the degrees.
+extern "C" __global__ void graph_edge_sources(const u64* __restrict__ offsets, u64 n, u64 m,
+                                              u32* sources) {
+    WARPATH_GRID_STRIDE(e, m) {
+        u64 lo = 0, hi = n;  // invariant: offsets[lo] <= e < offsets[hi]
+        while (hi - lo > 1) {
+            u64 mid = lo + (hi - lo) / 2;
+            if (offsets[mid] <= e) lo = mid; else hi = mid;
+        }
+        sources[e] = (u32)lo;
+    }
+}
 
 // ---- degrees and pairing ---------------------------------------------------------------------
 

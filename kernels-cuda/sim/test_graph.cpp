@@ -9,6 +9,8 @@
 // - the read-back counts: k = the number of splitters, cycles = the cycles of the pairing
 //   succ, links = cycles - 1 on connected graphs;
 // - the errors: the smallest unbalanced vertex, and the component count of disconnected graphs;
+// - graph_edge_sources (graph/cuda.rs) against the sources each graph was built from, on every
+//   graph below and on graphs with empty rows and a hub;
 // - graph_scan_max_tiles + graph_scan_max_carry (with the host's recursion) against a
 //   sequential inclusive max-scan, on sizes around the 1024-element tile.
 // Graphs: single cycles, self loops (one, and thousands at one vertex), parallel edges, two
@@ -311,10 +313,22 @@ static void check_circuit(const Graph& g, const std::vector<u32>& order, const s
 
 static int g_cases = 0;
 
+// graph/cuda.rs edge_sources: graph_edge_sources over m edges (grid(m), 256 threads), against
+// the sources the graph was built from.
+static void check_edge_sources(const Graph& g, const std::string& what) {
+    const u64 m = g.tgt.size();
+    if (m == 0) return;
+    std::vector<u32> src = alloc_u32(m);
+    launch_grid(m, [&] { graph_edge_sources(g.off.data(), (u64)g.n, m, src.data()); });
+    for (u64 e = 0; e < m; ++e)
+        SIM_CHECK(src[e] == g.src[e], "%s: edge_sources[%llu] = %u, expected %u", what.c_str(), e, src[e], g.src[e]);
+}
+
 // Runs the pipeline on `g` and checks the outcome against the references.
 static void check_graph(const Graph& g, const std::string& name, u32 mask = GPU_SPLITTER_MASK) {
     const std::string what = name + " (m=" + std::to_string(g.tgt.size()) + " n=" + std::to_string(g.n) +
                              " mask=" + std::to_string(mask) + " sms=" + std::to_string(g_sms) + ")";
+    check_edge_sources(g, what);
     const Outcome r = device_circuit(g, mask);
     ++g_cases;
     const u32 bad = ref_unbalanced(g);
@@ -573,6 +587,14 @@ int main() {
     g_sms = 132;
     for (u64 n : {1ull, 2ull, 255ull, 1023ull, 1024ull, 1025ull, 3000ull, 5000ull}) check_scan(n, rng, false);
     check_scan(4097, rng, true);
+
+    // Edge sources on graphs with empty rows first, between, last, and a hub.
+    check_edge_sources(from_edges(6, {{1, 2}, {1, 1}, {3, 0}, {3, 3}, {3, 4}}), "empty rows");
+    {
+        std::vector<std::pair<u32, u32>> e;
+        for (u32 i = 0; i < 3000; ++i) e.push_back({(i % 7 == 0) ? 5u : 900u + (u32)(rng() % 99), i % 1000});
+        check_edge_sources(from_edges(1000, e), "hub and sparse rows");
+    }
 
     // Tiny and hand-made graphs.
     check_graph(self_loops(1), "self loop");

@@ -4,6 +4,7 @@ mod cuda;
 pub mod device;
 mod distinct;
 mod error;
+pub mod experiments;
 mod histogram;
 mod key;
 mod radix_cpu;

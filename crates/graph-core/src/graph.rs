@@ -8,7 +8,12 @@ use rayon::prelude::*;
 use crate::GraphError;
 use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key};
 
+mod cuda;
+mod edges;
 mod reverse;
+
+pub use cuda::GpuEdgeListTimes;
+pub use edges::{EDGE_LIST_GPU_THRESHOLD, EdgeList, edge_list, edge_list_cuda_timed};
 
 pub use reverse::REVERSE_GPU_THRESHOLD;
 

@@ -5,14 +5,15 @@ mod debruijn;
 mod dot;
 mod error;
 mod euler;
+pub mod experiments;
 mod generate;
 mod graph;
 mod io;
 mod par;
 mod undirected;
 
-/// The typed launchers of `kernels-cuda/graph.cu` (used by `euler/cuda.rs` and
-/// `euler/undirected/cuda.rs`).
+/// The typed launchers of `kernels-cuda/graph.cu` (used by `euler/cuda.rs`,
+/// `euler/undirected/cuda.rs` and `graph/cuda.rs`).
 mod kernels {
     gpu_runtime::kernels!("graph");
 }
@@ -27,11 +28,12 @@ pub use dot::{DotOptions, dot_available, dot_quote, render_dot, write_dot, write
 pub use error::{EulerError, GraphError};
 pub use euler::{
     EULER_GPU_THRESHOLD, EULER_INTERLEAVE_THRESHOLD, EULER_PARALLEL_MIN_THREADS,
-    EULER_PARALLEL_THRESHOLD, EulerTrail, GpuEulerTimes, MAX_EULER_EDGES,
+    EULER_PARALLEL_THRESHOLD, EulerStages, EulerTrail, GpuEulerTimes, MAX_EULER_EDGES,
     UNDIRECTED_EULER_GPU_THRESHOLD, UNDIRECTED_EULER_ORIENT_THRESHOLD, euler_circuit,
-    euler_circuit_cuda_timed, euler_circuit_hierholzer, euler_circuit_parallel, euler_path,
-    euler_path_hierholzer, is_euler_circuit, is_euler_path, is_undirected_euler_circuit,
-    is_undirected_euler_path, undirected_euler_circuit, undirected_euler_circuit_hierholzer,
+    euler_circuit_cuda_timed, euler_circuit_hierholzer, euler_circuit_parallel,
+    euler_circuit_parallel_staged, euler_circuit_staged, euler_path, euler_path_hierholzer,
+    is_euler_circuit, is_euler_path, is_undirected_euler_circuit, is_undirected_euler_path,
+    undirected_euler_circuit, undirected_euler_circuit_hierholzer,
     undirected_euler_circuit_oriented, undirected_euler_path, undirected_euler_path_hierholzer,
     verify_euler_trail, verify_undirected_euler_trail,
 };
@@ -39,6 +41,9 @@ pub use generate::{
     EulerStyle, de_bruijn_graph, de_bruijn_word, random_euler_graph, random_undirected_euler_graph,
 };
 pub use gpu_runtime::{Backend, Exec};
-pub use graph::{Graph, REVERSE_GPU_THRESHOLD, VertexNames};
+pub use graph::{
+    EDGE_LIST_GPU_THRESHOLD, EdgeList, GpuEdgeListTimes, Graph, REVERSE_GPU_THRESHOLD, VertexNames,
+    edge_list, edge_list_cuda_timed,
+};
 pub use io::{GraphFormat, detect_format, read_graph, read_graph_file, write_adjacency};
 pub use undirected::{MAX_UNDIRECTED_EDGES, UndirectedGraph};

@@ -57,6 +57,54 @@ fn bad_backend_variable_fails_demo_clearly() {
 /// A tiny `euler --sweep`: the CSV, the SVG and the JSON agree row by row, the ratios are
 /// recomputed from the rows, and a size that cannot fit in memory is skipped with a message.
 #[test]
+fn euler_json_reports_the_parallel_stages_when_they_run() {
+    // 2^21 edges on 2 threads: the parallel algorithm (EULER_PARALLEL_THRESHOLD).
+    let out = warpath()
+        .env("RAYON_NUM_THREADS", "2")
+        .args([
+            "euler",
+            "--generate",
+            "2^21",
+            "--discard",
+            "--json",
+            "--backend",
+            "cpu",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json_of(&out);
+    let st = &j["stages"];
+    assert_eq!(st["algorithm"], "parallel", "{j}");
+    let cycles = st["cycles_after_pairing"].as_u64().unwrap();
+    assert!(cycles >= 1);
+    assert_eq!(st["forest_links"].as_u64(), Some(cycles - 1));
+    let parts: f64 = ["pairing", "labelling", "linking", "splicing", "ranking"]
+        .iter()
+        .map(|k| st[format!("{k}_seconds")].as_f64().unwrap())
+        .sum();
+    assert!(parts > 0.0 && parts <= j["seconds"].as_f64().unwrap() + 1e-3);
+    // A small graph takes Hierholzer: no stages.
+    let out = warpath()
+        .args([
+            "euler",
+            "--generate",
+            "1000",
+            "--discard",
+            "--json",
+            "--backend",
+            "cpu",
+        ])
+        .output()
+        .unwrap();
+    assert!(json_of(&out)["stages"].is_null());
+}
+
+#[test]
 fn euler_sweep_writes_csv_svg_and_json() {
     let dir = std::env::temp_dir().join(format!("warpath-euler-sweep-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

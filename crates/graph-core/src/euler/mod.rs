@@ -10,6 +10,7 @@ mod undirected;
 
 pub use cuda::GpuEulerTimes;
 use gpu_runtime::{Backend, Exec, Target};
+pub use parallel::EulerStages;
 pub(crate) use parallel::mix32;
 use rayon::prelude::*;
 pub use undirected::{
@@ -334,14 +335,43 @@ pub fn euler_path_hierholzer(g: &Graph) -> Result<EulerTrail, EulerError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn euler_circuit_parallel(g: &Graph) -> Result<EulerTrail, EulerError> {
-    check_size(g)?;
     // The degrees are checked by the pairing (its final cursors are the in-degrees).
+    euler_circuit_parallel_staged(g).map(|(t, _)| t)
+}
+
+/// [`euler_circuit_parallel`] with the wall-clock time of each of its stages and the number of
+/// cycles the pairing left (the seed's "partitions"; 1 means the pairing alone was a circuit).
+///
+/// # Complexity
+/// As [`euler_circuit_parallel`].
+///
+/// # Errors
+/// As [`euler_circuit_hierholzer`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Graph, euler_circuit_parallel_staged, is_euler_circuit};
+/// // Two 2-cycles through vertex 0: the pairing leaves 2 cycles, one link joins them.
+/// let g = Graph::from_edges(3, &[(0, 1), (0, 2), (1, 0), (2, 0)])?;
+/// let (t, stages) = euler_circuit_parallel_staged(&g)?;
+/// assert!(is_euler_circuit(&g, &t));
+/// assert_eq!(stages.cycles_after_pairing, 2);
+/// assert_eq!(stages.forest_links, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_circuit_parallel_staged(g: &Graph) -> Result<(EulerTrail, EulerStages), EulerError> {
+    check_size(g)?;
+    let mut stages = EulerStages::default();
     if g.edge_count() == 0 {
-        return Ok(EulerTrail::default());
+        return Ok((EulerTrail::default(), stages));
     }
-    let (edges, vertices) =
-        parallel::circuit_order(g.offsets(), g.targets(), parallel::CPU_SPLITTER_SPACING)?;
-    Ok(EulerTrail { edges, vertices })
+    let (edges, vertices) = parallel::circuit_order(
+        g.offsets(),
+        g.targets(),
+        parallel::CPU_SPLITTER_SPACING,
+        &mut stages,
+    )?;
+    Ok((EulerTrail { edges, vertices }, stages))
 }
 
 fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
@@ -391,6 +421,37 @@ fn circuit_on(g: &Graph, target: Target) -> Result<EulerTrail, EulerError> {
 pub fn euler_circuit(g: &Graph, exec: Exec) -> Result<(EulerTrail, Backend), EulerError> {
     let target = exec.resolve(g.edge_count(), EULER_GPU_THRESHOLD)?;
     Ok((circuit_on(g, target)?, target.backend()))
+}
+
+/// [`euler_circuit`], with the stage times and the cycles left after pairing
+/// ([`EulerStages`]) when the parallel CPU algorithm is the one that runs (`None` for
+/// Hierholzer and the GPU).
+///
+/// # Complexity
+/// As [`euler_circuit`].
+///
+/// # Errors
+/// As [`euler_circuit`].
+///
+/// # Examples
+/// ```
+/// use graph_core::{Exec, Graph, euler_circuit_staged, is_euler_circuit};
+/// let g = Graph::from_edges(2, &[(0, 1), (1, 0), (1, 1)])?;
+/// let (t, _backend, stages) = euler_circuit_staged(&g, Exec::Cpu)?;
+/// assert!(is_euler_circuit(&g, &t));
+/// assert!(stages.is_none()); // a small graph: Hierholzer
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn euler_circuit_staged(
+    g: &Graph,
+    exec: Exec,
+) -> Result<(EulerTrail, Backend, Option<EulerStages>), EulerError> {
+    let target = exec.resolve(g.edge_count(), EULER_GPU_THRESHOLD)?;
+    if matches!(target, Target::Cpu) && prefer_parallel(g.edge_count()) {
+        let (t, stages) = euler_circuit_parallel_staged(g)?;
+        return Ok((t, target.backend(), Some(stages)));
+    }
+    Ok((circuit_on(g, target)?, target.backend(), None))
 }
 
 /// An Euler circuit on the GPU with the device times of its parts (upload, compute,

@@ -37,6 +37,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -45,6 +46,37 @@ use crate::components::UnionFind;
 use crate::par::{PAR_THRESHOLD, SharedMut, prefetch, recast_vec};
 
 const NONE: u32 = u32::MAX;
+
+/// The wall-clock time of each stage of one run of the parallel Euler circuit algorithm
+/// (seconds), and what the stages found: see [`euler_circuit_parallel_staged`](crate::euler_circuit_parallel_staged).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EulerStages {
+    /// Stage 1: each vertex's in-edges paired with its out-edges (a counting sort by end
+    /// vertex), which also checks the degrees.
+    pub pairing: f64,
+    /// Stage 2: every edge labelled with its cycle of the pairing (sampled list ranking, leader
+    /// election on short splitter-free cycles, pointer jumping on long ones).
+    pub labelling: f64,
+    /// Stage 3: the spanning forest of the cycle graph (links between cycles at shared
+    /// vertices, a lock-free union-find), without the pointer jumping of stage 2 it waits for.
+    pub linking: f64,
+    /// Stage 4: the predecessors rotated along each run of forest links (cycles merged).
+    pub splicing: f64,
+    /// Stage 5: the changed sublists walked again, their positions summed along the splitter
+    /// chain, and the circuit written out.
+    pub ranking: f64,
+    /// The cycles the pairing leaves, which splicing joins into one (the seed's "partitions").
+    pub cycles_after_pairing: u64,
+    /// The links of the spanning forest (one fewer than the cycles on a connected graph).
+    pub forest_links: u64,
+}
+
+impl EulerStages {
+    /// The sum of the stage times.
+    pub fn total(&self) -> f64 {
+        self.pairing + self.labelling + self.linking + self.splicing + self.ranking
+    }
+}
 
 /// Splitter-free cycles up to this length are labelled by walks (see [`label_short`]), longer
 /// ones by pointer jumping. A cycle this long holds no splitter with probability under 2%.
@@ -895,9 +927,17 @@ pub(crate) fn circuit_order(
     offsets: &[u64],
     targets: &[u32],
     spacing: u32,
+    stages: &mut EulerStages,
 ) -> Result<(Vec<u32>, Vec<u32>), EulerError> {
     let m = targets.len();
     let n = offsets.len() - 1;
+    let mut clock = Instant::now();
+    let mut lap = || {
+        let now = Instant::now();
+        let s = now.duration_since(clock).as_secs_f64();
+        clock = now;
+        s
+    };
     // 1. Pairing.
     let mut nodes = zeroed_nodes(m);
     let mut arena: Buf = vec![[0; 2]; arena_len(m)];
@@ -911,9 +951,11 @@ pub(crate) fn circuit_order(
         });
     }
     // 2. Cycle labels: every covered edge's sublist, and each sublist's edges in a buffer.
+    stages.pairing = lap();
     let (sp, mut subs, numbers) = label_cycles::<true>(&mut nodes, spacing, arena);
     let k = sp.edges.len();
     let mut cycles = u64::from(numbers.residual_base);
+    stages.labelling = lap();
     // 3. Spanning forest of the cycle graph, in one pass over the vertices: consecutive
     // out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not yet joined
     // are a forest link. Edges of long splitter-free cycles ("residual", still unlabelled)
@@ -984,7 +1026,9 @@ pub(crate) fn circuit_order(
     };
     let mut links = acc.links;
     if !acc.residual.is_empty() {
+        stages.linking += lap();
         cycles += jump_labels(&mut nodes, &acc.residual);
+        stages.labelling += lap();
         drop(acc.residual);
         let nodes = &nodes;
         let link_one = |mut l: Links, &v: &u32| {
@@ -1002,6 +1046,9 @@ pub(crate) fn circuit_order(
         links = links.merge(more);
     }
     drop(uf);
+    stages.linking += lap();
+    stages.cycles_after_pairing = cycles;
+    stages.forest_links = links.count;
     let components = cycles - links.count;
     if components > 1 {
         return Err(EulerError::Disconnected {
@@ -1015,6 +1062,7 @@ pub(crate) fn circuit_order(
     let dirty: Vec<AtomicBool> = (0..k).map(|_| AtomicBool::new(false)).collect();
     splice(&mut nodes, &links.runs, &dirty);
     drop(links);
+    stages.splicing = lap();
     // 5. Ranking from edge 0 (always a splitter): only the dirty sublists are walked again
     // (every edge of a spliced-in splitter-free cycle now lies on one: the first rotated slot
     // on the way back from its sublist's splitter was on that splitter's old sublist), then a
@@ -1055,6 +1103,7 @@ pub(crate) fn circuit_order(
     emit(&subs, &base, &mut order, &mut verts);
     // Edge 0 starts at the first vertex with an out-edge.
     verts[0] = (offsets.partition_point(|&o| o == 0) - 1) as u32;
+    stages.ranking = lap();
     Ok((order, verts))
 }
 

@@ -33,7 +33,12 @@ fn parallel_with_spacing(g: &Graph, spacing: u32) -> Result<EulerTrail, EulerErr
     if g.edge_count() == 0 {
         return Ok(EulerTrail::default());
     }
-    let (edges, vertices) = parallel::circuit_order(g.offsets(), g.targets(), spacing)?;
+    let (edges, vertices) = parallel::circuit_order(
+        g.offsets(),
+        g.targets(),
+        spacing,
+        &mut parallel::EulerStages::default(),
+    )?;
     Ok(EulerTrail { edges, vertices })
 }
 

@@ -7,7 +7,8 @@ use std::time::Instant;
 use anyhow::Result;
 use gpu_runtime::{Backend, Exec};
 use graph_core::{
-    EulerStyle, EulerTrail, Graph, GraphFormat, euler_circuit, is_euler_circuit, random_euler_graph,
+    EulerStyle, EulerTrail, Graph, GraphFormat, euler_circuit, euler_circuit_staged,
+    is_euler_circuit, random_euler_graph,
 };
 use warpath_io::{Element, Format, Output};
 
@@ -138,9 +139,12 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
     let load_s = started.elapsed().as_secs_f64();
     bar.inc(1);
     let t = Instant::now();
-    let (trail, backend) = g
-        .trail(args.path, args.backend)
-        .map_err(|e| named(&|v| g.vertex_label(v), e))?;
+    // A directed circuit reports its stages when the parallel algorithm runs.
+    let run = match (&g, args.path) {
+        (AnyGraph::Directed(d), false) => euler_circuit_staged(d, args.backend),
+        _ => g.trail(args.path, args.backend).map(|(t, b)| (t, b, None)),
+    };
+    let (trail, backend, stages) = run.map_err(|e| named(&|v| g.vertex_label(v), e))?;
     let seconds = t.elapsed().as_secs_f64();
     bar.inc(1);
     let verified = g.verify(args.path, &trail);
@@ -176,6 +180,16 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
                 "start": start,
                 "end": end,
                 "output": out.as_ref().map(Output::describe),
+                "stages": stages.map(|s| serde_json::json!({
+                    "algorithm": "parallel",
+                    "pairing_seconds": s.pairing,
+                    "labelling_seconds": s.labelling,
+                    "linking_seconds": s.linking,
+                    "splicing_seconds": s.splicing,
+                    "ranking_seconds": s.ranking,
+                    "cycles_after_pairing": s.cycles_after_pairing,
+                    "forest_links": s.forest_links,
+                })),
             })
         );
     } else {
@@ -188,6 +202,12 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
             load_s,
             if verified { "yes" } else { "NO" }
         );
+        if let Some(s) = stages {
+            text.push_str(&format!(
+                "\n  parallel stages: pairing {:.3} s, labelling {:.3} s, linking {:.3} s, splicing {:.3} s, ranking {:.3} s; {} cycles after pairing",
+                s.pairing, s.labelling, s.linking, s.splicing, s.ranking, s.cycles_after_pairing
+            ));
+        }
         if let (Some(s), Some(e)) = (start, end) {
             text.push_str(&format!("\n  from {s} to {e}"));
         }

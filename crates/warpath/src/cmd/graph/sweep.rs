@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gpu_runtime::{Exec, GpuError, Target};
+use graph_core::experiments::{EulerMethod, EulerRunError, TimedParts, time_euler};
 use graph_core::{
-    EulerError, EulerStyle, EulerTrail, Graph, MAX_EULER_EDGES, euler_circuit_cuda_timed,
-    euler_circuit_hierholzer, euler_circuit_parallel, is_euler_circuit, random_euler_graph,
+    EulerError, EulerStyle, MAX_EULER_EDGES, euler_circuit_cuda_timed, random_euler_graph,
 };
 
 use warpath_io::plot::{Timing, Timings};
@@ -78,48 +78,6 @@ fn parse_edge_count(s: &str) -> Result<u64, String> {
     Ok(m)
 }
 
-/// The timed parts of one run, `(name, seconds)`.
-type TimedParts = Vec<(&'static str, f64)>;
-
-/// What the sweep times.
-#[derive(Clone, Copy)]
-enum SweepMethod {
-    Hierholzer,
-    Parallel,
-    Cuda,
-}
-
-impl SweepMethod {
-    fn name(self) -> &'static str {
-        match self {
-            SweepMethod::Hierholzer => "hierholzer",
-            SweepMethod::Parallel => "parallel",
-            SweepMethod::Cuda => "cuda",
-        }
-    }
-
-    /// One run: the circuit and the timed parts as `(name, seconds)`. The CPU methods report
-    /// wall-clock time; the GPU reports its device compute time and its transfers (upload and
-    /// download), both measured with CUDA events.
-    fn run(self, g: &Graph) -> Result<(EulerTrail, TimedParts), EulerError> {
-        let wall = |name, f: fn(&Graph) -> Result<EulerTrail, EulerError>| {
-            let t = Instant::now();
-            f(g).map(|trail| (trail, vec![(name, t.elapsed().as_secs_f64())]))
-        };
-        match self {
-            SweepMethod::Hierholzer => wall("hierholzer", euler_circuit_hierholzer),
-            SweepMethod::Parallel => wall("parallel", euler_circuit_parallel),
-            SweepMethod::Cuda => euler_circuit_cuda_timed(g).map(|(trail, t)| {
-                let parts = vec![
-                    ("cuda_compute", t.compute),
-                    ("cuda_transfers", t.upload + t.download),
-                ];
-                (trail, parts)
-            }),
-        }
-    }
-}
-
 /// One measurement of the sweep: the best time of `--reps` runs.
 #[derive(serde::Serialize)]
 struct SweepRow {
@@ -149,9 +107,9 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
         Ok(target) => matches!(target, Target::Cuda(_)),
         Err(e) => return Err(anyhow::Error::new(e).context("choosing where the sweep runs")),
     };
-    let mut methods = vec![SweepMethod::Hierholzer, SweepMethod::Parallel];
+    let mut methods = vec![EulerMethod::Hierholzer, EulerMethod::Parallel];
     if gpu {
-        methods.push(SweepMethod::Cuda);
+        methods.push(EulerMethod::Cuda);
         // Load (JIT-compile) the kernels before the clock runs.
         euler_circuit_cuda_timed(&random_euler_graph(1000, EulerStyle::Shallow, 1)?)
             .context("warming up the GPU")?;
@@ -201,37 +159,34 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
             let g = random_euler_graph(m, style, seed)?;
             for &method in &methods {
                 bar.set_message(format!("{label} {m}: {}", method.name()));
-                let mut best = TimedParts::new();
-                for _ in 0..reps {
-                    let (trail, parts) = match method.run(&g) {
-                        Ok(r) => r,
-                        Err(EulerError::Gpu(e @ GpuError::OutOfMemory { .. })) => {
-                            let msg = format!("{} on {label} {m} edges: {e}", method.name());
-                            bar.suspend(|| eprintln!("skipped {msg}"));
-                            skipped.push(msg);
-                            break;
-                        }
-                        Err(e) => {
-                            return Err(anyhow::Error::new(e)
-                                .context(format!("{} on {label} {m} edges", method.name())));
-                        }
-                    };
-                    if !is_euler_circuit(&g, &trail) {
-                        bail!(
-                            "{} on {label} {m} edges: the circuit failed verification",
-                            method.name()
-                        );
+                // Every circuit is verified (untimed); the best of the runs is reported.
+                let runs = match time_euler(&g, method, reps) {
+                    Ok(runs) => runs,
+                    Err(EulerRunError::Euler(EulerError::Gpu(
+                        e @ GpuError::OutOfMemory { .. },
+                    ))) => {
+                        let msg = format!("{} on {label} {m} edges: {e}", method.name());
+                        bar.suspend(|| eprintln!("skipped {msg}"));
+                        skipped.push(msg);
+                        bar.inc(reps as u64);
+                        continue;
                     }
-                    best = if best.is_empty() {
-                        parts
-                    } else {
-                        best.iter()
-                            .zip(parts)
-                            .map(|(&(n, a), (_, b))| (n, a.min(b)))
-                            .collect()
-                    };
-                    bar.inc(1);
-                }
+                    Err(e) => {
+                        return Err(anyhow::Error::new(e)
+                            .context(format!("{} on {label} {m} edges", method.name())));
+                    }
+                };
+                bar.inc(reps as u64);
+                let best: TimedParts = runs[0]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(name, _))| {
+                        (
+                            name,
+                            runs.iter().map(|r| r[i].1).fold(f64::INFINITY, f64::min),
+                        )
+                    })
+                    .collect();
                 let measured: Vec<SweepRow> = best
                     .into_iter()
                     .map(|(name, seconds)| SweepRow {

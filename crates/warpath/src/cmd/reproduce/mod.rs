@@ -45,6 +45,8 @@ pub(crate) const ORDER: &[&str] = &[
 /// Every registered experiment, in [`ORDER`].
 pub(crate) fn specs() -> Vec<Spec> {
     let mut all = Vec::new();
+    all.extend(graph_core::experiments::specs());
+    all.extend(gpu_primitives::experiments::specs());
     all.extend(combinatorics::experiments::specs());
     all.extend(pde::experiment::specs());
     all.extend(assignment::experiments::specs());
