@@ -80,6 +80,36 @@ fn run<T>(_keys: &mut [T], _parallel: bool) -> bool {
     false
 }
 
+/// Sorts each `chunk` keys of `keys` by the network alone (for timing); `false` without
+/// AVX-512 or when `chunk` is larger than the largest network.
+pub(crate) fn sort_chunks<B: RadixBits>(keys: &mut [B], chunk: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        fn each<T: avx512::Lane>(keys: &mut [T], chunk: usize) -> bool {
+            if !available() || chunk == 0 || chunk > avx512::small_max::<T>() {
+                return false;
+            }
+            for c in keys.chunks_mut(chunk) {
+                // SAFETY: AVX-512F and POPCNT were detected above; `c` fits the network.
+                unsafe { avx512::sort_small(c) };
+            }
+            true
+        }
+        if size_of::<B>() == 4 {
+            // SAFETY: B is u32 (sealed to u32 and u64, and this one is 4 bytes).
+            each::<u32>(unsafe { cast(keys) }, chunk)
+        } else {
+            // SAFETY: B is u64.
+            each::<u64>(unsafe { cast(keys) }, chunk)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, chunk);
+        false
+    }
+}
+
 /// One partition of `keys` at `pivot` (for timing): the split point, `None` without AVX-512.
 pub(crate) fn partition_u32(keys: &mut [u32], pivot: u32) -> Option<usize> {
     if !available() || keys.len() < 32 {
