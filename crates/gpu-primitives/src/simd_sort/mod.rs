@@ -69,7 +69,11 @@ fn run<T: avx512::Lane>(keys: &mut [T], parallel: bool) -> bool {
         return false;
     }
     let depth = 2 * (usize::BITS - keys.len().leading_zeros());
-    let parallel = parallel && rayon::current_num_threads() > 1;
+    // Below 2^17 keys (a sort of well under a millisecond) waking a second thread costs more
+    // than it saves: 10^5 u32 on 2 threads 0.177 ms, on one 0.161 ms.
+    let parallel = parallel
+        && keys.len() >= crate::radix_cpu::PARALLEL_SORT
+        && rayon::current_num_threads() > 1;
     // SAFETY: AVX-512F and POPCNT were detected above.
     unsafe { avx512::quicksort(keys, depth, parallel) };
     true
