@@ -653,6 +653,49 @@ unsafe fn transpose_8x64<const K: usize, const BASE: usize>(r: &mut [__m512i; K]
     }
 }
 
+/// [`sort_each`] for 8 registers of 16 lanes: each lane sorted across the registers (Batcher's
+/// network), then the 8 x 16 matrix transposed by 8 x 8 halves, so each register holds two
+/// sorted columns (lanes 0..8 and 8..16), which one flip step and three half-cleaner steps
+/// merge.
+#[inline(always)]
+unsafe fn sort_each_half_square<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        columns!(T, r, 0, COLUMNS_8, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
+        // u[c][g]: 128-bit block k holds column 4k + c, rows 4g..4g + 4
+        let mut u = [[_mm512_setzero_si512(); 2]; 4];
+        for g in 0..2 {
+            let q = |i: usize| r[4 * g + i];
+            let t0 = _mm512_unpacklo_epi32(q(0), q(1));
+            let t1 = _mm512_unpackhi_epi32(q(0), q(1));
+            let t2 = _mm512_unpacklo_epi32(q(2), q(3));
+            let t3 = _mm512_unpackhi_epi32(q(2), q(3));
+            u[0][g] = _mm512_unpacklo_epi64(t0, t2);
+            u[1][g] = _mm512_unpackhi_epi64(t0, t2);
+            u[2][g] = _mm512_unpacklo_epi64(t1, t3);
+            u[3][g] = _mm512_unpackhi_epi64(t1, t3);
+        }
+        const EVEN: i32 = 0b10_00_10_00; // blocks 0 and 2 of each source
+        const ODD: i32 = 0b11_01_11_01; // blocks 1 and 3
+        const INTERLEAVE: i32 = 0b11_01_10_00; // blocks 0, 2, 1, 3
+        for (c, [a, b]) in u.into_iter().enumerate() {
+            // columns 4k + c (rows 0..8 in lanes 0..8) and 4(k + 2) + c (lanes 8..16)
+            let even = _mm512_shuffle_i32x4::<EVEN>(a, b);
+            let odd = _mm512_shuffle_i32x4::<ODD>(a, b);
+            r[2 * c] = _mm512_shuffle_i32x4::<INTERLEAVE>(even, even);
+            r[2 * c + 1] = _mm512_shuffle_i32x4::<INTERLEAVE>(odd, odd);
+        }
+        // merge each register's two sorted halves: flip, then half-cleaners inside halves
+        for x in r.iter_mut() {
+            let p = T::reverse(*x);
+            *x = T::mask_max(T::vmin(*x, p), upper(8), *x, p);
+        }
+        step_all::<T, K>(r, 4, upper(4));
+        step_all::<T, K>(r, 2, upper(2));
+        step_all::<T, K>(r, 1, upper(1));
+    }
+}
+
 /// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 32), ascending in register
 /// order then lane order.
 #[inline(always)]
@@ -664,6 +707,8 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
             if K >= 2 * T::LANES {
                 sort_each_square::<T, K, 8>(r); // u64 (8 lanes), 16 registers
             }
+        } else if T::LANES == 16 && K == 8 {
+            sort_each_half_square::<T, K>(r);
         } else {
             sort_each::<T, K>(r);
         }
