@@ -901,6 +901,9 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 rr -= UNROLL * l;
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = T::load(p.add(rr + i * l));
+                    // the block the next step on this side reads (a prefetch never faults)
+                    let next = p.wrapping_add(rr + i * l).wrapping_sub(UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
                 for xi in x {
                     top = T::vmax(top, xi);
@@ -909,6 +912,8 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
             } else {
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = T::load(p.add(rl + i * l));
+                    let next = p.wrapping_add(rl + i * l + UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
                 rl += UNROLL * l;
                 for xi in x.into_iter().rev() {
