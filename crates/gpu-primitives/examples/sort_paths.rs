@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use gpu_primitives::__paths::{radix_sort_bits, simd_sort_bits};
+use gpu_primitives::__paths::{radix_sort_bits, simd_sort_bits, simd_sort_chunks};
 use gpu_primitives::RadixBits;
 use rand::{Rng, SeedableRng};
 
@@ -41,6 +41,18 @@ fn run<B: RadixBits>(data: &[B], repeats: usize) {
             best(repeats, data, |v| v.sort_unstable()),
         );
         report("radix (LSD)", best(repeats, data, |v| radix_sort_bits(v)));
+    }
+    let l = 64 / size_of::<B>();
+    for regs in [4, 8, 16] {
+        let chunk = regs * l;
+        if simd_sort_chunks(&mut data.to_vec(), chunk) {
+            report(
+                &format!("network, {regs} registers"),
+                best(repeats, data, |v| {
+                    simd_sort_chunks(v, chunk);
+                }),
+            );
+        }
     }
     let mut check = data.to_vec();
     if simd_sort_bits(&mut check, false) {

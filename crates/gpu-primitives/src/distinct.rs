@@ -214,9 +214,17 @@ fn first_descent<K: SortKey>(keys: &[K]) -> Option<usize> {
             .position(|w| w[0].to_ordered() > w[1].to_ordered())
             .map(|i| i + 1)
     } else {
-        keys.par_windows(2)
-            .position_first(|w| w[0].to_ordered() > w[1].to_ordered())
-            .map(|i| i + 1)
+        // Blocks in parallel, each scanned on its own (rayon's per-element `position_first`
+        // is slow when nothing is found, as on a sorted input); the first block with a
+        // descent wins, and unsorted input usually stops in the first block.
+        const BLOCK: usize = 1 << 16;
+        (0..keys.len().div_ceil(BLOCK))
+            .into_par_iter()
+            .find_map_first(|c| {
+                let lo = (c * BLOCK).max(1);
+                let hi = ((c + 1) * BLOCK).min(keys.len());
+                (lo..hi).find(|&i| keys[i - 1].to_ordered() > keys[i].to_ordered())
+            })
     }
 }
 

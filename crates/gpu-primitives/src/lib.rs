@@ -67,6 +67,12 @@ pub mod __paths {
         crate::simd_sort::partition_u32(keys, pivot)
     }
 
+    /// Sorts each `chunk` keys of `keys` with the vectorized sort's in-register network
+    /// (`chunk` at most 16 registers); `false` when this CPU lacks it.
+    pub fn simd_sort_chunks<B: RadixBits>(keys: &mut [B], chunk: usize) -> bool {
+        crate::simd_sort::sort_chunks(keys, chunk)
+    }
+
     /// The vectorized quicksort of unsigned keys; `false` when this CPU lacks it.
     pub fn simd_sort_bits<B: RadixBits>(keys: &mut [B], parallel: bool) -> bool {
         crate::simd_sort::sort_unsigned(keys, parallel)

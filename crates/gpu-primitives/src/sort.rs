@@ -157,10 +157,11 @@ pub fn sort_into<K: SortKey>(
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
 /// CPU with AVX-512F (detected at run time): an in-place vectorized quicksort (compress-based
-/// partitions, bitonic networks in registers for small ranges, the sides of large partitions
-/// on separate rayon threads, `sort_unstable` past a `2 log2 n` depth limit); equal ordered
-/// bits are identical keys, so the unstable sort cannot be told from a stable one. Other
-/// CPUs: LSD radix sort with 8-bit digits on all rayon threads; one upfront read builds the
+/// partitions, sorting networks in registers for small ranges, the sides of partitions on
+/// separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n` depth limit);
+/// equal ordered bits are identical keys, so the unstable sort cannot be told from a stable
+/// one. Other CPUs (and `WARPATH_SIMD_SORT=off`; `=avx2` picks an AVX2 quicksort): LSD radix
+/// sort with 8-bit digits on all rayon threads; one upfront read builds the
 /// histograms of all digits and passes whose digit is the same for every key are skipped (so
 /// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
 /// thread. GPU: Onesweep (one histogram pass, then one look-back scatter pass per digit).

@@ -152,10 +152,18 @@ pub(crate) fn check_vertex_count(n: usize) -> Result<(), GraphError> {
 /// Checks that every entry of the endpoint arrays (sources, then targets) is a vertex `< n`.
 pub(crate) fn check_endpoints(n: usize, arrays: [&[u32]; 2]) -> Result<(), GraphError> {
     for arr in arrays {
-        let bad = if arr.len() < PAR_THRESHOLD {
-            arr.iter().position(|&v| v as usize >= n)
+        // The largest endpoint first (a vectorised reduction; rayon's `position_first` per
+        // element cost ~15 ns, 90 ms of a 3M-edge load), the position only when one is bad.
+        let max = if arr.len() < PAR_THRESHOLD {
+            arr.iter().copied().max()
         } else {
-            arr.par_iter().position_first(|&v| v as usize >= n)
+            arr.par_chunks(1 << 16)
+                .map(|c| c.iter().copied().max().unwrap_or(0))
+                .max()
+        };
+        let bad = match max {
+            Some(m) if m as usize >= n => arr.iter().position(|&v| v as usize >= n),
+            _ => None,
         };
         if let Some(i) = bad {
             return Err(GraphError::VertexOutOfRange {

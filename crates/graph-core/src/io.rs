@@ -1,7 +1,7 @@
 //! Reading graphs (edge lists, `a -> b, c` adjacency lines, SNAP edge lists, Matrix Market
 //! coordinate files) and writing them back. Every malformed line is an error with its number.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
 use crate::{Graph, GraphError, VertexNames};
@@ -150,8 +150,13 @@ fn is_comment(t: &str) -> bool {
 fn read_pairs<R: BufRead>(mut input: R, snap: bool) -> Result<Graph, GraphError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
+    parse_pairs_text(&bytes, snap)
+}
+
+/// [`parse_pairs`] of a whole file's bytes.
+fn parse_pairs_text(bytes: &[u8], snap: bool) -> Result<Graph, GraphError> {
     // A UTF-8 byte-order mark starts the file, not its first name.
-    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     parse_pairs(text, snap)
 }
 
@@ -191,8 +196,16 @@ struct PairFail {
 /// What the tokeniser collects: the names' byte ranges, or their values when every name is a
 /// canonical integer.
 trait PairSink {
+    /// Whether the sink keeps integer values (lines of two canonical integers then take the
+    /// tokeniser's fast path, [`PairSink::take_ints`]).
+    const INTEGERS: bool = false;
     /// Takes one edge's names `b[a.0..a.1]`, `b[c.0..c.1]`; `false` stops the pass.
     fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool;
+    /// Takes one edge whose names are the canonical integers `x` and `y` (only when
+    /// `INTEGERS`).
+    fn take_ints(&mut self, _x: u64, _y: u64) {
+        unreachable!("only integer sinks take integers")
+    }
 }
 
 impl PairSink for Vec<EdgeTokens> {
@@ -206,6 +219,11 @@ impl PairSink for Vec<EdgeTokens> {
 }
 
 impl PairSink for Vec<(u64, u64)> {
+    const INTEGERS: bool = true;
+    #[inline(always)]
+    fn take_ints(&mut self, x: u64, y: u64) {
+        self.push((x, y));
+    }
     fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
         match (canonical_int(&b[a.0..a.1]), canonical_int(&b[c.0..c.1])) {
             (Some(x), Some(y)) => {
@@ -243,13 +261,13 @@ fn snap_id(b: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
 }
 
 /// Tokenises the lines of `b[start..end]` (whole lines; offsets are into `b`).
-fn tokenize_pairs(
+fn tokenize_pairs<S: PairSink>(
     b: &[u8],
     start: usize,
     end: usize,
     snap: bool,
     header_allowed: bool,
-    out: &mut impl PairSink,
+    out: &mut S,
 ) -> Result<(), PairFail> {
     let expected = if snap {
         "two non-negative integer vertex ids `from to`"
@@ -259,6 +277,17 @@ fn tokenize_pairs(
     let mut i = start;
     let mut first = header_allowed;
     while i < end {
+        if S::INTEGERS {
+            // A line of two canonical integers (the common case) in one pass over its bytes;
+            // any other line (and any line this does not take) goes the general way below,
+            // which reads such a line to the same two values.
+            if let Some((x, y, next)) = int_line(b, i, end) {
+                out.take_ints(x, y);
+                first = false; // a header is never two integers
+                i = next;
+                continue;
+            }
+        }
         let line_start = i;
         let line_end = b[i..end]
             .iter()
@@ -329,6 +358,55 @@ fn tokenize_pairs(
         }
     }
     Ok(())
+}
+
+/// The canonical integer (as [`canonical_int`]) starting at `b[p]` and ending before `end`
+/// or the first byte that is not a digit: its value and the position after it; `None` when
+/// there is none, it has a leading zero or more than 19 digits.
+#[inline(always)]
+fn int_at(b: &[u8], mut p: usize, end: usize) -> Option<(u64, usize)> {
+    let s = p;
+    let mut v = 0u64;
+    while p < end && b[p].is_ascii_digit() {
+        v = v.wrapping_mul(10).wrapping_add((b[p] - b'0') as u64);
+        p += 1;
+    }
+    let len = p - s;
+    if len == 0 || len > 19 || (b[s] == b'0' && len > 1) {
+        return None;
+    }
+    Some((v, p))
+}
+
+/// The tokeniser's fast path: the line at `b[i..]` (a piece ending at `end`) when it starts
+/// with a canonical integer, then separators, then a canonical integer ended by a separator,
+/// the line's end or the piece's end: the two values and where the next line starts. Every
+/// other line is `None` (the general path reads it, errors included). Whatever follows the
+/// second name on its line is ignored, as the general path ignores extra columns.
+#[inline(always)]
+fn int_line(b: &[u8], i: usize, end: usize) -> Option<(u64, u64, usize)> {
+    let (x, mut p) = int_at(b, i, end)?;
+    if p == end || !is_sep(b[p]) {
+        return None;
+    }
+    while p < end && is_sep(b[p]) {
+        p += 1;
+    }
+    let (y, p) = int_at(b, p, end)?;
+    if p == end {
+        return Some((x, y, end));
+    }
+    match b[p] {
+        b'\n' => Some((x, y, p + 1)),
+        c if is_sep(c) => {
+            let next = b[p..end]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(end, |q| p + q + 1);
+            Some((x, y, next))
+        }
+        _ => None,
+    }
 }
 
 /// 1-based line of byte `offset`.
@@ -406,7 +484,7 @@ fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
     }
     let fail = |f: PairFail| parse_err(line_of(b, f.offset), f.expected, &line_text(b, f.offset));
     let (sources, targets, names) = match pass::<Vec<(u64, u64)>>(b, &starts, snap) {
-        Ok(pieces) => intern_integers(&pieces.concat())?,
+        Ok(pieces) => intern_integers(&pieces)?,
         Err(f) if !f.expected.is_empty() => return Err(fail(f)),
         Err(_) => {
             let pieces = pass::<Vec<EdgeTokens>>(b, &starts, snap).map_err(fail)?;
@@ -442,22 +520,45 @@ fn too_many_vertices(count: usize) -> GraphError {
 /// number of endpoints, or 65,536): vertex `v` is the file's `v`, ids the file skips are
 /// vertices without edges (as igraph reads numeric edge lists); sparse values are numbered in
 /// order of appearance through a hash map of integers.
-fn intern_integers(pairs: &[(u64, u64)]) -> Result<Interned, GraphError> {
+///
+/// `pieces` are the edges of consecutive pieces of the file, in order (not concatenated: that
+/// copy cost as much as numbering).
+fn intern_integers(pieces: &[Vec<(u64, u64)>]) -> Result<Interned, GraphError> {
     use rayon::prelude::*;
-    let max = pairs.par_iter().map(|&(a, c)| a.max(c)).max().unwrap_or(0);
-    let tokens = pairs.len() as u64 * 2;
-    if pairs.is_empty() {
+    let max = pieces
+        .par_iter()
+        .map(|p| p.iter().map(|&(a, c)| a.max(c)).max().unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    let m: usize = pieces.iter().map(Vec::len).sum();
+    let tokens = m as u64 * 2;
+    if m == 0 {
         return Ok((Vec::new(), Vec::new(), Names::Identity(0)));
     }
     if max < tokens.saturating_mul(2).max(1 << 16) && max < u32::MAX as u64 - 1 {
-        let sources = pairs.par_iter().map(|&(a, _)| a as u32).collect();
-        let targets = pairs.par_iter().map(|&(_, c)| c as u32).collect();
+        let mut sources = vec![0u32; m];
+        let mut targets = vec![0u32; m];
+        // each piece writes its own stretch of both arrays
+        let mut parts = Vec::with_capacity(pieces.len());
+        let (mut s, mut t) = (&mut sources[..], &mut targets[..]);
+        for p in pieces {
+            let (s0, s1) = std::mem::take(&mut s).split_at_mut(p.len());
+            let (t0, t1) = std::mem::take(&mut t).split_at_mut(p.len());
+            parts.push((p, s0, t0));
+            (s, t) = (s1, t1);
+        }
+        parts.into_par_iter().for_each(|(p, s, t)| {
+            for ((&(a, c), s), t) in p.iter().zip(s).zip(t) {
+                (*s, *t) = (a as u32, c as u32);
+            }
+        });
         return Ok((sources, targets, Names::Identity(max as usize + 1)));
     }
+    let pairs = pieces.iter().flatten();
     let mut map: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
     let mut order = Vec::new();
-    let mut sources = Vec::with_capacity(pairs.len());
-    let mut targets = Vec::with_capacity(pairs.len());
+    let mut sources = Vec::with_capacity(m);
+    let mut targets = Vec::with_capacity(m);
     for &(a, c) in pairs {
         for (v, out) in [(a, &mut sources), (c, &mut targets)] {
             let next = order.len();
@@ -762,7 +863,15 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
         Some(f) => f,
         None => detect_format(path)?,
     };
-    let f = std::fs::File::open(path)?;
+    let mut f = std::fs::File::open(path)?;
+    if let GraphFormat::EdgeList | GraphFormat::Snap = format {
+        // The whole file is parsed from memory: read it into a buffer of its size (growing
+        // one by doubling copied it about twice over).
+        let size = f.metadata().map_or(0, |m| m.len() as usize);
+        let mut bytes = Vec::with_capacity(size + 1);
+        f.read_to_end(&mut bytes)?;
+        return parse_pairs_text(&bytes, format == GraphFormat::Snap);
+    }
     read_graph(std::io::BufReader::with_capacity(1 << 20, f), format)
 }
 
@@ -1191,5 +1300,98 @@ mod tests {
         let text = "%%MatrixMarket matrix coordinate pattern general\n3 3 4000000000\n1 2\n";
         let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
         assert!(err.to_string().contains("only 1 given"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The integer sink without the fast path: every line goes the general way.
+    #[derive(Default, PartialEq, Debug)]
+    struct General(Vec<(u64, u64)>);
+
+    impl PairSink for General {
+        fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+            self.0.take(b, a, c)
+        }
+    }
+
+    type Outcome = Result<Vec<(u64, u64)>, (usize, &'static str)>;
+
+    fn both(b: &[u8], snap: bool) -> (Outcome, Outcome) {
+        let mut fast = Vec::new();
+        let f = tokenize_pairs(b, 0, b.len(), snap, true, &mut fast)
+            .map(|()| fast)
+            .map_err(|e| (e.offset, e.expected));
+        let mut general = General::default();
+        let g = tokenize_pairs(b, 0, b.len(), snap, true, &mut general)
+            .map(|()| general.0)
+            .map_err(|e| (e.offset, e.expected));
+        (f, g)
+    }
+
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        let token = prop::sample::select(vec![
+            "0",
+            "7",
+            "007",
+            "00",
+            "123",
+            "1234567890123456789",
+            "12345678901234567890",
+            "18446744073709551615",
+            "a",
+            "1a",
+            "#c",
+            "%",
+            "{}",
+            "{'w': 1}",
+            "-1",
+            "+3",
+            "source",
+            "target",
+            " ",
+            "\t",
+            ",",
+            "\r",
+            " , ",
+            "\n",
+            "\r\n",
+        ]);
+        prop::collection::vec(token, 0..40).prop_map(|t| t.concat().into_bytes())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The integer fast path reads every text exactly as the general path does: the same
+        /// edges, or the same error at the same line.
+        #[test]
+        fn integer_fast_path_matches_the_general_path(b in text(), snap in any::<bool>()) {
+            let (f, g) = both(&b, snap);
+            prop_assert_eq!(f, g);
+        }
+    }
+
+    #[test]
+    fn fast_path_cases() {
+        for (t, snap) in [
+            (&b"1 2\n3\t4\r\n5,6 extra 7\n8 9"[..], false),
+            (b"0 0\n10 01\n", false),
+            (b"007 1\n", true),
+            (b"1 2 {'w': 3}\n# c\n\n  4 5\n", false),
+            (b"1\n", false),
+            (b"1 \n", false),
+            (b"12345678901234567890 1\n", false),
+        ] {
+            let (f, g) = both(t, snap);
+            assert_eq!(f, g, "{:?}", String::from_utf8_lossy(t));
+        }
+        assert_eq!(
+            both(b"1 2\n3\t4\r\n5,6 x\n8 9", false).0,
+            Ok(vec![(1, 2), (3, 4), (5, 6), (8, 9)])
+        );
     }
 }

@@ -89,6 +89,21 @@ def test_inputs_other_than_contiguous_native_arrays(rng):
     np.testing.assert_array_equal(x, original)  # input untouched
 
 
+def test_one_dimensional_fast_path(rng):
+    # 1-D native arrays skip _by_rows: strided, reversed, big-endian, one key, float NaNs
+    v = rng.standard_normal(1001)
+    v[::7] = np.nan
+    for a in (v, v[::3], v[::-1], v[:1], v.astype(np.float32)):
+        for axis in (-1, 0, None):
+            same(warpath.sort(a, axis=axis), np.sort(a, axis=axis))
+    np.testing.assert_array_equal(warpath.sort(v.astype(">f8")), np.sort(v))  # native order out
+    original = v.copy()
+    out = warpath.sort(v)
+    assert out.shape == v.shape and not np.shares_memory(out, v)
+    np.testing.assert_array_equal(v, original)
+    assert warpath.sort(np.array([], dtype=np.uint32)).dtype == np.uint32
+
+
 def test_sort_options_and_errors():
     x = np.array([3, 1, 2])
     for kind in (None, "quicksort", "mergesort", "heapsort", "stable"):

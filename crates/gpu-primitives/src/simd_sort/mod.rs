@@ -1,9 +1,12 @@
 //! Vectorized quicksort of ordered bits (`u32`, `u64`) on the CPU, chosen at run time.
 //!
 //! On x86-64 with AVX-512F (detected once by `is_x86_feature_detected!`) [`avx512`] sorts in
-//! place: a vectorized partition and in-register bitonic networks for small ranges, the two
-//! sides of large partitions on separate rayon threads. Elsewhere [`sort_unsigned`] returns
-//! `false` and the caller uses the LSD radix sort (`radix_cpu`), which is portable.
+//! place: a vectorized partition and in-register networks for small ranges, the two sides of
+//! large partitions on separate rayon threads. With AVX2, [`avx2`] does the
+//! same on 256-bit registers, but only when asked for (`WARPATH_SIMD_SORT=avx2` in the
+//! environment, read once): where measured it is slower than the radix sort. Elsewhere
+//! [`sort_unsigned`] returns `false` and the caller uses the LSD radix sort (`radix_cpu`),
+//! which is portable (`WARPATH_SIMD_SORT=off` forces it).
 //!
 //! Signed integers are sorted as themselves (signed compares); unsigned integers and the
 //! ordered bits of floats as unsigned.
@@ -12,20 +15,62 @@
 //! told from a stable one. Pair sorts and argsort (stable) stay on the radix sort.
 
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 
 use crate::key::{RadixBits, SortKey};
 
-/// Whether this CPU runs the vectorized sort.
-pub(crate) fn available() -> bool {
+/// The vectorized sort this process runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Path {
+    /// 512-bit registers (AVX-512F and POPCNT).
+    Avx512,
+    /// 256-bit registers (AVX2).
+    Avx2,
+    /// None: the radix sort.
+    Portable,
+}
+
+/// AVX-512 where the CPU has it, else the radix sort; `WARPATH_SIMD_SORT=avx2` picks the
+/// AVX2 path on a CPU with AVX2 (it is slower than the radix sort where measured, so never
+/// chosen by itself) and `off` the radix sort. Decided once per process.
+pub(crate) fn path() -> Path {
+    static PATH: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
+    *PATH.get_or_init(|| {
+        let (wide, narrow) = detect();
+        match std::env::var("WARPATH_SIMD_SORT").as_deref() {
+            Ok("off") => Path::Portable,
+            Ok("avx2") if narrow => Path::Avx2,
+            Ok("avx2") => Path::Portable,
+            _ if wide => Path::Avx512,
+            // Not chosen by itself: on the development machine (Zen 5 forced down to AVX2,
+            // `sort_paths 1000000 7`, one thread, same run) 10^6 u32 took 24.4 ms against the
+            // radix sort's 10.4 ms, u64 57.7 ms against 34.6 ms.
+            _ => Path::Portable,
+        }
+    })
+}
+
+/// Whether this CPU has (AVX-512F and POPCNT, AVX2).
+fn detect() -> (bool, bool) {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("popcnt")
+        let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt");
+        let avx512 = avx2
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("popcnt");
+        (avx512, avx2)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        (false, false)
     }
+}
+
+/// Whether this process runs a vectorized sort.
+pub(crate) fn available() -> bool {
+    path() != Path::Portable
 }
 
 /// Sorts `keys` ascending with the vectorized quicksort when this CPU has it (on all rayon
@@ -64,14 +109,24 @@ unsafe fn cast<S, T>(keys: &mut [S]) -> &mut [T] {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn run<T: avx512::Lane>(keys: &mut [T], parallel: bool) -> bool {
-    if !available() {
+fn run<T: avx512::Lane + avx2::Lane>(keys: &mut [T], parallel: bool) -> bool {
+    let path = path();
+    if path == Path::Portable {
         return false;
     }
     let depth = 2 * (usize::BITS - keys.len().leading_zeros());
-    let parallel = parallel && rayon::current_num_threads() > 1;
-    // SAFETY: AVX-512F and POPCNT were detected above.
-    unsafe { avx512::quicksort(keys, depth, parallel) };
+    // Below 2^17 keys (a sort of well under a millisecond) waking a second thread costs more
+    // than it saves: 10^5 u32 on 2 threads 0.177 ms, on one 0.161 ms.
+    let parallel = parallel
+        && keys.len() >= crate::radix_cpu::PARALLEL_SORT
+        && rayon::current_num_threads() > 1;
+    if path == Path::Avx512 {
+        // SAFETY: AVX-512F and POPCNT were detected (`path`).
+        unsafe { avx512::quicksort(keys, depth, parallel) };
+    } else {
+        // SAFETY: AVX2 was detected (`path`).
+        unsafe { avx2::quicksort(keys, depth, parallel) };
+    }
     true
 }
 
@@ -80,9 +135,39 @@ fn run<T>(_keys: &mut [T], _parallel: bool) -> bool {
     false
 }
 
+/// Sorts each `chunk` keys of `keys` by the AVX-512 network alone (for timing); `false` on
+/// another path or when `chunk` is larger than the largest network.
+pub(crate) fn sort_chunks<B: RadixBits>(keys: &mut [B], chunk: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        fn each<T: avx512::Lane>(keys: &mut [T], chunk: usize) -> bool {
+            if path() != Path::Avx512 || chunk == 0 || chunk > avx512::small_max::<T>() {
+                return false;
+            }
+            for c in keys.chunks_mut(chunk) {
+                // SAFETY: AVX-512F and POPCNT were detected above; `c` fits the network.
+                unsafe { avx512::sort_small(c) };
+            }
+            true
+        }
+        if size_of::<B>() == 4 {
+            // SAFETY: B is u32 (sealed to u32 and u64, and this one is 4 bytes).
+            each::<u32>(unsafe { cast(keys) }, chunk)
+        } else {
+            // SAFETY: B is u64.
+            each::<u64>(unsafe { cast(keys) }, chunk)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, chunk);
+        false
+    }
+}
+
 /// One partition of `keys` at `pivot` (for timing): the split point, `None` without AVX-512.
 pub(crate) fn partition_u32(keys: &mut [u32], pivot: u32) -> Option<usize> {
-    if !available() || keys.len() < 32 {
+    if path() != Path::Avx512 || keys.len() < 32 {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
@@ -96,7 +181,23 @@ pub(crate) fn partition_u32(keys: &mut [u32], pivot: u32) -> Option<usize> {
 
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
-    use super::avx512::{self, Lane};
+    use super::avx512::Lane;
+    use super::{avx2, avx512};
+
+    /// Sorts with depth limit and parallel flag (`None`: this CPU lacks the path).
+    type Sorter<T> = fn(&mut [T], u32, bool) -> Option<()>;
+    /// Partitions at a pivot.
+    type Parter<T> = fn(&mut [T], T) -> Option<(usize, T)>;
+    /// Sorts a small range.
+    type Smaller<T> = fn(&mut [T]) -> Option<()>;
+
+    fn has_avx512() -> bool {
+        super::detect().0
+    }
+
+    fn has_avx2() -> bool {
+        super::detect().1
+    }
 
     fn lcg(n: usize, seed: u64) -> impl Iterator<Item = u64> {
         let mut s = seed;
@@ -145,16 +246,18 @@ mod tests {
 
     fn sizes<T: Lane>() -> Vec<usize> {
         let l = T::LANES;
-        let mut s = vec![0, 1, 2, 3, 5, 1000, 4099, 20_000, 70_001, 140_000];
+        let mut s = vec![
+            0, 1, 2, 3, 5, 7, 8, 9, 31, 33, 63, 64, 65, 1000, 4099, 20_000, 70_001, 140_000,
+        ];
         for k in [1, 2, 4, 8, 16, 32] {
             s.extend([k * l - 1, k * l, k * l + 1]);
         }
         s
     }
 
-    fn check_quicksort<T: Lane + std::fmt::Debug>(from: impl Fn(u64) -> T) {
-        if !super::available() {
-            eprintln!("no AVX-512 here: the vectorized sort is not tested");
+    fn check_quicksort<T: Lane + std::fmt::Debug>(from: impl Fn(u64) -> T, sort: Sorter<T>) {
+        if sort(&mut [], 64, false).is_none() {
+            eprintln!("this CPU lacks the path: not tested");
             return;
         }
         for n in sizes::<T>() {
@@ -163,68 +266,111 @@ mod tests {
                 expect.sort_unstable();
                 for parallel in [false, true] {
                     let mut v = input.clone();
-                    // SAFETY: AVX-512F is available (checked above).
-                    unsafe { avx512::quicksort(&mut v, 64, parallel) };
+                    sort(&mut v, 64, parallel);
                     assert!(v == expect, "n = {n}, case {case}, parallel {parallel}");
                 }
                 // depth 1: the first partition, then sort_unstable
                 let mut v = input.clone();
-                // SAFETY: as above.
-                unsafe { avx512::quicksort(&mut v, 1, false) };
+                sort(&mut v, 1, false);
                 assert!(v == expect, "n = {n}, case {case}, depth 1");
             }
         }
     }
 
+    /// The AVX-512 quicksort, forced.
+    fn q512<T: avx512::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
+        // SAFETY: AVX-512F and POPCNT are detected first.
+        has_avx512().then(|| unsafe { avx512::quicksort(v, depth, parallel) })
+    }
+
+    /// The AVX2 quicksort, forced (also on CPUs with AVX-512).
+    fn q256<T: avx2::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
+        // SAFETY: AVX2 is detected first.
+        has_avx2().then(|| unsafe { avx2::quicksort(v, depth, parallel) })
+    }
+
     #[test]
     fn quicksort_u32_matches_sort_unstable() {
-        check_quicksort::<u32>(|x| x as u32);
-        check_quicksort::<u32>(|x| (x >> 40) as u32); // small values: many repeats
+        for sort in [q512::<u32> as Sorter<u32>, q256::<u32>] {
+            check_quicksort::<u32>(|x| x as u32, sort);
+            check_quicksort::<u32>(|x| (x >> 40) as u32, sort); // small values: many repeats
+        }
     }
 
     #[test]
     fn quicksort_u64_matches_sort_unstable() {
-        check_quicksort::<u64>(|x| x);
-        check_quicksort::<u64>(|x| x >> 50);
+        for sort in [q512::<u64> as Sorter<u64>, q256::<u64>] {
+            check_quicksort::<u64>(|x| x, sort);
+            check_quicksort::<u64>(|x| x >> 50, sort);
+        }
     }
 
-    fn check_small<T: Lane + std::fmt::Debug>(from: impl Fn(u64) -> T) {
-        if !super::available() {
+    fn check_small<T: Lane + std::fmt::Debug>(
+        from: impl Fn(u64) -> T,
+        small: Smaller<T>,
+        max: usize,
+    ) {
+        if small(&mut []).is_none() {
             return;
         }
-        for n in 0..=avx512::small_max::<T>() {
+        for n in 0..=max {
             for input in inputs(n, &from) {
                 let mut expect = input.clone();
                 expect.sort_unstable();
                 let mut v = input.clone();
-                // SAFETY: AVX-512F is available (checked above); n <= small_max.
-                unsafe { avx512::sort_small(&mut v) };
+                small(&mut v);
                 assert!(v == expect, "network, n = {n}");
             }
         }
     }
 
+    fn s512<T: avx512::Lane>(v: &mut [T]) -> Option<()> {
+        // SAFETY: AVX-512F is detected first; callers pass at most small_max keys.
+        has_avx512().then(|| unsafe { avx512::sort_small(v) })
+    }
+
+    fn s256<T: avx2::Lane>(v: &mut [T]) -> Option<()> {
+        // SAFETY: AVX2 is detected first; callers pass at most small_max keys.
+        has_avx2().then(|| unsafe { avx2::sort_small(v) })
+    }
+
     #[test]
     fn quicksort_signed_matches_sort_unstable() {
-        check_quicksort::<i32>(|x| x as i32);
-        check_quicksort::<i32>(|x| (x >> 40) as i32 - 7); // around zero, repeated
-        check_quicksort::<i64>(|x| x as i64);
-        check_quicksort::<i64>(|x| (x >> 50) as i64 - 3);
+        for sort in [q512::<i32> as Sorter<i32>, q256::<i32>] {
+            check_quicksort::<i32>(|x| x as i32, sort);
+            check_quicksort::<i32>(|x| (x >> 40) as i32 - 7, sort); // around zero, repeated
+        }
+        for sort in [q512::<i64> as Sorter<i64>, q256::<i64>] {
+            check_quicksort::<i64>(|x| x as i64, sort);
+            check_quicksort::<i64>(|x| (x >> 50) as i64 - 3, sort);
+        }
     }
 
     #[test]
     fn networks_sort_every_small_length() {
-        check_small::<u32>(|x| x as u32);
-        check_small::<u64>(|x| x);
-        check_small::<i32>(|x| x as i32);
-        check_small::<i64>(|x| x as i64);
+        check_small::<u32>(|x| x as u32, s512, avx512::small_max::<u32>());
+        check_small::<u64>(|x| x, s512, avx512::small_max::<u64>());
+        check_small::<i32>(|x| x as i32, s512, avx512::small_max::<i32>());
+        check_small::<i64>(|x| x as i64, s512, avx512::small_max::<i64>());
     }
 
-    fn check_partition<T: Lane + std::fmt::Debug>(from: impl Fn(u64) -> T) {
-        if !super::available() {
-            return;
-        }
+    #[test]
+    fn avx2_networks_sort_every_small_length() {
+        check_small::<u32>(|x| x as u32, s256, avx2::small_max::<u32>());
+        check_small::<u64>(|x| x, s256, avx2::small_max::<u64>());
+        check_small::<i32>(|x| x as i32, s256, avx2::small_max::<i32>());
+        check_small::<i64>(|x| x as i64, s256, avx2::small_max::<i64>());
+    }
+
+    fn check_partition<T: Lane + std::fmt::Debug>(
+        from: impl Fn(u64) -> T,
+        part: Parter<T>,
+        min_len: usize,
+    ) {
         for n in [
+            16,
+            17,
+            23,
             2 * T::LANES,
             2 * T::LANES + 1,
             3 * T::LANES - 1,
@@ -235,8 +381,12 @@ mod tests {
             for input in inputs(n, &from) {
                 for pivot in [input[0], input[n / 2], T::MAX, from(0), from(1)] {
                     let mut v = input.clone();
-                    // SAFETY: AVX-512F is available; n >= 2 LANES.
-                    let (m, max) = unsafe { avx512::partition(&mut v, pivot) };
+                    if n < min_len {
+                        continue; // the partition needs two registers
+                    }
+                    let Some((m, max)) = part(&mut v, pivot) else {
+                        return;
+                    };
                     assert!(v[..m].iter().all(|&x| x < pivot), "n = {n}");
                     assert!(v[m..].iter().all(|&x| x >= pivot), "n = {n}");
                     assert_eq!(max, (*input.iter().max().unwrap()).max(pivot));
@@ -249,13 +399,60 @@ mod tests {
         }
     }
 
+    fn p512<T: avx512::Lane>(v: &mut [T], pivot: T) -> Option<(usize, T)> {
+        // SAFETY: AVX-512F is detected first; callers pass at least two registers of keys
+        // (the empty probe aside, which returns before partitioning).
+        has_avx512().then(|| {
+            if v.is_empty() {
+                (0, pivot)
+            } else {
+                unsafe { avx512::partition(v, pivot) }
+            }
+        })
+    }
+
+    fn p256<T: avx2::Lane>(v: &mut [T], pivot: T) -> Option<(usize, T)> {
+        // SAFETY: AVX2 is detected first; callers pass at least 16 keys (two AVX2 registers).
+        has_avx2().then(|| {
+            if v.is_empty() {
+                (0, pivot)
+            } else {
+                unsafe { avx2::partition(v, pivot) }
+            }
+        })
+    }
+
     #[test]
     fn partition_splits_at_the_pivot_and_keeps_every_key() {
-        check_partition::<u32>(|x| x as u32);
-        check_partition::<u32>(|x| (x % 4) as u32);
-        check_partition::<u64>(|x| x);
-        check_partition::<u64>(|x| x % 4);
-        check_partition::<i64>(|x| x as i64);
-        check_partition::<i32>(|x| (x % 5) as i32 - 2);
+        check_partition::<u32>(|x| x as u32, p512, 2 * <u32 as avx512::Lane>::LANES);
+        check_partition::<u32>(|x| (x % 4) as u32, p512, 2 * <u32 as avx512::Lane>::LANES);
+        check_partition::<u64>(|x| x, p512, 2 * <u64 as avx512::Lane>::LANES);
+        check_partition::<u64>(|x| x % 4, p512, 2 * <u64 as avx512::Lane>::LANES);
+        check_partition::<i64>(|x| x as i64, p512, 2 * <i64 as avx512::Lane>::LANES);
+        check_partition::<i32>(
+            |x| (x % 5) as i32 - 2,
+            p512,
+            2 * <i32 as avx512::Lane>::LANES,
+        );
+    }
+
+    #[test]
+    fn avx2_partition_splits_at_the_pivot_and_keeps_every_key() {
+        check_partition::<u32>(|x| x as u32, p256, 2 * <u32 as avx2::Lane>::LANES);
+        check_partition::<u32>(|x| (x % 4) as u32, p256, 2 * <u32 as avx2::Lane>::LANES);
+        check_partition::<u64>(|x| x, p256, 2 * <u64 as avx2::Lane>::LANES);
+        check_partition::<u64>(|x| x % 4, p256, 2 * <u64 as avx2::Lane>::LANES);
+        check_partition::<i64>(|x| x as i64, p256, 2 * <i64 as avx2::Lane>::LANES);
+        check_partition::<i64>(
+            |x| -((x % 3) as i64) - 1,
+            p256,
+            2 * <i64 as avx2::Lane>::LANES,
+        ); // all negative
+        check_partition::<i32>(|x| (x % 5) as i32 - 2, p256, 2 * <i32 as avx2::Lane>::LANES);
+        check_partition::<i32>(
+            |x| -((x % 3) as i32) - 1,
+            p256,
+            2 * <i32 as avx2::Lane>::LANES,
+        );
     }
 }

@@ -254,6 +254,9 @@ def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stabl
            [3, 2]])
     """
     _arrays.check_sort_options(kind, order)
+    if type(a) is np.ndarray and a.ndim == 1 and a.size and axis in (-1, 0, None) and a.dtype.isnative and a.dtype in _arrays._SORT_NATIVE:
+        # the common call, without _by_rows' reshaping (a few microseconds a call)
+        return _native.sort_rows(a[None], False, backend)[0]
     return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, False, backend), "sort", True)
 
 

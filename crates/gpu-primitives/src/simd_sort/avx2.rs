@@ -1,0 +1,663 @@
+//! AVX2 quicksort of `u32`, `u64`, `i32` and `i64`: the path for x86-64 CPUs without AVX-512.
+//!
+//! The same algorithm as [`super::avx512`] on 256-bit registers, kept simpler: AVX2 has no
+//! compress instruction (a register's keys below the pivot are packed by `vpermd` with an
+//! index vector from a table of all lane masks), no unsigned or 64-bit min/max (compares of
+//! sign-flipped keys and blends stand in) and no mask registers (masked loads and stores take
+//! a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
+//! exact copies through the stack). Partition: one register at a time from the end with
+//! fewer free slots, two registers held at each end, so that each register's keys, permuted
+//! to put those below the pivot first, can be written by two whole-register stores. Small ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic
+//! network in registers. Pivot, tie handling and the depth limit are as in the AVX-512 path.
+
+use std::arch::x86_64::*;
+
+/// A lane type with its AVX2 register operations (all unsafe: they need AVX2).
+pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
+    /// Lanes per 256-bit register.
+    const LANES: usize;
+    /// The largest value (padding of partial registers).
+    const MAX: Self;
+    /// `self + 1`, `None` at `MAX`.
+    fn succ(self) -> Option<Self>;
+    unsafe fn splat(x: Self) -> __m256i;
+    /// All-ones in the lanes where `a > b` in `Self`'s order.
+    unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i;
+    unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i;
+    unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i;
+    /// Bit `l` set where lane `l` of the lane mask `m` is all-ones.
+    unsafe fn movemask(m: __m256i) -> u32;
+    /// The lane mask with lane `l` all-ones where bit `l` of `bits` is set.
+    unsafe fn lane_mask(bits: u32) -> __m256i;
+    /// The lanes selected by `m` in the low lanes, then the others (each in lane order).
+    unsafe fn compress(m: u32, v: __m256i) -> __m256i;
+    /// Loads the lanes of `mask` from `p` (zero elsewhere; masked lanes are not read).
+    unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i;
+    /// Lane `l` takes lane `l ^ d` (`d` a power of two below `LANES`).
+    unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i;
+    /// The lanes in reverse order.
+    unsafe fn reverse(v: __m256i) -> __m256i;
+    /// Lane 0.
+    unsafe fn lane0(v: __m256i) -> Self;
+}
+
+/// All-ones mask of the first `n` lanes.
+#[inline(always)]
+fn first(n: usize) -> u32 {
+    ((1u64 << n) - 1) as u32
+}
+
+/// `vpermd` indices that put the 32-bit lanes set in each 8-bit mask first (in order), then
+/// the others (in order).
+const COMPRESS_32: [[i32; 8]; 256] = {
+    let mut t = [[0i32; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut j = 0;
+        let mut pass = 0;
+        while pass < 2 {
+            let mut l = 0;
+            while l < 8 {
+                if (m & (1 << l) != 0) == (pass == 0) {
+                    t[m][j] = l;
+                    j += 1;
+                }
+                l += 1;
+            }
+            pass += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// `vpermd` indices that put the 64-bit lanes set in each 4-bit mask first (in order), then
+/// the others (in order).
+const COMPRESS_64: [[i32; 8]; 16] = {
+    let mut t = [[0i32; 8]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut j = 0;
+        let mut pass = 0;
+        while pass < 2 {
+            let mut l = 0;
+            while l < 4 {
+                if (m & (1 << l) != 0) == (pass == 0) {
+                    t[m][2 * j] = 2 * l;
+                    t[m][2 * j + 1] = 2 * l + 1;
+                    j += 1;
+                }
+                l += 1;
+            }
+            pass += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+macro_rules! lane32 {
+    ($t:ty, $bias:expr, $min:ident, $max:ident) => {
+        impl Lane for $t {
+            const LANES: usize = 8;
+            const MAX: Self = <$t>::MAX;
+            #[inline(always)]
+            fn succ(self) -> Option<Self> {
+                self.checked_add(1)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn splat(x: Self) -> __m256i {
+                _mm256_set1_epi32(x as i32)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                let s = _mm256_set1_epi32($bias);
+                _mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                $min(a, b)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                $max(a, b)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn movemask(m: __m256i) -> u32 {
+                _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane_mask(bits: u32) -> __m256i {
+                let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+                let b = _mm256_and_si256(_mm256_set1_epi32(bits as i32), bit);
+                _mm256_cmpeq_epi32(b, bit)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
+                // SAFETY: m < 256 (8 lanes); the row is 8 readable i32.
+                let idx = unsafe { _mm256_loadu_si256(COMPRESS_32[m as usize].as_ptr().cast()) };
+                _mm256_permutevar8x32_epi32(v, idx)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                unsafe { _mm256_maskload_epi32(p.cast(), mask) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
+                match d {
+                    1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
+                    2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                    _ => _mm256_permute2x128_si256::<1>(v, v),
+                }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn reverse(v: __m256i) -> __m256i {
+                _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane0(v: __m256i) -> Self {
+                _mm256_cvtsi256_si32(v) as $t
+            }
+        }
+    };
+}
+
+lane32!(u32, i32::MIN, _mm256_min_epu32, _mm256_max_epu32);
+lane32!(i32, 0, _mm256_min_epi32, _mm256_max_epi32);
+
+macro_rules! lane64 {
+    ($t:ty, $bias:expr) => {
+        impl Lane for $t {
+            const LANES: usize = 4;
+            const MAX: Self = <$t>::MAX;
+            #[inline(always)]
+            fn succ(self) -> Option<Self> {
+                self.checked_add(1)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn splat(x: Self) -> __m256i {
+                _mm256_set1_epi64x(x as i64)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                let s = _mm256_set1_epi64x($bias);
+                _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                _mm256_blendv_epi8(a, b, unsafe { Self::vgt(a, b) })
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                _mm256_blendv_epi8(b, a, unsafe { Self::vgt(a, b) })
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn movemask(m: __m256i) -> u32 {
+                _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane_mask(bits: u32) -> __m256i {
+                let bit = _mm256_setr_epi64x(1, 2, 4, 8);
+                let b = _mm256_and_si256(_mm256_set1_epi64x(bits as i64), bit);
+                _mm256_cmpeq_epi64(b, bit)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
+                // SAFETY: m < 16 (4 lanes); the row is 8 readable i32.
+                let idx = unsafe { _mm256_loadu_si256(COMPRESS_64[m as usize].as_ptr().cast()) };
+                _mm256_permutevar8x32_epi32(v, idx)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                unsafe { _mm256_maskload_epi64(p.cast(), mask) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
+                match d {
+                    1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+                    _ => _mm256_permute2x128_si256::<1>(v, v),
+                }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn reverse(v: __m256i) -> __m256i {
+                _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(6, 7, 4, 5, 2, 3, 0, 1))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane0(v: __m256i) -> Self {
+                _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) as $t
+            }
+        }
+    };
+}
+
+lane64!(u64, i64::MIN);
+lane64!(i64, 0);
+
+/// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
+#[inline(always)]
+unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
+    // SAFETY: the caller has AVX2 (see the note on `step`) and `n` readable lanes at `p`.
+    unsafe {
+        let mask = T::lane_mask(first(n));
+        _mm256_blendv_epi8(T::splat(T::MAX), T::mask_load(p, mask), mask)
+    }
+}
+
+/// Stores the first `n` lanes of `v` at `p` (through a copy on the stack: `vpmaskmov` stores
+/// are microcoded on AMD cores, tens of cycles each).
+#[inline(always)]
+unsafe fn store_first<T: Lane>(p: *mut T, n: usize, v: __m256i) {
+    let mut a = [T::MAX; 8];
+    // SAFETY: the caller has AVX2 (see the note on `step`) and `n` writable lanes at `p`;
+    // `a` holds 32 bytes.
+    unsafe {
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
+        std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
+    }
+}
+
+/// Stores the last `n` of the `LANES` lanes of `v` at `p`.
+#[inline(always)]
+unsafe fn store_last<T: Lane>(p: *mut T, n: usize, v: __m256i) {
+    let mut a = [T::MAX; 8];
+    // SAFETY: as in `store_first`.
+    unsafe {
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
+        std::ptr::copy_nonoverlapping(a.as_ptr().add(T::LANES - n), p, n);
+    }
+}
+
+#[inline(always)]
+unsafe fn load<T: Lane>(p: *const T) -> __m256i {
+    // SAFETY: the caller has AVX2 and a whole register readable at `p`.
+    unsafe { _mm256_loadu_si256(p.cast()) }
+}
+
+/// The largest lane.
+#[inline(always)]
+unsafe fn reduce_max<T: Lane>(v: __m256i) -> T {
+    let mut a = [T::MAX; 8];
+    // SAFETY: the caller has AVX2; `a` holds 32 bytes.
+    unsafe { _mm256_storeu_si256(a.as_mut_ptr().cast(), v) };
+    a[..T::LANES].iter().copied().max().unwrap_or(T::MAX)
+}
+
+/// Lanes `l` with `l & d != 0`, for `d` a power of two below 8 (0 for larger `d`).
+#[inline(always)]
+const fn upper(d: usize) -> u32 {
+    match d {
+        1 => 0xAA,
+        2 => 0xCC,
+        4 => 0xF0,
+        _ => 0,
+    }
+}
+
+/// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
+/// lanes in `take_max` keeping the larger key.
+///
+/// This and the other helpers without `#[target_feature]` are always inlined into functions
+/// that enable AVX2, and may only be called from such functions.
+#[inline(always)]
+unsafe fn step<T: Lane>(v: __m256i, d: usize, take_max: u32) -> __m256i {
+    // SAFETY: the caller has AVX2 (see above).
+    unsafe {
+        let p = T::xor_lanes(v, d);
+        _mm256_blendv_epi8(T::vmin(v, p), T::vmax(v, p), T::lane_mask(take_max))
+    }
+}
+
+#[inline(always)]
+unsafe fn step_all<T: Lane, const K: usize>(r: &mut [__m256i; K], d: usize, take_max: u32) {
+    for x in r.iter_mut() {
+        // SAFETY: the caller has AVX2 (see the note on `step`).
+        *x = unsafe { step::<T>(*x, d, take_max) };
+    }
+}
+
+/// Bitonic sort of each register, ascending.
+#[inline(always)]
+unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    let all = first(T::LANES);
+    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        step_all::<T, K>(r, 1, m(2, 1));
+        step_all::<T, K>(r, 2, m(4, 2));
+        step_all::<T, K>(r, 1, m(4, 1));
+        if T::LANES == 8 {
+            step_all::<T, K>(r, 4, m(8, 4));
+            step_all::<T, K>(r, 2, m(8, 2));
+            step_all::<T, K>(r, 1, m(8, 1));
+        }
+    }
+}
+
+/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
+#[inline(always)]
+unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    let all = first(T::LANES);
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        if T::LANES == 8 {
+            step_all::<T, K>(r, 4, upper(4) & all);
+        }
+        step_all::<T, K>(r, 2, upper(2) & all);
+        step_all::<T, K>(r, 1, upper(1) & all);
+    }
+}
+
+/// Register half-cleaners at register distance `DR`.
+#[inline(always)]
+unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m256i; K]) {
+    for i in 0..K {
+        if i & DR == 0 && i + DR < K {
+            // SAFETY: the caller has AVX2 (see the note on `step`).
+            unsafe {
+                let (a, b) = (r[i], r[i + DR]);
+                r[i] = T::vmin(a, b);
+                r[i + DR] = T::vmax(a, b);
+            }
+        }
+    }
+}
+
+/// Merges sorted runs of `B / 2` registers into sorted runs of `B`.
+#[inline(always)]
+unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i; K]) {
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        for blk in 0..K / B {
+            for i in 0..B / 2 {
+                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
+                let (rx, ry) = (r[x], T::reverse(r[y]));
+                r[x] = T::vmin(rx, ry);
+                r[y] = T::reverse(T::vmax(rx, ry));
+            }
+        }
+        if B >= 8 {
+            half_clean::<T, K, 2>(r);
+        }
+        if B >= 4 {
+            half_clean::<T, K, 1>(r);
+        }
+        clean_all::<T, K>(r);
+    }
+}
+
+/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 8).
+#[inline(always)]
+unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        sort_each::<T, K>(r);
+        if K >= 2 {
+            merge_level::<T, K, 2>(r);
+        }
+        if K >= 4 {
+            merge_level::<T, K, 4>(r);
+        }
+        if K >= 8 {
+            merge_level::<T, K, 8>(r);
+        }
+    }
+}
+
+/// Sorts `v` (at most `K * LANES` keys) with the network.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
+    let n = v.len();
+    let l = T::LANES;
+    // SAFETY: AVX2 is enabled; every load and store covers only lanes inside `v`.
+    unsafe {
+        let mut r = [T::splat(T::MAX); K];
+        for (a, ra) in r.iter_mut().enumerate() {
+            if a * l < n {
+                *ra = load_first(v.as_ptr().add(a * l), (n - a * l).min(l));
+            }
+        }
+        network::<T, K>(&mut r);
+        for (a, ra) in r.iter().enumerate() {
+            if a * l < n {
+                store_first(v.as_mut_ptr().add(a * l), (n - a * l).min(l), *ra);
+            }
+        }
+    }
+}
+
+/// Registers of the largest network.
+const NETWORK: usize = 8;
+
+/// The largest range the network sorts.
+pub(super) fn small_max<T: Lane>() -> usize {
+    NETWORK * T::LANES
+}
+
+/// Sorts at most [`small_max`] keys with the smallest network that holds them.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
+    let l = T::LANES;
+    let n = v.len();
+    // SAFETY: AVX2 is enabled here; each network holds `n` keys.
+    unsafe {
+        if n <= l {
+            sort_regs::<T, 1>(v)
+        } else if n <= 2 * l {
+            sort_regs::<T, 2>(v)
+        } else if n <= 4 * l {
+            sort_regs::<T, 4>(v)
+        } else {
+            sort_regs::<T, 8>(v)
+        }
+    }
+}
+
+/// Partitions one register's keys: those below the pivot to `p[*lo..]`, the others just
+/// below `*hi`, each side by exact-length copies (safe with no free slots beyond them).
+#[inline(always)]
+unsafe fn put<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, hi: &mut usize) {
+    // SAFETY: the caller guarantees AVX2 and room for the keys written at both ends.
+    unsafe {
+        let m = T::movemask(T::vgt(pv, v));
+        let c = m.count_ones() as usize;
+        let w = T::compress(m, v);
+        store_first(p.add(*lo), c, w);
+        *lo += c;
+        let g = T::LANES - c;
+        *hi -= g;
+        store_last(p.add(*hi), g, w);
+    }
+}
+
+/// [`put`] by two whole-register stores of one permuted register (keys below the pivot
+/// first, the others last): the caller guarantees at least `LANES` free slots at each end.
+#[inline(always)]
+unsafe fn put_wide<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, hi: &mut usize) {
+    // SAFETY: the caller guarantees AVX2 and a register of free slots at `*lo` and below `*hi`.
+    unsafe {
+        let m = T::movemask(T::vgt(pv, v));
+        let c = m.count_ones() as usize;
+        let w = T::compress(m, v);
+        _mm256_storeu_si256(p.add(*lo).cast(), w);
+        *lo += c;
+        _mm256_storeu_si256(p.add(*hi - T::LANES).cast(), w);
+        *hi -= T::LANES - c;
+    }
+}
+
+/// Partitions `v` (at least `2 * LANES` keys): `(m, max)` with `v[..m]` below `pivot`,
+/// `v[m..]` at least `pivot`, and `max` the largest key (or `pivot` when larger).
+///
+/// `HELD` registers are held at each end, leaving `2 * HELD * LANES` free slots; each step
+/// reads the end with fewer free slots (at most `HELD * LANES`), so when the step writes, that
+/// end has at least `LANES` free slots and the other at least `HELD * LANES`. With two held
+/// registers that is a register at each end: room for [`put_wide`]'s whole-register stores.
+/// The held registers go last, by exact copies.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
+    const HELD: usize = 2;
+    let l = T::LANES;
+    let n = v.len();
+    debug_assert!(n >= 2 * l);
+    let p = v.as_mut_ptr();
+    // SAFETY: AVX2 is enabled; loads read unread whole registers inside the range and the
+    // stores have room for every key they write (see the doc comment).
+    unsafe {
+        let pv = T::splat(pivot);
+        // The first `n % LANES` keys as one partial register (see the AVX-512 partition).
+        let r = n % l;
+        let head = load_first(p, r);
+        let m = T::movemask(T::vgt(pv, head)) & first(r);
+        let c = m.count_ones() as usize;
+        let g = r - c;
+        let tail = load_first(p.add(n - g), g);
+        let w = T::compress(m, head); // the c keys below, then the r - c others
+        store_first(p, c, w);
+        store_first(p.add(c), g, tail);
+        let mut a = [T::MAX; 8];
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
+        std::ptr::copy_nonoverlapping(a.as_ptr().add(c), p.add(n - g), g);
+        let (left, right) = (c, n - g);
+        // only the `r` keys of `head` count for the maximum
+        let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
+        let (mut sl, mut sr) = (left, right);
+        let regs = (right - left) / l;
+        if regs == 0 {
+            return (left, reduce_max(top));
+        }
+        if regs < 2 * HELD {
+            // a few registers: read them all, then write them
+            let mut x = [pv; 2 * HELD];
+            for (i, xi) in x.iter_mut().enumerate().take(regs) {
+                *xi = load(p.add(left + i * l));
+                top = T::vmax(top, *xi);
+            }
+            for xi in &x[..regs] {
+                put::<T>(p, *xi, pv, &mut sl, &mut sr);
+            }
+            debug_assert_eq!(sl, sr);
+            return (sl, reduce_max(top));
+        }
+        let mut ends = [pv; 2 * HELD];
+        for i in 0..HELD {
+            ends[i] = load(p.add(left + i * l));
+            ends[HELD + i] = load(p.add(right - (i + 1) * l));
+        }
+        for e in &ends {
+            top = T::vmax(top, *e);
+        }
+        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l);
+        while rl < rr {
+            let x = if sr - rr < rl - sl {
+                rr -= l;
+                load(p.add(rr))
+            } else {
+                rl += l;
+                load(p.add(rl - l))
+            };
+            top = T::vmax(top, x);
+            put_wide::<T>(p, x, pv, &mut sl, &mut sr);
+        }
+        for e in ends {
+            put::<T>(p, e, pv, &mut sl, &mut sr);
+        }
+        debug_assert_eq!(sl, sr);
+        (sl, reduce_max(top))
+    }
+}
+
+/// A pivot: the median of two registers of keys at a quarter and three quarters of `v`.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn pivot<T: Lane>(v: &[T]) -> T {
+    let n = v.len();
+    let l = T::LANES;
+    debug_assert!(n >= 4 * l);
+    // SAFETY: AVX2 is enabled; both registers lie inside `v` (n >= 4 LANES).
+    unsafe {
+        let at = |num: usize| load(v.as_ptr().add(num * n / 4 - l / 2));
+        let mut r = [at(1), at(3)];
+        network::<T, 2>(&mut r);
+        T::lane0(r[1])
+    }
+}
+
+/// Below this many keys the two sides of a partition are sorted on the calling thread.
+const PARALLEL_SPLIT: usize = 1 << 14;
+
+/// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
+    let n = v.len();
+    if n <= small_max::<T>() {
+        // SAFETY: AVX2 is enabled here.
+        unsafe { sort_small(v) };
+        return;
+    }
+    if depth == 0 {
+        v.sort_unstable();
+        return;
+    }
+    // SAFETY: AVX2 is enabled here (this function's contract).
+    unsafe {
+        let p = pivot(v);
+        let (mut m, max) = partition(v, p);
+        if m == 0 {
+            // the pivot is the minimum: split off the keys equal to it
+            let Some(p1) = p.succ() else { return };
+            if max == p {
+                return; // all equal
+            }
+            m = partition(v, p1).0;
+            quicksort(&mut v[m..], depth - 1, parallel);
+            return;
+        }
+        let (lo, hi) = v.split_at_mut(m);
+        let hi_done = max == p; // every key of `hi` equals the pivot
+        if parallel && n >= PARALLEL_SPLIT {
+            rayon::join(
+                // SAFETY: the closures run on threads of this process, where AVX2 was
+                // detected before the first call.
+                || quicksort(lo, depth - 1, true),
+                || {
+                    if !hi_done {
+                        quicksort(hi, depth - 1, true)
+                    }
+                },
+            );
+        } else {
+            quicksort(lo, depth - 1, false);
+            if !hi_done {
+                quicksort(hi, depth - 1, false);
+            }
+        }
+    }
+}
