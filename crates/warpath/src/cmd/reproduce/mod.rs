@@ -46,6 +46,7 @@ pub(crate) const ORDER: &[&str] = &[
 pub(crate) fn specs() -> Vec<Spec> {
     let mut all = Vec::new();
     all.extend(combinatorics::experiments::specs());
+    all.extend(clustering::experiments::specs());
     all.sort_by_key(|s| {
         ORDER
             .iter()
