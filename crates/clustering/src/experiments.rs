@@ -86,6 +86,9 @@ fn fail(what: &str) -> impl Fn(KMeansError) -> ExperimentError + '_ {
 enum Backend {
     /// [`KMeans::fit_reference`]: one thread, plain loops (the seed's sequential version).
     Sequential,
+    /// [`KMeans::fit`] on the CPU in a one-thread rayon pool: the multi-core path's kernels
+    /// without the threads (what its speed-up owes to the kernels alone).
+    RayonOneThread,
     /// [`KMeans::fit`] on the CPU: rayon over every core (the seed's multi-core version).
     Rayon,
     /// [`KMeans::fit`] on the GPU.
@@ -96,6 +99,7 @@ impl Backend {
     fn name(self) -> &'static str {
         match self {
             Backend::Sequential => "cpu",
+            Backend::RayonOneThread => "rayon-1-thread",
             Backend::Rayon => "rayon",
             Backend::Cuda => "cuda",
         }
@@ -104,6 +108,11 @@ impl Backend {
     fn fit(self, p: KMeans, x: ArrayView2<'_, f64>) -> Result<KMeansResult<f64>, KMeansError> {
         match self {
             Backend::Sequential => p.fit_reference(x, None),
+            Backend::RayonOneThread => rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .map_err(|e| KMeansError::InvalidParameter(format!("a one-thread pool: {e}")))?
+                .install(|| p.exec(Exec::Cpu).fit(x)),
             Backend::Rayon => p.exec(Exec::Cpu).fit(x),
             Backend::Cuda => p.exec(Exec::Cuda).fit(x),
         }
@@ -126,7 +135,7 @@ fn sweep_point(
 ) -> Result<Vec<Row>, ExperimentError> {
     let blobs = two_clusters(n, d, DATA_SEED);
     let x = blobs.data.view();
-    let mut backends = vec![Backend::Sequential, Backend::Rayon];
+    let mut backends = vec![Backend::Sequential, Backend::RayonOneThread, Backend::Rayon];
     let simulated = ctx.gpu == GpuUse::Simulated;
     if ctx.gpu_rows() && (!simulated || n * d * k <= SIMULATED_MAX_WORK) {
         backends.push(Backend::Cuda);
@@ -164,10 +173,10 @@ fn sweep_point(
             .with("repeats", runs)
             .with(
                 "threads",
-                if b == Backend::Rayon {
-                    rayon::current_num_threads()
-                } else {
-                    1
+                match b {
+                    Backend::Sequential | Backend::RayonOneThread => Some(1),
+                    Backend::Rayon => Some(rayon::current_num_threads()),
+                    Backend::Cuda => None,
                 },
             );
         let row = if b == Backend::Cuda {
@@ -235,8 +244,11 @@ fn sweep_notes(e: &mut Experiment, ctx: &Context, repeats: usize) {
     );
     e.notes.push(format!(
         "Backends: `cpu` is the sequential reference (one thread, plain loops in f64, as the \
-         seed's sequential version); `rayon` the library's multi-core path ({} threads here; \
-         blocked kernels, so part of its speed-up is per core); `cuda` the GPU path. The seed \
+         seed's sequential version); `rayon` the library's multi-core path ({} threads here); \
+         `rayon-1-thread` the same path in a one-thread pool, so that the part of `rayon`'s \
+         speed-up owed to its kernels (blocked distances, a fixed reduction tree) shows apart \
+         from the part owed to the threads (the seed's parallel version ran its sequential \
+         kernel on every core); `cuda` the GPU path. The seed \
          compared C++, C# and Python (scikit-learn) versions on a 4-core i7-2630QM laptop with a \
          GeForce GT 525M; scikit-learn is not rerun here.",
         rayon::current_num_threads()
@@ -673,6 +685,14 @@ mod tests {
         let rayon = rows_of(e, "rayon");
         assert_eq!(cpu.len(), values.len());
         assert_eq!(rayon.len(), values.len());
+        // The multi-core path gives the same bits on one thread as on every core.
+        let one = rows_of(e, "rayon-1-thread");
+        assert_eq!(one.len(), values.len());
+        for (o, r) in one.iter().zip(&rayon) {
+            assert_eq!(o.get_f64("inertia_run0"), r.get_f64("inertia_run0"));
+            assert_eq!(o.get_f64("iterations"), r.get_f64("iterations"));
+            assert_eq!(o.get_f64("threads"), Some(1.0));
+        }
         for ((c, r), v) in cpu.iter().zip(&rayon).zip(values) {
             assert_eq!(c.get_f64(key), Some(*v));
             assert_eq!(r.get_f64(key), Some(*v));
