@@ -105,14 +105,17 @@ impl Backend {
         }
     }
 
-    fn fit(self, p: KMeans, x: ArrayView2<'_, f64>) -> Result<KMeansResult<f64>, KMeansError> {
+    /// Fits on this backend; `one_thread` is the pool of [`Backend::RayonOneThread`], built
+    /// once outside the timed region.
+    fn fit(
+        self,
+        p: KMeans,
+        x: ArrayView2<'_, f64>,
+        one_thread: &rayon::ThreadPool,
+    ) -> Result<KMeansResult<f64>, KMeansError> {
         match self {
             Backend::Sequential => p.fit_reference(x, None),
-            Backend::RayonOneThread => rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .build()
-                .map_err(|e| KMeansError::InvalidParameter(format!("a one-thread pool: {e}")))?
-                .install(|| p.exec(Exec::Cpu).fit(x)),
+            Backend::RayonOneThread => one_thread.install(|| p.exec(Exec::Cpu).fit(x)),
             Backend::Rayon => p.exec(Exec::Cpu).fit(x),
             Backend::Cuda => p.exec(Exec::Cuda).fit(x),
         }
@@ -140,6 +143,10 @@ fn sweep_point(
     if ctx.gpu_rows() && (!simulated || n * d * k <= SIMULATED_MAX_WORK) {
         backends.push(Backend::Cuda);
     }
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| ExperimentError::from_display("a one-thread pool", e))?;
     let mut rows = Vec::new();
     let mut sequential_secs = f64::NAN;
     for b in backends {
@@ -154,7 +161,7 @@ fn sweep_point(
         for r in 0..runs {
             let p = seed_kmeans(k, r as u64);
             let t = Instant::now();
-            let fit = b.fit(p, x).map_err(fail("k-means"))?;
+            let fit = b.fit(p, x, &one_thread).map_err(fail("k-means"))?;
             let s = t.elapsed().as_secs_f64();
             secs.push(s);
             iters.push(fit.iterations as f64);
