@@ -663,8 +663,9 @@ pub fn kmeans_distributed(ctx: &Context) -> Result<Experiment, ExperimentError> 
     e.notes.push(
         "The seed's k-means: 100 fixed iterations from 4 random data points (drawn from a fixed \
          subsample of 4,096 rows), the seed's two-cluster data (`data::two_clusters`). For the \
-         same split measured across processes see BENCHMARKS.md (Dask, `metrics_`), and \
-         `kmeans-mpi` for MPI ranks; one run, not a median."
+         same split measured across processes see BENCHMARKS.md (Dask, `metrics_`); the MPI \
+         worker `kmeans-mpi` reports rank 0's read, compute, all-reduce and checkpoint times. \
+         One run, not a median."
             .into(),
     );
     if n < 10_000_000 {
