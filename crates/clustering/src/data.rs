@@ -55,6 +55,41 @@ pub fn generate_blobs(n: usize, d: usize, clusters: usize, sigma: f64, seed: u64
     }
 }
 
+/// The data of the k-means-on-CUDA seed's experiments: two natural clusters, centred at
+/// `+0.25` and `-0.25` in every dimension. Each point picks one of the two at random and lies
+/// uniformly within `0.2` of its centre in every coordinate, so the clusters never touch (the
+/// seed says only "two natural clusters at .25 or -.25 in each dimension"). Points come in
+/// random order, as the seed's distributed k-means assumes ("adequately shuffled").
+///
+/// # Complexity
+/// `O(n d)`.
+///
+/// # Examples
+/// ```
+/// let b = clustering::data::two_clusters(1000, 3, 1);
+/// assert_eq!((b.data.dim(), b.centres.dim()), ((1000, 3), (2, 3)));
+/// for (row, &t) in b.data.rows().into_iter().zip(&b.truth) {
+///     let c = b.centres.row(t as usize);
+///     assert!(row.iter().zip(c).all(|(x, c)| (x - c).abs() <= 0.2));
+/// }
+/// ```
+pub fn two_clusters(n: usize, d: usize, seed: u64) -> Blobs {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let centres = Array2::from_shape_fn((2, d), |(c, _)| if c == 0 { 0.25 } else { -0.25 });
+    let truth: Vec<u32> = (0..n).map(|_| rng.random_range(0..2u32)).collect();
+    let mut data = Array2::zeros((n, d));
+    for (mut row, &c) in data.rows_mut().into_iter().zip(&truth) {
+        for (x, centre) in row.iter_mut().zip(centres.row(c as usize)) {
+            *x = centre + rng.random_range(-0.2..=0.2);
+        }
+    }
+    Blobs {
+        data,
+        centres,
+        truth,
+    }
+}
+
 /// Reads a CSV (or whitespace-separated) file of numbers, one point per line. A first line
 /// that does not parse is taken as a header; blank lines are skipped.
 ///

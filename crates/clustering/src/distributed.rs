@@ -60,7 +60,9 @@ use crate::data::{NpyType, read_npy_header, read_rows, read_weights_shard, shard
 use crate::kmeans::{
     check_finite, check_given, check_params, check_weight_values, initial_centroids,
 };
-use crate::lloyd::{Candidate, LloydParams, StepStats, Stepper, candidate_order, lloyd};
+use crate::lloyd::{
+    Candidate, LloydParams, ShiftLimit, StepStats, Stepper, candidate_order, lloyd,
+};
 use crate::{Init, KMeans, KMeansError};
 
 pub use crate::launch::{DistributedReport, FAIL_AT_VAR, Timings};
@@ -510,7 +512,7 @@ pub fn run_distributed<C: Communicator>(
         } else {
             p.max_iter
         },
-        tol_abs,
+        limit: ShiftLimit::Absolute(tol_abs),
         start_iteration,
     };
     let fail = if resumed.is_none() {

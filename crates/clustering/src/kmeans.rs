@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::cpu::{CpuKind, CpuStepper, assign_parallel, mean_variance};
 use crate::cuda::CudaStepper;
 use crate::init::{kmeans_plusplus, random_points};
-use crate::lloyd::{LloydOutcome, LloydParams, Stepper, lloyd};
+use crate::lloyd::{LloydOutcome, LloydParams, ShiftLimit, Stepper, lloyd};
 use crate::{Element, KMeansError};
 
 /// From this much work per iteration (`n * k * d` multiply-adds) `Exec::Auto` uses the GPU.
@@ -38,6 +38,32 @@ impl std::str::FromStr for Init {
     }
 }
 
+/// What [`KMeans::tol`] is relative to: when a Lloyd run has converged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Convergence {
+    /// scikit-learn's rule (the default): the summed squared centroid shift of an iteration is
+    /// at most `tol` times the mean per-column variance of the data.
+    #[default]
+    Variance,
+    /// The rule of the k-means-on-CUDA seed: the summed squared shift is at most `tol` times
+    /// the previous iteration's shift (the first iteration stops only when no centroid moved).
+    /// The seed used `tol` 0.001 on the CPU (0.01 on its GPU) and `max_iter` 1000.
+    PreviousShift,
+}
+
+impl std::str::FromStr for Convergence {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "variance" => Ok(Convergence::Variance),
+            "previous-shift" | "previous" => Ok(Convergence::PreviousShift),
+            _ => Err(format!(
+                "convergence must be variance or previous-shift, not `{s}`"
+            )),
+        }
+    }
+}
+
 /// k-means parameters (a small builder); run with [`KMeans::fit`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KMeans {
@@ -48,8 +74,11 @@ pub struct KMeans {
     /// Most Lloyd iterations per run (default 300).
     pub max_iter: usize,
     /// Convergence tolerance on the summed squared centroid shift, relative to the mean
-    /// per-column variance of the data (default `1e-4`, as scikit-learn).
+    /// per-column variance of the data (default `1e-4`, as scikit-learn), or to the previous
+    /// iteration's shift (see [`KMeans::convergence`]).
     pub tol: f64,
+    /// What `tol` is relative to (default [`Convergence::Variance`]).
+    pub convergence: Convergence,
     /// Independent runs from different initial centroids; the lowest inertia wins (default 1).
     pub n_init: usize,
     /// Seed of the initialisation: equal seeds give equal results.
@@ -95,6 +124,7 @@ impl KMeans {
             init: Init::KMeansPlusPlus,
             max_iter: 300,
             tol: 1e-4,
+            convergence: Convergence::Variance,
             n_init: 1,
             seed: 0,
             exec: Exec::Auto,
@@ -116,6 +146,25 @@ impl KMeans {
     /// Sets the relative tolerance.
     pub fn tol(mut self, tol: f64) -> Self {
         self.tol = tol;
+        self
+    }
+
+    /// Sets what the tolerance is relative to: [`Convergence::PreviousShift`] with `tol`
+    /// 0.001, `max_iter` 1000 and [`Init::Random`] is the seed's k-means (its C++ version).
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::{Convergence, Init, KMeans};
+    /// use ndarray::array;
+    /// let data = array![[0.0], [0.2], [1.0], [1.2], [5.0], [5.2]];
+    /// let seed_rule = KMeans::new(2).init(Init::Random).tol(1e-3).max_iter(1000)
+    ///     .convergence(Convergence::PreviousShift);
+    /// let fit = seed_rule.seed(3).fit(data.view())?;
+    /// assert!(fit.converged && fit.iterations <= 1000);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn convergence(mut self, convergence: Convergence) -> Self {
+        self.convergence = convergence;
         self
     }
 
@@ -141,7 +190,8 @@ impl KMeans {
     ///
     /// Runs `n_init` times from seeded initial centroids and keeps the run with the lowest
     /// inertia. Each run iterates until the summed squared centroid shift is at most
-    /// `tol * mean(var(data, axis 0))`, no label changes, or `max_iter`. A cluster that ends an
+    /// `tol * mean(var(data, axis 0))` (or `tol` times the previous shift, see
+    /// [`KMeans::convergence`]), no label changes, or `max_iter`. A cluster that ends an
     /// iteration empty is moved to the point farthest from its centroid. Results are
     /// reproducible: the CPU path gives bit-identical results for a given seed whatever the
     /// number of threads; the GPU path adds floating-point sums in a varying order, so it
@@ -318,7 +368,12 @@ impl KMeans {
         take_labels: impl Fn(&mut S) -> Result<Vec<u32>, KMeansError>,
     ) -> Result<KMeansResult<T>, KMeansError> {
         let d = input.d;
-        let tol_abs = self.tol * mean_variance(input.slice(), d);
+        let limit = match self.convergence {
+            Convergence::Variance => {
+                ShiftLimit::Absolute(self.tol * mean_variance(input.slice(), d))
+            }
+            Convergence::PreviousShift => ShiftLimit::OfPrevious(self.tol),
+        };
         let runs = if matches!(self.init, Init::Given(_)) {
             1
         } else {
@@ -327,7 +382,7 @@ impl KMeans {
         let params = LloydParams {
             k: self.k,
             max_iter: self.max_iter,
-            tol_abs,
+            limit,
             start_iteration: 0,
         };
         let mut best: Option<(LloydOutcome, Vec<u32>)> = None;

@@ -9,6 +9,7 @@ pub mod data;
 pub mod distributed;
 mod element;
 mod error;
+pub mod experiments;
 mod init;
 mod kmeans;
 pub mod launch;
@@ -16,6 +17,8 @@ mod lloyd;
 
 pub use element::Element;
 pub use error::KMeansError;
-pub use kmeans::{Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict};
+pub use kmeans::{
+    Convergence, Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict,
+};
 #[cfg(test)]
 mod tests;

@@ -104,10 +104,20 @@ pub(crate) trait Stepper {
 pub(crate) struct LloydParams {
     pub(crate) k: usize,
     pub(crate) max_iter: usize,
-    /// Absolute tolerance on the summed squared centroid shift.
-    pub(crate) tol_abs: f64,
+    /// When the summed squared centroid shift is small enough to stop.
+    pub(crate) limit: ShiftLimit,
     /// Iterations already done (a resumed run starts from its checkpoint's count).
     pub(crate) start_iteration: usize,
+}
+
+/// When a Lloyd run has converged, from the summed squared centroid shift of an iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ShiftLimit {
+    /// The shift is at most this value (scikit-learn's `tol` times the data's variance).
+    Absolute(f64),
+    /// The shift is at most this ratio of the previous iteration's shift (the k-means-on-CUDA
+    /// seed's rule; in the first iteration, of 0: it stops only when nothing moved).
+    OfPrevious(f64),
 }
 
 /// The end of a Lloyd run. The labels live in the stepper (they were set by the last step,
@@ -120,8 +130,8 @@ pub(crate) struct LloydOutcome {
     pub(crate) converged: bool,
 }
 
-/// Runs Lloyd's iteration from `centroids` until the centroids move by at most `tol_abs`
-/// (summed squared shift), no label changes, or `max_iter` iterations. `after_iteration`
+/// Runs Lloyd's iteration from `centroids` until the summed squared shift of the centroids is
+/// within `p.limit`, no label changes, or `max_iter` iterations. `after_iteration`
 /// sees each new set of centroids (checkpoints, progress bars); an error from it stops the run.
 pub(crate) fn lloyd<S: Stepper>(
     stepper: &mut S,
@@ -135,6 +145,7 @@ pub(crate) fn lloyd<S: Stepper>(
     let mut labels_known = false;
     let mut converged = false;
     let mut last = None;
+    let mut previous_shift = 0.0;
     while iteration < p.max_iter {
         let stats = stepper.step(&centroids, p.k)?;
         iteration += 1;
@@ -153,7 +164,12 @@ pub(crate) fn lloyd<S: Stepper>(
             .sum();
         centroids = updated;
         after_iteration(iteration, &centroids, &stats)?;
-        if shift <= p.tol_abs {
+        let bound = match p.limit {
+            ShiftLimit::Absolute(t) => t,
+            ShiftLimit::OfPrevious(r) => r * previous_shift,
+        };
+        previous_shift = shift;
+        if shift <= bound {
             converged = true;
             break;
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clustering::data::{generate_blobs, read_npy, write_npy};
 use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
-use clustering::{Init, KMeans, KMeansResult, predict};
+use clustering::{Convergence, Init, KMeans, KMeansResult, predict};
 use gpu_runtime::{Backend, Exec};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
@@ -62,9 +62,15 @@ pub(crate) struct Args {
     /// Most Lloyd iterations.
     #[arg(long, default_value_t = 300)]
     max_iter: usize,
-    /// Tolerance on the centroid shift, relative to the data's variance.
+    /// Tolerance on the centroid shift, relative to the data's variance (or to the previous
+    /// iteration's shift with --convergence previous-shift).
     #[arg(long, default_value_t = 1e-4)]
     tol: f64,
+    /// What --tol is relative to: variance (scikit-learn's rule) or previous-shift (the seed's:
+    /// stop when the summed squared shift is at most tol times the previous iteration's; the
+    /// seed ran --init random --convergence previous-shift --tol 0.001 --max-iter 1000).
+    #[arg(long, default_value = "variance", conflicts_with = "ranks")]
+    convergence: Convergence,
     /// Runs from different initial centroids (the best is kept).
     #[arg(long, default_value_t = 1)]
     n_init: usize,
@@ -248,6 +254,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         .init(init)
         .max_iter(args.max_iter)
         .tol(args.tol)
+        .convergence(args.convergence)
         .n_init(args.n_init)
         .seed(args.seed)
         .exec(args.backend);
@@ -687,4 +694,46 @@ fn recovers(labels: &[u32], truth: &[u32], k: usize) -> bool {
     image.sort_unstable();
     image.dedup();
     image.len() == k && agree as f64 >= 0.99 * labels.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn convergence_selects_the_seed_rule_and_is_refused_with_ranks() {
+        let cli = Cli::try_parse_from([
+            "kmeans",
+            "--generate",
+            "100",
+            "--convergence",
+            "previous-shift",
+        ])
+        .unwrap();
+        assert_eq!(cli.args.convergence, Convergence::PreviousShift);
+        let cli = Cli::try_parse_from(["kmeans", "--generate", "100"]).unwrap();
+        assert_eq!(cli.args.convergence, Convergence::Variance);
+        assert!(
+            Cli::try_parse_from([
+                "kmeans",
+                "--generate",
+                "100",
+                "--convergence",
+                "previous-shift",
+                "--ranks",
+                "2",
+            ])
+            .is_err()
+        );
+        assert!(
+            Cli::try_parse_from(["kmeans", "--generate", "100", "--convergence", "x"]).is_err()
+        );
+    }
 }

@@ -50,6 +50,7 @@ pub(crate) fn specs() -> Vec<Spec> {
     all.extend(combinatorics::experiments::specs());
     all.extend(pde::experiment::specs());
     all.extend(assignment::experiments::specs());
+    all.extend(clustering::experiments::specs());
     all.sort_by_key(|s| {
         ORDER
             .iter()
