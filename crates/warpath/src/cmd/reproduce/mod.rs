@@ -254,6 +254,12 @@ mod tests {
             .map(|s| ORDER.iter().position(|o| *o == s.id).unwrap())
             .collect();
         assert!(pos.windows(2).all(|w| w[0] < w[1]), "report order");
+        // every experiment the issue lists is reproduced
+        let missing: Vec<&&str> = ORDER
+            .iter()
+            .filter(|id| !all.iter().any(|s| s.id == **id))
+            .collect();
+        assert!(missing.is_empty(), "not registered: {missing:?}");
     }
 
     #[test]

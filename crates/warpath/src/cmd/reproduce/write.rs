@@ -387,8 +387,8 @@ pub(crate) fn chart_svg(e: &Experiment) -> Result<Option<String>> {
         log_y: spec.log_y,
         points_only: spec.kind == ChartKind::Points,
     };
-    let svg =
-        svg_string((1040, 500), &chart).with_context(|| format!("drawing the chart of {}", e.id))?;
+    let svg = svg_string((1040, 500), &chart)
+        .with_context(|| format!("drawing the chart of {}", e.id))?;
     Ok(Some(svg))
 }
 
