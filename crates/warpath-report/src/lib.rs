@@ -122,6 +122,19 @@ impl Row {
         self
     }
 
+    /// The row with its backend: [`Row::on_gpu`] when `gpu`, else `"backend": "cpu"`.
+    ///
+    /// Prefer this method to a closure that takes a `Row` by value: rustc 1.95 miscompiles
+    /// such closures in release builds when one is called twice (rust-lang/rust#155241; see
+    /// ARCHITECTURE.md, "Toolchain pitfalls").
+    pub fn on_backend(self, ctx: &Context, gpu: bool) -> Self {
+        if gpu {
+            self.on_gpu(ctx)
+        } else {
+            self.with("backend", "cpu")
+        }
+    }
+
     /// The row with a time in seconds under `key`: null on a simulated GPU row.
     pub fn secs(mut self, key: &str, seconds: f64) -> Self {
         let v = if self.simulated || !seconds.is_finite() {
@@ -415,6 +428,9 @@ mod tests {
         assert_eq!(r.get("simulated"), None);
         assert!(hw.gpu_rows() && sim.gpu_rows());
         assert!(!Context::new(Size::Quick).gpu_rows());
+        let r = Row::new().on_backend(&sim, false);
+        assert_eq!(r.get_text("backend").as_deref(), Some("cpu"));
+        assert!(Row::new().on_backend(&sim, true).is_simulated());
     }
 
     #[test]

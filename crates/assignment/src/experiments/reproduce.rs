@@ -352,15 +352,11 @@ pub fn lap_fig2(ctx: &Context) -> Result<Experiment, ExperimentError> {
                 (x, p.seconds)
             })
             .collect();
-        let on = |row: Row| {
-            if exec == Exec::Cuda {
-                row.on_gpu(ctx)
-            } else {
-                row.with("backend", "cpu")
-            }
-        };
         for p in &pts {
-            let mut row = on(Row::new().with("solver", solver.name()).with("n", p.n))
+            let mut row = Row::new()
+                .with("solver", solver.name())
+                .with("n", p.n)
+                .on_backend(ctx, exec == Exec::Cuda)
                 .secs("seconds", p.seconds);
             if let Some(f) = fit {
                 row = row.secs("model_seconds", f.scale * model.at(p.n));
@@ -383,9 +379,10 @@ pub fn lap_fig2(ctx: &Context) -> Result<Experiment, ExperimentError> {
             }
             e.rows.push(row);
         }
-        let mut row = on(Row::new()
+        let mut row = Row::new()
             .with("solver", solver.name())
-            .with("model", model.name()));
+            .with("model", model.name())
+            .on_backend(ctx, exec == Exec::Cuda);
         if let Some(f) = fit {
             row = row.secs("scale", f.scale).secs("mse_ms2", f.mse * 1e6);
         }
