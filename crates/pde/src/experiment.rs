@@ -1462,13 +1462,6 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
             .map_err(|e| ExperimentError::from_display("the reference solve", e))?;
         for (solver, exec) in runs {
             let on_gpu = exec == Exec::Cuda;
-            let tag = |r: Row| {
-                if on_gpu {
-                    r.on_gpu(ctx)
-                } else {
-                    r.with("backend", "cpu")
-                }
-            };
             // Fig. 13: whole implicit steps.
             let s = Scenario::Gaussian.initial_state(&p);
             let opts = NewtonOptions {
@@ -1490,12 +1483,13 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
             let per_step = median(&mut per);
             let st = st.expect("one run at least");
             e.rows.push(
-                tag(Row::new()
+                Row::new()
                     .with("kind", "run")
                     .with("n", n)
-                    .with("solver", solver_name(solver)))
-                .secs("step_s", per_step)
-                .with("newton_per_step", st.mean_iterations()),
+                    .with("solver", solver_name(solver))
+                    .on_backend(ctx, on_gpu)
+                    .secs("step_s", per_step)
+                    .with("newton_per_step", st.mean_iterations()),
             );
             // Fig. 14: one Jacobian solve.
             let repeats = if n >= 1 << 20 { 3 } else { 5 };
@@ -1525,11 +1519,12 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
                     break;
                 }
             }
-            let mut row = tag(Row::new()
+            let mut row = Row::new()
                 .with("kind", "solve")
                 .with("n", n)
-                .with("solver", solver_name(solver)))
-            .secs("solve_s", median(&mut solve));
+                .with("solver", solver_name(solver))
+                .on_backend(ctx, on_gpu)
+                .secs("solve_s", median(&mut solve));
             if on_gpu {
                 row = row.secs("solve_with_transfers_s", median(&mut with_tx));
             }
