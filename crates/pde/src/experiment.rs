@@ -20,7 +20,7 @@ use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, R
 
 use crate::adaptive::{AdaptiveOptions, adaptive_run};
 use crate::explicit::explicit_step_reference;
-use crate::implicit::{NewtonOptions, implicit_run_with_source, newton_trace};
+use crate::implicit::{ImplicitVariant, NewtonOptions, implicit_run_with_source, newton_trace};
 use crate::params::{Boundary, FhnParams, FhnState, reaction, reaction_derivative};
 use crate::scenario::{Scheme, simulate};
 use crate::tridiag::{self, TridiagSolver};
@@ -1253,10 +1253,11 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
     if ctx.gpu_rows() {
         runs.push((TridiagSolver::Pcr, Exec::Cuda, true));
     }
-    let trace_opts = |solver| NewtonOptions {
+    let trace_opts = |solver, variant| NewtonOptions {
         tol: f64::EPSILON,
         max_iter: 12,
         solver,
+        variant,
     };
     let dt = 0.25;
     let p = FhnParams {
@@ -1279,8 +1280,13 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
         for start in &starts {
             let mut st = start.clone();
             let t0 = st.t;
-            let norms =
-                newton_trace(&p, &mut st, trace_opts(solver), exec).map_err(fail("a trace"))?;
+            let norms = newton_trace(
+                &p,
+                &mut st,
+                trace_opts(solver, ImplicitVariant::CrankNicolson),
+                exec,
+            )
+            .map_err(fail("a trace"))?;
             iterations.push(norms.len() as f64);
             for (k, &d) in norms.iter().enumerate() {
                 let prev = k.checked_sub(1).map(|j| norms[j]);
