@@ -352,6 +352,22 @@ fn seed_run(
     steps: u64,
     opts: &NewtonOptions,
 ) -> Result<ImplicitStats, PdeError> {
+    seed_run_observed(p, state, steps, opts, &mut |_| true)
+}
+
+/// [`seed_run`] calling `keep_going` with the state after every step and stopping (without
+/// an error) when it returns `false`: one run, so the leapfrog keeps its previous `w`, for
+/// the stability experiment. Checks the options like [`implicit_run`] does.
+pub(crate) fn seed_run_observed(
+    p: &FhnParams,
+    state: &mut FhnState,
+    steps: u64,
+    opts: &NewtonOptions,
+    keep_going: &mut dyn FnMut(&FhnState) -> bool,
+) -> Result<ImplicitStats, PdeError> {
+    p.validate()?;
+    check_newton_options(opts)?;
+    state.check_len(p.n)?;
     let mut seed = SeedCpu::new(p, opts.solver);
     let mut stats = ImplicitStats {
         steps: 0,
@@ -378,6 +394,9 @@ fn seed_run(
         stats.steps += 1;
         stats.newton_iterations += it as u64;
         stats.max_iterations_per_step = stats.max_iterations_per_step.max(it);
+        if !keep_going(state) {
+            break;
+        }
     }
     Ok(stats)
 }
