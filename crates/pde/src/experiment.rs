@@ -1270,8 +1270,10 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
          leapfrog needs the previous w) and checked after every step. It does not reproduce \
          the seed's 0.9 / 1.05 either: both solvers give the same outcome and the same \
          max |v| at every ratio (each solves the seed's Jacobian exactly), bounded through \
-         the ratios in its limit row; above them a step's Newton iteration does not converge \
-         in 30 iterations (newton-failed, not blow-up). A solver-dependent limit needs \
+         the ratios in its limit row; above them the first step's Newton iteration does not \
+         converge in 30 iterations (newton-failed, not blow-up): the 1e-6 checkerboard puts \
+         v_0 != v_1, so the (1, 1) end rows act and Newton is only q-linear (fhn-newton's \
+         t = 0 rows), slower as dt grows. A solver-dependent limit needs \
          solvers that do not solve the same system to round-off, which the post's equations \
          do not explain."
             .into(),
@@ -1299,10 +1301,12 @@ const ROUND_OFF: f64 = 1e-13;
 
 /// `fhn-newton`: the seed's Fig. 12. Newton's update norms `||dv||_inf` per iteration for one
 /// Crank–Nicolson step (`dt = 0.25`, `dt/dx^2 = 1`) from the Gaussian's state at `t = 20, 40,
-/// 60`, with each tridiagonal solver (and the GPU's where there is one), run until the update
+/// 60` and from the Gaussian at `t = 0` with a `1e-6` checkerboard (its ends not at rest),
+/// with each tridiagonal solver (and the GPU's where there is one), run until the update
 /// is at most 2^-52; the q-linear ratios `d_{k+1} / d_k` and q-quadratic ratios
 /// `d_{k+1} / d_k^2` (over updates above 1e-13), and the mean iterations per step to the
-/// default tolerance `1e-10` for several `dt`.
+/// default tolerance `1e-10` for several `dt`. Rows with `variant = seed` run the seed's own
+/// scheme ([`ImplicitVariant::SeedLeapfrog`]) with Thomas and cyclic reduction.
 ///
 /// # Errors
 /// A run failing (none expected).
@@ -1363,6 +1367,13 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
         explicit_run(&q, &mut s, steps, Exec::Cpu).map_err(fail("the start states"))?;
         starts.push(s.clone());
     }
+    // and the Gaussian at t = 0 with the stability experiment's 1e-6 checkerboard, so that
+    // v_0 != v_1 and the seed variant's (1, 1) end rows act
+    let mut perturbed = Scenario::Gaussian.initial_state(&FhnParams::default());
+    for (i, v) in perturbed.v.iter_mut().enumerate() {
+        *v += if i % 2 == 0 { 1e-6 } else { -1e-6 };
+    }
+    starts.push(perturbed);
     for &(solver, exec, gpu, variant) in &runs {
         ctx.progress(&format!(
             "{} traces ({})",
@@ -1409,7 +1420,7 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
             .with("max_quadratic_ratio", quad)
             .with(
                 "mean_iterations_to_eps",
-                iterations.iter().sum::<f64>() / 3.0,
+                iterations.iter().sum::<f64>() / starts.len() as f64,
             );
         e.rows.push(if gpu {
             row.on_gpu(ctx)
@@ -1466,12 +1477,13 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
     e.notes.push(
         "variant = seed: the seed's own implicit scheme (leapfrog w, ends v_0 = v_1, the \
          Jacobian with end rows (1, 1) as printed; Thomas and cyclic reduction, up to 200 \
-         iterations). From these starts the ends are at rest (v_0 = v_1 = 0 to round-off), \
-         so the inexact end rows never act: it is q-quadratic with both solvers, as ours, \
-         and does not reproduce the seed's q-linear Thomas (0.037) against q-quadratic cyclic \
-         reduction. Where the ends are excited the (1, 1) rows make every solver q-linear (a \
-         unit test, implicit::tests::seed_variant_newton_is_q_linear), still not a \
-         difference between solvers."
+         iterations). From t = 20, 40, 60 the ends are at rest (v_0 = v_1 = 0 to round-off), \
+         so the inexact end rows never act and it is q-quadratic, as ours. From t = 0 (the \
+         1e-6 checkerboard puts v_0 != v_1) the (1, 1) rows act and it is q-linear (see its \
+         trace rows and its rate row's max_linear_ratio), with both solvers alike: the \
+         printed Jacobian reproduces the seed's q-linear convergence, but not a difference \
+         between Thomas (q-linear, 0.037) and cyclic reduction (q-quadratic) - each solver \
+         solves the same system to round-off."
             .into(),
     );
     e.notes.push(
@@ -1764,6 +1776,31 @@ mod tests {
     #[test]
     fn orders_are_the_schemes_orders() {
         let e = orders(&quick()).unwrap();
+        let check_variant =
+            |variant: &str, method: &str, scheme: &str, axis: &str, want: f64, tol: f64| {
+                let os: Vec<f64> = e
+                    .rows
+                    .iter()
+                    .filter(|r| {
+                        r.get_text("method").as_deref() == Some(method)
+                            && r.get_text("scheme").as_deref() == Some(scheme)
+                            && r.get_text("axis").as_deref() == Some(axis)
+                            && r.get_text("variant").as_deref() == Some(variant)
+                    })
+                    .filter_map(|r| r.get_f64("order"))
+                    .collect();
+                assert_eq!(os.len(), 2, "{variant} {method} {scheme} {axis}");
+                for o in os {
+                    assert!(
+                        (o - want).abs() < tol,
+                        "{variant} {method} {scheme} {axis}: order {o}"
+                    );
+                }
+            };
+        // the seed's own implicit variant: order 2 in dt (its Fig. 10) and, here, in dx
+        check_variant("seed", "reference", "cn-thomas", "dt", 2.0, 0.3);
+        check_variant("seed", "reference", "cn-cr", "dt", 2.0, 0.3);
+        check_variant("seed", "reference", "cn-thomas", "dx", 2.0, 0.3);
         let check = |method: &str, scheme: &str, axis: &str, want: f64, tol: f64| {
             let os: Vec<f64> = e
                 .rows
@@ -1772,6 +1809,7 @@ mod tests {
                     r.get_text("method").as_deref() == Some(method)
                         && r.get_text("scheme").as_deref() == Some(scheme)
                         && r.get_text("axis").as_deref() == Some(axis)
+                        && r.get_text("variant").as_deref() == Some("ours")
                 })
                 .filter_map(|r| r.get_f64("order"))
                 .collect();
@@ -1854,29 +1892,43 @@ mod tests {
             .filter(|r| r.get_text("scheme").as_deref() != Some("explicit"))
         {
             assert!(r.get("first_unbounded_ratio").unwrap().is_null(), "{r:?}");
-            assert!(r.get_f64("largest_stable_ratio").unwrap() >= 8.0, "{r:?}");
+            let want = if r.get_text("variant").as_deref() == Some("seed") {
+                2.0
+            } else {
+                8.0
+            };
+            assert!(r.get_f64("largest_stable_ratio").unwrap() >= want, "{r:?}");
         }
+        assert_eq!(limits.len(), 6);
         let sweep = rows(&e, "kind", "sweep");
-        let at = |s: &str, r: f64| {
+        let at = |s: &str, variant: &str, r: f64| {
             sweep
                 .iter()
                 .find(|x| {
                     x.get_text("scheme").as_deref() == Some(s)
+                        && x.get_text("variant").as_deref() == Some(variant)
                         && x.get_f64("dt_over_dx2") == Some(r)
                 })
                 .and_then(|x| x.get_text("outcome"))
                 .unwrap()
         };
-        assert_eq!(at("explicit", 0.45), "bounded");
-        assert_eq!(at("explicit", 0.55), "unbounded");
-        assert_eq!(at("cn-thomas", 0.9), "bounded");
-        assert_eq!(at("cn-cr", 1.05), "bounded");
+        assert_eq!(at("explicit", "ours", 0.45), "bounded");
+        assert_eq!(at("explicit", "ours", 0.55), "unbounded");
+        for variant in ["ours", "seed"] {
+            // the seed's limits (0.9 Thomas, 1.05 cyclic reduction) are passed either way
+            for r in [0.9, 1.05, 2.0] {
+                assert_eq!(at("cn-thomas", variant, r), "bounded");
+                assert_eq!(at("cn-cr", variant, r), "bounded");
+            }
+        }
     }
 
     #[test]
     fn newton_converges_quadratically_with_every_solver() {
         let e = newton(&quick()).unwrap();
-        let rates = rows(&e, "kind", "rate");
+        let is_seed = |r: &&Row| r.get_text("variant").as_deref() == Some("seed");
+        let (seed, rates): (Vec<_>, Vec<_>) =
+            rows(&e, "kind", "rate").into_iter().partition(is_seed);
         assert_eq!(rates.len(), 3);
         for r in rates {
             let q = r.get_f64("max_quadratic_ratio").unwrap();
@@ -1884,11 +1936,23 @@ mod tests {
             let it = r.get_f64("mean_iterations_to_eps").unwrap();
             assert!((2.0..=6.0).contains(&it), "{r:?}");
         }
+        // the seed's variant: q-linear (from the start whose ends are not at rest), the same
+        // with Thomas and cyclic reduction
+        assert_eq!(seed.len(), 2);
+        let lin: Vec<f64> = seed
+            .iter()
+            .map(|r| r.get_f64("max_linear_ratio").unwrap())
+            .collect();
+        assert!(lin.iter().all(|&l| (0.1..1.0).contains(&l)), "{lin:?}");
+        assert!((lin[0] - lin[1]).abs() < 1e-6, "{lin:?}");
         // every trace ends at round-off
         for r in rows(&e, "kind", "trace") {
             assert!(r.get_f64("update").unwrap() < 1.0);
         }
-        let its = rows(&e, "kind", "iterations");
+        let its: Vec<_> = rows(&e, "kind", "iterations")
+            .into_iter()
+            .filter(|r| !is_seed(r))
+            .collect();
         assert_eq!(its.len(), 4 * 3);
         let mean: Vec<f64> = its
             .iter()
