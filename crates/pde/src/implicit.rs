@@ -98,6 +98,16 @@ pub enum ImplicitVariant {
 
 impl ImplicitVariant {
     /// The name used in reports and on the command line: `ours` or `seed`.
+    ///
+    /// # Complexity
+    /// `O(1)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pde::ImplicitVariant;
+    /// assert_eq!(ImplicitVariant::default().name(), "ours");
+    /// assert_eq!(ImplicitVariant::SeedLeapfrog.name(), "seed");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ImplicitVariant::CrankNicolson => "ours",
