@@ -163,8 +163,9 @@ impl ImplicitStats {
 /// [`PdeError::NewtonNotConverged`] when a step needs more than `opts.max_iter` iterations or
 /// an update is not finite; [`PdeError::Tridiagonal`] when a Jacobian is singular on the CPU
 /// (on the GPU a singular Jacobian shows up as a non-finite update, so as
-/// [`PdeError::NewtonNotConverged`]); [`PdeError::InvalidParameter`],
-/// [`PdeError::LengthMismatch`]; [`PdeError::Gpu`].
+/// [`PdeError::NewtonNotConverged`]); [`PdeError::InvalidParameter`] (also for
+/// [`ImplicitVariant::SeedLeapfrog`] with `Exec::Cuda`: it is CPU only, and `Exec::Auto` runs
+/// it on the CPU), [`PdeError::LengthMismatch`]; [`PdeError::Gpu`].
 ///
 /// # Examples
 /// ```
@@ -253,8 +254,9 @@ pub(crate) fn implicit_run_with_source(
 /// As one step of [`implicit_run`].
 ///
 /// # Errors
-/// [`PdeError::InvalidParameter`], [`PdeError::LengthMismatch`], [`PdeError::Tridiagonal`]
-/// (a singular Jacobian on the CPU), [`PdeError::Gpu`].
+/// [`PdeError::InvalidParameter`] (also for [`ImplicitVariant::SeedLeapfrog`] with
+/// `Exec::Cuda`), [`PdeError::LengthMismatch`], [`PdeError::Tridiagonal`] (a singular
+/// Jacobian on the CPU), [`PdeError::Gpu`].
 ///
 /// # Examples
 /// ```
