@@ -20,7 +20,9 @@ use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, R
 
 use crate::adaptive::{AdaptiveOptions, adaptive_run};
 use crate::explicit::explicit_step_reference;
-use crate::implicit::{NewtonOptions, implicit_run_with_source, newton_trace};
+use crate::implicit::{
+    ImplicitVariant, NewtonOptions, implicit_run_with_source, newton_trace, seed_run_observed,
+};
 use crate::params::{Boundary, FhnParams, FhnState, reaction, reaction_derivative};
 use crate::scenario::{Scheme, simulate};
 use crate::tridiag::{self, TridiagSolver};
@@ -468,6 +470,15 @@ impl Manufactured {
 
 /// The Gaussian scenario on `p` to `p.t_end`: explicit, or Crank–Nicolson with `implicit`.
 fn gaussian_run(p: &FhnParams, implicit: Option<TridiagSolver>) -> Result<FhnState, PdeError> {
+    gaussian_run_variant(p, implicit, ImplicitVariant::CrankNicolson)
+}
+
+/// [`gaussian_run`] with the implicit scheme's `variant`.
+fn gaussian_run_variant(
+    p: &FhnParams,
+    implicit: Option<TridiagSolver>,
+    variant: ImplicitVariant,
+) -> Result<FhnState, PdeError> {
     let mut s = Scenario::Gaussian.initial_state(p);
     match implicit {
         None => {
@@ -477,13 +488,30 @@ fn gaussian_run(p: &FhnParams, implicit: Option<TridiagSolver>) -> Result<FhnSta
             let opts = NewtonOptions {
                 tol: 1e-12,
                 solver,
-                ..NewtonOptions::default()
+                variant,
+                max_iter: 200,
             };
             implicit_run(p, &mut s, p.steps(), opts, Exec::Cpu)?;
         }
     }
     Ok(s)
 }
+
+/// [`order_row`] for our schemes (`variant = ours`).
+fn order_row_ours(
+    method: &str,
+    scheme: &str,
+    axis: &str,
+    step: f64,
+    err: f64,
+    ord: Option<f64>,
+) -> Row {
+    order_row(method, scheme, axis, step, err, ord).with("variant", OURS.name())
+}
+
+/// Our implicit variant and the seed's, for the rows' `variant` key.
+const OURS: ImplicitVariant = ImplicitVariant::CrankNicolson;
+const SEED: ImplicitVariant = ImplicitVariant::SeedLeapfrog;
 
 fn order_row(method: &str, scheme: &str, axis: &str, step: f64, err: f64, ord: Option<f64>) -> Row {
     Row::new()
@@ -556,26 +584,25 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let ref_explicit = gaussian_run(&fine, None).map_err(fail("the fine explicit reference"))?;
     let ref_cn = gaussian_run(&fine, Some(TridiagSolver::Thomas))
         .map_err(fail("the fine Crank-Nicolson reference"))?;
-    for (scheme, solver, reference) in [
-        ("explicit", None, &ref_explicit),
-        ("cn-thomas", Some(TridiagSolver::Thomas), &ref_cn),
+    let ref_seed = gaussian_run_variant(&fine, Some(TridiagSolver::Thomas), SEED)
+        .map_err(fail("the fine seed-variant reference"))?;
+    for (scheme, solver, variant, reference) in [
+        ("explicit", None, OURS, &ref_explicit),
+        ("cn-thomas", Some(TridiagSolver::Thomas), OURS, &ref_cn),
+        ("cn-thomas", Some(TridiagSolver::Thomas), SEED, &ref_seed),
     ] {
         let mut prev = None;
         for l in 0..levels {
             let dx = 1.0 / (1 << l) as f64;
-            let s = gaussian_run(&FhnParams { dt, ..base }.with_dx(dx), solver)
+            let s = gaussian_run_variant(&FhnParams { dt, ..base }.with_dx(dx), solver, variant)
                 .map_err(fail("a dx-halving run"))?;
             let stride = (dx / finest).round() as usize;
             let r: Vec<f64> = reference.v.iter().step_by(stride).copied().collect();
             let err = rmse(&s.v, &r);
-            e.rows.push(order_row(
-                "reference",
-                scheme,
-                "dx",
-                dx,
-                err,
-                order(prev, err),
-            ));
+            e.rows.push(
+                order_row("reference", scheme, "dx", dx, err, order(prev, err))
+                    .with("variant", variant.name()),
+            );
             prev = Some(err);
         }
     }
@@ -587,34 +614,31 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
     };
     let reference =
         gaussian_run(&pref, Some(TridiagSolver::Thomas)).map_err(fail("the dt reference"))?;
-    let runs: [(&str, Option<TridiagSolver>, f64); 3] = [
-        ("explicit", None, 0.1),
-        (
-            cn_name(TridiagSolver::Thomas),
-            Some(TridiagSolver::Thomas),
-            0.2,
-        ),
-        (
-            cn_name(TridiagSolver::CyclicReduction),
-            Some(TridiagSolver::CyclicReduction),
-            0.2,
-        ),
-    ];
-    for (scheme, solver, dt0) in runs {
+    let reference_seed = gaussian_run_variant(&pref, Some(TridiagSolver::Thomas), SEED)
+        .map_err(fail("the seed-variant dt reference"))?;
+    let mut runs: Vec<(&str, Option<TridiagSolver>, ImplicitVariant, f64)> =
+        vec![("explicit", None, OURS, 0.1)];
+    for variant in [OURS, SEED] {
+        for solver in [TridiagSolver::Thomas, TridiagSolver::CyclicReduction] {
+            runs.push((cn_name(solver), Some(solver), variant, 0.2));
+        }
+    }
+    for (scheme, solver, variant, dt0) in runs {
         let mut prev = None;
+        let reference = if variant == SEED {
+            &reference_seed
+        } else {
+            &reference
+        };
         for l in 0..levels {
             let dt = dt0 / (1 << l) as f64;
-            let s = gaussian_run(&FhnParams { dt, ..base }, solver)
+            let s = gaussian_run_variant(&FhnParams { dt, ..base }, solver, variant)
                 .map_err(fail("a dt-halving run"))?;
             let err = rmse(&s.v, &reference.v);
-            e.rows.push(order_row(
-                "reference",
-                scheme,
-                "dt",
-                dt,
-                err,
-                order(prev, err),
-            ));
+            e.rows.push(
+                order_row("reference", scheme, "dt", dt, err, order(prev, err))
+                    .with("variant", variant.name()),
+            );
             prev = Some(err);
         }
     }
@@ -630,7 +654,7 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
         let ei = cont
             .implicit_error(dx, dx / 8.0, 1.0)
             .map_err(fail("manufactured Crank-Nicolson"))?;
-        e.rows.push(order_row(
+        e.rows.push(order_row_ours(
             "manufactured",
             "explicit",
             "dx",
@@ -638,7 +662,7 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
             ee,
             order(pe, ee),
         ));
-        e.rows.push(order_row(
+        e.rows.push(order_row_ours(
             "manufactured",
             "cn-thomas",
             "dx",
@@ -659,7 +683,7 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
         let ei = disc
             .implicit_error(0.5, dti, 1.0)
             .map_err(fail("manufactured Crank-Nicolson"))?;
-        e.rows.push(order_row(
+        e.rows.push(order_row_ours(
             "manufactured",
             "explicit",
             "dt",
@@ -667,7 +691,7 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
             ee,
             order(pe, ee),
         ));
-        e.rows.push(order_row(
+        e.rows.push(order_row_ours(
             "manufactured",
             "cn-thomas",
             "dt",
@@ -696,10 +720,24 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
          error when dt halves)."
             .into(),
     );
+    e.notes.push(
+        "variant = seed: the seed's own implicit scheme (ImplicitVariant::SeedLeapfrog; \
+         `warpath fhn --scheme implicit --implicit-variant seed`): leapfrog w, the ends \
+         v_0 = v_1 and v_{N-1} = v_{N-2}, the Jacobian with first and last rows (1, 1), each \
+         against its own reference run of the same variant. It reproduces Fig. 10 (order 2 in \
+         dt with Thomas and with cyclic reduction, the two solvers agreeing to round-off, so \
+         no Thomas aberrations). It does not reproduce Fig. 9: in dx it is second order like \
+         ours, because the Gaussian is at rest at the ends (v_0 = v_1 holds there to \
+         round-off, so the first-order copied end never enters) and leapfrog w differs from \
+         the trapezoidal w by O(dt^2). The seed's first-order slope is not in the equations \
+         it prints, in this set-up. The manufactured rows are ours only (the seed variant \
+         takes no source)."
+            .into(),
+    );
     e.figure = Some(
         FigureSpec::lines("step", &["rmse"])
             .title("RMSE of v against the step (dx or dt) halved")
-            .series(&["method", "scheme", "axis"])
+            .series(&["method", "scheme", "variant", "axis"])
             .log(true, true)
             .labels("step (dx or dt)", "RMSE of v"),
     );
@@ -1026,9 +1064,41 @@ pub fn adaptive(ctx: &Context) -> Result<Experiment, ExperimentError> {
 /// `"newton-failed"` (Crank–Nicolson whose Newton iteration did not converge in 30
 /// iterations); and the largest `|v|` where it ended (`None` when not finite).
 fn bounded_run(p: &FhnParams, implicit: Option<TridiagSolver>) -> (&'static str, Option<f64>) {
+    bounded_run_variant(p, implicit, OURS)
+}
+
+/// [`bounded_run`] with the implicit scheme's `variant`; the seed's runs as one run (its
+/// leapfrog needs the previous step's `w`), checked after every step.
+fn bounded_run_variant(
+    p: &FhnParams,
+    implicit: Option<TridiagSolver>,
+    variant: ImplicitVariant,
+) -> (&'static str, Option<f64>) {
     let mut s = Scenario::Gaussian.initial_state(p);
     for (i, v) in s.v.iter_mut().enumerate() {
         *v += if i % 2 == 0 { 1e-6 } else { -1e-6 };
+    }
+    let max_abs = |s: &FhnState| {
+        let max = s.v.iter().map(|v| v.abs()).fold(0.0f64, f64::max);
+        s.v.iter().all(|v| v.is_finite()).then_some(max)
+    };
+    if let (Some(solver), SEED) = (implicit, variant) {
+        let opts = NewtonOptions {
+            solver,
+            variant,
+            ..NewtonOptions::default()
+        };
+        let mut blew_up = false;
+        let run = seed_run_observed(p, &mut s, p.steps(), &opts, &mut |st| {
+            blew_up = max_abs(st).is_none_or(|m| m >= 2.0);
+            !blew_up
+        });
+        let max = max_abs(&s);
+        return match (run, blew_up) {
+            (_, true) => ("unbounded", max),
+            (Err(_), false) => ("newton-failed", max),
+            (Ok(_), false) => ("bounded", max),
+        };
     }
     let total = p.steps();
     let mut done = 0;
@@ -1093,14 +1163,16 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
             8.0, 16.0, 32.0, 64.0, 128.0, 256.0,
         ],
     );
-    let schemes: [(&str, Option<TridiagSolver>); 4] = [
-        ("explicit", None),
-        ("cn-thomas", Some(TridiagSolver::Thomas)),
-        ("cn-cr", Some(TridiagSolver::CyclicReduction)),
-        ("cn-pcr", Some(TridiagSolver::Pcr)),
+    let schemes: [(&str, Option<TridiagSolver>, ImplicitVariant); 6] = [
+        ("explicit", None, OURS),
+        ("cn-thomas", Some(TridiagSolver::Thomas), OURS),
+        ("cn-cr", Some(TridiagSolver::CyclicReduction), OURS),
+        ("cn-pcr", Some(TridiagSolver::Pcr), OURS),
+        ("cn-thomas", Some(TridiagSolver::Thomas), SEED),
+        ("cn-cr", Some(TridiagSolver::CyclicReduction), SEED),
     ];
-    for (scheme, solver) in schemes {
-        ctx.progress(scheme);
+    for (scheme, solver, variant) in schemes {
+        ctx.progress(&format!("{scheme} ({})", variant.name()));
         let mut largest = None;
         let mut unbounded = None;
         for &r in &ratios {
@@ -1111,11 +1183,12 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
                 dt: r * dx2,
                 ..base
             };
-            let (outcome, max) = bounded_run(&p, solver);
+            let (outcome, max) = bounded_run_variant(&p, solver, variant);
             e.rows.push(
                 Row::new()
                     .with("kind", "sweep")
                     .with("scheme", scheme)
+                    .with("variant", variant.name())
                     .with("dt_over_dx2", r)
                     .with("outcome", outcome)
                     .with("max_abs_v", max),
@@ -1130,6 +1203,7 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
         let mut row = Row::new()
             .with("kind", "limit")
             .with("scheme", scheme)
+            .with("variant", variant.name())
             .with("largest_stable_ratio", largest)
             .with("first_unbounded_ratio", unbounded);
         if solver.is_none() {
@@ -1190,10 +1264,24 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
          v_0 = v_1; either may explain its limits."
             .into(),
     );
+    e.notes.push(
+        "variant = seed: the seed's own implicit scheme (leapfrog w, ends v_0 = v_1, Jacobian \
+         end rows (1, 1); Thomas and cyclic reduction), run as one run per ratio (the \
+         leapfrog needs the previous w) and checked after every step. It does not reproduce \
+         the seed's 0.9 / 1.05 either: both solvers give the same outcome and the same \
+         max |v| at every ratio (each solves the seed's Jacobian exactly), bounded through \
+         the ratios in its limit row; above them the first step's Newton iteration does not \
+         converge in 30 iterations (newton-failed, not blow-up): the 1e-6 checkerboard puts \
+         v_0 != v_1, so the (1, 1) end rows act and Newton is only q-linear (fhn-newton's \
+         t = 0 rows), slower as dt grows. A solver-dependent limit needs \
+         solvers that do not solve the same system to round-off, which the post's equations \
+         do not explain."
+            .into(),
+    );
     e.figure = Some(
         FigureSpec::points("dt_over_dx2", &["max_abs_v"])
             .title("max |v| at t = 100, or when |v| first passed 2, against dt / dx^2")
-            .series(&["scheme"])
+            .series(&["scheme", "variant"])
             .log(true, true)
             .labels("dt / dx^2", "max |v|"),
     );
@@ -1213,10 +1301,12 @@ const ROUND_OFF: f64 = 1e-13;
 
 /// `fhn-newton`: the seed's Fig. 12. Newton's update norms `||dv||_inf` per iteration for one
 /// Crank–Nicolson step (`dt = 0.25`, `dt/dx^2 = 1`) from the Gaussian's state at `t = 20, 40,
-/// 60`, with each tridiagonal solver (and the GPU's where there is one), run until the update
+/// 60` and from the Gaussian at `t = 0` with a `1e-6` checkerboard (its ends not at rest),
+/// with each tridiagonal solver (and the GPU's where there is one), run until the update
 /// is at most 2^-52; the q-linear ratios `d_{k+1} / d_k` and q-quadratic ratios
 /// `d_{k+1} / d_k^2` (over updates above 1e-13), and the mean iterations per step to the
-/// default tolerance `1e-10` for several `dt`.
+/// default tolerance `1e-10` for several `dt`. Rows with `variant = seed` run the seed's own
+/// scheme ([`ImplicitVariant::SeedLeapfrog`]) with Thomas and cyclic reduction.
 ///
 /// # Errors
 /// A run failing (none expected).
@@ -1248,15 +1338,20 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
         TridiagSolver::CyclicReduction,
         TridiagSolver::Pcr,
     ];
-    let mut runs: Vec<(TridiagSolver, Exec, bool)> =
-        solvers.iter().map(|&s| (s, Exec::Cpu, false)).collect();
+    let mut runs: Vec<(TridiagSolver, Exec, bool, ImplicitVariant)> = solvers
+        .iter()
+        .map(|&s| (s, Exec::Cpu, false, OURS))
+        .collect();
     if ctx.gpu_rows() {
-        runs.push((TridiagSolver::Pcr, Exec::Cuda, true));
+        runs.push((TridiagSolver::Pcr, Exec::Cuda, true, OURS));
     }
-    let trace_opts = |solver| NewtonOptions {
+    runs.push((TridiagSolver::Thomas, Exec::Cpu, false, SEED));
+    runs.push((TridiagSolver::CyclicReduction, Exec::Cpu, false, SEED));
+    let trace_opts = |solver, variant| NewtonOptions {
         tol: f64::EPSILON,
-        max_iter: 12,
+        max_iter: if variant == SEED { 200 } else { 12 },
         solver,
+        variant,
     };
     let dt = 0.25;
     let p = FhnParams {
@@ -1272,15 +1367,26 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
         explicit_run(&q, &mut s, steps, Exec::Cpu).map_err(fail("the start states"))?;
         starts.push(s.clone());
     }
-    for &(solver, exec, gpu) in &runs {
-        ctx.progress(&format!("{} traces", solver_name(solver)));
+    // and the Gaussian at t = 0 with the stability experiment's 1e-6 checkerboard, so that
+    // v_0 != v_1 and the seed variant's (1, 1) end rows act
+    let mut perturbed = Scenario::Gaussian.initial_state(&FhnParams::default());
+    for (i, v) in perturbed.v.iter_mut().enumerate() {
+        *v += if i % 2 == 0 { 1e-6 } else { -1e-6 };
+    }
+    starts.push(perturbed);
+    for &(solver, exec, gpu, variant) in &runs {
+        ctx.progress(&format!(
+            "{} traces ({})",
+            solver_name(solver),
+            variant.name()
+        ));
         let (mut lin, mut quad) = (0.0f64, 0.0f64);
         let mut iterations = Vec::new();
         for start in &starts {
             let mut st = start.clone();
             let t0 = st.t;
-            let norms =
-                newton_trace(&p, &mut st, trace_opts(solver), exec).map_err(fail("a trace"))?;
+            let norms = newton_trace(&p, &mut st, trace_opts(solver, variant), exec)
+                .map_err(fail("a trace"))?;
             iterations.push(norms.len() as f64);
             for (k, &d) in norms.iter().enumerate() {
                 let prev = k.checked_sub(1).map(|j| norms[j]);
@@ -1293,6 +1399,7 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
                 let row = Row::new()
                     .with("kind", "trace")
                     .with("solver", solver_name(solver))
+                    .with("variant", variant.name())
                     .with("t", t0.round())
                     .with("iteration", k + 1)
                     .with("update", d)
@@ -1308,11 +1415,12 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
         let row = Row::new()
             .with("kind", "rate")
             .with("solver", solver_name(solver))
+            .with("variant", variant.name())
             .with("max_linear_ratio", lin)
             .with("max_quadratic_ratio", quad)
             .with(
                 "mean_iterations_to_eps",
-                iterations.iter().sum::<f64>() / 3.0,
+                iterations.iter().sum::<f64>() / starts.len() as f64,
             );
         e.rows.push(if gpu {
             row.on_gpu(ctx)
@@ -1331,10 +1439,16 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
             t_end: 50.0,
             ..FhnParams::default()
         };
-        for solver in solvers {
+        let per_variant = solvers
+            .iter()
+            .map(|&s| (s, OURS))
+            .chain([(TridiagSolver::Thomas, SEED)]);
+        for (solver, variant) in per_variant {
             let mut s = Scenario::Gaussian.initial_state(&q);
             let opts = NewtonOptions {
                 solver,
+                variant,
+                max_iter: if variant == SEED { 200 } else { 30 },
                 ..NewtonOptions::default()
             };
             let st = implicit_run(&q, &mut s, q.steps(), opts, Exec::Cpu)
@@ -1343,6 +1457,7 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
                 Row::new()
                     .with("kind", "iterations")
                     .with("solver", solver_name(solver))
+                    .with("variant", variant.name())
                     .with("backend", "cpu")
                     .with("dt", dt)
                     .with("dt_over_dx2", dt / 0.25)
@@ -1360,6 +1475,18 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
             .into(),
     );
     e.notes.push(
+        "variant = seed: the seed's own implicit scheme (leapfrog w, ends v_0 = v_1, the \
+         Jacobian with end rows (1, 1) as printed; Thomas and cyclic reduction, up to 200 \
+         iterations). From t = 20, 40, 60 the ends are at rest (v_0 = v_1 = 0 to round-off), \
+         so the inexact end rows never act and it is q-quadratic, as ours. From t = 0 (the \
+         1e-6 checkerboard puts v_0 != v_1) the (1, 1) rows act and it is q-linear (see its \
+         trace rows and its rate row's max_linear_ratio), with both solvers alike: the \
+         printed Jacobian reproduces the seed's q-linear convergence, but not a difference \
+         between Thomas (q-linear, 0.037) and cyclic reduction (q-quadratic) - each solver \
+         solves the same system to round-off."
+            .into(),
+    );
+    e.notes.push(
         "Ratios are taken only where both updates are above 1e-13 (below that the norms are \
          round-off of v ~ 1). mean_iterations (kind iterations): Crank-Nicolson to \
          t = 50, tolerance 1e-10, as `warpath fhn --scheme implicit` runs it."
@@ -1370,7 +1497,7 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
             .title(
                 "Newton update ||dv||_inf per iteration (dt/dx^2 = 1), per solver and start time",
             )
-            .series(&["solver", "backend", "t"])
+            .series(&["solver", "variant", "backend", "t"])
             .log(false, true)
             .labels("Newton iteration", "max |dv|"),
     );
@@ -1644,6 +1771,31 @@ mod tests {
     #[test]
     fn orders_are_the_schemes_orders() {
         let e = orders(&quick()).unwrap();
+        let check_variant =
+            |variant: &str, method: &str, scheme: &str, axis: &str, want: f64, tol: f64| {
+                let os: Vec<f64> = e
+                    .rows
+                    .iter()
+                    .filter(|r| {
+                        r.get_text("method").as_deref() == Some(method)
+                            && r.get_text("scheme").as_deref() == Some(scheme)
+                            && r.get_text("axis").as_deref() == Some(axis)
+                            && r.get_text("variant").as_deref() == Some(variant)
+                    })
+                    .filter_map(|r| r.get_f64("order"))
+                    .collect();
+                assert_eq!(os.len(), 2, "{variant} {method} {scheme} {axis}");
+                for o in os {
+                    assert!(
+                        (o - want).abs() < tol,
+                        "{variant} {method} {scheme} {axis}: order {o}"
+                    );
+                }
+            };
+        // the seed's own implicit variant: order 2 in dt (its Fig. 10) and, here, in dx
+        check_variant("seed", "reference", "cn-thomas", "dt", 2.0, 0.3);
+        check_variant("seed", "reference", "cn-cr", "dt", 2.0, 0.3);
+        check_variant("seed", "reference", "cn-thomas", "dx", 2.0, 0.3);
         let check = |method: &str, scheme: &str, axis: &str, want: f64, tol: f64| {
             let os: Vec<f64> = e
                 .rows
@@ -1652,6 +1804,7 @@ mod tests {
                     r.get_text("method").as_deref() == Some(method)
                         && r.get_text("scheme").as_deref() == Some(scheme)
                         && r.get_text("axis").as_deref() == Some(axis)
+                        && r.get_text("variant").as_deref() == Some("ours")
                 })
                 .filter_map(|r| r.get_f64("order"))
                 .collect();
@@ -1734,29 +1887,43 @@ mod tests {
             .filter(|r| r.get_text("scheme").as_deref() != Some("explicit"))
         {
             assert!(r.get("first_unbounded_ratio").unwrap().is_null(), "{r:?}");
-            assert!(r.get_f64("largest_stable_ratio").unwrap() >= 8.0, "{r:?}");
+            let want = if r.get_text("variant").as_deref() == Some("seed") {
+                2.0
+            } else {
+                8.0
+            };
+            assert!(r.get_f64("largest_stable_ratio").unwrap() >= want, "{r:?}");
         }
+        assert_eq!(limits.len(), 6);
         let sweep = rows(&e, "kind", "sweep");
-        let at = |s: &str, r: f64| {
+        let at = |s: &str, variant: &str, r: f64| {
             sweep
                 .iter()
                 .find(|x| {
                     x.get_text("scheme").as_deref() == Some(s)
+                        && x.get_text("variant").as_deref() == Some(variant)
                         && x.get_f64("dt_over_dx2") == Some(r)
                 })
                 .and_then(|x| x.get_text("outcome"))
                 .unwrap()
         };
-        assert_eq!(at("explicit", 0.45), "bounded");
-        assert_eq!(at("explicit", 0.55), "unbounded");
-        assert_eq!(at("cn-thomas", 0.9), "bounded");
-        assert_eq!(at("cn-cr", 1.05), "bounded");
+        assert_eq!(at("explicit", "ours", 0.45), "bounded");
+        assert_eq!(at("explicit", "ours", 0.55), "unbounded");
+        for variant in ["ours", "seed"] {
+            // the seed's limits (0.9 Thomas, 1.05 cyclic reduction) are passed either way
+            for r in [0.9, 1.05, 2.0] {
+                assert_eq!(at("cn-thomas", variant, r), "bounded");
+                assert_eq!(at("cn-cr", variant, r), "bounded");
+            }
+        }
     }
 
     #[test]
     fn newton_converges_quadratically_with_every_solver() {
         let e = newton(&quick()).unwrap();
-        let rates = rows(&e, "kind", "rate");
+        let is_seed = |r: &&Row| r.get_text("variant").as_deref() == Some("seed");
+        let (seed, rates): (Vec<_>, Vec<_>) =
+            rows(&e, "kind", "rate").into_iter().partition(is_seed);
         assert_eq!(rates.len(), 3);
         for r in rates {
             let q = r.get_f64("max_quadratic_ratio").unwrap();
@@ -1764,11 +1931,23 @@ mod tests {
             let it = r.get_f64("mean_iterations_to_eps").unwrap();
             assert!((2.0..=6.0).contains(&it), "{r:?}");
         }
+        // the seed's variant: q-linear (from the start whose ends are not at rest), the same
+        // with Thomas and cyclic reduction
+        assert_eq!(seed.len(), 2);
+        let lin: Vec<f64> = seed
+            .iter()
+            .map(|r| r.get_f64("max_linear_ratio").unwrap())
+            .collect();
+        assert!(lin.iter().all(|&l| (0.1..1.0).contains(&l)), "{lin:?}");
+        assert!((lin[0] - lin[1]).abs() < 1e-6, "{lin:?}");
         // every trace ends at round-off
         for r in rows(&e, "kind", "trace") {
             assert!(r.get_f64("update").unwrap() < 1.0);
         }
-        let its = rows(&e, "kind", "iterations");
+        let its: Vec<_> = rows(&e, "kind", "iterations")
+            .into_iter()
+            .filter(|r| !is_seed(r))
+            .collect();
         assert_eq!(its.len(), 4 * 3);
         let mean: Vec<f64> = its
             .iter()

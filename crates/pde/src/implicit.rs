@@ -14,6 +14,10 @@
 //! `I - dt/2 L - dt/2 diag f'(V) + dt beta / 2 I` is tridiagonal. The whole step is second
 //! order in time.
 //!
+//! [`ImplicitVariant::SeedLeapfrog`] selects the seed's own scheme instead (CPU only; see
+//! its documentation): a leapfrog `w` update and the seed's Jacobian, kept so the seed's
+//! figures can be redrawn as published.
+//!
 //! The Newton loop ([`cn_step`]) and the run loop are shared by two backends with the same
 //! formulas in the same order: host arrays (`HostCn`, the CPU solvers) and device buffers
 //! (`crate::cuda::CnDevice`, the kernels `fhn_cn_*` in `kernels-cuda/pde.cu` and the GPU
@@ -39,6 +43,8 @@ pub struct NewtonOptions {
     /// is mapped as in [`tridiag::solve`]: `Thomas` runs as PCR up to
     /// [`crate::BATCH_PCR_MAX_M`] rows, and every solver as the PCR–Thomas hybrid above.
     pub solver: TridiagSolver,
+    /// Which implicit scheme runs (default [`ImplicitVariant::CrankNicolson`], ours).
+    pub variant: ImplicitVariant,
 }
 
 impl Default for NewtonOptions {
@@ -47,6 +53,65 @@ impl Default for NewtonOptions {
             tol: 1e-10,
             max_iter: 30,
             solver: TridiagSolver::Thomas,
+            variant: ImplicitVariant::CrankNicolson,
+        }
+    }
+}
+
+/// Which implicit scheme [`implicit_run`] and [`newton_trace`] advance.
+///
+/// Both are Crank–Nicolson in `v` solved by Newton's method with a tridiagonal Jacobian; they
+/// differ in `w`, in the ends and in the Jacobian.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImplicitVariant {
+    /// Ours (the default): `w` by the trapezoidal rule coupled to `v`'s step, no-flux ends as a
+    /// mirrored ghost node, and the exact Jacobian of the coupled system, so the step is
+    /// second order in `dt` and `dx` and Newton's convergence is q-quadratic with every
+    /// solver. Runs on the CPU and the GPU.
+    #[default]
+    CrankNicolson,
+    /// The seed's implicit scheme (post 002, the equations before its Figs 9–12), for
+    /// redrawing its figures as published. Per step, with `F` scaled by `1 / dt` as the seed
+    /// writes it:
+    ///
+    /// ```text
+    /// W = 2 dt eps (v - gamma w) + w_prev                          (leapfrog, explicit)
+    /// V/dt - 1/2 [L V + f(V)] = v/dt + 1/2 [L v + f(v)] - 1/2 (w + W)   (interior nodes)
+    /// V_0 = V_1,  V_{n-1} = V_{n-2}                                    (the seed's ends)
+    /// ```
+    ///
+    /// and Newton's method with the seed's Jacobian: interior rows `alpha = -1 / (2 dx^2)` off
+    /// the diagonal and `beta_i = 1/dt - 1/2 (-2/dx^2 + f'(V_i))` on it, and first and last
+    /// rows `(1, 1)` exactly as the seed prints them (the derivative of `V_0 - V_1` is
+    /// `(1, -1)`, so Newton's convergence is only q-linear; its fixed point still solves the
+    /// equations above). `w_prev` is the previous step's `w`; the first step of each run
+    /// (there is no previous `w` yet; the seed does not say how it starts) takes a forward
+    /// Euler step `W = w + dt eps (v - gamma w)`. A no-flux or copy end is the seed's
+    /// `V_0 = V_1`; a Dirichlet end is fixed.
+    ///
+    /// Not the default because it is weaker: leapfrog is only weakly stable for the decay
+    /// term `-eps gamma w` (a parasitic mode growing like `exp(eps gamma t)`), the copied end
+    /// is first order in `dx`, and the inexact Jacobian costs Newton iterations. CPU only
+    /// (a GPU request is [`PdeError::InvalidParameter`]); no source terms.
+    SeedLeapfrog,
+}
+
+impl ImplicitVariant {
+    /// The name used in reports and on the command line: `ours` or `seed`.
+    ///
+    /// # Complexity
+    /// `O(1)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use pde::ImplicitVariant;
+    /// assert_eq!(ImplicitVariant::default().name(), "ours");
+    /// assert_eq!(ImplicitVariant::SeedLeapfrog.name(), "seed");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            ImplicitVariant::CrankNicolson => "ours",
+            ImplicitVariant::SeedLeapfrog => "seed",
         }
     }
 }
@@ -98,8 +163,9 @@ impl ImplicitStats {
 /// [`PdeError::NewtonNotConverged`] when a step needs more than `opts.max_iter` iterations or
 /// an update is not finite; [`PdeError::Tridiagonal`] when a Jacobian is singular on the CPU
 /// (on the GPU a singular Jacobian shows up as a non-finite update, so as
-/// [`PdeError::NewtonNotConverged`]); [`PdeError::InvalidParameter`],
-/// [`PdeError::LengthMismatch`]; [`PdeError::Gpu`].
+/// [`PdeError::NewtonNotConverged`]); [`PdeError::InvalidParameter`] (also for
+/// [`ImplicitVariant::SeedLeapfrog`] with `Exec::Cuda`: it is CPU only, and `Exec::Auto` runs
+/// it on the CPU), [`PdeError::LengthMismatch`]; [`PdeError::Gpu`].
 ///
 /// # Examples
 /// ```
@@ -136,24 +202,18 @@ pub(crate) fn implicit_run_with_source(
     source: Option<Source<'_>>,
 ) -> Result<ImplicitStats, PdeError> {
     p.validate()?;
+    if opts.variant == ImplicitVariant::SeedLeapfrog {
+        check_newton_options(&opts)?;
+        state.check_len(p.n)?;
+        seed_checks(exec, source.is_some())?;
+        return seed_run(p, state, steps, &opts);
+    }
     p.refuse_copy_ends(
-        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme only",
+        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme and the \
+         seed's implicit variant only",
     )?;
     state.check_len(p.n)?;
-    if !(opts.tol.is_finite() && opts.tol > 0.0) {
-        return Err(PdeError::InvalidParameter {
-            name: "newton tol",
-            value: opts.tol,
-            reason: "must be finite and > 0",
-        });
-    }
-    if opts.max_iter == 0 {
-        return Err(PdeError::InvalidParameter {
-            name: "newton max_iter",
-            value: 0.0,
-            reason: "must be at least 1",
-        });
-    }
+    check_newton_options(&opts)?;
     let k = CnConstants::new(p);
     match exec.resolve(p.n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)? {
         Target::Cpu => {
@@ -194,8 +254,9 @@ pub(crate) fn implicit_run_with_source(
 /// As one step of [`implicit_run`].
 ///
 /// # Errors
-/// [`PdeError::InvalidParameter`], [`PdeError::LengthMismatch`], [`PdeError::Tridiagonal`]
-/// (a singular Jacobian on the CPU), [`PdeError::Gpu`].
+/// [`PdeError::InvalidParameter`] (also for [`ImplicitVariant::SeedLeapfrog`] with
+/// `Exec::Cuda`), [`PdeError::LengthMismatch`], [`PdeError::Tridiagonal`] (a singular
+/// Jacobian on the CPU), [`PdeError::Gpu`].
 ///
 /// # Examples
 /// ```
@@ -216,12 +277,24 @@ pub fn newton_trace(
     exec: Exec,
 ) -> Result<Vec<f64>, PdeError> {
     p.validate()?;
+    let mut norms = Vec::new();
+    if opts.variant == ImplicitVariant::SeedLeapfrog {
+        check_newton_options(&opts)?;
+        state.check_len(p.n)?;
+        seed_checks(exec, false)?;
+        let mut seed = SeedCpu::new(p, opts.solver);
+        return match seed.step_traced(state, &opts, &mut norms) {
+            Ok(_) | Err(StepError::Newton { .. }) => Ok(norms),
+            Err(StepError::Linear(e)) => Err(PdeError::Tridiagonal(e)),
+            Err(StepError::Gpu(e)) => Err(PdeError::Gpu(e)),
+        };
+    }
     p.refuse_copy_ends(
-        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme only",
+        "copy ends (the seed's v_0 = v_1) are implemented for the explicit scheme and the \
+         seed's implicit variant only",
     )?;
     state.check_len(p.n)?;
     let k = CnConstants::new(p);
-    let mut norms = Vec::new();
     let outcome = match exec.resolve(p.n as u64, tridiag::TRIDIAG_GPU_THRESHOLD)? {
         Target::Cpu => {
             let mut host = HostCn {
@@ -244,6 +317,212 @@ pub fn newton_trace(
         Ok(_) | Err(StepError::Newton { .. }) => Ok(norms),
         Err(StepError::Linear(e)) => Err(PdeError::Tridiagonal(e)),
         Err(StepError::Gpu(e)) => Err(PdeError::Gpu(e)),
+    }
+}
+
+fn check_newton_options(opts: &NewtonOptions) -> Result<(), PdeError> {
+    if !(opts.tol.is_finite() && opts.tol > 0.0) {
+        return Err(PdeError::InvalidParameter {
+            name: "newton tol",
+            value: opts.tol,
+            reason: "must be finite and > 0",
+        });
+    }
+    if opts.max_iter == 0 {
+        return Err(PdeError::InvalidParameter {
+            name: "newton max_iter",
+            value: 0.0,
+            reason: "must be at least 1",
+        });
+    }
+    Ok(())
+}
+
+/// The seed variant runs on the CPU only and takes no source.
+fn seed_checks(exec: Exec, has_source: bool) -> Result<(), PdeError> {
+    if exec == Exec::Cuda {
+        return Err(PdeError::InvalidParameter {
+            name: "implicit variant",
+            value: 1.0,
+            reason: "the seed's implicit variant (leapfrog w) runs on the CPU only",
+        });
+    }
+    if has_source {
+        return Err(PdeError::InvalidParameter {
+            name: "implicit variant",
+            value: 1.0,
+            reason: "the seed's implicit variant (leapfrog w) takes no source term",
+        });
+    }
+    Ok(())
+}
+
+/// `steps` steps of [`ImplicitVariant::SeedLeapfrog`] on the CPU.
+fn seed_run(
+    p: &FhnParams,
+    state: &mut FhnState,
+    steps: u64,
+    opts: &NewtonOptions,
+) -> Result<ImplicitStats, PdeError> {
+    seed_run_observed(p, state, steps, opts, &mut |_| true)
+}
+
+/// [`seed_run`] calling `keep_going` with the state after every step and stopping (without
+/// an error) when it returns `false`: one run, so the leapfrog keeps its previous `w`, for
+/// the stability experiment. Checks the options like [`implicit_run`] does.
+pub(crate) fn seed_run_observed(
+    p: &FhnParams,
+    state: &mut FhnState,
+    steps: u64,
+    opts: &NewtonOptions,
+    keep_going: &mut dyn FnMut(&FhnState) -> bool,
+) -> Result<ImplicitStats, PdeError> {
+    p.validate()?;
+    check_newton_options(opts)?;
+    state.check_len(p.n)?;
+    let mut seed = SeedCpu::new(p, opts.solver);
+    let mut stats = ImplicitStats {
+        steps: 0,
+        newton_iterations: 0,
+        max_iterations_per_step: 0,
+        backend: Backend::Cpu,
+    };
+    let mut norms = Vec::new();
+    for step in 0..steps {
+        norms.clear();
+        let it = seed
+            .step_traced(state, opts, &mut norms)
+            .map_err(|e| match e {
+                StepError::Newton { iterations, update } => PdeError::NewtonNotConverged {
+                    step,
+                    t: state.t,
+                    iterations,
+                    update,
+                    tol: opts.tol,
+                },
+                StepError::Linear(e) => PdeError::Tridiagonal(e),
+                StepError::Gpu(e) => PdeError::Gpu(e),
+            })?;
+        stats.steps += 1;
+        stats.newton_iterations += it as u64;
+        stats.max_iterations_per_step = stats.max_iterations_per_step.max(it);
+        if !keep_going(state) {
+            break;
+        }
+    }
+    Ok(stats)
+}
+
+/// The seed's implicit scheme ([`ImplicitVariant::SeedLeapfrog`]) on host arrays.
+struct SeedCpu<'a> {
+    p: &'a FhnParams,
+    solver: TridiagSolver,
+    /// `w` of the step before the current one; `None` before the first step of a run.
+    w_prev: Option<Vec<f64>>,
+    ws: Workspace,
+}
+
+impl<'a> SeedCpu<'a> {
+    fn new(p: &'a FhnParams, solver: TridiagSolver) -> Self {
+        SeedCpu {
+            p,
+            solver,
+            w_prev: None,
+            ws: Workspace::new(p.n),
+        }
+    }
+
+    /// One step (state, time and `w_prev` advance only when Newton converges), pushing each
+    /// update's max-norm onto `norms`; returns the iterations.
+    fn step_traced(
+        &mut self,
+        state: &mut FhnState,
+        opts: &NewtonOptions,
+        norms: &mut Vec<f64>,
+    ) -> Result<u32, StepError> {
+        let (p, ws) = (self.p, &mut self.ws);
+        let n = p.n;
+        let (dt, a, eps, gamma) = (p.dt, p.a, p.eps, p.gamma);
+        let dx = p.dx();
+        let inv_dx2 = 1.0 / (dx * dx);
+        let (v, w) = (&state.v, &state.w);
+        // W (in ws.sw): leapfrog, or forward Euler on the first step.
+        for i in 0..n {
+            let drift = dt * eps * (v[i] - gamma * w[i]);
+            ws.sw[i] = match &self.w_prev {
+                Some(wp) => 2.0 * drift + wp[i],
+                None => drift + w[i],
+            };
+        }
+        // The known right-hand side of the interior rows.
+        for i in 1..n - 1 {
+            let lv = (v[i + 1] - 2.0 * v[i] + v[i - 1]) * inv_dx2;
+            ws.rhs[i] = v[i] / dt + 0.5 * (lv + reaction(v[i], a)) - 0.5 * (w[i] + ws.sw[i]);
+        }
+        ws.big_v.copy_from_slice(v);
+        for i in [0, n - 1] {
+            if let Some(val) = is_fixed(p, i) {
+                ws.big_v[i] = val;
+            }
+        }
+        let alpha = -0.5 * inv_dx2;
+        let mut update = f64::INFINITY;
+        let mut iterations = 0;
+        for it in 1..=opts.max_iter {
+            iterations = it;
+            let bv = &ws.big_v;
+            // F(V) in ws.g, the seed's Jacobian in (a, b, c).
+            for i in 1..n - 1 {
+                let lv = (bv[i + 1] - 2.0 * bv[i] + bv[i - 1]) * inv_dx2;
+                ws.g[i] = bv[i] / dt - 0.5 * (lv + reaction(bv[i], a)) - ws.rhs[i];
+                ws.a[i] = alpha;
+                ws.c[i] = alpha;
+                ws.b[i] = 1.0 / dt - 0.5 * (-2.0 * inv_dx2 + reaction_derivative(bv[i], a));
+            }
+            ws.a[0] = 0.0;
+            ws.b[0] = 1.0;
+            ws.c[n - 1] = 0.0;
+            ws.b[n - 1] = 1.0;
+            match is_fixed(p, 0) {
+                Some(val) => (ws.g[0], ws.c[0]) = (bv[0] - val, 0.0),
+                None => (ws.g[0], ws.c[0]) = (bv[0] - bv[1], 1.0),
+            }
+            match is_fixed(p, n - 1) {
+                Some(val) => (ws.g[n - 1], ws.a[n - 1]) = (bv[n - 1] - val, 0.0),
+                None => (ws.g[n - 1], ws.a[n - 1]) = (bv[n - 1] - bv[n - 2], 1.0),
+            }
+            match self.solver {
+                TridiagSolver::Thomas => {
+                    tridiag::thomas_into(&ws.a, &ws.b, &ws.c, &ws.g, &mut ws.delta, &mut ws.scratch)
+                        .map_err(StepError::Linear)?
+                }
+                solver => {
+                    let (x, _) = tridiag::solve(&ws.a, &ws.b, &ws.c, &ws.g, solver, Exec::Cpu)
+                        .map_err(StepError::Linear)?;
+                    ws.delta.copy_from_slice(&x);
+                }
+            }
+            // J dv = F, V <- V - dv
+            for (vi, di) in ws.big_v.iter_mut().zip(&ws.delta) {
+                *vi -= di;
+            }
+            update = update_norm(&ws.delta);
+            norms.push(update);
+            if !update.is_finite() {
+                break;
+            }
+            if update <= opts.tol {
+                let old_w =
+                    std::mem::replace(&mut state.w, ws.sw.iter().map(|&x| flush_tiny(x)).collect());
+                self.w_prev = Some(old_w);
+                for (vi, &bi) in state.v.iter_mut().zip(&ws.big_v) {
+                    *vi = flush_tiny(bi);
+                }
+                state.t += dt;
+                return Ok(it);
+            }
+        }
+        Err(StepError::Newton { iterations, update })
     }
 }
 
@@ -771,6 +1050,175 @@ mod tests {
             }
             assert_eq!(s, start, "{exec:?}");
         }
+    }
+
+    /// The seed's residual at node `i` (interior), written out from the post's equation.
+    fn seed_residual(
+        p: &FhnParams,
+        v: &[f64],
+        w: &[f64],
+        big_v: &[f64],
+        big_w: &[f64],
+        i: usize,
+    ) -> f64 {
+        let (dt, dx2) = (p.dt, p.dx() * p.dx());
+        let f = |u: f64| u * (1.0 - u) * (u - p.a);
+        big_v[i] / dt
+            - 0.5 * ((big_v[i + 1] - 2.0 * big_v[i] + big_v[i - 1]) / dx2 + f(big_v[i]))
+            - (v[i] / dt
+                + 0.5 * ((v[i + 1] - 2.0 * v[i] + v[i - 1]) / dx2 + f(v[i]))
+                + 0.5 * (-w[i] - big_w[i]))
+    }
+
+    fn seed_opts() -> NewtonOptions {
+        NewtonOptions {
+            tol: 1e-13,
+            variant: ImplicitVariant::SeedLeapfrog,
+            ..NewtonOptions::default()
+        }
+    }
+
+    #[test]
+    fn seed_variant_steps_solve_the_seeds_equations() {
+        let p = FhnParams {
+            n: 6,
+            length: 2.5,
+            dt: 0.1,
+            eps: 0.3,
+            ..FhnParams::default()
+        };
+        let mut s = FhnState::rest(6);
+        s.v = vec![0.9, 0.7, 0.4, 0.2, 0.1, 0.05];
+        s.w = vec![0.01, 0.02, 0.0, -0.01, 0.03, 0.0];
+        let (v0, w0) = (s.v.clone(), s.w.clone());
+        // One run of two steps: the first starts w with forward Euler, the second leapfrogs.
+        let mut one = s.clone();
+        implicit_run(&p, &mut one, 1, seed_opts(), Exec::Cpu).unwrap();
+        let (v1, w1) = (one.v.clone(), one.w.clone());
+        let stats = implicit_run(&p, &mut s, 2, seed_opts(), Exec::Cpu).unwrap();
+        assert_eq!(stats.backend, Backend::Cpu);
+        assert!((s.t - 0.2).abs() < 1e-15);
+        for i in 0..6 {
+            let euler = w0[i] + p.dt * p.eps * (v0[i] - p.gamma * w0[i]);
+            assert!((w1[i] - euler).abs() < 1e-15, "w^1 at {i}");
+            let leap = 2.0 * p.dt * p.eps * (v1[i] - p.gamma * w1[i]) + w0[i];
+            assert!((s.w[i] - leap).abs() < 1e-15, "w^2 at {i}");
+        }
+        for i in 1..5 {
+            let r1 = seed_residual(&p, &v0, &w0, &v1, &w1, i);
+            let r2 = seed_residual(&p, &v1, &w1, &s.v, &s.w, i);
+            assert!(
+                r1.abs() < 1e-10 && r2.abs() < 1e-10,
+                "node {i}: {r1:e} {r2:e}"
+            );
+        }
+        // the seed's ends: v_0 = v_1, v_{N-1} = v_{N-2}
+        assert!((s.v[0] - s.v[1]).abs() < 1e-12 && (s.v[5] - s.v[4]).abs() < 1e-12);
+        // ...and it differs from ours
+        let mut ours = FhnState {
+            v: v0,
+            w: w0,
+            t: 0.0,
+        };
+        implicit_run(&p, &mut ours, 2, NewtonOptions::default(), Exec::Cpu).unwrap();
+        assert!(max_diff(&ours.v, &s.v) > 1e-4);
+    }
+
+    #[test]
+    fn seed_variant_newton_is_q_linear() {
+        // The (1, 1) end rows are not the derivative of v_0 - v_1: convergence is linear.
+        let p = FhnParams {
+            dt: 0.25,
+            ..FhnParams::default()
+        };
+        let mut s = gaussian_start(p.n);
+        let opts = NewtonOptions {
+            tol: 1e-14,
+            max_iter: 200,
+            ..seed_opts()
+        };
+        let norms = newton_trace(&p, &mut s, opts, Exec::Cpu).unwrap();
+        assert!(*norms.last().unwrap() <= 1e-14, "{norms:?}");
+        let ratios: Vec<f64> = norms
+            .windows(2)
+            .filter(|w| w[1] > 1e-12)
+            .map(|w| w[1] / w[0])
+            .collect();
+        assert!(ratios.iter().all(|&r| r < 1.0), "{norms:?}");
+        assert!(
+            ratios.len() >= 4,
+            "more than a quadratic handful: {norms:?}"
+        );
+    }
+
+    #[test]
+    fn seed_variant_is_second_order_in_dt() {
+        // The seed's Fig. 10: order 2 in dt.
+        let base = FhnParams {
+            n: 101,
+            length: 50.0,
+            t_end: 2.0,
+            ..FhnParams::default()
+        };
+        let run = |dt: f64| {
+            let p = FhnParams { dt, ..base };
+            let mut s = FhnState::rest(p.n);
+            for (i, v) in s.v.iter_mut().enumerate() {
+                let x = i as f64 * 0.5 - 25.0;
+                *v = (-x * x / 10.0).exp();
+            }
+            implicit_run(&p, &mut s, p.steps(), seed_opts(), Exec::Cpu).unwrap();
+            s.v
+        };
+        let reference = run(0.2 / 128.0);
+        let errs: Vec<f64> = [0.2, 0.1, 0.05]
+            .iter()
+            .map(|&dt| max_diff(&run(dt), &reference))
+            .collect();
+        for e in errs.windows(2) {
+            let order = (e[0] / e[1]).log2();
+            assert!((1.7..2.4).contains(&order), "{errs:?}");
+        }
+    }
+
+    #[test]
+    fn seed_variant_refuses_the_gpu_and_sources() {
+        let p = FhnParams::default();
+        let mut s = gaussian_start(p.n);
+        let before = s.clone();
+        for r in [
+            implicit_run(&p, &mut s, 1, seed_opts(), Exec::Cuda).map(|_| ()),
+            newton_trace(&p, &mut s, seed_opts(), Exec::Cuda).map(|_| ()),
+            implicit_run_with_source(
+                &p,
+                &mut s,
+                1,
+                seed_opts(),
+                Exec::Cpu,
+                Some(&|_, _| (0.0, 0.0)),
+            )
+            .map(|_| ()),
+        ] {
+            assert!(
+                matches!(
+                    r,
+                    Err(PdeError::InvalidParameter {
+                        name: "implicit variant",
+                        ..
+                    })
+                ),
+                "{r:?}"
+            );
+        }
+        assert_eq!(s, before);
+        // copy ends are the seed variant's own ends, so they are accepted there
+        let q = FhnParams {
+            left: Boundary::Copy,
+            right: Boundary::Copy,
+            ..p
+        };
+        implicit_run(&q, &mut s, 2, seed_opts(), Exec::Auto).unwrap();
+        assert!(implicit_run(&q, &mut s, 1, NewtonOptions::default(), Exec::Cpu).is_err());
     }
 
     #[test]

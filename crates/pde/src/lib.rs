@@ -22,7 +22,7 @@ pub use explicit::{
     EXPLICIT_FUSED_GPU_THRESHOLD, EXPLICIT_GPU_THRESHOLD, explicit_run, explicit_run_batch,
     explicit_run_unchecked, explicit_step_reference,
 };
-pub use implicit::{ImplicitStats, NewtonOptions, implicit_run, newton_trace};
+pub use implicit::{ImplicitStats, ImplicitVariant, NewtonOptions, implicit_run, newton_trace};
 pub use output::write_snapshots;
 pub use params::{
     Boundary, FhnParams, FhnState, LimitRule, StabilityLimit, flush_tiny, reaction,

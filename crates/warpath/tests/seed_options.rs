@@ -1,5 +1,6 @@
 //! The options that redraw seed 001's and 002's experiments as published: `perm --steps`
-//! (next_permutation steps per unrank) and `lap --solver greedy --ties K`.
+//! (next_permutation steps per unrank), `lap --solver greedy --ties K` and
+//! `fhn --scheme implicit --implicit-variant seed`.
 
 mod common;
 
@@ -83,4 +84,46 @@ fn perm_steps_are_the_seeds_versions() {
         assert_eq!(j["steps"].as_u64(), Some(steps.parse().unwrap()));
         assert_eq!(j["count"], 100_003);
     }
+}
+
+#[test]
+fn fhn_implicit_variant_seed_is_the_seeds_scheme_on_the_cpu() {
+    let run = |extra: &[&str]| {
+        warpath()
+            .args([
+                "fhn", "--scheme", "implicit", "--dt", "0.25", "--t-end", "10",
+            ])
+            .args(["--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let mut speeds = Vec::new();
+    for (variant, backend) in [("ours", "cpu"), ("seed", "cpu"), ("seed", "auto")] {
+        let out = run(&["--implicit-variant", variant, "--backend", backend]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j = json_of(&out);
+        assert_eq!(j["newton"]["variant"], variant);
+        assert_eq!(j["backend"], "cpu");
+        assert_eq!(j["steps"], 40);
+        speeds.push(j["speed"].as_f64().unwrap());
+    }
+    // a different scheme, a nearby answer: the front speed differs, but not by much
+    assert_ne!(speeds[0], speeds[1]);
+    assert!(
+        (speeds[0] - speeds[1]).abs() < 0.05 * speeds[0],
+        "{speeds:?}"
+    );
+    let out = run(&["--implicit-variant", "seed", "--backend", "cuda"]);
+    assert_eq!(out.status.code(), Some(2));
+    let j = json_of(&out);
+    assert_eq!(j["kind"], "usage");
+    assert!(
+        j["error"].as_str().unwrap().contains("has no GPU path"),
+        "{j}"
+    );
 }

@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use gpu_runtime::{Backend, Exec};
 use pde::tridiag::{self, TridiagSolver};
 use pde::{
-    AdaptiveOptions, FhnParams, FhnState, NewtonOptions, Scenario, Scheme, Simulation,
-    explicit_run, explicit_run_batch, nagumo_speed, simulate,
+    AdaptiveOptions, FhnParams, FhnState, ImplicitVariant, NewtonOptions, Scenario, Scheme,
+    Simulation, explicit_run, explicit_run_batch, nagumo_speed, simulate,
 };
 
 use crate::cli_io::check_backend;
@@ -63,6 +63,16 @@ pub(crate) enum EndsArg {
     Copy,
 }
 
+/// Which implicit scheme runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ImplicitVariantArg {
+    /// Ours: Crank-Nicolson with the trapezoidal w and the exact Jacobian (CPU and GPU).
+    Ours,
+    /// The seed's: leapfrog w, ends v_0 = v_1, Jacobian end rows (1, 1) as printed (CPU
+    /// only; for redrawing the seed's Figs 9-12).
+    Seed,
+}
+
 /// The explicit scheme's stability limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum LimitArg {
@@ -84,6 +94,7 @@ Examples:
   warpath fhn --scenario constant --ends copy --t-end 306.19 --plot fig1.svg   # the seed's Fig. 1
   warpath fhn --dt 0.12 --stability-limit seed    # the seed's 2 dt <= dx^2 instead of ours
   warpath fhn --scheme implicit --solver pcr --dt 0.25
+  warpath fhn --scheme implicit --implicit-variant seed --dt 0.25   # the seed's own scheme
   warpath fhn --n 4e6 --length 1e6 --t-end 10 --snapshot-count 4 --json")]
 pub(crate) struct Args {
     /// Time-stepping scheme.
@@ -93,6 +104,10 @@ pub(crate) struct Args {
     /// thomas].
     #[arg(long, value_enum)]
     solver: Option<SolverArg>,
+    /// Implicit scheme variant (only with --scheme implicit): ours, or the seed's own
+    /// (leapfrog w, ends v_0 = v_1; CPU only) [default: ours].
+    #[arg(long, value_enum)]
+    implicit_variant: Option<ImplicitVariantArg>,
     /// Scenario.
     #[arg(long, value_enum, default_value_t = ScenarioArg::Gaussian)]
     scenario: ScenarioArg,
@@ -180,8 +195,9 @@ fn params(args: &Args) -> Result<FhnParams> {
         },
         ..d
     };
+    let seed_variant = args.implicit_variant == Some(ImplicitVariantArg::Seed);
     if args.ends == EndsArg::Copy {
-        if args.scheme != SchemeArg::Explicit {
+        if args.scheme != SchemeArg::Explicit && !seed_variant {
             return Err(usage(format!(
                 "--ends copy applies to --scheme explicit only (the {} scheme discretises \
                  no-flux ends with a mirrored ghost node)",
@@ -251,10 +267,21 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             format!("{:?}", args.scheme).to_lowercase()
         )));
     }
+    if let (Some(v), false) = (args.implicit_variant, args.scheme == SchemeArg::Implicit) {
+        return Err(usage(format!(
+            "--implicit-variant {} applies to --scheme implicit only",
+            format!("{v:?}").to_lowercase()
+        )));
+    }
+    let seed_variant = args.implicit_variant == Some(ImplicitVariantArg::Seed);
     check_backend(
         args.backend,
-        "the adaptive scheme",
-        args.scheme != SchemeArg::Adaptive,
+        if seed_variant {
+            "the seed's implicit variant (--implicit-variant seed)"
+        } else {
+            "the adaptive scheme"
+        },
+        args.scheme != SchemeArg::Adaptive && !seed_variant,
     )?;
     let p = params(&args)?;
     let sc = scenario(args.scenario);
@@ -263,6 +290,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         SchemeArg::Adaptive => Scheme::Adaptive(AdaptiveOptions::default()),
         SchemeArg::Implicit => Scheme::Implicit(NewtonOptions {
             solver: solver(args.solver.unwrap_or(SolverArg::Thomas)),
+            variant: if seed_variant {
+                ImplicitVariant::SeedLeapfrog
+            } else {
+                ImplicitVariant::CrankNicolson
+            },
             ..NewtonOptions::default()
         }),
     };
@@ -366,6 +398,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     }
     let newton = sim.implicit.map(|st| {
         serde_json::json!({
+            "variant": if seed_variant { "seed" } else { "ours" },
             "mean_iterations": st.mean_iterations(),
             "max_iterations": st.max_iterations_per_step,
             "total_iterations": st.newton_iterations,
@@ -676,5 +709,46 @@ mod tests {
             true,
         )
         .unwrap();
+    }
+
+    #[test]
+    fn fhn_implicit_variant_seed_runs_on_the_cpu_only() {
+        let base = ["--scheme", "implicit", "--dt", "0.25", "--t-end", "2"];
+        let with = |extra: &[&str]| {
+            let mut v: Vec<&str> = base.to_vec();
+            v.extend_from_slice(extra);
+            args(&v)
+        };
+        let a = with(&["--implicit-variant", "seed"]);
+        assert_eq!(a.implicit_variant, Some(ImplicitVariantArg::Seed));
+        run(a, true).unwrap();
+        // the seed's ends are its own, so --ends copy is accepted with the seed variant
+        let p = params(&with(&["--implicit-variant", "seed", "--ends", "copy"])).unwrap();
+        assert_eq!(p.left, pde::Boundary::Copy);
+        run(
+            with(&[
+                "--implicit-variant",
+                "seed",
+                "--ends",
+                "copy",
+                "--backend",
+                "cpu",
+            ]),
+            true,
+        )
+        .unwrap();
+        run(with(&["--implicit-variant", "ours"]), true).unwrap();
+        let e = run(
+            with(&["--implicit-variant", "seed", "--backend", "cuda"]),
+            true,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("has no GPU path"), "{e}");
+        let e = run(args(&["--implicit-variant", "seed"]), true).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("--implicit-variant seed applies to --scheme implicit only"),
+            "{e}"
+        );
     }
 }
