@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{AssignmentError, Sense, Solver, solve};
 
-mod reproduce;
+pub(crate) mod reproduce;
 pub use reproduce::{lap_fig1, lap_fig2, lap_ties, specs};
 
 /// The distribution of generated costs.

@@ -136,21 +136,8 @@ fn consecutive_from(n: usize, buf: &[u8], first: u64) -> bool {
     if count == 0 {
         return true;
     }
-    let mut prev: Option<&[u8]> = None;
-    for row in buf.chunks_exact(n) {
-        let mut seen = 0u32;
-        for &e in row {
-            if e as usize >= n || seen & (1 << e) != 0 {
-                return false;
-            }
-            seen |= 1 << e;
-        }
-        if prev.is_some_and(|p| p >= row) {
-            return false;
-        }
-        prev = Some(row);
-    }
-    rank_permutation(&buf[..n]).ok() == Some(first)
+    crate::lexicographic_rows(n, buf, None)
+        && rank_permutation(&buf[..n]).ok() == Some(first)
         && rank_permutation(&buf[buf.len() - n..]).ok() == Some(first + count - 1)
 }
 

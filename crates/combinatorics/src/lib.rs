@@ -10,9 +10,9 @@ mod rank;
 mod search;
 
 pub use batch::{
-    BATCH_GPU_THRESHOLD, BatchOptions, MAX_GPU_STEPS, generate_permutations, permutations_into,
-    permutations_into_device, permutations_into_reference, permutations_into_with,
-    permutations_on_device, write_permutations,
+    BATCH_GPU_THRESHOLD, BatchOptions, MAX_GPU_STEPS, generate_permutations, lexicographic_rows,
+    permutations_into, permutations_into_device, permutations_into_reference,
+    permutations_into_with, permutations_on_device, write_permutations,
 };
 pub use debruijn::{
     Construction, MAX_DE_BRUIJN_LEN, alphabet_chars, de_bruijn, de_bruijn_euler,

@@ -392,17 +392,7 @@ pub(crate) fn seed_run_observed(
         norms.clear();
         let it = seed
             .step_traced(state, opts, &mut norms)
-            .map_err(|e| match e {
-                StepError::Newton { iterations, update } => PdeError::NewtonNotConverged {
-                    step,
-                    t: state.t,
-                    iterations,
-                    update,
-                    tol: opts.tol,
-                },
-                StepError::Linear(e) => PdeError::Tridiagonal(e),
-                StepError::Gpu(e) => PdeError::Gpu(e),
-            })?;
+            .map_err(|e| step_failed(e, step, state.t, opts.tol))?;
         stats.steps += 1;
         stats.newton_iterations += it as u64;
         stats.max_iterations_per_step = stats.max_iterations_per_step.max(it);
@@ -556,17 +546,8 @@ fn run_steps(
         backend: backend_kind,
     };
     for step in 0..steps {
-        let it = cn_step(backend, state, dt, opts).map_err(|e| match e {
-            StepError::Newton { iterations, update } => PdeError::NewtonNotConverged {
-                step,
-                t: state.t,
-                iterations,
-                update,
-                tol: opts.tol,
-            },
-            StepError::Linear(e) => PdeError::Tridiagonal(e),
-            StepError::Gpu(e) => PdeError::Gpu(e),
-        })?;
+        let it = cn_step(backend, state, dt, opts)
+            .map_err(|e| step_failed(e, step, state.t, opts.tol))?;
         stats.steps += 1;
         stats.newton_iterations += it as u64;
         stats.max_iterations_per_step = stats.max_iterations_per_step.max(it);
@@ -747,6 +728,22 @@ impl CnBackend for HostCn<'_> {
             state.v[i] = flush_tiny(ws.big_v[i]);
         }
         Ok(())
+    }
+}
+
+/// The run's error for a step that failed: Newton's non-convergence names the step, the time
+/// and the tolerance; solver and GPU errors pass through.
+fn step_failed(e: StepError, step: u64, t: f64, tol: f64) -> PdeError {
+    match e {
+        StepError::Newton { iterations, update } => PdeError::NewtonNotConverged {
+            step,
+            t,
+            iterations,
+            update,
+            tol,
+        },
+        StepError::Linear(e) => PdeError::Tridiagonal(e),
+        StepError::Gpu(e) => PdeError::Gpu(e),
     }
 }
 

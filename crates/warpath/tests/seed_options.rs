@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dir, json_of, warpath};
+use common::{dir, json_of, ok_json, warpath};
 
 /// The seed's 6 x 6 greedy example with its columns mirrored, so that row-major tie-breaking
 /// meets first the 25 that leads to 174.
@@ -28,12 +28,7 @@ fn lap_ties_follows_the_tie_paths_of_the_seed_example() {
             .current_dir(&d)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let j = json_of(&out);
+        let j = ok_json(&out);
         assert_eq!(j["verified"], true);
         j["cost"].as_f64().unwrap()
     };
@@ -74,12 +69,7 @@ fn perm_steps_are_the_seeds_versions() {
             .args(["--backend", "cpu", "--json", "--steps", steps])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let j = json_of(&out);
+        let j = ok_json(&out);
         assert_eq!(j["verified"], true);
         assert_eq!(j["steps"].as_u64(), Some(steps.parse().unwrap()));
         assert_eq!(j["count"], 100_003);
@@ -101,12 +91,7 @@ fn fhn_implicit_variant_seed_is_the_seeds_scheme_on_the_cpu() {
     let mut speeds = Vec::new();
     for (variant, backend) in [("ours", "cpu"), ("seed", "cpu"), ("seed", "auto")] {
         let out = run(&["--implicit-variant", variant, "--backend", backend]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let j = json_of(&out);
+        let j = ok_json(&out);
         assert_eq!(j["newton"]["variant"], variant);
         assert_eq!(j["backend"], "cpu");
         assert_eq!(j["steps"], 40);

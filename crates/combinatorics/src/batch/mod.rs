@@ -112,6 +112,42 @@ fn check_batch(n: usize, start: u64, count: u64, out_len: usize) -> Result<u64, 
     Ok(total)
 }
 
+/// Whether `rows` (rows of `n` bytes) are permutations of `0..n` in strictly increasing
+/// lexicographic order, the first one greater than `prev_last` when given: an independent check
+/// of generated batches (no ranking, no reference generation). `n` is at most 32.
+///
+/// # Complexity
+/// `O(len(rows))`.
+///
+/// # Examples
+/// ```
+/// use combinatorics::lexicographic_rows;
+/// assert!(lexicographic_rows(3, &[0, 1, 2, 0, 2, 1], None));
+/// assert!(lexicographic_rows(3, &[1, 0, 2], Some(&[0, 2, 1])));
+/// assert!(!lexicographic_rows(3, &[0, 0, 2], None)); // not a permutation
+/// assert!(!lexicographic_rows(3, &[0, 2, 1, 0, 1, 2], None)); // out of order
+/// ```
+pub fn lexicographic_rows(n: usize, rows: &[u8], prev_last: Option<&[u8]>) -> bool {
+    if n == 0 {
+        return true;
+    }
+    let mut prev = prev_last;
+    for row in rows.chunks_exact(n) {
+        let mut seen = 0u64;
+        for &e in row {
+            if e as usize >= n || seen & (1 << e) != 0 {
+                return false;
+            }
+            seen |= 1 << e;
+        }
+        if prev.is_some_and(|p| p >= row) {
+            return false;
+        }
+        prev = Some(row);
+    }
+    true
+}
+
 /// The reference: unrank every rank on its own with the `O(n^2)` unrank.
 ///
 /// # Complexity

@@ -244,3 +244,18 @@ fn cpu_steps_per_unrank_give_the_same_permutations() {
         })
     ));
 }
+
+#[test]
+fn batch_check_wants_increasing_permutations() {
+    assert!(lexicographic_rows(3, &[0, 1, 2, 0, 2, 1], None));
+    assert!(lexicographic_rows(3, &[1, 0, 2], Some(&[0, 2, 1])));
+    // not a permutation, out of range, not increasing (also across batches)
+    assert!(!lexicographic_rows(3, &[0, 0, 2], None));
+    assert!(!lexicographic_rows(3, &[0, 1, 3], None));
+    assert!(!lexicographic_rows(3, &[0, 2, 1, 0, 1, 2], None));
+    assert!(!lexicographic_rows(3, &[0, 2, 1], Some(&[0, 2, 1])));
+    // every generated batch passes, and the next batch follows the last row of this one
+    let v = reference(5, 0, 120);
+    assert!(lexicographic_rows(5, &v[..300], None));
+    assert!(lexicographic_rows(5, &v[300..], Some(&v[295..300])));
+}

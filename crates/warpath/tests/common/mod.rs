@@ -23,6 +23,17 @@ pub fn dir(name: &str) -> PathBuf {
     d
 }
 
+/// The one JSON object a successful `--json` run printed; a failed run fails the test with
+/// its standard error.
+pub fn ok_json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(out)
+}
+
 /// The one JSON object a `--json` run printed.
 pub fn json_of(out: &Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out.stdout);

@@ -181,7 +181,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         let t = Instant::now();
         backend = permutations_into_with(n, args.start + done, m, part, args.backend, &options)?;
         generating += t.elapsed();
-        verified &= verify_batch(n, part, prev_last.as_deref());
+        verified &= combinatorics::lexicographic_rows(n, part, prev_last.as_deref());
         if first_perm.is_none() && n > 0 {
             first_perm = Some(part[..n].to_vec());
         }
@@ -241,29 +241,6 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Every row is a permutation of 0..n and each row is lexicographically greater than the one
-/// before (also across batches): an independent check of the generator.
-fn verify_batch(n: usize, rows: &[u8], prev_last: Option<&[u8]>) -> bool {
-    if n == 0 {
-        return true;
-    }
-    let mut prev = prev_last;
-    for row in rows.chunks_exact(n) {
-        let mut seen = 0u32;
-        for &e in row {
-            if e as usize >= n || seen & (1 << e) != 0 {
-                return false;
-            }
-            seen |= 1 << e;
-        }
-        if prev.is_some_and(|p| p >= row) {
-            return false;
-        }
-        prev = Some(row);
-    }
-    true
-}
-
 /// Writes a batch of permutations (`n` bytes each) in `format`: raw bytes for .npy and .bin
 /// (the .npy header is written before the first batch), text rows otherwise.
 fn write_batch(w: &mut Sink, rows: &[u8], n: usize, format: Format) -> Result<()> {
@@ -281,22 +258,6 @@ fn write_batch(w: &mut Sink, rows: &[u8], n: usize, format: Format) -> Result<()
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn batch_check_wants_increasing_permutations() {
-        assert!(verify_batch(3, &[0, 1, 2, 0, 2, 1], None));
-        assert!(verify_batch(3, &[1, 0, 2], Some(&[0, 2, 1])));
-        // not a permutation, out of range, not increasing (also across batches)
-        assert!(!verify_batch(3, &[0, 0, 2], None));
-        assert!(!verify_batch(3, &[0, 1, 3], None));
-        assert!(!verify_batch(3, &[0, 2, 1, 0, 1, 2], None));
-        assert!(!verify_batch(3, &[0, 2, 1], Some(&[0, 2, 1])));
-    }
-}
-
-#[cfg(test)]
-mod steps_tests {
     use super::*;
     use clap::Parser;
 
