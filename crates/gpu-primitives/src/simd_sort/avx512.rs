@@ -6,13 +6,15 @@
 //! time from whichever end has fewer free slots (two code paths, so the choice is a predicted
 //! branch rather than a conditional move the next loads would wait for). Each register's keys
 //! below the pivot are compressed to its low lanes (`vpcompressd/q`, register form) and written
-//! with a masked store at the left write position, the others likewise just below the right
-//! one. Small ranges (at most 16 registers) are sorted by a network held in registers and
+//! by a whole-register store at the left write position (the lanes past them land in free
+//! slots that later stores overwrite: there is always a register of free slots there, so no
+//! mask is built), the others compressed by a compare of their own and written with a masked
+//! store just below the right one (mask `all >> c` by BMI2's `shrx`). Small ranges (at most 16 registers) are sorted by a network held in registers and
 //! padded with the largest value: with at least `LANES` registers, each square of `LANES`
 //! registers is first sorted lane by lane across registers (Batcher's odd–even merge network:
 //! lane-wise min and max, no shuffles) and transposed, which sorts every register at about a
-//! third of the instructions of sorting each register by itself; then bitonic merges. Pivot: the median of two (four from 2^14 keys) registers
-//! of keys at evenly spaced places, sorted by the same network. Ties: when the pivot is the
+//! third of the instructions of sorting each register by itself; then bitonic merges. Pivot:
+//! the median of two (four from 2^14 keys) registers of keys at evenly spaced places, sorted by the same network. Ties: when the pivot is the
 //! minimum, a second partition at `pivot + 1` splits off the run of keys equal to it; when it
 //! is the maximum (tracked during the partition) the right side is all equal and is not
 //! recursed into. A depth limit of `2 log2 n` hands pathological inputs to
@@ -37,8 +39,13 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn load(p: *const Self) -> __m512i;
     /// Stores the first `n` lanes of `v` at `p` (masked: nothing else is touched).
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i);
+    /// Stores the lanes of `v` set in `m` at `p` (masked: nothing else is touched).
+    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i);
     /// Bit `l` set where lane `l` of `a` is below lane `l` of `b` (in `Self`'s order).
     unsafe fn below(a: __m512i, b: __m512i) -> u32;
+    /// The complement of [`Lane::below`], by a compare of its own (not a mask negation
+    /// waiting on the first compare).
+    unsafe fn at_least(a: __m512i, b: __m512i) -> u32;
     /// The lanes selected by `m`, packed into the low lanes (the rest zero).
     unsafe fn compress(m: u32, v: __m512i) -> __m512i;
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i;
@@ -70,55 +77,66 @@ impl Lane for u32 {
         self.checked_add(1)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn splat(x: Self) -> __m512i {
         _mm512_set1_epi32(x as i32)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
         unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load(p: *const Self) -> __m512i {
         // SAFETY: the caller guarantees 16 readable lanes at `p`.
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
         // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
         unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
+        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
+        unsafe { _mm512_mask_storeu_epi32(p.cast(), m as u16, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn below(a: __m512i, b: __m512i) -> u32 {
         _mm512_cmplt_epu32_mask(a, b) as u32
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpge_epu32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn compress(m: u32, v: __m512i) -> __m512i {
         _mm512_maskz_compress_epi32(m as u16, v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epu32(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epu32(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
         _mm512_mask_max_epu32(src, m as u16, a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
         match d {
             1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
@@ -128,12 +146,12 @@ impl Lane for u32 {
         }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn lane0(v: __m512i) -> Self {
         _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u32
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi32(
             _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -141,7 +159,7 @@ impl Lane for u32 {
         )
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu32(v)
     }
@@ -156,55 +174,66 @@ impl Lane for u64 {
         self.checked_add(1)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn splat(x: Self) -> __m512i {
         _mm512_set1_epi64(x as i64)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
         unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load(p: *const Self) -> __m512i {
         // SAFETY: the caller guarantees 8 readable lanes at `p`.
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
         // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
         unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
+        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
+        unsafe { _mm512_mask_storeu_epi64(p.cast(), m as u8, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn below(a: __m512i, b: __m512i) -> u32 {
         _mm512_cmplt_epu64_mask(a, b) as u32
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpge_epu64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn compress(m: u32, v: __m512i) -> __m512i {
         _mm512_maskz_compress_epi64(m as u8, v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epu64(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epu64(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
         _mm512_mask_max_epu64(src, m as u8, a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
         match d {
             1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
@@ -213,17 +242,17 @@ impl Lane for u64 {
         }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn lane0(v: __m512i) -> Self {
         _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu64(v)
     }
@@ -238,55 +267,66 @@ impl Lane for i32 {
         self.checked_add(1)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn splat(x: Self) -> __m512i {
         _mm512_set1_epi32(x)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
         unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load(p: *const Self) -> __m512i {
         // SAFETY: the caller guarantees 16 readable lanes at `p`.
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
         // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
         unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
+        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
+        unsafe { _mm512_mask_storeu_epi32(p.cast(), m as u16, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn below(a: __m512i, b: __m512i) -> u32 {
         _mm512_cmplt_epi32_mask(a, b) as u32
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpge_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn compress(m: u32, v: __m512i) -> __m512i {
         _mm512_maskz_compress_epi32(m as u16, v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epi32(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epi32(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
         _mm512_mask_max_epi32(src, m as u16, a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
         match d {
             1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
@@ -296,12 +336,12 @@ impl Lane for i32 {
         }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn lane0(v: __m512i) -> Self {
         _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi32(
             _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -309,7 +349,7 @@ impl Lane for i32 {
         )
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi32(v)
     }
@@ -324,55 +364,66 @@ impl Lane for i64 {
         self.checked_add(1)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn splat(x: Self) -> __m512i {
         _mm512_set1_epi64(x)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
         // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
         unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn load(p: *const Self) -> __m512i {
         // SAFETY: the caller guarantees 8 readable lanes at `p`.
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
         // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
         unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
+        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
+        unsafe { _mm512_mask_storeu_epi64(p.cast(), m as u8, v) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn below(a: __m512i, b: __m512i) -> u32 {
         _mm512_cmplt_epi64_mask(a, b) as u32
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpge_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn compress(m: u32, v: __m512i) -> __m512i {
         _mm512_maskz_compress_epi64(m as u8, v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epi64(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
         _mm512_max_epi64(a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
         _mm512_mask_max_epi64(src, m as u8, a, b)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
         match d {
             1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
@@ -381,17 +432,17 @@ impl Lane for i64 {
         }
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn lane0(v: __m512i) -> Self {
         _mm_cvtsi128_si64(_mm512_castsi512_si128(v))
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reverse(v: __m512i) -> __m512i {
         _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
     }
     #[inline]
-    #[target_feature(enable = "avx512f,popcnt")]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi64(v)
     }
@@ -732,7 +783,7 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
 
 /// Sorts `v` (at most `K * LANES` keys) with the network.
 #[inline]
-#[target_feature(enable = "avx512f,popcnt")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
     let n = v.len();
     let l = T::LANES;
@@ -766,7 +817,7 @@ pub(super) fn small_max<T: Lane>() -> usize {
 // Never inlined: inside `quicksort` (as some codegen-unit splits did) the networks' register
 // pressure made every level of the recursion slower (1e5 keys: 1.60 -> 1.81 ns/key).
 #[inline(never)]
-#[target_feature(enable = "avx512f,popcnt")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
     let l = T::LANES;
     let n = v.len();
@@ -788,20 +839,27 @@ pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
     }
 }
 
-/// Partitions one register's keys into `p[c..]` (below the pivot, `c` of them, advancing
-/// `*lo`) and just below `*hi` (the others, moving `*hi` down).
+/// Partitions one register's keys: the `c` below the pivot to `p[*lo..]` (advancing `*lo`),
+/// the others to just below `*hi` (moving `*hi` down). The left keys are written by a
+/// whole-register store (no mask to build), so the lanes past them get garbage, which later
+/// stores overwrite; the right ones by a masked store.
+///
+/// # Safety
+/// AVX-512F; the `LANES` slots from `*lo` hold no unread key and no key already written to the
+/// right part (they may reach into the `LANES - c` slots this call writes below `*hi`).
 #[inline(always)]
 unsafe fn put<T: Lane>(p: *mut T, v: __m512i, pv: __m512i, lo: &mut usize, hi: &mut usize) {
-    // SAFETY: the caller guarantees AVX-512F and room for `c` keys at `*lo` and for the
+    // SAFETY: the caller guarantees AVX-512F, `LANES` free slots at `*lo` and room for the
     // `LANES - c` others below `*hi`, none of them unread.
     unsafe {
         let m = T::below(v, pv);
         let c = m.count_ones() as usize;
-        T::store_first(p.add(*lo), c, T::compress(m, v));
+        _mm512_storeu_si512(p.add(*lo).cast(), T::compress(m, v));
         *lo += c;
-        let g = T::LANES - c;
-        *hi -= g;
-        T::store_first(p.add(*hi), g, T::compress(!m & first(T::LANES), v));
+        // the `LANES - c` others: their mask straight from `c` (one shift)
+        let all = first(T::LANES);
+        *hi = *hi + c - T::LANES;
+        T::store_mask(p.add(*hi), all >> c, T::compress(T::at_least(v, pv), v));
     }
 }
 
@@ -823,7 +881,7 @@ const HELD: usize = UNROLL + 1;
 /// the slots the step writes, and neither end drops below one register of free slots) and
 /// writes every key it read, so no unread key is ever overwritten.
 #[inline(never)]
-#[target_feature(enable = "avx512f,popcnt")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
     let l = T::LANES;
     let n = v.len();
@@ -873,8 +931,10 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                     T::load(p.add(rl - l))
                 };
                 top = T::vmax(top, x);
+                debug_assert!(sl + l <= rl, "a register of free slots at the left");
                 put::<T>(p, x, pv, &mut sl, &mut sr);
             }
+            // the gap [sl, sr) is the two held registers' slots
             put::<T>(p, first_v, pv, &mut sl, &mut sr);
             put::<T>(p, last_v, pv, &mut sl, &mut sr);
             debug_assert_eq!(sl, sr);
@@ -907,6 +967,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 }
                 for xi in x {
                     top = T::vmax(top, xi);
+                    debug_assert!(sl + l <= rl, "a register of free slots at the left");
                     put::<T>(p, xi, pv, &mut sl, &mut sr);
                 }
             } else {
@@ -918,6 +979,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 rl += UNROLL * l;
                 for xi in x.into_iter().rev() {
                     top = T::vmax(top, xi);
+                    debug_assert!(sl + l <= rl, "a register of free slots at the left");
                     put::<T>(p, xi, pv, &mut sl, &mut sr);
                 }
             }
@@ -931,9 +993,12 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 T::load(p.add(rl - l))
             };
             top = T::vmax(top, x);
+            debug_assert!(sl + l <= rl, "a register of free slots at the left");
             put::<T>(p, x, pv, &mut sl, &mut sr);
         }
+        // the gap [sl, sr) is the held registers' slots: at least one register before each put
         for e in ends {
+            debug_assert!(sl + l <= sr);
             put::<T>(p, e, pv, &mut sl, &mut sr);
         }
         debug_assert_eq!(sl, sr);
@@ -943,7 +1008,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
 
 /// A pivot: the median of the keys of a few registers loaded at evenly spaced places (two
 /// registers, four from 2^14 keys), sorted together in registers.
-#[target_feature(enable = "avx512f,popcnt")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 unsafe fn pivot<T: Lane>(v: &[T]) -> T {
     let n = v.len();
     let l = T::LANES;
@@ -969,7 +1034,7 @@ unsafe fn pivot<T: Lane>(v: &[T]) -> T {
 const PARALLEL_SPLIT: usize = 1 << 14;
 
 /// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over.
-#[target_feature(enable = "avx512f,popcnt")]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
 pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
     let n = v.len();
     if n <= small_max::<T>() {

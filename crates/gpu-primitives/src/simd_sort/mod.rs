@@ -24,7 +24,7 @@ use crate::key::{RadixBits, SortKey};
 /// The vectorized sort this process runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Path {
-    /// 512-bit registers (AVX-512F and POPCNT).
+    /// 512-bit registers (AVX-512F, POPCNT and BMI2).
     Avx512,
     /// 256-bit registers (AVX2).
     Avx2,
@@ -52,14 +52,14 @@ pub(crate) fn path() -> Path {
     })
 }
 
-/// Whether this CPU has (AVX-512F and POPCNT, AVX2).
+/// Whether this CPU has (AVX-512F, POPCNT and BMI2; AVX2 and POPCNT).
 fn detect() -> (bool, bool) {
     #[cfg(target_arch = "x86_64")]
     {
         let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt");
         let avx512 = avx2
             && std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("popcnt");
+            && std::is_x86_feature_detected!("bmi2");
         (avx512, avx2)
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -121,7 +121,7 @@ fn run<T: avx512::Lane + avx2::Lane>(keys: &mut [T], parallel: bool) -> bool {
         && keys.len() >= crate::radix_cpu::PARALLEL_SORT
         && rayon::current_num_threads() > 1;
     if path == Path::Avx512 {
-        // SAFETY: AVX-512F and POPCNT were detected (`path`).
+        // SAFETY: AVX-512F, POPCNT and BMI2 were detected (`path`).
         unsafe { avx512::quicksort(keys, depth, parallel) };
     } else {
         // SAFETY: AVX2 was detected (`path`).
@@ -145,7 +145,7 @@ pub(crate) fn sort_chunks<B: RadixBits>(keys: &mut [B], chunk: usize) -> bool {
                 return false;
             }
             for c in keys.chunks_mut(chunk) {
-                // SAFETY: AVX-512F and POPCNT were detected above; `c` fits the network.
+                // SAFETY: AVX-512F, POPCNT and BMI2 were detected above; `c` fits the network.
                 unsafe { avx512::sort_small(c) };
             }
             true
@@ -172,7 +172,7 @@ pub(crate) fn partition_u32(keys: &mut [u32], pivot: u32) -> Option<usize> {
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: AVX-512F and POPCNT were detected above; at least two registers of keys.
+        // SAFETY: AVX-512F, POPCNT and BMI2 were detected above; at least two registers of keys.
         Some(unsafe { avx512::partition(keys, pivot) }.0)
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -279,7 +279,7 @@ mod tests {
 
     /// The AVX-512 quicksort, forced.
     fn q512<T: avx512::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
-        // SAFETY: AVX-512F and POPCNT are detected first.
+        // SAFETY: AVX-512F, POPCNT and BMI2 are detected first.
         has_avx512().then(|| unsafe { avx512::quicksort(v, depth, parallel) })
     }
 
