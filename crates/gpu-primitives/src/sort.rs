@@ -421,13 +421,23 @@ pub(crate) fn sorted_bits_cpu<K: SortKey>(keys: &[K]) -> Vec<K::Bits> {
     // a fresh buffer on huge pages (fewer page faults and TLB misses), written once
     let mut bits: Vec<K::Bits> = Vec::with_capacity(n);
     crate::radix_cpu::advise_huge_pages(&mut bits.spare_capacity_mut()[..n]);
+    let write = |d: &mut [MaybeUninit<K::Bits>], s: &[K]| {
+        d.iter_mut().zip(s).for_each(|(d, k)| {
+            d.write(k.to_ordered());
+        });
+    };
+    let dst = &mut bits.spare_capacity_mut()[..n];
     if n < PARALLEL_SORT {
-        bits.extend(keys.iter().map(|k| k.to_ordered()));
+        write(dst, keys);
     } else {
-        keys.par_iter()
-            .map(|k| k.to_ordered())
-            .collect_into_vec(&mut bits);
+        // plain loops over large chunks (they vectorise; rayon's per-item collect did not)
+        const CHUNK: usize = 1 << 16;
+        dst.par_chunks_mut(CHUNK)
+            .zip(keys.par_chunks(CHUNK))
+            .for_each(|(d, s)| write(d, s));
     }
+    // SAFETY: every one of the first `n` slots was written above.
+    unsafe { bits.set_len(n) };
     sort_any(&mut bits, &mut vec![(); n]);
     bits
 }
