@@ -183,8 +183,8 @@ pub trait Summable: Element {
     fn add(a: Self::Sum, b: Self::Sum) -> Self::Sum;
 }
 
-const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
-const F64_NEG_NAN_BLOCK: u64 = 0x000F_FFFF_FFFF_FFFF;
+pub(crate) const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
+pub(crate) const F64_NEG_NAN_BLOCK: u64 = 0x000F_FFFF_FFFF_FFFF;
 /// Ordered bits of `-0.0`, `+0.0` and `+inf` (`f32`); every NaN orders above `+inf`.
 const F32_ORD_NEG_ZERO: u32 = 0x7F80_0000;
 const F32_ORD_POS_ZERO: u32 = 0x7F80_0001;

@@ -69,6 +69,12 @@ fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], d
     }
     // keys -> ordered bits in place, sorted, and back
     map_in_place(keys, |k| encode(k, desc));
+    if K::KIND == 2 && !desc && size_of::<V>() == 0 {
+        // floats ascending: the sort's last stores decode
+        if crate::simd_sort::sort_floats_decoded::<K>(as_bits_mut(keys), true) {
+            return;
+        }
+    }
     sort_any(as_bits_mut(keys), vals);
     map_in_place(keys, |k| decode(k, desc));
 }
@@ -143,6 +149,10 @@ pub fn sort_into<K: SortKey>(
             Ok(Backend::Cpu)
         }
         Target::Cpu => {
+            // floats: the vectorized sort's last stores decode (no pass of its own)
+            if K::KIND == 2 && crate::simd_sort::sort_floats_decoded::<K>(as_bits_mut(keys), true) {
+                return Ok(Backend::Cpu);
+            }
             sort_any(as_bits_mut(keys), &mut vec![(); n]);
             if !plain {
                 map_in_place(keys, |k| decode(k, false));

@@ -68,6 +68,82 @@ fn first(n: usize) -> u32 {
     ((1u64 << n) - 1) as u32
 }
 
+/// What happens to the keys as the quicksort stores them in their final place: nothing
+/// ([`Keep`]), or the ordered bits of floats turned back into the floats' own bits
+/// ([`DecodeF32`], [`DecodeF64`]), which saves the caller a pass over the sorted keys.
+pub(super) trait Finish<T: Lane>: 'static {
+    /// One register of sorted keys, finished.
+    unsafe fn reg(v: __m512i) -> __m512i;
+    /// One key, finished (for ranges done without the network: runs of equal keys and the
+    /// depth-limit fallback).
+    fn key(k: T) -> T;
+}
+
+/// Leaves the keys as they are.
+pub(super) enum Keep {}
+
+impl<T: Lane> Finish<T> for Keep {
+    #[inline(always)]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        v
+    }
+    #[inline(always)]
+    fn key(k: T) -> T {
+        k
+    }
+}
+
+/// `f32::from_ordered` (crate::key): ordered bits back to the bits of the `f32`.
+pub(super) enum DecodeF32 {}
+
+impl Finish<u32> for DecodeF32 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        // t = bits + NEG_NAN_BLOCK; top bit set: t ^ 0x8000_0000, clear: !t
+        let t = _mm512_add_epi32(v, _mm512_set1_epi32(crate::key::F32_NEG_NAN_BLOCK as i32));
+        let clear = _mm512_srai_epi32::<31>(t); // all ones where the top bit is set
+        let flip = _mm512_or_si512(
+            _mm512_andnot_si512(clear, _mm512_set1_epi32(-1)),
+            _mm512_set1_epi32(i32::MIN),
+        );
+        _mm512_xor_si512(t, flip)
+    }
+    #[inline(always)]
+    fn key(k: u32) -> u32 {
+        <f32 as crate::key::SortKey>::from_ordered(k).to_bits()
+    }
+}
+
+/// `f64::from_ordered` (crate::key): ordered bits back to the bits of the `f64`.
+pub(super) enum DecodeF64 {}
+
+impl Finish<u64> for DecodeF64 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        let t = _mm512_add_epi64(v, _mm512_set1_epi64(crate::key::F64_NEG_NAN_BLOCK as i64));
+        let clear = _mm512_srai_epi64::<63>(t);
+        let flip = _mm512_or_si512(
+            _mm512_andnot_si512(clear, _mm512_set1_epi64(-1)),
+            _mm512_set1_epi64(i64::MIN),
+        );
+        _mm512_xor_si512(t, flip)
+    }
+    #[inline(always)]
+    fn key(k: u64) -> u64 {
+        <f64 as crate::key::SortKey>::from_ordered(k).to_bits()
+    }
+}
+
+/// Finishes every key of `v` (a range placed without the network).
+#[inline]
+pub(super) fn finish_all<T: Lane, F: Finish<T>>(v: &mut [T]) {
+    for k in v {
+        *k = F::key(*k);
+    }
+}
+
 impl Lane for u32 {
     const LANES: usize = 16;
     const NETWORK: usize = 16;
@@ -784,7 +860,7 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
 /// Sorts `v` (at most `K * LANES` keys) with the network.
 #[inline]
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
+unsafe fn sort_regs<T: Lane, F: Finish<T>, const K: usize>(v: &mut [T]) {
     let n = v.len();
     let l = T::LANES;
     debug_assert!(n <= K * l);
@@ -802,7 +878,7 @@ unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
         for (a, ra) in r.iter().enumerate() {
             let lo = a * l;
             if lo < n {
-                T::store_first(v.as_mut_ptr().add(lo), (n - lo).min(l), *ra);
+                T::store_first(v.as_mut_ptr().add(lo), (n - lo).min(l), F::reg(*ra));
             }
         }
     }
@@ -813,28 +889,29 @@ pub(super) fn small_max<T: Lane>() -> usize {
     T::NETWORK * T::LANES
 }
 
-/// Sorts at most [`small_max`] keys with the smallest network that holds them.
+/// Sorts at most [`small_max`] keys with the smallest network that holds them (finished by
+/// `F` as they are stored).
 // Never inlined: inside `quicksort` (as some codegen-unit splits did) the networks' register
 // pressure made every level of the recursion slower (1e5 keys: 1.60 -> 1.81 ns/key).
 #[inline(never)]
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
+pub(super) unsafe fn sort_small<T: Lane, F: Finish<T>>(v: &mut [T]) {
     let l = T::LANES;
     let n = v.len();
     // SAFETY: AVX-512F is enabled here; each network holds `n` keys.
     unsafe {
         if n <= l {
-            sort_regs::<T, 1>(v)
+            sort_regs::<T, F, 1>(v)
         } else if n <= 2 * l {
-            sort_regs::<T, 2>(v)
+            sort_regs::<T, F, 2>(v)
         } else if n <= 4 * l {
-            sort_regs::<T, 4>(v)
+            sort_regs::<T, F, 4>(v)
         } else if n <= 8 * l {
-            sort_regs::<T, 8>(v)
+            sort_regs::<T, F, 8>(v)
         } else if n <= 16 * l || T::NETWORK == 16 {
-            sort_regs::<T, 16>(v)
+            sort_regs::<T, F, 16>(v)
         } else {
-            sort_regs::<T, 32>(v)
+            sort_regs::<T, F, 32>(v)
         }
     }
 }
@@ -1033,17 +1110,19 @@ unsafe fn pivot<T: Lane>(v: &[T]) -> T {
 /// Below this many keys the two sides of a partition are sorted on the calling thread.
 const PARALLEL_SPLIT: usize = 1 << 14;
 
-/// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over.
+/// Quicksort of `v`; `depth` partitions left before `sort_unstable` takes over. Every key is
+/// finished by `F` once it is in its final place.
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
+pub(super) unsafe fn quicksort<T: Lane, F: Finish<T>>(v: &mut [T], depth: u32, parallel: bool) {
     let n = v.len();
     if n <= small_max::<T>() {
         // SAFETY: AVX-512F is enabled here.
-        unsafe { sort_small(v) };
+        unsafe { sort_small::<T, F>(v) };
         return;
     }
     if depth == 0 {
         v.sort_unstable();
+        finish_all::<T, F>(v);
         return;
     }
     // SAFETY: AVX-512F is enabled here (this function's contract).
@@ -1052,12 +1131,14 @@ pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool)
         let (mut m, max) = partition(v, p);
         if m == 0 {
             // the pivot is the minimum: split off the keys equal to it
-            let Some(p1) = p.succ() else { return };
-            if max == p {
+            if max == p || p.succ().is_none() {
+                finish_all::<T, F>(v);
                 return; // all equal
             }
+            let p1 = p.succ().expect("checked above");
             m = partition(v, p1).0;
-            quicksort(&mut v[m..], depth - 1, parallel);
+            finish_all::<T, F>(&mut v[..m]);
+            quicksort::<T, F>(&mut v[m..], depth - 1, parallel);
             return;
         }
         let (lo, hi) = v.split_at_mut(m);
@@ -1066,17 +1147,21 @@ pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool)
             rayon::join(
                 // SAFETY: the closures run on threads of this process, where AVX-512F was
                 // detected before the first call.
-                || quicksort(lo, depth - 1, true),
+                || quicksort::<T, F>(lo, depth - 1, true),
                 || {
-                    if !hi_done {
-                        quicksort(hi, depth - 1, true)
+                    if hi_done {
+                        finish_all::<T, F>(hi);
+                    } else {
+                        quicksort::<T, F>(hi, depth - 1, true)
                     }
                 },
             );
         } else {
-            quicksort(lo, depth - 1, false);
-            if !hi_done {
-                quicksort(hi, depth - 1, false);
+            quicksort::<T, F>(lo, depth - 1, false);
+            if hi_done {
+                finish_all::<T, F>(hi);
+            } else {
+                quicksort::<T, F>(hi, depth - 1, false);
             }
         }
     }

@@ -76,12 +76,38 @@ pub(crate) fn available() -> bool {
 /// Sorts `keys` ascending with the vectorized quicksort when this CPU has it (on all rayon
 /// threads when `parallel`); returns `false`, leaving `keys` untouched, when it does not.
 pub(crate) fn sort_unsigned<B: RadixBits>(keys: &mut [B], parallel: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
     if size_of::<B>() == 4 {
         // SAFETY: B is u32 (RadixBits is sealed to u32 and u64, and this one is 4 bytes).
-        run::<u32>(unsafe { cast(keys) }, parallel)
+        run::<u32, avx512::Keep>(unsafe { cast(keys) }, parallel)
     } else {
         // SAFETY: B is u64 (sealed to u32 and u64, and this one is not 4 bytes).
-        run::<u64>(unsafe { cast(keys) }, parallel)
+        run::<u64, avx512::Keep>(unsafe { cast(keys) }, parallel)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        false
+    }
+}
+
+/// Sorts the ordered bits of floats (`K::KIND == 2`) ascending and leaves every slot holding
+/// the bits of its float, `K::from_ordered` fused into the sort's last stores (which saves a
+/// pass over the keys); `false`, leaving `bits` untouched, without the vectorized sort.
+pub(crate) fn sort_floats_decoded<K: SortKey>(bits: &mut [K::Bits], parallel: bool) -> bool {
+    assert_eq!(K::KIND, 2, "float keys only");
+    #[cfg(target_arch = "x86_64")]
+    if size_of::<K>() == 4 {
+        // SAFETY: a 4-byte float SortKey is f32, whose Bits are u32 (sealed traits).
+        run::<u32, avx512::DecodeF32>(unsafe { cast(bits) }, parallel)
+    } else {
+        // SAFETY: an 8-byte float SortKey is f64, whose Bits are u64.
+        run::<u64, avx512::DecodeF64>(unsafe { cast(bits) }, parallel)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (bits, parallel);
+        false
     }
 }
 
@@ -89,12 +115,18 @@ pub(crate) fn sort_unsigned<B: RadixBits>(keys: &mut [B], parallel: bool) -> boo
 /// ordered-bits transform; `false` (keys untouched) without the vectorized sort.
 pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
     assert_eq!(K::KIND, 1, "signed keys only");
+    #[cfg(target_arch = "x86_64")]
     if size_of::<K>() == 4 {
         // SAFETY: a 4-byte signed SortKey is i32 (the trait is sealed).
-        run::<i32>(unsafe { cast(keys) }, parallel)
+        run::<i32, avx512::Keep>(unsafe { cast(keys) }, parallel)
     } else {
         // SAFETY: an 8-byte signed SortKey is i64 (the trait is sealed).
-        run::<i64>(unsafe { cast(keys) }, parallel)
+        run::<i64, avx512::Keep>(unsafe { cast(keys) }, parallel)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        false
     }
 }
 
@@ -108,8 +140,10 @@ unsafe fn cast<S, T>(keys: &mut [S]) -> &mut [T] {
     unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<T>(), keys.len()) }
 }
 
+/// The vectorized quicksort of `keys`, each key finished by `F` in its final place; `false`
+/// (keys untouched) without it.
 #[cfg(target_arch = "x86_64")]
-fn run<T: avx512::Lane + avx2::Lane>(keys: &mut [T], parallel: bool) -> bool {
+fn run<T: avx512::Lane + avx2::Lane, F: avx512::Finish<T>>(keys: &mut [T], parallel: bool) -> bool {
     let path = path();
     if path == Path::Portable {
         return false;
@@ -122,17 +156,13 @@ fn run<T: avx512::Lane + avx2::Lane>(keys: &mut [T], parallel: bool) -> bool {
         && rayon::current_num_threads() > 1;
     if path == Path::Avx512 {
         // SAFETY: AVX-512F, POPCNT and BMI2 were detected (`path`).
-        unsafe { avx512::quicksort(keys, depth, parallel) };
+        unsafe { avx512::quicksort::<T, F>(keys, depth, parallel) };
     } else {
         // SAFETY: AVX2 was detected (`path`).
         unsafe { avx2::quicksort(keys, depth, parallel) };
+        avx512::finish_all::<T, F>(keys); // a pass of its own (nothing for `Keep`)
     }
     true
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn run<T>(_keys: &mut [T], _parallel: bool) -> bool {
-    false
 }
 
 /// Sorts each `chunk` keys of `keys` by the AVX-512 network alone (for timing); `false` on
@@ -146,7 +176,7 @@ pub(crate) fn sort_chunks<B: RadixBits>(keys: &mut [B], chunk: usize) -> bool {
             }
             for c in keys.chunks_mut(chunk) {
                 // SAFETY: AVX-512F, POPCNT and BMI2 were detected above; `c` fits the network.
-                unsafe { avx512::sort_small(c) };
+                unsafe { avx512::sort_small::<T, avx512::Keep>(c) };
             }
             true
         }
@@ -280,7 +310,39 @@ mod tests {
     /// The AVX-512 quicksort, forced.
     fn q512<T: avx512::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
         // SAFETY: AVX-512F, POPCNT and BMI2 are detected first.
-        has_avx512().then(|| unsafe { avx512::quicksort(v, depth, parallel) })
+        has_avx512().then(|| unsafe { avx512::quicksort::<T, avx512::Keep>(v, depth, parallel) })
+    }
+
+    /// The AVX-512 quicksort finishing with the float decode, its output encoded again (so
+    /// that it compares with `sort_unstable` of the ordered bits): a key decoded twice or
+    /// never shows as a wrong value.
+    fn q512_f32(v: &mut [u32], depth: u32, parallel: bool) -> Option<()> {
+        use crate::key::SortKey;
+        // SAFETY: AVX-512F, POPCNT and BMI2 are detected first.
+        has_avx512().then(|| {
+            unsafe { avx512::quicksort::<u32, avx512::DecodeF32>(v, depth, parallel) };
+            v.iter_mut()
+                .for_each(|k| *k = f32::from_bits(*k).to_ordered());
+        })
+    }
+
+    /// [`q512_f32`] for `f64`.
+    fn q512_f64(v: &mut [u64], depth: u32, parallel: bool) -> Option<()> {
+        use crate::key::SortKey;
+        // SAFETY: AVX-512F, POPCNT and BMI2 are detected first.
+        has_avx512().then(|| {
+            unsafe { avx512::quicksort::<u64, avx512::DecodeF64>(v, depth, parallel) };
+            v.iter_mut()
+                .for_each(|k| *k = f64::from_bits(*k).to_ordered());
+        })
+    }
+
+    #[test]
+    fn quicksort_with_the_float_decode_finishes_every_key_once() {
+        check_quicksort::<u32>(|x| x as u32, q512_f32);
+        check_quicksort::<u32>(|x| (x >> 40) as u32, q512_f32); // many repeats
+        check_quicksort::<u64>(|x| x, q512_f64);
+        check_quicksort::<u64>(|x| x >> 50, q512_f64);
     }
 
     /// The AVX2 quicksort, forced (also on CPUs with AVX-512).
@@ -326,7 +388,7 @@ mod tests {
 
     fn s512<T: avx512::Lane>(v: &mut [T]) -> Option<()> {
         // SAFETY: AVX-512F is detected first; callers pass at most small_max keys.
-        has_avx512().then(|| unsafe { avx512::sort_small(v) })
+        has_avx512().then(|| unsafe { avx512::sort_small::<T, avx512::Keep>(v) })
     }
 
     fn s256<T: avx2::Lane>(v: &mut [T]) -> Option<()> {
