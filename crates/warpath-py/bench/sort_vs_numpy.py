@@ -3,7 +3,8 @@
 
 For every dtype and size the contenders alternate (warpath, numpy, warpath, numpy, ...) on
 the same input array; each call sorts a fresh copy (both functions return a new array, so
-the copy is part of what is timed, as a user calls them). Prints the best and the median
+the copy is part of what is timed, as a user calls them), after ``--warmup`` untimed calls of
+each (default 1). Prints the best and the median
 wall time of each and the ratio numpy / warpath of both (above 1: warpath is faster).
 
 Inputs: integers uniform over the whole dtype; floats standard normal with 1% NaN (both
@@ -48,9 +49,14 @@ def make(dtype, n, rng):
     return a
 
 
-def timed(contenders, repeat):
+def timed(contenders, repeat, warmup=1):
     wall = {name: [] for name, _ in contenders}
     out = {}
+    # untimed calls first: the first calls of a size in a process pay for fresh memory mappings
+    # (huge-page faults) that later calls reuse; both contenders get the same warm-up
+    for _ in range(warmup):
+        for _, fn in contenders:
+            fn()
     for _ in range(repeat):
         for name, fn in contenders:
             t = time.perf_counter()
@@ -76,6 +82,7 @@ def main():
     ap.add_argument("--argsort-sizes", default="1e7", help="sizes for argsort and unique")
     ap.add_argument("--argsort-dtypes", default=None, help="dtypes for argsort and unique (default: --dtypes)")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=1, help="untimed calls of each contender first")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -106,7 +113,7 @@ def main():
         else:
             c = [("warpath", lambda: warpath.unique(a)), ("numpy", lambda: np.unique(a))]
         repeat = args.repeat if n < 10**8 else max(3, args.repeat // 2)
-        t, out = timed(c, repeat)
+        t, out = timed(c, repeat, args.warmup)
         ok = same(out["warpath"], out["numpy"])
         (wb, wm), (nb, nm) = t["warpath"], t["numpy"]
         row = (op, n, d, wb, wm, nb, nm, nb / wb, nm / wm, ok)

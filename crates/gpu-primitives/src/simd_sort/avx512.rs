@@ -940,6 +940,11 @@ unsafe fn put<T: Lane>(p: *mut T, v: __m512i, pv: __m512i, lo: &mut usize, hi: &
     }
 }
 
+/// How many registers ahead of its reads the partition prefetches (4 KiB): eight steps, which
+/// covers memory latency where a step-ahead prefetch did not (one thread, `sort_paths`, same
+/// minutes: 10^8 u64 6.27 -> 5.45 ns/key, 10^7 u64 5.0 -> 4.4; 4 steps gave less, 16 the same).
+const PREFETCH: usize = 8 * UNROLL;
+
 /// Registers read per step of the partition's main loop.
 const UNROLL: usize = 8;
 /// Registers buffered at each end: one more than a step reads, which keeps at least one
@@ -1038,8 +1043,8 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 rr -= UNROLL * l;
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = T::load(p.add(rr + i * l));
-                    // the block the next step on this side reads (a prefetch never faults)
-                    let next = p.wrapping_add(rr + i * l).wrapping_sub(UNROLL * l);
+                    // the block eight steps on, on this side (a prefetch never faults)
+                    let next = p.wrapping_add(rr + i * l).wrapping_sub(PREFETCH * l);
                     _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
                 for xi in x {
@@ -1050,7 +1055,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
             } else {
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = T::load(p.add(rl + i * l));
-                    let next = p.wrapping_add(rl + i * l + UNROLL * l);
+                    let next = p.wrapping_add(rl + i * l + PREFETCH * l);
                     _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
                 rl += UNROLL * l;
