@@ -272,7 +272,7 @@ impl Graph {
                 .all(|p| p.iter().flatten().all(|&v| (v as usize) < n))
         );
         let m: usize = pieces.iter().map(|p| p.len()).sum();
-        let mut out = vec![0u32; m];
+        let mut out = crate::par::zeroed_huge::<u32>(m);
         let w = SharedMut::new(&mut out);
         let offsets = counting_sort_pieces(
             pieces,

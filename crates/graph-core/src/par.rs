@@ -291,7 +291,7 @@ where
         groups -= 1;
     }
     if groups <= 1 {
-        let mut offsets = vec![0u64; buckets + 1];
+        let mut offsets = zeroed_huge::<u64>(buckets + 1);
         for p in pieces {
             for x in p.iter() {
                 offsets[key(x) as usize] += 1;
@@ -323,7 +323,7 @@ where
     bounds.push(pieces.len());
     bounds.dedup();
     let groups = bounds.len() - 1;
-    let mut hist = vec![0u64; groups * buckets];
+    let mut hist = zeroed_huge::<u64>(groups * buckets);
     hist.par_chunks_mut(buckets).enumerate().for_each(|(g, h)| {
         for p in &pieces[bounds[g]..bounds[g + 1]] {
             for x in p.iter() {
@@ -332,7 +332,7 @@ where
         }
     });
     // Totals per bucket -> offsets.
-    let mut offsets = vec![0u64; buckets + 1];
+    let mut offsets = zeroed_huge::<u64>(buckets + 1);
     let block = (1usize << 14).max(buckets.div_ceil(threads * 4));
     {
         let hist = &hist;
