@@ -498,8 +498,9 @@ fn canonical_int(t: &[u8]) -> Option<u64> {
 }
 
 /// Reads an edge list (or SNAP file) from memory. Lines are tokenised in parallel (pieces of
-/// whole lines). Names are numbered in order of appearance: when every name is a canonical
-/// integer, by their values (a first-occurrence pass over a dense table, or a hash map of
+/// whole lines). When every name is a canonical integer that a `u32` holds (the common case),
+/// the pieces' values go straight to the CSR build. Names are numbered in order of
+/// appearance: when every name is a canonical integer, by their values (a first-occurrence pass over a dense table, or a hash map of
 /// integers when the values are sparse); otherwise by hashing the names (in parallel) and
 /// one pass over a hash table of the precomputed hashes.
 fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
@@ -964,8 +965,8 @@ pub fn detect_format(path: &Path) -> Result<GraphFormat, GraphError> {
 }
 
 /// A large regular file mapped into memory, read-only (Linux). Reading the file into a
-/// buffer instead copies every byte and faults in as many fresh pages: on a 41 MB edge list
-/// about a quarter of the load.
+/// buffer instead copies every byte and faults in as many fresh pages (BENCHMARKS.md,
+/// "Edge-list loading").
 ///
 /// The file is taken not to change while it is read: a writer truncating it then would end
 /// the process with `SIGBUS`, as in other tools that map their inputs.
@@ -1018,7 +1019,9 @@ impl Drop for Mapped {
     }
 }
 
-/// Reads a graph file; `format = None` detects it with [`detect_format`].
+/// Reads a graph file; `format = None` detects it with [`detect_format`]. On Linux an edge
+/// list or SNAP file of 1 MiB or more is mapped into memory rather than copied: it must not
+/// be truncated while it is read.
 ///
 /// # Complexity
 /// `O(file size)`.
