@@ -6,7 +6,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::GraphError;
-use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key};
+use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key, counting_sort_pieces};
 
 mod cuda;
 mod edges;
@@ -247,6 +247,42 @@ impl Graph {
             // SAFETY: counting_sort_by_key hands out each position exactly once.
             unsafe { w.write(pos as usize, targets[i]) }
         });
+        Ok(Graph {
+            offsets,
+            targets: out,
+            names: None,
+        })
+    }
+
+    /// Builds the graph with `n` vertices from edges `[source, target]` given in consecutive
+    /// pieces (a parallel reader's output, not concatenated), as
+    /// [`Graph::from_sources_targets`] of their concatenation (crate-internal: the caller
+    /// knows every endpoint is below `n`, so there is no `O(E)` check).
+    ///
+    /// # Errors
+    /// [`GraphError::TooLarge`] when `n >= u32::MAX`.
+    pub(crate) fn from_edge_pieces_trusted(
+        n: usize,
+        pieces: &[&[[u32; 2]]],
+    ) -> Result<Self, GraphError> {
+        check_vertex_count(n)?;
+        debug_assert!(
+            pieces
+                .iter()
+                .all(|p| p.iter().flatten().all(|&v| (v as usize) < n))
+        );
+        let m: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut out = crate::par::zeroed_huge::<u32>(m);
+        let w = SharedMut::new(&mut out);
+        let offsets = counting_sort_pieces(
+            pieces,
+            n,
+            |e| e[0],
+            |k, j, pos| {
+                // SAFETY: counting_sort_pieces hands out each position exactly once.
+                unsafe { w.write(pos as usize, pieces[k][j][1]) }
+            },
+        );
         Ok(Graph {
             offsets,
             targets: out,

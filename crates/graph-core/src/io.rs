@@ -202,10 +202,12 @@ trait PairSink {
     /// Takes one edge's names `b[a.0..a.1]`, `b[c.0..c.1]`; `false` stops the pass.
     fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool;
     /// Takes one edge whose names are the canonical integers `x` and `y` (only when
-    /// `INTEGERS`).
-    fn take_ints(&mut self, _x: u64, _y: u64) {
+    /// `INTEGERS`); `false` stops the pass (a value the sink cannot hold).
+    fn take_ints(&mut self, _x: u64, _y: u64) -> bool {
         unreachable!("only integer sinks take integers")
     }
+    /// Makes room for about `lines` more edges (a hint).
+    fn reserve(&mut self, _lines: usize) {}
 }
 
 impl PairSink for Vec<EdgeTokens> {
@@ -221,8 +223,9 @@ impl PairSink for Vec<EdgeTokens> {
 impl PairSink for Vec<(u64, u64)> {
     const INTEGERS: bool = true;
     #[inline(always)]
-    fn take_ints(&mut self, x: u64, y: u64) {
+    fn take_ints(&mut self, x: u64, y: u64) -> bool {
         self.push((x, y));
+        true
     }
     fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
         match (canonical_int(&b[a.0..a.1]), canonical_int(&b[c.0..c.1])) {
@@ -233,6 +236,52 @@ impl PairSink for Vec<(u64, u64)> {
             _ => false,
         }
     }
+}
+
+/// The largest integer name that [`U32Edges`] holds: with it the graph has `u32::MAX - 1`
+/// vertices, the most a [`Graph`] has.
+const MAX_U32_NAME: u64 = u32::MAX as u64 - 2;
+
+/// Edges whose names are canonical integers of at most [`MAX_U32_NAME`] (the common case),
+/// as `[source, target]` values, and the largest value: what the CSR build takes directly.
+#[derive(Default)]
+struct U32Edges {
+    edges: Vec<[u32; 2]>,
+    max: u32,
+}
+
+impl PairSink for U32Edges {
+    const INTEGERS: bool = true;
+    #[inline(always)]
+    fn take_ints(&mut self, x: u64, y: u64) -> bool {
+        let top = x.max(y);
+        if top > MAX_U32_NAME {
+            return false;
+        }
+        self.max = self.max.max(top as u32);
+        self.edges.push([x as u32, y as u32]);
+        true
+    }
+    fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+        match (canonical_int(&b[a.0..a.1]), canonical_int(&b[c.0..c.1])) {
+            (Some(x), Some(y)) => self.take_ints(x, y),
+            _ => false,
+        }
+    }
+    fn reserve(&mut self, lines: usize) {
+        self.edges.reserve(lines);
+    }
+}
+
+/// About how many lines `b` holds: its newlines in the first 64 KiB, scaled to its length
+/// (plus a little, so that a uniform file needs no second allocation).
+fn estimate_lines(b: &[u8]) -> usize {
+    let sample = &b[..b.len().min(1 << 16)];
+    if sample.is_empty() {
+        return 0;
+    }
+    let lines = sample.iter().filter(|&&c| c == b'\n').count() + 1;
+    (lines as u128 * b.len() as u128 / sample.len() as u128) as usize * 21 / 20 + 16
 }
 
 #[inline(always)]
@@ -282,7 +331,12 @@ fn tokenize_pairs<S: PairSink>(
             // any other line (and any line this does not take) goes the general way below,
             // which reads such a line to the same two values.
             if let Some((x, y, next)) = int_line(b, i, end) {
-                out.take_ints(x, y);
+                if !out.take_ints(x, y) {
+                    return Err(PairFail {
+                        offset: i,
+                        expected: "",
+                    });
+                }
                 first = false; // a header is never two integers
                 i = next;
                 continue;
@@ -444,8 +498,9 @@ fn canonical_int(t: &[u8]) -> Option<u64> {
 }
 
 /// Reads an edge list (or SNAP file) from memory. Lines are tokenised in parallel (pieces of
-/// whole lines). Names are numbered in order of appearance: when every name is a canonical
-/// integer, by their values (a first-occurrence pass over a dense table, or a hash map of
+/// whole lines). When every name is a canonical integer that a `u32` holds (the common case),
+/// the pieces' values go straight to the CSR build. Names are numbered in order of
+/// appearance: when every name is a canonical integer, by their values (a first-occurrence pass over a dense table, or a hash map of
 /// integers when the values are sparse); otherwise by hashing the names (in parallel) and
 /// one pass over a hash table of the precomputed hashes.
 fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
@@ -478,12 +533,35 @@ fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
             .map(|(k, &s)| {
                 let e = starts.get(k + 1).copied().unwrap_or(b.len());
                 let mut out = S::default();
+                out.reserve(estimate_lines(&b[s..e]));
                 tokenize_pairs(b, s, e, snap, k == 0, &mut out).map(|()| out)
             })
             .collect()
     }
     let fail = |f: PairFail| parse_err(line_of(b, f.offset), f.expected, &line_text(b, f.offset));
-    let (sources, targets, names) = match pass::<Vec<(u64, u64)>>(b, &starts, snap) {
+    // First pass: names that are integers a `u32` holds, straight into the CSR build. A line
+    // it refuses has a name that is not such an integer: too large (the pass over `u64`
+    // values reads it) or not an integer at all (the pass over byte ranges).
+    let refused = match pass::<U32Edges>(b, &starts, snap) {
+        Ok(pieces) => return graph_of_u32_pieces(&pieces),
+        Err(f) if !f.expected.is_empty() => return Err(fail(f)),
+        Err(f) => f.offset,
+    };
+    let mut one_line = Vec::<(u64, u64)>::new();
+    let line_end = b[refused..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| refused + p);
+    let wide = tokenize_pairs(b, refused, line_end, snap, false, &mut one_line).is_ok();
+    let integers = if wide {
+        pass::<Vec<(u64, u64)>>(b, &starts, snap)
+    } else {
+        Err(PairFail {
+            offset: refused,
+            expected: "",
+        })
+    };
+    let (sources, targets, names) = match integers {
         Ok(pieces) => intern_integers(&pieces)?,
         Err(f) if !f.expected.is_empty() => return Err(fail(f)),
         Err(_) => {
@@ -496,6 +574,35 @@ fn parse_pairs(b: &[u8], snap: bool) -> Result<Graph, GraphError> {
         Names::Given(names) => Graph::from_sources_targets(names.len(), &sources, &targets)?
             .with_names(VertexNames::from_names(names)?),
     }
+}
+
+/// The graph of the edges the [`U32Edges`] pass read, numbered as [`intern_integers`] numbers
+/// them: by value when dense (the CSR built from the pieces as they are), else in order of
+/// appearance.
+fn graph_of_u32_pieces(pieces: &[U32Edges]) -> Result<Graph, GraphError> {
+    let m: usize = pieces.iter().map(|p| p.edges.len()).sum();
+    if m == 0 {
+        return Graph::from_sources_targets(0, &[], &[]);
+    }
+    let max = pieces.iter().map(|p| p.max).max().unwrap_or(0) as u64;
+    if dense(max, m) {
+        let slices: Vec<&[[u32; 2]]> = pieces.iter().map(|p| &p.edges[..]).collect();
+        return Graph::from_edge_pieces_trusted(max as usize + 1, &slices);
+    }
+    let pairs = pieces
+        .iter()
+        .flat_map(|p| &p.edges)
+        .map(|&[a, c]| (a as u64, c as u64));
+    let (sources, targets, names) = intern_sparse(pairs, m)?;
+    Graph::from_sources_targets(names.len(), &sources, &targets)?
+        .with_names(VertexNames::from_names(names)?)
+}
+
+/// Whether integer names up to `max` on `m` edges are numbered by value: the largest below
+/// twice the number of endpoints (or 65,536), and the vertex count below `u32::MAX`.
+fn dense(max: u64, m: usize) -> bool {
+    let tokens = m as u64 * 2;
+    max < tokens.saturating_mul(2).max(1 << 16) && max < u32::MAX as u64 - 1
 }
 
 /// The vertices' names: their numbers themselves (integer names `0..n`, all present), or
@@ -531,11 +638,10 @@ fn intern_integers(pieces: &[Vec<(u64, u64)>]) -> Result<Interned, GraphError> {
         .max()
         .unwrap_or(0);
     let m: usize = pieces.iter().map(Vec::len).sum();
-    let tokens = m as u64 * 2;
     if m == 0 {
         return Ok((Vec::new(), Vec::new(), Names::Identity(0)));
     }
-    if max < tokens.saturating_mul(2).max(1 << 16) && max < u32::MAX as u64 - 1 {
+    if dense(max, m) {
         let mut sources = vec![0u32; m];
         let mut targets = vec![0u32; m];
         // each piece writes its own stretch of both arrays
@@ -554,12 +660,25 @@ fn intern_integers(pieces: &[Vec<(u64, u64)>]) -> Result<Interned, GraphError> {
         });
         return Ok((sources, targets, Names::Identity(max as usize + 1)));
     }
-    let pairs = pieces.iter().flatten();
+    let (sources, targets, names) = intern_sparse(pieces.iter().flatten().copied(), m)?;
+    Ok((sources, targets, Names::Given(names)))
+}
+
+/// Edge endpoints by vertex number and the vertices' names.
+type Numbered = (Vec<u32>, Vec<u32>, Vec<String>);
+
+/// Numbers the integer names of `m` edges in order of appearance (a hash map of integers):
+/// the edges' endpoints and the vertices' names.
+fn intern_sparse(
+    pairs: impl Iterator<Item = (u64, u64)>,
+    m: usize,
+) -> Result<Numbered, GraphError> {
+    use rayon::prelude::*;
     let mut map: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
     let mut order = Vec::new();
     let mut sources = Vec::with_capacity(m);
     let mut targets = Vec::with_capacity(m);
-    for &(a, c) in pairs {
+    for (a, c) in pairs {
         for (v, out) in [(a, &mut sources), (c, &mut targets)] {
             let next = order.len();
             let id = *map.entry(v).or_insert_with(|| next as u32);
@@ -573,7 +692,7 @@ fn intern_integers(pieces: &[Vec<(u64, u64)>]) -> Result<Interned, GraphError> {
         }
     }
     let names = order.par_iter().map(u64::to_string).collect();
-    Ok((sources, targets, Names::Given(names)))
+    Ok((sources, targets, names))
 }
 
 /// Numbers arbitrary names in order of appearance: hashes computed in parallel, then one pass
@@ -845,7 +964,64 @@ pub fn detect_format(path: &Path) -> Result<GraphFormat, GraphError> {
     Ok(GraphFormat::EdgeList)
 }
 
-/// Reads a graph file; `format = None` detects it with [`detect_format`].
+/// A large regular file mapped into memory, read-only (Linux). Reading the file into a
+/// buffer instead copies every byte and faults in as many fresh pages (BENCHMARKS.md,
+/// "Edge-list loading").
+///
+/// The file is taken not to change while it is read: a writer truncating it then would end
+/// the process with `SIGBUS`, as in other tools that map their inputs.
+#[cfg(target_os = "linux")]
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+#[cfg(target_os = "linux")]
+impl Mapped {
+    /// The mapping of `f`, or `None` when it is not a regular file of at least
+    /// [`PARALLEL_MIN_BYTES`] (smaller files are read) or the kernel refuses.
+    fn new(f: &std::fs::File) -> Option<Mapped> {
+        use std::os::unix::io::AsRawFd;
+        let meta = f.metadata().ok()?;
+        let len = usize::try_from(meta.len()).ok()?;
+        if !meta.is_file() || len < PARALLEL_MIN_BYTES {
+            return None;
+        }
+        // SAFETY: a fresh read-only private mapping of `len` bytes of an open file; nothing
+        // else refers to the address range, which `Drop` unmaps.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        (ptr != libc::MAP_FAILED).then_some(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `len` readable bytes at `ptr` for as long as the mapping lives (the file is
+        // taken not to change meanwhile, see the type's docs).
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.len) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: the range mapped in `new`, no longer borrowed (`bytes` borrows `self`).
+        unsafe {
+            libc::munmap(self.ptr, self.len);
+        }
+    }
+}
+
+/// Reads a graph file; `format = None` detects it with [`detect_format`]. On Linux an edge
+/// list or SNAP file of 1 MiB or more is mapped into memory rather than copied: it must not
+/// be truncated while it is read.
 ///
 /// # Complexity
 /// `O(file size)`.
@@ -865,6 +1041,10 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
     };
     let mut f = std::fs::File::open(path)?;
     if let GraphFormat::EdgeList | GraphFormat::Snap = format {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = Mapped::new(&f) {
+            return parse_pairs_text(map.bytes(), format == GraphFormat::Snap);
+        }
         // The whole file is parsed from memory: read it into a buffer of its size (growing
         // one by doubling copied it about twice over).
         let size = f.metadata().map_or(0, |m| m.len() as usize);
@@ -1318,6 +1498,16 @@ mod fast_path_tests {
         }
     }
 
+    /// The `u32` sink without the fast path.
+    #[derive(Default)]
+    struct General32(U32Edges);
+
+    impl PairSink for General32 {
+        fn take(&mut self, b: &[u8], a: (usize, usize), c: (usize, usize)) -> bool {
+            self.0.take(b, a, c)
+        }
+    }
+
     type Outcome = Result<Vec<(u64, u64)>, (usize, &'static str)>;
 
     fn both(b: &[u8], snap: bool) -> (Outcome, Outcome) {
@@ -1332,6 +1522,21 @@ mod fast_path_tests {
         (f, g)
     }
 
+    type Outcome32 = Result<(Vec<[u32; 2]>, u32), (usize, &'static str)>;
+
+    /// The `u32` sink with and without its fast path.
+    fn both32(b: &[u8], snap: bool) -> (Outcome32, Outcome32) {
+        let mut fast = U32Edges::default();
+        let f = tokenize_pairs(b, 0, b.len(), snap, true, &mut fast)
+            .map(|()| (fast.edges, fast.max))
+            .map_err(|e| (e.offset, e.expected));
+        let mut general = General32::default();
+        let g = tokenize_pairs(b, 0, b.len(), snap, true, &mut general)
+            .map(|()| (general.0.edges, general.0.max))
+            .map_err(|e| (e.offset, e.expected));
+        (f, g)
+    }
+
     fn text() -> impl Strategy<Value = Vec<u8>> {
         let token = prop::sample::select(vec![
             "0",
@@ -1342,6 +1547,9 @@ mod fast_path_tests {
             "1234567890123456789",
             "12345678901234567890",
             "18446744073709551615",
+            "4294967293",
+            "4294967294",
+            "4294967296",
             "a",
             "1a",
             "#c",
@@ -1373,6 +1581,106 @@ mod fast_path_tests {
             let (f, g) = both(&b, snap);
             prop_assert_eq!(f, g);
         }
+
+        /// So does the `u32` sink's (which refuses a name above `u32::MAX - 2` at the same
+        /// line both ways), and what it keeps is what the `u64` sink reads.
+        #[test]
+        fn u32_fast_path_matches_the_general_path(b in text(), snap in any::<bool>()) {
+            let (f, g) = both32(&b, snap);
+            prop_assert_eq!(&f, &g);
+            if let Ok((edges, max)) = f {
+                let wide = both(&b, snap).0.unwrap();
+                let narrow: Vec<(u64, u64)> =
+                    edges.iter().map(|&[a, c]| (a as u64, c as u64)).collect();
+                prop_assert_eq!(&narrow, &wide);
+                prop_assert_eq!(max as u64, wide.iter().map(|&(a, c)| a.max(c)).max().unwrap_or(0));
+            }
+        }
+
+        /// A whole read (pieces on three threads, the `u32` pass and whichever pass follows
+        /// a refusal) gives the graph that numbering the `u64` values in one piece gives.
+        #[test]
+        fn reads_match_numbering_the_values(
+            lines in prop::collection::vec(
+                (prop::sample::select(vec![0u64, 1, 2, 5, 70_000, 4_294_967_293, 4_294_967_294, u64::MAX]),
+                 prop::sample::select(vec![0u64, 1, 3, 9, 4_294_967_295])),
+                1..40),
+        ) {
+            let text: String = lines.iter().map(|(a, c)| format!("{a} {c}\n")).collect();
+            let pieces = vec![lines.clone()];
+            let (sources, targets, names) = intern_integers(&pieces).unwrap();
+            let want = match names {
+                Names::Identity(n) => Graph::from_sources_targets(n, &sources, &targets).unwrap(),
+                Names::Given(names) => Graph::from_sources_targets(names.len(), &sources, &targets)
+                    .unwrap()
+                    .with_names(VertexNames::from_names(names).unwrap())
+                    .unwrap(),
+            };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            let got = pool.install(|| parse_pairs(text.as_bytes(), false)).unwrap();
+            prop_assert_eq!(got.vertex_count(), want.vertex_count());
+            prop_assert_eq!(got.edges().collect::<Vec<_>>(), want.edges().collect::<Vec<_>>());
+            for v in 0..want.vertex_count() as u32 {
+                prop_assert_eq!(got.vertex_label(v), want.vertex_label(v));
+            }
+        }
+    }
+
+    /// Files large enough to be mapped and tokenised in pieces read as their bytes do through
+    /// [`read_graph`] (one thread and three), errors included with their line numbers.
+    #[test]
+    fn mapped_files_read_as_their_bytes() {
+        let mut text = String::new();
+        let mut x = 12345u64;
+        while text.len() < 3 * PARALLEL_MIN_BYTES {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (a, c) = ((x >> 33) % 50_000, (x >> 13) % 50_000);
+            text.push_str(&format!("{a} {c}\n"));
+        }
+        let lines = text.lines().count();
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("gc-mapped-{}.txt", std::process::id()));
+        for (tail, bad_line) in [
+            ("", None),
+            ("1 2 extra\n# c\n", None),
+            ("1 4294967294\n", None),
+            ("x y\n", None),
+            ("1\n", Some(lines + 1)),
+        ] {
+            let file = format!("{text}{tail}");
+            std::fs::write(&path, &file).unwrap();
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (mapped, plain) = pool.install(|| {
+                    (
+                        read_graph_file(&path, None),
+                        read_graph(file.as_bytes(), GraphFormat::EdgeList),
+                    )
+                });
+                match (mapped, plain, bad_line) {
+                    (Ok(m), Ok(p), None) => {
+                        assert_eq!(m.vertex_count(), p.vertex_count(), "{tail:?}");
+                        assert_eq!(
+                            m.edge_count() as usize,
+                            lines + tail.lines().count() - tail.matches('#').count()
+                        );
+                        assert_eq!(m.edges().collect::<Vec<_>>(), p.edges().collect::<Vec<_>>());
+                        assert_eq!(m.names(), p.names());
+                    }
+                    (Err(m), Err(p), Some(line)) => {
+                        assert_eq!(m.to_string(), p.to_string());
+                        assert!(m.to_string().starts_with(&format!("line {line}:")), "{m}");
+                    }
+                    (m, p, _) => panic!("{tail:?}: {:?} / {:?}", m.err(), p.err()),
+                }
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -1385,10 +1693,18 @@ mod fast_path_tests {
             (b"1\n", false),
             (b"1 \n", false),
             (b"12345678901234567890 1\n", false),
+            (b"1 4294967293\n2 4294967294\n", false),
         ] {
             let (f, g) = both(t, snap);
             assert_eq!(f, g, "{:?}", String::from_utf8_lossy(t));
+            let (f, g) = both32(t, snap);
+            assert_eq!(f, g, "{:?}", String::from_utf8_lossy(t));
         }
+        // The u32 sink refuses the line of the first name above u32::MAX - 2.
+        assert_eq!(
+            both32(b"1 4294967293\n2 4294967294\n", false).0,
+            Err((13, ""))
+        );
         assert_eq!(
             both(b"1 2\n3\t4\r\n5,6 x\n8 9", false).0,
             Ok(vec![(1, 2), (3, 4), (5, 6), (8, 9)])

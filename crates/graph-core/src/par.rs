@@ -259,6 +259,127 @@ where
     offsets
 }
 
+/// Stable counting sort of items given in consecutive pieces (as a parallel reader leaves
+/// them, not concatenated) by `key(item) < buckets`.
+///
+/// Returns the bucket offsets (`buckets + 1` entries) and calls `place(piece, j, pos)` exactly
+/// once for item `j` of every piece, with distinct `pos` in `0..total`; items of one bucket get
+/// increasing positions in the pieces' order (stable). `place` runs on several threads at once.
+///
+/// Work `O(total + p * buckets)` for `p` groups of consecutive pieces (at most one per thread,
+/// fewer when the histograms would dwarf the items); two passes over the items. One group
+/// counts into the offsets themselves and scatters with them as cursors (no second array).
+pub(crate) fn counting_sort_pieces<T, K, F>(
+    pieces: &[&[T]],
+    buckets: usize,
+    key: K,
+    place: F,
+) -> Vec<u64>
+where
+    T: Sync,
+    K: Fn(&T) -> u32 + Sync,
+    F: Fn(usize, usize, u64) + Sync,
+{
+    let n: usize = pieces.iter().map(|p| p.len()).sum();
+    let threads = rayon::current_num_threads();
+    let mut groups = if n < PAR_THRESHOLD {
+        1
+    } else {
+        threads.min(16).min(pieces.len())
+    };
+    while groups > 1 && groups * buckets > 4 * n + (1 << 20) {
+        groups -= 1;
+    }
+    if groups <= 1 {
+        let mut offsets = zeroed_huge::<u64>(buckets + 1);
+        for p in pieces {
+            for x in p.iter() {
+                offsets[key(x) as usize] += 1;
+            }
+        }
+        par_exclusive_scan(&mut offsets[..buckets]);
+        for (k, p) in pieces.iter().enumerate() {
+            for (j, x) in p.iter().enumerate() {
+                let c = &mut offsets[key(x) as usize];
+                place(k, j, *c);
+                *c += 1;
+            }
+        }
+        // Each cursor now ends its bucket, which is where the next one starts.
+        offsets.copy_within(..buckets, 1);
+        offsets[0] = 0;
+        return offsets;
+    }
+    // Groups of consecutive pieces with about n / groups items each: group g is
+    // pieces[bounds[g]..bounds[g + 1]].
+    let mut bounds = vec![0usize];
+    let mut run = 0usize;
+    for (k, p) in pieces.iter().enumerate() {
+        run += p.len();
+        if run * groups >= n * bounds.len() && bounds.len() < groups {
+            bounds.push(k + 1);
+        }
+    }
+    bounds.push(pieces.len());
+    bounds.dedup();
+    let groups = bounds.len() - 1;
+    let mut hist = zeroed_huge::<u64>(groups * buckets);
+    hist.par_chunks_mut(buckets).enumerate().for_each(|(g, h)| {
+        for p in &pieces[bounds[g]..bounds[g + 1]] {
+            for x in p.iter() {
+                h[key(x) as usize] += 1;
+            }
+        }
+    });
+    // Totals per bucket -> offsets.
+    let mut offsets = zeroed_huge::<u64>(buckets + 1);
+    let block = (1usize << 14).max(buckets.div_ceil(threads * 4));
+    {
+        let hist = &hist;
+        offsets[..buckets]
+            .par_chunks_mut(block)
+            .enumerate()
+            .for_each(|(b, out)| {
+                let base = b * block;
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = (0..groups).map(|c| hist[c * buckets + base + j]).sum();
+                }
+            });
+    }
+    par_exclusive_scan(&mut offsets);
+    // Per-group start positions, in place.
+    {
+        let h = SharedMut::new(&mut hist);
+        let offsets = &offsets;
+        (0..buckets.div_ceil(block)).into_par_iter().for_each(|b| {
+            let hi = ((b + 1) * block).min(buckets);
+            for (v, &start) in offsets.iter().enumerate().take(hi).skip(b * block) {
+                let mut run = start;
+                for c in 0..groups {
+                    // SAFETY: column v belongs to this task alone.
+                    unsafe {
+                        let t = h.read(c * buckets + v);
+                        h.write(c * buckets + v, run);
+                        run += t;
+                    }
+                }
+            }
+        });
+    }
+    hist.par_chunks_mut(buckets).enumerate().for_each(|(g, h)| {
+        let first = bounds[g];
+        for (k, p) in pieces[first..bounds[g + 1]].iter().enumerate() {
+            let k = first + k;
+            for (j, x) in p.iter().enumerate() {
+                let slot = &mut h[key(x) as usize];
+                place(k, j, *slot);
+                *slot += 1;
+            }
+        }
+    });
+    offsets
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +421,56 @@ mod tests {
             assert_eq!(out, expect);
             assert_eq!(offs.len(), b + 1);
             assert_eq!(offs[b], n as u64);
+        }
+    }
+
+    /// The pieces' sort equals the sort of their concatenation, on one thread and on several
+    /// (pieces of unequal lengths, empty ones included).
+    #[test]
+    fn counting_sort_of_pieces_is_stable_and_complete() {
+        for (n, b) in [
+            (0usize, 3usize),
+            (1, 1),
+            (1025, 7),
+            (200_003, 1000),
+            (300_000, 5),
+            (300_000, 2_000_000),
+        ] {
+            let keys: Vec<u32> = (0..n).map(|i| ((i * 7919) % b) as u32).collect();
+            let cuts = [0, n / 7, n / 7, n / 2, n - n / 5, n];
+            let pieces: Vec<&[u32]> = cuts.windows(2).map(|w| &keys[w[0]..w[1]]).collect();
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let out: Vec<std::sync::atomic::AtomicU64> = (0..n)
+                    .map(|_| std::sync::atomic::AtomicU64::new(u64::MAX))
+                    .collect();
+                let offs = pool.install(|| {
+                    counting_sort_pieces(
+                        &pieces,
+                        b,
+                        |&k| k,
+                        |p, j, pos| {
+                            let i = cuts[p] + j;
+                            out[pos as usize].store(i as u64, std::sync::atomic::Ordering::Relaxed)
+                        },
+                    )
+                });
+                let out: Vec<u64> = out.into_iter().map(|a| a.into_inner()).collect();
+                let mut expect: Vec<u64> = (0..n as u64).collect();
+                expect.sort_by_key(|&i| keys[i as usize]);
+                assert_eq!(out, expect, "n {n}, {threads} threads");
+                let mut want = vec![0u64; b + 1];
+                for &k in &keys {
+                    want[k as usize + 1] += 1;
+                }
+                for v in 0..b {
+                    want[v + 1] += want[v];
+                }
+                assert_eq!(offs, want, "n {n}, {threads} threads");
+            }
         }
     }
 }
