@@ -279,7 +279,10 @@ fn distinct_cpu<K: SortKey>(
 /// allocate and fault in: numpy's `unique` of 10^7 floats on one thread was faster than
 /// writing a fresh output).
 fn group_in_place<K: SortKey>(bits: Vec<K::Bits>, options: DistinctOptions) -> Distinct<K> {
-    const { assert!(size_of::<K>() == size_of::<K::Bits>() && align_of::<K>() == align_of::<K::Bits>()) };
+    const {
+        assert!(size_of::<K>() == size_of::<K::Bits>());
+        assert!(align_of::<K>() == align_of::<K::Bits>());
+    };
     let n = bits.len();
     let mut bits = std::mem::ManuallyDrop::new(bits);
     let class = |b: K::Bits| options.equality.class::<K>(b);

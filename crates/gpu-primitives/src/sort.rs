@@ -166,9 +166,10 @@ pub fn sort_into<K: SortKey>(
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
-/// CPU with AVX-512F (detected at run time): an in-place vectorized quicksort (compress-based
-/// partitions, sorting networks in registers for small ranges, the sides of partitions on
-/// separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n` depth limit);
+/// CPU with AVX-512F and BMI2 (detected at run time): an in-place vectorized quicksort
+/// (compress-based partitions, sorting networks in registers for small ranges, the sides of
+/// partitions on separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n`
+/// depth limit; floats decoded by its last stores);
 /// equal ordered bits are identical keys, so the unstable sort cannot be told from a stable
 /// one. Other CPUs (and `WARPATH_SIMD_SORT=off`; `=avx2` picks an AVX2 quicksort): LSD radix
 /// sort with 8-bit digits on all rayon threads; one upfront read builds the

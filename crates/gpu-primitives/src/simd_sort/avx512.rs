@@ -1,25 +1,29 @@
 //! AVX-512 quicksort of `u32`, `u64` (unsigned keys and the ordered bits of floats), `i32`
 //! and `i64` (signed keys as they are).
 //!
-//! Partition (in place): the first `n % LANES` keys are partitioned as one masked register,
-//! then `HELD` registers are held from each end and the middle is read `UNROLL` registers at a
-//! time from whichever end has fewer free slots (two code paths, so the choice is a predicted
-//! branch rather than a conditional move the next loads would wait for). Each register's keys
-//! below the pivot are compressed to its low lanes (`vpcompressd/q`, register form) and written
-//! by a whole-register store at the left write position (the lanes past them land in free
-//! slots that later stores overwrite: there is always a register of free slots there, so no
-//! mask is built), the others compressed by a compare of their own and written with a masked
-//! store just below the right one (mask `all >> c` by BMI2's `shrx`). Small ranges (at most 16 registers) are sorted by a network held in registers and
-//! padded with the largest value: with at least `LANES` registers, each square of `LANES`
-//! registers is first sorted lane by lane across registers (Batcher's odd–even merge network:
-//! lane-wise min and max, no shuffles) and transposed, which sorts every register at about a
-//! third of the instructions of sorting each register by itself; then bitonic merges. Pivot:
-//! the median of two (four from 2^14 keys) registers of keys at evenly spaced places, sorted by the same network. Ties: when the pivot is the
-//! minimum, a second partition at `pivot + 1` splits off the run of keys equal to it; when it
-//! is the maximum (tracked during the partition) the right side is all equal and is not
-//! recursed into. A depth limit of `2 log2 n` hands pathological inputs to
-//! `slice::sort_unstable`. The measurements behind `UNROLL` and the network size are in
-//! `BENCHMARKS.md` (gpu-primitives, CPU sort against numpy).
+//! Partition (in place): the first `n % LANES` keys are partitioned as one masked register, then
+//! `HELD` registers are held from each end and the middle is read `UNROLL` registers at a time from
+//! whichever end has fewer free slots (two code paths, so the choice is a predicted branch rather
+//! than a conditional move the next loads would wait for). Each register's keys below the pivot are
+//! compressed to its low lanes (`vpcompressd/q`, register form) and written by a whole-register
+//! store at the left write position (the lanes past them land in free slots that later stores
+//! overwrite: there is always a register of free slots there, so no mask is built), the others
+//! compressed by a compare of their own and written with a masked store just below the right one
+//! (mask `all >> c` by BMI2's `shrx`). Small ranges (at most 16 registers) are sorted by a network
+//! held in registers and padded with the largest value: with at least `LANES` registers, each
+//! square of `LANES` registers is first sorted lane by lane across registers (Batcher's odd–even
+//! merge network: lane-wise min and max, no shuffles) and transposed, which sorts every register at
+//! about a third of the instructions of sorting each register by itself; then bitonic merges.
+//! Pivot: the median of two (four from 2^14 keys) registers of keys at evenly spaced places, sorted
+//! by the same network. Ties: when the pivot is the minimum, a second partition at `pivot + 1`
+//! splits off the run of keys equal to it; when it is the maximum (tracked during the partition)
+//! the right side is all equal and is not recursed into. A depth limit of `2 log2 n` hands
+//! pathological inputs to `slice::sort_unstable`. The measurements behind `UNROLL` and the network
+//! size are in `BENCHMARKS.md` (gpu-primitives, CPU sort against numpy).
+//!
+//! Each key is finished by a [`Finish`] as it reaches its final place (the network's stores, or a
+//! scalar pass over runs of equal keys): nothing for integers, the ordered bits turned back into
+//! floats for `f32` and `f64`, which saves the caller a pass over the sorted keys.
 
 use std::arch::x86_64::*;
 
