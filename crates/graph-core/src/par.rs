@@ -210,41 +210,8 @@ where
                 h[k as usize] += 1;
             }
         });
-    // Totals per bucket -> offsets.
     let mut offsets = vec![0u64; buckets + 1];
-    let block = (1usize << 14).max(buckets.div_ceil(threads * 4));
-    {
-        let hist = &hist;
-        offsets[..buckets]
-            .par_chunks_mut(block)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let base = b * block;
-                for (j, o) in out.iter_mut().enumerate() {
-                    *o = (0..chunks).map(|c| hist[c * buckets + base + j]).sum();
-                }
-            });
-    }
-    par_exclusive_scan(&mut offsets);
-    // Per-chunk start positions, in place.
-    {
-        let h = SharedMut::new(&mut hist);
-        let offsets = &offsets;
-        (0..buckets.div_ceil(block)).into_par_iter().for_each(|b| {
-            let hi = ((b + 1) * block).min(buckets);
-            for (v, &start) in offsets.iter().enumerate().take(hi).skip(b * block) {
-                let mut run = start;
-                for c in 0..chunks {
-                    // SAFETY: column v belongs to this task alone.
-                    unsafe {
-                        let t = h.read(c * buckets + v);
-                        h.write(c * buckets + v, run);
-                        run += t;
-                    }
-                }
-            }
-        });
-    }
+    histograms_to_starts(&mut hist, chunks, &mut offsets, threads);
     hist.par_chunks_mut(buckets)
         .zip(keys.par_chunks(chunk_len))
         .enumerate()
@@ -257,6 +224,45 @@ where
             }
         });
     offsets
+}
+
+/// The bucket offsets and each row's start positions from per-row histograms: `hist` holds
+/// `rows` rows of `buckets` counts (row-major); `offsets` (`buckets + 1` zeros on entry) gets
+/// the exclusive scan of the bucket totals, and each count of `hist` is replaced, in place, by
+/// where that row's items of that bucket start. Buckets are split in blocks across threads.
+fn histograms_to_starts(hist: &mut [u64], rows: usize, offsets: &mut [u64], threads: usize) {
+    let buckets = offsets.len() - 1;
+    debug_assert_eq!(hist.len(), rows * buckets);
+    let block = (1usize << 14).max(buckets.div_ceil(threads * 4));
+    {
+        let hist = &*hist;
+        offsets[..buckets]
+            .par_chunks_mut(block)
+            .enumerate()
+            .for_each(|(b, out)| {
+                let base = b * block;
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = (0..rows).map(|c| hist[c * buckets + base + j]).sum();
+                }
+            });
+    }
+    par_exclusive_scan(offsets);
+    let h = SharedMut::new(hist);
+    let offsets = &*offsets;
+    (0..buckets.div_ceil(block)).into_par_iter().for_each(|b| {
+        let hi = ((b + 1) * block).min(buckets);
+        for (v, &start) in offsets.iter().enumerate().take(hi).skip(b * block) {
+            let mut run = start;
+            for c in 0..rows {
+                // SAFETY: column v belongs to this task alone.
+                unsafe {
+                    let t = h.read(c * buckets + v);
+                    h.write(c * buckets + v, run);
+                    run += t;
+                }
+            }
+        }
+    });
 }
 
 /// Stable counting sort of items given in consecutive pieces (as a parallel reader leaves
@@ -331,41 +337,8 @@ where
             }
         }
     });
-    // Totals per bucket -> offsets.
     let mut offsets = zeroed_huge::<u64>(buckets + 1);
-    let block = (1usize << 14).max(buckets.div_ceil(threads * 4));
-    {
-        let hist = &hist;
-        offsets[..buckets]
-            .par_chunks_mut(block)
-            .enumerate()
-            .for_each(|(b, out)| {
-                let base = b * block;
-                for (j, o) in out.iter_mut().enumerate() {
-                    *o = (0..groups).map(|c| hist[c * buckets + base + j]).sum();
-                }
-            });
-    }
-    par_exclusive_scan(&mut offsets);
-    // Per-group start positions, in place.
-    {
-        let h = SharedMut::new(&mut hist);
-        let offsets = &offsets;
-        (0..buckets.div_ceil(block)).into_par_iter().for_each(|b| {
-            let hi = ((b + 1) * block).min(buckets);
-            for (v, &start) in offsets.iter().enumerate().take(hi).skip(b * block) {
-                let mut run = start;
-                for c in 0..groups {
-                    // SAFETY: column v belongs to this task alone.
-                    unsafe {
-                        let t = h.read(c * buckets + v);
-                        h.write(c * buckets + v, run);
-                        run += t;
-                    }
-                }
-            }
-        });
-    }
+    histograms_to_starts(&mut hist, groups, &mut offsets, threads);
     hist.par_chunks_mut(buckets).enumerate().for_each(|(g, h)| {
         let first = bounds[g];
         for (k, p) in pieces[first..bounds[g + 1]].iter().enumerate() {
