@@ -160,6 +160,31 @@ fn rises(sim: &crate::Simulation, i: usize) -> Vec<f64> {
     out
 }
 
+/// The explicit scheme on the CPU from `p` with both ends set to `b`, `snaps` snapshots
+/// (`what` names the run in the error).
+fn explicit_with_ends(
+    scenario: Scenario,
+    p: FhnParams,
+    b: Boundary,
+    snaps: usize,
+    what: &str,
+) -> Result<crate::Simulation, ExperimentError> {
+    let base = FhnParams {
+        left: b,
+        right: b,
+        ..p
+    };
+    simulate(
+        scenario,
+        base,
+        Scheme::Explicit,
+        Exec::Cpu,
+        snaps,
+        &mut |_, _| {},
+    )
+    .map_err(fail(what))
+}
+
 /// `fhn-fig1-constant`: the seed's Fig. 1. The resting axon (`v_0 = 0`) with `v(L, t) = 1`,
 /// the seed's parameters, explicit scheme, to `t = 306.19` (the time the seed shows), with
 /// both end discretisations: the profiles `v(x)` at four times (every 8th node), and per
@@ -191,20 +216,7 @@ pub fn fig1_constant(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let probe = ((150.0 / p.dx()).round() as usize).min(p.n - 1);
     for (ends, b) in ENDS {
         ctx.progress(&format!("constant input, {ends} ends"));
-        let base = FhnParams {
-            left: b,
-            right: b,
-            ..p
-        };
-        let sim = simulate(
-            Scenario::Constant,
-            base,
-            Scheme::Explicit,
-            Exec::Cpu,
-            snaps,
-            &mut |_, _| {},
-        )
-        .map_err(fail("the constant-input run"))?;
+        let sim = explicit_with_ends(Scenario::Constant, p, b, snaps, "the constant-input run")?;
         if ends == "mirror" {
             profile_rows(&sim, ends, &times, 8, &mut e.rows);
         }
@@ -290,20 +302,7 @@ pub fn fig2_gaussian(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let centre = p.n / 2;
     for (ends, b) in ENDS {
         ctx.progress(&format!("Gaussian impulse, {ends} ends"));
-        let base = FhnParams {
-            left: b,
-            right: b,
-            ..p
-        };
-        let sim = simulate(
-            Scenario::Gaussian,
-            base,
-            Scheme::Explicit,
-            Exec::Cpu,
-            snaps,
-            &mut |_, _| {},
-        )
-        .map_err(fail("the Gaussian run"))?;
+        let sim = explicit_with_ends(Scenario::Gaussian, p, b, snaps, "the Gaussian run")?;
         if ends == "mirror" {
             profile_rows(&sim, ends, &times, 8, &mut e.rows);
         }

@@ -481,17 +481,7 @@ impl<'a> SeedCpu<'a> {
                 Some(val) => (ws.g[n - 1], ws.a[n - 1]) = (bv[n - 1] - val, 0.0),
                 None => (ws.g[n - 1], ws.a[n - 1]) = (bv[n - 1] - bv[n - 2], 1.0),
             }
-            match self.solver {
-                TridiagSolver::Thomas => {
-                    tridiag::thomas_into(&ws.a, &ws.b, &ws.c, &ws.g, &mut ws.delta, &mut ws.scratch)
-                        .map_err(StepError::Linear)?
-                }
-                solver => {
-                    let (x, _) = tridiag::solve(&ws.a, &ws.b, &ws.c, &ws.g, solver, Exec::Cpu)
-                        .map_err(StepError::Linear)?;
-                    ws.delta.copy_from_slice(&x);
-                }
-            }
+            ws.solve_delta(self.solver)?;
             // J dv = F, V <- V - dv
             for (vi, di) in ws.big_v.iter_mut().zip(&ws.delta) {
                 *vi -= di;
@@ -616,6 +606,27 @@ struct Workspace {
 }
 
 impl Workspace {
+    /// `delta` = the solution of the tridiagonal system `(a, b, c) delta = g` by `solver`.
+    fn solve_delta(&mut self, solver: TridiagSolver) -> Result<(), StepError> {
+        match solver {
+            TridiagSolver::Thomas => tridiag::thomas_into(
+                &self.a,
+                &self.b,
+                &self.c,
+                &self.g,
+                &mut self.delta,
+                &mut self.scratch,
+            )
+            .map_err(StepError::Linear),
+            solver => {
+                let (x, _) = tridiag::solve(&self.a, &self.b, &self.c, &self.g, solver, Exec::Cpu)
+                    .map_err(StepError::Linear)?;
+                self.delta.copy_from_slice(&x);
+                Ok(())
+            }
+        }
+    }
+
     fn new(n: usize) -> Self {
         let z = || vec![0.0; n];
         Workspace {
@@ -703,17 +714,7 @@ impl CnBackend for HostCn<'_> {
             };
             ws.b[i] = 1.0 + 2.0 * h * inv_dx2 - h * reaction_derivative(bv[i], k.a) + h * k.beta;
         }
-        match self.solver {
-            TridiagSolver::Thomas => {
-                tridiag::thomas_into(&ws.a, &ws.b, &ws.c, &ws.g, &mut ws.delta, &mut ws.scratch)
-                    .map_err(StepError::Linear)?
-            }
-            solver => {
-                let (x, _) = tridiag::solve(&ws.a, &ws.b, &ws.c, &ws.g, solver, Exec::Cpu)
-                    .map_err(StepError::Linear)?;
-                ws.delta.copy_from_slice(&x);
-            }
-        }
+        ws.solve_delta(self.solver)?;
         for (vi, di) in ws.big_v.iter_mut().zip(&ws.delta) {
             *vi += di;
         }

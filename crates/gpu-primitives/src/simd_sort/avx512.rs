@@ -738,6 +738,25 @@ unsafe fn transpose_blocks(u: [__m512i; 4]) -> [__m512i; 4] {
     }
 }
 
+/// Four registers of 32-bit lanes, each 128-bit block transposed as a 4 x 4 matrix: register
+/// `c` of the result holds, in every block, lane `c` of the four inputs' same block.
+#[inline(always)]
+unsafe fn transpose_4x4_in_blocks(q: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: the caller has AVX-512F (see the note on `step`).
+    unsafe {
+        let t0 = _mm512_unpacklo_epi32(q[0], q[1]);
+        let t1 = _mm512_unpackhi_epi32(q[0], q[1]);
+        let t2 = _mm512_unpacklo_epi32(q[2], q[3]);
+        let t3 = _mm512_unpackhi_epi32(q[2], q[3]);
+        [
+            _mm512_unpacklo_epi64(t0, t2),
+            _mm512_unpackhi_epi64(t0, t2),
+            _mm512_unpacklo_epi64(t1, t3),
+            _mm512_unpackhi_epi64(t1, t3),
+        ]
+    }
+}
+
 /// Transposes the 16 x 16 matrix of 32-bit lanes in `r[base..base + 16]`.
 #[inline(always)]
 unsafe fn transpose_16x32<const K: usize, const BASE: usize>(r: &mut [__m512i; K]) {
@@ -746,15 +765,10 @@ unsafe fn transpose_16x32<const K: usize, const BASE: usize>(r: &mut [__m512i; K
         // u[c][g]: block k holds column 4k + c, rows 4g..4g + 4
         let mut u = [[_mm512_setzero_si512(); 4]; 4];
         for g in 0..4 {
-            let q = |i: usize| r[BASE + 4 * g + i];
-            let t0 = _mm512_unpacklo_epi32(q(0), q(1));
-            let t1 = _mm512_unpackhi_epi32(q(0), q(1));
-            let t2 = _mm512_unpacklo_epi32(q(2), q(3));
-            let t3 = _mm512_unpackhi_epi32(q(2), q(3));
-            u[0][g] = _mm512_unpacklo_epi64(t0, t2);
-            u[1][g] = _mm512_unpackhi_epi64(t0, t2);
-            u[2][g] = _mm512_unpacklo_epi64(t1, t3);
-            u[3][g] = _mm512_unpackhi_epi64(t1, t3);
+            let t = transpose_4x4_in_blocks(std::array::from_fn(|i| r[BASE + 4 * g + i]));
+            for (c, tc) in t.into_iter().enumerate() {
+                u[c][g] = tc;
+            }
         }
         for (c, uc) in u.into_iter().enumerate() {
             for (k, o) in transpose_blocks(uc).into_iter().enumerate() {
@@ -796,15 +810,10 @@ unsafe fn sort_each_half_square<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
         // u[c][g]: 128-bit block k holds column 4k + c, rows 4g..4g + 4
         let mut u = [[_mm512_setzero_si512(); 2]; 4];
         for g in 0..2 {
-            let q = |i: usize| r[4 * g + i];
-            let t0 = _mm512_unpacklo_epi32(q(0), q(1));
-            let t1 = _mm512_unpackhi_epi32(q(0), q(1));
-            let t2 = _mm512_unpacklo_epi32(q(2), q(3));
-            let t3 = _mm512_unpackhi_epi32(q(2), q(3));
-            u[0][g] = _mm512_unpacklo_epi64(t0, t2);
-            u[1][g] = _mm512_unpackhi_epi64(t0, t2);
-            u[2][g] = _mm512_unpacklo_epi64(t1, t3);
-            u[3][g] = _mm512_unpackhi_epi64(t1, t3);
+            let t = transpose_4x4_in_blocks(std::array::from_fn(|i| r[4 * g + i]));
+            for (c, tc) in t.into_iter().enumerate() {
+                u[c][g] = tc;
+            }
         }
         const EVEN: i32 = 0b10_00_10_00; // blocks 0 and 2 of each source
         const ODD: i32 = 0b11_01_11_01; // blocks 1 and 3
