@@ -1149,11 +1149,13 @@ pub(super) unsafe fn quicksort<T: Lane, F: Finish<T>>(v: &mut [T], depth: u32, p
         let (mut m, max) = partition(v, p);
         if m == 0 {
             // the pivot is the minimum: split off the keys equal to it
-            if max == p || p.succ().is_none() {
-                finish_all::<T, F>(v);
-                return; // all equal
-            }
-            let p1 = p.succ().expect("checked above");
+            let p1 = match p.succ() {
+                Some(p1) if max != p => p1,
+                _ => {
+                    finish_all::<T, F>(v);
+                    return; // all equal
+                }
+            };
             m = partition(v, p1).0;
             finish_all::<T, F>(&mut v[..m]);
             quicksort::<T, F>(&mut v[m..], depth - 1, parallel);
