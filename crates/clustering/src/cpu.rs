@@ -4,23 +4,17 @@
 //! partial sums sequentially, and the blocks' partials are merged pairwise along a fixed
 //! binary tree (halves run with `rayon::join`). The tree depends only on `n`, `k` and `d`, so
 //! results are bit-identical whatever the number of threads. Inside a block, points go in
-//! chunks of [`CHUNK`]; for large `k * d` the distances of a chunk to all centroids come from
-//! one matrix product, `|c|^2 - 2 x.c` (the `|x|^2` term does not change the argmin), as in
-//! scikit-learn; for small `k * d` they are computed directly.
+//! tiles of [`TILE_ROWS`] through the assignment engine ([`crate::assign`]), which gives every
+//! point the reference's label and exact distance.
 
 use rayon::prelude::*;
 
-use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64, farthest_points};
+use crate::assign::{Centres, Method, Scratch, TILE_ROWS, method_for, nearest_tile};
+use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
-
-/// Points per distance chunk (scikit-learn uses 256 as well).
-pub(crate) const CHUNK: usize = 256;
 
 /// Below this many points a step runs on the calling thread only.
 const PARALLEL_THRESHOLD: usize = 1 << 14;
-
-/// From this many `k * d` multiply-adds per point on, distances go through a matrix product.
-const GEMM_MIN_KD: usize = 128;
 
 /// Rows per leaf of the reduction tree: a function of `k * d` only, so that the partials of
 /// large problems stay few.
@@ -29,19 +23,8 @@ pub(crate) fn block_rows(k: usize, d: usize) -> usize {
     if kd <= 4096 {
         4096
     } else {
-        (4096 * (kd / 4096).min(64)).next_multiple_of(CHUNK)
+        (4096 * (kd / 4096).min(64)).next_multiple_of(TILE_ROWS)
     }
-}
-
-/// Squared Euclidean distance in the element type.
-#[inline]
-fn dist2<T: Element>(x: &[T], c: &[T]) -> T {
-    let mut s = T::zero();
-    for (&a, &b) in x.iter().zip(c) {
-        let t = a - b;
-        s = s + t * t;
-    }
-    s
 }
 
 /// The obviously correct assignment: every point against every centroid in `f64`, ties to the
@@ -79,280 +62,192 @@ pub(crate) fn step_reference<T: Element>(
     st
 }
 
-/// Centroids per block of the blocked distance kernel.
-const CB: usize = 4;
-/// Points per register block of the blocked distance kernel.
-const PB: usize = 4;
-
-/// Centroids in the element type plus what the fast path precomputes from them.
-pub(crate) struct Prepared<T> {
-    pub(crate) c: Vec<T>,
-    /// Whether distances go through the blocked `|c|^2 - 2 x.c` kernel.
-    pub(crate) blocked: bool,
-    /// Centroids times -2 in blocks of [`CB`], each block transposed: `ct[(b * d + t) * CB + l]`
-    /// is -2 times coordinate `t` of centroid `b * CB + l` (zero past `k`).
-    ct: Vec<T>,
-    /// `|c_j|^2`, padded to whole blocks with `T::MAX` (never the minimum).
-    norms: Vec<T>,
+/// The centres of one step, prepared for the assignment engine in the caller's order.
+pub(crate) fn prepare<T: Element>(centroids: &[f64], k: usize, d: usize) -> Centres<T> {
+    Centres::new(centroids, k, d, None, method_for(d, k), false)
 }
 
-impl<T: Element> Prepared<T> {
-    pub(crate) fn new(centroids: &[f64], k: usize, d: usize) -> Self {
-        let c: Vec<T> = centroids.iter().map(|&v| T::from_f64(v)).collect();
-        let blocked = k * d >= GEMM_MIN_KD && k >= CB;
-        let (mut ct, mut norms) = (Vec::new(), Vec::new());
-        if blocked {
-            let minus_two = T::zero() - T::one() - T::one();
-            let blocks = k.div_ceil(CB);
-            ct = vec![T::zero(); blocks * d * CB];
-            norms = vec![T::MAX; blocks * CB];
-            for (j, row) in c.chunks_exact(d).enumerate() {
-                let (b, l) = (j / CB, j % CB);
-                for (t, &v) in row.iter().enumerate() {
-                    // Scaled by -2 (exact): the kernel accumulates |c|^2 - 2 x.c directly.
-                    ct[(b * d + t) * CB + l] = minus_two * v;
-                }
-                norms[j] = row.iter().fold(T::zero(), |s, &v| s + v * v);
-            }
-        }
-        Prepared {
-            c,
-            blocked,
-            ct,
-            norms,
-        }
-    }
-}
-
-/// Nearest centroid (ties to the lower index) of each point of `x`, a chunk of at most
-/// [`CHUNK`] rows, written to `best`.
-pub(crate) fn nearest_chunk<T: Element>(
-    x: &[T],
-    d: usize,
-    k: usize,
-    prep: &Prepared<T>,
-    best: &mut [u32],
-) {
-    if prep.blocked {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above).
-            unsafe { blocked_nearest_avx2(x, d, prep, best) };
-            return;
-        }
-        blocked_nearest::<T, false>(x, d, prep, best);
-    } else {
-        for (i, xp) in x.chunks_exact(d).enumerate() {
-            let mut bd = T::MAX;
-            let mut bl = 0u32;
-            for (j, c) in prep.c.chunks_exact(d).enumerate().take(k) {
-                let dist = dist2(xp, c);
-                if dist < bd {
-                    bd = dist;
-                    bl = j as u32;
-                }
-            }
-            best[i] = bl;
-        }
-    }
-}
-
-/// The direct nearest-centroid search for `d == D`.
+/// Adds point `x` (weight `w`, exact squared distance `d2` to its centre) to cluster `label`.
 #[inline(always)]
-fn nearest_direct<T: Element, const D: usize>(
-    x: &[T],
-    k: usize,
-    prep: &Prepared<T>,
-    best: &mut [u32],
-) {
-    let (xs, _) = x.as_chunks::<D>();
-    let (cs, _) = prep.c.as_chunks::<D>();
-    for (xp, out) in xs.iter().zip(best.iter_mut()) {
-        let mut bd = T::MAX;
-        let mut bl = 0u32;
-        for (j, c) in cs.iter().enumerate().take(k) {
-            let mut dist = T::zero();
-            for t in 0..D {
-                let diff = xp[t] - c[t];
-                dist = dist + diff * diff;
-            }
-            if dist < bd {
-                bd = dist;
-                bl = j as u32;
-            }
+pub(crate) fn accumulate<T: Element>(st: &mut StepStats, x: &[T], w: f64, label: usize, d2: f64) {
+    let d = x.len();
+    let sums = &mut st.sums[label * d..(label + 1) * d];
+    let (xs, xr) = x.as_chunks::<8>();
+    let (ss, sr) = sums.as_chunks_mut::<8>();
+    for (a, s) in xs.iter().zip(ss) {
+        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
+        let mut sv = *s;
+        for l in 0..8 {
+            sv[l] += w * v[l];
         }
-        *out = bl;
+        *s = sv;
     }
+    for (s, a) in sr.iter_mut().zip(xr) {
+        *s += w * a.to_f64();
+    }
+    st.counts[label] += w;
+    st.inertia += w * d2;
 }
 
-/// [`blocked_nearest`] without fused multiply-adds (any CPU; tested everywhere).
-#[cfg(test)]
-pub(crate) fn blocked_nearest_portable<T: Element>(
-    x: &[T],
-    d: usize,
-    prep: &Prepared<T>,
-    best: &mut [u32],
-) {
-    blocked_nearest::<T, false>(x, d, prep, best);
-}
-
-/// [`blocked_nearest`] compiled for AVX2 with fused multiply-adds.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn blocked_nearest_avx2<T: Element>(
-    x: &[T],
-    d: usize,
-    prep: &Prepared<T>,
-    best: &mut [u32],
-) {
-    blocked_nearest::<T, true>(x, d, prep, best);
-}
-
-/// The distance kernel for large `k * d`: for every block of [`CB`] centroids (kept in L1)
-/// and every group of [`PB`] points, the `PB x CB` dot products are accumulated in registers
-/// over the dimensions, turned into `|c|^2 - 2 x.c` and folded into a per-lane running
-/// minimum (branch-free, the block number kept as a float of the same width so that the
-/// selects vectorise). Lanes are merged at the end with ties to the lower index, which gives
-/// exactly the sequential first-minimum.
-// Index loops over fixed-size register blocks: the shape LLVM vectorises.
-#[allow(clippy::needless_range_loop)]
+/// Adds point `x` (weight `w`) to cluster `label`, and `w |x|^2` to `q[label]` for
+/// [`formula_inertia`] (the same pass over `x`).
 #[inline(always)]
-fn blocked_nearest<T: Element, const FMA: bool>(
+pub(crate) fn accumulate_norm<T: Element>(
+    st: &mut StepStats,
+    q: &mut [f64],
     x: &[T],
-    d: usize,
-    prep: &Prepared<T>,
-    best: &mut [u32],
+    w: f64,
+    label: usize,
 ) {
-    let rows = x.len() / d;
-    debug_assert!(rows <= CHUNK);
-    let groups = rows.div_ceil(PB);
-    let mut bestv = [[T::MAX; PB * CB]; CHUNK.div_ceil(PB)];
-    let mut bestb = [[T::zero(); PB * CB]; CHUNK.div_ceil(PB)];
-    let blocks = prep.norms.len() / CB;
-    // Centroid blocks per pass: about 128 KiB of centroids, which stay in L2 while every
-    // group of points sweeps them with its running minimum in registers.
-    let per_pass = ((128 << 10) / (d * CB * size_of::<T>()).max(1)).max(1);
-    let mut b0 = 0;
-    while b0 < blocks {
-        let b1 = (b0 + per_pass).min(blocks);
-        for g in 0..groups {
-            // The last group may be short: repeat its last row (its results are not used).
-            let xr: [&[T]; PB] = std::array::from_fn(|p| {
-                let r = (g * PB + p).min(rows - 1);
-                &x[r * d..(r + 1) * d]
-            });
-            let mut bv: [T; PB * CB] = bestv[g];
-            let mut bb: [T; PB * CB] = bestb[g];
-            for b in b0..b1 {
-                let (crows, _) = prep.ct[b * d * CB..(b + 1) * d * CB].as_chunks::<CB>();
-                let nb: &[T; CB] = prep.norms[b * CB..(b + 1) * CB]
-                    .try_into()
-                    .expect("CB norms");
-                let bf = T::from_f64(b as f64);
-                // Starts at |c|^2 and accumulates -2 x.c: the distance less |x|^2.
-                let mut acc: [T; PB * CB] = std::array::from_fn(|i| nb[i % CB]);
-                // Same length as `crows`, so the indexing below needs no bounds checks.
-                let xr: [&[T]; PB] = xr.map(|r| &r[..crows.len()]);
-                for (t, crow) in crows.iter().enumerate() {
-                    let xv: [T; PB] = std::array::from_fn(|p| xr[p][t]);
-                    for i in 0..PB * CB {
-                        let (p, l) = (i / CB, i % CB);
-                        acc[i] = if FMA {
-                            xv[p].mul_add(crow[l], acc[i])
-                        } else {
-                            acc[i] + xv[p] * crow[l]
-                        };
-                    }
-                }
-                for i in 0..PB * CB {
-                    let better = acc[i] < bv[i];
-                    bv[i] = if better { acc[i] } else { bv[i] };
-                    bb[i] = if better { bf } else { bb[i] };
-                }
-            }
-            bestv[g] = bv;
-            bestb[g] = bb;
+    let d = x.len();
+    let sums = &mut st.sums[label * d..(label + 1) * d];
+    let mut acc = [0.0f64; 8];
+    let (xs, xr) = x.as_chunks::<8>();
+    let (ss, sr) = sums.as_chunks_mut::<8>();
+    for (a, s) in xs.iter().zip(ss) {
+        // Whole arrays in and out: the shape the vectoriser takes.
+        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
+        let mut sv = *s;
+        for l in 0..8 {
+            sv[l] += w * v[l];
+            acc[l] += v[l] * v[l];
         }
-        b0 = b1;
+        *s = sv;
     }
-    for (i, out) in best.iter_mut().enumerate().take(rows) {
-        let (g, p) = (i / PB, i % PB);
-        let mut bv = T::MAX;
-        let mut bi = u32::MAX;
-        for l in 0..CB {
-            let v = bestv[g][p * CB + l];
-            let j = bestb[g][p * CB + l].to_f64() as u32 * CB as u32 + l as u32;
-            if v < bv || (v == bv && j < bi) {
-                bv = v;
-                bi = j;
-            }
-        }
-        *out = if bi == u32::MAX { 0 } else { bi };
+    for (l, (a, s)) in xr.iter().zip(sr).enumerate() {
+        let v = a.to_f64();
+        *s += w * v;
+        acc[l] += v * v;
     }
+    q[label] += w * combine8(acc);
+    st.counts[label] += w;
 }
 
-/// One leaf of the reduction tree: rows `x` (with their weights and labels), sequentially.
-fn step_leaf<T: Element>(
-    x: &[T],
+/// The inertia of a leaf from its sums, without a distance per point:
+/// `sum_j (q_j - 2 c_j . s_j + w_j |c_j|^2)` with `q_j` the weighted `|x|^2` of cluster `j`,
+/// `s_j` its weighted sum and `w_j` its weight, each cluster's term at least 0. It loses digits
+/// to cancellation when the points are far from the origin compared with their spread, so it
+/// only serves the per-iteration reports; a fit's final inertia is computed point by point
+/// ([`Stepper::exact_inertia`]).
+pub(crate) fn formula_inertia(st: &StepStats, q: &[f64], centroids: &[f64], d: usize) -> f64 {
+    let mut total = 0.0;
+    for (j, &w) in st.counts.iter().enumerate() {
+        if w == 0.0 {
+            continue;
+        }
+        let c = &centroids[j * d..(j + 1) * d];
+        let s = &st.sums[j * d..(j + 1) * d];
+        let (mut cs, mut cc) = (0.0, 0.0);
+        for (a, b) in c.iter().zip(s) {
+            cs += a * b;
+            cc += a * a;
+        }
+        total += (q[j] - 2.0 * cs + w * cc).max(0.0);
+    }
+    total
+}
+
+/// The exact inertia of `labels` against `centroids` (caller's order): the weighted
+/// [`dist2_f64`] of every point, added in point order within the leaves of [`block_rows`]
+/// rows and along the fixed tree, the order in which the direct path's steps add them.
+pub(crate) fn exact_inertia<T: Element>(
+    data: &[T],
     d: usize,
     weights: Option<&[f64]>,
     centroids: &[f64],
     k: usize,
-    prep: &Prepared<T>,
-    labels: &mut [u32],
-) -> StepStats {
-    // Small dimensions get their own copies with `d` a constant, so the loops unroll.
-    match d {
-        1 => step_leaf_d::<T, 1>(x, d, weights, centroids, k, prep, labels),
-        2 => step_leaf_d::<T, 2>(x, d, weights, centroids, k, prep, labels),
-        3 => step_leaf_d::<T, 3>(x, d, weights, centroids, k, prep, labels),
-        4 => step_leaf_d::<T, 4>(x, d, weights, centroids, k, prep, labels),
-        _ => step_leaf_d::<T, 0>(x, d, weights, centroids, k, prep, labels),
+    labels: &[u32],
+) -> f64 {
+    let n = labels.len();
+    let parallel = n >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
+    let sum = tree(
+        n,
+        block_rows(k, d),
+        parallel,
+        labels,
+        &|first, rows, labels: &[u32]| {
+            let mut s = 0.0;
+            for (r, &l) in labels.iter().enumerate().take(rows) {
+                let i = first + r;
+                let l = l as usize;
+                let x = &data[i * d..(i + 1) * d];
+                s += weights.map_or(1.0, |w| w[i]) * dist2_f64(x, &centroids[l * d..(l + 1) * d]);
+            }
+            Inertia(s)
+        },
+    );
+    sum.0
+}
+
+/// A sum of inertia shares (the leaves' result of [`exact_inertia`]).
+pub(crate) struct Inertia(f64);
+
+impl Merge for Inertia {
+    fn merge(&mut self, other: &Self) {
+        self.0 += other.0;
     }
 }
 
-/// [`step_leaf`] for `d == D` (`D > 0`) or any `d` (`D == 0`).
+impl Merge for StepStats {
+    fn merge(&mut self, other: &Self) {
+        self.add(other);
+    }
+}
+
+/// What the reduction tree adds up.
+pub(crate) trait Merge: Send {
+    /// Adds `other` into `self`.
+    fn merge(&mut self, other: &Self);
+}
+
+isa_versions!(
+    /// One leaf of the reduction tree: rows `x` (with their weights and labels),
+    /// sequentially, tile by tile.
+    fn step_leaf<T: Element>(
+        x: &[T],
+        d: usize,
+        weights: Option<&[f64]>,
+        cent: &Centres<T>,
+        labels: &mut [u32],
+    ) -> StepStats => step_leaf_body;
+);
+
 #[inline(always)]
-fn step_leaf_d<T: Element, const D: usize>(
+fn step_leaf_body<T: Element>(
     x: &[T],
     d: usize,
     weights: Option<&[f64]>,
-    centroids: &[f64],
-    k: usize,
-    prep: &Prepared<T>,
+    cent: &Centres<T>,
     labels: &mut [u32],
 ) -> StepStats {
-    let d = if D > 0 { D } else { d };
-    let mut st = StepStats::zeros(k, d);
-    let mut best = [0u32; CHUNK];
-    for (ci, xc) in x.chunks(CHUNK * d).enumerate() {
+    let mut st = StepStats::zeros(cent.k, d);
+    // The direct path has every exact distance; the product path adds up the inertia from
+    // the sums (formula_inertia) rather than compute one exact distance per point.
+    let exact = cent.method == Method::Direct;
+    let mut q = if exact { Vec::new() } else { vec![0.0; cent.k] };
+    let mut s = Scratch::new();
+    let mut out = [(0u32, 0f64); TILE_ROWS];
+    for (ci, xc) in x.chunks(TILE_ROWS * d).enumerate() {
         let rows = xc.len() / d;
-        if prep.blocked || D == 0 {
-            nearest_chunk(xc, d, k, prep, &mut best[..rows]);
-        } else {
-            nearest_direct::<T, D>(xc, k, prep, &mut best[..rows]);
-        }
+        nearest_tile(xc, cent, &mut s, &mut out[..rows]);
         for (r, xp) in xc.chunks_exact(d).enumerate() {
-            let i = ci * CHUNK + r;
-            let bl = best[r] as usize;
-            let w = weights.map_or(1.0, |w| w[i]);
-            if labels[i] != best[r] {
+            let i = ci * TILE_ROWS + r;
+            let (slot, d2) = out[r];
+            let label = cent.id[slot as usize];
+            if labels[i] != label {
                 st.changed += 1;
-                labels[i] = best[r];
+                labels[i] = label;
             }
-            let c = &centroids[bl * d..(bl + 1) * d];
-            let s = &mut st.sums[bl * d..(bl + 1) * d];
-            let mut dist = 0.0;
-            for t in 0..d {
-                let v = xp[t].to_f64();
-                s[t] += w * v;
-                let diff = v - c[t];
-                dist += diff * diff;
+            let w = weights.map_or(1.0, |w| w[i]);
+            if exact {
+                accumulate(&mut st, xp, w, label as usize, d2);
+            } else {
+                accumulate_norm(&mut st, &mut q, xp, w, label as usize);
             }
-            st.counts[bl] += w;
-            st.inertia += w * dist;
         }
+    }
+    if !exact {
+        st.inertia = formula_inertia(&st, &q, &cent.c64, d);
     }
     st
 }
@@ -382,51 +277,94 @@ pub(crate) fn step_tree<T: Element>(
     labels: &mut [u32],
     parallel: bool,
 ) -> StepStats {
-    let prep = Prepared::<T>::new(centroids, k, d);
+    let cent = prepare::<T>(centroids, k, d);
     let n = labels.len();
-    let rows = block_rows(k, d);
-    let blocks = n.div_ceil(rows).max(1);
     tree(
-        data, d, weights, centroids, k, &prep, labels, 0, blocks, rows, parallel,
+        n,
+        block_rows(k, d),
+        parallel,
+        labels,
+        &|first, rows, labels| {
+            step_leaf(
+                &data[first * d..(first + rows) * d],
+                d,
+                weights.map(|w| &w[first..first + rows]),
+                &cent,
+                labels,
+            )
+        },
     )
 }
 
+/// Per-row state that the reduction tree hands to its leaves, split at a row.
+pub(crate) trait Rows: Sized + Send {
+    /// The first `at` rows and the rest.
+    fn split_rows(self, at: usize) -> (Self, Self);
+}
+
+impl Rows for &mut [u32] {
+    fn split_rows(self, at: usize) -> (Self, Self) {
+        self.split_at_mut(at)
+    }
+}
+
+impl Rows for &[u32] {
+    fn split_rows(self, at: usize) -> (Self, Self) {
+        self.split_at(at)
+    }
+}
+
+/// Runs `leaf(first_row, rows, state)` on consecutive blocks of `rows_per_leaf` rows of `n`
+/// and adds the results along a fixed binary tree (halves by `rayon::join` when `parallel`):
+/// the tree depends only on `n` and `rows_per_leaf`, so the sums have the same bits whatever
+/// the number of threads.
+pub(crate) fn tree<S: Rows, R: Merge>(
+    n: usize,
+    rows_per_leaf: usize,
+    parallel: bool,
+    state: S,
+    leaf: &(impl Fn(usize, usize, S) -> R + Sync),
+) -> R {
+    let blocks = n.div_ceil(rows_per_leaf).max(1);
+    tree_rec(0, blocks, 0, n, rows_per_leaf, parallel, state, leaf)
+}
+
 #[allow(clippy::too_many_arguments)]
-fn tree<T: Element>(
-    data: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    centroids: &[f64],
-    k: usize,
-    prep: &Prepared<T>,
-    labels: &mut [u32],
+fn tree_rec<S: Rows, R: Merge>(
     lo: usize,
     hi: usize,
+    first: usize,
     rows: usize,
+    rows_per_leaf: usize,
     parallel: bool,
-) -> StepStats {
+    state: S,
+    leaf: &(impl Fn(usize, usize, S) -> R + Sync),
+) -> R {
     if hi - lo <= 1 {
-        return step_leaf(data, d, weights, centroids, k, prep, labels);
+        return leaf(first, rows, state);
     }
     let mid = lo + (hi - lo) / 2;
-    let split = ((mid - lo) * rows).min(labels.len());
-    let (la, lb) = labels.split_at_mut(split);
-    let (da, db) = data.split_at(split * d);
-    let (wa, wb) = match weights {
-        Some(w) => {
-            let (a, b) = w.split_at(split);
-            (Some(a), Some(b))
-        }
-        None => (None, None),
+    let split = ((mid - lo) * rows_per_leaf).min(rows);
+    let (sa, sb) = state.split_rows(split);
+    let run_a = move || tree_rec(lo, mid, first, split, rows_per_leaf, parallel, sa, leaf);
+    let run_b = move || {
+        tree_rec(
+            mid,
+            hi,
+            first + split,
+            rows - split,
+            rows_per_leaf,
+            parallel,
+            sb,
+            leaf,
+        )
     };
-    let mut run_a = move || tree(da, d, wa, centroids, k, prep, la, lo, mid, rows, parallel);
-    let mut run_b = move || tree(db, d, wb, centroids, k, prep, lb, mid, hi, rows, parallel);
     let (mut a, b) = if parallel {
         rayon::join(run_a, run_b)
     } else {
         (run_a(), run_b())
     };
-    a.add(&b);
+    a.merge(&b);
     a
 }
 
@@ -531,6 +469,12 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
         })
     }
 
+    fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
+        let formula = self.kind == CpuKind::Parallel && method_for(self.d, k) == Method::Gemm;
+        Ok(formula
+            .then(|| exact_inertia(self.data, self.d, self.weights, centroids, k, &self.labels)))
+    }
+
     fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {
         Ok(farthest_points(
             self.data,
@@ -544,6 +488,26 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
     }
 }
 
+isa_versions!(
+    /// The labels (caller's indices) of the rows of `x`, at most [`TILE_ROWS`].
+    fn labels_tile<T: Element>(
+        x: &[T],
+        cent: &Centres<T>,
+        s: &mut Scratch<T>,
+        out: &mut [u32],
+    ) -> () => labels_tile_body;
+);
+
+#[inline(always)]
+fn labels_tile_body<T: Element>(x: &[T], cent: &Centres<T>, s: &mut Scratch<T>, out: &mut [u32]) {
+    let mut res = [(0u32, 0f64); TILE_ROWS];
+    let rows = out.len();
+    nearest_tile(x, cent, s, &mut res[..rows]);
+    for (o, r) in out.iter_mut().zip(&res[..rows]) {
+        *o = cent.id[r.0 as usize];
+    }
+}
+
 /// Nearest centroid of every point (the fast path; `predict`).
 pub(crate) fn assign_parallel<T: Element>(
     data: &[T],
@@ -551,20 +515,19 @@ pub(crate) fn assign_parallel<T: Element>(
     centroids: &[f64],
     k: usize,
 ) -> Vec<u32> {
-    let prep = Prepared::<T>::new(centroids, k, d);
+    let cent = prepare::<T>(centroids, k, d);
     let n = data.len() / d;
     let mut labels = vec![0u32; n];
-    let work = |(x, out): (&[T], &mut [u32])| {
-        nearest_chunk(x, d, k, &prep, out);
-    };
+    let work = |s: &mut Scratch<T>, (x, out): (&[T], &mut [u32])| labels_tile(x, &cent, s, out);
     if n >= PARALLEL_THRESHOLD {
-        data.par_chunks(CHUNK * d)
-            .zip(labels.par_chunks_mut(CHUNK))
-            .for_each(work);
+        data.par_chunks(TILE_ROWS * d)
+            .zip(labels.par_chunks_mut(TILE_ROWS))
+            .for_each_init(Scratch::new, work);
     } else {
-        data.chunks(CHUNK * d)
-            .zip(labels.chunks_mut(CHUNK))
-            .for_each(work);
+        let mut s = Scratch::new();
+        data.chunks(TILE_ROWS * d)
+            .zip(labels.chunks_mut(TILE_ROWS))
+            .for_each(|p| work(&mut s, p));
     }
     labels
 }

@@ -76,6 +76,18 @@ pub enum KMeansError {
         /// What this run says.
         run: String,
     },
+    /// The working memory a choice needs is more than the memory available.
+    #[error("{what} needs {needed} bytes but only {available} are available; {hint}")]
+    OutOfMemory {
+        /// What needs the memory.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available (`MemAvailable`).
+        available: u64,
+        /// What to do instead.
+        hint: &'static str,
+    },
     /// The GPU path failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),

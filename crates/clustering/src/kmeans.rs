@@ -5,6 +5,7 @@ use ndarray::{Array2, ArrayView1, ArrayView2, CowArray, Ix2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::bounds::BoundsStepper;
 use crate::cpu::{CpuKind, CpuStepper, assign_parallel, mean_variance};
 use crate::cuda::CudaStepper;
 use crate::init::{kmeans_plusplus, random_points};
@@ -64,6 +65,63 @@ impl std::str::FromStr for Convergence {
     }
 }
 
+/// Which variant of Lloyd's iteration assigns the points. Every variant gives the same labels
+/// and centroids from the same start (the exact nearest centre of every point, ties to the lower
+/// index, at every iteration); they differ in how much distance work they skip, and in memory.
+///
+/// | variant | skips a point when | extra memory |
+/// |---|---|---|
+/// | `Lloyd` | never: every point against every centre, as a tiled matrix product | none |
+/// | `Hamerly` | its distance to its centre is below a bound on the distance to the second nearest | `12 n` bytes |
+/// | `Yinyang` | as Hamerly, per group of about ten centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `8 n + 4 n t` bytes for `t` groups |
+/// | `Elkan` | as Yinyang with one centre per group | `8 n + 4 n k` bytes |
+///
+/// `Auto` (the default) picks Lloyd for one iteration, Hamerly for `k <= 32`, Yinyang otherwise
+/// (with as many groups as fit the memory budget, `k / 10` at most).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// Chosen from `n`, `d`, `k` and `max_iter` (see the table).
+    #[default]
+    Auto,
+    /// Every distance, every iteration (as scikit-learn's `"lloyd"` and FAISS).
+    Lloyd,
+    /// One lower bound per point (Hamerly 2010).
+    Hamerly,
+    /// One lower bound per point and group of centres (Ding et al. 2015).
+    Yinyang,
+    /// One lower bound per point and centre (Elkan 2003; scikit-learn's `"elkan"`).
+    Elkan,
+}
+
+impl Algorithm {
+    /// The name `FromStr` accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Lloyd => "lloyd",
+            Algorithm::Hamerly => "hamerly",
+            Algorithm::Yinyang => "yinyang",
+            Algorithm::Elkan => "elkan",
+        }
+    }
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(Algorithm::Auto),
+            "lloyd" | "full" => Ok(Algorithm::Lloyd),
+            "hamerly" => Ok(Algorithm::Hamerly),
+            "yinyang" => Ok(Algorithm::Yinyang),
+            "elkan" => Ok(Algorithm::Elkan),
+            _ => Err(format!(
+                "algorithm must be auto, lloyd, hamerly, yinyang or elkan, not `{s}`"
+            )),
+        }
+    }
+}
+
 /// k-means parameters (a small builder); run with [`KMeans::fit`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KMeans {
@@ -85,6 +143,9 @@ pub struct KMeans {
     pub seed: u64,
     /// Where to run.
     pub exec: Exec,
+    /// How points are assigned (default [`Algorithm::Auto`]); every choice gives the same
+    /// result.
+    pub algorithm: Algorithm,
 }
 
 /// The result of [`KMeans::fit`].
@@ -128,6 +189,7 @@ impl KMeans {
             n_init: 1,
             seed: 0,
             exec: Exec::Auto,
+            algorithm: Algorithm::Auto,
         }
     }
 
@@ -183,6 +245,24 @@ impl KMeans {
     /// Sets where to run.
     pub fn exec(mut self, exec: Exec) -> Self {
         self.exec = exec;
+        self
+    }
+
+    /// Sets how points are assigned (see [`Algorithm`]; the result does not depend on it).
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::{Algorithm, Init, KMeans};
+    /// use ndarray::array;
+    /// let data = array![[0.0f32, 0.0], [0.1, 0.0], [4.0, 4.0], [4.1, 4.0], [9.0, 0.0]];
+    /// let init = Init::Given(array![[0.0, 0.0], [4.0, 4.0], [8.0, 0.0]]);
+    /// let lloyd = KMeans::new(3).init(init.clone()).algorithm(Algorithm::Lloyd).fit(data.view())?;
+    /// let yinyang = KMeans::new(3).init(init).algorithm(Algorithm::Yinyang).fit(data.view())?;
+    /// assert_eq!(lloyd, yinyang);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
         self
     }
 
@@ -289,20 +369,36 @@ impl KMeans {
             KMEANS_GPU_THRESHOLD,
         )?;
         match target {
-            Target::Cpu => {
-                let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
-                self.fit_runs(
-                    &input,
-                    &mut s,
-                    Backend::Cpu,
-                    observer,
-                    |s| {
-                        s.labels = vec![u32::MAX; s.data.len() / s.d];
-                        Ok(())
-                    },
-                    |s| Ok(std::mem::take(&mut s.labels)),
-                )
-            }
+            Target::Cpu => match groups_for(self.algorithm, n, d, self.k, self.max_iter)? {
+                None => {
+                    let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
+                    self.fit_runs(
+                        &input,
+                        &mut s,
+                        Backend::Cpu,
+                        observer,
+                        |s| {
+                            s.labels = vec![u32::MAX; s.data.len() / s.d];
+                            Ok(())
+                        },
+                        |s| Ok(std::mem::take(&mut s.labels)),
+                    )
+                }
+                Some(t) => {
+                    let mut s = BoundsStepper::new(input.slice(), d, input.w(), t);
+                    self.fit_runs(
+                        &input,
+                        &mut s,
+                        Backend::Cpu,
+                        observer,
+                        |s| {
+                            s.reset();
+                            Ok(())
+                        },
+                        |s| Ok(std::mem::take(&mut s.labels)),
+                    )
+                }
+            },
             Target::Cuda(gpu) => {
                 let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
                 self.fit_runs(
@@ -428,6 +524,73 @@ impl KMeans {
             backend,
         })
     }
+}
+
+/// Centres per group that [`Algorithm::Yinyang`] aims at (Ding et al. use ten; larger groups
+/// keep the gathered matrix products efficient).
+pub(crate) const YINYANG_GROUP_SIZE: usize = 16;
+
+/// The share of the available memory [`Algorithm::Auto`] and [`Algorithm::Yinyang`] let the
+/// bounds take (the number of groups shrinks to fit).
+const BOUNDS_MEMORY_SHARE: u64 = 4;
+
+/// The number of centre groups of the pruned algorithms (`None`: plain Lloyd) for `n` points,
+/// `d` dimensions and `k` clusters; checks that the bounds fit in memory.
+///
+/// # Errors
+/// [`KMeansError::OutOfMemory`] when [`Algorithm::Elkan`]'s `n k` bounds (or even Hamerly's)
+/// do not fit in the available memory.
+pub(crate) fn groups_for(
+    algorithm: Algorithm,
+    n: usize,
+    d: usize,
+    k: usize,
+    max_iter: usize,
+) -> Result<Option<usize>, KMeansError> {
+    let available = gpu_runtime::host_available_memory();
+    let fits =
+        |t: usize| available.is_none_or(|a| BoundsStepper::<f32>::bound_bytes(n, t) <= a / 2);
+    let refuse = |what: String, t: usize| KMeansError::OutOfMemory {
+        what,
+        needed: BoundsStepper::<f32>::bound_bytes(n, t),
+        available: available.unwrap_or(0) / 2,
+        hint: "use algorithm yinyang (fewer groups), hamerly or lloyd",
+    };
+    let _ = d;
+    let yinyang = |cap: u64| {
+        let by_size = (k / YINYANG_GROUP_SIZE).max(1);
+        let by_memory = (cap / (4 * n.max(1) as u64)).max(1) as usize;
+        by_size.min(by_memory)
+    };
+    let budget = available.map_or(1 << 30, |a| a / BOUNDS_MEMORY_SHARE);
+    Ok(match algorithm {
+        Algorithm::Lloyd => None,
+        Algorithm::Hamerly => {
+            if !fits(1) {
+                return Err(refuse(format!("hamerly's bounds for {n} points"), 1));
+            }
+            Some(1)
+        }
+        Algorithm::Elkan => {
+            if !fits(k) {
+                return Err(refuse(
+                    format!("elkan's bounds for {n} points and {k} centres"),
+                    k,
+                ));
+            }
+            Some(k)
+        }
+        Algorithm::Yinyang => Some(yinyang(budget)),
+        Algorithm::Auto => {
+            if max_iter <= 1 || k == 1 {
+                None
+            } else if k <= 32 {
+                Some(1)
+            } else {
+                Some(yinyang(budget))
+            }
+        }
+    })
 }
 
 /// The initial centroids of run `run` (`k * d`, row-major).

@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+#[macro_use]
+mod isa;
+mod assign;
+mod bounds;
 pub mod checkpoint;
 pub mod chunked;
 mod cpu;
@@ -18,7 +22,7 @@ mod lloyd;
 pub use element::Element;
 pub use error::KMeansError;
 pub use kmeans::{
-    Convergence, Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict,
+    Algorithm, Convergence, Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict,
 };
 #[cfg(test)]
 mod tests;

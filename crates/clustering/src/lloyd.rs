@@ -94,6 +94,12 @@ pub(crate) trait Stepper {
     /// Assigns every point to its nearest centroid (`k * d`, row-major, ties to the lower
     /// index), remembers the labels and returns the statistics.
     fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError>;
+    /// The exact inertia of the last step's labels against `centroids` (those it used), when
+    /// that step's own inertia came from the faster formula (`None` when it was exact): a
+    /// fit's final inertia is exact on every CPU path.
+    fn exact_inertia(&mut self, _centroids: &[f64], _k: usize) -> Result<Option<f64>, KMeansError> {
+        Ok(None)
+    }
     /// The `m` points farthest from their centroid under the labels of the last `step`
     /// (which used `centroids`), in [`candidate_order`].
     fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError>;
@@ -174,10 +180,13 @@ pub(crate) fn lloyd<S: Stepper>(
             break;
         }
     }
-    let last = match last {
+    let mut last = match last {
         Some(s) => s,
         None => stepper.step(&centroids, p.k)?,
     };
+    if let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
+        last.inertia = inertia;
+    }
     Ok(LloydOutcome {
         centroids,
         last,
@@ -256,16 +265,35 @@ pub(crate) fn relocation_candidates(empties: usize) -> usize {
     (2 * empties + 8).min(usize::MAX / 4)
 }
 
-/// Squared Euclidean distance in `f64`.
-#[inline]
+/// Squared Euclidean distance in `f64`, the one every CPU label is defined by: the point
+/// widened to `f64`, one subtraction and one multiplication per coordinate, the squares added
+/// into eight interleaved partial sums (coordinate `t` into sum `t % 8`, in order) that
+/// [`combine8`] adds in a fixed order. The order vectorises, and the assignment engine's
+/// direct path reproduces it lane by lane, so both give the same bits.
+#[inline(always)]
 pub(crate) fn dist2_f64<T: Element>(x: &[T], c: &[f64]) -> f64 {
-    x.iter()
-        .zip(c)
-        .map(|(&a, &b)| {
-            let t = a.to_f64() - b;
-            t * t
-        })
-        .sum()
+    debug_assert_eq!(x.len(), c.len());
+    let mut acc = [0.0f64; 8];
+    let (xs, xr) = x.as_chunks::<8>();
+    let (cs, cr) = c.as_chunks::<8>();
+    for (a, b) in xs.iter().zip(cs) {
+        // Whole arrays: the shape the vectoriser takes (one register of eight lanes).
+        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64() - b[l]);
+        for l in 0..8 {
+            acc[l] += v[l] * v[l];
+        }
+    }
+    for (l, (a, b)) in xr.iter().zip(cr).enumerate() {
+        let t = a.to_f64() - b;
+        acc[l] += t * t;
+    }
+    combine8(acc)
+}
+
+/// The fixed order in which [`dist2_f64`] adds its eight partial sums.
+#[inline(always)]
+pub(crate) fn combine8(a: [f64; 8]) -> f64 {
+    ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))
 }
 
 /// The `m` points farthest from their labelled centroid, in [`candidate_order`];

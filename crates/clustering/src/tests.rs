@@ -99,24 +99,6 @@ fn parallel_step_matches_reference() {
 }
 
 #[test]
-fn blocked_kernel_without_fma_matches_reference() {
-    // The portable build of the blocked kernel (machines without AVX2/FMA).
-    for &(k, d) in &[(4, 40), (9, 16), (64, 16), (130, 3)] {
-        for &n in &[1usize, 3, 4, 5, 255, 256] {
-            let data = random_data(n, d, (k * n) as u64);
-            let c = random_data(k, d, 3);
-            let prep = crate::cpu::Prepared::<f64>::new(&c, k, d);
-            assert!(prep.blocked);
-            let mut fast = vec![0u32; n];
-            crate::cpu::blocked_nearest_portable(&data, d, &prep, &mut fast);
-            let mut slow = vec![u32::MAX; n];
-            step_reference(&data, d, None, &c, k, &mut slow);
-            assert_labels_match_up_to_ties(&data, d, &c, &slow, &fast, 1e-12);
-        }
-    }
-}
-
-#[test]
 fn parallel_step_is_bit_identical_for_any_thread_count() {
     let (n, d, k) = (100_003, 9, 20);
     let data = random_data(n, d, 5);
@@ -1050,6 +1032,140 @@ mod io {
         assert_eq!(
             e.unwrap_err().to_string(),
             "ck.json: the checkpoint belongs to another job: seed: checkpoint says 5, this run says 6"
+        );
+    }
+}
+
+/// Every algorithm gives plain Lloyd's result, bit for bit: labels, centroids, inertia and
+/// iteration count, on f32 and f64, small and large `d` and `k` (direct and product paths),
+/// including data with exact ties and far from the origin.
+#[test]
+fn every_algorithm_equals_lloyd_bit_for_bit() {
+    use crate::Algorithm;
+    let cases: &[(usize, usize, usize, f64)] = &[
+        (3000, 2, 5, 0.0),
+        (2500, 3, 40, 0.0),
+        (4000, 16, 64, 0.0),
+        (3000, 24, 100, 30.0),
+        (2000, 40, 200, 0.0),
+        (1500, 130, 17, 0.0),
+    ];
+    for &(n, d, k, offset) in cases {
+        let blobs = generate_blobs(n, d, k / 2 + 1, 0.3, (n + d + k) as u64);
+        let mut data = blobs.data.mapv(|v| v + offset);
+        // exact duplicates: ties between points
+        for i in 0..n / 10 {
+            let src = data.row(i).to_owned();
+            data.row_mut(n - 1 - i).assign(&src);
+        }
+        let init = Init::Given(data.slice(ndarray::s![..k, ..]).to_owned());
+        let f32data = data.mapv(|v| v as f32);
+        let fit64 = |a: Algorithm| {
+            KMeans::new(k)
+                .init(init.clone())
+                .max_iter(12)
+                .tol(0.0)
+                .exec(Exec::Cpu)
+                .algorithm(a)
+                .fit(data.view())
+                .unwrap()
+        };
+        let fit32 = |a: Algorithm| {
+            KMeans::new(k)
+                .init(init.clone())
+                .max_iter(12)
+                .tol(0.0)
+                .exec(Exec::Cpu)
+                .algorithm(a)
+                .fit(f32data.view())
+                .unwrap()
+        };
+        let (l64, l32) = (fit64(Algorithm::Lloyd), fit32(Algorithm::Lloyd));
+        for a in [
+            Algorithm::Hamerly,
+            Algorithm::Yinyang,
+            Algorithm::Elkan,
+            Algorithm::Auto,
+        ] {
+            let (r64, r32) = (fit64(a), fit32(a));
+            let first_diff = |a: &[u32], b: &[u32]| a.iter().zip(b).position(|(x, y)| x != y);
+            assert_eq!(
+                first_diff(&r64.labels, &l64.labels),
+                None,
+                "{a:?} f64 n {n} d {d} k {k}"
+            );
+            assert_eq!(
+                r64.iterations, l64.iterations,
+                "{a:?} f64 n {n} d {d} k {k}"
+            );
+            assert_eq!(r64.inertia.to_bits(), l64.inertia.to_bits(), "{a:?} f64");
+            assert_eq!(r64.centroids, l64.centroids, "{a:?} f64 n {n} d {d} k {k}");
+            assert_eq!(
+                first_diff(&r32.labels, &l32.labels),
+                None,
+                "{a:?} f32 n {n} d {d} k {k}"
+            );
+            assert_eq!(r32.inertia.to_bits(), l32.inertia.to_bits(), "{a:?} f32");
+            assert_eq!(r32.centroids, l32.centroids, "{a:?} f32 n {n} d {d} k {k}");
+        }
+    }
+}
+
+/// The fast step gives the reference's labels and exact distances (inertia) exactly.
+#[test]
+fn fast_step_labels_are_the_references() {
+    for &(n, d, k) in &[
+        (5000, 2, 7),
+        (3000, 16, 64),
+        (2000, 64, 300),
+        (700, 200, 33),
+    ] {
+        let data = random_data(n, d, (n * 3 + d) as u64);
+        let c = random_data(k, d, 17);
+        let f32data: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+        let mut la = vec![u32::MAX; n];
+        let mut lb = vec![u32::MAX; n];
+        step_reference(&data, d, None, &c, k, &mut la);
+        step_parallel(&data, d, None, &c, k, &mut lb);
+        assert_eq!(la, lb, "f64 n {n} d {d} k {k}");
+        step_reference(&f32data, d, None, &c, k, &mut la);
+        step_parallel(&f32data, d, None, &c, k, &mut lb);
+        assert_eq!(la, lb, "f32 n {n} d {d} k {k}");
+    }
+}
+
+/// The pruned algorithms skip most distance computations once the centroids settle, and the
+/// statistics of every step are the plain step's.
+#[test]
+fn bounds_prune_most_distances_after_a_few_iterations() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::update_centroids;
+    use std::sync::atomic::Ordering;
+    let (n, d, k) = (20_000, 16, 64);
+    let blobs = generate_blobs(n, d, k, 0.1, 5);
+    let data: Vec<f32> = blobs.data.iter().map(|&v| v as f32).collect();
+    for t in [1, 8, 64] {
+        let mut c: Vec<f64> = blobs
+            .data
+            .slice(ndarray::s![..k, ..])
+            .iter()
+            .copied()
+            .collect();
+        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
+        let mut pruned = BoundsStepper::new(&data, d, None, t);
+        let mut last = 0;
+        for it in 0..8 {
+            let a = plain.step(&c, k).unwrap();
+            let b = pruned.step(&c, k).unwrap();
+            assert_eq!(a, b, "t {t} iteration {it}");
+            assert_eq!(plain.labels, pruned.labels);
+            last = pruned.evaluated.load(Ordering::Relaxed);
+            c = update_centroids(&mut plain, &c, k, d, &a).unwrap();
+        }
+        assert!(
+            last < (n * k / 10) as u64,
+            "t {t}: {last} of {} distances",
+            n * k
         );
     }
 }

@@ -1,0 +1,761 @@
+//! The assignment engine: the exact nearest centre of every point of a tile, at matrix-product
+//! speed.
+//!
+//! A label is defined once, by the reference: the centre with the smallest squared distance
+//! [`dist2_f64`] (the point widened to `f64`, coordinates subtracted in order), ties to the
+//! lower centre index. Every CPU path returns exactly that label, so the fast paths, the pruned
+//! ones ([`crate::bounds`]) and the reference agree bit for bit, whatever the thread count:
+//!
+//! - **Direct** (small `d` or `k`): the distances of a point to blocks of [`LANES`] centres are
+//!   computed in `f64` in the reference's order of operations (the same eight interleaved
+//!   partial sums, combined in the same order, no fused multiply-add), one centre per vector
+//!   lane, so each value *is* the reference's value.
+//! - **Gemm** (the shapes embeddings come in): a tile of [`TILE_ROWS`] points against a tile of
+//!   [`TILE_CENTRES`] centres is one matrix product in the element type (the `gemm` crate:
+//!   cache-blocked, AVX-512 or AVX2+FMA micro-kernels chosen at run time), giving
+//!   `e_j = |c_j|^2 - 2 x.c_j` (the squared distance less `|x|^2`). A scan over the tile keeps
+//!   the [`TOP`] smallest values of every point. Each value is within `err(x)` of the exact one
+//!   (a bound on the rounding of a `d`-term dot product, [`Centres::err`]); the label is then
+//!   settled exactly: if one candidate leads the others by more than `2 err(x)`, it is the
+//!   label; otherwise the candidates within `2 err(x)` of the best are compared with
+//!   [`dist2_f64`] (and if more than `TOP - 1` are that close, every centre is). In float32 a
+//!   few points in a thousand need that check; it costs `O(d)` each.
+//!
+//! The `n x k` distance matrix never exists beyond one tile (`TILE_ROWS x TILE_CENTRES`).
+
+use crate::Element;
+use crate::lloyd::{combine8, dist2_f64};
+
+/// Points per tile.
+pub(crate) const TILE_ROWS: usize = 256;
+/// Centres per matrix product: the product tile (`TILE_ROWS x TILE_CENTRES` values) stays in
+/// the L2 cache while it is scanned.
+pub(crate) const TILE_CENTRES: usize = 512;
+/// Candidates kept per point by the scan of a product tile.
+pub(crate) const TOP: usize = 4;
+/// Centres per block of the direct path (one AVX-512 register of `f64`).
+pub(crate) const LANES: usize = 8;
+/// The most dimensions the blocked direct path takes (more go one centre at a time).
+const DIRECT_MAX_D: usize = 64;
+
+/// How the distances of a tile are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    /// `f64`, in the reference's order of operations (exact by construction).
+    Direct,
+    /// A matrix product in the element type, settled exactly by [`finish`].
+    Gemm,
+}
+
+/// The method for `k` centres (or a group of `k`) in `d` dimensions: the product pays from a
+/// dozen dimensions and a few blocks of centres on.
+pub(crate) fn method_for(d: usize, k: usize) -> Method {
+    if d >= 12 && k >= 2 * LANES {
+        Method::Gemm
+    } else {
+        Method::Direct
+    }
+}
+
+/// A set of centres prepared for the engine, in a storage order of its own (groups of the
+/// pruned algorithms are contiguous); `id[j]` is the centre's index in the caller's order,
+/// which decides ties.
+pub(crate) struct Centres<T> {
+    /// Number of centres.
+    pub(crate) k: usize,
+    /// Dimensions.
+    pub(crate) d: usize,
+    /// The centres in `f64`, `k * d`, storage order.
+    pub(crate) c64: Vec<f64>,
+    /// The caller's index of the centre in each storage slot.
+    pub(crate) id: Vec<u32>,
+    /// How distances are computed.
+    pub(crate) method: Method,
+    /// Gemm: the centres in the element type, row-major.
+    ct: Vec<T>,
+    /// Gemm: `|c_j|^2` in the element type.
+    norms: Vec<T>,
+    /// The largest centre norm `|c_j|` (an upper bound, for [`Centres::err`]).
+    cmax: f64,
+    /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
+    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far.
+    dt: Vec<f64>,
+}
+
+impl<T: Element> Centres<T> {
+    /// Prepares `centroids` (`k * d`, the caller's order) in the storage order `order`
+    /// (`order[j]` = the caller's index of slot `j`; `None` keeps the caller's order), for the
+    /// method `method` ([`nearest_tile`]'s); `both` prepares the other method's data too (the
+    /// pruned algorithms pick a method per group).
+    pub(crate) fn new(
+        centroids: &[f64],
+        k: usize,
+        d: usize,
+        order: Option<&[u32]>,
+        method: Method,
+        both: bool,
+    ) -> Self {
+        let id: Vec<u32> = match order {
+            Some(o) => o.to_vec(),
+            None => (0..k as u32).collect(),
+        };
+        debug_assert_eq!(id.len(), k);
+        let mut c64 = Vec::with_capacity(k * d);
+        for &j in &id {
+            let j = j as usize;
+            c64.extend_from_slice(&centroids[j * d..(j + 1) * d]);
+        }
+        let mut cmax2: f64 = 0.0;
+        let mut norms = Vec::new();
+        let mut ct = Vec::new();
+        let mut dt = Vec::new();
+        for c in c64.chunks_exact(d) {
+            cmax2 = cmax2.max(c.iter().map(|v| v * v).sum());
+        }
+        if both || method == Method::Gemm {
+            ct = c64.iter().map(|&v| T::from_f64(v)).collect();
+            norms = c64
+                .chunks_exact(d)
+                .map(|c| T::from_f64(c.iter().map(|v| v * v).sum()))
+                .collect();
+        }
+        if both || method == Method::Direct {
+            let blocks = k.div_ceil(LANES);
+            dt = vec![f64::INFINITY; blocks * d * LANES];
+            for (j, c) in c64.chunks_exact(d).enumerate() {
+                let (b, l) = (j / LANES, j % LANES);
+                for (t, &v) in c.iter().enumerate() {
+                    dt[(b * d + t) * LANES + l] = v;
+                }
+            }
+        }
+        Centres {
+            k,
+            d,
+            c64,
+            id,
+            method,
+            ct,
+            norms,
+            cmax: cmax2.sqrt() * (1.0 + 1e-12),
+            dt,
+        }
+    }
+
+    /// The centre in storage slot `j`, in `f64`.
+    #[inline]
+    pub(crate) fn row(&self, j: usize) -> &[f64] {
+        &self.c64[j * self.d..(j + 1) * self.d]
+    }
+
+    /// A bound on the rounding error of a product value `e_j` of a point with `|x|^2 = xn2`
+    /// (in squared-distance units), covering: the centres and their norms rounded to the
+    /// element type, a `d`-term dot product in any summation order (`gamma_d |x| |c|`), the
+    /// final addition, and the `f64` rounding of the reference distance itself.
+    #[inline]
+    pub(crate) fn err(&self, xn2: f64) -> f64 {
+        let u = if size_of::<T>() == 4 {
+            f32::EPSILON as f64 / 2.0
+        } else {
+            f64::EPSILON / 2.0
+        };
+        let r = xn2.sqrt() + self.cmax;
+        (3.0 * (self.d as f64 + 8.0) * u + 4.0 * (self.d as f64 + 4.0) * f64::EPSILON) * r * r
+    }
+}
+
+/// The [`TOP`] smallest product values of one point (storage slots), smallest first, and a
+/// floor: every centre that was scanned but is not in the list has a value of at least
+/// [`Top::floor`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Top<T> {
+    pub(crate) val: [T; TOP],
+    pub(crate) slot: [u32; TOP],
+    pub(crate) len: u32,
+    /// The floor of lists merged into this one.
+    merged_floor: T,
+}
+
+impl<T: Element> Top<T> {
+    pub(crate) fn new() -> Self {
+        Top {
+            val: [T::MAX; TOP],
+            slot: [u32::MAX; TOP],
+            len: 0,
+            merged_floor: T::MAX,
+        }
+    }
+
+    /// A lower bound on the value of every scanned centre that is not in the list.
+    #[inline]
+    pub(crate) fn floor(&self) -> T {
+        if self.merged_floor < self.val[TOP - 1] {
+            self.merged_floor
+        } else {
+            self.val[TOP - 1]
+        }
+    }
+
+    /// Adds the candidates of another list (of other centres).
+    pub(crate) fn merge(&mut self, other: &Top<T>) {
+        for i in 0..other.len as usize {
+            if other.val[i] < self.bar() {
+                self.insert(other.val[i], other.slot[i]);
+            }
+        }
+        let f = other.floor();
+        if f < self.merged_floor {
+            self.merged_floor = f;
+        }
+    }
+
+    /// The value a new candidate must be below to enter.
+    #[inline(always)]
+    fn bar(&self) -> T {
+        self.val[TOP - 1]
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, v: T, slot: u32) {
+        let mut p = TOP - 1;
+        while p > 0 && v < self.val[p - 1] {
+            self.val[p] = self.val[p - 1];
+            self.slot[p] = self.slot[p - 1];
+            p -= 1;
+        }
+        self.val[p] = v;
+        self.slot[p] = slot;
+        self.len = (self.len + 1).min(TOP as u32);
+    }
+
+    /// Takes the values `norms[j] + row[j]` of slots `first + j`.
+    #[inline(always)]
+    fn scan(&mut self, row: &[T], norms: &[T], first: usize) {
+        const W: usize = 16;
+        let (rows, rrest) = row.as_chunks::<W>();
+        let (ns, _) = norms.as_chunks::<W>();
+        for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
+            let bar = self.bar();
+            let mut any = false;
+            for l in 0..W {
+                any |= n[l] + r[l] < bar;
+            }
+            if any {
+                for l in 0..W {
+                    let v = n[l] + r[l];
+                    if v < self.bar() {
+                        self.insert(v, (first + b * W + l) as u32);
+                    }
+                }
+            }
+        }
+        let base = rows.len() * W;
+        for (l, &r) in rrest.iter().enumerate() {
+            let v = norms[base + l] + r;
+            if v < self.bar() {
+                self.insert(v, (first + base + l) as u32);
+            }
+        }
+    }
+}
+
+/// `out[i * q + j] = -2 x_i . c_j` for the `p` rows of `x` and the centres in slots
+/// `j0..j0 + q` (one matrix product, on the calling thread).
+fn product<T: Element>(x: &[T], p: usize, cent: &Centres<T>, j0: usize, q: usize, out: &mut [T]) {
+    let d = cent.d;
+    debug_assert!(x.len() >= p * d && out.len() >= p * q);
+    let c = &cent.ct[j0 * d..(j0 + q) * d];
+    let minus_two = T::zero() - T::one() - T::one();
+    // SAFETY: dst is p x q row-major (column stride 1, row stride q) inside `out`; lhs is the
+    // p x d row-major block of `x`; rhs is the d x q matrix whose element (t, j) is c[j * d + t]
+    // (column stride d, row stride 1), inside `c`. All three were bounds-checked above, and
+    // they do not overlap (`out` is a distinct mutable slice).
+    unsafe {
+        gemm::gemm(
+            p,
+            q,
+            d,
+            out.as_mut_ptr(),
+            1,
+            q as isize,
+            false,
+            x.as_ptr(),
+            1,
+            d as isize,
+            c.as_ptr(),
+            d as isize,
+            1,
+            T::zero(),
+            minus_two,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// Scratch space of one thread.
+pub(crate) struct Scratch<T> {
+    tile: Vec<T>,
+    pub(crate) top: Vec<Top<T>>,
+    pub(crate) xn2: Vec<f64>,
+}
+
+impl<T: Element> Scratch<T> {
+    pub(crate) fn new() -> Self {
+        Scratch {
+            tile: Vec::new(),
+            top: Vec::new(),
+            xn2: Vec::new(),
+        }
+    }
+}
+
+/// `|x|^2` in `f64` (eight interleaved partial sums: it vectorises).
+#[inline(always)]
+pub(crate) fn norm2<T: Element>(x: &[T]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (xs, xr) = x.as_chunks::<8>();
+    for a in xs {
+        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
+        for l in 0..8 {
+            acc[l] += v[l] * v[l];
+        }
+    }
+    for (l, a) in xr.iter().enumerate() {
+        let v = a.to_f64();
+        acc[l] += v * v;
+    }
+    combine8(acc)
+}
+
+/// `|x|^2` of each row, in `f64`.
+#[inline(always)]
+pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(x.chunks_exact(d).map(norm2));
+}
+
+/// The [`TOP`] smallest product values of each row of `x` over the slots `range` (Gemm path),
+/// into `s.top` (one per row); `s.xn2` must hold the rows' `|x|^2` for [`finish`].
+#[inline(always)]
+pub(crate) fn scan_product<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+    s: &mut Scratch<T>,
+) {
+    let d = cent.d;
+    let p = x.len() / d;
+    s.top.clear();
+    s.top.resize(p, Top::new());
+    let width = TILE_CENTRES.min(range.len());
+    s.tile.resize(p * width, T::zero());
+    let mut j0 = range.start;
+    while j0 < range.end {
+        let q = TILE_CENTRES.min(range.end - j0);
+        product(x, p, cent, j0, q, &mut s.tile);
+        let norms = &cent.norms[j0..j0 + q];
+        for (top, row) in s.top.iter_mut().zip(s.tile.chunks_exact(q)) {
+            top.scan(row, norms, j0);
+        }
+        j0 += q;
+    }
+}
+
+/// [`scan_product`] over every slot, and the smallest product value of every group of slots
+/// (group `g` is `starts[g]..starts[g + 1]`; `starts` ends with `cent.k`) of every row, in
+/// `gmin[row * t + g]` (`t = starts.len() - 1`).
+#[inline(always)]
+pub(crate) fn scan_product_groups<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    starts: &[usize],
+    s: &mut Scratch<T>,
+    gmin: &mut Vec<T>,
+) {
+    let d = cent.d;
+    let p = x.len() / d;
+    let t = starts.len() - 1;
+    s.top.clear();
+    s.top.resize(p, Top::new());
+    gmin.clear();
+    gmin.resize(p * t, T::MAX);
+    let width = TILE_CENTRES.min(cent.k);
+    s.tile.resize(p * width, T::zero());
+    let mut j0 = 0;
+    // The first group that overlaps the tile.
+    let mut g0 = 0;
+    while j0 < cent.k {
+        let q = TILE_CENTRES.min(cent.k - j0);
+        product(x, p, cent, j0, q, &mut s.tile);
+        let norms = &cent.norms[j0..j0 + q];
+        while starts[g0 + 1] <= j0 {
+            g0 += 1;
+        }
+        for (i, (top, row)) in s.top.iter_mut().zip(s.tile.chunks_exact(q)).enumerate() {
+            top.scan(row, norms, j0);
+            let mins = &mut gmin[i * t..(i + 1) * t];
+            let mut g = g0;
+            while g < t && starts[g] < j0 + q {
+                let (a, b) = (starts[g].max(j0) - j0, starts[g + 1].min(j0 + q) - j0);
+                let mut m = mins[g];
+                for (n, r) in norms[a..b].iter().zip(&row[a..b]) {
+                    let v = *n + *r;
+                    m = if v < m { v } else { m };
+                }
+                mins[g] = m;
+                g += 1;
+            }
+        }
+        j0 += q;
+    }
+}
+
+/// The label (storage slot) of a point, from the candidates of [`scan_product`] (or several
+/// merged lists), and an upper bound on its squared distance (the exact [`dist2_f64`] value
+/// whenever it was computed). `incumbent` is a slot whose exact distance is already known (the
+/// previous label of the pruned algorithms, or the best of the groups computed directly),
+/// compared as any candidate. Exact distances are computed only for candidates that the error
+/// bound cannot separate. `None` when more near-ties exist than the list holds: then every
+/// scanned centre must be compared exactly ([`exact_over`]).
+#[inline(always)]
+pub(crate) fn finish<T: Element>(
+    x: &[T],
+    xn2: f64,
+    top: &Top<T>,
+    cent: &Centres<T>,
+    incumbent: Option<(u32, f64)>,
+) -> Option<(u32, f64)> {
+    let mut best = incumbent.unwrap_or((u32::MAX, f64::INFINITY));
+    if top.len == 0 {
+        return Some(best);
+    }
+    let err = cent.err(xn2);
+    let lead = top.val[0].to_f64();
+    // Candidates whose exact distance may be the smallest: within 2 err of the best product
+    // value, or of the incumbent's exact value (product values are distances less |x|^2).
+    let limit = lead.min(best.1 - xn2 - err) + 2.0 * err;
+    if top.floor().to_f64() <= limit {
+        return None;
+    }
+    let mut near = 0;
+    let mut only = (u32::MAX, 0.0);
+    for i in 0..top.len as usize {
+        if top.val[i].to_f64() > limit {
+            break;
+        }
+        if incumbent.is_some_and(|(s, _)| s == top.slot[i]) {
+            continue;
+        }
+        near += 1;
+        only = (top.slot[i], top.val[i].to_f64());
+    }
+    if near == 1 && (incumbent.is_none() || only.1 + err < best.1 - xn2) {
+        // One candidate, certainly nearer than the incumbent: no exact distance needed.
+        return Some((only.0, xn2 + only.1 + err));
+    }
+    for i in 0..top.len as usize {
+        if top.val[i].to_f64() > limit {
+            break;
+        }
+        let j = top.slot[i];
+        if incumbent.is_some_and(|(s, _)| s == j) {
+            continue;
+        }
+        take(cent, j, dist2_f64(x, cent.row(j as usize)), &mut best);
+    }
+    Some(best)
+}
+
+/// `best` becomes `(slot, d2)` when that is nearer, or as near with a lower caller index.
+#[inline(always)]
+pub(crate) fn take<T>(cent: &Centres<T>, slot: u32, d2: f64, best: &mut (u32, f64)) {
+    if best.0 == u32::MAX
+        || d2 < best.1
+        || (d2 == best.1 && cent.id[slot as usize] < cent.id[best.0 as usize])
+    {
+        *best = (slot, d2);
+    }
+}
+
+/// The exact nearest slot of `range`, with `best` as the incumbent (the fallback of
+/// [`finish`]).
+#[inline(never)]
+pub(crate) fn exact_over<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+    best: &mut (u32, f64),
+) {
+    for j in range {
+        take(cent, j as u32, dist2_f64(x, cent.row(j)), best);
+    }
+}
+
+/// The nearest slot of `x` among the slots `range` by the direct path, exactly: the
+/// reference's distances (see the module docs), ties to the lower caller index.
+#[inline(always)]
+pub(crate) fn nearest_direct<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> (u32, f64) {
+    let (best, _) = direct_dispatch::<T, false>(x, cent, range);
+    best
+}
+
+/// [`nearest_direct`] and the second smallest distance of the range (`f64::INFINITY` for a
+/// range of one centre).
+#[inline(always)]
+pub(crate) fn nearest_two_direct<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    direct_dispatch::<T, true>(x, cent, range)
+}
+
+#[inline(always)]
+fn direct_dispatch<T: Element, const SECOND: bool>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    match cent.d {
+        1 => direct_d::<T, 1, SECOND>(x, cent, range),
+        2 => direct_d::<T, 2, SECOND>(x, cent, range),
+        3 => direct_d::<T, 3, SECOND>(x, cent, range),
+        4 => direct_d::<T, 4, SECOND>(x, cent, range),
+        _ => direct_d::<T, 0, SECOND>(x, cent, range),
+    }
+}
+
+/// The direct path for `d == D` (`D > 0`) or any `d` (`D == 0`); with `SECOND`, also the
+/// second smallest distance.
+// Index loops over fixed-size register blocks: the shape LLVM vectorises.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn direct_d<T: Element, const D: usize, const SECOND: bool>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    let d = if D > 0 { D } else { cent.d };
+    let mut best = (u32::MAX, f64::INFINITY);
+    let mut second = f64::INFINITY;
+    let consider = |j: usize, v: f64, best: &mut (u32, f64), second: &mut f64| {
+        let old = *best;
+        take(cent, j as u32, v, best);
+        if SECOND {
+            // The loser of the comparison is a candidate for second place.
+            let loser = if best.0 == old.0 { v } else { old.1 };
+            if loser < *second {
+                *second = loser;
+            }
+        }
+    };
+    if d > DIRECT_MAX_D || range.len() < LANES {
+        for j in range {
+            let v = dist2_f64(x, cent.row(j));
+            consider(j, v, &mut best, &mut second);
+        }
+        return (best, second);
+    }
+    let mut xs = [0f64; DIRECT_MAX_D];
+    for (o, v) in xs.iter_mut().zip(x) {
+        *o = v.to_f64();
+    }
+    let (b0, b1) = (range.start / LANES, range.end.div_ceil(LANES));
+    for b in b0..b1 {
+        let blk = &cent.dt[b * d * LANES..(b + 1) * d * LANES];
+        let (rows, _) = blk.as_chunks::<LANES>();
+        // acc[u][l]: partial sum u (coordinates t with t % 8 == u) of lane l, as dist2_f64.
+        let mut acc = [[0f64; LANES]; 8];
+        let full = d / 8;
+        for ch in 0..full {
+            for u in 0..8 {
+                let t = ch * 8 + u;
+                let (xv, r) = (xs[t], &rows[t]);
+                for l in 0..LANES {
+                    let diff = xv - r[l];
+                    acc[u][l] += diff * diff;
+                }
+            }
+        }
+        for u in 0..d % 8 {
+            let t = full * 8 + u;
+            let (xv, r) = (xs[t], &rows[t]);
+            for l in 0..LANES {
+                let diff = xv - r[l];
+                acc[u][l] += diff * diff;
+            }
+        }
+        let v: [f64; LANES] = std::array::from_fn(|l| combine8(std::array::from_fn(|u| acc[u][l])));
+        let mut m = v[0];
+        for &a in &v[1..] {
+            m = if a < m { a } else { m };
+        }
+        let bar = if SECOND { second } else { best.1 };
+        if m <= bar {
+            for (l, &a) in v.iter().enumerate() {
+                let j = b * LANES + l;
+                if range.contains(&j) {
+                    consider(j, a, &mut best, &mut second);
+                }
+            }
+        }
+    }
+    (best, second)
+}
+
+/// Labels (storage slots) and exact squared distances of the rows of `x` (at most
+/// [`TILE_ROWS`]) against every centre.
+#[inline(always)]
+pub(crate) fn nearest_tile<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    s: &mut Scratch<T>,
+    out: &mut [(u32, f64)],
+) {
+    let d = cent.d;
+    match cent.method {
+        Method::Direct => {
+            for (o, xr) in out.iter_mut().zip(x.chunks_exact(d)) {
+                *o = nearest_direct(xr, cent, 0..cent.k);
+            }
+        }
+        Method::Gemm => {
+            row_norms(x, d, &mut s.xn2);
+            scan_product(x, cent, 0..cent.k, s);
+            for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
+                *o = finish(xr, s.xn2[i], &s.top[i], cent, None).unwrap_or_else(|| {
+                    let mut best = (u32::MAX, f64::INFINITY);
+                    exact_over(xr, cent, 0..cent.k, &mut best);
+                    best
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn reference(x: &[f64], c: &[f64], d: usize) -> Vec<(u32, f64)> {
+        x.chunks_exact(d)
+            .map(|xr| {
+                let mut best = (0u32, f64::INFINITY);
+                for (j, cr) in c.chunks_exact(d).enumerate() {
+                    let v = dist2_f64(xr, cr);
+                    if v < best.1 {
+                        best = (j as u32, v);
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+
+    fn check<T: Element>(x: &[f64], c: &[f64], d: usize, method: Method) {
+        let k = c.len() / d;
+        let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
+        let xr: Vec<f64> = xt.iter().map(|v| v.to_f64()).collect();
+        let want = reference(&xr, c, d);
+        let cent = Centres::<T>::new(c, k, d, None, method, false);
+        let mut s = Scratch::new();
+        for (ti, tile) in xt.chunks(TILE_ROWS * d).enumerate() {
+            let mut out = vec![(0, 0.0); tile.len() / d];
+            nearest_tile(tile, &cent, &mut s, &mut out);
+            for (i, o) in out.iter().enumerate() {
+                let w = want[ti * TILE_ROWS + i];
+                let row = ti * TILE_ROWS + i;
+                assert_eq!(o.0, w.0, "{} {method:?} k {k} d {d} row {row}", T::NAME);
+                if method == Method::Direct {
+                    assert_eq!(o.1.to_bits(), w.1.to_bits(), "{method:?} row {row}");
+                } else {
+                    // An upper bound, exact when it was computed.
+                    assert!(
+                        o.1 >= w.1,
+                        "{} {method:?} row {row}: {} < {}",
+                        T::NAME,
+                        o.1,
+                        w.1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_methods_give_the_reference_labels_and_distances() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for &(n, d, k) in &[
+            (1, 1, 1),
+            (5, 3, 2),
+            (300, 2, 9),
+            (257, 13, 17),
+            (600, 40, 100),
+            (300, 128, 600),
+            (100, 7, 1),
+        ] {
+            let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            for m in [Method::Direct, Method::Gemm] {
+                check::<f32>(&x, &c, d, m);
+                check::<f64>(&x, &c, d, m);
+            }
+        }
+    }
+
+    /// Near-ties everywhere: points on the bisectors of pairs of centres, far from the origin
+    /// (large `|x| |c|` against small distances: the product's rounding is at its worst).
+    #[test]
+    fn near_ties_and_offset_data_are_settled_exactly() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for &(d, k) in &[(16, 32), (64, 200), (200, 64)] {
+            let off: Vec<f64> = (0..d).map(|_| rng.random_range(50.0..100.0)).collect();
+            let c: Vec<f64> = (0..k * d)
+                .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
+                .collect();
+            let mut x = Vec::new();
+            for i in 0..700 {
+                let (a, b) = (i % k, (i * 7 + 1) % k);
+                let t: f64 = if i % 3 == 0 {
+                    0.5
+                } else {
+                    rng.random_range(0.49..0.51)
+                };
+                for u in 0..d {
+                    x.push(c[a * d + u] * t + c[b * d + u] * (1.0 - t));
+                }
+            }
+            // Exact duplicates of centres and of each other (exact ties to the lower index).
+            x.extend_from_slice(&c[..d]);
+            let mut c2 = c.clone();
+            c2.extend_from_slice(&c[..d]);
+            for m in [Method::Direct, Method::Gemm] {
+                check::<f32>(&x, &c2, d, m);
+                check::<f64>(&x, &c2, d, m);
+            }
+        }
+    }
+
+    #[test]
+    fn a_storage_order_keeps_ties_to_the_lower_caller_index() {
+        // Two identical centres stored in reverse order: the lower caller index wins.
+        let c = vec![1.0, 2.0, 1.0, 2.0, 5.0, 5.0];
+        let order = [2u32, 1, 0];
+        for m in [Method::Direct, Method::Gemm] {
+            let cent = Centres::<f64>::new(&c, 3, 2, Some(&order), m, false);
+            let mut s = Scratch::new();
+            let mut out = vec![(0, 0.0); 1];
+            nearest_tile(&[1.0, 2.0], &cent, &mut s, &mut out);
+            assert_eq!(cent.id[out[0].0 as usize], 0, "{m:?}");
+        }
+    }
+}

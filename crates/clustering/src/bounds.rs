@@ -1,0 +1,862 @@
+//! Exact pruning of Lloyd's iteration: Hamerly, Yinyang and Elkan lower bounds over the
+//! assignment engine ([`crate::assign`]).
+//!
+//! The centres are split into `t` groups (found by clustering the first centres of a run, as
+//! Ding et al., "Yinyang K-Means", ICML 2015, do); every point keeps its label and, per group,
+//! a lower bound on its distance to every centre of the group other than its own centre.
+//! `t = 1` is Hamerly's algorithm (one bound: the second-nearest centre), `t = k` Elkan's (a
+//! bound per centre), anything between Yinyang's. An iteration:
+//!
+//! 1. computes every point's exact distance to its centre (the inertia and the sums need it
+//!    anyway);
+//! 2. lowers each group bound by the largest distance a centre of the group moved;
+//! 3. keeps the label of a point whose every group bound exceeds that distance;
+//! 4. gathers the other points by failing group and computes those groups only, one matrix
+//!    product per tile of gathered points (a group computed for few points still runs at
+//!    product speed), or directly for small groups and dimensions;
+//! 5. settles the label exactly as the engine does, with the old centre as the incumbent, and
+//!    tightens the bounds of the groups it computed.
+//!
+//! **Exactness.** Every bound is conservative: bounds are kept in `f32`, lower bounds shrunk and
+//! upper bounds and drifts enlarged by a relative `2^-21` at every operation (more than the
+//! rounding of the operation), and bounds from product values also by the engine's error
+//! bound. A group is skipped only when its bound exceeds the distance to the point's centre by
+//! a relative [`SLACK`], far more than the `f64` rounding of the reference distance. So every skipped centre is farther than the label,
+//! in the reference's arithmetic too: the labels equal plain Lloyd's at every iteration, and
+//! with the same summation tree the centroids, the inertia and the iteration count are the
+//! same bits.
+//!
+//! **Memory.** `4 n t` bytes of bounds (plus the labels, `4 n`) for the run; per thread a few
+//! tiles.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::assign::{
+    Centres, Method, Scratch, TILE_ROWS, Top, exact_over, finish, method_for, nearest_two_direct,
+    norm2, row_norms, scan_product, scan_product_groups, take,
+};
+use crate::cpu::{
+    Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
+    tree,
+};
+use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64, farthest_points};
+use crate::{Element, KMeansError};
+
+/// A group is skipped only when its bound exceeds the distance to the point's centre by this
+/// relative margin.
+pub(crate) const SLACK: f64 = 1e-9;
+/// Rows whose failing groups are gathered together (bounded scratch per thread).
+const SUB: usize = 2048;
+/// A point whose failing groups hold more than `1 / FULL_SHARE` of the centres is computed
+/// against every centre (one product at full speed, every bound refreshed).
+const FULL_SHARE: usize = 3;
+/// Lloyd iterations that group the centres of a run.
+const GROUPING_ITERATIONS: usize = 5;
+
+/// `f32` factors that cover the rounding of a few `f32` operations (each at most `2^-24`
+/// relative) with room to spare.
+const UP32: f32 = 1.0 + 1.0 / (1 << 21) as f32;
+const DOWN32: f32 = 1.0 - 1.0 / (1 << 21) as f32;
+
+/// A lower bound on `sqrt(v)` in `f32` (0 for negative `v`): `v` rounded to `f32` and the
+/// square root each err by at most half an ulp, which the factor covers. Branch-free, so
+/// loops of it vectorise.
+#[inline(always)]
+fn sqrt_down(v: f64) -> f32 {
+    let a = v as f32;
+    let a = if a > 0.0 { a } else { 0.0 };
+    a.sqrt() * DOWN32
+}
+
+/// An upper bound on `sqrt(v)` in `f32` (`v >= 0`).
+#[inline(always)]
+fn sqrt_up(v: f64) -> f32 {
+    (v as f32).sqrt() * UP32
+}
+
+/// The bound implied by an exact squared distance (a distance of the reference's arithmetic,
+/// whose own rounding is far below the factor of [`sqrt_down`]).
+#[inline(always)]
+fn bound_exact(d2: f64) -> f32 {
+    sqrt_down(d2)
+}
+
+/// The bound implied by a product value `e` (a squared distance less `|x|^2`, within `err`).
+#[inline(always)]
+fn bound_product(xn2: f64, e: f64, err: f64) -> f32 {
+    sqrt_down(xn2 + e - err)
+}
+
+/// The groups of centres of a run.
+pub(crate) struct Groups {
+    /// Number of (non-empty) groups.
+    pub(crate) t: usize,
+    /// The caller's index of the centre in each storage slot (groups contiguous).
+    order: Vec<u32>,
+    /// Group `g` is slots `starts[g]..starts[g + 1]`.
+    starts: Vec<usize>,
+    /// The group of each slot.
+    group_of_slot: Vec<u32>,
+    /// The slot of each centre (caller's index).
+    slot_of: Vec<u32>,
+    /// Whether each group is computed by matrix products (else directly).
+    gemm: Vec<bool>,
+}
+
+impl Groups {
+    /// At most `t` groups of the `k` centres: one group (`t = 1`), one per centre (`t >= k`),
+    /// or the clusters of a few Lloyd iterations on the centres themselves, started from
+    /// evenly spaced centres (deterministic). Empty groups are dropped; within a group the
+    /// centres keep their order.
+    fn new(centroids: &[f64], k: usize, d: usize, t: usize) -> Groups {
+        let group_of: Vec<u32> = if t <= 1 {
+            vec![0; k]
+        } else if t >= k {
+            (0..k as u32).collect()
+        } else {
+            let mut gc: Vec<f64> = (0..t)
+                .flat_map(|g| {
+                    let j = g * k / t;
+                    centroids[j * d..(j + 1) * d].iter().copied()
+                })
+                .collect();
+            let mut labels = vec![u32::MAX; k];
+            for _ in 0..GROUPING_ITERATIONS {
+                let st = step_parallel(centroids, d, None, &gc, t, &mut labels);
+                for g in 0..t {
+                    if st.counts[g] > 0.0 {
+                        for u in 0..d {
+                            gc[g * d + u] = st.sums[g * d + u] / st.counts[g];
+                        }
+                    }
+                }
+                if st.changed == 0 {
+                    break;
+                }
+            }
+            labels
+        };
+        // Renumber the non-empty groups in order and sort the slots by group.
+        let mut count = vec![0usize; k.max(t) + 1];
+        for &g in &group_of {
+            count[g as usize] += 1;
+        }
+        let mut renumber = vec![u32::MAX; count.len()];
+        let mut starts = vec![0usize];
+        for (g, &c) in count.iter().enumerate() {
+            if c > 0 {
+                renumber[g] = (starts.len() - 1) as u32;
+                starts.push(starts.last().expect("non-empty") + c);
+            }
+        }
+        let t = starts.len() - 1;
+        let mut next: Vec<usize> = starts[..t].to_vec();
+        let mut order = vec![0u32; k];
+        let mut slot_of = vec![0u32; k];
+        let mut group_of_slot = vec![0u32; k];
+        for (j, &g) in group_of.iter().enumerate() {
+            let g = renumber[g as usize] as usize;
+            let s = next[g];
+            next[g] += 1;
+            order[s] = j as u32;
+            slot_of[j] = s as u32;
+            group_of_slot[s] = g as u32;
+        }
+        let gemm = (0..t)
+            .map(|g| method_for(d, starts[g + 1] - starts[g]) == Method::Gemm)
+            .collect();
+        Groups {
+            t,
+            order,
+            starts,
+            group_of_slot,
+            slot_of,
+            gemm,
+        }
+    }
+
+    #[inline]
+    fn range(&self, g: usize) -> std::ops::Range<usize> {
+        self.starts[g]..self.starts[g + 1]
+    }
+}
+
+/// The rows of one leaf: labels, upper bounds and lower bounds.
+struct LeafRows<'s> {
+    labels: &'s mut [u32],
+    upper: &'s mut [f32],
+    lower: &'s mut [f32],
+    t: usize,
+}
+
+impl Rows for LeafRows<'_> {
+    fn split_rows(self, at: usize) -> (Self, Self) {
+        let (la, lb) = self.labels.split_at_mut(at);
+        let (ua, ub) = self.upper.split_at_mut(at);
+        let (wa, wb) = self.lower.split_at_mut(at * self.t);
+        (
+            LeafRows {
+                labels: la,
+                upper: ua,
+                lower: wa,
+                t: self.t,
+            },
+            LeafRows {
+                labels: lb,
+                upper: ub,
+                lower: wb,
+                t: self.t,
+            },
+        )
+    }
+}
+
+/// What a leaf needs besides its rows: the centres of the step in both orders, the groups,
+/// the drifts since the last step, and the work counter.
+struct StepCtx<'c, T> {
+    cent: &'c Centres<T>,
+    /// The centroids in the caller's order (for the inertia formula).
+    centroids: &'c [f64],
+    g: &'c Groups,
+    /// Per group: the largest drift of its centres (rounded up).
+    drift_group: &'c [f32],
+    /// Per centre (caller's index): its drift (rounded up).
+    drift_centre: &'c [f32],
+    evaluated: &'c AtomicU64,
+}
+
+/// A CPU backend that prunes with group bounds (see the module docs).
+pub(crate) struct BoundsStepper<'a, T> {
+    pub(crate) data: &'a [T],
+    pub(crate) d: usize,
+    pub(crate) weights: Option<&'a [f64]>,
+    pub(crate) labels: Vec<u32>,
+    /// Global index of the first row (MPI shards).
+    pub(crate) index_offset: u64,
+    /// Groups asked for (at most `k` are used).
+    groups_wanted: usize,
+    upper: Vec<f32>,
+    lower: Vec<f32>,
+    groups: Option<Groups>,
+    prev: Vec<f64>,
+    /// Point-centre distances computed by the last step (products and direct), for reports.
+    pub(crate) evaluated: AtomicU64,
+}
+
+impl<'a, T: Element> BoundsStepper<'a, T> {
+    /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
+    pub(crate) fn new(data: &'a [T], d: usize, weights: Option<&'a [f64]>, groups: usize) -> Self {
+        BoundsStepper {
+            data,
+            d,
+            weights,
+            labels: vec![u32::MAX; data.len() / d],
+            index_offset: 0,
+            groups_wanted: groups.max(1),
+            upper: Vec::new(),
+            lower: Vec::new(),
+            groups: None,
+            prev: Vec::new(),
+            evaluated: AtomicU64::new(0),
+        }
+    }
+
+    /// Forgets the labels and bounds (a new run starts).
+    pub(crate) fn reset(&mut self) {
+        self.labels = vec![u32::MAX; self.data.len() / self.d];
+        self.groups = None;
+        self.upper = Vec::new();
+        self.lower = Vec::new();
+        self.prev.clear();
+    }
+
+    /// The bytes of bounds a run keeps for `n` points and `t` groups (upper and lower).
+    pub(crate) fn bound_bytes(n: usize, t: usize) -> u64 {
+        4 * n as u64 * (t as u64 + 1)
+    }
+}
+
+impl<T: Element> Stepper for BoundsStepper<'_, T> {
+    fn dim(&self) -> usize {
+        self.d
+    }
+
+    fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError> {
+        let d = self.d;
+        let n = self.labels.len();
+        let parallel = n >= 1 << 14 && rayon::current_num_threads() > 1;
+        self.evaluated.store(0, Ordering::Relaxed);
+        let fresh = self.groups.is_none()
+            || self.prev.len() != centroids.len()
+            || self.labels.first() == Some(&u32::MAX);
+        let mut drift_group = Vec::new();
+        let mut drift_centre = Vec::new();
+        if fresh {
+            let g = Groups::new(centroids, k, d, self.groups_wanted.min(k));
+            self.lower = vec![0f32; n * g.t];
+            self.upper = vec![0f32; n];
+            self.groups = Some(g);
+        } else {
+            let g = self.groups.as_ref().expect("groups of this run");
+            drift_group = vec![0f32; g.t];
+            drift_centre = (0..k)
+                .map(|j| {
+                    sqrt_up(dist2_f64(
+                        &self.prev[j * d..(j + 1) * d],
+                        &centroids[j * d..(j + 1) * d],
+                    ))
+                })
+                .collect();
+            for (j, &m) in drift_centre.iter().enumerate() {
+                let gj = g.group_of_slot[g.slot_of[j] as usize] as usize;
+                if m > drift_group[gj] {
+                    drift_group[gj] = m;
+                }
+            }
+        }
+        let g = self.groups.as_ref().expect("groups of this run");
+        let cent = Centres::<T>::new(centroids, k, d, Some(&g.order), method_for(d, k), g.t > 1);
+        let ctx = StepCtx {
+            cent: &cent,
+            centroids,
+            g,
+            drift_group: &drift_group,
+            drift_centre: &drift_centre,
+            evaluated: &self.evaluated,
+        };
+        let (data, weights) = (self.data, self.weights);
+        let rows = LeafRows {
+            labels: &mut self.labels,
+            upper: &mut self.upper,
+            lower: &mut self.lower,
+            t: g.t,
+        };
+        let clock = std::time::Instant::now();
+        let stats = tree(n, block_rows(k, d), parallel, rows, &|first, count, r| {
+            let x = &data[first * d..(first + count) * d];
+            let w = weights.map(|w| &w[first..first + count]);
+            if fresh {
+                full_leaf(x, d, w, &ctx, r)
+            } else {
+                pruned_leaf(x, d, w, &ctx, r)
+            }
+        });
+        self.prev.clear();
+        self.prev.extend_from_slice(centroids);
+        if std::env::var_os("WARPATH_KMEANS_TRACE").is_some() {
+            eprintln!(
+                "step: {:.1} ms fresh {fresh} t {} evaluated {:.4} of n k, changed {}",
+                clock.elapsed().as_secs_f64() * 1e3,
+                g.t,
+                self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64,
+                stats.changed
+            );
+        }
+        Ok(stats)
+    }
+
+    fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
+        Ok((method_for(self.d, k) == Method::Gemm)
+            .then(|| exact_inertia(self.data, self.d, self.weights, centroids, k, &self.labels)))
+    }
+
+    fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {
+        Ok(farthest_points(
+            self.data,
+            self.d,
+            self.weights,
+            centroids,
+            &self.labels,
+            m,
+            self.index_offset,
+        ))
+    }
+}
+
+/// Adds a point to its cluster: with its exact distance (direct path), or to the norms of the
+/// inertia formula (product path).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn add_point<T: Element>(
+    st: &mut StepStats,
+    q: &mut [f64],
+    exact: bool,
+    x: &[T],
+    w: f64,
+    label: usize,
+    d2: f64,
+) {
+    if exact {
+        accumulate(st, x, w, label, d2);
+    } else {
+        accumulate_norm(st, q, x, w, label);
+    }
+}
+
+isa_versions!(
+    /// The first step of a run: every distance, and every bound set.
+    fn full_leaf<T: Element>(
+        x: &[T],
+        d: usize,
+        weights: Option<&[f64]>,
+        ctx: &StepCtx<'_, T>,
+        rows: LeafRows<'_>,
+    ) -> StepStats => full_leaf_body;
+);
+
+#[inline(always)]
+fn full_leaf_body<T: Element>(
+    x: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    ctx: &StepCtx<'_, T>,
+    rows: LeafRows<'_>,
+) -> StepStats {
+    let (cent, g) = (ctx.cent, ctx.g);
+    let (k, t) = (cent.k, g.t);
+    let exact = cent.method == Method::Direct;
+    let mut st = StepStats::zeros(k, d);
+    let mut q = if exact { Vec::new() } else { vec![0.0; k] };
+    let mut s = Scratch::new();
+    let mut gmin: Vec<T> = Vec::new();
+    let mut out = [(0u32, 0f64); TILE_ROWS];
+    for (ci, xc) in x.chunks(TILE_ROWS * d).enumerate() {
+        let p = xc.len() / d;
+        let i0 = ci * TILE_ROWS;
+        full_tile(
+            xc,
+            ctx,
+            &mut s,
+            &mut gmin,
+            None,
+            &mut out[..p],
+            &mut rows.lower[i0 * t..(i0 + p) * t],
+        );
+        for (r, xr) in xc.chunks_exact(d).enumerate() {
+            let i = i0 + r;
+            let (slot, d2) = out[r];
+            rows.upper[i] = sqrt_up(d2);
+            let label = cent.id[slot as usize];
+            if rows.labels[i] != label {
+                st.changed += 1;
+                rows.labels[i] = label;
+            }
+            let w = weights.map_or(1.0, |w| w[i]);
+            add_point(&mut st, &mut q, exact, xr, w, label as usize, d2);
+        }
+    }
+    if !exact {
+        st.inertia = formula_inertia(&st, &q, ctx.centroids, d);
+    }
+    ctx.evaluated
+        .fetch_add((x.len() / d * k) as u64, Ordering::Relaxed);
+    st
+}
+
+/// The rows of `xt` (at most [`TILE_ROWS`]) against every centre: their labels (slot) and
+/// squared distances (exact on the direct path, an upper bound on the product path) in
+/// `out`, every group bound in `lbs` (`t` per row). `incumbents` are slots whose exact
+/// distances are known (the old labels of a pruned step).
+#[inline(always)]
+fn full_tile<T: Element>(
+    xt: &[T],
+    ctx: &StepCtx<'_, T>,
+    s: &mut Scratch<T>,
+    gmin: &mut Vec<T>,
+    incumbents: Option<&[(u32, f64)]>,
+    out: &mut [(u32, f64)],
+    lbs: &mut [f32],
+) {
+    let (cent, g) = (ctx.cent, ctx.g);
+    let (k, t, d) = (cent.k, g.t, cent.d);
+    if cent.method == Method::Gemm {
+        row_norms(xt, d, &mut s.xn2);
+        scan_product_groups(xt, cent, &g.starts, s, gmin);
+    }
+    // Direct path: the nearest and the second smallest of each group, to set its bound once
+    // the label is known.
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    if cent.method == Method::Direct {
+        first.resize(t, (0u32, 0f64));
+        second.resize(t, 0f64);
+    }
+    for (r, xr) in xt.chunks_exact(d).enumerate() {
+        let lb = &mut lbs[r * t..(r + 1) * t];
+        let inc = incumbents.map(|v| v[r]);
+        out[r] = if cent.method == Method::Gemm {
+            let (xn2, top) = (s.xn2[r], &s.top[r]);
+            let best = finish(xr, xn2, top, cent, inc).unwrap_or_else(|| {
+                let mut b = inc.unwrap_or((u32::MAX, f64::INFINITY));
+                exact_over(xr, cent, 0..k, &mut b);
+                b
+            });
+            let err = cent.err(xn2);
+            let base = xn2 - err;
+            for (b, e) in lb.iter_mut().zip(&gmin[r * t..(r + 1) * t]) {
+                *b = sqrt_down(base + e.to_f64());
+            }
+            let gl = g.group_of_slot[best.0 as usize] as usize;
+            lb[gl] = bound_product(xn2, other_in_group(top, best.0, gl, g), err);
+            best
+        } else {
+            let mut best = inc.unwrap_or((u32::MAX, f64::INFINITY));
+            for gg in 0..t {
+                let ((s1, v1), v2) = nearest_two_direct(xr, cent, g.range(gg));
+                first[gg] = (s1, v1);
+                second[gg] = v2;
+                take(cent, s1, v1, &mut best);
+            }
+            for gg in 0..t {
+                let (s1, v1) = first[gg];
+                lb[gg] = bound_exact(if s1 == best.0 { second[gg] } else { v1 });
+            }
+            best
+        };
+    }
+}
+
+/// The smallest product value of the centres of group `gl` other than `slot`, from a full
+/// scan's list: the first such entry of the list, or the list's floor.
+fn other_in_group<T: Element>(top: &Top<T>, slot: u32, gl: usize, g: &Groups) -> f64 {
+    let mut v = top.floor().to_f64();
+    for i in 0..top.len as usize {
+        let s = top.slot[i];
+        if s != slot && g.group_of_slot[s as usize] as usize == gl {
+            v = v.min(top.val[i].to_f64());
+            break;
+        }
+    }
+    v
+}
+
+/// What computing one group for one point found: the smallest value and its slot, the second
+/// smallest (product values when `approx`, else exact squared distances).
+#[derive(Clone, Copy)]
+struct PairResult {
+    v1: f64,
+    s1: u32,
+    v2: f64,
+    approx: bool,
+}
+
+/// A point whose bounds failed, while its groups are computed.
+struct Pending<T> {
+    /// Row within the sub-block.
+    row: usize,
+    /// Best exact candidate so far (the old centre first).
+    best: (u32, f64),
+    /// Product candidates of the groups computed by products.
+    top: Top<T>,
+    /// `|x|^2` (when a group is computed by products).
+    xn2: f64,
+    /// Its pairs: `pairs[first..last]`.
+    first: usize,
+    last: usize,
+}
+
+/// Lowers every bound by its group's drift and returns the smallest. In `f32`, vectorised:
+/// the difference is shrunk by a relative `2^-21`, which covers the rounding of the
+/// subtraction and of the multiplication (each at most `2^-24` of the result), so the result
+/// stays below the exact difference; negative results become 0.
+#[inline(always)]
+fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
+    const W: usize = 16;
+    // Per-lane minima (a float minimum does not vectorise as a single running value).
+    let mut mins = [f32::INFINITY; W];
+    let (lc, lr) = lbs.as_chunks_mut::<W>();
+    let (dc, dr) = drift.as_chunks::<W>();
+    for (l, dg) in lc.iter_mut().zip(dc) {
+        let mut v = *l;
+        for i in 0..W {
+            let x = (v[i] - dg[i]) * DOWN32;
+            v[i] = if x > 0.0 { x } else { 0.0 };
+            mins[i] = if v[i] < mins[i] { v[i] } else { mins[i] };
+        }
+        *l = v;
+    }
+    for (i, (l, &dg)) in lr.iter_mut().zip(dr).enumerate() {
+        let x = (*l - dg) * DOWN32;
+        *l = if x > 0.0 { x } else { 0.0 };
+        mins[i] = if *l < mins[i] { *l } else { mins[i] };
+    }
+    mins.iter()
+        .fold(f32::INFINITY, |m, &v| if v < m { v } else { m })
+}
+
+isa_versions!(
+    /// A later step of a run: only the groups whose bounds fail.
+    fn pruned_leaf<T: Element>(
+        x: &[T],
+        d: usize,
+        weights: Option<&[f64]>,
+        ctx: &StepCtx<'_, T>,
+        rows: LeafRows<'_>,
+    ) -> StepStats => pruned_leaf_body;
+);
+
+#[inline(always)]
+fn pruned_leaf_body<T: Element>(
+    x: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    ctx: &StepCtx<'_, T>,
+    rows: LeafRows<'_>,
+) -> StepStats {
+    let (cent, g) = (ctx.cent, ctx.g);
+    let (k, t) = (cent.k, g.t);
+    let exact = cent.method == Method::Direct;
+    let n = rows.labels.len();
+    let mut st = StepStats::zeros(k, d);
+    let mut q = if exact { Vec::new() } else { vec![0.0; k] };
+    let mut s = Scratch::new();
+    let mut done = vec![(0u32, 0f64); SUB];
+    let mut pending: Vec<Pending<T>> = Vec::new();
+    // (group, pending index) per failing group of a pending point, and results.
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut results: Vec<PairResult> = Vec::new();
+    let mut by_group: Vec<u32> = Vec::new();
+    let mut group_count = vec![0usize; t + 1];
+    let mut gathered: Vec<T> = Vec::new();
+    let mut full: Vec<u32> = Vec::new();
+    let mut gmin: Vec<T> = Vec::new();
+    let mut inc = [(0u32, 0f64); TILE_ROWS];
+    let mut out = [(0u32, 0f64); TILE_ROWS];
+    let mut tile_lbs: Vec<f32> = vec![0.0; TILE_ROWS * t];
+    let mut work = 0u64;
+    for sb in (0..n).step_by(SUB) {
+        let m = SUB.min(n - sb);
+        pending.clear();
+        pairs.clear();
+        full.clear();
+        // 1-3: bounds moved by the drifts; the points they settle keep their label.
+        for (r, slot) in done.iter_mut().enumerate().take(m) {
+            let i = sb + r;
+            let xr = &x[i * d..(i + 1) * d];
+            let a = rows.labels[i] as usize;
+            let sa = g.slot_of[a];
+            let lbs = &mut rows.lower[i * t..(i + 1) * t];
+            let glb = lower_bounds(lbs, ctx.drift_group) as f64;
+            // The direct path needs every exact distance (its inertia is exact); the
+            // product path moves an upper bound and computes the distance only when the
+            // bound does not settle the point.
+            let mut d2a = f64::NAN;
+            // An upper bound on the distance to the centre (f32, as stored).
+            let mut u32 = if exact {
+                d2a = dist2_f64(xr, cent.row(sa as usize));
+                sqrt_up(d2a)
+            } else {
+                (rows.upper[i] + ctx.drift_centre[a]) * UP32
+            };
+            if glb <= u32 as f64 * (1.0 + SLACK) && !exact {
+                d2a = dist2_f64(xr, cent.row(sa as usize));
+                u32 = sqrt_up(d2a);
+            }
+            let u = u32 as f64;
+            *slot = (sa, d2a);
+            if glb > u * (1.0 + SLACK) {
+                if !exact {
+                    rows.upper[i] = u32;
+                }
+                continue;
+            }
+            let bar = u * (1.0 + SLACK);
+            let failing: usize = lbs
+                .iter()
+                .enumerate()
+                .filter(|&(_, &lb)| lb as f64 <= bar)
+                .map(|(gg, _)| g.starts[gg + 1] - g.starts[gg])
+                .sum();
+            if failing * FULL_SHARE > k {
+                // Most centres to compute anyway: every centre, at full product speed.
+                full.push(r as u32);
+                continue;
+            }
+            let first = pairs.len();
+            for (gg, &lb) in lbs.iter().enumerate() {
+                if lb as f64 <= bar {
+                    pairs.push((gg as u32, pending.len() as u32));
+                }
+            }
+            pending.push(Pending {
+                row: r,
+                best: (sa, d2a),
+                top: Top::new(),
+                xn2: f64::NAN,
+                first,
+                last: pairs.len(),
+            });
+        }
+        if !pending.is_empty() {
+            // 4: the failing groups, gathered per group (a counting sort of the pairs).
+            group_count.iter_mut().for_each(|c| *c = 0);
+            for &(gg, _) in &pairs {
+                group_count[gg as usize + 1] += 1;
+            }
+            for gg in 0..t {
+                group_count[gg + 1] += group_count[gg];
+            }
+            by_group.resize(pairs.len(), 0);
+            {
+                let mut next = group_count.clone();
+                for (p, &(gg, _)) in pairs.iter().enumerate() {
+                    by_group[next[gg as usize]] = p as u32;
+                    next[gg as usize] += 1;
+                }
+            }
+            results.resize(
+                pairs.len(),
+                PairResult {
+                    v1: 0.0,
+                    s1: 0,
+                    v2: 0.0,
+                    approx: false,
+                },
+            );
+            for gg in 0..t {
+                let list = &by_group[group_count[gg]..group_count[gg + 1]];
+                if list.is_empty() {
+                    continue;
+                }
+                let range = g.range(gg);
+                work += (list.len() * range.len()) as u64;
+                if g.gemm[gg] {
+                    for tile in list.chunks(TILE_ROWS) {
+                        gathered.clear();
+                        for &p in tile {
+                            let pe = &mut pending[pairs[p as usize].1 as usize];
+                            let i = sb + pe.row;
+                            let xr = &x[i * d..(i + 1) * d];
+                            if pe.xn2.is_nan() {
+                                pe.xn2 = norm2(xr);
+                            }
+                            gathered.extend_from_slice(xr);
+                        }
+                        scan_product(&gathered, cent, range.clone(), &mut s);
+                        for (q, &p) in tile.iter().enumerate() {
+                            let top = &s.top[q];
+                            results[p as usize] = PairResult {
+                                v1: top.val[0].to_f64(),
+                                s1: top.slot[0],
+                                v2: top.val[1].to_f64(),
+                                approx: true,
+                            };
+                            pending[pairs[p as usize].1 as usize].top.merge(top);
+                        }
+                    }
+                } else {
+                    for &p in list {
+                        let pe = &mut pending[pairs[p as usize].1 as usize];
+                        let i = sb + pe.row;
+                        let xr = &x[i * d..(i + 1) * d];
+                        let ((s1, v1), v2) = nearest_two_direct(xr, cent, range.clone());
+                        results[p as usize] = PairResult {
+                            v1,
+                            s1,
+                            v2,
+                            approx: false,
+                        };
+                        take(cent, s1, v1, &mut pe.best);
+                    }
+                }
+            }
+            // 5: labels settled exactly, bounds of the computed groups tightened.
+            for pe in &pending {
+                let i = sb + pe.row;
+                let xr = &x[i * d..(i + 1) * d];
+                let (sa, d2a) = done[pe.row];
+                let best = if pe.top.len > 0 {
+                    finish(xr, pe.xn2, &pe.top, cent, Some(pe.best)).unwrap_or_else(|| {
+                        let mut b = pe.best;
+                        for &(gg, _) in &pairs[pe.first..pe.last] {
+                            exact_over(xr, cent, g.range(gg as usize), &mut b);
+                        }
+                        b
+                    })
+                } else {
+                    pe.best
+                };
+                let lbs = &mut rows.lower[i * t..(i + 1) * t];
+                let err = if pe.xn2.is_nan() {
+                    0.0
+                } else {
+                    cent.err(pe.xn2)
+                };
+                let mut old_group_computed = false;
+                let ga = g.group_of_slot[sa as usize];
+                for (p, &(gg, _)) in pairs.iter().enumerate().take(pe.last).skip(pe.first) {
+                    let r = results[p];
+                    let other = if r.s1 == best.0 { r.v2 } else { r.v1 };
+                    lbs[gg as usize] = if r.approx {
+                        bound_product(pe.xn2, other, err)
+                    } else {
+                        bound_exact(other)
+                    };
+                    old_group_computed |= gg == ga;
+                }
+                if best.0 != sa && !old_group_computed {
+                    // The old centre is now an ordinary member of its group.
+                    let b = bound_exact(d2a);
+                    let lb = &mut lbs[ga as usize];
+                    *lb = if b < *lb { b } else { *lb };
+                }
+                if !exact {
+                    rows.upper[i] = sqrt_up(best.1);
+                }
+                done[pe.row] = best;
+            }
+        }
+        // Points whose bounds mostly failed: every centre, in tiles.
+        for tile in full.chunks(TILE_ROWS) {
+            gathered.clear();
+            for (q, &r) in tile.iter().enumerate() {
+                let i = sb + r as usize;
+                gathered.extend_from_slice(&x[i * d..(i + 1) * d]);
+                inc[q] = done[r as usize];
+            }
+            let p = tile.len();
+            full_tile(
+                &gathered,
+                ctx,
+                &mut s,
+                &mut gmin,
+                Some(&inc[..p]),
+                &mut out[..p],
+                &mut tile_lbs[..p * t],
+            );
+            for (q, &r) in tile.iter().enumerate() {
+                let i = sb + r as usize;
+                rows.lower[i * t..(i + 1) * t].copy_from_slice(&tile_lbs[q * t..(q + 1) * t]);
+                if !exact {
+                    rows.upper[i] = sqrt_up(out[q].1);
+                }
+                done[r as usize] = out[q];
+            }
+            work += (p * k) as u64;
+        }
+        // Labels and sums, in point order.
+        for (r, &(slot, d2)) in done.iter().enumerate().take(m) {
+            let i = sb + r;
+            let label = cent.id[slot as usize];
+            if rows.labels[i] != label {
+                st.changed += 1;
+                rows.labels[i] = label;
+            }
+            let w = weights.map_or(1.0, |w| w[i]);
+            add_point(
+                &mut st,
+                &mut q,
+                exact,
+                &x[i * d..(i + 1) * d],
+                w,
+                label as usize,
+                d2,
+            );
+        }
+    }
+    if !exact {
+        st.inertia = formula_inertia(&st, &q, ctx.centroids, d);
+    }
+    ctx.evaluated.fetch_add(work, Ordering::Relaxed);
+    st
+}

@@ -1,0 +1,55 @@
+//! Run-time choice of the vector instruction set for the hot loops.
+//!
+//! `isa_versions!` turns an `#[inline(always)]` function into one compiled three times —
+//! AVX-512, AVX2 with FMA, and the baseline — and called in the widest version the CPU has.
+//! The versions compute the same bits: Rust never fuses a multiplication and an addition on
+//! its own, and the loops' orders of operations do not depend on the vector width.
+
+/// `isa_versions!(pub(crate) fn name<T: Bound>(a: A, b: B) -> R => body);` defines `name`,
+/// which calls `body` (an `#[inline(always)]` function with the same parameters) compiled for
+/// the widest instruction set available at run time.
+macro_rules! isa_versions {
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$T:ident: $bound:path>($($a:ident: $t:ty),* $(,)?) -> $r:ty => $body:path;) => {
+        $(#[$m])*
+        $vis fn $name<$T: $bound>($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+                unsafe fn v4<$T: $bound>($($a: $t),*) -> $r {
+                    $body($($a),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn v3<$T: $bound>($($a: $t),*) -> $r {
+                    $body($($a),*)
+                }
+                if $crate::isa::has_avx512() {
+                    // SAFETY: the CPU has every feature v4 is compiled for (checked just above).
+                    return unsafe { v4($($a),*) };
+                }
+                if $crate::isa::has_avx2() {
+                    // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                    return unsafe { v3($($a),*) };
+                }
+            }
+            $body($($a),*)
+        }
+    };
+}
+
+/// Whether the CPU has the AVX-512 subsets the hot loops are compiled for.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && has_avx2()
+}
+
+/// Whether the CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
