@@ -610,6 +610,71 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
     (best, second)
 }
 
+/// Euclidean distances of the rows of `x` (at most [`TILE_ROWS`]) to every centre, `p x k`
+/// row-major into `out`: `sqrt(max(0, |x|^2 + |c|^2 - 2 x.c))` from the tiles' products.
+pub(crate) fn distances_tile<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    s: &mut Scratch<T>,
+    out: &mut Vec<f64>,
+) {
+    let (d, k) = (cent.d, cent.k);
+    let p = x.len() / d;
+    row_norms(x, d, &mut s.xn2);
+    out.clear();
+    out.resize(p * k, 0.0);
+    s.tile.resize(p * TILE_CENTRES.min(k), T::zero());
+    let mut j0 = 0;
+    while j0 < k {
+        let q = TILE_CENTRES.min(k - j0);
+        product(x, p, cent, j0, q, &mut s.tile);
+        for (i, row) in s.tile.chunks_exact(q).enumerate().take(p) {
+            let o = &mut out[i * k + j0..i * k + j0 + q];
+            for ((o, &g), &n) in o.iter_mut().zip(row).zip(&cent.norms[j0..j0 + q]) {
+                *o = (s.xn2[i] + n.to_f64() + g.to_f64()).max(0.0).sqrt();
+            }
+        }
+        j0 += q;
+    }
+}
+
+/// Squared distances of the rows of `x` (at most [`TILE_ROWS`]) to every centre, `p x k`
+/// row-major into `out`: exact ([`dist2_f64`]) on the direct path, `max(0, |x|^2 + e_j)` from
+/// the products (within [`Centres::err`]) on the product path.
+pub(crate) fn sq_distances_tile<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    s: &mut Scratch<T>,
+    out: &mut Vec<f64>,
+) {
+    let (d, k) = (cent.d, cent.k);
+    let p = x.len() / d;
+    out.clear();
+    out.resize(p * k, 0.0);
+    if cent.method == Method::Direct {
+        for (o, xr) in out.chunks_exact_mut(k).zip(x.chunks_exact(d)) {
+            for (j, v) in o.iter_mut().enumerate() {
+                *v = dist2_f64(xr, cent.row(j));
+            }
+        }
+        return;
+    }
+    row_norms(x, d, &mut s.xn2);
+    s.tile.resize(p * TILE_CENTRES.min(k), T::zero());
+    let mut j0 = 0;
+    while j0 < k {
+        let q = TILE_CENTRES.min(k - j0);
+        product(x, p, cent, j0, q, &mut s.tile);
+        for (i, row) in s.tile.chunks_exact(q).enumerate().take(p) {
+            let o = &mut out[i * k + j0..i * k + j0 + q];
+            for ((o, &g), &n) in o.iter_mut().zip(row).zip(&cent.norms[j0..j0 + q]) {
+                *o = (s.xn2[i] + (n + g).to_f64()).max(0.0);
+            }
+        }
+        j0 += q;
+    }
+}
+
 /// Labels (storage slots) and exact squared distances of the rows of `x` (at most
 /// [`TILE_ROWS`]) against every centre.
 #[inline(always)]

@@ -112,12 +112,15 @@ impl Job<'_> {
     pub fn recorded(&self) -> JobParams {
         let p = self.params;
         let (init, seed) = match &p.init {
-            Init::KMeansPlusPlus => ("k-means++", Some(p.seed)),
-            Init::Random => ("random", Some(p.seed)),
-            Init::Given(_) => ("given", None),
+            Init::KMeansPlusPlus => ("k-means++".to_owned(), Some(p.seed)),
+            Init::Random => ("random".to_owned(), Some(p.seed)),
+            Init::KMeansParallel { rounds } => {
+                (format!("k-means|| ({rounds} rounds)"), Some(p.seed))
+            }
+            Init::Given(_) => ("given".to_owned(), None),
         };
         JobParams {
-            init: init.into(),
+            init,
             seed,
             tol: p.tol,
             data_digest: self.data_digest,

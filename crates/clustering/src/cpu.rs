@@ -531,3 +531,37 @@ pub(crate) fn assign_parallel<T: Element>(
     }
     labels
 }
+
+/// Euclidean distances of every row of `data` to every centroid (`n * k`, row-major), in `f64`
+/// products tile by tile (float32 rows widened first), rounded to the data's type.
+pub(crate) fn distances_parallel<T: Element>(
+    data: &[T],
+    d: usize,
+    centroids: &[f64],
+    k: usize,
+) -> Vec<T> {
+    let n = data.len() / d;
+    let cent = Centres::<f64>::new(centroids, k, d, None, Method::Gemm, false);
+    let mut out = vec![T::zero(); n * k];
+    let work = |s: &mut (Scratch<f64>, Vec<f64>, Vec<f64>), (x, o): (&[T], &mut [T])| {
+        let (scratch, wide, tile) = s;
+        wide.clear();
+        wide.extend(x.iter().map(|v| v.to_f64()));
+        crate::assign::distances_tile(wide, &cent, scratch, tile);
+        for (o, v) in o.iter_mut().zip(tile.iter()) {
+            *o = T::from_f64(*v);
+        }
+    };
+    let init = || (Scratch::new(), Vec::new(), Vec::new());
+    if n >= PARALLEL_THRESHOLD / 4 {
+        data.par_chunks(TILE_ROWS * d)
+            .zip(out.par_chunks_mut(TILE_ROWS * k))
+            .for_each_init(init, work);
+    } else {
+        let mut s = init();
+        data.chunks(TILE_ROWS * d)
+            .zip(out.chunks_mut(TILE_ROWS * k))
+            .for_each(|p| work(&mut s, p));
+    }
+    out
+}

@@ -52,13 +52,14 @@ use std::time::Instant;
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
 
+use crate::bounds::BoundsStepper;
 use crate::checkpoint::{
     CHECKPOINT_VERSION, Checkpoint, Job, digest, digest_part, from_bits, to_bits,
 };
 use crate::cpu::{CpuKind, CpuStepper, column_moments};
 use crate::data::{NpyType, read_npy_header, read_rows, read_weights_shard, shard_range};
 use crate::kmeans::{
-    check_finite, check_given, check_params, check_weight_values, initial_centroids,
+    check_finite, check_given, check_params, check_weight_values, groups_for, initial_centroids,
 };
 use crate::lloyd::{
     Candidate, LloydParams, ShiftLimit, StepStats, Stepper, candidate_order, lloyd,
@@ -114,10 +115,68 @@ pub struct DistributedConfig {
     pub labels: Option<PathBuf>,
 }
 
+/// The rank's own stepper: plain Lloyd or the pruned algorithms (each rank keeps the bounds
+/// of its own rows; every choice gives the same labels, so ranks may even differ in it).
+enum Local<'a> {
+    Plain(CpuStepper<'a, f64>),
+    Pruned(Box<BoundsStepper<'a, f64>>),
+}
+
+impl<'a> Local<'a> {
+    fn new(data: &'a [f64], d: usize, weights: Option<&'a [f64]>, groups: Option<usize>) -> Self {
+        match groups {
+            None => Local::Plain(CpuStepper::new(data, d, weights, CpuKind::Parallel)),
+            Some(t) => Local::Pruned(Box::new(BoundsStepper::new(data, d, weights, t))),
+        }
+    }
+
+    fn stepper(&mut self) -> &mut dyn Stepper {
+        match self {
+            Local::Plain(s) => s,
+            Local::Pruned(s) => s.as_mut(),
+        }
+    }
+
+    fn d(&self) -> usize {
+        match self {
+            Local::Plain(s) => s.d,
+            Local::Pruned(s) => s.d,
+        }
+    }
+
+    fn data(&self) -> &'a [f64] {
+        match self {
+            Local::Plain(s) => s.data,
+            Local::Pruned(s) => s.data,
+        }
+    }
+
+    fn weights(&self) -> Option<&'a [f64]> {
+        match self {
+            Local::Plain(s) => s.weights,
+            Local::Pruned(s) => s.weights,
+        }
+    }
+
+    fn labels_mut(&mut self) -> &mut Vec<u32> {
+        match self {
+            Local::Plain(s) => &mut s.labels,
+            Local::Pruned(s) => &mut s.labels,
+        }
+    }
+
+    fn set_index_offset(&mut self, offset: u64) {
+        match self {
+            Local::Plain(s) => s.index_offset = offset,
+            Local::Pruned(s) => s.index_offset = offset,
+        }
+    }
+}
+
 /// The rank's shard, with a stepper that all-reduces.
 struct MpiStepper<'a, C: Communicator> {
     world: &'a C,
-    local: CpuStepper<'a, f64>,
+    local: Local<'a>,
     timings: Timings,
     /// Assignment steps of this launch.
     steps: usize,
@@ -150,22 +209,29 @@ impl<C: Communicator> MpiStepper<'_, C> {
 
 impl<C: Communicator> Stepper for MpiStepper<'_, C> {
     fn dim(&self) -> usize {
-        self.local.d
+        self.local.d()
     }
 
     fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError> {
         let t = Instant::now();
-        let local = self.local.step(centroids, k)?;
+        let local = self.local.stepper().step(centroids, k)?;
         self.timings.compute += t.elapsed().as_secs_f64();
         self.steps += 1;
         let perturb = self.perturb_step == Some(self.steps);
         let global = self.all_sum(&local.to_flat(), perturb);
-        Ok(StepStats::from_flat(&global, k, self.local.d))
+        Ok(StepStats::from_flat(&global, k, self.local.d()))
+    }
+
+    fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
+        // Every rank takes the same branch: whether the local step used the formula depends
+        // only on d and k.
+        let local = self.local.stepper().exact_inertia(centroids, k)?;
+        Ok(local.map(|v| self.all_sum(&[v], false)[0]))
     }
 
     fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {
-        let d = self.local.d;
-        let local = self.local.farthest(centroids, m)?;
+        let d = self.local.d();
+        let local = self.local.stepper().farthest(centroids, m)?;
         // Fixed-size records: dist, index, label, weight, point; padding has dist = -inf.
         let rec = 4 + d;
         let mut send = vec![0.0; m * rec];
@@ -296,6 +362,7 @@ fn job_digest(p: &KMeans, weighted: bool) -> u64 {
         Init::KMeansPlusPlus => (0, None),
         Init::Random => (1, None),
         Init::Given(c) => (2, Some(c)),
+        Init::KMeansParallel { rounds } => (3 + *rounds as u64, None),
     };
     let head = [
         p.k as u64,
@@ -442,9 +509,13 @@ pub fn run_distributed<C: Communicator>(
     };
     let read_s = t.elapsed().as_secs_f64();
 
+    let groups = agree(
+        world,
+        groups_for(p.algorithm, data.len() / d, d, p.k, p.max_iter),
+    )?;
     let mut stepper = MpiStepper {
         world,
-        local: CpuStepper::new(&data, d, weights.as_deref(), CpuKind::Parallel),
+        local: Local::new(&data, d, weights.as_deref(), groups),
         timings: Timings {
             read: read_s,
             ..Timings::default()
@@ -455,7 +526,7 @@ pub fn run_distributed<C: Communicator>(
             .map(|(step, _)| step),
         reconciled: 0,
     };
-    stepper.local.index_offset = shard.start;
+    stepper.local.set_index_offset(shard.start);
 
     // Resume or start; every rank must take the same branch (their collectives differ).
     let resume_from = cfg
@@ -574,7 +645,7 @@ pub fn run_distributed<C: Communicator>(
     write_ck(out.iterations, &out.centroids, converged)?;
 
     // Labels to rank 0, in rank order.
-    let labels = std::mem::take(&mut stepper.local.labels);
+    let labels = std::mem::take(stepper.local.labels_mut());
     let mut timings = stepper.timings;
     timings.checkpoint = ck_seconds;
     let report = if rank == 0 {
@@ -616,10 +687,10 @@ pub fn run_distributed<C: Communicator>(
 }
 
 fn global_mean_variance<C: Communicator>(s: &mut MpiStepper<'_, C>, n: u64) -> f64 {
-    let d = s.local.d;
-    let sums = s.all_sum(&column_moments(s.local.data, d, None), false);
+    let d = s.local.d();
+    let sums = s.all_sum(&column_moments(s.local.data(), d, None), false);
     let mean: Vec<f64> = sums.iter().map(|v| v / n as f64).collect();
-    let ss = s.all_sum(&column_moments(s.local.data, d, Some(&mean)), false);
+    let ss = s.all_sum(&column_moments(s.local.data(), d, Some(&mean)), false);
     ss.iter().sum::<f64>() / n as f64 / d as f64
 }
 
@@ -630,18 +701,18 @@ fn global_sample<C: Communicator>(
     n: u64,
     start: u64,
 ) -> (Vec<f64>, Option<Vec<f64>>) {
-    let d = s.local.d;
+    let d = s.local.d();
     let rows = n.min(INIT_SAMPLE_ROWS) as usize;
-    let end = start + (s.local.data.len() / d) as u64;
+    let end = start + (s.local.data().len() / d) as u64;
     // The points, then the weights (each rank fills its rows; the rest stay 0).
-    let weighted = s.local.weights.is_some();
+    let weighted = s.local.weights().is_some();
     let mut buf = vec![0.0; rows * d + if weighted { rows } else { 0 }];
     for i in 0..rows {
         let g = (i as u128 * n as u128 / rows as u128) as u64;
         if (start..end).contains(&g) {
             let l = (g - start) as usize;
-            buf[i * d..(i + 1) * d].copy_from_slice(&s.local.data[l * d..(l + 1) * d]);
-            if let Some(w) = s.local.weights {
+            buf[i * d..(i + 1) * d].copy_from_slice(&s.local.data()[l * d..(l + 1) * d]);
+            if let Some(w) = s.local.weights() {
                 buf[rows * d + i] = w[l];
             }
         }

@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::Element;
-use crate::lloyd::dist2_f64;
+use crate::assign::{Centres, Method, Scratch, TILE_ROWS, sq_distances_tile};
 
 /// Rows per block of the deterministic parallel sums.
 const SUM_ROWS: usize = 1 << 14;
@@ -31,10 +31,63 @@ fn running_sum(values: impl Iterator<Item = f64>, n: usize) -> Vec<f64> {
     out
 }
 
+/// Squared distances of every row of `data` to the `m` centres `centres`, in tiles through
+/// the assignment engine's products (or directly for small `d`): `out[i * m + t]`, rounded to
+/// `f32` (the draws only need their proportions). Rows in fixed blocks on all threads.
+fn distances_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, out: &mut Vec<f32>) {
+    let method = if d >= 12 {
+        Method::Gemm
+    } else {
+        Method::Direct
+    };
+    let cent = Centres::<T>::new(centres, m, d, None, method, false);
+    let n = data.len() / d;
+    out.clear();
+    out.resize(n * m, 0.0);
+    let work = |s: &mut (Scratch<T>, Vec<f64>), (x, o): (&[T], &mut [f32])| {
+        sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
+        for (o, &v) in o.iter_mut().zip(s.1.iter()) {
+            *o = v as f32;
+        }
+    };
+    data.par_chunks(TILE_ROWS * d)
+        .zip(out.par_chunks_mut(TILE_ROWS * m))
+        .for_each_init(|| (Scratch::new(), Vec::new()), work);
+}
+
+/// The first centre: a row drawn with probability proportional to its weight (scikit-learn's
+/// `random_state.choice(n, p=sample_weight / sample_weight.sum())`), and every row's squared
+/// distance to it.
+fn first_centre<T: Element>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    rng: &mut ChaCha8Rng,
+    closest: &mut Vec<f64>,
+) -> Vec<f64> {
+    let n = data.len() / d;
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let cum = running_sum((0..n).map(w), n);
+    let total = *cum.last().unwrap_or(&0.0);
+    let first = search(&cum, rng.random::<f64>() * total);
+    let c0: Vec<f64> = data[first * d..(first + 1) * d]
+        .iter()
+        .map(|v| v.to_f64())
+        .collect();
+    let mut dist = Vec::new();
+    distances_to(data, d, &c0, 1, &mut dist);
+    closest.clear();
+    closest.extend(dist.iter().map(|&v| v as f64));
+    c0
+}
+
 /// Greedy k-means++ (Arthur & Vassilvitskii 2007, with scikit-learn's `2 + ln k` local
 /// trials): the first centre is drawn with probability proportional to weight, each new one is
 /// the best of a few candidates drawn with probability proportional to weight times squared
-/// distance to the nearest centre so far.
+/// distance to the nearest centre so far. Each step computes the candidates' distances to
+/// every row as one tiled matrix product (one pass over the data per centre, as
+/// scikit-learn's), and the potentials in fixed blocks added in order, so the result does not
+/// depend on the thread count.
 ///
 /// No weights is the same as unit weights, to the bit (scikit-learn's contract for
 /// `sample_weight`): every draw goes through the same running sums and the same random numbers,
@@ -52,37 +105,30 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     let w = |i: usize| weights.map_or(1.0, |w| w[i]);
     let row = |i: usize| &data[i * d..(i + 1) * d];
     let to_f64 = |i: usize| row(i).iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
-    let mut centres = Vec::with_capacity(k * d);
-
-    // as scikit-learn: random_state.choice(n, p=sample_weight / sample_weight.sum())
-    let cum = running_sum((0..n).map(w), n);
-    let total = *cum.last().unwrap_or(&0.0);
-    let first = search(&cum, rng.random::<f64>() * total);
-    let c0 = to_f64(first);
-    let mut closest: Vec<f64> = data
-        .par_chunks_exact(d)
-        .map(|x| dist2_f64(x, &c0))
-        .collect();
-    centres.extend_from_slice(&c0);
+    let mut closest = Vec::new();
+    let mut centres = first_centre(data, d, weights, rng, &mut closest);
+    centres.reserve(k * d);
     let mut pot: f64 = (0..n).map(|i| w(i) * closest[i]).sum();
     let trials = local_trials(k);
+    let mut dist = Vec::new();
 
     for _ in 1..k {
         let cum = running_sum((0..n).map(|i| w(i) * closest[i]), n);
         let cands: Vec<usize> = (0..trials)
             .map(|_| search(&cum, rng.random::<f64>() * pot))
             .collect();
-        let cand_pts: Vec<Vec<f64>> = cands.iter().map(|&i| to_f64(i)).collect();
+        let cand_pts: Vec<f64> = cands.iter().flat_map(|&i| to_f64(i)).collect();
+        distances_to(data, d, &cand_pts, trials, &mut dist);
         // Potential of each candidate, summed per fixed block then in block order.
-        let parts: Vec<Vec<f64>> = data
-            .par_chunks(SUM_ROWS * d)
+        let parts: Vec<Vec<f64>> = dist
+            .par_chunks(SUM_ROWS * trials)
             .enumerate()
             .map(|(b, blk)| {
                 let mut s = vec![0.0; trials];
-                for (r, x) in blk.chunks_exact(d).enumerate() {
+                for (r, ds) in blk.chunks_exact(trials).enumerate() {
                     let i = b * SUM_ROWS + r;
-                    for (t, c) in cand_pts.iter().enumerate() {
-                        s[t] += w(i) * closest[i].min(dist2_f64(x, c));
+                    for (t, &v) in ds.iter().enumerate() {
+                        s[t] += w(i) * closest[i].min(v as f64);
                     }
                 }
                 s
@@ -100,14 +146,98 @@ pub(crate) fn kmeans_plusplus<T: Element>(
                 best = t;
             }
         }
-        let c = &cand_pts[best];
         closest
             .par_iter_mut()
-            .zip(data.par_chunks_exact(d))
-            .for_each(|(cl, x)| *cl = cl.min(dist2_f64(x, c)));
+            .zip(dist.par_chunks_exact(trials))
+            .for_each(|(cl, ds)| *cl = cl.min(ds[best] as f64));
         pot = pots[best];
-        centres.extend_from_slice(c);
+        centres.extend_from_slice(&cand_pts[best * d..(best + 1) * d]);
     }
+    centres
+}
+
+/// k-means|| (Bahmani et al., "Scalable k-means++", VLDB 2012) in its simplest form, for
+/// large `k`: after a first centre drawn by weight, `rounds` rounds each draw about
+/// `k / rounds` new centres at once with probability proportional to weight times squared
+/// distance to the nearest centre so far (distinct rows), and one tiled product per round
+/// updates those distances. Unlike the paper there is no oversampling and no reclustering
+/// step: the drawn rows are the centres. Its cost is about one Lloyd iteration (`n k d`), where
+/// k-means++ makes `k` sequential passes over the data; with `rounds = k` it is k-means++
+/// (without the greedy trials).
+///
+/// Returns `k * d` centroids, row-major. `data` has at least `k >= 1` rows.
+pub(crate) fn kmeans_parallel<T: Element>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    rounds: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<f64> {
+    let n = data.len() / d;
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let mut closest = Vec::new();
+    let mut centres = first_centre(data, d, weights, rng, &mut closest);
+    let mut chosen = vec![false; n];
+    // The first centre's row (its distance is 0 unless duplicates tie it).
+    let mut count = 1;
+    let rounds = rounds.clamp(1, k.max(1));
+    let mut dist = Vec::new();
+    for r in 0..rounds {
+        if count >= k {
+            break;
+        }
+        let want = (k - count).div_ceil(rounds - r);
+        let cum = running_sum((0..n).map(|i| w(i) * closest[i]), n);
+        let pot = *cum.last().unwrap_or(&0.0);
+        let mut picked: Vec<usize> = Vec::with_capacity(want);
+        // Draws proportional to weight times distance, distinct, a few attempts; rows of zero
+        // weight or distance are never drawn here.
+        for _ in 0..8 {
+            if picked.len() >= want || pot <= 0.0 {
+                break;
+            }
+            let mut draws: Vec<usize> = (0..2 * (want - picked.len()))
+                .map(|_| search(&cum, rng.random::<f64>() * pot))
+                .collect();
+            draws.sort_unstable();
+            draws.dedup();
+            for i in draws {
+                if picked.len() < want && !chosen[i] && w(i) * closest[i] > 0.0 {
+                    chosen[i] = true;
+                    picked.push(i);
+                }
+            }
+        }
+        // Too few rows with positive mass (duplicates): the rest uniformly among the others.
+        while picked.len() < want {
+            let i = rng.random_range(0..n);
+            if !chosen[i] {
+                chosen[i] = true;
+                picked.push(i);
+            }
+        }
+        picked.sort_unstable();
+        let new: Vec<f64> = picked
+            .iter()
+            .flat_map(|&i| data[i * d..(i + 1) * d].iter().map(|v| v.to_f64()))
+            .collect();
+        count += picked.len();
+        centres.extend_from_slice(&new);
+        if count < k {
+            let m = picked.len();
+            distances_to(data, d, &new, m, &mut dist);
+            closest
+                .par_iter_mut()
+                .zip(dist.par_chunks_exact(m))
+                .for_each(|(cl, ds)| {
+                    for &v in ds {
+                        *cl = cl.min(v as f64);
+                    }
+                });
+        }
+    }
+    centres.truncate(k * d);
     centres
 }
 
@@ -189,6 +319,44 @@ mod tests {
                 assert_eq!(a.next_u64(), b.next_u64());
             }
         }
+    }
+
+    #[test]
+    fn parallel_init_picks_k_distinct_rows_and_spreads_them() {
+        // Sixteen tight groups far apart, 64 centres in 4 rounds: every group gets a centre,
+        // no row twice, the same centres for the same seed.
+        let mut data = Vec::new();
+        for g in 0..16 {
+            for i in 0..50 {
+                data.push(g as f64 * 100.0 + (i % 7) as f64 * 0.01);
+                data.push((g / 4) as f64 * 100.0 + (i / 7) as f64 * 0.01);
+            }
+        }
+        let run = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            kmeans_parallel(&data, 2, None, 64, 4, &mut rng)
+        };
+        let c = run(5);
+        assert_eq!(c.len(), 128);
+        let mut rows: Vec<(i64, i64)> = c
+            .chunks(2)
+            .map(|p| ((p[0] * 100.0).round() as i64, (p[1] * 100.0).round() as i64))
+            .collect();
+        let mut groups: Vec<i64> = c
+            .chunks(2)
+            .map(|p| (p[0] / 100.0).round() as i64 * 10 + (p[1] / 100.0).round() as i64)
+            .collect();
+        groups.sort();
+        groups.dedup();
+        assert_eq!(groups.len(), 16, "{groups:?}");
+        rows.sort();
+        rows.dedup();
+        assert_eq!(rows.len(), 64, "a row drawn twice");
+        assert_eq!(c, run(5));
+        // More centres than rows with mass: duplicates fill up from the other rows.
+        let dup = vec![1.0f64; 20];
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(kmeans_parallel(&dup, 1, None, 20, 3, &mut rng).len(), 20);
     }
 
     #[test]

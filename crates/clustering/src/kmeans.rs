@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::bounds::BoundsStepper;
 use crate::cpu::{CpuKind, CpuStepper, assign_parallel, mean_variance};
 use crate::cuda::CudaStepper;
-use crate::init::{kmeans_plusplus, random_points};
+use crate::init::{kmeans_parallel, kmeans_plusplus, random_points};
 use crate::lloyd::{LloydOutcome, LloydParams, ShiftLimit, Stepper, lloyd};
 use crate::{Element, KMeansError};
 
@@ -24,6 +24,16 @@ pub enum Init {
     KMeansPlusPlus,
     /// `k` distinct points drawn uniformly.
     Random,
+    /// k-means|| (Bahmani et al. 2012) in its simplest form: `rounds` rounds of drawing
+    /// about `k / rounds` centres at once, each with probability proportional to weight times
+    /// squared distance to the nearest centre so far; no oversampling or reclustering step.
+    /// About one Lloyd iteration of work, where k-means++ makes `k` passes over the data: the
+    /// initialisation for large `k`. `"k-means||"` parses to [`DEFAULT_PARALLEL_ROUNDS`]
+    /// rounds.
+    KMeansParallel {
+        /// Rounds of draws (at least 1; `k` rounds is k-means++ without the greedy trials).
+        rounds: usize,
+    },
     /// These centroids (`k` rows, `d` columns); `n_init` is then 1.
     Given(Array2<f64>),
 }
@@ -34,7 +44,29 @@ impl std::str::FromStr for Init {
         match s.to_ascii_lowercase().as_str() {
             "k-means++" | "kmeans++" | "plusplus" | "++" => Ok(Init::KMeansPlusPlus),
             "random" => Ok(Init::Random),
-            _ => Err(format!("init must be k-means++ or random, not `{s}`")),
+            "k-means||" | "kmeans||" | "k-means-parallel" | "parallel" => {
+                Ok(Init::KMeansParallel {
+                    rounds: DEFAULT_PARALLEL_ROUNDS,
+                })
+            }
+            _ => Err(format!(
+                "init must be k-means++, k-means|| or random, not `{s}`"
+            )),
+        }
+    }
+}
+
+/// Rounds of [`Init::KMeansParallel`] when it is named `"k-means||"`.
+pub const DEFAULT_PARALLEL_ROUNDS: usize = 64;
+
+impl Init {
+    /// The name `FromStr` accepts (`"given"` for [`Init::Given`]).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Init::KMeansPlusPlus => "k-means++",
+            Init::Random => "random",
+            Init::KMeansParallel { .. } => "k-means||",
+            Init::Given(_) => "given",
         }
     }
 }
@@ -607,6 +639,7 @@ pub(crate) fn initial_centroids<T: Element>(
     rng.set_stream(run as u64);
     match init {
         Init::KMeansPlusPlus => kmeans_plusplus(data, d, weights, k, &mut rng),
+        Init::KMeansParallel { rounds } => kmeans_parallel(data, d, weights, k, *rounds, &mut rng),
         Init::Random => random_points(data, d, k, &mut rng),
         Init::Given(c) => c.iter().copied().collect(),
     }
@@ -678,6 +711,11 @@ pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
     if p.n_init == 0 {
         return Err(KMeansError::InvalidParameter(
             "n_init must be at least 1".into(),
+        ));
+    }
+    if let Init::KMeansParallel { rounds: 0 } = p.init {
+        return Err(KMeansError::InvalidParameter(
+            "k-means|| needs at least 1 round".into(),
         ));
     }
     if p.k > u32::MAX as usize {
@@ -778,6 +816,80 @@ fn validate<'a, T: Element>(
     Ok(Validated { data, weights, d })
 }
 
+/// Euclidean distances of every row of `data` to every centroid (scikit-learn's
+/// `KMeans.transform`), `n x k`, in the data's type. Computed in `f64` (float32 data widened
+/// tile by tile, as scikit-learn's `euclidean_distances` does), through the same tiled matrix
+/// products as the assignment: `sqrt(max(0, |x|^2 + |c|^2 - 2 x.c))`.
+///
+/// # Complexity
+/// `O(n k d)` time, `O(n k)` for the result; on all CPU threads.
+///
+/// # Errors
+/// As [`predict`] (never [`KMeansError::Gpu`]: the distances are computed on the CPU), and
+/// [`KMeansError::OutOfMemory`] when the `n x k` result does not fit.
+///
+/// # Examples
+/// ```
+/// use clustering::transform;
+/// use ndarray::array;
+/// let centroids = array![[0.0f32, 0.0], [3.0, 4.0]];
+/// let points = array![[0.0f32, 0.0], [3.0, 0.0]];
+/// assert_eq!(transform(centroids.view(), points.view())?, array![[0.0, 5.0], [3.0, 4.0]]);
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn transform<T: Element>(
+    centroids: ArrayView2<'_, T>,
+    data: ArrayView2<'_, T>,
+) -> Result<Array2<T>, KMeansError> {
+    let (k, d) = centroids.dim();
+    let (c, x) = checked_pair(centroids, data)?;
+    let n = data.nrows();
+    let bytes = (n as u64).saturating_mul(k as u64) * size_of::<T>() as u64;
+    if let Some(available) = gpu_runtime::host_available_memory()
+        && bytes > available
+    {
+        return Err(KMeansError::OutOfMemory {
+            what: format!("the {n} x {k} distances"),
+            needed: bytes,
+            available,
+            hint: "transform the points in parts",
+        });
+    }
+    let out = crate::cpu::distances_parallel(x.as_slice().expect("standard layout"), d, &c, k);
+    Ok(Array2::from_shape_vec((n, k), out).expect("n * k distances"))
+}
+
+/// Centroids (in `f64`) and data checked for [`predict`] and [`transform`].
+fn checked_pair<'a, T: Element>(
+    centroids: ArrayView2<'_, T>,
+    data: ArrayView2<'a, T>,
+) -> Result<(Vec<f64>, CowArray<'a, T, Ix2>), KMeansError> {
+    let (k, d) = centroids.dim();
+    if k == 0 {
+        return Err(KMeansError::ZeroClusters);
+    }
+    if data.ncols() != d {
+        return Err(KMeansError::ShapeMismatch {
+            what: "data columns (the centroids' dimension)",
+            expected: d,
+            found: data.ncols(),
+        });
+    }
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    let c = centroids.as_standard_layout();
+    check_finite(c.as_slice().expect("standard layout"), d, 0)?;
+    let c: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+    let x: CowArray<'a, T, Ix2> = if data.is_standard_layout() {
+        CowArray::from(data)
+    } else {
+        CowArray::from(data.as_standard_layout().into_owned())
+    };
+    check_finite(x.as_slice().expect("standard layout"), d, 0)?;
+    Ok((c, x))
+}
+
 /// Index of the nearest centroid (ties to the lower index) of every row of `data`.
 ///
 /// # Complexity
@@ -803,29 +915,12 @@ pub fn predict<T: Element>(
     exec: Exec,
 ) -> Result<Vec<u32>, KMeansError> {
     let (k, d) = centroids.dim();
-    if k == 0 {
-        return Err(KMeansError::ZeroClusters);
-    }
-    if data.ncols() != d {
-        return Err(KMeansError::ShapeMismatch {
-            what: "data columns (the centroids' dimension)",
-            expected: d,
-            found: data.ncols(),
-        });
-    }
     let n = data.nrows();
-    if n == 0 {
+    if n == 0 && k > 0 && data.ncols() == d {
         return Ok(Vec::new());
     }
-    if d == 0 {
-        return Err(KMeansError::ZeroDimensions);
-    }
-    let c = centroids.as_standard_layout();
-    check_finite(c.as_slice().expect("standard layout"), d, 0)?;
-    let c: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
-    let x = data.as_standard_layout();
+    let (c, x) = checked_pair(centroids, data)?;
     let xs = x.as_slice().expect("standard layout");
-    check_finite(xs, d, 0)?;
     match exec.resolve(
         (n as u64).saturating_mul((k * d) as u64),
         KMEANS_GPU_THRESHOLD,

@@ -22,7 +22,8 @@ mod lloyd;
 pub use element::Element;
 pub use error::KMeansError;
 pub use kmeans::{
-    Algorithm, Convergence, Init, KMEANS_GPU_THRESHOLD, KMeans, KMeansResult, Progress, predict,
+    Algorithm, Convergence, DEFAULT_PARALLEL_ROUNDS, Init, KMEANS_GPU_THRESHOLD, KMeans,
+    KMeansResult, Progress, predict, transform,
 };
 #[cfg(test)]
 mod tests;

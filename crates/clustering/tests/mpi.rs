@@ -4,7 +4,7 @@
 //! differs in the last bit is overruled by rank 0's bits; a resume with another seed or init
 //! is refused; weighted runs from given centroids (weights from `.npy`, raw or CSV files)
 //! equal the library's weighted fit; unit weights equal no weights, bit for bit; bad weights
-//! and centroids fail on every rank.
+//! and centroids fail on every rank; every `--algorithm` gives the same result, bit for bit.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -481,5 +481,26 @@ fn bad_input_fails_cleanly_on_every_rank() {
     };
     let e = launch_with_restarts(&opts, |_, _| {}).unwrap_err();
     assert!(e.to_string().contains("clusters"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every `--algorithm` gives the same distributed result, bit for bit (each rank keeps the
+/// bounds of its own rows), and it is the library's.
+#[test]
+fn every_algorithm_gives_the_same_distributed_result() {
+    let (dir, input, _) = setup("algorithms");
+    let mut reports = Vec::new();
+    for a in ["lloyd", "hamerly", "yinyang", "elkan"] {
+        let extra = [OsString::from("--algorithm"), OsString::from(a)];
+        launch(&dir, &input, 3, a, How::with(&extra)).unwrap();
+        reports.push((a, report(&dir, a)));
+    }
+    let (_, lloyd) = &reports[0];
+    for (a, r) in &reports[1..] {
+        assert_eq!(r.0.centroid_bits, lloyd.0.centroid_bits, "{a}");
+        assert_eq!(r.0.iterations, lloyd.0.iterations, "{a}");
+        assert_eq!(r.0.inertia.to_bits(), lloyd.0.inertia.to_bits(), "{a}");
+        assert_eq!(r.1, lloyd.1, "{a} labels");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

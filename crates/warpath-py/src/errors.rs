@@ -90,6 +90,7 @@ impl ToPyErr for clustering::KMeansError {
             E::Gpu(g) => g.to_py_err(),
             E::Io { .. } => PyOSError::new_err(self.to_string()),
             E::Distributed(_) => PyRuntimeError::new_err(self.to_string()),
+            E::OutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
             _ => value(self),
         }
     }

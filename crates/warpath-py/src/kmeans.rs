@@ -1,6 +1,6 @@
 //! k-means: the native half of the `warpath.KMeans` estimator.
 
-use clustering::{Element, Init, KMeans, KMeansResult, predict};
+use clustering::{Algorithm, Element, Init, KMeans, KMeansResult, predict, transform};
 use ndarray::{Ix1, Ix2};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -13,6 +13,7 @@ use crate::errors::py_err;
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kmeans_fit, m)?)?;
     m.add_function(wrap_pyfunction!(kmeans_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(kmeans_transform, m)?)?;
     Ok(())
 }
 
@@ -42,7 +43,7 @@ type FitOutput<'py> = (
 /// read in place), `sample_weight` a 1-D array of the same dtype or `None`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, n_clusters, init, n_init, max_iter, tol, seed, backend, sample_weight=None))]
+#[pyo3(signature = (x, n_clusters, init, n_init, max_iter, tol, seed, backend, sample_weight=None, algorithm="auto"))]
 fn kmeans_fit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -54,6 +55,7 @@ fn kmeans_fit<'py>(
     seed: u64,
     backend: &str,
     sample_weight: Option<&Bound<'py, PyAny>>,
+    algorithm: &str,
 ) -> PyResult<FitOutput<'py>> {
     let params = KMeans::new(n_clusters)
         .init(parse_init(init)?)
@@ -61,7 +63,12 @@ fn kmeans_fit<'py>(
         .max_iter(max_iter)
         .tol(tol)
         .seed(seed)
-        .exec(parse_backend(backend)?);
+        .exec(parse_backend(backend)?)
+        .algorithm(
+            algorithm
+                .parse::<Algorithm>()
+                .map_err(PyValueError::new_err)?,
+        );
     dispatch!(x, Ix2, [f64, f32], |a| fit(a, py, &params, sample_weight))
 }
 
@@ -123,4 +130,30 @@ fn predict_labels<'py, T: Element + numpy::Element>(
     let labels = py.detach(|| predict(cv, xv, exec)).map_err(py_err)?;
     let labels: Vec<i32> = labels.into_iter().map(|l| l as i32).collect();
     Ok(labels.into_pyarray(py))
+}
+
+/// Native half of `KMeans.transform`: the Euclidean distances of every row of `x` to every
+/// centre (`n x k`, in the data's dtype); `centers` and `x` have the same dtype.
+#[pyfunction]
+#[pyo3(signature = (centers, x))]
+fn kmeans_transform<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    x: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    dispatch!(x, Ix2, [f64, f32], |a| distances(a, py, centers))
+}
+
+fn distances<'py, T: Element + numpy::Element>(
+    x: PyReadonlyArray2<'py, T>,
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let c = centers
+        .cast::<numpy::PyArray2<T>>()
+        .map_err(|_| PyTypeError::new_err("centers must be a 2-D array of the data's dtype"))?;
+    let c = readonly(c)?;
+    let (cv, xv) = (c.as_array(), x.as_array());
+    let out = py.detach(|| transform(cv, xv)).map_err(py_err)?;
+    Ok(out.into_pyarray(py).into_any())
 }

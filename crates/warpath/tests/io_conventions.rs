@@ -86,6 +86,48 @@ fn integer_npy_for_kmeans_and_bool_npy_for_lap() {
     assert_eq!(json(&out)["cost"], 0.0);
 }
 
+/// A float32 `.npy` file is clustered in float32 (centroids written as float32, as
+/// scikit-learn keeps `X`'s dtype), and every `--algorithm` gives the same result.
+#[test]
+fn float32_npy_stays_float32_and_algorithms_agree() {
+    let d = dir("npy-f32-kmeans");
+    let pts: Vec<f32> = (0..3000)
+        .map(|i| ((i * 7919) % 1000) as f32 * 0.01 + if i % 3 == 0 { 50.0 } else { 0.0 })
+        .collect();
+    npy(&d.join("p.npy"), &pts, &[1000, 3]);
+    let mut inertia = Vec::new();
+    for a in ["lloyd", "hamerly", "yinyang", "elkan", "auto"] {
+        let c = format!("c-{a}.npy");
+        let out = run(
+            &[
+                "kmeans",
+                "p.npy",
+                "--k",
+                "40",
+                "--algorithm",
+                a,
+                "--centroids",
+                &c,
+                "--json",
+            ],
+            &d,
+        );
+        assert!(out.status.success(), "{a}: {}", stderr(&out));
+        let v = json(&out);
+        assert_eq!(
+            (v["dtype"].as_str(), v["verified"].as_bool()),
+            (Some("f32"), Some(true))
+        );
+        assert_eq!(v["algorithm"], a);
+        inertia.push(v["inertia"].as_f64().unwrap().to_bits());
+        let c = warpath_io::read_array::<f32>(&d.join(&c)).unwrap();
+        assert_eq!(c.data.len(), 40 * 3);
+    }
+    assert!(inertia.iter().all(|&b| b == inertia[0]), "{inertia:?}");
+    let e = json_error(&["kmeans", "p.npy", "--algorithm", "fast"], &d, "usage");
+    assert!(e.contains("algorithm"), "{e}");
+}
+
 #[test]
 fn outputs_follow_their_extension_and_dash_is_standard_output() {
     let d = dir("outputs");

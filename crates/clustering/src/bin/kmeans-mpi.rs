@@ -17,7 +17,7 @@ use clap::Parser;
 use clustering::data::read_matrix;
 use clustering::distributed::{DistributedConfig, Input, run_distributed};
 use clustering::launch::BAD_JOB_EXIT_CODE;
-use clustering::{Init, KMeans};
+use clustering::{Algorithm, Init, KMeans};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::Communicator;
 
@@ -54,6 +54,10 @@ struct Args {
     /// Seed of the initialisation.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// How each rank assigns its points: auto, lloyd, hamerly, yinyang or elkan (each rank
+    /// keeps the bounds of its own rows; the result does not depend on it).
+    #[arg(long, default_value = "auto")]
+    algorithm: Algorithm,
     /// Checkpoint file (written atomically by rank 0 after every iteration).
     #[arg(long)]
     checkpoint: Option<PathBuf>,
@@ -105,7 +109,8 @@ fn main() {
             .init(init)
             .max_iter(args.max_iter)
             .tol(args.tol)
-            .seed(args.seed),
+            .seed(args.seed)
+            .algorithm(args.algorithm),
         checkpoint: args.checkpoint,
         resume: args.resume,
         output: args.out,

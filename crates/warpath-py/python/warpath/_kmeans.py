@@ -8,13 +8,14 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
-from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _native
 
 __all__ = ["KMeans"]
+
+ALGORITHMS = ("auto", "lloyd", "elkan", "hamerly", "yinyang")
 
 
 
@@ -37,8 +38,8 @@ def check_params(est, n, d, as_array):
         # scikit-learn's wording (its estimator checks look for "n_samples=1")
         raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
     if isinstance(est.init, str):
-        if est.init not in ("k-means++", "random"):
-            raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'random' or an array-like. Got {est.init!r} instead.")
+        if est.init not in ("k-means++", "k-means||", "random"):
+            raise ValueError(f"The 'init' parameter of KMeans must be 'k-means++', 'k-means||', 'random' or an array-like. Got {est.init!r} instead.")
         init = est.init
     else:
         init = as_array(est.init)
@@ -69,9 +70,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     ----------
     n_clusters : int, default=8
         Number of clusters.
-    init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features), default="k-means++"
-        Greedy k-means++ (``2 + ln k`` candidates per centre), ``n_clusters`` distinct points
-        drawn uniformly, or these initial centres (then one run).
+    init : {"k-means++", "k-means||", "random"} or array-like of shape (n_clusters, n_features), default="k-means++"
+        Greedy k-means++ (``2 + ln k`` candidates per centre; one pass over ``X`` per centre),
+        k-means|| (64 rounds each drawing ``n_clusters / 64`` centres at once with
+        probability proportional to the squared distance, about one iteration of work: for
+        large ``n_clusters``), ``n_clusters`` distinct points drawn uniformly, or these
+        initial centres (then one run).
     n_init : "auto" or int, default="auto"
         Runs from different initial centres; the lowest inertia wins. ``"auto"``: 1 for
         k-means++ and given centres, 10 for random.
@@ -85,6 +89,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         whatever the number of threads).
     backend : {"auto", "cpu", "cuda"}, default="auto"
         Where to run: ``"auto"`` uses the GPU when present and the work is large enough.
+    algorithm : {"auto", "lloyd", "elkan", "hamerly", "yinyang"}, default="auto"
+        How points are assigned; every choice gives the same result from the same start (the
+        exact nearest centre of every point at every iteration), they differ in speed and
+        memory. ``"lloyd"`` computes every distance (as scikit-learn's ``"lloyd"``);
+        ``"hamerly"`` keeps one lower bound per point, ``"yinyang"`` one per point and group
+        of about 16 centres, ``"elkan"`` one per point and centre (``4 n k`` bytes, refused
+        with ``MemoryError`` when that does not fit), and skip the distances the bounds
+        settle. ``"auto"``: Lloyd for ``max_iter=1``, Hamerly for ``n_clusters <= 32``,
+        Yinyang otherwise. (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same
+        labels and centres, faster.)
 
     Attributes
     ----------
@@ -109,8 +123,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     Notes
     -----
-    Complexity ``O(n k d)`` per iteration, divided among the CPU threads (rayon) or run on the
-    GPU. Data of dtype float64 or float32 in C order is read without a copy.
+    Complexity ``O(n k d)`` per iteration for Lloyd (tiled matrix products in the data's
+    dtype, settled exactly), far less once the bounds of the pruned algorithms hold; divided
+    among the CPU threads (rayon) or run on the GPU. Data of dtype float64 or float32 in C
+    order is read without a copy; float32 stays float32 (centre sums are accumulated in
+    float64). ``predict`` and ``transform`` use the same tiles.
 
     Examples
     --------
@@ -124,7 +141,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     True
     """
 
-    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, backend="auto"):
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, backend="auto", algorithm="auto"):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -132,6 +149,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.tol = tol
         self.random_state = random_state
         self.backend = backend
+        self.algorithm = algorithm
 
     # -- parameters ---------------------------------------------------------------------
 
@@ -172,9 +190,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         k, init, n_init, max_iter, tol = self._check_params(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(
+                f"The 'algorithm' parameter of KMeans must be a str among {sorted(ALGORITHMS)}. Got {self.algorithm!r} instead."
+            )
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         centers, labels, inertia, n_iter, backend = _native.kmeans_fit(
-            X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight
+            X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight, self.algorithm
         )
         self.cluster_centers_ = centers
         self.labels_ = labels
@@ -247,7 +269,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         X_new : ndarray of shape (n_samples, n_clusters)
         """
         X = self._test_data(X)
-        return euclidean_distances(X, self.cluster_centers_)
+        return _native.kmeans_transform(self.cluster_centers_, X)
 
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the inertia of ``X`` against the centres (higher is better).

@@ -27,10 +27,14 @@ def kmeans_fit(
     seed: int,
     backend: str,
     sample_weight: NDArray[np.floating[Any]] | None = None,
+    algorithm: str = "auto",
 ) -> tuple[NDArray[np.floating[Any]], NDArray[np.int32], float, int, str]: ...
 def kmeans_predict(
     centers: NDArray[np.floating[Any]], x: NDArray[np.floating[Any]], backend: str
 ) -> NDArray[np.int32]: ...
+def kmeans_transform(
+    centers: NDArray[np.floating[Any]], x: NDArray[np.floating[Any]]
+) -> NDArray[np.floating[Any]]: ...
 def kmeans_chunk_stats(
     x: NDArray[np.floating[Any]],
     centers: NDArray[np.float64],

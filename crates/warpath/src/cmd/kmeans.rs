@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clustering::data::{generate_blobs, read_npy, write_npy};
 use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
-use clustering::{Convergence, Init, KMeans, KMeansResult, predict};
+use clustering::{Algorithm, Convergence, Element, Init, KMeans, KMeansResult, predict};
 use gpu_runtime::{Backend, Exec};
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
@@ -49,7 +49,8 @@ pub(crate) struct Args {
     /// Number of clusters to find.
     #[arg(long, short, default_value_t = 8)]
     k: usize,
-    /// Initial centroids: k-means++ or random.
+    /// Initial centroids: k-means++ (greedy, as scikit-learn: k passes over the data),
+    /// k-means|| (64 rounds of D^2 draws: about one iteration of work, for large k) or random.
     #[arg(long, default_value = "k-means++")]
     init: Init,
     /// Start from these centroids (a k x d `.npy` or text table) instead of --init.
@@ -77,6 +78,17 @@ pub(crate) struct Args {
     /// Where to run: auto, cpu or cuda (distributed runs are CPU only).
     #[arg(long, default_value = "auto")]
     backend: Exec,
+    /// How points are assigned: auto, lloyd, hamerly, yinyang or elkan. Every choice gives
+    /// the same labels and centroids (the exact nearest centroid at every iteration); the
+    /// pruned ones skip the distances their bounds settle (Hamerly: 12 bytes a point,
+    /// Yinyang: 4 more per group of about 16 centroids, Elkan: 4 n k bytes). auto: lloyd for
+    /// --max-iter 1, hamerly for k <= 32, yinyang otherwise.
+    #[arg(long, default_value = "auto")]
+    algorithm: Algorithm,
+    /// Element type of generated points (f64 or f32; only with --generate). A float32 `.npy`
+    /// input is clustered in float32 as it is (no copy in float64).
+    #[arg(long, value_name = "TYPE")]
+    dtype: Option<String>,
     /// Write the label of every point: .txt (one per line), .csv (header `label`), .npy
     /// (int32, as scikit-learn's labels_) or - for standard output.
     #[arg(long, value_name = "FILE")]
@@ -138,6 +150,7 @@ fn check_generator_flags(args: &Args) -> Result<()> {
         ("--dim", args.dim.is_some()),
         ("--clusters", args.clusters.is_some()),
         ("--sigma", args.sigma.is_some()),
+        ("--dtype", args.dtype.is_some()),
     ] {
         if given {
             return Err(usage(format!(
@@ -174,6 +187,46 @@ fn load(args: &Args) -> Result<(Array2<f64>, String, Option<Vec<String>>)> {
         .ok_or_else(|| usage("an input file or --generate is needed"))?;
     let (data, header) = read_points(path, "the points")?;
     Ok((data, path.display().to_string(), header))
+}
+
+/// Points in the element type they are clustered in.
+enum Points {
+    F64(Array2<f64>),
+    F32(Array2<f32>),
+}
+
+/// The points as [`load`] reads them, except that a float32 `.npy` file stays float32 and
+/// `--dtype f32` generates float32 points.
+fn load_points(args: &Args) -> Result<(Points, String, Option<Vec<String>>)> {
+    let f32_npy = args.input.as_deref().is_some_and(|p| {
+        matches!(
+            warpath_io::npy_dtype(p),
+            Ok(Some(d)) if d.kind == warpath_io::npy::Kind::Float && d.size == 4
+        )
+    });
+    let f32_generated = match args.dtype.as_deref() {
+        None | Some("f64" | "float64") => false,
+        Some("f32" | "float32") => true,
+        Some(other) => {
+            return Err(usage(format!("--dtype must be f32 or f64, not `{other}`")));
+        }
+    };
+    if f32_npy && let Some(path) = args.input.as_deref() {
+        let a = warpath_io::read_array::<f32>(path)?;
+        let header = a.header.clone();
+        let (r, c, data) = a.into_matrix("the points").map_err(|e| e.in_file(path))?;
+        return Ok((
+            Points::F32(Array2::from_shape_vec((r, c), data)?),
+            path.display().to_string(),
+            header,
+        ));
+    }
+    let (data, what, header) = load(args)?;
+    Ok(if f32_generated {
+        (Points::F32(data.mapv(|v| v as f32)), what, header)
+    } else {
+        (Points::F64(data), what, header)
+    })
 }
 
 /// The outputs, checked before the work.
@@ -224,7 +277,22 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         return run_distributed(args, &outs, json);
     }
     check_backend(args.backend, "k-means", true)?;
-    let (data, what, header) = load(&args)?;
+    let (points, what, header) = load_points(&args)?;
+    match points {
+        Points::F64(data) => run_typed(&args, &outs, json, data, what, header),
+        Points::F32(data) => run_typed(&args, &outs, json, data, what, header),
+    }
+}
+
+/// A single-process fit on points of element type `T`.
+fn run_typed<T: Element + warpath_io::Element>(
+    args: &Args,
+    outs: &Outputs,
+    json: bool,
+    data: Array2<T>,
+    what: String,
+    header: Option<Vec<String>>,
+) -> Result<()> {
     let (n, d) = data.dim();
     let mut init_header = None;
     let init = match &args.init_centroids {
@@ -235,7 +303,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         }
         None => args.init.clone(),
     };
-    let (weights, weights_header) = load_weights(&args)?;
+    let (weights, weights_header) = load_weights(args)?;
+    let weights: Option<Array1<T>> = weights.map(|w| w.mapv(T::from_f64));
     // Header lines the table reader skipped, named in the report.
     let described = InputInfo {
         source: what.clone(),
@@ -257,7 +326,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         .convergence(args.convergence)
         .n_init(args.n_init)
         .seed(args.seed)
-        .exec(args.backend);
+        .exec(args.backend)
+        .algorithm(args.algorithm);
     let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
     let t = Instant::now();
     let cpu0 = process_cpu_seconds();
@@ -272,9 +342,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let seconds = t.elapsed().as_secs_f64();
     let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
-    let verified = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
+    let check = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
+    let verified = check.ok;
     let plot_note = write_outputs(
-        &outs,
+        outs,
         data.view(),
         &fit.labels,
         &fit.centroids,
@@ -284,11 +355,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "n": n, "d": d, "k": args.k, "backend": fit.backend, "seconds": seconds,
+                "n": n, "d": d, "k": args.k, "dtype": <T as Element>::NAME, "algorithm": args.algorithm.name(),
+                "backend": fit.backend, "seconds": seconds,
                 "cpu_seconds": cpu_seconds,
                 "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
                 "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
-                "verified": verified, "centroids": fit.centroids.outer_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+                "verified": verified, "verified_points": check.points, "centroids": fit.centroids.outer_iter().map(|r| r.iter().map(|v| v.to_f64()).collect::<Vec<_>>()).collect::<Vec<_>>(),
                 "plot": plot_note,
                 "header": header, "init_centroids_header": init_header,
                 "weights_header": weights_header,
@@ -302,7 +374,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             fit.backend
         );
         println!(
-            "  {} iterations ({}), inertia {:.6e}, verified: {}",
+            "  {} iterations ({}), inertia {:.6e}, {} ({}), verified: {}{}",
             fit.iterations,
             if fit.converged {
                 "converged"
@@ -310,11 +382,22 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "did not converge"
             },
             fit.inertia,
-            if verified { "yes" } else { "NO" }
+            <T as Element>::NAME,
+            args.algorithm.name(),
+            if verified { "yes" } else { "NO" },
+            if check.points < n {
+                format!(" (labels of {} sampled points)", check.points)
+            } else {
+                String::new()
+            }
         );
         for (j, c) in fit.centroids.outer_iter().enumerate().take(16) {
             let size = fit.labels.iter().filter(|&&l| l as usize == j).count();
-            let coords: Vec<String> = c.iter().take(8).map(|v| format!("{v:.4}")).collect();
+            let coords: Vec<String> = c
+                .iter()
+                .take(8)
+                .map(|v| format!("{:.4}", v.to_f64()))
+                .collect();
             println!(
                 "  cluster {j:>3}: {size:>9} points at [{}{}]",
                 coords.join(", "),
@@ -359,42 +442,74 @@ fn load_weights(args: &Args) -> Result<(Option<Array1<f64>>, Header)> {
     Ok((Some(Array1::from(w)), header))
 }
 
+/// Most point-centroid distances [`verify`] recomputes: above it, the labels of an even
+/// sample of points are checked (every point's own distance still enters the inertia check).
+const VERIFY_DISTANCES: usize = 200_000_000;
+
+/// What [`verify`] found.
+struct Verified {
+    ok: bool,
+    /// Points whose label was checked against every centroid.
+    points: usize,
+}
+
 /// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
-/// near-ties) and the (weighted) inertia is what labels and centroids say.
-fn verify(
-    data: ArrayView2<'_, f64>,
-    weights: Option<ArrayView1<'_, f64>>,
-    fit: &KMeansResult<f64>,
-) -> Result<bool> {
+/// near-ties; for large `n k d` on an even sample of points) and the (weighted) inertia is
+/// what labels and centroids say.
+fn verify<T: Element>(
+    data: ArrayView2<'_, T>,
+    weights: Option<ArrayView1<'_, T>>,
+    fit: &KMeansResult<T>,
+) -> Result<Verified> {
+    let (n, d) = data.dim();
+    let k = fit.centroids.nrows();
     if fit.centroids.iter().any(|v| !v.is_finite()) {
-        return Ok(false);
+        return Ok(Verified {
+            ok: false,
+            points: 0,
+        });
     }
+    let stride = (n * k * d).div_ceil(VERIFY_DISTANCES).max(1);
     let mut inertia = 0.0;
+    let mut points = 0;
     for (i, (x, &l)) in data.outer_iter().zip(&fit.labels).enumerate() {
         let dist = |j: usize| -> f64 {
             x.iter()
                 .zip(fit.centroids.row(j))
-                .map(|(a, b)| (a - b) * (a - b))
+                .map(|(a, b)| (a.to_f64() - b.to_f64()) * (a.to_f64() - b.to_f64()))
                 .sum()
         };
         let mine = dist(l as usize);
-        let best = (0..fit.centroids.nrows())
-            .map(dist)
-            .fold(f64::INFINITY, f64::min);
-        if mine > best + 1e-9 * (1.0 + best) {
-            return Ok(false);
+        if i % stride == 0 {
+            points += 1;
+            let best = (0..k).map(dist).fold(f64::INFINITY, f64::min);
+            // The labels were settled against f64 centroids; the centroids here are rounded
+            // to the data's type, which moves distances by about that type's precision.
+            let slack = if size_of::<T>() == 4 {
+                1e-5 * (1.0 + best + x.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>())
+            } else {
+                1e-9 * (1.0 + best)
+            };
+            if mine > best + slack {
+                return Ok(Verified { ok: false, points });
+            }
         }
-        inertia += weights.map_or(1.0, |w| w[i]) * mine;
+        inertia += weights.map_or(1.0, |w| w[i].to_f64()) * mine;
     }
-    Ok((inertia - fit.inertia).abs() <= 1e-6 * (1.0 + inertia))
+    // The centroids are rounded to the data's type on output: allow that rounding.
+    let tol = if size_of::<T>() == 4 { 1e-4 } else { 1e-6 };
+    Ok(Verified {
+        ok: (inertia - fit.inertia).abs() <= tol * (1.0 + inertia),
+        points,
+    })
 }
 
 /// Writes labels, centroids and the plot; returns what the plot shows (for the report).
-fn write_outputs(
+fn write_outputs<T: Element + warpath_io::Element>(
     outs: &Outputs,
-    data: ArrayView2<'_, f64>,
+    data: ArrayView2<'_, T>,
     labels: &[u32],
-    centroids: &Array2<f64>,
+    centroids: &Array2<T>,
     header: Option<&[String]>,
 ) -> Result<Option<String>> {
     if let Some(o) = &outs.labels {
@@ -402,7 +517,7 @@ fn write_outputs(
         o.write_array(&l, None, Some(&["label".to_owned()]))?;
     }
     if let Some(o) = &outs.centroids {
-        let flat: Vec<f64> = centroids.iter().copied().collect();
+        let flat: Vec<T> = centroids.iter().copied().collect();
         o.write_array(&flat, Some(centroids.ncols()), header)?;
     }
     let Some(p) = &outs.plot else {
@@ -415,8 +530,14 @@ fn write_outputs(
             .and_then(|h| h.get(i).cloned())
             .unwrap_or_else(|| format!("column {}", i + 1))
     };
-    let points: Vec<(f64, f64)> = data.outer_iter().map(|r| (r[xi], r[yi])).collect();
-    let marks: Vec<(f64, f64)> = centroids.outer_iter().map(|c| (c[xi], c[yi])).collect();
+    let points: Vec<(f64, f64)> = data
+        .outer_iter()
+        .map(|r| (r[xi].to_f64(), r[yi].to_f64()))
+        .collect();
+    let marks: Vec<(f64, f64)> = centroids
+        .outer_iter()
+        .map(|c| (c[xi].to_f64(), c[yi].to_f64()))
+        .collect();
     let title = format!("k-means, k = {}", centroids.nrows());
     let (x_label, y_label) = (name(xi), name(yi));
     let scatter = warpath_io::plot::Scatter {
@@ -497,8 +618,7 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
     // Given centroids and weights are read by every rank from the files named here.
     match (&args.init_centroids, &args.init) {
         (Some(p), _) => worker_args.extend(["--init-centroids".into(), p.clone().into()]),
-        (None, Init::Random) => worker_args.extend(["--init".into(), "random".into()]),
-        (None, _) => worker_args.extend(["--init".into(), "k-means++".into()]),
+        (None, init) => worker_args.extend(["--init".into(), init.name().into()]),
     }
     if let Some(w) = &args.weights {
         // Every rank reads its shard of an f64 .npy file: other weights files are converted
@@ -525,6 +645,8 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
         args.tol.to_string().into(),
         "--seed".into(),
         args.seed.to_string().into(),
+        "--algorithm".into(),
+        args.algorithm.name().into(),
         "--out".into(),
         report_path.clone().into_os_string(),
         "--labels".into(),
@@ -566,7 +688,7 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
     };
     let weights = load_weights(&args)?.0;
     let verified =
-        fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
+        fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?.ok;
     let plot_note = write_outputs(outs, data.view(), &labels, &centroids, header.as_deref())?;
     let _ = std::fs::remove_file(&report_path);
     let _ = std::fs::remove_file(&labels_path);
