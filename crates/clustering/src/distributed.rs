@@ -511,7 +511,7 @@ pub fn run_distributed<C: Communicator>(
 
     let groups = agree(
         world,
-        groups_for(p.algorithm, data.len() / d, d, p.k, p.max_iter),
+        groups_for(p.algorithm, data.len() / d, d, 8, p.k, p.max_iter),
     )?;
     let mut stepper = MpiStepper {
         world,

@@ -55,6 +55,28 @@ fn distances_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, out
         .for_each_init(|| (Scratch::new(), Vec::new()), work);
 }
 
+/// Lowers every row's `closest` squared distance to its distance to the nearest of the `m`
+/// centres `centres` (tile by tile: no `n x m` array).
+fn lower_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, closest: &mut [f64]) {
+    let method = if d >= 12 {
+        Method::Gemm
+    } else {
+        Method::Direct
+    };
+    let cent = Centres::<T>::new(centres, m, d, None, method, false);
+    let work = |s: &mut (Scratch<T>, Vec<f64>), (x, cl): (&[T], &mut [f64])| {
+        sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
+        for (c, ds) in cl.iter_mut().zip(s.1.chunks_exact(m)) {
+            for &v in ds {
+                *c = c.min(v);
+            }
+        }
+    };
+    data.par_chunks(TILE_ROWS * d)
+        .zip(closest.par_chunks_mut(TILE_ROWS))
+        .for_each_init(|| (Scratch::new(), Vec::new()), work);
+}
+
 /// The first centre: a row drawn with probability proportional to its weight (scikit-learn's
 /// `random_state.choice(n, p=sample_weight / sample_weight.sum())`), and every row's squared
 /// distance to it.
@@ -182,7 +204,6 @@ pub(crate) fn kmeans_parallel<T: Element>(
     // The first centre's row (its distance is 0 unless duplicates tie it).
     let mut count = 1;
     let rounds = rounds.clamp(1, k.max(1));
-    let mut dist = Vec::new();
     for r in 0..rounds {
         if count >= k {
             break;
@@ -225,16 +246,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
         count += picked.len();
         centres.extend_from_slice(&new);
         if count < k {
-            let m = picked.len();
-            distances_to(data, d, &new, m, &mut dist);
-            closest
-                .par_iter_mut()
-                .zip(dist.par_chunks_exact(m))
-                .for_each(|(cl, ds)| {
-                    for &v in ds {
-                        *cl = cl.min(v as f64);
-                    }
-                });
+            lower_to(data, d, &new, picked.len(), &mut closest);
         }
     }
     centres.truncate(k * d);

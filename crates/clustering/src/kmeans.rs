@@ -401,36 +401,38 @@ impl KMeans {
             KMEANS_GPU_THRESHOLD,
         )?;
         match target {
-            Target::Cpu => match groups_for(self.algorithm, n, d, self.k, self.max_iter)? {
-                None => {
-                    let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
-                    self.fit_runs(
-                        &input,
-                        &mut s,
-                        Backend::Cpu,
-                        observer,
-                        |s| {
-                            s.labels = vec![u32::MAX; s.data.len() / s.d];
-                            Ok(())
-                        },
-                        |s| Ok(std::mem::take(&mut s.labels)),
-                    )
+            Target::Cpu => {
+                match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.max_iter)? {
+                    None => {
+                        let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
+                        self.fit_runs(
+                            &input,
+                            &mut s,
+                            Backend::Cpu,
+                            observer,
+                            |s| {
+                                s.labels = vec![u32::MAX; s.data.len() / s.d];
+                                Ok(())
+                            },
+                            |s| Ok(std::mem::take(&mut s.labels)),
+                        )
+                    }
+                    Some(t) => {
+                        let mut s = BoundsStepper::new(input.slice(), d, input.w(), t);
+                        self.fit_runs(
+                            &input,
+                            &mut s,
+                            Backend::Cpu,
+                            observer,
+                            |s| {
+                                s.reset();
+                                Ok(())
+                            },
+                            |s| Ok(std::mem::take(&mut s.labels)),
+                        )
+                    }
                 }
-                Some(t) => {
-                    let mut s = BoundsStepper::new(input.slice(), d, input.w(), t);
-                    self.fit_runs(
-                        &input,
-                        &mut s,
-                        Backend::Cpu,
-                        observer,
-                        |s| {
-                            s.reset();
-                            Ok(())
-                        },
-                        |s| Ok(std::mem::take(&mut s.labels)),
-                    )
-                }
-            },
+            }
             Target::Cuda(gpu) => {
                 let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
                 self.fit_runs(
@@ -563,8 +565,11 @@ impl KMeans {
 pub(crate) const YINYANG_GROUP_SIZE: usize = 16;
 
 /// The share of the available memory [`Algorithm::Auto`] and [`Algorithm::Yinyang`] let the
-/// bounds take (the number of groups shrinks to fit).
+/// bounds take at most (the number of groups shrinks to fit).
 const BOUNDS_MEMORY_SHARE: u64 = 4;
+/// ... and never more than this many times the data's own bytes (or 256 MiB), so that the
+/// bounds do not dominate the memory of a run.
+const BOUNDS_DATA_MULTIPLE: u64 = 2;
 
 /// The number of centre groups of the pruned algorithms (`None`: plain Lloyd) for `n` points,
 /// `d` dimensions and `k` clusters; checks that the bounds fit in memory.
@@ -576,6 +581,7 @@ pub(crate) fn groups_for(
     algorithm: Algorithm,
     n: usize,
     d: usize,
+    elem_bytes: usize,
     k: usize,
     max_iter: usize,
 ) -> Result<Option<usize>, KMeansError> {
@@ -588,13 +594,15 @@ pub(crate) fn groups_for(
         available: available.unwrap_or(0) / 2,
         hint: "use algorithm yinyang (fewer groups), hamerly or lloyd",
     };
-    let _ = d;
     let yinyang = |cap: u64| {
         let by_size = (k / YINYANG_GROUP_SIZE).max(1);
         let by_memory = (cap / (4 * n.max(1) as u64)).max(1) as usize;
         by_size.min(by_memory)
     };
-    let budget = available.map_or(1 << 30, |a| a / BOUNDS_MEMORY_SHARE);
+    let data_bytes = (n as u64) * (d as u64) * elem_bytes as u64;
+    let budget = available
+        .map_or(1 << 30, |a| a / BOUNDS_MEMORY_SHARE)
+        .min((BOUNDS_DATA_MULTIPLE * data_bytes).max(256 << 20));
     Ok(match algorithm {
         Algorithm::Lloyd => None,
         Algorithm::Hamerly => {

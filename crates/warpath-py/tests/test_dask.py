@@ -295,3 +295,12 @@ def test_bad_parameters(client):
         KMeans(2, init=np.zeros((3, 3))).fit(X)
     with pytest.raises(ValueError, match="'init' parameter"):
         KMeans(2, init="kmeans||").fit(X)
+    with pytest.raises(ValueError, match="stateless chunk tasks"):
+        KMeans(2, algorithm="yinyang").fit(X)
+
+
+def test_k_means_parallel_init_and_auto_algorithm(client):
+    X = da.from_array(blobs(n=3000), chunks=700)
+    a = KMeans(4, init="k-means||", random_state=1, algorithm="auto").fit(X)
+    b = KMeans(4, init="k-means||", random_state=1).fit(X)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)

@@ -137,3 +137,34 @@ def test_cuda_backend_without_gpu(rng):
     X, _ = blobs(rng, n=20)
     with pytest.raises(warpath.GpuError):
         KMeans(2, backend="cuda").fit(X)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_algorithm_gives_lloyds_result(rng, dtype):
+    # embedding-like: many clusters in 40 dimensions (the product path), and d = 3 (direct)
+    for d, k in [(40, 60), (3, 20)]:
+        X, _ = blobs(rng, n=3000, d=d, k=k, dtype=dtype)
+        init = X[:k].astype(np.float64)
+        fits = {
+            a: KMeans(k, init=init, max_iter=15, tol=0, algorithm=a, backend="cpu").fit(X)
+            for a in ["lloyd", "elkan", "hamerly", "yinyang", "auto"]
+        }
+        base = fits["lloyd"]
+        for a, f in fits.items():
+            np.testing.assert_array_equal(f.labels_, base.labels_, err_msg=a)
+            np.testing.assert_array_equal(f.cluster_centers_, base.cluster_centers_, err_msg=a)
+            assert f.inertia_ == base.inertia_ and f.n_iter_ == base.n_iter_, a
+    with pytest.raises(ValueError, match="algorithm"):
+        KMeans(3, algorithm="fast").fit(X)
+
+
+def test_float32_is_read_without_a_copy_and_k_means_parallel_init(rng):
+    X, _ = blobs(rng, n=4000, d=16, k=30, dtype=np.float32)
+    km = KMeans(30, init="k-means||", random_state=3, backend="cpu").fit(X)
+    assert km.cluster_centers_.dtype == np.float32
+    again = KMeans(30, init="k-means||", random_state=3, backend="cpu").fit(X)
+    np.testing.assert_array_equal(km.cluster_centers_, again.cluster_centers_)
+    # the distances of transform are those of scikit-learn (both widen float32 to float64)
+    theirs = sklearn.cluster.KMeans(30, init=km.cluster_centers_, n_init=1).fit(X)
+    theirs.cluster_centers_ = km.cluster_centers_
+    np.testing.assert_allclose(km.transform(X[:500]), theirs.transform(X[:500]), rtol=1e-5, atol=1e-5)

@@ -392,8 +392,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default=8
         Number of clusters.
-    init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features), default="k-means++"
-        Greedy k-means++ or random distinct rows, drawn from a fixed subsample of
+    init : {"k-means++", "k-means||", "random"} or array-like of shape (n_clusters, n_features), default="k-means++"
+        Greedy k-means++, k-means|| (rounds of D^2 draws, see ``warpath.KMeans``) or random
+        distinct rows, drawn from a fixed subsample of
         ``init_sample`` rows (rows ``i n / s``; all rows when there are fewer, and then the
         choice is ``warpath.KMeans``'s for the same ``random_state``), or these centres.
     n_init : "auto" or int, default="auto"
@@ -412,6 +413,13 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         rounding, and a re-run task may differ in the last bits).
     init_sample : int, default=65536
         Rows of the subsample that k-means++ and random initialisation use.
+    algorithm : {"lloyd", "auto"}, default="lloyd"
+        Every chunk task computes every distance of its rows (the tiled matrix products of
+        ``warpath.KMeans``, settled exactly: the same labels). The pruned algorithms of
+        ``warpath.KMeans`` keep bounds per point from one iteration to the next; chunk tasks
+        here keep nothing, so that a task lost with its worker is recomputed anywhere with
+        the same result, and ``"hamerly"``, ``"yinyang"`` and ``"elkan"`` are refused.
+        ``"auto"`` is ``"lloyd"`` (as dask-ml's only ``"full"``).
     progress : bool, default=False
         Show a one-line progress bar on standard error.
 
@@ -462,6 +470,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         random_state=None,
         backend="cpu",
         init_sample=INIT_SAMPLE_ROWS,
+        algorithm="lloyd",
         progress=False,
     ):
         self.n_clusters = n_clusters
@@ -472,12 +481,19 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.backend = backend
         self.init_sample = init_sample
+        self.algorithm = algorithm
         self.progress = progress
 
     # -- parameters ---------------------------------------------------------------------
 
     def _check_params(self, n, d):
         integral("init_sample", self.init_sample, 1)
+        if self.algorithm not in ("lloyd", "auto"):
+            raise ValueError(
+                f"The 'algorithm' parameter of warpath.dask.KMeans must be 'lloyd' or 'auto', not {self.algorithm!r}: "
+                "the pruned algorithms keep bounds per point across iterations, which stateless chunk tasks cannot "
+                "(use warpath.KMeans for them)."
+            )
 
         def as_array(a):
             init = np.array(a, dtype=np.float64, copy=True, order="C")
