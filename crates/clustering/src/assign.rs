@@ -13,13 +13,14 @@
 //! - **Gemm** (the shapes embeddings come in): a tile of [`TILE_ROWS`] points against a tile of
 //!   [`TILE_CENTRES`] centres is one matrix product in the element type (the `gemm` crate:
 //!   cache-blocked, AVX-512 or AVX2+FMA micro-kernels chosen at run time), giving
-//!   `e_j = |c_j|^2 - 2 x.c_j` (the squared distance less `|x|^2`). A scan over the tile keeps
-//!   the [`TOP`] smallest values of every point. Each value is within `err(x)` of the exact one
-//!   (a bound on the rounding of a `d`-term dot product, [`Centres::err`]); the label is then
-//!   settled exactly: if one candidate leads the others by more than `2 err(x)`, it is the
-//!   label; otherwise the candidates within `2 err(x)` of the best are compared with
-//!   [`dist2_f64`] (and if more than `TOP - 1` are that close, every centre is). In float32 a
-//!   few points in a thousand need that check; it costs `O(d)` each.
+//!   `e_j = |c_j|^2 - 2 x.c_j` (the squared distance less `|x|^2`). Each value is within
+//!   `err(x)` of the exact one (a bound on the rounding of a `d`-term dot product,
+//!   [`Centres::err`]). A scan of the tile (a vectorised minimum, then the values near it)
+//!   keeps every point's [`Band`]: the smallest value and every centre within `2 err(x)` of
+//!   it. The label is then settled exactly: a lone candidate is the label; otherwise the
+//!   candidates are compared with [`dist2_f64`] (and if more than [`BAND`] are that close,
+//!   every centre is). In float32 a few points in a thousand need that check; it costs `O(d)`
+//!   each.
 //!
 //! The `n x k` distance matrix never exists beyond one tile (`TILE_ROWS x TILE_CENTRES`).
 
@@ -31,8 +32,6 @@ pub(crate) const TILE_ROWS: usize = 256;
 /// Centres per matrix product: the product tile (`TILE_ROWS x TILE_CENTRES` values) stays in
 /// the L2 cache while it is scanned.
 pub(crate) const TILE_CENTRES: usize = 512;
-/// Candidates kept per point by the scan of a product tile.
-pub(crate) const TOP: usize = 4;
 /// Centres per block of the direct path (one AVX-512 register of `f64`).
 pub(crate) const LANES: usize = 8;
 /// The most dimensions the blocked direct path takes (more go one centre at a time).
@@ -162,99 +161,226 @@ impl<T: Element> Centres<T> {
         let r = xn2.sqrt() + self.cmax;
         (3.0 * (self.d as f64 + 8.0) * u + 4.0 * (self.d as f64 + 4.0) * f64::EPSILON) * r * r
     }
+
+    /// The width of a point's [`Band`]: `2.1 err(x)` in the element type. The extra tenth covers
+    /// the rounding of `best + width` (the error bound is at least `60 u |best|`).
+    #[inline]
+    pub(crate) fn band_width(&self, xn2: f64) -> T {
+        T::from_f64(2.1 * self.err(xn2))
+    }
 }
 
-/// The [`TOP`] smallest product values of one point (storage slots), smallest first, and a
-/// floor: every centre that was scanned but is not in the list has a value of at least
-/// [`Top::floor`].
+/// The product values of one point that may belong to its nearest centre: the smallest value
+/// scanned, and every scanned centre whose value is within `width` of it (`width` is a little
+/// more than twice the point's error bound, so every centre that the rounding could make the
+/// nearest is listed), up to [`BAND`] of them.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Top<T> {
-    pub(crate) val: [T; TOP],
-    pub(crate) slot: [u32; TOP],
+pub(crate) struct Band<T> {
+    /// Listed values (unordered) and their storage slots.
+    pub(crate) val: [T; BAND],
+    pub(crate) slot: [u32; BAND],
     pub(crate) len: u32,
-    /// The floor of lists merged into this one.
-    merged_floor: T,
+    /// The smallest value scanned and its slot (`u32::MAX` before any).
+    pub(crate) best: T,
+    pub(crate) best_slot: u32,
+    /// The smallest value of the other scanned centres.
+    second: T,
+    /// The band's width.
+    width: T,
+    /// More centres fell within the band than it lists.
+    overflow: bool,
 }
 
-impl<T: Element> Top<T> {
-    pub(crate) fn new() -> Self {
-        Top {
-            val: [T::MAX; TOP],
-            slot: [u32::MAX; TOP],
+/// Most centres a [`Band`] lists.
+pub(crate) const BAND: usize = 8;
+
+impl<T: Element> Band<T> {
+    /// An empty band of `width` (from [`Centres::band_width`]).
+    pub(crate) fn new(width: T) -> Self {
+        Band {
+            val: [T::MAX; BAND],
+            slot: [u32::MAX; BAND],
             len: 0,
-            merged_floor: T::MAX,
+            best: T::MAX,
+            best_slot: u32::MAX,
+            second: T::MAX,
+            width,
+            overflow: false,
         }
     }
 
-    /// A lower bound on the value of every scanned centre that is not in the list.
+    /// Every scanned centre that is not listed has a value at least this: it is not the
+    /// best, so at least the second smallest, and (unless the band overflowed) above the band.
     #[inline]
     pub(crate) fn floor(&self) -> T {
-        if self.merged_floor < self.val[TOP - 1] {
-            self.merged_floor
+        let above = self.best + self.width;
+        if self.overflow || self.second > above {
+            self.second
         } else {
-            self.val[TOP - 1]
+            above
         }
     }
 
-    /// Adds the candidates of another list (of other centres).
-    pub(crate) fn merge(&mut self, other: &Top<T>) {
-        for i in 0..other.len as usize {
-            if other.val[i] < self.bar() {
-                self.insert(other.val[i], other.slot[i]);
+    /// The smallest listed value of a slot other than `not` (the floor when none).
+    pub(crate) fn second(&self, not: u32) -> T {
+        let mut v = self.floor();
+        for i in 0..self.len as usize {
+            if self.slot[i] != not && self.val[i] < v {
+                v = self.val[i];
             }
         }
-        let f = other.floor();
-        if f < self.merged_floor {
-            self.merged_floor = f;
+        v
+    }
+
+    #[inline(always)]
+    fn push(&mut self, v: T, slot: u32) {
+        if (self.len as usize) < BAND {
+            self.val[self.len as usize] = v;
+            self.slot[self.len as usize] = slot;
+            self.len += 1;
+        } else {
+            self.overflow = true;
         }
     }
 
-    /// The value a new candidate must be below to enter.
+    /// A new smallest value: drops the entries it leaves out of the band.
     #[inline(always)]
-    fn bar(&self) -> T {
-        self.val[TOP - 1]
-    }
-
-    #[inline(always)]
-    fn insert(&mut self, v: T, slot: u32) {
-        let mut p = TOP - 1;
-        while p > 0 && v < self.val[p - 1] {
-            self.val[p] = self.val[p - 1];
-            self.slot[p] = self.slot[p - 1];
-            p -= 1;
+    fn lower_best(&mut self, v: T, slot: u32) {
+        self.best = v;
+        self.best_slot = slot;
+        let bar = v + self.width;
+        let mut w = 0;
+        for i in 0..self.len as usize {
+            if self.val[i] <= bar {
+                self.val[w] = self.val[i];
+                self.slot[w] = self.slot[i];
+                w += 1;
+            }
         }
-        self.val[p] = v;
-        self.slot[p] = slot;
-        self.len = (self.len + 1).min(TOP as u32);
+        self.len = w as u32;
     }
 
-    /// Takes the values `norms[j] + row[j]` of slots `first + j`.
+    /// Adds the entries of another band of the same point (other centres, the same width).
+    pub(crate) fn merge(&mut self, other: &Band<T>) {
+        if other.best_slot == u32::MAX {
+            return;
+        }
+        self.overflow |= other.overflow;
+        if self.best_slot == u32::MAX || other.best < self.best {
+            let second = if other.second < self.best {
+                other.second
+            } else {
+                self.best
+            };
+            self.lower_best(other.best, other.best_slot);
+            self.second = second;
+        } else if other.best < self.second {
+            self.second = other.best;
+        }
+        let bar = self.best + self.width;
+        for i in 0..other.len as usize {
+            if other.val[i] <= bar {
+                self.push(other.val[i], other.slot[i]);
+            }
+        }
+    }
+
+    /// Takes the values `norms[j] + row[j]` of slots `first + j`: the smallest value of the
+    /// row (and with `SECOND` the second smallest, which [`Band::floor`] then uses), vectorised
+    /// per lane, then the entries within the band. Without `SECOND` every other centre is only
+    /// known to be at least the best.
     #[inline(always)]
-    fn scan(&mut self, row: &[T], norms: &[T], first: usize) {
+    fn scan<const SECOND: bool>(&mut self, row: &[T], norms: &[T], first: usize) {
         const W: usize = 16;
         let (rows, rrest) = row.as_chunks::<W>();
-        let (ns, _) = norms.as_chunks::<W>();
+        let (ns, nrest) = norms.as_chunks::<W>();
+        let mut m1 = [T::MAX; W];
+        let mut m2 = [T::MAX; W];
+        for (r, n) in rows.iter().zip(ns) {
+            for l in 0..W {
+                let v = n[l] + r[l];
+                if SECOND {
+                    let hi = if v > m1[l] { v } else { m1[l] };
+                    m2[l] = if hi < m2[l] { hi } else { m2[l] };
+                }
+                m1[l] = if v < m1[l] { v } else { m1[l] };
+            }
+        }
+        let (mut m, mut m_2) = (T::MAX, T::MAX);
+        let mut add = |v: T| {
+            if v < m {
+                m_2 = m;
+                m = v;
+            } else if v < m_2 {
+                m_2 = v;
+            }
+        };
+        for l in 0..W {
+            add(m1[l]);
+            add(m2[l]);
+        }
+        for (&n, &r) in nrest.iter().zip(rrest) {
+            add(n + r);
+        }
+        // The other centres' smallest value: with a new best, the old best or this tile's
+        // second; otherwise this tile's smallest may be it.
+        if !SECOND {
+            // Nothing known beyond "at least the best" (set once the best is final below).
+        } else if self.best_slot == u32::MAX || m < self.best {
+            let keep = if self.best < m_2 { self.best } else { m_2 };
+            self.second = if keep < self.second {
+                keep
+            } else {
+                self.second
+            };
+        } else if m < self.second {
+            self.second = m;
+        }
+        let fresh = self.best_slot == u32::MAX || m < self.best;
+        if !fresh && m > self.best + self.width {
+            return;
+        }
+        if !SECOND && fresh {
+            self.second = m;
+        }
+
+        // The tile holds the smallest value so far or values within the band of it.
+        if fresh {
+            self.lower_best(m, u32::MAX);
+        }
+        let bar = self.best + self.width;
+        let mut found = u32::MAX;
         for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
-            let bar = self.bar();
             let mut any = false;
             for l in 0..W {
-                any |= n[l] + r[l] < bar;
+                any |= n[l] + r[l] <= bar;
             }
             if any {
                 for l in 0..W {
                     let v = n[l] + r[l];
-                    if v < self.bar() {
-                        self.insert(v, (first + b * W + l) as u32);
+                    if v <= bar {
+                        let j = (first + b * W + l) as u32;
+                        if v == m && found == u32::MAX {
+                            found = j;
+                        }
+                        self.push(v, j);
                     }
                 }
             }
         }
         let base = rows.len() * W;
-        for (l, &r) in rrest.iter().enumerate() {
-            let v = norms[base + l] + r;
-            if v < self.bar() {
-                self.insert(v, (first + base + l) as u32);
+        for (l, (&n, &r)) in nrest.iter().zip(rrest).enumerate() {
+            let v = n + r;
+            if v <= bar {
+                let j = (first + base + l) as u32;
+                if v == m && found == u32::MAX {
+                    found = j;
+                }
+                self.push(v, j);
             }
+        }
+        if fresh {
+            self.best_slot = found;
         }
     }
 }
@@ -298,7 +424,7 @@ fn product<T: Element>(x: &[T], p: usize, cent: &Centres<T>, j0: usize, q: usize
 /// Scratch space of one thread.
 pub(crate) struct Scratch<T> {
     tile: Vec<T>,
-    pub(crate) top: Vec<Top<T>>,
+    pub(crate) top: Vec<Band<T>>,
     pub(crate) xn2: Vec<f64>,
 }
 
@@ -337,10 +463,10 @@ pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut Vec<f64>) {
     out.extend(x.chunks_exact(d).map(norm2));
 }
 
-/// The [`TOP`] smallest product values of each row of `x` over the slots `range` (Gemm path),
-/// into `s.top` (one per row); `s.xn2` must hold the rows' `|x|^2` for [`finish`].
+/// The [`Band`] of each row of `x` over the slots `range` (Gemm path), into `s.top` (one per
+/// row; with `SECOND`, knowing the second smallest value); `s.xn2` must hold the rows' `|x|^2`.
 #[inline(always)]
-pub(crate) fn scan_product<T: Element>(
+pub(crate) fn scan_product<T: Element, const SECOND: bool>(
     x: &[T],
     cent: &Centres<T>,
     range: std::ops::Range<usize>,
@@ -349,7 +475,8 @@ pub(crate) fn scan_product<T: Element>(
     let d = cent.d;
     let p = x.len() / d;
     s.top.clear();
-    s.top.resize(p, Top::new());
+    s.top
+        .extend(s.xn2[..p].iter().map(|&v| Band::new(cent.band_width(v))));
     let width = TILE_CENTRES.min(range.len());
     s.tile.resize(p * width, T::zero());
     let mut j0 = range.start;
@@ -358,13 +485,14 @@ pub(crate) fn scan_product<T: Element>(
         product(x, p, cent, j0, q, &mut s.tile);
         let norms = &cent.norms[j0..j0 + q];
         for (top, row) in s.top.iter_mut().zip(s.tile.chunks_exact(q)) {
-            top.scan(row, norms, j0);
+            top.scan::<SECOND>(row, norms, j0);
         }
         j0 += q;
     }
 }
 
-/// [`scan_product`] over every slot, and the smallest product value of every group of slots
+/// [`scan_product`] over every slot (`s.xn2` must hold the rows' `|x|^2`), and the smallest
+/// product value of every group of slots
 /// (group `g` is `starts[g]..starts[g + 1]`; `starts` ends with `cent.k`) of every row, in
 /// `gmin[row * t + g]` (`t = starts.len() - 1`).
 #[inline(always)]
@@ -379,7 +507,8 @@ pub(crate) fn scan_product_groups<T: Element>(
     let p = x.len() / d;
     let t = starts.len() - 1;
     s.top.clear();
-    s.top.resize(p, Top::new());
+    s.top
+        .extend(s.xn2[..p].iter().map(|&v| Band::new(cent.band_width(v))));
     gmin.clear();
     gmin.resize(p * t, T::MAX);
     let width = TILE_CENTRES.min(cent.k);
@@ -395,7 +524,7 @@ pub(crate) fn scan_product_groups<T: Element>(
             g0 += 1;
         }
         for (i, (top, row)) in s.top.iter_mut().zip(s.tile.chunks_exact(q)).enumerate() {
-            top.scan(row, norms, j0);
+            top.scan::<true>(row, norms, j0);
             let mins = &mut gmin[i * t..(i + 1) * t];
             let mut g = g0;
             while g < t && starts[g] < j0 + q {
@@ -413,55 +542,49 @@ pub(crate) fn scan_product_groups<T: Element>(
     }
 }
 
-/// The label (storage slot) of a point, from the candidates of [`scan_product`] (or several
-/// merged lists), and an upper bound on its squared distance (the exact [`dist2_f64`] value
-/// whenever it was computed). `incumbent` is a slot whose exact distance is already known (the
-/// previous label of the pruned algorithms, or the best of the groups computed directly),
-/// compared as any candidate. Exact distances are computed only for candidates that the error
-/// bound cannot separate. `None` when more near-ties exist than the list holds: then every
+/// The label (storage slot) of a point, from its [`Band`] (of [`scan_product`], or several
+/// merged), and an upper bound on its squared distance (the exact [`dist2_f64`] value whenever
+/// it was computed). `incumbent` is a slot whose exact distance is already known (the previous
+/// label of the pruned algorithms, or the best of the groups computed directly), compared as
+/// any candidate. Exact distances are computed only for candidates that the error bound cannot
+/// separate. `None` when the band overflowed and an unlisted centre may be nearest: then every
 /// scanned centre must be compared exactly ([`exact_over`]).
 #[inline(always)]
 pub(crate) fn finish<T: Element>(
     x: &[T],
     xn2: f64,
-    top: &Top<T>,
+    band: &Band<T>,
     cent: &Centres<T>,
     incumbent: Option<(u32, f64)>,
 ) -> Option<(u32, f64)> {
     let mut best = incumbent.unwrap_or((u32::MAX, f64::INFINITY));
-    if top.len == 0 {
+    if band.best_slot == u32::MAX {
         return Some(best);
     }
     let err = cent.err(xn2);
-    let lead = top.val[0].to_f64();
+    let lead = band.best.to_f64();
     // Candidates whose exact distance may be the smallest: within 2 err of the best product
     // value, or of the incumbent's exact value (product values are distances less |x|^2).
     let limit = lead.min(best.1 - xn2 - err) + 2.0 * err;
-    if top.floor().to_f64() <= limit {
+    if band.floor().to_f64() <= limit {
         return None;
     }
     let mut near = 0;
     let mut only = (u32::MAX, 0.0);
-    for i in 0..top.len as usize {
-        if top.val[i].to_f64() > limit {
-            break;
-        }
-        if incumbent.is_some_and(|(s, _)| s == top.slot[i]) {
+    for i in 0..band.len as usize {
+        if band.val[i].to_f64() > limit || incumbent.is_some_and(|(s, _)| s == band.slot[i]) {
             continue;
         }
         near += 1;
-        only = (top.slot[i], top.val[i].to_f64());
+        only = (band.slot[i], band.val[i].to_f64());
     }
     if near == 1 && (incumbent.is_none() || only.1 + err < best.1 - xn2) {
         // One candidate, certainly nearer than the incumbent: no exact distance needed.
         return Some((only.0, xn2 + only.1 + err));
     }
-    for i in 0..top.len as usize {
-        if top.val[i].to_f64() > limit {
-            break;
-        }
-        let j = top.slot[i];
-        if incumbent.is_some_and(|(s, _)| s == j) {
+    for i in 0..band.len as usize {
+        let j = band.slot[i];
+        if band.val[i].to_f64() > limit || incumbent.is_some_and(|(s, _)| s == j) {
             continue;
         }
         take(cent, j, dist2_f64(x, cent.row(j as usize)), &mut best);
@@ -693,7 +816,7 @@ pub(crate) fn nearest_tile<T: Element>(
         }
         Method::Gemm => {
             row_norms(x, d, &mut s.xn2);
-            scan_product(x, cent, 0..cent.k, s);
+            scan_product::<T, false>(x, cent, 0..cent.k, s);
             for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
                 *o = finish(xr, s.xn2[i], &s.top[i], cent, None).unwrap_or_else(|| {
                     let mut best = (u32::MAX, f64::INFINITY);

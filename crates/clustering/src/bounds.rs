@@ -32,7 +32,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::assign::{
-    Centres, Method, Scratch, TILE_ROWS, Top, exact_over, finish, method_for, nearest_two_direct,
+    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, method_for, nearest_two_direct,
     norm2, row_norms, scan_product, scan_product_groups, take,
 };
 use crate::cpu::{
@@ -516,15 +516,14 @@ fn full_tile<T: Element>(
     }
 }
 
-/// The smallest product value of the centres of group `gl` other than `slot`, from a full
-/// scan's list: the first such entry of the list, or the list's floor.
-fn other_in_group<T: Element>(top: &Top<T>, slot: u32, gl: usize, g: &Groups) -> f64 {
-    let mut v = top.floor().to_f64();
-    for i in 0..top.len as usize {
-        let s = top.slot[i];
+/// A lower bound on the product values of the centres of group `gl` other than `slot`, from a
+/// full scan's band: the smallest such listed value, or the band's floor.
+fn other_in_group<T: Element>(band: &Band<T>, slot: u32, gl: usize, g: &Groups) -> f64 {
+    let mut v = band.floor().to_f64();
+    for i in 0..band.len as usize {
+        let s = band.slot[i];
         if s != slot && g.group_of_slot[s as usize] as usize == gl {
-            v = v.min(top.val[i].to_f64());
-            break;
+            v = v.min(band.val[i].to_f64());
         }
     }
     v
@@ -547,7 +546,7 @@ struct Pending<T> {
     /// Best exact candidate so far (the old centre first).
     best: (u32, f64),
     /// Product candidates of the groups computed by products.
-    top: Top<T>,
+    top: Band<T>,
     /// `|x|^2` (when a group is computed by products).
     xn2: f64,
     /// Its pairs: `pairs[first..last]`.
@@ -681,7 +680,7 @@ fn pruned_leaf_body<T: Element>(
             pending.push(Pending {
                 row: r,
                 best: (sa, d2a),
-                top: Top::new(),
+                top: Band::new(T::zero()),
                 xn2: f64::NAN,
                 first,
                 last: pairs.len(),
@@ -723,25 +722,28 @@ fn pruned_leaf_body<T: Element>(
                 if g.gemm[gg] {
                     for tile in list.chunks(TILE_ROWS) {
                         gathered.clear();
+                        s.xn2.clear();
                         for &p in tile {
                             let pe = &mut pending[pairs[p as usize].1 as usize];
                             let i = sb + pe.row;
                             let xr = &x[i * d..(i + 1) * d];
                             if pe.xn2.is_nan() {
                                 pe.xn2 = norm2(xr);
+                                pe.top = Band::new(cent.band_width(pe.xn2));
                             }
+                            s.xn2.push(pe.xn2);
                             gathered.extend_from_slice(xr);
                         }
-                        scan_product(&gathered, cent, range.clone(), &mut s);
+                        scan_product::<T, true>(&gathered, cent, range.clone(), &mut s);
                         for (q, &p) in tile.iter().enumerate() {
-                            let top = &s.top[q];
+                            let band = &s.top[q];
                             results[p as usize] = PairResult {
-                                v1: top.val[0].to_f64(),
-                                s1: top.slot[0],
-                                v2: top.val[1].to_f64(),
+                                v1: band.best.to_f64(),
+                                s1: band.best_slot,
+                                v2: band.second(band.best_slot).to_f64(),
                                 approx: true,
                             };
-                            pending[pairs[p as usize].1 as usize].top.merge(top);
+                            pending[pairs[p as usize].1 as usize].top.merge(band);
                         }
                     }
                 } else {
@@ -765,7 +767,7 @@ fn pruned_leaf_body<T: Element>(
                 let i = sb + pe.row;
                 let xr = &x[i * d..(i + 1) * d];
                 let (sa, d2a) = done[pe.row];
-                let best = if pe.top.len > 0 {
+                let best = if pe.top.best_slot != u32::MAX {
                     finish(xr, pe.xn2, &pe.top, cent, Some(pe.best)).unwrap_or_else(|| {
                         let mut b = pe.best;
                         for &(gg, _) in &pairs[pe.first..pe.last] {
