@@ -104,12 +104,14 @@ impl std::str::FromStr for Convergence {
 /// | variant | skips a point when | extra memory |
 /// |---|---|---|
 /// | `Lloyd` | never: every point against every centre, as a tiled matrix product | none |
-/// | `Hamerly` | its distance to its centre is below a bound on the distance to the second nearest | `12 n` bytes |
-/// | `Yinyang` | as Hamerly, per group of about ten centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `8 n + 4 n t` bytes for `t` groups |
-/// | `Elkan` | as Yinyang with one centre per group | `8 n + 4 n k` bytes |
+/// | `Hamerly` | its distance to its centre is below a bound on the distance to the second nearest | `8 n` bytes |
+/// | `Yinyang` | as Hamerly, per group of about 16 centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
+/// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
 /// `Auto` (the default) picks Lloyd for one iteration, Hamerly for `k <= 32`, Yinyang otherwise
-/// (with as many groups as fit the memory budget, `k / 10` at most).
+/// (with as many groups as fit the budget: a quarter of the available memory and twice the
+/// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
+/// available memory before the fit ([`KMeansError::OutOfMemory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
     /// Chosen from `n`, `d`, `k` and `max_iter` (see the table).
