@@ -122,6 +122,7 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     weights: Option<&[f64]>,
     k: usize,
     rng: &mut ChaCha8Rng,
+    progress: &mut dyn FnMut(usize),
 ) -> Vec<f64> {
     let n = data.len() / d;
     let w = |i: usize| weights.map_or(1.0, |w| w[i]);
@@ -134,7 +135,11 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     let trials = local_trials(k);
     let mut dist = Vec::new();
 
-    for _ in 1..k {
+    let every = (k / 100).max(1);
+    for done in 1..k {
+        if done % every == 0 {
+            progress(done);
+        }
         let cum = running_sum((0..n).map(|i| w(i) * closest[i]), n);
         let cands: Vec<usize> = (0..trials)
             .map(|_| search(&cum, rng.random::<f64>() * pot))
@@ -195,6 +200,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
     k: usize,
     rounds: usize,
     rng: &mut ChaCha8Rng,
+    progress: &mut dyn FnMut(usize),
 ) -> Vec<f64> {
     let n = data.len() / d;
     let w = |i: usize| weights.map_or(1.0, |w| w[i]);
@@ -245,6 +251,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
             .collect();
         count += picked.len();
         centres.extend_from_slice(&new);
+        progress(count.min(k));
         if count < k {
             lower_to(data, d, &new, picked.len(), &mut closest);
         }
@@ -291,7 +298,7 @@ mod tests {
             }
         }
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let c = kmeans_plusplus(&data, 2, None, 4, &mut rng);
+        let c = kmeans_plusplus(&data, 2, None, 4, &mut rng, &mut |_| {});
         let mut groups: Vec<i64> = c.chunks(2).map(|p| (p[0] / 100.0).round() as i64).collect();
         groups.sort();
         assert_eq!(groups, vec![0, 1, 2, 3]);
@@ -305,7 +312,7 @@ mod tests {
             .collect();
         for seed in 0..20 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let c = kmeans_plusplus(&data, 1, Some(&weights), 5, &mut rng);
+            let c = kmeans_plusplus(&data, 1, Some(&weights), 5, &mut rng, &mut |_| {});
             assert!(c.iter().all(|&v| (v as usize).is_multiple_of(2)), "{c:?}");
         }
     }
@@ -323,8 +330,8 @@ mod tests {
             for seed in 0..10 {
                 let mut a = ChaCha8Rng::seed_from_u64(seed);
                 let mut b = ChaCha8Rng::seed_from_u64(seed);
-                let ca = kmeans_plusplus(&data, d, None, k, &mut a);
-                let cb = kmeans_plusplus(&data, d, Some(&ones), k, &mut b);
+                let ca = kmeans_plusplus(&data, d, None, k, &mut a, &mut |_| {});
+                let cb = kmeans_plusplus(&data, d, Some(&ones), k, &mut b, &mut |_| {});
                 let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&ca), bits(&cb), "n {n} k {k} seed {seed}");
                 // the same amount of randomness consumed
@@ -346,7 +353,7 @@ mod tests {
         }
         let run = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            kmeans_parallel(&data, 2, None, 64, 4, &mut rng)
+            kmeans_parallel(&data, 2, None, 64, 4, &mut rng, &mut |_| {})
         };
         let c = run(5);
         assert_eq!(c.len(), 128);
@@ -368,7 +375,10 @@ mod tests {
         // More centres than rows with mass: duplicates fill up from the other rows.
         let dup = vec![1.0f64; 20];
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        assert_eq!(kmeans_parallel(&dup, 1, None, 20, 3, &mut rng).len(), 20);
+        assert_eq!(
+            kmeans_parallel(&dup, 1, None, 20, 3, &mut rng, &mut |_| {}).len(),
+            20
+        );
     }
 
     #[test]

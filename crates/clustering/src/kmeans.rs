@@ -199,15 +199,18 @@ pub struct KMeansResult<T> {
     pub backend: Backend,
 }
 
-/// What an observer passed to [`KMeans::fit_observed`] sees after every iteration.
+/// What an observer passed to [`KMeans::fit_observed`] sees after every iteration, and while
+/// the initial centroids are chosen (then `iteration` is 0 and `inertia` NaN).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
     /// Which of the `n_init` runs (from 0).
     pub run: usize,
-    /// Iterations done in this run.
+    /// Iterations done in this run (0 while initialising).
     pub iteration: usize,
-    /// Inertia against the centroids the iteration started from.
+    /// Inertia against the centroids the iteration started from (NaN while initialising).
     pub inertia: f64,
+    /// Initial centroids chosen so far in this run (`k` once the iterations run).
+    pub initialised: usize,
 }
 
 impl KMeans {
@@ -519,7 +522,7 @@ impl KMeans {
         };
         let mut best: Option<(LloydOutcome, Vec<u32>)> = None;
         for run in 0..runs {
-            let start = initial_centroids(
+            let start = initial_centroids_observed(
                 &self.init,
                 input.slice(),
                 d,
@@ -527,6 +530,14 @@ impl KMeans {
                 self.k,
                 self.seed,
                 run,
+                &mut |done| {
+                    observer(&Progress {
+                        run,
+                        iteration: 0,
+                        inertia: f64::NAN,
+                        initialised: done,
+                    })
+                },
             );
             reset(stepper)?;
             let out = lloyd(stepper, start, &params, |iteration, _, st| {
@@ -534,6 +545,7 @@ impl KMeans {
                     run,
                     iteration,
                     inertia: st.inertia,
+                    initialised: self.k,
                 });
                 Ok(())
             })?;
@@ -645,11 +657,28 @@ pub(crate) fn initial_centroids<T: Element>(
     seed: u64,
     run: usize,
 ) -> Vec<f64> {
+    initial_centroids_observed(init, data, d, weights, k, seed, run, &mut |_| {})
+}
+
+/// [`initial_centroids`], telling `progress` how many centroids are chosen now and then.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn initial_centroids_observed<T: Element>(
+    init: &Init,
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    seed: u64,
+    run: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(run as u64);
     match init {
-        Init::KMeansPlusPlus => kmeans_plusplus(data, d, weights, k, &mut rng),
-        Init::KMeansParallel { rounds } => kmeans_parallel(data, d, weights, k, *rounds, &mut rng),
+        Init::KMeansPlusPlus => kmeans_plusplus(data, d, weights, k, &mut rng, progress),
+        Init::KMeansParallel { rounds } => {
+            kmeans_parallel(data, d, weights, k, *rounds, &mut rng, progress)
+        }
         Init::Random => random_points(data, d, k, &mut rng),
         Init::Given(c) => c.iter().copied().collect(),
     }

@@ -331,7 +331,18 @@ fn run_typed<T: Element + warpath_io::Element>(
     let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
     let t = Instant::now();
     let cpu0 = process_cpu_seconds();
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
     let fit = params.fit_observed(data.view(), weights.as_ref().map(|w| w.view()), &mut |p| {
+        if p.iteration == 0 {
+            bar.set_message(format!(
+                "k-means run {} initialising ({}): {}/{} centroids",
+                p.run + 1,
+                params.init.name(),
+                p.initialised,
+                args.k
+            ));
+            return;
+        }
         bar.set_position((p.run * args.max_iter + p.iteration) as u64);
         bar.set_message(format!(
             "k-means run {} inertia {:.4e}",
