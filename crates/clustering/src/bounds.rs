@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::assign::{
     Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, method_for, nearest_two_direct,
-    norm2, row_norms, scan_product, scan_product_groups, take,
+    norm2, row_norms, scan_product, scan_product_groups, sq_distances_tile, take,
 };
 use crate::cpu::{
     Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
@@ -52,6 +52,46 @@ const SUB: usize = 2048;
 const FULL_SHARE: usize = 3;
 /// Lloyd iterations that group the centres of a run.
 const GROUPING_ITERATIONS: usize = 5;
+
+/// The half gaps (`StepCtx::half_gap`) are computed when `k` is at most `n / HALF_GAP_SHARE`:
+/// then their `k^2 d` work is at most 1/64 of a Lloyd iteration's.
+const HALF_GAP_SHARE: usize = 64;
+
+/// A lower bound on half the distance of every centroid to its nearest other centroid
+/// (caller's order), from one tiled product of the centroids with themselves in `f64`.
+fn half_gaps(centroids: &[f64], k: usize, d: usize) -> Vec<f32> {
+    let method = if d >= 12 {
+        Method::Gemm
+    } else {
+        Method::Direct
+    };
+    let cent = Centres::<f64>::new(centroids, k, d, None, method, false);
+    let mut out = vec![0f32; k];
+    let mut s = Scratch::new();
+    let mut dist = Vec::new();
+    for (b, tile) in centroids.chunks(TILE_ROWS * d).enumerate() {
+        sq_distances_tile(tile, &cent, &mut s, &mut dist);
+        let rows = tile.len() / d;
+        for r in 0..rows {
+            let i = b * TILE_ROWS + r;
+            let row = &dist[r * k..(r + 1) * k];
+            let mut m = f64::INFINITY;
+            for (j, &v) in row.iter().enumerate() {
+                if j != i && v < m {
+                    m = v;
+                }
+            }
+            // Product values are within err of the exact ones (exact on the direct path).
+            let err = if method == Method::Gemm {
+                cent.err(tile[r * d..(r + 1) * d].iter().map(|v| v * v).sum())
+            } else {
+                0.0
+            };
+            out[i] = sqrt_down(m - err) * 0.5 * DOWN32;
+        }
+    }
+    out
+}
 
 /// `f32` factors that cover the rounding of a few `f32` operations (each at most `2^-24`
 /// relative) with room to spare.
@@ -222,6 +262,9 @@ struct StepCtx<'c, T> {
     drift_group: &'c [f32],
     /// Per centre (caller's index): its drift (rounded up).
     drift_centre: &'c [f32],
+    /// Per centre (caller's index): a lower bound on half its distance to the nearest other
+    /// centre (0 when not computed). A point nearer its centre than that keeps it.
+    half_gap: &'c [f32],
     evaluated: &'c AtomicU64,
 }
 
@@ -316,12 +359,18 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         }
         let g = self.groups.as_ref().expect("groups of this run");
         let cent = Centres::<T>::new(centroids, k, d, Some(&g.order), method_for(d, k), g.t > 1);
+        let half_gap = if !fresh && k * HALF_GAP_SHARE <= n {
+            half_gaps(centroids, k, d)
+        } else {
+            vec![0f32; k]
+        };
         let ctx = StepCtx {
             cent: &cent,
             centroids,
             g,
             drift_group: &drift_group,
             drift_centre: &drift_centre,
+            half_gap: &half_gap,
             evaluated: &self.evaluated,
         };
         let (data, weights) = (self.data, self.weights);
@@ -635,7 +684,9 @@ fn pruned_leaf_body<T: Element>(
             let a = rows.labels[i] as usize;
             let sa = g.slot_of[a];
             let lbs = &mut rows.lower[i * t..(i + 1) * t];
-            let glb = lower_bounds(lbs, ctx.drift_group) as f64;
+            // Nothing nearer than the group bounds, or than half the gap to the nearest other
+            // centre (Elkan's and Hamerly's test: then every other centre is farther).
+            let glb = (lower_bounds(lbs, ctx.drift_group).max(ctx.half_gap[a])) as f64;
             // The direct path needs every exact distance (its inertia is exact); the
             // product path moves an upper bound and computes the distance only when the
             // bound does not settle the point.
