@@ -536,3 +536,100 @@ template <class A, class B>
 inline auto min(A a, B b) -> std::decay_t<decltype(a < b ? a : b)> { return b < a ? b : a; }
 template <class A, class B>
 inline auto max(A a, B b) -> std::decay_t<decltype(a < b ? a : b)> { return a < b ? b : a; }
+
+// ---------------------------------------------------------------------------------------------
+// Tensor-core instructions (PTX mma.sync, sm_80+), which kernels reach through these functions
+// (their device versions wrap the inline PTX): a functional model of the instruction on the
+// fragment layouts the PTX ISA specifies, so a kernel that loads or reads fragments in the
+// wrong places gives wrong results here too.
+//
+// - warpath_mma_m8n8k4_f64: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64. Lane l (g = l / 4,
+//   i = l % 4) holds A(g, i), B(i, g), and C/D(g, 2i), (g, 2i + 1). Arithmetic: one correctly
+//   rounded fused multiply-add per k, in order (IEEE FP64, as the hardware's DMMA).
+// - warpath_mma_m16n8k8_tf32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32. Lane l holds
+//   A(g, i), A(g + 8, i), A(g, i + 4), A(g + 8, i + 4) (as TF32 bit patterns), B(i, g),
+//   B(i + 4, g), and C/D(g, 2i), (g, 2i + 1), (g + 8, 2i), (g + 8, 2i + 1). Arithmetic: the
+//   operands' TF32 parts (the low 13 mantissa bits ignored, as the hardware does) multiplied
+//   exactly, each product added to the float accumulator rounded toward zero -- the error model
+//   measured for NVIDIA tensor cores (Fasi et al., 2021), never more accurate than the GPU, so
+//   error bounds checked here are not flattered.
+// - warpath_cvt_rna_tf32: cvt.rna.tf32.f32, to the nearest TF32 value, ties away from zero.
+// Both mma functions are warp collectives: every lane publishes its fragments and waits at a
+// warp barrier (all 32 lanes must call, as on the GPU), then computes its own elements of
+// D = A B + C from everyone's.
+namespace warpath_sim {
+// The fragments of the warps' mma calls, by value, double-buffered: a lane's call N reads
+// buffer N % 2, and no lane can reach call N + 2 (and write that buffer again) before every
+// lane of its warp has reached call N + 1, so one warp barrier per call suffices.
+constexpr int MMA_WORDS = 4;
+inline uint64_t g_mma_a[2][32][32][MMA_WORDS];  // [parity][warp][lane][register]
+inline uint64_t g_mma_b[2][32][32][MMA_WORDS];
+inline unsigned g_mma_calls[32][32];  // [warp][lane]: calls so far (every lane of a warp alike)
+
+// Publishes this lane's A and B registers and waits for the whole warp; returns the parity of
+// the buffers this call reads.
+template <class A, class B>
+inline unsigned mma_publish(const A* a, int na, const B* b, int nb) {
+    const unsigned w = warp_id(), l = lane(), parity = g_mma_calls[w][l]++ & 1u;
+    for (int r = 0; r < na; ++r) g_mma_a[parity][w][l][r] = to_bits(a[r]);
+    for (int r = 0; r < nb; ++r) g_mma_b[parity][w][l][r] = to_bits(b[r]);
+    block_until(Wait::Warp);
+    if (warp_lanes() != 32 || live_lanes() != 0xffffffffu) {
+        std::fprintf(stderr, "cuda_sim: mma.sync needs all 32 lanes of the warp\n");
+        __builtin_trap();
+    }
+    return parity;
+}
+
+inline float tf32_value(uint64_t bits) {
+    return from_bits<float>(static_cast<uint32_t>(bits) & 0xffffe000u);
+}
+
+// a + b rounded toward zero (through the double sum).
+inline float add_toward_zero(float a, float b) {
+    const double s = static_cast<double>(a) + static_cast<double>(b);
+    const float f = static_cast<float>(s);
+    // One ulp toward zero where rounding to nearest went away from it (branch-free: half the
+    // sums take it).
+    const uint32_t away = std::fabs(static_cast<double>(f)) > std::fabs(s) ? 1u : 0u;
+    return from_bits<float>(static_cast<uint32_t>(to_bits(f)) - away);
+}
+}  // namespace warpath_sim
+
+inline void warpath_mma_m8n8k4_f64(double (&d)[2], double a, double b, const double (&c)[2]) {
+    const unsigned p = warpath_sim::mma_publish(&a, 1, &b, 1);
+    const unsigned w = warpath_sim::warp_id(), l = warpath_sim::lane(), g = l / 4, i = l % 4;
+    for (unsigned v = 0; v < 2; ++v) {
+        const unsigned col = 2 * i + v;
+        double acc = c[v];
+        for (unsigned k = 0; k < 4; ++k)
+            acc = std::fma(warpath_sim::from_bits<double>(warpath_sim::g_mma_a[p][w][g * 4 + k][0]),
+                           warpath_sim::from_bits<double>(warpath_sim::g_mma_b[p][w][col * 4 + k][0]), acc);
+        d[v] = acc;
+    }
+}
+
+inline void warpath_mma_m16n8k8_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const float (&c)[4]) {
+    const unsigned p = warpath_sim::mma_publish(a, 4, b, 2);
+    const unsigned w = warpath_sim::warp_id(), l = warpath_sim::lane(), g = l / 4, i = l % 4;
+    // A rows g and g + 8, B columns 2i and 2i + 1, all 8 k.
+    float x[2][8], y[2][8];
+    for (unsigned k = 0; k < 8; ++k) {
+        for (unsigned h = 0; h < 2; ++h) {
+            x[h][k] = warpath_sim::tf32_value(warpath_sim::g_mma_a[p][w][g * 4 + k % 4][h + (k >= 4 ? 2 : 0)]);
+            y[h][k] = warpath_sim::tf32_value(warpath_sim::g_mma_b[p][w][(2 * i + h) * 4 + k % 4][k >= 4 ? 1 : 0]);
+        }
+    }
+    float acc[4] = {c[0], c[1], c[2], c[3]};
+    for (unsigned k = 0; k < 8; ++k)
+        for (unsigned v = 0; v < 4; ++v)  // D(g + 8 (v / 2), 2i + v % 2); x * y is exact (11 x 11 bits)
+            acc[v] = warpath_sim::add_toward_zero(acc[v], x[v / 2][k] * y[v % 2][k]);
+    for (unsigned v = 0; v < 4; ++v) d[v] = acc[v];
+}
+
+inline unsigned warpath_cvt_rna_tf32(float v) {
+    unsigned u;
+    std::memcpy(&u, &v, 4);
+    if (std::isfinite(v)) u = (u + 0x1000u) & 0xffffe000u;  // to nearest, ties away (magnitude bits)
+    return u;
+}

@@ -1,0 +1,518 @@
+//! The CUDA backend: data uploaded once, labels kept on the device, only centroids (up) and
+//! the statistics (down) cross the bus each iteration. Kernels in
+//! `kernels-cuda/clustering.cu`, launched through their generated typed launchers.
+//!
+//! **Labels.** Every label is the CPU's ([`crate::assign`]): the centre with the smallest
+//! `dist2_f64` (eight interleaved `f64` partial sums, no fused multiply-add), ties to the lower
+//! index. The kernels reproduce that distance bit for bit (`__dadd_rn` / `__dmul_rn`), and:
+//!
+//! - **Direct** (few dimensions or few centres, the CPU's `Method::Direct` shapes, when the
+//!   centroids and statistics fit in 48 KiB of shared memory): one thread per point computes
+//!   the reference distance to every centroid: exact by construction. One kernel per step plus
+//!   the ordered sum of the blocks' partial statistics.
+//! - **Product** (the other shapes): for chunks of [`CHUNK`] points, a kernel computes the
+//!   product values `e_j = |c_j|^2 - 2 x.c_j` in the element type for tiles of points against
+//!   tiles of centres in shared memory and keeps the 4 smallest per point; a second kernel
+//!   settles each label exactly as the CPU's engine does (`assign::finish`): with the bound
+//!   `err(x) = (3 (d + 8) u + 4 (d + 4) eps64) (|x| + cmax)^2`, a single candidate within
+//!   `2 err` of the best is the label, otherwise the candidates within `2 err` are compared by
+//!   exact distances (every centre when the fourth candidate is that close too), then adds the
+//!   point to its cluster's sums. The inertia of such a step is the CPU's formula
+//!   (`sum_j q_j - 2 c_j . s_j + w_j |c_j|^2`, `q_j` the weighted `|x|^2` of cluster `j`);
+//!   [`Stepper::exact_inertia`] computes the exact one for a fit's result.
+//!
+//! **Products** ([`Engine`]): CUDA cores (a register-blocked FMA product in the element type,
+//! `u` = the type's unit roundoff) or tensor cores: FP64 DMMA for `f64` (IEEE fused
+//! multiply-adds; `u = 2^-52`, twice `f64`'s unit for margin), 3xTF32 for `f32` (each operand
+//! split into two TF32 parts, three products, float accumulators). For 3xTF32 the bound uses
+//! `u = 2^-21`: the dropped low-low product and the two splitting residuals are below
+//! `3 * 2^-22 |x_t c_t|` per term (`12 * 2^-24`), and accumulation on tensor cores (products
+//! exact, additions truncated: at most `2 * 2^-24` relative per addition, Fasi et al. 2021)
+//! over the `3d` products adds at most about `7.5 d * 2^-24 |x| |c|`; `3 (d + 8) * 2^-21`
+//! covers both with a wide margin, and so does the CPU's other terms. Plain TF32 (11 bits)
+//! would need `u = 2^-11`: most points would fall back to exact distances.
+//!
+//! **Sums.** Sums, counts, `q` and the changed-label count are added with `f64` atomics (their
+//! order, and so the last bits of the centroids, varies from run to run, as for any GPU
+//! atomics); the labels do not.
+
+use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
+
+use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
+use crate::{Element, KMeansError};
+
+#[cfg(test)]
+mod tests;
+
+/// The typed launchers of `kernels-cuda/clustering.cu`.
+mod kernels {
+    gpu_runtime::kernels!("clustering");
+}
+
+/// Threads per block of every k-means kernel.
+const BLOCK: u32 = kernels::KM_BLOCK;
+/// Candidates per point of the product path.
+const TOP: usize = kernels::KM_TOP as usize;
+/// Dynamic shared memory the direct path may use (the default limit, no opt-in).
+const SMALL_SHARED_LIMIT: usize = kernels::KM_SMALL_SHARED_LIMIT as usize;
+/// Points per chunk of the product path: the candidate lists of a chunk (`TOP` values and
+/// centre indices per point) are all the scratch it needs, whatever `n`.
+const CHUNK: u64 = 1 << 20;
+/// Settles per block (groups of 8 lanes, one point each).
+const SETTLE_PER_BLOCK: u64 = (kernels::KM_BLOCK / 32 * kernels::SETTLE_PER_WARP) as u64;
+
+/// Shared memory of the direct path for `k` clusters in `d` dimensions: the statistics and the
+/// centroids, in `f64`.
+fn small_shared_bytes(k: usize, d: usize) -> usize {
+    (k * d + k + 2) * 8 + k * d * 8
+}
+
+/// Whether a step of `k` centres in `d` dimensions takes the direct path: the shapes where the
+/// CPU computes directly too (`assign::method_for`: fewer than 12 dimensions or 16 centres),
+/// when they fit in shared memory.
+fn direct(d: usize, k: usize) -> bool {
+    (d < 12 || k < 16) && small_shared_bytes(k, d) <= SMALL_SHARED_LIMIT
+}
+
+/// How the product kernels multiply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// CUDA cores: fused multiply-adds in the element type.
+    Simt,
+    /// Tensor cores: FP64 DMMA (`f64`), 3xTF32 (`f32`).
+    TensorCores,
+}
+
+impl Engine {
+    /// Tensor cores on the data-centre GPUs whose FP64 tensor cores run at full rate and whose
+    /// TF32 rate is several times their FP32 rate (compute capability 8.0: A100; 9.0: H100,
+    /// H200; 10.0: B200), CUDA cores elsewhere (8.6, 8.9, 12.x: FP64 at a small fraction of the
+    /// FP32 rate either way, TF32 about the FP32 rate, so 3xTF32 would be slower). A rule from
+    /// the vendors' throughput tables, not yet from a measurement. `WARPATH_KMEANS_PRODUCT`
+    /// (`simt` or `tensor`) overrides it.
+    ///
+    /// # Errors
+    /// [`KMeansError::InvalidParameter`] for another value of `WARPATH_KMEANS_PRODUCT`.
+    pub(crate) fn for_device(compute_capability: (i32, i32)) -> Result<Engine, KMeansError> {
+        let choice = std::env::var("WARPATH_KMEANS_PRODUCT").ok();
+        Engine::choose(compute_capability, choice.as_deref())
+    }
+
+    /// [`Engine::for_device`] with the override's value as an argument.
+    fn choose(compute_capability: (i32, i32), choice: Option<&str>) -> Result<Engine, KMeansError> {
+        match choice {
+            Some("simt") => Ok(Engine::Simt),
+            Some("tensor") => Ok(Engine::TensorCores),
+            Some(other) => Err(KMeansError::InvalidParameter(format!(
+                "WARPATH_KMEANS_PRODUCT must be simt or tensor, not `{other}`"
+            ))),
+            None => Ok(match compute_capability {
+                (8, 0) | (9, 0) | (10, 0) => Engine::TensorCores,
+                _ => Engine::Simt,
+            }),
+        }
+    }
+
+    /// The unit roundoff `u` of the error bound for product values of `T` (module docs).
+    fn unit<T: Element>(self) -> f64 {
+        let single = size_of::<T>() == 4;
+        match (self, single) {
+            (Engine::Simt, true) => f64::from(f32::EPSILON) / 2.0,
+            (Engine::Simt, false) => f64::EPSILON / 2.0,
+            (Engine::TensorCores, true) => 2f64.powi(-21),
+            (Engine::TensorCores, false) => f64::EPSILON,
+        }
+    }
+}
+
+/// The buffers of steps with `k` centroids.
+struct KBuffers<T> {
+    k: usize,
+    /// The centroids in `f64` (`k * d`): the reference distances.
+    c64: DeviceBuffer<f64>,
+    /// The centroids in the element type (product path).
+    ct: DeviceBuffer<T>,
+    /// `|c_j|^2` in the element type (product path).
+    norms: DeviceBuffer<T>,
+    /// Statistics: sums, counts, inertia, changed, then `q` (product path).
+    stats: DeviceBuffer<f64>,
+    /// Per-block statistics (direct path).
+    partials: DeviceBuffer<f64>,
+    /// Candidate values and centres of a chunk (product path).
+    top_val: DeviceBuffer<T>,
+    top_idx: DeviceBuffer<u32>,
+}
+
+/// The device-resident state of a k-means run.
+pub(crate) struct CudaStepper<'a, T: Element> {
+    gpu: &'static Gpu,
+    host: &'a [T],
+    host_weights: Option<&'a [f64]>,
+    n: u64,
+    d: usize,
+    x: DeviceBuffer<T>,
+    w: DeviceBuffer<T>,
+    has_w: u32,
+    labels: DeviceBuffer<u32>,
+    engine: Engine,
+    bufs: Option<KBuffers<T>>,
+    /// Points per chunk of the product path ([`CHUNK`]; tests take fewer).
+    chunk: u64,
+    /// Whether the last step's inertia came from the formula (product path).
+    formula: bool,
+}
+
+impl<'a, T: Element> CudaStepper<'a, T> {
+    /// Uploads the data (and weights) once.
+    pub(crate) fn new(
+        gpu: &'static Gpu,
+        host: &'a [T],
+        d: usize,
+        weights: Option<&'a [f64]>,
+    ) -> Result<Self, KMeansError> {
+        let n = host.len() / d;
+        if d > u32::MAX as usize {
+            return Err(GpuError::TooLarge(format!("{d} dimensions")).into());
+        }
+        let engine = Engine::for_device(gpu.info().compute_capability)?;
+        let bytes = std::mem::size_of_val(host) as u64
+            + n as u64
+                * (4 + if weights.is_some() {
+                    size_of::<T>() as u64
+                } else {
+                    0
+                });
+        gpu.ensure_fits(bytes)?;
+        let x = gpu.upload(host)?;
+        let (w, has_w) = match weights {
+            Some(ws) => {
+                let wt: Vec<T> = ws.iter().map(|&v| T::from_f64(v)).collect();
+                (gpu.upload(&wt)?, 1)
+            }
+            None => (gpu.alloc_zeros::<T>(1)?, 0),
+        };
+        let labels = gpu.upload(&vec![u32::MAX; n])?;
+        Ok(CudaStepper {
+            gpu,
+            host,
+            host_weights: weights,
+            n: n as u64,
+            d,
+            x,
+            w,
+            has_w,
+            labels,
+            engine,
+            bufs: None,
+            chunk: CHUNK,
+            formula: false,
+        })
+    }
+
+    /// Uses `engine` for the products from now on (tests run both on one device).
+    #[cfg(test)]
+    pub(crate) fn set_engine(&mut self, engine: Engine) {
+        self.engine = engine;
+    }
+
+    /// Runs the product path in chunks of `chunk` points (tests cross chunk boundaries with
+    /// small inputs).
+    #[cfg(test)]
+    pub(crate) fn set_chunk(&mut self, chunk: u64) {
+        self.chunk = chunk.max(1);
+        self.bufs = None;
+    }
+
+    /// Forgets the labels (a new run starts).
+    pub(crate) fn reset_labels(&mut self) -> Result<(), KMeansError> {
+        self.labels = self.gpu.upload(&vec![u32::MAX; self.n as usize])?;
+        Ok(())
+    }
+
+    /// The labels of the last step.
+    pub(crate) fn labels(&mut self) -> Result<Vec<u32>, KMeansError> {
+        Ok(self.gpu.download(&self.labels)?)
+    }
+
+    /// Blocks of the direct path: enough to fill the device a few times; each block then
+    /// streams many points (and adds one row of partial statistics).
+    fn grid_small(&self) -> u32 {
+        let cfg = self.gpu.grid_stride(self.n, BLOCK);
+        cfg.grid_dim
+            .0
+            .min(self.gpu.info().multiprocessors.max(1) * 4)
+    }
+
+    /// Blocks of the settle and exact-inertia kernels for `m` points (grid-stride beyond).
+    fn grid_settle(&self, m: u64) -> u32 {
+        let sms = u64::from(self.gpu.info().multiprocessors.max(1));
+        m.div_ceil(SETTLE_PER_BLOCK).clamp(1, sms * 16) as u32
+    }
+
+    /// The buffers for `k` centroids, allocated on the first step with this `k`.
+    fn buffers(&mut self, k: usize) -> Result<&mut KBuffers<T>, KMeansError> {
+        if self.bufs.as_ref().is_none_or(|b| b.k != k) {
+            self.bufs = None;
+            let (d, gpu) = (self.d, self.gpu);
+            let kd = k * d;
+            let blocks = self.grid_small() as usize;
+            let chunk = self.n.min(self.chunk) as usize;
+            let direct = direct(d, k);
+            let (partials, tops, ct) = if direct {
+                (blocks * (kd + k + 2), 0, 0)
+            } else {
+                (0, chunk * TOP, kd)
+            };
+            let elem = size_of::<T>() as u64;
+            let bytes = 8 * (kd + kd + 2 * k + 2 + partials) as u64
+                + elem * (ct + k + tops) as u64
+                + 4 * tops as u64;
+            gpu.ensure_fits(bytes)?;
+            self.bufs = Some(KBuffers {
+                k,
+                c64: gpu.alloc_zeros(kd)?,
+                ct: gpu.alloc_zeros(ct)?,
+                norms: gpu.alloc_zeros(if direct { 0 } else { k })?,
+                stats: gpu.alloc_zeros(kd + 2 * k + 2)?,
+                partials: gpu.alloc_zeros(partials)?,
+                top_val: gpu.alloc_zeros(tops)?,
+                top_idx: gpu.alloc_zeros(tops)?,
+            });
+        }
+        Ok(self.bufs.as_mut().expect("allocated above"))
+    }
+
+    /// One step on the direct path; the statistics (`k * d + k + 2`).
+    fn step_direct(&mut self, k: usize) -> Result<Vec<f64>, KMeansError> {
+        let (gpu, n, d) = (self.gpu, self.n, self.d);
+        let blocks = self.grid_small();
+        let stats_len = (k * d + k + 2) as u64;
+        let b = self.bufs.as_mut().expect("step allocates the buffers");
+        let cfg =
+            LaunchConfig::blocks(blocks, BLOCK).with_shared_bytes(small_shared_bytes(k, d) as u32);
+        // SAFETY: clustering_kmeans_step_small_T(x[n*d], w[n or 1], has_w, c[k*d], n, d, k,
+        // labels[n], partials[grid * (k*d+k+2)]): every buffer has those sizes (x, w and labels
+        // from `new`, c and partials from `buffers` for this k and grid), and the dynamic
+        // shared memory holds the statistics plus the centroids.
+        unsafe {
+            kernels::clustering_kmeans_step_small(
+                gpu,
+                cfg,
+                &self.x,
+                &self.w,
+                self.has_w,
+                &b.c64,
+                n,
+                d as u32,
+                k as u32,
+                &mut self.labels,
+                &mut b.partials,
+            )?;
+        }
+        let mut stats = b.stats.slice_mut(..stats_len as usize);
+        // SAFETY: clustering_kmeans_reduce_partials(partials[blocks*stats], blocks, stats,
+        // out[stats]): partials holds `blocks` rows of `stats_len`, out holds `stats_len`.
+        unsafe {
+            kernels::clustering_kmeans_reduce_partials(
+                gpu,
+                gpu.grid_stride(stats_len, BLOCK),
+                &b.partials,
+                u64::from(blocks),
+                stats_len,
+                &mut stats,
+            )?;
+        }
+        Ok(gpu.download(&stats)?)
+    }
+
+    /// One step on the product path; the statistics followed by `q` (`k * d + 2k + 2`).
+    fn step_product(&mut self, centroids: &[f64], k: usize) -> Result<Vec<f64>, KMeansError> {
+        let (gpu, n, d, engine, chunk) = (self.gpu, self.n, self.d, self.engine, self.chunk);
+        // The centres in the element type, |c_j|^2 rounded from f64 and the largest norm, as
+        // the CPU's engine prepares them (assign::Centres::new).
+        let ct: Vec<T> = centroids.iter().map(|&v| T::from_f64(v)).collect();
+        let mut cmax2: f64 = 0.0;
+        let norms: Vec<T> = centroids
+            .chunks_exact(d)
+            .map(|c| {
+                let s: f64 = c.iter().map(|v| v * v).sum();
+                cmax2 = cmax2.max(s);
+                T::from_f64(s)
+            })
+            .collect();
+        let cmax = cmax2.sqrt() * (1.0 + 1e-12);
+        let unit = engine.unit::<T>();
+        let settle_grid = |m: u64| self.grid_settle(m);
+        let grids: Vec<(u64, u64, u32)> = (0..n)
+            .step_by(chunk as usize)
+            .map(|p0| {
+                let m = chunk.min(n - p0);
+                (p0, m, settle_grid(m))
+            })
+            .collect();
+        let b = self.bufs.as_mut().expect("step allocates the buffers");
+        gpu.upload_into(&ct, &mut b.ct)?;
+        gpu.upload_into(&norms, &mut b.norms)?;
+        gpu.zero(&mut b.stats)?;
+        let (d32, k32) = (d as u32, k as u32);
+        for (p0, m, settle_blocks) in grids {
+            let rows = u64::from(match engine {
+                Engine::Simt => kernels::SIMT_M,
+                Engine::TensorCores if size_of::<T>() == 8 => kernels::MMA_M_F64,
+                Engine::TensorCores => kernels::MMA_M_F32,
+            });
+            let tiles = LaunchConfig::blocks(m.div_ceil(rows) as u32, BLOCK);
+            // SAFETY: clustering_kmeans_top_{simt,mma}_T(x[n*d], ct[k*d], norms[k], p0, m, d, k,
+            // top_val[m*TOP], top_idx[m*TOP]): one block per `rows` points of the chunk, every
+            // load checked against p0 + m <= n, d and k, and the lists of chunk point i written
+            // at i * TOP (m <= chunk points fit the buffers).
+            unsafe {
+                match engine {
+                    Engine::Simt => kernels::clustering_kmeans_top_simt(
+                        gpu,
+                        tiles,
+                        &self.x,
+                        &b.ct,
+                        &b.norms,
+                        p0,
+                        m,
+                        d32,
+                        k32,
+                        &mut b.top_val,
+                        &mut b.top_idx,
+                    )?,
+                    Engine::TensorCores => kernels::clustering_kmeans_top_mma(
+                        gpu,
+                        tiles,
+                        &self.x,
+                        &b.ct,
+                        &b.norms,
+                        p0,
+                        m,
+                        d32,
+                        k32,
+                        &mut b.top_val,
+                        &mut b.top_idx,
+                    )?,
+                }
+            }
+            // SAFETY: clustering_kmeans_settle_T(x[n*d], w[n or 1], has_w, c64[k*d],
+            // top_val[m*TOP], top_idx[m*TOP], p0, m, d, k, cmax, unit, labels[n],
+            // stats[k*d+2k+2]): points p0..p0+m < n, candidate centres < k (written by the top
+            // kernel for every point of the chunk), w read only when has_w.
+            unsafe {
+                kernels::clustering_kmeans_settle(
+                    gpu,
+                    LaunchConfig::blocks(settle_blocks, BLOCK),
+                    &self.x,
+                    &self.w,
+                    self.has_w,
+                    &b.c64,
+                    &b.top_val,
+                    &b.top_idx,
+                    p0,
+                    m,
+                    d32,
+                    k32,
+                    cmax,
+                    unit,
+                    &mut self.labels,
+                    &mut b.stats,
+                )?;
+            }
+        }
+        Ok(gpu.download(&b.stats)?)
+    }
+}
+
+/// The inertia of a product step from its sums (the CPU's `cpu::formula_inertia`):
+/// `sum_j max(0, q_j - 2 c_j . s_j + w_j |c_j|^2)` over the clusters of non-zero weight.
+fn formula_inertia(st: &StepStats, q: &[f64], centroids: &[f64], d: usize) -> f64 {
+    let mut total = 0.0;
+    for (j, &w) in st.counts.iter().enumerate() {
+        if w == 0.0 {
+            continue;
+        }
+        let c = &centroids[j * d..(j + 1) * d];
+        let s = &st.sums[j * d..(j + 1) * d];
+        let (mut cs, mut cc) = (0.0, 0.0);
+        for (a, b) in c.iter().zip(s) {
+            cs += a * b;
+            cc += a * a;
+        }
+        total += (q[j] - 2.0 * cs + w * cc).max(0.0);
+    }
+    total
+}
+
+impl<T: Element> Stepper for CudaStepper<'_, T> {
+    fn dim(&self) -> usize {
+        self.d
+    }
+
+    fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError> {
+        let d = self.d;
+        let gpu = self.gpu;
+        let b = self.buffers(k)?;
+        gpu.upload_into(centroids, &mut b.c64)?;
+        if self.n == 0 {
+            self.formula = false;
+            return Ok(StepStats::zeros(k, d));
+        }
+        let kd = k * d;
+        if direct(d, k) {
+            let flat = self.step_direct(k)?;
+            self.formula = false;
+            Ok(StepStats::from_flat(&flat, k, d))
+        } else {
+            let flat = self.step_product(centroids, k)?;
+            self.formula = true;
+            let mut st = StepStats::from_flat(&flat[..kd + k + 2], k, d);
+            st.inertia = formula_inertia(&st, &flat[kd + k + 2..], centroids, d);
+            Ok(st)
+        }
+    }
+
+    fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
+        if !self.formula || self.n == 0 {
+            return Ok(None);
+        }
+        let (gpu, n, d) = (self.gpu, self.n, self.d);
+        let blocks = self.grid_settle(n);
+        let mut partials = gpu.alloc_zeros::<f64>(blocks as usize)?;
+        self.buffers(k)?;
+        let b = self.bufs.as_mut().expect("allocated by buffers");
+        gpu.upload_into(centroids, &mut b.c64)?;
+        // SAFETY: clustering_kmeans_exact_inertia_T(x[n*d], w[n or 1], has_w, c64[k*d],
+        // labels[n], n, d, partials[grid]): the labels of the last step are all below k, and
+        // each block writes its own entry of partials.
+        unsafe {
+            kernels::clustering_kmeans_exact_inertia(
+                gpu,
+                LaunchConfig::blocks(blocks, BLOCK),
+                &self.x,
+                &self.w,
+                self.has_w,
+                &b.c64,
+                &self.labels,
+                n,
+                d as u32,
+                &mut partials,
+            )?;
+        }
+        Ok(Some(gpu.download(&partials)?.iter().sum()))
+    }
+
+    fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {
+        let labels = self.labels()?;
+        Ok(farthest_points(
+            self.host,
+            self.d,
+            self.host_weights,
+            centroids,
+            &labels,
+            m,
+            0,
+        ))
+    }
+}
