@@ -7,6 +7,7 @@ pub mod experiments;
 mod greedy;
 mod hungarian;
 mod jv;
+mod num;
 mod problem;
 mod random;
 mod types;

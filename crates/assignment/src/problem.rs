@@ -4,15 +4,37 @@ use std::borrow::Cow;
 
 use ndarray::ArrayView2;
 
+use crate::num::{Elem, I64_FORBIDDEN, I64_RANGE, Potentials, Work};
 use crate::{Assignment, AssignmentError, Duals, Sense};
 
-mod sealed {
+pub(crate) mod sealed {
+    use ndarray::ArrayView2;
+
     pub trait Sealed {}
     impl Sealed for f64 {}
     impl Sealed for f32 {}
     impl Sealed for i64 {}
+    impl Sealed for i32 {}
     impl Sealed for Option<i64> {}
+
+    /// A cost matrix view with its element type named, so the solvers that read a matrix in
+    /// its own type can pick their path once.
+    #[derive(Debug, Clone)]
+    pub enum Typed<'a> {
+        /// `f64` entries.
+        F64(ArrayView2<'a, f64>),
+        /// `f32` entries.
+        F32(ArrayView2<'a, f32>),
+        /// `i64` entries.
+        I64(ArrayView2<'a, i64>),
+        /// `i32` entries.
+        I32(ArrayView2<'a, i32>),
+        /// `Option<i64>` entries (`None` forbids the pair).
+        OptI64(ArrayView2<'a, Option<i64>>),
+    }
 }
+
+pub(crate) use sealed::Typed;
 
 /// What one matrix entry means once read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,8 +57,11 @@ const MINUS_INF_REASON: &str =
     "-inf is invalid when minimising (+inf forbids a pair; scipy's rule)";
 const PLUS_INF_REASON: &str = "+inf is invalid when maximising (-inf forbids a pair; scipy's rule)";
 
-/// The element types a cost matrix may hold: `f64`, `f32`, `i64` and `Option<i64>` (where
-/// `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+/// The element types a cost matrix may hold: `f64`, `f32`, `i64`, `i32` and `Option<i64>`
+/// (where `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+///
+/// The Jonker–Volgenant solver reads `f32`, `i64` and `i32` matrices in their own type (no
+/// `f64` copy) and solves integer matrices in exact integer arithmetic.
 ///
 /// Floats follow scipy's `linear_sum_assignment`, which maximises by minimising the negated
 /// matrix: when minimising `+inf` forbids a pair and `-inf` is an error; when maximising `-inf`
@@ -64,6 +89,9 @@ pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
     fn as_f64_slice(_s: &[Self]) -> Option<&[f64]> {
         None
     }
+    /// The view with its element type named.
+    #[doc(hidden)]
+    fn typed(view: ArrayView2<'_, Self>) -> Typed<'_>;
 }
 
 /// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
@@ -76,6 +104,9 @@ impl Cost for f64 {
     }
     fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
         Some(s)
+    }
+    fn typed(view: ArrayView2<'_, f64>) -> Typed<'_> {
+        Typed::F64(view)
     }
     fn classify_cost(self, sense: Sense) -> CostClass {
         if self.is_finite() {
@@ -105,12 +136,18 @@ impl Cost for f32 {
     fn raw_float(self) -> Option<f64> {
         Some(self as f64)
     }
+    fn typed(view: ArrayView2<'_, f32>) -> Typed<'_> {
+        Typed::F32(view)
+    }
     fn classify_cost(self, sense: Sense) -> CostClass {
         Cost::classify_cost(self as f64, sense)
     }
 }
 
 impl Cost for i64 {
+    fn typed(view: ArrayView2<'_, i64>) -> Typed<'_> {
+        Typed::I64(view)
+    }
     fn classify_cost(self, _sense: Sense) -> CostClass {
         let f = self as f64;
         if f.abs() > EXACT_INT {
@@ -121,7 +158,19 @@ impl Cost for i64 {
     }
 }
 
+impl Cost for i32 {
+    fn typed(view: ArrayView2<'_, i32>) -> Typed<'_> {
+        Typed::I32(view)
+    }
+    fn classify_cost(self, _sense: Sense) -> CostClass {
+        CostClass::Finite(self as f64)
+    }
+}
+
 impl Cost for Option<i64> {
+    fn typed(view: ArrayView2<'_, Option<i64>>) -> Typed<'_> {
+        Typed::OptI64(view)
+    }
     fn classify_cost(self, sense: Sense) -> CostClass {
         match self {
             Some(v) => v.classify_cost(sense),
@@ -137,12 +186,16 @@ pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
 /// transposed if it had more rows than columns, negated if maximising, scaled by `2^-scale_exp`
 /// if its entries are so large that sums could overflow), `+inf` = forbidden.
 #[derive(Debug, Clone)]
-pub(crate) struct Problem<'a> {
+///
+/// `E` is the element type the matrix is held in: `f64` for every solver, and for the
+/// Jonker–Volgenant solver also `f32`, `i64` and `i32` (the caller's own type, see
+/// [`Problem::native`]); forbidden pairs are then `E::FORBIDDEN`.
+pub(crate) struct Problem<'a, E: Elem = f64> {
     pub(crate) nr: usize,
     pub(crate) nc: usize,
-    /// The matrix: borrowed from the caller when it already is a row-major `f64` matrix to
-    /// be minimised with no more rows than columns, else a converted copy.
-    pub(crate) c: Cow<'a, [f64]>,
+    /// The matrix: borrowed from the caller when it already is a row-major matrix of the
+    /// element type, to be minimised, with no more rows than columns; else a converted copy.
+    pub(crate) c: Cow<'a, [E]>,
     pub(crate) transposed: bool,
     pub(crate) negated: bool,
     /// Every finite entry is an integer.
@@ -152,6 +205,9 @@ pub(crate) struct Problem<'a> {
     pub(crate) max: f64,
     /// The internal matrix is the caller's times `2^-scale_exp` (0 unless the entries are huge).
     pub(crate) scale_exp: i32,
+    /// Added to every allowed internal entry after the negation (0, or -1 for a maximised
+    /// `i32` matrix, stored as `!c = -c - 1` so that `i32::MIN` needs no wider type).
+    pub(crate) offset: i64,
 }
 
 /// `2^e` for `|e| <= 1022` (exact).
@@ -159,7 +215,7 @@ fn pow2(e: i32) -> f64 {
     2f64.powi(e)
 }
 
-impl<'a> Problem<'a> {
+impl<'a> Problem<'a, f64> {
     /// Validates `costs` and builds the internal problem.
     pub(crate) fn new<T: Cost>(
         costs: ArrayView2<'a, T>,
@@ -248,18 +304,21 @@ impl<'a> Problem<'a> {
             min,
             max,
             scale_exp,
+            offset: 0,
         })
     }
+}
 
+impl<'a, E: Elem> Problem<'a, E> {
     /// Row `i` of the internal matrix.
     #[inline]
-    pub(crate) fn row(&self, i: usize) -> &[f64] {
+    pub(crate) fn row(&self, i: usize) -> &[E] {
         &self.c[i * self.nc..(i + 1) * self.nc]
     }
 
     /// Internal cost of pair `(i, j)`.
     #[inline]
-    pub(crate) fn at(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn at(&self, i: usize, j: usize) -> E {
         self.c[i * self.nc + j]
     }
 
@@ -272,17 +331,20 @@ impl<'a> Problem<'a> {
     pub(crate) fn finish(
         &self,
         x: &[usize],
-        duals: Option<(Vec<f64>, Vec<f64>)>,
+        duals: Option<Potentials<E::W>>,
     ) -> Result<Assignment, AssignmentError> {
         debug_assert_eq!(x.len(), self.nr);
-        let mut internal_cost = 0.0;
+        let mut sum = E::W::ZERO;
         for (i, &j) in x.iter().enumerate() {
-            let v = self.at(i, j);
-            if v == f64::INFINITY {
+            let v = self.at(i, j).widen();
+            if !v.finite() {
                 return Err(AssignmentError::Infeasible);
             }
-            internal_cost += v;
+            sum = sum + v;
         }
+        // Integer sums are exact (the entries are at most 2^53 and the problem small enough
+        // for the checked range); the offset of a maximised i32 matrix is taken out here.
+        let internal_cost = sum.to_f64() - self.offset as f64 * self.nr as f64;
         let unscale = pow2(self.scale_exp);
         let total = internal_cost * unscale;
         if !total.is_finite() {
@@ -299,7 +361,10 @@ impl<'a> Problem<'a> {
             });
         }
         let cost = if self.negated { -total } else { total };
-        let duals = duals.and_then(|(mut u, mut v)| {
+        let duals = duals.and_then(|(u, v)| {
+            let offset = self.offset as f64;
+            let mut u: Vec<f64> = u.into_iter().map(|t| t.to_f64() - offset).collect();
+            let mut v: Vec<f64> = v.into_iter().map(Work::to_f64).collect();
             if self.scale_exp > 0 {
                 u.iter_mut().chain(v.iter_mut()).for_each(|t| *t *= unscale);
                 if !u.iter().chain(&v).all(|t| t.is_finite()) {
@@ -395,6 +460,302 @@ fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
         max = max.max(if finite { w } else { f64::NEG_INFINITY });
     }
     (bad, Stats { integral, min, max })
+}
+
+/// A validated problem held in the caller's element type (no `f64` copy of a `float32` or
+/// integer matrix), for the Jonker–Volgenant solver.
+#[derive(Debug, Clone)]
+pub(crate) enum NativeProblem<'a> {
+    /// `f64` entries, or an integer matrix whose values are too large for the checked integer
+    /// range (converted, as every other solver does).
+    F64(Problem<'a, f64>),
+    /// `f32` entries, solved in `f64` arithmetic.
+    F32(Problem<'a, f32>),
+    /// `i64` or `Option<i64>` entries, solved in exact `i64` arithmetic.
+    I64(Problem<'a, i64>),
+    /// `i32` entries, solved in exact `i64` arithmetic.
+    I32(Problem<'a, i32>),
+}
+
+impl<'a> NativeProblem<'a> {
+    /// Validates `costs` (the rules of [`Problem::new`]) and keeps it in its own element type:
+    /// borrowed when it is row-major, minimised and has no more rows than columns, else one
+    /// copy of the same type (transposed, negated).
+    ///
+    /// Integer matrices whose magnitude times `4 (n + 1)` reaches [`I64_RANGE`] cannot be
+    /// solved in the checked `i64` range and become `f64` problems.
+    pub(crate) fn new<T: Cost>(
+        costs: ArrayView2<'a, T>,
+        sense: Sense,
+    ) -> Result<Self, AssignmentError> {
+        Ok(match T::typed(costs) {
+            Typed::F64(v) => NativeProblem::F64(Problem::new(v, sense)?),
+            Typed::F32(v) => NativeProblem::F32(direct(v, sense)?),
+            Typed::I64(v) => {
+                let p = direct(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I64(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+            Typed::I32(v) => {
+                let p = direct(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I32(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+            Typed::OptI64(v) => {
+                let p = optional_i64(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I64(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+        })
+    }
+}
+
+/// Whether an integer problem's potentials stay well inside the checked `i64` range
+/// ([`I64_RANGE`]): they grow to about `4 (n + 1)` times the largest magnitude.
+fn fits_i64<E: Elem>(p: &Problem<'_, E>) -> bool {
+    let magnitude = p.min.abs().max(p.max.abs());
+    magnitude * 4.0 * (p.nc as f64 + 2.0) < I64_RANGE as f64 / 2.0
+}
+
+/// An element type the Jonker–Volgenant solver reads as it is.
+pub(crate) trait Direct: Elem + Cost {
+    /// What maximising adds to every negated entry: 0, or -1 for `i32` (stored as `!c`).
+    const MAX_OFFSET: i64;
+    /// The internal entry: negated when maximising (`!c` for `i32`), the forbidding
+    /// infinity as `+inf`. Called on validated entries only.
+    fn internal(self, sense: Sense) -> Self;
+    /// One (vectorisable) pass over valid-or-not caller entries: whether any is refused in
+    /// `sense`, and the smallest and largest allowed entry (caller's sign).
+    fn scan(s: &[Self], sense: Sense) -> (bool, f64, f64);
+}
+
+impl Direct for f32 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> f32 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[f32], sense: Sense) -> (bool, f64, f64) {
+        let forbidden = forbidden_infinity(sense) as f32;
+        let (mut bad, mut min, mut max) = (false, f32::INFINITY, f32::NEG_INFINITY);
+        for &v in s {
+            bad |= v.is_nan() | (v == -forbidden);
+            let finite = v != forbidden;
+            min = min.min(if finite { v } else { f32::INFINITY });
+            max = max.max(if finite { v } else { f32::NEG_INFINITY });
+        }
+        (bad, min as f64, max as f64)
+    }
+}
+
+impl Direct for i64 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> i64 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[i64], _sense: Sense) -> (bool, f64, f64) {
+        let (min, max) = s
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let limit = EXACT_INT as i64;
+        (min < -limit || max > limit, min as f64, max as f64)
+    }
+}
+
+impl Direct for i32 {
+    const MAX_OFFSET: i64 = -1;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> i32 {
+        if sense == Sense::Maximize {
+            !self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[i32], _sense: Sense) -> (bool, f64, f64) {
+        let (min, max) = s
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        (false, min as f64, max as f64)
+    }
+}
+
+/// The internal problem of a [`Direct`] matrix, in its own type.
+fn direct<'a, E: Direct>(
+    costs: ArrayView2<'a, E>,
+    sense: Sense,
+) -> Result<Problem<'a, E>, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let transposed = rows > cols;
+    let (nr, nc) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let negated = sense == Sense::Maximize;
+    // Validation and statistics over the caller's entries, row by row.
+    let (mut bad, mut min, mut max) = (false, f64::INFINITY, f64::NEG_INFINITY);
+    let mut buf: Vec<E> = Vec::new();
+    for line in costs.outer_iter() {
+        let (b, lo, hi) = match line.as_slice() {
+            Some(s) => E::scan(s, sense),
+            None => {
+                buf.clear();
+                buf.extend(line.iter().copied());
+                E::scan(&buf, sense)
+            }
+        };
+        bad |= b;
+        min = min.min(lo);
+        max = max.max(hi);
+    }
+    if bad {
+        return Err(first_refused(costs, sense));
+    }
+    if min > max {
+        (min, max) = (0.0, 0.0);
+    }
+    let offset = if negated { E::MAX_OFFSET } else { 0 };
+    if negated {
+        (min, max) = (offset as f64 - max, offset as f64 - min);
+    }
+    let borrowed = if !transposed && !negated {
+        costs.to_slice()
+    } else {
+        None
+    };
+    let c = match borrowed {
+        Some(s) => Cow::Borrowed(s),
+        None => {
+            let mut c = Vec::with_capacity(nr * nc);
+            if transposed {
+                let mut t = vec![E::default(); nr * nc];
+                for (r, line) in costs.outer_iter().enumerate() {
+                    for (k, &v) in line.iter().enumerate() {
+                        t[k * nc + r] = v.internal(sense);
+                    }
+                }
+                c = t;
+            } else {
+                for line in costs.outer_iter() {
+                    c.extend(line.iter().map(|&v| v.internal(sense)));
+                }
+            }
+            Cow::Owned(c)
+        }
+    };
+    Ok(Problem {
+        nr,
+        nc,
+        c,
+        transposed,
+        negated,
+        integral: E::INTEGER,
+        min,
+        max,
+        scale_exp: 0,
+        offset,
+    })
+}
+
+/// The internal `i64` problem of an `Option<i64>` matrix (always a copy: `None` becomes
+/// [`I64_FORBIDDEN`]).
+fn optional_i64<'a>(
+    costs: ArrayView2<'a, Option<i64>>,
+    sense: Sense,
+) -> Result<Problem<'a, i64>, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let transposed = rows > cols;
+    let (nr, nc) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let negated = sense == Sense::Maximize;
+    let limit = EXACT_INT as i64;
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    let mut c = vec![0i64; nr * nc];
+    for ((r, k), &v) in costs.indexed_iter() {
+        let internal = match v {
+            None => I64_FORBIDDEN,
+            Some(v) if v < -limit || v > limit => {
+                return Err(AssignmentError::CostOutOfRange {
+                    row: r,
+                    col: k,
+                    value: format!("{:?}", Some(v)),
+                });
+            }
+            Some(v) => {
+                let v = if negated { -v } else { v };
+                min = min.min(v);
+                max = max.max(v);
+                v
+            }
+        };
+        let at = if transposed { k * nc + r } else { r * nc + k };
+        c[at] = internal;
+    }
+    let (min, max) = if min > max {
+        (0.0, 0.0)
+    } else {
+        (min as f64, max as f64)
+    };
+    Ok(Problem {
+        nr,
+        nc,
+        c: Cow::Owned(c),
+        transposed,
+        negated,
+        integral: true,
+        min,
+        max,
+        scale_exp: 0,
+        offset: 0,
+    })
+}
+
+/// The error for the first entry refused in `sense` (invalid or out of range), in the
+/// caller's row-major order.
+fn first_refused<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> AssignmentError {
+    for ((r, k), &v) in costs.indexed_iter() {
+        match v.classify_cost(sense) {
+            CostClass::Invalid(reason) => {
+                return AssignmentError::InvalidCost {
+                    row: r,
+                    col: k,
+                    value: format!("{v:?}"),
+                    reason,
+                };
+            }
+            CostClass::OutOfRange => {
+                return AssignmentError::CostOutOfRange {
+                    row: r,
+                    col: k,
+                    value: format!("{v:?}"),
+                };
+            }
+            _ => {}
+        }
+    }
+    unreachable!("called only when an entry is refused")
 }
 
 /// The error for the first invalid entry (in the caller's row-major order).

@@ -1,0 +1,329 @@
+//! The Jonker–Volgenant solver over any element type: column reduction with reduction
+//! transfer, augmenting row reduction, then one shortest augmenting path per free row.
+
+use crate::num::{OutOfRange, Work};
+
+use super::simd::Lanes;
+use crate::AssignmentError;
+use crate::problem::Problem;
+
+use super::scan::{self, Isa, NONE};
+
+/// Why a solve stopped.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// The problem has no solution (or is invalid).
+    Error(AssignmentError),
+    /// An integer potential or path length left the checked range: solve in `f64`.
+    Range,
+}
+
+impl From<AssignmentError> for Stop {
+    fn from(e: AssignmentError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl From<OutOfRange> for Stop {
+    fn from(_: OutOfRange) -> Self {
+        Stop::Range
+    }
+}
+
+/// The solution of the internal problem: `x[i]` the column of row `i`, potentials `u`, `v`.
+pub(crate) type Solution<W> = (Vec<usize>, Vec<W>, Vec<W>);
+
+/// Maximum number of chained steps in augmenting row reduction, per row of the problem:
+/// ARR can cycle for a long time on float ties; after this budget the remaining free rows go
+/// to the (always correct) augmentation phase.
+const ARR_BUDGET_PER_ROW: usize = 8;
+
+/// Solves the internal problem (`nr <= nc`, minimising) with the CPU's best instruction set.
+pub(crate) fn solve<E: Lanes>(p: &Problem<'_, E>) -> Result<Solution<E::W>, Stop> {
+    solve_with(p, Isa::detect())
+}
+
+/// [`solve`] with the kernels of `isa` (every instruction set gives the same solution).
+pub(crate) fn solve_with<E: Lanes>(p: &Problem<'_, E>, isa: Isa) -> Result<Solution<E::W>, Stop> {
+    let (nr, nc) = (p.nr, p.nc);
+    let zero = <E::W as Work>::ZERO;
+    let mut v = vec![zero; nc];
+    let mut x = vec![NONE; nr];
+    let mut y = vec![NONE; nc];
+    if nr == 0 {
+        return Ok((x, Vec::new(), v));
+    }
+    if nc > u32::MAX as usize - 1 {
+        return Err(Stop::Error(AssignmentError::TooLarge {
+            n: nc,
+            limit: u32::MAX as usize - 1,
+        }));
+    }
+    let mut free: Vec<usize> = Vec::with_capacity(nr);
+    if nr == nc {
+        column_reduction(p, isa, &mut v, &mut x, &mut y, &mut free)?;
+    } else {
+        free.extend(0..nr);
+    }
+    augmenting_row_reduction(p, isa, &mut v, &mut x, &mut y, &mut free)?;
+    let mut u = vec![zero; nr];
+    for i in 0..nr {
+        if x[i] != NONE {
+            u[i] = p.at(i, x[i]).widen() - v[x[i]];
+        }
+    }
+    augment(p, isa, &mut u, &mut v, &mut x, &mut y, &free)?;
+    Ok((x, u, v))
+}
+
+/// Column reduction (`v[j]` = column minimum, each column to its minimum row if that row is
+/// still free, scanning columns from the last) and reduction transfer for rows assigned once.
+///
+/// Among rows tied for a column's minimum, the row on the diagonal (`i == j`) is taken, else
+/// the first: a matrix whose diagonal is among the column minima, a constant matrix above all,
+/// then starts from (and, with nothing left to augment, ends at) the identity, which is what
+/// scipy's solver returns there (its test `test_constant_cost_matrix`). The rule costs one read
+/// of the diagonal and changes nothing else.
+fn column_reduction<E: Lanes>(
+    p: &Problem<'_, E>,
+    isa: Isa,
+    v: &mut [E::W],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &mut Vec<usize>,
+) -> Result<(), Stop> {
+    let (nr, nc) = (p.nr, p.nc);
+    let mut arg = vec![0u32; nc];
+    v.fill(E::W::INF);
+    for i in 0..nr {
+        scan::column_minima::<E>(isa, p.row(i), v, &mut arg, i as u32);
+    }
+    if v.iter().any(|t| !t.finite()) {
+        return Err(AssignmentError::Infeasible.into());
+    }
+    // Ties go to the diagonal (one read per column, outside the row-major pass).
+    for j in 0..nr.min(nc) {
+        if p.at(j, j).widen() == v[j] {
+            arg[j] = j as u32;
+        }
+    }
+    let mut matches = vec![0u32; nr];
+    for j in (0..nc).rev() {
+        let i = arg[j] as usize;
+        matches[i] += 1;
+        if matches[i] == 1 {
+            x[i] = j;
+            y[j] = i;
+        }
+    }
+    for i in 0..nr {
+        match matches[i] {
+            0 => free.push(i),
+            1 => {
+                // Reduction transfer: lower v[j1] so that row i's reduced cost there equals its
+                // second smallest one (row i keeps j1 as a minimum).
+                let j1 = x[i];
+                let m = scan::min_reduced_except::<E>(isa, p.row(i), v, j1);
+                if m.finite() {
+                    v[j1] = v[j1] - m;
+                    if !v[j1].in_range() {
+                        return Err(Stop::Range);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Two rounds of augmenting row reduction (JV 1987). Invariant kept: every assigned row is
+/// assigned to a column minimising `c[i][j] - v[j]`; `v` only decreases, and only on columns
+/// that are (or become) assigned.
+///
+/// When a row's minimum is tied, a free column among the minima is taken if there is one
+/// (the diagonal first, as in the column reduction), so that no other row is displaced: on
+/// integer costs with many ties this assigns nearly every row here, where taking the second
+/// minimum column would displace a row each time.
+fn augmenting_row_reduction<E: Lanes>(
+    p: &Problem<'_, E>,
+    isa: Isa,
+    v: &mut [E::W],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &mut Vec<usize>,
+) -> Result<(), Stop> {
+    let mut budget = ARR_BUDGET_PER_ROW * p.nr + 16;
+    let mut next: Vec<usize> = Vec::with_capacity(free.len());
+    for _round in 0..2 {
+        let mut k = 0;
+        let mut current = NONE;
+        next.clear();
+        loop {
+            let i = if current != NONE {
+                std::mem::replace(&mut current, NONE)
+            } else if k < free.len() {
+                k += 1;
+                free[k - 1]
+            } else {
+                break;
+            };
+            let row = p.row(i);
+            let (umin, mut j1, usub, j2) = scan::two_minima::<E>(isa, row, v);
+            if j1 == NONE || !umin.finite() {
+                return Err(AssignmentError::Infeasible.into()); // the row is entirely forbidden
+            }
+            let mut i0 = y[j1];
+            let raise = umin < usub && usub.finite();
+            if raise {
+                v[j1] = v[j1] - (usub - umin);
+                if !v[j1].in_range() {
+                    return Err(Stop::Range);
+                }
+            } else if i0 != NONE && usub == umin {
+                if i < p.nc && y[i] == NONE && row[i].widen() - v[i] == umin {
+                    // The diagonal column when it is free and among the minima (as in the
+                    // column reduction), so a constant matrix ends at the identity, as in scipy.
+                    j1 = i;
+                    i0 = NONE;
+                } else if let Some(jf) = first_free_minimum(row, v, y, umin) {
+                    j1 = jf;
+                    i0 = NONE;
+                } else {
+                    // Every minimum column is assigned: take the second, displacing its row.
+                    j1 = j2;
+                    i0 = y[j2];
+                }
+            }
+            x[i] = j1;
+            y[j1] = i;
+            if i0 != NONE {
+                x[i0] = NONE;
+                if raise && budget > 0 {
+                    budget -= 1;
+                    current = i0;
+                } else {
+                    next.push(i0);
+                }
+            }
+        }
+        std::mem::swap(free, &mut next);
+        if free.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The first free column whose reduced cost in `row` is `value`.
+fn first_free_minimum<E: Lanes>(row: &[E], v: &[E::W], y: &[usize], value: E::W) -> Option<usize> {
+    row.iter()
+        .zip(v)
+        .zip(y)
+        .position(|((&c, &vj), &r)| r == NONE && c.widen() - vj == value)
+}
+
+/// Shortest augmenting paths from each free row (Dijkstra on reduced costs).
+///
+/// Every row scan walks the whole cost row in column order (sequential, prefetcher-friendly;
+/// gathering only the unscanned columns in a compacted order costs a cache miss per element
+/// on large matrices). Scanned columns are neutralised by setting their working potential to
+/// [`Work::NEUTRAL`] (so they are never updated again) and their distance to [`Work::INF`]
+/// (so they are never the minimum); their final distances are kept in `done`.
+///
+/// Among equal tentative distances a free column wins, which ends the search early and
+/// matters a lot on integer costs with many ties; otherwise the first column wins.
+fn augment<E: Lanes>(
+    p: &Problem<'_, E>,
+    isa: Isa,
+    u: &mut [E::W],
+    v: &mut [E::W],
+    x: &mut [usize],
+    y: &mut [usize],
+    free: &[usize],
+) -> Result<(), Stop> {
+    let nc = p.nc;
+    let inf = <E::W as Work>::INF;
+    let zero = <E::W as Work>::ZERO;
+    let mut ve: Vec<E::W> = vec![zero; nc];
+    let mut sp: Vec<E::W> = vec![inf; nc];
+    let mut path: Vec<u32> = vec![u32::MAX; nc];
+    let mut done = vec![inf; nc];
+    let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
+    let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
+    // Zero for a free column, INF for an assigned one (added to the distances for the minimum
+    // over free columns).
+    let mut fpen: Vec<E::W> = y
+        .iter()
+        .map(|&r| if r == NONE { zero } else { inf })
+        .collect();
+
+    for &f in free {
+        ve.copy_from_slice(v);
+        sp.fill(inf);
+        scanned_rows.clear();
+        scanned_cols.clear();
+        u[f] = zero;
+        let mut min_val = zero;
+        let mut i = f;
+        let sink;
+        loop {
+            scanned_rows.push(i);
+            let base = min_val - u[i];
+            let (lowest, lowest_free) = scan::relax::<E>(
+                isa,
+                p.row(i),
+                &ve,
+                &mut sp,
+                &mut path,
+                &fpen,
+                base,
+                i as u32,
+            );
+            if !lowest.finite() {
+                return Err(AssignmentError::Infeasible.into());
+            }
+            if !lowest.in_range() {
+                return Err(Stop::Range);
+            }
+            let j = scan::find::<E>(isa, &sp, &fpen, lowest, lowest_free == lowest);
+            debug_assert!(j != NONE);
+            min_val = lowest;
+            done[j] = lowest;
+            ve[j] = E::W::NEUTRAL;
+            sp[j] = inf;
+            scanned_cols.push(j);
+            if y[j] == NONE {
+                sink = j;
+                break;
+            }
+            i = y[j];
+        }
+        // Dual update.
+        u[f] = u[f] + min_val;
+        for &r in &scanned_rows[1..] {
+            u[r] = u[r] + (min_val - done[x[r]]);
+        }
+        for &c in &scanned_cols {
+            v[c] = v[c] - (min_val - done[c]);
+        }
+        let rows_ok = scanned_rows.iter().all(|&r| u[r].in_range());
+        if !rows_ok || scanned_cols.iter().any(|&c| !v[c].in_range()) {
+            return Err(Stop::Range);
+        }
+        // Augment along the alternating path.
+        fpen[sink] = inf;
+        let mut j = sink;
+        loop {
+            let r = path[j] as usize;
+            y[j] = r;
+            let prev = x[r];
+            x[r] = j;
+            if r == f {
+                break;
+            }
+            j = prev;
+        }
+    }
+    Ok(())
+}
