@@ -57,8 +57,8 @@ fn index_array(py: Python<'_>, v: Vec<usize>) -> Bound<'_, PyArray1<i64>> {
         .into_pyarray(py)
 }
 
-/// Native half of `warpath.linear_sum_assignment`: `cost_matrix` is a 2-D float64, float32 or
-/// int64 array (any strides); returns `(row_ind, col_ind)` sorted by row.
+/// Native half of `warpath.linear_sum_assignment`: `cost_matrix` is a 2-D float64, float32,
+/// int64 or int32 array (any strides); returns `(row_ind, col_ind)` sorted by row.
 #[pyfunction]
 #[pyo3(signature = (cost_matrix, maximize, solver, backend))]
 fn linear_sum_assignment<'py>(
@@ -69,7 +69,7 @@ fn linear_sum_assignment<'py>(
     backend: &str,
 ) -> PyResult<IndexPair<'py, Ix1>> {
     let (solver, exec, sense) = parse_options(solver, backend, maximize)?;
-    let a = dispatch!(cost_matrix, Ix2, [f64, f32, i64], |a| solve_one(
+    let a = dispatch!(cost_matrix, Ix2, [f64, f32, i64, i32], |a| solve_one(
         a, py, solver, sense, exec
     ))?;
     let (rows, cols) = a.pairs();
@@ -88,8 +88,8 @@ fn solve_one<T: Cost + numpy::Element>(
         .map_err(py_err)
 }
 
-/// Native half of `warpath.linear_sum_assignment_batch`: `costs` is a 3-D float64, float32 or
-/// int64 array of `b` problems; returns `(row_ind, col_ind)`, each `(b, min(r, c))`.
+/// Native half of `warpath.linear_sum_assignment_batch`: `costs` is a 3-D float64, float32,
+/// int64 or int32 array of `b` problems; returns `(row_ind, col_ind)`, each `(b, min(r, c))`.
 #[pyfunction]
 #[pyo3(signature = (costs, maximize, solver, backend))]
 fn linear_sum_assignment_batch<'py>(
@@ -100,7 +100,7 @@ fn linear_sum_assignment_batch<'py>(
     backend: &str,
 ) -> PyResult<IndexPair<'py, Ix2>> {
     let (solver, exec, sense) = parse_options(solver, backend, maximize)?;
-    let (pairs, solved) = dispatch!(costs, Ix3, [f64, f32, i64], |a| solve_many(
+    let (pairs, solved) = dispatch!(costs, Ix3, [f64, f32, i64, i32], |a| solve_many(
         a, py, solver, sense, exec
     ))?;
     let b = solved.len();

@@ -38,6 +38,10 @@ pub(crate) type Solution<W> = (Vec<usize>, Vec<W>, Vec<W>);
 /// to the (always correct) augmentation phase.
 const ARR_BUDGET_PER_ROW: usize = 8;
 
+/// The augmentation looks at the free columns one by one after each row scan (rather than
+/// in the scan) when there are at most `1 / FEW_FREE` of the columns.
+const FEW_FREE: usize = 16;
+
 /// Solves the internal problem (`nr <= nc`, minimising) with the CPU's best instruction set.
 pub(crate) fn solve<E: Lanes>(p: &Problem<'_, E>) -> Result<Solution<E::W>, Stop> {
     solve_with(p, Isa::detect())
@@ -169,7 +173,7 @@ fn augmenting_row_reduction<E: Lanes>(
                 break;
             };
             let row = p.row(i);
-            let (umin, mut j1, usub, j2) = scan::two_minima::<E>(isa, row, v);
+            let (umin, mut j1, usub) = scan::two_minima::<E>(isa, row, v);
             if j1 == NONE || !umin.finite() {
                 return Err(AssignmentError::Infeasible.into()); // the row is entirely forbidden
             }
@@ -186,13 +190,12 @@ fn augmenting_row_reduction<E: Lanes>(
                     // column reduction), so a constant matrix ends at the identity, as in scipy.
                     j1 = i;
                     i0 = NONE;
-                } else if let Some(jf) = first_free_minimum(row, v, y, umin) {
-                    j1 = jf;
-                    i0 = NONE;
                 } else {
-                    // Every minimum column is assigned: take the second, displacing its row.
-                    j1 = j2;
-                    i0 = y[j2];
+                    // A free column among the minima if there is one; else the next minimum
+                    // column, displacing its row.
+                    let (free_col, other) = tied_columns(row, v, y, umin, j1);
+                    j1 = if free_col != NONE { free_col } else { other };
+                    i0 = y[j1];
                 }
             }
             x[i] = j1;
@@ -215,12 +218,28 @@ fn augmenting_row_reduction<E: Lanes>(
     Ok(())
 }
 
-/// The first free column whose reduced cost in `row` is `value`.
-fn first_free_minimum<E: Lanes>(row: &[E], v: &[E::W], y: &[usize], value: E::W) -> Option<usize> {
-    row.iter()
-        .zip(v)
-        .zip(y)
-        .position(|((&c, &vj), &r)| r == NONE && c.widen() - vj == value)
+/// Among the columns whose reduced cost in `row` is `value` (a tied minimum): the first
+/// free one and the first other than `j1` ([`NONE`] where there is none); the search stops
+/// at the first free one.
+fn tied_columns<E: Lanes>(
+    row: &[E],
+    v: &[E::W],
+    y: &[usize],
+    value: E::W,
+    j1: usize,
+) -> (usize, usize) {
+    let mut other = NONE;
+    for (j, ((&c, &vj), &r)) in row.iter().zip(v).zip(y).enumerate() {
+        if c.widen() - vj == value {
+            if r == NONE {
+                return (j, if other == NONE { j } else { other });
+            }
+            if other == NONE && j != j1 {
+                other = j;
+            }
+        }
+    }
+    (NONE, other)
 }
 
 /// Shortest augmenting paths from each free row (Dijkstra on reduced costs).
@@ -257,8 +276,12 @@ fn augment<E: Lanes>(
         .iter()
         .map(|&r| if r == NONE { zero } else { inf })
         .collect();
+    // The free columns, when they are few enough to look at one by one after each scan
+    // instead of carrying `fpen` through it.
+    let mut free_cols: Vec<usize> = (0..nc).filter(|&j| y[j] == NONE).collect();
 
     for &f in free {
+        let few_free = free_cols.len() * FEW_FREE <= nc;
         ve.copy_from_slice(v);
         sp.fill(inf);
         scanned_rows.clear();
@@ -270,23 +293,32 @@ fn augment<E: Lanes>(
         loop {
             scanned_rows.push(i);
             let base = min_val - u[i];
-            let (lowest, lowest_free) = scan::relax::<E>(
-                isa,
-                p.row(i),
-                &ve,
-                &mut sp,
-                &mut path,
-                &fpen,
-                base,
-                i as u32,
-            );
+            let row = p.row(i);
+            let (all, free_best) = if few_free {
+                let all = scan::relax::<E>(isa, row, &ve, &mut sp, &mut path, base, i as u32);
+                let mut best = (inf, NONE);
+                for &j in &free_cols {
+                    if sp[j] < best.0 || (sp[j] == best.0 && j < best.1) {
+                        best = (sp[j], j);
+                    }
+                }
+                (all, best)
+            } else {
+                scan::relax_free::<E>(isa, row, &ve, &mut sp, &mut path, &fpen, base, i as u32)
+            };
+            let lowest = all.0;
             if !lowest.finite() {
                 return Err(AssignmentError::Infeasible.into());
             }
             if !lowest.in_range() {
                 return Err(Stop::Range);
             }
-            let j = scan::find::<E>(isa, &sp, &fpen, lowest, lowest_free == lowest);
+            // A free column wins ties (the search ends there).
+            let j = if free_best.0 == lowest {
+                free_best.1
+            } else {
+                all.1
+            };
             debug_assert!(j != NONE);
             min_val = lowest;
             done[j] = lowest;
@@ -313,6 +345,9 @@ fn augment<E: Lanes>(
         }
         // Augment along the alternating path.
         fpen[sink] = inf;
+        if let Some(k) = free_cols.iter().position(|&c| c == sink) {
+            free_cols.swap_remove(k);
+        }
         let mut j = sink;
         loop {
             let r = path[j] as usize;

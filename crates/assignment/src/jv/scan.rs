@@ -94,12 +94,28 @@ fn fold_min<W: Work>(a: &[W]) -> W {
     a.iter().fold(W::INF, |m, &x| m.least(x))
 }
 
+/// A smallest value and its column (the first column holding it; `(INF, NONE)` for none).
+pub(crate) type ArgMin<W> = (W, usize);
+
 kernel! {
     /// One Dijkstra row scan: for every column, the candidate distance through row `i` is
     /// `base + c[j] - ve[j]`; where it is below `sp[j]` it replaces it and `path[j] = i`.
-    /// Returns the smallest tentative distance over all columns and over the free ones
-    /// (`fpen[j]` is zero for a free column and [`Work::INF`] for an assigned one).
+    /// Returns the smallest tentative distance after the scan and its first column.
     fn relax(
+        row: &[E],
+        ve: &[E::W],
+        sp: &mut [E::W],
+        path: &mut [u32],
+        base: E::W,
+        i: u32,
+    ) -> ArgMin<E::W> = relax_all_v;
+}
+
+kernel! {
+    /// [`relax`] that also returns the smallest tentative distance over the free columns and
+    /// its first column (`fpen[j]` is zero for a free column and [`Work::INF`] for an
+    /// assigned one).
+    fn relax_free(
         row: &[E],
         ve: &[E::W],
         sp: &mut [E::W],
@@ -107,13 +123,28 @@ kernel! {
         fpen: &[E::W],
         base: E::W,
         i: u32,
-    ) -> (E::W, E::W) = relax_v;
+    ) -> (ArgMin<E::W>, ArgMin<E::W>) = relax_free_v;
 }
 
 /// # Safety
 /// `V`'s instruction set must be available.
 #[inline(always)]
-unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
+unsafe fn relax_all_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
+    row: &[E],
+    ve: &[E::W],
+    sp: &mut [E::W],
+    path: &mut [u32],
+    base: E::W,
+    i: u32,
+) -> ArgMin<E::W> {
+    // SAFETY: forwarded.
+    unsafe { relax_v::<E, V, false>(row, ve, sp, path, &[], base, i).0 }
+}
+
+/// # Safety
+/// `V`'s instruction set must be available.
+#[inline(always)]
+unsafe fn relax_free_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     row: &[E],
     ve: &[E::W],
     sp: &mut [E::W],
@@ -121,16 +152,51 @@ unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     fpen: &[E::W],
     base: E::W,
     i: u32,
-) -> (E::W, E::W) {
+) -> (ArgMin<E::W>, ArgMin<E::W>) {
+    // SAFETY: forwarded.
+    unsafe { relax_v::<E, V, true>(row, ve, sp, path, fpen, base, i) }
+}
+
+/// The lanes' minima merged: the smallest value, then the smallest column among the lanes
+/// holding it (each lane holds the first column of its own minimum).
+#[inline(always)]
+fn merge_argmin<W: Work>(vals: &[W], cols: &[W], tail: ArgMin<W>) -> ArgMin<W> {
+    let mut best = tail;
+    for (&v, &c) in vals.iter().zip(cols) {
+        let c = c.to_index();
+        if v < best.0 || (v == best.0 && v < W::INF && c < best.1) {
+            best = (v, c);
+        }
+    }
+    best
+}
+
+/// The row scan; with `FREE`, the minimum over free columns too.
+///
+/// # Safety
+/// `V`'s instruction set must be available.
+#[inline(always)]
+unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>, const FREE: bool>(
+    row: &[E],
+    ve: &[E::W],
+    sp: &mut [E::W],
+    path: &mut [u32],
+    fpen: &[E::W],
+    base: E::W,
+    i: u32,
+) -> (ArgMin<E::W>, ArgMin<E::W>) {
     let n = row.len();
-    assert!(ve.len() == n && sp.len() == n && path.len() == n && fpen.len() == n);
+    assert!(ve.len() == n && sp.len() == n && path.len() == n && (!FREE || fpen.len() == n));
     let inf = <E::W as Work>::INF;
     let body = n - n % V::LANES;
     // SAFETY: the instruction set is the caller's contract; every access is at j..j + LANES
-    // with j + LANES <= body <= n, the length of all five slices (asserted above).
-    let (lo, lf) = unsafe {
+    // with j + LANES <= body <= n, the length of the slices read (asserted above).
+    let (lo, lo_at, lf, lf_at) = unsafe {
         let vb = V::splat(base);
+        let step = V::splat(<E::W as Work>::from_index(V::LANES));
+        let mut at = V::indices(0);
         let (mut lo, mut lf) = (V::splat(inf), V::splat(inf));
+        let (mut lo_at, mut lf_at) = (at, at);
         let mut j = 0;
         while j < body {
             let c = V::load_elem(row.as_ptr().add(j));
@@ -141,63 +207,47 @@ unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
             let s2 = V::select(m, r, s);
             s2.store(sp.as_mut_ptr().add(j));
             V::store_where(m, path.as_mut_ptr().add(j), i);
-            lo = lo.min(s2);
-            lf = lf.min(s2.add(V::load(fpen.as_ptr().add(j))));
+            let better = s2.lt(lo);
+            lo = V::select(better, s2, lo);
+            lo_at = V::select(better, at, lo_at);
+            if FREE {
+                let g = s2.add(V::load(fpen.as_ptr().add(j)));
+                let better = g.lt(lf);
+                lf = V::select(better, g, lf);
+                lf_at = V::select(better, at, lf_at);
+            }
+            at = at.add(step);
             j += V::LANES;
         }
-        (lo.to_array(), lf.to_array())
+        (
+            lo.to_array(),
+            lo_at.to_array(),
+            lf.to_array(),
+            lf_at.to_array(),
+        )
     };
-    let (mut lo, mut lf) = (fold_min(&lo[..V::LANES]), fold_min(&lf[..V::LANES]));
+    let (mut tail, mut tail_free) = ((inf, NONE), (inf, NONE));
     for j in body..n {
         let r = base + row[j].widen() - ve[j];
         if r < sp[j] {
             sp[j] = r;
             path[j] = i;
         }
-        lo = lo.least(sp[j]);
-        lf = lf.least(sp[j] + fpen[j]);
-    }
-    (lo, lf)
-}
-
-kernel! {
-    /// The first column whose tentative distance is `value`, restricted to free columns
-    /// (`fpen[j] == 0`) when `only_free`; [`NONE`] if there is none.
-    fn find(sp: &[E::W], fpen: &[E::W], value: E::W, only_free: bool) -> usize = find_v;
-}
-
-/// # Safety
-/// `V`'s instruction set must be available.
-#[inline(always)]
-unsafe fn find_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
-    sp: &[E::W],
-    fpen: &[E::W],
-    value: E::W,
-    only_free: bool,
-) -> usize {
-    let n = sp.len();
-    assert!(fpen.len() == n);
-    let zero = <E::W as Work>::ZERO;
-    let body = n - n % V::LANES;
-    // SAFETY: as in `relax_v`.
-    unsafe {
-        let (vv, vz) = (V::splat(value), V::splat(zero));
-        let mut j = 0;
-        while j < body {
-            let mut m = V::load(sp.as_ptr().add(j)).eq(vv);
-            if only_free {
-                m = V::and(m, V::load(fpen.as_ptr().add(j)).eq(vz));
-            }
-            let b = V::bits(m);
-            if b != 0 {
-                return j + b.trailing_zeros() as usize;
-            }
-            j += V::LANES;
+        if sp[j] < tail.0 {
+            tail = (sp[j], j);
+        }
+        if FREE && sp[j] + fpen[j] < tail_free.0 {
+            tail_free = (sp[j] + fpen[j], j);
         }
     }
-    (body..n)
-        .find(|&j| sp[j] == value && (!only_free || fpen[j] == zero))
-        .unwrap_or(NONE)
+    let l = V::LANES;
+    let all = merge_argmin(&lo[..l], &lo_at[..l], tail);
+    let free = if FREE {
+        merge_argmin(&lf[..l], &lf_at[..l], tail_free)
+    } else {
+        (inf, NONE)
+    };
+    (all, free)
 }
 
 kernel! {
@@ -281,11 +331,11 @@ unsafe fn min_except_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
 }
 
 kernel! {
-    /// The smallest and second smallest reduced costs `row[j] - v[j]` and their columns
-    /// `(umin, j1, usub, j2)`: `j1` is the first column holding the minimum, `j2` the first
-    /// other column holding `usub` (a tie gives `usub == umin`). Only reduced costs below [`Work::INF`] count; where
-    /// there are fewer than two, the missing ones are `(INF, NONE)`.
-    fn two_minima(row: &[E], v: &[E::W]) -> (E::W, usize, E::W, usize) = two_minima_v;
+    /// The smallest and second smallest reduced costs `row[j] - v[j]`, and the first column
+    /// holding the smallest: `(umin, j1, usub)` (a tie gives `usub == umin`). Only reduced
+    /// costs below [`Work::INF`] count: `(INF, NONE, INF)` for a row without any, `usub = INF`
+    /// for a row with one.
+    fn two_minima(row: &[E], v: &[E::W]) -> (E::W, usize, E::W) = two_minima_v;
 }
 
 /// # Safety
@@ -294,59 +344,63 @@ kernel! {
 unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     row: &[E],
     v: &[E::W],
-) -> (E::W, usize, E::W, usize) {
+) -> (E::W, usize, E::W) {
     let n = row.len();
     assert!(v.len() == n);
     let inf = <E::W as Work>::INF;
-    let none = <E::W as Work>::from_index(0);
     let body = n - n % V::LANES;
-    // Per lane: the smallest (m1 at j1) and second smallest (m2 at j2) reduced cost seen in
-    // that lane; a lane's j is meaningful only where its m is below INF.
+    // Per lane: the smallest reduced cost (m1, first at j1) and the second smallest (m2) of
+    // that lane; m2 = min(m2, max(h, m1)) keeps it without a branch.
     // SAFETY: as in `relax_v`.
-    let (m1, j1, m2, j2) = unsafe {
+    let (m1, j1, m2) = unsafe {
+        let step = V::splat(<E::W as Work>::from_index(V::LANES));
+        let mut at = V::indices(0);
         let (mut m1, mut m2) = (V::splat(inf), V::splat(inf));
-        let (mut j1, mut j2) = (V::splat(none), V::splat(none));
+        let mut j1 = at;
         let mut j = 0;
         while j < body {
             let h = V::load_elem(row.as_ptr().add(j)).sub(V::load(v.as_ptr().add(j)));
-            let jv = V::indices(j);
             let lt1 = h.lt(m1);
-            let lt2 = h.lt(m2);
-            let nm2 = V::select(lt1, m1, V::select(lt2, h, m2));
-            let nj2 = V::select(lt1, j1, V::select(lt2, jv, j2));
+            m2 = m2.min(h.max(m1));
             m1 = V::select(lt1, h, m1);
-            j1 = V::select(lt1, jv, j1);
-            m2 = nm2;
-            j2 = nj2;
+            j1 = V::select(lt1, at, j1);
+            at = at.add(step);
             j += V::LANES;
         }
-        (m1.to_array(), j1.to_array(), m2.to_array(), j2.to_array())
+        (m1.to_array(), j1.to_array(), m2.to_array())
     };
-    // Every lane's two candidates and the tail's columns, merged in scalar.
-    let mut cands: Vec<(E::W, usize)> = Vec::with_capacity(2 * V::LANES + V::LANES);
-    for l in 0..V::LANES {
-        cands.push((m1[l], j1[l].to_index()));
-        cands.push((m2[l], j2[l].to_index()));
-    }
+    // The tail as one more lane, then the lanes merged.
+    let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
     for j in body..n {
-        cands.push((row[j].widen() - v[j], j));
-    }
-    let mut first = (inf, NONE);
-    for &(m, j) in &cands {
-        if m < inf && (m < first.0 || (m == first.0 && j < first.1)) {
-            first = (m, j);
+        let h = row[j].widen() - v[j];
+        t2 = t2.least(if h < t1 { t1 } else { h });
+        if h < t1 {
+            (t1, tj) = (h, j);
         }
     }
-    let mut second = (inf, NONE);
-    for &(m, j) in &cands {
-        if m < inf
-            && j != first.1
-            && (second.1 == NONE || m < second.0 || (m == second.0 && j < second.1))
-        {
-            second = (m, j);
+    let l = V::LANES;
+    let lanes = (0..l)
+        .map(|k| (m1[k], j1[k].to_index(), m2[k]))
+        .chain(std::iter::once((t1, tj, t2)));
+    let mut best: Option<(E::W, usize, E::W)> = None;
+    let mut usub = inf;
+    for (a, ja, b) in lanes {
+        usub = usub.least(b);
+        if a < inf {
+            match best {
+                Some((m, jm, _)) if a > m || (a == m && ja > jm) => usub = usub.least(a),
+                Some((m, _, _)) => {
+                    usub = usub.least(m);
+                    best = Some((a, ja, b));
+                }
+                None => best = Some((a, ja, b)),
+            }
         }
     }
-    (first.0, first.1, second.0, second.1)
+    match best {
+        Some((m, j, _)) => (m, j, usub),
+        None => (inf, NONE, inf),
+    }
 }
 
 #[cfg(test)]
@@ -413,15 +467,19 @@ mod tests {
                 let base = make(1).widen() - make(2).widen();
                 // scalar reference of relax
                 let (mut sr, mut pr) = (sp0.clone(), vec![9u32; n]);
-                let (mut lo, mut lf) = (E::W::INF, E::W::INF);
+                let (mut lo, mut lf) = ((E::W::INF, NONE), (E::W::INF, NONE));
                 for j in 0..n {
                     let r = base + row[j].widen() - ve[j];
                     if r < sr[j] {
                         sr[j] = r;
                         pr[j] = 3;
                     }
-                    lo = lo.least(sr[j]);
-                    lf = lf.least(sr[j] + fpen[j]);
+                    if sr[j] < lo.0 {
+                        lo = (sr[j], j);
+                    }
+                    if sr[j] + fpen[j] < lf.0 {
+                        lf = (sr[j] + fpen[j], j);
+                    }
                 }
                 // scalar two minima
                 let h: Vec<E::W> = (0..n).map(|j| row[j].widen() - v[j]).collect();
@@ -434,28 +492,19 @@ mod tests {
                     .fold(E::W::INF, |m, j| m.least(h[j]));
                 for &isa in &isas() {
                     let (mut s, mut p) = (sp0.clone(), vec![9u32; n]);
-                    let got = relax::<E>(isa, &row, &ve, &mut s, &mut p, &fpen, base, 3);
+                    let got = relax_free::<E>(isa, &row, &ve, &mut s, &mut p, &fpen, base, 3);
                     assert_eq!(got, (lo, lf), "{isa:?} n = {n}");
                     assert_eq!(s, sr, "{isa:?} n = {n}");
                     assert_eq!(p, pr, "{isa:?} n = {n}");
-                    for only_free in [false, true] {
-                        let want = (0..n)
-                            .find(|&j| sr[j] == lo && (!only_free || fpen[j] == E::W::ZERO))
-                            .unwrap_or(NONE);
-                        assert_eq!(find::<E>(isa, &sr, &fpen, lo, only_free), want);
-                    }
-                    let (a, ja, b, jb) = two_minima::<E>(isa, &row, &v);
+                    let (mut s, mut p) = (sp0.clone(), vec![9u32; n]);
+                    let got = relax::<E>(isa, &row, &ve, &mut s, &mut p, base, 3);
+                    assert_eq!((got, &s, &p), (lo, &sr, &pr), "{isa:?} n = {n}");
+                    let (a, ja, b) = two_minima::<E>(isa, &row, &v);
                     assert_eq!(ja, j1, "{isa:?} n = {n}");
                     if j1 != NONE {
                         assert_eq!(a, h[j1]);
                     }
                     assert_eq!(b, usub, "{isa:?} n = {n}");
-                    if usub < E::W::INF {
-                        let first = (0..n).find(|&j| j != j1 && h[j] == usub);
-                        assert_eq!(Some(jb), first, "{isa:?} n = {n}");
-                    } else {
-                        assert_eq!(jb, NONE);
-                    }
                     let skip = if n > 0 { (round * 7) % n } else { 0 };
                     let want = (0..n)
                         .filter(|&j| j != skip)

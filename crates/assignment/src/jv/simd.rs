@@ -66,16 +66,12 @@ pub(crate) trait Vector<W: Work>: Copy {
     unsafe fn sub(self, o: Self) -> Self;
     /// `self < o`.
     unsafe fn lt(self, o: Self) -> Self::Mask;
-    /// `self == o`.
-    unsafe fn eq(self, o: Self) -> Self::Mask;
-    /// Both masks.
-    unsafe fn and(m: Self::Mask, o: Self::Mask) -> Self::Mask;
     /// `m ? a : b`, lane by lane.
     unsafe fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// `self < o ? self : o` (the values are never NaN).
     unsafe fn min(self, o: Self) -> Self;
-    /// Bit `l` set when lane `l` of `m` is.
-    unsafe fn bits(m: Self::Mask) -> u32;
+    /// `o < self ? self : o` (the values are never NaN).
+    unsafe fn max(self, o: Self) -> Self;
     /// `p[l] = i` for the lanes `l` set in `m` (`LANES` `u32`s at `p`).
     unsafe fn store_where(m: Self::Mask, p: *mut u32, i: u32);
     /// The lanes as an array (at most 8).
@@ -126,14 +122,6 @@ impl<W: Work> Vector<W> for Scalar<W> {
         self.0 < o.0
     }
     #[inline(always)]
-    unsafe fn eq(self, o: Self) -> bool {
-        self.0 == o.0
-    }
-    #[inline(always)]
-    unsafe fn and(m: bool, o: bool) -> bool {
-        m & o
-    }
-    #[inline(always)]
     unsafe fn select(m: bool, a: Self, b: Self) -> Self {
         if m { a } else { b }
     }
@@ -142,8 +130,8 @@ impl<W: Work> Vector<W> for Scalar<W> {
         if self.0 < o.0 { self } else { o }
     }
     #[inline(always)]
-    unsafe fn bits(m: bool) -> u32 {
-        m as u32
+    unsafe fn max(self, o: Self) -> Self {
+        if o.0 < self.0 { self } else { o }
     }
     #[inline(always)]
     unsafe fn store_where(m: bool, p: *mut u32, i: u32) {
@@ -273,14 +261,6 @@ mod x86 {
             unsafe { _mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, o.0) }
         }
         #[inline(always)]
-        unsafe fn eq(self, o: Self) -> __mmask8 {
-            unsafe { _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(self.0, o.0) }
-        }
-        #[inline(always)]
-        unsafe fn and(m: __mmask8, o: __mmask8) -> __mmask8 {
-            m & o
-        }
-        #[inline(always)]
         unsafe fn select(m: __mmask8, a: Self, b: Self) -> Self {
             unsafe { F64x8(_mm512_mask_blend_pd(m, b.0, a.0)) }
         }
@@ -289,8 +269,8 @@ mod x86 {
             unsafe { F64x8(_mm512_min_pd(self.0, o.0)) }
         }
         #[inline(always)]
-        unsafe fn bits(m: __mmask8) -> u32 {
-            m as u32
+        unsafe fn max(self, o: Self) -> Self {
+            unsafe { F64x8(_mm512_max_pd(self.0, o.0)) }
         }
         #[inline(always)]
         unsafe fn store_where(m: __mmask8, p: *mut u32, i: u32) {
@@ -356,14 +336,6 @@ mod x86 {
             unsafe { _mm512_cmplt_epi64_mask(self.0, o.0) }
         }
         #[inline(always)]
-        unsafe fn eq(self, o: Self) -> __mmask8 {
-            unsafe { _mm512_cmpeq_epi64_mask(self.0, o.0) }
-        }
-        #[inline(always)]
-        unsafe fn and(m: __mmask8, o: __mmask8) -> __mmask8 {
-            m & o
-        }
-        #[inline(always)]
         unsafe fn select(m: __mmask8, a: Self, b: Self) -> Self {
             unsafe { I64x8(_mm512_mask_blend_epi64(m, b.0, a.0)) }
         }
@@ -372,8 +344,8 @@ mod x86 {
             unsafe { I64x8(_mm512_min_epi64(self.0, o.0)) }
         }
         #[inline(always)]
-        unsafe fn bits(m: __mmask8) -> u32 {
-            m as u32
+        unsafe fn max(self, o: Self) -> Self {
+            unsafe { I64x8(_mm512_max_epi64(self.0, o.0)) }
         }
         #[inline(always)]
         unsafe fn store_where(m: __mmask8, p: *mut u32, i: u32) {
@@ -454,14 +426,6 @@ mod x86 {
             unsafe { _mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0) }
         }
         #[inline(always)]
-        unsafe fn eq(self, o: Self) -> __m256d {
-            unsafe { _mm256_cmp_pd::<_CMP_EQ_OQ>(self.0, o.0) }
-        }
-        #[inline(always)]
-        unsafe fn and(m: __m256d, o: __m256d) -> __m256d {
-            unsafe { _mm256_and_pd(m, o) }
-        }
-        #[inline(always)]
         unsafe fn select(m: __m256d, a: Self, b: Self) -> Self {
             unsafe { F64x4(_mm256_blendv_pd(b.0, a.0, m)) }
         }
@@ -470,8 +434,8 @@ mod x86 {
             unsafe { F64x4(_mm256_min_pd(self.0, o.0)) }
         }
         #[inline(always)]
-        unsafe fn bits(m: __m256d) -> u32 {
-            unsafe { _mm256_movemask_pd(m) as u32 }
+        unsafe fn max(self, o: Self) -> Self {
+            unsafe { F64x4(_mm256_max_pd(self.0, o.0)) }
         }
         #[inline(always)]
         unsafe fn store_where(m: __m256d, p: *mut u32, i: u32) {
@@ -543,14 +507,6 @@ mod x86 {
             unsafe { _mm256_cmpgt_epi64(o.0, self.0) }
         }
         #[inline(always)]
-        unsafe fn eq(self, o: Self) -> __m256i {
-            unsafe { _mm256_cmpeq_epi64(self.0, o.0) }
-        }
-        #[inline(always)]
-        unsafe fn and(m: __m256i, o: __m256i) -> __m256i {
-            unsafe { _mm256_and_si256(m, o) }
-        }
-        #[inline(always)]
         unsafe fn select(m: __m256i, a: Self, b: Self) -> Self {
             unsafe { I64x4(_mm256_blendv_epi8(b.0, a.0, m)) }
         }
@@ -562,8 +518,8 @@ mod x86 {
             }
         }
         #[inline(always)]
-        unsafe fn bits(m: __m256i) -> u32 {
-            unsafe { _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32 }
+        unsafe fn max(self, o: Self) -> Self {
+            unsafe { Self::select(o.lt(self), self, o) }
         }
         #[inline(always)]
         unsafe fn store_where(m: __m256i, p: *mut u32, i: u32) {
