@@ -10,6 +10,7 @@ mod jv;
 mod num;
 mod problem;
 mod random;
+pub mod sparse;
 mod types;
 
 /// The typed launchers of `kernels-cuda/assignment.cu` (used by `auction/cuda.rs`).

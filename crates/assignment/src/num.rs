@@ -62,6 +62,8 @@ pub(crate) trait Work:
     fn from_index(j: usize) -> Self;
     /// The inverse of [`Work::from_index`].
     fn to_index(self) -> usize;
+    /// A key with the order of the values (for a priority queue).
+    fn order_key(self) -> u64;
     /// The smaller of two values (the first on ties and when they are unordered).
     #[inline(always)]
     fn least(self, other: Self) -> Self {
@@ -93,6 +95,11 @@ impl Work for f64 {
     fn to_index(self) -> usize {
         self as usize
     }
+    #[inline(always)]
+    fn order_key(self) -> u64 {
+        let b = self.to_bits();
+        if b >> 63 == 1 { !b } else { b | (1 << 63) }
+    }
 }
 
 impl Work for i64 {
@@ -118,6 +125,10 @@ impl Work for i64 {
     #[inline(always)]
     fn to_index(self) -> usize {
         self as usize
+    }
+    #[inline(always)]
+    fn order_key(self) -> u64 {
+        (self as u64) ^ (1 << 63)
     }
 }
 
@@ -178,6 +189,27 @@ mod tests {
     use super::*;
 
     /// The constants keep the promises of the module docs at their extremes.
+    #[test]
+    fn order_keys_keep_the_order() {
+        let f = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-300,
+            3.0,
+            f64::INFINITY,
+        ];
+        for w in f.windows(2) {
+            assert!(w[0].order_key() <= w[1].order_key(), "{w:?}");
+        }
+        let i = [i64::MIN, -5, -1, 0, 1, 1 << 60, i64::MAX];
+        for w in i.windows(2) {
+            assert!(w[0].order_key() < w[1].order_key(), "{w:?}");
+        }
+    }
+
     #[test]
     fn integer_constants_cannot_overflow_or_collide() {
         let base = 2 * I64_RANGE - 1; // |min_val - u| < 2^57

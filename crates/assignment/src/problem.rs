@@ -11,6 +11,21 @@ pub(crate) mod sealed {
     use ndarray::ArrayView2;
 
     pub trait Sealed {}
+
+    /// A slice of cost entries with its element type named.
+    #[derive(Debug, Clone, Copy)]
+    pub enum TypedSlice<'a> {
+        /// `f64` entries.
+        F64(&'a [f64]),
+        /// `f32` entries.
+        F32(&'a [f32]),
+        /// `i64` entries.
+        I64(&'a [i64]),
+        /// `i32` entries.
+        I32(&'a [i32]),
+        /// `Option<i64>` entries.
+        OptI64(&'a [Option<i64>]),
+    }
     impl Sealed for f64 {}
     impl Sealed for f32 {}
     impl Sealed for i64 {}
@@ -34,7 +49,7 @@ pub(crate) mod sealed {
     }
 }
 
-pub(crate) use sealed::Typed;
+pub(crate) use sealed::{Typed, TypedSlice};
 
 /// What one matrix entry means once read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,6 +107,9 @@ pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
     /// The view with its element type named.
     #[doc(hidden)]
     fn typed(view: ArrayView2<'_, Self>) -> Typed<'_>;
+    /// The slice with its element type named.
+    #[doc(hidden)]
+    fn typed_slice(s: &[Self]) -> TypedSlice<'_>;
 }
 
 /// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
@@ -107,6 +125,9 @@ impl Cost for f64 {
     }
     fn typed(view: ArrayView2<'_, f64>) -> Typed<'_> {
         Typed::F64(view)
+    }
+    fn typed_slice(s: &[f64]) -> TypedSlice<'_> {
+        TypedSlice::F64(s)
     }
     fn classify_cost(self, sense: Sense) -> CostClass {
         if self.is_finite() {
@@ -139,6 +160,9 @@ impl Cost for f32 {
     fn typed(view: ArrayView2<'_, f32>) -> Typed<'_> {
         Typed::F32(view)
     }
+    fn typed_slice(s: &[f32]) -> TypedSlice<'_> {
+        TypedSlice::F32(s)
+    }
     fn classify_cost(self, sense: Sense) -> CostClass {
         Cost::classify_cost(self as f64, sense)
     }
@@ -147,6 +171,9 @@ impl Cost for f32 {
 impl Cost for i64 {
     fn typed(view: ArrayView2<'_, i64>) -> Typed<'_> {
         Typed::I64(view)
+    }
+    fn typed_slice(s: &[i64]) -> TypedSlice<'_> {
+        TypedSlice::I64(s)
     }
     fn classify_cost(self, _sense: Sense) -> CostClass {
         let f = self as f64;
@@ -162,6 +189,9 @@ impl Cost for i32 {
     fn typed(view: ArrayView2<'_, i32>) -> Typed<'_> {
         Typed::I32(view)
     }
+    fn typed_slice(s: &[i32]) -> TypedSlice<'_> {
+        TypedSlice::I32(s)
+    }
     fn classify_cost(self, _sense: Sense) -> CostClass {
         CostClass::Finite(self as f64)
     }
@@ -170,6 +200,9 @@ impl Cost for i32 {
 impl Cost for Option<i64> {
     fn typed(view: ArrayView2<'_, Option<i64>>) -> Typed<'_> {
         Typed::OptI64(view)
+    }
+    fn typed_slice(s: &[Option<i64>]) -> TypedSlice<'_> {
+        TypedSlice::OptI64(s)
     }
     fn classify_cost(self, sense: Sense) -> CostClass {
         match self {
@@ -241,10 +274,12 @@ impl<'a> Problem<'a, f64> {
             }
             (Cow::Borrowed(slice), st)
         } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
+            check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
             let st = float_fill(costs, transposed, sense, &mut c)?;
             (Cow::Owned(c), st)
         } else {
+            check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
             let mut st = Stats {
                 integral: true,
@@ -519,6 +554,22 @@ impl<'a> NativeProblem<'a> {
     }
 }
 
+/// Refuses a copy of a `rows x cols` matrix of `E` that would not fit in the memory available.
+fn check_copy<E>(rows: usize, cols: usize) -> Result<(), AssignmentError> {
+    let bytes = (rows as u64)
+        .saturating_mul(cols as u64)
+        .saturating_mul(std::mem::size_of::<E>() as u64);
+    crate::types::check_memory(
+        || {
+            format!(
+                "a copy of the {rows} x {cols} cost matrix ({}, to transpose, negate or convert it)",
+                std::any::type_name::<E>()
+            )
+        },
+        bytes,
+    )
+}
+
 /// Whether an integer problem's potentials stay well inside the checked `i64` range
 /// ([`I64_RANGE`]): they grow to about `4 (n + 1)` times the largest magnitude.
 fn fits_i64<E: Elem>(p: &Problem<'_, E>) -> bool {
@@ -536,6 +587,27 @@ pub(crate) trait Direct: Elem + Cost {
     /// One (vectorisable) pass over valid-or-not caller entries: whether any is refused in
     /// `sense`, and the smallest and largest allowed entry (caller's sign).
     fn scan(s: &[Self], sense: Sense) -> (bool, f64, f64);
+}
+
+impl Direct for f64 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> f64 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[f64], sense: Sense) -> (bool, f64, f64) {
+        let (bad, st) = float_stats(s, sense);
+        let (min, max) = if sense == Sense::Maximize {
+            (-st.max, -st.min)
+        } else {
+            (st.min, st.max)
+        };
+        (bad, min, max)
+    }
 }
 
 impl Direct for f32 {
@@ -645,6 +717,7 @@ fn direct<'a, E: Direct>(
     let c = match borrowed {
         Some(s) => Cow::Borrowed(s),
         None => {
+            check_copy::<E>(rows, cols)?;
             let mut c = Vec::with_capacity(nr * nc);
             if transposed {
                 let mut t = vec![E::default(); nr * nc];
@@ -692,6 +765,7 @@ fn optional_i64<'a>(
     let negated = sense == Sense::Maximize;
     let limit = EXACT_INT as i64;
     let (mut min, mut max) = (i64::MAX, i64::MIN);
+    check_copy::<i64>(rows, cols)?;
     let mut c = vec![0i64; nr * nc];
     for ((r, k), &v) in costs.indexed_iter() {
         let internal = match v {
