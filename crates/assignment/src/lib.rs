@@ -19,7 +19,7 @@ mod kernels {
 }
 
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
-pub use batch::solve_batch;
+pub use batch::{BatchAssignment, linear_sum_assignment_batch, solve_batch};
 pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
 pub use greedy::{greedy, greedy_tie_paths, greedy_ties};
 pub use hungarian::hungarian;

@@ -357,17 +357,10 @@ impl<'a, E: Elem> Problem<'a, E> {
         self.c[i * self.nc + j]
     }
 
-    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
-    /// back to the caller's orientation, sense and scale.
-    ///
-    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair and
-    /// [`AssignmentError::CostOverflow`] when its total cost is beyond `f64`. Duals that are
-    /// not representable at the caller's scale are dropped (`None`).
-    pub(crate) fn finish(
-        &self,
-        x: &[usize],
-        duals: Option<Potentials<E::W>>,
-    ) -> Result<Assignment, AssignmentError> {
+    /// The caller's total cost of an internal solution (`x[i]` = column of internal row `i`):
+    /// [`AssignmentError::Infeasible`] when it uses a forbidden pair,
+    /// [`AssignmentError::CostOverflow`] when the total is beyond `f64`.
+    pub(crate) fn cost_of(&self, x: &[usize]) -> Result<f64, AssignmentError> {
         debug_assert_eq!(x.len(), self.nr);
         let mut sum = E::W::ZERO;
         for (i, &j) in x.iter().enumerate() {
@@ -380,8 +373,7 @@ impl<'a, E: Elem> Problem<'a, E> {
         // Integer sums are exact (the entries are at most 2^53 and the problem small enough
         // for the checked range); the offset of a maximised i32 matrix is taken out here.
         let internal_cost = sum.to_f64() - self.offset as f64 * self.nr as f64;
-        let unscale = pow2(self.scale_exp);
-        let total = internal_cost * unscale;
+        let total = internal_cost * pow2(self.scale_exp);
         if !total.is_finite() {
             return Err(AssignmentError::CostOverflow {
                 total: format!(
@@ -395,7 +387,22 @@ impl<'a, E: Elem> Problem<'a, E> {
                 ),
             });
         }
-        let cost = if self.negated { -total } else { total };
+        Ok(if self.negated { -total } else { total })
+    }
+
+    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
+    /// back to the caller's orientation, sense and scale.
+    ///
+    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair and
+    /// [`AssignmentError::CostOverflow`] when its total cost is beyond `f64`. Duals that are
+    /// not representable at the caller's scale are dropped (`None`).
+    pub(crate) fn finish(
+        &self,
+        x: &[usize],
+        duals: Option<Potentials<E::W>>,
+    ) -> Result<Assignment, AssignmentError> {
+        let cost = self.cost_of(x)?;
+        let unscale = pow2(self.scale_exp);
         let duals = duals.and_then(|(u, v)| {
             let offset = self.offset as f64;
             let mut u: Vec<f64> = u.into_iter().map(|t| t.to_f64() - offset).collect();
@@ -480,20 +487,42 @@ fn float_fill<T: Cost>(
 /// finite ones after negation when maximising.
 fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
     const TWO52: f64 = 4_503_599_627_370_496.0;
-    let (mut bad, mut integral) = (false, true);
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    const L: usize = 8;
     let sign = if sense == Sense::Maximize { -1.0 } else { 1.0 };
     let forbidden = forbidden_infinity(sense);
-    for &v in c {
-        bad |= v.is_nan() | (v == -forbidden);
+    // Eight independent lanes of flags and extrema (selects, not `f64::min`, whose NaN rule
+    // keeps the loop scalar; NaN is flagged as bad anyway), merged at the end.
+    let (mut bad, mut integral) = ([false; L], [true; L]);
+    let (mut min, mut max) = ([f64::INFINITY; L], [f64::NEG_INFINITY; L]);
+    let mut step = |l: usize, v: f64| {
+        bad[l] |= v.is_nan() | (v == -forbidden);
         let finite = v != forbidden;
         let a = v.abs();
         // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
-        integral &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
+        integral[l] &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
         let w = v * sign;
-        min = min.min(if finite { w } else { f64::INFINITY });
-        max = max.max(if finite { w } else { f64::NEG_INFINITY });
+        let lo = if finite { w } else { f64::INFINITY };
+        let hi = if finite { w } else { f64::NEG_INFINITY };
+        min[l] = if lo < min[l] { lo } else { min[l] };
+        max[l] = if hi > max[l] { hi } else { max[l] };
+    };
+    let mut chunks = c.chunks_exact(L);
+    for chunk in &mut chunks {
+        for (l, &v) in chunk.iter().enumerate() {
+            step(l, v);
+        }
     }
+    for (l, &v) in chunks.remainder().iter().enumerate() {
+        step(l, v);
+    }
+    let bad = bad.iter().any(|&b| b);
+    let integral = integral.iter().all(|&b| b);
+    let min = min
+        .iter()
+        .fold(f64::INFINITY, |m, &x| if x < m { x } else { m });
+    let max = max
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
     (bad, Stats { integral, min, max })
 }
 

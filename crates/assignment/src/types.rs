@@ -168,6 +168,15 @@ pub enum AssignmentError {
         /// Bytes available.
         available: u64,
     },
+    /// A problem of a batch failed ([`linear_sum_assignment_batch`](crate::linear_sum_assignment_batch)):
+    /// the first one by index, and why.
+    #[error("problem {index}: {source}")]
+    InProblem {
+        /// Index of the problem in the batch.
+        index: usize,
+        /// Its error.
+        source: Box<AssignmentError>,
+    },
     /// The GPU path failed or no GPU is available for [`Exec::Cuda`](gpu_runtime::Exec).
     #[error(transparent)]
     Gpu(#[from] GpuError),

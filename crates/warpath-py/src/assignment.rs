@@ -102,17 +102,29 @@ fn linear_sum_assignment_batch<'py>(
     backend: &str,
 ) -> PyResult<IndexPair<'py, Ix2>> {
     let (solver, exec, sense) = parse_options(solver, backend, maximize)?;
-    let (pairs, solved) = dispatch!(costs, Ix3, [f64, f32, i64, i32], |a| solve_many(
-        a, py, solver, sense, exec
-    ))?;
-    let b = solved.len();
-    let mut rows = Vec::with_capacity(b * pairs);
-    let mut cols = Vec::with_capacity(b * pairs);
-    for a in &solved {
-        let (r, c) = a.pairs();
-        rows.extend(r.into_iter().map(|x| x as i64));
-        cols.extend(c.into_iter().map(|x| x as i64));
-    }
+    let (b, pairs, rows, cols) = if solver == Solver::JonkerVolgenant {
+        // The batch path: one workspace per thread, pairs written in place.
+        let out = dispatch!(costs, Ix3, [f64, f32, i64, i32], |a| {
+            let view = a.as_array();
+            py.detach(|| assignment::linear_sum_assignment_batch(view, sense))
+                .map_err(batch_err)
+        })?;
+        let to_i64 = |v: Vec<usize>| v.into_iter().map(|x| x as i64).collect::<Vec<_>>();
+        (out.problems, out.pairs, to_i64(out.rows), to_i64(out.cols))
+    } else {
+        let (pairs, solved) = dispatch!(costs, Ix3, [f64, f32, i64, i32], |a| solve_many(
+            a, py, solver, sense, exec
+        ))?;
+        let b = solved.len();
+        let mut rows = Vec::with_capacity(b * pairs);
+        let mut cols = Vec::with_capacity(b * pairs);
+        for a in &solved {
+            let (r, c) = a.pairs();
+            rows.extend(r.into_iter().map(|x| x as i64));
+            cols.extend(c.into_iter().map(|x| x as i64));
+        }
+        (b, pairs, rows, cols)
+    };
     let shape = (b, pairs);
     let rows = Array2::from_shape_vec(shape, rows).expect("every problem has min(r, c) pairs");
     let cols = Array2::from_shape_vec(shape, cols).expect("every problem has min(r, c) pairs");
@@ -121,6 +133,17 @@ fn linear_sum_assignment_batch<'py>(
         PyArray::from_array(py, &rows),
         PyArray::from_array(py, &cols),
     ))
+}
+
+/// A batch error as the exception of the problem's own error, its message naming the problem.
+fn batch_err(e: AssignmentError) -> PyErr {
+    match &e {
+        AssignmentError::InProblem { source, .. } => {
+            let inner = source.to_py_err();
+            Python::attach(|py| PyErr::from_type(inner.get_type(py), e.to_string()))
+        }
+        _ => py_err(e),
+    }
 }
 
 /// Solves every problem of the stack; the first failure is raised with its problem index.

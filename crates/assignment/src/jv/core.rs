@@ -42,6 +42,51 @@ const ARR_BUDGET_PER_ROW: usize = 8;
 /// in the scan) when there are at most `1 / FEW_FREE` of the columns.
 const FEW_FREE: usize = 16;
 
+/// The working memory of a solve, kept between the solves of a batch so that a small problem
+/// allocates nothing. After a solve, `x`, `u` and `v` hold the solution.
+#[derive(Debug)]
+pub(crate) struct Workspace<W> {
+    pub(crate) x: Vec<usize>,
+    pub(crate) u: Vec<W>,
+    pub(crate) v: Vec<W>,
+    y: Vec<usize>,
+    free: Vec<usize>,
+    next: Vec<usize>,
+    arg: Vec<u32>,
+    matches: Vec<u32>,
+    ve: Vec<W>,
+    sp: Vec<W>,
+    path: Vec<u32>,
+    done: Vec<W>,
+    fpen: Vec<W>,
+    free_cols: Vec<usize>,
+    scanned_rows: Vec<usize>,
+    scanned_cols: Vec<usize>,
+}
+
+impl<W> Default for Workspace<W> {
+    fn default() -> Self {
+        Workspace {
+            x: Vec::new(),
+            u: Vec::new(),
+            v: Vec::new(),
+            y: Vec::new(),
+            free: Vec::new(),
+            next: Vec::new(),
+            arg: Vec::new(),
+            matches: Vec::new(),
+            ve: Vec::new(),
+            sp: Vec::new(),
+            path: Vec::new(),
+            done: Vec::new(),
+            fpen: Vec::new(),
+            free_cols: Vec::new(),
+            scanned_rows: Vec::new(),
+            scanned_cols: Vec::new(),
+        }
+    }
+}
+
 /// Solves the internal problem (`nr <= nc`, minimising) with the CPU's best instruction set.
 pub(crate) fn solve<E: Lanes>(p: &Problem<'_, E>) -> Result<Solution<E::W>, Stop> {
     solve_with(p, Isa::detect())
@@ -49,13 +94,25 @@ pub(crate) fn solve<E: Lanes>(p: &Problem<'_, E>) -> Result<Solution<E::W>, Stop
 
 /// [`solve`] with the kernels of `isa` (every instruction set gives the same solution).
 pub(crate) fn solve_with<E: Lanes>(p: &Problem<'_, E>, isa: Isa) -> Result<Solution<E::W>, Stop> {
+    let mut ws = Workspace::default();
+    solve_in(p, isa, &mut ws)?;
+    Ok((ws.x, ws.u, ws.v))
+}
+
+/// [`solve`] in a workspace (the solution is left in `ws.x`, `ws.u`, `ws.v`).
+pub(crate) fn solve_in<E: Lanes>(
+    p: &Problem<'_, E>,
+    isa: Isa,
+    ws: &mut Workspace<E::W>,
+) -> Result<(), Stop> {
     let (nr, nc) = (p.nr, p.nc);
     let zero = <E::W as Work>::ZERO;
-    let mut v = vec![zero; nc];
-    let mut x = vec![NONE; nr];
-    let mut y = vec![NONE; nc];
+    reset(&mut ws.v, nc, zero);
+    reset(&mut ws.x, nr, NONE);
+    reset(&mut ws.y, nc, NONE);
+    reset(&mut ws.u, nr, zero);
     if nr == 0 {
-        return Ok((x, Vec::new(), v));
+        return Ok(());
     }
     if nc > u32::MAX as usize - 1 {
         return Err(Stop::Error(AssignmentError::TooLarge {
@@ -63,21 +120,26 @@ pub(crate) fn solve_with<E: Lanes>(p: &Problem<'_, E>, isa: Isa) -> Result<Solut
             limit: u32::MAX as usize - 1,
         }));
     }
-    let mut free: Vec<usize> = Vec::with_capacity(nr);
+    ws.free.clear();
     if nr == nc {
-        column_reduction(p, isa, &mut v, &mut x, &mut y, &mut free)?;
+        column_reduction(p, isa, ws)?;
     } else {
-        free.extend(0..nr);
+        ws.free.extend(0..nr);
     }
-    augmenting_row_reduction(p, isa, &mut v, &mut x, &mut y, &mut free)?;
-    let mut u = vec![zero; nr];
+    augmenting_row_reduction(p, isa, ws)?;
     for i in 0..nr {
-        if x[i] != NONE {
-            u[i] = p.at(i, x[i]).widen() - v[x[i]];
+        let j = ws.x[i];
+        if j != NONE {
+            ws.u[i] = p.at(i, j).widen() - ws.v[j];
         }
     }
-    augment(p, isa, &mut u, &mut v, &mut x, &mut y, &free)?;
-    Ok((x, u, v))
+    augment(p, isa, ws)
+}
+
+/// `buf` as `len` copies of `value`, reusing its allocation.
+fn reset<T: Copy>(buf: &mut Vec<T>, len: usize, value: T) {
+    buf.clear();
+    buf.resize(len, value);
 }
 
 /// Column reduction (`v[j]` = column minimum, each column to its minimum row if that row is
@@ -91,16 +153,22 @@ pub(crate) fn solve_with<E: Lanes>(p: &Problem<'_, E>, isa: Isa) -> Result<Solut
 fn column_reduction<E: Lanes>(
     p: &Problem<'_, E>,
     isa: Isa,
-    v: &mut [E::W],
-    x: &mut [usize],
-    y: &mut [usize],
-    free: &mut Vec<usize>,
+    ws: &mut Workspace<E::W>,
 ) -> Result<(), Stop> {
     let (nr, nc) = (p.nr, p.nc);
-    let mut arg = vec![0u32; nc];
+    let Workspace {
+        v,
+        x,
+        y,
+        free,
+        arg,
+        matches,
+        ..
+    } = ws;
+    reset(arg, nc, 0);
     v.fill(E::W::INF);
     for i in 0..nr {
-        scan::column_minima::<E>(isa, p.row(i), v, &mut arg, i as u32);
+        scan::column_minima::<E>(isa, p.row(i), v, arg, i as u32);
     }
     if v.iter().any(|t| !t.finite()) {
         return Err(AssignmentError::Infeasible.into());
@@ -111,7 +179,7 @@ fn column_reduction<E: Lanes>(
             arg[j] = j as u32;
         }
     }
-    let mut matches = vec![0u32; nr];
+    reset(matches, nr, 0);
     for j in (0..nc).rev() {
         let i = arg[j] as usize;
         matches[i] += 1;
@@ -152,13 +220,17 @@ fn column_reduction<E: Lanes>(
 fn augmenting_row_reduction<E: Lanes>(
     p: &Problem<'_, E>,
     isa: Isa,
-    v: &mut [E::W],
-    x: &mut [usize],
-    y: &mut [usize],
-    free: &mut Vec<usize>,
+    ws: &mut Workspace<E::W>,
 ) -> Result<(), Stop> {
+    let Workspace {
+        v,
+        x,
+        y,
+        free,
+        next,
+        ..
+    } = ws;
     let mut budget = ARR_BUDGET_PER_ROW * p.nr + 16;
-    let mut next: Vec<usize> = Vec::with_capacity(free.len());
     for _round in 0..2 {
         let mut k = 0;
         let mut current = NONE;
@@ -210,7 +282,7 @@ fn augmenting_row_reduction<E: Lanes>(
                 }
             }
         }
-        std::mem::swap(free, &mut next);
+        std::mem::swap(free, next);
         if free.is_empty() {
             break;
         }
@@ -252,35 +324,43 @@ fn tied_columns<E: Lanes>(
 ///
 /// Among equal tentative distances a free column wins, which ends the search early and
 /// matters a lot on integer costs with many ties; otherwise the first column wins.
-fn augment<E: Lanes>(
-    p: &Problem<'_, E>,
-    isa: Isa,
-    u: &mut [E::W],
-    v: &mut [E::W],
-    x: &mut [usize],
-    y: &mut [usize],
-    free: &[usize],
-) -> Result<(), Stop> {
+fn augment<E: Lanes>(p: &Problem<'_, E>, isa: Isa, ws: &mut Workspace<E::W>) -> Result<(), Stop> {
     let nc = p.nc;
     let inf = <E::W as Work>::INF;
     let zero = <E::W as Work>::ZERO;
-    let mut ve: Vec<E::W> = vec![zero; nc];
-    let mut sp: Vec<E::W> = vec![inf; nc];
-    let mut path: Vec<u32> = vec![u32::MAX; nc];
-    let mut done = vec![inf; nc];
-    let mut scanned_rows: Vec<usize> = Vec::with_capacity(nc);
-    let mut scanned_cols: Vec<usize> = Vec::with_capacity(nc);
+    let Workspace {
+        x,
+        u,
+        v,
+        y,
+        free,
+        ve,
+        sp,
+        path,
+        done,
+        fpen,
+        free_cols,
+        scanned_rows,
+        scanned_cols,
+        ..
+    } = ws;
+    if free.is_empty() {
+        return Ok(());
+    }
+    reset(ve, nc, zero);
+    reset(sp, nc, inf);
+    reset(path, nc, u32::MAX);
+    reset(done, nc, inf);
     // Zero for a free column, INF for an assigned one (added to the distances for the minimum
     // over free columns).
-    let mut fpen: Vec<E::W> = y
-        .iter()
-        .map(|&r| if r == NONE { zero } else { inf })
-        .collect();
+    fpen.clear();
+    fpen.extend(y.iter().map(|&r| if r == NONE { zero } else { inf }));
     // The free columns, when they are few enough to look at one by one after each scan
     // instead of carrying `fpen` through it.
-    let mut free_cols: Vec<usize> = (0..nc).filter(|&j| y[j] == NONE).collect();
+    free_cols.clear();
+    free_cols.extend((0..nc).filter(|&j| y[j] == NONE));
 
-    for &f in free {
+    for &f in free.iter() {
         let few_free = free_cols.len() * FEW_FREE <= nc;
         ve.copy_from_slice(v);
         sp.fill(inf);
@@ -295,16 +375,16 @@ fn augment<E: Lanes>(
             let base = min_val - u[i];
             let row = p.row(i);
             let (all, free_best) = if few_free {
-                let all = scan::relax::<E>(isa, row, &ve, &mut sp, &mut path, base, i as u32);
+                let all = scan::relax::<E>(isa, row, ve, sp, path, base, i as u32);
                 let mut best = (inf, NONE);
-                for &j in &free_cols {
+                for &j in free_cols.iter() {
                     if sp[j] < best.0 || (sp[j] == best.0 && j < best.1) {
                         best = (sp[j], j);
                     }
                 }
                 (all, best)
             } else {
-                scan::relax_free::<E>(isa, row, &ve, &mut sp, &mut path, &fpen, base, i as u32)
+                scan::relax_free::<E>(isa, row, ve, sp, path, fpen, base, i as u32)
             };
             let lowest = all.0;
             if !lowest.finite() {
@@ -336,7 +416,7 @@ fn augment<E: Lanes>(
         for &r in &scanned_rows[1..] {
             u[r] = u[r] + (min_val - done[x[r]]);
         }
-        for &c in &scanned_cols {
+        for &c in scanned_cols.iter() {
             v[c] = v[c] - (min_val - done[c]);
         }
         let rows_ok = scanned_rows.iter().all(|&r| u[r].in_range());

@@ -83,3 +83,75 @@ fn run<E: Lanes>(p: &Problem<'_, E>) -> Result<Assignment, Stop> {
     let (x, u, v) = core::solve(p)?;
     Ok(p.finish(&x, Some((u, v)))?)
 }
+
+/// The working memory of [`solve_into`]: one workspace per arithmetic type.
+#[derive(Debug, Default)]
+pub(crate) struct Workspaces {
+    float: core::Workspace<f64>,
+    int: core::Workspace<i64>,
+    /// The caller's row of each pair, for a transposed problem.
+    order: Vec<usize>,
+}
+
+/// Solves one problem in `ws` (allocating nothing once the workspace has grown) and writes
+/// its pairs, sorted by row, into `rows` and `cols` (`min(r, c)` each); returns the cost.
+pub(crate) fn solve_into<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+    ws: &mut Workspaces,
+    rows: &mut [usize],
+    cols: &mut [usize],
+) -> Result<f64, AssignmentError> {
+    let attempt = match NativeProblem::new(costs, sense)? {
+        NativeProblem::F64(p) => run_into(&p, &mut ws.float, &mut ws.order, rows, cols),
+        NativeProblem::F32(p) => run_into(&p, &mut ws.float, &mut ws.order, rows, cols),
+        NativeProblem::I64(p) => run_into(&p, &mut ws.int, &mut ws.order, rows, cols),
+        NativeProblem::I32(p) => run_into(&p, &mut ws.int, &mut ws.order, rows, cols),
+    };
+    match attempt {
+        Ok(cost) => Ok(cost),
+        Err(Stop::Error(e)) => Err(e),
+        Err(Stop::Range) => {
+            let p = Problem::new(costs, sense)?;
+            match run_into(&p, &mut ws.float, &mut ws.order, rows, cols) {
+                Ok(cost) => Ok(cost),
+                Err(Stop::Error(e)) => Err(e),
+                Err(Stop::Range) => unreachable!("f64 potentials are always in range"),
+            }
+        }
+    }
+}
+
+/// [`solve_into`] for one internal problem.
+fn run_into<E: Lanes>(
+    p: &Problem<'_, E>,
+    ws: &mut core::Workspace<E::W>,
+    order: &mut Vec<usize>,
+    rows: &mut [usize],
+    cols: &mut [usize],
+) -> Result<f64, Stop> {
+    core::solve_in(p, scan::Isa::detect(), ws)?;
+    let cost = p.cost_of(&ws.x)?;
+    if p.transposed {
+        // Internal row i is the caller's column i, assigned to the caller's row x[i].
+        order.clear();
+        order.resize(p.nc, usize::MAX);
+        for (i, &j) in ws.x.iter().enumerate() {
+            order[j] = i;
+        }
+        let mut k = 0;
+        for (r, &c) in order.iter().enumerate() {
+            if c != usize::MAX {
+                rows[k] = r;
+                cols[k] = c;
+                k += 1;
+            }
+        }
+    } else {
+        for (i, &j) in ws.x.iter().enumerate() {
+            rows[i] = i;
+            cols[i] = j;
+        }
+    }
+    Ok(cost)
+}

@@ -25,26 +25,29 @@ pub(crate) enum Isa {
 }
 
 impl Isa {
-    /// The best instruction set of this CPU (`WARPATH_LAP_ISA=avx2|portable` caps it, for
-    /// comparisons).
+    /// The best instruction set of this CPU, detected once (`WARPATH_LAP_ISA=avx2|portable`
+    /// caps it, for comparisons; read once too).
     pub(crate) fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let cap = std::env::var("WARPATH_LAP_ISA").unwrap_or_default();
-            if cap != "avx2"
-                && cap != "portable"
-                && std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512vl")
-                && std::is_x86_feature_detected!("avx512dq")
-                && std::is_x86_feature_detected!("avx512bw")
+        static ISA: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *ISA.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
             {
-                return Isa::Avx512;
+                let cap = std::env::var("WARPATH_LAP_ISA").unwrap_or_default();
+                if cap != "avx2"
+                    && cap != "portable"
+                    && std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512vl")
+                    && std::is_x86_feature_detected!("avx512dq")
+                    && std::is_x86_feature_detected!("avx512bw")
+                {
+                    return Isa::Avx512;
+                }
+                if cap != "portable" && std::is_x86_feature_detected!("avx2") {
+                    return Isa::Avx2;
+                }
             }
-            if cap != "portable" && std::is_x86_feature_detected!("avx2") {
-                return Isa::Avx2;
-            }
-        }
-        Isa::Portable
+            Isa::Portable
+        })
     }
 }
 
@@ -348,6 +351,21 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     let n = row.len();
     assert!(v.len() == n);
     let inf = <E::W as Work>::INF;
+    if V::LANES == 1 {
+        // One lane: the classic loop, whose branches a random row rarely takes.
+        let (mut umin, mut usub, mut j1) = (inf, inf, NONE);
+        for (j, (&c, &vj)) in row.iter().zip(v).enumerate() {
+            let h = c.widen() - vj;
+            if h < usub {
+                if h < umin {
+                    (usub, umin, j1) = (umin, h, j);
+                } else {
+                    usub = h;
+                }
+            }
+        }
+        return (umin, j1, usub);
+    }
     let body = n - n % V::LANES;
     // Per lane: the smallest reduced cost (m1, first at j1) and the second smallest (m2) of
     // that lane; m2 = min(m2, max(h, m1)) keeps it without a branch.
