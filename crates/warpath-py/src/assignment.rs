@@ -22,13 +22,15 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The solver called `name` (the CLI's spelling).
 fn parse_solver(name: &str) -> PyResult<Solver> {
     match name.to_ascii_lowercase().as_str() {
+        "auto" => Ok(Solver::Auto),
+        "sparse" => Ok(Solver::Sparse),
         "jv" | "jonker-volgenant" | "lapjv" => Ok(Solver::JonkerVolgenant),
         "hungarian" => Ok(Solver::Hungarian),
         "auction" => Ok(Solver::Auction),
         "brute" | "brute-force" => Ok(Solver::BruteForce),
         "greedy" => Ok(Solver::Greedy),
         _ => Err(PyValueError::new_err(format!(
-            "solver must be 'jv', 'hungarian', 'auction', 'brute' or 'greedy', not {name:?}"
+            "solver must be 'auto', 'jv', 'sparse', 'hungarian', 'auction', 'brute' or 'greedy', not {name:?}"
         ))),
     }
 }
@@ -102,7 +104,7 @@ fn linear_sum_assignment_batch<'py>(
     backend: &str,
 ) -> PyResult<IndexPair<'py, Ix2>> {
     let (solver, exec, sense) = parse_options(solver, backend, maximize)?;
-    let (b, pairs, rows, cols) = if solver == Solver::JonkerVolgenant {
+    let (b, pairs, rows, cols) = if matches!(solver, Solver::JonkerVolgenant | Solver::Auto) {
         // The batch path: one workspace per thread, pairs written in place.
         let out = dispatch!(costs, Ix3, [f64, f32, i64, i32], |a| {
             let view = a.as_array();

@@ -78,6 +78,29 @@ pub fn jonker_volgenant<T: Cost>(
     }
 }
 
+/// Whether [`jonker_volgenant`] solves `costs` in exact integer arithmetic (`i32`, `i64` and
+/// `Option<i64>` matrices whose magnitude times `4 (n + 2)` is below 2^55, so that no
+/// potential can overflow) rather than in `f64` (floats, and larger integers). A solve can
+/// still move to `f64` if a potential leaves the checked range, which the bound makes
+/// practically impossible.
+///
+/// # Complexity
+/// One pass over an integer matrix; `O(1)` for floats.
+///
+/// # Examples
+/// ```
+/// use assignment::{integer_arithmetic, Sense};
+/// assert!(integer_arithmetic(ndarray::array![[1, 2], [3, 4]].view(), Sense::Minimize));
+/// assert!(!integer_arithmetic(ndarray::array![[1.0, 2.0]].view(), Sense::Minimize));
+/// assert!(!integer_arithmetic(ndarray::array![[1i64 << 53, 2]].view(), Sense::Minimize));
+/// ```
+pub fn integer_arithmetic<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> bool {
+    matches!(
+        NativeProblem::new(costs, sense),
+        Ok(NativeProblem::I64(_) | NativeProblem::I32(_))
+    )
+}
+
 /// Solves one internal problem and maps the solution back to the caller's matrix.
 fn run<E: Lanes>(p: &Problem<'_, E>) -> Result<Assignment, Stop> {
     let (x, u, v) = core::solve(p)?;

@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use crate::num::{Elem, OutOfRange, Potentials, Work};
 use crate::{Assignment, AssignmentError, Duals};
 
-use super::{Index, SparseProblem};
+use super::{Index, Progress, SparseProblem};
 
 /// No row / no column.
 const NONE: usize = usize::MAX;
@@ -42,9 +42,10 @@ impl From<OutOfRange> for Stop {
 pub(crate) fn run<E: Elem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     integer_ok: bool,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Assignment, AssignmentError> {
     if integer_ok || !E::INTEGER {
-        match solve(p) {
+        match solve(p, progress) {
             Ok((x, u, v)) => return finish(p, &x, u, v),
             Err(Stop::Error(e)) => return Err(e),
             Err(Stop::Range) => {}
@@ -77,7 +78,7 @@ pub(crate) fn run<E: Elem, I: Index>(
         negated: p.negated,
         offset: p.offset,
     };
-    match solve(&q) {
+    match solve(&q, progress) {
         Ok((x, u, v)) => finish(&q, &x, u, v),
         Err(Stop::Error(e)) => Err(e),
         Err(Stop::Range) => unreachable!("f64 potentials are always in range"),
@@ -108,7 +109,10 @@ struct Col<W> {
 const FREE: u32 = u32::MAX;
 
 /// The solver proper (`nr <= nc`).
-fn solve<E: Elem, I: Index>(p: &SparseProblem<'_, E, I>) -> Result<Solution<E::W>, Stop> {
+fn solve<E: Elem, I: Index>(
+    p: &SparseProblem<'_, E, I>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution<E::W>, Stop> {
     let (nr, nc) = (p.nr, p.nc);
     let zero = <E::W as Work>::ZERO;
     if nr == 0 {
@@ -138,14 +142,22 @@ fn solve<E: Elem, I: Index>(p: &SparseProblem<'_, E, I>) -> Result<Solution<E::W
     } else {
         free.extend(0..nr);
     }
+    progress(Progress {
+        matched: nr - free.len(),
+        rows: nr,
+    });
     augmenting_row_reduction(p, &mut cols, &mut x, &mut free)?;
+    progress(Progress {
+        matched: nr - free.len(),
+        rows: nr,
+    });
     let mut u = vec![zero; nr];
     for i in 0..nr {
         if x[i] != NONE {
             u[i] = reduced_to(p, i, x[i], cols[x[i]].v);
         }
     }
-    augment(p, &mut u, &mut cols, &mut x, &free)?;
+    augment(p, &mut u, &mut cols, &mut x, &free, progress)?;
     Ok((x, u, cols.iter().map(|c| c.v).collect()))
 }
 
@@ -320,8 +332,10 @@ fn augment<E: Elem, I: Index>(
     cols: &mut [Col<E::W>],
     x: &mut [usize],
     free: &[usize],
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<(), Stop> {
     let zero = <E::W as Work>::ZERO;
+    let matched = p.nr - free.len();
     let mut scanned_rows: Vec<usize> = Vec::new();
     let mut scanned_cols: Vec<usize> = Vec::new();
     let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::new();
@@ -405,6 +419,10 @@ fn augment<E: Elem, I: Index>(
         scanned_rows.clear();
         scanned_cols.clear();
         heap.clear();
+        progress(Progress {
+            matched: matched + search + 1,
+            rows: p.nr,
+        });
     }
     Ok(())
 }

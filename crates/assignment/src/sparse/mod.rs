@@ -289,11 +289,48 @@ pub fn min_weight_full_matching<T: Cost, I: Index>(
     m: &Csr<'_, T, I>,
     sense: Sense,
 ) -> Result<Assignment, AssignmentError> {
+    min_weight_full_matching_with_progress(m, sense, &mut |_| {})
+}
+
+/// How far [`min_weight_full_matching_with_progress`] has come: rows (internal rows: the
+/// shorter side) matched so far, of all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Rows matched (the initialisation matches most; each search one more).
+    pub matched: usize,
+    /// Rows to match: the shorter side of the matrix.
+    pub rows: usize,
+}
+
+/// [`min_weight_full_matching`], calling `progress` after the initialisation and after each
+/// shortest-path search (a long solve spends most of its time in its last searches).
+///
+/// # Complexity
+/// As [`min_weight_full_matching`].
+///
+/// # Errors
+/// As [`min_weight_full_matching`].
+///
+/// # Examples
+/// ```
+/// use assignment::sparse::{min_weight_full_matching_with_progress, Csr};
+/// let m = Csr::new(2, 2, &[0, 2, 4][..], &[0, 1, 0, 1][..], &[1.0, 2.0, 2.0, 1.0][..])?;
+/// let mut last = None;
+/// let a = min_weight_full_matching_with_progress(&m, assignment::Sense::Minimize, &mut |p| last = Some(p))?;
+/// assert_eq!(a.cost, 2.0);
+/// assert_eq!(last.map(|p| (p.matched, p.rows)), Some((2, 2)));
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn min_weight_full_matching_with_progress<T: Cost, I: Index>(
+    m: &Csr<'_, T, I>,
+    sense: Sense,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Assignment, AssignmentError> {
     match T::typed_slice(m.data) {
-        TypedSlice::F64(d) => solve_direct(m, d, sense),
-        TypedSlice::F32(d) => solve_direct(m, d, sense),
-        TypedSlice::I64(d) => solve_direct(m, d, sense),
-        TypedSlice::I32(d) => solve_direct(m, d, sense),
+        TypedSlice::F64(d) => solve_direct(m, d, sense, progress),
+        TypedSlice::F32(d) => solve_direct(m, d, sense, progress),
+        TypedSlice::I64(d) => solve_direct(m, d, sense, progress),
+        TypedSlice::I32(d) => solve_direct(m, d, sense, progress),
         TypedSlice::OptI64(d) => {
             // `None` is a missing edge: the internal forbidden value, whatever the sense.
             let limit = 1i64 << 53;
@@ -323,7 +360,14 @@ pub fn min_weight_full_matching<T: Cost, I: Index>(
             } else {
                 (min as f64, max as f64)
             };
-            build_and_run(m, Cow::Owned(data), sense == Sense::Maximize, 0, stats)
+            build_and_run(
+                m,
+                Cow::Owned(data),
+                sense == Sense::Maximize,
+                0,
+                stats,
+                progress,
+            )
         }
     }
 }
@@ -353,6 +397,7 @@ fn solve_direct<T, I: Index, E: Direct>(
     m: &Csr<'_, T, I>,
     data: &[E],
     sense: Sense,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Assignment, AssignmentError> {
     let (bad, mut min, mut max) = E::scan(data, sense);
     if bad {
@@ -391,7 +436,7 @@ fn solve_direct<T, I: Index, E: Direct>(
     } else {
         Cow::Borrowed(data)
     };
-    build_and_run(m, data, negated, offset, (min, max))
+    build_and_run(m, data, negated, offset, (min, max), progress)
 }
 
 /// The internal problem (transposed when the caller's matrix has more rows than columns),
@@ -402,6 +447,7 @@ fn build_and_run<T, I: Index, E: Elem>(
     negated: bool,
     offset: i64,
     (min, max): (f64, f64),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Assignment, AssignmentError> {
     let (lines, width) = if m.transposed {
         (m.cols, m.rows)
@@ -422,7 +468,7 @@ fn build_and_run<T, I: Index, E: Elem>(
             negated,
             offset,
         };
-        lapjvsp::run(&p, integer_ok)
+        lapjvsp::run(&p, integer_ok, progress)
     } else {
         let p = transpose(
             lines,
@@ -434,7 +480,7 @@ fn build_and_run<T, I: Index, E: Elem>(
             negated,
             offset,
         )?;
-        lapjvsp::run(&p, integer_ok)
+        lapjvsp::run(&p, integer_ok, progress)
     }
 }
 

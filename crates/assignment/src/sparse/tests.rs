@@ -284,3 +284,48 @@ fn a_long_chain_of_forced_augmentations() {
     let a = min_weight_full_matching(&m, Sense::Minimize).unwrap();
     assert_eq!(a.cost, 2.0 * n as f64);
 }
+
+#[test]
+fn dense_matrices_through_the_sparse_and_auto_solvers() {
+    use crate::{Solver, choose, solve};
+    use gpu_runtime::Exec;
+    let mut seed = 40;
+    for (r, c) in [(9, 9), (12, 20), (20, 12), (300, 300)] {
+        for density in [5, 60] {
+            seed += 1;
+            let (_, _, _, dense) = random_csr(r, c, density, 50, seed);
+            let mut d = dense.clone();
+            for k in 0..r.min(c) {
+                d[[k, k]] = 7.0; // feasible
+            }
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let forbid = if sense == Sense::Minimize {
+                    f64::INFINITY
+                } else {
+                    f64::NEG_INFINITY
+                };
+                let m = d.mapv(|v| if v.is_finite() { v } else { forbid });
+                let want = jonker_volgenant(m.view(), sense).unwrap();
+                for solver in [Solver::Sparse, Solver::Auto] {
+                    let got = solve(m.view(), solver, sense, Exec::Cpu).unwrap();
+                    assert_eq!(got.cost, want.cost, "{r} x {c} {density}% {solver:?}");
+                    check(&d, &got, sense);
+                }
+                let big = r * c >= crate::AUTO_SPARSE_MIN_ENTRIES;
+                let expect = if big && density == 5 {
+                    Solver::Sparse
+                } else {
+                    Solver::JonkerVolgenant
+                };
+                assert_eq!(choose(m.view(), sense), expect, "{r} x {c} {density}%");
+            }
+        }
+    }
+    // invalid entries are refused on the way, at their position
+    let mut m = ndarray::Array2::from_elem((3, 3), 1.0);
+    m[[2, 1]] = f64::NAN;
+    assert!(matches!(
+        solve(m.view(), Solver::Sparse, Sense::Minimize, Exec::Cpu),
+        Err(AssignmentError::InvalidCost { row: 2, col: 1, .. })
+    ));
+}

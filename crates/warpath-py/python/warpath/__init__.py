@@ -86,24 +86,29 @@ def __dir__() -> list[str]:
 # --------------------------------------------------------------------------- assignment
 
 
-def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
     """Solve the linear sum assignment problem (scipy's contract).
 
     Parameters
     ----------
     cost_matrix : array_like, shape (r, c)
         The cost of assigning row ``i`` to column ``j``. Any 2-D array-like whose dtype casts
-        safely to float64 (bool, integers, floats; any strides); float64, float32 and int64
-        arrays are read without a copy. ``+inf`` forbids a pair; ``NaN`` and ``-inf`` are
-        invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as scipy
-        works on the negated matrix).
+        safely to float64 (bool, integers, floats; any strides); float64, float32, int64 and
+        int32 arrays are read without a copy and solved in their own type (integers in exact
+        integer arithmetic, no float64 copy). ``+inf`` forbids a pair; ``NaN`` and ``-inf``
+        are invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as
+        scipy works on the negated matrix).
     maximize : bool, optional
         Find the assignment of greatest total cost instead of least.
-    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
-        ``"jv"`` (Jonker-Volgenant shortest augmenting paths, the default) and
+    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
+        ``"auto"`` (the default) runs ``"sparse"`` when the matrix has at least 65,536
+        entries of which at most one in 8 is allowed (the others forbidden), else ``"jv"``;
+        ``"jv"`` (Jonker-Volgenant shortest augmenting paths) and ``"sparse"`` (LAPJVsp over
+        the allowed entries only, as :func:`min_weight_full_bipartite_matching`) and
         ``"hungarian"`` are exact on the CPU; ``"auction"`` is exact for integer costs and
         runs on the GPU; ``"brute"`` enumerates all permutations (at most 13 lines);
-        ``"greedy"`` is a heuristic.
+        ``"greedy"`` is a heuristic. ``warpath lap --json`` reports which one ``"auto"`` ran
+        (``"chosen"``) and in which arithmetic.
     backend : {"auto", "cpu", "cuda"}, optional
         Where to run. ``"cuda"`` needs ``solver="auction"`` or ``"brute"``.
 
@@ -144,11 +149,13 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = 
     return _native.linear_sum_assignment(a, bool(maximize), solver, backend)
 
 
-def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
     """Solve a stack of linear sum assignment problems at once.
 
-    One rayon task per problem on the CPU; with ``solver="auction"`` on a GPU, the whole stack
-    in one kernel launch (one thread block per problem).
+    With ``"auto"``/``"jv"`` (the default), Jonker-Volgenant on every core, small problems in
+    groups, each thread reusing its working memory (nothing is allocated per problem); with
+    ``solver="auction"`` on a GPU, the whole stack in one kernel launch (one thread block per
+    problem).
 
     Parameters
     ----------
@@ -157,8 +164,8 @@ def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = 
         :func:`linear_sum_assignment`.
     maximize : bool, optional
         Maximise instead of minimise.
-    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
-        As in :func:`linear_sum_assignment`.
+    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
+        As in :func:`linear_sum_assignment` (``"auto"`` is ``"jv"`` here).
     backend : {"auto", "cpu", "cuda"}, optional
         Where to run.
 
