@@ -149,6 +149,18 @@ pub enum AssignmentError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A solver for square problems was given a rectangular one.
+    #[error(
+        "{solver} solves square problems, not {rows} x {cols}: use min_weight_full_matching (any shape)"
+    )]
+    NotSquare {
+        /// Rows of the matrix.
+        rows: usize,
+        /// Columns of the matrix.
+        cols: usize,
+        /// The solver.
+        solver: &'static str,
+    },
     /// A sparse matrix's arrays do not describe a matrix: lengths that disagree, row pointers
     /// that decrease, a column index out of range.
     #[error("invalid sparse matrix: {0}")]

@@ -329,3 +329,131 @@ fn dense_matrices_through_the_sparse_and_auto_solvers() {
         Err(AssignmentError::InvalidCost { row: 2, col: 1, .. })
     ));
 }
+
+/// A random square sparse problem with the diagonal (so a perfect matching exists).
+fn feasible_csr(
+    n: usize,
+    density: u64,
+    max: u64,
+    seed: u64,
+) -> (Vec<usize>, Vec<usize>, Vec<i64>, Array2<f64>) {
+    let (_, _, _, mut dense) = random_csr(n, n, density, max, seed);
+    for i in 0..n {
+        dense[[i, i]] = ((i * 7) % max as usize) as f64;
+    }
+    let (mut p, mut idx, mut val) = (vec![0], Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in 0..n {
+            if dense[[i, j]].is_finite() {
+                idx.push(j);
+                val.push(dense[[i, j]] as i64);
+            }
+        }
+        p.push(idx.len());
+    }
+    (p, idx, val, dense)
+}
+
+#[test]
+fn sparse_auction_on_the_cpu_is_exact_on_integers() {
+    use super::auction;
+    use gpu_runtime::Exec;
+    for (n, density) in [(1, 50), (2, 50), (9, 30), (40, 10), (300, 2), (300, 30)] {
+        for max in [3u64, 1000] {
+            let (p, idx, val, dense) = feasible_csr(n, density, max, n as u64 + max);
+            let m = Csr::new(n, n, &p[..], &idx[..], &val[..]).unwrap();
+            let (cp, ci, cv) = csc_of(&dense);
+            let mc = Csr::from_csc(n, n, &cp[..], &ci[..], &cv[..]).unwrap();
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let want = min_weight_full_matching(&m, sense).unwrap().cost;
+                for got in [
+                    auction(&m, sense, Exec::Cpu),
+                    auction(&mc, sense, Exec::Cpu),
+                ] {
+                    let got = got.unwrap();
+                    assert_eq!(got.cost, want, "n = {n}, {density}%, max {max}, {sense:?}");
+                    let total: f64 = got
+                        .row_to_col
+                        .iter()
+                        .enumerate()
+                        .map(|(i, j)| dense[[i, j.unwrap()]])
+                        .sum();
+                    assert_eq!(total, got.cost);
+                }
+            }
+        }
+    }
+    // floats: within the documented gap
+    let (p, idx, val, _) = feasible_csr(200, 5, 1000, 9);
+    let f: Vec<f64> = val.iter().map(|&v| v as f64 / 7.0).collect();
+    let m = Csr::new(200, 200, &p[..], &idx[..], &f[..]).unwrap();
+    let want = min_weight_full_matching(&m, Sense::Minimize).unwrap().cost;
+    let got = auction(&m, Sense::Minimize, Exec::Cpu).unwrap().cost;
+    assert!(
+        (got - want).abs() <= crate::AUCTION_FLOAT_GAP * 1000.0 / 7.0 * 2.0,
+        "{got} vs {want}"
+    );
+}
+
+#[test]
+fn sparse_auction_refuses_what_it_cannot_solve() {
+    use super::auction;
+    use gpu_runtime::Exec;
+    let m = Csr::new(2, 2, &[0, 2, 2][..], &[0, 1][..], &[1.0, 1.0][..]).unwrap();
+    assert_eq!(
+        auction(&m, Sense::Minimize, Exec::Cpu),
+        Err(AssignmentError::Infeasible)
+    );
+    let m = Csr::new(2, 2, &[0, 1, 2][..], &[0, 0][..], &[1.0, 1.0][..]).unwrap();
+    assert_eq!(
+        auction(&m, Sense::Minimize, Exec::Cpu),
+        Err(AssignmentError::Infeasible)
+    );
+    let m = Csr::new(1, 2, &[0, 1][..], &[0][..], &[1.0][..]).unwrap();
+    assert!(matches!(
+        auction(&m, Sense::Minimize, Exec::Cpu),
+        Err(AssignmentError::NotSquare {
+            rows: 1,
+            cols: 2,
+            ..
+        })
+    ));
+    let m = Csr::new(1, 1, &[0, 1][..], &[0][..], &[f64::NAN][..]).unwrap();
+    assert!(matches!(
+        auction(&m, Sense::Minimize, Exec::Cpu),
+        Err(AssignmentError::InvalidCost { row: 0, col: 0, .. })
+    ));
+}
+
+/// The CSR auction on the GPU (`assignment_auction_bid_csr`), compared with the exact sparse
+/// solver: the same optimum on integer costs. Skipped without a GPU; runs under the simulated
+/// driver in CI.
+#[test]
+fn gpu_sparse_auction_matches_the_exact_solver() {
+    use super::auction;
+    use gpu_runtime::Exec;
+    let Some(_gpu) = gpu_runtime::testing::gpu_for_test("assignment gpu_sparse_auction") else {
+        return;
+    };
+    let sizes: &[usize] = if gpu_runtime::testing::simulated() {
+        &[1, 2, 33, 97]
+    } else {
+        &[1, 2, 33, 257, 4099]
+    };
+    for &n in sizes {
+        for (density, max) in [(5u64, 100u64), (40, 7)] {
+            let (p, idx, val, _) = feasible_csr(n, density, max, n as u64 * 3 + density);
+            let m = Csr::new(n, n, &p[..], &idx[..], &val[..]).unwrap();
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let want = min_weight_full_matching(&m, sense).unwrap().cost;
+                let got = auction(&m, sense, Exec::Cuda).unwrap();
+                assert_eq!(got.cost, want, "n = {n}, {density}%, {sense:?}");
+            }
+        }
+    }
+    let m = Csr::new(2, 2, &[0, 2, 2][..], &[0, 1][..], &[1.0, 1.0][..]).unwrap();
+    assert_eq!(
+        auction(&m, Sense::Minimize, Exec::Cuda),
+        Err(AssignmentError::Infeasible)
+    );
+}

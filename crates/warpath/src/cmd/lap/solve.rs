@@ -177,9 +177,14 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         .file
         .as_deref()
         .is_some_and(sparse_input::is_sparse_file);
-    if args.sparse && !matches!(args.solver, SolverArg::Auto | SolverArg::Sparse) {
+    if args.sparse
+        && !matches!(
+            args.solver,
+            SolverArg::Auto | SolverArg::Sparse | SolverArg::Auction
+        )
+    {
         return Err(usage(format!(
-            "--sparse solves with the sparse solver: drop --solver {} (or make the matrix dense by leaving out --sparse)",
+            "--sparse solves with the sparse solver (or --solver auction): drop --solver {} (or make the matrix dense by leaving out --sparse)",
             args.solver.solver(0).name()
         )));
     }
@@ -241,6 +246,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     };
     // What runs: the sparse solver on sparse input, `choose` for auto on dense input.
     let solver = match (&input, requested) {
+        (Input::Sparse(_), Solver::Auction) => Solver::Auction,
         (Input::Sparse(_), _) => Solver::Sparse,
         (Input::Dense(m, _), Solver::Auto) => m.choose(sense),
         (_, s) => s,
@@ -248,7 +254,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     // Resolve the backend here so the report says where the auction ran.
     let n = rows.max(cols) as u64;
     let work = match solver {
-        Solver::Auction => Some((n * n, AUCTION_GPU_THRESHOLD)),
+        Solver::Auction => Some((
+            input.nnz().map_or(n * n, |k| k as u64),
+            AUCTION_GPU_THRESHOLD,
+        )),
         Solver::BruteForce => Some((
             (1..=n).fold(1u64, |f, k| f.saturating_mul(k)),
             combinatorics::SEARCH_GPU_THRESHOLD,
@@ -280,6 +289,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         let t = Instant::now();
         let a = match &input {
             Input::Dense(m, _) => m.solve(solver, sense, exec)?,
+            Input::Sparse(m) if solver == Solver::Auction => sparse_auction(m, sense, exec)?,
             Input::Sparse(m) => {
                 let on = |p: assignment::sparse::Progress| {
                     if sparse_bar {
@@ -307,7 +317,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let a = result.expect("at least one run");
     let check = match &input {
         Input::Dense(m, _) => m.verify(&a, solver, sense),
-        Input::Sparse(m) => verify_sparse(m, &a, sense),
+        Input::Sparse(m) => verify_sparse(m, &a, solver, sense),
     };
     let verified = check.is_ok();
     if let Some(o) = &out {
@@ -528,10 +538,54 @@ fn solve_sparse(
     })
 }
 
+/// The sparse auction (square matrices; on the GPU with `exec`).
+fn sparse_auction(m: &SparseInput, sense: Sense, exec: Exec) -> Result<assignment::Assignment> {
+    use assignment::sparse::{Csr, auction};
+    Ok(match &m.values {
+        Values::F64(v) => auction(
+            &Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?,
+            sense,
+            exec,
+        )?,
+        Values::I64(v) => auction(
+            &Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?,
+            sense,
+            exec,
+        )?,
+    })
+}
+
 /// Independent check of a sparse solution: a matching of stored entries of the right size,
 /// whose cost is the sum of its entries and whose duals are feasible on every entry and
-/// tight on the matched ones (so it is optimal).
-fn verify_sparse(m: &SparseInput, a: &assignment::Assignment, sense: Sense) -> Result<(), String> {
+/// tight on the matched ones (so it is optimal). The auction has no duals: its cost is
+/// compared with the exact sparse solver's (within the float gap when the costs are not
+/// integers).
+fn verify_sparse(
+    m: &SparseInput,
+    a: &assignment::Assignment,
+    solver: Solver,
+    sense: Sense,
+) -> Result<(), String> {
+    if solver == Solver::Auction {
+        let exact = solve_sparse(m, sense, |_| {}).map_err(|e| e.to_string())?;
+        let (lo, hi) = (0..m.nnz())
+            .map(|k| m.values.at(k))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        let allowed = 1e-9 * exact.cost.abs().max(1.0)
+            + assignment::AUCTION_FLOAT_GAP * (hi - lo).max(0.0) * 2.0;
+        if (exact.cost - a.cost).abs() > allowed {
+            return Err(format!("cost {} but the optimum is {}", a.cost, exact.cost));
+        }
+        let mut used = vec![false; m.cols];
+        for j in a.row_to_col.iter().flatten() {
+            if std::mem::replace(&mut used[*j], true) {
+                return Err(format!("column {j} used twice"));
+            }
+        }
+        return Ok(());
+    }
     let sign = if sense == Sense::Minimize { 1.0 } else { -1.0 };
     let mut used = vec![false; m.cols];
     let (mut total, mut count, mut scale) = (0.0f64, 0usize, 1.0f64);
