@@ -231,8 +231,8 @@ pub(crate) struct Problem<'a, E: Elem = f64> {
     pub(crate) c: Cow<'a, [E]>,
     pub(crate) transposed: bool,
     pub(crate) negated: bool,
-    /// Every finite entry is an integer.
-    pub(crate) integral: bool,
+    /// Whether every finite entry is an integer, when known (see [`Problem::integral`]).
+    pub(crate) integral: Option<bool>,
     /// Smallest and largest finite entry (0, 0 when there is none).
     pub(crate) min: f64,
     pub(crate) max: f64,
@@ -282,7 +282,7 @@ impl<'a> Problem<'a, f64> {
             check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
             let mut st = Stats {
-                integral: true,
+                integral: Some(true),
                 min: f64::INFINITY,
                 max: f64::NEG_INFINITY,
             };
@@ -327,7 +327,7 @@ impl<'a> Problem<'a, f64> {
             max *= f;
             // (huge floats are integers, but the scaled small ones may not be; the integer
             // fast paths need magnitudes far below these anyway)
-            integral = false;
+            integral = Some(false);
         }
         Ok(Problem {
             nr,
@@ -345,6 +345,17 @@ impl<'a> Problem<'a, f64> {
 }
 
 impl<'a, E: Elem> Problem<'a, E> {
+    /// Whether every allowed entry is an integer (one pass over a float matrix, for the
+    /// solvers that have an exact integer mode).
+    pub(crate) fn integral(&self) -> bool {
+        self.integral.unwrap_or_else(|| {
+            self.c.iter().all(|&v| {
+                let w = v.widen();
+                !w.finite() || w.to_f64().fract() == 0.0
+            })
+        })
+    }
+
     /// Row `i` of the internal matrix.
     #[inline]
     pub(crate) fn row(&self, i: usize) -> &[E] {
@@ -486,44 +497,70 @@ fn float_fill<T: Cost>(
 /// `sense` (`NaN`, `-inf` when minimising, `+inf` when maximising), and the statistics of the
 /// finite ones after negation when maximising.
 fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
-    const TWO52: f64 = 4_503_599_627_370_496.0;
-    const L: usize = 8;
-    let sign = if sense == Sense::Maximize { -1.0 } else { 1.0 };
-    let forbidden = forbidden_infinity(sense);
-    // Eight independent lanes of flags and extrema (selects, not `f64::min`, whose NaN rule
-    // keeps the loop scalar; NaN is flagged as bad anyway), merged at the end.
-    let (mut bad, mut integral) = ([false; L], [true; L]);
-    let (mut min, mut max) = ([f64::INFINITY; L], [f64::NEG_INFINITY; L]);
-    let mut step = |l: usize, v: f64| {
-        bad[l] |= v.is_nan() | (v == -forbidden);
-        let finite = v != forbidden;
-        let a = v.abs();
-        // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
-        integral[l] &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
-        let w = v * sign;
-        let lo = if finite { w } else { f64::INFINITY };
-        let hi = if finite { w } else { f64::NEG_INFINITY };
-        min[l] = if lo < min[l] { lo } else { min[l] };
-        max[l] = if hi > max[l] { hi } else { max[l] };
-    };
-    let mut chunks = c.chunks_exact(L);
-    for chunk in &mut chunks {
-        for (l, &v) in chunk.iter().enumerate() {
-            step(l, v);
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2")]
+        fn wide(c: &[f64], sense: Sense) -> (bool, Stats) {
+            float_stats_body(c, sense)
+        }
+        #[target_feature(enable = "avx2")]
+        fn narrow(c: &[f64], sense: Sense) -> (bool, Stats) {
+            float_stats_body(c, sense)
+        }
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512bw")
+        {
+            // SAFETY: the CPU has the features `wide` is compiled with.
+            return unsafe { wide(c, sense) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { narrow(c, sense) };
         }
     }
-    for (l, &v) in chunks.remainder().iter().enumerate() {
-        step(l, v);
+    float_stats_body(c, sense)
+}
+
+/// [`float_stats`] in integer operations on the bits (which the compiler vectorises, unlike
+/// float minima with their NaN rule): NaN and the invalid infinity are bit patterns, and the
+/// extrema are taken over order-preserving keys of the finite entries. Whether the entries
+/// are integers is not computed here ([`Problem::integral`] does, for the solvers that ask).
+#[inline(always)]
+fn float_stats_body(c: &[f64], sense: Sense) -> (bool, Stats) {
+    const SIGN: u64 = 1 << 63;
+    const INF: u64 = 0x7ff0_0000_0000_0000;
+    let invalid = (-forbidden_infinity(sense)).to_bits();
+    let (mut bad, mut lo, mut hi) = (0u64, u64::MAX, 0u64);
+    for &v in c {
+        let b = v.to_bits();
+        let a = b & !SIGN;
+        bad |= ((a > INF) as u64) | ((b == invalid) as u64);
+        let finite = a < INF;
+        // !b for a negative value, b | SIGN otherwise, without a branch
+        let key = b ^ ((((b as i64) >> 63) as u64) | SIGN);
+        lo = lo.min(if finite { key } else { u64::MAX });
+        hi = hi.max(if finite { key } else { 0 });
     }
-    let bad = bad.iter().any(|&b| b);
-    let integral = integral.iter().all(|&b| b);
-    let min = min
-        .iter()
-        .fold(f64::INFINITY, |m, &x| if x < m { x } else { m });
-    let max = max
-        .iter()
-        .fold(f64::NEG_INFINITY, |m, &x| if x > m { x } else { m });
-    (bad, Stats { integral, min, max })
+    let bad = bad != 0;
+    let unkey = |k: u64| f64::from_bits(if k & SIGN != 0 { k & !SIGN } else { !k });
+    let (mut min, mut max) = if lo > hi {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    } else {
+        (unkey(lo), unkey(hi))
+    };
+    if sense == Sense::Maximize {
+        (min, max) = (-max, -min);
+    }
+    (
+        bad,
+        Stats {
+            integral: None,
+            min,
+            max,
+        },
+    )
 }
 
 /// A validated problem held in the caller's element type (no `f64` copy of a `float32` or
@@ -770,7 +807,7 @@ fn direct<'a, E: Direct>(
         c,
         transposed,
         negated,
-        integral: E::INTEGER,
+        integral: Some(E::INTEGER),
         min,
         max,
         scale_exp: 0,
@@ -827,7 +864,7 @@ fn optional_i64<'a>(
         c: Cow::Owned(c),
         transposed,
         negated,
-        integral: true,
+        integral: Some(true),
         min,
         max,
         scale_exp: 0,
@@ -878,7 +915,8 @@ fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> AssignmentE
 
 /// Running facts about the finite entries.
 struct Stats {
-    integral: bool,
+    /// Whether every finite entry is an integer, when known.
+    integral: Option<bool>,
     min: f64,
     max: f64,
 }
@@ -895,7 +933,7 @@ fn convert<T: Cost>(
     match v.classify_cost(sense) {
         CostClass::Finite(x) => {
             let x = if sense == Sense::Maximize { -x } else { x };
-            st.integral &= x == x.trunc();
+            st.integral = Some(st.integral.unwrap_or(true) && x == x.trunc());
             st.min = st.min.min(x);
             st.max = st.max.max(x);
             Ok(x)
@@ -925,7 +963,7 @@ mod tests {
         let a = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
         let p = Problem::new(a.view(), Sense::Maximize).unwrap();
         assert_eq!((p.nr, p.nc), (2, 3));
-        assert!(p.transposed && p.negated && p.integral);
+        assert!(p.transposed && p.negated && p.integral());
         assert_eq!(p.row(0), &[-1.0, -3.0, -5.0]);
         assert_eq!(p.row(1), &[-2.0, -4.0, -6.0]);
         assert_eq!((p.min, p.max), (-6.0, -1.0));
@@ -980,7 +1018,7 @@ mod tests {
     fn huge_entries_are_scaled_by_a_power_of_two() {
         let a = array![[1e308, -1e308, 3.0], [f64::MAX, 0.5, 1e-300]];
         let p = Problem::new(a.view(), Sense::Minimize).unwrap();
-        assert!(p.scale_exp > 0 && !p.integral);
+        assert!(p.scale_exp > 0 && !p.integral());
         let f = pow2(-p.scale_exp);
         assert_eq!(p.row(0), &[1e308 * f, -1e308 * f, 3.0 * f]);
         assert_eq!(p.row(1)[2], 1e-300 * f);

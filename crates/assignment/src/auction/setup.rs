@@ -32,7 +32,7 @@ pub(crate) fn setup(p: &Problem<'_>) -> AuctionSetup {
     // (at most `n * range`), with a margin above the auction's `n * eps` slack.
     let penalty = (nf + 1.0) * unit;
     let magnitude = (penalty + unit) * (nf + 1.0) * (nf + 1.0);
-    let exact = p.integral && magnitude < (1u64 << 52) as f64;
+    let exact = p.integral() && magnitude < (1u64 << 52) as f64;
     let scale = if exact { nf + 1.0 } else { 1.0 };
     let mut benefit = vec![0.0f64; n * n];
     for i in 0..p.nr {

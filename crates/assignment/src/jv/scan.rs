@@ -160,18 +160,27 @@ unsafe fn relax_free_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     unsafe { relax_v::<E, V, true>(row, ve, sp, path, fpen, base, i) }
 }
 
-/// The lanes' minima merged: the smallest value, then the smallest column among the lanes
-/// holding it (each lane holds the first column of its own minimum).
+/// The lanes' minima merged with vector reductions: the smallest value, then the smallest
+/// column among the lanes holding it (each lane holds the first column of its own minimum;
+/// the tail's columns come after every lane's, so a lane wins a tie with it).
+///
+/// # Safety
+/// `V`'s instruction set must be available.
 #[inline(always)]
-fn merge_argmin<W: Work>(vals: &[W], cols: &[W], tail: ArgMin<W>) -> ArgMin<W> {
-    let mut best = tail;
-    for (&v, &c) in vals.iter().zip(cols) {
-        let c = c.to_index();
-        if v < best.0 || (v == best.0 && v < W::INF && c < best.1) {
-            best = (v, c);
-        }
+unsafe fn merge_argmin<W: Work, V: Vector<W>>(vals: V, cols: V, tail: ArgMin<W>) -> ArgMin<W> {
+    // SAFETY: forwarded.
+    let (m, at) = unsafe {
+        let m = vals.reduce_min();
+        (
+            m,
+            V::select(vals.eq(V::splat(m)), cols, V::splat(W::INF)).reduce_min(),
+        )
+    };
+    if m < W::INF && !(tail.0 < m) {
+        (m, at.to_index())
+    } else {
+        tail
     }
-    best
 }
 
 /// The row scan; with `FREE`, the minimum over free columns too.
@@ -222,12 +231,7 @@ unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>, const FREE: bool>(
             at = at.add(step);
             j += V::LANES;
         }
-        (
-            lo.to_array(),
-            lo_at.to_array(),
-            lf.to_array(),
-            lf_at.to_array(),
-        )
+        (lo, lo_at, lf, lf_at)
     };
     let (mut tail, mut tail_free) = ((inf, NONE), (inf, NONE));
     for j in body..n {
@@ -243,10 +247,11 @@ unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>, const FREE: bool>(
             tail_free = (sp[j] + fpen[j], j);
         }
     }
-    let l = V::LANES;
-    let all = merge_argmin(&lo[..l], &lo_at[..l], tail);
+    // SAFETY: register operations only, under the caller's instruction set.
+    let all = unsafe { merge_argmin(lo, lo_at, tail) };
     let free = if FREE {
-        merge_argmin(&lf[..l], &lf_at[..l], tail_free)
+        // SAFETY: as above.
+        unsafe { merge_argmin(lf, lf_at, tail_free) }
     } else {
         (inf, NONE)
     };
@@ -374,7 +379,7 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         let step = V::splat(<E::W as Work>::from_index(V::LANES));
         let mut at = V::indices(0);
         let (mut m1, mut m2) = (V::splat(inf), V::splat(inf));
-        let mut j1 = at;
+        let mut j1 = V::splat(inf);
         let mut j = 0;
         while j < body {
             let h = V::load_elem(row.as_ptr().add(j)).sub(V::load(v.as_ptr().add(j)));
@@ -385,9 +390,9 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
             at = at.add(step);
             j += V::LANES;
         }
-        (m1.to_array(), j1.to_array(), m2.to_array())
+        (m1, j1, m2)
     };
-    // The tail as one more lane, then the lanes merged.
+    // The tail as one more lane.
     let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
     for j in body..n {
         let h = row[j].widen() - v[j];
@@ -396,28 +401,23 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
             (t1, tj) = (h, j);
         }
     }
-    let l = V::LANES;
-    let lanes = (0..l)
-        .map(|k| (m1[k], j1[k].to_index(), m2[k]))
-        .chain(std::iter::once((t1, tj, t2)));
-    let mut best: Option<(E::W, usize, E::W)> = None;
-    let mut usub = inf;
-    for (a, ja, b) in lanes {
-        usub = usub.least(b);
-        if a < inf {
-            match best {
-                Some((m, jm, _)) if a > m || (a == m && ja > jm) => usub = usub.least(a),
-                Some((m, _, _)) => {
-                    usub = usub.least(m);
-                    best = Some((a, ja, b));
-                }
-                None => best = Some((a, ja, b)),
-            }
-        }
-    }
-    match best {
-        Some((m, j, _)) => (m, j, usub),
-        None => (inf, NONE, inf),
+    // The lanes merged with vector reductions: the least m1; the first column holding it (the
+    // tail's columns come after every lane's); the second smallest is the least of all m2,
+    // of the tail, and of the m1 of the other lanes.
+    // SAFETY: as above (register operations only).
+    let (vm, vj, rest) = unsafe {
+        let vm = m1.reduce_min();
+        let at_min = V::select(m1.eq(V::splat(vm)), j1, V::splat(inf)).reduce_min();
+        let others = V::select(j1.eq(V::splat(at_min)), V::splat(inf), m1).reduce_min();
+        (vm, at_min, m2.reduce_min().least(others))
+    };
+    let lane_best = vm < inf;
+    if lane_best && !(t1 < vm) {
+        (vm, vj.to_index(), rest.least(t1).least(t2))
+    } else if t1 < inf {
+        (t1, tj, t2.least(vm).least(rest))
+    } else {
+        (inf, NONE, inf)
     }
 }
 

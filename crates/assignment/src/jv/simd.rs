@@ -66,6 +66,10 @@ pub(crate) trait Vector<W: Work>: Copy {
     unsafe fn sub(self, o: Self) -> Self;
     /// `self < o`.
     unsafe fn lt(self, o: Self) -> Self::Mask;
+    /// `self == o`.
+    unsafe fn eq(self, o: Self) -> Self::Mask;
+    /// The least lane.
+    unsafe fn reduce_min(self) -> W;
     /// `m ? a : b`, lane by lane.
     unsafe fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// `self < o ? self : o` (the values are never NaN).
@@ -120,6 +124,14 @@ impl<W: Work> Vector<W> for Scalar<W> {
     #[inline(always)]
     unsafe fn lt(self, o: Self) -> bool {
         self.0 < o.0
+    }
+    #[inline(always)]
+    unsafe fn eq(self, o: Self) -> bool {
+        self.0 == o.0
+    }
+    #[inline(always)]
+    unsafe fn reduce_min(self) -> W {
+        self.0
     }
     #[inline(always)]
     unsafe fn select(m: bool, a: Self, b: Self) -> Self {
@@ -261,6 +273,14 @@ mod x86 {
             unsafe { _mm512_cmp_pd_mask::<_CMP_LT_OQ>(self.0, o.0) }
         }
         #[inline(always)]
+        unsafe fn eq(self, o: Self) -> Self::Mask {
+            unsafe { _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        unsafe fn reduce_min(self) -> f64 {
+            unsafe { _mm512_reduce_min_pd(self.0) }
+        }
+        #[inline(always)]
         unsafe fn select(m: __mmask8, a: Self, b: Self) -> Self {
             unsafe { F64x8(_mm512_mask_blend_pd(m, b.0, a.0)) }
         }
@@ -334,6 +354,14 @@ mod x86 {
         #[inline(always)]
         unsafe fn lt(self, o: Self) -> __mmask8 {
             unsafe { _mm512_cmplt_epi64_mask(self.0, o.0) }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, o: Self) -> Self::Mask {
+            unsafe { _mm512_cmpeq_epi64_mask(self.0, o.0) }
+        }
+        #[inline(always)]
+        unsafe fn reduce_min(self) -> i64 {
+            unsafe { _mm512_reduce_min_epi64(self.0) }
         }
         #[inline(always)]
         unsafe fn select(m: __mmask8, a: Self, b: Self) -> Self {
@@ -426,6 +454,17 @@ mod x86 {
             unsafe { _mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0) }
         }
         #[inline(always)]
+        unsafe fn eq(self, o: Self) -> Self::Mask {
+            unsafe { _mm256_cmp_pd::<_CMP_EQ_OQ>(self.0, o.0) }
+        }
+        #[inline(always)]
+        unsafe fn reduce_min(self) -> f64 {
+            unsafe {
+                let a = self.to_array();
+                a[0].min(a[1]).min(a[2].min(a[3]))
+            }
+        }
+        #[inline(always)]
         unsafe fn select(m: __m256d, a: Self, b: Self) -> Self {
             unsafe { F64x4(_mm256_blendv_pd(b.0, a.0, m)) }
         }
@@ -505,6 +544,17 @@ mod x86 {
         #[inline(always)]
         unsafe fn lt(self, o: Self) -> __m256i {
             unsafe { _mm256_cmpgt_epi64(o.0, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn eq(self, o: Self) -> Self::Mask {
+            unsafe { _mm256_cmpeq_epi64(self.0, o.0) }
+        }
+        #[inline(always)]
+        unsafe fn reduce_min(self) -> i64 {
+            unsafe {
+                let a = self.to_array();
+                a[0].min(a[1]).min(a[2].min(a[3]))
+            }
         }
         #[inline(always)]
         unsafe fn select(m: __m256i, a: Self, b: Self) -> Self {
