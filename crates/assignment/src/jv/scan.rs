@@ -176,7 +176,7 @@ unsafe fn merge_argmin<W: Work, V: Vector<W>>(vals: V, cols: V, tail: ArgMin<W>)
             V::select(vals.eq(V::splat(m)), cols, V::splat(W::INF)).reduce_min(),
         )
     };
-    if m < W::INF && !(tail.0 < m) {
+    if m < W::INF && m <= tail.0 {
         (m, at.to_index())
     } else {
         tail
@@ -412,7 +412,7 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         (vm, at_min, m2.reduce_min().least(others))
     };
     let lane_best = vm < inf;
-    if lane_best && !(t1 < vm) {
+    if lane_best && vm <= t1 {
         (vm, vj.to_index(), rest.least(t1).least(t2))
     } else if t1 < inf {
         (t1, tj, t2.least(vm).least(rest))
