@@ -56,6 +56,8 @@ def load() -> str:
 def fmt(seconds: float | None) -> str:
     if seconds is None:
         return "-"
+    if seconds < 1e-5:
+        return f"{seconds * 1e6:.2f} us"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.0f} us"
     if seconds < 1:

@@ -64,6 +64,9 @@ pub(crate) trait Work:
     fn to_index(self) -> usize;
     /// A key with the order of the values (for a priority queue).
     fn order_key(self) -> u64;
+    /// The value nearest to `x` (rounded for integers), for potentials that come from
+    /// elsewhere; `None` when it is not finite or out of [`Work::in_range`].
+    fn from_f64_near(x: f64) -> Option<Self>;
     /// The smaller of two values (the first on ties and when they are unordered).
     #[inline(always)]
     fn least(self, other: Self) -> Self {
@@ -94,6 +97,9 @@ impl Work for f64 {
     #[inline(always)]
     fn to_index(self) -> usize {
         self as usize
+    }
+    fn from_f64_near(x: f64) -> Option<f64> {
+        x.is_finite().then_some(x)
     }
     #[inline(always)]
     fn order_key(self) -> u64 {
@@ -129,6 +135,10 @@ impl Work for i64 {
     #[inline(always)]
     fn order_key(self) -> u64 {
         (self as u64) ^ (1 << 63)
+    }
+    fn from_f64_near(x: f64) -> Option<i64> {
+        let r = x.round();
+        (r.abs() < I64_RANGE as f64).then_some(r as i64)
     }
 }
 

@@ -174,6 +174,11 @@ fn best_two_csr(s: &CsrSetup, i: usize, price: &[f64]) -> (usize, f64, f64) {
 /// matching exists): Gauss–Seidel below [`JACOBI_FROM`] rows, Jacobi (rayon) above, with
 /// the bids of the GPU kernel. Returns the column of each row.
 pub(super) fn solve_csr(s: &CsrSetup) -> Vec<usize> {
+    solve_csr_prices(s).0
+}
+
+/// [`solve_csr`], with the final prices.
+pub(super) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
     let n = s.n;
     let mut price = vec![0.0f64; n];
     let mut owner = vec![NONE; n];
@@ -198,7 +203,7 @@ pub(super) fn solve_csr(s: &CsrSetup) -> Vec<usize> {
             jacobi_csr_phase(s, eps, &mut price, &mut owner, &mut assigned);
         }
     }
-    assigned
+    (assigned, price)
 }
 
 fn jacobi_csr_phase(

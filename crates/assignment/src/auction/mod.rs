@@ -94,6 +94,15 @@ pub(crate) fn solve_csr(s: &CsrSetup, exec: Exec) -> Result<Vec<usize>, Assignme
     )
 }
 
+/// The CPU auction of a sparse square problem, with its final prices (for a warm start of
+/// the exact sparse solver).
+pub(crate) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
+    if s.n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    cpu::solve_csr_prices(s)
+}
+
 /// The GPU auction; returns `x` for the internal rows.
 fn solve_cuda(p: &Problem<'_>, gpu: &Gpu) -> Result<Vec<usize>, AssignmentError> {
     if p.nr == 0 {

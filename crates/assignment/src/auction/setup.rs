@@ -90,6 +90,10 @@ pub(crate) struct CsrSetup {
     pub(crate) benefit: Vec<f64>,
     pub(crate) eps_start: f64,
     pub(crate) eps_final: f64,
+    /// `benefit = -(cost - min) * scale`: the potential of column `j` with price `p` is
+    /// `min - p / scale` (the cost-side dual the prices stand for).
+    pub(crate) min: f64,
+    pub(crate) scale: f64,
 }
 
 impl CsrSetup {
@@ -132,5 +136,7 @@ pub(crate) fn setup_csr(n: usize, indptr: Vec<u64>, indices: Vec<u32>, costs: &[
         benefit,
         eps_start: (span / 2.0).max(eps_final),
         eps_final,
+        min,
+        scale,
     }
 }

@@ -44,8 +44,18 @@ pub(crate) fn run<E: Elem, I: Index>(
     integer_ok: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Assignment, AssignmentError> {
+    run_with(p, integer_ok, progress, WARM_FROM)
+}
+
+/// [`run`], starting square problems of at least `warm_from` rows from the auction.
+pub(super) fn run_with<E: Elem, I: Index>(
+    p: &SparseProblem<'_, E, I>,
+    integer_ok: bool,
+    progress: &mut dyn FnMut(Progress),
+    warm_from: usize,
+) -> Result<Assignment, AssignmentError> {
     if integer_ok || !E::INTEGER {
-        match solve(p, progress) {
+        match solve(p, progress, warm_from) {
             Ok((x, u, v)) => return finish(p, &x, u, v),
             Err(Stop::Error(e)) => return Err(e),
             Err(Stop::Range) => {}
@@ -78,7 +88,7 @@ pub(crate) fn run<E: Elem, I: Index>(
         negated: p.negated,
         offset: p.offset,
     };
-    match solve(&q, progress) {
+    match solve(&q, progress, warm_from) {
         Ok((x, u, v)) => finish(&q, &x, u, v),
         Err(Stop::Error(e)) => Err(e),
         Err(Stop::Range) => unreachable!("f64 potentials are always in range"),
@@ -112,6 +122,7 @@ const FREE: u32 = u32::MAX;
 fn solve<E: Elem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     progress: &mut dyn FnMut(Progress),
+    warm_from: usize,
 ) -> Result<Solution<E::W>, Stop> {
     let (nr, nc) = (p.nr, p.nc);
     let zero = <E::W as Work>::ZERO;
@@ -135,6 +146,9 @@ fn solve<E: Elem, I: Index>(
         };
         nc
     ];
+    if nr == nc && nr >= warm_from {
+        return solve_warm(p, cols, progress);
+    }
     let mut x = vec![NONE; nr];
     let mut free: Vec<usize> = Vec::with_capacity(nr);
     if nr == nc {
@@ -157,6 +171,80 @@ fn solve<E: Elem, I: Index>(
             u[i] = reduced_to(p, i, x[i], cols[x[i]].v);
         }
     }
+    augment(p, &mut u, &mut cols, &mut x, &free, progress)?;
+    Ok((x, u, cols.iter().map(|c| c.v).collect()))
+}
+
+/// Square problems from this size start from the auction's prices ([`solve_warm`]).
+const WARM_FROM: usize = 2048;
+
+/// A square problem solved from a warm start: Bertsekas' auction (epsilon scaling, on the
+/// CPU) finds a nearly optimal assignment and prices; the prices become the column
+/// potentials (`v = min - price / scale`), each row's potential its least reduced cost, the
+/// rows whose auction column is not exactly at that least cost are freed, and the exact
+/// shortest augmenting paths assign them. On large random sparse problems the augmenting row
+/// reduction and the last, graph-wide searches of the cold start cost several times the
+/// auction, while from near-optimal potentials the few searches left are short. The result is
+/// exact (the augmentation keeps the optimality conditions whatever the potentials it starts
+/// from). The auction needs a perfect matching to end: Hopcroft–Karp checks for one first.
+fn solve_warm<E: Elem, I: Index>(
+    p: &SparseProblem<'_, E, I>,
+    mut cols: Vec<Col<E::W>>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution<E::W>, Stop> {
+    let n = p.nr;
+    // The rows sorted, a repeated column once at its least cost, as f64 for the auction.
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices: Vec<u32> = Vec::with_capacity(p.data.len());
+    let mut costs: Vec<f64> = Vec::with_capacity(p.data.len());
+    let mut row: Vec<(u32, f64)> = Vec::new();
+    indptr.push(0u64);
+    for i in 0..n {
+        row.clear();
+        row.extend(
+            p.row(i)
+                .filter(|(_, c)| c.widen().finite())
+                .map(|(j, c)| (j as u32, c.widen().to_f64())),
+        );
+        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        row.dedup_by_key(|e| e.0);
+        indices.extend(row.iter().map(|e| e.0));
+        costs.extend(row.iter().map(|e| e.1));
+        indptr.push(indices.len() as u64);
+    }
+    if super::matching::maximum_matching(n, n, &indptr, &indices) < n {
+        return Err(AssignmentError::Infeasible.into());
+    }
+    let setup = crate::auction::setup_csr(n, indptr, indices, &costs);
+    drop(costs);
+    let (start, price) = crate::auction::solve_csr_prices(&setup);
+    for (c, &pj) in cols.iter_mut().zip(&price) {
+        c.v = E::W::from_f64_near(setup.min - pj / setup.scale).ok_or(Stop::Range)?;
+    }
+    drop(setup);
+    // Each row's potential is its least reduced cost; a row keeps its auction column only
+    // where that column is exactly at it.
+    let mut x = vec![NONE; n];
+    let mut u = vec![E::W::ZERO; n];
+    let mut free = Vec::new();
+    for i in 0..n {
+        let least = p
+            .row(i)
+            .filter(|(_, c)| c.widen().finite())
+            .fold(E::W::INF, |m, (j, c)| m.least(c.widen() - cols[j].v));
+        let j = start[i];
+        if reduced_to(p, i, j, cols[j].v) == least {
+            x[i] = j;
+            cols[j].y = i as u32;
+            u[i] = least;
+        } else {
+            free.push(i);
+        }
+    }
+    progress(Progress {
+        matched: n - free.len(),
+        rows: n,
+    });
     augment(p, &mut u, &mut cols, &mut x, &free, progress)?;
     Ok((x, u, cols.iter().map(|c| c.v).collect()))
 }
