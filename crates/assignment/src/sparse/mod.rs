@@ -7,8 +7,11 @@
 //! rounds of augmenting row reduction on square problems, then one Dijkstra search per free
 //! row over the stored entries only, with a binary heap instead of LAPJVsp's linear scan of
 //! the reached columns and a reset of only the columns a search touched. Infeasibility is
-//! found by the searches themselves (a free row that reaches no free column): there is no
-//! separate maximum-matching pass.
+//! found by the searches themselves (a free row that reaches no free column). Square problems
+//! of at least 2048 rows start instead from the prices of Bertsekas' auction (after a
+//! Hopcroft–Karp check that a perfect matching exists): the rows the auction left exactly at
+//! their least reduced cost keep their column, and the same exact augmentations assign the
+//! others.
 //!
 //! ```
 //! use assignment::sparse::{min_weight_full_matching, Csr};
@@ -261,9 +264,11 @@ impl<E: Elem, I: Index> SparseProblem<'_, E, I> {
 ///
 /// # Complexity
 /// `O(nnz log n)` per shortest-path search, one search per row left unassigned by the
-/// initialisation (in the worst case `O(n nnz log n)`, typically far less); `O(n)`
-/// auxiliary memory plus the heap of one search (at most its reached entries), and the copy
-/// above when one is made.
+/// initialisation (in the worst case `O(n nnz log n)`, typically far less); the warm start of
+/// square problems adds `O(nnz sqrt(n))` for the matching check and the auction's bids
+/// (`O(n nnz log(n C))` worst case, far fewer on random data). `O(n)` auxiliary memory plus
+/// the heap of one search (at most its reached entries), `O(nnz)` for the warm start's copy of
+/// the entries as `f64`, and the copy above when one is made.
 ///
 /// # Errors
 /// [`AssignmentError::Infeasible`] when no such matching exists (scipy's "no full matching
