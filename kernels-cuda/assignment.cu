@@ -69,6 +69,28 @@ __device__ __forceinline__ Top2 auction_best_two(const double* row, const double
     return warpath::warp_reduce(t, Top2Op());
 }
 
+// One warp scans the entries of CSR row `row` (lane k takes entries start + k, start + k + 32,
+// ...): best and second best value benefit[e] - price[indices[e]]; on equal best values the
+// smaller column wins, as in the dense scan, so both give the same bids on the same matrix
+// (the dense one with -inf for the missing entries). The result is valid in lane 0.
+__device__ __forceinline__ Top2 auction_best_two_csr(const u64* indptr, const u32* indices, const double* benefit,
+                                                     const double* price, u64 row, u32 lane) {
+    Top2 t = {-INFINITY, -INFINITY, AUCTION_NONE};
+    const u64 end = indptr[row + 1];
+    for (u64 e = indptr[row] + lane; e < end; e += 32) {
+        const u32 j = indices[e];
+        const double v = benefit[e] - price[j];
+        if (v > t.best || (v == t.best && j < t.col)) {
+            t.second = t.best;
+            t.best = v;
+            t.col = j;
+        } else if (v > t.second) {
+            t.second = v;
+        }
+    }
+    return warpath::warp_reduce(t, Top2Op());
+}
+
 // Lane 0's bid for its best column: price + (best - second) + eps, at least the next double
 // above the price (so a price always rises); raises the column's high-water mark.
 __device__ __forceinline__ void auction_place_bid(const Top2& t, const double* price, double eps, u32* bid_obj,
@@ -108,6 +130,23 @@ extern "C" __global__ void assignment_auction_bid(const double* benefit, const d
     for (u64 k = warp0; k < bidders_now; k += warp_stride) {
         const u64 person = bidders[k];
         const Top2 t = auction_best_two(benefit + person * n, price, n, lane);
+        if (lane == 0 && t.col != AUCTION_NONE) auction_place_bid(t, price, eps, &bid_obj[k], &bid_val[k], high);
+    }
+}
+
+// assignment_auction_bid for a sparse benefit matrix in CSR form (row i's entries
+// indptr[i]..indptr[i + 1] of indices and benefit; a missing entry is no edge). A bidder
+// without entries makes no bid (the host refuses problems without a perfect matching first).
+extern "C" __global__ void assignment_auction_bid_csr(const u64* indptr, const u32* indices, const double* benefit,
+                                           const double* price, const u32* bidders, const u32* count,
+                                           double eps, u32* bid_obj, double* bid_val, u64* high) {
+    const u64 bidders_now = *count;
+    const u32 lane = threadIdx.x & 31u;
+    const u64 warps_per_block = blockDim.x >> 5;
+    const u64 warp0 = (u64)blockIdx.x * warps_per_block + (threadIdx.x >> 5);
+    const u64 warp_stride = (u64)gridDim.x * warps_per_block;
+    for (u64 k = warp0; k < bidders_now; k += warp_stride) {
+        const Top2 t = auction_best_two_csr(indptr, indices, benefit, price, bidders[k], lane);
         if (lane == 0 && t.col != AUCTION_NONE) auction_place_bid(t, price, eps, &bid_obj[k], &bid_val[k], high);
     }
 }

@@ -1,10 +1,13 @@
-//! assignment: every solver on uniform random matrices; the batch API; with a GPU, the CUDA
-//! auction (the solve returns host data, so the device has finished when the clock stops).
+//! assignment: every solver on uniform random matrices; Jonker–Volgenant on tied integers in
+//! its native element types; the sparse solver; the batch APIs; with a GPU, the CUDA auction,
+//! dense and CSR (the solve returns host data, so the device has finished when the clock
+//! stops). The comparison with scipy, lap and lapjv is `crates/assignment/scripts/lap_peers.sh`.
 //!
 //! `cargo bench -p warpath-benches --bench assignment -- --warm-up-time 1 --measurement-time 3`
 
 use assignment::experiments::{int_matrix, uniform_matrix};
-use assignment::{Sense, Solver, solve, solve_batch};
+use assignment::sparse::{Csr, auction as sparse_auction, min_weight_full_matching};
+use assignment::{Sense, Solver, linear_sum_assignment_batch, solve, solve_batch};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gpu_runtime::Exec;
 
@@ -26,6 +29,33 @@ fn bench_solvers(c: &mut Criterion) {
             });
         }
     }
+    // Tied integers in their own type (i64 and i32: integer arithmetic, no f64 copy).
+    for n in [1000usize, 2000] {
+        let m = int_matrix(n, n, 99, n as u64);
+        let m32 = m.mapv(|v| v as i32);
+        g.bench_with_input(BenchmarkId::new("jv_int100_i64", n), &m, |b, m| {
+            b.iter(|| {
+                solve(
+                    m.view(),
+                    Solver::JonkerVolgenant,
+                    Sense::Minimize,
+                    Exec::Cpu,
+                )
+                .unwrap()
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("jv_int100_i32", n), &m32, |b, m| {
+            b.iter(|| {
+                solve(
+                    m.view(),
+                    Solver::JonkerVolgenant,
+                    Sense::Minimize,
+                    Exec::Cpu,
+                )
+                .unwrap()
+            })
+        });
+    }
     // Integer costs: the auction is exact there.
     let m = int_matrix(500, 500, 1000, 5);
     g.bench_function("auction_int/500", |b| {
@@ -42,6 +72,51 @@ fn bench_solvers(c: &mut Criterion) {
     g.finish();
 }
 
+/// `n x n`, `per_row` random entries per row plus the diagonal, costs in [1, 100).
+fn sparse_matrix(n: usize, per_row: usize) -> (Vec<u32>, Vec<u32>, Vec<f64>) {
+    let mut s = n as u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        s >> 11
+    };
+    let (mut ptr, mut idx, mut val) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..n {
+        let mut cols: Vec<u32> = (0..per_row).map(|_| (next() % n as u64) as u32).collect();
+        cols.push(i as u32);
+        cols.sort_unstable();
+        cols.dedup();
+        for c in cols {
+            idx.push(c);
+            val.push(1.0 + (next() % 99) as f64);
+        }
+        ptr.push(idx.len() as u32);
+    }
+    (ptr, idx, val)
+}
+
+fn bench_sparse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("lap_sparse");
+    g.sample_size(10);
+    for n in [10_000usize, 30_000] {
+        let (p, i, v) = sparse_matrix(n, 10);
+        let m = Csr::new(n, n, &p[..], &i[..], &v[..]).unwrap();
+        g.bench_function(BenchmarkId::new("lapjvsp", n), |b| {
+            b.iter(|| min_weight_full_matching(&m, Sense::Minimize).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("auction_cpu", n), |b| {
+            b.iter(|| sparse_auction(&m, Sense::Minimize, Exec::Cpu).unwrap())
+        });
+        if gpu_runtime::gpu().is_ok() {
+            g.bench_function(BenchmarkId::new("auction_cuda", n), |b| {
+                b.iter(|| sparse_auction(&m, Sense::Minimize, Exec::Cuda).unwrap())
+            });
+        }
+    }
+    g.finish();
+}
+
 fn bench_batch(c: &mut Criterion) {
     let mut g = c.benchmark_group("lap_batch");
     g.sample_size(10);
@@ -50,8 +125,17 @@ fn bench_batch(c: &mut Criterion) {
     g.bench_function("jv_100x100x100", |b| {
         b.iter(|| solve_batch(&views, Solver::JonkerVolgenant, Sense::Minimize, Exec::Cpu))
     });
+    // The stack API (one workspace per thread): 10,000 of 30 x 30 and 1,000 of 200 x 200.
+    for (b_, n) in [(10_000usize, 30usize), (1_000, 200)] {
+        let stack = assignment::ndarray::Array3::from_shape_fn((b_, n, n), |(k, i, j)| {
+            ((k * 7919 + i * 104729 + j * 1299709) % 1000) as f64 / 1000.0
+        });
+        g.bench_function(BenchmarkId::new("stack", format!("{b_}x{n}x{n}")), |b| {
+            b.iter(|| linear_sum_assignment_batch(stack.view(), Sense::Minimize).unwrap())
+        });
+    }
     g.finish();
 }
 
-criterion_group!(benches, bench_solvers, bench_batch);
+criterion_group!(benches, bench_solvers, bench_sparse, bench_batch);
 criterion_main!(benches);

@@ -127,14 +127,39 @@ static AuctionRun reference_rounds(const std::vector<double>& b, u32 n, double e
     return r;
 }
 
+// A sparse benefit matrix in CSR form (columns sorted within a row), as the host uploads it.
+struct Csr {
+    std::vector<u64> indptr;
+    std::vector<u32> indices;
+    std::vector<double> benefit;
+};
+
+// The CSR of the finite entries of a dense matrix (-inf: no entry).
+static Csr csr_of(const std::vector<double>& b, u32 n) {
+    Csr c;
+    c.indptr.push_back(0);
+    for (u32 i = 0; i < n; ++i) {
+        for (u32 j = 0; j < n; ++j) {
+            const double v = b[(u64)i * n + j];
+            if (v != -INFINITY) {
+                c.indices.push_back(j);
+                c.benefit.push_back(v);
+            }
+        }
+        c.indptr.push_back(c.indices.size());
+    }
+    return c;
+}
+
 // The round kernels driven as solve_cuda drives them: the bidder count lives in device memory
 // (two counters, swapped with the two bidder lists every round), `batch(previous)` rounds are
 // queued between two reads of the counter, and the rounds queued after it reaches 0 are no-ops.
 // `round_bidders` peeks at the counter before each round: instrumentation for the comparison
-// with the reference, not something the host loop does.
+// with the reference, not something the host loop does. With `csr`, the bids come from
+// assignment_auction_bid_csr on it instead of assignment_auction_bid on `b`.
 template <class NextBatch>
 static AuctionRun device_rounds(const std::vector<double>& b, u32 n, double eps_start, double eps_final,
-                                u32 first_batch, NextBatch batch) {
+                                u32 first_batch, NextBatch batch, const Csr* csr = nullptr) {
     AuctionRun r;
     r.price.assign(n, 0.0);
     std::vector<double> bid_val(n);
@@ -160,7 +185,11 @@ static AuctionRun device_rounds(const std::vector<double>& b, u32 n, double eps_
                 const std::vector<double> price_before = r.price;
                 const std::vector<u32> assigned_before = r.assigned, owner_before = owner;
                 const bool idle = count[0] == 0;
-                warpath_sim::launch(bid_blocks, 64, 0, [&] { assignment_auction_bid(b.data(), r.price.data(), bidders.data(), count.data(), n, eps, bid_obj.data(), bid_val.data(), high.data()); });
+                if (csr) {
+                    warpath_sim::launch(bid_blocks, 64, 0, [&] { assignment_auction_bid_csr(csr->indptr.data(), csr->indices.data(), csr->benefit.data(), r.price.data(), bidders.data(), count.data(), eps, bid_obj.data(), bid_val.data(), high.data()); });
+                } else {
+                    warpath_sim::launch(bid_blocks, 64, 0, [&] { assignment_auction_bid(b.data(), r.price.data(), bidders.data(), count.data(), n, eps, bid_obj.data(), bid_val.data(), high.data()); });
+                }
                 warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_claim(bidders.data(), bid_obj.data(), bid_val.data(), high.data(), winner.data(), count.data()); });
                 warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_assign(high.data(), winner.data(), owner.data(), r.assigned.data(), r.price.data(), count.data(), next_count.data(), n); });
                 warpath_sim::launch(per_elem, 32, 0, [&] { assignment_auction_collect(r.assigned.data(), count.data(), next.data(), next_count.data(), n); });
@@ -182,7 +211,8 @@ static AuctionRun device_rounds(const std::vector<double>& b, u32 n, double eps_
 
 // Runs the device loop under several batch schedules and checks each against the reference:
 // the same rounds (bidder counts), the same prices (bit for bit) and the same assignment.
-static AuctionRun check_device_rounds(const std::vector<double>& b, u32 n, double eps_start, double eps_final) {
+static AuctionRun check_device_rounds(const std::vector<double>& b, u32 n, double eps_start, double eps_final,
+                                      const Csr* csr = nullptr) {
     const AuctionRun ref = reference_rounds(b, n, eps_start, eps_final);
     const auto fixed = [](u32 q) { return q; };
     const auto doubling = [](u32 q) { return std::min<u32>(2 * q, 64); };  // solve_cuda's
@@ -194,8 +224,8 @@ static AuctionRun check_device_rounds(const std::vector<double>& b, u32 n, doubl
         {"4 doubling to 64", 4, true}, {"3 per read", 3, false}};
     for (const auto& s : schedules) {
         if (!s.adaptive && n > 40) continue;
-        AuctionRun got = s.adaptive ? device_rounds(b, n, eps_start, eps_final, s.first, doubling)
-                                    : device_rounds(b, n, eps_start, eps_final, s.first, fixed);
+        AuctionRun got = s.adaptive ? device_rounds(b, n, eps_start, eps_final, s.first, doubling, csr)
+                                    : device_rounds(b, n, eps_start, eps_final, s.first, fixed, csr);
         SIM_CHECK(got.round_bidders == ref.round_bidders, "n=%u, %s: %zu rounds vs the reference's %zu (or other bidder counts)",
                   n, s.name, got.round_bidders.size(), ref.round_bidders.size());
         SIM_CHECK(got.price == ref.price, "n=%u, %s: prices differ from the reference", n, s.name);
@@ -230,6 +260,27 @@ int main() {
         value_of(b, n, a.assigned.data());
     }
     std::printf("auction rounds: ok (%d rounds, %d counter reads with batches doubling to 64)\n", rounds, reads);
+    // CSR bids: sparse benefit matrices with a perfect matching (the diagonal kept), rows of
+    // zero to over 64 entries besides it; the same rounds, prices and assignment as the
+    // sequential reference on the dense matrix with -inf for the missing entries, and the
+    // optimum on integer benefits.
+    int csr_rounds = 0;
+    for (u32 n : {1u, 2u, 5u, 33u, 70u, 130u}) {
+        for (int levels : {3, 1000}) {
+            for (int keep : {10, 60}) {
+                auto b = make_benefit(n, levels, rng);
+                for (u32 i = 0; i < n; ++i)
+                    for (u32 j = 0; j < n; ++j)
+                        if (i != j && (int)(rng() % 100) >= keep) b[(u64)i * n + j] = -INFINITY;
+                const Csr c = csr_of(b, n);
+                const auto a = check_device_rounds(b, n, levels / 2.0, 1.0 / (n + 1), &c);
+                const double got = value_of(b, n, a.assigned.data()), best = optimum(b, n);
+                SIM_CHECK(got == best, "csr n=%u levels=%d keep=%d: %g vs optimum %g", n, levels, keep, got, best);
+                csr_rounds += (int)a.round_bidders.size();
+            }
+        }
+    }
+    std::printf("auction csr bids: ok (%d rounds)\n", csr_rounds);
     // Batch: problems of different sizes in one launch, fewer blocks than problems.
     const std::vector<u32> sizes = {1, 5, 2, 40, 9, 64, 3, 33};
     const u64 problems = sizes.size();

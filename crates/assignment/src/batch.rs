@@ -1,9 +1,10 @@
 //! Many small problems at once.
 
 use gpu_runtime::{Exec, Target};
-use ndarray::ArrayView2;
+use ndarray::{ArrayView2, ArrayView3};
 use rayon::prelude::*;
 
+use crate::jv::{Workspaces, solve_into};
 use crate::{AUCTION_GPU_THRESHOLD, Assignment, AssignmentError, Cost, Sense, Solver, solve};
 
 /// Solves many independent problems in parallel, one rayon task per problem (each problem
@@ -60,4 +61,172 @@ pub fn solve_batch<T: Cost>(
         .with_min_len(1)
         .map(|c| solve(c.view(), solver, sense, exec))
         .collect()
+}
+
+/// The solutions of a stack of problems of one shape: problem `k`'s pairs are
+/// `rows[k * pairs..(k + 1) * pairs]` and `cols[..]` (sorted by row), its cost `costs[k]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchAssignment {
+    /// Problems in the stack.
+    pub problems: usize,
+    /// Pairs per problem: `min(rows, cols)` of the shape.
+    pub pairs: usize,
+    /// Row of each pair, problem after problem.
+    pub rows: Vec<usize>,
+    /// Column of each pair, problem after problem.
+    pub cols: Vec<usize>,
+    /// Total cost of each problem.
+    pub costs: Vec<f64>,
+}
+
+/// Entries per rayon task of [`linear_sum_assignment_batch`]: small problems are solved in
+/// groups, so that the scheduling cost is spread over tens of microseconds of work.
+const BATCH_ENTRIES_PER_TASK: usize = 1 << 14;
+
+/// Solves a stack of `b` problems of one shape `r x c` (an `ndarray` view of shape
+/// `(b, r, c)`, any strides) with the Jonker–Volgenant solver: the batch form of
+/// [`linear_sum_assignment`](crate::linear_sum_assignment), for many small problems (as a
+/// tracker solves one per frame).
+///
+/// Problems are solved in groups on the rayon pool, each thread reusing one workspace, so that
+/// a problem allocates nothing: the per-problem cost is the solve itself, the validation of
+/// its entries and the writing of its pairs. Element types and rules are those of
+/// [`jonker_volgenant`](crate::jonker_volgenant) (integers solved in integer arithmetic);
+/// duals are not kept.
+///
+/// # Complexity
+/// The sum of the solves divided by the number of threads; `O(c)` memory per thread besides
+/// the output (`2 b min(r, c)` indices and `b` costs).
+///
+/// # Errors
+/// The first failing problem's error (by index) as [`AssignmentError::InProblem`].
+///
+/// # Examples
+/// ```
+/// use assignment::{linear_sum_assignment_batch, Sense};
+/// let stack = ndarray::array![[[4, 1], [2, 0]], [[1, 5], [5, 1]], [[9, 9], [9, 9]]];
+/// let b = linear_sum_assignment_batch(stack.view(), Sense::Minimize)?;
+/// assert_eq!((b.problems, b.pairs), (3, 2));
+/// assert_eq!(&b.cols[..2], &[1, 0]); // problem 0: row 0 -> column 1, row 1 -> column 0
+/// assert_eq!(b.costs, vec![3.0, 2.0, 18.0]);
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn linear_sum_assignment_batch<T: Cost>(
+    costs: ArrayView3<'_, T>,
+    sense: Sense,
+) -> Result<BatchAssignment, AssignmentError> {
+    let (b, r, c) = costs.dim();
+    let pairs = r.min(c);
+    let mut out = BatchAssignment {
+        problems: b,
+        pairs,
+        rows: vec![0; b * pairs],
+        cols: vec![0; b * pairs],
+        costs: vec![0.0; b],
+    };
+    if b == 0 {
+        return Ok(out);
+    }
+    let group = (BATCH_ENTRIES_PER_TASK / (r * c).max(1)).clamp(1, 256);
+    let first_error = std::sync::Mutex::new(None::<(usize, AssignmentError)>);
+    let pairs_per_group = (group * pairs).max(1);
+    out.costs
+        .par_chunks_mut(group)
+        .zip(out.rows.par_chunks_mut(pairs_per_group))
+        .zip(out.cols.par_chunks_mut(pairs_per_group))
+        .enumerate()
+        .for_each_init(Workspaces::default, |ws, (g, ((costs_out, rows), cols))| {
+            for (k, cost) in costs_out.iter_mut().enumerate() {
+                let index = g * group + k;
+                let at = k * pairs..(k + 1) * pairs;
+                let problem = costs.index_axis(ndarray::Axis(0), index);
+                match solve_into(problem, sense, ws, &mut rows[at.clone()], &mut cols[at]) {
+                    Ok(v) => *cost = v,
+                    Err(e) => {
+                        let mut first = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                        if first.as_ref().is_none_or(|(i, _)| index < *i) {
+                            *first = Some((index, e));
+                        }
+                    }
+                }
+            }
+        });
+    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some((index, e)) => Err(AssignmentError::InProblem {
+            index,
+            source: Box::new(e),
+        }),
+        None => Ok(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jonker_volgenant;
+    use ndarray::Array3;
+
+    fn stack(b: usize, r: usize, c: usize, max: u64, seed: u64) -> Array3<i64> {
+        let mut s = seed;
+        Array3::from_shape_fn((b, r, c), |_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 33) % max) as i64
+        })
+    }
+
+    /// Every problem's pairs and cost are those of a single solve, in every shape and type.
+    #[test]
+    fn batch_matches_single_solves() {
+        for (b, r, c) in [
+            (0, 3, 3),
+            (1, 1, 1),
+            (7, 5, 5),
+            (300, 4, 9),
+            (300, 9, 4),
+            (40, 30, 30),
+            (3, 0, 4),
+        ] {
+            for max in [3u64, 1000] {
+                let s = stack(b, r, c, max, (b * r * c) as u64 + max);
+                let f = s.mapv(|v| v as f64 * 0.5);
+                for sense in [Sense::Minimize, Sense::Maximize] {
+                    let bi = linear_sum_assignment_batch(s.view(), sense).unwrap();
+                    let bf = linear_sum_assignment_batch(f.view(), sense).unwrap();
+                    let b32 =
+                        linear_sum_assignment_batch(s.mapv(|v| v as i32).view(), sense).unwrap();
+                    assert_eq!((bi.problems, bi.pairs), (b, r.min(c)));
+                    assert_eq!(bi, b32);
+                    for k in 0..b {
+                        let one =
+                            jonker_volgenant(s.index_axis(ndarray::Axis(0), k), sense).unwrap();
+                        let (rows, cols) = one.pairs();
+                        let at = k * bi.pairs..(k + 1) * bi.pairs;
+                        assert_eq!(bi.costs[k], one.cost);
+                        assert_eq!(bf.costs[k], one.cost * 0.5);
+                        assert_eq!(&bi.rows[at.clone()], &rows[..]);
+                        assert_eq!(&bi.cols[at], &cols[..]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_failing_problem_is_named() {
+        let mut s = stack(600, 3, 3, 10, 1).mapv(|v| v as f64);
+        s[[599, 0, 0]] = f64::NAN;
+        s[[457, 1, 1]] = f64::NAN;
+        s[[458, 0, 0]] = f64::NEG_INFINITY;
+        let e = linear_sum_assignment_batch(s.view(), Sense::Minimize).unwrap_err();
+        assert!(
+            matches!(e, AssignmentError::InProblem { index: 457, ref source }
+            if matches!(**source, AssignmentError::InvalidCost { row: 1, col: 1, .. }))
+        );
+        assert!(
+            e.to_string()
+                .starts_with("problem 457: invalid cost NaN at (1, 1)")
+        );
+    }
 }

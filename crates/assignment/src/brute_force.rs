@@ -215,7 +215,7 @@ fn search(p: &Problem<'_>, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<us
     // magnitudes (1e300 next to 1), the running sum loses the small ones entirely and the
     // bound makes the search rescore instead of trusting it.
     let magnitude = p.min.abs().max(p.max.abs());
-    let exact = p.integral && magnitude * (n as f64) < EXACT_SUM;
+    let exact = p.integral() && magnitude * (n as f64) < EXACT_SUM;
     // each update rounds four times, within eps of at most (4 + n) times the largest entry
     let step_error = 2.0 * f64::EPSILON * (4.0 + n as f64) * magnitude;
     let mut drift = 0.0f64;

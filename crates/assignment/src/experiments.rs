@@ -284,7 +284,11 @@ impl Complexity {
             Solver::BruteForce => Complexity::Factorial,
             Solver::Random { .. } => Complexity::Linear,
             Solver::Greedy | Solver::GreedyTies { .. } => Complexity::SquareLog,
-            Solver::Hungarian | Solver::JonkerVolgenant | Solver::Auction => Complexity::Cubic,
+            Solver::Hungarian
+            | Solver::JonkerVolgenant
+            | Solver::Auction
+            | Solver::Sparse
+            | Solver::Auto => Complexity::Cubic,
         }
     }
 }

@@ -7,8 +7,10 @@ pub mod experiments;
 mod greedy;
 mod hungarian;
 mod jv;
+mod num;
 mod problem;
 mod random;
+pub mod sparse;
 mod types;
 
 /// The typed launchers of `kernels-cuda/assignment.cu` (used by `auction/cuda.rs`).
@@ -17,13 +19,14 @@ mod kernels {
 }
 
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
-pub use batch::solve_batch;
+pub use batch::{BatchAssignment, linear_sum_assignment_batch, solve_batch};
 pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
 pub use greedy::{greedy, greedy_tie_paths, greedy_ties};
 pub use hungarian::hungarian;
-pub use jv::jonker_volgenant;
+pub use jv::{integer_arithmetic, jonker_volgenant};
 pub use problem::{Cost, CostClass};
 pub use random::random_assignment;
+pub use sparse::{Csr, min_weight_full_matching};
 pub use types::{Assignment, AssignmentError, Duals, Sense};
 
 use gpu_runtime::Exec;
@@ -57,6 +60,14 @@ pub enum Solver {
     JonkerVolgenant,
     /// [`auction`]: exact for integer costs, CPU or GPU.
     Auction,
+    /// [`sparse::min_weight_full_matching`] on the allowed entries of the dense matrix (the
+    /// forbidden ones dropped): faster than [`Solver::JonkerVolgenant`] when most pairs are
+    /// forbidden.
+    Sparse,
+    /// Picks by the matrix ([`choose`]): [`Solver::Sparse`] when most pairs are forbidden,
+    /// else [`Solver::JonkerVolgenant`] (which reads every element type as it is, integers in
+    /// integer arithmetic).
+    Auto,
 }
 
 impl Solver {
@@ -65,7 +76,11 @@ impl Solver {
     pub fn is_exact(self) -> bool {
         matches!(
             self,
-            Solver::BruteForce | Solver::Hungarian | Solver::JonkerVolgenant
+            Solver::BruteForce
+                | Solver::Hungarian
+                | Solver::JonkerVolgenant
+                | Solver::Sparse
+                | Solver::Auto
         )
     }
 
@@ -78,8 +93,92 @@ impl Solver {
             Solver::Hungarian => "hungarian",
             Solver::JonkerVolgenant => "jv",
             Solver::Auction => "auction",
+            Solver::Sparse => "sparse",
+            Solver::Auto => "auto",
         }
     }
+}
+
+/// [`Solver::Auto`] uses the sparse solver when at most one pair in `AUTO_SPARSE_DENSITY` is
+/// allowed and the matrix has at least [`AUTO_SPARSE_MIN_ENTRIES`] entries.
+pub const AUTO_SPARSE_DENSITY: usize = 8;
+
+/// See [`AUTO_SPARSE_DENSITY`].
+pub const AUTO_SPARSE_MIN_ENTRIES: usize = 1 << 16;
+
+/// The solver [`Solver::Auto`] runs on `costs`: [`Solver::Sparse`] when the matrix has at
+/// least [`AUTO_SPARSE_MIN_ENTRIES`] entries of which at most one in
+/// [`AUTO_SPARSE_DENSITY`] is allowed (the others forbidden: `+inf` minimising, `-inf`
+/// maximising, `None`), else [`Solver::JonkerVolgenant`]. The element type does not change
+/// the choice: Jonker–Volgenant solves `f64` and `f32` in `f64`, `i32` and `i64` in exact
+/// integer arithmetic (`f64` for integers so large that potentials could overflow).
+///
+/// # Complexity
+/// One pass over the matrix when it is large enough for the sparse solver, else `O(1)`.
+///
+/// # Examples
+/// ```
+/// use assignment::{choose, Sense, Solver};
+/// let mut c = ndarray::Array2::from_elem((300, 300), f64::INFINITY);
+/// for i in 0..300 {
+///     c[[i, i]] = 1.0;
+///     c[[i, (i + 1) % 300]] = 2.0;
+/// }
+/// assert_eq!(choose(c.view(), Sense::Minimize), Solver::Sparse);
+/// assert_eq!(choose(ndarray::array![[1, 2], [3, 4]].view(), Sense::Minimize), Solver::JonkerVolgenant);
+/// ```
+pub fn choose<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> Solver {
+    let entries = costs.len();
+    if entries < AUTO_SPARSE_MIN_ENTRIES {
+        return Solver::JonkerVolgenant;
+    }
+    let limit = entries / AUTO_SPARSE_DENSITY;
+    let mut allowed = 0usize;
+    for line in costs.outer_iter() {
+        allowed += line
+            .iter()
+            .filter(|v| !matches!(v.classify_cost(sense), CostClass::Forbidden))
+            .count();
+        if allowed > limit {
+            return Solver::JonkerVolgenant;
+        }
+    }
+    Solver::Sparse
+}
+
+/// The allowed entries of a dense matrix as CSR arrays (`indptr`, `indices`, `data`): every
+/// entry but the forbidding ones (invalid entries are kept, for the solver to refuse).
+fn allowed_entries<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+) -> (Vec<usize>, Vec<usize>, Vec<T>) {
+    let (mut indptr, mut indices, mut data) = (
+        Vec::with_capacity(costs.nrows() + 1),
+        Vec::new(),
+        Vec::new(),
+    );
+    indptr.push(0);
+    for line in costs.outer_iter() {
+        for (j, &v) in line.iter().enumerate() {
+            if !matches!(v.classify_cost(sense), CostClass::Forbidden) {
+                indices.push(j);
+                data.push(v);
+            }
+        }
+        indptr.push(indices.len());
+    }
+    (indptr, indices, data)
+}
+
+/// [`Solver::Sparse`] on a dense matrix.
+fn solve_sparse<T: Cost>(
+    costs: ArrayView2<'_, T>,
+    sense: Sense,
+) -> Result<Assignment, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let (indptr, indices, data) = allowed_entries(costs, sense);
+    let m = sparse::Csr::new(rows, cols, &indptr[..], &indices[..], &data[..])?;
+    sparse::min_weight_full_matching(&m, sense)
 }
 
 /// Solves `costs` with `solver`. `exec` matters for the auction and brute force (CPU or GPU);
@@ -115,6 +214,11 @@ pub fn solve<T: Cost>(
         Solver::Hungarian => hungarian(costs, sense),
         Solver::JonkerVolgenant => jonker_volgenant(costs, sense),
         Solver::Auction => auction(costs, sense, exec),
+        Solver::Sparse => solve_sparse(costs, sense),
+        Solver::Auto => match choose(costs, sense) {
+            Solver::Sparse => solve_sparse(costs, sense),
+            _ => jonker_volgenant(costs, sense),
+        },
     }
 }
 

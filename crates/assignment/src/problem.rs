@@ -4,15 +4,52 @@ use std::borrow::Cow;
 
 use ndarray::ArrayView2;
 
+use crate::num::{Elem, I64_FORBIDDEN, I64_RANGE, Potentials, Work};
 use crate::{Assignment, AssignmentError, Duals, Sense};
 
-mod sealed {
+pub(crate) mod sealed {
+    use ndarray::ArrayView2;
+
     pub trait Sealed {}
+
+    /// A slice of cost entries with its element type named.
+    #[derive(Debug, Clone, Copy)]
+    pub enum TypedSlice<'a> {
+        /// `f64` entries.
+        F64(&'a [f64]),
+        /// `f32` entries.
+        F32(&'a [f32]),
+        /// `i64` entries.
+        I64(&'a [i64]),
+        /// `i32` entries.
+        I32(&'a [i32]),
+        /// `Option<i64>` entries.
+        OptI64(&'a [Option<i64>]),
+    }
     impl Sealed for f64 {}
     impl Sealed for f32 {}
     impl Sealed for i64 {}
+    impl Sealed for i32 {}
     impl Sealed for Option<i64> {}
+
+    /// A cost matrix view with its element type named, so the solvers that read a matrix in
+    /// its own type can pick their path once.
+    #[derive(Debug, Clone)]
+    pub enum Typed<'a> {
+        /// `f64` entries.
+        F64(ArrayView2<'a, f64>),
+        /// `f32` entries.
+        F32(ArrayView2<'a, f32>),
+        /// `i64` entries.
+        I64(ArrayView2<'a, i64>),
+        /// `i32` entries.
+        I32(ArrayView2<'a, i32>),
+        /// `Option<i64>` entries (`None` forbids the pair).
+        OptI64(ArrayView2<'a, Option<i64>>),
+    }
 }
+
+pub(crate) use sealed::{Typed, TypedSlice};
 
 /// What one matrix entry means once read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,8 +72,11 @@ const MINUS_INF_REASON: &str =
     "-inf is invalid when minimising (+inf forbids a pair; scipy's rule)";
 const PLUS_INF_REASON: &str = "+inf is invalid when maximising (-inf forbids a pair; scipy's rule)";
 
-/// The element types a cost matrix may hold: `f64`, `f32`, `i64` and `Option<i64>` (where
-/// `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+/// The element types a cost matrix may hold: `f64`, `f32`, `i64`, `i32` and `Option<i64>`
+/// (where `None` forbids the pair). Sealed: it cannot be implemented outside this crate.
+///
+/// The Jonker–Volgenant solver reads `f32`, `i64` and `i32` matrices in their own type (no
+/// `f64` copy) and solves integer matrices in exact integer arithmetic.
 ///
 /// Floats follow scipy's `linear_sum_assignment`, which maximises by minimising the negated
 /// matrix: when minimising `+inf` forbids a pair and `-inf` is an error; when maximising `-inf`
@@ -64,6 +104,12 @@ pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
     fn as_f64_slice(_s: &[Self]) -> Option<&[f64]> {
         None
     }
+    /// The view with its element type named.
+    #[doc(hidden)]
+    fn typed(view: ArrayView2<'_, Self>) -> Typed<'_>;
+    /// The slice with its element type named.
+    #[doc(hidden)]
+    fn typed_slice(s: &[Self]) -> TypedSlice<'_>;
 }
 
 /// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
@@ -76,6 +122,12 @@ impl Cost for f64 {
     }
     fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
         Some(s)
+    }
+    fn typed(view: ArrayView2<'_, f64>) -> Typed<'_> {
+        Typed::F64(view)
+    }
+    fn typed_slice(s: &[f64]) -> TypedSlice<'_> {
+        TypedSlice::F64(s)
     }
     fn classify_cost(self, sense: Sense) -> CostClass {
         if self.is_finite() {
@@ -105,12 +157,24 @@ impl Cost for f32 {
     fn raw_float(self) -> Option<f64> {
         Some(self as f64)
     }
+    fn typed(view: ArrayView2<'_, f32>) -> Typed<'_> {
+        Typed::F32(view)
+    }
+    fn typed_slice(s: &[f32]) -> TypedSlice<'_> {
+        TypedSlice::F32(s)
+    }
     fn classify_cost(self, sense: Sense) -> CostClass {
         Cost::classify_cost(self as f64, sense)
     }
 }
 
 impl Cost for i64 {
+    fn typed(view: ArrayView2<'_, i64>) -> Typed<'_> {
+        Typed::I64(view)
+    }
+    fn typed_slice(s: &[i64]) -> TypedSlice<'_> {
+        TypedSlice::I64(s)
+    }
     fn classify_cost(self, _sense: Sense) -> CostClass {
         let f = self as f64;
         if f.abs() > EXACT_INT {
@@ -121,7 +185,25 @@ impl Cost for i64 {
     }
 }
 
+impl Cost for i32 {
+    fn typed(view: ArrayView2<'_, i32>) -> Typed<'_> {
+        Typed::I32(view)
+    }
+    fn typed_slice(s: &[i32]) -> TypedSlice<'_> {
+        TypedSlice::I32(s)
+    }
+    fn classify_cost(self, _sense: Sense) -> CostClass {
+        CostClass::Finite(self as f64)
+    }
+}
+
 impl Cost for Option<i64> {
+    fn typed(view: ArrayView2<'_, Option<i64>>) -> Typed<'_> {
+        Typed::OptI64(view)
+    }
+    fn typed_slice(s: &[Option<i64>]) -> TypedSlice<'_> {
+        TypedSlice::OptI64(s)
+    }
     fn classify_cost(self, sense: Sense) -> CostClass {
         match self {
             Some(v) => v.classify_cost(sense),
@@ -137,21 +219,28 @@ pub(crate) type Solution = (Vec<usize>, Vec<f64>, Vec<f64>);
 /// transposed if it had more rows than columns, negated if maximising, scaled by `2^-scale_exp`
 /// if its entries are so large that sums could overflow), `+inf` = forbidden.
 #[derive(Debug, Clone)]
-pub(crate) struct Problem<'a> {
+///
+/// `E` is the element type the matrix is held in: `f64` for every solver, and for the
+/// Jonker–Volgenant solver also `f32`, `i64` and `i32` (the caller's own type, see
+/// [`Problem::native`]); forbidden pairs are then `E::FORBIDDEN`.
+pub(crate) struct Problem<'a, E: Elem = f64> {
     pub(crate) nr: usize,
     pub(crate) nc: usize,
-    /// The matrix: borrowed from the caller when it already is a row-major `f64` matrix to
-    /// be minimised with no more rows than columns, else a converted copy.
-    pub(crate) c: Cow<'a, [f64]>,
+    /// The matrix: borrowed from the caller when it already is a row-major matrix of the
+    /// element type, to be minimised, with no more rows than columns; else a converted copy.
+    pub(crate) c: Cow<'a, [E]>,
     pub(crate) transposed: bool,
     pub(crate) negated: bool,
-    /// Every finite entry is an integer.
-    pub(crate) integral: bool,
+    /// Whether every finite entry is an integer, when known (see [`Problem::integral`]).
+    pub(crate) integral: Option<bool>,
     /// Smallest and largest finite entry (0, 0 when there is none).
     pub(crate) min: f64,
     pub(crate) max: f64,
     /// The internal matrix is the caller's times `2^-scale_exp` (0 unless the entries are huge).
     pub(crate) scale_exp: i32,
+    /// Added to every allowed internal entry after the negation (0, or -1 for a maximised
+    /// `i32` matrix, stored as `!c = -c - 1` so that `i32::MIN` needs no wider type).
+    pub(crate) offset: i64,
 }
 
 /// `2^e` for `|e| <= 1022` (exact).
@@ -159,7 +248,7 @@ fn pow2(e: i32) -> f64 {
     2f64.powi(e)
 }
 
-impl<'a> Problem<'a> {
+impl<'a> Problem<'a, f64> {
     /// Validates `costs` and builds the internal problem.
     pub(crate) fn new<T: Cost>(
         costs: ArrayView2<'a, T>,
@@ -185,13 +274,15 @@ impl<'a> Problem<'a> {
             }
             (Cow::Borrowed(slice), st)
         } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
+            check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
             let st = float_fill(costs, transposed, sense, &mut c)?;
             (Cow::Owned(c), st)
         } else {
+            check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
             let mut st = Stats {
-                integral: true,
+                integral: Some(true),
                 min: f64::INFINITY,
                 max: f64::NEG_INFINITY,
             };
@@ -236,7 +327,7 @@ impl<'a> Problem<'a> {
             max *= f;
             // (huge floats are integers, but the scaled small ones may not be; the integer
             // fast paths need magnitudes far below these anyway)
-            integral = false;
+            integral = Some(false);
         }
         Ok(Problem {
             nr,
@@ -248,43 +339,52 @@ impl<'a> Problem<'a> {
             min,
             max,
             scale_exp,
+            offset: 0,
+        })
+    }
+}
+
+impl<'a, E: Elem> Problem<'a, E> {
+    /// Whether every allowed entry is an integer (one pass over a float matrix, for the
+    /// solvers that have an exact integer mode).
+    pub(crate) fn integral(&self) -> bool {
+        self.integral.unwrap_or_else(|| {
+            self.c.iter().all(|&v| {
+                let w = v.widen();
+                !w.finite() || w.to_f64().fract() == 0.0
+            })
         })
     }
 
     /// Row `i` of the internal matrix.
     #[inline]
-    pub(crate) fn row(&self, i: usize) -> &[f64] {
+    pub(crate) fn row(&self, i: usize) -> &[E] {
         &self.c[i * self.nc..(i + 1) * self.nc]
     }
 
     /// Internal cost of pair `(i, j)`.
     #[inline]
-    pub(crate) fn at(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn at(&self, i: usize, j: usize) -> E {
         self.c[i * self.nc + j]
     }
 
-    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
-    /// back to the caller's orientation, sense and scale.
-    ///
-    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair and
-    /// [`AssignmentError::CostOverflow`] when its total cost is beyond `f64`. Duals that are
-    /// not representable at the caller's scale are dropped (`None`).
-    pub(crate) fn finish(
-        &self,
-        x: &[usize],
-        duals: Option<(Vec<f64>, Vec<f64>)>,
-    ) -> Result<Assignment, AssignmentError> {
+    /// The caller's total cost of an internal solution (`x[i]` = column of internal row `i`):
+    /// [`AssignmentError::Infeasible`] when it uses a forbidden pair,
+    /// [`AssignmentError::CostOverflow`] when the total is beyond `f64`.
+    pub(crate) fn cost_of(&self, x: &[usize]) -> Result<f64, AssignmentError> {
         debug_assert_eq!(x.len(), self.nr);
-        let mut internal_cost = 0.0;
+        let mut sum = E::W::ZERO;
         for (i, &j) in x.iter().enumerate() {
-            let v = self.at(i, j);
-            if v == f64::INFINITY {
+            let v = self.at(i, j).widen();
+            if !v.finite() {
                 return Err(AssignmentError::Infeasible);
             }
-            internal_cost += v;
+            sum = sum + v;
         }
-        let unscale = pow2(self.scale_exp);
-        let total = internal_cost * unscale;
+        // Integer sums are exact (the entries are at most 2^53 and the problem small enough
+        // for the checked range); the offset of a maximised i32 matrix is taken out here.
+        let internal_cost = sum.to_f64() - self.offset as f64 * self.nr as f64;
+        let total = internal_cost * pow2(self.scale_exp);
         if !total.is_finite() {
             return Err(AssignmentError::CostOverflow {
                 total: format!(
@@ -298,8 +398,26 @@ impl<'a> Problem<'a> {
                 ),
             });
         }
-        let cost = if self.negated { -total } else { total };
-        let duals = duals.and_then(|(mut u, mut v)| {
+        Ok(if self.negated { -total } else { total })
+    }
+
+    /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
+    /// back to the caller's orientation, sense and scale.
+    ///
+    /// Returns [`AssignmentError::Infeasible`] when the solution uses a forbidden pair and
+    /// [`AssignmentError::CostOverflow`] when its total cost is beyond `f64`. Duals that are
+    /// not representable at the caller's scale are dropped (`None`).
+    pub(crate) fn finish(
+        &self,
+        x: &[usize],
+        duals: Option<Potentials<E::W>>,
+    ) -> Result<Assignment, AssignmentError> {
+        let cost = self.cost_of(x)?;
+        let unscale = pow2(self.scale_exp);
+        let duals = duals.and_then(|(u, v)| {
+            let offset = self.offset as f64;
+            let mut u: Vec<f64> = u.into_iter().map(|t| t.to_f64() - offset).collect();
+            let mut v: Vec<f64> = v.into_iter().map(Work::to_f64).collect();
             if self.scale_exp > 0 {
                 u.iter_mut().chain(v.iter_mut()).for_each(|t| *t *= unscale);
                 if !u.iter().chain(&v).all(|t| t.is_finite()) {
@@ -379,22 +497,405 @@ fn float_fill<T: Cost>(
 /// `sense` (`NaN`, `-inf` when minimising, `+inf` when maximising), and the statistics of the
 /// finite ones after negation when maximising.
 fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
-    const TWO52: f64 = 4_503_599_627_370_496.0;
-    let (mut bad, mut integral) = (false, true);
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    let sign = if sense == Sense::Maximize { -1.0 } else { 1.0 };
-    let forbidden = forbidden_infinity(sense);
-    for &v in c {
-        bad |= v.is_nan() | (v == -forbidden);
-        let finite = v != forbidden;
-        let a = v.abs();
-        // Integral iff |v| >= 2^52 or rounding through 2^52 leaves it unchanged (no libm call).
-        integral &= !finite || a >= TWO52 || (a + TWO52) - TWO52 == a;
-        let w = v * sign;
-        min = min.min(if finite { w } else { f64::INFINITY });
-        max = max.max(if finite { w } else { f64::NEG_INFINITY });
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2")]
+        fn wide(c: &[f64], sense: Sense) -> (bool, Stats) {
+            float_stats_body(c, sense)
+        }
+        #[target_feature(enable = "avx2")]
+        fn narrow(c: &[f64], sense: Sense) -> (bool, Stats) {
+            float_stats_body(c, sense)
+        }
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512bw")
+        {
+            // SAFETY: the CPU has the features `wide` is compiled with.
+            return unsafe { wide(c, sense) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { narrow(c, sense) };
+        }
     }
-    (bad, Stats { integral, min, max })
+    float_stats_body(c, sense)
+}
+
+/// [`float_stats`] in integer operations on the bits (which the compiler vectorises, unlike
+/// float minima with their NaN rule): NaN and the invalid infinity are bit patterns, and the
+/// extrema are taken over order-preserving keys of the finite entries. Whether the entries
+/// are integers is not computed here ([`Problem::integral`] does, for the solvers that ask).
+#[inline(always)]
+fn float_stats_body(c: &[f64], sense: Sense) -> (bool, Stats) {
+    const SIGN: u64 = 1 << 63;
+    const INF: u64 = 0x7ff0_0000_0000_0000;
+    let invalid = (-forbidden_infinity(sense)).to_bits();
+    let (mut bad, mut lo, mut hi) = (0u64, u64::MAX, 0u64);
+    for &v in c {
+        let b = v.to_bits();
+        let a = b & !SIGN;
+        bad |= ((a > INF) as u64) | ((b == invalid) as u64);
+        let finite = a < INF;
+        // !b for a negative value, b | SIGN otherwise, without a branch
+        let key = b ^ ((((b as i64) >> 63) as u64) | SIGN);
+        lo = lo.min(if finite { key } else { u64::MAX });
+        hi = hi.max(if finite { key } else { 0 });
+    }
+    let bad = bad != 0;
+    let unkey = |k: u64| f64::from_bits(if k & SIGN != 0 { k & !SIGN } else { !k });
+    let (mut min, mut max) = if lo > hi {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    } else {
+        (unkey(lo), unkey(hi))
+    };
+    if sense == Sense::Maximize {
+        (min, max) = (-max, -min);
+    }
+    (
+        bad,
+        Stats {
+            integral: None,
+            min,
+            max,
+        },
+    )
+}
+
+/// A validated problem held in the caller's element type (no `f64` copy of a `float32` or
+/// integer matrix), for the Jonker–Volgenant solver.
+#[derive(Debug, Clone)]
+pub(crate) enum NativeProblem<'a> {
+    /// `f64` entries, or an integer matrix whose values are too large for the checked integer
+    /// range (converted, as every other solver does).
+    F64(Problem<'a, f64>),
+    /// `f32` entries, solved in `f64` arithmetic.
+    F32(Problem<'a, f32>),
+    /// `i64` or `Option<i64>` entries, solved in exact `i64` arithmetic.
+    I64(Problem<'a, i64>),
+    /// `i32` entries, solved in exact `i64` arithmetic.
+    I32(Problem<'a, i32>),
+}
+
+impl<'a> NativeProblem<'a> {
+    /// Validates `costs` (the rules of [`Problem::new`]) and keeps it in its own element type:
+    /// borrowed when it is row-major, minimised and has no more rows than columns, else one
+    /// copy of the same type (transposed, negated).
+    ///
+    /// Integer matrices whose magnitude times `4 (n + 1)` reaches [`I64_RANGE`] cannot be
+    /// solved in the checked `i64` range and become `f64` problems.
+    pub(crate) fn new<T: Cost>(
+        costs: ArrayView2<'a, T>,
+        sense: Sense,
+    ) -> Result<Self, AssignmentError> {
+        Ok(match T::typed(costs) {
+            Typed::F64(v) => NativeProblem::F64(Problem::new(v, sense)?),
+            Typed::F32(v) => NativeProblem::F32(direct(v, sense)?),
+            Typed::I64(v) => {
+                let p = direct(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I64(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+            Typed::I32(v) => {
+                let p = direct(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I32(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+            Typed::OptI64(v) => {
+                let p = optional_i64(v, sense)?;
+                if fits_i64(&p) {
+                    NativeProblem::I64(p)
+                } else {
+                    NativeProblem::F64(Problem::new(v, sense)?)
+                }
+            }
+        })
+    }
+}
+
+/// Refuses a copy of a `rows x cols` matrix of `E` that would not fit in the memory available.
+fn check_copy<E>(rows: usize, cols: usize) -> Result<(), AssignmentError> {
+    let bytes = (rows as u64)
+        .saturating_mul(cols as u64)
+        .saturating_mul(std::mem::size_of::<E>() as u64);
+    crate::types::check_memory(
+        || {
+            format!(
+                "a copy of the {rows} x {cols} cost matrix ({}, to transpose, negate or convert it)",
+                std::any::type_name::<E>()
+            )
+        },
+        bytes,
+    )
+}
+
+/// Whether an integer problem's potentials stay well inside the checked `i64` range
+/// ([`I64_RANGE`]): they grow to about `4 (n + 1)` times the largest magnitude.
+fn fits_i64<E: Elem>(p: &Problem<'_, E>) -> bool {
+    let magnitude = p.min.abs().max(p.max.abs());
+    magnitude * 4.0 * (p.nc as f64 + 2.0) < I64_RANGE as f64 / 2.0
+}
+
+/// An element type the Jonker–Volgenant solver reads as it is.
+pub(crate) trait Direct: Elem + Cost {
+    /// What maximising adds to every negated entry: 0, or -1 for `i32` (stored as `!c`).
+    const MAX_OFFSET: i64;
+    /// The internal entry: negated when maximising (`!c` for `i32`), the forbidding
+    /// infinity as `+inf`. Called on validated entries only.
+    fn internal(self, sense: Sense) -> Self;
+    /// One (vectorisable) pass over valid-or-not caller entries: whether any is refused in
+    /// `sense`, and the smallest and largest allowed entry (caller's sign).
+    fn scan(s: &[Self], sense: Sense) -> (bool, f64, f64);
+}
+
+impl Direct for f64 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> f64 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[f64], sense: Sense) -> (bool, f64, f64) {
+        let (bad, st) = float_stats(s, sense);
+        let (min, max) = if sense == Sense::Maximize {
+            (-st.max, -st.min)
+        } else {
+            (st.min, st.max)
+        };
+        (bad, min, max)
+    }
+}
+
+impl Direct for f32 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> f32 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[f32], sense: Sense) -> (bool, f64, f64) {
+        let forbidden = forbidden_infinity(sense) as f32;
+        let (mut bad, mut min, mut max) = (false, f32::INFINITY, f32::NEG_INFINITY);
+        for &v in s {
+            bad |= v.is_nan() | (v == -forbidden);
+            let finite = v != forbidden;
+            min = min.min(if finite { v } else { f32::INFINITY });
+            max = max.max(if finite { v } else { f32::NEG_INFINITY });
+        }
+        (bad, min as f64, max as f64)
+    }
+}
+
+impl Direct for i64 {
+    const MAX_OFFSET: i64 = 0;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> i64 {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[i64], _sense: Sense) -> (bool, f64, f64) {
+        let (min, max) = s
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let limit = EXACT_INT as i64;
+        (min < -limit || max > limit, min as f64, max as f64)
+    }
+}
+
+impl Direct for i32 {
+    const MAX_OFFSET: i64 = -1;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> i32 {
+        if sense == Sense::Maximize {
+            !self
+        } else {
+            self
+        }
+    }
+    fn scan(s: &[i32], _sense: Sense) -> (bool, f64, f64) {
+        let (min, max) = s
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        (false, min as f64, max as f64)
+    }
+}
+
+/// The internal problem of a [`Direct`] matrix, in its own type.
+fn direct<'a, E: Direct>(
+    costs: ArrayView2<'a, E>,
+    sense: Sense,
+) -> Result<Problem<'a, E>, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let transposed = rows > cols;
+    let (nr, nc) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let negated = sense == Sense::Maximize;
+    // Validation and statistics over the caller's entries, row by row.
+    let (mut bad, mut min, mut max) = (false, f64::INFINITY, f64::NEG_INFINITY);
+    let mut buf: Vec<E> = Vec::new();
+    for line in costs.outer_iter() {
+        let (b, lo, hi) = match line.as_slice() {
+            Some(s) => E::scan(s, sense),
+            None => {
+                buf.clear();
+                buf.extend(line.iter().copied());
+                E::scan(&buf, sense)
+            }
+        };
+        bad |= b;
+        min = min.min(lo);
+        max = max.max(hi);
+    }
+    if bad {
+        return Err(first_refused(costs, sense));
+    }
+    if min > max {
+        (min, max) = (0.0, 0.0);
+    }
+    let offset = if negated { E::MAX_OFFSET } else { 0 };
+    if negated {
+        (min, max) = (offset as f64 - max, offset as f64 - min);
+    }
+    let borrowed = if !transposed && !negated {
+        costs.to_slice()
+    } else {
+        None
+    };
+    let c = match borrowed {
+        Some(s) => Cow::Borrowed(s),
+        None => {
+            check_copy::<E>(rows, cols)?;
+            let mut c = Vec::with_capacity(nr * nc);
+            if transposed {
+                let mut t = vec![E::default(); nr * nc];
+                for (r, line) in costs.outer_iter().enumerate() {
+                    for (k, &v) in line.iter().enumerate() {
+                        t[k * nc + r] = v.internal(sense);
+                    }
+                }
+                c = t;
+            } else {
+                for line in costs.outer_iter() {
+                    c.extend(line.iter().map(|&v| v.internal(sense)));
+                }
+            }
+            Cow::Owned(c)
+        }
+    };
+    Ok(Problem {
+        nr,
+        nc,
+        c,
+        transposed,
+        negated,
+        integral: Some(E::INTEGER),
+        min,
+        max,
+        scale_exp: 0,
+        offset,
+    })
+}
+
+/// The internal `i64` problem of an `Option<i64>` matrix (always a copy: `None` becomes
+/// [`I64_FORBIDDEN`]).
+fn optional_i64<'a>(
+    costs: ArrayView2<'a, Option<i64>>,
+    sense: Sense,
+) -> Result<Problem<'a, i64>, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let transposed = rows > cols;
+    let (nr, nc) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let negated = sense == Sense::Maximize;
+    let limit = EXACT_INT as i64;
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    check_copy::<i64>(rows, cols)?;
+    let mut c = vec![0i64; nr * nc];
+    for ((r, k), &v) in costs.indexed_iter() {
+        let internal = match v {
+            None => I64_FORBIDDEN,
+            Some(v) if v < -limit || v > limit => {
+                return Err(AssignmentError::CostOutOfRange {
+                    row: r,
+                    col: k,
+                    value: format!("{:?}", Some(v)),
+                });
+            }
+            Some(v) => {
+                let v = if negated { -v } else { v };
+                min = min.min(v);
+                max = max.max(v);
+                v
+            }
+        };
+        let at = if transposed { k * nc + r } else { r * nc + k };
+        c[at] = internal;
+    }
+    let (min, max) = if min > max {
+        (0.0, 0.0)
+    } else {
+        (min as f64, max as f64)
+    };
+    Ok(Problem {
+        nr,
+        nc,
+        c: Cow::Owned(c),
+        transposed,
+        negated,
+        integral: Some(true),
+        min,
+        max,
+        scale_exp: 0,
+        offset: 0,
+    })
+}
+
+/// The error for the first entry refused in `sense` (invalid or out of range), in the
+/// caller's row-major order.
+fn first_refused<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> AssignmentError {
+    for ((r, k), &v) in costs.indexed_iter() {
+        match v.classify_cost(sense) {
+            CostClass::Invalid(reason) => {
+                return AssignmentError::InvalidCost {
+                    row: r,
+                    col: k,
+                    value: format!("{v:?}"),
+                    reason,
+                };
+            }
+            CostClass::OutOfRange => {
+                return AssignmentError::CostOutOfRange {
+                    row: r,
+                    col: k,
+                    value: format!("{v:?}"),
+                };
+            }
+            _ => {}
+        }
+    }
+    unreachable!("called only when an entry is refused")
 }
 
 /// The error for the first invalid entry (in the caller's row-major order).
@@ -414,7 +915,8 @@ fn first_invalid<T: Cost>(costs: ArrayView2<'_, T>, sense: Sense) -> AssignmentE
 
 /// Running facts about the finite entries.
 struct Stats {
-    integral: bool,
+    /// Whether every finite entry is an integer, when known.
+    integral: Option<bool>,
     min: f64,
     max: f64,
 }
@@ -431,7 +933,7 @@ fn convert<T: Cost>(
     match v.classify_cost(sense) {
         CostClass::Finite(x) => {
             let x = if sense == Sense::Maximize { -x } else { x };
-            st.integral &= x == x.trunc();
+            st.integral = Some(st.integral.unwrap_or(true) && x == x.trunc());
             st.min = st.min.min(x);
             st.max = st.max.max(x);
             Ok(x)
@@ -461,7 +963,7 @@ mod tests {
         let a = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
         let p = Problem::new(a.view(), Sense::Maximize).unwrap();
         assert_eq!((p.nr, p.nc), (2, 3));
-        assert!(p.transposed && p.negated && p.integral);
+        assert!(p.transposed && p.negated && p.integral());
         assert_eq!(p.row(0), &[-1.0, -3.0, -5.0]);
         assert_eq!(p.row(1), &[-2.0, -4.0, -6.0]);
         assert_eq!((p.min, p.max), (-6.0, -1.0));
@@ -516,7 +1018,7 @@ mod tests {
     fn huge_entries_are_scaled_by_a_power_of_two() {
         let a = array![[1e308, -1e308, 3.0], [f64::MAX, 0.5, 1e-300]];
         let p = Problem::new(a.view(), Sense::Minimize).unwrap();
-        assert!(p.scale_exp > 0 && !p.integral);
+        assert!(p.scale_exp > 0 && !p.integral());
         let f = pow2(-p.scale_exp);
         assert_eq!(p.row(0), &[1e308 * f, -1e308 * f, 3.0 * f]);
         assert_eq!(p.row(1)[2], 1e-300 * f);

@@ -149,7 +149,79 @@ pub enum AssignmentError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A solver for square problems was given a rectangular one.
+    #[error(
+        "{solver} solves square problems, not {rows} x {cols}: use min_weight_full_matching (any shape)"
+    )]
+    NotSquare {
+        /// Rows of the matrix.
+        rows: usize,
+        /// Columns of the matrix.
+        cols: usize,
+        /// The solver.
+        solver: &'static str,
+    },
+    /// A sparse matrix's arrays do not describe a matrix: lengths that disagree, row pointers
+    /// that decrease, a column index out of range.
+    #[error("invalid sparse matrix: {0}")]
+    InvalidSparse(String),
+    /// The problem needs more memory than is available (for example a dense matrix built
+    /// from a large sparse one, or a copy of a huge matrix to transpose or negate it).
+    #[error(
+        "{what} needs {} ({needed} bytes) but only {} are available; a sparse problem (most pairs forbidden) can be solved without a dense matrix: assignment::sparse::min_weight_full_matching, warpath.min_weight_full_bipartite_matching, warpath lap --sparse",
+        human_bytes(*needed),
+        human_bytes(*available)
+    )]
+    OutOfMemory {
+        /// What needs the memory.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
+    /// A problem of a batch failed ([`linear_sum_assignment_batch`](crate::linear_sum_assignment_batch)):
+    /// the first one by index, and why.
+    #[error("problem {index}: {source}")]
+    InProblem {
+        /// Index of the problem in the batch.
+        index: usize,
+        /// Its error.
+        source: Box<AssignmentError>,
+    },
     /// The GPU path failed or no GPU is available for [`Exec::Cuda`](gpu_runtime::Exec).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+}
+
+/// `bytes` in binary units, e.g. `3.2 GiB`.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut k = 0;
+    while v >= 1024.0 && k + 1 < UNITS.len() {
+        v /= 1024.0;
+        k += 1;
+    }
+    if k == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[k])
+    }
+}
+
+/// Refuses an allocation of `bytes` for `what` when it is above the memory available now
+/// (where that can be read).
+pub(crate) fn check_memory(
+    what: impl FnOnce() -> String,
+    bytes: u64,
+) -> Result<(), AssignmentError> {
+    match gpu_runtime::host_available_memory() {
+        Some(available) if bytes > available => Err(AssignmentError::OutOfMemory {
+            what: what(),
+            needed: bytes,
+            available,
+        }),
+        _ => Ok(()),
+    }
 }

@@ -67,6 +67,9 @@ impl ToPyErr for assignment::AssignmentError {
             } => PyValueError::new_err(format!(
                 "matrix contains invalid numeric entries: {value} at ({row}, {col}): {reason}"
             )),
+            assignment::AssignmentError::OutOfMemory { .. } => {
+                PyMemoryError::new_err(self.to_string())
+            }
             // scipy raises ValueError for invalid entries and infeasible matrices; every
             // other assignment error is a property of the matrix or the solver asked for
             _ => value(self),

@@ -176,3 +176,91 @@ def test_huge_finite_costs_like_scipy():
     cost = np.array([[1e308, 1.0], [1.0, 1e308]])
     assert scipy.optimize.linear_sum_assignment(cost)[1].tolist() == [1, 0]
     assert warpath.linear_sum_assignment(cost)[1].tolist() == [1, 0]
+
+
+# --------------------------------------------------------------------------- issue 35
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+@pytest.mark.parametrize("shape", [(40, 40), (30, 50), (50, 30)])
+def test_native_dtypes_with_ties_match_scipy(rng, dtype, shape):
+    for high in (3, 100, 10**6):
+        if dtype == np.float32 and high > 2**24:
+            continue
+        cost = rng.integers(0, high, size=shape).astype(dtype)
+        check_optimal(cost)
+        check_optimal(cost, maximize=True)
+
+
+def test_int32_extremes_when_maximising():
+    cost = np.array([[np.iinfo(np.int32).min, np.iinfo(np.int32).max, 0], [5, -7, 3], [0, 0, 1]], dtype=np.int32)
+    check_optimal(cost, maximize=True)
+    check_optimal(cost)
+
+
+@pytest.mark.parametrize("solver", ["auto", "sparse"])
+def test_auto_and_sparse_solvers_on_forbidden_heavy_matrices(rng, solver):
+    cost = np.full((300, 300), np.inf)
+    mask = rng.random((300, 300)) < 0.05
+    cost[mask] = rng.random(mask.sum())
+    np.fill_diagonal(cost, rng.random(300))
+    r, c = warpath.linear_sum_assignment(cost, solver=solver)
+    sr, sc = scipy.optimize.linear_sum_assignment(cost)
+    np.testing.assert_allclose(cost[r, c].sum(), cost[sr, sc].sum(), rtol=1e-12)
+
+
+def _random_sparse(rng, shape, density, fmt, dtype=np.float64):
+    import scipy.sparse as sp
+
+    m = sp.random(*shape, density=density, format="coo", random_state=int(rng.integers(1 << 30)))
+    m.data = (1 + 99 * m.data).astype(dtype)
+    k = min(shape)
+    diag = sp.coo_matrix((np.full(k, 50, dtype=dtype), (np.arange(k), np.arange(k))), shape=shape)
+    return (m + diag).asformat(fmt)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("shape", [(60, 60), (40, 70), (70, 40)])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_matching_matches_scipy(rng, fmt, shape, maximize):
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwfbm
+
+    for dtype in (np.float64, np.int64, np.float32, np.int32):
+        m = _random_sparse(rng, shape, 0.1, fmt, dtype)
+        r, c = warpath.min_weight_full_bipartite_matching(m, maximize)
+        sr, sc = scipy_mwfbm(m, maximize)
+        dense = m.toarray()
+        assert len(r) == len(sr) == min(shape)
+        assert np.all(np.diff(r) > 0) and len(set(c.tolist())) == len(c)
+        assert r.dtype == sr.dtype and c.dtype == sc.dtype
+        np.testing.assert_allclose(dense[r, c].sum(), dense[sr, sc].sum(), rtol=1e-6)
+
+
+def test_sparse_matching_contract_errors_and_warnings():
+    import scipy.sparse as sp
+
+    with pytest.raises(ValueError, match="no full matching exists"):
+        warpath.min_weight_full_bipartite_matching(sp.csr_array([[1, 1], [0, 0]]))
+    with pytest.raises(TypeError, match="graph must be sparse"):
+        warpath.min_weight_full_bipartite_matching(np.eye(2))
+    with pytest.raises(TypeError, match="CSC, CSR, or COO"):
+        warpath.min_weight_full_bipartite_matching(sp.lil_array(np.eye(2)))
+    with pytest.raises(ValueError, match="invalid numeric entries"):
+        warpath.min_weight_full_bipartite_matching(sp.csr_array([[np.nan, 1.0], [1.0, 1.0]]))
+    explicit = sp.csr_array((np.array([0.0, 5.0, 5.0, 0.0]), np.array([0, 1, 0, 1]), np.array([0, 2, 4])), shape=(2, 2))
+    with pytest.warns(UserWarning, match="explicit zero"):
+        r, c = warpath.min_weight_full_bipartite_matching(explicit)
+    assert c.tolist() == [1, 0]  # the zeros are not edges, as in scipy
+    r, c = warpath.min_weight_full_bipartite_matching(sp.csr_array((0, 3)))
+    assert len(r) == len(c) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.float32])
+@pytest.mark.parametrize("shape", [(200, 5, 5), (50, 30, 30), (20, 12, 25), (20, 25, 12)])
+def test_batch_dtypes_and_shapes_match_scipy(rng, dtype, shape):
+    costs = rng.integers(0, 100, size=shape).astype(dtype)
+    rows, cols = warpath.linear_sum_assignment_batch(costs)
+    for k in range(shape[0]):
+        sr, sc = scipy.optimize.linear_sum_assignment(costs[k])
+        assert costs[k][rows[k], cols[k]].sum() == costs[k][sr, sc].sum()
+        assert np.all(np.diff(rows[k]) > 0)

@@ -86,6 +86,11 @@ pub(crate) fn kind_of(e: &anyhow::Error) -> &'static str {
                 "io"
             };
         }
+        if let Some(assignment::AssignmentError::OutOfMemory { .. }) =
+            cause.downcast_ref::<assignment::AssignmentError>()
+        {
+            return "out_of_memory";
+        }
         if cause.downcast_ref::<pde::PdeError>().is_some()
             || cause
                 .downcast_ref::<assignment::AssignmentError>()

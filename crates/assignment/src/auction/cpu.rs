@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::setup::{AuctionSetup, eps_schedule, setup};
+use super::setup::{AuctionSetup, CsrSetup, eps_schedule, setup};
 use crate::problem::Problem;
 
 /// "No row" / "no column" in the CPU arrays.
@@ -119,6 +119,118 @@ fn jacobi_phase(
             bids.extend(bidders.iter().map(bid));
         }
         // Each column goes to its highest bidder (the smallest row on equal bids).
+        touched.clear();
+        for (&i, &(j, b)) in bidders.iter().zip(&bids) {
+            if winner[j] == NONE {
+                touched.push(j);
+            }
+            if winner[j] == NONE || b > high[j] || (b == high[j] && i < winner[j]) {
+                high[j] = b;
+                winner[j] = i;
+            }
+        }
+        let mut next = Vec::with_capacity(bidders.len());
+        for (&i, &(j, _)) in bidders.iter().zip(&bids) {
+            if winner[j] != i {
+                next.push(i);
+            }
+        }
+        for &j in &touched {
+            let prev = owner[j];
+            if prev != NONE {
+                assigned[prev] = NONE;
+                next.push(prev);
+            }
+            owner[j] = winner[j];
+            assigned[winner[j]] = j;
+            price[j] = high[j];
+            winner[j] = NONE;
+            high[j] = f64::NEG_INFINITY;
+        }
+        bidders = next;
+    }
+}
+
+/// Best column, best value and second best value of CSR row `i` under `price` (the first
+/// entry, i.e. the smallest column, among equal best values).
+#[inline]
+fn best_two_csr(s: &CsrSetup, i: usize, price: &[f64]) -> (usize, f64, f64) {
+    let (a, b) = (s.indptr[i] as usize, s.indptr[i + 1] as usize);
+    let (mut bj, mut best, mut second) = (NONE, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (&j, &ben) in s.indices[a..b].iter().zip(&s.benefit[a..b]) {
+        let val = ben - price[j as usize];
+        if val > best || bj == NONE {
+            second = best;
+            best = val;
+            bj = j as usize;
+        } else if val > second {
+            second = val;
+        }
+    }
+    (bj, best, second)
+}
+
+/// The CPU auction of a sparse square problem (every row has an entry and a perfect
+/// matching exists): Gauss–Seidel below [`JACOBI_FROM`] rows, Jacobi (rayon) above, with
+/// the bids of the GPU kernel. Returns the column of each row.
+pub(super) fn solve_csr(s: &CsrSetup) -> Vec<usize> {
+    solve_csr_prices(s).0
+}
+
+/// [`solve_csr`], with the final prices.
+pub(super) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
+    let n = s.n;
+    let mut price = vec![0.0f64; n];
+    let mut owner = vec![NONE; n];
+    let mut assigned = vec![NONE; n];
+    for eps in s.schedule() {
+        owner.fill(NONE);
+        assigned.fill(NONE);
+        if n < JACOBI_FROM {
+            let mut queue: Vec<usize> = (0..n).rev().collect();
+            while let Some(i) = queue.pop() {
+                let (bj, best, second) = best_two_csr(s, i, &price);
+                price[bj] = raise(price[bj], increment(best, second, eps));
+                let prev = owner[bj];
+                if prev != NONE {
+                    assigned[prev] = NONE;
+                    queue.push(prev);
+                }
+                owner[bj] = i;
+                assigned[i] = bj;
+            }
+        } else {
+            jacobi_csr_phase(s, eps, &mut price, &mut owner, &mut assigned);
+        }
+    }
+    (assigned, price)
+}
+
+fn jacobi_csr_phase(
+    s: &CsrSetup,
+    eps: f64,
+    price: &mut [f64],
+    owner: &mut [usize],
+    assigned: &mut [usize],
+) {
+    let n = s.n;
+    let mut bidders: Vec<usize> = (0..n).collect();
+    let mut bids: Vec<(usize, f64)> = Vec::with_capacity(n);
+    let mut high = vec![f64::NEG_INFINITY; n];
+    let mut winner = vec![NONE; n];
+    let mut touched: Vec<usize> = Vec::with_capacity(n);
+    let per_row = (s.indices.len() / n.max(1)).max(1);
+    while !bidders.is_empty() {
+        let bid = |&i: &usize| {
+            let (bj, best, second) = best_two_csr(s, i, price);
+            (bj, raise(price[bj], increment(best, second, eps)))
+        };
+        bids.clear();
+        if bidders.len() * per_row >= PARALLEL_BIDS_FROM {
+            bidders.par_iter().map(bid).collect_into_vec(&mut bids);
+        } else {
+            bids.extend(bidders.iter().map(bid));
+        }
         touched.clear();
         for (&i, &(j, b)) in bidders.iter().zip(&bids) {
             if winner[j] == NONE {

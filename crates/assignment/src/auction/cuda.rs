@@ -4,7 +4,7 @@
 
 use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
-use super::setup::{AuctionSetup, eps_schedule};
+use super::setup::{AuctionSetup, CsrSetup, eps_schedule};
 use crate::kernels::{self, AUCTION_NONE};
 
 /// Bidding rounds queued before the host first reads the bidder count in a phase.
@@ -61,6 +61,89 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
     let bytes = (n as u64) * (n as u64) * 8 + (n as u64) * 64;
     gpu.ensure_fits(bytes)?;
     let d_benefit = gpu.upload(&s.benefit)?;
+    let n64 = n as u64;
+    let bid_cfg = bid_config(gpu, n64);
+    round_loop(gpu, n, &eps_schedule(s), |b, eps| {
+        // SAFETY: assignment_auction_bid reads bidders[0..*count) (*count <= n, ids < n) and
+        // those rows of benefit (n*n elements), writes bid_obj/bid_val[0..*count) (n elements)
+        // and high[j] for j < n.
+        unsafe {
+            kernels::assignment_auction_bid(
+                gpu,
+                bid_cfg,
+                &d_benefit,
+                &b.price,
+                &b.bidders,
+                &b.count,
+                n64,
+                eps,
+                &mut b.bid_obj,
+                &mut b.bid_val,
+                &mut b.high,
+            )
+        }
+    })
+}
+
+/// [`solve`] for a sparse benefit matrix: the same rounds with `assignment_auction_bid_csr`
+/// (one warp per bidder over its row's entries). Every row has an entry and a perfect
+/// matching exists (the caller checks), so every bidder bids.
+pub(super) fn solve_csr(gpu: &Gpu, s: &CsrSetup) -> Result<Vec<usize>, GpuError> {
+    let n = s.n;
+    if n >= AUCTION_NONE as usize {
+        return Err(GpuError::TooLarge(format!(
+            "{n} columns exceed the kernels' 32-bit indices"
+        )));
+    }
+    let nnz = s.indices.len() as u64;
+    gpu.ensure_fits(nnz * 12 + (n as u64 + 1) * 8 + (n as u64) * 64)?;
+    let d_indptr = gpu.upload(&s.indptr)?;
+    let d_indices = gpu.upload(&s.indices)?;
+    let d_benefit = gpu.upload(&s.benefit)?;
+    let bid_cfg = bid_config(gpu, n as u64);
+    round_loop(gpu, n, &s.schedule(), |b, eps| {
+        // SAFETY: assignment_auction_bid_csr reads bidders[0..*count) (*count <= n, ids < n),
+        // indptr[id] and indptr[id + 1] (n + 1 elements) and the entries between them (the
+        // row pointers rise to nnz, the length of indices and benefit; columns < n), writes
+        // bid_obj/bid_val[0..*count) (n elements) and high[j] for j < n.
+        unsafe {
+            kernels::assignment_auction_bid_csr(
+                gpu,
+                bid_cfg,
+                &d_indptr,
+                &d_indices,
+                &d_benefit,
+                &b.price,
+                &b.bidders,
+                &b.count,
+                eps,
+                &mut b.bid_obj,
+                &mut b.bid_val,
+                &mut b.high,
+            )
+        }
+    })
+}
+
+/// Bids: one warp per bidder, as many warps as bidders at most (n), and at most the device
+/// full (2048 threads per SM); the kernel strides over the bidders with its warps.
+fn bid_config(gpu: &Gpu, n: u64) -> LaunchConfig {
+    gpu_runtime::grid_stride_config(
+        n * 32,
+        32 * BID_WARPS_PER_BLOCK,
+        gpu.info().multiprocessors,
+        2048 / (32 * BID_WARPS_PER_BLOCK),
+    )
+}
+
+/// The phases and rounds of an `n`-person auction on the device, `bid` queuing one round's
+/// bidding kernel; returns each person's column.
+fn round_loop(
+    gpu: &Gpu,
+    n: usize,
+    schedule: &[f64],
+    mut bid: impl FnMut(&mut RoundBuffers, f64) -> Result<(), GpuError>,
+) -> Result<Vec<usize>, GpuError> {
     let mut b = RoundBuffers {
         price: gpu.alloc_zeros::<f64>(n)?,
         owner: gpu.alloc_zeros::<u32>(n)?,
@@ -76,17 +159,9 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
     };
     let n64 = n as u64;
     let per_elem = gpu.grid_stride(n64, BLOCK);
-    // Bids: one warp per bidder, as many warps as bidders at most (n), and at most the device
-    // full (2048 threads per SM); the kernel strides over the bidders with its warps.
-    let bid_cfg = gpu_runtime::grid_stride_config(
-        n64 * 32,
-        32 * BID_WARPS_PER_BLOCK,
-        gpu.info().multiprocessors,
-        2048 / (32 * BID_WARPS_PER_BLOCK),
-    );
-    for eps in eps_schedule(s) {
-        // SAFETY: assignment_auction_reset writes indices [0, n) of owner, assigned, bidders, high and
-        // winner (n elements each) and count[0].
+    for &eps in schedule {
+        // SAFETY: assignment_auction_reset writes indices [0, n) of owner, assigned, bidders,
+        // high and winner (n elements each) and count[0].
         unsafe {
             kernels::assignment_auction_reset(
                 gpu,
@@ -103,26 +178,9 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
         let mut batch = FIRST_BATCH;
         loop {
             for _ in 0..batch {
-                // SAFETY: assignment_auction_bid reads bidders[0..*count) (*count <= n, ids < n) and those
-                // rows of benefit (n*n elements), writes bid_obj/bid_val[0..*count) (n
-                // elements) and high[j] for j < n.
-                unsafe {
-                    kernels::assignment_auction_bid(
-                        gpu,
-                        bid_cfg,
-                        &d_benefit,
-                        &b.price,
-                        &b.bidders,
-                        &b.count,
-                        n64,
-                        eps,
-                        &mut b.bid_obj,
-                        &mut b.bid_val,
-                        &mut b.high,
-                    )?;
-                }
-                // SAFETY: assignment_auction_claim reads [0, *count) of the bid arrays (n elements) and
-                // updates winner[bid_obj[k]] (< n).
+                bid(&mut b, eps)?;
+                // SAFETY: assignment_auction_claim reads [0, *count) of the bid arrays (n
+                // elements) and updates winner[bid_obj[k]] (< n).
                 unsafe {
                     kernels::assignment_auction_claim(
                         gpu,
@@ -135,9 +193,9 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
                         &b.count,
                     )?;
                 }
-                // SAFETY: assignment_auction_assign touches indices [0, n) of n-element buffers,
-                // assigned[person] for person ids < n, and next_count[0] (a different buffer
-                // from count).
+                // SAFETY: assignment_auction_assign touches indices [0, n) of n-element
+                // buffers, assigned[person] for person ids < n, and next_count[0] (a different
+                // buffer from count).
                 unsafe {
                     kernels::assignment_auction_assign(
                         gpu,
@@ -152,8 +210,8 @@ pub(super) fn solve(gpu: &Gpu, s: &AuctionSetup) -> Result<Vec<usize>, GpuError>
                         n64,
                     )?;
                 }
-                // SAFETY: assignment_auction_collect appends the ids of unassigned persons (< n) to next
-                // (n elements); at most n are written.
+                // SAFETY: assignment_auction_collect appends the ids of unassigned persons
+                // (< n) to next (n elements); at most n are written.
                 unsafe {
                     kernels::assignment_auction_collect(
                         gpu,

@@ -20,6 +20,7 @@ mod setup;
 mod tests;
 
 use setup::{AuctionSetup, setup};
+pub(crate) use setup::{CsrSetup, setup_csr};
 
 /// Entries (`n^2` after padding) from which `Exec::Auto` uses the GPU. Provisional: set from
 /// the bidding phase's arithmetic intensity, not yet from a GPU benchmark run.
@@ -76,6 +77,30 @@ pub fn auction<T: Cost>(
         Target::Cuda(gpu) => solve_cuda(&p, gpu)?,
     };
     p.finish(&x, None)
+}
+
+/// The auction of a sparse square problem (a perfect matching exists, every row has an
+/// entry): on the GPU when `exec` resolves there (`Exec::Auto`: from
+/// [`AUCTION_GPU_THRESHOLD`] stored entries), else on the CPU. Returns each row's column.
+pub(crate) fn solve_csr(s: &CsrSetup, exec: Exec) -> Result<Vec<usize>, AssignmentError> {
+    if s.n == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(
+        match exec.resolve(s.indices.len() as u64, AUCTION_GPU_THRESHOLD)? {
+            Target::Cpu => cpu::solve_csr(s),
+            Target::Cuda(gpu) => cuda::solve_csr(gpu, s)?,
+        },
+    )
+}
+
+/// The CPU auction of a sparse square problem, with its final prices (for a warm start of
+/// the exact sparse solver).
+pub(crate) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
+    if s.n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    cpu::solve_csr_prices(s)
 }
 
 /// The GPU auction; returns `x` for the internal rows.

@@ -7,6 +7,7 @@ warpath                                         peer
 ==============================================  =============================================
 :func:`linear_sum_assignment`                   ``scipy.optimize.linear_sum_assignment``
 :func:`linear_sum_assignment_batch`             (none: a 3-D stack of problems at once)
+:func:`min_weight_full_bipartite_matching`      ``scipy.sparse.csgraph`` ``min_weight_full_bipartite_matching``
 :class:`KMeans`                                 ``sklearn.cluster.KMeans`` (needs scikit-learn)
 :func:`sort`, :func:`argsort`, :func:`unique`   ``numpy.sort``, ``numpy.argsort``, ``numpy.unique``
 :func:`euler_circuit`                           ``networkx.eulerian_circuit`` / ``eulerian_path``
@@ -53,6 +54,7 @@ __all__ = [
     "info",
     "linear_sum_assignment",
     "linear_sum_assignment_batch",
+    "min_weight_full_bipartite_matching",
     "permutations",
     "rank_permutation",
     "sort",
@@ -84,24 +86,29 @@ def __dir__() -> list[str]:
 # --------------------------------------------------------------------------- assignment
 
 
-def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
     """Solve the linear sum assignment problem (scipy's contract).
 
     Parameters
     ----------
     cost_matrix : array_like, shape (r, c)
         The cost of assigning row ``i`` to column ``j``. Any 2-D array-like whose dtype casts
-        safely to float64 (bool, integers, floats; any strides); float64, float32 and int64
-        arrays are read without a copy. ``+inf`` forbids a pair; ``NaN`` and ``-inf`` are
-        invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as scipy
-        works on the negated matrix).
+        safely to float64 (bool, integers, floats; any strides); float64, float32, int64 and
+        int32 arrays are read without a copy and solved in their own type (integers in exact
+        integer arithmetic, no float64 copy). ``+inf`` forbids a pair; ``NaN`` and ``-inf``
+        are invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as
+        scipy works on the negated matrix).
     maximize : bool, optional
         Find the assignment of greatest total cost instead of least.
-    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
-        ``"jv"`` (Jonker-Volgenant shortest augmenting paths, the default) and
+    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
+        ``"auto"`` (the default) runs ``"sparse"`` when the matrix has at least 65,536
+        entries of which at most one in 8 is allowed (the others forbidden), else ``"jv"``;
+        ``"jv"`` (Jonker-Volgenant shortest augmenting paths) and ``"sparse"`` (LAPJVsp over
+        the allowed entries only, as :func:`min_weight_full_bipartite_matching`) and
         ``"hungarian"`` are exact on the CPU; ``"auction"`` is exact for integer costs and
         runs on the GPU; ``"brute"`` enumerates all permutations (at most 13 lines);
-        ``"greedy"`` is a heuristic.
+        ``"greedy"`` is a heuristic. ``warpath lap --json`` reports which one ``"auto"`` ran
+        (``"chosen"``) and in which arithmetic.
     backend : {"auto", "cpu", "cuda"}, optional
         Where to run. ``"cuda"`` needs ``solver="auction"`` or ``"brute"``.
 
@@ -142,11 +149,13 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = 
     return _native.linear_sum_assignment(a, bool(maximize), solver, backend)
 
 
-def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "jv", backend: str = "auto"):
+def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
     """Solve a stack of linear sum assignment problems at once.
 
-    One rayon task per problem on the CPU; with ``solver="auction"`` on a GPU, the whole stack
-    in one kernel launch (one thread block per problem).
+    With ``"auto"``/``"jv"`` (the default), Jonker-Volgenant on every core, small problems in
+    groups, each thread reusing its working memory (nothing is allocated per problem); with
+    ``solver="auction"`` on a GPU, the whole stack in one kernel launch (one thread block per
+    problem).
 
     Parameters
     ----------
@@ -155,8 +164,8 @@ def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = 
         :func:`linear_sum_assignment`.
     maximize : bool, optional
         Maximise instead of minimise.
-    solver : {"jv", "hungarian", "auction", "brute", "greedy"}, optional
-        As in :func:`linear_sum_assignment`.
+    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
+        As in :func:`linear_sum_assignment` (``"auto"`` is ``"jv"`` here).
     backend : {"auto", "cpu", "cuda"}, optional
         Where to run.
 
@@ -181,6 +190,101 @@ def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = 
     """
     a = _arrays.cost_matrix(costs, 3)
     return _native.linear_sum_assignment_batch(a, bool(maximize), solver, backend)
+
+
+def min_weight_full_bipartite_matching(biadjacency, maximize: bool = False):
+    """Minimum weight full matching of a bipartite graph given as a sparse matrix (scipy's
+    ``scipy.sparse.csgraph.min_weight_full_bipartite_matching``, same contract).
+
+    Parameters
+    ----------
+    biadjacency : scipy sparse array or matrix, CSR, CSC or COO
+        Rows are one side of the graph, columns the other; a stored entry is an edge of that
+        weight. As in scipy: explicit zeros are removed before matching, with a
+        ``UserWarning`` (to keep zero-weight edges, add a constant to every weight, as
+        scipy's documentation suggests); ``+inf`` (``-inf`` under ``maximize=True``) is no
+        edge. Bool, integer and floating-point dtypes; float32, int32 and int64 entries are
+        solved in their own type (integers in exact integer arithmetic), CSR and CSC arrays
+        are read in place.
+    maximize : bool, optional
+        Find the matching of greatest weight instead.
+
+    Returns
+    -------
+    row_ind, col_ind : ndarray
+        The matched pairs, sorted by row, covering every row when there are no more rows
+        than columns, else every column: ``biadjacency[row_ind, col_ind].sum()`` is the
+        optimal weight. As scipy returns them: when rows <= columns ``row_ind`` is
+        ``arange(rows)`` (int64) and ``col_ind`` int32; else ``row_ind`` int32 and
+        ``col_ind`` int64.
+
+    Raises
+    ------
+    ValueError
+        No full matching exists ("no full matching exists", scipy's words), an entry is NaN
+        or the other infinity, or the dtype is not numeric.
+    TypeError
+        Not a sparse matrix, or a format other than CSR, CSC and COO.
+    MemoryError
+        A copy the problem needs (to transpose or negate the entries) does not fit.
+
+    Notes
+    -----
+    LAPJVsp (Jonker and Volgenant's shortest augmenting paths for sparse matrices, the
+    algorithm scipy ports) with a binary heap in the searches and no reset of untouched
+    columns between them; a free row that reaches no free column proves there is no full
+    matching. Square problems of at least 2048 rows start from the prices of an auction
+    (epsilon scaling, after a Hopcroft-Karp check) and finish with the same exact searches:
+    the result is optimal either way.
+
+    See Also
+    --------
+    scipy.sparse.csgraph.min_weight_full_bipartite_matching, linear_sum_assignment
+
+    Examples
+    --------
+    >>> import numpy as np, warpath
+    >>> from scipy.sparse import csr_array
+    >>> biadjacency = csr_array([[3, 3, 6], [4, 3, 5], [10, 1, 8]])
+    >>> row_ind, col_ind = warpath.min_weight_full_bipartite_matching(biadjacency)
+    >>> col_ind
+    array([0, 2, 1], dtype=int32)
+    >>> int(biadjacency[row_ind, col_ind].sum())
+    9
+    """
+    import warnings
+
+    try:
+        import scipy.sparse as sp
+    except ImportError as e:  # pragma: no cover - scipy missing
+        raise ImportError("min_weight_full_bipartite_matching takes scipy sparse matrices: pip install scipy") from e
+    if hasattr(biadjacency, "to_scipy_sparse") and not sp.issparse(biadjacency):
+        biadjacency = biadjacency.to_scipy_sparse()  # pydata/sparse, as scipy converts it
+    if not sp.issparse(biadjacency):
+        raise TypeError("graph must be sparse")
+    if biadjacency.format not in ("csr", "csc", "coo"):
+        raise TypeError("graph must be in CSC, CSR, or COO format.")
+    m = biadjacency
+    if not (np.issubdtype(m.dtype, np.number) or m.dtype == np.dtype(np.bool_)):
+        raise ValueError("expected a matrix containing numerical entries, got %s" % (m.dtype,))
+    rows, cols = m.shape
+    if m.format == "coo":
+        m = m.tocsc() if cols < rows else m.tocsr()
+    data = _arrays.cost_matrix(m.data, 1)
+    if data.size and not np.all(data):
+        warnings.warn("explicit zero weights are removed before matching", stacklevel=2)
+        m = m.copy()
+        m.eliminate_zeros()
+        data = _arrays.cost_matrix(m.data, 1)
+    indptr, indices = m.indptr, m.indices
+    if indptr.dtype != indices.dtype or indptr.dtype not in (np.int32, np.int64):
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+    row_ind, col_ind = _native.min_weight_full_bipartite_matching(
+        rows, cols, np.ascontiguousarray(indptr), np.ascontiguousarray(indices),
+        np.ascontiguousarray(data), m.format == "csc", bool(maximize))
+    if cols >= rows:
+        return row_ind, col_ind.astype(np.int32)
+    return row_ind.astype(np.int32), col_ind
 
 
 # --------------------------------------------------------------------------- sort / unique

@@ -12,7 +12,7 @@ except ImportError:  # pragma: no cover - older numpy
 # Key types gpu-primitives sorts natively (4- and 8-byte integers and floats).
 _SORT_NATIVE = tuple(np.dtype(t) for t in (np.float64, np.float32, np.int64, np.int32, np.uint64, np.uint32))
 # Cost types the assignment solvers take without conversion.
-_COST_NATIVE = tuple(np.dtype(t) for t in (np.float64, np.float32, np.int64))
+_COST_NATIVE = tuple(np.dtype(t) for t in (np.float64, np.float32, np.int64, np.int32))
 _F64 = np.dtype(np.float64)
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -56,7 +56,9 @@ def check_sort_options(kind, order) -> None:
 
 def cost_matrix(a, ndim: int) -> np.ndarray:
     """A cost matrix (or stack) as scipy's ``linear_sum_assignment`` takes it: any array-like
-    whose dtype casts safely to float64; float64, float32 and int64 pass through as they are."""
+    whose dtype casts safely to float64; float64, float32, int64 and int32 pass through as they
+    are (each is solved in its own type); narrower integers and bool become int32, uint32
+    int64, float16 float32, other byte orders the native one."""
     a = np.asarray(a)
     if a.ndim != ndim:
         what = "a matrix (2-D array)" if ndim == 2 else "a stack of matrices (3-D array)"
@@ -64,8 +66,17 @@ def cost_matrix(a, ndim: int) -> np.ndarray:
     dt = a.dtype
     if dt in _COST_NATIVE:  # native byte order (dtype equality includes it)
         return a
+    if dt.kind in "iuf" and not dt.isnative:
+        a = a.astype(dt.newbyteorder("="))
+        dt = a.dtype
+        if dt in _COST_NATIVE:
+            return a
     if not np.can_cast(dt, _F64, "safe"):
         raise TypeError(f"Cannot cast array data from {dt!r} to dtype('float64') according to the rule 'safe'")
+    if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 4):
+        return a.astype(np.int32)  # exact, solved in integer arithmetic
     if dt.kind in "iu" and dt.itemsize < 8:
-        return a.astype(np.int64)  # exact, and the auction's integer path applies
+        return a.astype(np.int64)  # uint32: exact, solved in integer arithmetic
+    if dt.kind == "f" and dt.itemsize == 2:
+        return a.astype(np.float32)  # float16: exact
     return a.astype(np.float64)

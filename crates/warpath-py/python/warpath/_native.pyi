@@ -17,6 +17,15 @@ def linear_sum_assignment(
 def linear_sum_assignment_batch(
     costs: NDArray[Any], maximize: bool, solver: str, backend: str
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def min_weight_full_bipartite_matching(
+    rows: int,
+    cols: int,
+    indptr: NDArray[np.integer[Any]],
+    indices: NDArray[np.integer[Any]],
+    data: NDArray[Any],
+    csc: bool,
+    maximize: bool,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def kmeans_fit(
     x: NDArray[np.floating[Any]],
     n_clusters: int,

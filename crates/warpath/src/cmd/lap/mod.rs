@@ -6,13 +6,16 @@ use std::time::Instant;
 
 use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::ndarray::{Array2, ArrayView2};
-use assignment::{Assignment, Sense, Solver, brute_force, jonker_volgenant, solve};
+use assignment::{
+    Assignment, Cost, CostClass, Sense, Solver, brute_force, jonker_volgenant, solve,
+};
 use gpu_runtime::{Backend, Exec};
 
 use crate::report::{DemoRow, DemoSize, Rows};
 
 mod experiment;
 mod solve;
+mod sparse_input;
 
 pub(crate) use experiment::{ExperimentArgs, run_experiment};
 pub(crate) use solve::{Args, run};
@@ -20,13 +23,18 @@ pub(crate) use solve::{Args, run};
 /// Independent check of a result: a valid complete assignment whose cost is the sum of its
 /// entries; for exact solvers, optimal (the dual certificate when there is one, brute force
 /// for tiny problems, otherwise agreement with Jonker–Volgenant).
-fn verify(
-    c: ArrayView2<'_, f64>,
+fn verify<T: Cost>(
+    c: ArrayView2<'_, T>,
     a: &Assignment,
     solver: Solver,
     sense: Sense,
 ) -> Result<(), String> {
     let (r, k) = c.dim();
+    // the entries as f64, NaN for a forbidden pair (integers here are at most 2^53: exact)
+    let value = |i: usize, j: usize| match c[[i, j]].classify_cost(sense) {
+        CostClass::Finite(v) => v,
+        _ => f64::NAN,
+    };
     if a.row_to_col.len() != r {
         return Err("wrong number of rows".into());
     }
@@ -38,10 +46,10 @@ fn verify(
                 return Err(format!("column {j} invalid or used twice"));
             }
             used[j] = true;
-            if !c[[i, j]].is_finite() {
+            if !value(i, j).is_finite() {
                 return Err(format!("forbidden pair ({i}, {j}) used"));
             }
-            entries.push(c[[i, j]]);
+            entries.push(value(i, j));
         }
     }
     let count = entries.len();
@@ -58,7 +66,10 @@ fn verify(
     }
     let scale = c
         .iter()
-        .filter(|v| v.is_finite())
+        .filter_map(|v| match v.classify_cost(sense) {
+            CostClass::Finite(v) => Some(v),
+            _ => None,
+        })
         .fold(1.0f64, |m, v| m.max(v.abs()));
     let tol = 1e-9 * scale * (r + k + 1) as f64;
     if (total - a.cost).abs() > tol {
@@ -75,7 +86,8 @@ fn verify(
     if let Some(d) = &a.duals {
         for i in 0..r {
             for j in 0..k {
-                if c[[i, j]].is_finite() && sign * (c[[i, j]] - d.row[i] - d.col[j]) < -tol {
+                let v = value(i, j);
+                if v.is_finite() && sign * (v - d.row[i] - d.col[j]) < -tol {
                     return Err(format!("dual constraint violated at ({i}, {j})"));
                 }
             }
@@ -95,8 +107,11 @@ fn verify(
     // The auction on non-integer costs is within AUCTION_FLOAT_GAP * range of the optimum.
     let range = c
         .iter()
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |m, &v| {
+        .filter_map(|v| match v.classify_cost(sense) {
+            CostClass::Finite(v) => Some(v),
+            _ => None,
+        })
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |m, v| {
             (m.0.min(v), m.1.max(v))
         });
     let allowed = tol + assignment::AUCTION_FLOAT_GAP * (range.1 - range.0).max(0.0) * 2.0;

@@ -1,0 +1,147 @@
+//! The native paths of the Jonker–Volgenant solver: every element type and instruction set
+//! gives the same optimum, with exact duals.
+
+use ndarray::Array2;
+
+use super::core::solve_with;
+use super::scan::Isa;
+use crate::problem::{NativeProblem, Problem};
+use crate::{Assignment, Sense, jonker_volgenant};
+
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state >> 33
+}
+
+fn ints(r: usize, c: usize, max: u64, seed: u64) -> Array2<i64> {
+    let mut s = seed;
+    Array2::from_shape_fn((r, c), |_| (lcg(&mut s) % max) as i64 - (max / 3) as i64)
+}
+
+/// A valid assignment of the right size whose duals certify its cost exactly.
+fn certified(c: &Array2<f64>, a: &Assignment, sense: Sense) {
+    let (r, k) = c.dim();
+    let sign = if sense == Sense::Minimize { 1.0 } else { -1.0 };
+    let d = a.duals.as_ref().expect("duals");
+    let mut used = vec![false; k];
+    let mut total = 0.0;
+    for (i, j) in a.row_to_col.iter().enumerate() {
+        if let Some(j) = *j {
+            assert!(!used[j]);
+            used[j] = true;
+            total += c[[i, j]];
+            assert_eq!(d.row[i] + d.col[j], c[[i, j]], "tight on ({i}, {j})");
+        }
+    }
+    assert_eq!(a.row_to_col.iter().flatten().count(), r.min(k));
+    assert_eq!(total, a.cost);
+    for i in 0..r {
+        for j in 0..k {
+            assert!(
+                sign * (c[[i, j]] - d.row[i] - d.col[j]) >= 0.0,
+                "feasible at ({i}, {j})"
+            );
+        }
+    }
+    let dual: f64 = d.row.iter().sum::<f64>() + d.col.iter().sum::<f64>();
+    assert_eq!(dual, a.cost);
+}
+
+#[test]
+fn every_element_type_gives_the_same_optimum() {
+    let mut seed = 3;
+    for (r, c) in [
+        (1, 1),
+        (2, 3),
+        (5, 5),
+        (7, 4),
+        (16, 16),
+        (17, 33),
+        (40, 40),
+        (33, 9),
+    ] {
+        for max in [3u64, 100, 100_000] {
+            seed += 1;
+            let m = ints(r, c, max, seed);
+            let f = m.mapv(|v| v as f64);
+            for sense in [Sense::Minimize, Sense::Maximize] {
+                let want = jonker_volgenant(f.view(), sense).unwrap();
+                certified(&f, &want, sense);
+                let by_i64 = jonker_volgenant(m.view(), sense).unwrap();
+                let by_i32 = jonker_volgenant(m.mapv(|v| v as i32).view(), sense).unwrap();
+                let by_f32 = jonker_volgenant(m.mapv(|v| v as f32).view(), sense).unwrap();
+                let by_opt = jonker_volgenant(m.mapv(Some).view(), sense).unwrap();
+                for a in [&by_i64, &by_i32, &by_f32, &by_opt] {
+                    assert_eq!(a.cost, want.cost, "{r} x {c}, max {max}, {sense:?}");
+                    certified(&f, a, sense);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_matrices_stay_integer_and_huge_ones_fall_back_to_f64() {
+    let m = ints(20, 30, 1000, 9);
+    let p = NativeProblem::new(m.view(), Sense::Maximize).unwrap();
+    assert!(matches!(p, NativeProblem::I64(_)));
+    let m32 = m.mapv(|v| v as i32);
+    let p = NativeProblem::new(m32.view(), Sense::Minimize).unwrap();
+    assert!(matches!(p, NativeProblem::I32(ref q) if matches!(q.c, std::borrow::Cow::Borrowed(_))));
+    let mf = m.mapv(|v| v as f32);
+    let p = NativeProblem::new(mf.view(), Sense::Minimize).unwrap();
+    assert!(matches!(p, NativeProblem::F32(_)));
+    // 2^50 x 4 (n + 2) is beyond the checked integer range: solved in f64, exactly
+    let big = m.mapv(|v| v * (1 << 40));
+    let p = NativeProblem::new(big.view(), Sense::Minimize).unwrap();
+    assert!(matches!(p, NativeProblem::F64(_)));
+    let a = jonker_volgenant(big.view(), Sense::Minimize).unwrap();
+    let b = jonker_volgenant(m.view(), Sense::Minimize).unwrap();
+    assert_eq!(a.cost, b.cost * (1u64 << 40) as f64);
+}
+
+#[test]
+fn maximised_i32_matrices_keep_their_extremes() {
+    let m = ndarray::array![
+        [i32::MIN, i32::MAX, 0],
+        [i32::MAX, i32::MIN, 5],
+        [-7, 3, i32::MIN]
+    ];
+    let f = m.mapv(|v| v as f64);
+    for sense in [Sense::Minimize, Sense::Maximize] {
+        let a = jonker_volgenant(m.view(), sense).unwrap();
+        let b = jonker_volgenant(f.view(), sense).unwrap();
+        assert_eq!(a.cost, b.cost);
+        certified(&f, &a, sense);
+    }
+}
+
+#[test]
+fn every_instruction_set_gives_the_same_solution() {
+    let mut isas = vec![Isa::Portable];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            isas.push(Isa::Avx2);
+        }
+        if Isa::detect() == Isa::Avx512 {
+            isas.push(Isa::Avx512);
+        }
+    }
+    for (n, k, max) in [(60, 60, 5u64), (61, 75, 1000), (90, 90, 1 << 30), (3, 3, 2)] {
+        let m = ints(n, k, max, n as u64);
+        let p = Problem::new(m.view(), Sense::Minimize).unwrap();
+        let q = match NativeProblem::new(m.view(), Sense::Minimize).unwrap() {
+            NativeProblem::I64(q) => q,
+            _ => unreachable!("small integers"),
+        };
+        let f = solve_with(&p, Isa::Portable).unwrap();
+        let i = solve_with(&q, Isa::Portable).unwrap();
+        for &isa in &isas {
+            assert_eq!(solve_with(&p, isa).unwrap(), f, "{isa:?}, f64");
+            assert_eq!(solve_with(&q, isa).unwrap(), i, "{isa:?}, i64");
+        }
+    }
+}

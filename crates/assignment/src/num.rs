@@ -1,0 +1,237 @@
+//! The element and arithmetic types of the native solvers (dense Jonker–Volgenant and the
+//! sparse solver): a matrix is read in its own element type ([`Elem`]: `f64`, `f32`, `i64`,
+//! `i32`) and solved in a wider arithmetic type ([`Work`]: `f64` for floats, `i64` for
+//! integers), so that no `f64` copy of a `float32` or integer matrix is ever made.
+//!
+//! Integer arithmetic is exact and checked: potentials and distances are kept below
+//! [`I64_RANGE`] in magnitude (the solvers test it and give up with [`OutOfRange`] when a
+//! value would leave it; the caller then solves in `f64`), entries are at most `2^53`, and the
+//! constants below are chosen so that no sum the kernels form can overflow:
+//!
+//! | value | magnitude |
+//! |---|---|
+//! | potentials, path lengths (checked) | `< 2^56` |
+//! | a tentative distance `base + c - v` with `|base| < 2^57`, `c <= 2^53` | `< 2^58` |
+//! | the same with a forbidden entry `c = 2^59` | `>= 2^58 + 2^56`, `< 2^60` |
+//! | the initial tentative distance ([`Work::INF`]) | `2^60` |
+//! | the same with a scanned column's working potential ([`Work::NEUTRAL`] `= -2^61`) | `> 2^60`, `< 2^62` |
+//!
+//! So a forbidden entry never looks finite ([`Work::finite`] is `< 2^58`), a scanned column is
+//! never updated again (its candidate is above `INF`, and updates need `<`), and nothing
+//! reaches `2^63`.
+
+use std::fmt::Debug;
+use std::ops::{Add, Neg, Sub};
+
+/// Bound on the magnitude of integer potentials and path lengths (`2^56`).
+pub(crate) const I64_RANGE: i64 = 1 << 56;
+
+/// A value left the range in which integer arithmetic is exact and overflow-free: solve in
+/// `f64` instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutOfRange;
+
+/// The arithmetic type of a solve: potentials, distances, reduced costs.
+pub(crate) trait Work:
+    Copy
+    + PartialOrd
+    + Debug
+    + Send
+    + Sync
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Neg<Output = Self>
+    + 'static
+{
+    /// Zero.
+    const ZERO: Self;
+    /// A tentative distance that is not known yet; above every finite distance.
+    const INF: Self;
+    /// The working potential of a column already scanned in a shortest-path search: a
+    /// candidate distance through it is above [`Work::INF`], so it is never updated again.
+    const NEUTRAL: Self;
+    /// Whether a distance or reduced cost is real (not derived from a forbidden entry).
+    fn finite(self) -> bool;
+    /// Whether a potential or path length is inside the range in which the arithmetic is
+    /// exact and overflow-free (always for `f64`, whose matrix is scaled beforehand).
+    fn in_range(self) -> bool;
+    /// The value as `f64` (exact for the integers the solvers keep).
+    fn to_f64(self) -> f64;
+    /// A column index as a value (exact below 2^53), so that it can travel in vector lanes
+    /// beside the values.
+    fn from_index(j: usize) -> Self;
+    /// The inverse of [`Work::from_index`].
+    fn to_index(self) -> usize;
+    /// A key with the order of the values (for a priority queue).
+    fn order_key(self) -> u64;
+    /// The value nearest to `x` (rounded for integers), for potentials that come from
+    /// elsewhere; `None` when it is not finite or out of [`Work::in_range`].
+    fn from_f64_near(x: f64) -> Option<Self>;
+    /// The smaller of two values (the first on ties and when they are unordered).
+    #[inline(always)]
+    fn least(self, other: Self) -> Self {
+        if other < self { other } else { self }
+    }
+}
+
+impl Work for f64 {
+    const ZERO: f64 = 0.0;
+    const INF: f64 = f64::INFINITY;
+    const NEUTRAL: f64 = f64::NEG_INFINITY;
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    #[inline(always)]
+    fn in_range(self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_index(j: usize) -> f64 {
+        j as f64
+    }
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self as usize
+    }
+    fn from_f64_near(x: f64) -> Option<f64> {
+        x.is_finite().then_some(x)
+    }
+    #[inline(always)]
+    fn order_key(self) -> u64 {
+        let b = self.to_bits();
+        if b >> 63 == 1 { !b } else { b | (1 << 63) }
+    }
+}
+
+impl Work for i64 {
+    const ZERO: i64 = 0;
+    const INF: i64 = 1 << 60;
+    const NEUTRAL: i64 = -(1 << 61);
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self < (1 << 58)
+    }
+    #[inline(always)]
+    fn in_range(self) -> bool {
+        self > -I64_RANGE && self < I64_RANGE
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_index(j: usize) -> i64 {
+        j as i64
+    }
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn order_key(self) -> u64 {
+        (self as u64) ^ (1 << 63)
+    }
+    fn from_f64_near(x: f64) -> Option<i64> {
+        let r = x.round();
+        (r.abs() < I64_RANGE as f64).then_some(r as i64)
+    }
+}
+
+/// Row and column potentials.
+pub(crate) type Potentials<W> = (Vec<W>, Vec<W>);
+
+/// An element type the native solvers read a matrix in.
+pub(crate) trait Elem: Copy + PartialEq + Default + Debug + Send + Sync + 'static {
+    /// The arithmetic type.
+    type W: Work;
+    /// Whether the type holds integers (every allowed entry is then integral).
+    const INTEGER: bool;
+    /// The entry in the arithmetic type (exact).
+    fn widen(self) -> Self::W;
+}
+
+impl Elem for f64 {
+    const INTEGER: bool = false;
+    type W = f64;
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+}
+
+impl Elem for f32 {
+    const INTEGER: bool = false;
+    type W = f64;
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+}
+
+/// The internal `i64` value of a forbidden pair (`2^59`).
+pub(crate) const I64_FORBIDDEN: i64 = 1 << 59;
+
+impl Elem for i64 {
+    const INTEGER: bool = true;
+    type W = i64;
+    #[inline(always)]
+    fn widen(self) -> i64 {
+        self
+    }
+}
+
+impl Elem for i32 {
+    const INTEGER: bool = true;
+    type W = i64;
+    #[inline(always)]
+    fn widen(self) -> i64 {
+        self as i64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constants keep the promises of the module docs at their extremes.
+    #[test]
+    fn order_keys_keep_the_order() {
+        let f = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-300,
+            3.0,
+            f64::INFINITY,
+        ];
+        for w in f.windows(2) {
+            assert!(w[0].order_key() <= w[1].order_key(), "{w:?}");
+        }
+        let i = [i64::MIN, -5, -1, 0, 1, 1 << 60, i64::MAX];
+        for w in i.windows(2) {
+            assert!(w[0].order_key() < w[1].order_key(), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn integer_constants_cannot_overflow_or_collide() {
+        let base = 2 * I64_RANGE - 1; // |min_val - u| < 2^57
+        let big = 1i64 << 53;
+        // a real candidate stays finite and below INF
+        assert!((base + big + I64_RANGE).finite());
+        assert!(base + big + I64_RANGE < i64::INF);
+        // a forbidden candidate is never finite, even at its lowest
+        assert!(!(-base + I64_FORBIDDEN - I64_RANGE).finite());
+        assert!(base + I64_FORBIDDEN + I64_RANGE < i64::INF);
+        // a scanned column's candidate is above INF at its lowest, and below 2^63 at its highest
+        assert!(-base - big - i64::NEUTRAL > i64::INF);
+        assert!((base as i128 + I64_FORBIDDEN as i128 - i64::NEUTRAL as i128) < (i64::MAX as i128));
+    }
+}
