@@ -88,6 +88,14 @@ pub trait Word:
     fn to_u128(self) -> u128;
     /// The words as `u64` when they are `u64` (the GPU paths take 64-bit k-mers only).
     fn as_u64s(words: &[Self]) -> Option<&[u64]>;
+    /// `self & mask`.
+    fn and(self, mask: Self) -> Self;
+    /// Bytes in a word (8 or 16).
+    const BYTES: usize;
+    /// Appends the word's little-endian bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// The word of [`Word::BYTES`] little-endian bytes at the start of `b`.
+    fn get(b: &[u8]) -> Self;
 }
 
 mod private {
@@ -152,6 +160,19 @@ macro_rules! word {
             #[inline]
             fn as_u64s(words: &[Self]) -> Option<&[u64]> {
                 $as64(words)
+            }
+            #[inline]
+            fn and(self, mask: Self) -> Self {
+                self & mask
+            }
+            const BYTES: usize = $bits / 8;
+            #[inline]
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b[..$bits / 8].try_into().expect("word bytes"))
             }
         }
     };

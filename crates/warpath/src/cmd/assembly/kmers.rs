@@ -76,7 +76,7 @@ fn kmers_typed<W: CountWord>(
     json: bool,
 ) -> Result<()> {
     let k = args.count.k;
-    let (c, took) = count_with_progress::<W>(&args.count, json)?;
+    let (c, took) = count_with_progress::<W>(&args.count, out.and_then(Output::path), json)?;
     let s = &c.stats;
     // independent checks: every occurrence is in the histogram; the solid k-mers are sorted,
     // distinct, canonical and within the counts asked for
