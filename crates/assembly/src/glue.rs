@@ -191,6 +191,7 @@ pub(crate) fn glue<W: Word>(
         &|(out, buf), g| {
             asm.read(g, buf)?;
             let n = assemble_partition::<W>(k, buf, first_cycle, g, out)?;
+            out.close_bucket(g)?;
             assembled.fetch_add(n, Ordering::Relaxed);
             Ok(())
         },

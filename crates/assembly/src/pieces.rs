@@ -141,6 +141,8 @@ pub(crate) fn compact_buckets<W: Word>(
     };
     let work = |w: &mut Worker<'_, W>, c: usize| {
         let n = compact_bucket(plan, solid, c, &mut w.a, &mut w.w)?;
+        w.w.pieces.close_bucket(c)?;
+        w.w.links.close_bucket(c)?;
         counts[c].store(n, Ordering::Relaxed);
         Ok(())
     };

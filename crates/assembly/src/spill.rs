@@ -262,6 +262,19 @@ impl SpillWriter<'_> {
         Ok(())
     }
 
+    /// Flushes bucket `b`'s buffer and frees it (a writer that fills one bucket at a time
+    /// then holds one buffer, not one per bucket).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when the write fails.
+    pub(crate) fn close_bucket(&mut self, b: usize) -> Result<(), AssemblyError> {
+        if !self.bufs[b].is_empty() {
+            self.flush(b)?;
+        }
+        self.bufs[b] = Vec::new();
+        Ok(())
+    }
+
     /// Writes `bytes` (whole records) to bucket `b` directly, unbuffered (large arrays written
     /// once).
     ///

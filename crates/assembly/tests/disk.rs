@@ -104,4 +104,3 @@ fn bucketed_cycles_and_repeats() {
     check::<u64>(fa, 5, 2, "homopolymer");
     check::<u64>(fa, 7, 1, "homopolymer");
 }
-
