@@ -212,14 +212,15 @@ pub(crate) fn plan<W: Word>(
         options.partitions
     } else {
         // A bucket's occurrences should fit a thread's share twice over, and hold about 2^21
-        // of them (their arrays then sort in cache-sized pieces and the links stay local).
+        // of them (their arrays then sort in cache-sized pieces and the links stay local);
+        // at least four a thread, to share the work.
         let per = bytes_per_occurrence::<W>();
         let by_memory = (letters.saturating_mul(per) * 2 / budget.per_thread().max(1)) as usize;
         let by_size = (letters >> 21) as usize;
         by_memory
             .max(by_size)
             .next_power_of_two()
-            .clamp(64, 1 << 16)
+            .clamp(4 * threads, 1 << 16)
     };
     let space = match (&options.temp_dir, bounded) {
         (Some(dir), _) => Some(dir.clone()),
@@ -227,9 +228,9 @@ pub(crate) fn plan<W: Word>(
         (None, false) => None,
     }
     .map(|dir| {
-        // Super-k-mers take about 0.9 bytes a letter; the solid k-mers written back up to 13
-        // bytes each (fewer the more often each is seen).
-        let needed = letters + letters * 13 / (4 * options.min_count.max(1) as u64);
+        // The super-k-mers alone take about 0.9 bytes a letter of 150 bp reads (then the solid
+        // k-mers up to 13 bytes each): refuse at once a folder that cannot hold half of that.
+        let needed = letters / 2;
         check_free_space(&dir, needed)?;
         TempSpace::create(&dir)
     })

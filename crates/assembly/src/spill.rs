@@ -340,3 +340,64 @@ impl SpillWriter<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_read_back_as_written_from_several_writers() {
+        let s = Spill::new(None, "t", 3);
+        let mut a = s.writer(8).unwrap();
+        let mut b = s.writer(8).unwrap();
+        for i in 0..20u8 {
+            a.push((i % 3) as usize, &[i, i]).unwrap();
+            b.push(2, &[100 + i]).unwrap();
+        }
+        a.finish().unwrap();
+        b.finish().unwrap();
+        let mut out = Vec::new();
+        s.read(0, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 3, 3, 6, 6, 9, 9, 12, 12, 15, 15, 18, 18]);
+        s.read(2, &mut out).unwrap();
+        let mut from_a: Vec<u8> = out.iter().copied().filter(|&x| x < 100).collect();
+        let from_b: Vec<u8> = out.iter().copied().filter(|&x| x >= 100).collect();
+        from_a.dedup();
+        assert_eq!(from_a, [2, 5, 8, 11, 14, 17]);
+        assert_eq!(
+            from_b,
+            (100..120).collect::<Vec<u8>>(),
+            "one writer's order kept"
+        );
+        assert_eq!(s.total_bytes(), 40 + 20);
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_naming_the_file() {
+        // /dev/full fails every write with ENOSPC, as a full disk does
+        let Ok(file) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let s = Spill::new(None, "t", 1);
+        let mut w = SpillWriter {
+            spill: &s,
+            id: 0,
+            out: Store::File(PathBuf::from("/dev/full"), file),
+            offset: 0,
+            bufs: vec![Vec::new()],
+            cap: 64,
+            chunks: Vec::new(),
+        };
+        let e = (0..100)
+            .map(|_| w.push(0, &[0u8; 16]))
+            .find_map(Result::err)
+            .expect("a write fails");
+        assert!(
+            matches!(&e, AssemblyError::Disk { error, .. } if error.raw_os_error() == Some(28)),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.starts_with("/dev/full: "), "{text}");
+        assert!(text.contains("the disk is full"), "{text}");
+    }
+}

@@ -224,17 +224,20 @@ impl PartialFile {
     /// [`AssemblyError::Disk`] when a write, the sync or the rename fails (the partial file
     /// is then removed).
     pub fn commit(mut self) -> Result<(), AssemblyError> {
-        let disk = |error, path: &Path| AssemblyError::Disk {
-            path: path.to_path_buf(),
-            error,
-        };
         let w = self.file.take().expect("committed once");
-        let f = w
+        let done = w
             .into_inner()
-            .map_err(|e| disk(e.into_error(), &self.path))?;
-        f.sync_all().map_err(|e| disk(e, &self.path))?;
-        drop(f);
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| disk(e, &self.path))?;
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .and_then(|()| std::fs::rename(&self.tmp, &self.path));
+        if let Err(error) = done {
+            let _ = std::fs::remove_file(&self.tmp);
+            unregister(&self.tmp);
+            return Err(AssemblyError::Disk {
+                path: self.path.clone(),
+                error,
+            });
+        }
         unregister(&self.tmp);
         Ok(())
     }
@@ -258,5 +261,50 @@ impl Drop for PartialFile {
             let _ = std::fs::remove_file(&self.tmp);
             unregister(&self.tmp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_file_appears_only_when_committed() {
+        let dir = std::env::temp_dir().join(format!("asm-partial-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("out.fa");
+        let mut f = PartialFile::create(&p).unwrap();
+        f.write_all(b">0\nACGT\n").unwrap();
+        assert!(!p.exists(), "not under its name before the commit");
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b">0\nACGT\n");
+        // dropped without a commit (an error on the way): nothing is left
+        let q = dir.join("other.fa");
+        let mut f = PartialFile::create(&q).unwrap();
+        f.write_all(b"half").unwrap();
+        drop(f);
+        assert!(!q.exists());
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the committed file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn temporary_folders_go_when_dropped_or_on_request() {
+        let parent = std::env::temp_dir().join(format!("asm-space-{}", std::process::id()));
+        std::fs::create_dir_all(&parent).unwrap();
+        let s = TempSpace::create(&parent).unwrap();
+        std::fs::write(s.file("x"), b"12345").unwrap();
+        assert_eq!(s.sample(), 5);
+        let dir = s.file("");
+        drop(s);
+        assert!(!dir.exists());
+        // what a Ctrl-C handler does: remove the folders of the runs in progress
+        let s = TempSpace::create(&parent).unwrap();
+        let dir = s.file("");
+        remove_temporary_files();
+        assert!(!dir.exists());
+        drop(s);
+        std::fs::remove_dir_all(&parent).unwrap();
     }
 }

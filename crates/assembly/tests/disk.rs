@@ -104,3 +104,250 @@ fn bucketed_cycles_and_repeats() {
     check::<u64>(fa, 5, 2, "homopolymer");
     check::<u64>(fa, 7, 1, "homopolymer");
 }
+
+/// A genome with planted diverged repeats and 20x reads of it with 1% errors (about 4 MB of
+/// FASTA): large enough that the memory bound changes the number of buckets.
+fn repeat_genome_reads(seed: u64) -> Vec<u8> {
+    let mut g = random_genome(200_000, seed);
+    let unit = random_genome(1_500, seed + 1);
+    for (i, at) in [10_000usize, 60_000, 110_000, 150_000]
+        .into_iter()
+        .enumerate()
+    {
+        let mut copy = unit.clone();
+        // about 1% divergence between the copies
+        for j in (i * 7..copy.len()).step_by(97) {
+            copy[j] = if copy[j] == b'A' { b'C' } else { b'A' };
+        }
+        g[at..at + copy.len()].copy_from_slice(&copy);
+    }
+    reads_to_fasta(&simulate_reads(&g, 150, 20.0, 0.01, seed + 2))
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("asm-disk-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Nothing left in a folder (the runs removed their temporary files).
+fn assert_empty(d: &std::path::Path) {
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn files_are_identical_for_any_threads_and_memory_bound() {
+    let fa = repeat_genome_reads(21);
+    let reads = temp_dir("reads");
+    let path = reads.join("r.fa");
+    std::fs::write(&path, &fa).unwrap();
+    let tmp = temp_dir("identical");
+    let mut seen: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut buckets = Vec::new();
+    for max_memory in [48_000_000u64, 4_000_000_000] {
+        for threads in [1, 2] {
+            let mut o = CountOptions::new(31);
+            o.max_memory = max_memory;
+            o.threads = threads;
+            o.temp_dir = Some(tmp.clone());
+            o.exec = assembly::Exec::Cpu;
+            let a = assemble::<u64>(&[ReadSource::File(&path)], &o, true, &mut |_| {}).unwrap();
+            assert_eq!(a.stats.check, Ok(()));
+            assert!(a.stats.temp_bytes > 0, "the buckets went to disk");
+            buckets.push(a.buckets());
+            // written as the command line writes them: partial files renamed when complete
+            let fasta = tmp.join("u.fa");
+            let gfa = tmp.join("g.gfa");
+            let mut f = assembly::PartialFile::create(&fasta).unwrap();
+            a.write_fasta(&mut f).unwrap();
+            f.commit().unwrap();
+            let mut f = assembly::PartialFile::create(&gfa).unwrap();
+            a.write_gfa(&mut f).unwrap();
+            f.commit().unwrap();
+            drop(a);
+            seen.push((std::fs::read(&fasta).unwrap(), std::fs::read(&gfa).unwrap()));
+            std::fs::remove_file(&fasta).unwrap();
+            std::fs::remove_file(&gfa).unwrap();
+            assert_empty(&tmp);
+        }
+    }
+    // the bound and the threads changed how the k-mers were bucketed ...
+    assert!(
+        buckets.iter().any(|&b| b != buckets[0]),
+        "buckets {buckets:?}"
+    );
+    // ... and nothing in the files
+    for (i, s) in seen.iter().enumerate() {
+        assert!(s.0 == seen[0].0, "FASTA of run {i} differs from run 0");
+        assert!(s.1 == seen[0].1, "GFA of run {i} differs from run 0");
+    }
+    // and they are the in-memory pipeline's
+    let want = in_memory::<u64>(&fa, 31, 2);
+    assert!(seen[0].0 == want[0] && seen[0].1 == want[1]);
+    std::fs::remove_dir_all(&reads).unwrap();
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_bucket_too_large_is_counted_in_passes_and_compacted_alone() {
+    // one bucket for everything, under a small bound: counting takes several passes (each a
+    // hash class of the k-mers) and compaction runs that bucket on its own
+    let fa = repeat_genome_reads(5);
+    let tmp = temp_dir("passes");
+    let mut o = CountOptions::new(31);
+    o.partitions = 1;
+    o.max_memory = 48_000_000;
+    o.threads = 2;
+    o.temp_dir = Some(tmp.clone());
+    o.exec = assembly::Exec::Cpu;
+    let got = bucketed::<u64>(&fa, &o);
+    let want = in_memory::<u64>(&fa, 31, 2);
+    assert!(got == want, "the files differ");
+    // with every k-mer kept (min count 1) that one bucket no longer fits the whole bound: a
+    // clear error, not an overshoot
+    o.min_count = 1;
+    let e = assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {})
+        .err()
+        .expect("too large for the bound");
+    assert!(matches!(e, assembly::AssemblyError::Memory(_)), "{e}");
+    assert!(e.to_string().contains("raise --max-memory"), "{e}");
+    assert_empty(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_bound_too_small_is_refused() {
+    let mut o = CountOptions::new(31);
+    o.max_memory = 10_000_000;
+    let e = assemble::<u64>(
+        &[ReadSource::Bytes(b">a\nACGT\n", "r.fa")],
+        &o,
+        true,
+        &mut |_| {},
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(e, assembly::AssemblyError::Memory(_)));
+    assert!(e.to_string().contains("too small"), "{e}");
+}
+
+#[test]
+fn a_cancelled_run_stops_and_cleans_up() {
+    let fa = repeat_genome_reads(8);
+    let tmp = temp_dir("cancel");
+    let cancel = std::sync::Arc::new(assembly::Cancel::new());
+    let mut o = CountOptions::new(31);
+    o.temp_dir = Some(tmp.clone());
+    o.max_memory = 100_000_000;
+    o.cancel = Some(cancel.clone());
+    // cancel as soon as the first stage reports progress
+    let e = assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {
+        cancel.cancel()
+    })
+    .err()
+    .expect("cancelled");
+    assert!(matches!(e, assembly::AssemblyError::Interrupted), "{e}");
+    assert_empty(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// Mounts a tmpfs of `bytes` on a new folder; `None` where this process may not mount (not
+/// root, or in a container without the capability).
+fn small_disk(name: &str, bytes: u64) -> Option<std::path::PathBuf> {
+    let d = temp_dir(name);
+    let ok = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+        .arg(&d)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        Some(d)
+    } else {
+        let _ = std::fs::remove_dir_all(&d);
+        None
+    }
+}
+
+fn unmount(d: &std::path::Path) {
+    let _ = std::process::Command::new("umount").arg(d).status();
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn a_full_disk_is_a_clean_error() {
+    let fa = repeat_genome_reads(13);
+    // room for the free-space check, not for the run's temporary files
+    let Some(d) = small_disk("full", fa.len() as u64 * 3 / 4) else {
+        eprintln!(
+            "skipped: cannot mount a tmpfs here (needs root); spill.rs tests the error on /dev/full"
+        );
+        return;
+    };
+    let mut o = CountOptions::new(31);
+    o.temp_dir = Some(d.clone());
+    o.max_memory = 100_000_000;
+    let r = assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {});
+    let e = r.err().expect("the disk fills up");
+    let text = e.to_string();
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    unmount(&d);
+    assert!(
+        matches!(&e, assembly::AssemblyError::Disk { error, .. } if error.raw_os_error() == Some(28)),
+        "{e:?}"
+    );
+    assert!(text.contains("the disk is full"), "{text}");
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // and a disk too small from the start is refused before any work
+    let Some(d) = small_disk("tiny", 64 * 1024) else {
+        return;
+    };
+    o.temp_dir = Some(d.clone());
+    let e = assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {})
+        .err()
+        .expect("refused");
+    unmount(&d);
+    assert!(
+        matches!(e, assembly::AssemblyError::DiskSpace { .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("--temp-dir"), "{e}");
+}
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #[test]
+        fn bucketed_files_equal_in_memory_files(
+            seed in 0u64..10_000,
+            len in 60usize..1_500,
+            k in proptest::sample::select(vec![5usize, 7, 9, 15, 21, 31]),
+            partitions in proptest::sample::select(vec![1usize, 2, 5, 16, 200]),
+            errors in proptest::sample::select(vec![0.0f64, 0.02, 0.08]),
+            min_count in 1u32..3,
+        ) {
+            let g = random_genome(len, seed);
+            let reads = simulate_reads(&g, 50.min(len), 8.0, errors, seed + 1);
+            let fa = reads_to_fasta(&reads);
+            let want = in_memory::<u64>(&fa, k, min_count);
+            let mut o = CountOptions::new(k);
+            o.min_count = min_count;
+            o.partitions = partitions;
+            o.threads = 2;
+            o.exec = assembly::Exec::Cpu;
+            let got = bucketed::<u64>(&fa, &o);
+            prop_assert!(got == want, "seed {seed} len {len} k {k} partitions {partitions}");
+        }
+    }
+}
