@@ -270,7 +270,7 @@ fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound(
 fn ctrl_c_stops_assemble_and_removes_its_files() {
     let d = dir("assemble-ctrl-c");
     std::fs::write(d.join("r.fa"), simulated(1_000_000, 4)).unwrap();
-    let mut child = warpath()
+    let child = warpath()
         .args([
             "assemble",
             "r.fa",
