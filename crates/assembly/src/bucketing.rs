@@ -25,19 +25,17 @@ pub(crate) fn minimizer_len(k: usize, asked: usize) -> usize {
     if asked == 0 { (k - 1).min(11) } else { asked }
 }
 
-/// The order of m-mers for minimizers: a fixed hash of the canonical m-mer, ties by value.
+/// The order of m-mers for minimizers: a fixed hash of the canonical m-mer. The hash is a
+/// bijection of 64-bit words (splitmix64's finaliser), so two m-mers tie only when equal.
 #[inline]
-pub(crate) fn mmer_key(canonical_mmer: u64) -> (u64, u64) {
-    (
-        mix64(canonical_mmer ^ 0x9e37_79b9_7f4a_7c15),
-        canonical_mmer,
-    )
+pub(crate) fn mmer_key(canonical_mmer: u64) -> u64 {
+    mix64(canonical_mmer ^ 0x9e37_79b9_7f4a_7c15)
 }
 
 /// The bucket of a minimizer key among `p`.
 #[inline]
-pub(crate) fn bucket_of(key: (u64, u64), p: usize) -> usize {
-    (key.0 % p as u64) as usize
+pub(crate) fn bucket_of(key: u64, p: usize) -> usize {
+    (key % p as u64) as usize
 }
 
 /// Appends the super-k-mers of one read piece (base codes) to `out`: for each run of
@@ -54,7 +52,7 @@ pub(crate) fn superkmers(
     m: usize,
     out: &mut SpillWriter<'_>,
     occ: &mut [u64],
-    keys: &mut Vec<(u64, u64)>,
+    keys: &mut Vec<u64>,
 ) -> Result<u64, AssemblyError> {
     let n = piece.len();
     if n < k {
@@ -72,7 +70,7 @@ pub(crate) fn superkmers(
             keys.push(mmer_key(fw.min(rc)));
         }
     }
-    let window_min = |keys: &[(u64, u64)], from: usize| -> usize {
+    let window_min = |keys: &[u64], from: usize| -> usize {
         let mut best = from;
         for j in from + 1..from + w {
             if keys[j] < keys[best] {
@@ -111,16 +109,23 @@ pub(crate) fn superkmers(
 fn emit(bases: &[u8], b: usize, out: &mut SpillWriter<'_>) -> Result<(), AssemblyError> {
     // at most 2k - m <= 125 bases (a minimizer stays in at most w windows)
     debug_assert!(bases.len() < 256);
-    let buf = out.buffer(b);
-    buf.push(bases.len() as u8);
-    for four in bases.chunks(4) {
-        let mut byte = 0u8;
-        for (i, &c) in four.iter().enumerate() {
-            byte |= c << (2 * i);
-        }
-        buf.push(byte);
+    let mut rec = [0u8; 33];
+    rec[0] = bases.len() as u8;
+    let mut fours = bases.chunks_exact(4);
+    let mut j = 1;
+    for four in fours.by_ref() {
+        rec[j] = four[0] | four[1] << 2 | four[2] << 4 | four[3] << 6;
+        j += 1;
     }
-    out.record_done(b)
+    let rest = fours.remainder();
+    if !rest.is_empty() {
+        rec[j] = rest
+            .iter()
+            .enumerate()
+            .fold(0, |byte, (i, &c)| byte | c << (2 * i));
+        j += 1;
+    }
+    out.push(b, &rec[..j])
 }
 
 /// Calls `f` with every k-mer of a chunk of super-k-mers, as read (not canonical), with its
@@ -150,31 +155,28 @@ pub(crate) fn for_each_kmer<W: Word>(chunk: &[u8], k: usize, mut f: impl FnMut(W
 /// last k-1 bases (right), each placed by its own minimizer. The k-mer's own bucket (where
 /// its super-k-mers went) is the bucket of the smaller of the two minimizers.
 ///
+/// The `k - m + 1` m-mers are read straight from the word and from its reverse complement's
+/// (the reverse complement of the m-mer at `i` is the one at `k - m - i` of the reverse
+/// complement), so their keys are independent of each other and compute side by side.
+///
 /// Returns `(left, right, home)`.
 #[inline]
 pub(crate) fn end_buckets<W: Word>(x: W, k: usize, m: usize, p: usize) -> (usize, usize, usize) {
+    // w >= 2: m < k
     let w = k - m + 1;
-    let mask = <u64 as Word>::mask(m);
-    let (mut fw, mut rc) = (0u64, 0u64);
-    let mut left = (u64::MAX, u64::MAX);
-    let mut right = (u64::MAX, u64::MAX);
-    for i in 0..k {
-        let c = x.code_at(i, k);
-        fw = fw.push_right(c, mask);
-        rc = rc.push_left(3 - c, m);
-        if i + 1 >= m {
-            let j = i + 1 - m;
-            let key = mmer_key(fw.min(rc));
-            if j < w - 1 && key < left {
-                left = key;
-            }
-            if j >= 1 && key < right {
-                right = key;
-            }
-        }
+    let r = x.reverse_complement(k);
+    let key = |i: usize| mmer_key(x.mmer(2 * (k - m - i), m).min(r.mmer(2 * i, m)));
+    let mut inner = u64::MAX;
+    for i in 1..w - 1 {
+        inner = inner.min(key(i));
     }
-    let home = left.min(right);
-    (bucket_of(left, p), bucket_of(right, p), bucket_of(home, p))
+    let left = inner.min(key(0));
+    let right = inner.min(key(w - 1));
+    (
+        bucket_of(left, p),
+        bucket_of(right, p),
+        bucket_of(left.min(right), p),
+    )
 }
 
 /// What bucketing produced: the super-k-mers, and how many k-mers each bucket holds.

@@ -761,6 +761,12 @@ pub trait CountWord: Word {
     /// # Errors
     /// [`AssemblyError::Primitive`] from the radix sort.
     fn sort_words(v: &mut [Self]) -> Result<(), AssemblyError>;
+    /// Sorts the end records of a bucket by key (their (k-1)-mers), moving the values along,
+    /// on the CPU.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Primitive`] from the radix sort.
+    fn sort_ends(keys: &mut [Self], vals: &mut [u32]) -> Result<(), AssemblyError>;
     /// Sorts k-mers with their counts, ascending by k-mer, on the CPU.
     ///
     /// # Errors
@@ -790,6 +796,10 @@ impl CountWord for u64 {
         gpu_primitives::radix_sort_pairs(kmers, counts, Exec::Cpu)?;
         Ok(())
     }
+    fn sort_ends(keys: &mut [u64], vals: &mut [u32]) -> Result<(), AssemblyError> {
+        gpu_primitives::radix_sort_pairs(keys, vals, Exec::Cpu)?;
+        Ok(())
+    }
 }
 
 impl CountWord for u128 {
@@ -810,6 +820,15 @@ impl CountWord for u128 {
     }
     fn sort_words(v: &mut [u128]) -> Result<(), AssemblyError> {
         v.sort_unstable();
+        Ok(())
+    }
+    fn sort_ends(keys: &mut [u128], vals: &mut [u32]) -> Result<(), AssemblyError> {
+        let mut pairs: Vec<(u128, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+        pairs.sort_unstable();
+        for (i, (x, v)) in pairs.into_iter().enumerate() {
+            keys[i] = x;
+            vals[i] = v;
+        }
         Ok(())
     }
     fn sort_pairs(kmers: &mut [u128], counts: &mut [u32]) -> Result<(), AssemblyError> {

@@ -90,6 +90,9 @@ pub trait Word:
     fn as_u64s(words: &[Self]) -> Option<&[u64]>;
     /// `self & mask`.
     fn and(self, mask: Self) -> Self;
+    /// The `m` bases (at most 32) that end `shift / 2` bases before the word's last base:
+    /// `(self >> shift) & mask(m)`, as a `u64`.
+    fn mmer(self, shift: usize, m: usize) -> u64;
     /// Bytes in a word (8 or 16).
     const BYTES: usize;
     /// Appends the word's little-endian bytes.
@@ -164,6 +167,10 @@ macro_rules! word {
             #[inline]
             fn and(self, mask: Self) -> Self {
                 self & mask
+            }
+            #[inline]
+            fn mmer(self, shift: usize, m: usize) -> u64 {
+                ((self >> shift) as u64) & <u64 as Word>::mask(m)
             }
             const BYTES: usize = $bits / 8;
             #[inline]

@@ -39,7 +39,9 @@ pub use output::{
 };
 pub use pipeline::{Assembly, AssemblyStats, assemble};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
-pub use simulate::{random_genome, reads_to_fasta, simulate_reads};
+pub use simulate::{
+    random_genome, reads_to_fasta, simulate_reads, synthetic_genome, write_simulated_reads,
+};
 pub use store::{StoredUnitig, UnitigFn};
 pub use temp::{Cancel, PartialFile, remove_temporary_files};
 pub use unitigs::{

@@ -19,11 +19,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::AssemblyError;
-use crate::count::{LEFT_HERE, Plan, RIGHT_HERE, Solid, read_solid_runs};
+use crate::count::{CountWord, LEFT_HERE, Plan, RIGHT_HERE, Solid, read_solid_runs};
 use crate::error::human_bytes;
 use crate::kmer::{Word, canonical};
 use crate::spill::{Spill, SpillWriter};
-use crate::unitigs::{KmerIndex, NONE, Oriented, flip, index_of, oriented, word_of};
+use crate::unitigs::{NONE, Oriented, flip, index_of, oriented, word_of};
 use crate::work::{Progress, for_each_bucket};
 
 /// The glue key of a piece end that marks a link (no piece end).
@@ -51,10 +51,10 @@ pub(crate) struct Pieces {
     pub(crate) kmers: u64,
 }
 
-/// Bytes compaction holds per k-mer of a bucket: the word, its count and flags, its two
-/// successors and links, the walk's marks and the lookup table.
+/// Bytes compaction holds per k-mer of a bucket: the word, its count and flags, its two end
+/// records (key and value, twice for the radix sort), its two links and the walk's marks.
 pub(crate) fn bytes_per_kmer<W: Word>() -> u64 {
-    W::BYTES as u64 + 40
+    5 * W::BYTES as u64 + 36
 }
 
 /// Flags of a k-mer in a bucket's array: [`RIGHT_HERE`] (its forward reading's right end is
@@ -85,7 +85,8 @@ struct Arrays<W> {
     kmers: Vec<W>,
     counts: Vec<u32>,
     flags: Vec<u8>,
-    out: Vec<Oriented>,
+    ends_k: Vec<W>,
+    ends_v: Vec<u32>,
     link: Vec<Oriented>,
     seen: Vec<bool>,
     path: Vec<Oriented>,
@@ -97,7 +98,7 @@ struct Arrays<W> {
 /// # Errors
 /// [`AssemblyError::Memory`] for a bucket larger than the whole memory bound;
 /// [`AssemblyError::Disk`]; [`AssemblyError::Interrupted`].
-pub(crate) fn compact_buckets<W: Word>(
+pub(crate) fn compact_buckets<W: CountWord>(
     plan: &Plan,
     solid: &Solid,
     progress: &mut dyn FnMut(Progress),
@@ -283,7 +284,7 @@ fn end_key<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
 }
 
 /// Compacts bucket `c`; returns its number of pieces.
-fn compact_bucket<W: Word>(
+fn compact_bucket<W: CountWord>(
     plan: &Plan,
     solid: &Solid,
     c: usize,
@@ -296,16 +297,17 @@ fn compact_bucket<W: Word>(
     if n == 0 {
         return Ok(0);
     }
-    if n >= (1 << 31) - 1 {
+    if n >= 1 << 30 {
         return Err(AssemblyError::Memory(format!(
-            "bucket {c} holds {n} k-mers, more than 2^31 - 1: use more buckets"
+            "bucket {c} holds {n} k-mers, more than 2^30: use more buckets (--buckets)"
         )));
     }
     let Arrays {
         kmers,
         counts,
         flags,
-        out,
+        ends_k,
+        ends_v,
         link,
         seen,
         path,
@@ -313,90 +315,96 @@ fn compact_bucket<W: Word>(
         ..
     } = a;
     let (kmers, counts, flags) = (&*kmers, &*counts, &*flags);
-    let index = KmerIndex::new(kmers, k);
-    let mask = W::mask(k);
-    // out[o]: the only successor of oriented k-mer o (for ends decided here), else NONE
-    out.clear();
-    out.resize(2 * n, NONE);
+    // Every end decided here, keyed by its canonical (k-1)-mer `c`: oriented k-mer `o` whose
+    // last k-1 bases are `c` itself enters `c` (it is in `in(c)`); one whose last k-1 bases
+    // are `c`'s reverse complement leaves it reversed (its flip is in `out(c)`). Sorted by key,
+    // each group is one (k-1)-mer with every k-mer that touches it.
+    let (keys, vals) = (&mut *ends_k, &mut *ends_v);
+    keys.clear();
+    vals.clear();
+    let low = W::mask(k - 1);
     for i in 0..n {
         let f = flags[i];
         if f & (RIGHT_HERE | LEFT_HERE) == 0 {
             continue;
         }
         let x = kmers[i];
-        let ends = [x, x.reverse_complement(k)];
-        let mut words = [W::default(); 8];
-        let mut cands = [W::default(); 8];
-        for (o, s) in ends.iter().enumerate() {
-            for b in 0..4u8 {
-                let t = s.push_right(b, mask);
-                words[4 * o + b as usize] = t;
-                cands[4 * o + b as usize] = canonical(t, k);
-            }
-        }
-        let found = index.find_all(cands);
-        for o in 0..2 {
-            if f & (1 << o) == 0 {
+        for r in 0..2 {
+            if f & (1 << r) == 0 {
                 continue;
             }
-            let mut only = NONE;
-            let mut count = 0;
-            for b in 0..4 {
-                if let Some(j) = found[4 * o + b] {
-                    count += 1;
-                    only = oriented(j, cands[4 * o + b] != words[4 * o + b]);
-                }
-            }
-            out[2 * i + o] = if count == 1 { only } else { NONE };
+            let s = if r == 0 { x } else { x.reverse_complement(k) };
+            let v = s.and(low);
+            let c = canonical(v, k - 1);
+            keys.push(c);
+            vals.push(oriented(i, r == 1) << 1 | (c == v) as u32);
         }
     }
-    // link[o]: o's successor when the link goes both ways and joins two k-mers
+    W::sort_ends(keys, vals)?;
     link.clear();
     link.resize(2 * n, NONE);
-    for o in 0..2 * n as u32 {
-        let t = out[o as usize];
-        if t != NONE
-            && here(flags, o)
-            && index_of(t) != index_of(o)
-            && out[flip(t) as usize] == flip(o)
-        {
-            debug_assert!(
-                here(flags, flip(t)),
-                "both sides of a link meet in one bucket"
-            );
-            link[o as usize] = t;
+    let bucket = c;
+    let mut g = 0;
+    while g < keys.len() {
+        let c = keys[g];
+        let mut h = g + 1;
+        while h < keys.len() && keys[h] == c {
+            h += 1;
         }
-    }
-    // marks: links decided here that involve a foreign k-mer, written once per link
-    for o in 0..2 * n as u32 {
-        let t = link[o as usize];
-        if t != NONE && !(is_local(flags, o) && is_local(flags, t)) && o < flip(t) {
-            let key = end_key(kmers, o, k);
-            let g = (key.hash64() % plan.buckets as u64) as usize;
-            w.rec.clear();
-            key.put(&mut w.rec);
-            w.rec.extend_from_slice(&MARK.to_le_bytes());
-            w.glue.push(g, &w.rec)?;
-        }
-    }
-    // header links out of every end decided here that is not a link
-    for o in 0..2 * n as u32 {
-        if !here(flags, o) || link[o as usize] != NONE {
-            continue;
-        }
-        let s = word_of(kmers, o, k);
-        for b in 0..4u8 {
-            let t = s.push_right(b, mask);
-            let ct = canonical(t, k);
-            if index.find(ct).is_some() {
-                w.rec.clear();
-                kmers[index_of(o)].put(&mut w.rec);
-                w.rec.push((o & 1) as u8);
-                ct.put(&mut w.rec);
-                w.rec.push((ct != t) as u8);
-                w.links.push(c, &w.rec)?;
+        let group = &vals[g..h];
+        let palindrome = c.reverse_complement(k - 1) == c;
+        // in(c): entries with the bit; out(c): the flips of the others (of all, for a
+        // palindrome, whose in and out sets mirror each other)
+        let n_in = group.iter().filter(|&&e| e & 1 == 1).count();
+        let n_out = if palindrome { n_in } else { group.len() - n_in };
+        let first_in = group.iter().find(|&&e| e & 1 == 1).map(|&e| e >> 1);
+        let first_out = if palindrome {
+            first_in.map(flip)
+        } else {
+            group.iter().find(|&&e| e & 1 == 0).map(|&e| flip(e >> 1))
+        };
+        let linked = match (n_in, n_out, first_in, first_out) {
+            (1, 1, Some(s), Some(t)) if index_of(s) != index_of(t) => {
+                link[s as usize] = t;
+                link[flip(t) as usize] = flip(s);
+                if !(is_local(flags, s) && is_local(flags, t)) {
+                    // a link with a foreign k-mer: the glue joins the pieces on its two sides
+                    let key = (c.hash64() % plan.buckets as u64) as usize;
+                    w.rec.clear();
+                    c.put(&mut w.rec);
+                    w.rec.extend_from_slice(&MARK.to_le_bytes());
+                    w.glue.push(key, &w.rec)?;
+                }
+                true
+            }
+            _ => false,
+        };
+        if !linked {
+            // BCALM-style links: every k-mer into c is followed by every k-mer out of it
+            for &e in group {
+                let o = e >> 1;
+                let into = e & 1 == 1;
+                for &f in group {
+                    let t = if palindrome || (into && f & 1 == 0) {
+                        // o into c, then out of c: the flip of an entry with its reverse
+                        // end here (for a palindrome, the flip of any entry)
+                        flip(f >> 1)
+                    } else if !into && f & 1 == 1 {
+                        // o leaves c reversed: followed by the flips of the k-mers into c
+                        flip(f >> 1)
+                    } else {
+                        continue;
+                    };
+                    w.rec.clear();
+                    kmers[index_of(o)].put(&mut w.rec);
+                    w.rec.push((o & 1) as u8);
+                    kmers[index_of(t)].put(&mut w.rec);
+                    w.rec.push((t & 1) as u8);
+                    w.links.push(bucket, &w.rec)?;
+                }
             }
         }
+        g = h;
     }
     // chains of this bucket's own k-mers along links between two of them
     let link = &*link;
@@ -411,7 +419,7 @@ fn compact_bucket<W: Word>(
     seen.clear();
     seen.resize(n, false);
     let bucket = Bucket {
-        c,
+        c: bucket,
         kmers,
         counts,
         flags,

@@ -162,6 +162,17 @@ pub(crate) fn read_source(
         let seq = rec.seq();
         stats.letters += seq.len() as u64;
         let mut start = batch.codes.len();
+        // the common case, bases only: one table lookup a letter, no branch
+        let before = batch.codes.len();
+        batch.codes.extend(seq.iter().map(|&c| CODES[c as usize]));
+        if batch.codes[before..].iter().all(|&c| c < 4) {
+            end_piece(batch, &mut start, min_len);
+            if batch.codes.len() >= batch_letters {
+                f(batch, stats)?;
+            }
+            continue;
+        }
+        batch.codes.truncate(before);
         for &c in seq.iter() {
             match base_code(c) {
                 Some(code) => batch.codes.push(code),
@@ -192,6 +203,20 @@ pub(crate) fn read_source(
     }
     Ok(())
 }
+
+/// The code of each byte: `0..4` for a base (either case), 4 for anything else.
+static CODES: [u8; 256] = {
+    let mut t = [4u8; 256];
+    t[b'A' as usize] = 0;
+    t[b'a' as usize] = 0;
+    t[b'C' as usize] = 1;
+    t[b'c' as usize] = 1;
+    t[b'G' as usize] = 2;
+    t[b'g' as usize] = 2;
+    t[b'T' as usize] = 3;
+    t[b't' as usize] = 3;
+    t
+};
 
 /// Whether a sequence character that is not a base is still a nucleotide symbol: an IUPAC
 /// ambiguity code (`N`, `R`, `Y`, ..., and `U`), a gap (`-`, `.`) or a stop (`*`). Anything

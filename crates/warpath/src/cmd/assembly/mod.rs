@@ -50,6 +50,10 @@ pub(crate) struct CountArgs {
     /// Worker threads. Default: RAYON_NUM_THREADS, else every core.
     #[arg(long)]
     threads: Option<usize>,
+    /// Number of minimizer buckets (KMC's -n). Default: from the input's size and
+    /// --max-memory (a bucket holds about 2^21 k-mers, and fits a thread's share twice over).
+    #[arg(long)]
+    buckets: Option<usize>,
     /// Where the counting sorts (and `assemble`'s compaction) run: auto, cpu or cuda (k <= 31
     /// only).
     #[arg(long, default_value = "auto")]
@@ -69,6 +73,10 @@ impl CountArgs {
         o.max_memory = self.max_memory.unwrap_or_else(assembly::default_max_memory);
         o.exec = self.backend;
         o.threads = self.threads.unwrap_or(0);
+        if self.buckets == Some(0) {
+            return Err(crate::fail::usage("--buckets must be at least 1"));
+        }
+        o.partitions = self.buckets.unwrap_or(0);
         let dir = match (&self.temp_dir, first_output) {
             (Some(d), _) => d.clone(),
             (None, Some(p)) => match p.parent() {
