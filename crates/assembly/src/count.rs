@@ -761,12 +761,13 @@ pub trait CountWord: Word {
     /// # Errors
     /// [`AssemblyError::Primitive`] from the radix sort.
     fn sort_words(v: &mut [Self]) -> Result<(), AssemblyError>;
-    /// Sorts the end records of a bucket by key (their (k-1)-mers), moving the values along,
-    /// on the CPU.
+    /// Sorts the end records of a bucket by key (their (k-1)-mers), moving the values along:
+    /// on the CPU, or with gpu-primitives' device radix sort under `Exec::Cuda`.
     ///
     /// # Errors
-    /// [`AssemblyError::Primitive`] from the radix sort.
-    fn sort_ends(keys: &mut [Self], vals: &mut [u32]) -> Result<(), AssemblyError>;
+    /// [`AssemblyError::Primitive`] from the radix sort (a GPU that is missing or too small);
+    /// `Exec::Cuda` for `u128` is [`AssemblyError::InvalidParameter`].
+    fn sort_ends(keys: &mut [Self], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError>;
     /// Sorts k-mers with their counts, ascending by k-mer, on the CPU.
     ///
     /// # Errors
@@ -796,8 +797,8 @@ impl CountWord for u64 {
         gpu_primitives::radix_sort_pairs(kmers, counts, Exec::Cpu)?;
         Ok(())
     }
-    fn sort_ends(keys: &mut [u64], vals: &mut [u32]) -> Result<(), AssemblyError> {
-        gpu_primitives::radix_sort_pairs(keys, vals, Exec::Cpu)?;
+    fn sort_ends(keys: &mut [u64], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
+        gpu_primitives::radix_sort_pairs(keys, vals, exec)?;
         Ok(())
     }
 }
@@ -822,7 +823,12 @@ impl CountWord for u128 {
         v.sort_unstable();
         Ok(())
     }
-    fn sort_ends(keys: &mut [u128], vals: &mut [u32]) -> Result<(), AssemblyError> {
+    fn sort_ends(keys: &mut [u128], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
+        if exec == Exec::Cuda {
+            return Err(AssemblyError::InvalidParameter(
+                "k above 31 is compacted on the CPU only (128-bit k-mers have no GPU sort)".into(),
+            ));
+        }
         let mut pairs: Vec<(u128, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
         pairs.sort_unstable();
         for (i, (x, v)) in pairs.into_iter().enumerate() {

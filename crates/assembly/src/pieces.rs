@@ -18,6 +18,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use gpu_runtime::{Backend, Exec};
+
 use crate::AssemblyError;
 use crate::count::{CountWord, LEFT_HERE, Plan, RIGHT_HERE, Solid, read_solid_runs};
 use crate::error::human_bytes;
@@ -25,6 +27,9 @@ use crate::kmer::{Word, canonical};
 use crate::spill::{Spill, SpillWriter};
 use crate::unitigs::{NONE, Oriented, flip, index_of, oriented, word_of};
 use crate::work::{Progress, for_each_bucket};
+
+/// Compaction threads sort their buckets' end records on the GPU one at a time.
+static GPU_TURN: Mutex<()> = Mutex::new(());
 
 /// The glue key of a piece end that marks a link (no piece end).
 pub(crate) const MARK: u64 = u64::MAX;
@@ -101,6 +106,7 @@ struct Arrays<W> {
 pub(crate) fn compact_buckets<W: CountWord>(
     plan: &Plan,
     solid: &Solid,
+    backend: Backend,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Pieces, AssemblyError> {
     let b = plan.buckets;
@@ -141,7 +147,7 @@ pub(crate) fn compact_buckets<W: CountWord>(
         })
     };
     let work = |w: &mut Worker<'_, W>, c: usize| {
-        let n = compact_bucket(plan, solid, c, &mut w.a, &mut w.w)?;
+        let n = compact_bucket(plan, solid, c, backend, &mut w.a, &mut w.w)?;
         w.w.pieces.close_bucket(c)?;
         w.w.links.close_bucket(c)?;
         counts[c].store(n, Ordering::Relaxed);
@@ -288,6 +294,7 @@ fn compact_bucket<W: CountWord>(
     plan: &Plan,
     solid: &Solid,
     c: usize,
+    backend: Backend,
     a: &mut Arrays<W>,
     w: &mut Writers<'_>,
 ) -> Result<u64, AssemblyError> {
@@ -340,7 +347,14 @@ fn compact_bucket<W: CountWord>(
             vals.push(oriented(i, r == 1) << 1 | (c == v) as u32);
         }
     }
-    W::sort_ends(keys, vals)?;
+    match backend {
+        Backend::Cuda => {
+            // one bucket's records on the device at a time (the threads take turns)
+            let _turn = GPU_TURN.lock().expect("GPU turn");
+            W::sort_ends(keys, vals, Exec::Cuda)?;
+        }
+        _ => W::sort_ends(keys, vals, Exec::Cpu)?,
+    }
     link.clear();
     link.resize(2 * n, NONE);
     let bucket = c;

@@ -15,7 +15,7 @@ use crate::kmer::base_code;
 use crate::pieces::compact_buckets;
 use crate::reads::ReadSource;
 use crate::store::{Store, UnitigFn, order_unitigs};
-use crate::unitigs::{Compacted, Link, Unitig};
+use crate::unitigs::{Compacted, Link, Unitig, compaction_backend};
 use crate::work::{Progress, for_each_bucket};
 
 /// What [`assemble`] found and how long each stage took.
@@ -37,6 +37,8 @@ pub struct AssemblyStats {
     pub links: u64,
     /// Pieces the buckets compacted into (before the glue).
     pub pieces: u64,
+    /// Where compaction sorted each bucket's end records ([`crate::compaction_backend`]).
+    pub compaction_backend: gpu_runtime::Backend,
     /// The largest total size of the temporary files (0 when they were kept in memory).
     pub temp_bytes: u64,
     /// The memory bound the run sized itself to (`None`: no bound).
@@ -110,7 +112,8 @@ pub fn assemble<W: CountWord>(
     let solid = count_buckets::<W>(sources, &plan, progress)?;
     timed("counting", t);
     let t = Instant::now();
-    let pieces = compact_buckets::<W>(&plan, &solid, progress)?;
+    let compaction = compaction_backend::<W>(solid.stats.solid as usize, plan.exec)?;
+    let pieces = compact_buckets::<W>(&plan, &solid, compaction, progress)?;
     if pieces.kmers != solid.stats.solid {
         return Err(AssemblyError::Internal(format!(
             "{} solid k-mers, {} in pieces",
@@ -149,6 +152,7 @@ pub fn assemble<W: CountWord>(
         longest: s.longest,
         links: s.edges,
         pieces: piece_count,
+        compaction_backend: compaction,
         temp_bytes: plan.space().map_or(0, |sp| {
             sp.sample();
             sp.peak()

@@ -238,3 +238,44 @@ proptest::proptest! {
         gpu_equals_cpu(&kmers, &counts, k, &format!("seed {seed} len {len} k {k}"));
     }
 }
+
+/// The bucketed pipeline on the GPU (counting by groups of buckets through the device's
+/// distinct-with-counts, each bucket's end records sorted on the device) writes the CPU's
+/// files, byte for byte.
+#[test]
+fn gpu_bucketed_assembly_writes_the_cpu_files() {
+    let Some(_gpu) = gpu_for_test("gpu_bucketed_assembly_writes_the_cpu_files") else {
+        return;
+    };
+    let len = if simulated() { 1_500 } else { 200_000 };
+    for (seed, k) in [(31u64, 15usize), (32, 31)] {
+        let genome = random_genome(len, seed);
+        let reads = simulate_reads(&genome, 100, 8.0, 0.01, seed + 1);
+        let fa = reads_to_fasta(&reads);
+        let src = [ReadSource::Bytes(&fa, "r.fa")];
+        let files = |exec| {
+            let mut o = CountOptions::new(k);
+            o.exec = exec;
+            o.partitions = 4;
+            let a = assembly::assemble::<u64>(&src, &o, true, &mut |_| {}).unwrap();
+            assert_eq!(a.stats.check, Ok(()));
+            let (mut fasta, mut gfa) = (Vec::new(), Vec::new());
+            a.write_fasta(&mut fasta).unwrap();
+            a.write_gfa(&mut gfa).unwrap();
+            (
+                a.stats.counting.backend,
+                a.stats.compaction_backend,
+                fasta,
+                gfa,
+            )
+        };
+        let cpu = files(Exec::Cpu);
+        let gpu = files(Exec::Cuda);
+        assert_eq!(
+            (gpu.0, gpu.1),
+            (assembly::Backend::Cuda, assembly::Backend::Cuda)
+        );
+        assert!(gpu.2 == cpu.2, "k={k}: FASTA differs");
+        assert!(gpu.3 == cpu.3, "k={k}: GFA differs");
+    }
+}

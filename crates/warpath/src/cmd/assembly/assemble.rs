@@ -269,6 +269,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 "n50": st.n50,
                 "longest": st.longest,
                 "backend": s.backend,
+                "compaction_backend": st.compaction_backend,
                 "buckets": s.partitions,
                 "pieces": st.pieces,
                 "threads": if options.threads == 0 { rayon::current_num_threads() } else { options.threads },
@@ -299,7 +300,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .filter(|o| o.is_stdout());
         report(
             &format!(
-                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {}, glue {}, ordering {}), {} temporary, verified{}",
+                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}, glue {}, ordering {}), {} temporary, verified{}",
                 s.reads.reads,
                 s.kmers_seen,
                 s.distinct,
@@ -312,6 +313,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 format_seconds(seconds),
                 format_seconds(stage("counting")),
                 format_seconds(stage("compaction")),
+                st.compaction_backend,
                 format_seconds(stage("glue")),
                 format_seconds(stage("ordering")),
                 human(st.temp_bytes),
