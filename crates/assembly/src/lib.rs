@@ -27,7 +27,10 @@ mod kernels {
 
 pub use budget::default_max_memory;
 pub use contigs::{Contig, ContigOptions, contigs};
-pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
+pub use count::{
+    CountOptions, CountStats, CountWord, KmerBuckets, KmerCounts, SortedFn, count_kmer_buckets,
+    count_kmers,
+};
 pub use error::AssemblyError;
 pub use gpu_runtime::{Backend, Exec};
 pub use kmer::{

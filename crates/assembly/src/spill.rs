@@ -156,6 +156,53 @@ impl Spill {
         self.read_chunk(c, into)
     }
 
+    /// Bytes `offset..offset + out.len()` of bucket `b` (its chunks back to back) into `out`.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] for a failed read; [`AssemblyError::Internal`] past the end.
+    pub(crate) fn read_range(
+        &self,
+        b: usize,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<(), AssemblyError> {
+        let chunks = self.index.lock().expect("spill index")[b].clone();
+        let mut at = 0u64; // bucket offset of the current chunk
+        let mut done = 0usize;
+        for c in chunks {
+            let end = at + c.len as u64;
+            let want = offset + done as u64;
+            if done < out.len() && want < end {
+                let from = want - at;
+                let take = ((end - want) as usize).min(out.len() - done);
+                let part = Chunk {
+                    file: c.file,
+                    len: take as u32,
+                    offset: c.offset + from,
+                };
+                let f = Arc::clone(&self.files.lock().expect("spill files")[part.file as usize]);
+                let dst = &mut out[done..done + take];
+                match &*f {
+                    Store::File(path, file) => file
+                        .read_exact_at(dst, part.offset)
+                        .map_err(|e| disk(path, e))?,
+                    Store::Memory(v) => {
+                        dst.copy_from_slice(&v[part.offset as usize..part.offset as usize + take])
+                    }
+                }
+                done += take;
+            }
+            at = end;
+            if done == out.len() {
+                return Ok(());
+            }
+        }
+        Err(AssemblyError::Internal(format!(
+            "read past the end of bucket {b} of {}",
+            self.name
+        )))
+    }
+
     /// All of bucket `b`, its chunks back to back, into `out` (cleared first).
     ///
     /// # Errors

@@ -263,6 +263,23 @@ fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound(
         "the bound changed the buckets"
     );
     assert!(std::fs::read(d.join("a.fa")).unwrap() == std::fs::read(d.join("b.fa")).unwrap());
+    // counting alone streams its sorted k-mers from the buckets within the bound too
+    let count = |bound: &str, out: &str| {
+        ok_json(
+            &warpath()
+                .args(["kmers", "r.fa", "--k", "31", "-o", out, "--json"])
+                .args(["--max-memory", bound])
+                .current_dir(&d)
+                .output()
+                .unwrap(),
+        )
+    };
+    let small = count("48M", "a.txt");
+    let peak = small["peak_memory_bytes"].as_u64().unwrap();
+    assert!(peak <= 48_000_000, "kmers: peak {peak} bytes over --max-memory 48M");
+    assert_eq!(small["verified"], true);
+    count("2G", "b.txt");
+    assert!(std::fs::read(d.join("a.txt")).unwrap() == std::fs::read(d.join("b.txt")).unwrap());
     assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
 }
 

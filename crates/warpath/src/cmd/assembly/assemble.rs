@@ -1,17 +1,14 @@
 //! `warpath assemble`: reads to the maximal unitigs of their De Bruijn graph (BCALM2's job),
 //! as BCALM-style FASTA, GFA 1.0 and GraphViz.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
-use assembly::{
-    Assembly, AssemblyError, ContigOptions, CountWord, PartialFile, ReadSource, contigs, n50,
-};
+use assembly::{Assembly, AssemblyError, ContigOptions, CountWord, ReadSource, contigs, n50};
 use warpath_io::{Format, Output};
 
-use super::{CountArgs, StageBar, input_bytes, peak_memory};
+use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
 use crate::cli_io::{output, report, written};
 use crate::fail::{unverified, usage};
 use crate::report::format_seconds;
@@ -117,61 +114,6 @@ impl Outs<'_> {
             .flatten()
             .find_map(Output::path)
     }
-}
-
-/// Where one output goes while it is written: a partial file renamed on success, or standard
-/// output.
-enum Sink {
-    File(PartialFile),
-    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
-}
-
-impl Sink {
-    fn open(o: &Output) -> Result<Sink, AssemblyError> {
-        Ok(match o.path() {
-            Some(p) => Sink::File(PartialFile::create(p)?),
-            None => Sink::Stdout(std::io::BufWriter::with_capacity(
-                1 << 20,
-                std::io::stdout().lock(),
-            )),
-        })
-    }
-
-    fn writer(&mut self) -> &mut dyn Write {
-        match self {
-            Sink::File(f) => f,
-            Sink::Stdout(s) => s,
-        }
-    }
-
-    /// Makes the output visible: renames the file, flushes standard output.
-    fn commit(self) -> Result<()> {
-        match self {
-            Sink::File(f) => f.commit()?,
-            Sink::Stdout(mut s) => s.flush()?,
-        }
-        Ok(())
-    }
-}
-
-/// Writes one output with `f` into a [`Sink`] (not yet committed).
-fn write_out(
-    o: Option<&Output>,
-    f: impl FnOnce(&mut dyn Write) -> Result<(), AssemblyError>,
-) -> Result<Option<Sink>> {
-    let Some(o) = o else {
-        return Ok(None);
-    };
-    let mut sink = Sink::open(o)?;
-    let path = o
-        .path()
-        .map_or_else(|| PathBuf::from("standard output"), Path::to_path_buf);
-    f(sink.writer()).map_err(|e| match e {
-        // a failed write names the output, not the placeholder the store gave it
-        AssemblyError::Disk { error, .. } => AssemblyError::Disk { path, error },
-        other => other,
-    })?;
-    Ok(Some(sink))
 }
 
 fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool) -> Result<()> {

@@ -2,17 +2,19 @@
 //! what both share (the reads and counting arguments, counting with progress, peak memory)
 //! and the rows of `warpath demo`.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Result;
 use assembly::{
-    Cancel, CountOptions, CountWord, Exec, KmerCounts, Progress, ReadSource, compact, compact_with,
-    count_kmers, random_genome, reads_to_fasta, simulate_reads, verify_unitigs,
+    AssemblyError, Cancel, CountOptions, Exec, PartialFile, Progress, ReadSource, compact,
+    compact_with, count_kmers, random_genome, reads_to_fasta, simulate_reads, verify_unitigs,
 };
 use gpu_runtime::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
+use warpath_io::Output;
 
 use crate::report::{DemoRow, DemoSize, Rows};
 
@@ -191,22 +193,59 @@ fn input_bytes(reads: &[PathBuf]) -> u64 {
         .sum()
 }
 
-/// Counts with a progress bar of bytes read (hidden under `--json`); returns the counts and
-/// the time taken.
-fn count_with_progress<W: CountWord>(
-    args: &CountArgs,
-    first_output: Option<&Path>,
-    json: bool,
-) -> Result<(KmerCounts<W>, Duration)> {
-    let sources: Vec<ReadSource<'_>> = args.reads.iter().map(|p| ReadSource::File(p)).collect();
-    let mut bar = StageBar::new(json, input_bytes(&args.reads));
-    let t = Instant::now();
-    let options = args.options(first_output)?;
-    let counts = count_kmers::<W>(&sources, &options, &mut |s| {
-        bar.update(Progress::Reading(s));
+/// Where one output goes while it is written: a partial file renamed on success, or standard
+/// output.
+pub(crate) enum Sink {
+    File(PartialFile),
+    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
+}
+
+impl Sink {
+    pub(crate) fn open(o: &Output) -> Result<Sink, AssemblyError> {
+        Ok(match o.path() {
+            Some(p) => Sink::File(PartialFile::create(p)?),
+            None => Sink::Stdout(std::io::BufWriter::with_capacity(
+                1 << 20,
+                std::io::stdout().lock(),
+            )),
+        })
+    }
+
+    pub(crate) fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::File(f) => f,
+            Sink::Stdout(s) => s,
+        }
+    }
+
+    /// Makes the output visible: renames the file, flushes standard output.
+    pub(crate) fn commit(self) -> Result<()> {
+        match self {
+            Sink::File(f) => f.commit()?,
+            Sink::Stdout(mut s) => s.flush()?,
+        }
+        Ok(())
+    }
+}
+
+/// Writes one output with `f` into a [`Sink`] (not yet committed).
+pub(crate) fn write_out(
+    o: Option<&Output>,
+    f: impl FnOnce(&mut dyn Write) -> Result<(), AssemblyError>,
+) -> Result<Option<Sink>> {
+    let Some(o) = o else {
+        return Ok(None);
+    };
+    let mut sink = Sink::open(o)?;
+    let path = o
+        .path()
+        .map_or_else(|| PathBuf::from("standard output"), Path::to_path_buf);
+    f(sink.writer()).map_err(|e| match e {
+        // a failed write names the output, not the placeholder the store gave it
+        AssemblyError::Disk { error, .. } => AssemblyError::Disk { path, error },
+        other => other,
     })?;
-    bar.finish();
-    Ok((counts, t.elapsed()))
+    Ok(Some(sink))
 }
 
 /// The peak resident memory of this process in bytes (Linux `VmHWM`).
