@@ -6,6 +6,7 @@ mod contigs;
 mod count;
 mod cuda;
 mod error;
+mod eulertigs;
 mod glue;
 mod kmer;
 mod output;
@@ -32,6 +33,7 @@ pub use count::{
     count_kmers,
 };
 pub use error::AssemblyError;
+pub use eulertigs::{EULERTIGS_GPU_THRESHOLD, EulertigStats};
 pub use gpu_runtime::{Backend, Exec};
 pub use kmer::{
     Word, base_code, base_letter, canonical, check_k, pack, reverse_complement_letters, unpack,

@@ -279,3 +279,41 @@ fn gpu_bucketed_assembly_writes_the_cpu_files() {
         assert!(gpu.3 == cpu.3, "k={k}: GFA differs");
     }
 }
+
+/// Eulertigs whose Euler circuit runs on the GPU: as many strings, as long, with the same
+/// k-mers as the CPU's (the text may differ: the device merges cycles in its own order).
+#[test]
+fn gpu_eulertigs_equal_cpu_in_count_length_and_kmers() {
+    let Some(_gpu) = gpu_for_test("gpu_eulertigs_equal_cpu_in_count_length_and_kmers") else {
+        return;
+    };
+    let len = if simulated() { 1_500 } else { 200_000 };
+    let genome = random_genome(len, 41);
+    let fa = reads_to_fasta(&simulate_reads(&genome, 100, 8.0, 0.02, 42));
+    let mut o = CountOptions::new(21);
+    o.min_count = 1;
+    o.exec = Exec::Cpu;
+    let a = assembly::assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {})
+        .unwrap();
+    let (mut cpu, mut gpu) = (Vec::new(), Vec::new());
+    let c = a.write_eulertigs(&mut cpu, Exec::Cpu).unwrap();
+    let g = a.write_eulertigs(&mut gpu, Exec::Cuda).unwrap();
+    assert_eq!(g.backend, assembly::Backend::Cuda);
+    assert_eq!((g.strings, g.bases, g.kmers), (c.strings, c.bases, c.kmers));
+    let kmers = |fa: &[u8]| {
+        let mut v: Vec<u64> = Vec::new();
+        for line in String::from_utf8_lossy(fa)
+            .lines()
+            .filter(|l| !l.starts_with('>'))
+        {
+            for i in 0..=line.len() - 21 {
+                v.push(canonical(pack(&line.as_bytes()[i..], 21).unwrap(), 21));
+            }
+        }
+        v.sort_unstable();
+        v
+    };
+    let (kc, kg) = (kmers(&cpu), kmers(&gpu));
+    assert!(kc.windows(2).all(|w| w[0] < w[1]), "each k-mer once");
+    assert_eq!(kc, kg);
+}

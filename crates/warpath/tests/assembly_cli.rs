@@ -276,7 +276,10 @@ fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound(
     };
     let small = count("48M", "a.txt");
     let peak = small["peak_memory_bytes"].as_u64().unwrap();
-    assert!(peak <= 48_000_000, "kmers: peak {peak} bytes over --max-memory 48M");
+    assert!(
+        peak <= 48_000_000,
+        "kmers: peak {peak} bytes over --max-memory 48M"
+    );
     assert_eq!(small["verified"], true);
     count("2G", "b.txt");
     assert!(std::fs::read(d.join("a.txt")).unwrap() == std::fs::read(d.join("b.txt")).unwrap());
@@ -367,4 +370,42 @@ fn a_full_disk_leaves_no_partial_output() {
     );
     assert!(left.is_empty(), "left on the full disk: {left:?}");
     assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+}
+
+#[test]
+fn assemble_writes_eulertigs_with_the_unitigs_kmers() {
+    let d = dir("assemble-eulertigs");
+    std::fs::write(d.join("r.fa"), simulated(30_000, 6)).unwrap();
+    let v = ok_json(
+        &warpath()
+            .args(["assemble", "r.fa", "--k", "21", "--min-count", "1"])
+            .args(["--unitigs", "u.fa", "--eulertigs", "e.fa", "--json"])
+            .current_dir(&d)
+            .output()
+            .unwrap(),
+    );
+    let e = &v["eulertigs"];
+    let (strings, bases) = (
+        e["count"].as_u64().unwrap(),
+        e["total_length"].as_u64().unwrap(),
+    );
+    let unitigs = v["unitigs"].as_u64().unwrap();
+    assert!(strings < unitigs, "{v}");
+    // the same k-mers, each once: k - 1 fewer bases for each join
+    let solid = v["solid"].as_u64().unwrap();
+    assert_eq!(e["kmers"], solid);
+    assert_eq!(bases, solid + strings * 20);
+    let kmers = |file: &str| {
+        let text = std::fs::read_to_string(d.join(file)).unwrap();
+        let mut all: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with('>'))
+            .flat_map(|l| (0..=l.len() - 21).map(move |i| canon(&l[i..i + 21])))
+            .collect();
+        all.sort();
+        all
+    };
+    let (u, e) = (kmers("u.fa"), kmers("e.fa"));
+    assert_eq!(u.len() as u64, solid);
+    assert_eq!(u, e);
 }

@@ -37,6 +37,11 @@ Outputs:
   --contigs  FASTA of contigs: the graph cleaned of tips (< 2k), bubbles of single errors and
              unitigs far below their neighbours' coverage, then walked along unique links;
              contigs of at least 2k bases, longest first (>contig_N LN:i:LEN km:f:MEAN)
+  --eulertigs  FASTA of eulertigs (>ID LN:i:LEN KC:i:COUNT km:f:MEAN): the same k-mers as the
+             unitigs, each once, in as few strings as possible (Schmidt & Alanko 2022), so
+             k-1 bases shorter per join; SSHash, Fulgor and GGCAT read them as they read
+             unitigs. Deterministic on the CPU; --backend cuda runs the Euler circuit on the
+             GPU (the same count and length, the text may differ)
 
 Examples:
   warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa --contigs contigs.fa
@@ -56,6 +61,10 @@ pub(crate) struct AssembleArgs {
     /// Write contigs here (.fa, .fasta or -): the cleaned graph walked along unique links.
     #[arg(long)]
     contigs: Option<PathBuf>,
+    /// Write eulertigs here (.fa, .fasta or -): the fewest strings holding every solid k-mer
+    /// exactly once (Schmidt & Alanko), from Euler circuits of the compacted graph.
+    #[arg(long)]
+    eulertigs: Option<PathBuf>,
 }
 
 /// `warpath assemble`.
@@ -77,13 +86,21 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         json,
         false,
     )?;
-    let to_stdout = [&unitigs, &gfa, &dot, &contigs]
+    let eulertigs = output(
+        "--eulertigs",
+        args.eulertigs.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    let to_stdout = [&unitigs, &gfa, &dot, &contigs, &eulertigs]
         .iter()
         .filter(|o| o.as_ref().is_some_and(Output::is_stdout))
         .count();
     if to_stdout > 1 {
         return Err(usage(
-            "only one of --unitigs, --gfa, --dot and --contigs can write to standard output",
+            "only one of --unitigs, --gfa, --dot, --contigs and --eulertigs can write to standard \
+             output",
         ));
     }
     let outs = Outs {
@@ -91,6 +108,7 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         gfa: gfa.as_ref(),
         dot: dot.as_ref(),
         contigs: contigs.as_ref(),
+        eulertigs: eulertigs.as_ref(),
     };
     if args.count.k <= 31 {
         assemble_typed::<u64>(&args, &outs, json)
@@ -104,15 +122,22 @@ struct Outs<'a> {
     gfa: Option<&'a Output>,
     dot: Option<&'a Output>,
     contigs: Option<&'a Output>,
+    eulertigs: Option<&'a Output>,
 }
 
 impl Outs<'_> {
     /// The first output that is a file, for the default temporary folder.
     fn first_file(&self) -> Option<&Path> {
-        [self.unitigs, self.gfa, self.dot, self.contigs]
-            .into_iter()
-            .flatten()
-            .find_map(Output::path)
+        [
+            self.unitigs,
+            self.gfa,
+            self.dot,
+            self.contigs,
+            self.eulertigs,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(Output::path)
     }
 }
 
@@ -170,6 +195,13 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
         None => None,
     };
     let contig_time = t.elapsed();
+    let t = Instant::now();
+    let mut euler = None;
+    sinks.push(write_out(outs.eulertigs, |w| {
+        euler = Some(a.write_eulertigs(w, args.count.backend)?);
+        Ok(())
+    })?);
+    let euler_time = t.elapsed();
     // every output is complete: make them visible
     for s in sinks.into_iter().flatten() {
         s.commit()?;
@@ -193,6 +225,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
         }
         stages.insert("output".into(), writing.as_secs_f64().into());
         stages.insert("contigs".into(), contig_time.as_secs_f64().into());
+        stages.insert("eulertigs".into(), euler_time.as_secs_f64().into());
         println!(
             "{}",
             serde_json::json!({
@@ -226,6 +259,14 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                     "n50": n50(l),
                     "longest": l.first().copied().unwrap_or(0),
                 })),
+                "eulertigs": euler.as_ref().map(|e| serde_json::json!({
+                    "count": e.strings,
+                    "total_length": e.bases,
+                    "kmers": e.kmers,
+                    "components": e.components,
+                    "backend": e.backend,
+                    "output": outs.eulertigs.map(Output::describe),
+                })),
                 "peak_memory_bytes": peak_memory(),
                 "verified": st.check.is_ok(),
                 "unitigs_output": outs.unitigs.map(Output::describe),
@@ -239,6 +280,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .or(outs.gfa)
             .or(outs.dot)
             .or(outs.contigs)
+            .or(outs.eulertigs)
             .filter(|o| o.is_stdout());
         report(
             &format!(
@@ -263,6 +305,22 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             ),
             quiet_to,
         );
+        if let Some(e) = &euler {
+            report(
+                &format!(
+                    "eulertigs: {} strings ({} unitigs), {} bases ({} in unitigs), {} components, circuit on {} in {}{}",
+                    e.strings,
+                    st.unitigs,
+                    e.bases,
+                    st.bases,
+                    e.components,
+                    e.backend,
+                    format_seconds(euler_time.as_secs_f64()),
+                    written(outs.eulertigs.filter(|o| !o.is_stdout()))
+                ),
+                quiet_to,
+            );
+        }
         if let Some(l) = &contig_lengths {
             report(
                 &format!(
