@@ -287,9 +287,10 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert_eq!(left.len(), 1, "only the committed file");
         std::fs::remove_dir_all(&dir).unwrap();
+        // (one test: `remove_temporary_files` below removes every partial file of the process)
+        temporary_folders_go_when_dropped_or_on_request();
     }
 
-    #[test]
     fn temporary_folders_go_when_dropped_or_on_request() {
         let parent = std::env::temp_dir().join(format!("asm-space-{}", std::process::id()));
         std::fs::create_dir_all(&parent).unwrap();
