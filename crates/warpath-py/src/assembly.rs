@@ -137,7 +137,7 @@ struct Outs {
 
 /// Writes a file under a temporary name, renamed when complete.
 fn write_file(
-    path: &PathBuf,
+    path: &std::path::Path,
     f: impl FnOnce(&mut dyn std::io::Write) -> Result<(), AssemblyError>,
 ) -> Result<(), AssemblyError> {
     let mut file = PartialFile::create(path)?;
