@@ -32,10 +32,48 @@ pub(crate) fn mmer_key(canonical_mmer: u64) -> u64 {
     mix64(canonical_mmer ^ 0x9e37_79b9_7f4a_7c15)
 }
 
-/// The bucket of a minimizer key among `p`.
+/// The bucket of a minimizer key among `p`: the key's high bits scaled to `0..p` (one
+/// multiplication instead of a division; the keys are uniform, so are the buckets).
 #[inline]
 pub(crate) fn bucket_of(key: u64, p: usize) -> usize {
-    (key % p as u64) as usize
+    ((key as u128 * p as u128) >> 64) as usize
+}
+
+/// Whether this CPU runs the AVX-512 versions of the hashing loops (detected once).
+#[cfg(target_arch = "x86_64")]
+fn avx512() -> bool {
+    static DETECTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DETECTED.get_or_init(|| {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512vl")
+    })
+}
+
+/// [`mmer_key`] of every word, in place.
+#[inline(always)]
+fn hash_keys_any(keys: &mut [u64]) {
+    for x in keys.iter_mut() {
+        *x = mmer_key(*x);
+    }
+}
+
+/// [`hash_keys_any`] compiled for AVX-512 (eight 64-bit multiplications at once).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+fn hash_keys_avx512(keys: &mut [u64]) {
+    hash_keys_any(keys)
+}
+
+/// Hashes canonical m-mers into minimizer keys, in place (vectorised where the CPU can).
+pub(crate) fn hash_keys(keys: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the CPU has AVX-512F, DQ and VL (checked at run time above).
+        unsafe { hash_keys_avx512(keys) };
+        return;
+    }
+    hash_keys_any(keys)
 }
 
 /// Appends the super-k-mers of one read piece (base codes) to `out`: for each run of
@@ -67,9 +105,10 @@ pub(crate) fn superkmers(
         fw = fw.push_right(c, mask);
         rc = rc.push_left(3 - c, m);
         if i + 1 >= m {
-            keys.push(mmer_key(fw.min(rc)));
+            keys.push(fw.min(rc));
         }
     }
+    hash_keys(keys);
     let window_min = |keys: &[u64], from: usize| -> usize {
         let mut best = from;
         for j in from + 1..from + w {
@@ -155,28 +194,101 @@ pub(crate) fn for_each_kmer<W: Word>(chunk: &[u8], k: usize, mut f: impl FnMut(W
 /// last k-1 bases (right), each placed by its own minimizer. The k-mer's own bucket (where
 /// its super-k-mers went) is the bucket of the smaller of the two minimizers.
 ///
-/// The `k - m + 1` m-mers are read straight from the word and from its reverse complement's
-/// (the reverse complement of the m-mer at `i` is the one at `k - m - i` of the reverse
-/// complement), so their keys are independent of each other and compute side by side.
-///
 /// Returns `(left, right, home)`.
 #[inline]
 pub(crate) fn end_buckets<W: Word>(x: W, k: usize, m: usize, p: usize) -> (usize, usize, usize) {
+    let (mut l, mut r) = ([0u64; 1], [0u64; 1]);
+    end_keys_block(&[x], k, m, &mut l, &mut r);
+    (
+        bucket_of(l[0], p),
+        bucket_of(r[0], p),
+        bucket_of(l[0].min(r[0]), p),
+    )
+}
+
+/// The minimizer keys of the left and right ends of each k-mer of a block (at most 64).
+///
+/// The `k - m + 1` m-mers are read straight from the word and from its reverse complement's
+/// (the reverse complement of the m-mer at `i` is the one at `k - m - i` of the reverse
+/// complement), position by position across the block, so the keys of 64 k-mers compute side
+/// by side.
+#[inline(always)]
+fn end_keys_block<W: Word>(xs: &[W], k: usize, m: usize, left: &mut [u64], right: &mut [u64]) {
+    let n = xs.len();
+    debug_assert!(n <= 64);
     // w >= 2: m < k
     let w = k - m + 1;
-    let r = x.reverse_complement(k);
-    let key = |i: usize| mmer_key(x.mmer(2 * (k - m - i), m).min(r.mmer(2 * i, m)));
-    let mut inner = u64::MAX;
-    for i in 1..w - 1 {
-        inner = inner.min(key(i));
+    let mut rc = [W::default(); 64];
+    for j in 0..n {
+        rc[j] = xs[j].reverse_complement(k);
     }
-    let left = inner.min(key(0));
-    let right = inner.min(key(w - 1));
-    (
-        bucket_of(left, p),
-        bucket_of(right, p),
-        bucket_of(left.min(right), p),
-    )
+    let mut inner = [u64::MAX; 64];
+    let mut key = [0u64; 64];
+    for i in 0..w {
+        for j in 0..n {
+            key[j] = mmer_key(xs[j].mmer(2 * (k - m - i), m).min(rc[j].mmer(2 * i, m)));
+        }
+        if i == 0 {
+            left[..n].copy_from_slice(&key[..n]);
+        } else if i == w - 1 {
+            right[..n].copy_from_slice(&key[..n]);
+        } else {
+            for j in 0..n {
+                inner[j] = inner[j].min(key[j]);
+            }
+        }
+    }
+    for j in 0..n {
+        left[j] = left[j].min(inner[j]);
+        right[j] = right[j].min(inner[j]);
+    }
+}
+
+/// [`end_buckets`] of many k-mers: `(left, right)` bucket of each, appended to `out`.
+fn end_buckets_many_any<W: Word>(
+    xs: &[W],
+    k: usize,
+    m: usize,
+    p: usize,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let (mut l, mut r) = ([0u64; 64], [0u64; 64]);
+    for block in xs.chunks(64) {
+        end_keys_block(block, k, m, &mut l, &mut r);
+        for j in 0..block.len() {
+            out.push((bucket_of(l[j], p) as u32, bucket_of(r[j], p) as u32));
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+fn end_buckets_many_avx512<W: Word>(
+    xs: &[W],
+    k: usize,
+    m: usize,
+    p: usize,
+    out: &mut Vec<(u32, u32)>,
+) {
+    end_buckets_many_any(xs, k, m, p, out)
+}
+
+/// [`end_buckets`] of many k-mers (vectorised where the CPU can): `(left, right)` buckets,
+/// appended to `out`.
+pub(crate) fn end_buckets_many<W: Word>(
+    xs: &[W],
+    k: usize,
+    m: usize,
+    p: usize,
+    out: &mut Vec<(u32, u32)>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512() {
+        // SAFETY: the CPU has AVX-512F, DQ and VL (checked at run time).
+        unsafe { end_buckets_many_avx512(xs, k, m, p, out) };
+        return;
+    }
+    end_buckets_many_any(xs, k, m, p, out)
 }
 
 /// What bucketing produced: the super-k-mers, and how many k-mers each bucket holds.

@@ -18,7 +18,8 @@ use rayon::prelude::*;
 
 use crate::AssemblyError;
 use crate::bucketing::{
-    Bucketed, BucketingPlan, bucket_reads, end_buckets, for_each_kmer, minimizer_len,
+    Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
+    minimizer_len,
 };
 use crate::budget::Budget;
 use crate::kmer::{Word, check_k};
@@ -277,6 +278,7 @@ struct CountWorker<'s, W> {
     kmers: Vec<W>,
     scratch: Vec<u8>,
     out: Vec<u8>,
+    ends: Vec<(u32, u32)>,
     tally: Tally,
 }
 
@@ -368,6 +370,7 @@ pub(crate) fn count_buckets<W: CountWord>(
                     kmers: Vec::new(),
                     scratch: Vec::new(),
                     out: Vec::new(),
+                    ends: Vec::new(),
                     tally: Tally::default(),
                 })
             },
@@ -505,10 +508,14 @@ fn write_run<W: Word>(
         out.extend_from_slice(&c.to_le_bytes());
     }
     let mut rec = Vec::with_capacity(W::BYTES + 1);
-    for &x in kmers {
-        let (left, right, home) = end_buckets(x, plan.k, plan.m, plan.buckets);
+    let mut ends = std::mem::take(&mut w.ends);
+    ends.clear();
+    end_buckets_many(kmers, plan.k, plan.m, plan.buckets, &mut ends);
+    for (&x, &(left, right)) in kmers.iter().zip(&ends) {
+        let (left, right) = (left as usize, right as usize);
         debug_assert_eq!(
-            home, bucket,
+            end_buckets(x, plan.k, plan.m, plan.buckets).2,
+            bucket,
             "a k-mer counted outside its minimizer's bucket"
         );
         let mut flags = 0u8;
@@ -525,6 +532,7 @@ fn write_run<W: Word>(
         }
         out.push(flags);
     }
+    w.ends = ends;
     w.solid.write_direct(bucket, out)
 }
 
@@ -553,6 +561,7 @@ fn count_on_gpu<W: CountWord>(
         kmers: Vec::new(),
         scratch: Vec::new(),
         out: Vec::new(),
+        ends: Vec::new(),
         tally: Tally::default(),
     };
     let mut start = 0;

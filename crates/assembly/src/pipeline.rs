@@ -334,8 +334,20 @@ impl Assembly {
     /// [`crate::compact`] keeps).
     ///
     /// # Errors
-    /// [`AssemblyError::Disk`] reading the temporary files.
+    /// [`AssemblyError::Disk`] reading the temporary files; [`AssemblyError::Memory`] when
+    /// the graph would take more than half the run's memory bound.
     pub fn to_graph(&self) -> Result<(Compacted, Vec<Vec<Link>>), AssemblyError> {
+        let need = self.stats.bases + 48 * self.stats.unitigs + 32 * self.stats.links;
+        if let Some(bound) = self.stats.max_memory
+            && need > bound / 2
+        {
+            return Err(AssemblyError::Memory(format!(
+                "the graph of {} unitigs takes about {} in memory (for contigs), more than half \
+                 the memory bound allows; raise --max-memory",
+                self.stats.unitigs,
+                crate::error::human_bytes(need)
+            )));
+        }
         let mut unitigs = Vec::with_capacity(self.stats.unitigs as usize);
         let mut links = Vec::with_capacity(self.stats.unitigs as usize);
         self.store.for_each(&mut |u, l| {

@@ -209,16 +209,22 @@ impl Spill {
     /// [`AssemblyError::Disk`] for a failed read.
     pub(crate) fn read(&self, b: usize, out: &mut Vec<u8>) -> Result<(), AssemblyError> {
         let chunks = self.index.lock().expect("spill index")[b].clone();
+        let total: usize = chunks.iter().map(|c| c.len as usize).sum();
         out.clear();
-        out.reserve_exact(self.bucket_bytes(b) as usize);
-        let mut scratch = Vec::new();
+        out.resize(total, 0);
+        let mut at = 0;
         for c in chunks {
-            if out.is_empty() {
-                self.read_chunk(c, out)?;
-            } else {
-                self.read_chunk(c, &mut scratch)?;
-                out.extend_from_slice(&scratch);
+            let dst = &mut out[at..at + c.len as usize];
+            let f = Arc::clone(&self.files.lock().expect("spill files")[c.file as usize]);
+            match &*f {
+                Store::File(path, file) => file
+                    .read_exact_at(dst, c.offset)
+                    .map_err(|e| disk(path, e))?,
+                Store::Memory(v) => {
+                    dst.copy_from_slice(&v[c.offset as usize..c.offset as usize + c.len as usize])
+                }
             }
+            at += c.len as usize;
         }
         Ok(())
     }
