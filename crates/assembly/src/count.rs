@@ -1,20 +1,35 @@
-//! Stage 2: counting. Consecutive k-mers of a read that share a minimizer form a super-k-mer,
-//! stored once in the partition of that minimizer; a k-mer and its reverse complement have the
-//! same minimizer (the smallest canonical m-mer by a fixed hash), so every occurrence of a
-//! canonical k-mer lands in one partition. Each partition is then counted alone (radix sort +
-//! run lengths), so the memory of counting is one partition's k-mers, not the whole input's.
+//! Stage 2: counting. Reads are cut into super-k-mers and bucketed by minimizer on disk
+//! (`bucketing.rs`); each bucket is then counted alone (radix sort + run lengths; on the GPU,
+//! groups of buckets by gpu-primitives' distinct with counts), so counting holds one bucket's
+//! k-mers per thread, never the whole input's. A bucket too large for its thread's share of
+//! the memory bound is counted in passes, each taking the k-mers of one hash class.
+//!
+//! Each bucket's solid k-mers are written back sorted (one sorted run per pass), with their
+//! counts and, for each of their two ends, whether compaction decides it in this bucket; an
+//! end that belongs to another bucket is sent there ("foreign" ends), so that every bucket
+//! sees every k-mer that touches its ends.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
 use crate::AssemblyError;
-use crate::kmer::{Word, check_k, mix64};
-use crate::reads::{Batch, ReadSource, ReadStats, for_each_batch};
+use crate::bucketing::{
+    Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
+    minimizer_len,
+};
+use crate::budget::Budget;
+use crate::kmer::{Word, check_k};
+use crate::reads::{ReadSource, ReadStats};
+use crate::spill::{Spill, SpillWriter};
+use crate::temp::{Cancel, TempSpace, check_free_space};
+use crate::work::{Progress, for_each_bucket};
 
 /// How to count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct CountOptions {
     /// The k-mer length: odd, 3 to 63.
     pub k: usize,
@@ -23,20 +38,29 @@ pub struct CountOptions {
     pub min_count: u32,
     /// K-mers seen more times are dropped too (`u32::MAX`: none).
     pub max_count: u32,
-    /// Minimizer length `m` (`m <= k`); 0 picks `min(k, 11)`.
+    /// Minimizer length `m` (`m < k`, at most 31); 0 picks `min(k - 1, 11)`.
     pub minimizer: usize,
-    /// Number of partitions; 0 picks one from the input's size and `max_memory`.
+    /// Number of buckets; 0 picks one from the input's size and the memory bound.
     pub partitions: usize,
-    /// Memory the counting may use, in bytes (bounds the k-mers of the partitions counted at
-    /// once); 0 means half of the machine's memory.
+    /// A bound on the resident memory of the run, in bytes (0: no bound, unless `temp_dir` is
+    /// given: then half of the memory available). Under a bound the run keeps its buckets in
+    /// temporary files and sizes every array to fit.
     pub max_memory: u64,
-    /// Where the partitions' sorts run.
+    /// Where temporary files go. `None`: in memory when there is no `max_memory`, else the
+    /// system's temporary folder.
+    pub temp_dir: Option<PathBuf>,
+    /// Worker threads; 0: rayon's thread count (`RAYON_NUM_THREADS`).
+    pub threads: usize,
+    /// Where the sorts run.
     pub exec: Exec,
+    /// Checked between batches and buckets: once set, the run stops with
+    /// [`AssemblyError::Interrupted`] and removes its temporary files.
+    pub cancel: Option<Arc<Cancel>>,
 }
 
 impl CountOptions {
-    /// Defaults for `k`: minimum count 2, no maximum, automatic minimizer, partitions and
-    /// memory, `Exec::Auto`.
+    /// Defaults for `k`: minimum count 2, no maximum, automatic minimizer and buckets, no
+    /// memory bound (temporary data in memory), rayon's threads, `Exec::Auto`.
     pub fn new(k: usize) -> Self {
         CountOptions {
             k,
@@ -45,7 +69,10 @@ impl CountOptions {
             minimizer: 0,
             partitions: 0,
             max_memory: 0,
+            temp_dir: None,
+            threads: 0,
             exec: Exec::Auto,
+            cancel: None,
         }
     }
 }
@@ -63,7 +90,7 @@ pub struct CountStats {
     pub solid: u64,
     /// `count -> number of distinct k-mers seen that often` (jellyfish's `histo`).
     pub histogram: BTreeMap<u64, u64>,
-    /// Partitions used.
+    /// Buckets used.
     pub partitions: usize,
     /// Bytes of super-k-mers stored (a quarter byte a base plus one a super-k-mer).
     pub superkmer_bytes: u64,
@@ -84,123 +111,521 @@ pub struct KmerCounts<W: Word> {
     pub stats: CountStats,
 }
 
-/// The default minimizer length for `k`.
-pub(crate) fn minimizer_len(k: usize, asked: usize) -> usize {
-    if asked == 0 { k.min(11) } else { asked }
+/// A run's settings, checked: what every stage needs to know.
+pub(crate) struct Plan {
+    pub(crate) k: usize,
+    pub(crate) m: usize,
+    pub(crate) min_count: u32,
+    pub(crate) max_count: u32,
+    pub(crate) buckets: usize,
+    pub(crate) budget: Budget,
+    pub(crate) exec: Exec,
+    pub(crate) space: Option<TempSpace>,
+    pub(crate) cancel: Arc<Cancel>,
 }
 
-/// The order of m-mers for minimizers: a fixed hash of the canonical m-mer, ties by value.
-#[inline]
-fn mmer_key(canonical_mmer: u64) -> (u64, u64) {
-    (
-        mix64(canonical_mmer ^ 0x9e37_79b9_7f4a_7c15),
-        canonical_mmer,
-    )
+impl Plan {
+    /// The temporary folder, if the run has one.
+    pub(crate) fn space(&self) -> Option<&TempSpace> {
+        self.space.as_ref()
+    }
+
+    /// Worker threads.
+    pub(crate) fn threads(&self) -> usize {
+        self.budget.threads
+    }
+
+    /// A new spill of this run's buckets (or `buckets` others).
+    pub(crate) fn spill(&self, name: &str, buckets: usize) -> Spill {
+        Spill::new(self.space(), name, buckets)
+    }
 }
 
-/// Appends the super-k-mers of one read piece (base codes) to `parts`: for each run of
-/// consecutive k-mers with the same minimizer position, the bases, 2-bit packed, to the
-/// partition of the minimizer. `keys` is scratch space reused across calls.
+/// Letters the sources hold, estimated from their sizes (a gzip file counted four times).
+fn input_letters(sources: &[ReadSource<'_>]) -> u64 {
+    sources
+        .iter()
+        .map(|s| match s {
+            ReadSource::File(p) => {
+                let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+                if p.extension().is_some_and(|e| e == "gz") {
+                    len * 4
+                } else {
+                    len
+                }
+            }
+            ReadSource::Bytes(b, _) => b.len() as u64,
+        })
+        .sum()
+}
+
+/// Bytes a k-mer occurrence takes while a bucket is counted: the array, the radix sort's
+/// scratch copy, and the solid k-mers' counts and flags.
+fn bytes_per_occurrence<W: Word>() -> u64 {
+    2 * W::BYTES as u64 + 8
+}
+
+/// Checks `options` and sizes the run for `sources`.
 ///
-/// The minimizer of a k-mer is the smallest of its `w = k - m + 1` canonical m-mers by
-/// [`mmer_key`]; the window minimum is kept and recomputed only when it leaves the window
-/// (expected `O(1)` work per base on random sequence).
-fn superkmers(
-    piece: &[u8],
-    k: usize,
-    m: usize,
-    parts: &mut [Vec<u8>],
-    keys: &mut Vec<(u64, u64)>,
-) -> u64 {
-    let n = piece.len();
-    if n < k {
-        return 0;
+/// # Errors
+/// As [`count_kmers`]: [`AssemblyError::BadK`], [`AssemblyError::InvalidParameter`],
+/// [`AssemblyError::Memory`] for a bound too small, [`AssemblyError::Disk`] /
+/// [`AssemblyError::DiskSpace`] for the temporary folder.
+pub(crate) fn plan<W: Word>(
+    sources: &[ReadSource<'_>],
+    options: &CountOptions,
+) -> Result<Plan, AssemblyError> {
+    let k = options.k;
+    check_k(k)?;
+    if k > W::MAX_K {
+        return Err(AssemblyError::BadK(k));
     }
-    let p = parts.len() as u64;
-    let w = k - m + 1;
-    let mask = <u64 as Word>::mask(m);
-    keys.clear();
-    let (mut fw, mut rc) = (0u64, 0u64);
-    for (i, &c) in piece.iter().enumerate() {
-        fw = fw.push_right(c, mask);
-        rc = rc.push_left(3 - c, m);
-        if i + 1 >= m {
-            keys.push(mmer_key(fw.min(rc)));
-        }
+    if options.min_count == 0 || options.min_count > options.max_count {
+        return Err(AssemblyError::InvalidParameter(format!(
+            "the minimum count must be at least 1 and at most the maximum count, not {} (max {})",
+            options.min_count, options.max_count
+        )));
     }
-    let window_min = |keys: &[(u64, u64)], from: usize| -> usize {
-        let mut best = from;
-        for j in from + 1..from + w {
-            if keys[j] < keys[best] {
-                best = j;
-            }
-        }
-        best
+    let m = minimizer_len(k, options.minimizer);
+    if m == 0 || m >= k || m > 31 {
+        return Err(AssemblyError::InvalidParameter(format!(
+            "the minimizer length must be from 1 to min(k - 1, 31) = {}, not {m}",
+            (k - 1).min(31)
+        )));
+    }
+    let threads = if options.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        options.threads
     };
-    let mut min = window_min(keys, 0);
-    let mut run_start = 0usize;
-    let mut run_min = min;
-    for kmer in 1..=n - k {
-        let new = kmer + w - 1;
-        if min < kmer {
-            min = window_min(keys, kmer);
-        } else if keys[new] < keys[min] {
-            min = new;
+    let bounded = options.max_memory > 0 || options.temp_dir.is_some();
+    let budget = if bounded {
+        Budget::new(options.max_memory, threads)?
+    } else {
+        // no bound asked for: the buckets stay in memory and may take what they need
+        Budget {
+            total: u64::MAX / 4,
+            threads,
         }
-        if min != run_min {
-            emit(piece, run_start, kmer - 1, k, keys[run_min].0, p, parts);
-            run_start = kmer;
-            run_min = min;
-        }
+    };
+    let letters = input_letters(sources);
+    let buckets = if options.partitions > 0 {
+        options.partitions
+    } else {
+        // A bucket's occurrences should fit a thread's share twice over, and hold about 2^21
+        // of them (their arrays then sort in cache-sized pieces and the links stay local);
+        // at least four a thread, to share the work.
+        let per = bytes_per_occurrence::<W>();
+        let by_memory = (letters.saturating_mul(per) * 2 / budget.per_thread().max(1)) as usize;
+        let by_size = (letters >> 21) as usize;
+        by_memory
+            .max(by_size)
+            .next_power_of_two()
+            .clamp(4 * threads, 1 << 16)
+    };
+    let space = match (&options.temp_dir, bounded) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, true) => Some(std::env::temp_dir()),
+        (None, false) => None,
     }
-    emit(piece, run_start, n - k, k, keys[run_min].0, p, parts);
-    (n - k + 1) as u64
+    .map(|dir| {
+        // The super-k-mers alone take about 0.9 bytes a letter of 150 bp reads (then the solid
+        // k-mers up to 13 bytes each): refuse at once a folder that cannot hold half of that.
+        let needed = letters / 2;
+        check_free_space(&dir, needed)?;
+        TempSpace::create(&dir)
+    })
+    .transpose()?;
+    Ok(Plan {
+        k,
+        m,
+        min_count: options.min_count,
+        max_count: options.max_count,
+        buckets,
+        budget,
+        exec: options.exec,
+        space,
+        cancel: options.cancel.clone().unwrap_or_default(),
+    })
 }
 
-/// Writes the super-k-mer of k-mers `first..=last` of `piece` to partition `hash % p`:
-/// a length byte, then the bases 2-bit packed, four a byte, first base in the low bits.
-fn emit(
-    piece: &[u8],
-    first: usize,
-    last: usize,
-    k: usize,
-    hash: u64,
-    p: u64,
-    parts: &mut [Vec<u8>],
-) {
-    let bases = &piece[first..last + k];
-    let part = &mut parts[(hash % p) as usize];
-    // at most 2k - m bases (a minimizer stays in at most w windows): one byte holds the length
-    debug_assert!(bases.len() < 256);
-    part.push(bases.len() as u8);
-    for four in bases.chunks(4) {
-        let mut byte = 0u8;
-        for (i, &c) in four.iter().enumerate() {
-            byte |= c << (2 * i);
+/// The result of counting into buckets.
+pub(crate) struct Solid {
+    /// Per bucket, sorted runs of `[n: u64][n words][n u32 counts][n u8 flags]`: the solid
+    /// k-mers whose minimizer is the bucket's, their counts, and which of their ends
+    /// ([`RIGHT_HERE`], [`LEFT_HERE`]) compaction decides in this bucket.
+    pub(crate) spill: Spill,
+    /// Per bucket, `[word][side u8]` records: solid k-mers of other buckets with an end
+    /// decided here (side 0: its right end, 1: its left end).
+    pub(crate) foreign: Spill,
+    /// Solid k-mers per bucket.
+    pub(crate) sizes: Vec<u64>,
+    /// Foreign ends per bucket.
+    pub(crate) foreign_sizes: Vec<u64>,
+    pub(crate) stats: CountStats,
+}
+
+/// The right end (last k-1 bases) of a solid k-mer is decided in its own bucket.
+pub(crate) const RIGHT_HERE: u8 = 1;
+/// The left end (first k-1 bases) of a solid k-mer is decided in its own bucket.
+pub(crate) const LEFT_HERE: u8 = 2;
+
+/// Per-thread state of the counting stage.
+struct CountWorker<'s, W> {
+    foreign: SpillWriter<'s>,
+    solid: SpillWriter<'s>,
+    foreign_sizes: Vec<u64>,
+    kmers: Vec<W>,
+    scratch: Vec<u8>,
+    out: Vec<u8>,
+    ends: Vec<(u32, u32)>,
+    tally: Tally,
+}
+
+/// What the buckets counted add up to.
+#[derive(Default)]
+struct Tally {
+    histogram: BTreeMap<u64, u64>,
+    distinct: u64,
+    solid: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: Tally) {
+        for (n, h) in other.histogram {
+            *self.histogram.entry(n).or_insert(0) += h;
         }
-        part.push(byte);
+        self.distinct += other.distinct;
+        self.solid += other.solid;
     }
 }
 
-/// The canonical k-mers of a partition's super-k-mers, appended to `out`.
-fn partition_kmers<W: Word>(part: &[u8], k: usize, out: &mut Vec<W>) {
-    let mask = W::mask(k);
-    let mut i = 0;
-    while i < part.len() {
-        let len = part[i] as usize;
-        let packed = &part[i + 1..i + 1 + len.div_ceil(4)];
-        let mut fw = W::default();
-        let mut rc = W::default();
-        for j in 0..len {
-            let c = (packed[j / 4] >> (2 * (j % 4))) & 3;
-            fw = fw.push_right(c, mask);
-            rc = rc.push_left(3 - c, k);
-            if j + 1 >= k {
-                out.push(if rc < fw { rc } else { fw });
+/// Reads and counts into buckets: the solid k-mers of each bucket, and each bucket's foreign
+/// ends.
+pub(crate) fn count_buckets<W: CountWord>(
+    sources: &[ReadSource<'_>],
+    plan: &Plan,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solid, AssemblyError> {
+    let b = plan.buckets;
+    let t = plan.threads();
+    let usable = plan.budget.usable();
+    let bplan = BucketingPlan {
+        k: plan.k,
+        m: plan.m,
+        buckets: b,
+        threads: t,
+        batch_letters: (usable / 32).clamp(1 << 16, 1 << 23) as usize,
+        buffer: (usable / 4 / (t * b) as u64).clamp(512, 1 << 17) as usize,
+    };
+    let bucketed = bucket_reads(
+        sources,
+        &bplan,
+        plan.spill("superkmers", b),
+        &plan.cancel,
+        progress,
+    )?;
+    if let Some(s) = plan.space() {
+        s.sample();
+    }
+    let target = plan
+        .exec
+        .resolve(bucketed.kmers_seen, gpu_primitives::GPU_THRESHOLD_SORT)?;
+    let on_gpu = matches!(target, Target::Cuda(_));
+    let solid = plan.spill("solid", b);
+    let foreign = plan.spill("foreign", b);
+    let tally = Mutex::new(Tally::default());
+    let foreign_sizes = Mutex::new(vec![0u64; b]);
+    let sizes: Vec<std::sync::atomic::AtomicU64> = (0..b)
+        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .collect();
+    if on_gpu {
+        count_on_gpu::<W>(
+            plan,
+            &bucketed,
+            &solid,
+            &foreign,
+            &sizes,
+            &foreign_sizes,
+            &tally,
+            progress,
+        )?;
+    } else {
+        // largest buckets first: the stage ends with small ones, evenly spread
+        let mut order: Vec<usize> = (0..b).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(bucketed.occurrences[i]));
+        let per_thread = plan.budget.per_thread();
+        let foreign_buffer = (usable / 16 / (t * b) as u64).clamp(256, 1 << 16) as usize;
+        for_each_bucket(
+            "counting",
+            t,
+            &order,
+            &plan.cancel,
+            progress,
+            &|| {
+                Ok(CountWorker::<W> {
+                    foreign: foreign.writer(foreign_buffer)?,
+                    solid: solid.writer(1 << 16)?,
+                    foreign_sizes: vec![0; b],
+                    kmers: Vec::new(),
+                    scratch: Vec::new(),
+                    out: Vec::new(),
+                    ends: Vec::new(),
+                    tally: Tally::default(),
+                })
+            },
+            &|w, bucket| {
+                let n = count_bucket(plan, &bucketed, bucket, per_thread, w)?;
+                sizes[bucket].store(n, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            },
+            &|w| {
+                w.foreign.finish()?;
+                w.solid.finish()?;
+                tally.lock().expect("tally").add(w.tally);
+                for (a, b) in foreign_sizes
+                    .lock()
+                    .expect("sizes")
+                    .iter_mut()
+                    .zip(w.foreign_sizes)
+                {
+                    *a += b;
+                }
+                Ok(())
+            },
+        )?;
+    }
+    if let Some(s) = plan.space() {
+        s.sample();
+    }
+    let superkmer_bytes = bucketed.spill.total_bytes();
+    bucketed.spill.remove();
+    let tally = tally.into_inner().expect("tally");
+    Ok(Solid {
+        spill: solid,
+        foreign,
+        sizes: sizes.into_iter().map(|a| a.into_inner()).collect(),
+        foreign_sizes: foreign_sizes.into_inner().expect("sizes"),
+        stats: CountStats {
+            reads: bucketed.reads,
+            kmers_seen: bucketed.kmers_seen,
+            distinct: tally.distinct,
+            solid: tally.solid,
+            histogram: tally.histogram,
+            partitions: b,
+            superkmer_bytes,
+            backend: if on_gpu { Backend::Cuda } else { Backend::Cpu },
+        },
+    })
+}
+
+/// Counts one bucket on the CPU, in as many passes as its thread's share of memory needs;
+/// writes each pass's solid k-mers as a sorted run and sends their foreign ends. Returns the
+/// bucket's solid k-mers.
+fn count_bucket<W: CountWord>(
+    plan: &Plan,
+    bucketed: &Bucketed,
+    bucket: usize,
+    per_thread: u64,
+    w: &mut CountWorker<'_, W>,
+) -> Result<u64, AssemblyError> {
+    let occ = bucketed.occurrences[bucket];
+    if occ == 0 {
+        return Ok(0);
+    }
+    let per = bytes_per_occurrence::<W>();
+    let passes = (occ * per).div_ceil(per_thread.max(1)).max(1);
+    let k = plan.k;
+    let mut solid = 0;
+    for pass in 0..passes {
+        plan.cancel.check()?;
+        let mut taken = std::mem::take(&mut w.kmers);
+        let kmers = &mut taken;
+        kmers.clear();
+        let expect = (occ / passes + occ / passes / 16 + 64) as usize;
+        if kmers.capacity() < expect {
+            kmers.reserve_exact(expect - kmers.len());
+        }
+        bucketed
+            .spill
+            .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
+                for_each_kmer::<W>(chunk, k, |fw, rc| {
+                    let c = if rc < fw { rc } else { fw };
+                    if passes == 1 || c.hash64() % passes == pass {
+                        kmers.push(c);
+                    }
+                });
+                Ok(())
+            })?;
+        W::sort_words(kmers)?;
+        // run lengths in place: distinct k-mers to the front, counts beside
+        let mut counts: Vec<u32> = Vec::new();
+        let mut d = 0;
+        let mut i = 0;
+        let n = kmers.len();
+        while i < n {
+            let x = kmers[i];
+            let mut j = i + 1;
+            while j < n && kmers[j] == x {
+                j += 1;
+            }
+            let c = (j - i) as u64;
+            *w.tally.histogram.entry(c).or_insert(0) += 1;
+            w.tally.distinct += 1;
+            if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
+                kmers[d] = x;
+                counts.push(c.min(u32::MAX as u64) as u32);
+                d += 1;
+            }
+            i = j;
+        }
+        kmers.truncate(d);
+        solid += d as u64;
+        let r = write_run(plan, bucket, kmers, &counts, w);
+        w.kmers = taken;
+        r?;
+    }
+    w.tally.solid += solid;
+    Ok(solid)
+}
+
+/// Writes one sorted run of a bucket's solid k-mers (with counts and end flags) and sends the
+/// foreign ends.
+fn write_run<W: Word>(
+    plan: &Plan,
+    bucket: usize,
+    kmers: &[W],
+    counts: &[u32],
+    w: &mut CountWorker<'_, W>,
+) -> Result<(), AssemblyError> {
+    let out = &mut w.out;
+    out.clear();
+    out.extend_from_slice(&(kmers.len() as u64).to_le_bytes());
+    for &x in kmers {
+        x.put(out);
+    }
+    for &c in counts {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+    let mut rec = Vec::with_capacity(W::BYTES + 1);
+    let mut ends = std::mem::take(&mut w.ends);
+    ends.clear();
+    end_buckets_many(kmers, plan.k, plan.m, plan.buckets, &mut ends);
+    for (&x, &(left, right)) in kmers.iter().zip(&ends) {
+        let (left, right) = (left as usize, right as usize);
+        debug_assert_eq!(
+            end_buckets(x, plan.k, plan.m, plan.buckets).2,
+            bucket,
+            "a k-mer counted outside its minimizer's bucket"
+        );
+        let mut flags = 0u8;
+        for (end, side, here) in [(right, 0u8, RIGHT_HERE), (left, 1u8, LEFT_HERE)] {
+            if end == bucket {
+                flags |= here;
+            } else {
+                rec.clear();
+                x.put(&mut rec);
+                rec.push(side);
+                w.foreign.push(end, &rec)?;
+                w.foreign_sizes[end] += 1;
             }
         }
-        i += 1 + len.div_ceil(4);
+        out.push(flags);
     }
+    w.ends = ends;
+    w.solid.write_direct(bucket, out)
+}
+
+/// Counting on the GPU: groups of buckets (up to 2^26 k-mers, within the memory bound) go
+/// through one device distinct-with-counts each; each solid k-mer is then routed to its own
+/// bucket's run (the group's output is sorted, so each bucket's share stays sorted).
+#[allow(clippy::too_many_arguments)]
+fn count_on_gpu<W: CountWord>(
+    plan: &Plan,
+    bucketed: &Bucketed,
+    solid: &Spill,
+    foreign: &Spill,
+    sizes: &[std::sync::atomic::AtomicU64],
+    foreign_sizes: &Mutex<Vec<u64>>,
+    tally: &Mutex<Tally>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), AssemblyError> {
+    let b = plan.buckets;
+    // the host holds the k-mers, the distinct values and their counts: 24 bytes a k-mer
+    let cap = (plan.budget.usable() / (3 * W::BYTES as u64 + 8)).clamp(1, 1 << 26);
+    let mut w = CountWorker::<W> {
+        foreign: foreign
+            .writer((plan.budget.usable() / 16 / b as u64).clamp(256, 1 << 16) as usize)?,
+        solid: solid.writer(1 << 16)?,
+        foreign_sizes: vec![0; b],
+        kmers: Vec::new(),
+        scratch: Vec::new(),
+        out: Vec::new(),
+        ends: Vec::new(),
+        tally: Tally::default(),
+    };
+    let mut start = 0;
+    while start < b {
+        plan.cancel.check()?;
+        progress(Progress::Stage {
+            stage: "counting",
+            done: start as u64,
+            total: b as u64,
+        });
+        let mut end = start;
+        let mut total = 0;
+        while end < b && (end == start || total + bucketed.occurrences[end] <= cap) {
+            total += bucketed.occurrences[end];
+            end += 1;
+        }
+        let mut kmers: Vec<W> = Vec::with_capacity(total as usize);
+        for bucket in start..end {
+            bucketed
+                .spill
+                .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
+                    for_each_kmer::<W>(chunk, plan.k, |fw, rc| {
+                        kmers.push(if rc < fw { rc } else { fw })
+                    });
+                    Ok(())
+                })?;
+        }
+        let (distinct, runs) = W::count_words(&mut kmers, Exec::Cuda)?;
+        drop(kmers);
+        let mut per_bucket: Vec<(Vec<W>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); end - start];
+        let homes: Vec<usize> = distinct
+            .par_iter()
+            .map(|&x| end_buckets(x, plan.k, plan.m, b).2)
+            .collect();
+        for ((&x, &c), &home) in distinct.iter().zip(&runs).zip(&homes) {
+            *w.tally.histogram.entry(c).or_insert(0) += 1;
+            w.tally.distinct += 1;
+            if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
+                let (ks, cs) = &mut per_bucket[home - start];
+                ks.push(x);
+                cs.push(c.min(u32::MAX as u64) as u32);
+            }
+        }
+        for (i, (ks, cs)) in per_bucket.into_iter().enumerate() {
+            w.tally.solid += ks.len() as u64;
+            sizes[start + i].store(ks.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            if !ks.is_empty() {
+                write_run(plan, start + i, &ks, &cs, &mut w)?;
+            }
+        }
+        start = end;
+    }
+    w.foreign.finish()?;
+    w.solid.finish()?;
+    tally.lock().expect("tally").add(w.tally);
+    for (a, b) in foreign_sizes
+        .lock()
+        .expect("sizes")
+        .iter_mut()
+        .zip(w.foreign_sizes)
+    {
+        *a += b;
+    }
+    Ok(())
 }
 
 /// Counts sorted k-mers into `(kmer, count)` runs.
@@ -221,24 +646,52 @@ fn run_lengths<W: Word>(sorted: &[W]) -> (Vec<W>, Vec<u64>) {
     (kmers, counts)
 }
 
+/// What [`read_solid_runs`] calls with each run: its k-mers, counts and flags, as bytes.
+pub(crate) type RunFn<'a> = dyn FnMut(&[u8], &[u8], &[u8]) -> Result<(), AssemblyError> + 'a;
+
+/// Reads bucket `bucket`'s solid runs, calling `f(kmers, counts, flags)` for each.
+pub(crate) fn read_solid_runs<W: Word>(
+    solid: &Spill,
+    bucket: usize,
+    buf: &mut Vec<u8>,
+    f: &mut RunFn<'_>,
+) -> Result<(), AssemblyError> {
+    solid.read(bucket, buf)?;
+    let mut at = 0;
+    while at < buf.len() {
+        let n = u64::from_le_bytes(buf[at..at + 8].try_into().expect("run length")) as usize;
+        at += 8;
+        let kmers = &buf[at..at + n * W::BYTES];
+        at += n * W::BYTES;
+        let counts = &buf[at..at + 4 * n];
+        at += 4 * n;
+        let flags = &buf[at..at + n];
+        at += n;
+        f(kmers, counts, flags)?;
+    }
+    Ok(())
+}
+
 /// Counts the canonical k-mers of the reads in `sources`.
 ///
 /// Reads are split at non-bases; each piece's k-mers are grouped into super-k-mers by
-/// minimizer and stored in `partitions` buckets; each bucket is then sorted (radix sort, on
-/// the GPU under `Exec::Cuda` or `Exec::Auto` above gpu-primitives' threshold) and counted by
-/// run lengths. K-mers with a count in `min_count..=max_count` are returned, sorted.
+/// minimizer and stored in buckets (in temporary files under a memory bound or with
+/// `temp_dir`, else in memory); each bucket is then sorted (radix sort, on the GPU under
+/// `Exec::Cuda` or `Exec::Auto` above gpu-primitives' threshold) and counted by run lengths.
+/// K-mers with a count in `min_count..=max_count` are returned, sorted.
 ///
 /// # Complexity
-/// `O(L)` time for `L` bases (radix sorts), `O(L)` memory for the stored super-k-mers (2 bits
-/// a base, each super-k-mer repeating the k-1 bases it shares with the next) plus one
-/// partition's k-mers at a time per thread.
+/// `O(L)` time for `L` bases (radix sorts); the buckets hold about 2 bits a base; counting
+/// holds one bucket per thread. The result (12 or 20 bytes a solid k-mer) is in memory.
 ///
 /// # Errors
 /// [`AssemblyError::BadK`] for an even k or one outside 3..=63 (and above 31 for `u64`
 /// words); [`AssemblyError::InvalidParameter`] for `min_count` 0, `min_count > max_count`,
-/// a minimizer longer than k, `Exec::Cuda` with 128-bit k-mers, or 2^31 - 1 solid k-mers or
-/// more (what [`crate::compact`] can number); reading errors as
-/// [`for_each_batch`]; [`AssemblyError::Gpu`] / [`AssemblyError::Primitive`] from the sorts.
+/// a minimizer not shorter than k, `Exec::Cuda` with 128-bit k-mers, or 2^31 - 1 solid
+/// k-mers or more (what [`crate::compact`] can number); reading errors as
+/// [`crate::for_each_batch`]; [`AssemblyError::Gpu`] / [`AssemblyError::Primitive`] from the
+/// sorts; [`AssemblyError::Memory`], [`AssemblyError::Disk`], [`AssemblyError::DiskSpace`]
+/// for the memory bound and the temporary files; [`AssemblyError::Interrupted`].
 ///
 /// # Examples
 /// ```
@@ -256,219 +709,207 @@ pub fn count_kmers<W: CountWord>(
     options: &CountOptions,
     progress: &mut dyn FnMut(ReadStats),
 ) -> Result<KmerCounts<W>, AssemblyError> {
-    let k = options.k;
-    check_k(k)?;
-    if k > W::MAX_K {
-        return Err(AssemblyError::BadK(k));
-    }
-    if options.min_count == 0 || options.min_count > options.max_count {
-        return Err(AssemblyError::InvalidParameter(format!(
-            "the minimum count must be at least 1 and at most the maximum count, not {} (max {})",
-            options.min_count, options.max_count
-        )));
-    }
-    let m = minimizer_len(k, options.minimizer);
-    if m == 0 || m > k || m > 31 {
-        return Err(AssemblyError::InvalidParameter(format!(
-            "the minimizer length must be from 1 to min(k, 31), not {m}"
-        )));
-    }
-    let p = partitions_for(sources, options);
-    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); p];
-    let mut kmers_seen = 0u64;
-    let reads = for_each_batch(sources, k, 1 << 24, progress, &mut |batch: &Batch| {
-        // pieces in parallel, each task with its own partition buffers
-        let pieces: Vec<&[u8]> = batch.pieces().collect();
-        let chunk = pieces
-            .len()
-            .div_ceil(rayon::current_num_threads() * 4)
-            .max(1);
-        let local: Vec<(Vec<Vec<u8>>, u64)> = pieces
-            .par_chunks(chunk)
-            .map(|ps| {
-                let mut mine = vec![Vec::new(); p];
-                let mut keys = Vec::new();
-                let mut seen = 0;
-                for piece in ps {
-                    // m <= 31: the m-mers always fit a u64
-                    seen += superkmers(piece, k, m, &mut mine, &mut keys);
-                }
-                (mine, seen)
-            })
-            .collect();
-        for (mine, seen) in local {
-            kmers_seen += seen;
-            for (dst, src) in parts.iter_mut().zip(mine) {
-                dst.extend_from_slice(&src);
-            }
+    let buckets = count_kmer_buckets::<W>(sources, options, &mut |p| {
+        if let Progress::Reading(s) = p {
+            progress(s);
         }
+    })?;
+    let total = buckets.stats.solid;
+    if total >= (1 << 31) - 1 {
+        // compaction in memory numbers oriented k-mers in 32 bits
+        return Err(AssemblyError::InvalidParameter(format!(
+            "{total} solid k-mers: compaction holds fewer than 2^31 - 1; raise the minimum count"
+        )));
+    }
+    let mut kmers: Vec<W> = Vec::with_capacity(total as usize);
+    let mut counts: Vec<u32> = Vec::with_capacity(total as usize);
+    buckets.for_each_sorted(&mut |ks, cs| {
+        kmers.extend_from_slice(ks);
+        counts.extend_from_slice(cs);
         Ok(())
     })?;
-    let superkmer_bytes: u64 = parts.iter().map(|v| v.len() as u64).sum();
-    // Partitions hold disjoint k-mer sets: count them in parallel on the CPU, or in groups of
-    // many partitions per device distinct-with-counts on the GPU.
-    let target = options
-        .exec
-        .resolve(kmers_seen, gpu_primitives::GPU_THRESHOLD_SORT)?;
-    let on_gpu = matches!(target, Target::Cuda(_));
-    let exec = if on_gpu { Exec::Cuda } else { Exec::Cpu };
-    let groups = group_partitions(&parts, k, on_gpu);
-    let counted: Vec<Result<Counted<W>, AssemblyError>> = if on_gpu {
-        groups
-            .iter()
-            .map(|g| count_group::<W>(&parts, g, k, exec, options))
-            .collect()
-    } else {
-        groups
-            .par_iter()
-            .map(|g| count_group::<W>(&parts, g, k, exec, options))
-            .collect()
-    };
-    drop(parts);
-    let mut kmers = Vec::new();
-    let mut counts = Vec::new();
-    let mut histogram = BTreeMap::new();
-    let mut distinct = 0u64;
-    for c in counted {
-        let c = c?;
-        distinct += c.distinct;
-        for (n, h) in c.histogram {
-            *histogram.entry(n).or_insert(0) += h;
-        }
-        kmers.extend_from_slice(&c.kmers);
-        counts.extend_from_slice(&c.counts);
-    }
-    W::sort_pairs(&mut kmers, &mut counts)?;
-    let solid = kmers.len() as u64;
-    if solid >= (1 << 31) - 1 {
-        // compaction numbers oriented k-mers in 32 bits
-        return Err(AssemblyError::InvalidParameter(format!(
-            "{solid} solid k-mers: compaction holds fewer than 2^31 - 1; raise the minimum count"
-        )));
-    }
     Ok(KmerCounts {
-        k,
+        k: buckets.plan.k,
         kmers,
         counts,
-        stats: CountStats {
-            reads,
-            kmers_seen,
-            distinct,
-            solid,
-            histogram,
-            partitions: p,
-            superkmer_bytes,
-            backend: if on_gpu { Backend::Cuda } else { Backend::Cpu },
-        },
+        stats: buckets.stats.clone(),
     })
 }
 
-/// What one group of partitions counted to.
-struct Counted<W> {
+/// Counted k-mers left in their buckets (temporary files, or memory without a temporary
+/// folder), read back in ascending order by [`KmerBuckets::for_each_sorted`]: what
+/// `warpath kmers` writes from under a memory bound. Dropping it removes the files.
+pub struct KmerBuckets<W: Word> {
+    plan: Plan,
+    solid: Solid,
+    /// What counting saw.
+    pub stats: CountStats,
+    _word: std::marker::PhantomData<W>,
+}
+
+/// Counts the canonical k-mers of the reads in `sources` into buckets, within
+/// `options.max_memory`, without gathering them: as [`count_kmers`], whose result
+/// [`KmerBuckets::for_each_sorted`] then streams.
+///
+/// # Complexity
+/// As [`count_kmers`], with the solid k-mers left in the buckets (13 or 21 bytes each).
+///
+/// # Errors
+/// As [`count_kmers`].
+///
+/// # Examples
+/// ```
+/// use assembly::{count_kmer_buckets, unpack, CountOptions, ReadSource};
+/// let fa = b">a\nACGTTGCA\n>b\nTGCAACGT\n";
+/// let b = count_kmer_buckets::<u64>(&[ReadSource::Bytes(fa, "x.fa")], &CountOptions::new(5), &mut |_| {})?;
+/// let mut seen = Vec::new();
+/// b.for_each_sorted(&mut |kmers, counts| {
+///     seen.extend(kmers.iter().zip(counts).map(|(&x, &n)| (unpack(x, 5), n)));
+///     Ok(())
+/// })?;
+/// assert_eq!(seen[0], ("AACGT".to_string(), 2));
+/// assert_eq!(seen.len() as u64, b.stats.solid);
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn count_kmer_buckets<W: CountWord>(
+    sources: &[ReadSource<'_>],
+    options: &CountOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<KmerBuckets<W>, AssemblyError> {
+    if options.exec == Exec::Cuda && W::as_u64s(&[]).is_none() {
+        check_k(options.k)?;
+        return Err(AssemblyError::InvalidParameter(
+            "k above 31 is counted on the CPU only (128-bit k-mers have no GPU sort): use \
+             --backend cpu or auto"
+                .into(),
+        ));
+    }
+    let plan = plan::<W>(sources, options)?;
+    let mut solid = count_buckets::<W>(sources, &plan, progress)?;
+    // the foreign ends are for compaction only
+    solid.foreign = plan.spill("foreign", 0);
+    let stats = solid.stats.clone();
+    Ok(KmerBuckets {
+        plan,
+        solid,
+        stats,
+        _word: std::marker::PhantomData,
+    })
+}
+
+/// What [`KmerBuckets::for_each_sorted`] calls with each batch of k-mers and their counts.
+pub type SortedFn<'a, W> = dyn FnMut(&[W], &[u32]) -> Result<(), AssemblyError> + 'a;
+
+/// A cursor over one sorted run of a bucket, reading a batch at a time.
+struct RunCursor<W> {
+    bucket: usize,
+    kmers_at: u64,
+    counts_at: u64,
+    n: u64,
+    next: u64,
     kmers: Vec<W>,
     counts: Vec<u32>,
-    distinct: u64,
-    histogram: BTreeMap<u64, u64>,
+    i: usize,
 }
 
-fn count_group<W: CountWord>(
-    parts: &[Vec<u8>],
-    group: &[usize],
-    k: usize,
-    exec: Exec,
-    options: &CountOptions,
-) -> Result<Counted<W>, AssemblyError> {
-    let mut all: Vec<W> = Vec::new();
-    for &i in group {
-        partition_kmers::<W>(&parts[i], k, &mut all);
+impl<W: Word> KmerBuckets<W> {
+    /// The k-mer length.
+    pub fn k(&self) -> usize {
+        self.plan.k
     }
-    let (distinct_kmers, runs) = W::count_words(&mut all, exec)?;
-    drop(all);
-    let mut histogram = BTreeMap::new();
-    let mut kmers = Vec::new();
-    let mut counts = Vec::new();
-    for (&x, &n) in distinct_kmers.iter().zip(&runs) {
-        *histogram.entry(n).or_insert(0) += 1;
-        if n >= options.min_count as u64 && n <= options.max_count as u64 {
-            kmers.push(x);
-            counts.push(n.min(u32::MAX as u64) as u32);
-        }
-    }
-    Ok(Counted {
-        distinct: distinct_kmers.len() as u64,
-        kmers,
-        counts,
-        histogram,
-    })
-}
 
-/// Groups partitions for counting: one each on the CPU (counted in parallel), as many as fit
-/// 2^26 k-mers per group on the GPU (one device distinct-with-counts each).
-fn group_partitions(parts: &[Vec<u8>], k: usize, on_gpu: bool) -> Vec<Vec<usize>> {
-    if !on_gpu {
-        return (0..parts.len()).map(|i| vec![i]).collect();
+    /// The largest total size of the temporary files so far (0 when kept in memory).
+    pub fn temp_bytes(&self) -> u64 {
+        self.plan.space().map_or(0, |s| {
+            s.sample();
+            s.peak()
+        })
     }
-    let mut groups = Vec::new();
-    let mut cur = Vec::new();
-    let mut size = 0usize;
-    for (i, p) in parts.iter().enumerate() {
-        // at most one k-mer per stored byte; about len - (k - 1) per super-k-mer
-        let est = p.len() / (k / 2).max(1) * 2;
-        if size + est > 1 << 26 && !cur.is_empty() {
-            groups.push(std::mem::take(&mut cur));
-            size = 0;
-        }
-        cur.push(i);
-        size += est;
-    }
-    if !cur.is_empty() {
-        groups.push(cur);
-    }
-    groups
-}
 
-/// The number of partitions: asked, else enough that one partition's k-mers per thread (8 or
-/// 16 bytes each, twice for the sort) fit in `max_memory`, from the input's size on disk (a
-/// gzip file counted four times), at least 2048 (small partitions sort in cache) and a power
-/// of two.
-fn partitions_for(sources: &[ReadSource<'_>], options: &CountOptions) -> usize {
-    if options.partitions > 0 {
-        return options.partitions;
-    }
-    let bytes: u64 = sources
-        .iter()
-        .map(|s| match s {
-            ReadSource::File(p) => {
-                let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-                if p.extension().is_some_and(|e| e == "gz") {
-                    len * 4
-                } else {
-                    len
-                }
+    /// Calls `f` with the solid k-mers in ascending order, in batches, with their counts: a
+    /// merge of every bucket's sorted runs, holding a batch of each within the memory bound.
+    ///
+    /// # Complexity
+    /// `O(n log r)` for `n` solid k-mers in `r` runs (about one a bucket).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] reading the temporary files; the first error of `f`.
+    pub fn for_each_sorted(&self, f: &mut SortedFn<'_, W>) -> Result<(), AssemblyError> {
+        let spill = &self.solid.spill;
+        let mut cursors: Vec<RunCursor<W>> = Vec::new();
+        let mut head = [0u8; 8];
+        for b in 0..spill.buckets() {
+            let size = spill.bucket_bytes(b);
+            let mut at = 0;
+            while at < size {
+                spill.read_range(b, at, &mut head)?;
+                let n = u64::from_le_bytes(head);
+                cursors.push(RunCursor {
+                    bucket: b,
+                    kmers_at: at + 8,
+                    counts_at: at + 8 + n * W::BYTES as u64,
+                    n,
+                    next: 0,
+                    kmers: Vec::new(),
+                    counts: Vec::new(),
+                    i: 0,
+                });
+                at += 8 + n * (W::BYTES as u64 + 5);
             }
-            ReadSource::Bytes(b, _) => b.len() as u64,
-        })
-        .sum();
-    let memory = if options.max_memory > 0 {
-        options.max_memory
-    } else {
-        available_memory() / 2
-    };
-    let per_thread = (memory / rayon::current_num_threads() as u64).max(1 << 20);
-    let need = bytes.saturating_mul(32) / per_thread;
-    (need as usize).next_power_of_two().clamp(2048, 1 << 16)
-}
-
-/// The memory available now (Linux `MemAvailable`), 4 GiB when unknown.
-fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(4 << 30, |kib| kib * 1024)
+        }
+        let per =
+            (self.plan.budget.usable() / 4 / (cursors.len().max(1) as u64 * (W::BYTES as u64 + 4)))
+                .clamp(64, 1 << 16);
+        let mut bytes = Vec::new();
+        let mut refill = |c: &mut RunCursor<W>| -> Result<bool, AssemblyError> {
+            if c.next >= c.n {
+                return Ok(false);
+            }
+            let take = per.min(c.n - c.next);
+            bytes.resize(take as usize * W::BYTES, 0);
+            spill.read_range(c.bucket, c.kmers_at + c.next * W::BYTES as u64, &mut bytes)?;
+            c.kmers.clear();
+            c.kmers.extend(bytes.chunks_exact(W::BYTES).map(W::get));
+            bytes.resize(take as usize * 4, 0);
+            spill.read_range(c.bucket, c.counts_at + c.next * 4, &mut bytes)?;
+            c.counts.clear();
+            c.counts.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|x| u32::from_le_bytes(x.try_into().expect("count"))),
+            );
+            c.next += take;
+            c.i = 0;
+            Ok(true)
+        };
+        let mut heap = std::collections::BinaryHeap::new();
+        for (j, c) in cursors.iter_mut().enumerate() {
+            if refill(c)? {
+                heap.push(std::cmp::Reverse((c.kmers[0], j)));
+            }
+        }
+        let mut out_k: Vec<W> = Vec::with_capacity(1 << 16);
+        let mut out_c: Vec<u32> = Vec::with_capacity(1 << 16);
+        while let Some(std::cmp::Reverse((x, j))) = heap.pop() {
+            let c = &mut cursors[j];
+            out_k.push(x);
+            out_c.push(c.counts[c.i]);
+            c.i += 1;
+            if c.i < c.kmers.len() || refill(c)? {
+                heap.push(std::cmp::Reverse((c.kmers[c.i], j)));
+            }
+            if out_k.len() == 1 << 16 {
+                self.plan.cancel.check()?;
+                f(&out_k, &out_c)?;
+                out_k.clear();
+                out_c.clear();
+            }
+        }
+        if !out_k.is_empty() {
+            f(&out_k, &out_c)?;
+        }
+        Ok(())
+    }
 }
 
 /// A k-mer word the counter can sort and count: `u64` through gpu-primitives (the radix sort
@@ -481,6 +922,19 @@ pub trait CountWord: Word {
     /// [`AssemblyError::Primitive`] from the primitives; `Exec::Cuda` for `u128` is
     /// [`AssemblyError::InvalidParameter`].
     fn count_words(v: &mut [Self], exec: Exec) -> Result<(Vec<Self>, Vec<u64>), AssemblyError>;
+    /// Sorts words ascending on the CPU (one bucket's k-mers: on the calling thread for the
+    /// most part).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Primitive`] from the radix sort.
+    fn sort_words(v: &mut [Self]) -> Result<(), AssemblyError>;
+    /// Sorts the end records of a bucket by key (their (k-1)-mers), moving the values along:
+    /// on the CPU, or with gpu-primitives' device radix sort under `Exec::Cuda`.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Primitive`] from the radix sort (a GPU that is missing or too small);
+    /// `Exec::Cuda` for `u128` is [`AssemblyError::InvalidParameter`].
+    fn sort_ends(keys: &mut [Self], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError>;
     /// Sorts k-mers with their counts, ascending by k-mer, on the CPU.
     ///
     /// # Errors
@@ -502,8 +956,16 @@ impl CountWord for u64 {
         gpu_primitives::radix_sort(v, Exec::Cpu)?;
         Ok(run_lengths(v))
     }
+    fn sort_words(v: &mut [u64]) -> Result<(), AssemblyError> {
+        gpu_primitives::radix_sort(v, Exec::Cpu)?;
+        Ok(())
+    }
     fn sort_pairs(kmers: &mut [u64], counts: &mut [u32]) -> Result<(), AssemblyError> {
         gpu_primitives::radix_sort_pairs(kmers, counts, Exec::Cpu)?;
+        Ok(())
+    }
+    fn sort_ends(keys: &mut [u64], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
+        gpu_primitives::radix_sort_pairs(keys, vals, exec)?;
         Ok(())
     }
 }
@@ -523,6 +985,24 @@ impl CountWord for u128 {
             v.sort_unstable();
         }
         Ok(run_lengths(v))
+    }
+    fn sort_words(v: &mut [u128]) -> Result<(), AssemblyError> {
+        v.sort_unstable();
+        Ok(())
+    }
+    fn sort_ends(keys: &mut [u128], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
+        if exec == Exec::Cuda {
+            return Err(AssemblyError::InvalidParameter(
+                "k above 31 is compacted on the CPU only (128-bit k-mers have no GPU sort)".into(),
+            ));
+        }
+        let mut pairs: Vec<(u128, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+        pairs.sort_unstable();
+        for (i, (x, v)) in pairs.into_iter().enumerate() {
+            keys[i] = x;
+            vals[i] = v;
+        }
+        Ok(())
     }
     fn sort_pairs(kmers: &mut [u128], counts: &mut [u32]) -> Result<(), AssemblyError> {
         let mut pairs: Vec<(u128, u32)> =

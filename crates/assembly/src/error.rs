@@ -38,11 +38,73 @@ pub enum AssemblyError {
     /// A primitive (sort, distinct) failed.
     #[error(transparent)]
     Primitive(#[from] gpu_primitives::PrimitiveError),
+    /// A temporary file (or an output being written) could not be created, written or read:
+    /// a full disk (ENOSPC), a quota, a missing or read-only folder.
+    #[error("{path}: {error}{}", disk_hint(error))]
+    Disk {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// The temporary folder has less free space than the run is estimated to need.
+    #[error(
+        "{path} has {} free, and this run needs about {} of temporary files: free some \
+         space or choose another folder with --temp-dir",
+        human_bytes(*available),
+        human_bytes(*needed)
+    )]
+    DiskSpace {
+        /// The temporary folder.
+        path: PathBuf,
+        /// Bytes free there.
+        available: u64,
+        /// Bytes the run is estimated to need.
+        needed: u64,
+    },
+    /// The memory bound cannot hold what the run needs (the message says what and how much).
+    #[error("{0}")]
+    Memory(String),
+    /// The run was stopped (Ctrl-C, or the caller's cancel flag).
+    #[error("interrupted")]
+    Interrupted,
+    /// An internal invariant failed: a bug, never the input's fault (please report it).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The advice added to a disk error: where space ran out, what to do.
+fn disk_hint(e: &std::io::Error) -> &'static str {
+    match e.raw_os_error() {
+        Some(28) => {
+            " (the disk is full: free some space, or choose a folder on a larger disk with \
+             --temp-dir)"
+        }
+        Some(122) => " (the disk quota is exhausted: choose another folder with --temp-dir)",
+        _ => "",
+    }
+}
+
+/// Bytes for messages: `1.5 GB`, `312 MB`, `4 KB`, `17 B` (powers of 1000).
+pub(crate) fn human_bytes(b: u64) -> String {
+    let units = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")];
+    for (scale, name) in units {
+        if b as f64 >= scale {
+            let v = b as f64 / scale;
+            return if v < 10.0 {
+                format!("{v:.1} {name}")
+            } else {
+                format!("{v:.0} {name}")
+            };
+        }
+    }
+    format!("{b} B")
 }
 
 impl AssemblyError {
     /// A short machine-readable kind (`bad_k`, `invalid_parameter`, `io`, `reads`, `gpu`,
-    /// `primitive`), as the command line's `--json` errors report.
+    /// `primitive`, `disk`, `disk_space`, `memory`, `interrupted`, `internal`), as the command
+    /// line's `--json` errors report.
     pub fn kind(&self) -> &'static str {
         match self {
             AssemblyError::BadK(_) => "bad_k",
@@ -51,6 +113,11 @@ impl AssemblyError {
             AssemblyError::Reads { .. } => "reads",
             AssemblyError::Gpu(_) => "gpu",
             AssemblyError::Primitive(_) => "primitive",
+            AssemblyError::Disk { .. } => "disk",
+            AssemblyError::DiskSpace { .. } => "disk_space",
+            AssemblyError::Memory(_) => "memory",
+            AssemblyError::Interrupted => "interrupted",
+            AssemblyError::Internal(_) => "internal",
         }
     }
 }

@@ -88,6 +88,17 @@ pub trait Word:
     fn to_u128(self) -> u128;
     /// The words as `u64` when they are `u64` (the GPU paths take 64-bit k-mers only).
     fn as_u64s(words: &[Self]) -> Option<&[u64]>;
+    /// `self & mask`.
+    fn and(self, mask: Self) -> Self;
+    /// The `m` bases (at most 32) that end `shift / 2` bases before the word's last base:
+    /// `(self >> shift) & mask(m)`, as a `u64`.
+    fn mmer(self, shift: usize, m: usize) -> u64;
+    /// Bytes in a word (8 or 16).
+    const BYTES: usize;
+    /// Appends the word's little-endian bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// The word of [`Word::BYTES`] little-endian bytes at the start of `b`.
+    fn get(b: &[u8]) -> Self;
 }
 
 mod private {
@@ -152,6 +163,23 @@ macro_rules! word {
             #[inline]
             fn as_u64s(words: &[Self]) -> Option<&[u64]> {
                 $as64(words)
+            }
+            #[inline]
+            fn and(self, mask: Self) -> Self {
+                self & mask
+            }
+            #[inline]
+            fn mmer(self, shift: usize, m: usize) -> u64 {
+                ((self >> shift) as u64) & <u64 as Word>::mask(m)
+            }
+            const BYTES: usize = $bits / 8;
+            #[inline]
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b[..$bits / 8].try_into().expect("word bytes"))
             }
         }
     };

@@ -1,24 +1,39 @@
 #![doc = include_str!("../README.md")]
 
+mod bucketing;
+mod budget;
 mod contigs;
 mod count;
 mod cuda;
 mod error;
+mod eulertigs;
+mod glue;
 mod kmer;
 mod output;
+mod pieces;
+mod pipeline;
 mod placement;
 mod reads;
 mod simulate;
+mod spill;
+mod store;
+mod temp;
 mod unitigs;
+mod work;
 
 /// The typed launchers of `kernels-cuda/assembly.cu` (used by `cuda.rs`).
 mod kernels {
     gpu_runtime::kernels!("assembly");
 }
 
+pub use budget::default_max_memory;
 pub use contigs::{Contig, ContigOptions, contigs};
-pub use count::{CountOptions, CountStats, CountWord, KmerCounts, count_kmers};
+pub use count::{
+    CountOptions, CountStats, CountWord, KmerBuckets, KmerCounts, SortedFn, count_kmer_buckets,
+    count_kmers,
+};
 pub use error::AssemblyError;
+pub use eulertigs::{EULERTIGS_GPU_THRESHOLD, EulertigStats};
 pub use gpu_runtime::{Backend, Exec};
 pub use kmer::{
     Word, base_code, base_letter, canonical, check_k, pack, reverse_complement_letters, unpack,
@@ -27,9 +42,15 @@ pub use output::{
     n50, unique_links, write_counts_text, write_dot, write_gfa, write_histogram,
     write_unitigs_fasta,
 };
+pub use pipeline::{Assembly, AssemblyStats, assemble};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
-pub use simulate::{random_genome, reads_to_fasta, simulate_reads};
+pub use simulate::{
+    random_genome, reads_to_fasta, simulate_reads, synthetic_genome, write_simulated_reads,
+};
+pub use store::{StoredUnitig, UnitigFn};
+pub use temp::{Cancel, PartialFile, remove_temporary_files};
 pub use unitigs::{
     COMPACT_GPU_THRESHOLD, Compacted, Link, Unitig, compact, compact_with, compaction_backend,
     verify_unitigs,
 };
+pub use work::Progress;

@@ -95,71 +95,128 @@ pub fn for_each_batch(
     let mut stats = ReadStats::default();
     let mut batch = Batch::default();
     for source in sources {
-        let name = source.name();
-        // An empty file holds no reads (as jellyfish and numpy read empty inputs), not an error.
-        let empty = match source {
-            ReadSource::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0),
-            ReadSource::Bytes(b, _) => b.is_empty(),
-        };
-        if empty {
-            continue;
-        }
-        let mut reader: Box<dyn FastxReader> = match source {
-            ReadSource::File(p) => {
-                // Open first, so a missing file is an I/O error, not a format one.
-                std::fs::File::open(p).map_err(|error| AssemblyError::Io {
-                    path: p.to_path_buf(),
-                    error,
-                })?;
-                needletail::parse_fastx_file(p)
-            }
-            ReadSource::Bytes(b, _) => needletail::parse_fastx_reader(std::io::Cursor::new(*b)),
-        }
-        .map_err(|e| reads_error(&name, 1, &e))?;
-        let mut record = 0u64;
-        while let Some(rec) = reader.next() {
-            record += 1;
-            let rec = rec.map_err(|e| reads_error(&name, record, &e))?;
-            stats.reads += 1;
-            let seq = rec.seq();
-            stats.letters += seq.len() as u64;
-            let mut start = batch.codes.len();
-            let name = &name;
-            for &c in seq.iter() {
-                match base_code(c) {
-                    Some(code) => batch.codes.push(code),
-                    None if is_nucleotide_symbol(c) => {
-                        stats.non_bases += 1;
-                        end_piece(&mut batch, &mut start, min_len);
-                    }
-                    None => {
-                        return Err(AssemblyError::Reads {
-                            path: name.clone(),
-                            record,
-                            message: format!(
-                                "{:?} is not a nucleotide letter (IUPAC codes, `-`, `.` and `*` \
-                                 are; is this a reads file?)",
-                                c as char
-                            ),
-                        });
-                    }
-                }
-            }
-            end_piece(&mut batch, &mut start, min_len);
-            if batch.codes.len() >= batch_letters {
-                f(&batch)?;
-                progress(stats);
-                batch.codes.clear();
-                batch.ends.clear();
-            }
-        }
-    }
-    if !batch.ends.is_empty() {
-        f(&batch)?;
+        read_source(
+            source,
+            min_len,
+            batch_letters,
+            &mut batch,
+            &mut stats,
+            &mut |b, s| {
+                f(b)?;
+                progress(*s);
+                b.codes.clear();
+                b.ends.clear();
+                Ok(())
+            },
+        )?;
     }
     progress(stats);
     Ok(stats)
 }
+
+impl Batch {
+    /// Empties the batch, keeping its memory.
+    pub(crate) fn clear(&mut self) {
+        self.codes.clear();
+        self.ends.clear();
+    }
+}
+
+/// Reads one source into batches of about `batch_letters` base codes, adding to `stats`; `f`
+/// is called with each full batch and with the last one (when not empty) and must leave an
+/// empty batch behind (it may swap in another). Errors as [`for_each_batch`].
+pub(crate) fn read_source(
+    source: &ReadSource<'_>,
+    min_len: usize,
+    batch_letters: usize,
+    batch: &mut Batch,
+    stats: &mut ReadStats,
+    f: &mut dyn FnMut(&mut Batch, &ReadStats) -> Result<(), AssemblyError>,
+) -> Result<(), AssemblyError> {
+    let name = source.name();
+    // An empty file holds no reads (as jellyfish and numpy read empty inputs), not an error.
+    let empty = match source {
+        ReadSource::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0),
+        ReadSource::Bytes(b, _) => b.is_empty(),
+    };
+    if empty {
+        return Ok(());
+    }
+    let mut reader: Box<dyn FastxReader> = match source {
+        ReadSource::File(p) => {
+            // Open first, so a missing file is an I/O error, not a format one.
+            std::fs::File::open(p).map_err(|error| AssemblyError::Io {
+                path: p.to_path_buf(),
+                error,
+            })?;
+            needletail::parse_fastx_file(p)
+        }
+        ReadSource::Bytes(b, _) => needletail::parse_fastx_reader(std::io::Cursor::new(*b)),
+    }
+    .map_err(|e| reads_error(&name, 1, &e))?;
+    let mut record = 0u64;
+    while let Some(rec) = reader.next() {
+        record += 1;
+        let rec = rec.map_err(|e| reads_error(&name, record, &e))?;
+        stats.reads += 1;
+        let seq = rec.seq();
+        stats.letters += seq.len() as u64;
+        let mut start = batch.codes.len();
+        // the common case, bases only: one table lookup a letter, no branch
+        let before = batch.codes.len();
+        batch.codes.extend(seq.iter().map(|&c| CODES[c as usize]));
+        if batch.codes[before..].iter().all(|&c| c < 4) {
+            end_piece(batch, &mut start, min_len);
+            if batch.codes.len() >= batch_letters {
+                f(batch, stats)?;
+            }
+            continue;
+        }
+        batch.codes.truncate(before);
+        for &c in seq.iter() {
+            match base_code(c) {
+                Some(code) => batch.codes.push(code),
+                None if is_nucleotide_symbol(c) => {
+                    stats.non_bases += 1;
+                    end_piece(batch, &mut start, min_len);
+                }
+                None => {
+                    return Err(AssemblyError::Reads {
+                        path: name.clone(),
+                        record,
+                        message: format!(
+                            "{:?} is not a nucleotide letter (IUPAC codes, `-`, `.` and `*` \
+                             are; is this a reads file?)",
+                            c as char
+                        ),
+                    });
+                }
+            }
+        }
+        end_piece(batch, &mut start, min_len);
+        if batch.codes.len() >= batch_letters {
+            f(batch, stats)?;
+        }
+    }
+    if !batch.ends.is_empty() {
+        f(batch, stats)?;
+    }
+    Ok(())
+}
+
+/// The code of each byte: `0..4` for a base (either case), 4 for anything else.
+static CODES: [u8; 256] = {
+    let mut t = [4u8; 256];
+    t[b'A' as usize] = 0;
+    t[b'a' as usize] = 0;
+    t[b'C' as usize] = 1;
+    t[b'c' as usize] = 1;
+    t[b'G' as usize] = 2;
+    t[b'g' as usize] = 2;
+    t[b'T' as usize] = 3;
+    t[b't' as usize] = 3;
+    t
+};
 
 /// Whether a sequence character that is not a base is still a nucleotide symbol: an IUPAC
 /// ambiguity code (`N`, `R`, `Y`, ..., and `U`), a gap (`-`, `.`) or a stop (`*`). Anything

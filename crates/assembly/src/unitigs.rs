@@ -29,7 +29,7 @@ use crate::placement::{CYCLE_KEY, Placement};
 pub const COMPACT_GPU_THRESHOLD: u64 = 1 << 20;
 
 /// No link: zero or several successors, or a successor with several predecessors.
-const NONE: Oriented = Oriented::MAX;
+pub(crate) const NONE: Oriented = Oriented::MAX;
 
 /// Finds canonical k-mers in a sorted array: a table of where each value of the top bits
 /// starts, then a binary search in that bucket.
@@ -96,23 +96,23 @@ impl<'a, W: Word> KmerIndex<'a, W> {
 pub(crate) type Oriented = u32;
 
 #[inline]
-fn oriented(i: usize, rev: bool) -> Oriented {
+pub(crate) fn oriented(i: usize, rev: bool) -> Oriented {
     (i as u32) << 1 | rev as u32
 }
 
 #[inline]
-fn index_of(o: Oriented) -> usize {
+pub(crate) fn index_of(o: Oriented) -> usize {
     (o >> 1) as usize
 }
 
 #[inline]
-fn flip(o: Oriented) -> Oriented {
+pub(crate) fn flip(o: Oriented) -> Oriented {
     o ^ 1
 }
 
 /// The word of an oriented k-mer.
 #[inline]
-fn word_of<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
+pub(crate) fn word_of<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
     let x = kmers[index_of(o)];
     if o & 1 == 1 {
         x.reverse_complement(k)
@@ -156,6 +156,18 @@ pub struct Unitig {
 }
 
 impl Unitig {
+    /// A unitig read back from a disk-built graph (no k-mer indices).
+    pub(crate) fn stored(u: &crate::store::StoredUnitig) -> Unitig {
+        Unitig {
+            sequence: u.sequence.clone(),
+            kmers: u.kmers as usize,
+            total_count: u.total_count,
+            circular: u.circular,
+            first: NONE,
+            last: NONE,
+        }
+    }
+
     /// The mean count of its k-mers (`km`).
     pub fn mean_count(&self) -> f64 {
         self.total_count as f64 / self.kmers.max(1) as f64
@@ -495,6 +507,15 @@ pub struct Link {
 }
 
 impl Compacted {
+    /// A graph of unitigs read back from a disk-built graph, without the per-k-mer index.
+    pub(crate) fn from_unitigs(k: usize, unitigs: Vec<Unitig>) -> Compacted {
+        Compacted {
+            k,
+            unitigs,
+            unitig_of: Vec::new(),
+        }
+    }
+
     fn links_with<W: Word>(&self, index: &KmerIndex<'_, W>, u: usize) -> Vec<Link> {
         let g = &self.unitigs[u];
         let mut links = Vec::new();
@@ -521,7 +542,16 @@ impl Compacted {
 
     /// Every unitig's links, computed in parallel: for unitig `u`, those out of its `+` end
     /// first, then those out of its `-` end, each in order of the next base.
+    ///
+    /// # Panics
+    /// When `kmers` are not the k-mers [`compact`] built this graph from (a graph read back
+    /// from [`crate::Assembly::to_graph`] comes with its links instead).
     pub fn all_links<W: Word>(&self, kmers: &[W]) -> Vec<Vec<Link>> {
+        assert_eq!(
+            self.unitig_of.len(),
+            kmers.len(),
+            "all_links needs the k-mers the graph was compacted from"
+        );
         let index = KmerIndex::new(kmers, self.k);
         (0..self.unitigs.len())
             .into_par_iter()

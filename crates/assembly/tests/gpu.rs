@@ -238,3 +238,82 @@ proptest::proptest! {
         gpu_equals_cpu(&kmers, &counts, k, &format!("seed {seed} len {len} k {k}"));
     }
 }
+
+/// The bucketed pipeline on the GPU (counting by groups of buckets through the device's
+/// distinct-with-counts, each bucket's end records sorted on the device) writes the CPU's
+/// files, byte for byte.
+#[test]
+fn gpu_bucketed_assembly_writes_the_cpu_files() {
+    let Some(_gpu) = gpu_for_test("gpu_bucketed_assembly_writes_the_cpu_files") else {
+        return;
+    };
+    let len = if simulated() { 1_500 } else { 200_000 };
+    for (seed, k) in [(31u64, 15usize), (32, 31)] {
+        let genome = random_genome(len, seed);
+        let reads = simulate_reads(&genome, 100, 8.0, 0.01, seed + 1);
+        let fa = reads_to_fasta(&reads);
+        let src = [ReadSource::Bytes(&fa, "r.fa")];
+        let files = |exec| {
+            let mut o = CountOptions::new(k);
+            o.exec = exec;
+            o.partitions = 4;
+            let a = assembly::assemble::<u64>(&src, &o, true, &mut |_| {}).unwrap();
+            assert_eq!(a.stats.check, Ok(()));
+            let (mut fasta, mut gfa) = (Vec::new(), Vec::new());
+            a.write_fasta(&mut fasta).unwrap();
+            a.write_gfa(&mut gfa).unwrap();
+            (
+                a.stats.counting.backend,
+                a.stats.compaction_backend,
+                fasta,
+                gfa,
+            )
+        };
+        let cpu = files(Exec::Cpu);
+        let gpu = files(Exec::Cuda);
+        assert_eq!(
+            (gpu.0, gpu.1),
+            (assembly::Backend::Cuda, assembly::Backend::Cuda)
+        );
+        assert!(gpu.2 == cpu.2, "k={k}: FASTA differs");
+        assert!(gpu.3 == cpu.3, "k={k}: GFA differs");
+    }
+}
+
+/// Eulertigs whose Euler circuit runs on the GPU: as many strings, as long, with the same
+/// k-mers as the CPU's (the text may differ: the device merges cycles in its own order).
+#[test]
+fn gpu_eulertigs_equal_cpu_in_count_length_and_kmers() {
+    let Some(_gpu) = gpu_for_test("gpu_eulertigs_equal_cpu_in_count_length_and_kmers") else {
+        return;
+    };
+    let len = if simulated() { 1_500 } else { 200_000 };
+    let genome = random_genome(len, 41);
+    let fa = reads_to_fasta(&simulate_reads(&genome, 100, 8.0, 0.02, 42));
+    let mut o = CountOptions::new(21);
+    o.min_count = 1;
+    o.exec = Exec::Cpu;
+    let a = assembly::assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {})
+        .unwrap();
+    let (mut cpu, mut gpu) = (Vec::new(), Vec::new());
+    let c = a.write_eulertigs(&mut cpu, Exec::Cpu).unwrap();
+    let g = a.write_eulertigs(&mut gpu, Exec::Cuda).unwrap();
+    assert_eq!(g.backend, assembly::Backend::Cuda);
+    assert_eq!((g.strings, g.bases, g.kmers), (c.strings, c.bases, c.kmers));
+    let kmers = |fa: &[u8]| {
+        let mut v: Vec<u64> = Vec::new();
+        for line in String::from_utf8_lossy(fa)
+            .lines()
+            .filter(|l| !l.starts_with('>'))
+        {
+            for i in 0..=line.len() - 21 {
+                v.push(canonical(pack(&line.as_bytes()[i..], 21).unwrap(), 21));
+            }
+        }
+        v.sort_unstable();
+        v
+    };
+    let (kc, kg) = (kmers(&cpu), kmers(&gpu));
+    assert!(kc.windows(2).all(|w| w[0] < w[1]), "each k-mer once");
+    assert_eq!(kc, kg);
+}

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use assembly::{
-    CountOptions, CountWord, ReadSource, compact_with, compaction_backend, count_kmers as count,
-    unique_links, verify_unitigs, write_gfa, write_unitigs_fasta,
+    AssemblyError, CountOptions, CountWord, PartialFile, ReadSource, count_kmers as count,
+    unique_links,
 };
 use numpy::{IntoPyArray, PyArray1, PyArray2};
-use pyo3::exceptions::{PyOSError, PyRuntimeError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -85,13 +85,15 @@ type Assembled<'py> = (
     Bound<'py, PyArray1<bool>>,
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyDict>,
+    Option<Vec<String>>,
 );
 
 /// Native half of `warpath.assemble`: unitig sequences, their k-mer count sums and k-mer
-/// numbers, whether each is circular, the links `(m, 4)` `[from, from_rev, to, to_rev]`, and
-/// the statistics; writes BCALM-style FASTA and GFA when paths are given.
+/// numbers, whether each is circular, the links `(m, 4)` `[from, from_rev, to, to_rev]`, the
+/// statistics and, when asked, the eulertigs; writes BCALM-style FASTA, GFA and eulertigs
+/// when paths are given.
 #[pyfunction]
-#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa))]
+#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa, eulertigs, eulertigs_path, max_memory, temp_dir, threads))]
 #[allow(clippy::too_many_arguments)]
 fn assemble<'py>(
     py: Python<'py>,
@@ -102,79 +104,127 @@ fn assemble<'py>(
     backend: &str,
     fasta: Option<PathBuf>,
     gfa: Option<PathBuf>,
+    eulertigs: bool,
+    eulertigs_path: Option<PathBuf>,
+    max_memory: Option<u64>,
+    temp_dir: Option<PathBuf>,
+    threads: Option<usize>,
 ) -> PyResult<Assembled<'py>> {
-    let o = options(k, min_count, max_count, backend)?;
+    let mut o = options(k, min_count, max_count, backend)?;
+    o.max_memory = max_memory.unwrap_or(0);
+    o.temp_dir = temp_dir;
+    o.threads = threads.unwrap_or(0);
+    let outs = Outs {
+        fasta,
+        gfa,
+        eulertigs,
+        eulertigs_path,
+    };
     if k <= 31 {
-        assemble_typed::<u64>(py, &paths, &o, fasta, gfa)
+        assemble_typed::<u64>(py, &paths, &o, &outs)
     } else {
-        assemble_typed::<u128>(py, &paths, &o, fasta, gfa)
+        assemble_typed::<u128>(py, &paths, &o, &outs)
     }
 }
 
+/// The files `assemble` writes, and whether it returns the eulertigs.
+struct Outs {
+    fasta: Option<PathBuf>,
+    gfa: Option<PathBuf>,
+    eulertigs: bool,
+    eulertigs_path: Option<PathBuf>,
+}
+
+/// Writes a file under a temporary name, renamed when complete.
 fn write_file(
-    path: &PathBuf,
-    f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> PyResult<()> {
-    let io = |e: std::io::Error| PyOSError::new_err(format!("{}: {e}", path.display()));
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    f(&mut w).map_err(io)?;
-    std::io::Write::flush(&mut w).map_err(io)
+    path: &std::path::Path,
+    f: impl FnOnce(&mut dyn std::io::Write) -> Result<(), AssemblyError>,
+) -> Result<(), AssemblyError> {
+    let mut file = PartialFile::create(path)?;
+    f(&mut file)?;
+    file.commit()
 }
 
 fn assemble_typed<'py, W: CountWord>(
     py: Python<'py>,
     paths: &[PathBuf],
     o: &CountOptions,
-    fasta: Option<PathBuf>,
-    gfa: Option<PathBuf>,
+    outs: &Outs,
 ) -> PyResult<Assembled<'py>> {
-    let c = counted::<W>(py, paths, o)?;
-    let compacted_on = compaction_backend::<W>(c.kmers.len(), o.exec).map_err(py_err)?;
-    let (g, links) = py
+    let exec = o.exec;
+    let (a, eulertigs) = py
         .detach(|| {
-            let g = compact_with(&c.kmers, &c.counts, o.k, o.exec)?;
-            let links = g.all_links(&c.kmers);
-            Ok::<_, assembly::AssemblyError>((g, links))
+            let sources: Vec<ReadSource<'_>> = paths.iter().map(|p| ReadSource::File(p)).collect();
+            let a = assembly::assemble::<W>(&sources, o, true, &mut |_| {})?;
+            if let Err(e) = &a.stats.check {
+                return Err(AssemblyError::Internal(format!(
+                    "the unitigs failed verification: {e}"
+                )));
+            }
+            if let Some(p) = &outs.fasta {
+                write_file(p, |w| a.write_fasta(w))?;
+            }
+            if let Some(p) = &outs.gfa {
+                write_file(p, |w| a.write_gfa(w))?;
+            }
+            if let Some(p) = &outs.eulertigs_path {
+                write_file(p, |w| a.write_eulertigs(w, exec).map(|_| ()))?;
+            }
+            let eulertigs = if outs.eulertigs {
+                let mut text = Vec::new();
+                a.write_eulertigs(&mut text, exec)?;
+                Some(
+                    String::from_utf8_lossy(&text)
+                        .lines()
+                        .filter(|l| !l.starts_with('>'))
+                        .map(str::to_string)
+                        .collect::<Vec<_>>(),
+                )
+            } else {
+                None
+            };
+            Ok::<_, AssemblyError>((a, eulertigs))
         })
         .map_err(py_err)?;
-    py.detach(|| verify_unitigs(&g, &c.kmers, &c.counts))
-        .map_err(|e| PyRuntimeError::new_err(format!("the unitigs failed verification: {e}")))?;
-    if let Some(p) = &fasta {
-        write_file(p, |w| write_unitigs_fasta::<W>(w, &g, &links))?;
-    }
-    if let Some(p) = &gfa {
-        write_file(p, |w| write_gfa(w, &g, &links))?;
-    }
-    let unique = unique_links(&links);
-    let flat: Vec<i64> = unique
-        .iter()
-        .flat_map(|l| {
-            [
-                l.from as i64,
-                l.from_rev as i64,
-                l.to as i64,
-                l.to_rev as i64,
-            ]
+    let mut sequences = Vec::with_capacity(a.stats.unitigs as usize);
+    let mut totals = Vec::with_capacity(a.stats.unitigs as usize);
+    let mut sizes = Vec::with_capacity(a.stats.unitigs as usize);
+    let mut circular = Vec::with_capacity(a.stats.unitigs as usize);
+    let mut flat: Vec<i64> = Vec::new();
+    py.detach(|| {
+        a.for_each_unitig(&mut |u, links| {
+            sequences.push(String::from_utf8_lossy(&u.sequence).into_owned());
+            totals.push(u.total_count);
+            sizes.push(u.kmers);
+            circular.push(u.circular);
+            // each edge of the bidirected graph once, as the GFA writes them
+            for l in unique_links(&[links.to_vec()]) {
+                flat.extend([
+                    l.from as i64,
+                    l.from_rev as i64,
+                    l.to as i64,
+                    l.to_rev as i64,
+                ]);
+            }
+            Ok(())
         })
-        .collect();
-    let links_array = ndarray::Array2::from_shape_vec((unique.len(), 4), flat)
+    })
+    .map_err(py_err)?;
+    let links_array = ndarray::Array2::from_shape_vec((flat.len() / 4, 4), flat)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let stats = PyDict::new(py);
-    let s = &c.stats;
+    let st = &a.stats;
+    let s = &st.counting;
     stats.set_item("reads", s.reads.reads)?;
     stats.set_item("kmers_seen", s.kmers_seen)?;
     stats.set_item("distinct", s.distinct)?;
     stats.set_item("solid", s.solid)?;
     stats.set_item("backend", s.backend.to_string())?;
-    stats.set_item("compaction_backend", compacted_on.to_string())?;
-    let sequences: Vec<String> = g
-        .unitigs
-        .iter()
-        .map(|u| String::from_utf8_lossy(&u.sequence).into_owned())
-        .collect();
-    let totals: Vec<u64> = g.unitigs.iter().map(|u| u.total_count).collect();
-    let sizes: Vec<u64> = g.unitigs.iter().map(|u| u.kmers as u64).collect();
-    let circular: Vec<bool> = g.unitigs.iter().map(|u| u.circular).collect();
+    stats.set_item("compaction_backend", st.compaction_backend.to_string())?;
+    stats.set_item("buckets", s.partitions)?;
+    stats.set_item("pieces", st.pieces)?;
+    stats.set_item("temp_disk_bytes", st.temp_bytes)?;
+    stats.set_item("max_memory", st.max_memory)?;
     Ok((
         sequences,
         totals.into_pyarray(py),
@@ -182,5 +232,6 @@ fn assemble_typed<'py, W: CountWord>(
         circular.into_pyarray(py),
         links_array.into_pyarray(py),
         stats,
+        eulertigs,
     ))
 }

@@ -184,6 +184,12 @@ impl ToPyErr for assembly::AssemblyError {
                 pyo3::exceptions::PyFileNotFoundError::new_err(self.to_string())
             }
             E::Io { .. } => PyOSError::new_err(self.to_string()),
+            // a full disk or a read-only folder, as a failed write raises
+            E::Disk { .. } | E::DiskSpace { .. } => PyOSError::new_err(self.to_string()),
+            // the memory bound cannot hold the run (the message says how much it needs)
+            E::Memory(_) => pyo3::exceptions::PyMemoryError::new_err(self.to_string()),
+            E::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(self.to_string()),
+            E::Internal(_) => pyo3::exceptions::PyRuntimeError::new_err(self.to_string()),
             _ => value(self),
         }
     }

@@ -104,3 +104,44 @@ def test_errors_like_the_python_peers(tmp_path):
         warpath.count_kmers(bad, 3)
     with pytest.raises(ValueError, match="at least one"):
         warpath.count_kmers([], 5)
+
+
+def test_eulertigs_hold_the_unitigs_kmers_once_in_fewer_strings(tmp_path, rng):
+    # substitution errors kept (min_count 1): a graph with many branches
+    genome = "".join(rng.choice(list("ACGT"), 2000))
+    rs = []
+    for _ in range(300):
+        s = int(rng.integers(0, len(genome) - 80))
+        rs.append("".join(c if rng.random() > 0.01 else "ACGT"[int(rng.integers(0, 4))]
+                          for c in genome[s:s + 80]))
+    p = tmp_path / "r.fa"
+    p.write_text("".join(f">r{i}\n{r}\n" for i, r in enumerate(rs)))
+    k = 21
+    u = warpath.assemble(p, k, min_count=1, eulertigs=tmp_path / "e.fa")
+    assert u.eulertigs is not None and len(u.eulertigs) < len(u.sequences)
+
+    def kmers(strings):
+        return collections.Counter(canon(s[i:i + k]) for s in strings for i in range(len(s) - k + 1))
+
+    ku, ke = kmers(u.sequences), kmers(u.eulertigs)
+    assert ke == ku and max(ke.values()) == 1
+    # k - 1 bases fewer per join
+    assert sum(map(len, u.eulertigs)) == len(ke) + len(u.eulertigs) * (k - 1)
+    written = [l for l in (tmp_path / "e.fa").read_text().splitlines() if not l.startswith(">")]
+    assert written == u.eulertigs
+
+
+def test_a_memory_bound_gives_the_same_unitigs_and_cleans_up(reads, tmp_path):
+    _, _, p = reads
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    free = warpath.assemble(p, 21)
+    bounded = warpath.assemble(p, 21, max_memory=64_000_000, temp_dir=tmp, threads=1)
+    assert bounded.sequences == free.sequences
+    assert np.array_equal(bounded.links, free.links)
+    assert bounded.stats["temp_disk_bytes"] > 0 and bounded.stats["max_memory"] == 64_000_000
+    assert free.stats["temp_disk_bytes"] == 0
+    assert list(tmp.iterdir()) == []
+    with pytest.raises(MemoryError, match="too small"):
+        warpath.assemble(p, 21, max_memory=1_000_000, temp_dir=tmp)
+    assert list(tmp.iterdir()) == []

@@ -73,6 +73,11 @@ pub(crate) fn kind_of(e: &anyhow::Error) -> &'static str {
                 assembly::AssemblyError::Gpu(g) => gpu_kind(g),
                 assembly::AssemblyError::Io { .. } => "io",
                 assembly::AssemblyError::Reads { .. } => "parse",
+                assembly::AssemblyError::Disk { .. } => "io",
+                assembly::AssemblyError::DiskSpace { .. } => "disk_space",
+                assembly::AssemblyError::Memory(_) => "out_of_memory",
+                assembly::AssemblyError::Interrupted => "interrupted",
+                assembly::AssemblyError::Internal(_) => "internal",
                 _ => "input",
             };
         }
@@ -123,7 +128,12 @@ fn gpu_kind(g: &GpuError) -> &'static str {
     }
 }
 
-/// Exit code of a failure: 2 for usage errors (as clap), 1 otherwise.
+/// Exit code of a failure: 2 for usage errors (as clap), 130 for a run stopped by Ctrl-C (as
+/// shells report SIGINT), 1 otherwise.
 pub(crate) fn exit_code(kind: &str) -> i32 {
-    if kind == "usage" { 2 } else { 1 }
+    match kind {
+        "usage" => 2,
+        "interrupted" => 130,
+        _ => 1,
+    }
 }

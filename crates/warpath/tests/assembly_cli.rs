@@ -218,3 +218,194 @@ fn assembly_errors_have_kinds() {
         );
     }
 }
+
+/// About `len * 20` bytes of FASTA: 150 bp reads at 20x with 1% errors from a random genome.
+fn simulated(len: usize, seed: u64) -> Vec<u8> {
+    let g = assembly::random_genome(len, seed);
+    assembly::reads_to_fasta(&assembly::simulate_reads(&g, 150, 20.0, 0.01, seed + 1))
+}
+
+/// The temporary folders (`warpath-tmp-*`) and partial outputs (`.NAME.partial-*`) in `d`.
+fn leftovers(d: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("warpath-tmp-") || n.contains(".partial-"))
+        .collect()
+}
+
+#[test]
+fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound() {
+    let d = dir("assemble-bound");
+    std::fs::write(d.join("r.fa"), simulated(200_000, 3)).unwrap();
+    let run = |bound: &str, threads: &str, out: &str| {
+        let v = ok_json(
+            &warpath()
+                .args(["assemble", "r.fa", "--k", "31", "--unitigs", out, "--json"])
+                .args(["--max-memory", bound, "--threads", threads])
+                .current_dir(&d)
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(v["verified"], true);
+        assert!(v["temp_disk_bytes"].as_u64().unwrap() > 1_000_000, "{v}");
+        v
+    };
+    let small = run("48M", "2", "a.fa");
+    let peak = small["peak_memory_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= 48_000_000,
+        "peak {peak} bytes over --max-memory 48M"
+    );
+    let large = run("2G", "1", "b.fa");
+    assert_ne!(
+        small["buckets"], large["buckets"],
+        "the bound changed the buckets"
+    );
+    assert!(std::fs::read(d.join("a.fa")).unwrap() == std::fs::read(d.join("b.fa")).unwrap());
+    // counting alone streams its sorted k-mers from the buckets within the bound too
+    let count = |bound: &str, out: &str| {
+        ok_json(
+            &warpath()
+                .args(["kmers", "r.fa", "--k", "31", "-o", out, "--json"])
+                .args(["--max-memory", bound])
+                .current_dir(&d)
+                .output()
+                .unwrap(),
+        )
+    };
+    let small = count("48M", "a.txt");
+    let peak = small["peak_memory_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= 48_000_000,
+        "kmers: peak {peak} bytes over --max-memory 48M"
+    );
+    assert_eq!(small["verified"], true);
+    count("2G", "b.txt");
+    assert!(std::fs::read(d.join("a.txt")).unwrap() == std::fs::read(d.join("b.txt")).unwrap());
+    assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+}
+
+#[test]
+fn ctrl_c_stops_assemble_and_removes_its_files() {
+    let d = dir("assemble-ctrl-c");
+    std::fs::write(d.join("r.fa"), simulated(1_000_000, 4)).unwrap();
+    let child = warpath()
+        .args([
+            "assemble",
+            "r.fa",
+            "--k",
+            "31",
+            "--unitigs",
+            "u.fa",
+            "--json",
+        ])
+        .current_dir(&d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait for the run to start writing temporary files, then press Ctrl-C
+    let t = std::time::Instant::now();
+    while leftovers(&d).is_empty() && t.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(
+        !leftovers(&d).is_empty(),
+        "the run never made its temporary folder"
+    );
+    // SAFETY: kill sends a signal to the child's pid; no memory is involved.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(json_of(&out)["kind"], "interrupted");
+    assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+    assert!(!d.join("u.fa").exists(), "no output after Ctrl-C");
+}
+
+#[test]
+fn a_full_disk_leaves_no_partial_output() {
+    let d = dir("assemble-full");
+    std::fs::write(d.join("r.fa"), simulated(100_000, 5)).unwrap();
+    let out_dir = d.join("small");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    // 32 KB for the output: the unitigs (about 100 KB) do not fit
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32768", "tmpfs"])
+        .arg(&out_dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    }
+    let out = warpath()
+        .args([
+            "assemble",
+            "r.fa",
+            "--k",
+            "31",
+            "--unitigs",
+            "small/u.fa",
+            "--json",
+        ])
+        .args(["--temp-dir", "."])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().collect();
+    let _ = std::process::Command::new("umount").arg(&out_dir).status();
+    assert!(!out.status.success());
+    let v = json_of(&out);
+    assert_eq!(v["kind"], "io", "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("the disk is full"),
+        "{v}"
+    );
+    assert!(left.is_empty(), "left on the full disk: {left:?}");
+    assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+}
+
+#[test]
+fn assemble_writes_eulertigs_with_the_unitigs_kmers() {
+    let d = dir("assemble-eulertigs");
+    std::fs::write(d.join("r.fa"), simulated(30_000, 6)).unwrap();
+    let v = ok_json(
+        &warpath()
+            .args(["assemble", "r.fa", "--k", "21", "--min-count", "1"])
+            .args(["--unitigs", "u.fa", "--eulertigs", "e.fa", "--json"])
+            .current_dir(&d)
+            .output()
+            .unwrap(),
+    );
+    let e = &v["eulertigs"];
+    let (strings, bases) = (
+        e["count"].as_u64().unwrap(),
+        e["total_length"].as_u64().unwrap(),
+    );
+    let unitigs = v["unitigs"].as_u64().unwrap();
+    assert!(strings < unitigs, "{v}");
+    // the same k-mers, each once: k - 1 fewer bases for each join
+    let solid = v["solid"].as_u64().unwrap();
+    assert_eq!(e["kmers"], solid);
+    assert_eq!(bases, solid + strings * 20);
+    let kmers = |file: &str| {
+        let text = std::fs::read_to_string(d.join(file)).unwrap();
+        let mut all: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with('>'))
+            .flat_map(|l| (0..=l.len() - 21).map(move |i| canon(&l[i..i + 21])))
+            .collect();
+        all.sort();
+        all
+    };
+    let (u, e) = (kmers("u.fa"), kmers("e.fa"));
+    assert_eq!(u.len() as u64, solid);
+    assert_eq!(u, e);
+}

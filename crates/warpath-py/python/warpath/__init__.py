@@ -841,7 +841,13 @@ class Unitigs:
         end read backwards (1), overlapping by k-1 bases; each edge once.
     stats : dict
         ``reads``, ``kmers_seen``, ``distinct``, ``solid``, ``backend`` (where counting ran),
-        ``compaction_backend`` (where compaction ran).
+        ``compaction_backend`` (where compaction ran), ``buckets``, ``pieces`` (what the
+        buckets compacted into before the glue), ``temp_disk_bytes`` (the temporary files at
+        their largest, 0 in memory) and ``max_memory`` (the bound the run sized itself to, or
+        None).
+    eulertigs : list of str or None
+        With ``eulertigs=True``: the fewest strings that hold every solid k-mer exactly once
+        (Schmidt & Alanko's eulertigs), else None.
     """
 
     sequences: list
@@ -850,6 +856,7 @@ class Unitigs:
     circular: np.ndarray
     links: np.ndarray
     stats: dict
+    eulertigs: list | None = None
 
     @property
     def mean_counts(self) -> np.ndarray:
@@ -861,13 +868,15 @@ class Unitigs:
 
 
 def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None, backend: str = "auto",
-             fasta=None, gfa=None) -> Unitigs:
+             fasta=None, gfa=None, eulertigs=False, max_memory: int | None = None, temp_dir=None,
+             threads: int | None = None) -> Unitigs:
     """Assemble reads into the maximal unitigs of their De Bruijn graph (as BCALM2).
 
     Counts canonical k-mers, keeps those seen at least ``min_count`` times, and compacts them
     into the maximal unitigs of the bidirected De Bruijn graph (the set BCALM2, Cuttlefish and
-    GGCAT output, circular unitigs included). The unitigs are checked before they are
-    returned: their k-mers are solid and each is held exactly once.
+    GGCAT output, circular unitigs included). The k-mers are bucketed by minimizer, each
+    bucket compacted on its own and the pieces glued across buckets; the unitigs are checked
+    before they are returned (their k-mers counted again: each solid k-mer once).
 
     Parameters
     ----------
@@ -880,11 +889,24 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     max_count : int, optional
         Drop k-mers seen more times.
     backend : {"auto", "cpu", "cuda"}, optional
-        Where counting and compaction run: ``"cuda"`` both on the GPU (k <= 31),
+        Where the counting and compaction sorts run: ``"cuda"`` on the GPU (k <= 31),
         ``"auto"`` the GPU for large inputs when one is present. The unitigs are the same,
         unitig for unitig, on either.
     fasta, gfa : str or path-like, optional
-        Also write the unitigs as FASTA with BCALM2's headers, and the graph as GFA 1.0.
+        Also write the unitigs as FASTA with BCALM2's headers, and the graph as GFA 1.0
+        (each written under a temporary name and renamed when complete).
+    eulertigs : bool or str or path-like, optional
+        ``True``: also return the eulertigs (``Unitigs.eulertigs``); a path: write them there
+        as FASTA too.
+    max_memory : int, optional
+        A bound on the resident memory of the run, in bytes. With a bound (or a ``temp_dir``)
+        the buckets go to temporary files and every array is sized to fit; without, they stay
+        in memory. The returned sequences are in memory either way.
+    temp_dir : str or path-like, optional
+        Where the temporary files go (default: the system's temporary folder); they are
+        removed when the call returns or fails.
+    threads : int, optional
+        Worker threads (default: rayon's, ``RAYON_NUM_THREADS``).
 
     Returns
     -------
@@ -893,21 +915,30 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     Raises
     ------
     ValueError, FileNotFoundError, OSError
-        As :func:`count_kmers`.
+        As :func:`count_kmers`; a bound too small, or a full disk (the message says which).
 
     Examples
     --------
     >>> import pathlib, tempfile, warpath
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.fa"
     >>> _ = p.write_text(">a\\nACCGTATGGC\\n>b\\nCGTATGGCTA\\n" * 2)
-    >>> u = warpath.assemble(p, 5)
+    >>> u = warpath.assemble(p, 5, eulertigs=True)
     >>> u.sequences in (["ACCGTATGGCTA"], ["TAGCCATACGGT"])
     True
+    >>> u.eulertigs[0] in ("ACCGTATGGCTA", "TAGCCATACGGT")  # one string, either strand
+    True
     """
+    eulertigs_path = None
+    if eulertigs is not None and not isinstance(eulertigs, bool):
+        eulertigs_path = os.fsdecode(eulertigs)
     out = _native.assemble(_read_paths(paths), operator.index(k), operator.index(min_count),
                            None if max_count is None else operator.index(max_count), backend,
                            None if fasta is None else os.fsdecode(fasta),
-                           None if gfa is None else os.fsdecode(gfa))
+                           None if gfa is None else os.fsdecode(gfa),
+                           eulertigs is True or eulertigs_path is not None, eulertigs_path,
+                           None if max_memory is None else operator.index(max_memory),
+                           None if temp_dir is None else os.fsdecode(temp_dir),
+                           None if threads is None else operator.index(threads))
     return Unitigs(*out)
 
 

@@ -115,6 +115,11 @@ def assemble(
     backend: str,
     fasta: str | None,
     gfa: str | None,
+    eulertigs: bool,
+    eulertigs_path: str | None,
+    max_memory: int | None,
+    temp_dir: str | None,
+    threads: int | None,
 ) -> tuple[
     list[str],
     NDArray[np.uint64],
@@ -122,4 +127,5 @@ def assemble(
     NDArray[np.bool_],
     NDArray[np.int64],
     dict[str, Any],
+    list[str] | None,
 ]: ...

@@ -1,17 +1,14 @@
 //! `warpath assemble`: reads to the maximal unitigs of their De Bruijn graph (BCALM2's job),
 //! as BCALM-style FASTA, GFA 1.0 and GraphViz.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
-use assembly::{
-    ContigOptions, CountWord, compact_with, compaction_backend, contigs, n50, unique_links,
-    verify_unitigs, write_dot, write_gfa, write_unitigs_fasta,
-};
+use assembly::{Assembly, AssemblyError, ContigOptions, CountWord, ReadSource, contigs, n50};
 use warpath_io::{Format, Output};
 
-use super::{CountArgs, count_with_progress, peak_memory};
+use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
 use crate::cli_io::{output, report, written};
 use crate::fail::{unverified, usage};
 use crate::report::format_seconds;
@@ -21,10 +18,16 @@ use crate::report::format_seconds;
 #[command(after_help = "\
 Counts canonical k-mers, keeps those seen at least --min-count times (the solid ones), and
 compacts them into the maximal unitigs of the bidirected De Bruijn graph: the same unitigs as
-BCALM2, Cuttlefish and GGCAT (circular ones included). --backend picks where counting and
-compaction run (cuda: both on the GPU, k <= 31; auto: the GPU for large inputs when one is
-present); the unitigs are the same, unitig for unitig, wherever they are built. Each unitig is checked afterwards: its
-k-mers are solid and its own, and together they hold every solid k-mer exactly once.
+BCALM2, Cuttlefish and GGCAT (circular ones included).
+
+The k-mers go to buckets by minimizer in temporary files (--temp-dir); each bucket is counted
+and compacted on its own and the pieces are glued across buckets, so the run stays within
+--max-memory (a bound on its peak resident memory, not a hint) whatever the genome's size.
+The output files are the same, byte for byte, for any --threads and --max-memory, and are
+written under a temporary name and renamed when complete: a failed or stopped run (Ctrl-C, a
+full disk) leaves no partial file under an output's name. --backend picks where the counting
+sorts run (cuda: on the GPU, k <= 31). Afterwards the unitigs' k-mers are counted again and
+compared with the solid k-mers: each solid k-mer in exactly one unitig, once.
 
 Outputs:
   --unitigs  FASTA with BCALM2's headers: >ID LN:i:LEN KC:i:COUNT km:f:MEAN L:+:ID:- ...
@@ -34,6 +37,11 @@ Outputs:
   --contigs  FASTA of contigs: the graph cleaned of tips (< 2k), bubbles of single errors and
              unitigs far below their neighbours' coverage, then walked along unique links;
              contigs of at least 2k bases, longest first (>contig_N LN:i:LEN km:f:MEAN)
+  --eulertigs  FASTA of eulertigs (>ID LN:i:LEN KC:i:COUNT km:f:MEAN): the same k-mers as the
+             unitigs, each once, in as few strings as possible (Schmidt & Alanko 2022), so
+             k-1 bases shorter per join; SSHash, Fulgor and GGCAT read them as they read
+             unitigs. Deterministic on the CPU; --backend cuda runs the Euler circuit on the
+             GPU (the same count and length, the text may differ)
 
 Examples:
   warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa --contigs contigs.fa
@@ -53,6 +61,10 @@ pub(crate) struct AssembleArgs {
     /// Write contigs here (.fa, .fasta or -): the cleaned graph walked along unique links.
     #[arg(long)]
     contigs: Option<PathBuf>,
+    /// Write eulertigs here (.fa, .fasta or -): the fewest strings holding every solid k-mer
+    /// exactly once (Schmidt & Alanko), from Euler circuits of the compacted graph.
+    #[arg(long)]
+    eulertigs: Option<PathBuf>,
 }
 
 /// `warpath assemble`.
@@ -74,13 +86,21 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         json,
         false,
     )?;
-    let to_stdout = [&unitigs, &gfa, &dot, &contigs]
+    let eulertigs = output(
+        "--eulertigs",
+        args.eulertigs.as_deref(),
+        &[Format::Fasta],
+        json,
+        false,
+    )?;
+    let to_stdout = [&unitigs, &gfa, &dot, &contigs, &eulertigs]
         .iter()
         .filter(|o| o.as_ref().is_some_and(Output::is_stdout))
         .count();
     if to_stdout > 1 {
         return Err(usage(
-            "only one of --unitigs, --gfa, --dot and --contigs can write to standard output",
+            "only one of --unitigs, --gfa, --dot, --contigs and --eulertigs can write to standard \
+             output",
         ));
     }
     let outs = Outs {
@@ -88,6 +108,7 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         gfa: gfa.as_ref(),
         dot: dot.as_ref(),
         contigs: contigs.as_ref(),
+        eulertigs: eulertigs.as_ref(),
     };
     if args.count.k <= 31 {
         assemble_typed::<u64>(&args, &outs, json)
@@ -101,69 +122,110 @@ struct Outs<'a> {
     gfa: Option<&'a Output>,
     dot: Option<&'a Output>,
     contigs: Option<&'a Output>,
+    eulertigs: Option<&'a Output>,
+}
+
+impl Outs<'_> {
+    /// The first output that is a file, for the default temporary folder.
+    fn first_file(&self) -> Option<&Path> {
+        [
+            self.unitigs,
+            self.gfa,
+            self.dot,
+            self.contigs,
+            self.eulertigs,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(Output::path)
+    }
 }
 
 fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool) -> Result<()> {
     let k = args.count.k;
-    let (c, counting) = count_with_progress::<W>(&args.count, json)?;
-    let compacted_on = compaction_backend::<W>(c.kmers.len(), args.count.backend)?;
-    let t = Instant::now();
-    let g = compact_with(&c.kmers, &c.counts, k, args.count.backend)?;
-    let compaction = t.elapsed();
-    let t = Instant::now();
-    let check = verify_unitigs(&g, &c.kmers, &c.counts);
-    let verification = t.elapsed();
-    let t = Instant::now();
-    let links = g.all_links(&c.kmers);
-    if let Some(o) = outs.unitigs {
-        let mut w = o.open()?;
-        write_unitigs_fasta::<W>(&mut w, &g, &links)?;
-        w.finish()?;
+    let options = args.count.options(outs.first_file())?;
+    let sources: Vec<ReadSource<'_>> = args
+        .count
+        .reads
+        .iter()
+        .map(|p| ReadSource::File(p))
+        .collect();
+    let mut bar = StageBar::new(json, input_bytes(&args.count.reads));
+    let t0 = Instant::now();
+    let a = assembly::assemble::<W>(&sources, &options, true, &mut |p| bar.update(p));
+    bar.finish();
+    let a: Assembly = a?;
+    if let Err(e) = &a.stats.check {
+        return Err(unverified(format!("the unitigs failed verification: {e}")));
     }
-    if let Some(o) = outs.gfa {
-        let mut w = o.open()?;
-        write_gfa(&mut w, &g, &links)?;
-        w.finish()?;
-    }
-    if let Some(o) = outs.dot {
-        let mut w = o.open()?;
-        write_dot(&mut w, &g, &links)?;
-        w.finish()?;
-    }
+    let t = Instant::now();
+    let mut sinks = Vec::new();
+    sinks.push(write_out(outs.unitigs, |w| a.write_fasta(w))?);
+    sinks.push(write_out(outs.gfa, |w| a.write_gfa(w))?);
+    sinks.push(write_out(outs.dot, |w| a.write_dot(w))?);
     let writing = t.elapsed();
     let t = Instant::now();
     let found = match outs.contigs {
         Some(o) => {
+            let (g, links) = a.to_graph()?;
             let found = contigs(&g, &links, &ContigOptions::default());
-            let mut w = o.open()?;
-            for (i, c) in found.iter().enumerate() {
-                w.write_all(
-                    format!(
-                        ">contig_{i} LN:i:{} km:f:{:.1}\n",
-                        c.sequence.len(),
-                        c.mean_count
+            drop((g, links));
+            sinks.push(write_out(Some(o), |w| {
+                for (i, c) in found.iter().enumerate() {
+                    let io = |e| AssemblyError::Disk {
+                        path: PathBuf::new(),
+                        error: e,
+                    };
+                    w.write_all(
+                        format!(
+                            ">contig_{i} LN:i:{} km:f:{:.1}\n",
+                            c.sequence.len(),
+                            c.mean_count
+                        )
+                        .as_bytes(),
                     )
-                    .as_bytes(),
-                )?;
-                w.write_all(&c.sequence)?;
-                w.write_all(b"\n")?;
-            }
-            w.finish()?;
+                    .map_err(io)?;
+                    w.write_all(&c.sequence).map_err(io)?;
+                    w.write_all(b"\n").map_err(io)?;
+                }
+                Ok(())
+            })?);
             Some(found)
         }
         None => None,
     };
     let contig_time = t.elapsed();
+    let t = Instant::now();
+    let mut euler = None;
+    sinks.push(write_out(outs.eulertigs, |w| {
+        euler = Some(a.write_eulertigs(w, args.count.backend)?);
+        Ok(())
+    })?);
+    let euler_time = t.elapsed();
+    // every output is complete: make them visible
+    for s in sinks.into_iter().flatten() {
+        s.commit()?;
+    }
     let contig_lengths: Option<Vec<usize>> = found
         .as_ref()
         .map(|f| f.iter().map(|c| c.sequence.len()).collect());
-    let lengths: Vec<usize> = g.unitigs.iter().map(|u| u.sequence.len()).collect();
-    let total: usize = lengths.iter().sum();
-    let circular = g.unitigs.iter().filter(|u| u.circular).count();
-    let s = &c.stats;
-    let seconds = (counting + compaction + verification + writing + contig_time).as_secs_f64();
-    let verified = check.is_ok();
+    let st = &a.stats;
+    let s = &st.counting;
+    let seconds = t0.elapsed().as_secs_f64();
+    let stage = |name: &str| {
+        st.seconds
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0.0, |(_, t)| *t)
+    };
     if json {
+        let mut stages = serde_json::Map::new();
+        for (name, t) in &st.seconds {
+            stages.insert((*name).into(), (*t).into());
+        }
+        stages.insert("output".into(), writing.as_secs_f64().into());
+        stages.insert("contigs".into(), contig_time.as_secs_f64().into());
+        stages.insert("eulertigs".into(), euler_time.as_secs_f64().into());
         println!(
             "{}",
             serde_json::json!({
@@ -175,31 +237,38 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 "distinct": s.distinct,
                 "solid": s.solid,
                 "min_count": args.count.min_count,
-                "unitigs": g.unitigs.len(),
-                "circular_unitigs": circular,
-                "links": unique_links(&links).len(),
-                "total_length": total,
-                "n50": n50(&lengths),
-                "longest": lengths.iter().max().copied().unwrap_or(0),
+                "unitigs": st.unitigs,
+                "circular_unitigs": st.circular,
+                "links": st.links,
+                "total_length": st.bases,
+                "n50": st.n50,
+                "longest": st.longest,
                 "backend": s.backend,
-                "compaction_backend": compacted_on,
+                "compaction_backend": st.compaction_backend,
+                "buckets": s.partitions,
+                "pieces": st.pieces,
+                "threads": if options.threads == 0 { rayon::current_num_threads() } else { options.threads },
+                "max_memory_bytes": st.max_memory,
+                "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
+                "temp_disk_bytes": st.temp_bytes,
                 "seconds": seconds,
-                "stages": {
-                    "counting": counting.as_secs_f64(),
-                    "compaction": compaction.as_secs_f64(),
-                    "verification": verification.as_secs_f64(),
-                    "links_and_output": writing.as_secs_f64(),
-                    "contigs": contig_time.as_secs_f64(),
-                },
+                "stages": stages,
                 "contigs": contig_lengths.as_ref().map(|l| serde_json::json!({
                     "count": l.len(),
                     "total_length": l.iter().sum::<usize>(),
                     "n50": n50(l),
                     "longest": l.first().copied().unwrap_or(0),
                 })),
+                "eulertigs": euler.as_ref().map(|e| serde_json::json!({
+                    "count": e.strings,
+                    "total_length": e.bases,
+                    "kmers": e.kmers,
+                    "components": e.components,
+                    "backend": e.backend,
+                    "output": outs.eulertigs.map(Output::describe),
+                })),
                 "peak_memory_bytes": peak_memory(),
-                "verified": verified,
-                "check": check.as_ref().err(),
+                "verified": st.check.is_ok(),
                 "unitigs_output": outs.unitigs.map(Output::describe),
                 "gfa": outs.gfa.map(Output::describe),
                 "dot": outs.dot.map(Output::describe),
@@ -211,31 +280,47 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .or(outs.gfa)
             .or(outs.dot)
             .or(outs.contigs)
+            .or(outs.eulertigs)
             .filter(|o| o.is_stdout());
         report(
             &format!(
-                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}), {}{}",
+                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}, glue {}, ordering {}), {} temporary, verified{}",
                 s.reads.reads,
                 s.kmers_seen,
                 s.distinct,
                 s.solid,
-                g.unitigs.len(),
-                circular,
-                total,
-                n50(&lengths),
+                st.unitigs,
+                st.circular,
+                st.bases,
+                st.n50,
                 s.backend,
                 format_seconds(seconds),
-                format_seconds(counting.as_secs_f64()),
-                format_seconds(compaction.as_secs_f64()),
-                compacted_on,
-                match &check {
-                    Ok(()) => "verified".to_string(),
-                    Err(e) => format!("VERIFICATION FAILED: {e}"),
-                },
+                format_seconds(stage("counting")),
+                format_seconds(stage("compaction")),
+                st.compaction_backend,
+                format_seconds(stage("glue")),
+                format_seconds(stage("ordering")),
+                human(st.temp_bytes),
                 written(outs.unitigs.filter(|o| !o.is_stdout()))
             ),
             quiet_to,
         );
+        if let Some(e) = &euler {
+            report(
+                &format!(
+                    "eulertigs: {} strings ({} unitigs), {} bases ({} in unitigs), {} components, circuit on {} in {}{}",
+                    e.strings,
+                    st.unitigs,
+                    e.bases,
+                    st.bases,
+                    e.components,
+                    e.backend,
+                    format_seconds(euler_time.as_secs_f64()),
+                    written(outs.eulertigs.filter(|o| !o.is_stdout()))
+                ),
+                quiet_to,
+            );
+        }
         if let Some(l) = &contig_lengths {
             report(
                 &format!(
@@ -251,8 +336,14 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             );
         }
     }
-    if let Err(e) = check {
-        return Err(unverified(format!("the unitigs failed verification: {e}")));
-    }
     Ok(())
+}
+
+/// Bytes for the report line.
+fn human(b: u64) -> String {
+    if b >= 1 << 30 {
+        format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64)
+    }
 }

@@ -3,11 +3,14 @@
 
 use std::path::PathBuf;
 
+use std::time::Instant;
+
 use anyhow::Result;
-use assembly::{CountWord, write_counts_text, write_histogram};
+use assembly::{AssemblyError, CountWord, ReadSource, count_kmer_buckets, unpack, write_histogram};
+use warpath_io::npy::write_npy_header;
 use warpath_io::{Format, Output};
 
-use super::{CountArgs, count_with_progress, peak_memory};
+use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
 use crate::cli_io::{output, report, written};
 use crate::fail::unverified;
 use crate::report::format_seconds;
@@ -76,51 +79,82 @@ fn kmers_typed<W: CountWord>(
     json: bool,
 ) -> Result<()> {
     let k = args.count.k;
-    let (c, took) = count_with_progress::<W>(&args.count, json)?;
-    let s = &c.stats;
-    // independent checks: every occurrence is in the histogram; the solid k-mers are sorted,
-    // distinct, canonical and within the counts asked for
+    let options = args.count.options(out.and_then(Output::path))?;
+    let sources: Vec<ReadSource<'_>> = args
+        .count
+        .reads
+        .iter()
+        .map(|p| ReadSource::File(p))
+        .collect();
+    let mut bar = StageBar::new(json, input_bytes(&args.count.reads));
+    let t = Instant::now();
+    let buckets = count_kmer_buckets::<W>(&sources, &options, &mut |p| bar.update(p));
+    bar.finish();
+    let buckets = buckets?;
+    let s = buckets.stats.clone();
+    // independent checks as the k-mers stream out: every occurrence is in the histogram; the
+    // solid k-mers come sorted, distinct, canonical and within the counts asked for
     let occurrences: u64 = s.histogram.iter().map(|(n, h)| n * h).sum();
     let max = args.count.max_count.unwrap_or(u32::MAX);
-    let verified = occurrences == s.kmers_seen
-        && c.kmers.windows(2).all(|w| w[0] < w[1])
-        && c.kmers.iter().all(|&x| assembly::canonical(x, k) == x)
-        && c.counts
-            .iter()
-            .all(|&n| n >= args.count.min_count && n <= max);
-    if let Some(o) = out {
-        match o.format {
-            Format::Npy => {
-                let flat: Vec<u64> = if k <= 31 {
-                    c.kmers
-                        .iter()
-                        .zip(&c.counts)
-                        .flat_map(|(x, &n)| [x.to_u128() as u64, n as u64])
-                        .collect()
+    let mut verified = occurrences == s.kmers_seen;
+    let mut last: Option<W> = None;
+    let mut streamed = 0u64;
+    let wide = k > 31;
+    let sink = write_out(out, |w| {
+        let io = |e| AssemblyError::Disk {
+            path: PathBuf::new(),
+            error: e,
+        };
+        let npy = out.is_some_and(|o| o.format == Format::Npy);
+        if npy {
+            let cols = if wide { 3 } else { 2 };
+            write_npy_header::<u64, _>(&mut *w, &[s.solid as usize, cols]).map_err(|e| {
+                AssemblyError::Disk {
+                    path: PathBuf::new(),
+                    error: std::io::Error::other(e.to_string()),
+                }
+            })?;
+        }
+        let mut text = Vec::with_capacity(1 << 20);
+        buckets.for_each_sorted(&mut |kmers, counts| {
+            text.clear();
+            for (&x, &n) in kmers.iter().zip(counts) {
+                verified &= last.is_none_or(|p| p < x)
+                    && assembly::canonical(x, k) == x
+                    && n >= args.count.min_count
+                    && n <= max;
+                last = Some(x);
+                if npy {
+                    let v = x.to_u128();
+                    if wide {
+                        text.extend_from_slice(&((v >> 64) as u64).to_le_bytes());
+                    }
+                    text.extend_from_slice(&(v as u64).to_le_bytes());
+                    text.extend_from_slice(&u64::from(n).to_le_bytes());
                 } else {
-                    c.kmers
-                        .iter()
-                        .zip(&c.counts)
-                        .flat_map(|(x, &n)| {
-                            let v = x.to_u128();
-                            [(v >> 64) as u64, v as u64, n as u64]
-                        })
-                        .collect()
-                };
-                o.write_array(&flat, Some(if k <= 31 { 2 } else { 3 }), None)?;
+                    text.extend(unpack(x, k).bytes());
+                    text.push(b'\t');
+                    text.extend_from_slice(n.to_string().as_bytes());
+                    text.push(b'\n');
+                }
             }
-            _ => {
-                let mut w = o.open()?;
-                write_counts_text(&mut w, &c.kmers, &c.counts, k)?;
-                w.finish()?;
-            }
+            streamed += kmers.len() as u64;
+            w.write_all(&text).map_err(io)
+        })
+    })?;
+    verified &= streamed == s.solid || out.is_none();
+    let histo_sink = write_out(histo, |w| {
+        write_histogram(w, &s.histogram).map_err(|e| AssemblyError::Disk {
+            path: PathBuf::new(),
+            error: e,
+        })
+    })?;
+    if verified {
+        for done in [sink, histo_sink].into_iter().flatten() {
+            done.commit()?;
         }
     }
-    if let Some(h) = histo {
-        let mut w = h.open()?;
-        write_histogram(&mut w, &s.histogram)?;
-        w.finish()?;
-    }
+    let took = t.elapsed();
     let seconds = took.as_secs_f64();
     if json {
         println!(
@@ -136,6 +170,9 @@ fn kmers_typed<W: CountWord>(
                 "min_count": args.count.min_count,
                 "max_count": args.count.max_count,
                 "partitions": s.partitions,
+                "max_memory_bytes": options.max_memory,
+                "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
+                "temp_disk_bytes": buckets.temp_bytes(),
                 "backend": s.backend,
                 "seconds": seconds,
                 "kmers_per_second": s.kmers_seen as f64 / seconds.max(1e-12),

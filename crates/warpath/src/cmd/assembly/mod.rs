@@ -2,15 +2,19 @@
 //! what both share (the reads and counting arguments, counting with progress, peak memory)
 //! and the rows of `warpath demo`.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use anyhow::Result;
 use assembly::{
-    CountOptions, CountWord, Exec, KmerCounts, ReadSource, compact, compact_with, count_kmers,
-    random_genome, reads_to_fasta, simulate_reads, verify_unitigs,
+    AssemblyError, Cancel, CountOptions, Exec, PartialFile, Progress, ReadSource, compact,
+    compact_with, count_kmers, random_genome, reads_to_fasta, simulate_reads, verify_unitigs,
 };
 use gpu_runtime::Backend;
+use indicatif::{ProgressBar, ProgressStyle};
+use warpath_io::Output;
 
 use crate::report::{DemoRow, DemoSize, Rows};
 
@@ -35,10 +39,23 @@ pub(crate) struct CountArgs {
     /// Drop k-mers seen more times.
     #[arg(long)]
     max_count: Option<u32>,
-    /// Memory counting may use (4G, 500M); bounds the k-mers counted at once. Default: half
-    /// of the memory available.
+    /// A bound on the peak resident memory of the run (4G, 500M). Default: half of the memory
+    /// available when the run starts. The buckets of k-mers go to temporary files and every
+    /// array is sized to fit; a bucket too large for its thread's share is counted in passes.
     #[arg(long, value_parser = crate::cli_io::count64)]
     max_memory: Option<u64>,
+    /// Folder for the temporary files (about a byte per base of reads at the peak). Default:
+    /// the folder of the first output file, else the current folder. They are removed when the
+    /// run ends, fails or is stopped with Ctrl-C.
+    #[arg(long, value_name = "DIR")]
+    temp_dir: Option<PathBuf>,
+    /// Worker threads. Default: RAYON_NUM_THREADS, else every core.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Number of minimizer buckets (KMC's -n). Default: from the input's size and
+    /// --max-memory (a bucket holds about 2^21 k-mers, and fits a thread's share twice over).
+    #[arg(long)]
+    buckets: Option<usize>,
     /// Where the counting sorts (and `assemble`'s compaction) run: auto, cpu or cuda (k <= 31
     /// only).
     #[arg(long, default_value = "auto")]
@@ -46,35 +63,189 @@ pub(crate) struct CountArgs {
 }
 
 impl CountArgs {
-    fn options(&self) -> CountOptions {
+    /// The counting options, with temporary files in `temp_dir` (or the folder of
+    /// `first_output`, or the current folder) and the Ctrl-C flag.
+    fn options(&self, first_output: Option<&Path>) -> Result<CountOptions> {
+        if self.threads == Some(0) {
+            return Err(crate::fail::usage("--threads must be at least 1"));
+        }
         let mut o = CountOptions::new(self.k);
         o.min_count = self.min_count;
         o.max_count = self.max_count.unwrap_or(u32::MAX);
-        o.max_memory = self.max_memory.unwrap_or(0);
+        o.max_memory = self.max_memory.unwrap_or_else(assembly::default_max_memory);
         o.exec = self.backend;
-        o
+        o.threads = self.threads.unwrap_or(0);
+        if self.buckets == Some(0) {
+            return Err(crate::fail::usage("--buckets must be at least 1"));
+        }
+        o.partitions = self.buckets.unwrap_or(0);
+        let dir = match (&self.temp_dir, first_output) {
+            (Some(d), _) => d.clone(),
+            (None, Some(p)) => match p.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+            (None, None) => PathBuf::from("."),
+        };
+        if !dir.is_dir() {
+            return Err(crate::fail::usage(format!(
+                "--temp-dir {}: no such folder",
+                dir.display()
+            )));
+        }
+        o.temp_dir = Some(dir);
+        o.cancel = Some(ctrl_c());
+        Ok(o)
     }
 }
 
-/// Counts with a spinner of reads read (hidden under `--json`); returns the counts and the
-/// time taken.
-fn count_with_progress<W: CountWord>(
-    args: &CountArgs,
-    json: bool,
-) -> Result<(KmerCounts<W>, Duration)> {
-    let sources: Vec<ReadSource<'_>> = args.reads.iter().map(|p| ReadSource::File(p)).collect();
-    let bar = if json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new_spinner()
+/// The run's cancel flag, set by Ctrl-C: the first stops the run at the next batch or bucket
+/// (its temporary files and partial outputs are removed on the way out); a second removes
+/// them at once and exits with status 130.
+fn ctrl_c() -> Arc<Cancel> {
+    static FLAG: OnceLock<Arc<Cancel>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(Cancel::new());
+        let seen = Arc::clone(&flag);
+        let _ = ctrlc::set_handler(move || {
+            if seen.is_cancelled() {
+                assembly::remove_temporary_files();
+                std::process::exit(130);
+            }
+            seen.cancel();
+        });
+        flag
+    })
+    .clone()
+}
+
+/// A progress bar on standard error that follows the stages of a run: bytes while reading,
+/// buckets (or unitigs) per stage after. Hidden under `--json`.
+pub(crate) struct StageBar {
+    bar: ProgressBar,
+    stage: &'static str,
+    input_bytes: u64,
+}
+
+impl StageBar {
+    pub(crate) fn new(json: bool, input_bytes: u64) -> StageBar {
+        let bar = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        StageBar {
+            bar,
+            stage: "",
+            input_bytes,
+        }
+    }
+
+    pub(crate) fn update(&mut self, p: Progress) {
+        match p {
+            Progress::Reading(s) => {
+                if self.stage != "reading" {
+                    self.stage = "reading";
+                    self.bar.set_style(
+                        ProgressStyle::with_template(
+                            "reading [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} {msg}",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    self.bar.set_length(self.input_bytes.max(1));
+                }
+                self.bar.set_position(s.letters.min(self.input_bytes));
+                self.bar.set_message(format!("{} reads", s.reads));
+            }
+            Progress::Stage { stage, done, total } => {
+                if self.stage != stage {
+                    self.stage = stage;
+                    self.bar.set_style(
+                        ProgressStyle::with_template(&format!(
+                            "{stage} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {{msg}}"
+                        ))
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    self.bar.set_message(match stage {
+                        "ordering" => "unitigs",
+                        _ => "buckets",
+                    });
+                }
+                self.bar.set_length(total.max(1));
+                self.bar.set_position(done);
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Bytes of the read files (what the reading bar counts up to; gzip files count their
+/// compressed size, so the bar runs past its end on them).
+fn input_bytes(reads: &[PathBuf]) -> u64 {
+    reads
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Where one output goes while it is written: a partial file renamed on success, or standard
+/// output.
+pub(crate) enum Sink {
+    File(PartialFile),
+    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
+}
+
+impl Sink {
+    pub(crate) fn open(o: &Output) -> Result<Sink, AssemblyError> {
+        Ok(match o.path() {
+            Some(p) => Sink::File(PartialFile::create(p)?),
+            None => Sink::Stdout(std::io::BufWriter::with_capacity(
+                1 << 20,
+                std::io::stdout().lock(),
+            )),
+        })
+    }
+
+    pub(crate) fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::File(f) => f,
+            Sink::Stdout(s) => s,
+        }
+    }
+
+    /// Makes the output visible: renames the file, flushes standard output.
+    pub(crate) fn commit(self) -> Result<()> {
+        match self {
+            Sink::File(f) => f.commit()?,
+            Sink::Stdout(mut s) => s.flush()?,
+        }
+        Ok(())
+    }
+}
+
+/// Writes one output with `f` into a [`Sink`] (not yet committed).
+pub(crate) fn write_out(
+    o: Option<&Output>,
+    f: impl FnOnce(&mut dyn Write) -> Result<(), AssemblyError>,
+) -> Result<Option<Sink>> {
+    let Some(o) = o else {
+        return Ok(None);
     };
-    let t = Instant::now();
-    let counts = count_kmers::<W>(&sources, &args.options(), &mut |s| {
-        bar.set_message(format!("reading: {} reads, {} bases", s.reads, s.letters));
-        bar.tick();
+    let mut sink = Sink::open(o)?;
+    let path = o
+        .path()
+        .map_or_else(|| PathBuf::from("standard output"), Path::to_path_buf);
+    f(sink.writer()).map_err(|e| match e {
+        // a failed write names the output, not the placeholder the store gave it
+        AssemblyError::Disk { error, .. } => AssemblyError::Disk { path, error },
+        other => other,
     })?;
-    bar.finish_and_clear();
-    Ok((counts, t.elapsed()))
+    Ok(Some(sink))
 }
 
 /// The peak resident memory of this process in bytes (Linux `VmHWM`).

@@ -1,0 +1,429 @@
+//! Stage 4: glue. The pieces of every bucket are joined across buckets into whole unitigs.
+//!
+//! 1. **Joins.** The glue records (`pieces.rs`) are bucketed by the hash of their key, a
+//!    canonical (k-1)-mer; a key that carries a mark is a link, and its two piece ends are
+//!    joined. Each piece end has at most one partner: an array of 4 bytes per piece end (8 a
+//!    piece) is all the glue holds in memory for the whole genome.
+//! 2. **Walk.** Chains of pieces are walked from their free ends, then the cycles from their
+//!    smallest piece: each piece learns its unitig (a number in walk order), its place in it
+//!    and its orientation, written over the partner array.
+//! 3. **Assembly.** The pieces are sent to partitions by unitig, each partition small enough
+//!    for a thread's share of memory; there each unitig is spelled from its pieces, turned to
+//!    its canonical reading (a chain starts at the smaller of its two end k-mers, a cycle at
+//!    its smallest k-mer, read forward) and written, sorted by that start, to a run per
+//!    partition. Those runs, merged (`store.rs`), give every unitig its final number.
+//!
+//! The unitigs, their readings and their order depend only on the solid k-mers, not on how the
+//! k-mers fell into buckets and pieces: the output is the same for any thread count and any
+//! memory bound.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use crate::AssemblyError;
+use crate::count::Plan;
+use crate::error::human_bytes;
+use crate::kmer::{Word, canonical};
+use crate::pieces::{MARK, Pieces, unpack_codes};
+use crate::spill::Spill;
+use crate::work::{Progress, for_each_bucket};
+
+/// No partner: the piece end is a unitig end.
+const FREE: u32 = u32::MAX;
+
+/// The unitigs, spelled and sorted within partitions.
+pub(crate) struct Runs {
+    /// Per partition, unitig records sorted by key (see [`write_unitig`]).
+    pub(crate) runs: Spill,
+    /// Unitigs.
+    pub(crate) unitigs: u64,
+}
+
+/// A unitig's sort key: chains first, by their first k-mer (canonical word, then reversed or
+/// not), then cycles by their smallest k-mer (the order `unitigs.rs` numbers them in).
+pub(crate) type Key<W> = (u8, W, u8);
+
+/// Glues the pieces into unitigs and writes them, spelled and sorted, in partitions.
+///
+/// # Errors
+/// [`AssemblyError::Memory`] when the pieces' partner array does not fit the memory bound;
+/// [`AssemblyError::Disk`]; [`AssemblyError::Internal`] for a broken invariant;
+/// [`AssemblyError::Interrupted`].
+pub(crate) fn glue<W: Word>(
+    plan: &Plan,
+    pieces: &Pieces,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Runs, AssemblyError> {
+    let b = plan.buckets;
+    let mut offsets = vec![0u64; b + 1];
+    for c in 0..b {
+        offsets[c + 1] = offsets[c] + pieces.counts[c];
+    }
+    let total = offsets[b];
+    if 2 * total >= u32::MAX as u64 {
+        return Err(AssemblyError::Memory(format!(
+            "{total} unitig pieces: the glue numbers piece ends in 32 bits (fewer than 2^31 \
+             pieces); use fewer, larger buckets (--max-memory)"
+        )));
+    }
+    let need = 8 * total + total / 8;
+    if need > plan.budget.usable() {
+        return Err(AssemblyError::Memory(format!(
+            "gluing {total} unitig pieces holds {} (8 bytes a piece), more than the memory \
+             bound allows; raise --max-memory",
+            human_bytes(need)
+        )));
+    }
+    let partner: Vec<AtomicU32> = (0..2 * total).map(|_| AtomicU32::new(FREE)).collect();
+    for &(c, l) in &pieces.circular {
+        let p = (offsets[c as usize] + l as u64) as u32;
+        partner[2 * p as usize].store(2 * p + 1, Ordering::Relaxed);
+        partner[2 * p as usize + 1].store(2 * p, Ordering::Relaxed);
+    }
+    let dense = |pe: u64| -> u32 {
+        let side = pe & 1;
+        let piece = pe >> 1;
+        let (c, l) = ((piece >> 32) as usize, piece & 0xffff_ffff);
+        ((offsets[c] + l) * 2 + side) as u32
+    };
+    // 1. joins, per glue bucket
+    let order: Vec<usize> = (0..pieces.glue.buckets()).collect();
+    let rec = W::BYTES + 8;
+    for_each_bucket(
+        "glue",
+        plan.threads(),
+        &order,
+        &plan.cancel,
+        progress,
+        &|| Ok((Vec::<u8>::new(), Vec::<(W, u64)>::new())),
+        &|(buf, recs), g| {
+            pieces.glue.read(g, buf)?;
+            recs.clear();
+            recs.extend(buf.chunks_exact(rec).map(|r| {
+                (
+                    W::get(r),
+                    u64::from_le_bytes(r[W::BYTES..].try_into().expect("piece end")),
+                )
+            }));
+            recs.sort_unstable();
+            let mut i = 0;
+            while i < recs.len() {
+                let mut j = i + 1;
+                while j < recs.len() && recs[j].0 == recs[i].0 {
+                    j += 1;
+                }
+                let group = &recs[i..j];
+                let marks = group.iter().filter(|r| r.1 == MARK).count();
+                if marks > 0 {
+                    if marks != 1 || group.len() != 3 {
+                        return Err(AssemblyError::Internal(format!(
+                            "a link's key holds {marks} marks and {} piece ends",
+                            group.len() - marks
+                        )));
+                    }
+                    // sorted: the two piece ends, then the mark
+                    let (a, c) = (dense(group[0].1), dense(group[1].1));
+                    partner[a as usize].store(c, Ordering::Relaxed);
+                    partner[c as usize].store(a, Ordering::Relaxed);
+                }
+                i = j;
+            }
+            Ok(())
+        },
+        &|_| Ok(()),
+    )?;
+    // 2. the walk: (unitig, place << 1 | reversed) over each piece's two entries
+    let (unitigs, first_cycle) = walk(&partner, total)?;
+    // 3. the pieces to partitions by unitig, then each partition assembled and sorted
+    let per_thread = plan.budget.per_thread();
+    // a partition holds its piece records and the unitigs spelled from them (a byte a base)
+    let parts = ((pieces.bytes * 6).div_ceil(per_thread.max(1)) as usize).clamp(1, 1 << 16);
+    let asm = plan.spill("assembly", parts);
+    let order: Vec<usize> = (0..b).collect();
+    let k = plan.k;
+    for_each_bucket(
+        "unitigs",
+        plan.threads(),
+        &order,
+        &plan.cancel,
+        progress,
+        &|| {
+            Ok((
+                asm.writer(
+                    (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16)
+                        as usize,
+                )?,
+                Vec::<u8>::new(),
+                Vec::<u8>::new(),
+            ))
+        },
+        &|(out, buf, rec), c| {
+            pieces.pieces.read(c, buf)?;
+            let mut at = 0;
+            let mut l = 0u64;
+            while at < buf.len() {
+                let len = piece_len(&buf[at..], k);
+                let p = (offsets[c] + l) as usize;
+                let u = partner[2 * p].load(Ordering::Relaxed);
+                let place = partner[2 * p + 1].load(Ordering::Relaxed);
+                rec.clear();
+                rec.extend_from_slice(&u.to_le_bytes());
+                rec.extend_from_slice(&place.to_le_bytes());
+                rec.extend_from_slice(&buf[at..at + len]);
+                out.push(u as usize % parts, rec)?;
+                at += len;
+                l += 1;
+            }
+            Ok(())
+        },
+        &|(out, _, _)| out.finish(),
+    )?;
+    drop(partner);
+    let runs = plan.spill("runs", parts);
+    let order: Vec<usize> = (0..parts).collect();
+    let assembled = AtomicU64::new(0);
+    for_each_bucket(
+        "unitigs",
+        plan.threads(),
+        &order,
+        &plan.cancel,
+        progress,
+        &|| Ok((runs.writer(1 << 16)?, Vec::<u8>::new())),
+        &|(out, buf), g| {
+            asm.read(g, buf)?;
+            let n = assemble_partition::<W>(k, buf, first_cycle, g, out)?;
+            out.close_bucket(g)?;
+            assembled.fetch_add(n, Ordering::Relaxed);
+            Ok(())
+        },
+        &|(out, _)| out.finish(),
+    )?;
+    asm.remove();
+    if assembled.into_inner() != unitigs {
+        return Err(AssemblyError::Internal(format!(
+            "{unitigs} unitigs walked, a different number assembled"
+        )));
+    }
+    Ok(Runs { runs, unitigs })
+}
+
+/// Bytes of the piece record at the start of `b`.
+#[inline]
+pub(crate) fn piece_len(b: &[u8], k: usize) -> usize {
+    let n = u32::from_le_bytes(b[..4].try_into().expect("piece length")) as usize;
+    13 + (n + k - 1).div_ceil(4)
+}
+
+/// Walks the chains of pieces, then the cycles; writes each piece's unitig over
+/// `partner[2p]` and its place and orientation (`place << 1 | reversed`) over
+/// `partner[2p + 1]`. Returns the number of unitigs and the first cycle's number.
+fn walk(partner: &[AtomicU32], total: u64) -> Result<(u64, u64), AssemblyError> {
+    let mut visited = vec![0u64; total.div_ceil(64) as usize];
+    let is_visited = |v: &[u64], p: usize| v[p / 64] >> (p % 64) & 1 != 0;
+    let get = |e: u32| partner[e as usize].load(Ordering::Relaxed);
+    let broken = || AssemblyError::Internal("the glued pieces do not form chains".into());
+    let mut u: u64 = 0;
+    // walks from `entry` until the next entry is `stop` (FREE for a chain)
+    let run =
+        |entry0: u32, stop: u32, u: u32, visited: &mut Vec<u64>| -> Result<(), AssemblyError> {
+            let mut entry = entry0;
+            let mut place = 0u32;
+            loop {
+                let p = (entry / 2) as usize;
+                if is_visited(visited, p) {
+                    return Err(broken());
+                }
+                visited[p / 64] |= 1 << (p % 64);
+                let side = entry & 1;
+                let next = get(2 * p as u32 + (1 - side));
+                partner[2 * p].store(u, Ordering::Relaxed);
+                partner[2 * p + 1].store(place << 1 | side, Ordering::Relaxed);
+                place = place.checked_add(1).ok_or_else(broken)?;
+                if next == stop {
+                    return Ok(());
+                }
+                if next == FREE {
+                    return Err(broken());
+                }
+                entry = next;
+            }
+        };
+    for e in 0..2 * total as u32 {
+        let p = (e / 2) as usize;
+        if is_visited(&visited, p) || get(e) != FREE {
+            continue;
+        }
+        run(e, FREE, u as u32, &mut visited)?;
+        u += 1;
+    }
+    let first_cycle = u;
+    for p in 0..total as usize {
+        if is_visited(&visited, p) {
+            continue;
+        }
+        run(2 * p as u32, 2 * p as u32, u as u32, &mut visited)?;
+        u += 1;
+    }
+    if u > u32::MAX as u64 {
+        return Err(AssemblyError::Memory(format!(
+            "{u} unitigs: at most 2^32 can be numbered"
+        )));
+    }
+    Ok((u, first_cycle))
+}
+
+/// Spells the unitigs of one partition from their pieces, turns each to its canonical
+/// reading, sorts them by key and writes them as one run. Returns the unitigs written.
+fn assemble_partition<W: Word>(
+    k: usize,
+    buf: &[u8],
+    first_cycle: u64,
+    g: usize,
+    out: &mut crate::spill::SpillWriter<'_>,
+) -> Result<u64, AssemblyError> {
+    // (unitig, place, offset of the piece record)
+    let mut entries: Vec<(u32, u32, u32)> = Vec::new();
+    let mut at = 0;
+    while at < buf.len() {
+        let u = u32::from_le_bytes(buf[at..at + 4].try_into().expect("unitig"));
+        let place = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("place"));
+        entries.push((u, place, (at + 8) as u32));
+        at += 8 + piece_len(&buf[at + 8..], k);
+    }
+    entries.sort_unstable();
+    let mut spelled: Vec<(Key<W>, Vec<u8>)> = Vec::new();
+    let mut codes: Vec<u8> = Vec::new();
+    let mut piece: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let u = entries[i].0;
+        let mut j = i;
+        codes.clear();
+        let (mut n, mut count) = (0u64, 0u64);
+        while j < entries.len() && entries[j].0 == u {
+            let (_, place, off) = entries[j];
+            if place >> 1 != (j - i) as u32 {
+                return Err(AssemblyError::Internal(format!(
+                    "unitig {u}: piece {} placed at {}",
+                    j - i,
+                    place >> 1
+                )));
+            }
+            let r = &buf[off as usize..];
+            let pn = u32::from_le_bytes(r[..4].try_into().expect("n")) as usize;
+            let pc = u64::from_le_bytes(r[4..12].try_into().expect("count"));
+            n += pn as u64;
+            count += pc;
+            piece.clear();
+            unpack_codes(&r[13..], pn + k - 1, &mut piece);
+            if place & 1 == 1 {
+                reverse_complement_codes(&mut piece);
+            }
+            if codes.is_empty() {
+                codes.extend_from_slice(&piece);
+            } else {
+                debug_assert_eq!(
+                    &codes[codes.len() - (k - 1)..],
+                    &piece[..k - 1],
+                    "glued pieces overlap by k - 1 bases"
+                );
+                codes.extend_from_slice(&piece[k - 1..]);
+            }
+            j += 1;
+        }
+        let circular = u as u64 >= first_cycle;
+        let key = canonical_reading::<W>(&mut codes, k, circular);
+        let mut rec = Vec::with_capacity(codes.len() + 32);
+        rec.extend_from_slice(&n.to_le_bytes());
+        rec.extend_from_slice(&count.to_le_bytes());
+        rec.extend_from_slice(&(codes.len() as u32).to_le_bytes());
+        rec.extend(codes.iter().map(|&c| crate::kmer::base_letter(c)));
+        spelled.push((key, rec));
+        i = j;
+    }
+    spelled.sort_unstable_by_key(|a| a.0);
+    let mut rec = Vec::new();
+    for (key, body) in &spelled {
+        rec.clear();
+        write_key(key, &mut rec);
+        rec.extend_from_slice(body);
+        out.push(g, &rec)?;
+    }
+    Ok(spelled.len() as u64)
+}
+
+/// Appends a key's bytes.
+pub(crate) fn write_key<W: Word>(key: &Key<W>, out: &mut Vec<u8>) {
+    out.push(key.0);
+    key.1.put(out);
+    out.push(key.2);
+}
+
+/// Reads a key from the start of `b`.
+pub(crate) fn read_key<W: Word>(b: &[u8]) -> Key<W> {
+    (b[0], W::get(&b[1..]), b[1 + W::BYTES])
+}
+
+/// Bytes of a key.
+pub(crate) fn key_len<W: Word>() -> usize {
+    W::BYTES + 2
+}
+
+/// Reverse-complements base codes in place.
+pub(crate) fn reverse_complement_codes(codes: &mut [u8]) {
+    codes.reverse();
+    for c in codes.iter_mut() {
+        *c = 3 - *c;
+    }
+}
+
+/// The word of the k base codes at the start of `codes`.
+#[inline]
+fn pack_word<W: Word>(codes: &[u8], k: usize) -> W {
+    let mask = W::mask(k);
+    codes[..k]
+        .iter()
+        .fold(W::default(), |x, &c| x.push_right(c, mask))
+}
+
+/// Turns a unitig's codes to its canonical reading and returns its key: a chain is read from
+/// the end whose k-mer, as (canonical word, reversed), is smaller; a cycle (its last k-1 bases
+/// repeat its first) starts at its smallest canonical k-mer, read forward.
+pub(crate) fn canonical_reading<W: Word>(codes: &mut Vec<u8>, k: usize, circular: bool) -> Key<W> {
+    if !circular {
+        let f: W = pack_word(codes, k);
+        let l: W = pack_word(&codes[codes.len() - k..], k);
+        let rl = l.reverse_complement(k);
+        let cf = canonical(f, k);
+        let cl = canonical(rl, k);
+        let key_f = (0u8, cf, (cf != f) as u8);
+        let key_r = (0u8, cl, (cl != rl) as u8);
+        if key_r < key_f {
+            reverse_complement_codes(codes);
+            return key_r;
+        }
+        return key_f;
+    }
+    let n = codes.len() + 1 - k; // k-mers on the cycle
+    let mask = W::mask(k);
+    let (mut fw, mut rc) = (W::default(), W::default());
+    let mut best = (W::default(), usize::MAX, false);
+    for (i, &c) in codes[..n + k - 1].iter().enumerate() {
+        fw = fw.push_right(c, mask);
+        rc = rc.push_left(3 - c, k);
+        if i + 1 >= k {
+            let (m, rev) = if rc < fw { (rc, true) } else { (fw, false) };
+            if best.1 == usize::MAX || m < best.0 {
+                best = (m, i + 1 - k, rev);
+            }
+        }
+    }
+    let (m, mut j, rev) = best;
+    if rev {
+        reverse_complement_codes(codes);
+        j = n - 1 - j;
+    }
+    codes.truncate(n);
+    codes.rotate_left(j);
+    codes.extend_from_within(..k - 1);
+    (1, m, 0)
+}

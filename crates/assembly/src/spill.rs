@@ -1,0 +1,456 @@
+//! Bucketed temporary storage: every writer appends to a file of its own, in chunks of whole
+//! records, each chunk tagged with its bucket in an index kept in memory (16 bytes a chunk);
+//! reading a bucket reads its chunks back. Many writers (threads) can fill the same buckets
+//! without locks or one file per bucket, and a writer's chunks of one bucket stay in the
+//! order it wrote them. Without a temporary folder the same chunks stay in memory (small runs,
+//! tests, and callers that asked for no bound).
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::AssemblyError;
+use crate::temp::TempSpace;
+
+/// Where one chunk lies.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    file: u32,
+    len: u32,
+    offset: u64,
+}
+
+/// The largest chunk written at once (records are never split across chunks).
+const MAX_CHUNK: usize = 1 << 30;
+
+/// Where a writer's chunks are: a file, or memory.
+#[derive(Debug)]
+enum Store {
+    File(PathBuf, File),
+    Memory(Vec<u8>),
+}
+
+/// A set of buckets stored in temporary files (or in memory).
+#[derive(Debug)]
+pub(crate) struct Spill {
+    name: String,
+    /// The folder of the files; `None` keeps everything in memory.
+    dir: Option<PathBuf>,
+    index: Mutex<Vec<Vec<Chunk>>>,
+    files: Mutex<Vec<Arc<Store>>>,
+    sizes: Vec<AtomicU64>,
+}
+
+fn disk(path: &std::path::Path, error: std::io::Error) -> AssemblyError {
+    AssemblyError::Disk {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+impl Spill {
+    /// An empty set of `buckets` buckets whose files are `<space>/<name>-<writer>`, or kept
+    /// in memory without a temporary folder.
+    pub(crate) fn new(space: Option<&TempSpace>, name: &str, buckets: usize) -> Spill {
+        Spill {
+            name: name.to_string(),
+            dir: space.map(|s| s.file("")),
+            index: Mutex::new(vec![Vec::new(); buckets]),
+            files: Mutex::new(Vec::new()),
+            sizes: (0..buckets).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The number of buckets.
+    pub(crate) fn buckets(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// Bytes stored in bucket `b`.
+    pub(crate) fn bucket_bytes(&self, b: usize) -> u64 {
+        self.sizes[b].load(Ordering::Relaxed)
+    }
+
+    /// Bytes stored in all buckets.
+    pub(crate) fn total_bytes(&self) -> u64 {
+        self.sizes.iter().map(|s| s.load(Ordering::Relaxed)).sum()
+    }
+
+    /// A new writer with its own file; each bucket's records are buffered up to `cap` bytes.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when the file cannot be created.
+    pub(crate) fn writer(&self, cap: usize) -> Result<SpillWriter<'_>, AssemblyError> {
+        let mut files = self.files.lock().expect("spill files");
+        let id = files.len() as u32;
+        let out = match &self.dir {
+            Some(dir) => {
+                let path = dir.join(format!("{}-{id}", self.name));
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)
+                    .map_err(|e| disk(&path, e))?;
+                let reader = file.try_clone().map_err(|e| disk(&path, e))?;
+                files.push(Arc::new(Store::File(path.clone(), reader)));
+                Store::File(path, file)
+            }
+            None => {
+                // filled in by `finish`
+                files.push(Arc::new(Store::Memory(Vec::new())));
+                Store::Memory(Vec::new())
+            }
+        };
+        drop(files);
+        Ok(SpillWriter {
+            spill: self,
+            id,
+            out,
+            offset: 0,
+            bufs: vec![Vec::new(); self.buckets()],
+            cap: cap.max(64),
+            chunks: Vec::new(),
+        })
+    }
+
+    /// Calls `f` with each chunk of bucket `b` in turn (whole records, in the order each
+    /// writer wrote them), read into `scratch`.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] for a failed read; the first error of `f`.
+    pub(crate) fn for_each_chunk(
+        &self,
+        b: usize,
+        scratch: &mut Vec<u8>,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), AssemblyError>,
+    ) -> Result<(), AssemblyError> {
+        let chunks = self.index.lock().expect("spill index")[b].clone();
+        for c in chunks {
+            self.read_chunk(c, scratch)?;
+            f(scratch)?;
+        }
+        Ok(())
+    }
+
+    /// The number of chunks of bucket `b`.
+    pub(crate) fn chunk_count(&self, b: usize) -> usize {
+        self.index.lock().expect("spill index")[b].len()
+    }
+
+    /// Chunk `i` of bucket `b` (whole records), into `into`.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] for a failed read.
+    pub(crate) fn read_chunk_of(
+        &self,
+        b: usize,
+        i: usize,
+        into: &mut Vec<u8>,
+    ) -> Result<(), AssemblyError> {
+        let c = self.index.lock().expect("spill index")[b][i];
+        self.read_chunk(c, into)
+    }
+
+    /// Bytes `offset..offset + out.len()` of bucket `b` (its chunks back to back) into `out`.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] for a failed read; [`AssemblyError::Internal`] past the end.
+    pub(crate) fn read_range(
+        &self,
+        b: usize,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<(), AssemblyError> {
+        let chunks = self.index.lock().expect("spill index")[b].clone();
+        let mut at = 0u64; // bucket offset of the current chunk
+        let mut done = 0usize;
+        for c in chunks {
+            let end = at + c.len as u64;
+            let want = offset + done as u64;
+            if done < out.len() && want < end {
+                let from = want - at;
+                let take = ((end - want) as usize).min(out.len() - done);
+                let part = Chunk {
+                    file: c.file,
+                    len: take as u32,
+                    offset: c.offset + from,
+                };
+                let f = Arc::clone(&self.files.lock().expect("spill files")[part.file as usize]);
+                let dst = &mut out[done..done + take];
+                match &*f {
+                    Store::File(path, file) => file
+                        .read_exact_at(dst, part.offset)
+                        .map_err(|e| disk(path, e))?,
+                    Store::Memory(v) => {
+                        dst.copy_from_slice(&v[part.offset as usize..part.offset as usize + take])
+                    }
+                }
+                done += take;
+            }
+            at = end;
+            if done == out.len() {
+                return Ok(());
+            }
+        }
+        Err(AssemblyError::Internal(format!(
+            "read past the end of bucket {b} of {}",
+            self.name
+        )))
+    }
+
+    /// All of bucket `b`, its chunks back to back, into `out` (cleared first).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] for a failed read.
+    pub(crate) fn read(&self, b: usize, out: &mut Vec<u8>) -> Result<(), AssemblyError> {
+        let chunks = self.index.lock().expect("spill index")[b].clone();
+        let total: usize = chunks.iter().map(|c| c.len as usize).sum();
+        out.clear();
+        out.resize(total, 0);
+        let mut at = 0;
+        for c in chunks {
+            let dst = &mut out[at..at + c.len as usize];
+            let f = Arc::clone(&self.files.lock().expect("spill files")[c.file as usize]);
+            match &*f {
+                Store::File(path, file) => file
+                    .read_exact_at(dst, c.offset)
+                    .map_err(|e| disk(path, e))?,
+                Store::Memory(v) => {
+                    dst.copy_from_slice(&v[c.offset as usize..c.offset as usize + c.len as usize])
+                }
+            }
+            at += c.len as usize;
+        }
+        Ok(())
+    }
+
+    fn read_chunk(&self, c: Chunk, into: &mut Vec<u8>) -> Result<(), AssemblyError> {
+        into.clear();
+        into.resize(c.len as usize, 0);
+        let f = Arc::clone(&self.files.lock().expect("spill files")[c.file as usize]);
+        match &*f {
+            Store::File(path, file) => file
+                .read_exact_at(into, c.offset)
+                .map_err(|e| disk(path, e)),
+            Store::Memory(v) => {
+                into.copy_from_slice(&v[c.offset as usize..c.offset as usize + c.len as usize]);
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes the files now (they are removed with the temporary folder anyway).
+    pub(crate) fn remove(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        if let Ok(files) = self.files.lock() {
+            for f in files.iter() {
+                if let Store::File(p, _) = &**f {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+        }
+    }
+}
+
+/// One writer of a [`Spill`]: a buffer per bucket, flushed as a chunk to the writer's file
+/// when it reaches the cap; [`SpillWriter::finish`] flushes the rest and publishes the chunks.
+pub(crate) struct SpillWriter<'s> {
+    spill: &'s Spill,
+    id: u32,
+    out: Store,
+    offset: u64,
+    bufs: Vec<Vec<u8>>,
+    cap: usize,
+    chunks: Vec<(u32, Chunk)>,
+}
+
+impl SpillWriter<'_> {
+    /// Appends one record to bucket `b` (flushed with the bucket's buffer once it is full).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when a flush fails.
+    #[inline]
+    pub(crate) fn push(&mut self, b: usize, record: &[u8]) -> Result<(), AssemblyError> {
+        let buf = &mut self.bufs[b];
+        if buf.capacity() == 0 {
+            buf.reserve_exact(self.cap + record.len());
+        }
+        buf.extend_from_slice(record);
+        if buf.len() >= self.cap {
+            self.flush(b)?;
+        }
+        Ok(())
+    }
+
+    /// The buffer of bucket `b`, to append one whole record to; call
+    /// [`SpillWriter::record_done`] after each record.
+    #[inline]
+    pub(crate) fn buffer(&mut self, b: usize) -> &mut Vec<u8> {
+        let buf = &mut self.bufs[b];
+        if buf.capacity() == 0 {
+            buf.reserve_exact(self.cap + 256);
+        }
+        buf
+    }
+
+    /// Flushes bucket `b`'s buffer when it is full.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when the flush fails.
+    #[inline]
+    pub(crate) fn record_done(&mut self, b: usize) -> Result<(), AssemblyError> {
+        if self.bufs[b].len() >= self.cap {
+            self.flush(b)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes bucket `b`'s buffer and frees it (a writer that fills one bucket at a time
+    /// then holds one buffer, not one per bucket).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when the write fails.
+    pub(crate) fn close_bucket(&mut self, b: usize) -> Result<(), AssemblyError> {
+        if !self.bufs[b].is_empty() {
+            self.flush(b)?;
+        }
+        self.bufs[b] = Vec::new();
+        Ok(())
+    }
+
+    /// Writes `bytes` (whole records) to bucket `b` directly, unbuffered (large arrays written
+    /// once).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when the write fails.
+    pub(crate) fn write_direct(&mut self, b: usize, bytes: &[u8]) -> Result<(), AssemblyError> {
+        for piece in bytes.chunks(MAX_CHUNK) {
+            self.write_chunk(b, piece)?;
+        }
+        Ok(())
+    }
+
+    fn write_chunk(&mut self, b: usize, bytes: &[u8]) -> Result<(), AssemblyError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match &mut self.out {
+            Store::File(path, file) => file.write_all(bytes).map_err(|e| disk(path, e))?,
+            Store::Memory(v) => v.extend_from_slice(bytes),
+        }
+        self.chunks.push((
+            b as u32,
+            Chunk {
+                file: self.id,
+                len: bytes.len() as u32,
+                offset: self.offset,
+            },
+        ));
+        self.offset += bytes.len() as u64;
+        self.spill.sizes[b].fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn flush(&mut self, b: usize) -> Result<(), AssemblyError> {
+        let buf = std::mem::take(&mut self.bufs[b]);
+        let r = self.write_chunk(b, &buf);
+        let mut buf = buf;
+        buf.clear();
+        self.bufs[b] = buf;
+        r
+    }
+
+    /// Flushes every buffer, frees them and publishes the chunks to the spill's index.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`] when a write fails.
+    pub(crate) fn finish(mut self) -> Result<(), AssemblyError> {
+        for b in 0..self.bufs.len() {
+            if !self.bufs[b].is_empty() {
+                self.flush(b)?;
+            }
+            self.bufs[b] = Vec::new();
+        }
+        if let Store::Memory(v) = &mut self.out {
+            let v = std::mem::take(v);
+            self.spill.files.lock().expect("spill files")[self.id as usize] =
+                Arc::new(Store::Memory(v));
+        }
+        let mut index = self.spill.index.lock().expect("spill index");
+        for (b, c) in self.chunks.drain(..) {
+            index[b as usize].push(c);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_read_back_as_written_from_several_writers() {
+        let s = Spill::new(None, "t", 3);
+        let mut a = s.writer(8).unwrap();
+        let mut b = s.writer(8).unwrap();
+        for i in 0..20u8 {
+            a.push((i % 3) as usize, &[i, i]).unwrap();
+            b.push(2, &[100 + i]).unwrap();
+        }
+        a.finish().unwrap();
+        b.finish().unwrap();
+        let mut out = Vec::new();
+        s.read(0, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 3, 3, 6, 6, 9, 9, 12, 12, 15, 15, 18, 18]);
+        s.read(2, &mut out).unwrap();
+        let mut from_a: Vec<u8> = out.iter().copied().filter(|&x| x < 100).collect();
+        let from_b: Vec<u8> = out.iter().copied().filter(|&x| x >= 100).collect();
+        from_a.dedup();
+        assert_eq!(from_a, [2, 5, 8, 11, 14, 17]);
+        assert_eq!(
+            from_b,
+            (100..120).collect::<Vec<u8>>(),
+            "one writer's order kept"
+        );
+        assert_eq!(s.total_bytes(), 40 + 20);
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_naming_the_file() {
+        // /dev/full fails every write with ENOSPC, as a full disk does
+        let Ok(file) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let s = Spill::new(None, "t", 1);
+        let mut w = SpillWriter {
+            spill: &s,
+            id: 0,
+            out: Store::File(PathBuf::from("/dev/full"), file),
+            offset: 0,
+            bufs: vec![Vec::new()],
+            cap: 64,
+            chunks: Vec::new(),
+        };
+        let e = (0..100)
+            .map(|_| w.push(0, &[0u8; 16]))
+            .find_map(Result::err)
+            .expect("a write fails");
+        assert!(
+            matches!(&e, AssemblyError::Disk { error, .. } if error.raw_os_error() == Some(28)),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.starts_with("/dev/full: "), "{text}");
+        assert!(text.contains("the disk is full"), "{text}");
+    }
+}
