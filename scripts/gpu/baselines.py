@@ -114,7 +114,7 @@ def torch_unique():
         lambda: torch.unique(x, sorted=True, return_inverse=True, return_counts=True), reps=5), N)
     # The seed experiment, end to end from host memory: upload, unique, download.
     rng = np.random.default_rng(1)
-    for p in range(21, 29):
+    for p in range(21, int(os.environ.get("E2E_MAX_P", "28")) + 1):
         n = 1 << p
         host = rng.integers(0, 1000, size=n, dtype=np.int32)
         def e2e():
@@ -180,12 +180,43 @@ def scipy_lap():
     record("scipy linear_sum_assignment 1000 x 300^2 loop (host CPU)", time.perf_counter() - t0, 1000)
 
 
+def torch_kmeans():
+    """One Lloyd iteration as a torch user writes it: distances by cdist (matrix-product mode)
+    in row chunks, argmin, index_add_ of the points into the sums, counts by bincount. float32,
+    the data on the device; per-iteration medians. TF32 off (torch's default: exact float32
+    products), then on (faster, not exact)."""
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(3)
+    n, d = 1_000_000, 256
+    x = torch.randn((n, d), device="cuda", dtype=torch.float32, generator=g)
+    for k in (1024, 16384):
+        c = x[torch.randperm(n, device="cuda", generator=g)[:k]].clone()
+        chunk = max(1, (1 << 31) // (4 * k))  # a chunk's distance block: at most 2 GiB
+
+        def step():
+            labels = torch.empty(n, dtype=torch.int64, device="cuda")
+            for s in range(0, n, chunk):
+                dist = torch.cdist(x[s:s + chunk], c, compute_mode="use_mm_for_euclid_dist")
+                labels[s:s + chunk] = dist.argmin(1)
+            sums = torch.zeros((k, d), device="cuda", dtype=torch.float32).index_add_(0, labels, x)
+            counts = torch.bincount(labels, minlength=k)
+            return sums / counts.clamp(min=1).unsqueeze(1)
+
+        for tf32 in (False, True):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            s = cuda_time(step, reps=3, warmup=1)
+            record(f"torch k-means step 1e6x256 f32 k={k} (cdist+argmin+index_add_{', tf32' if tf32 else ''})",
+                   s, n)
+        torch.backends.cuda.matmul.allow_tf32 = False
+
+
 def main():
     import torch
 
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
     for fn in [copy_bandwidth, torch_sort, cupy_sort_scan, torch_scan, torch_unique,
-               cusparse_gtsv2_strided_batch, scipy_lap]:
+               cusparse_gtsv2_strided_batch, torch_kmeans, scipy_lap]:
         if len(sys.argv) > 1 and not any(a in fn.__name__ for a in sys.argv[1:]):
             continue
         baseline(fn)

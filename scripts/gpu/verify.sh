@@ -6,6 +6,8 @@
 #   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
 #   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
 #   bash scripts/gpu/verify.sh chart          # the Euler sweep chart (euler.csv, euler.svg)
+#   bash scripts/gpu/verify.sh all [SECONDS]  # the one-call plan (issue 33), within SECONDS (450):
+#        GPU tests, demo, headline commands beside torch/cupy, reproduce --quick; 8 files in $OUT
 #
 # Logs go to $OUT (the device tool brings them back) or ./gpu-out.
 set -uo pipefail
@@ -33,5 +35,81 @@ case "${1:-tests}" in
     # shallow (a few minutes; its own device call). The CSV gains a row per measurement, so a
     # run stopped by the time limit (540 s, under the device's 600 s per call) keeps its rows.
     timeout 540 "$bundle/bin/warpath" euler --sweep --reps 3 --csv "$out/euler.csv" --plot "$out/euler.svg" 2>&1 | tee "$out/euler-sweep.log" ;;
-  *) echo "usage: verify.sh tests|bench [FILTER]|chart"; exit 2 ;;
+  all)
+    # Everything in one call, each step under its own timeout and written as it goes, so a
+    # call cut off still returns what ran. At most 8 files: nvidia-smi.txt, info.json,
+    # tests.log, demo.json, headline.jsonl (one JSON object per command, its name added),
+    # headline.log (stderr of the commands and the torch/cupy baselines), baselines.jsonl,
+    # reproduce.log.
+    budget=${2:-450}
+    start=$SECONDS
+    left() { echo $((budget - (SECONDS - start))); }
+    w="$bundle/bin/warpath"
+    "$w" info --json > "$out/info.json" 2>&1
+    # 1. Every GPU test (names carry gpu or cuda, as CI's simulated step selects them).
+    : > "$out/tests.log"
+    failed=()
+    for t in "$bundle"/tests/*; do
+      [ "$(left)" -gt 300 ] || { echo "SKIPPED (time): $t" >> "$out/tests.log"; continue; }
+      echo "=== test $t" >> "$out/tests.log"
+      if ! (cd "$bundle" && WARPATH_BUNDLE=1 WARPATH_BIN="$PWD/bin/warpath" WARPATH_REQUIRE_GPU=1 \
+            timeout 60 "$OLDPWD/$t" gpu cuda --test-threads=8) >> "$out/tests.log" 2>&1; then
+        failed+=("$t")
+      fi
+    done
+    echo "FAILED: ${failed[*]:-none}" >> "$out/tests.log"
+    # 2. The demo: every GPU row verified against the CPU.
+    timeout 60 "$w" demo --size large --json > "$out/demo.json" 2>> "$out/headline.log"
+    # 3. Headline commands (JSON, verified by the commands themselves) and their peers.
+    run() {  # run NAME SECONDS ARGS...
+      local name=$1 secs=$2; shift 2
+      [ "$(left)" -gt $((secs + 60)) ] || { echo "SKIPPED (time): $name" >> "$out/headline.log"; return; }
+      echo "=== $name: warpath $*" >> "$out/headline.log"
+      local t0=$SECONDS j
+      j=$(timeout "$secs" "$w" --json "$@" 2>> "$out/headline.log")
+      local rc=$?
+      # Long lists (centroids, assignments) are left out: the figures are what comes back.
+      j=$(printf '%s' "$j" | python3 -c 'import json,sys
+try: d=json.load(sys.stdin)
+except Exception: d=None
+if isinstance(d,dict): d={k:(v if not isinstance(v,list) or len(v)<=64 else f"[{len(v)} items]") for k,v in d.items()}
+print(json.dumps(d))')
+      echo "{\"name\": \"$name\", \"rc\": $rc, \"wall_s\": $((SECONDS - t0)), \"result\": $j}" >> "$out/headline.jsonl"
+    }
+    : > "$out/headline.jsonl"
+    run sort-u32-2^28 60 sort --generate 2^28 --type u32 --backend cuda --discard
+    run sort-u32-2^28-cpu 60 sort --generate 2^28 --type u32 --backend cpu --discard
+    run distinct-u32-2^28-range1000 60 distinct --generate 2^28 --type u32 --range 1000 --counts --backend cuda --discard
+    run euler-1e8 90 euler --generate 1e8 --backend cuda --discard
+    run kmeans-1e6x256-k1024-f32 90 kmeans --generate 1e6 --dim 256 --k 1024 --dtype f32 --init random --max-iter 5 --tol 0 --backend cuda
+    run kmeans-1e6x256-k16384-f32 120 kmeans --generate 1e6 --dim 256 --k 16384 --dtype f32 --init random --max-iter 3 --tol 0 --backend cuda
+    run lap-auction-5000 60 lap --generate 5000 --solver auction --backend cuda
+    run lap-auction-10000 60 lap --generate 10000 --solver auction --backend cuda
+    if [ -f target/gpu-data/ecoli-10x.fa.gz ]; then  # E. coli reads (10x), carried from the dev machine
+      for b in cuda cpu; do
+        run "kmers-ecoli10x-$b" 60 kmers target/gpu-data/ecoli-10x.fa.gz --k 31 --backend $b --histo /tmp/histo-$b.txt
+        run "assemble-ecoli10x-$b" 90 assemble target/gpu-data/ecoli-10x.fa.gz --k 31 --backend $b --unitigs /tmp/unitigs-$b.fa
+      done
+      cmp /tmp/unitigs-cuda.fa /tmp/unitigs-cpu.fa >> "$out/headline.log" 2>&1 && echo "unitigs: GPU file = CPU file" >> "$out/headline.log"
+    fi
+    run fhn-explicit-2^24 60 fhn --scheme explicit --scenario gaussian --dx 0.5 --length 8388608 --dt 0.1 --t-end 10 --backend cuda
+    # Crossovers for Exec::Auto: the same command at small sizes on each side.
+    for b in cuda cpu; do
+      for p in 16 20 24; do
+        run "sort-u32-2^$p-$b" 20 sort --generate 2^$p --type u32 --backend $b --discard
+        run "distinct-u32-2^$p-$b" 20 distinct --generate 2^$p --type u32 --range 1000 --backend $b --discard
+      done
+      run "euler-1e6-$b" 20 euler --generate 1e6 --backend $b --discard
+      run "kmeans-1e5x16-k64-$b" 30 kmeans --generate 1e5 --dim 16 --k 64 --init random --max-iter 10 --tol 0 --backend $b
+      run "fhn-explicit-2^18-$b" 30 fhn --scheme explicit --scenario gaussian --dx 0.5 --length 131072 --dt 0.1 --t-end 10 --backend $b
+      run "lap-auction-1000-$b" 30 lap --generate 1000 --solver auction --backend $b
+    done
+    [ "$(left)" -gt 150 ] && PYTHONUNBUFFERED=1 OUT="$out" E2E_MAX_P=24 timeout $(( $(left) - 120 )) python3 scripts/gpu/baselines.py \
+        copy_bandwidth torch_sort cupy_sort_scan torch_scan torch_unique cusparse torch_kmeans >> "$out/headline.log" 2>&1
+    # 4. The seed experiments' GPU rows at their quick sizes, in the time that is left.
+    [ "$(left)" -gt 20 ] && timeout $(( $(left) - 10 )) "$w" reproduce --quick --out /tmp/reproduce > "$out/reproduce.log" 2>&1
+    [ -f /tmp/reproduce/REPORT.md ] && cat /tmp/reproduce/REPORT.md >> "$out/reproduce.log"
+    echo "all: done in $((SECONDS - start)) s" >> "$out/headline.log"
+    exit 0 ;;
+  *) echo "usage: verify.sh tests|bench [FILTER]|chart|all [SECONDS]"; exit 2 ;;
 esac

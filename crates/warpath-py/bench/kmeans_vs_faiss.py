@@ -160,6 +160,16 @@ def main():
                     near = int(np.sum(two[:, 1] - two[:, 0] <= 1e-5 * two[:, 1]))
             rel = abs(a.inertia_ - b.inertia_) / b.inertia_
             agree = f"{len(differ)} labels differ ({near} near-ties), inertia rel. diff {rel:.1e}"
+            if x.dtype == np.float32:
+                # scikit-learn's float32 products round differently from the exact distances,
+                # and one different label changes the trajectory: the same fit on a float64
+                # copy (its distances then far more accurate) is the fair oracle for exact labels.
+                with threadpool_limits(limits=args.threads):
+                    b64 = SkKMeans(k, init=init64, n_init=1, max_iter=args.iters, tol=0.0, algorithm="lloyd").fit(
+                        x.astype(np.float64))
+                d64 = int(np.sum(a.labels_ != b64.labels_))
+                rel64 = abs(a.inertia_ - b64.inertia_) / b64.inertia_
+                agree += f"; vs sklearn on a float64 copy: {d64} differ, inertia rel. diff {rel64:.1e}"
             print(f"  {spec}: after {args.iters} iterations {agree}", flush=True)
         conv = {}
         if args.converge:
