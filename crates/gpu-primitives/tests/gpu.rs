@@ -7,6 +7,14 @@ use common::{BIG, SHAPES, SIZES};
 use gpu_primitives::*;
 use gpu_runtime::testing::{gpu_for_test, gpu_test_size};
 
+/// The tests of this file share one device and run in parallel; the out-of-memory test takes
+/// half of the free memory on a GPU, so it runs alone (write) while the others share (read).
+static MEMORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn shared_memory() -> std::sync::RwLockReadGuard<'static, ()> {
+    MEMORY.read().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Sizes for the GPU: the matrix plus multi-tile look-back chains (the Onesweep tile is 3072
 /// or 4096 keys, the scan tile 2048). Under the simulated driver, only sizes up to a few tiles:
 /// they still cross every warp, block and tile boundary.
@@ -36,6 +44,7 @@ fn gpu_shapes(n: usize) -> &'static [&'static str] {
 
 #[test]
 fn gpu_large_u32_sort_scan_distinct() {
+    let _memory = shared_memory();
     let Some(_gpu) = gpu_for_test("gpu_large_u32_sort_scan_distinct") else {
         return;
     };
@@ -125,6 +134,7 @@ macro_rules! gpu_key_test {
     ($name:ident, $t:ty, $gen:path) => {
         #[test]
         fn $name() {
+            let _memory = shared_memory();
             let Some(_gpu) = gpu_for_test(stringify!($name)) else {
                 return;
             };
@@ -157,6 +167,7 @@ gpu_key_test!(gpu_keys_f64, f64, common::f64s);
 
 #[test]
 fn gpu_scan_reduce_match_reference() {
+    let _memory = shared_memory();
     let Some(_gpu) = gpu_for_test("gpu_scan_reduce_match_reference") else {
         return;
     };
@@ -242,6 +253,7 @@ fn gpu_scan_reduce_match_reference() {
 
 #[test]
 fn gpu_select_split_histogram_match_reference() {
+    let _memory = shared_memory();
     let Some(_gpu) = gpu_for_test("gpu_select_split_histogram_match_reference") else {
         return;
     };
@@ -293,6 +305,7 @@ fn gpu_select_split_histogram_match_reference() {
 
 #[test]
 fn gpu_device_api_chains_without_host_round_trips() {
+    let _memory = shared_memory();
     let Some(gpu) = gpu_for_test("gpu_device_api_chains_without_host_round_trips") else {
         return;
     };
@@ -340,6 +353,7 @@ fn gpu_device_api_chains_without_host_round_trips() {
 
 #[test]
 fn gpu_out_of_memory_is_an_error_with_sizes() {
+    let _memory = MEMORY.write().unwrap_or_else(|e| e.into_inner());
     let Some(gpu) = gpu_for_test("gpu_out_of_memory_is_an_error_with_sizes") else {
         return;
     };
