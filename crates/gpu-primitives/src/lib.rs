@@ -43,14 +43,16 @@ pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 
 /// `Exec::Auto` sends streaming operations (reduce, scan, select, split, histogram) of at least
 /// this many elements to the GPU. They move every byte over PCIe twice for O(1) work per byte,
-/// so from host slices the GPU rarely pays; this is a provisional value, not yet set by a GPU
-/// benchmark (no GPU was available when it was written). Use the [`device`] variants to keep
-/// data on the GPU.
+/// so from host slices the GPU rarely pays: on an H100 (2026-11-27, BENCHMARKS.md) `distinct`
+/// of 2^26 host keys took 40 ms on the GPU with transfers and 14 ms on the 16 host cores. Use
+/// the [`device`] variants to keep data on the GPU.
 pub const GPU_THRESHOLD_STREAM: u64 = 1 << 26;
 
-/// `Exec::Auto` sends sorts and `distinct` of at least this many keys to the GPU. Provisional:
-/// not yet measured on a GPU (see the crate README).
-pub const GPU_THRESHOLD_SORT: u64 = 1 << 22;
+/// `Exec::Auto` sends sorts and `distinct` of at least this many keys to the GPU. Measured on an
+/// H100 with transfers (2026-11-27, BENCHMARKS.md): the GPU's u32 sort took 30 ms at 2^24 keys
+/// against 16 ms on 16 host cores (about 60 ms on 2), 59 ms against 81 ms at 2^26; below 2^24
+/// the module load and launch latency (about 14 ms in a fresh process) dominate.
+pub const GPU_THRESHOLD_SORT: u64 = 1 << 24;
 
 /// The CPU sort paths one by one, for the timing examples and benches (not a stable API).
 #[doc(hidden)]

@@ -22,9 +22,12 @@ mod tests;
 use setup::{AuctionSetup, setup};
 pub(crate) use setup::{CsrSetup, setup_csr};
 
-/// Entries (`n^2` after padding) from which `Exec::Auto` uses the GPU. Provisional: set from
-/// the bidding phase's arithmetic intensity, not yet from a GPU benchmark run.
-pub const AUCTION_GPU_THRESHOLD: u64 = 1 << 22;
+/// Entries (`n^2` after padding) from which `Exec::Auto` uses the GPU. Measured on an H100
+/// (2026-11-27, BENCHMARKS.md): the GPU auction lost to the CPU's at every size tried (n = 1,000:
+/// 180 ms against 40 ms; n = 2,000 integer costs: 1.30 s against 0.25 s), and took 1.96 s at
+/// n = 5,000 and 8.66 s at n = 10,000. So `Auto` keeps the auction on the CPU up to 2^27 entries
+/// (n = 11,585); above that it is still a choice no measurement has settled.
+pub const AUCTION_GPU_THRESHOLD: u64 = 1 << 27;
 
 pub use setup::AUCTION_FLOAT_GAP;
 
