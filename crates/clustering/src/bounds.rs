@@ -381,15 +381,21 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
             t: g.t,
         };
         let clock = std::time::Instant::now();
-        let stats = tree(n, block_rows(k, d), parallel, rows, &|first, count, r| {
-            let x = &data[first * d..(first + count) * d];
-            let w = weights.map(|w| &w[first..first + count]);
-            if fresh {
-                full_leaf(x, d, w, &ctx, r)
-            } else {
-                pruned_leaf(x, d, w, &ctx, r)
-            }
-        });
+        let stats = tree(
+            n,
+            block_rows(n, k, d),
+            parallel,
+            rows,
+            &|first, count, r| {
+                let x = &data[first * d..(first + count) * d];
+                let w = weights.map(|w| &w[first..first + count]);
+                if fresh {
+                    full_leaf(x, d, w, &ctx, r)
+                } else {
+                    pruned_leaf(x, d, w, &ctx, r)
+                }
+            },
+        );
         self.prev.clear();
         self.prev.extend_from_slice(centroids);
         if std::env::var_os("WARPATH_KMEANS_TRACE").is_some() {

@@ -16,15 +16,20 @@ use crate::{Element, KMeansError};
 /// Below this many points a step runs on the calling thread only.
 const PARALLEL_THRESHOLD: usize = 1 << 14;
 
-/// Rows per leaf of the reduction tree: a function of `k * d` only, so that the partials of
-/// large problems stay few.
-pub(crate) fn block_rows(k: usize, d: usize) -> usize {
+/// Rows per leaf of the reduction tree, a function of `n`, `k` and `d` only (never of the thread
+/// count, so the sums have the same bits on any number of threads): 4,096 rows for small
+/// `k * d`, more for large `k * d` so that the partials (`k * d` sums each) stay few, but not
+/// more than a sixteenth of `n` (in whole tiles; 4,096 at least, the small-`k * d` leaf), so
+/// that every `rayon::join` has work on both sides. (Without that bound, 10^5 x 256 points and k = 4,096 made one leaf: one thread.)
+pub(crate) fn block_rows(n: usize, k: usize, d: usize) -> usize {
     let kd = k * d;
-    if kd <= 4096 {
+    let by_kd = if kd <= 4096 {
         4096
     } else {
         (4096 * (kd / 4096).min(64)).next_multiple_of(TILE_ROWS)
-    }
+    };
+    let by_n = n.div_ceil(16).next_multiple_of(TILE_ROWS).max(4096);
+    by_kd.min(by_n)
 }
 
 /// The obviously correct assignment: every point against every centroid in `f64`, ties to the
@@ -162,7 +167,7 @@ pub(crate) fn exact_inertia<T: Element>(
     let parallel = n >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
     let sum = tree(
         n,
-        block_rows(k, d),
+        block_rows(n, k, d),
         parallel,
         labels,
         &|first, rows, labels: &[u32]| {
@@ -281,7 +286,7 @@ pub(crate) fn step_tree<T: Element>(
     let n = labels.len();
     tree(
         n,
-        block_rows(k, d),
+        block_rows(n, k, d),
         parallel,
         labels,
         &|first, rows, labels| {
