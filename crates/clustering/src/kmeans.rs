@@ -108,7 +108,7 @@ impl std::str::FromStr for Convergence {
 /// | `Yinyang` | as Hamerly, per group of about 16 centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
 /// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
-/// `Auto` (the default) picks Lloyd for one iteration, Hamerly for `k <= 32`, Yinyang otherwise
+/// `Auto` (the default) picks Lloyd for one iteration or `k < 8`, Hamerly for `k <= 32`, Yinyang otherwise
 /// (with as many groups as fit the budget: a quarter of the available memory and twice the
 /// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
 /// available memory before the fit ([`KMeansError::OutOfMemory`]).
@@ -585,6 +585,11 @@ const BOUNDS_MEMORY_SHARE: u64 = 4;
 /// bounds do not dominate the memory of a run.
 const BOUNDS_DATA_MULTIPLE: u64 = 2;
 
+/// `Algorithm::Auto` keeps plain Lloyd below this many clusters: with a handful of centres a
+/// distance costs less than keeping its bound (200,000 points, d = 2, k = 2 on Zen 4, 2 threads:
+/// a Lloyd step 1.6 ms, a Hamerly step 3.1 ms; at k = 8 Hamerly's 2.7 ms beat Lloyd's 3.4 ms).
+const AUTO_LLOYD_BELOW_K: usize = 8;
+
 /// The number of centre groups of the pruned algorithms (`None`: plain Lloyd) for `n` points,
 /// `d` dimensions and `k` clusters; checks that the bounds fit in memory.
 ///
@@ -636,7 +641,7 @@ pub(crate) fn groups_for(
         }
         Algorithm::Yinyang => Some(yinyang(budget)),
         Algorithm::Auto => {
-            if max_iter <= 1 || k == 1 {
+            if max_iter <= 1 || k < AUTO_LLOYD_BELOW_K {
                 None
             } else if k <= 32 {
                 Some(1)
