@@ -555,8 +555,8 @@ fn snapshot_stops(
 }
 
 /// [`simulate_with_stimulus`] that hands each snapshot to `sink` instead of keeping it: the
-/// memory is the scheme's own (for the explicit scheme on the CPU, the state and 3% more),
-/// whatever `p.t_end` and `snapshots`. The snapshots are taken at the same steps as by
+/// memory is the scheme's own (for the explicit scheme on a large grid on the CPU, the state
+/// and 3% more; see [`crate::explicit_run`]), whatever `p.t_end` and `snapshots`. The snapshots are taken at the same steps as by
 /// [`simulate`], the front is tracked at each of them and its speed fitted the same way, so
 /// [`StreamedRun::speed`] equals [`Simulation::speed`] for the same arguments.
 ///
