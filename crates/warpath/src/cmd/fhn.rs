@@ -309,6 +309,8 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     // ones only of grids up to PLOT_WHOLE nodes (at most 2^27 values of v and as many of w),
     // bins of larger ones (a few KiB each).
     let per_node = match args.scheme {
+        // --ends copy steps with the reference loop, which keeps a second v, w pair
+        SchemeArg::Explicit if args.ends == EndsArg::Copy => 32.0,
         SchemeArg::Explicit => 17.0,
         SchemeArg::Adaptive => 96.0,
         SchemeArg::Implicit => 160.0,
