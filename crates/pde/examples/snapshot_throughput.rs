@@ -1,5 +1,6 @@
-//! The explicit scheme through `simulate` (snapshots, as `warpath fhn` runs it) against
-//! the initial state and `explicit_run` alone (the time-blocked path), on one large grid,
+//! The explicit scheme through `simulate` (snapshots kept in memory; `warpath fhn` streams them
+//! instead, `simulate_streamed`) against the initial state and `explicit_run` alone (the
+//! time-blocked path), on one large grid,
 //! alternating the two:
 //! `cargo run --release -p pde --example snapshot_throughput -- [N] [steps] [snapshots] [reps]`
 //! (default N = 4*10^6, 320 steps, 100 snapshots, 3 repeats; medians printed).

@@ -23,13 +23,13 @@ pub use explicit::{
     explicit_run_unchecked, explicit_step_reference,
 };
 pub use implicit::{ImplicitStats, ImplicitVariant, NewtonOptions, implicit_run, newton_trace};
-pub use output::write_snapshots;
+pub use output::{SnapshotWriter, write_snapshots};
 pub use params::{
     Boundary, FhnParams, FhnState, LimitRule, StabilityLimit, flush_tiny, reaction,
     reaction_derivative,
 };
 pub use scenario::{
-    Scenario, Scheme, Simulation, Stimulus, crossing, fit_speed, nagumo_front, nagumo_speed,
-    simulate, simulate_with_stimulus,
+    KeepSnapshots, Scenario, Scheme, Simulation, SnapshotSink, Stimulus, StreamedRun, crossing,
+    fit_speed, nagumo_front, nagumo_speed, simulate, simulate_streamed, simulate_with_stimulus,
 };
 pub use tridiag::TridiagSolver;

@@ -2,6 +2,7 @@
 //! measurement.
 
 use gpu_runtime::{Backend, Exec};
+use rayon::prelude::*;
 
 use crate::PdeError;
 use crate::adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};
@@ -126,19 +127,21 @@ impl Scenario {
     /// The initial state on `p`'s grid.
     pub fn initial_state(self, p: &FhnParams) -> FhnState {
         let mut s = FhnState::rest(p.n);
-        let x = p.grid();
+        // x_i = i dx as in `p.grid()`, computed here rather than held
+        let dx = p.dx();
         match self {
             Scenario::Gaussian => {
                 let c = p.length / 2.0;
-                for (v, x) in s.v.iter_mut().zip(&x) {
+                s.v.par_iter_mut().enumerate().for_each(|(i, v)| {
+                    let x = i as f64 * dx;
                     *v = (-(x - c) * (x - c) / 10.0).exp();
-                }
+                });
             }
             Scenario::PulseTrain | Scenario::Constant => {}
             Scenario::Front => {
-                for (v, x) in s.v.iter_mut().zip(&x) {
-                    *v = nagumo_front(*x, 0.0, p.a, p.length / 4.0);
-                }
+                s.v.par_iter_mut().enumerate().for_each(|(i, v)| {
+                    *v = nagumo_front(i as f64 * dx, 0.0, p.a, p.length / 4.0);
+                });
             }
         }
         s.apply_boundaries(p);
@@ -209,15 +212,26 @@ pub fn nagumo_speed(a: f64) -> f64 {
 /// assert_eq!(pde::crossing(&x, &v, 0.5, true), Some(1.5));
 /// ```
 pub fn crossing(x: &[f64], v: &[f64], level: f64, rightmost: bool) -> Option<f64> {
+    crossing_at(|i| x[i], x.len().min(v.len()), v, level, rightmost)
+}
+
+/// [`crossing`] over the first `m` nodes, node `i` at `x(i)`.
+fn crossing_at(
+    x: impl Fn(usize) -> f64,
+    m: usize,
+    v: &[f64],
+    level: f64,
+    rightmost: bool,
+) -> Option<f64> {
     let at = |i: usize| {
         let (a, b) = (v[i] - level, v[i + 1] - level);
         if (a >= 0.0) != (b >= 0.0) {
-            Some(x[i] + (x[i + 1] - x[i]) * a / (a - b))
+            let (xa, xb) = (x(i), x(i + 1));
+            Some(xa + (xb - xa) * a / (a - b))
         } else {
             None
         }
     };
-    let m = x.len().min(v.len());
     if m < 2 {
         return None;
     }
@@ -410,6 +424,173 @@ pub fn simulate_with_stimulus(
     snapshots: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Simulation, PdeError> {
+    let mut kept = KeepSnapshots::default();
+    let run = simulate_streamed(
+        scenario, base, stimulus, scheme, exec, snapshots, &mut kept, progress,
+    )?;
+    Ok(Simulation {
+        x: run.params.grid(),
+        params: run.params,
+        stimulus: run.stimulus,
+        times: kept.times,
+        v: kept.v,
+        w: kept.w,
+        track: run.track,
+        speed: run.speed,
+        backend: run.backend,
+        implicit: run.implicit,
+        adaptive: run.adaptive,
+        steps: run.steps,
+    })
+}
+
+/// Receives a simulation's snapshots as they are taken ([`simulate_streamed`]), so that a
+/// caller keeps only what its outputs need: all of them ([`KeepSnapshots`], what [`simulate`]
+/// does), none (`()`), or each written to files and dropped ([`crate::SnapshotWriter`]).
+pub trait SnapshotSink {
+    /// Called once before the first snapshot with the parameters that run (after the
+    /// scenario's adjustments; node `i` is at `i * params.dx()`) and the number of snapshots
+    /// that will follow. The default does nothing.
+    ///
+    /// # Errors
+    /// Whatever the sink reports; the simulation stops with it.
+    fn begin(&mut self, params: &FhnParams, count: usize) -> Result<(), PdeError> {
+        let _ = (params, count);
+        Ok(())
+    }
+
+    /// Called with the state at each snapshot time, the initial state first and the final
+    /// state last; `v` and `w` hold `params.n` values each and are only borrowed.
+    ///
+    /// # Errors
+    /// Whatever the sink reports; the simulation stops with it.
+    fn snapshot(&mut self, t: f64, v: &[f64], w: &[f64]) -> Result<(), PdeError>;
+}
+
+/// Takes no snapshot: the simulation only tracks the front and measures its speed.
+impl SnapshotSink for () {
+    fn snapshot(&mut self, _: f64, _: &[f64], _: &[f64]) -> Result<(), PdeError> {
+        Ok(())
+    }
+}
+
+/// Keeps every snapshot in memory (`16 n` bytes each).
+#[derive(Debug, Clone, Default)]
+pub struct KeepSnapshots {
+    /// Snapshot times.
+    pub times: Vec<f64>,
+    /// `v` at each snapshot.
+    pub v: Vec<Vec<f64>>,
+    /// `w` at each snapshot.
+    pub w: Vec<Vec<f64>>,
+}
+
+impl SnapshotSink for KeepSnapshots {
+    fn begin(&mut self, _: &FhnParams, count: usize) -> Result<(), PdeError> {
+        self.times.reserve(count);
+        self.v.reserve(count);
+        self.w.reserve(count);
+        Ok(())
+    }
+
+    fn snapshot(&mut self, t: f64, v: &[f64], w: &[f64]) -> Result<(), PdeError> {
+        self.times.push(t);
+        self.v.push(v.to_vec());
+        self.w.push(w.to_vec());
+        Ok(())
+    }
+}
+
+/// What [`simulate_streamed`] returns: the final state, the tracked front and its speed, and
+/// the scheme's statistics; the snapshots went to the sink.
+#[derive(Debug, Clone)]
+pub struct StreamedRun {
+    /// The parameters that ran (after the scenario's adjustments; between stimuli).
+    pub params: FhnParams,
+    /// The stimulus applied at `x = L`, if any.
+    pub stimulus: Option<Stimulus>,
+    /// The final state (`state.t` is the end time).
+    pub state: FhnState,
+    /// How many snapshots the sink received.
+    pub snapshots: usize,
+    /// `(t, position)` of the tracked `v = 1/2` crossing at each snapshot where there is one.
+    pub track: Vec<(f64, f64)>,
+    /// The measured front / pulse speed (positive to the right), if it could be fitted.
+    pub speed: Option<f64>,
+    /// Where it ran.
+    pub backend: Backend,
+    /// Newton statistics of the implicit scheme.
+    pub implicit: Option<ImplicitStats>,
+    /// Node statistics of the adaptive scheme (the last chunk's counts are merged).
+    pub adaptive: Option<AdaptiveStats>,
+    /// Total steps.
+    pub steps: u64,
+}
+
+/// The step counts at which snapshots 1, 2, ... are taken (snapshot 0 is the initial state):
+/// `snapshots` of them spread evenly over `total` steps, at most one per step and at most
+/// `2^27 / n` (the memory [`simulate`] would spend on them), each rounded up to a multiple of
+/// `quantum` (the explicit scheme's time block) except the last, duplicates dropped.
+fn snapshot_stops(
+    total: u64,
+    n: usize,
+    snapshots: usize,
+    quantum: u64,
+) -> impl Iterator<Item = u64> {
+    let max_by_memory = ((1u64 << 27) / n.max(1) as u64).max(1);
+    let snaps = (snapshots.max(1) as u64)
+        .min(total.max(1))
+        .min(max_by_memory);
+    let mut done = 0u64;
+    (1..=snaps).filter_map(move |k| {
+        let mut upto = (total as u128 * k as u128 / snaps as u128) as u64;
+        if upto < total {
+            upto = upto.next_multiple_of(quantum).min(total);
+        }
+        (upto > done).then(|| {
+            done = upto;
+            upto
+        })
+    })
+}
+
+/// [`simulate_with_stimulus`] that hands each snapshot to `sink` instead of keeping it: the
+/// memory is the scheme's own (for the explicit scheme on a large grid on the CPU, the state
+/// and 3% more; see [`crate::explicit_run`]), whatever `p.t_end` and `snapshots`. The snapshots are taken at the same steps as by
+/// [`simulate`], the front is tracked at each of them and its speed fitted the same way, so
+/// [`StreamedRun::speed`] equals [`Simulation::speed`] for the same arguments.
+///
+/// # Complexity
+/// The scheme's cost, plus `O(n)` per snapshot (the sink's cost aside); `O(snapshots)`
+/// auxiliary space besides the scheme's.
+///
+/// # Errors
+/// As [`simulate_with_stimulus`], and whatever the sink reports.
+///
+/// # Examples
+/// ```
+/// use gpu_runtime::Exec;
+/// use pde::{FhnParams, Scenario, Scheme, nagumo_speed, simulate_streamed};
+/// let p = FhnParams { t_end: 60.0, ..FhnParams::default() };
+/// // `()` keeps no snapshot; the front is tracked all the same
+/// let run = simulate_streamed(Scenario::Front, p, None, Scheme::Explicit, Exec::Cpu, 60,
+///                             &mut (), &mut |_, _| {})?;
+/// let c = nagumo_speed(p.a);
+/// assert!((run.speed.unwrap() - c).abs() < 0.02 * c);
+/// assert_eq!(run.snapshots, 61);
+/// # Ok::<(), pde::PdeError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_streamed(
+    scenario: Scenario,
+    base: FhnParams,
+    stimulus: Option<Stimulus>,
+    scheme: Scheme,
+    exec: Exec,
+    snapshots: usize,
+    sink: &mut dyn SnapshotSink,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<StreamedRun, PdeError> {
     let p = scenario.params(base);
     p.validate()?;
     if let Some(s) = &stimulus {
@@ -425,38 +606,7 @@ pub fn simulate_with_stimulus(
             sp.check_explicit_dt(sp.dx())?;
         }
     }
-    let mut state = scenario.initial_state(&p);
-    if let (Some(s), Some(sp)) = (stimulus, &stimulated)
-        && s.is_on(0.5 * p.dt)
-    {
-        state.apply_boundaries(sp); // stimulated from t = 0: the first snapshot shows it
-    }
     let total = p.steps();
-    // At most one snapshot per step, and at most 2^27 stored values of v (1 GiB, as much
-    // again for w), so a large grid cannot exhaust memory through snapshots.
-    let max_by_memory = ((1u64 << 27) / p.n as u64).max(1);
-    let snaps = (snapshots.max(1) as u64)
-        .min(total.max(1))
-        .min(max_by_memory);
-    let x = p.grid();
-    let rightmost = scenario.tracks_rightmost();
-    let mut sim = Simulation {
-        params: p,
-        stimulus,
-        x: x.clone(),
-        times: vec![0.0],
-        v: vec![state.v.clone()],
-        w: vec![state.w.clone()],
-        track: Vec::new(),
-        speed: None,
-        backend: Backend::Cpu,
-        implicit: None,
-        adaptive: None,
-        steps: total,
-    };
-    if let Some(pos) = crossing(&x, &state.v, 0.5, rightmost) {
-        sim.track.push((0.0, pos));
-    }
     // On large grids the explicit CPU path fuses 32 steps per pass over memory: snapshots are
     // taken at multiples of that (fewer of them when the run is short), never cutting a pass
     // short, so a run with snapshots is as fast as one without.
@@ -464,16 +614,38 @@ pub fn simulate_with_stimulus(
         Scheme::Explicit => crate::explicit::explicit_step_quantum(&p, exec),
         _ => 1,
     };
+    let stops = || snapshot_stops(total, p.n, snapshots, quantum);
+    sink.begin(&p, 1 + stops().count())?;
+    let mut state = scenario.initial_state(&p);
+    if let (Some(s), Some(sp)) = (stimulus, &stimulated)
+        && s.is_on(0.5 * p.dt)
+    {
+        state.apply_boundaries(sp); // stimulated from t = 0: the first snapshot shows it
+    }
+    let dx = p.dx();
+    let rightmost = scenario.tracks_rightmost();
+    let mut run = StreamedRun {
+        params: p,
+        stimulus,
+        state: FhnState::rest(0),
+        snapshots: 1,
+        track: Vec::new(),
+        speed: None,
+        backend: Backend::Cpu,
+        implicit: None,
+        adaptive: None,
+        steps: total,
+    };
+    let track = |state: &FhnState, run: &mut StreamedRun| {
+        if let Some(pos) = crossing_at(|i| i as f64 * dx, p.n, &state.v, 0.5, rightmost) {
+            run.track.push((state.t, pos));
+        }
+    };
+    sink.snapshot(0.0, &state.v, &state.w)?;
+    track(&state, &mut run);
     let mut scratch = crate::explicit::ExplicitScratch::default();
     let mut done = 0u64;
-    for k in 1..=snaps {
-        let mut upto = (total as u128 * k as u128 / snaps as u128) as u64;
-        if upto < total {
-            upto = upto.next_multiple_of(quantum).min(total);
-        }
-        if upto <= done {
-            continue;
-        }
+    for upto in stops() {
         // the chunk, cut where the stimulus switches
         while done < upto {
             let (params, steps) = match (stimulus, &stimulated) {
@@ -496,21 +668,19 @@ pub fn simulate_with_stimulus(
                 steps,
                 scheme,
                 exec,
-                &mut sim,
+                &mut run,
                 &mut scratch,
             )?;
             done += steps;
         }
-        sim.times.push(state.t);
-        sim.v.push(state.v.clone());
-        sim.w.push(state.w.clone());
-        if let Some(pos) = crossing(&x, &state.v, 0.5, rightmost) {
-            sim.track.push((state.t, pos));
-        }
+        sink.snapshot(state.t, &state.v, &state.w)?;
+        run.snapshots += 1;
+        track(&state, &mut run);
         progress(done, total);
     }
-    sim.speed = fit_speed(&sim.track, p.length, 0.05 * p.length);
-    Ok(sim)
+    run.speed = fit_speed(&run.track, p.length, 0.05 * p.length);
+    run.state = state;
+    Ok(run)
 }
 
 /// Runs `steps` steps of `scheme` and merges its statistics into `sim`; the explicit scheme
@@ -521,7 +691,7 @@ fn advance(
     steps: u64,
     scheme: Scheme,
     exec: Exec,
-    sim: &mut Simulation,
+    sim: &mut StreamedRun,
     scratch: &mut crate::explicit::ExplicitScratch,
 ) -> Result<(), PdeError> {
     match scheme {
@@ -691,6 +861,101 @@ mod tests {
             assert!((s - c).abs() < 0.02 * c, "{scheme:?}: {s} vs {c}");
             assert_eq!(sim.times.len(), 41);
         }
+    }
+
+    /// The speed measured on the fly (`simulate_streamed`, nothing kept) is the speed the
+    /// kept snapshots give (the front tracked on each stored snapshot and fitted), for every
+    /// scenario and scheme, and on a grid large enough for the time-blocked path.
+    #[test]
+    fn streamed_speed_equals_the_speed_of_kept_snapshots() {
+        let large = FhnParams {
+            n: 40_001,
+            length: 20_000.0,
+            t_end: 20.0,
+            dt: 0.05,
+            ..FhnParams::default()
+        };
+        let mut cases = vec![(Scenario::Gaussian, large, Scheme::Explicit, 7)];
+        for sc in [
+            Scenario::Gaussian,
+            Scenario::PulseTrain,
+            Scenario::Constant,
+            Scenario::Front,
+        ] {
+            for (scheme, dt) in [
+                (Scheme::Explicit, 0.05),
+                (Scheme::Adaptive(AdaptiveOptions::default()), 0.05),
+                (Scheme::Implicit(NewtonOptions::default()), 0.25),
+            ] {
+                let p = FhnParams {
+                    t_end: 60.0,
+                    dt,
+                    ..FhnParams::default()
+                };
+                cases.push((sc, p, scheme, 30));
+            }
+        }
+        let mut fitted = 0;
+        for (sc, p, scheme, snaps) in cases {
+            let kept = simulate(sc, p, scheme, Exec::Cpu, snaps, &mut |_, _| {}).unwrap();
+            let rightmost = sc.tracks_rightmost();
+            let track: Vec<(f64, f64)> = kept
+                .times
+                .iter()
+                .zip(&kept.v)
+                .filter_map(|(&t, v)| crossing(&kept.x, v, 0.5, rightmost).map(|x| (t, x)))
+                .collect();
+            let from_snapshots = fit_speed(&track, p.length, 0.05 * p.length);
+            let streamed = simulate_streamed(
+                sc,
+                p,
+                sc.stimulus(),
+                scheme,
+                Exec::Cpu,
+                snaps,
+                &mut (),
+                &mut |_, _| {},
+            )
+            .unwrap();
+            let case = format!("{sc:?} {scheme:?} n = {}", p.n);
+            assert_eq!(streamed.track, track, "{case}");
+            assert_eq!(streamed.speed, from_snapshots, "{case}");
+            assert_eq!(kept.speed, from_snapshots, "{case}");
+            assert_eq!(&streamed.state.v, kept.v.last().unwrap(), "{case}");
+            assert_eq!(streamed.snapshots, kept.times.len(), "{case}");
+            fitted += usize::from(from_snapshots.is_some());
+        }
+        assert!(fitted >= 10, "only {fitted} cases measured a speed");
+    }
+
+    #[test]
+    fn a_sink_error_stops_the_run() {
+        struct Refuse;
+        impl SnapshotSink for Refuse {
+            fn snapshot(&mut self, t: f64, _: &[f64], _: &[f64]) -> Result<(), PdeError> {
+                if t > 0.0 {
+                    Err(PdeError::Output("disk full".into()))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+        let p = FhnParams {
+            t_end: 5.0,
+            ..FhnParams::default()
+        };
+        let e = simulate_streamed(
+            Scenario::Gaussian,
+            p,
+            None,
+            Scheme::Explicit,
+            Exec::Cpu,
+            4,
+            &mut Refuse,
+            &mut |_, _| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("disk full"), "{e}");
     }
 
     #[test]

@@ -4,12 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use gpu_runtime::{Backend, Exec};
 use pde::tridiag::{self, TridiagSolver};
 use pde::{
-    AdaptiveOptions, FhnParams, FhnState, ImplicitVariant, NewtonOptions, Scenario, Scheme,
-    Simulation, explicit_run, explicit_run_batch, nagumo_speed, simulate,
+    AdaptiveOptions, FhnParams, FhnState, ImplicitVariant, NewtonOptions, PdeError, Scenario,
+    Scheme, SnapshotSink, SnapshotWriter, explicit_run, explicit_run_batch, nagumo_speed, simulate,
+    simulate_streamed,
 };
 
 use crate::cli_io::check_backend;
@@ -148,10 +149,13 @@ pub(crate) struct Args {
     /// with a colour bar) beside it as NAME.heatmap.svg / .png.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// Write snapshots (snapshots.csv, x.npy, t.npy, v.npy, w.npy) into this directory.
+    /// Write snapshots (snapshots.csv, x.npy, t.npy, v.npy, w.npy) into this directory, each
+    /// as it is taken (none is held in memory).
     #[arg(long, value_name = "DIR")]
     snapshots: Option<PathBuf>,
-    /// Number of snapshots over the run (at most one per step; at most 2^27 stored values).
+    /// Number of snapshots over the run (at most one per step; at most 2^27 values of v in
+    /// all). The front / pulse speed is measured at the same times, also without --snapshots
+    /// or --plot.
     #[arg(long, default_value_t = 100, value_parser = crate::cli_io::count)]
     snapshot_count: usize,
     /// Run even when the estimated time is above a day.
@@ -300,20 +304,29 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     };
     let pp = sc.params(p);
     pp.validate()?;
-    // Memory: the state and the scheme's work arrays per node, plus the snapshots (at most
-    // 2^27 stored values of v and as many of w).
+    // Memory: the state and the scheme's work arrays per node (the explicit scheme: the state
+    // and 3% of halo copies); snapshots are streamed to --snapshots, and --plot keeps whole
+    // ones only of grids up to PLOT_WHOLE nodes (at most 2^27 values of v and as many of w),
+    // bins of larger ones (a few KiB each).
     let per_node = match args.scheme {
-        SchemeArg::Explicit => 32.0,
+        // --ends copy steps with the reference loop, which keeps a second v, w pair
+        SchemeArg::Explicit if args.ends == EndsArg::Copy => 32.0,
+        SchemeArg::Explicit => 17.0,
         SchemeArg::Adaptive => 96.0,
         SchemeArg::Implicit => 160.0,
     };
     let snaps = (args.snapshot_count as u64 + 1)
         .min(pp.steps() + 1)
         .min(((1u64 << 27) / pp.n.max(1) as u64).max(1) + 1);
+    let kept = if args.plot.is_some() && pp.n <= PLOT_WHOLE {
+        16.0 * snaps as f64
+    } else {
+        0.0
+    };
     warpath_io::check_memory(
         &format!("--n {}", pp.n),
         pp.n as u64,
-        per_node + 16.0 * snaps as f64,
+        per_node + kept,
         0,
         "nodes",
     )?;
@@ -349,18 +362,24 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         )));
     }
     let bar = progress(pp.steps(), &format!("fhn {}", sc.name()), json);
+    let mut outputs = Outputs {
+        files: args.snapshots.as_deref().map(SnapshotWriter::new),
+        plot: plot_paths.as_ref().map(|_| PlotKeeper::default()),
+    };
     let started = Instant::now();
-    let sim = simulate(
+    let sim = simulate_streamed(
         sc,
         p,
+        sc.stimulus(),
         scheme,
         args.backend,
         args.snapshot_count,
+        &mut outputs,
         &mut |done, _| bar.set_position(done),
     )?;
     let seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let last = sim.v.last().context("no snapshot")?;
+    let last = &sim.state.v;
     let bounded = last.iter().all(|v| v.is_finite() && v.abs() < 2.0);
     let exact = (sc == Scenario::Front).then(|| nagumo_speed(pp.a));
     let speed_error = match (sim.speed, exact) {
@@ -385,14 +404,14 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         });
     }
     let mut files = Vec::new();
-    if let Some(dir) = &args.snapshots {
-        for f in pde::write_snapshots(&sim, dir)? {
+    if let Some(out) = outputs.files {
+        for f in out.finish()? {
             files.push(f.display().to_string());
         }
     }
-    if let Some((out, heat)) = &plot_paths {
-        plot_profiles(&sim, out, 6)?;
-        plot_heatmap(&sim, heat)?;
+    if let (Some((out, heat)), Some(kept)) = (&plot_paths, &outputs.plot) {
+        kept.plot_profiles(out, 6)?;
+        kept.plot_heatmap(heat)?;
         files.push(out.display().to_string());
         files.push(heat.display().to_string());
     }
@@ -417,7 +436,9 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 "dx": pp.dx(),
                 "dt": pp.dt,
                 "steps": sim.steps,
-                "t_end": sim.times.last(),
+                "cell_updates_per_second": pp.n as f64 * sim.steps as f64 / seconds,
+                "snapshots": sim.snapshots,
+                "t_end": sim.state.t,
                 "speed": sim.speed,
                 "exact_speed": exact,
                 "speed_relative_error": speed_error,
@@ -435,9 +456,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             pp.dx(),
             pp.dt,
             sim.steps,
-            sim.times.last().copied().unwrap_or(0.0),
+            sim.state.t,
             sim.backend,
             seconds
+        );
+        println!(
+            "  {:.3e} cell updates per second",
+            pp.n as f64 * sim.steps as f64 / seconds
         );
         match (sim.speed, exact) {
             (Some(s), Some(c)) => println!(
@@ -475,41 +500,178 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Draws `v` (solid) and `w` (dashed) against `x` at up to `curves` snapshot times spread
-/// over the run; `.svg` or `.png` by the extension.
-fn plot_profiles(sim: &Simulation, path: &Path, curves: usize) -> Result<()> {
-    let title = format!(
-        "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes",
-        sim.x.len()
-    );
-    let figure = warpath_io::plot::Profiles {
-        x: &sim.x,
-        times: &sim.times,
-        solid: &sim.v,
-        dashed: &sim.w,
-        curves,
-        title: &title,
-        x_label: "x",
-        y_label: "v, w",
-    };
-    warpath_io::plot::render(path, (900, 500), &figure)?;
-    Ok(())
+/// The snapshot sinks of a run: the files of --snapshots and what --plot keeps.
+struct Outputs {
+    files: Option<SnapshotWriter>,
+    plot: Option<PlotKeeper>,
 }
 
-/// Draws the space–time heat map of `v` (x across, t upwards) with a colour bar; `.svg` or
-/// `.png` by the extension.
-fn plot_heatmap(sim: &Simulation, path: &Path) -> Result<()> {
-    let map = warpath_io::plot::Heatmap {
-        x: &sim.x,
-        y: &sim.times,
-        values: &sim.v,
-        title: "v(x, t)",
-        x_label: "x",
-        y_label: "t",
-        value_label: "v",
-    };
-    warpath_io::plot::render(path, (900, 600), &map)?;
-    Ok(())
+impl SnapshotSink for Outputs {
+    fn begin(&mut self, params: &FhnParams, count: usize) -> Result<(), PdeError> {
+        if let Some(f) = &mut self.files {
+            f.begin(params, count)?;
+        }
+        if let Some(k) = &mut self.plot {
+            k.begin(params, count)?;
+        }
+        Ok(())
+    }
+
+    fn snapshot(&mut self, t: f64, v: &[f64], w: &[f64]) -> Result<(), PdeError> {
+        if let Some(f) = &mut self.files {
+            f.snapshot(t, v, w)?;
+        }
+        if let Some(k) = &mut self.plot {
+            k.snapshot(t, v, w)?;
+        }
+        Ok(())
+    }
+}
+
+/// Grids up to this many nodes are kept whole for --plot; larger ones in `PLOT_BINS` bins.
+const PLOT_WHOLE: usize = 2 * PLOT_BINS;
+
+/// Bins of the profile plot of a large grid: each keeps the minimum and the maximum of v (and
+/// of w) over its nodes, drawn at its first and last node in the order they occur, so that a
+/// pulse narrower than a bin still shows as a spike (min/max decimation).
+const PLOT_BINS: usize = 2048;
+
+/// Bins of the heat map of a large grid (one column each, the maximum of v over the bin; one
+/// column more closes the last bin): the heat map draws at most 400 columns.
+const HEAT_BINS: usize = 399;
+
+/// What --plot needs of each snapshot: the whole rows of grids up to `PLOT_WHOLE` nodes,
+/// else `PLOT_BINS` min/max pairs and `HEAT_BINS` bin maxima (a few KiB per snapshot).
+#[derive(Default)]
+struct PlotKeeper {
+    n: usize,
+    dx: f64,
+    /// Nodes per bin of the profiles and of the heat map (1 and 1 for whole rows).
+    bin: usize,
+    heat_bin: usize,
+    /// Positions of the profile points and of the heat map columns.
+    x: Vec<f64>,
+    heat_x: Vec<f64>,
+    times: Vec<f64>,
+    v: Vec<Vec<f64>>,
+    w: Vec<Vec<f64>>,
+    heat: Vec<Vec<f64>>,
+}
+
+/// Per bin of `bin` nodes, its minimum and maximum in the order they occur.
+fn min_max_bins(values: &[f64], bin: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(2 * values.len().div_ceil(bin));
+    for chunk in values.chunks(bin) {
+        let (mut lo, mut hi) = (0, 0);
+        for (i, &v) in chunk.iter().enumerate() {
+            if v < chunk[lo] {
+                lo = i;
+            }
+            if v > chunk[hi] {
+                hi = i;
+            }
+        }
+        let (a, b) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+        out.push(chunk[a]);
+        out.push(chunk[b]);
+    }
+    out
+}
+
+impl PlotKeeper {
+    fn whole(&self) -> bool {
+        self.bin == 1
+    }
+
+    fn plot_profiles(&self, path: &Path, curves: usize) -> Result<()> {
+        let title = if self.whole() {
+            format!(
+                "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes",
+                self.n
+            )
+        } else {
+            format!(
+                "FitzHugh-Nagumo: v (solid) and w (dashed), {} nodes (min and max of every {})",
+                self.n, self.bin
+            )
+        };
+        let figure = warpath_io::plot::Profiles {
+            x: &self.x,
+            times: &self.times,
+            solid: &self.v,
+            dashed: &self.w,
+            curves,
+            title: &title,
+            x_label: "x",
+            y_label: "v, w",
+        };
+        warpath_io::plot::render(path, (900, 500), &figure)?;
+        Ok(())
+    }
+
+    fn plot_heatmap(&self, path: &Path) -> Result<()> {
+        let title = if self.whole() {
+            "v(x, t)".to_owned()
+        } else {
+            format!("v(x, t), the maximum of every {} nodes", self.heat_bin)
+        };
+        let map = warpath_io::plot::Heatmap {
+            x: if self.whole() { &self.x } else { &self.heat_x },
+            y: &self.times,
+            values: if self.whole() { &self.v } else { &self.heat },
+            title: &title,
+            x_label: "x",
+            y_label: "t",
+            value_label: "v",
+        };
+        warpath_io::plot::render(path, (900, 600), &map)?;
+        Ok(())
+    }
+}
+
+impl SnapshotSink for PlotKeeper {
+    fn begin(&mut self, params: &FhnParams, count: usize) -> Result<(), PdeError> {
+        let (n, dx) = (params.n, params.dx());
+        self.n = n;
+        self.dx = dx;
+        self.times.reserve(count);
+        if n <= PLOT_WHOLE {
+            self.bin = 1;
+            self.heat_bin = 1;
+            self.x = params.grid();
+            return Ok(());
+        }
+        self.bin = n.div_ceil(PLOT_BINS);
+        self.x = (0..n)
+            .step_by(self.bin)
+            .flat_map(|s| [s as f64 * dx, ((s + self.bin).min(n) - 1) as f64 * dx])
+            .collect();
+        self.heat_bin = n.div_ceil(HEAT_BINS);
+        self.heat_x = (0..n)
+            .step_by(self.heat_bin)
+            .map(|s| s as f64 * dx)
+            .chain([(n - 1) as f64 * dx])
+            .collect();
+        Ok(())
+    }
+
+    fn snapshot(&mut self, t: f64, v: &[f64], w: &[f64]) -> Result<(), PdeError> {
+        self.times.push(t);
+        if self.whole() {
+            self.v.push(v.to_vec());
+            self.w.push(w.to_vec());
+            return Ok(());
+        }
+        self.v.push(min_max_bins(v, self.bin));
+        self.w.push(min_max_bins(w, self.bin));
+        let mut heat: Vec<f64> = v
+            .chunks(self.heat_bin)
+            .map(|c| c.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+            .collect();
+        heat.push(heat.last().copied().unwrap_or(0.0));
+        self.heat.push(heat);
+        Ok(())
+    }
 }
 
 /// The heat map beside the profile plot: `OUT.heatmap.svg` (or `.png`, as OUT).
@@ -750,5 +912,70 @@ mod tests {
                 .contains("--implicit-variant seed applies to --scheme implicit only"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn min_max_bins_keep_narrow_pulses() {
+        let mut v = vec![0.0; 100];
+        v[37] = 1.0;
+        v[38] = -0.25;
+        let b = min_max_bins(&v, 25);
+        assert_eq!(b.len(), 8);
+        // bin 1 (nodes 25..50): the maximum comes first, then the minimum
+        assert_eq!(&b[2..4], &[1.0, -0.25]);
+        assert!(b[..2].iter().chain(&b[4..]).all(|&x| x == 0.0));
+        assert_eq!(min_max_bins(&[3.0, 1.0, 2.0], 2), vec![3.0, 1.0, 2.0, 2.0]);
+    }
+
+    /// Snapshots go to the files as they are taken, and a plot of a grid above PLOT_WHOLE
+    /// nodes keeps bins, not whole rows.
+    #[test]
+    fn fhn_streams_snapshots_and_bins_large_plots() {
+        let dir = std::env::temp_dir().join(format!("warpath-fhn-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let snaps = dir.join("snaps");
+        let plot = dir.join("p.svg");
+        let n = PLOT_WHOLE + 905;
+        let a = args(&[
+            "--n",
+            &n.to_string(),
+            "--length",
+            &format!("{}", (n - 1) / 2),
+            "--t-end",
+            "1",
+            "--snapshot-count",
+            "4",
+            "--snapshots",
+            snaps.to_str().unwrap(),
+            "--plot",
+            plot.to_str().unwrap(),
+        ]);
+        run(a, true).unwrap();
+        let bytes = std::fs::read(snaps.join("v.npy")).unwrap();
+        let v = warpath_io::npy::read_npy_bytes::<f64>(&bytes).unwrap();
+        assert_eq!(v.shape, vec![5, n]);
+        assert!(v.data[..n].iter().any(|&x| x > 0.9), "the initial Gaussian");
+        assert!(plot.exists() && heatmap_path(&plot).exists());
+        let svg = std::fs::read_to_string(&plot).unwrap();
+        assert!(
+            svg.contains("min and max of every 3"),
+            "title names the bins"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let mut k = PlotKeeper::default();
+        let p = FhnParams {
+            n,
+            length: ((n - 1) / 2) as f64,
+            ..FhnParams::default()
+        };
+        k.begin(&p, 1).unwrap();
+        let ones = vec![1.0; n];
+        k.snapshot(0.0, &ones, &ones).unwrap();
+        assert_eq!(k.x.len(), k.v[0].len());
+        assert_eq!(k.heat_x.len(), k.heat[0].len());
+        assert!(k.heat_x.len() <= 400);
+        assert_eq!(*k.x.last().unwrap(), p.length);
+        assert_eq!(*k.heat_x.last().unwrap(), p.length);
     }
 }
