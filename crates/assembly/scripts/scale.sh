@@ -101,7 +101,7 @@ done
 echo "load after: $(uptime | sed 's/.*load average: //')"
 
 stat_of() { # median and best of a list
-    printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {printf "%s %s", a[int((NR+1)/2)], a[1]}'
+    printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {printf "%s %s\n", a[int((NR+1)/2)], a[1]}'
 }
 printf '%-24s %10s %10s %12s\n' tool median_s best_s peak_MB
 for name in "${!times[@]}"; do
