@@ -680,15 +680,15 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
         }
     };
     if D > 0 && range.len() < LANES {
-        // Fewer centres than lanes at d <= 4: the distances written out, in dist2_f64's
-        // order (combine8 of one partial sum per coordinate).
+        // Fewer centres than lanes at d <= 4: one partial sum per coordinate, added by
+        // dist2_f64's own combine8 (the zero sums change no bits), with the point converted once.
         let mut xs = [0f64; 4];
         for (o, v) in xs.iter_mut().zip(x) {
             *o = v.to_f64();
         }
         for j in range {
             let c = cent.row(j);
-            let p: [f64; 4] = std::array::from_fn(|t| {
+            let p: [f64; 8] = std::array::from_fn(|t| {
                 if t < D {
                     let u = xs[t] - c[t];
                     u * u
@@ -696,13 +696,7 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
                     0.0
                 }
             });
-            let v = match D {
-                1 => p[0],
-                2 => p[0] + p[1],
-                3 => (p[0] + p[2]) + p[1],
-                _ => (p[0] + p[2]) + (p[1] + p[3]),
-            };
-            consider(j, v, &mut best, &mut second);
+            consider(j, combine8(p), &mut best, &mut second);
         }
         return (best, second);
     }

@@ -425,26 +425,6 @@ impl<'a, T: Element> CudaStepper<'a, T> {
     }
 }
 
-/// The inertia of a product step from its sums (the CPU's `cpu::formula_inertia`):
-/// `sum_j max(0, q_j - 2 c_j . s_j + w_j |c_j|^2)` over the clusters of non-zero weight.
-fn formula_inertia(st: &StepStats, q: &[f64], centroids: &[f64], d: usize) -> f64 {
-    let mut total = 0.0;
-    for (j, &w) in st.counts.iter().enumerate() {
-        if w == 0.0 {
-            continue;
-        }
-        let c = &centroids[j * d..(j + 1) * d];
-        let s = &st.sums[j * d..(j + 1) * d];
-        let (mut cs, mut cc) = (0.0, 0.0);
-        for (a, b) in c.iter().zip(s) {
-            cs += a * b;
-            cc += a * a;
-        }
-        total += (q[j] - 2.0 * cs + w * cc).max(0.0);
-    }
-    total
-}
-
 impl<T: Element> Stepper for CudaStepper<'_, T> {
     fn dim(&self) -> usize {
         self.d
@@ -468,7 +448,7 @@ impl<T: Element> Stepper for CudaStepper<'_, T> {
             let flat = self.step_product(centroids, k)?;
             self.formula = true;
             let mut st = StepStats::from_flat(&flat[..kd + k + 2], k, d);
-            st.inertia = formula_inertia(&st, &flat[kd + k + 2..], centroids, d);
+            st.inertia = crate::cpu::formula_inertia(&st, &flat[kd + k + 2..], centroids, d);
             Ok(st)
         }
     }

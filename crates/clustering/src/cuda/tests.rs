@@ -8,7 +8,7 @@ use gpu_runtime::testing::gpu_for_test;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{CudaStepper, Engine, direct, formula_inertia};
+use super::{CudaStepper, Engine, direct};
 use crate::cpu::{CpuKind, CpuStepper};
 use crate::lloyd::{LloydParams, ShiftLimit, StepStats, Stepper, lloyd};
 use crate::{Element, KMeansError};
@@ -212,27 +212,6 @@ fn gpu_lloyd_runs_equal_the_cpu_runs() {
             "final inertia",
         );
     }
-}
-
-#[test]
-fn cuda_formula_inertia_is_the_cpus() {
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let (k, d) = (9, 13);
-    let mut st = StepStats::zeros(k, d);
-    for v in st.sums.iter_mut() {
-        *v = rng.random_range(-50.0..50.0);
-    }
-    for (j, w) in st.counts.iter_mut().enumerate() {
-        *w = if j == 3 {
-            0.0
-        } else {
-            rng.random_range(1.0..9.0)
-        };
-    }
-    let q: Vec<f64> = (0..k).map(|_| rng.random_range(0.0..1e4)).collect();
-    let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-3.0..3.0)).collect();
-    let want = crate::cpu::formula_inertia(&st, &q, &c, d);
-    assert_eq!(formula_inertia(&st, &q, &c, d).to_bits(), want.to_bits());
 }
 
 #[test]
