@@ -7,8 +7,12 @@
 #   SIZE      genome size: 60M, 250M, ...
 #   BOUND     also run warpath with --max-memory BOUND (e.g. 2G), a row of its own
 # Environment:
-#   GGCAT=/path/to/ggcat   add GGCAT 2 (build: algbio/ggcat with its submodules,
-#                          `cargo build --release -p ggcat_cmdline`)
+#   GGCAT=/path/to/ggcat   add GGCAT 2 (its binary)
+#   GGCAT_SRC=DIR          or a checkout of https://github.com/algbio/ggcat (not on crates.io;
+#                          its libraries come from crates.io, stable Rust): the script builds
+#                          it with `cargo build --release -p ggcat_cmdline` (~10 min on 2 cores)
+#   KMERS=0                skip `warpath kmers` and KMC (their text counts are large: 2 GB
+#                          at 60 Mbp)
 #   TOOLS="warpath bcalm kmc ggcat"   which tools (default: all available)
 #   EULERTIGS=1            also one run each of `warpath assemble --eulertigs` and
 #                          `ggcat build --eulertigs` (counts and lengths compared)
@@ -17,17 +21,22 @@
 # Installs BCALM2 and KMC3 from Debian when missing; builds warpath in release. The tools run
 # interleaved, RUNS times each; the table gives the median and best wall seconds and the
 # median peak resident memory (/usr/bin/time -v), with the load average before and after.
-# Afterwards the unitigs are compared as partitions of the k-mer set (compare_unitigs).
+# Afterwards the unitigs are compared as sets of canonical spellings (canonical_unitigs.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 size="${1:?usage: scale.sh SIZE [COVERAGE] [THREADS] [RUNS] [BOUND]}"
 cov="${2:-20}"; threads="${3:-2}"; runs="${4:-3}"; bound="${5:-}"
-work="${WORK:-$root/target/assembly-scale}"
+work="$(realpath -m "${WORK:-$root/target/assembly-scale}")"  # absolute: BCALM2 runs in $work/out
 k=31
 mkdir -p "$work"
 cd "$root"
 
 tools="${TOOLS:-warpath bcalm kmc ggcat}"
+if [ "${KMERS:-1}" = 0 ]; then tools="${tools//kmc/}"; fi
+if [ -z "${GGCAT:-}" ] && [ -n "${GGCAT_SRC:-}" ]; then
+    (cd "$GGCAT_SRC" && cargo build --release -q -p ggcat_cmdline)
+    GGCAT="$GGCAT_SRC/target/release/ggcat"
+fi
 need=()
 for t in bcalm kmc; do
     if [[ " $tools " == *" $t "* ]] && ! command -v "$t" >/dev/null; then need+=("$t"); fi
@@ -82,7 +91,7 @@ for r in $(seq "$runs"); do
                         --threads "$threads" --max-memory "$bound" --unitigs "$d/warpath-bound.fa" \
                         --backend cpu --json
                 fi
-                run_tool warpath-kmers "$bin/warpath" kmers "$reads" --k $k --threads "$threads" \
+                [ "${KMERS:-1}" = 0 ] || run_tool warpath-kmers "$bin/warpath" kmers "$reads" --k $k --threads "$threads" \
                     -o "$d/warpath.counts.txt" --backend cpu --json ;;
             bcalm)
                 run_tool bcalm bash -c "cd '$d' && bcalm -in '$reads' -kmer-size $k \
@@ -121,12 +130,23 @@ if d.get("command") == "assemble":
           f"peak {d['peak_memory_bytes']/1e9:.2f} GB, stages {st}")
 EOF
 done
-if [ -s "$d/bcalm.unitigs.fa" ]; then
-    "$bin/examples/compare_unitigs" $k "$d/warpath.fa" "$d/bcalm.unitigs.fa" | tail -1 | sed 's/^/unitigs vs bcalm: /'
-fi
-if [ -s "$d/ggcat.fa" ]; then
-    "$bin/examples/compare_unitigs" $k "$d/warpath.fa" "$d/ggcat.fa" | tail -1 | sed 's/^/unitigs vs ggcat: /'
-fi
+# Unitigs compared as sets of canonical spellings (canonical_unitigs.py; sorted on disk):
+# examples/compare_unitigs holds both k-mer sets in memory (over 20 GB at 250 Mbp).
+canon() { python3 "$root/crates/assembly/scripts/canonical_unitigs.py" $k "$1" | LC_ALL=C sort -S 1G -T "$d" > "$2"; }
+same_unitigs() { # PEER FILE
+    [ -s "$2" ] || return 0
+    [ -s "$d/warpath.canon" ] || canon "$d/warpath.fa" "$d/warpath.canon"
+    canon "$2" "$d/$1.canon"
+    if cmp -s "$d/warpath.canon" "$d/$1.canon"; then
+        echo "unitigs vs $1: identical ($(wc -l < "$d/$1.canon") unitigs)"
+    else
+        echo "unitigs vs $1: DIFFERENT ($(wc -l < "$d/warpath.canon") vs $(wc -l < "$d/$1.canon") unitigs)"
+    fi
+}
+rm -f "$d"/*.canon
+same_unitigs bcalm "$d/bcalm.unitigs.fa"
+same_unitigs ggcat "$d/ggcat.fa"
+rm -f "$d"/*.canon
 if [ -n "$bound" ] && [ -s "$d/warpath-bound.fa" ]; then
     cmp -s "$d/warpath.fa" "$d/warpath-bound.fa" && echo "--max-memory $bound: the same file, byte for byte" \
         || echo "--max-memory $bound: DIFFERENT file"

@@ -209,6 +209,12 @@ pub(crate) fn plan<W: Word>(
         }
     };
     let letters = input_letters(sources);
+    if options.partitions > 1 << 20 {
+        return Err(AssemblyError::InvalidParameter(format!(
+            "{} buckets: at most 2^20",
+            options.partitions
+        )));
+    }
     let buckets = if options.partitions > 0 {
         options.partitions
     } else {
