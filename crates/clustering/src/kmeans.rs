@@ -747,7 +747,9 @@ pub(crate) fn check_finite<T: Element>(
     const BLOCK: usize = 1 << 15;
     // Whole blocks are scanned branch-free; only a block that has a bad value is searched.
     let bad_block = if data.len() < BLOCK {
-        data.iter().any(|v| !v.is_finite()).then_some(0)
+        data.iter()
+            .fold(false, |bad, v| bad | !v.is_finite())
+            .then_some(0)
     } else {
         data.par_chunks(BLOCK)
             .position_first(|c| c.iter().fold(false, |bad, v| bad | !v.is_finite()))
