@@ -597,9 +597,9 @@ const AUTO_LLOYD_BELOW_K: usize = 8;
 /// than the bounds' own bookkeeping per point. Measured (callgrind instruction counts, whole
 /// fits, one thread): the seed's fits (`kmeans-vary-k`, 10^4 points, d = 2) at k = 8, 32, 128
 /// take 2.3x, 1.8x, 1.3x fewer instructions with Lloyd than with Hamerly or Yinyang, 50,000
-/// float32 blobs (`examples/iteration_timing`, 10 iterations) 2.3x to 3.2x fewer at d = 2, 4, 8
-/// and k * d up to 256; at d = 2, k = 512, 1.5x fewer still, but later iterations favour the
-/// bounds there, so the limit stays at 256.
+/// float32 blobs (`examples/iteration_timing`, 10 iterations) 2.1x to 3.2x fewer at d = 2, 4, 8
+/// and k * d up to 256; at d = 2, k = 512, 1.5x fewer still, but the bounds gain with every
+/// iteration they settle more points (not measured beyond 10), so the limit stays at 256.
 const AUTO_LLOYD_MAX_KD: usize = 256;
 
 /// Bounds smaller than this are not checked against the available memory (which costs a
