@@ -57,7 +57,7 @@ pub(crate) fn method_for(d: usize, k: usize) -> Method {
 }
 
 /// A set of centres prepared for the engine, in a storage order of its own (groups of the
-/// pruned algorithms are contiguous); `id[j]` is the centre's index in the caller's order,
+/// pruned algorithms are contiguous); `id(j)` is the centre's index in the caller's order,
 /// which decides ties.
 pub(crate) struct Centres<T> {
     /// Number of centres.
@@ -66,10 +66,13 @@ pub(crate) struct Centres<T> {
     pub(crate) d: usize,
     /// The centres in `f64`, `k * d`, storage order.
     pub(crate) c64: Vec<f64>,
-    /// The caller's index of the centre in each storage slot.
-    pub(crate) id: Vec<u32>,
+    /// The caller's index of the centre in each storage slot (empty when `in_order`; see
+    /// [`Centres::id`]).
+    order: Vec<u32>,
     /// How distances are computed.
     pub(crate) method: Method,
+    /// Whether the storage order is the caller's (slot `j` is centre `j`).
+    pub(crate) in_order: bool,
     /// Gemm: the centres in the element type, row-major.
     ct: Vec<T>,
     /// Gemm: `|c_j|^2` in the element type.
@@ -77,8 +80,20 @@ pub(crate) struct Centres<T> {
     /// The largest centre norm `|c_j|` (an upper bound, for [`Centres::err`]).
     cmax: f64,
     /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
-    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far.
+    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`).
     dt: Vec<f64>,
+}
+
+impl<T> Centres<T> {
+    /// The caller's index of the centre in storage slot `slot`.
+    #[inline(always)]
+    pub(crate) fn id(&self, slot: u32) -> u32 {
+        if self.in_order {
+            slot
+        } else {
+            self.order[slot as usize]
+        }
+    }
 }
 
 impl<T: Element> Centres<T> {
@@ -94,16 +109,19 @@ impl<T: Element> Centres<T> {
         method: Method,
         both: bool,
     ) -> Self {
-        let id: Vec<u32> = match order {
-            Some(o) => o.to_vec(),
-            None => (0..k as u32).collect(),
+        let in_order = order.is_none();
+        let order: Vec<u32> = order.map_or_else(Vec::new, <[u32]>::to_vec);
+        let c64 = if in_order {
+            centroids[..k * d].to_vec()
+        } else {
+            debug_assert_eq!(order.len(), k);
+            let mut c64 = Vec::with_capacity(k * d);
+            for &j in &order {
+                let j = j as usize;
+                c64.extend_from_slice(&centroids[j * d..(j + 1) * d]);
+            }
+            c64
         };
-        debug_assert_eq!(id.len(), k);
-        let mut c64 = Vec::with_capacity(k * d);
-        for &j in &id {
-            let j = j as usize;
-            c64.extend_from_slice(&centroids[j * d..(j + 1) * d]);
-        }
         let mut cmax2: f64 = 0.0;
         let mut norms = Vec::new();
         let mut ct = Vec::new();
@@ -118,7 +136,8 @@ impl<T: Element> Centres<T> {
                 .map(|c| T::from_f64(c.iter().map(|v| v * v).sum()))
                 .collect();
         }
-        if both || method == Method::Direct {
+        // The blocks serve ranges of at least LANES centres only (see `direct_d`).
+        if (both || method == Method::Direct) && k >= LANES {
             let blocks = k.div_ceil(LANES);
             dt = vec![f64::INFINITY; blocks * d * LANES];
             for (j, c) in c64.chunks_exact(d).enumerate() {
@@ -132,8 +151,9 @@ impl<T: Element> Centres<T> {
             k,
             d,
             c64,
-            id,
+            order,
             method,
+            in_order,
             ct,
             norms,
             cmax: cmax2.sqrt() * (1.0 + 1e-12),
@@ -595,10 +615,7 @@ pub(crate) fn finish<T: Element>(
 /// `best` becomes `(slot, d2)` when that is nearer, or as near with a lower caller index.
 #[inline(always)]
 pub(crate) fn take<T>(cent: &Centres<T>, slot: u32, d2: f64, best: &mut (u32, f64)) {
-    if best.0 == u32::MAX
-        || d2 < best.1
-        || (d2 == best.1 && cent.id[slot as usize] < cent.id[best.0 as usize])
-    {
+    if best.0 == u32::MAX || d2 < best.1 || (d2 == best.1 && cent.id(slot) < cent.id(best.0)) {
         *best = (slot, d2);
     }
 }
@@ -615,6 +632,76 @@ pub(crate) fn exact_over<T: Element>(
     for j in range {
         take(cent, j as u32, dist2_f64(x, cent.row(j)), best);
     }
+}
+
+/// The squared distance of a point of `D <= 8` coordinates (already in `f64`) to a centre,
+/// with the bits of [`dist2_f64`]: coordinate `t` is its partial sum `t`, the others are
+/// empty. They are `-0.0` here where `dist2_f64` has `0.0`: `a + (-0.0)` is `a` for every `a`,
+/// so the compiler drops those additions, and `a + 0.0` is `a` too for every `a` but `-0.0`,
+/// which no sum of squares is.
+#[inline(always)]
+pub(crate) fn dist2_small<const D: usize>(x: &[f64; D], c: impl Fn(usize) -> f64) -> f64 {
+    debug_assert!(D <= 8);
+    combine8(std::array::from_fn(|u| {
+        if u < D {
+            let t = x[u] - c(u);
+            t * t
+        } else {
+            -0.0
+        }
+    }))
+}
+
+/// The nearest centre of a point of `D <= 8` coordinates (already in `f64`) and its squared
+/// distance, for centres in the caller's order ([`Centres::in_order`], direct method): the
+/// smallest [`dist2_small`], ties to the lower index, as the reference. No per-point dispatch
+/// and no range: the kernel of the small shapes (a few centres in a few dimensions), where
+/// anything else per point costs as much as the distances.
+#[inline(always)]
+pub(crate) fn nearest_in_order<T: Element, const D: usize>(
+    x: &[f64; D],
+    cent: &Centres<T>,
+) -> (u32, f64) {
+    debug_assert!(cent.in_order && cent.d == D && cent.method == Method::Direct);
+    // Strictly smaller replaces: ties keep the lower index; a NaN distance never wins.
+    let mut best = (0u32, f64::INFINITY);
+    if cent.k < LANES {
+        let (rows, _) = cent.c64.as_chunks::<D>();
+        for (j, c) in rows.iter().enumerate() {
+            let v = dist2_small(x, |u| c[u]);
+            if v < best.1 {
+                best = (j as u32, v);
+            }
+        }
+        return best;
+    }
+    // Blocks of LANES centres, transposed (slots past k are infinitely far): one vector per
+    // coordinate, and per lane the running minimum over the blocks and its block (strictly
+    // smaller replaces, so the earlier block keeps a tie; the block number is kept as an `f64`
+    // so that the selects vectorise); then the lanes, ties to the lower index.
+    let mut bv = [f64::INFINITY; LANES];
+    let mut bb = [0f64; LANES];
+    for (b, blk) in cent.dt.chunks_exact(D * LANES).enumerate() {
+        let (rows, _) = blk.as_chunks::<LANES>();
+        let rows = &rows[..D];
+        let bf = b as f64;
+        for l in 0..LANES {
+            let v = dist2_small(x, |u| rows[u][l]);
+            let better = v < bv[l];
+            bv[l] = if better { v } else { bv[l] };
+            bb[l] = if better { bf } else { bb[l] };
+        }
+    }
+    // Every lane of block 0 is a centre (k >= LANES); a lane that found nothing below
+    // infinity keeps block 0, so that all-infinite distances give centre 0, as the reference.
+    let mut best = (u32::MAX, f64::INFINITY);
+    for l in 0..LANES {
+        let j = bb[l] as u32 * LANES as u32 + l as u32;
+        if bv[l] < best.1 || (bv[l] == best.1 && j < best.0) {
+            best = (j, bv[l]);
+        }
+    }
+    best
 }
 
 /// The nearest slot of `x` among the slots `range` by the direct path, exactly: the
@@ -964,7 +1051,7 @@ mod tests {
             let mut s = Scratch::new();
             let mut out = vec![(0, 0.0); 1];
             nearest_tile(&[1.0, 2.0], &cent, &mut s, &mut out);
-            assert_eq!(cent.id[out[0].0 as usize], 0, "{m:?}");
+            assert_eq!(cent.id(out[0].0), 0, "{m:?}");
         }
     }
 }

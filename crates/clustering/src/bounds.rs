@@ -491,7 +491,7 @@ fn full_leaf_body<T: Element>(
             let i = i0 + r;
             let (slot, d2) = out[r];
             rows.upper[i] = sqrt_up(d2);
-            let label = cent.id[slot as usize];
+            let label = cent.id(slot);
             if rows.labels[i] != label {
                 st.changed += 1;
                 rows.labels[i] = label;
@@ -896,7 +896,7 @@ fn pruned_leaf_body<T: Element>(
         // Labels and sums, in point order.
         for (r, &(slot, d2)) in done.iter().enumerate().take(m) {
             let i = sb + r;
-            let label = cent.id[slot as usize];
+            let label = cent.id(slot);
             if rows.labels[i] != label {
                 st.changed += 1;
                 rows.labels[i] = label;

@@ -9,7 +9,9 @@
 
 use rayon::prelude::*;
 
-use crate::assign::{Centres, Method, Scratch, TILE_ROWS, method_for, nearest_tile};
+use crate::assign::{
+    Centres, Method, Scratch, TILE_ROWS, dist2_small, method_for, nearest_in_order, nearest_tile,
+};
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
 
@@ -32,8 +34,8 @@ pub(crate) fn block_rows(n: usize, k: usize, d: usize) -> usize {
     by_kd.min(by_n)
 }
 
-/// The obviously correct assignment: every point against every centroid in `f64`, ties to the
-/// lower index, sums in point order.
+/// The obviously correct assignment: every point against every centroid in `f64`
+/// ([`dist2_f64`]), ties to the lower index, sums in point order.
 pub(crate) fn step_reference<T: Element>(
     data: &[T],
     d: usize,
@@ -42,12 +44,41 @@ pub(crate) fn step_reference<T: Element>(
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
+    // A constant small dimension lets the distance drop its empty partial sums
+    // ([`dist2_small`], the same bits); the seed's shapes are d = 2.
+    match d {
+        1 => step_reference_d::<T, 1>(data, d, weights, centroids, k, labels),
+        2 => step_reference_d::<T, 2>(data, d, weights, centroids, k, labels),
+        4 => step_reference_d::<T, 4>(data, d, weights, centroids, k, labels),
+        8 => step_reference_d::<T, 8>(data, d, weights, centroids, k, labels),
+        _ => step_reference_d::<T, 0>(data, d, weights, centroids, k, labels),
+    }
+}
+
+/// [`step_reference`] for `d == D` (`D > 0`) or any `d` (`D == 0`).
+#[inline(always)]
+fn step_reference_d<T: Element, const D: usize>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    centroids: &[f64],
+    k: usize,
+    labels: &mut [u32],
+) -> StepStats {
+    let dist2 = |x: &[T], c: &[f64]| {
+        if D > 0 {
+            let xv: [f64; D] = std::array::from_fn(|t| x[t].to_f64());
+            dist2_small(&xv, |u| c[u])
+        } else {
+            dist2_f64(x, c)
+        }
+    };
     let mut st = StepStats::zeros(k, d);
     for (i, x) in data.chunks_exact(d).enumerate() {
         let mut best = f64::INFINITY;
         let mut bl = 0usize;
         for j in 0..k {
-            let dist = dist2_f64(x, &centroids[j * d..(j + 1) * d]);
+            let dist = dist2(x, &centroids[j * d..(j + 1) * d]);
             if dist < best {
                 best = dist;
                 bl = j;
@@ -208,7 +239,7 @@ pub(crate) trait Merge: Send {
 isa_versions!(
     /// One leaf of the reduction tree: rows `x` (with their weights and labels),
     /// sequentially, tile by tile.
-    fn step_leaf<T: Element>(
+    pub(crate) fn step_leaf<T: Element>(
         x: &[T],
         d: usize,
         weights: Option<&[f64]>,
@@ -225,6 +256,20 @@ fn step_leaf_body<T: Element>(
     cent: &Centres<T>,
     labels: &mut [u32],
 ) -> StepStats {
+    if cent.in_order && cent.method == Method::Direct {
+        // The small shapes: the dimension a constant, one fused pass per point.
+        match d {
+            1 => return small_leaf::<T, 1>(x, weights, cent, labels),
+            2 => return small_leaf::<T, 2>(x, weights, cent, labels),
+            3 => return small_leaf::<T, 3>(x, weights, cent, labels),
+            4 => return small_leaf::<T, 4>(x, weights, cent, labels),
+            5 => return small_leaf::<T, 5>(x, weights, cent, labels),
+            6 => return small_leaf::<T, 6>(x, weights, cent, labels),
+            7 => return small_leaf::<T, 7>(x, weights, cent, labels),
+            8 => return small_leaf::<T, 8>(x, weights, cent, labels),
+            _ => {}
+        }
+    }
     let mut st = StepStats::zeros(cent.k, d);
     // The direct path has every exact distance; the product path adds up the inertia from
     // the sums (formula_inertia) rather than compute one exact distance per point.
@@ -238,7 +283,7 @@ fn step_leaf_body<T: Element>(
         for (r, xp) in xc.chunks_exact(d).enumerate() {
             let i = ci * TILE_ROWS + r;
             let (slot, d2) = out[r];
-            let label = cent.id[slot as usize];
+            let label = cent.id(slot);
             if labels[i] != label {
                 st.changed += 1;
                 labels[i] = label;
@@ -253,6 +298,38 @@ fn step_leaf_body<T: Element>(
     }
     if !exact {
         st.inertia = formula_inertia(&st, &q, &cent.c64, d);
+    }
+    st
+}
+
+/// [`step_leaf`] for `d == D <= 8` and centres in the caller's order (direct method): the
+/// nearest centre ([`nearest_in_order`]), the label, the sums, the weight and the exact
+/// distance in one pass per point, with the same operations in the same order as the general
+/// leaf (so the same bits).
+#[inline(always)]
+fn small_leaf<T: Element, const D: usize>(
+    x: &[T],
+    weights: Option<&[f64]>,
+    cent: &Centres<T>,
+    labels: &mut [u32],
+) -> StepStats {
+    let mut st = StepStats::zeros(cent.k, D);
+    let (xs, _) = x.as_chunks::<D>();
+    for (i, (xp, l)) in xs.iter().zip(labels.iter_mut()).enumerate() {
+        let xv: [f64; D] = std::array::from_fn(|t| xp[t].to_f64());
+        let (j, d2) = nearest_in_order::<T, D>(&xv, cent);
+        if *l != j {
+            st.changed += 1;
+            *l = j;
+        }
+        let w = weights.map_or(1.0, |w| w[i]);
+        let j = j as usize;
+        let s = &mut st.sums[j * D..(j + 1) * D];
+        for t in 0..D {
+            s[t] += w * xv[t];
+        }
+        st.counts[j] += w;
+        st.inertia += w * d2;
     }
     st
 }
@@ -509,7 +586,7 @@ fn labels_tile_body<T: Element>(x: &[T], cent: &Centres<T>, s: &mut Scratch<T>, 
     let rows = out.len();
     nearest_tile(x, cent, s, &mut res[..rows]);
     for (o, r) in out.iter_mut().zip(&res[..rows]) {
-        *o = cent.id[r.0 as usize];
+        *o = cent.id(r.0);
     }
 }
 

@@ -108,7 +108,8 @@ impl std::str::FromStr for Convergence {
 /// | `Yinyang` | as Hamerly, per group of about 16 centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
 /// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
-/// `Auto` (the default) picks Lloyd for one iteration or `k < 8`, Hamerly for `k <= 32`, Yinyang otherwise
+/// `Auto` (the default) picks Lloyd for one iteration, `k < 8`, or `d <= 8` with `k d <= 256`
+/// (a distance there costs less than its bound), Hamerly for `k <= 32`, Yinyang otherwise
 /// (with as many groups as fit the budget: a quarter of the available memory and twice the
 /// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
 /// available memory before the fit ([`KMeansError::OutOfMemory`]).
@@ -587,11 +588,39 @@ const BOUNDS_DATA_MULTIPLE: u64 = 2;
 
 /// `Algorithm::Auto` keeps plain Lloyd below this many clusters: with a handful of centres a
 /// distance costs less than keeping its bound (200,000 points, d = 2, k = 2 on Zen 4, 2 threads:
-/// a Lloyd step 1.6 ms, a Hamerly step 3.1 ms; at k = 8 Hamerly's 2.7 ms beat Lloyd's 3.4 ms).
+/// a Lloyd step 1.6 ms, a Hamerly step 3.1 ms; at k = 8 Hamerly's 2.7 ms beat Lloyd's 3.4 ms,
+/// before Lloyd had its small-`d` kernel, see [`AUTO_LLOYD_MAX_KD`]).
 const AUTO_LLOYD_BELOW_K: usize = 8;
 
+/// `Algorithm::Auto` also keeps plain Lloyd for `d <= 8` while `k * d` is at most this: there
+/// every distance is a few vector operations in the direct kernel (`cpu::small_leaf`), less
+/// than the bounds' own bookkeeping per point. Measured (callgrind instruction counts, whole
+/// fits, one thread): the seed's fits (`kmeans-vary-k`, 10^4 points, d = 2) at k = 8, 32, 128
+/// take 2.3x, 1.8x, 1.3x fewer instructions with Lloyd than with Hamerly or Yinyang, 50,000
+/// float32 blobs (`examples/iteration_timing`, 10 iterations) 2.1x to 3.2x fewer at d = 2, 4, 8
+/// and k * d up to 256; at d = 2, k = 512, 1.5x fewer still, but the bounds gain with every
+/// iteration they settle more points (not measured beyond 10), so the limit stays at 256.
+const AUTO_LLOYD_MAX_KD: usize = 256;
+
+/// Bounds smaller than this are not checked against the available memory (which costs a
+/// read of `/proc/meminfo`, more than a whole fit of a few hundred points).
+const BOUNDS_CHECK_MIN_BYTES: u64 = 1 << 20;
+
+/// The algorithm [`Algorithm::Auto`] runs for `n` points, `d` dimensions, `k` clusters and
+/// `max_iter` iterations (never `Auto`; `Yinyang` stands for every group count).
+pub(crate) fn auto_algorithm(d: usize, k: usize, max_iter: usize) -> Algorithm {
+    if max_iter <= 1 || k < AUTO_LLOYD_BELOW_K || (d <= 8 && k * d <= AUTO_LLOYD_MAX_KD) {
+        Algorithm::Lloyd
+    } else if k <= 32 {
+        Algorithm::Hamerly
+    } else {
+        Algorithm::Yinyang
+    }
+}
+
 /// The number of centre groups of the pruned algorithms (`None`: plain Lloyd) for `n` points,
-/// `d` dimensions and `k` clusters; checks that the bounds fit in memory.
+/// `d` dimensions and `k` clusters; checks that the bounds fit in memory. The available memory
+/// is read only when bounds of at least [`BOUNDS_CHECK_MIN_BYTES`] are asked for.
 ///
 /// # Errors
 /// [`KMeansError::OutOfMemory`] when [`Algorithm::Elkan`]'s `n k` bounds (or even Hamerly's)
@@ -604,31 +633,40 @@ pub(crate) fn groups_for(
     k: usize,
     max_iter: usize,
 ) -> Result<Option<usize>, KMeansError> {
-    let available = gpu_runtime::host_available_memory();
-    let fits =
-        |t: usize| available.is_none_or(|a| BoundsStepper::<f32>::bound_bytes(n, t) <= a / 2);
+    let algorithm = match algorithm {
+        Algorithm::Auto => auto_algorithm(d, k, max_iter),
+        a => a,
+    };
+    let bytes = |t: usize| BoundsStepper::<f32>::bound_bytes(n, t);
+    let by_size = (k / YINYANG_GROUP_SIZE).max(1);
+    let largest = match algorithm {
+        Algorithm::Auto | Algorithm::Lloyd => return Ok(None),
+        Algorithm::Hamerly => 1,
+        Algorithm::Elkan => k,
+        Algorithm::Yinyang => by_size,
+    };
+    let available = if bytes(largest) < BOUNDS_CHECK_MIN_BYTES {
+        None
+    } else {
+        gpu_runtime::host_available_memory()
+    };
+    let fits = |t: usize| available.is_none_or(|a| bytes(t) <= a / 2);
     let refuse = |what: String, t: usize| KMeansError::OutOfMemory {
         what,
-        needed: BoundsStepper::<f32>::bound_bytes(n, t),
+        needed: bytes(t),
         available: available.unwrap_or(0) / 2,
         hint: "use algorithm yinyang (fewer groups), hamerly or lloyd",
-    };
-    let yinyang = |cap: u64| {
-        let by_size = (k / YINYANG_GROUP_SIZE).max(1);
-        let by_memory = (cap / (4 * n.max(1) as u64)).max(1) as usize;
-        by_size.min(by_memory)
     };
     let data_bytes = (n as u64) * (d as u64) * elem_bytes as u64;
     let budget = available
         .map_or(1 << 30, |a| a / BOUNDS_MEMORY_SHARE)
         .min((BOUNDS_DATA_MULTIPLE * data_bytes).max(256 << 20));
-    Ok(match algorithm {
-        Algorithm::Lloyd => None,
+    Ok(Some(match algorithm {
         Algorithm::Hamerly => {
             if !fits(1) {
                 return Err(refuse(format!("hamerly's bounds for {n} points"), 1));
             }
-            Some(1)
+            1
         }
         Algorithm::Elkan => {
             if !fits(k) {
@@ -637,19 +675,13 @@ pub(crate) fn groups_for(
                     k,
                 ));
             }
-            Some(k)
+            k
         }
-        Algorithm::Yinyang => Some(yinyang(budget)),
-        Algorithm::Auto => {
-            if max_iter <= 1 || k < AUTO_LLOYD_BELOW_K {
-                None
-            } else if k <= 32 {
-                Some(1)
-            } else {
-                Some(yinyang(budget))
-            }
+        _ => {
+            let by_memory = (budget / (4 * n.max(1) as u64)).max(1) as usize;
+            by_size.min(by_memory)
         }
-    })
+    }))
 }
 
 /// The initial centroids of run `run` (`k * d`, row-major).
@@ -715,7 +747,9 @@ pub(crate) fn check_finite<T: Element>(
     const BLOCK: usize = 1 << 15;
     // Whole blocks are scanned branch-free; only a block that has a bad value is searched.
     let bad_block = if data.len() < BLOCK {
-        data.iter().any(|v| !v.is_finite()).then_some(0)
+        data.iter()
+            .fold(false, |bad, v| bad | !v.is_finite())
+            .then_some(0)
     } else {
         data.par_chunks(BLOCK)
             .position_first(|c| c.iter().fold(false, |bad, v| bad | !v.is_finite()))

@@ -1134,6 +1134,141 @@ fn fast_step_labels_are_the_references() {
     }
 }
 
+/// The small-`d` leaf (`d <= 8`, centres in the caller's order) gives the general direct
+/// leaf's statistics and the reference's, bit for bit: every `d` it takes and the next, `k`
+/// below, at and past the vector width, exact ties (duplicate centres, duplicate points),
+/// weights, float32, data far from the origin, and distances that overflow to infinity.
+#[test]
+fn small_leaf_is_the_general_leaf_and_the_reference_bit_for_bit() {
+    use crate::assign::{Centres, Method};
+    use crate::cpu::step_leaf;
+    fn check<T: crate::Element>(x: &[T], d: usize, w: Option<&[f64]>, c: &[f64], k: usize) {
+        let n = x.len() / d;
+        let what = format!(
+            "{} d {d} k {k} n {n} weights {}",
+            std::any::type_name::<T>(),
+            w.is_some()
+        );
+        let (mut la, mut lb, mut lc) = (vec![u32::MAX; n], vec![u32::MAX; n], vec![u32::MAX; n]);
+        let small = Centres::<T>::new(c, k, d, None, Method::Direct, false);
+        assert!(small.in_order);
+        let ids: Vec<u32> = (0..k as u32).collect();
+        let general = Centres::<T>::new(c, k, d, Some(&ids), Method::Direct, false);
+        assert!(!general.in_order);
+        let a = step_leaf(x, d, w, &small, &mut la);
+        let b = step_leaf(x, d, w, &general, &mut lb);
+        let r = step_reference(x, d, w, c, k, &mut lc);
+        assert_eq!(la, lc, "{what}");
+        assert_eq!(lb, lc, "{what}");
+        for s in [&a, &b] {
+            assert_eq!(s.changed, r.changed, "{what}");
+            assert_eq!(s.inertia.to_bits(), r.inertia.to_bits(), "{what}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&s.sums), bits(&r.sums), "{what}");
+            assert_eq!(bits(&s.counts), bits(&r.counts), "{what}");
+        }
+    }
+    for d in 1..=9 {
+        for k in [1, 2, 3, 7, 8, 9, 16, 17, 40] {
+            let n = 1500;
+            let mut x = random_data(n, d, (d * 100 + k) as u64);
+            let mut c = random_data(k, d, (d * 7 + k) as u64);
+            // Exact ties: a duplicated centre (the lower index must win) and points on centres.
+            if k > 2 {
+                let (head, tail) = c.split_at_mut((k - 1) * d);
+                tail.copy_from_slice(&head[d..2 * d]);
+            }
+            for (i, row) in c.chunks_exact(d).enumerate().take(10) {
+                x[i * 3 * d..(i * 3 + 1) * d].copy_from_slice(row);
+            }
+            let w: Vec<f64> = (0..n).map(|i| (i % 5) as f64 * 0.25).collect();
+            check(&x, d, None, &c, k);
+            check(&x, d, Some(&w), &c, k);
+            let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            check(&x32, d, None, &c, k);
+            let far: Vec<f64> = x.iter().map(|&v| v * 1e-3 + 1e6).collect();
+            let cfar: Vec<f64> = c.iter().map(|&v| v * 1e-3 + 1e6).collect();
+            check(&far, d, None, &cfar, k);
+            // Squared distances that overflow to infinity: every centre infinitely far.
+            let huge: Vec<f64> = x.iter().map(|&v| v.signum() * 1e300).collect();
+            let chuge: Vec<f64> = c.iter().map(|&v| -v.signum() * 1e300).collect();
+            check(&huge, d, None, &chuge, k);
+        }
+    }
+}
+
+/// `dist2_small` (empty partial sums `-0.0`, dropped by the compiler) has the bits of
+/// `dist2_f64` (empty partial sums `0.0`) for every `D <= 8`, on zeros, subnormals, huge values
+/// and overflow.
+#[test]
+fn dist2_small_is_dist2_f64() {
+    use crate::assign::dist2_small;
+    use crate::lloyd::dist2_f64;
+    fn check<const D: usize>(vals: &[f64]) {
+        let mut rng = ChaCha8Rng::seed_from_u64(D as u64);
+        for _ in 0..2000 {
+            let x: [f64; D] = std::array::from_fn(|_| vals[rng.random_range(0..vals.len())]);
+            let c: [f64; D] = std::array::from_fn(|_| vals[rng.random_range(0..vals.len())]);
+            let a = dist2_small(&x, |u| c[u]);
+            let b = dist2_f64(&x[..], &c[..]);
+            assert_eq!(a.to_bits(), b.to_bits(), "D {D} x {x:?} c {c:?}");
+        }
+    }
+    let vals = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.1,
+        -2.5,
+        1e-310,
+        -1e-310,
+        1e-160,
+        3e155,
+        -3e155,
+        1e300,
+        -1e300,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        0.30000000000000004,
+        7.0,
+    ];
+    check::<1>(&vals);
+    check::<2>(&vals);
+    check::<3>(&vals);
+    check::<4>(&vals);
+    check::<5>(&vals);
+    check::<6>(&vals);
+    check::<7>(&vals);
+    check::<8>(&vals);
+}
+
+/// `Algorithm::Auto` picks what its documentation says.
+#[test]
+fn auto_picks_lloyd_for_small_shapes() {
+    use crate::Algorithm::{Hamerly, Lloyd, Yinyang};
+    use crate::kmeans::auto_algorithm;
+    for (d, k, max_iter, want) in [
+        (2, 2, 300, Lloyd),
+        (2, 8, 300, Lloyd),
+        (2, 128, 300, Lloyd),
+        (2, 129, 300, Yinyang),
+        (8, 32, 300, Lloyd),
+        (8, 33, 300, Yinyang),
+        (9, 8, 300, Hamerly),
+        (16, 7, 300, Lloyd),
+        (16, 32, 300, Hamerly),
+        (16, 64, 300, Yinyang),
+        (128, 1024, 1, Lloyd),
+    ] {
+        assert_eq!(
+            auto_algorithm(d, k, max_iter),
+            want,
+            "d {d} k {k} max_iter {max_iter}"
+        );
+    }
+}
+
 /// The pruned algorithms skip most distance computations once the centroids settle, and the
 /// statistics of every step are the plain step's.
 #[test]
