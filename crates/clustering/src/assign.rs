@@ -657,6 +657,9 @@ pub(crate) fn dist2_small<const D: usize>(x: &[f64; D], c: impl Fn(usize) -> f64
 /// smallest [`dist2_small`], ties to the lower index, as the reference. No per-point dispatch
 /// and no range: the kernel of the small shapes (a few centres in a few dimensions), where
 /// anything else per point costs as much as the distances.
+/// Centre counts up to which [`nearest_in_order`] takes the centres one after the other.
+const IN_ORDER_MAX_K: usize = 32;
+
 #[inline(always)]
 pub(crate) fn nearest_in_order<T: Element, const D: usize>(
     x: &[f64; D],
@@ -665,7 +668,10 @@ pub(crate) fn nearest_in_order<T: Element, const D: usize>(
     debug_assert!(cent.in_order && cent.d == D && cent.method == Method::Direct);
     // Strictly smaller replaces: ties keep the lower index; a NaN distance never wins.
     let mut best = (0u32, f64::INFINITY);
-    if cent.k < LANES {
+    // Up to IN_ORDER_MAX_K centres, one after the other: faster in wall-clock time than the
+    // blocks below (10^4 points, d = 2, Zen 4, one thread: 0.085 against 0.28 ms an iteration
+    // at k = 8, 0.25 against 0.34 at k = 32; the blocks win at k = 128).
+    if cent.k <= IN_ORDER_MAX_K {
         let (rows, _) = cent.c64.as_chunks::<D>();
         for (j, c) in rows.iter().enumerate() {
             let v = dist2_small(x, |u| c[u]);
