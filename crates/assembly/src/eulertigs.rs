@@ -28,9 +28,6 @@ use gpu_runtime::{Backend, Exec, Target};
 
 use crate::AssemblyError;
 use crate::error::human_bytes;
-use crate::glue::reverse_complement_codes;
-use crate::kmer::{base_code, base_letter};
-use crate::pieces::{pack_codes, unpack_codes};
 use crate::pipeline::Assembly;
 
 /// Under [`Exec::Auto`], eulertigs are computed on the GPU from this many arcs (chain
@@ -205,13 +202,10 @@ impl Assembly {
         let mut counts: Vec<u64> = Vec::with_capacity(u_total);
         let mut circular: Vec<bool> = Vec::with_capacity(u_total);
         let mut ends = SideUnionFind::new(2 * u_total);
-        let mut codes = Vec::new();
         self.for_each_unitig(&mut |u, links| {
             offset.push(packed.len() as u64);
             length.push(u.sequence.len() as u32);
-            codes.clear();
-            codes.extend(u.sequence.iter().map(|&b| base_code(b).unwrap_or(0)));
-            pack_codes(&codes, &mut packed);
+            pack_letters(&u.sequence, &mut packed);
             counts.push(u.total_count);
             circular.push(u.circular);
             if !u.circular {
@@ -489,30 +483,27 @@ impl Assembly {
                 if walk.is_empty() {
                     return Ok(());
                 }
-                let codes = &mut spelled;
-                codes.clear();
+                let letters = &mut spelled;
+                letters.clear();
                 let mut kc = 0u64;
                 let mut kmers = 0u64;
                 for (j, &(u, rev)) in walk.iter().enumerate() {
                     let u = u as usize;
-                    unitig.clear();
                     let len = length[u] as usize;
-                    unpack_codes(&packed[offset[u] as usize..], len, &mut unitig);
-                    if rev {
-                        reverse_complement_codes(&mut unitig);
-                    }
+                    unitig.clear();
+                    unpack_letters(&packed[offset[u] as usize..], len, rev, &mut unitig);
                     if j == 0 {
-                        codes.extend_from_slice(&unitig);
+                        letters.extend_from_slice(&unitig);
                     } else {
-                        debug_assert_eq!(&codes[codes.len() - (k - 1)..], &unitig[..k - 1]);
-                        codes.extend_from_slice(&unitig[k - 1..]);
+                        debug_assert_eq!(&letters[letters.len() - (k - 1)..], &unitig[..k - 1]);
+                        letters.extend_from_slice(&unitig[k - 1..]);
                     }
                     kc += counts[u];
                     kmers += (len + 1 - k) as u64;
                 }
-                write_tig(out, stats.strings, codes, kc, kmers, &mut text)?;
+                write_tig(out, stats.strings, letters, kc, kmers, &mut text)?;
                 stats.strings += 1;
-                stats.bases += codes.len() as u64;
+                stats.bases += letters.len() as u64;
                 stats.kmers += kmers;
                 Ok(())
             };
@@ -538,11 +529,83 @@ impl Assembly {
     }
 }
 
-/// Writes one eulertig as FASTA.
+/// The 2-bit code of each byte as a letter of `ACGT` (anything else packs as `A`, as
+/// `base_code(..).unwrap_or(0)`: the unitigs are spelled in `ACGT` only).
+const CODE_OF: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'C' as usize] = 1;
+    t[b'c' as usize] = 1;
+    t[b'G' as usize] = 2;
+    t[b'g' as usize] = 2;
+    t[b'T' as usize] = 3;
+    t[b't' as usize] = 3;
+    t
+};
+
+/// The four letters of each packed byte (first base in the low bits), forward and as the
+/// reverse complement of the four.
+const LETTERS_OF: [[u8; 4]; 256] = letters_of(false);
+const RC_LETTERS_OF: [[u8; 4]; 256] = letters_of(true);
+
+const fn letters_of(rc: bool) -> [[u8; 4]; 256] {
+    let mut t = [[0u8; 4]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 4 {
+            let c = (b >> (2 * i)) & 3;
+            if rc {
+                t[b][3 - i] = b"ACGT"[3 - c];
+            } else {
+                t[b][i] = b"ACGT"[c];
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// Packs letters 2 bits a base (the layout of `pieces::pack_codes`), appended to `out`.
+fn pack_letters(letters: &[u8], out: &mut Vec<u8>) {
+    let (fours, rest) = letters.as_chunks::<4>();
+    out.reserve(fours.len() + 1);
+    out.extend(fours.iter().map(|f| {
+        CODE_OF[f[0] as usize]
+            | CODE_OF[f[1] as usize] << 2
+            | CODE_OF[f[2] as usize] << 4
+            | CODE_OF[f[3] as usize] << 6
+    }));
+    if !rest.is_empty() {
+        let mut byte = 0u8;
+        for (i, &l) in rest.iter().enumerate() {
+            byte |= CODE_OF[l as usize] << (2 * i);
+        }
+        out.push(byte);
+    }
+}
+
+/// The letters of `len` packed bases, or of their reverse complement, appended to `out`.
+fn unpack_letters(packed: &[u8], len: usize, rev: bool, out: &mut Vec<u8>) {
+    let bytes = &packed[..len.div_ceil(4)];
+    let at = out.len();
+    if !rev {
+        out.extend(bytes.iter().flat_map(|&b| LETTERS_OF[b as usize]));
+        out.truncate(at + len);
+    } else {
+        // the reverse complement: bytes from the last, each one's four letters reversed and
+        // complemented; the padding of the last byte (4 len.div_ceil(4) - len letters) first
+        out.extend(bytes.iter().rev().flat_map(|&b| RC_LETTERS_OF[b as usize]));
+        let pad = 4 * bytes.len() - len;
+        out.drain(at..at + pad);
+    }
+}
+
+/// Writes one eulertig (its letters) as FASTA.
 fn write_tig(
     out: &mut dyn Write,
     id: u64,
-    codes: &[u8],
+    letters: &[u8],
     kc: u64,
     kmers: u64,
     text: &mut Vec<u8>,
@@ -551,11 +614,11 @@ fn write_tig(
     writeln!(
         text,
         ">{id} LN:i:{} KC:i:{kc} km:f:{:.1}",
-        codes.len(),
+        letters.len(),
         kc as f64 / kmers.max(1) as f64
     )
     .expect("to memory");
-    text.extend(codes.iter().map(|&c| base_letter(c)));
+    text.extend_from_slice(letters);
     text.push(b'\n');
     out.write_all(text).map_err(|error| AssemblyError::Disk {
         path: "eulertigs".into(),
@@ -613,4 +676,44 @@ fn circuit(
         trail.edges.into_iter().map(|p| index[p as usize]).collect(),
         backend,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::glue::reverse_complement_codes;
+    use crate::kmer::{base_code, base_letter};
+    use crate::pieces::{pack_codes, unpack_codes};
+
+    /// The letter-level packing and spelling are the code-level ones (`pieces.rs`, `glue.rs`)
+    /// for every length mod 4, both strands.
+    #[test]
+    fn letters_pack_and_spell_as_codes() {
+        let mut state = 7u64;
+        for len in 0..40usize {
+            let letters: Vec<u8> = (0..len)
+                .map(|_| {
+                    state = crate::kmer::mix64(state);
+                    b"ACGTacgt"[(state % 8) as usize]
+                })
+                .collect();
+            let codes: Vec<u8> = letters.iter().map(|&b| base_code(b).unwrap_or(0)).collect();
+            let (mut a, mut b) = (vec![0xAAu8], vec![0xAAu8]);
+            pack_letters(&letters, &mut a);
+            pack_codes(&codes, &mut b);
+            assert_eq!(a, b, "packed, length {len}");
+            for rev in [false, true] {
+                let mut want = Vec::new();
+                unpack_codes(&b[1..], len, &mut want);
+                if rev {
+                    reverse_complement_codes(&mut want);
+                }
+                let want: Vec<u8> = want.iter().map(|&c| base_letter(c)).collect();
+                let mut got = b"xy".to_vec();
+                unpack_letters(&a[1..], len, rev, &mut got);
+                assert_eq!(&got[..2], b"xy");
+                assert_eq!(got[2..], want[..], "length {len}, reversed {rev}");
+            }
+        }
+    }
 }
