@@ -20,6 +20,28 @@ def rc(s: bytes) -> bytes:
     return s.translate(COMP)[::-1]
 
 
+def least_rotation(s: bytes) -> int:
+    """Start of the lexicographically least rotation of `s` (Booth's algorithm, linear time: a
+    cycle of a plasmid's length would take minutes by comparing every rotation)."""
+    d = s + s
+    f = [-1] * len(d)
+    k = 0
+    for j in range(1, len(d)):
+        c = d[j]
+        i = f[j - k - 1]
+        while i != -1 and c != d[k + i + 1]:
+            if c < d[k + i + 1]:
+                k = j - i - 1
+            i = f[i]
+        if c != d[k + i + 1]:
+            if c < d[k]:
+                k = j
+            f[j - k] = -1
+        else:
+            f[j - k] = i + 1
+    return k
+
+
 def canonical(s: bytes, k: int) -> bytes:
     s = s.upper()
     o = k - 1
@@ -27,9 +49,8 @@ def canonical(s: bytes, k: int) -> bytes:
         best = None
         for strand in (s, rc(s)):
             core = strand[: len(strand) - o]
-            n = len(core)
-            doubled = core + core
-            r = min(doubled[i : i + n] for i in range(n))
+            i = least_rotation(core)
+            r = core[i:] + core[:i]
             cand = r + r[:o]
             if best is None or cand < best:
                 best = cand

@@ -28,6 +28,7 @@ use gpu_runtime::{Backend, Exec, Target};
 
 use crate::AssemblyError;
 use crate::error::human_bytes;
+use crate::kmer::BASE_CODES;
 use crate::pipeline::Assembly;
 
 /// Under [`Exec::Auto`], eulertigs are computed on the GPU from this many arcs (chain
@@ -529,19 +530,6 @@ impl Assembly {
     }
 }
 
-/// The 2-bit code of each byte as a letter of `ACGT` (anything else packs as `A`, as
-/// `base_code(..).unwrap_or(0)`: the unitigs are spelled in `ACGT` only).
-const CODE_OF: [u8; 256] = {
-    let mut t = [0u8; 256];
-    t[b'C' as usize] = 1;
-    t[b'c' as usize] = 1;
-    t[b'G' as usize] = 2;
-    t[b'g' as usize] = 2;
-    t[b'T' as usize] = 3;
-    t[b't' as usize] = 3;
-    t
-};
-
 /// The four letters of each packed byte (first base in the low bits), forward and as the
 /// reverse complement of the four.
 const LETTERS_OF: [[u8; 4]; 256] = letters_of(false);
@@ -566,20 +554,22 @@ const fn letters_of(rc: bool) -> [[u8; 4]; 256] {
     t
 }
 
-/// Packs letters 2 bits a base (the layout of `pieces::pack_codes`), appended to `out`.
+/// Packs letters 2 bits a base (the layout of `pieces::pack_codes`), appended to `out`; a
+/// byte that is not a base packs as `A`, as `base_code(..).unwrap_or(0)` (unitigs are spelled
+/// in `ACGT` only).
 fn pack_letters(letters: &[u8], out: &mut Vec<u8>) {
+    let code = |b: u8| BASE_CODES[b as usize] & 3;
     let (fours, rest) = letters.as_chunks::<4>();
     out.reserve(fours.len() + 1);
-    out.extend(fours.iter().map(|f| {
-        CODE_OF[f[0] as usize]
-            | CODE_OF[f[1] as usize] << 2
-            | CODE_OF[f[2] as usize] << 4
-            | CODE_OF[f[3] as usize] << 6
-    }));
+    out.extend(
+        fours
+            .iter()
+            .map(|f| code(f[0]) | code(f[1]) << 2 | code(f[2]) << 4 | code(f[3]) << 6),
+    );
     if !rest.is_empty() {
         let mut byte = 0u8;
         for (i, &l) in rest.iter().enumerate() {
-            byte |= CODE_OF[l as usize] << (2 * i);
+            byte |= code(l) << (2 * i);
         }
         out.push(byte);
     }

@@ -7,6 +7,21 @@ use std::hash::Hash;
 
 use crate::AssemblyError;
 
+/// The code of each byte: `0..4` for a base (either case), 4 for anything else (the table
+/// behind [`base_code`] for loops over whole sequences).
+pub(crate) static BASE_CODES: [u8; 256] = {
+    let mut t = [4u8; 256];
+    t[b'A' as usize] = 0;
+    t[b'a' as usize] = 0;
+    t[b'C' as usize] = 1;
+    t[b'c' as usize] = 1;
+    t[b'G' as usize] = 2;
+    t[b'g' as usize] = 2;
+    t[b'T' as usize] = 3;
+    t[b't' as usize] = 3;
+    t
+};
+
 /// The code of a base (`A`/`a` 0, `C`/`c` 1, `G`/`g` 2, `T`/`t` 3), `None` for anything else.
 ///
 /// # Examples
@@ -16,13 +31,8 @@ use crate::AssemblyError;
 /// ```
 #[inline]
 pub fn base_code(b: u8) -> Option<u8> {
-    match b {
-        b'A' | b'a' => Some(0),
-        b'C' | b'c' => Some(1),
-        b'G' | b'g' => Some(2),
-        b'T' | b't' => Some(3),
-        _ => None,
-    }
+    let c = BASE_CODES[b as usize];
+    (c < 4).then_some(c)
 }
 
 /// The letter of a base code (`0..4`).

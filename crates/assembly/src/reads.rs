@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use needletail::parser::FastxReader;
 
 use crate::AssemblyError;
-use crate::kmer::base_code;
+use crate::kmer::{BASE_CODES, base_code};
 
 /// Base codes of many read pieces, back to back: piece `i` is `codes[ends[i-1]..ends[i]]`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -164,7 +164,9 @@ pub(crate) fn read_source(
         let mut start = batch.codes.len();
         // the common case, bases only: one table lookup a letter, no branch
         let before = batch.codes.len();
-        batch.codes.extend(seq.iter().map(|&c| CODES[c as usize]));
+        batch
+            .codes
+            .extend(seq.iter().map(|&c| BASE_CODES[c as usize]));
         if batch.codes[before..].iter().all(|&c| c < 4) {
             end_piece(batch, &mut start, min_len);
             if batch.codes.len() >= batch_letters {
@@ -203,20 +205,6 @@ pub(crate) fn read_source(
     }
     Ok(())
 }
-
-/// The code of each byte: `0..4` for a base (either case), 4 for anything else.
-static CODES: [u8; 256] = {
-    let mut t = [4u8; 256];
-    t[b'A' as usize] = 0;
-    t[b'a' as usize] = 0;
-    t[b'C' as usize] = 1;
-    t[b'c' as usize] = 1;
-    t[b'G' as usize] = 2;
-    t[b'g' as usize] = 2;
-    t[b'T' as usize] = 3;
-    t[b't' as usize] = 3;
-    t
-};
 
 /// Whether a sequence character that is not a base is still a nucleotide symbol: an IUPAC
 /// ambiguity code (`N`, `R`, `Y`, ..., and `U`), a gap (`-`, `.`) or a stop (`*`). Anything
