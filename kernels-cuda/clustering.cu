@@ -26,13 +26,17 @@
 //   2. clustering_kmeans_settle_*: the CPU's settle rule (assign.rs `finish`): with the error
 //      bound err(x) = (3 (d+8) u + 4 (d+4) eps64) (|x| + cmax)^2 (u: the product's unit
 //      roundoff, chosen by the host per path), a single candidate within 2 err of the best is
-//      the label; otherwise the candidates within 2 err are compared by exact distances (all
-//      centres when the 4th candidate is within the band too); then the point is added to its
-//      cluster's sums, count and q.
+//      the label; otherwise the candidates within 2 err are compared by exact distances. A
+//      point whose 4th candidate is within the band too goes to a list, and
+//      clustering_kmeans_settle_all_* compares it with every centre, a block per point.
+//   3. after the last chunk, the statistics in a fixed order: the points sorted by label,
+//      clustering_kmeans_starts, clustering_kmeans_accumulate_* per item of a cluster's rows,
+//      clustering_kmeans_gather (see there).
 // - clustering_kmeans_exact_inertia_*: per block, the weighted exact distances of the points
 //   to their labelled centroids (a fit's final inertia after product steps).
-// Labels stay on the device; labels[i] = 0xffffffff means "not assigned yet". Sums and counts
-// are added with double atomics (their order, hence the last bits, varies run to run).
+// Labels stay on the device; labels[i] = 0xffffffff means "not assigned yet". The product
+// path's sums, counts and q are added in a fixed order (the same bits from run to run); only the
+// changed-label count is an atomic (an integer count, exact in a double).
 #include "common.cuh"
 #include "block/fill.cuh"
 #include "block/reduce.cuh"
@@ -549,18 +553,17 @@ extern "C" __global__ void __launch_bounds__(KM_BLOCK)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Settle (assign.rs `finish` without an incumbent) and accumulate, for the points p0 .. p0 + m:
-// groups of 8 lanes, one point each (SETTLE_PER_WARP per warp). Loops are warp-uniform (every
+// Settle (assign.rs `finish` without an incumbent) for the points p0 .. p0 + m: the labels and
+// the count of changed ones (stats[k*d + k + 1]); the sums are added afterwards, in a fixed
+// order (clustering_kmeans_accumulate). Groups of 8 lanes, one point each (SETTLE_PER_WARP per
+// warp). Loops are warp-uniform (every
 // lane runs the same shuffles): a warp runs as many exact distances as its neediest point.
 template <typename T>
 __device__ void settle(const T* __restrict__ x, const T* __restrict__ w, u32 has_w, const double* __restrict__ c,
                        const T* __restrict__ top_val, const u32* __restrict__ top_idx, u64 p0, u64 m, u32 d, u32 k,
-                       double cmax, double unit, u32* __restrict__ labels, double* __restrict__ stats) {
+                       double cmax, double unit, u32* __restrict__ labels, double* __restrict__ stats,
+                       u32* __restrict__ fallback, u32* __restrict__ n_fallback) {
     const u32 lane = threadIdx.x & 31, g = lane >> 3, l = lane & 7;
-    const u64 kd = (u64)k * d;
-    double* sums = stats;
-    double* counts = stats + kd;
-    double* q = stats + kd + k + 2;
     const u64 warps = ((u64)gridDim.x * blockDim.x) >> 5;
     const double eps64 = 2.220446049250313e-16;
     const double scale = 3.0 * ((double)d + 8.0) * unit + 4.0 * ((double)d + 4.0) * eps64;
@@ -588,7 +591,9 @@ __device__ void settle(const T* __restrict__ x, const T* __restrict__ w, u32 has
         u32 near = 0;
 #pragma unroll
         for (int r = 0; r < KM_TOP; ++r) near += (double)v[r] <= limit ? 1u : 0u;
-        const u32 count = !active ? 0u : every ? k : (near == 1 ? 0u : near);
+        // A point that must be compared with every centre goes to the fallback list
+        // (clustering_kmeans_settle_all: a block per point); here only its neighbours wait.
+        const u32 count = !active || every ? 0u : (near == 1 ? 0u : near);
         u32 most = count;
         most = max(most, __shfl_xor_sync(FULL_MASK, most, 8));
         most = max(most, __shfl_xor_sync(FULL_MASK, most, 16));
@@ -596,42 +601,221 @@ __device__ void settle(const T* __restrict__ x, const T* __restrict__ w, u32 has
         double best_d2 = 0.0;
         for (u32 e = 0; e < most; ++e) {
             const bool mine = e < count;
-            const u32 cand = every ? e : e == 0 ? j[0] : e == 1 ? j[1] : e == 2 ? j[2] : j[3];
+            const u32 cand = e == 0 ? j[0] : e == 1 ? j[1] : e == 2 ? j[2] : j[3];
             const double d2 = group_dist2(xp, c + (u64)(mine ? cand : 0) * d, d, l, mine);
             if (mine && (e == 0 || d2 < best_d2 || (d2 == best_d2 && cand < best))) {
                 best = cand;
                 best_d2 = d2;
             }
         }
-        if (active) {
-            if (l == 0) {
+        if (active && l == 0) {
+            if (every) {
+                fallback[atomicAdd(n_fallback, 1u)] = (u32)i;
+            } else {
                 if (labels[p] != best) ++changed;
                 labels[p] = best;
-            }
-            const double wp = has_w ? (double)w[p] : 1.0;
-            for (u32 t = l; t < d; t += 8) atomicAdd(&sums[(u64)best * d + t], wp * (double)xp[t]);
-            if (l == 0) {
-                atomicAdd(&counts[best], wp);
-                atomicAdd(&q[best], wp * xn2);
             }
         }
     }
     changed = warpath::warp_allreduce(changed, warpath::Sum());
-    if (lane == 0 && changed) atomicAdd(&stats[kd + k + 1], (double)changed);
+    if (lane == 0 && changed) atomicAdd(&stats[(u64)k * d + k + 1], (double)changed);
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
     clustering_kmeans_settle_f32(const float* x, const float* w, u32 has_w, const double* c, const float* top_val,
                                  const u32* top_idx, u64 p0, u64 m, u32 d, u32 k, double cmax, double unit,
-                                 u32* labels, double* stats) {
-    settle<float>(x, w, has_w, c, top_val, top_idx, p0, m, d, k, cmax, unit, labels, stats);
+                                 u32* labels, double* stats, u32* fallback, u32* n_fallback) {
+    settle<float>(x, w, has_w, c, top_val, top_idx, p0, m, d, k, cmax, unit, labels, stats, fallback, n_fallback);
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
     clustering_kmeans_settle_f64(const double* x, const double* w, u32 has_w, const double* c,
                                  const double* top_val, const u32* top_idx, u64 p0, u64 m, u32 d, u32 k,
-                                 double cmax, double unit, u32* labels, double* stats) {
-    settle<double>(x, w, has_w, c, top_val, top_idx, p0, m, d, k, cmax, unit, labels, stats);
+                                 double cmax, double unit, u32* labels, double* stats, u32* fallback,
+                                 u32* n_fallback) {
+    settle<double>(x, w, has_w, c, top_val, top_idx, p0, m, d, k, cmax, unit, labels, stats, fallback, n_fallback);
+}
+
+// The settle's fallback: the points of the chunk listed in fallback[0 .. *n_fallback] (chunk
+// indices), each compared with every centre by the exact distance, a block per point: group g
+// of 8 lanes (32 groups per block) takes centres g, g + 32, ..., the smallest (distance, centre)
+// wins (ties to the lower centre, as the reference). Writes the label and counts a change.
+template <typename T>
+__device__ void settle_all(const T* __restrict__ x, const double* __restrict__ c, const u32* __restrict__ fallback,
+                           const u32* __restrict__ n_fallback, u64 p0, u32 d, u32 k, u32* __restrict__ labels,
+                           double* __restrict__ stats) {
+    __shared__ double s_d2[KM_BLOCK / 32];
+    __shared__ u32 s_j[KM_BLOCK / 32];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, l = lane & 7;
+    const u32 groups = blockDim.x >> 3, group = threadIdx.x >> 3;
+    const u32 count = *n_fallback;
+    for (u32 e = blockIdx.x; e < count; e += gridDim.x) {
+        const u64 p = p0 + fallback[e];
+        const T* xp = x + p * d;
+        double best = infinity<double>();
+        u32 bj = NO_CENTRE;
+        for (u32 base = 0; base < k; base += groups) {
+            const u32 j = base + group;
+            const bool act = j < k;
+            const double d2 = group_dist2(xp, c + (u64)(act ? j : 0) * d, d, l, act);
+            if (act && (d2 < best || (d2 == best && j < bj))) {
+                best = d2;
+                bj = j;
+            }
+        }
+#pragma unroll
+        for (u32 off = 8; off < 32; off <<= 1) {
+            const double ob = __shfl_xor_sync(FULL_MASK, best, off);
+            const u32 oj = __shfl_xor_sync(FULL_MASK, bj, off);
+            if (ob < best || (ob == best && oj < bj)) {
+                best = ob;
+                bj = oj;
+            }
+        }
+        if (lane == 0) {
+            s_d2[warp] = best;
+            s_j[warp] = bj;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (u32 v = 1; v < (blockDim.x >> 5); ++v) {
+                if (s_d2[v] < best || (s_d2[v] == best && s_j[v] < bj)) {
+                    best = s_d2[v];
+                    bj = s_j[v];
+                }
+            }
+            if (labels[p] != bj) atomicAdd(&stats[(u64)k * d + k + 1], 1.0);
+            labels[p] = bj;
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_settle_all_f32(const float* x, const double* c, const u32* fallback, const u32* n_fallback,
+                                     u64 p0, u32 d, u32 k, u32* labels, double* stats) {
+    settle_all<float>(x, c, fallback, n_fallback, p0, d, k, labels, stats);
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_settle_all_f64(const double* x, const double* c, const u32* fallback, const u32* n_fallback,
+                                     u64 p0, u32 d, u32 k, u32* labels, double* stats) {
+    settle_all<double>(x, c, fallback, n_fallback, p0, d, k, labels, stats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The statistics of a product step, in a fixed order (no atomics on the sums: f64 atomics on the
+// few addresses of one cluster serialise when neighbouring points share a label, as in data
+// sorted by class, and their order changes the last bits from run to run). The host sorts the
+// labels stably (gpu-primitives' radix sort: index order inside a cluster), finds where each
+// cluster's run starts (clustering_kmeans_starts), cuts each run into items of at most R rows
+// (items[2i], items[2i+1]: a half-open range of sorted positions; the items of cluster j are
+// first[j] .. first[j+1]), then
+//   1. clustering_kmeans_accumulate_T: a block per item (grid-stride): warp v adds the rows
+//      v, v + ACC_WARPS, ... of the item, lane l the columns l + 32 i (ACC_COLS of them per pass
+//      over the columns); the warps' sums are added in warp order. partials[item * (d + 2)]
+//      holds the item's weighted sums, then its weight, then its weighted sum of squares (q);
+//   2. clustering_kmeans_gather: sums[k*d], counts[k] and q[k] of stats from the partials, each
+//      cluster's items in order (an empty cluster gets zeros).
+// The same bits from run to run for given labels, whatever the chunks of the product path.
+#define ACC_WARPS (KM_BLOCK / 32)
+#define ACC_COLS (KM_BLOCK / 32)
+
+// starts[j] = the first sorted position whose label is >= j, for j = 0 ..= k.
+extern "C" __global__ void clustering_kmeans_starts(const u32* __restrict__ sorted, u64 n, u32 k,
+                                                    u32* __restrict__ starts) {
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j <= k; j += (u64)gridDim.x * blockDim.x) {
+        u64 lo = 0, hi = n;
+        while (lo < hi) {
+            const u64 mid = (lo + hi) >> 1;
+            if (sorted[mid] < j) lo = mid + 1;
+            else hi = mid;
+        }
+        starts[j] = (u32)lo;
+    }
+}
+
+template <typename T>
+__device__ void accumulate(const T* __restrict__ x, const T* __restrict__ w, u32 has_w,
+                           const u32* __restrict__ perm, const u32* __restrict__ items, u64 n_items, u32 d,
+                           double* __restrict__ partials) {
+    __shared__ double s_sum[ACC_WARPS][32 * ACC_COLS];
+    __shared__ double s_wq[ACC_WARPS][2];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const u64 stride = (u64)d + 2;
+    for (u64 it = blockIdx.x; it < n_items; it += gridDim.x) {
+        const u32 begin = items[2 * it], end = items[2 * it + 1];
+        double q = 0.0, wsum = 0.0;
+        for (u32 c0 = 0; c0 < d; c0 += 32 * ACC_COLS) {
+            double acc[ACC_COLS];
+#pragma unroll
+            for (int i = 0; i < ACC_COLS; ++i) acc[i] = 0.0;
+            for (u32 r = begin + warp; r < end; r += ACC_WARPS) {
+                const u64 p = perm[r];
+                const double wp = has_w ? (double)w[p] : 1.0;
+                const T* xp = x + p * d;
+#pragma unroll
+                for (int i = 0; i < ACC_COLS; ++i) {
+                    const u32 t = c0 + lane + 32 * i;
+                    if (t < d) {
+                        const double v = (double)xp[t];
+                        acc[i] += wp * v;
+                        q += wp * v * v;
+                    }
+                }
+                if (c0 == 0) wsum += wp;
+            }
+#pragma unroll
+            for (int i = 0; i < ACC_COLS; ++i) s_sum[warp][lane + 32 * i] = acc[i];
+            __syncthreads();
+            for (u32 c = threadIdx.x; c < 32 * ACC_COLS; c += blockDim.x) {
+                if (c0 + c < d) {
+                    double s = 0.0;
+                    for (int v = 0; v < ACC_WARPS; ++v) s += s_sum[v][c];
+                    partials[it * stride + c0 + c] = s;
+                }
+            }
+            __syncthreads();
+        }
+        q = warpath::warp_allreduce(q, warpath::Sum());
+        if (lane == 0) {
+            s_wq[warp][0] = wsum;
+            s_wq[warp][1] = q;
+        }
+        __syncthreads();
+        if (threadIdx.x < 2) {
+            double s = 0.0;
+            for (int v = 0; v < ACC_WARPS; ++v) s += s_wq[v][threadIdx.x];
+            partials[it * stride + d + threadIdx.x] = s;
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_accumulate_f32(const float* x, const float* w, u32 has_w, const u32* perm, const u32* items,
+                                     u64 n_items, u32 d, double* partials) {
+    accumulate<float>(x, w, has_w, perm, items, n_items, d, partials);
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_accumulate_f64(const double* x, const double* w, u32 has_w, const u32* perm,
+                                     const u32* items, u64 n_items, u32 d, double* partials) {
+    accumulate<double>(x, w, has_w, perm, items, n_items, d, partials);
+}
+
+// stats (the product path's layout) from the items' partials: one thread per (cluster, column).
+extern "C" __global__ void clustering_kmeans_gather(const double* __restrict__ partials, const u32* __restrict__ first,
+                                                    u32 k, u32 d, double* __restrict__ stats) {
+    const u64 stride = (u64)d + 2, kd = (u64)k * d;
+    for (u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x; e < (u64)k * stride; e += (u64)gridDim.x * blockDim.x) {
+        const u64 j = e / stride, t = e % stride;
+        double s = 0.0;
+        for (u32 it = first[j]; it < first[j + 1]; ++it) s += partials[(u64)it * stride + t];
+        if (t < d) stats[j * d + t] = s;
+        else if (t == d) stats[kd + j] = s;
+        else stats[kd + k + 2 + j] = s;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -157,9 +157,44 @@ static void run_small(const Case<T>& cs, unsigned blocks) {
     }
 }
 
+// The product path's statistics in a fixed order, as the host runs it (cuda/mod.rs accumulate):
+// the points sorted stably by label, each cluster's starts (clustering_kmeans_starts), its rows
+// cut into items of `rows`, the items added (clustering_kmeans_accumulate_T) and gathered.
+template <class T>
+static void accumulate_stats(const Case<T>& cs, const std::vector<u32>& labels, std::vector<double>& st, u64 rows) {
+    std::vector<u32> perm(cs.n);
+    for (u64 p = 0; p < cs.n; ++p) perm[p] = (u32)p;
+    std::stable_sort(perm.begin(), perm.end(), [&](u32 a, u32 b) { return labels[a] < labels[b]; });
+    std::vector<u32> sorted(cs.n), starts(cs.k + 1, 0xdeadbeefu);
+    for (u64 i = 0; i < cs.n; ++i) sorted[i] = labels[perm[i]];
+    warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_starts(sorted.data(), cs.n, cs.k, starts.data()); });
+    for (u32 j = 0; j <= cs.k; ++j) {
+        const u64 want = std::lower_bound(sorted.begin(), sorted.end(), j) - sorted.begin();
+        SIM_CHECK(starts[j] == want, "%s starts j=%u: %u vs %llu", cs.name, j, starts[j], want);
+    }
+    std::vector<u32> items, first;
+    for (u32 j = 0; j < cs.k; ++j) {
+        first.push_back((u32)(items.size() / 2));
+        for (u64 a = starts[j]; a < starts[j + 1]; a += rows) {
+            items.push_back((u32)a);
+            items.push_back((u32)std::min<u64>(a + rows, starts[j + 1]));
+        }
+    }
+    first.push_back((u32)(items.size() / 2));
+    const u64 n_items = items.size() / 2, stride = cs.d + 2;
+    std::vector<double> acc(n_items * stride, -1.0);
+    const u32 has_w = cs.w.empty() ? 0 : 1;
+    const T* w = has_w ? cs.w.data() : nullptr;
+    warpath_sim::launch(3, BLOCK, 0, [&] {
+        if constexpr (sizeof(T) == 4) clustering_kmeans_accumulate_f32(cs.x.data(), w, has_w, perm.data(), items.data(), n_items, cs.d, acc.data());
+        else clustering_kmeans_accumulate_f64(cs.x.data(), w, has_w, perm.data(), items.data(), n_items, cs.d, acc.data());
+    });
+    warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_gather(acc.data(), first.data(), cs.k, cs.d, st.data()); });
+}
+
 // The product path with `chunk` points per top + settle pair, as the host runs it.
 template <class T>
-static void run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_blocks) {
+static u64 run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_blocks) {
     const char* path = mma ? "mma" : "simt";
     const u64 kd = (u64)cs.k * cs.d, stats = kd + 2 * (u64)cs.k + 2;
     std::vector<T> ct(kd), norms(cs.k);
@@ -182,6 +217,7 @@ static void run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_
     std::vector<u32> labels(cs.n, 0xffffffffu);
     std::vector<T> top_val(chunk * KM_TOP);
     std::vector<u32> top_idx(chunk * KM_TOP);
+    u64 fallbacks = 0;
     for (int round = 0; round < 2; ++round) {
         std::vector<double> st(stats, 0.0);
         for (u64 p0 = 0; p0 < cs.n; p0 += chunk) {
@@ -211,11 +247,20 @@ static void run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_
                     }
                 }
             }
+            std::vector<u32> fallback(m, 0xdeadbeefu);
+            u32 n_fallback = 0;
             warpath_sim::launch(settle_blocks, BLOCK, 0, [&] {
-                if constexpr (sizeof(T) == 4) clustering_kmeans_settle_f32(cs.x.data(), w, has_w, cs.c.data(), top_val.data(), top_idx.data(), p0, m, cs.d, cs.k, cmax, unit, labels.data(), st.data());
-                else clustering_kmeans_settle_f64(cs.x.data(), w, has_w, cs.c.data(), top_val.data(), top_idx.data(), p0, m, cs.d, cs.k, cmax, unit, labels.data(), st.data());
+                if constexpr (sizeof(T) == 4) clustering_kmeans_settle_f32(cs.x.data(), w, has_w, cs.c.data(), top_val.data(), top_idx.data(), p0, m, cs.d, cs.k, cmax, unit, labels.data(), st.data(), fallback.data(), &n_fallback);
+                else clustering_kmeans_settle_f64(cs.x.data(), w, has_w, cs.c.data(), top_val.data(), top_idx.data(), p0, m, cs.d, cs.k, cmax, unit, labels.data(), st.data(), fallback.data(), &n_fallback);
+            });
+            SIM_CHECK(n_fallback <= m, "%s %s fallback count %u > %llu", path, cs.name, n_fallback, m);
+            fallbacks += n_fallback;
+            warpath_sim::launch(settle_blocks, BLOCK, 0, [&] {
+                if constexpr (sizeof(T) == 4) clustering_kmeans_settle_all_f32(cs.x.data(), cs.c.data(), fallback.data(), &n_fallback, p0, cs.d, cs.k, labels.data(), st.data());
+                else clustering_kmeans_settle_all_f64(cs.x.data(), cs.c.data(), fallback.data(), &n_fallback, p0, cs.d, cs.k, labels.data(), st.data());
             });
         }
+        accumulate_stats(cs, labels, st, round == 0 ? 7 : 256);
         check_labels(cs, labels, path);
         check_stats(cs, labels, st.data(), round == 0 ? (double)cs.n : 0.0, true, path);
     }
@@ -245,6 +290,7 @@ static void run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_
         const double d2 = ref_dist2(xr.data(), &cs.c[(u64)labels[p] * cs.d], cs.d);
         SIM_CHECK(partials[0] == d2, "%s %s distance of point %llu: %.17g vs %.17g", path, cs.name, p, partials[0], d2);
     }
+    return fallbacks;
 }
 
 template <class T>
@@ -261,12 +307,17 @@ static void product_cases(std::mt19937_64& rng) {
     const Shape shapes[] = {
         {70, 3, 2, 0.0, 0, false},  {100, 5, 7, 30.0, 0, true}, {130, 20, 70, 60.0, 0, false},
         {65, 37, 9, 80.0, 5, true}, {80, 24, 12, 40.0, 9, false}, {90, 16, 130, 50.0, 0, false},
+        {40, 300, 6, 70.0, 0, true},  // two column passes of the accumulation (256 + 44)
     };
     for (const Shape& s : shapes) {
         const auto cs = make_case<T>(s.n, s.d, s.k, s.offset, s.dups, s.weighted, rng, sizeof(T) == 4 ? "f32" : "f64");
         // Chunks of 64 points, or one large chunk and a single point (several tiles per chunk).
         const u64 chunk = s.n > 100 ? s.n - 1 : s.n > 64 ? 64 : s.n;
-        for (bool mma : {false, true}) run_product(cs, mma, chunk, 2);
+        for (bool mma : {false, true}) {
+            const u64 fallbacks = run_product(cs, mma, chunk, 2);
+            // Runs of 4 or more near-equal centres send points to the every-centre fallback.
+            SIM_CHECK(s.dups < 4 || fallbacks > 0, "%s d=%u k=%u: no point took the fallback", cs.name, s.d, s.k);
+        }
     }
 }
 

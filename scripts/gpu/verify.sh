@@ -6,6 +6,9 @@
 #   bash scripts/gpu/verify.sh tests          # every test executable, WARPATH_REQUIRE_GPU=1, + demo
 #   bash scripts/gpu/verify.sh bench [FILTER] # criterion benches (short) + torch/cupy baselines
 #   bash scripts/gpu/verify.sh chart          # the Euler sweep chart (euler.csv, euler.svg)
+#   bash scripts/gpu/verify.sh gputests [SECONDS]  # only the GPU tests (as `all` runs them)
+#   bash scripts/gpu/verify.sh scale [SIZE THREADS] # assemble a synthetic genome (60M), GPU and CPU
+#   bash scripts/gpu/verify.sh kprof          # the GPU k-means step: shapes, ncu per kernel, torch
 #   bash scripts/gpu/verify.sh all [SECONDS]  # the one-call plan (issue 33), within SECONDS (450):
 #        GPU tests, demo, headline commands beside torch/cupy, reproduce --quick; 8 files in $OUT
 #
@@ -18,6 +21,25 @@ if [ ! -x "$bundle/run.sh" ] && [ -f target/gpu-bundle.tar.gz ]; then
   tar xzf target/gpu-bundle.tar.gz -C target
 fi
 [ -x "$bundle/run.sh" ] || { echo "no $bundle/run.sh: run cargo xtask gpu-bundle and carry target/gpu-bundle.tar.gz (or target/gpu-bundle)"; exit 2; }
+# Every GPU test (names carry gpu or cuda, as CI's simulated step selects them), each executable
+# under 60 s, skipped once fewer than $1 seconds of the budget are left; tests.log in $out.
+gpu_tests() {
+  : > "$out/tests.log"
+  local failed=() t
+  for t in "$bundle"/tests/*; do
+    [ "$(left)" -gt "$1" ] || { echo "SKIPPED (time): $t" >> "$out/tests.log"; continue; }
+    echo "=== test $t" >> "$out/tests.log"
+    if ! (cd "$bundle" && WARPATH_BUNDLE=1 WARPATH_BIN="$PWD/bin/warpath" WARPATH_REQUIRE_GPU=1 \
+          timeout 60 "$OLDPWD/$t" gpu cuda --test-threads=8) >> "$out/tests.log" 2>&1; then
+      failed+=("$t")
+    fi
+  done
+  echo "FAILED: ${failed[*]:-none}" >> "$out/tests.log"
+}
+budget=450
+start=$SECONDS
+left() { echo $((budget - (SECONDS - start))); }
+w="$bundle/bin/warpath"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/nvidia-smi.txt"
 case "${1:-tests}" in
   tests)
@@ -42,22 +64,9 @@ case "${1:-tests}" in
     # headline.log (stderr of the commands and the torch/cupy baselines), baselines.jsonl,
     # reproduce.log.
     budget=${2:-450}
-    start=$SECONDS
-    left() { echo $((budget - (SECONDS - start))); }
-    w="$bundle/bin/warpath"
     "$w" info --json > "$out/info.json" 2>&1
     # 1. Every GPU test (names carry gpu or cuda, as CI's simulated step selects them).
-    : > "$out/tests.log"
-    failed=()
-    for t in "$bundle"/tests/*; do
-      [ "$(left)" -gt 300 ] || { echo "SKIPPED (time): $t" >> "$out/tests.log"; continue; }
-      echo "=== test $t" >> "$out/tests.log"
-      if ! (cd "$bundle" && WARPATH_BUNDLE=1 WARPATH_BIN="$PWD/bin/warpath" WARPATH_REQUIRE_GPU=1 \
-            timeout 60 "$OLDPWD/$t" gpu cuda --test-threads=8) >> "$out/tests.log" 2>&1; then
-        failed+=("$t")
-      fi
-    done
-    echo "FAILED: ${failed[*]:-none}" >> "$out/tests.log"
+    gpu_tests 300
     # 2. The demo: every GPU row verified against the CPU.
     timeout 60 "$w" demo --size large --json > "$out/demo.json" 2>> "$out/headline.log"
     # 3. Headline commands (JSON, verified by the commands themselves) and their peers.
@@ -111,5 +120,58 @@ print(json.dumps(d))')
     [ -f /tmp/reproduce/REPORT.md ] && cat /tmp/reproduce/REPORT.md >> "$out/reproduce.log"
     echo "all: done in $((SECONDS - start)) s" >> "$out/headline.log"
     exit 0 ;;
-  *) echo "usage: verify.sh tests|bench [FILTER]|chart|all [SECONDS]"; exit 2 ;;
+  gputests)
+    # Only the GPU tests, within SECONDS (default 150).
+    budget=${2:-150}
+    gpu_tests 0 ;;
+  scale)
+    # Assembly at scale on the device (issue 36): a seeded synthetic genome of SIZE (default
+    # 60M) and 20x reads made there by the bundled synthetic_genome (as
+    # crates/assembly/scripts/scale.sh), then `warpath assemble` with unitigs and eulertigs on
+    # the GPU and on the CPU (THREADS, default all cores), the files compared. scale.jsonl: one
+    # JSON object per run (its stages and peak memory), scale.log: their stderr and the checks.
+    size=${2:-60M}; threads=${3:-$(nproc)}
+    g=/tmp/warpath-scale; mkdir -p "$g"
+    t0=$SECONDS
+    "$bundle/bin/synthetic_genome" "$size" "$g/genome.fa" "$g/reads.fa" 20 0.005 1 > "$out/scale.log" 2>&1
+    echo "reads made in $((SECONDS - t0)) s: $(du -h "$g/reads.fa" | cut -f1)" >> "$out/scale.log"
+    : > "$out/scale.jsonl"
+    for b in cuda cpu; do
+      echo "=== assemble --backend $b --threads $threads" >> "$out/scale.log"
+      t0=$SECONDS
+      timeout 240 "$w" --json assemble "$g/reads.fa" --k 31 --threads "$threads" --backend $b \
+        --unitigs "$g/u-$b.fa" --eulertigs "$g/e-$b.fa" >> "$out/scale.jsonl" 2>> "$out/scale.log"
+      echo "rc $? wall $((SECONDS - t0)) s" >> "$out/scale.log"
+    done
+    cmp "$g/u-cuda.fa" "$g/u-cpu.fa" >> "$out/scale.log" 2>&1 && echo "unitigs: GPU file = CPU file" >> "$out/scale.log"
+    cmp "$g/e-cuda.fa" "$g/e-cpu.fa" >> "$out/scale.log" 2>&1 && echo "eulertigs: GPU file = CPU file" >> "$out/scale.log"
+    exit 0 ;;
+  kprof)
+    # Where the GPU k-means step's time goes (issue 34): the step at 10^6 x 256, k = 1,024 and
+    # the issue's embedding shapes, timed by the command itself, then per-kernel device times
+    # (ncu, one metric) and one launch of each product kernel in detail; torch's step beside.
+    : > "$out/kprof.log"
+    for shape in "1e6 256 1024" "2e5 128 1024" "1e5 256 4096" "1e6 16 64"; do
+      set -- $shape
+      echo "=== kmeans n $1 d $2 k $3 f32 (5 iterations)" >> "$out/kprof.log"
+      timeout 60 "$w" --json kmeans --generate "$1" --dim "$2" --k "$3" --dtype f32 --init random \
+        --max-iter 5 --tol 0 --backend cuda 2>> "$out/kprof.log" | python3 -c 'import json,sys
+d=json.load(sys.stdin); print(json.dumps({k:v for k,v in d.items() if not isinstance(v,list)}))' >> "$out/kprof.log" 2>&1
+    done
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -n "$ncu" ]; then
+      echo "=== ncu per-kernel times, 1e6 x 256, k = 1024, 2 iterations" >> "$out/kprof.log"
+      timeout 120 "$ncu" --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
+        "$w" kmeans --generate 1e6 --dim 256 --k 1024 --dtype f32 --init random --max-iter 2 --tol 0 --backend cuda >> "$out/kprof.log" 2>&1
+      echo "=== ncu detail of the product kernels" >> "$out/kprof.log"
+      timeout 120 "$ncu" --clock-control none -k regex:'top|settle' --launch-skip 2 --launch-count 2 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis --section WarpStateStats \
+        "$w" kmeans --generate 1e6 --dim 256 --k 1024 --dtype f32 --init random --max-iter 2 --tol 0 --backend cuda >> "$out/kprof.log" 2>&1
+    else
+      echo "no ncu" >> "$out/kprof.log"
+    fi
+    PYTHONUNBUFFERED=1 OUT="$out" timeout 120 python3 scripts/gpu/baselines.py torch_kmeans >> "$out/kprof.log" 2>&1
+    exit 0 ;;
+  *) echo "usage: verify.sh tests|gputests [SECONDS]|scale [SIZE THREADS]|kprof|bench [FILTER]|chart|all [SECONDS]"; exit 2 ;;
 esac

@@ -248,8 +248,8 @@ fn prepare<'a, T: Element>(
 ///
 /// On the CPU (`exec` resolves to the CPU) the rows go through the blocked tree of
 /// [`KMeans::fit`](crate::KMeans::fit)'s rayon path on the calling thread, so the result
-/// depends only on the arguments, bit for bit. On the GPU the sums are atomic and may differ in
-/// the last bits from run to run. `row_offset` is the global index of the chunk's first row:
+/// depends only on the arguments, bit for bit. On the GPU the direct path's sums (small `d` or
+/// `k`) are added with atomics and may differ in the last bits from run to run. `row_offset` is the global index of the chunk's first row:
 /// errors name global rows.
 ///
 /// # Complexity

@@ -346,8 +346,8 @@ impl KMeans {
     /// As scikit-learn requires of `sample_weight`, weights that are all `1` give exactly the
     /// unweighted result for the same seed: the same initial centroids (the same random
     /// numbers, the same sums), the same iterations, bit for bit on the CPU backends and in
-    /// the distributed run (on the GPU, up to the run-to-run rounding of its atomic sums, as
-    /// for any two GPU runs). Weights that are all equal to another value give the same
+    /// the distributed run (on the GPU, up to the rounding of its sums: the direct path's
+    /// atomic sums may differ between two GPU runs). Weights that are all equal to another value give the same
     /// centroids and labels up to rounding, and an inertia scaled by that value.
     ///
     /// # Complexity

@@ -261,8 +261,8 @@ fn unit_weights_are_no_weights_bit_for_bit() {
 }
 
 /// On the GPU, unit weights go through the same host logic and the same kernel arithmetic
-/// (`w = 1` multiplies exactly); the GPU's own atomics add in a varying order, so two GPU
-/// runs agree to rounding, whether weighted or not.
+/// (`w = 1` multiplies exactly); the GPU's direct path adds with atomics in a varying order,
+/// so two GPU runs agree to rounding, whether weighted or not.
 #[test]
 fn gpu_unit_weights_are_no_weights() {
     let Some(_gpu) = gpu_for_test("clustering gpu_unit_weights_are_no_weights") else {

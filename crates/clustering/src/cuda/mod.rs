@@ -16,8 +16,11 @@
 //!   settles each label exactly as the CPU's engine does (`assign::finish`): with the bound
 //!   `err(x) = (3 (d + 8) u + 4 (d + 4) eps64) (|x| + cmax)^2`, a single candidate within
 //!   `2 err` of the best is the label, otherwise the candidates within `2 err` are compared by
-//!   exact distances (every centre when the fourth candidate is that close too), then adds the
-//!   point to its cluster's sums. The inertia of such a step is the CPU's formula
+//!   exact distances; a point whose fourth candidate is that close too is listed, and a third
+//!   kernel compares each listed point with every centre, a block per point. After the last
+//!   chunk the statistics are added in a fixed order: the points sorted by label
+//!   (gpu-primitives' stable radix sort), each cluster's run of rows cut into items of at most
+//!   [`rows_per_item`] rows, a block adding each item, then each cluster's items in order. The inertia of such a step is the CPU's formula
 //!   (`sum_j q_j - 2 c_j . s_j + w_j |c_j|^2`, `q_j` the weighted `|x|^2` of cluster `j`);
 //!   [`Stepper::exact_inertia`] computes the exact one for a fit's result.
 //!
@@ -32,10 +35,13 @@
 //! covers both with a wide margin, and so does the CPU's other terms. Plain TF32 (11 bits)
 //! would need `u = 2^-11`: most points would fall back to exact distances.
 //!
-//! **Sums.** Sums, counts, `q` and the changed-label count are added with `f64` atomics (their
-//! order, and so the last bits of the centroids, varies from run to run, as for any GPU
-//! atomics); the labels do not.
+//! **Sums.** On the product path sums, counts and `q` are added in that fixed order: the same
+//! bits from run to run for the same labels (no `f64` atomics, which serialise when neighbouring
+//! points share a cluster, as in data sorted by class, and whose order changes the last bits).
+//! The direct path adds per-block statistics in block order. Both differ from the CPU's
+//! reduction tree in the last bits only.
 
+use gpu_primitives::PrimitiveError;
 use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
 use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
@@ -58,6 +64,38 @@ const SMALL_SHARED_LIMIT: usize = kernels::KM_SMALL_SHARED_LIMIT as usize;
 /// Points per chunk of the product path: the candidate lists of a chunk (`TOP` values and
 /// centre indices per point) are all the scratch it needs, whatever `n`.
 const CHUNK: u64 = 1 << 20;
+/// Items of the fixed-order accumulation aimed at for `n` points: a cluster's rows are cut into
+/// items of [`rows_per_item`] rows, so there are at most about this many plus `k` items.
+const TARGET_ITEMS: u64 = 8192;
+
+/// Rows per item of the fixed-order accumulation for `n` points: at least 256 (a block's eight
+/// warps get 32 rows each), more for large `n` so the items' partial sums stay few.
+fn rows_per_item(n: u64) -> u64 {
+    n.div_ceil(TARGET_ITEMS).max(256)
+}
+
+/// The items of the fixed-order accumulation from each cluster's first sorted position
+/// (`starts`, `k + 1` entries, the last `n`): `(items, first)` with `items` the half-open ranges
+/// of sorted positions (two `u32` each, at most `rows` rows, a cluster's items in order) and
+/// `first[j] .. first[j + 1]` the items of cluster `j` (`k + 1` entries).
+fn accumulation_items(starts: &[u32], rows: u64) -> (Vec<u32>, Vec<u32>) {
+    let k = starts.len().saturating_sub(1);
+    let mut items = Vec::new();
+    let mut first = Vec::with_capacity(k + 1);
+    for j in 0..k {
+        first.push((items.len() / 2) as u32);
+        let (mut a, end) = (u64::from(starts[j]), u64::from(starts[j + 1]));
+        while a < end {
+            let b = end.min(a + rows);
+            items.push(a as u32);
+            items.push(b as u32);
+            a = b;
+        }
+    }
+    first.push((items.len() / 2) as u32);
+    (items, first)
+}
+
 /// Settles per block (groups of 8 lanes, one point each).
 const SETTLE_PER_BLOCK: u64 = (kernels::KM_BLOCK / 32 * kernels::SETTLE_PER_WARP) as u64;
 
@@ -141,6 +179,16 @@ struct KBuffers<T> {
     /// Candidate values and centres of a chunk (product path).
     top_val: DeviceBuffer<T>,
     top_idx: DeviceBuffer<u32>,
+    /// The points of a chunk compared with every centre, and their number (product path).
+    fallback: DeviceBuffer<u32>,
+    n_fallback: DeviceBuffer<u32>,
+    /// Each cluster's first sorted position (`k + 1`, product path).
+    starts: DeviceBuffer<u32>,
+    /// The accumulation's items (two `u32` each), each cluster's first item (`k + 1`) and the
+    /// items' partial statistics (`d + 2` each), sized for the most items `n` points can make.
+    items: DeviceBuffer<u32>,
+    first: DeviceBuffer<u32>,
+    acc: DeviceBuffer<f64>,
 }
 
 /// The device-resident state of a k-means run.
@@ -158,6 +206,10 @@ pub(crate) struct CudaStepper<'a, T: Element> {
     bufs: Option<KBuffers<T>>,
     /// Points per chunk of the product path ([`CHUNK`]; tests take fewer).
     chunk: u64,
+    /// Rows per item of the fixed-order accumulation ([`rows_per_item`]; tests take fewer).
+    rows: u64,
+    /// `0 .. n`, the values sorted with the labels (product path, made on its first step).
+    iota: Option<DeviceBuffer<u32>>,
     /// Whether the last step's inertia came from the formula (product path).
     formula: bool,
 }
@@ -205,6 +257,8 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             engine,
             bufs: None,
             chunk: CHUNK,
+            rows: rows_per_item(n as u64),
+            iota: None,
             formula: false,
         })
     }
@@ -220,6 +274,14 @@ impl<'a, T: Element> CudaStepper<'a, T> {
     #[cfg(test)]
     pub(crate) fn set_chunk(&mut self, chunk: u64) {
         self.chunk = chunk.max(1);
+        self.bufs = None;
+    }
+
+    /// Cuts the accumulation's clusters into items of `rows` rows (tests split clusters with
+    /// small inputs).
+    #[cfg(test)]
+    pub(crate) fn set_rows_per_item(&mut self, rows: u64) {
+        self.rows = rows.max(1);
         self.bufs = None;
     }
 
@@ -263,10 +325,23 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             } else {
                 (0, chunk * TOP, kd)
             };
+            // The accumulation (product path): the sort's copies of labels and values and its
+            // scratch (about 2n each), the items and their partials.
+            let (n, most_items, ends) = if direct {
+                (0, 0, 0)
+            } else {
+                (
+                    self.n as usize,
+                    self.n.div_ceil(self.rows) as usize + k,
+                    k + 1,
+                )
+            };
             let elem = size_of::<T>() as u64;
             let bytes = 8 * (kd + kd + 2 * k + 2 + partials) as u64
                 + elem * (ct + k + tops) as u64
-                + 4 * tops as u64;
+                + 4 * (tops + tops / TOP + 1) as u64
+                + 4 * (n + 6 * n + 2 * most_items + 2 * ends) as u64
+                + 8 * (most_items * (d + 2)) as u64;
             gpu.ensure_fits(bytes)?;
             self.bufs = Some(KBuffers {
                 k,
@@ -277,7 +352,18 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 partials: gpu.alloc_zeros(partials)?,
                 top_val: gpu.alloc_zeros(tops)?,
                 top_idx: gpu.alloc_zeros(tops)?,
+                fallback: gpu.alloc_zeros(tops / TOP)?,
+                n_fallback: gpu.alloc_zeros(usize::from(!direct))?,
+                starts: gpu.alloc_zeros(ends)?,
+                items: gpu.alloc_zeros(2 * most_items)?,
+                first: gpu.alloc_zeros(ends)?,
+                acc: gpu.alloc_zeros(most_items * (d + 2))?,
             });
+            if !direct && self.iota.is_none() {
+                let mut iota = gpu.alloc_zeros::<u32>(n)?;
+                gpu_runtime::iota(gpu, &mut iota)?;
+                self.iota = Some(iota);
+            }
         }
         Ok(self.bufs.as_mut().expect("allocated above"))
     }
@@ -396,10 +482,12 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                     )?,
                 }
             }
+            gpu.zero(&mut b.n_fallback)?;
             // SAFETY: clustering_kmeans_settle_T(x[n*d], w[n or 1], has_w, c64[k*d],
             // top_val[m*TOP], top_idx[m*TOP], p0, m, d, k, cmax, unit, labels[n],
-            // stats[k*d+2k+2]): points p0..p0+m < n, candidate centres < k (written by the top
-            // kernel for every point of the chunk), w read only when has_w.
+            // stats[k*d+2k+2], fallback[chunk], n_fallback[1]): points p0..p0+m < n, candidate
+            // centres < k (written by the top kernel for every point of the chunk), w read only
+            // when has_w, at most m <= chunk points listed.
             unsafe {
                 kernels::clustering_kmeans_settle(
                     gpu,
@@ -418,10 +506,100 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                     unit,
                     &mut self.labels,
                     &mut b.stats,
+                    &mut b.fallback,
+                    &mut b.n_fallback,
+                )?;
+            }
+            // SAFETY: clustering_kmeans_settle_all_T(x[n*d], c64[k*d], fallback[chunk],
+            // n_fallback[1], p0, d, k, labels[n], stats[k*d+2k+2]): the settle listed
+            // *n_fallback <= m chunk indices, each below m, so p0 + index < n.
+            unsafe {
+                kernels::clustering_kmeans_settle_all(
+                    gpu,
+                    LaunchConfig::blocks(settle_blocks, BLOCK),
+                    &self.x,
+                    &b.c64,
+                    &b.fallback,
+                    &b.n_fallback,
+                    p0,
+                    d32,
+                    k32,
+                    &mut self.labels,
+                    &mut b.stats,
                 )?;
             }
         }
+        self.accumulate(k)?;
+        let b = self.bufs.as_mut().expect("step allocates the buffers");
         Ok(gpu.download(&b.stats)?)
+    }
+
+    /// The product step's sums, counts and `q` into `stats`, in a fixed order (see the module's
+    /// docs and `clustering.cu`): the labels sorted, each cluster's rows cut into items, a block
+    /// per item, each cluster's items added in order.
+    fn accumulate(&mut self, k: usize) -> Result<(), KMeansError> {
+        let (gpu, n, d, rows) = (self.gpu, self.n, self.d, self.rows);
+        let iota = self.iota.as_ref().expect("buffers made 0..n");
+        let (sorted, perm) = gpu_primitives::device::radix_sort_pairs(gpu, &self.labels, iota)
+            .map_err(|e| match e {
+                PrimitiveError::Gpu(g) => KMeansError::from(g),
+                other => GpuError::TooLarge(other.to_string()).into(),
+            })?;
+        let b = self.bufs.as_mut().expect("step allocates the buffers");
+        let (k32, d32) = (k as u32, d as u32);
+        // SAFETY: clustering_kmeans_starts(sorted[n], n, k, starts[k+1]): the sort's copy of the
+        // n labels, and starts sized k + 1 by `buffers`.
+        unsafe {
+            kernels::clustering_kmeans_starts(
+                gpu,
+                gpu.grid_stride(k as u64 + 1, BLOCK),
+                &sorted,
+                n,
+                k32,
+                &mut b.starts,
+            )?;
+        }
+        let starts = gpu.download(&b.starts)?;
+        let (items, first) = accumulation_items(&starts, rows);
+        let n_items = items.len() / 2;
+        if n_items == 0 {
+            return Ok(());
+        }
+        gpu.upload_into(&items, &mut b.items.slice_mut(..items.len()))?;
+        gpu.upload_into(&first, &mut b.first)?;
+        let blocks = (n_items as u64).min(u64::from(gpu.info().multiprocessors.max(1)) * 16);
+        // SAFETY: clustering_kmeans_accumulate_T(x[n*d], w[n or 1], has_w, perm[n],
+        // items[2*n_items], n_items, d, acc[n_items*(d+2)]): the items are ranges of sorted
+        // positions below n (from starts), perm holds indices below n, and `buffers` sized
+        // items and acc for the most items n points and k clusters can make (n / rows + k).
+        unsafe {
+            kernels::clustering_kmeans_accumulate(
+                gpu,
+                LaunchConfig::blocks(blocks as u32, BLOCK),
+                &self.x,
+                &self.w,
+                self.has_w,
+                &perm,
+                &b.items,
+                n_items as u64,
+                d32,
+                &mut b.acc,
+            )?;
+        }
+        // SAFETY: clustering_kmeans_gather(acc[n_items*(d+2)], first[k+1], k, d,
+        // stats[k*d+2k+2]): first holds item indices up to n_items, stats the product layout.
+        unsafe {
+            kernels::clustering_kmeans_gather(
+                gpu,
+                gpu.grid_stride(k as u64 * (d as u64 + 2), BLOCK),
+                &b.acc,
+                &b.first,
+                k32,
+                d32,
+                &mut b.stats,
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -19,8 +19,8 @@ What is kept where, and what a failure costs
 - **Determinism**: a chunk's partial sums depend only on the chunk and the centres, and the
   reduction tree depends only on the number of chunks, so which worker ran what does not
   change a bit: a fit during which a worker died gives bit-identical centres and the same
-  ``n_iter_`` as an undisturbed one (on ``backend="cpu"``; the GPU's atomic sums may differ in
-  the last bits from run to run).
+  ``n_iter_`` as an undisturbed one (on ``backend="cpu"``; on the GPU, sums of few dimensions
+  or clusters are added with atomics and may differ in the last bits from run to run).
 - **Joining workers** are used from the next iteration: every chunk task is sent to the worker
   its chunk is placed on (a loose restriction: any worker when that one is gone); when the
   set of workers grew, chunks are re-placed from the busiest workers onto the new ones, and
@@ -409,8 +409,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         Seeds the initialisation.
     backend : {"cpu", "auto", "cuda"}, default="cpu"
         Where each chunk's partial sums are computed on its worker: ``"auto"`` and ``"cuda"``
-        use the worker's GPU (then sums are atomic: results agree with the CPU's up to
-        rounding, and a re-run task may differ in the last bits).
+        use the worker's GPU (results agree with the CPU's up to rounding; for few dimensions
+        or clusters the GPU adds with atomics, and a re-run task may differ in the last bits).
     init_sample : int, default=65536
         Rows of the subsample that k-means++ and random initialisation use.
     algorithm : {"lloyd", "auto"}, default="lloyd"
