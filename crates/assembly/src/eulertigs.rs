@@ -30,6 +30,7 @@ use crate::AssemblyError;
 use crate::error::human_bytes;
 use crate::kmer::BASE_CODES;
 use crate::pipeline::Assembly;
+use crate::store::records;
 
 /// Under [`Exec::Auto`], eulertigs are computed on the GPU from this many arcs (chain
 /// unitigs) when one is present: graph-core's Euler threshold.
@@ -140,8 +141,9 @@ struct End {
 }
 
 /// Bytes held per unitig while the eulertigs are computed (union-finds, ends, trails, the
-/// directed graph and the circuit), besides the unitigs' 2-bit sequences.
-const BYTES_PER_UNITIG: u64 = 96;
+/// directed graph, the circuit and the walks), besides the unitigs' 2-bit sequences and the
+/// text being spelled.
+const BYTES_PER_UNITIG: u64 = 104;
 
 impl Assembly {
     /// Writes the eulertigs as FASTA (`>ID LN:i:LEN KC:i:COUNT km:f:MEAN`), the fewest
@@ -152,9 +154,14 @@ impl Assembly {
     /// circuit depends on the order the device merges cycles in) their text may differ from
     /// run to run, never their number, length or k-mers.
     ///
+    /// The unitigs are read back from the run's store by chunks on the run's threads, and the
+    /// text is spelled by the same threads in rounds (one batch of about 4 MB of letters each),
+    /// a round written while the next is spelled.
+    ///
     /// # Complexity
-    /// `O(U α(U))` time for `U` unitigs plus graph-core's `O(U)` circuit; about 96 bytes a
-    /// unitig in memory besides the unitigs' bases at 2 bits each.
+    /// `O(U α(U))` time for `U` unitigs plus graph-core's `O(U)` circuit; about 104 bytes a
+    /// unitig in memory besides the unitigs' bases at 2 bits each, and two batches of text per
+    /// thread (a batch holds at least one eulertig, so the longest eulertig's text at least).
     ///
     /// # Errors
     /// [`AssemblyError::Memory`] when that does not fit the run's memory bound;
@@ -180,7 +187,9 @@ impl Assembly {
     ) -> Result<EulertigStats, AssemblyError> {
         let k = self.k();
         let u_total = self.stats.unitigs as usize;
-        let need = BYTES_PER_UNITIG * u_total as u64 + self.stats.bases / 4;
+        let need = BYTES_PER_UNITIG * u_total as u64
+            + self.stats.bases / 4
+            + 2 * self.threads() as u64 * SPELL_BATCH as u64;
         if let Some(bound) = self.stats.max_memory
             && need > bound / 2
         {
@@ -197,27 +206,46 @@ impl Assembly {
         }
         // 1. the unitigs (2-bit) and the nodes of their ends: a link joins the end it leaves
         // by and the end it enters by, on opposite sides of one node
-        let mut packed: Vec<u8> = Vec::new();
-        let mut offset: Vec<u64> = Vec::with_capacity(u_total); // byte where each unitig starts
+        // the records read and packed by chunks in parallel, kept as read (one part per chunk:
+        // offset = part << PART_SHIFT | byte in the part)
+        let threads = self.threads().max(1);
+        let parts = self.store().map_chunks(threads, &|buf| {
+            let mut part = Part::default();
+            for r in records(buf) {
+                part.offset.push(part.packed.len() as u64);
+                part.length.push(r.sequence.len() as u32);
+                pack_letters(r.sequence, &mut part.packed);
+                part.counts.push(r.count);
+                part.circular.push(r.circular);
+            }
+            part
+        })?;
+        let mut packed: Vec<Vec<u8>> = Vec::with_capacity(parts.len());
+        let mut offset: Vec<u64> = Vec::with_capacity(u_total);
         let mut length: Vec<u32> = Vec::with_capacity(u_total);
         let mut counts: Vec<u64> = Vec::with_capacity(u_total);
         let mut circular: Vec<bool> = Vec::with_capacity(u_total);
+        for (i, p) in parts.into_iter().enumerate() {
+            offset.extend(p.offset.iter().map(|&o| (i as u64) << PART_SHIFT | o));
+            length.extend_from_slice(&p.length);
+            counts.extend_from_slice(&p.counts);
+            circular.extend_from_slice(&p.circular);
+            packed.push(p.packed);
+        }
+        if offset.len() != u_total {
+            return Err(AssemblyError::Internal(format!(
+                "the store holds {} unitigs, its figures {u_total}",
+                offset.len()
+            )));
+        }
         let mut ends = SideUnionFind::new(2 * u_total);
-        self.for_each_unitig(&mut |u, links| {
-            offset.push(packed.len() as u64);
-            length.push(u.sequence.len() as u32);
-            pack_letters(&u.sequence, &mut packed);
-            counts.push(u.total_count);
-            circular.push(u.circular);
-            if !u.circular {
-                for l in links {
-                    // right end of u: 2u, left end: 2u + 1
-                    let from = 2 * l.from + l.from_rev as u32;
-                    let to = 2 * l.to + (!l.to_rev) as u32;
-                    ends.join_opposite(from, to);
-                }
+        self.store().for_each_link(&mut |l| {
+            if !circular[l.from as usize] {
+                // right end of u: 2u, left end: 2u + 1
+                let from = 2 * l.from + l.from_rev as u32;
+                let to = 2 * l.to + (!l.to_rev) as u32;
+                ends.join_opposite(from, to);
             }
-            Ok(())
         })?;
         // dense node ids and each end's side
         let chain: Vec<u32> = (0..u_total as u32)
@@ -327,26 +355,25 @@ impl Assembly {
                     }
                 }
             } else {
-                let s0: Vec<u32> = here
-                    .iter()
-                    .copied()
-                    .filter(|&e| end(e as usize).side == 0)
-                    .collect();
-                let s1: Vec<u32> = here
-                    .iter()
-                    .copied()
-                    .filter(|&e| end(e as usize).side == 1)
-                    .collect();
-                if s0.len() != s1.len() {
-                    return Err(AssemblyError::Internal(format!(
-                        "node {x} unbalanced after the virtual arcs ({} and {})",
-                        s0.len(),
-                        s1.len()
-                    )));
-                }
-                for (&a, &b) in s0.iter().zip(&s1) {
+                // the i-th end of side 0 with the i-th end of side 1, in the order listed
+                let next = |from: usize, side: u8| {
+                    (from..here.len())
+                        .find(|&i| end(here[i] as usize).side == side)
+                        .unwrap_or(here.len())
+                };
+                let (mut i0, mut i1) = (next(0, 0), next(0, 1));
+                while i0 < here.len() && i1 < here.len() {
+                    let (a, b) = (here[i0], here[i1]);
                     mate[a as usize] = b;
                     mate[b as usize] = a;
+                    (i0, i1) = (next(i0 + 1, 0), next(i1 + 1, 1));
+                }
+                if i0 < here.len() || i1 < here.len() {
+                    let ones = here.iter().filter(|&&e| end(e as usize).side == 1).count();
+                    return Err(AssemblyError::Internal(format!(
+                        "node {x} unbalanced after the virtual arcs ({} and {ones})",
+                        here.len() - ones
+                    )));
                 }
             }
         }
@@ -475,56 +502,95 @@ impl Assembly {
             .iter()
             .position(|&e| edges[e as usize].0 == hub)
             .unwrap_or(0);
-        let mut walk: Vec<(u32, bool)> = Vec::new();
-        let mut text = Vec::new();
-        let mut unitig = Vec::new();
-        let mut spelled: Vec<u8> = Vec::new();
-        let mut emit =
-            |walk: &[(u32, bool)], stats: &mut EulertigStats| -> Result<(), AssemblyError> {
-                if walk.is_empty() {
-                    return Ok(());
-                }
-                let letters = &mut spelled;
-                letters.clear();
-                let mut kc = 0u64;
-                let mut kmers = 0u64;
-                for (j, &(u, rev)) in walk.iter().enumerate() {
-                    let u = u as usize;
-                    let len = length[u] as usize;
-                    unitig.clear();
-                    unpack_letters(&packed[offset[u] as usize..], len, rev, &mut unitig);
-                    if j == 0 {
-                        letters.extend_from_slice(&unitig);
-                    } else {
-                        debug_assert_eq!(&letters[letters.len() - (k - 1)..], &unitig[..k - 1]);
-                        letters.extend_from_slice(&unitig[k - 1..]);
-                    }
-                    kc += counts[u];
-                    kmers += (len + 1 - k) as u64;
-                }
-                write_tig(out, stats.strings, letters, kc, kmers, &mut text)?;
-                stats.strings += 1;
-                stats.bases += letters.len() as u64;
-                stats.kmers += kmers;
-                Ok(())
-            };
+        // the walks: the unitigs (and directions) between virtual arcs, then each cycle alone
+        // (as the unitig reads); walk i is eulertig i
+        let mut steps: Vec<(u32, bool)> = Vec::with_capacity(u_total);
+        let mut walks: Vec<(u32, u32)> = Vec::new();
+        let mut from = 0usize;
         for j in 0..order.len() {
             let e = order[(pos + j) % order.len()] as usize;
             let w = what[e];
-            let virtual_arc = w == u32::MAX || (w / 2) as usize >= u_total;
-            if virtual_arc {
-                emit(&walk, &mut stats)?;
-                walk.clear();
+            if w == u32::MAX || (w / 2) as usize >= u_total {
+                if from < steps.len() {
+                    walks.push((from as u32, steps.len() as u32));
+                }
+                from = steps.len();
             } else {
-                walk.push((w / 2, w & 1 == 1));
+                steps.push((w / 2, w & 1 == 1));
             }
         }
-        emit(&walk, &mut stats)?;
-        // cycles: each its own string, as the unitig reads
+        if from < steps.len() {
+            walks.push((from as u32, steps.len() as u32));
+        }
+        drop((order, edges, what));
         for (u, &c) in circular.iter().enumerate() {
             if c {
-                emit(&[(u as u32, false)], &mut stats)?;
+                walks.push((steps.len() as u32, steps.len() as u32 + 1));
+                steps.push((u as u32, false));
             }
+        }
+        // spelled in rounds of one batch of walks per thread; a round is written while the
+        // threads spell the next
+        let tigs = Tigs {
+            k,
+            packed: &packed,
+            offset: &offset,
+            length: &length,
+            counts: &counts,
+            steps: &steps,
+        };
+        // the batches of the round that starts at walk w0: about SPELL_BATCH letters each
+        let plan = |w0: usize| -> Vec<(usize, usize)> {
+            let mut batches = Vec::with_capacity(threads);
+            let mut w = w0;
+            while batches.len() < threads && w < walks.len() {
+                let first = w;
+                let mut letters = 0;
+                while w < walks.len() && (w == first || letters < SPELL_BATCH) {
+                    letters += tigs.letters(walks[w]);
+                    w += 1;
+                }
+                batches.push((first, w));
+            }
+            batches
+        };
+        let mut ready: Vec<Vec<u8>> = vec![Vec::new(); threads];
+        let mut spare: Vec<Vec<u8>> = vec![Vec::new(); threads];
+        let mut batches = plan(0);
+        let mut sums: Vec<(u64, u64)> = std::thread::scope(|scope| {
+            spell_round(scope, &tigs, &walks, &batches, &mut ready)
+                .into_iter()
+                .map(|h| h.join().expect("spelling thread"))
+                .collect()
+        });
+        while !batches.is_empty() {
+            let next = plan(batches.last().map_or(walks.len(), |b| b.1));
+            let (written, next_sums) = std::thread::scope(|scope| {
+                let handles = spell_round(scope, &tigs, &walks, &next, &mut spare);
+                let mut written = Ok(());
+                for text in &ready[..batches.len()] {
+                    written = out.write_all(text);
+                    if written.is_err() {
+                        break;
+                    }
+                }
+                let sums: Vec<(u64, u64)> = handles
+                    .into_iter()
+                    .map(|h| h.join().expect("spelling thread"))
+                    .collect();
+                (written, sums)
+            });
+            written.map_err(|error| AssemblyError::Disk {
+                path: "eulertigs".into(),
+                error,
+            })?;
+            for &(bases, kmers) in &sums {
+                stats.bases += bases;
+                stats.kmers += kmers;
+            }
+            stats.strings += (batches.last().map_or(0, |b| b.1) - batches[0].0) as u64;
+            std::mem::swap(&mut ready, &mut spare);
+            (batches, sums) = (next, next_sums);
         }
         Ok(stats)
     }
@@ -575,45 +641,141 @@ fn pack_letters(letters: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// The letters of `len` packed bases, or of their reverse complement, appended to `out`.
-fn unpack_letters(packed: &[u8], len: usize, rev: bool, out: &mut Vec<u8>) {
-    let bytes = &packed[..len.div_ceil(4)];
-    let at = out.len();
-    if !rev {
-        out.extend(bytes.iter().flat_map(|&b| LETTERS_OF[b as usize]));
-        out.truncate(at + len);
-    } else {
-        // the reverse complement: bytes from the last, each one's four letters reversed and
-        // complemented; the padding of the last byte (4 len.div_ceil(4) - len letters) first
-        out.extend(bytes.iter().rev().flat_map(|&b| RC_LETTERS_OF[b as usize]));
-        let pad = 4 * bytes.len() - len;
-        out.drain(at..at + pad);
+/// Spells each batch of walks on a thread of its own into its text (as FASTA, eulertig `i` for
+/// walk `i`); each thread returns its bases and k-mers.
+fn spell_round<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    tigs: &'scope Tigs<'_>,
+    walks: &'scope [(u32, u32)],
+    batches: &[(usize, usize)],
+    texts: &'scope mut [Vec<u8>],
+) -> Vec<std::thread::ScopedJoinHandle<'scope, (u64, u64)>> {
+    batches
+        .iter()
+        .zip(texts.iter_mut())
+        .map(|(&(a, b), text)| {
+            scope.spawn(move || {
+                text.clear();
+                let mut sum = (0u64, 0u64);
+                for (i, &walk) in walks[a..b].iter().enumerate() {
+                    let (bases, kmers) = tigs.spell(walk, (a + i) as u64, text);
+                    sum.0 += bases;
+                    sum.1 += kmers;
+                }
+                sum
+            })
+        })
+        .collect()
+}
+
+/// The unitigs of one chunk of the store, packed.
+#[derive(Default)]
+struct Part {
+    packed: Vec<u8>,
+    offset: Vec<u64>,
+    length: Vec<u32>,
+    counts: Vec<u64>,
+    circular: Vec<bool>,
+}
+
+/// A unitig's packed bases start at byte `offset & PART_MASK` of part `offset >> PART_SHIFT`.
+const PART_SHIFT: u32 = 40;
+const PART_MASK: u64 = (1 << PART_SHIFT) - 1;
+
+/// Letters of the eulertigs' text per batch of walks spelled by one thread (a round holds one
+/// batch per thread in memory).
+const SPELL_BATCH: usize = 4 << 20;
+
+/// The unitigs (2-bit, in memory) and the walks' steps, for spelling.
+struct Tigs<'a> {
+    k: usize,
+    packed: &'a [Vec<u8>],
+    offset: &'a [u64],
+    length: &'a [u32],
+    counts: &'a [u64],
+    steps: &'a [(u32, bool)],
+}
+
+impl Tigs<'_> {
+    /// Letters of the walk `steps[a..b]`: its unitigs overlapping by `k - 1`.
+    fn letters(&self, (a, b): (u32, u32)) -> usize {
+        let s = &self.steps[a as usize..b as usize];
+        s.iter()
+            .map(|&(u, _)| self.length[u as usize] as usize)
+            .sum::<usize>()
+            - (self.k - 1) * (s.len() - 1)
+    }
+
+    /// Appends eulertig `id`, the walk `steps[a..b]`, to `text` as FASTA (`>ID LN:i:LEN
+    /// KC:i:COUNT km:f:MEAN`); its bases and k-mers.
+    fn spell(&self, walk: (u32, u32), id: u64, text: &mut Vec<u8>) -> (u64, u64) {
+        let s = &self.steps[walk.0 as usize..walk.1 as usize];
+        let len = self.letters(walk);
+        let kc: u64 = s.iter().map(|&(u, _)| self.counts[u as usize]).sum();
+        let kmers = (len + 1 - self.k) as u64;
+        writeln!(
+            text,
+            ">{id} LN:i:{len} KC:i:{kc} km:f:{:.1}",
+            kc as f64 / kmers.max(1) as f64
+        )
+        .expect("to memory");
+        let at = text.len();
+        for (j, &(u, rev)) in s.iter().enumerate() {
+            let u = u as usize;
+            let skip = if j == 0 { 0 } else { self.k - 1 };
+            let o = self.offset[u];
+            append_letters(
+                &self.packed[(o >> PART_SHIFT) as usize][(o & PART_MASK) as usize..],
+                self.length[u] as usize,
+                skip,
+                rev,
+                text,
+            );
+        }
+        debug_assert_eq!(text.len() - at, len);
+        text.push(b'\n');
+        (len as u64, kmers)
     }
 }
 
-/// Writes one eulertig (its letters) as FASTA.
-fn write_tig(
-    out: &mut dyn Write,
-    id: u64,
-    letters: &[u8],
-    kc: u64,
-    kmers: u64,
-    text: &mut Vec<u8>,
-) -> Result<(), AssemblyError> {
-    text.clear();
-    writeln!(
-        text,
-        ">{id} LN:i:{} KC:i:{kc} km:f:{:.1}",
-        letters.len(),
-        kc as f64 / kmers.max(1) as f64
-    )
-    .expect("to memory");
-    text.extend_from_slice(letters);
-    text.push(b'\n');
-    out.write_all(text).map_err(|error| AssemblyError::Disk {
-        path: "eulertigs".into(),
-        error,
-    })
+/// Appends the four letters of each of `n` packed bytes through `table`.
+#[inline]
+fn append_bytes<'a>(
+    bytes: impl Iterator<Item = &'a u8>,
+    n: usize,
+    table: &[[u8; 4]; 256],
+    out: &mut Vec<u8>,
+) {
+    let at = out.len();
+    out.resize(at + 4 * n, 0);
+    for (dst, &b) in out[at..].as_chunks_mut::<4>().0.iter_mut().zip(bytes) {
+        *dst = table[b as usize];
+    }
+}
+
+/// Appends letters `skip..len` of `len` packed bases, or of their reverse complement, to
+/// `out`, a byte table lookup per four letters.
+fn append_letters(packed: &[u8], len: usize, skip: usize, rev: bool, out: &mut Vec<u8>) {
+    if skip >= len {
+        return;
+    }
+    let at = out.len();
+    if !rev {
+        // bytes skip / 4 .. : the first from letter skip % 4, then whole bytes, the end cut
+        let b0 = skip / 4;
+        let nb = len.div_ceil(4);
+        out.extend_from_slice(&LETTERS_OF[packed[b0] as usize][skip % 4..]);
+        append_bytes(packed[b0 + 1..nb].iter(), nb - b0 - 1, &LETTERS_OF, out);
+    } else {
+        // letters skip.. of the reverse complement are the reverse complement of the first
+        // len - skip bases: their bytes from the last, whose padding letters come first
+        let m = len - skip;
+        let nb = m.div_ceil(4);
+        let pad = 4 * nb - m;
+        out.extend_from_slice(&RC_LETTERS_OF[packed[nb - 1] as usize][pad..]);
+        append_bytes(packed[..nb - 1].iter().rev(), nb - 1, &RC_LETTERS_OF, out);
+    }
+    out.truncate(at + len - skip);
 }
 
 /// An Euler circuit of the directed graph of `edges` on `n` vertices: graph-core's Hierholzer
@@ -676,7 +838,7 @@ mod tests {
     use crate::pieces::{pack_codes, unpack_codes};
 
     /// The letter-level packing and spelling are the code-level ones (`pieces.rs`, `glue.rs`)
-    /// for every length mod 4, both strands.
+    /// for every length mod 4, both strands, every suffix.
     #[test]
     fn letters_pack_and_spell_as_codes() {
         let mut state = 7u64;
@@ -699,10 +861,17 @@ mod tests {
                     reverse_complement_codes(&mut want);
                 }
                 let want: Vec<u8> = want.iter().map(|&c| base_letter(c)).collect();
-                let mut got = b"xy".to_vec();
-                unpack_letters(&a[1..], len, rev, &mut got);
-                assert_eq!(&got[..2], b"xy");
-                assert_eq!(got[2..], want[..], "length {len}, reversed {rev}");
+                // every suffix, as the walks append their unitigs after the first
+                for skip in 0..=len {
+                    let mut got = b"xy".to_vec();
+                    append_letters(&a[1..], len, skip, rev, &mut got);
+                    assert_eq!(&got[..2], b"xy");
+                    assert_eq!(
+                        got[2..],
+                        want[skip..],
+                        "length {len}, skip {skip}, reversed {rev}"
+                    );
+                }
             }
         }
     }

@@ -362,4 +362,14 @@ impl Assembly {
     pub fn buckets(&self) -> usize {
         self.plan.buckets
     }
+
+    /// The compacted graph on disk.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The threads the run works with (`CountOptions::threads`, or the cores).
+    pub(crate) fn threads(&self) -> usize {
+        self.plan.threads()
+    }
 }

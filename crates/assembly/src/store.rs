@@ -88,6 +88,37 @@ pub struct StoredUnitig {
     pub circular: bool,
 }
 
+/// One unitig record of the store, borrowed from a chunk.
+pub(crate) struct Record<'a> {
+    /// Its bases (`ACGT`).
+    pub(crate) sequence: &'a [u8],
+    /// Its k-mers.
+    pub(crate) kmers: u64,
+    /// The sum of its k-mers' counts.
+    pub(crate) count: u64,
+    /// Whether it is a cycle.
+    pub(crate) circular: bool,
+}
+
+/// The records of one chunk of the unitigs' file, in order.
+pub(crate) fn records(buf: &[u8]) -> impl Iterator<Item = Record<'_>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= buf.len() {
+            return None;
+        }
+        let r = &buf[at..];
+        let len = u32::from_le_bytes(r[17..21].try_into().expect("length")) as usize;
+        at += 21 + len;
+        Some(Record {
+            sequence: &r[21..21 + len],
+            kmers: u64::from_le_bytes(r[..8].try_into().expect("kmers")),
+            count: u64::from_le_bytes(r[8..16].try_into().expect("count")),
+            circular: r[16] == 1,
+        })
+    })
+}
+
 impl StoredUnitig {
     /// The mean count of its k-mers (`km`).
     pub fn mean_count(&self) -> f64 {
@@ -342,37 +373,27 @@ impl Store {
         let mut id: u32 = 0;
         let mut mine: Vec<Link> = Vec::new();
         let mut li = 0;
+        let mut u = StoredUnitig {
+            id: 0,
+            sequence: Vec::new(),
+            kmers: 0,
+            total_count: 0,
+            circular: false,
+        };
         for chunk in 0..self.unitigs.chunk_count(0) {
             self.unitigs.read_chunk_of(0, chunk, &mut buf)?;
-            let mut at = 0;
-            while at < buf.len() {
-                let r = &buf[at..];
-                let n = u64::from_le_bytes(r[..8].try_into().expect("kmers"));
-                let count = u64::from_le_bytes(r[8..16].try_into().expect("count"));
-                let circular = r[16] == 1;
-                let len = u32::from_le_bytes(r[17..21].try_into().expect("length")) as usize;
-                let u = StoredUnitig {
-                    id,
-                    sequence: r[21..21 + len].to_vec(),
-                    kmers: n,
-                    total_count: count,
-                    circular,
-                };
-                at += 21 + len;
+            for r in records(&buf) {
+                // one buffer for every unitig's bases
+                u.id = id;
+                u.sequence.clear();
+                u.sequence.extend_from_slice(r.sequence);
+                u.kmers = r.kmers;
+                u.total_count = r.count;
+                u.circular = r.circular;
+                let circular = r.circular;
                 let range = id as u64 / self.range;
                 if range != loaded {
-                    self.links.read(range as usize, &mut lbuf)?;
-                    links.clear();
-                    links.extend(lbuf.chunks_exact(LINK_BYTES).map(|r| {
-                        (
-                            u32::from_le_bytes(r[..4].try_into().expect("from")),
-                            r[4],
-                            r[5],
-                            u32::from_le_bytes(r[6..10].try_into().expect("to")),
-                            r[10],
-                        )
-                    }));
-                    links.sort_unstable();
+                    self.range_links(range as usize, &mut lbuf, &mut links)?;
                     loaded = range;
                     li = 0;
                 }
@@ -406,6 +427,92 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The links out of the unitigs of `range`, sorted (by unitig, its end, the next base):
+    /// `(from, from_rev, base, to, to_rev)`.
+    fn range_links(
+        &self,
+        range: usize,
+        lbuf: &mut Vec<u8>,
+        links: &mut Vec<(u32, u8, u8, u32, u8)>,
+    ) -> Result<(), AssemblyError> {
+        self.links.read(range, lbuf)?;
+        links.clear();
+        links.extend(lbuf.chunks_exact(LINK_BYTES).map(|r| {
+            (
+                u32::from_le_bytes(r[..4].try_into().expect("from")),
+                r[4],
+                r[5],
+                u32::from_le_bytes(r[6..10].try_into().expect("to")),
+                r[10],
+            )
+        }));
+        links.sort_unstable();
+        Ok(())
+    }
+
+    /// Calls `f` with the stored links in [`Store::for_each`]'s order (by unitig, then as it
+    /// gives them; a cycle's two links to itself are not stored links).
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`].
+    pub(crate) fn for_each_link(&self, f: &mut dyn FnMut(Link)) -> Result<(), AssemblyError> {
+        let (mut lbuf, mut links) = (Vec::new(), Vec::new());
+        let ranges = self.stats.unitigs.div_ceil(self.range.max(1));
+        for range in 0..ranges as usize {
+            self.range_links(range, &mut lbuf, &mut links)?;
+            for &l in &links {
+                f(Link {
+                    from: l.0,
+                    from_rev: l.1 == 1,
+                    to: l.3,
+                    to_rev: l.4 == 1,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `f` of every chunk of unitig records (see [`records`]), `threads` chunks at a time;
+    /// the results in the unitigs' order, chunk by chunk.
+    ///
+    /// # Errors
+    /// [`AssemblyError::Disk`].
+    pub(crate) fn map_chunks<T: Send>(
+        &self,
+        threads: usize,
+        f: &(dyn Fn(&[u8]) -> T + Sync),
+    ) -> Result<Vec<T>, AssemblyError> {
+        let chunks = self.unitigs.chunk_count(0);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let parts: Vec<Result<Vec<(usize, T)>, AssemblyError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads.clamp(1, chunks.max(1)))
+                .map(|_| {
+                    scope.spawn(|| {
+                        let (mut buf, mut done) = (Vec::new(), Vec::new());
+                        loop {
+                            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if c >= chunks {
+                                return Ok(done);
+                            }
+                            self.unitigs.read_chunk_of(0, c, &mut buf)?;
+                            done.push((c, f(&buf)));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("store reader"))
+                .collect()
+        });
+        let mut all: Vec<(usize, T)> = Vec::with_capacity(chunks);
+        for p in parts {
+            all.extend(p?);
+        }
+        all.sort_unstable_by_key(|&(c, _)| c);
+        Ok(all.into_iter().map(|(_, t)| t).collect())
     }
 
     /// Writes the unitigs as FASTA with BCALM2's headers (see [`crate::write_unitigs_fasta`]).
