@@ -700,14 +700,18 @@ pub(crate) fn nearest_in_order<T: Element, const D: usize>(
     }
     // Every lane of block 0 is a centre (k >= LANES); a lane that found nothing below
     // infinity keeps block 0, so that all-infinite distances give centre 0, as the reference.
-    let mut best = (u32::MAX, f64::INFINITY);
+    // Without branches (the lanes' order is data): the smallest value, then the smallest centre
+    // among the lanes that hold it.
+    let m = bv
+        .iter()
+        .fold(f64::INFINITY, |a, &v| if v < a { v } else { a });
+    let mut j = f64::INFINITY;
     for l in 0..LANES {
-        let j = bb[l] as u32 * LANES as u32 + l as u32;
-        if bv[l] < best.1 || (bv[l] == best.1 && j < best.0) {
-            best = (j, bv[l]);
-        }
+        let c = bb[l] * LANES as f64 + l as f64;
+        let c = if bv[l] == m { c } else { f64::INFINITY };
+        j = if c < j { c } else { j };
     }
-    best
+    (j as u32, m)
 }
 
 /// The nearest slot of `x` among the slots `range` by the direct path, exactly: the

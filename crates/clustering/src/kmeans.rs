@@ -108,7 +108,7 @@ impl std::str::FromStr for Convergence {
 /// | `Yinyang` | as Hamerly, per group of about 16 centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
 /// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
-/// `Auto` (the default) picks Lloyd for one iteration, `k < 8`, or `d <= 8` with `k d <= 64`
+/// `Auto` (the default) picks Lloyd for one iteration, `k < 8`, or `d <= 8` with `k d <= 256`
 /// (a distance there costs less than its bound), Hamerly for `k <= 32`, Yinyang otherwise
 /// (with as many groups as fit the budget: a quarter of the available memory and twice the
 /// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
@@ -594,13 +594,13 @@ const AUTO_LLOYD_BELOW_K: usize = 8;
 
 /// `Algorithm::Auto` also keeps plain Lloyd for `d <= 8` while `k * d` is at most this: there
 /// every distance is a few vector operations in the direct kernel (`cpu::small_leaf`), less
-/// than the bounds' own bookkeeping per point. Measured in wall-clock time (the seed's
-/// `kmeans-vary-k` fits, 10^4 points, d = 2, rayon backend, Zen 4,
-/// `crates/clustering/scripts/seed_small_vs.sh`): Lloyd 0.085 and 0.25 ms an iteration at
-/// k = 8 and 32 (the build before issue 34: 0.10 and 0.28); at k = 128 Lloyd 0.72, Hamerly
-/// 0.71, Yinyang 0.52 ms, so the limit is 64. (Instruction counts under callgrind, which runs
-/// the AVX2 kernels, had favoured Lloyd up to k * d = 256; the AVX-512 machine does not.)
-const AUTO_LLOYD_MAX_KD: usize = 64;
+/// than the bounds' own bookkeeping per point. Measured in wall-clock time (BENCHMARKS.md,
+/// "The seed's small shapes"; `examples/seed_small.rs`, rayon backend, Zen 4): since the
+/// kernel's last step over its eight lanes has no branches, Lloyd beats Hamerly and Yinyang at
+/// 10^4 points for every `d <= 8` up to `k d = 256` (k = 128 at d = 2: 0.36 ms an iteration
+/// against 0.53-0.56), and at 10^5 points up to `k d = 256` except d = 2, k = 128 (Lloyd 1.88
+/// ms, Yinyang 1.72).
+const AUTO_LLOYD_MAX_KD: usize = 256;
 
 /// Bounds smaller than this are not checked against the available memory (which costs a
 /// read of `/proc/meminfo`, more than a whole fit of a few hundred points).

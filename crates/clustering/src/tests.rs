@@ -1136,7 +1136,7 @@ fn fast_step_labels_are_the_references() {
 
 /// The small-`d` leaf (`d <= 8`, centres in the caller's order) gives the general direct
 /// leaf's statistics and the reference's, bit for bit: every `d` it takes and the next, `k`
-/// below, at and past the vector width, exact ties (duplicate centres, duplicate points),
+/// below, at and past the vector width and the in-order limit (blocks of centres), exact ties (duplicate centres, duplicate points),
 /// weights, float32, data far from the origin, and distances that overflow to infinity.
 #[test]
 fn small_leaf_is_the_general_leaf_and_the_reference_bit_for_bit() {
@@ -1169,7 +1169,7 @@ fn small_leaf_is_the_general_leaf_and_the_reference_bit_for_bit() {
         }
     }
     for d in 1..=9 {
-        for k in [1, 2, 3, 7, 8, 9, 16, 17, 40] {
+        for k in [1, 2, 3, 7, 8, 9, 16, 17, 40, 128, 131] {
             let n = 1500;
             let mut x = random_data(n, d, (d * 100 + k) as u64);
             let mut c = random_data(k, d, (d * 7 + k) as u64);
@@ -1252,12 +1252,13 @@ fn auto_picks_lloyd_for_small_shapes() {
         (2, 2, 300, Lloyd),
         (2, 8, 300, Lloyd),
         (2, 32, 300, Lloyd),
-        (2, 33, 300, Yinyang),
-        (2, 128, 300, Yinyang),
+        (2, 128, 300, Lloyd),
+        (2, 129, 300, Yinyang),
+        (8, 32, 300, Lloyd),
+        (8, 33, 300, Yinyang),
+        (4, 64, 300, Lloyd),
+        (4, 65, 300, Yinyang),
         (8, 8, 300, Lloyd),
-        (8, 9, 300, Hamerly),
-        (4, 16, 300, Lloyd),
-        (4, 17, 300, Hamerly),
         (9, 8, 300, Hamerly),
         (16, 7, 300, Lloyd),
         (16, 32, 300, Hamerly),
