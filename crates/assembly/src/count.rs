@@ -288,21 +288,60 @@ struct CountWorker<'s, W> {
     tally: Tally,
 }
 
+/// Counts below this are tallied in an array (one add per distinct k-mer, most of which are
+/// seen a few times), larger ones in the map.
+const DENSE_COUNTS: usize = 1024;
+
 /// What the buckets counted add up to.
 #[derive(Default)]
 struct Tally {
+    /// `dense[c]`: distinct k-mers seen `c` times, for `c < DENSE_COUNTS` (empty until used).
+    dense: Vec<u64>,
+    /// The same for larger counts.
     histogram: BTreeMap<u64, u64>,
     distinct: u64,
     solid: u64,
 }
 
 impl Tally {
+    /// One distinct k-mer seen `c` times.
+    #[inline]
+    fn record(&mut self, c: u64) {
+        self.distinct += 1;
+        if (c as usize) < DENSE_COUNTS {
+            if self.dense.is_empty() {
+                self.dense = vec![0; DENSE_COUNTS];
+            }
+            self.dense[c as usize] += 1;
+        } else {
+            *self.histogram.entry(c).or_insert(0) += 1;
+        }
+    }
+
     fn add(&mut self, other: Tally) {
+        if self.dense.is_empty() {
+            self.dense = other.dense;
+        } else {
+            for (a, b) in self.dense.iter_mut().zip(&other.dense) {
+                *a += b;
+            }
+        }
         for (n, h) in other.histogram {
             *self.histogram.entry(n).or_insert(0) += h;
         }
         self.distinct += other.distinct;
         self.solid += other.solid;
+    }
+
+    /// Count -> distinct k-mers seen that many times (counts that occur only).
+    fn histogram(&self) -> BTreeMap<u64, u64> {
+        let mut h = self.histogram.clone();
+        for (c, &n) in self.dense.iter().enumerate() {
+            if n > 0 {
+                h.insert(c as u64, n);
+            }
+        }
+        h
     }
 }
 
@@ -417,7 +456,7 @@ pub(crate) fn count_buckets<W: CountWord>(
             kmers_seen: bucketed.kmers_seen,
             distinct: tally.distinct,
             solid: tally.solid,
-            histogram: tally.histogram,
+            histogram: tally.histogram(),
             partitions: b,
             superkmer_bytes,
             backend: if on_gpu { Backend::Cuda } else { Backend::Cpu },
@@ -476,8 +515,7 @@ fn count_bucket<W: CountWord>(
                 j += 1;
             }
             let c = (j - i) as u64;
-            *w.tally.histogram.entry(c).or_insert(0) += 1;
-            w.tally.distinct += 1;
+            w.tally.record(c);
             if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
                 kmers[d] = x;
                 counts.push(c.min(u32::MAX as u64) as u32);
@@ -603,8 +641,7 @@ fn count_on_gpu<W: CountWord>(
             .map(|&x| end_buckets(x, plan.k, plan.m, b).2)
             .collect();
         for ((&x, &c), &home) in distinct.iter().zip(&runs).zip(&homes) {
-            *w.tally.histogram.entry(c).or_insert(0) += 1;
-            w.tally.distinct += 1;
+            w.tally.record(c);
             if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
                 let (ks, cs) = &mut per_bucket[home - start];
                 ks.push(x);
@@ -1019,5 +1056,40 @@ impl CountWord for u128 {
             counts[i] = n;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DENSE_COUNTS, Tally};
+    use std::collections::BTreeMap;
+
+    /// The tally's histogram is the plain count of counts, below, at and above the array's
+    /// end, and merging tallies (one per worker) adds them, whichever has used its array.
+    #[test]
+    fn tally_histogram_is_the_count_of_counts() {
+        let counts: Vec<u64> = (0..5000u64)
+            .map(|i| match i % 7 {
+                0 => DENSE_COUNTS as u64 - 1,
+                1 => DENSE_COUNTS as u64,
+                2 => 1 + i % 3,
+                3 => 40_000 + i % 2,
+                _ => 2,
+            })
+            .collect();
+        let mut want: BTreeMap<u64, u64> = BTreeMap::new();
+        for &c in &counts {
+            *want.entry(c).or_insert(0) += 1;
+        }
+        let (mut a, mut b) = (Tally::default(), Tally::default());
+        for (i, &c) in counts.iter().enumerate() {
+            if i < 3000 { a.record(c) } else { b.record(c) }
+        }
+        let mut merged = Tally::default();
+        merged.add(a);
+        merged.add(b);
+        merged.add(Tally::default());
+        assert_eq!(merged.histogram(), want);
+        assert_eq!(merged.distinct, counts.len() as u64);
     }
 }
