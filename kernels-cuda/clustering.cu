@@ -30,7 +30,7 @@
 //      point whose 4th candidate is within the band too goes to a list, and
 //      clustering_kmeans_settle_all_* compares it with every centre, a block per point.
 //   3. after the last chunk, the statistics in a fixed order: the points sorted by label,
-//      clustering_kmeans_starts, clustering_kmeans_accumulate_* per item of a cluster's rows,
+//      clustering_kmeans_starts, clustering_kmeans_accumulate_* per tile of the sorted order,
 //      clustering_kmeans_gather (see there).
 // - clustering_kmeans_exact_inertia_*: per block, the weighted exact distances of the points
 //   to their labelled centroids (a fit's final inertia after product steps).
@@ -707,16 +707,18 @@ extern "C" __global__ void __launch_bounds__(KM_BLOCK)
 // The statistics of a product step, in a fixed order (no atomics on the sums: f64 atomics on the
 // few addresses of one cluster serialise when neighbouring points share a label, as in data
 // sorted by class, and their order changes the last bits from run to run). The host sorts the
-// labels stably (gpu-primitives' radix sort: index order inside a cluster), finds where each
-// cluster's run starts (clustering_kmeans_starts), cuts each run into items of at most R rows
-// (items[2i], items[2i+1]: a half-open range of sorted positions; the items of cluster j are
-// first[j] .. first[j+1]), then
-//   1. clustering_kmeans_accumulate_T: a block per item (grid-stride): warp v adds the rows
-//      v, v + ACC_WARPS, ... of the item, lane l the columns l + 32 i (ACC_COLS of them per pass
-//      over the columns); the warps' sums are added in warp order. partials[item * (d + 2)]
-//      holds the item's weighted sums, then its weight, then its weighted sum of squares (q);
-//   2. clustering_kmeans_gather: sums[k*d], counts[k] and q[k] of stats from the partials, each
-//      cluster's items in order (an empty cluster gets zeros).
+// labels stably (gpu-primitives' radix sort: index order inside a cluster), then, with no
+// round trip through the host:
+//   1. clustering_kmeans_starts: where each cluster's run of the sorted order starts;
+//   2. clustering_kmeans_accumulate_T: the sorted order in tiles of `rows` positions, a block
+//      per tile (grid-stride), each cluster's segment of the tile in turn: warp v adds the rows
+//      v, v + ACC_WARPS, ... of the segment, lane l the columns l + 32 i (ACC_COLS of them per
+//      pass over the columns), the warps' sums added in warp order. The segment of cluster j in
+//      tile t goes to partials[(t + j) * (d + 2)] (its weighted sums, its weight, its weighted
+//      sum of squares q): t + j is unique, since a later cluster starts in the same or a later
+//      tile, so there are at most tiles + k slots;
+//   3. clustering_kmeans_gather: sums[k*d], counts[k] and q[k] of stats, each cluster's slots
+//      t + j for the tiles t it spans, in order (an empty cluster gets zeros).
 // The same bits from run to run for given labels, whatever the chunks of the product path.
 #define ACC_WARPS (KM_BLOCK / 32)
 #define ACC_COLS (KM_BLOCK / 32)
@@ -737,83 +739,93 @@ extern "C" __global__ void clustering_kmeans_starts(const u32* __restrict__ sort
 
 template <typename T>
 __device__ void accumulate(const T* __restrict__ x, const T* __restrict__ w, u32 has_w,
-                           const u32* __restrict__ perm, const u32* __restrict__ items, u64 n_items, u32 d,
-                           double* __restrict__ partials) {
+                           const u32* __restrict__ perm, const u32* __restrict__ sorted,
+                           const u32* __restrict__ starts, u64 n, u32 rows, u32 d, double* __restrict__ partials) {
     __shared__ double s_sum[ACC_WARPS][32 * ACC_COLS];
     __shared__ double s_wq[ACC_WARPS][2];
     const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u64 stride = (u64)d + 2;
-    for (u64 it = blockIdx.x; it < n_items; it += gridDim.x) {
-        const u32 begin = items[2 * it], end = items[2 * it + 1];
-        double q = 0.0, wsum = 0.0;
-        for (u32 c0 = 0; c0 < d; c0 += 32 * ACC_COLS) {
-            double acc[ACC_COLS];
+    const u64 tiles = (n + rows - 1) / rows;
+    for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const u64 tile_end = min(n, (t + 1) * rows);
+        for (u64 begin = t * rows; begin < tile_end;) {
+            const u32 j = sorted[begin];
+            const u64 end = min(tile_end, (u64)starts[j + 1]);
+            double* out = partials + (t + j) * stride;
+            double q = 0.0, wsum = 0.0;
+            for (u32 c0 = 0; c0 < d; c0 += 32 * ACC_COLS) {
+                double acc[ACC_COLS];
 #pragma unroll
-            for (int i = 0; i < ACC_COLS; ++i) acc[i] = 0.0;
-            for (u32 r = begin + warp; r < end; r += ACC_WARPS) {
-                const u64 p = perm[r];
-                const double wp = has_w ? (double)w[p] : 1.0;
-                const T* xp = x + p * d;
+                for (int i = 0; i < ACC_COLS; ++i) acc[i] = 0.0;
+                for (u64 r = begin + warp; r < end; r += ACC_WARPS) {
+                    const u64 p = perm[r];
+                    const double wp = has_w ? (double)w[p] : 1.0;
+                    const T* xp = x + p * d;
 #pragma unroll
-                for (int i = 0; i < ACC_COLS; ++i) {
-                    const u32 t = c0 + lane + 32 * i;
-                    if (t < d) {
-                        const double v = (double)xp[t];
-                        acc[i] += wp * v;
-                        q += wp * v * v;
+                    for (int i = 0; i < ACC_COLS; ++i) {
+                        const u32 c = c0 + lane + 32 * i;
+                        if (c < d) {
+                            const double v = (double)xp[c];
+                            acc[i] += wp * v;
+                            q += wp * v * v;
+                        }
+                    }
+                    if (c0 == 0) wsum += wp;
+                }
+#pragma unroll
+                for (int i = 0; i < ACC_COLS; ++i) s_sum[warp][lane + 32 * i] = acc[i];
+                __syncthreads();
+                for (u32 c = threadIdx.x; c < 32 * ACC_COLS; c += blockDim.x) {
+                    if (c0 + c < d) {
+                        double s = 0.0;
+                        for (int v = 0; v < ACC_WARPS; ++v) s += s_sum[v][c];
+                        out[c0 + c] = s;
                     }
                 }
-                if (c0 == 0) wsum += wp;
+                __syncthreads();
             }
-#pragma unroll
-            for (int i = 0; i < ACC_COLS; ++i) s_sum[warp][lane + 32 * i] = acc[i];
-            __syncthreads();
-            for (u32 c = threadIdx.x; c < 32 * ACC_COLS; c += blockDim.x) {
-                if (c0 + c < d) {
-                    double s = 0.0;
-                    for (int v = 0; v < ACC_WARPS; ++v) s += s_sum[v][c];
-                    partials[it * stride + c0 + c] = s;
-                }
+            q = warpath::warp_allreduce(q, warpath::Sum());
+            if (lane == 0) {
+                s_wq[warp][0] = wsum;
+                s_wq[warp][1] = q;
             }
             __syncthreads();
+            if (threadIdx.x < 2) {
+                double s = 0.0;
+                for (int v = 0; v < ACC_WARPS; ++v) s += s_wq[v][threadIdx.x];
+                out[d + threadIdx.x] = s;
+            }
+            __syncthreads();
+            begin = end;
         }
-        q = warpath::warp_allreduce(q, warpath::Sum());
-        if (lane == 0) {
-            s_wq[warp][0] = wsum;
-            s_wq[warp][1] = q;
-        }
-        __syncthreads();
-        if (threadIdx.x < 2) {
-            double s = 0.0;
-            for (int v = 0; v < ACC_WARPS; ++v) s += s_wq[v][threadIdx.x];
-            partials[it * stride + d + threadIdx.x] = s;
-        }
-        __syncthreads();
     }
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
-    clustering_kmeans_accumulate_f32(const float* x, const float* w, u32 has_w, const u32* perm, const u32* items,
-                                     u64 n_items, u32 d, double* partials) {
-    accumulate<float>(x, w, has_w, perm, items, n_items, d, partials);
+    clustering_kmeans_accumulate_f32(const float* x, const float* w, u32 has_w, const u32* perm, const u32* sorted,
+                                     const u32* starts, u64 n, u32 rows, u32 d, double* partials) {
+    accumulate<float>(x, w, has_w, perm, sorted, starts, n, rows, d, partials);
 }
 
 extern "C" __global__ void __launch_bounds__(KM_BLOCK)
     clustering_kmeans_accumulate_f64(const double* x, const double* w, u32 has_w, const u32* perm,
-                                     const u32* items, u64 n_items, u32 d, double* partials) {
-    accumulate<double>(x, w, has_w, perm, items, n_items, d, partials);
+                                     const u32* sorted, const u32* starts, u64 n, u32 rows, u32 d,
+                                     double* partials) {
+    accumulate<double>(x, w, has_w, perm, sorted, starts, n, rows, d, partials);
 }
 
-// stats (the product path's layout) from the items' partials: one thread per (cluster, column).
-extern "C" __global__ void clustering_kmeans_gather(const double* __restrict__ partials, const u32* __restrict__ first,
-                                                    u32 k, u32 d, double* __restrict__ stats) {
+// stats (the product path's layout) from the tiles' partials: one thread per (cluster, column).
+extern "C" __global__ void clustering_kmeans_gather(const double* __restrict__ partials, const u32* __restrict__ starts,
+                                                    u32 rows, u32 k, u32 d, double* __restrict__ stats) {
     const u64 stride = (u64)d + 2, kd = (u64)k * d;
     for (u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x; e < (u64)k * stride; e += (u64)gridDim.x * blockDim.x) {
-        const u64 j = e / stride, t = e % stride;
+        const u64 j = e / stride, c = e % stride;
+        const u64 a = starts[j], b = starts[j + 1];
         double s = 0.0;
-        for (u32 it = first[j]; it < first[j + 1]; ++it) s += partials[(u64)it * stride + t];
-        if (t < d) stats[j * d + t] = s;
-        else if (t == d) stats[kd + j] = s;
+        if (a < b)
+            for (u64 t = a / rows; t <= (b - 1) / rows; ++t) s += partials[(t + j) * stride + c];
+        if (c < d) stats[j * d + c] = s;
+        else if (c == d) stats[kd + j] = s;
         else stats[kd + k + 2 + j] = s;
     }
 }

@@ -158,10 +158,11 @@ static void run_small(const Case<T>& cs, unsigned blocks) {
 }
 
 // The product path's statistics in a fixed order, as the host runs it (cuda/mod.rs accumulate):
-// the points sorted stably by label, each cluster's starts (clustering_kmeans_starts), its rows
-// cut into items of `rows`, the items added (clustering_kmeans_accumulate_T) and gathered.
+// the points sorted stably by label, each cluster's starts (clustering_kmeans_starts), the
+// sorted order in tiles of `rows`, each cluster's segments added (clustering_kmeans_accumulate_T)
+// and gathered.
 template <class T>
-static void accumulate_stats(const Case<T>& cs, const std::vector<u32>& labels, std::vector<double>& st, u64 rows) {
+static void accumulate_stats(const Case<T>& cs, const std::vector<u32>& labels, std::vector<double>& st, u32 rows) {
     std::vector<u32> perm(cs.n);
     for (u64 p = 0; p < cs.n; ++p) perm[p] = (u32)p;
     std::stable_sort(perm.begin(), perm.end(), [&](u32 a, u32 b) { return labels[a] < labels[b]; });
@@ -172,24 +173,15 @@ static void accumulate_stats(const Case<T>& cs, const std::vector<u32>& labels, 
         const u64 want = std::lower_bound(sorted.begin(), sorted.end(), j) - sorted.begin();
         SIM_CHECK(starts[j] == want, "%s starts j=%u: %u vs %llu", cs.name, j, starts[j], want);
     }
-    std::vector<u32> items, first;
-    for (u32 j = 0; j < cs.k; ++j) {
-        first.push_back((u32)(items.size() / 2));
-        for (u64 a = starts[j]; a < starts[j + 1]; a += rows) {
-            items.push_back((u32)a);
-            items.push_back((u32)std::min<u64>(a + rows, starts[j + 1]));
-        }
-    }
-    first.push_back((u32)(items.size() / 2));
-    const u64 n_items = items.size() / 2, stride = cs.d + 2;
-    std::vector<double> acc(n_items * stride, -1.0);
+    const u64 tiles = (cs.n + rows - 1) / rows, stride = cs.d + 2;
+    std::vector<double> acc((tiles + cs.k) * stride, -1.0);
     const u32 has_w = cs.w.empty() ? 0 : 1;
     const T* w = has_w ? cs.w.data() : nullptr;
     warpath_sim::launch(3, BLOCK, 0, [&] {
-        if constexpr (sizeof(T) == 4) clustering_kmeans_accumulate_f32(cs.x.data(), w, has_w, perm.data(), items.data(), n_items, cs.d, acc.data());
-        else clustering_kmeans_accumulate_f64(cs.x.data(), w, has_w, perm.data(), items.data(), n_items, cs.d, acc.data());
+        if constexpr (sizeof(T) == 4) clustering_kmeans_accumulate_f32(cs.x.data(), w, has_w, perm.data(), sorted.data(), starts.data(), cs.n, rows, cs.d, acc.data());
+        else clustering_kmeans_accumulate_f64(cs.x.data(), w, has_w, perm.data(), sorted.data(), starts.data(), cs.n, rows, cs.d, acc.data());
     });
-    warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_gather(acc.data(), first.data(), cs.k, cs.d, st.data()); });
+    warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_gather(acc.data(), starts.data(), rows, cs.k, cs.d, st.data()); });
 }
 
 // The product path with `chunk` points per top + settle pair, as the host runs it.

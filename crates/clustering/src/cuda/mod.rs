@@ -19,8 +19,9 @@
 //!   exact distances; a point whose fourth candidate is that close too is listed, and a third
 //!   kernel compares each listed point with every centre, a block per point. After the last
 //!   chunk the statistics are added in a fixed order: the points sorted by label
-//!   (gpu-primitives' stable radix sort), each cluster's run of rows cut into items of at most
-//!   [`rows_per_item`] rows, a block adding each item, then each cluster's items in order. The inertia of such a step is the CPU's formula
+//!   (gpu-primitives' stable radix sort), the sorted order cut into tiles of [`rows_per_tile`]
+//!   rows, a block adding each cluster's segment of a tile, then each cluster's segments in
+//!   order, all on the device (no round trip through the host). The inertia of such a step is the CPU's formula
 //!   (`sum_j q_j - 2 c_j . s_j + w_j |c_j|^2`, `q_j` the weighted `|x|^2` of cluster `j`);
 //!   [`Stepper::exact_inertia`] computes the exact one for a fit's result.
 //!
@@ -64,36 +65,14 @@ const SMALL_SHARED_LIMIT: usize = kernels::KM_SMALL_SHARED_LIMIT as usize;
 /// Points per chunk of the product path: the candidate lists of a chunk (`TOP` values and
 /// centre indices per point) are all the scratch it needs, whatever `n`.
 const CHUNK: u64 = 1 << 20;
-/// Items of the fixed-order accumulation aimed at for `n` points: a cluster's rows are cut into
-/// items of [`rows_per_item`] rows, so there are at most about this many plus `k` items.
-const TARGET_ITEMS: u64 = 8192;
+/// Tiles of the fixed-order accumulation aimed at for `n` points (a cluster's segments add up
+/// to at most this many plus `k` partial sums).
+const TARGET_TILES: u64 = 8192;
 
-/// Rows per item of the fixed-order accumulation for `n` points: at least 256 (a block's eight
-/// warps get 32 rows each), more for large `n` so the items' partial sums stay few.
-fn rows_per_item(n: u64) -> u64 {
-    n.div_ceil(TARGET_ITEMS).max(256)
-}
-
-/// The items of the fixed-order accumulation from each cluster's first sorted position
-/// (`starts`, `k + 1` entries, the last `n`): `(items, first)` with `items` the half-open ranges
-/// of sorted positions (two `u32` each, at most `rows` rows, a cluster's items in order) and
-/// `first[j] .. first[j + 1]` the items of cluster `j` (`k + 1` entries).
-fn accumulation_items(starts: &[u32], rows: u64) -> (Vec<u32>, Vec<u32>) {
-    let k = starts.len().saturating_sub(1);
-    let mut items = Vec::new();
-    let mut first = Vec::with_capacity(k + 1);
-    for j in 0..k {
-        first.push((items.len() / 2) as u32);
-        let (mut a, end) = (u64::from(starts[j]), u64::from(starts[j + 1]));
-        while a < end {
-            let b = end.min(a + rows);
-            items.push(a as u32);
-            items.push(b as u32);
-            a = b;
-        }
-    }
-    first.push((items.len() / 2) as u32);
-    (items, first)
+/// Rows per tile of the fixed-order accumulation for `n` points: at least 256 (a block's eight
+/// warps get 32 rows each), more for large `n` so the partial sums stay few.
+fn rows_per_tile(n: u64) -> u64 {
+    n.div_ceil(TARGET_TILES).max(256)
 }
 
 /// Settles per block (groups of 8 lanes, one point each).
@@ -184,10 +163,8 @@ struct KBuffers<T> {
     n_fallback: DeviceBuffer<u32>,
     /// Each cluster's first sorted position (`k + 1`, product path).
     starts: DeviceBuffer<u32>,
-    /// The accumulation's items (two `u32` each), each cluster's first item (`k + 1`) and the
-    /// items' partial statistics (`d + 2` each), sized for the most items `n` points can make.
-    items: DeviceBuffer<u32>,
-    first: DeviceBuffer<u32>,
+    /// The partial statistics of the clusters' segments of the tiles (`d + 2` each, at most
+    /// tiles + `k` of them).
     acc: DeviceBuffer<f64>,
 }
 
@@ -206,7 +183,7 @@ pub(crate) struct CudaStepper<'a, T: Element> {
     bufs: Option<KBuffers<T>>,
     /// Points per chunk of the product path ([`CHUNK`]; tests take fewer).
     chunk: u64,
-    /// Rows per item of the fixed-order accumulation ([`rows_per_item`]; tests take fewer).
+    /// Rows per tile of the fixed-order accumulation ([`rows_per_tile`]; tests take fewer).
     rows: u64,
     /// `0 .. n`, the values sorted with the labels (product path, made on its first step).
     iota: Option<DeviceBuffer<u32>>,
@@ -257,7 +234,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             engine,
             bufs: None,
             chunk: CHUNK,
-            rows: rows_per_item(n as u64),
+            rows: rows_per_tile(n as u64),
             iota: None,
             formula: false,
         })
@@ -277,10 +254,10 @@ impl<'a, T: Element> CudaStepper<'a, T> {
         self.bufs = None;
     }
 
-    /// Cuts the accumulation's clusters into items of `rows` rows (tests split clusters with
-    /// small inputs).
+    /// Cuts the accumulation's sorted order into tiles of `rows` rows (tests split clusters
+    /// across tiles with small inputs).
     #[cfg(test)]
-    pub(crate) fn set_rows_per_item(&mut self, rows: u64) {
+    pub(crate) fn set_rows_per_tile(&mut self, rows: u64) {
         self.rows = rows.max(1);
         self.bufs = None;
     }
@@ -326,8 +303,8 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 (0, chunk * TOP, kd)
             };
             // The accumulation (product path): the sort's copies of labels and values and its
-            // scratch (about 2n each), the items and their partials.
-            let (n, most_items, ends) = if direct {
+            // scratch (about 2n each), the starts and the segments' partials.
+            let (n, segments, ends) = if direct {
                 (0, 0, 0)
             } else {
                 (
@@ -340,8 +317,8 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             let bytes = 8 * (kd + kd + 2 * k + 2 + partials) as u64
                 + elem * (ct + k + tops) as u64
                 + 4 * (tops + tops / TOP + 1) as u64
-                + 4 * (n + 6 * n + 2 * most_items + 2 * ends) as u64
-                + 8 * (most_items * (d + 2)) as u64;
+                + 4 * (n + 6 * n + ends) as u64
+                + 8 * (segments * (d + 2)) as u64;
             gpu.ensure_fits(bytes)?;
             self.bufs = Some(KBuffers {
                 k,
@@ -355,9 +332,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 fallback: gpu.alloc_zeros(tops / TOP)?,
                 n_fallback: gpu.alloc_zeros(usize::from(!direct))?,
                 starts: gpu.alloc_zeros(ends)?,
-                items: gpu.alloc_zeros(2 * most_items)?,
-                first: gpu.alloc_zeros(ends)?,
-                acc: gpu.alloc_zeros(most_items * (d + 2))?,
+                acc: gpu.alloc_zeros(segments * (d + 2))?,
             });
             if !direct && self.iota.is_none() {
                 let mut iota = gpu.alloc_zeros::<u32>(n)?;
@@ -535,8 +510,9 @@ impl<'a, T: Element> CudaStepper<'a, T> {
     }
 
     /// The product step's sums, counts and `q` into `stats`, in a fixed order (see the module's
-    /// docs and `clustering.cu`): the labels sorted, each cluster's rows cut into items, a block
-    /// per item, each cluster's items added in order.
+    /// docs and `clustering.cu`): the labels sorted, a block per tile of the sorted order adding
+    /// each cluster's segment of it, each cluster's segments added in order; no round trip
+    /// through the host.
     fn accumulate(&mut self, k: usize) -> Result<(), KMeansError> {
         let (gpu, n, d, rows) = (self.gpu, self.n, self.d, self.rows);
         let iota = self.iota.as_ref().expect("buffers made 0..n");
@@ -559,19 +535,12 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 &mut b.starts,
             )?;
         }
-        let starts = gpu.download(&b.starts)?;
-        let (items, first) = accumulation_items(&starts, rows);
-        let n_items = items.len() / 2;
-        if n_items == 0 {
-            return Ok(());
-        }
-        gpu.upload_into(&items, &mut b.items.slice_mut(..items.len()))?;
-        gpu.upload_into(&first, &mut b.first)?;
-        let blocks = (n_items as u64).min(u64::from(gpu.info().multiprocessors.max(1)) * 16);
-        // SAFETY: clustering_kmeans_accumulate_T(x[n*d], w[n or 1], has_w, perm[n],
-        // items[2*n_items], n_items, d, acc[n_items*(d+2)]): the items are ranges of sorted
-        // positions below n (from starts), perm holds indices below n, and `buffers` sized
-        // items and acc for the most items n points and k clusters can make (n / rows + k).
+        let tiles = n.div_ceil(rows);
+        let blocks = tiles.min(u64::from(gpu.info().multiprocessors.max(1)) * 16);
+        // SAFETY: clustering_kmeans_accumulate_T(x[n*d], w[n or 1], has_w, perm[n], sorted[n],
+        // starts[k+1], n, rows, d, acc[(tiles+k)*(d+2)]): perm holds indices below n, sorted
+        // labels below k (every point was settled), starts their runs' first positions; the
+        // segment of cluster j in tile t writes slot t + j < tiles + k, as `buffers` sized acc.
         unsafe {
             kernels::clustering_kmeans_accumulate(
                 gpu,
@@ -580,20 +549,24 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 &self.w,
                 self.has_w,
                 &perm,
-                &b.items,
-                n_items as u64,
+                &sorted,
+                &b.starts,
+                n,
+                rows as u32,
                 d32,
                 &mut b.acc,
             )?;
         }
-        // SAFETY: clustering_kmeans_gather(acc[n_items*(d+2)], first[k+1], k, d,
-        // stats[k*d+2k+2]): first holds item indices up to n_items, stats the product layout.
+        // SAFETY: clustering_kmeans_gather(acc[(tiles+k)*(d+2)], starts[k+1], rows, k, d,
+        // stats[k*d+2k+2]): cluster j reads the slots t + j of the tiles it spans (written by
+        // the accumulation above), stats has the product layout.
         unsafe {
             kernels::clustering_kmeans_gather(
                 gpu,
                 gpu.grid_stride(k as u64 * (d as u64 + 2), BLOCK),
                 &b.acc,
-                &b.first,
+                &b.starts,
+                rows as u32,
                 k32,
                 d32,
                 &mut b.stats,

@@ -77,7 +77,7 @@ fn assert_close(a: &[f64], b: &[f64], rel: f64, what: &str) {
 }
 
 /// One step of the CPU's parallel stepper and of the CUDA stepper (`engine`, chunks of
-/// `chunk` points; with small chunks the accumulation cuts clusters into items of 3 rows) from
+/// `chunk` points; with small chunks the accumulation's tiles hold 3 rows, so clusters span many tiles) from
 /// `c`: the same labels, counts and changed count, sums to rounding, and the same exact
 /// inertia; a second step from the same centroids changes nothing and, on the product path,
 /// gives the same statistics bit for bit (the sums are added in a fixed order).
@@ -99,7 +99,7 @@ fn check_step<T: Element>(
     gpu_s.set_engine(engine);
     gpu_s.set_chunk(chunk);
     if chunk < 1000 {
-        gpu_s.set_rows_per_item(3);
+        gpu_s.set_rows_per_tile(3);
     }
     let sc = cpu.step(c, k).unwrap();
     let sr = reference.step(c, k).unwrap();
