@@ -1,5 +1,5 @@
 //! Seconds per Lloyd iteration of `KMeans::fit` on float32 blobs, from given centres:
-//! `cargo run --release -p clustering --example iteration_timing -- N D K [ITERS] [ALGORITHM]`.
+//! `cargo run --release -p clustering --example iteration_timing -- N D K [ITERS] [ALGORITHM] [f32|f64]`.
 //!
 //! Fits twice (1 and 1 + ITERS iterations, tol 0) and prints the first iteration's time and the
 //! mean of the others, so that fixed costs (validation, the variance, the final labels) cancel.
@@ -28,6 +28,22 @@ fn main() {
         centres[(i * 7919 % blobs) * d + t] + noise.sample(&mut rng)
     });
     let init = Array2::from_shape_fn((k, d), |(j, t)| x[[(j * 104_729) % n, t]] as f64);
+    if a.get(5).map(String::as_str) == Some("f64") {
+        report(&x.mapv(f64::from), &init, k, iters, &algorithm);
+    } else {
+        report(&x, &init, k, iters, &algorithm);
+    }
+}
+
+/// Times the fits of `x` and prints the line.
+fn report<T: clustering::Element>(
+    x: &Array2<T>,
+    init: &Array2<f64>,
+    k: usize,
+    iters: usize,
+    algorithm: &str,
+) {
+    let (n, d) = x.dim();
     let fit = |iters: usize| {
         let p = KMeans::new(k)
             .init(Init::Given(init.clone()))

@@ -56,6 +56,18 @@ pub(crate) fn method_for(d: usize, k: usize) -> Method {
     }
 }
 
+/// The method for a group of `size` centres of the pruned algorithms: as [`method_for`], and
+/// the product too for small groups when `d` is past the blocked direct path (one centre at a
+/// time with a dependency chain per distance: at `d = 256` a group of ten centres computed so
+/// took longer than a full product pass over all 4,096 centres, on Zen 4).
+pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
+    if d > DIRECT_MAX_D {
+        Method::Gemm
+    } else {
+        method_for(d, size)
+    }
+}
+
 /// A set of centres prepared for the engine, in a storage order of its own (groups of the
 /// pruned algorithms are contiguous); `id(j)` is the centre's index in the caller's order,
 /// which decides ties.
@@ -326,7 +338,16 @@ impl<T: Element> Band<T> {
                 m1[l] = if v < m1[l] { v } else { m1[l] };
             }
         }
-        let (mut m, mut m_2) = (T::MAX, T::MAX);
+        // The smallest and second smallest of the lanes' values, branch-free (a scalar pass
+        // with a branch per value cost more than the products at k = 64, d = 16): every
+        // `m2[l] >= m1[l]`, so the second smallest is the least of the `m2` and of the `m1`
+        // other than one lane holding the smallest (the smallest again if two lanes hold it).
+        let mut m = lanes_min(m1);
+        let above = lanes_min(m1.map(|v| if v > m { v } else { T::MAX }));
+        let ties: u32 = m1.iter().map(|&v| u32::from(v == m)).sum();
+        let low2 = lanes_min(m2);
+        let other = if ties > 1 { m } else { above };
+        let mut m_2 = if low2 < other { low2 } else { other };
         let mut add = |v: T| {
             if v < m {
                 m_2 = m;
@@ -335,10 +356,6 @@ impl<T: Element> Band<T> {
                 m_2 = v;
             }
         };
-        for l in 0..W {
-            add(m1[l]);
-            add(m2[l]);
-        }
         for (&n, &r) in nrest.iter().zip(rrest) {
             add(n + r);
         }
@@ -403,6 +420,21 @@ impl<T: Element> Band<T> {
             self.best_slot = found;
         }
     }
+}
+
+/// The smallest of 16 lanes, by halving (each step an element-wise minimum of two halves,
+/// which the compiler vectorises; a running minimum would be a scalar chain).
+#[inline(always)]
+fn lanes_min<T: Element>(a: [T; 16]) -> T {
+    let mut a = a;
+    let mut h = 8;
+    while h > 0 {
+        for l in 0..h {
+            a[l] = if a[l + h] < a[l] { a[l + h] } else { a[l] };
+        }
+        h /= 2;
+    }
+    a[0]
 }
 
 /// `out[i * q + j] = -2 x_i . c_j` for the `p` rows of `x` and the centres in slots

@@ -32,8 +32,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::assign::{
-    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, method_for, nearest_two_direct,
-    norm2, row_norms, scan_product, scan_product_groups, sq_distances_tile, take,
+    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, method_for, method_for_group,
+    nearest_two_direct, norm2, row_norms, scan_product, scan_product_groups, sq_distances_tile,
+    take,
 };
 use crate::cpu::{
     Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
@@ -203,7 +204,7 @@ impl Groups {
             group_of_slot[s] = g as u32;
         }
         let gemm = (0..t)
-            .map(|g| method_for(d, starts[g + 1] - starts[g]) == Method::Gemm)
+            .map(|g| method_for_group(d, starts[g + 1] - starts[g]) == Method::Gemm)
             .collect();
         Groups {
             t,

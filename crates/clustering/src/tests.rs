@@ -1049,6 +1049,9 @@ fn every_algorithm_equals_lloyd_bit_for_bit() {
         (3000, 24, 100, 30.0),
         (2000, 40, 200, 0.0),
         (1500, 130, 17, 0.0),
+        // d past the blocked direct path: groups of every size (Elkan's single centres
+        // too) go through the product
+        (1200, 72, 120, 0.0),
     ];
     for &(n, d, k, offset) in cases {
         let blobs = generate_blobs(n, d, k / 2 + 1, 0.3, (n + d + k) as u64);
