@@ -425,7 +425,7 @@ impl<T: Element> Band<T> {
 /// The smallest of 16 lanes, by halving (each step an element-wise minimum of two halves,
 /// which the compiler vectorises; a running minimum would be a scalar chain).
 #[inline(always)]
-fn lanes_min<T: Element>(a: [T; 16]) -> T {
+pub(crate) fn lanes_min<T: Element>(a: [T; 16]) -> T {
     let mut a = a;
     let mut h = 8;
     while h > 0 {

@@ -34,9 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::assign::{
-    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, method_for, method_for_group,
-    nearest_two_direct, norm2, row_norms, scan_product, scan_product_groups, sq_distances_tile,
-    take,
+    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, lanes_min, method_for,
+    method_for_group, nearest_two_direct, norm2, row_norms, scan_product, scan_product_groups,
+    sq_distances_tile, take,
 };
 use crate::cpu::{
     Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
@@ -648,8 +648,8 @@ fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
         *l = if x > 0.0 { x } else { 0.0 };
         mins[i] = if *l < mins[i] { *l } else { mins[i] };
     }
-    mins.iter()
-        .fold(f32::INFINITY, |m, &v| if v < m { v } else { m })
+    // Every bound is +0.0 or more (never -0.0 or NaN), so the smallest value is one set of bits.
+    lanes_min(mins)
 }
 
 isa_versions!(
