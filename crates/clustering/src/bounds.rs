@@ -17,6 +17,16 @@
 //! 5. settles the label exactly as the engine does, with the old centre as the incumbent, and
 //!    tightens the bounds of the groups it computed.
 //!
+//! **Far movers.** Early in a run a few centres move much farther than the rest of their
+//! group (relocated empty clusters, clusters of a few points), and since a group bound drops
+//! by its group's largest drift, they make their groups fail for every point. When the
+//! largest eighth of the drifts is at least four times the rest in half the groups, those
+//! centres are tested one by one ([`Jumpers`]): a failing point's group bound is lowered by the
+//! drift of its ordinary centres only, each far mover's by its own drift, and only what still
+//! fails is computed (at 100,000 x 256, k = 4,096 the fourth iteration: 25% -> 1.8% of the
+//! distances, 0.9 -> 0.4 s on Zen 4). The pruned steps also load each point's row a few rows ahead of its bound test,
+//! so the rows that the bounds settle do not wait on memory when the sums read them.
+//!
 //! **Exactness.** Every bound is conservative: bounds are kept in `f32`, lower bounds shrunk and
 //! upper bounds and drifts enlarged by a relative `2^-21` at every operation (more than the
 //! rounding of the operation), and bounds from product values also by the engine's error
@@ -55,6 +65,27 @@ const SUB: usize = 2048;
 const FULL_SHARE: usize = 3;
 /// Lloyd iterations that group the centres of a run.
 const GROUPING_ITERATIONS: usize = 5;
+
+/// How many rows ahead of its bound tests a pruned step loads the points.
+const PREFETCH_ROWS: usize = 8;
+
+/// Asks the core to load the cache lines of `row` (a hint: it never faults and has no visible
+/// effect).
+#[inline(always)]
+fn prefetch_row<T>(row: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    for off in (0..std::mem::size_of_val(row)).step_by(64) {
+        // SAFETY: a prefetch is a hint; it never faults and has no visible effect, and the
+        // address is inside `row`.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                row.as_ptr().cast::<i8>().add(off),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = row;
+}
 
 /// The half gaps (`StepCtx::half_gap`) are computed when `k` is at most `n / HALF_GAP_SHARE`:
 /// then their `k^2 d` work is at most 1/64 of a Lloyd iteration's.
@@ -274,7 +305,89 @@ struct StepCtx<'c, T> {
     /// Per centre (caller's index): a lower bound on half its distance to the nearest other
     /// centre (0 when not computed). A point nearer its centre than that keeps it.
     half_gap: &'c [f32],
+    /// The centres that moved far more than the rest of their group (see [`Jumpers`]).
+    jump: &'c Jumpers,
     evaluated: &'c AtomicU64,
+}
+
+/// The centres of a step that moved far more than most (relocated empty clusters, small
+/// clusters early in a run), tested one by one. A group's bound moves by the largest drift of
+/// its centres, so one such centre makes the bound of its group fail for every point; its
+/// group's other centres move by `drift_reg` only, and the far mover `j` by its own drift:
+/// a point whose bound of the group fails by the whole drift is tested against `j` alone
+/// (`old bound - drift_j`) and the rest (`old bound - drift_reg`), and computes only what
+/// fails. Empty (`slot` empty) when it would not pay.
+#[derive(Default)]
+struct Jumpers {
+    /// Per group: the largest drift of its centres that are not listed (rounded up).
+    drift_reg: Vec<f32>,
+    /// Group `g`'s far movers are `slot[start[g]..start[g + 1]]`, with drifts `drift`.
+    start: Vec<usize>,
+    slot: Vec<u32>,
+    drift: Vec<f32>,
+}
+
+/// At most `1 / JUMP_SHARE` of the centres are tested one by one.
+const JUMP_SHARE: usize = 8;
+
+impl Jumpers {
+    /// The far movers of a step: the centres whose drift exceeds all but the largest
+    /// `k / JUMP_SHARE` drifts, when that at least halves the drift of a quarter of the groups.
+    fn new(g: &Groups, drift_centre: &[f32], drift_group: &[f32]) -> Jumpers {
+        let k = drift_centre.len();
+        let cap = k / JUMP_SHARE;
+        if g.t >= k || cap == 0 {
+            return Jumpers::default();
+        }
+        let mut sorted = drift_centre.to_vec();
+        sorted.sort_unstable_by(f32::total_cmp);
+        let theta = sorted[k - 1 - cap];
+        let mut drift_reg = vec![0f32; g.t];
+        for (j, &m) in drift_centre.iter().enumerate() {
+            let gj = g.group_of_slot[g.slot_of[j] as usize] as usize;
+            if m <= theta && m > drift_reg[gj] {
+                drift_reg[gj] = m;
+            }
+        }
+        let helped = drift_reg
+            .iter()
+            .zip(drift_group)
+            .filter(|&(&r, &f)| 4.0 * r < f)
+            .count();
+        if 2 * helped < g.t {
+            return Jumpers::default();
+        }
+        let mut start = vec![0usize; g.t + 1];
+        let mut slot = Vec::new();
+        let mut drift = Vec::new();
+        for gg in 0..g.t {
+            for s in g.range(gg) {
+                let m = drift_centre[g.order[s] as usize];
+                if m > theta {
+                    slot.push(s as u32);
+                    drift.push(m);
+                }
+            }
+            start[gg + 1] = slot.len();
+        }
+        Jumpers {
+            drift_reg,
+            start,
+            slot,
+            drift,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.slot.is_empty()
+    }
+}
+
+/// `(old - drift)` lowered by the rounding factor, at least 0 (as [`lower_bounds`]).
+#[inline(always)]
+fn moved_bound(old: f32, drift: f32) -> f32 {
+    let x = (old - drift) * DOWN32;
+    if x > 0.0 { x } else { 0.0 }
 }
 
 /// A CPU backend that prunes with group bounds (see the module docs).
@@ -293,6 +406,8 @@ pub(crate) struct BoundsStepper<'a, T> {
     prev: Vec<f64>,
     /// Point-centre distances computed by the last step (products and direct), for reports.
     pub(crate) evaluated: AtomicU64,
+    /// Far movers tested one by one in the last step ([`Jumpers`]).
+    pub(crate) far_movers: usize,
 }
 
 impl<'a, T: Element> BoundsStepper<'a, T> {
@@ -310,6 +425,7 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             groups: None,
             prev: Vec::new(),
             evaluated: AtomicU64::new(0),
+            far_movers: 0,
         }
     }
 
@@ -377,6 +493,11 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         } else {
             vec![0f32; k]
         };
+        let jump = if fresh {
+            Jumpers::default()
+        } else {
+            Jumpers::new(g, &drift_centre, &drift_group)
+        };
         let ctx = StepCtx {
             cent: &cent,
             centroids,
@@ -384,6 +505,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
             drift_group: &drift_group,
             drift_centre: &drift_centre,
             half_gap: &half_gap,
+            jump: &jump,
             evaluated: &self.evaluated,
         };
         let (data, weights) = (self.data, self.weights);
@@ -411,12 +533,14 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         );
         self.prev.clear();
         self.prev.extend_from_slice(centroids);
+        self.far_movers = jump.slot.len();
         if std::env::var_os("WARPATH_KMEANS_TRACE").is_some() {
             eprintln!(
-                "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} evaluated {:.4} of n k, changed {}",
+                "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} far movers {} evaluated {:.4} of n k, changed {}",
                 clock.elapsed().as_secs_f64() * 1e3,
                 tables.as_secs_f64() * 1e3,
                 g.t,
+                jump.slot.len(),
                 self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64,
                 stats.changed
             );
@@ -621,6 +745,8 @@ struct Pending<T> {
     /// Its pairs: `pairs[first..last]`.
     first: usize,
     last: usize,
+    /// The far movers computed for it: `singles[..]` (slot, exact squared distance).
+    singles: std::ops::Range<usize>,
 }
 
 /// Lowers every bound by its group's drift and returns the smallest. In `f32`, vectorised:
@@ -692,18 +818,31 @@ fn pruned_leaf_body<T: Element>(
     let mut out = [(0u32, 0f64); TILE_ROWS];
     let mut tile_lbs: Vec<f32> = vec![0.0; TILE_ROWS * t];
     let mut work = 0u64;
+    // Far movers: the old bounds of a point, and the far movers computed one by one.
+    let far = !ctx.jump.is_empty();
+    let mut old: Vec<f32> = vec![0.0; if far { t } else { 0 }];
+    let mut singles: Vec<(u32, f64)> = Vec::new();
     for sb in (0..n).step_by(SUB) {
         let m = SUB.min(n - sb);
         pending.clear();
         pairs.clear();
+        singles.clear();
         full.clear();
         // 1-3: bounds moved by the drifts; the points they settle keep their label.
         for (r, slot) in done.iter_mut().enumerate().take(m) {
             let i = sb + r;
+            // Most rows are settled by their bounds and read only by the sums below, at
+            // irregular intervals here: load the rows ahead so neither read waits on memory.
+            if let Some(ahead) = x.get((i + PREFETCH_ROWS) * d..(i + PREFETCH_ROWS + 1) * d) {
+                prefetch_row(ahead);
+            }
             let xr = &x[i * d..(i + 1) * d];
             let a = rows.labels[i] as usize;
             let sa = g.slot_of[a];
             let lbs = &mut rows.lower[i * t..(i + 1) * t];
+            if far {
+                old.copy_from_slice(lbs);
+            }
             // Nothing nearer than the group bounds, or than half the gap to the nearest other
             // centre (Elkan's and Hamerly's test: then every other centre is farther).
             let glb = (lower_bounds(lbs, ctx.drift_group).max(ctx.half_gap[a])) as f64;
@@ -731,30 +870,73 @@ fn pruned_leaf_body<T: Element>(
                 continue;
             }
             let bar = u * (1.0 + SLACK);
-            let failing: usize = lbs
-                .iter()
-                .enumerate()
-                .filter(|&(_, &lb)| lb as f64 <= bar)
-                .map(|(gg, _)| g.starts[gg + 1] - g.starts[gg])
-                .sum();
+            // A group fails as a whole when its bound fails by the drift of its ordinary
+            // centres (`fails`); otherwise only its far movers whose own bound fails.
+            let jp = ctx.jump;
+            let fails = |gg: usize, lb: f32| -> bool {
+                if far {
+                    moved_bound(old[gg], jp.drift_reg[gg]) as f64 <= bar
+                } else {
+                    lb as f64 <= bar
+                }
+            };
+            let mut failing = 0;
+            for (gg, &lb) in lbs.iter().enumerate() {
+                if fails(gg, lb) {
+                    failing += g.starts[gg + 1] - g.starts[gg];
+                } else if far && lb as f64 <= bar {
+                    for (&sj, &dj) in jp.slot[jp.start[gg]..jp.start[gg + 1]]
+                        .iter()
+                        .zip(&jp.drift[jp.start[gg]..jp.start[gg + 1]])
+                    {
+                        failing += usize::from(sj != sa && moved_bound(old[gg], dj) as f64 <= bar);
+                    }
+                }
+            }
             if failing * FULL_SHARE > k {
                 // Most centres to compute anyway: every centre, at full product speed.
                 full.push(r as u32);
                 continue;
             }
             let first = pairs.len();
-            for (gg, &lb) in lbs.iter().enumerate() {
-                if lb as f64 <= bar {
+            let first_single = singles.len();
+            let mut best = (sa, d2a);
+            for (gg, lb) in lbs.iter_mut().enumerate() {
+                if fails(gg, *lb) {
                     pairs.push((gg as u32, pending.len() as u32));
+                } else if far && *lb as f64 <= bar {
+                    // The ordinary centres by their drift, each far mover by its own: the
+                    // ones that fail are computed, the group's bound is the least of the rest
+                    // (the computed ones are added once the label is known).
+                    let mut nb = moved_bound(old[gg], jp.drift_reg[gg]);
+                    for (&sj, &dj) in jp.slot[jp.start[gg]..jp.start[gg + 1]]
+                        .iter()
+                        .zip(&jp.drift[jp.start[gg]..jp.start[gg + 1]])
+                    {
+                        if sj == sa {
+                            continue;
+                        }
+                        let b = moved_bound(old[gg], dj);
+                        if b as f64 <= bar {
+                            let d2 = dist2_f64(xr, cent.row(sj as usize));
+                            singles.push((sj, d2));
+                            take(cent, sj, d2, &mut best);
+                            work += 1;
+                        } else if b < nb {
+                            nb = b;
+                        }
+                    }
+                    *lb = nb;
                 }
             }
             pending.push(Pending {
                 row: r,
-                best: (sa, d2a),
+                best,
                 top: Band::new(T::zero()),
                 xn2: f64::NAN,
                 first,
                 last: pairs.len(),
+                singles: first_single..singles.len(),
             });
         }
         if !pending.is_empty() {
@@ -866,6 +1048,13 @@ fn pruned_leaf_body<T: Element>(
                         bound_exact(other)
                     };
                     old_group_computed |= gg == ga;
+                }
+                for &(sj, d2) in &singles[pe.singles.clone()] {
+                    if sj != best.0 {
+                        let lb = &mut lbs[g.group_of_slot[sj as usize] as usize];
+                        let b = bound_exact(d2);
+                        *lb = if b < *lb { b } else { *lb };
+                    }
                 }
                 if best.0 != sa && !old_group_computed {
                     // The old centre is now an ordinary member of its group.

@@ -505,6 +505,8 @@ impl KMeans {
     ) -> Result<KMeansResult<T>, KMeansError> {
         let d = input.d;
         let limit = match self.convergence {
+            // `tol = 0` needs no variance (two passes over the data).
+            Convergence::Variance if self.tol == 0.0 => ShiftLimit::Absolute(0.0),
             Convergence::Variance => {
                 ShiftLimit::Absolute(self.tol * mean_variance(input.slice(), d))
             }

@@ -1311,3 +1311,44 @@ fn bounds_prune_most_distances_after_a_few_iterations() {
         );
     }
 }
+
+/// Centres that jump far (relocated empty clusters) are tested one by one while the rest of
+/// their group keeps its bound; every step still equals the plain step, on the direct and the
+/// product paths, and the far-mover test runs.
+#[test]
+fn bounds_with_far_moving_centres_equal_the_plain_step() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::update_centroids;
+    for (d, k, t) in [(16, 64, 8), (72, 96, 12), (4, 48, 6)] {
+        let n = 6000;
+        let blobs = generate_blobs(n, d, k / 2, 0.2, (d + k) as u64);
+        let data: Vec<f32> = blobs.data.iter().map(|&v| v as f32).collect();
+        let mut c: Vec<f64> = blobs
+            .data
+            .slice(ndarray::s![..k, ..])
+            .iter()
+            .copied()
+            .collect();
+        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
+        let mut pruned = BoundsStepper::new(&data, d, None, t);
+        let mut far_steps = 0;
+        for it in 0..8 {
+            let a = plain.step(&c, k).unwrap();
+            let b = pruned.step(&c, k).unwrap();
+            assert_eq!(a, b, "d {d} k {k} iteration {it}");
+            assert_eq!(plain.labels, pruned.labels, "d {d} k {k} iteration {it}");
+            far_steps += usize::from(pruned.far_movers > 0);
+            c = update_centroids(&mut plain, &c, k, d, &a).unwrap();
+            if it % 2 == 1 {
+                // Every eighth centre jumps to a point far from it.
+                for j in (0..k).step_by(8) {
+                    let src = (j * 7919 + it * 31) % n;
+                    for u in 0..d {
+                        c[j * d + u] = blobs.data[[src, u]] * 1.5;
+                    }
+                }
+            }
+        }
+        assert!(far_steps > 0, "d {d} k {k}: the far movers were never used");
+    }
+}
