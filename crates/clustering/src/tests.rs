@@ -1267,6 +1267,8 @@ fn auto_picks_lloyd_for_small_shapes() {
         (16, 32, 300, Hamerly),
         (16, 64, 300, Yinyang),
         (128, 1024, 1, Lloyd),
+        (256, 4096, 1, Yinyang),
+        (256, 4096, 20, Yinyang),
     ] {
         assert_eq!(
             auto_algorithm(d, k, max_iter),
