@@ -1298,7 +1298,9 @@ fn bounds_prune_most_distances_after_a_few_iterations() {
         let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
         let mut pruned = BoundsStepper::new(&data, d, None, t);
         let mut last = 0;
+        let mut deferred = 0;
         for it in 0..8 {
+            deferred += usize::from(pruned.deferring);
             let a = plain.step(&c, k).unwrap();
             let b = pruned.step(&c, k).unwrap();
             assert_eq!(a, b, "t {t} iteration {it}");
@@ -1306,6 +1308,11 @@ fn bounds_prune_most_distances_after_a_few_iterations() {
             last = pruned.evaluated.load(Ordering::Relaxed);
             c = update_centroids(&mut plain, &c, k, d, &a).unwrap();
         }
+        // k d = 1,024: plain steps first (every label changes in the first), then bounds.
+        assert!(
+            (2..8).contains(&deferred),
+            "t {t}: {deferred} steps before the bounds"
+        );
         assert!(
             last < (n * k / 10) as u64,
             "t {t}: {last} of {} distances",
@@ -1333,6 +1340,8 @@ fn bounds_with_far_moving_centres_equal_the_plain_step() {
             .collect();
         let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
         let mut pruned = BoundsStepper::new(&data, d, None, t);
+        // Bounds from the first step (small k d would defer them while labels change).
+        pruned.deferring = false;
         let mut far_steps = 0;
         for it in 0..8 {
             let a = plain.step(&c, k).unwrap();
