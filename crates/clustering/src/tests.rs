@@ -1278,6 +1278,27 @@ fn auto_picks_lloyd_for_small_shapes() {
     }
 }
 
+/// `n` points of `clusters` blobs (`generate_blobs`), as `f64` and as `f32`, and the first `k`
+/// points as centres.
+fn blobs_and_first_centres(
+    n: usize,
+    d: usize,
+    k: usize,
+    clusters: usize,
+    spread: f64,
+    seed: u64,
+) -> (ndarray::Array2<f64>, Vec<f32>, Vec<f64>) {
+    let blobs = generate_blobs(n, d, clusters, spread, seed);
+    let data: Vec<f32> = blobs.data.iter().map(|&v| v as f32).collect();
+    let c: Vec<f64> = blobs
+        .data
+        .slice(ndarray::s![..k, ..])
+        .iter()
+        .copied()
+        .collect();
+    (blobs.data, data, c)
+}
+
 /// The pruned algorithms skip most distance computations once the centroids settle, and the
 /// statistics of every step are the plain step's.
 #[test]
@@ -1286,15 +1307,8 @@ fn bounds_prune_most_distances_after_a_few_iterations() {
     use crate::lloyd::update_centroids;
     use std::sync::atomic::Ordering;
     let (n, d, k) = (20_000, 16, 64);
-    let blobs = generate_blobs(n, d, k, 0.1, 5);
-    let data: Vec<f32> = blobs.data.iter().map(|&v| v as f32).collect();
     for t in [1, 8, 64] {
-        let mut c: Vec<f64> = blobs
-            .data
-            .slice(ndarray::s![..k, ..])
-            .iter()
-            .copied()
-            .collect();
+        let (_, data, mut c) = blobs_and_first_centres(n, d, k, k, 0.1, 5);
         let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
         let mut pruned = BoundsStepper::new(&data, d, None, t);
         let mut last = 0;
@@ -1330,14 +1344,7 @@ fn bounds_with_far_moving_centres_equal_the_plain_step() {
     use crate::lloyd::update_centroids;
     for (d, k, t) in [(16, 64, 8), (72, 96, 12), (4, 48, 6)] {
         let n = 6000;
-        let blobs = generate_blobs(n, d, k / 2, 0.2, (d + k) as u64);
-        let data: Vec<f32> = blobs.data.iter().map(|&v| v as f32).collect();
-        let mut c: Vec<f64> = blobs
-            .data
-            .slice(ndarray::s![..k, ..])
-            .iter()
-            .copied()
-            .collect();
+        let (blobs, data, mut c) = blobs_and_first_centres(n, d, k, k / 2, 0.2, (d + k) as u64);
         let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
         let mut pruned = BoundsStepper::new(&data, d, None, t);
         // Bounds from the first step (small k d would defer them while labels change).
@@ -1355,7 +1362,7 @@ fn bounds_with_far_moving_centres_equal_the_plain_step() {
                 for j in (0..k).step_by(8) {
                     let src = (j * 7919 + it * 31) % n;
                     for u in 0..d {
-                        c[j * d + u] = blobs.data[[src, u]] * 1.5;
+                        c[j * d + u] = blobs[[src, u]] * 1.5;
                     }
                 }
             }
