@@ -51,9 +51,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::assign::{
-    Band, Centres, Method, Scratch, TILE_ROWS, exact_over, finish, lanes_min, method_for,
-    method_for_group, nearest_two_direct, norm2, row_norms, scan_product, scan_product_groups,
-    sq_distances_tile, take,
+    Band, Centres, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, exact_over, finish, lanes_min,
+    method_for, method_for_group, nearest_two_direct, norm2, row_norms, scan_product,
+    scan_product_groups, sq_distances_tile, take,
 };
 use crate::cpu::{
     Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
@@ -654,10 +654,10 @@ fn full_leaf_body<T: Element>(
     let mut q = if exact { Vec::new() } else { vec![0.0; k] };
     let mut s = Scratch::new();
     let mut gmin: Vec<T> = Vec::new();
-    let mut out = [(0u32, 0f64); TILE_ROWS];
-    for (ci, xc) in x.chunks(TILE_ROWS * d).enumerate() {
+    let mut out = vec![(0u32, 0f64); STEP_TILE_ROWS];
+    for (ci, xc) in x.chunks(STEP_TILE_ROWS * d).enumerate() {
         let p = xc.len() / d;
-        let i0 = ci * TILE_ROWS;
+        let i0 = ci * STEP_TILE_ROWS;
         full_tile(
             xc,
             ctx,
@@ -688,7 +688,7 @@ fn full_leaf_body<T: Element>(
     st
 }
 
-/// The rows of `xt` (at most [`TILE_ROWS`]) against every centre: their labels (slot) and
+/// The rows of `xt` (at most [`STEP_TILE_ROWS`]) against every centre: their labels (slot) and
 /// squared distances (exact on the direct path, an upper bound on the product path) in
 /// `out`, every group bound in `lbs` (`t` per row). `incumbents` are slots whose exact
 /// distances are known (the old labels of a pruned step).

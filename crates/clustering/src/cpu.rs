@@ -10,7 +10,8 @@
 use rayon::prelude::*;
 
 use crate::assign::{
-    Centres, Method, Scratch, TILE_ROWS, dist2_small, method_for, nearest_in_order, nearest_tile,
+    Centres, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small, method_for, nearest_in_order,
+    nearest_tile,
 };
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
@@ -276,12 +277,12 @@ fn step_leaf_body<T: Element>(
     let exact = cent.method == Method::Direct;
     let mut q = if exact { Vec::new() } else { vec![0.0; cent.k] };
     let mut s = Scratch::new();
-    let mut out = [(0u32, 0f64); TILE_ROWS];
-    for (ci, xc) in x.chunks(TILE_ROWS * d).enumerate() {
+    let mut out = vec![(0u32, 0f64); STEP_TILE_ROWS];
+    for (ci, xc) in x.chunks(STEP_TILE_ROWS * d).enumerate() {
         let rows = xc.len() / d;
         nearest_tile(xc, cent, &mut s, &mut out[..rows]);
         for (r, xp) in xc.chunks_exact(d).enumerate() {
-            let i = ci * TILE_ROWS + r;
+            let i = ci * STEP_TILE_ROWS + r;
             let (slot, d2) = out[r];
             let label = cent.id(slot);
             if labels[i] != label {
