@@ -38,8 +38,8 @@ pub(crate) const TILE_ROWS: usize = 256;
 /// per row), and so do the pruned steps' gathered tiles (1,024 rows made the late steps at
 /// 200,000 x 128, k = 1,024 slower: 84 -> 94 ms).
 pub(crate) const STEP_TILE_ROWS: usize = 1024;
-/// Centres per matrix product: the product tile (`TILE_ROWS x TILE_CENTRES` values) stays in
-/// the L2 cache while it is scanned.
+/// Centres per matrix product: a tile of [`TILE_ROWS`] points' products (`TILE_ROWS x
+/// TILE_CENTRES` values) stays in the L2 cache while it is scanned.
 pub(crate) const TILE_CENTRES: usize = 512;
 /// Centres per block of the direct path (one AVX-512 register of `f64`).
 pub(crate) const LANES: usize = 8;

@@ -31,8 +31,9 @@
 //! centres are tested one by one ([`Jumpers`]): a failing point's group bound is lowered by the
 //! drift of its ordinary centres only, each far mover's by its own drift, and only what still
 //! fails is computed (at 100,000 x 256, k = 4,096 the fourth iteration: 25% -> 1.8% of the
-//! distances, 0.9 -> 0.4 s on Zen 4). The pruned steps also load each point's row a few rows ahead of its bound test,
-//! so the rows that the bounds settle do not wait on memory when the sums read them.
+//! distances, 0.9 -> 0.4 s on Zen 4). The pruned steps also load each point's row a few rows
+//! ahead of its bound test, so the rows that the bounds settle do not wait on memory when the
+//! sums read them.
 //!
 //! **Exactness.** Every bound is conservative: bounds are kept in `f32`, lower bounds shrunk and
 //! upper bounds and drifts enlarged by a relative `2^-21` at every operation (more than the
@@ -76,25 +77,22 @@ const FULL_SHARE: usize = 3;
 /// points) and save about 40 ms of `k t d` products at k = 4,096 (t = 256) in the first step.
 const GROUPING_ITERATIONS: usize = 2;
 
+/// Whether each step prints its time and work (`WARPATH_KMEANS_TRACE` set).
+fn tracing() -> bool {
+    std::env::var_os("WARPATH_KMEANS_TRACE").is_some()
+}
+
 /// How many rows ahead of its bound tests a pruned step loads the points.
 const PREFETCH_ROWS: usize = 8;
 
-/// Asks the core to load the cache lines of `row` (a hint: it never faults and has no visible
-/// effect).
+/// Asks the core to load the cache lines of `row` ([`gpu_primitives::prefetch`], one per 64
+/// bytes).
 #[inline(always)]
 fn prefetch_row<T>(row: &[T]) {
-    #[cfg(target_arch = "x86_64")]
+    let base = row.as_ptr().cast::<u8>();
     for off in (0..std::mem::size_of_val(row)).step_by(64) {
-        // SAFETY: a prefetch is a hint; it never faults and has no visible effect, and the
-        // address is inside `row`.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                row.as_ptr().cast::<i8>().add(off),
-            );
-        }
+        gpu_primitives::prefetch(base.wrapping_add(off));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = row;
 }
 
 /// The half gaps (`StepCtx::half_gap`) are computed when `k` is at most `n / HALF_GAP_SHARE`:
@@ -353,8 +351,8 @@ const DEFER_CHANGED_SHARE: u64 = 20;
 const JUMP_SHARE: usize = 8;
 
 impl Jumpers {
-    /// The far movers of a step: the centres whose drift exceeds all but the largest
-    /// `k / JUMP_SHARE` drifts, when that at least halves the drift of a quarter of the groups.
+    /// The far movers of a step: the largest `k / JUMP_SHARE` drifts (those above the rest),
+    /// when the rest's largest drift is under a quarter of the whole in half the groups.
     fn new(g: &Groups, drift_centre: &[f32], drift_group: &[f32]) -> Jumpers {
         let k = drift_centre.len();
         let cap = k / JUMP_SHARE;
@@ -402,6 +400,16 @@ impl Jumpers {
 
     fn is_empty(&self) -> bool {
         self.slot.is_empty()
+    }
+
+    /// Group `gg`'s far movers: (slot, drift).
+    #[inline(always)]
+    fn of(&self, gg: usize) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let r = self.start[gg]..self.start[gg + 1];
+        self.slot[r.clone()]
+            .iter()
+            .copied()
+            .zip(self.drift[r].iter().copied())
     }
 }
 
@@ -488,7 +496,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
             self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
             self.evaluated.store((n * k) as u64, Ordering::Relaxed);
             self.far_movers = 0;
-            if std::env::var_os("WARPATH_KMEANS_TRACE").is_some() {
+            if tracing() {
                 eprintln!(
                     "step: {:.1} ms plain (bounds deferred), changed {}",
                     clock.elapsed().as_secs_f64() * 1e3,
@@ -576,7 +584,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         self.prev.clear();
         self.prev.extend_from_slice(centroids);
         self.far_movers = jump.slot.len();
-        if std::env::var_os("WARPATH_KMEANS_TRACE").is_some() {
+        if tracing() {
             eprintln!(
                 "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} far movers {} evaluated {:.4} of n k, changed {}",
                 clock.elapsed().as_secs_f64() * 1e3,
@@ -927,10 +935,7 @@ fn pruned_leaf_body<T: Element>(
                 if fails(gg, lb) {
                     failing += g.starts[gg + 1] - g.starts[gg];
                 } else if far && lb as f64 <= bar {
-                    for (&sj, &dj) in jp.slot[jp.start[gg]..jp.start[gg + 1]]
-                        .iter()
-                        .zip(&jp.drift[jp.start[gg]..jp.start[gg + 1]])
-                    {
+                    for (sj, dj) in jp.of(gg) {
                         failing += usize::from(sj != sa && moved_bound(old[gg], dj) as f64 <= bar);
                     }
                 }
@@ -951,10 +956,7 @@ fn pruned_leaf_body<T: Element>(
                     // ones that fail are computed, the group's bound is the least of the rest
                     // (the computed ones are added once the label is known).
                     let mut nb = moved_bound(old[gg], jp.drift_reg[gg]);
-                    for (&sj, &dj) in jp.slot[jp.start[gg]..jp.start[gg + 1]]
-                        .iter()
-                        .zip(&jp.drift[jp.start[gg]..jp.start[gg + 1]])
-                    {
+                    for (sj, dj) in jp.of(gg) {
                         if sj == sa {
                             continue;
                         }

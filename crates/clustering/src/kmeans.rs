@@ -110,7 +110,8 @@ impl std::str::FromStr for Convergence {
 ///
 /// `Auto` (the default) picks Lloyd for one iteration while `k d < 2^20` (beyond, the bounds
 /// of the first pass prune the final labelling pass by more than they cost), `k < 8`, or
-/// `d <= 8` with `k d <= 256` (a distance there costs less than its bound), Hamerly for `k <= 32`, Yinyang otherwise
+/// `d <= 8` with `k d <= 256` (a distance there costs less than its bound), Hamerly for
+/// `k <= 32`, Yinyang otherwise
 /// (with as many groups as fit the budget: a quarter of the available memory and twice the
 /// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
 /// available memory before the fit ([`KMeansError::OutOfMemory`]).

@@ -37,6 +37,22 @@ pub use sort::{
     radix_sort_pairs_desc, sort_into, sort_reference,
 };
 
+/// Asks the core to load the cache line holding `*x` (a hint: it never faults, never reads
+/// through the pointer in the language's sense, and has no visible effect). Loops over memory
+/// they reach at irregular intervals (random walks, rows that a test may skip) issue it for the
+/// element they will touch a few steps later, so several cache misses are in flight at once.
+/// A no-op off x86-64.
+#[inline(always)]
+pub fn prefetch<T>(x: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults and has no visible effect.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(x.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// Below this many elements streaming operations (reduce, scan, select, split, histogram) stay
 /// on one thread: rayon's fork/join costs more than it saves.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;

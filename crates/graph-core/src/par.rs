@@ -65,19 +65,9 @@ impl<T: Copy> SharedMut<T> {
     }
 }
 
-/// Asks the core to load the cache line holding `*x` (a hint: it never faults, never reads
-/// through the pointer in the language's sense, and has no visible effect). Walks over random memory issue it for the element they will touch a few
-/// steps later, so several cache misses are in flight at once.
-#[inline(always)]
-pub(crate) fn prefetch<T>(x: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults and has no visible effect.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(x.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
+/// Asks the core to load the cache line holding `*x` (walks over random memory issue it for
+/// the element they will touch a few steps later).
+pub(crate) use gpu_primitives::prefetch;
 
 /// Reinterprets a vector's allocation as one of `U` without copying: the elements of `T` become
 /// `size_of::<T>() / size_of::<U>()` elements of `U` each (checked at compile time to divide
