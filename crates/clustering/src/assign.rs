@@ -22,6 +22,12 @@
 //!   every centre is). In float32 a few points in a thousand need that check; it costs `O(d)`
 //!   each.
 //!
+//! - **Blocked groups** (the pruned steps' failing groups, with AVX-512): a group's centres
+//!   are stored coordinate-major ([`GroupBlocks`]), and eight points at a time are multiplied
+//!   straight from their rows ([`blocked_products`]): no gathering, no packing, sums in
+//!   registers. The values are the product's up to the order of the sums, within the same
+//!   `err(x)`, and are settled the same way.
+//!
 //! The `n x k` distance matrix never exists beyond one tile (`TILE_ROWS x TILE_CENTRES`).
 
 use crate::Element;
@@ -326,6 +332,42 @@ impl<T: Element> Band<T> {
         }
     }
 
+    /// Takes the values `norms[j] + row[j]` of slots `first + j` (a row of
+    /// [`blocked_products`], a multiple of 16 long) and returns their smallest, its slot and
+    /// the second smallest. A row whose smallest value is beyond this band (most of a point's
+    /// groups) only lowers the floor of the band; any other is scanned and merged as
+    /// [`Band::merge`] would.
+    #[inline(always)]
+    pub(crate) fn merge_row(&mut self, row: &[T], norms: &[T], first: usize) -> (T, u32, T) {
+        const W: usize = 16;
+        let (rows, _) = row.as_chunks::<W>();
+        let (ns, _) = norms[..row.len()].as_chunks::<W>();
+        let mut m1 = [T::MAX; W];
+        let mut m2 = [T::MAX; W];
+        for (r, n) in rows.iter().zip(ns) {
+            for l in 0..W {
+                let v = n[l] + r[l];
+                let hi = if v > m1[l] { v } else { m1[l] };
+                m2[l] = if hi < m2[l] { hi } else { m2[l] };
+                m1[l] = if v < m1[l] { v } else { m1[l] };
+            }
+        }
+        let (v1, v2) = min_two(m1, m2);
+        if self.best_slot != u32::MAX && v1 > self.best + self.width {
+            self.second = if v1 < self.second { v1 } else { self.second };
+            let j = row.iter().zip(norms).position(|(&r, &n)| n + r == v1);
+            return (
+                v1,
+                (first + j.expect("the smallest is in the row")) as u32,
+                v2,
+            );
+        }
+        let mut band = Band::new(self.width);
+        band.scan::<true>(row, norms, first);
+        self.merge(&band);
+        (v1, band.best_slot, v2)
+    }
+
     /// Takes the values `norms[j] + row[j]` of slots `first + j`: the smallest value of the
     /// row (and with `SECOND` the second smallest, which [`Band::floor`] then uses), vectorised
     /// per lane, then the entries within the band. Without `SECOND` every other centre is only
@@ -347,16 +389,7 @@ impl<T: Element> Band<T> {
                 m1[l] = if v < m1[l] { v } else { m1[l] };
             }
         }
-        // The smallest and second smallest of the lanes' values, branch-free (a scalar pass
-        // with a branch per value cost more than the products at k = 64, d = 16): every
-        // `m2[l] >= m1[l]`, so the second smallest is the least of the `m2` and of the `m1`
-        // other than one lane holding the smallest (the smallest again if two lanes hold it).
-        let mut m = lanes_min(m1);
-        let above = lanes_min(m1.map(|v| if v > m { v } else { T::MAX }));
-        let ties: u32 = m1.iter().map(|&v| u32::from(v == m)).sum();
-        let low2 = lanes_min(m2);
-        let other = if ties > 1 { m } else { above };
-        let mut m_2 = if low2 < other { low2 } else { other };
+        let (mut m, mut m_2) = min_two(m1, m2);
         let mut add = |v: T| {
             if v < m {
                 m_2 = m;
@@ -431,6 +464,21 @@ impl<T: Element> Band<T> {
     }
 }
 
+/// The smallest and second smallest of the values of which `m1` holds each lane's smallest
+/// and `m2` each lane's second smallest, branch-free (a scalar pass with a branch per value
+/// cost more than the products at k = 64, d = 16): every `m2[l] >= m1[l]`, so the second
+/// smallest is the least of the `m2` and of the `m1` other than one lane holding the smallest
+/// (the smallest again if two lanes hold it).
+#[inline(always)]
+fn min_two<T: Element>(m1: [T; 16], m2: [T; 16]) -> (T, T) {
+    let m = lanes_min(m1);
+    let above = lanes_min(m1.map(|v| if v > m { v } else { T::MAX }));
+    let ties: u32 = m1.iter().map(|&v| u32::from(v == m)).sum();
+    let low2 = lanes_min(m2);
+    let other = if ties > 1 { m } else { above };
+    (m, if low2 < other { low2 } else { other })
+}
+
 /// The smallest of 16 lanes, by halving (each step an element-wise minimum of two halves,
 /// which the compiler vectorises; a running minimum would be a scalar chain).
 #[inline(always)]
@@ -484,7 +532,7 @@ fn product<T: Element>(x: &[T], p: usize, cent: &Centres<T>, j0: usize, q: usize
 
 /// Scratch space of one thread.
 pub(crate) struct Scratch<T> {
-    tile: Vec<T>,
+    pub(crate) tile: Vec<T>,
     pub(crate) top: Vec<Band<T>>,
     pub(crate) xn2: Vec<f64>,
 }
@@ -549,6 +597,315 @@ pub(crate) fn scan_product<T: Element, const SECOND: bool>(
             top.scan::<SECOND>(row, norms, j0);
         }
         j0 += q;
+    }
+}
+
+/// The smallest group that the pruned steps compute through [`blocked_products`] (a smaller one
+/// would leave most lanes idle).
+pub(crate) const BLOCKED_MIN: usize = 8;
+
+/// The centres of the pruned algorithms' groups, each group coordinate-major for
+/// [`blocked_products`]: coordinate `u` of the group's slot `start + l` is `data[off + u * w + l]`,
+/// `w` the group's size rounded up to 8 lanes (padding lanes are 0). A group's products for a
+/// few points at a time then come straight from the points' rows (no gathering, no packing):
+/// per coordinate one load of the group's row of lanes and one fused multiply-add per point
+/// and register of lanes, the accumulators in registers and the group in the L1 or L2 cache
+/// (16 KiB for 16 centres at `d = 256`).
+pub(crate) struct GroupBlocks<T> {
+    d: usize,
+    data: Vec<T>,
+    /// Per group: the offset of its coordinates in `data` (`usize::MAX` when not blocked).
+    off: Vec<usize>,
+    /// Per group: the offset of its norms in `norms`.
+    noff: Vec<usize>,
+    /// The groups' `|c_j|^2` (element type), each group padded with infinity to a multiple of
+    /// 16 lanes (the width of a tile row of [`blocked_products`]).
+    norms: Vec<T>,
+    /// Per group: its number of centres.
+    size: Vec<usize>,
+}
+
+/// Lanes of the padding of a group's coordinates.
+const PAD: usize = 8;
+
+/// The width of a tile row of [`blocked_products`] for a group of `q` centres: whole vectors of
+/// 16 lanes for [`Band::scan`].
+#[inline]
+fn row_width(q: usize) -> usize {
+    q.next_multiple_of(16)
+}
+
+impl<T: Element> GroupBlocks<T> {
+    /// The groups `starts[g]..starts[g + 1]` (slots of `cent`) for which `blocked(g)` holds.
+    /// None without AVX-512 (the kernels are written for it): every group then keeps the
+    /// matrix product.
+    pub(crate) fn new(
+        cent: &Centres<T>,
+        starts: &[usize],
+        blocked: impl Fn(usize) -> bool,
+    ) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        let avx512 = crate::isa::has_avx512();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx512 = false;
+        let d = cent.d;
+        let t = starts.len() - 1;
+        let (mut off, mut noff) = (vec![usize::MAX; t], vec![0; t]);
+        let (mut size, mut nsize) = (0, 0);
+        for g in 0..t {
+            if avx512 && blocked(g) {
+                let q = starts[g + 1] - starts[g];
+                off[g] = size;
+                noff[g] = nsize;
+                size += d * q.next_multiple_of(PAD);
+                nsize += row_width(q);
+            }
+        }
+        let mut data = vec![T::zero(); size];
+        let mut norms = vec![T::from_f64(f64::INFINITY); nsize];
+        for g in (0..t).filter(|&g| off[g] != usize::MAX) {
+            let q = starts[g + 1] - starts[g];
+            let w = q.next_multiple_of(PAD);
+            let blk = &mut data[off[g]..off[g] + d * w];
+            for l in 0..q {
+                let j = starts[g] + l;
+                for (u, &v) in cent.row(j).iter().enumerate() {
+                    blk[u * w + l] = T::from_f64(v);
+                }
+                norms[noff[g] + l] = cent.norms[j];
+            }
+        }
+        GroupBlocks {
+            d,
+            data,
+            off,
+            noff,
+            norms,
+            size: (0..t).map(|g| starts[g + 1] - starts[g]).collect(),
+        }
+    }
+
+    /// Whether group `g` is blocked.
+    #[inline]
+    pub(crate) fn has(&self, g: usize) -> bool {
+        self.off[g] != usize::MAX
+    }
+
+    /// The norms of group `g`, padded as a row of [`blocked_products`].
+    #[inline]
+    pub(crate) fn norms(&self, g: usize) -> &[T] {
+        &self.norms[self.noff[g]..self.noff[g] + row_width(self.size[g])]
+    }
+}
+
+/// `out[p * rw + j] = -2 x_p . c_j` for the `P` rows `rows` of `x` (`d` wide) and the `w`
+/// lanes of the group at `blk` (coordinate-major, `w` a multiple of [`PAD`]), in column
+/// chunks of 32, 16 or 8 lanes.
+#[inline(always)]
+fn group_rows<T: Element, const P: usize>(
+    (x, d): (&[T], usize),
+    rows: &[u32],
+    blk: &[T],
+    w: usize,
+    out: &mut [T],
+    rw: usize,
+) {
+    let xs: [&[T]; P] = std::array::from_fn(|p| &x[rows[p] as usize * d..][..d]);
+    let blk = &blk[..d * w];
+    let out = &mut out[..P * rw];
+    let mut col = 0;
+    while col < w {
+        let lanes = (w - col).min(32);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: blocks exist only when the CPU has AVX-512 ([`GroupBlocks::new`]); every
+        // row holds `d` values, the group `d * w` (so `col + lanes <= w` lanes of each
+        // coordinate), each output row `rw >= w` values; `T` is `f32` or `f64` (`Element` is
+        // sealed), checked before each cast.
+        unsafe {
+            avx512::dots(
+                xs.map(<[T]>::as_ptr),
+                blk.as_ptr().add(col),
+                w,
+                d,
+                out.as_mut_ptr().add(col),
+                rw,
+                lanes,
+            );
+        }
+        col += lanes;
+    }
+}
+
+/// The product values less the norms, `-2 x.c_j`, of the rows `rows` of `x` (row `i` is
+/// `x[i d..(i + 1) d]`) and the centres of group `g` of `blocks`, into `s.tile`: one row of
+/// the returned width per point (the group's slots in order, then padding), to be taken
+/// with [`Band::merge_row`] and [`GroupBlocks::norms`]. The same values as the matrix
+/// product, up to the order of the sums (both within [`Centres::err`]).
+#[inline(always)]
+pub(crate) fn blocked_products<T: Element>(
+    x: &[T],
+    rows: &[u32],
+    blocks: &GroupBlocks<T>,
+    g: usize,
+    s: &mut Scratch<T>,
+) -> usize {
+    let d = blocks.d;
+    let p = rows.len();
+    let q = blocks.size[g];
+    let (w, rw) = (q.next_multiple_of(PAD), row_width(q));
+    let blk = &blocks.data[blocks.off[g]..blocks.off[g] + d * w];
+    // Lanes `w..rw` are never written: zero, their norms infinite.
+    s.tile.clear();
+    s.tile.resize(p * rw, T::zero());
+    // Eight rows at a time in f32 (8 to 16 registers of sums), four in f64 (each 16 lanes
+    // take two registers).
+    let wide = size_of::<T>() == 4;
+    let mut q0 = 0;
+    while wide && q0 + 8 <= p {
+        group_rows::<T, 8>((x, d), &rows[q0..], blk, w, &mut s.tile[q0 * rw..], rw);
+        q0 += 8;
+    }
+    while q0 + 4 <= p {
+        group_rows::<T, 4>((x, d), &rows[q0..], blk, w, &mut s.tile[q0 * rw..], rw);
+        q0 += 4;
+    }
+    while q0 < p {
+        group_rows::<T, 1>((x, d), &rows[q0..], blk, w, &mut s.tile[q0 * rw..], rw);
+        q0 += 1;
+    }
+    rw
+}
+
+/// The kernels of [`blocked_products`], written with intrinsics (the compiler's own
+/// vectorisation of the loop kept the sums in memory, or gathered the rows).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::Element;
+    use std::any::TypeId;
+    use std::arch::x86_64::*;
+
+    /// `out[p * os + l] = -2 sum_u xs[p][u] c[u * cs + l]` for `l < lanes` (8, 16, 24 or 32).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and VL; every `xs[p]` points to `d` values, `c` to `d` rows of
+    /// `cs` values of which the first `lanes` are read, `out` to `P` rows of `os` values of
+    /// which the first `lanes` are written; `T` is `f32` or `f64`.
+    #[inline(always)]
+    pub(super) unsafe fn dots<T: Element, const P: usize>(
+        xs: [*const T; P],
+        c: *const T,
+        cs: usize,
+        d: usize,
+        out: *mut T,
+        os: usize,
+        lanes: usize,
+    ) {
+        // SAFETY: the caller's contract, and `T` checked before each cast.
+        unsafe {
+            if TypeId::of::<T>() == TypeId::of::<f32>() {
+                let (xs, c, out) = (
+                    xs.map(|p| p.cast::<f32>()),
+                    c.cast::<f32>(),
+                    out.cast::<f32>(),
+                );
+                match lanes {
+                    32 => f32s::<P, 2, false>(xs, c, cs, d, out, os),
+                    24 => f32s::<P, 1, true>(xs, c, cs, d, out, os),
+                    16 => f32s::<P, 1, false>(xs, c, cs, d, out, os),
+                    _ => f32s::<P, 0, true>(xs, c, cs, d, out, os),
+                }
+            } else {
+                let (xs, c, out) = (
+                    xs.map(|p| p.cast::<f64>()),
+                    c.cast::<f64>(),
+                    out.cast::<f64>(),
+                );
+                match lanes {
+                    32 => f64s::<P, 4>(xs, c, cs, d, out, os),
+                    24 => f64s::<P, 3>(xs, c, cs, d, out, os),
+                    16 => f64s::<P, 2>(xs, c, cs, d, out, os),
+                    _ => f64s::<P, 1>(xs, c, cs, d, out, os),
+                }
+            }
+        }
+    }
+
+    /// [`dots`] in `f32`: `Z` registers of 16 lanes and, with `Y`, one of 8.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    unsafe fn f32s<const P: usize, const Z: usize, const Y: bool>(
+        xs: [*const f32; P],
+        c: *const f32,
+        cs: usize,
+        d: usize,
+        out: *mut f32,
+        os: usize,
+    ) {
+        // SAFETY: in bounds by the caller's contract (`u < d`, `p < P`, lanes `16 Z + 8 Y`).
+        unsafe {
+            let mut az = [[_mm512_setzero_ps(); Z]; P];
+            let mut ay = [_mm256_setzero_ps(); P];
+            for u in 0..d {
+                let row = c.add(u * cs);
+                let cz: [__m512; Z] = std::array::from_fn(|z| _mm512_loadu_ps(row.add(16 * z)));
+                let cy = if Y {
+                    _mm256_loadu_ps(row.add(16 * Z))
+                } else {
+                    _mm256_setzero_ps()
+                };
+                for ((x, a), b) in xs.iter().zip(&mut az).zip(&mut ay) {
+                    let v = *x.add(u);
+                    for (a, c) in a.iter_mut().zip(&cz) {
+                        *a = _mm512_fmadd_ps(_mm512_set1_ps(v), *c, *a);
+                    }
+                    if Y {
+                        *b = _mm256_fmadd_ps(_mm256_set1_ps(v), cy, *b);
+                    }
+                }
+            }
+            for (p, (a, b)) in az.iter().zip(&ay).enumerate() {
+                let o = out.add(p * os);
+                for (z, a) in a.iter().enumerate() {
+                    _mm512_storeu_ps(o.add(16 * z), _mm512_mul_ps(_mm512_set1_ps(-2.0), *a));
+                }
+                if Y {
+                    _mm256_storeu_ps(o.add(16 * Z), _mm256_mul_ps(_mm256_set1_ps(-2.0), *b));
+                }
+            }
+        }
+    }
+
+    /// [`dots`] in `f64`: `R` registers of 8 lanes.
+    #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+    unsafe fn f64s<const P: usize, const R: usize>(
+        xs: [*const f64; P],
+        c: *const f64,
+        cs: usize,
+        d: usize,
+        out: *mut f64,
+        os: usize,
+    ) {
+        // SAFETY: in bounds by the caller's contract (`u < d`, `p < P`, lanes `8 R`).
+        unsafe {
+            let mut acc = [[_mm512_setzero_pd(); R]; P];
+            for u in 0..d {
+                let row = c.add(u * cs);
+                let cr: [__m512d; R] = std::array::from_fn(|r| _mm512_loadu_pd(row.add(8 * r)));
+                for (x, a) in xs.iter().zip(&mut acc) {
+                    let v = _mm512_set1_pd(*x.add(u));
+                    for (a, c) in a.iter_mut().zip(&cr) {
+                        *a = _mm512_fmadd_pd(v, *c, *a);
+                    }
+                }
+            }
+            for (p, a) in acc.iter().enumerate() {
+                for (r, a) in a.iter().enumerate() {
+                    _mm512_storeu_pd(
+                        out.add(p * os + 8 * r),
+                        _mm512_mul_pd(_mm512_set1_pd(-2.0), *a),
+                    );
+                }
+            }
+        }
     }
 }
 
@@ -1103,6 +1460,101 @@ mod tests {
             let mut out = vec![(0, 0.0); 1];
             nearest_tile(&[1.0, 2.0], &cent, &mut s, &mut out);
             assert_eq!(cent.id(out[0].0), 0, "{m:?}");
+        }
+    }
+
+    /// The blocked products of a group agree with the exact dot products within the error
+    /// bound, and taking their rows into a point's band (`merge_row`) gives what scanning and
+    /// merging gives (the same band), for every width of group and count of rows.
+    fn blocked_case<T: Element>(d: usize, sizes: &[usize], seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let k: usize = sizes.iter().sum();
+        let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let n = 40;
+        let x: Vec<T> = (0..n * d)
+            .map(|_| T::from_f64(rng.random_range(-1.0..1.0)))
+            .collect();
+        let mut starts = vec![0];
+        for &q in sizes {
+            starts.push(starts.last().unwrap() + q);
+        }
+        let cent = Centres::<T>::new(&c, k, d, None, Method::Gemm, false);
+        let blocks = GroupBlocks::new(&cent, &starts, |_| true);
+        #[cfg(target_arch = "x86_64")]
+        let avx512 = crate::isa::has_avx512();
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx512 = false;
+        let mut s = Scratch::new();
+        for g in 0..sizes.len() {
+            assert_eq!(
+                blocks.has(g),
+                avx512,
+                "blocks exactly where the kernels run"
+            );
+            if !avx512 {
+                continue;
+            }
+            let range = starts[g]..starts[g + 1];
+            // Every count of rows (the kernels take 8, 4 and 1 at a time), rows out of order.
+            for p in [1, 3, 4, 7, 8, 9, 13, 21] {
+                let rows: Vec<u32> = (0..p).map(|i| ((i * 17 + g) % n) as u32).collect();
+                let rw = blocked_products(&x, &rows, &blocks, g, &mut s);
+                assert_eq!(rw % 16, 0);
+                assert!(rw >= range.len());
+                let norms = blocks.norms(g).to_vec();
+                for (q, &i) in rows.iter().enumerate() {
+                    let xr = &x[i as usize * d..(i as usize + 1) * d];
+                    let xn2 = norm2(xr);
+                    let row = &s.tile[q * rw..(q + 1) * rw];
+                    for (l, j) in range.clone().enumerate() {
+                        let exact = dist2_f64(xr, cent.row(j)) - xn2;
+                        let got = (norms[l] + row[l]).to_f64();
+                        assert!(
+                            (got - exact).abs() <= cent.err(xn2),
+                            "d {d} group {g} row {q} centre {j}: {got} vs {exact}"
+                        );
+                    }
+                    for v in &norms[range.len()..rw] {
+                        assert!(v.to_f64().is_infinite(), "padding never chosen");
+                    }
+                    // merge_row against scan + merge, from an empty band and from a band
+                    // whose best is far below (the fast path) or between.
+                    let width = cent.band_width(xn2);
+                    let mut scanned = Band::new(width);
+                    scanned.scan::<true>(row, &norms, range.start);
+                    for start in [None, Some(-1e3), Some(scanned.best.to_f64())] {
+                        let mut a = Band::new(width);
+                        let mut b = Band::new(width);
+                        if let Some(v) = start {
+                            let other = Band {
+                                best: T::from_f64(v),
+                                best_slot: u32::MAX - 1,
+                                second: T::MAX,
+                                ..Band::new(width)
+                            };
+                            a.merge(&other);
+                            b.merge(&other);
+                        }
+                        let (v1, s1, v2) = a.merge_row(row, &norms, range.start);
+                        b.merge(&scanned);
+                        assert_eq!((v1, s1), (scanned.best, scanned.best_slot));
+                        assert!(v2 >= v1 && v2 <= scanned.second(s1));
+                        assert_eq!((a.best, a.best_slot, a.len), (b.best, b.best_slot, b.len));
+                        assert_eq!(a.floor(), b.floor(), "start {start:?}");
+                        assert_eq!(a.second(a.best_slot), b.second(b.best_slot));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocked_products_match_the_product_and_merge_like_a_scan() {
+        // Groups of 8 to 47 centres: one register of 8 lanes, of 16, 16 + 8, 32 + 8, ...
+        let sizes = [8, 13, 16, 20, 24, 31, 33, 47];
+        for d in [3, 16, 67, 256] {
+            blocked_case::<f32>(d, &sizes, d as u64);
+            blocked_case::<f64>(d, &sizes, d as u64 + 1);
         }
     }
 }
