@@ -339,19 +339,7 @@ impl<T: Element> Band<T> {
     /// [`Band::merge`] would.
     #[inline(always)]
     pub(crate) fn merge_row(&mut self, row: &[T], norms: &[T], first: usize) -> (T, u32, T) {
-        const W: usize = 16;
-        let (rows, _) = row.as_chunks::<W>();
-        let (ns, _) = norms[..row.len()].as_chunks::<W>();
-        let mut m1 = [T::MAX; W];
-        let mut m2 = [T::MAX; W];
-        for (r, n) in rows.iter().zip(ns) {
-            for l in 0..W {
-                let v = n[l] + r[l];
-                let hi = if v > m1[l] { v } else { m1[l] };
-                m2[l] = if hi < m2[l] { hi } else { m2[l] };
-                m1[l] = if v < m1[l] { v } else { m1[l] };
-            }
-        }
+        let (m1, m2) = lane_mins::<T, true>(row.as_chunks().0, norms[..row.len()].as_chunks().0);
         let (v1, v2) = min_two(m1, m2);
         if self.best_slot != u32::MAX && v1 > self.best + self.width {
             self.second = if v1 < self.second { v1 } else { self.second };
@@ -377,18 +365,7 @@ impl<T: Element> Band<T> {
         const W: usize = 16;
         let (rows, rrest) = row.as_chunks::<W>();
         let (ns, nrest) = norms.as_chunks::<W>();
-        let mut m1 = [T::MAX; W];
-        let mut m2 = [T::MAX; W];
-        for (r, n) in rows.iter().zip(ns) {
-            for l in 0..W {
-                let v = n[l] + r[l];
-                if SECOND {
-                    let hi = if v > m1[l] { v } else { m1[l] };
-                    m2[l] = if hi < m2[l] { hi } else { m2[l] };
-                }
-                m1[l] = if v < m1[l] { v } else { m1[l] };
-            }
-        }
+        let (m1, m2) = lane_mins::<T, SECOND>(rows, ns);
         let (mut m, mut m_2) = min_two(m1, m2);
         let mut add = |v: T| {
             if v < m {
@@ -462,6 +439,28 @@ impl<T: Element> Band<T> {
             self.best_slot = found;
         }
     }
+}
+
+/// Per lane of 16, the smallest of the values `norms + row` of the whole chunks given (and with
+/// `SECOND` the second smallest; otherwise `T::MAX`), vectorised lane by lane.
+#[inline(always)]
+fn lane_mins<T: Element, const SECOND: bool>(
+    rows: &[[T; 16]],
+    norms: &[[T; 16]],
+) -> ([T; 16], [T; 16]) {
+    let mut m1 = [T::MAX; 16];
+    let mut m2 = [T::MAX; 16];
+    for (r, n) in rows.iter().zip(norms) {
+        for l in 0..16 {
+            let v = n[l] + r[l];
+            if SECOND {
+                let hi = if v > m1[l] { v } else { m1[l] };
+                m2[l] = if hi < m2[l] { hi } else { m2[l] };
+            }
+            m1[l] = if v < m1[l] { v } else { m1[l] };
+        }
+    }
+    (m1, m2)
 }
 
 /// The smallest and second smallest of the values of which `m1` holds each lane's smallest

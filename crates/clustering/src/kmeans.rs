@@ -613,7 +613,10 @@ const AUTO_LLOYD_MAX_KD: usize = 256;
 /// the FAISS benchmark's data, Zen 4, 2 threads; first pass and final pass): 100,000 x 256,
 /// k = 4,096 (`k d = 2^20`): Yinyang 1.40 + 0.84 s (the final pass computes 33% of the
 /// distances), Lloyd 2 x 1.25 s; at 200,000 x 128, k = 1,024 Lloyd is faster (575 against 650
-/// ms), and at 500,000 x 32, k = 256 too (145 against 280 ms).
+/// ms), and at 500,000 x 32, k = 256 too (145 against 280 ms). Checked again with the blocked
+/// group products and the vectorised group minimum (whole fits, best of 3): 100,000 x 256
+/// Yinyang 1,984 against Lloyd 2,151 ms; 200,000 x 128 Lloyd 566 against 593 ms; 500,000 x
+/// 32 a tie (143 against 144 ms).
 const AUTO_ONE_ITERATION_BOUNDS_KD: usize = 1 << 20;
 
 /// Bounds smaller than this are not checked against the available memory (which costs a

@@ -98,8 +98,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         with ``MemoryError`` when that does not fit), and skip the distances the bounds
         settle. ``"auto"``: Lloyd for ``max_iter=1`` while ``n_clusters * n_features <
         2**20``, for ``n_clusters < 8``, or at most 8 features with ``n_clusters *
-        n_features <= 256``; Hamerly for ``n_clusters <= 32``, Yinyang otherwise. (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same
-        labels and centres, faster.)
+        n_features <= 256``; Hamerly for ``n_clusters <= 32``, Yinyang otherwise.
+        (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same labels and
+        centres, faster.)
 
     Attributes
     ----------
