@@ -511,7 +511,7 @@ pub fn run_distributed<C: Communicator>(
 
     let groups = agree(
         world,
-        groups_for(p.algorithm, data.len() / d, d, 8, p.k, p.max_iter),
+        groups_for(p.algorithm, data.len() / d, d, 8, p.k, p.max_iter + 1),
     )?;
     let mut stepper = MpiStepper {
         world,
@@ -585,6 +585,7 @@ pub fn run_distributed<C: Communicator>(
         },
         limit: ShiftLimit::Absolute(tol_abs),
         start_iteration,
+        final_labels: true,
     };
     let fail = if resumed.is_none() {
         rank_plan(FAIL_AT_VAR)

@@ -108,7 +108,8 @@ impl std::str::FromStr for Convergence {
 /// | `Yinyang` | as Hamerly, per group of about 16 centres (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
 /// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
-/// `Auto` (the default) picks Lloyd for one iteration while `k d < 2^20` (beyond, the bounds
+/// `Auto` (the default) picks Lloyd for a single assignment pass (one iteration without
+/// [`KMeans::compute_labels`]), for one iteration while `k d < 2^20` (beyond, the bounds
 /// of the first pass prune the final labelling pass by more than they cost), `k < 8`, or
 /// `d <= 8` with `k d <= 256` (a distance there costs less than its bound), Hamerly for
 /// `k <= 32`, Yinyang otherwise
@@ -117,7 +118,7 @@ impl std::str::FromStr for Convergence {
 /// available memory before the fit ([`KMeansError::OutOfMemory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
-    /// Chosen from `n`, `d`, `k` and `max_iter` (see the table).
+    /// Chosen from `n`, `d`, `k`, `max_iter` and `compute_labels` (see the table).
     #[default]
     Auto,
     /// Every distance, every iteration (as scikit-learn's `"lloyd"` and FAISS).
@@ -183,6 +184,9 @@ pub struct KMeans {
     /// How points are assigned (default [`Algorithm::Auto`]); every choice gives the same
     /// result.
     pub algorithm: Algorithm,
+    /// Whether a fit ends with the labels of its final centroids (default `true`; see
+    /// [`KMeans::compute_labels`]).
+    pub compute_labels: bool,
 }
 
 /// The result of [`KMeans::fit`].
@@ -190,9 +194,14 @@ pub struct KMeans {
 pub struct KMeansResult<T> {
     /// Final centroids, `k` rows by `d` columns.
     pub centroids: Array2<T>,
-    /// Index of the nearest final centroid of every point.
+    /// Index of the nearest final centroid of every point (empty when
+    /// [`KMeans::compute_labels`] is off).
     pub labels: Vec<u32>,
-    /// Sum over points of weight times squared distance to the nearest final centroid.
+    /// Sum over points of weight times squared distance to the nearest final centroid (with
+    /// [`KMeans::compute_labels`] off: the last iteration's, to the centroids it started from,
+    /// as FAISS's last `obj`; on the matrix-product path it comes from the cluster sums,
+    /// `sum |x|^2 - 2 c.sum x + n |c|^2`, which loses digits to cancellation on tight clusters
+    /// far from the origin).
     pub inertia: f64,
     /// Lloyd iterations of the best run.
     pub iterations: usize,
@@ -230,6 +239,7 @@ impl KMeans {
             seed: 0,
             exec: Exec::Auto,
             algorithm: Algorithm::Auto,
+            compute_labels: true,
         }
     }
 
@@ -303,6 +313,32 @@ impl KMeans {
     /// ```
     pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
+        self
+    }
+
+    /// Sets whether the fit ends with the labels of its final centroids (default `true`, as
+    /// scikit-learn's `KMeans`). Lloyd's last iteration moves the centroids after assigning
+    /// the points, so these labels take one more assignment pass (pruned by the bounds after
+    /// the first iterations, a whole pass after one iteration). Off, as scikit-learn's
+    /// `MiniBatchKMeans(compute_labels=False)` and FAISS's `Kmeans.train` (which returns
+    /// centroids only), that pass is skipped: [`KMeansResult::labels`] is empty and
+    /// [`KMeansResult::inertia`] is the last iteration's, against the centroids it started
+    /// from (runs of `n_init` are compared by it). For centroids alone, e.g. training a
+    /// vector index; [`predict`](crate::predict) labels any points later.
+    ///
+    /// # Examples
+    /// ```
+    /// use clustering::{Init, KMeans};
+    /// use ndarray::array;
+    /// let data = array![[0.0f32, 0.0], [0.2, 0.0], [4.0, 4.0], [4.2, 4.0]];
+    /// let init = Init::Given(array![[0.0, 0.0], [4.0, 4.0]]);
+    /// let fit = KMeans::new(2).init(init).max_iter(1).compute_labels(false).fit(data.view())?;
+    /// assert!(fit.labels.is_empty());
+    /// assert_eq!(fit.centroids, array![[0.1f32, 0.0], [4.1, 4.0]]);
+    /// # Ok::<(), clustering::KMeansError>(())
+    /// ```
+    pub fn compute_labels(mut self, compute_labels: bool) -> Self {
+        self.compute_labels = compute_labels;
         self
     }
 
@@ -410,7 +446,7 @@ impl KMeans {
         )?;
         match target {
             Target::Cpu => {
-                match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.max_iter)? {
+                match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.passes())? {
                     None => {
                         let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
                         self.fit_runs(
@@ -495,6 +531,12 @@ impl KMeans {
         )
     }
 
+    /// Assignment passes of a run that reaches `max_iter`: one per iteration, and the final
+    /// labels' ([`KMeans::compute_labels`]).
+    fn passes(&self) -> usize {
+        self.max_iter + usize::from(self.compute_labels)
+    }
+
     /// Runs `n_init` Lloyd runs on one stepper and keeps the best.
     fn fit_runs<T: Element, S: Stepper>(
         &self,
@@ -524,6 +566,7 @@ impl KMeans {
             max_iter: self.max_iter,
             limit,
             start_iteration: 0,
+            final_labels: self.compute_labels,
         };
         let mut best: Option<(LloydOutcome, Vec<u32>)> = None;
         for run in 0..runs {
@@ -558,7 +601,11 @@ impl KMeans {
                 .as_ref()
                 .is_none_or(|(b, _)| out.last.inertia < b.last.inertia)
             {
-                let labels = take_labels(stepper)?;
+                let labels = if self.compute_labels {
+                    take_labels(stepper)?
+                } else {
+                    Vec::new()
+                };
                 best = Some((out, labels));
             }
         }
@@ -623,10 +670,12 @@ const AUTO_ONE_ITERATION_BOUNDS_KD: usize = 1 << 20;
 /// read of `/proc/meminfo`, more than a whole fit of a few hundred points).
 const BOUNDS_CHECK_MIN_BYTES: u64 = 1 << 20;
 
-/// The algorithm [`Algorithm::Auto`] runs for `n` points, `d` dimensions, `k` clusters and
-/// `max_iter` iterations (never `Auto`; `Yinyang` stands for every group count).
-pub(crate) fn auto_algorithm(d: usize, k: usize, max_iter: usize) -> Algorithm {
-    if (max_iter <= 1 && k * d < AUTO_ONE_ITERATION_BOUNDS_KD)
+/// The algorithm [`Algorithm::Auto`] runs for `d` dimensions, `k` clusters and at most
+/// `passes` assignment passes (`max_iter`, and one for the final labels; never `Auto`;
+/// `Yinyang` stands for every group count). A single pass has nothing to prune.
+pub(crate) fn auto_algorithm(d: usize, k: usize, passes: usize) -> Algorithm {
+    if passes <= 1
+        || (passes <= 2 && k * d < AUTO_ONE_ITERATION_BOUNDS_KD)
         || k < AUTO_LLOYD_BELOW_K
         || (d <= 8 && k * d <= AUTO_LLOYD_MAX_KD)
     {
@@ -651,10 +700,10 @@ pub(crate) fn groups_for(
     d: usize,
     elem_bytes: usize,
     k: usize,
-    max_iter: usize,
+    passes: usize,
 ) -> Result<Option<usize>, KMeansError> {
     let algorithm = match algorithm {
-        Algorithm::Auto => auto_algorithm(d, k, max_iter),
+        Algorithm::Auto => auto_algorithm(d, k, passes),
         a => a,
     };
     let bytes = |t: usize| BoundsStepper::<f32>::bound_bytes(n, t);

@@ -114,6 +114,10 @@ pub(crate) struct LloydParams {
     pub(crate) limit: ShiftLimit,
     /// Iterations already done (a resumed run starts from its checkpoint's count).
     pub(crate) start_iteration: usize,
+    /// Whether the run ends with the labels of its final centroids (one more assignment
+    /// pass, unless the last iteration changed no label); without, the outcome's statistics
+    /// are those of the last iteration, against the centroids it started from.
+    pub(crate) final_labels: bool,
 }
 
 /// When a Lloyd run has converged, from the summed squared centroid shift of an iteration.
@@ -127,7 +131,7 @@ pub(crate) enum ShiftLimit {
 }
 
 /// The end of a Lloyd run. The labels live in the stepper (they were set by the last step,
-/// which used `centroids`).
+/// which used `centroids`, unless `final_labels` was off: then they are the last iteration's).
 #[derive(Debug, Clone)]
 pub(crate) struct LloydOutcome {
     pub(crate) centroids: Vec<f64>,
@@ -152,6 +156,7 @@ pub(crate) fn lloyd<S: Stepper>(
     let mut converged = false;
     let mut last = None;
     let mut previous_shift = 0.0;
+    let mut previous = None;
     while iteration < p.max_iter {
         let stats = stepper.step(&centroids, p.k)?;
         iteration += 1;
@@ -175,16 +180,23 @@ pub(crate) fn lloyd<S: Stepper>(
             ShiftLimit::OfPrevious(r) => r * previous_shift,
         };
         previous_shift = shift;
+        previous = Some(stats);
         if shift <= bound {
             converged = true;
             break;
         }
     }
-    let mut last = match last {
-        Some(s) => s,
-        None => stepper.step(&centroids, p.k)?,
+    // Whether the stepper's labels are those of the final centroids.
+    let mut final_labels = true;
+    let mut last = match (last, previous) {
+        (Some(s), _) => s,
+        (None, Some(s)) if !p.final_labels => {
+            final_labels = false;
+            s
+        }
+        (None, _) => stepper.step(&centroids, p.k)?,
     };
-    if let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
+    if final_labels && let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
         last.inertia = inertia;
     }
     Ok(LloydOutcome {

@@ -1271,10 +1271,59 @@ fn auto_picks_lloyd_for_small_shapes() {
         (256, 4096, 20, Yinyang),
     ] {
         assert_eq!(
-            auto_algorithm(d, k, max_iter),
+            auto_algorithm(d, k, max_iter + 1),
             want,
             "d {d} k {k} max_iter {max_iter}"
         );
+    }
+    // One pass (one iteration without the final labels): nothing to prune.
+    assert_eq!(auto_algorithm(256, 4096, 1), Lloyd);
+}
+
+/// Without the final labels a fit returns the same centroids (one pass fewer), no labels, and
+/// the last iteration's inertia, whatever the algorithm; predict then labels the points.
+#[test]
+fn compute_labels_off_skips_only_the_final_pass() {
+    use crate::Algorithm::{Elkan, Hamerly, Lloyd, Yinyang};
+    let (x64, x32, c) = blobs_and_first_centres(3_000, 12, 48, 40, 0.4, 5);
+    let x32 = ndarray::Array2::from_shape_vec((3_000, 12), x32).unwrap();
+    let init = ndarray::Array2::from_shape_vec((48, 12), c).unwrap();
+    for algorithm in [Lloyd, Hamerly, Yinyang, Elkan] {
+        for max_iter in [1, 4, 300] {
+            let params = KMeans::new(48)
+                .init(Init::Given(init.clone()))
+                .max_iter(max_iter)
+                .algorithm(algorithm);
+            let with = params.fit(x32.view()).unwrap();
+            let mut seen = Vec::new();
+            let without = params
+                .clone()
+                .compute_labels(false)
+                .fit_observed(x32.view(), None, &mut |p| seen.push(p.inertia))
+                .unwrap();
+            let what = format!("{algorithm:?} max_iter {max_iter}");
+            assert!(without.labels.is_empty(), "{what}");
+            assert_eq!(without.centroids, with.centroids, "{what}");
+            assert_eq!(without.iterations, with.iterations, "{what}");
+            if without.inertia != with.inertia {
+                // The last iteration's inertia (from its sums, as the progress reports), which
+                // the final centroids only lower.
+                assert_eq!(Some(&without.inertia), seen.last(), "{what}");
+                assert!(without.inertia > with.inertia, "{what}");
+            } else {
+                // A run that stops because no label changed has its final labels already.
+                assert!(with.converged, "{what}");
+            }
+            let predicted = crate::predict(with.centroids.view(), x32.view(), Exec::Cpu).unwrap();
+            assert_eq!(predicted, with.labels, "{what}");
+            // float64 as well (the same path, another element type).
+            let w64 = params
+                .clone()
+                .compute_labels(false)
+                .fit(x64.view())
+                .unwrap();
+            assert!(w64.labels.is_empty(), "{what}");
+        }
     }
 }
 

@@ -23,8 +23,11 @@ For every shape ``n x d, k`` (dtype float32 unless the shape says f64):
   ``min_points_per_centroid=0``, ``train(x, init_centroids=...)``): ``faiss`` is ``train``
   alone, which returns no labels, while warpath and scikit-learn end every fit with the labels
   of the final centroids (a second pass over the distances after one iteration);
-  ``faiss+labels`` adds what a FAISS user runs to get them, ``km.index.search(x, 1)``, so that
-  the one-iteration columns compare the same work (both are printed);
+  ``faiss+labels`` adds what a FAISS user runs to get them, ``km.index.search(x, 1)``, and
+  ``warpath-centres`` is warpath's fit without them (``compute_labels=False``, as
+  scikit-learn's ``MiniBatchKMeans``): FAISS's ``train`` is compared with ``warpath-centres``,
+  ``faiss+labels`` and scikit-learn with warpath's fit with labels, so that every ratio
+  compares the same work;
 - after twenty iterations: the labels of warpath and scikit-learn compared (the points that
   differ, and whether each is a near-tie in float32: the two nearest centres within
   ``1e-5`` relative), and the relative inertia difference;
@@ -125,9 +128,13 @@ def main():
         init64 = init.astype(np.float64)
         res = {}
 
-        def run_warpath(iters, tol=0.0, algorithm="auto"):
-            km = warpath.KMeans(k, init=init64, n_init=1, max_iter=iters, tol=tol, algorithm=algorithm, backend="cpu")
+        def run_warpath(iters, tol=0.0, algorithm="auto", compute_labels=True):
+            km = warpath.KMeans(k, init=init64, n_init=1, max_iter=iters, tol=tol, algorithm=algorithm, backend="cpu",
+                                compute_labels=compute_labels)
             return km.fit(x)
+
+        def run_warpath_centres(iters):
+            return run_warpath(iters, compute_labels=False)
 
         def run_sklearn(iters, tol=0.0, algorithm="lloyd"):
             with threadpool_limits(limits=args.threads):
@@ -145,10 +152,10 @@ def main():
             km.index.search(np.ascontiguousarray(x, dtype=np.float32), 1)
             return km
 
-        contenders = [("warpath", run_warpath), ("sklearn", run_sklearn), ("faiss", run_faiss),
-                      ("faiss+labels", run_faiss_labels)]
+        contenders = [("warpath", run_warpath), ("warpath-centres", run_warpath_centres), ("sklearn", run_sklearn),
+                      ("faiss", run_faiss), ("faiss+labels", run_faiss_labels)]
         for name, fn in contenders:
-            if name.split("+")[0] not in only:
+            if name.split("+")[0].split("-")[0] not in only:
                 continue
             b1, m1, _ = best_median(lambda: fn(1), args.repeat)
             bn, mn, fit = best_median(lambda: fn(args.iters), args.repeat)
@@ -193,23 +200,32 @@ def main():
         rows.append((spec, res, agree, conv))
 
     print()
-    print(f"| shape | warpath 1 it. | sklearn 1 it. | faiss 1 it. | faiss 1 it. + labels | warpath {args.iters} it. | sklearn {args.iters} it. | faiss {args.iters} it. | faiss {args.iters} it. + labels | labels vs sklearn |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    # Ratios are peer / warpath doing the same work: scikit-learn and FAISS + labels against
+    # warpath's fit with its final labels, FAISS's train (centroids only) against warpath's
+    # compute_labels=False fit (centroids only).
+    print("Ratios: peer time / warpath time for the same work (faiss train vs warpath compute_labels=False; "
+          "the others vs warpath with labels).")
+    print(f"| shape | warpath 1 it. | warpath centres 1 it. | sklearn 1 it. | faiss 1 it. | faiss 1 it. + labels | "
+          f"warpath {args.iters} it. | warpath centres {args.iters} it. | sklearn {args.iters} it. | faiss {args.iters} it. | "
+          f"faiss {args.iters} it. + labels | labels vs sklearn |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for spec, res, agree, _ in rows:
-        w = res.get("warpath")
 
-        def cell(name, key):
+        def cell(name, key, ref="warpath"):
             r = res.get(name)
             if not r:
                 return "-"
             s = f"{r[key] * 1e3:.0f} ms"
-            if w and name != "warpath":
+            w = res.get(ref)
+            if w and name != ref:
                 s += f" ({r[key] / w[key]:.2f}x)"
             return s
 
-        print(f"| {spec} | {cell('warpath', 'first')} | {cell('sklearn', 'first')} | {cell('faiss', 'first')} | "
-              f"{cell('faiss+labels', 'first')} | {cell('warpath', 'total')} | {cell('sklearn', 'total')} | "
-              f"{cell('faiss', 'total')} | {cell('faiss+labels', 'total')} | {agree} |")
+        cells = []
+        for key in ("first", "total"):
+            cells += [cell("warpath", key), cell("warpath-centres", key, "warpath-centres"), cell("sklearn", key),
+                      cell("faiss", key, "warpath-centres"), cell("faiss+labels", key)]
+        print(f"| {spec} | {' | '.join(cells)} | {agree} |")
     if args.converge:
         print()
         print("| shape | warpath | sklearn lloyd | sklearn elkan |")

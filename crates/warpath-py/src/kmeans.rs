@@ -30,20 +30,23 @@ fn parse_init(init: &Bound<'_, PyAny>) -> PyResult<Init> {
     ))
 }
 
-/// What `kmeans_fit` returns: centres, labels, inertia, iterations, backend name.
+/// What `kmeans_fit` returns: centres, labels (`None` without `compute_labels`), inertia,
+/// iterations, backend name.
 type FitOutput<'py> = (
     Bound<'py, PyAny>,
-    Bound<'py, PyArray1<i32>>,
+    Option<Bound<'py, PyArray1<i32>>>,
     f64,
     usize,
     String,
 );
 
 /// Native half of `KMeans.fit`: `x` is a 2-D float64 or float32 array (C-contiguous input is
-/// read in place), `sample_weight` a 1-D array of the same dtype or `None`.
+/// read in place), `sample_weight` a 1-D array of the same dtype or `None`; without
+/// `compute_labels` the final labelling pass is skipped (no labels, the last iteration's
+/// inertia).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (x, n_clusters, init, n_init, max_iter, tol, seed, backend, sample_weight=None, algorithm="auto"))]
+#[pyo3(signature = (x, n_clusters, init, n_init, max_iter, tol, seed, backend, sample_weight=None, algorithm="auto", compute_labels=true))]
 fn kmeans_fit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -56,8 +59,10 @@ fn kmeans_fit<'py>(
     backend: &str,
     sample_weight: Option<&Bound<'py, PyAny>>,
     algorithm: &str,
+    compute_labels: bool,
 ) -> PyResult<FitOutput<'py>> {
     let params = KMeans::new(n_clusters)
+        .compute_labels(compute_labels)
         .init(parse_init(init)?)
         .n_init(n_init)
         .max_iter(max_iter)
@@ -92,10 +97,13 @@ fn fit<'py, T: Element + numpy::Element>(
             Some(w) => params.fit_weighted(data, w),
         })
         .map_err(py_err)?;
-    let labels: Vec<i32> = r.labels.iter().map(|&l| l as i32).collect();
+    let labels = params.compute_labels.then(|| {
+        let labels: Vec<i32> = r.labels.iter().map(|&l| l as i32).collect();
+        labels.into_pyarray(py)
+    });
     Ok((
         r.centroids.into_pyarray(py).into_any(),
-        labels.into_pyarray(py),
+        labels,
         r.inertia,
         r.iterations,
         r.backend.to_string(),

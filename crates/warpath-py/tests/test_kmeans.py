@@ -168,3 +168,29 @@ def test_float32_is_read_without_a_copy_and_k_means_parallel_init(rng):
     theirs = sklearn.cluster.KMeans(30, init=km.cluster_centers_, n_init=1).fit(X)
     theirs.cluster_centers_ = km.cluster_centers_
     np.testing.assert_allclose(km.transform(X[:500]), theirs.transform(X[:500]), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compute_labels_false_gives_the_centres_only(rng, dtype):
+    # as scikit-learn's MiniBatchKMeans(compute_labels=False) and FAISS's train: the same
+    # centres as a fit with labels, no labels_, the last iteration's inertia
+    X, _ = blobs(rng, n=3000, d=20, k=40, dtype=dtype)
+    init = X[:40].astype(np.float64)
+    for max_iter in [1, 5]:
+        full = KMeans(40, init=init, max_iter=max_iter, tol=0, backend="cpu").fit(X)
+        bare = KMeans(40, init=init, max_iter=max_iter, tol=0, backend="cpu", compute_labels=False).fit(X)
+        np.testing.assert_array_equal(bare.cluster_centers_, full.cluster_centers_)
+        assert bare.n_iter_ == full.n_iter_ == max_iter
+        assert not hasattr(bare, "labels_")
+        assert bare.inertia_ > full.inertia_  # against the centres the last iteration started from
+        np.testing.assert_array_equal(bare.predict(X), full.labels_)
+        np.testing.assert_array_equal(
+            KMeans(40, init=init, max_iter=max_iter, tol=0, compute_labels=False).fit_predict(X), full.labels_
+        )
+    # a refit without labels does not leave an earlier fit's labels behind
+    km = KMeans(40, init=init, max_iter=2, tol=0).fit(X)
+    assert hasattr(km, "labels_")
+    km.set_params(compute_labels=False).fit(X)
+    assert not hasattr(km, "labels_")
+    with pytest.raises(ValueError, match="compute_labels"):
+        KMeans(3, compute_labels="yes").fit(X)

@@ -210,6 +210,7 @@ fn gpu_lloyd_runs_equal_the_cpu_runs() {
         max_iter: 30,
         limit: ShiftLimit::Absolute(0.0),
         start_iteration: 0,
+        final_labels: true,
     };
     let none = |_: usize, _: &[f64], _: &StepStats| Ok::<(), KMeansError>(());
     let mut cpu = CpuStepper::new(&x, d, None, CpuKind::Parallel);

@@ -96,20 +96,32 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         ``"hamerly"`` keeps one lower bound per point, ``"yinyang"`` one per point and group
         of about 16 centres, ``"elkan"`` one per point and centre (``4 n k`` bytes, refused
         with ``MemoryError`` when that does not fit), and skip the distances the bounds
-        settle. ``"auto"``: Lloyd for ``max_iter=1`` while ``n_clusters * n_features <
+        settle. ``"auto"``: Lloyd for a single pass (``max_iter=1`` with
+        ``compute_labels=False``), for ``max_iter=1`` while ``n_clusters * n_features <
         2**20``, for ``n_clusters < 8``, or at most 8 features with ``n_clusters *
         n_features <= 256``; Hamerly for ``n_clusters <= 32``, Yinyang otherwise.
         (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same labels and
         centres, faster.)
+    compute_labels : bool, default=True
+        End the fit with the labels of the final centres (``labels_``, and ``inertia_``
+        against them), as scikit-learn's ``KMeans``. Lloyd's last iteration moves the centres
+        after assigning the points, so this takes one more assignment pass (a whole pass
+        after one iteration, pruned by the bounds later). ``False``, as scikit-learn's
+        ``MiniBatchKMeans(compute_labels=False)`` and FAISS's ``Kmeans.train``, skips it:
+        ``labels_`` is not set, ``inertia_`` is the last iteration's (against the centres it
+        started from, from its sums; runs of ``n_init`` are compared by it). For the centres
+        alone, e.g. training a vector index; ``predict`` labels any points later.
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         Final centres, in ``X``'s dtype (float64 or float32).
     labels_ : ndarray of shape (n_samples,), int32
-        Index of the nearest final centre of every training point.
+        Index of the nearest final centre of every training point (not set with
+        ``compute_labels=False``).
     inertia_ : float
-        Sum over points of weight times squared distance to the nearest centre.
+        Sum over points of weight times squared distance to the nearest centre (with
+        ``compute_labels=False``: the last iteration's).
     n_iter_ : int
         Lloyd iterations of the best run.
     n_features_in_ : int
@@ -143,7 +155,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     True
     """
 
-    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, backend="auto", algorithm="auto"):
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, backend="auto", algorithm="auto", compute_labels=True):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -152,6 +164,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.random_state = random_state
         self.backend = backend
         self.algorithm = algorithm
+        self.compute_labels = compute_labels
 
     # -- parameters ---------------------------------------------------------------------
 
@@ -192,16 +205,24 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         k, init, n_init, max_iter, tol = self._check_params(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
+        if not isinstance(self.compute_labels, (bool, np.bool_)):
+            raise ValueError(
+                f"The 'compute_labels' parameter of KMeans must be an instance of 'bool'. Got {self.compute_labels!r} instead."
+            )
         if self.algorithm not in ALGORITHMS:
             raise ValueError(
                 f"The 'algorithm' parameter of KMeans must be a str among {sorted(ALGORITHMS)}. Got {self.algorithm!r} instead."
             )
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         centers, labels, inertia, n_iter, backend = _native.kmeans_fit(
-            X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight, self.algorithm
+            X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight, self.algorithm,
+            bool(self.compute_labels),
         )
         self.cluster_centers_ = centers
-        self.labels_ = labels
+        if labels is not None:
+            self.labels_ = labels
+        elif hasattr(self, "labels_"):
+            del self.labels_  # a refit without labels leaves none of an earlier fit
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
         self.backend_ = backend
@@ -209,7 +230,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):
-        """Fit and return the training labels (``fit(X).labels_``).
+        """Fit and return the training labels (``fit(X).labels_``; with
+        ``compute_labels=False``, ``predict(X)`` after the fit).
 
         Parameters
         ----------
@@ -220,7 +242,10 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         -------
         labels : ndarray of shape (n_samples,), int32
         """
-        return self.fit(X, sample_weight=sample_weight).labels_
+        self.fit(X, sample_weight=sample_weight)
+        if not self.compute_labels:
+            return self.predict(X)
+        return self.labels_
 
     def fit_transform(self, X, y=None, sample_weight=None):
         """Fit and return the distances of every point to every centre.

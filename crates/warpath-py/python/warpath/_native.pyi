@@ -37,7 +37,8 @@ def kmeans_fit(
     backend: str,
     sample_weight: NDArray[np.floating[Any]] | None = None,
     algorithm: str = "auto",
-) -> tuple[NDArray[np.floating[Any]], NDArray[np.int32], float, int, str]: ...
+    compute_labels: bool = True,
+) -> tuple[NDArray[np.floating[Any]], NDArray[np.int32] | None, float, int, str]: ...
 def kmeans_predict(
     centers: NDArray[np.floating[Any]], x: NDArray[np.floating[Any]], backend: str
 ) -> NDArray[np.int32]: ...
