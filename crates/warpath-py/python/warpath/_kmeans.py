@@ -94,7 +94,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         exact nearest centre of every point at every iteration), they differ in speed and
         memory. ``"lloyd"`` computes every distance (as scikit-learn's ``"lloyd"``);
         ``"hamerly"`` keeps one lower bound per point, ``"yinyang"`` one per point and group
-        of about 16 centres, ``"elkan"`` one per point and centre (``4 n k`` bytes, refused
+        of about 16 centres (8 groups at least, of 8 or more), ``"elkan"`` one per point and centre (``4 n k`` bytes, refused
         with ``MemoryError`` when that does not fit), and skip the distances the bounds
         settle. ``"auto"``: Lloyd for a single pass (``max_iter=1`` with
         ``compute_labels=False``), for ``max_iter=1`` while ``n_clusters * n_features <

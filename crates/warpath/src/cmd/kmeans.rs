@@ -81,8 +81,8 @@ pub(crate) struct Args {
     /// How points are assigned: auto, lloyd, hamerly, yinyang or elkan. Every choice gives
     /// the same labels and centroids (the exact nearest centroid at every iteration); the
     /// pruned ones skip the distances their bounds settle (Hamerly: 12 bytes a point,
-    /// Yinyang: 4 more per group of about 16 centroids, Elkan: 4 n k bytes). auto: lloyd for
-    /// --max-iter 1, k < 8, or dimension <= 8 with k * dimension <= 256; hamerly for k <= 32,
+    /// Yinyang: 4 more per group of about 16 centroids, 8 groups at least, Elkan: 4 n k
+    /// bytes). auto: lloyd for --max-iter 1, k < 8, or dimension <= 8 with k * dimension <= 256; hamerly for k <= 32,
     /// yinyang otherwise.
     #[arg(long, default_value = "auto")]
     algorithm: Algorithm,
