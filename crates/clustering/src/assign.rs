@@ -1091,6 +1091,50 @@ pub(crate) fn finish<T: Element>(
     Some(best)
 }
 
+/// The nearest slot of a row of product values (`norms[j] + row[j]`, slots from 0, a multiple
+/// of 16 long) and its distance bound, when a single value lies within the point's band of the
+/// smallest: what [`Band::scan`] and [`finish`] would return for that row (the same value,
+/// slot and distance), without building the band. `None` when the band holds more than one
+/// value or [`finish`] would need exact distances: the caller then takes that path.
+#[inline(always)]
+fn single_nearest<T: Element>(
+    row: &[T],
+    norms: &[T],
+    xn2: f64,
+    cent: &Centres<T>,
+    avx512: bool,
+) -> Option<(u32, f64)> {
+    let (rows, _) = row.as_chunks::<16>();
+    let (ns, _) = norms.as_chunks::<16>();
+    let m = lanes_min(lane_mins::<T, false>(rows, ns).0);
+    let bar = m + cent.band_width(xn2);
+    let mut count = 0;
+    let mut first = u32::MAX;
+    for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
+        #[cfg(target_arch = "x86_64")]
+        let mask = if avx512 {
+            // SAFETY: the caller checked the CPU for AVX-512; `T` is f32 or f64.
+            unsafe { avx512::le_mask(r, n, bar) }
+        } else {
+            le_mask(r, n, bar)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let mask = {
+            let _ = avx512;
+            le_mask(r, n, bar)
+        };
+        count += mask.count_ones();
+        if first == u32::MAX && mask != 0 {
+            first = (b * 16) as u32 + mask.trailing_zeros();
+        }
+    }
+    // The band's floor is `bar` (its second value is the smallest, as `scan` leaves it
+    // without `SECOND`); `finish` computes exact distances when that is within its limit.
+    let err = cent.err(xn2);
+    let lead = m.to_f64();
+    (count == 1 && bar.to_f64() > lead + 2.0 * err).then_some((first, xn2 + lead + err))
+}
+
 /// `best` becomes `(slot, d2)` when that is nearer, or as near with a lower caller index.
 #[inline(always)]
 pub(crate) fn take<T>(cent: &Centres<T>, slot: u32, d2: f64, best: &mut (u32, f64)) {
@@ -1411,6 +1455,31 @@ pub(crate) fn nearest_tile<T: Element>(
                 *o = nearest_direct(xr, cent, 0..cent.k);
             }
         }
+        Method::Gemm if cent.k <= TILE_CENTRES && cent.k.is_multiple_of(16) => {
+            // One tile of centres: most rows have a single centre within their band, found
+            // without building the band (`single_nearest`); the others as below.
+            row_norms(x, d, &mut s.xn2);
+            let (p, k) = (x.len() / d, cent.k);
+            s.tile.resize(p * k, T::zero());
+            product(x, p, cent, 0, k, &mut s.tile);
+            let norms = &cent.norms[..k];
+            #[cfg(target_arch = "x86_64")]
+            let avx512 = crate::isa::has_avx512();
+            #[cfg(not(target_arch = "x86_64"))]
+            let avx512 = false;
+            for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
+                let (row, xn2) = (&s.tile[i * k..(i + 1) * k], s.xn2[i]);
+                *o = single_nearest(row, norms, xn2, cent, avx512).unwrap_or_else(|| {
+                    let mut band = Band::new(cent.band_width(xn2));
+                    band.scan::<false>(row, norms, 0);
+                    finish(xr, xn2, &band, cent, None).unwrap_or_else(|| {
+                        let mut best = (u32::MAX, f64::INFINITY);
+                        exact_over(xr, cent, 0..k, &mut best);
+                        best
+                    })
+                });
+            }
+        }
         Method::Gemm => {
             row_norms(x, d, &mut s.xn2);
             scan_product::<T, false>(x, cent, 0..cent.k, s);
@@ -1487,6 +1556,10 @@ mod tests {
             (600, 40, 100),
             (300, 128, 600),
             (100, 7, 1),
+            // Whole chunks of 16 in one tile: `single_nearest` first.
+            (600, 40, 64),
+            (300, 16, 48),
+            (200, 128, 512),
         ] {
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -1497,12 +1570,56 @@ mod tests {
         }
     }
 
+    /// `single_nearest` answers exactly when the band holds one value and `finish` needs no
+    /// exact distance, and then as the band and `finish` do.
+    #[test]
+    fn single_nearest_is_the_band_when_it_answers() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (d, k) = (24, 64);
+        let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let cent = Centres::<f64>::new(&c, k, d, None, Method::Gemm, false);
+        let (mut some, mut none) = (0, 0);
+        for i in 0..2000 {
+            // Random points, and points halfway between two centres (bands of two).
+            let x: Vec<f64> = if i % 2 == 0 {
+                (0..d).map(|_| rng.random_range(-1.0..1.0)).collect()
+            } else {
+                let (a, b) = (i % k, (i * 5 + 3) % k);
+                (0..d)
+                    .map(|u| 0.5 * (c[a * d + u] + c[b * d + u]))
+                    .collect()
+            };
+            let xn2 = norm2(&x);
+            let mut row = vec![0.0; k];
+            product(&x, 1, &cent, 0, k, &mut row);
+            let norms = &cent.norms[..k];
+            let mut band = Band::new(cent.band_width(xn2));
+            band.scan::<false>(&row, norms, 0);
+            let want = finish(&x, xn2, &band, &cent, None);
+            for avx512 in [false, crate::isa::has_avx512()] {
+                match single_nearest(&row, norms, xn2, &cent, avx512) {
+                    Some(got) => {
+                        assert_eq!(band.len, 1, "point {i}");
+                        assert_eq!(Some(got), want, "point {i}");
+                        some += 1;
+                    }
+                    None => none += 1,
+                }
+            }
+        }
+        assert!(
+            some > 1000 && none > 100,
+            "{some} answered, {none} left to the band"
+        );
+    }
+
     /// Near-ties everywhere: points on the bisectors of pairs of centres, far from the origin
     /// (large `|x| |c|` against small distances: the product's rounding is at its worst).
     #[test]
     fn near_ties_and_offset_data_are_settled_exactly() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        for &(d, k) in &[(16, 32), (64, 200), (200, 64)] {
+        // With the duplicate below, k = 32 and 64 take `single_nearest`, 201 the bands.
+        for &(d, k) in &[(16, 31), (64, 200), (200, 63)] {
             let off: Vec<f64> = (0..d).map(|_| rng.random_range(50.0..100.0)).collect();
             let c: Vec<f64> = (0..k * d)
                 .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
