@@ -406,22 +406,12 @@ impl<T: Element> Band<T> {
         }
         let bar = self.best + self.width;
         let mut found = u32::MAX;
-        #[cfg(target_arch = "x86_64")]
-        let avx512 = crate::isa::has_avx512();
+        let avx512 = has_avx512();
         for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
             // One vector compare per chunk, then only the lanes within the band (mostly one
             // lane, the smallest, in one chunk): a scalar pass over the 16 lanes of every
-            // chunk holding one was a third of a plain step at k = 64, d = 16, and the
-            // compiler's own vectorisation of the mask split it into pieces of 1 to 8 lanes.
-            #[cfg(target_arch = "x86_64")]
-            let mut mask = if avx512 {
-                // SAFETY: the CPU has AVX-512 (checked above); `T` is f32 or f64.
-                unsafe { avx512::le_mask(r, n, bar) }
-            } else {
-                le_mask(r, n, bar)
-            };
-            #[cfg(not(target_arch = "x86_64"))]
-            let mut mask = le_mask(r, n, bar);
+            // chunk holding one was the hottest line of a plain step at k = 64, d = 16.
+            let mut mask = le_mask(r, n, bar, avx512);
             while mask != 0 {
                 let l = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -450,9 +440,26 @@ impl<T: Element> Band<T> {
     }
 }
 
-/// Bit `l` set when `norms[l] + row[l] <= bar` (`l < 16`), without intrinsics.
+/// Whether the AVX-512 kernels of this module may run (`false` off x86-64).
 #[inline(always)]
-fn le_mask<T: Element>(row: &[T; 16], norms: &[T; 16], bar: T) -> u32 {
+fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return crate::isa::has_avx512();
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
+/// Bit `l` set when `norms[l] + row[l] <= bar` (`l < 16`): AVX-512 compares when `avx512`
+/// ([`has_avx512`]; the compiler's own vectorisation of the loop split the mask into pieces of
+/// 1 to 8 lanes), else the loop.
+#[inline(always)]
+fn le_mask<T: Element>(row: &[T; 16], norms: &[T; 16], bar: T, avx512: bool) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if avx512 {
+        // SAFETY: `avx512` comes from `has_avx512`; `T` is f32 or f64.
+        return unsafe { avx512::le_mask(row, norms, bar) };
+    }
+    let _ = avx512;
     let mut mask = 0u32;
     for l in 0..16 {
         mask |= u32::from(norms[l] + row[l] <= bar) << l;
@@ -1095,7 +1102,8 @@ pub(crate) fn finish<T: Element>(
 /// of 16 long) and its distance bound, when a single value lies within the point's band of the
 /// smallest: what [`Band::scan`] and [`finish`] would return for that row (the same value,
 /// slot and distance), without building the band. `None` when the band holds more than one
-/// value or [`finish`] would need exact distances: the caller then takes that path.
+/// value or [`finish`] would need exact distances: the caller then takes that path. `avx512`
+/// is [`has_avx512`], read once by the caller.
 #[inline(always)]
 fn single_nearest<T: Element>(
     row: &[T],
@@ -1111,18 +1119,7 @@ fn single_nearest<T: Element>(
     let mut count = 0;
     let mut first = u32::MAX;
     for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
-        #[cfg(target_arch = "x86_64")]
-        let mask = if avx512 {
-            // SAFETY: the caller checked the CPU for AVX-512; `T` is f32 or f64.
-            unsafe { avx512::le_mask(r, n, bar) }
-        } else {
-            le_mask(r, n, bar)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let mask = {
-            let _ = avx512;
-            le_mask(r, n, bar)
-        };
+        let mask = le_mask(r, n, bar, avx512);
         count += mask.count_ones();
         if first == u32::MAX && mask != 0 {
             first = (b * 16) as u32 + mask.trailing_zeros();
@@ -1463,10 +1460,7 @@ pub(crate) fn nearest_tile<T: Element>(
             s.tile.resize(p * k, T::zero());
             product(x, p, cent, 0, k, &mut s.tile);
             let norms = &cent.norms[..k];
-            #[cfg(target_arch = "x86_64")]
-            let avx512 = crate::isa::has_avx512();
-            #[cfg(not(target_arch = "x86_64"))]
-            let avx512 = false;
+            let avx512 = has_avx512();
             for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
                 let (row, xn2) = (&s.tile[i * k..(i + 1) * k], s.xn2[i]);
                 *o = single_nearest(row, norms, xn2, cent, avx512).unwrap_or_else(|| {
@@ -1596,7 +1590,7 @@ mod tests {
             let mut band = Band::new(cent.band_width(xn2));
             band.scan::<false>(&row, norms, 0);
             let want = finish(&x, xn2, &band, &cent, None);
-            for avx512 in [false, crate::isa::has_avx512()] {
+            for avx512 in [false, has_avx512()] {
                 match single_nearest(&row, norms, xn2, &cent, avx512) {
                     Some(got) => {
                         assert_eq!(band.len, 1, "point {i}");

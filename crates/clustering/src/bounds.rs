@@ -832,8 +832,8 @@ fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
         }
         *l = v;
     }
-    // The rest four lanes at a time (a few groups, the common case at small k: a reduction of
-    // 16 lanes for four values cost more than the bounds' arithmetic).
+    // The rest four lanes at a time (a few groups, the common case at small k, then need no
+    // reduction of 16 mostly empty lanes).
     let (l4, lr) = lr.as_chunks_mut::<4>();
     let (d4, dr) = dr.as_chunks::<4>();
     let mut m4 = [f32::INFINITY; 4];
@@ -923,8 +923,8 @@ fn pruned_leaf_body<T: Element>(
             old_block.extend_from_slice(&rows.lower[sb * t..(sb + m) * t]);
         }
         // 1: bounds moved by the drifts, every row without a branch; the points they settle
-        // keep their label (a data-dependent branch per point here mispredicted about half
-        // the time: this pass and the next ran at 22 ns a point at 10^6 x 16, k = 64).
+        // keep their label. (One pass with a data-dependent branch per row, which half the
+        // rows took at 10^6 x 16, k = 64, cost 22 ns a row there; these three passes 15-17.)
         let mut no = 0;
         for r in 0..m {
             let i = sb + r;
