@@ -304,3 +304,22 @@ def test_k_means_parallel_init_and_auto_algorithm(client):
     a = KMeans(4, init="k-means||", random_state=1, algorithm="auto").fit(X)
     b = KMeans(4, init="k-means||", random_state=1).fit(X)
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+def test_compute_labels_false_skips_the_final_pass(client):
+    # as warpath.KMeans(compute_labels=False): the same centres, no labels_, the last
+    # iteration's inertia (one pass over the chunks fewer)
+    X = da.from_array(blobs(n=3000), chunks=700)
+    init = blobs(n=3000)[:4]
+    full = KMeans(4, init=init, max_iter=3, tol=0).fit(X)
+    bare = KMeans(4, init=init, max_iter=3, tol=0, compute_labels=False).fit(X)
+    np.testing.assert_array_equal(bare.cluster_centers_, full.cluster_centers_)
+    assert not hasattr(bare, "labels_")
+    assert bare.inertia_ == bare.metrics_[-1]["inertia"] > full.inertia_
+    one = warpath.KMeans(4, init=init, max_iter=3, tol=0, backend="cpu", compute_labels=False).fit(X.compute())
+    assert bare.inertia_ == pytest.approx(one.inertia_, rel=1e-12)
+    np.testing.assert_array_equal(
+        KMeans(4, init=init, max_iter=3, tol=0, compute_labels=False).fit_predict(X).compute(), full.labels_.compute()
+    )
+    with pytest.raises(ValueError, match="compute_labels"):
+        KMeans(4, compute_labels=None).fit(X)

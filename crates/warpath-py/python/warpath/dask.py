@@ -422,6 +422,11 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         ``"auto"`` is ``"lloyd"`` (as dask-ml's only ``"full"``).
     progress : bool, default=False
         Show a one-line progress bar on standard error.
+    compute_labels : bool, default=True
+        As ``warpath.KMeans``'s: ``False`` skips the pass over the chunks that computes the
+        inertia of the final centres (``inertia_`` is then the last iteration's, against the
+        centres it started from; runs of ``n_init`` are compared by it) and sets no
+        ``labels_``; ``predict`` labels any points later.
 
     Attributes
     ----------
@@ -429,9 +434,10 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         Final centres, in ``X``'s dtype.
     labels_ : dask array of shape (n_samples,), int32
         Index of the nearest final centre of every training point (lazy: computed from
-        ``X``'s chunks when asked for).
+        ``X``'s chunks when asked for; not set with ``compute_labels=False``).
     inertia_ : float
-        Sum over points of weight times squared distance to the nearest final centre.
+        Sum over points of weight times squared distance to the nearest final centre (with
+        ``compute_labels=False``: the last iteration's).
     n_iter_ : int
         Lloyd iterations of the best run.
     n_features_in_ : int
@@ -472,6 +478,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         init_sample=INIT_SAMPLE_ROWS,
         algorithm="lloyd",
         progress=False,
+        compute_labels=True,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -483,11 +490,16 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self.init_sample = init_sample
         self.algorithm = algorithm
         self.progress = progress
+        self.compute_labels = compute_labels
 
     # -- parameters ---------------------------------------------------------------------
 
     def _check_params(self, n, d):
         integral("init_sample", self.init_sample, 1)
+        if not isinstance(self.compute_labels, (bool, np.bool_)):
+            raise ValueError(
+                f"The 'compute_labels' parameter of warpath.dask.KMeans must be an instance of 'bool'. Got {self.compute_labels!r} instead."
+            )
         if self.algorithm not in ("lloyd", "auto"):
             raise ValueError(
                 f"The 'algorithm' parameter of warpath.dask.KMeans must be 'lloyd' or 'auto', not {self.algorithm!r}: "
@@ -583,7 +595,10 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
         self.n_features_in_ = d
-        self.labels_ = self._labels(X)
+        if self.compute_labels:
+            self.labels_ = self._labels(X)
+        elif hasattr(self, "labels_"):
+            del self.labels_  # a refit without labels leaves none of an earlier fit
         return self
 
     def _mean_variance(self, ex, n, d):
@@ -667,7 +682,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
                 callback(self, dict(m, centers=centers.copy()))
             if shift <= tol_abs:
                 break
-        if shift != 0.0:
+        if shift != 0.0 and self.compute_labels:
             last, _ = self._stats(ex, centers)
         return centers, float(last[-1]), it
 
@@ -675,8 +690,12 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         return X.map_blocks(_predict_block, self.cluster_centers_, self.backend, dtype=np.int32, drop_axis=1)
 
     def fit_predict(self, X, y=None, sample_weight=None):
-        """Fit and return the training labels (``fit(X).labels_``, a dask array)."""
-        return self.fit(X, sample_weight=sample_weight).labels_
+        """Fit and return the training labels (``fit(X).labels_``, a dask array; with
+        ``compute_labels=False`` the same labels, from the fitted centres)."""
+        self.fit(X, sample_weight=sample_weight)
+        if not self.compute_labels:
+            return self._labels(self._as_dask(X))
+        return self.labels_
 
     # -- using a fit --------------------------------------------------------------------
 
