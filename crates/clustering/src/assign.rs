@@ -406,7 +406,7 @@ impl<T: Element> Band<T> {
         }
         let bar = self.best + self.width;
         let mut found = u32::MAX;
-        let avx512 = has_avx512();
+        let avx512 = crate::isa::has_avx512();
         for (b, (r, n)) in rows.iter().zip(ns).enumerate() {
             // One vector compare per chunk, then only the lanes within the band (mostly one
             // lane, the smallest, in one chunk): a scalar pass over the 16 lanes of every
@@ -440,23 +440,14 @@ impl<T: Element> Band<T> {
     }
 }
 
-/// Whether the AVX-512 kernels of this module may run (`false` off x86-64).
-#[inline(always)]
-fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return crate::isa::has_avx512();
-    #[cfg(not(target_arch = "x86_64"))]
-    return false;
-}
-
 /// Bit `l` set when `norms[l] + row[l] <= bar` (`l < 16`): AVX-512 compares when `avx512`
-/// ([`has_avx512`]; the compiler's own vectorisation of the loop split the mask into pieces of
+/// ([`crate::isa::has_avx512`]; the compiler's own vectorisation of the loop split the mask into pieces of
 /// 1 to 8 lanes), else the loop.
 #[inline(always)]
 fn le_mask<T: Element>(row: &[T; 16], norms: &[T; 16], bar: T, avx512: bool) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if avx512 {
-        // SAFETY: `avx512` comes from `has_avx512`; `T` is f32 or f64.
+        // SAFETY: `avx512` comes from `isa::has_avx512`; `T` is f32 or f64.
         return unsafe { avx512::le_mask(row, norms, bar) };
     }
     let _ = avx512;
@@ -672,10 +663,7 @@ impl<T: Element> GroupBlocks<T> {
         starts: &[usize],
         blocked: impl Fn(usize) -> bool,
     ) -> Self {
-        #[cfg(target_arch = "x86_64")]
         let avx512 = crate::isa::has_avx512();
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx512 = false;
         let d = cent.d;
         let t = starts.len() - 1;
         let (mut off, mut noff) = (vec![usize::MAX; t], vec![0; t]);
@@ -1098,12 +1086,12 @@ pub(crate) fn finish<T: Element>(
     Some(best)
 }
 
-/// The nearest slot of a row of product values (`norms[j] + row[j]`, slots from 0, a multiple
-/// of 16 long) and its distance bound, when a single value lies within the point's band of the
-/// smallest: what [`Band::scan`] and [`finish`] would return for that row (the same value,
-/// slot and distance), without building the band. `None` when the band holds more than one
-/// value or [`finish`] would need exact distances: the caller then takes that path. `avx512`
-/// is [`has_avx512`], read once by the caller.
+/// The nearest slot of a row of product values (`norms[j] + row[j]`, slots from 0) and its
+/// distance bound, when a single value lies within the point's band of the smallest: what
+/// [`Band::scan`] and [`finish`] would return for that row (the same value, slot and
+/// distance), without building the band. `None` when the band holds more than one value or
+/// [`finish`] would need exact distances: the caller then settles the row ([`settle`]).
+/// `avx512` is [`crate::isa::has_avx512`], read once by the caller.
 #[inline(always)]
 fn single_nearest<T: Element>(
     row: &[T],
@@ -1112,9 +1100,12 @@ fn single_nearest<T: Element>(
     cent: &Centres<T>,
     avx512: bool,
 ) -> Option<(u32, f64)> {
-    let (rows, _) = row.as_chunks::<16>();
-    let (ns, _) = norms.as_chunks::<16>();
-    let m = lanes_min(lane_mins::<T, false>(rows, ns).0);
+    let (rows, rrest) = row.as_chunks::<16>();
+    let (ns, nrest) = norms.as_chunks::<16>();
+    let rest = || nrest.iter().zip(rrest).map(|(&n, &r)| n + r);
+    let m = rest().fold(lanes_min(lane_mins::<T, false>(rows, ns).0), |m, v| {
+        if v < m { v } else { m }
+    });
     let bar = m + cent.band_width(xn2);
     let mut count = 0;
     let mut first = u32::MAX;
@@ -1125,11 +1116,27 @@ fn single_nearest<T: Element>(
             first = (b * 16) as u32 + mask.trailing_zeros();
         }
     }
+    for (l, v) in rest().enumerate() {
+        if v <= bar {
+            count += 1;
+            first = first.min((rows.len() * 16 + l) as u32);
+        }
+    }
     // The band's floor is `bar` (its second value is the smallest, as `scan` leaves it
     // without `SECOND`); `finish` computes exact distances when that is within its limit.
     let err = cent.err(xn2);
     let lead = m.to_f64();
     (count == 1 && bar.to_f64() > lead + 2.0 * err).then_some((first, xn2 + lead + err))
+}
+
+/// The label and distance bound of a point from its band over every centre ([`finish`]
+/// without an incumbent), or from every exact distance when the band cannot tell.
+fn settle<T: Element>(x: &[T], xn2: f64, band: &Band<T>, cent: &Centres<T>) -> (u32, f64) {
+    finish(x, xn2, band, cent, None).unwrap_or_else(|| {
+        let mut best = (u32::MAX, f64::INFINITY);
+        exact_over(x, cent, 0..cent.k, &mut best);
+        best
+    })
 }
 
 /// `best` becomes `(slot, d2)` when that is nearer, or as near with a lower caller index.
@@ -1452,25 +1459,21 @@ pub(crate) fn nearest_tile<T: Element>(
                 *o = nearest_direct(xr, cent, 0..cent.k);
             }
         }
-        Method::Gemm if cent.k <= TILE_CENTRES && cent.k.is_multiple_of(16) => {
-            // One tile of centres: most rows have a single centre within their band, found
+        Method::Gemm if cent.k <= TILE_CENTRES => {
+            // One tile of centres (else the bands are merged over tiles): most rows have a single centre within their band, found
             // without building the band (`single_nearest`); the others as below.
             row_norms(x, d, &mut s.xn2);
             let (p, k) = (x.len() / d, cent.k);
             s.tile.resize(p * k, T::zero());
             product(x, p, cent, 0, k, &mut s.tile);
             let norms = &cent.norms[..k];
-            let avx512 = has_avx512();
+            let avx512 = crate::isa::has_avx512();
             for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
                 let (row, xn2) = (&s.tile[i * k..(i + 1) * k], s.xn2[i]);
                 *o = single_nearest(row, norms, xn2, cent, avx512).unwrap_or_else(|| {
                     let mut band = Band::new(cent.band_width(xn2));
                     band.scan::<false>(row, norms, 0);
-                    finish(xr, xn2, &band, cent, None).unwrap_or_else(|| {
-                        let mut best = (u32::MAX, f64::INFINITY);
-                        exact_over(xr, cent, 0..k, &mut best);
-                        best
-                    })
+                    settle(xr, xn2, &band, cent)
                 });
             }
         }
@@ -1478,11 +1481,7 @@ pub(crate) fn nearest_tile<T: Element>(
             row_norms(x, d, &mut s.xn2);
             scan_product::<T, false>(x, cent, 0..cent.k, s);
             for (i, (o, xr)) in out.iter_mut().zip(x.chunks_exact(d)).enumerate() {
-                *o = finish(xr, s.xn2[i], &s.top[i], cent, None).unwrap_or_else(|| {
-                    let mut best = (u32::MAX, f64::INFINITY);
-                    exact_over(xr, cent, 0..cent.k, &mut best);
-                    best
-                });
+                *o = settle(xr, s.xn2[i], &s.top[i], cent);
             }
         }
     }
@@ -1550,7 +1549,8 @@ mod tests {
             (600, 40, 100),
             (300, 128, 600),
             (100, 7, 1),
-            // Whole chunks of 16 in one tile: `single_nearest` first.
+            // One tile of centres (every k above but 600): `single_nearest` first, with and
+            // without whole chunks of 16.
             (600, 40, 64),
             (300, 16, 48),
             (200, 128, 512),
@@ -1569,42 +1569,44 @@ mod tests {
     #[test]
     fn single_nearest_is_the_band_when_it_answers() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let (d, k) = (24, 64);
-        let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let cent = Centres::<f64>::new(&c, k, d, None, Method::Gemm, false);
-        let (mut some, mut none) = (0, 0);
-        for i in 0..2000 {
-            // Random points, and points halfway between two centres (bands of two).
-            let x: Vec<f64> = if i % 2 == 0 {
-                (0..d).map(|_| rng.random_range(-1.0..1.0)).collect()
-            } else {
-                let (a, b) = (i % k, (i * 5 + 3) % k);
-                (0..d)
-                    .map(|u| 0.5 * (c[a * d + u] + c[b * d + u]))
-                    .collect()
-            };
-            let xn2 = norm2(&x);
-            let mut row = vec![0.0; k];
-            product(&x, 1, &cent, 0, k, &mut row);
-            let norms = &cent.norms[..k];
-            let mut band = Band::new(cent.band_width(xn2));
-            band.scan::<false>(&row, norms, 0);
-            let want = finish(&x, xn2, &band, &cent, None);
-            for avx512 in [false, has_avx512()] {
-                match single_nearest(&row, norms, xn2, &cent, avx512) {
-                    Some(got) => {
-                        assert_eq!(band.len, 1, "point {i}");
-                        assert_eq!(Some(got), want, "point {i}");
-                        some += 1;
+        // Whole chunks of 16, and a remainder of 2 lanes past them.
+        for (d, k) in [(24, 64), (24, 50)] {
+            let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let cent = Centres::<f64>::new(&c, k, d, None, Method::Gemm, false);
+            let (mut some, mut none) = (0, 0);
+            for i in 0..2000 {
+                // Random points, and points halfway between two centres (bands of two).
+                let x: Vec<f64> = if i % 2 == 0 {
+                    (0..d).map(|_| rng.random_range(-1.0..1.0)).collect()
+                } else {
+                    let (a, b) = (i % k, (i * 5 + 3) % k);
+                    (0..d)
+                        .map(|u| 0.5 * (c[a * d + u] + c[b * d + u]))
+                        .collect()
+                };
+                let xn2 = norm2(&x);
+                let mut row = vec![0.0; k];
+                product(&x, 1, &cent, 0, k, &mut row);
+                let norms = &cent.norms[..k];
+                let mut band = Band::new(cent.band_width(xn2));
+                band.scan::<false>(&row, norms, 0);
+                let want = finish(&x, xn2, &band, &cent, None);
+                for avx512 in [false, crate::isa::has_avx512()] {
+                    match single_nearest(&row, norms, xn2, &cent, avx512) {
+                        Some(got) => {
+                            assert_eq!(band.len, 1, "point {i}");
+                            assert_eq!(Some(got), want, "point {i}");
+                            some += 1;
+                        }
+                        None => none += 1,
                     }
-                    None => none += 1,
                 }
             }
+            assert!(
+                some > 1000 && none > 100,
+                "{some} answered, {none} left to the band"
+            );
         }
-        assert!(
-            some > 1000 && none > 100,
-            "{some} answered, {none} left to the band"
-        );
     }
 
     /// Near-ties everywhere: points on the bisectors of pairs of centres, far from the origin
@@ -1612,7 +1614,8 @@ mod tests {
     #[test]
     fn near_ties_and_offset_data_are_settled_exactly() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        // With the duplicate below, k = 32 and 64 take `single_nearest`, 201 the bands.
+        // With the duplicate below k = 32, 201 and 64: `single_nearest` with and without a
+        // remainder past the chunks of 16.
         for &(d, k) in &[(16, 31), (64, 200), (200, 63)] {
             let off: Vec<f64> = (0..d).map(|_| rng.random_range(50.0..100.0)).collect();
             let c: Vec<f64> = (0..k * d)
@@ -1672,10 +1675,7 @@ mod tests {
         }
         let cent = Centres::<T>::new(&c, k, d, None, Method::Gemm, false);
         let blocks = GroupBlocks::new(&cent, &starts, |_| true);
-        #[cfg(target_arch = "x86_64")]
         let avx512 = crate::isa::has_avx512();
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx512 = false;
         let mut s = Scratch::new();
         for g in 0..sizes.len() {
             assert_eq!(

@@ -832,35 +832,13 @@ fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
         }
         *l = v;
     }
-    // The rest four lanes at a time (a few groups, the common case at small k, then need no
-    // reduction of 16 mostly empty lanes).
-    let (l4, lr) = lr.as_chunks_mut::<4>();
-    let (d4, dr) = dr.as_chunks::<4>();
-    let mut m4 = [f32::INFINITY; 4];
-    for (l, dg) in l4.iter_mut().zip(d4) {
-        let mut v = *l;
-        for i in 0..4 {
-            let x = (v[i] - dg[i]) * DOWN32;
-            v[i] = if x > 0.0 { x } else { 0.0 };
-            m4[i] = if v[i] < m4[i] { v[i] } else { m4[i] };
-        }
-        *l = v;
-    }
     for (i, (l, &dg)) in lr.iter_mut().zip(dr).enumerate() {
         let x = (*l - dg) * DOWN32;
         *l = if x > 0.0 { x } else { 0.0 };
-        m4[i] = if *l < m4[i] { *l } else { m4[i] };
+        mins[i] = if *l < mins[i] { *l } else { mins[i] };
     }
-    let a = if m4[1] < m4[0] { m4[1] } else { m4[0] };
-    let b = if m4[3] < m4[2] { m4[3] } else { m4[2] };
-    let small = if b < a { b } else { a };
     // Every bound is +0.0 or more (never -0.0 or NaN), so the smallest value is one set of bits.
-    if lc.is_empty() {
-        small
-    } else {
-        let wide = lanes_min(mins);
-        if small < wide { small } else { wide }
-    }
+    lanes_min(mins)
 }
 
 isa_versions!(

@@ -47,6 +47,13 @@ pub(crate) fn has_avx512() -> bool {
         && has_avx2()
 }
 
+/// Whether the CPU has the AVX-512 subsets the hot loops are compiled for (never, off x86-64).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(crate) fn has_avx512() -> bool {
+    false
+}
+
 /// Whether the CPU has AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[inline]

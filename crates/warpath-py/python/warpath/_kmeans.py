@@ -26,12 +26,25 @@ def integral(name, value, low):
     return int(value)
 
 
+def set_labels(est, labels):
+    """``est.labels_`` becomes ``labels``; ``None`` (``compute_labels=False``) removes the
+    labels of an earlier fit."""
+    if labels is not None:
+        est.labels_ = labels
+    elif hasattr(est, "labels_"):
+        del est.labels_
+
+
 def check_params(est, n, d, as_array):
     """The parameters of a k-means estimator (``warpath.KMeans``, ``warpath.dask.KMeans``) on
     ``n`` points of ``d`` features, checked with scikit-learn's messages: returns ``(k, init,
     n_init, max_iter, tol)``; ``as_array`` converts an array-like ``init``."""
     k = integral("n_clusters", est.n_clusters, 1)
     max_iter = integral("max_iter", est.max_iter, 1)
+    if not isinstance(est.compute_labels, (bool, np.bool_)):
+        raise ValueError(
+            f"The 'compute_labels' parameter of KMeans must be an instance of 'bool'. Got {est.compute_labels!r} instead."
+        )
     if not isinstance(est.tol, numbers.Real) or isinstance(est.tol, bool) or not est.tol >= 0:
         raise ValueError(f"The 'tol' parameter of KMeans must be a float in the range [0.0, inf). Got {est.tol!r} instead.")
     if n < k:
@@ -205,10 +218,6 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         k, init, n_init, max_iter, tol = self._check_params(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=X.dtype)
-        if not isinstance(self.compute_labels, (bool, np.bool_)):
-            raise ValueError(
-                f"The 'compute_labels' parameter of KMeans must be an instance of 'bool'. Got {self.compute_labels!r} instead."
-            )
         if self.algorithm not in ALGORITHMS:
             raise ValueError(
                 f"The 'algorithm' parameter of KMeans must be a str among {sorted(ALGORITHMS)}. Got {self.algorithm!r} instead."
@@ -219,10 +228,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             bool(self.compute_labels),
         )
         self.cluster_centers_ = centers
-        if labels is not None:
-            self.labels_ = labels
-        elif hasattr(self, "labels_"):
-            del self.labels_  # a refit without labels leaves none of an earlier fit
+        set_labels(self, labels)
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
         self.backend_ = backend

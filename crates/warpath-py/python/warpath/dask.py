@@ -53,7 +53,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._kmeans import check_params, integral
+from ._kmeans import check_params, integral, set_labels
 
 __all__ = ["ChunkLostError", "KMeans"]
 
@@ -496,10 +496,6 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
 
     def _check_params(self, n, d):
         integral("init_sample", self.init_sample, 1)
-        if not isinstance(self.compute_labels, (bool, np.bool_)):
-            raise ValueError(
-                f"The 'compute_labels' parameter of warpath.dask.KMeans must be an instance of 'bool'. Got {self.compute_labels!r} instead."
-            )
         if self.algorithm not in ("lloyd", "auto"):
             raise ValueError(
                 f"The 'algorithm' parameter of warpath.dask.KMeans must be 'lloyd' or 'auto', not {self.algorithm!r}: "
@@ -595,10 +591,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         self.inertia_ = float(inertia)
         self.n_iter_ = int(n_iter)
         self.n_features_in_ = d
-        if self.compute_labels:
-            self.labels_ = self._labels(X)
-        elif hasattr(self, "labels_"):
-            del self.labels_  # a refit without labels leaves none of an earlier fit
+        set_labels(self, self._labels(X) if self.compute_labels else None)
         return self
 
     def _mean_variance(self, ex, n, d):
