@@ -24,8 +24,7 @@ use crate::cpu::step_tree;
 use crate::cuda::CudaStepper;
 use crate::kmeans::{KMEANS_GPU_THRESHOLD, check_finite, check_weight_values, initial_centroids};
 use crate::lloyd::{
-    Candidate, StepStats, Stepper, candidate_order, farthest_points, relocation_candidates,
-    update_centroids_with,
+    Candidate, StepStats, Stepper, candidate_order, farthest_points, update_centroids_with,
 };
 use crate::{Element, Init, KMeansError};
 
@@ -93,8 +92,8 @@ impl ChunkStats {
         Ok(())
     }
 
-    /// How many far points [`next_centroids`] needs from every chunk: 0 when no cluster is
-    /// empty (then no second pass is needed).
+    /// How many far points [`next_centroids`] needs from every chunk, one for each empty
+    /// cluster: 0 when none is empty (then no second pass is needed).
     ///
     /// # Complexity
     /// `O(k)`.
@@ -106,13 +105,10 @@ impl ChunkStats {
     /// s.counts = vec![4.0, 1.0];
     /// assert_eq!(s.far_points_needed(), 0);
     /// s.counts = vec![5.0, 0.0];
-    /// assert!(s.far_points_needed() >= 1);
+    /// assert_eq!(s.far_points_needed(), 1);
     /// ```
     pub fn far_points_needed(&self) -> usize {
-        match self.counts.iter().filter(|&&c| c <= 0.0).count() {
-            0 => 0,
-            e => relocation_candidates(e),
-        }
+        self.counts.iter().filter(|&&c| c <= 0.0).count()
     }
 
     /// The statistics as one flat vector: sums, counts, inertia (`k d + k + 1` values).
@@ -352,41 +348,43 @@ pub fn chunk_farthest<T: Element>(
     )
 }
 
-/// The centroids after one Lloyd iteration: the weighted mean of each cluster of `stats` (all
-/// chunks merged); an empty cluster is moved to the farthest of `far` (the far points of every
-/// chunk, in any order; only needed when [`ChunkStats::far_points_needed`] is not 0), taken
-/// out of its old cluster as [`KMeans::fit`](crate::KMeans::fit) does. A cluster that stays
-/// empty keeps its centroid.
+/// The centroids after one Lloyd iteration, as [`KMeans::fit`](crate::KMeans::fit) and
+/// scikit-learn's Lloyd update compute them: the weighted mean of each cluster of `stats` (all
+/// chunks merged); the empty clusters, in index order, are moved to the farthest points of
+/// `far` (the far points of every chunk, in any order; only needed when
+/// [`ChunkStats::far_points_needed`] is not 0), farthest first, ties to the lower row index,
+/// each taken out of its old cluster, even when that leaves its old cluster empty. A cluster
+/// that is then empty (or that got no point, when every point lies on its centroid) goes where
+/// scikit-learn 1.9 puts it: on the mean of the biggest cluster when that cluster's index is
+/// lower, else on that cluster's weighted sum of the data centred on the data's mean, plus
+/// the mean (scikit-learn fits centred data and averages the centres in index order, so it
+/// copies a sum it has not yet divided; that far from the data, the cluster gets no point in
+/// the next iteration and is moved again). The mean here is the weighted mean of the data
+/// (from `stats`); scikit-learn's ignores sample weights, so with weights that one position
+/// differs from scikit-learn's.
+///
+/// scikit-learn pairs the empty clusters with the far points in the order `np.argpartition`
+/// returns them; for a few empty clusters that is farthest first, as here, but not always
+/// (it depends on numpy's selection algorithm and the CPU), so a fit that empties many
+/// clusters at once can differ from scikit-learn's.
 ///
 /// # Complexity
 /// `O(k d + f log f)` for `f` far points.
 ///
 /// # Errors
-/// [`KMeansError::ShapeMismatch`] when `old` is not `stats.k x stats.d` or a far point has
-/// another dimension.
+/// [`KMeansError::ShapeMismatch`] when a far point has another dimension than `stats.d`.
 ///
 /// # Examples
 /// ```
 /// use clustering::chunked::{ChunkStats, next_centroids};
 /// use ndarray::array;
 /// let s = ChunkStats::from_flat(&[3.0, 20.0, 3.0, 2.0, 0.0], 2, 1)?;
-/// let c = next_centroids(array![[0.0], [9.0]].view(), &s, Vec::new())?;
+/// let c = next_centroids(&s, Vec::new())?;
 /// assert_eq!(c, array![[1.0], [10.0]]);
 /// # Ok::<(), clustering::KMeansError>(())
 /// ```
-pub fn next_centroids(
-    old: ArrayView2<'_, f64>,
-    stats: &ChunkStats,
-    far: Vec<FarPoint>,
-) -> Result<Array2<f64>, KMeansError> {
+pub fn next_centroids(stats: &ChunkStats, far: Vec<FarPoint>) -> Result<Array2<f64>, KMeansError> {
     let (k, d) = (stats.k, stats.d);
-    if old.dim() != (k, d) {
-        return Err(KMeansError::ShapeMismatch {
-            what: "old centroids (k * d)",
-            expected: k * d,
-            found: old.len(),
-        });
-    }
     if let Some(p) = far.iter().find(|p| p.point.len() != d) {
         return Err(KMeansError::ShapeMismatch {
             what: "far point dimension",
@@ -394,7 +392,6 @@ pub fn next_centroids(
             found: p.point.len(),
         });
     }
-    let old: Vec<f64> = old.iter().copied().collect();
     let st = StepStats {
         sums: stats.sums.clone(),
         counts: stats.counts.clone(),
@@ -416,7 +413,7 @@ pub fn next_centroids(
         c.truncate(m);
         Ok(c)
     };
-    let new = update_centroids_with(farthest, &old, k, d, &st)?;
+    let new = update_centroids_with(farthest, k, d, &st)?;
     Ok(Array2::from_shape_vec((k, d), new).expect("k * d centroids"))
 }
 
@@ -505,7 +502,7 @@ mod tests {
                     far.extend(chunk_farthest(ch, wc, c.view(), m, (i * rows) as u64).unwrap());
                 }
             }
-            let new = next_centroids(c.view(), &total, far).unwrap();
+            let new = next_centroids(&total, far).unwrap();
             let shift: f64 = new
                 .iter()
                 .zip(c.iter())

@@ -539,7 +539,7 @@ pub fn chunked_time_split(
                         }
                     }
                 }
-                match next_centroids(c.view(), &total, far) {
+                match next_centroids(&total, far) {
                     Ok(next) => *c = next,
                     Err(e) => failure = Some(e),
                 }
@@ -751,7 +751,7 @@ mod tests {
             let mut st = ChunkStats::zeros(6, 2);
             st.merge(&chunk_stats(x, None, c.view(), 0, Exec::Cpu).unwrap())
                 .unwrap();
-            let next = next_centroids(c.view(), &st, Vec::new()).unwrap();
+            let next = next_centroids(&st, Vec::new()).unwrap();
             let change: f64 = next.iter().zip(&c).map(|(a, b)| (a - b) * (a - b)).sum();
             c = next;
             if change <= 0.001 * prev || iters == 1000 {

@@ -348,8 +348,9 @@ impl KMeans {
     /// Runs `n_init` times from seeded initial centroids and keeps the run with the lowest
     /// inertia. Each run iterates until the summed squared centroid shift is at most
     /// `tol * mean(var(data, axis 0))` (or `tol` times the previous shift, see
-    /// [`KMeans::convergence`]), no label changes, or `max_iter`. A cluster that ends an
-    /// iteration empty is moved to the point farthest from its centroid. Results are
+    /// [`KMeans::convergence`]), no label changes, or `max_iter`. The clusters that end an
+    /// iteration empty are moved to the points farthest from their centroids, as
+    /// scikit-learn moves them (details at [`chunked::next_centroids`](crate::chunked::next_centroids)). Results are
     /// reproducible: the CPU path gives bit-identical results for a given seed whatever the
     /// number of threads; the GPU path adds floating-point sums in a varying order, so it
     /// agrees with the CPU up to rounding (and labels up to near-ties).

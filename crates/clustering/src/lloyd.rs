@@ -207,10 +207,15 @@ pub(crate) fn lloyd<S: Stepper>(
     })
 }
 
-/// New centroids from one step's statistics: the weighted mean of each cluster; an empty
-/// cluster (zero weight) is moved to the point farthest from its centroid (the next farthest
-/// for the next empty cluster), which is taken out of its old cluster's sums as in
-/// scikit-learn. A point is not taken when that would empty its own cluster.
+/// New centroids from one step's statistics, as scikit-learn's Lloyd update computes them:
+/// the weighted mean of each cluster; the empty clusters (zero weight), in index order, are
+/// moved to the points farthest from their centroids, farthest first (scikit-learn pairs them in
+/// `argpartition` order, which is this one for a few empty clusters), each point taken out of
+/// its old cluster's sums, even when that leaves its old cluster empty. A cluster that is then
+/// empty (or that no point could be moved to, when every point lies on its centroid) is placed
+/// as scikit-learn 1.9's `_average_centers` places it (see [`next_centroids`]).
+///
+/// [`next_centroids`]: crate::chunked::next_centroids
 pub(crate) fn update_centroids<S: Stepper>(
     stepper: &mut S,
     old: &[f64],
@@ -218,7 +223,7 @@ pub(crate) fn update_centroids<S: Stepper>(
     d: usize,
     stats: &StepStats,
 ) -> Result<Vec<f64>, KMeansError> {
-    update_centroids_with(|m| stepper.farthest(old, m), old, k, d, stats)
+    update_centroids_with(|m| stepper.farthest(old, m), k, d, stats)
 }
 
 /// [`update_centroids`] with the far points coming from `farthest(m)` (the `m` points farthest
@@ -226,7 +231,6 @@ pub(crate) fn update_centroids<S: Stepper>(
 /// cluster is empty: chunked fits gather them from every chunk.
 pub(crate) fn update_centroids_with(
     farthest: impl FnOnce(usize) -> Result<Vec<Candidate>, KMeansError>,
-    old: &[f64],
     k: usize,
     d: usize,
     stats: &StepStats,
@@ -236,14 +240,11 @@ pub(crate) fn update_centroids_with(
     let mut explicit: Vec<Option<Vec<f64>>> = vec![None; k];
     let empties: Vec<usize> = (0..k).filter(|&j| counts[j] <= 0.0).collect();
     if !empties.is_empty() {
-        let cands = farthest(relocation_candidates(empties.len()))?;
-        let mut it = cands.iter();
-        for &j in &empties {
-            for c in it.by_ref() {
+        let cands = farthest(empties.len())?;
+        // Every point on its centroid (more clusters than distinct points): nothing to move.
+        if cands.first().is_some_and(|c| c.dist > 0.0) {
+            for (&j, c) in empties.iter().zip(&cands) {
                 let src = c.label as usize;
-                if src == j || (c.weight > 0.0 && counts[src] <= c.weight) {
-                    continue;
-                }
                 for t in 0..d {
                     sums[src * d + t] -= c.weight * c.point[t];
                     sums[j * d + t] = c.weight * c.point[t];
@@ -251,30 +252,51 @@ pub(crate) fn update_centroids_with(
                 counts[src] -= c.weight;
                 counts[j] = c.weight;
                 explicit[j] = Some(c.point.clone());
-                break;
             }
         }
     }
+    // The biggest cluster (the first of equal weights), for the clusters left empty.
+    let biggest = (0..k).fold(0, |b, j| if counts[j] > counts[b] { j } else { b });
+    let mut mean = None;
     let mut out = vec![0.0; k * d];
     for j in 0..k {
-        let row = &mut out[j * d..(j + 1) * d];
-        if let Some(p) = &explicit[j] {
-            row.copy_from_slice(p);
-        } else if counts[j] > 0.0 {
-            for t in 0..d {
-                row[t] = sums[j * d + t] / counts[j];
+        if counts[j] > 0.0 {
+            let row = &mut out[j * d..(j + 1) * d];
+            match &explicit[j] {
+                Some(p) => row.copy_from_slice(p),
+                None => {
+                    for t in 0..d {
+                        row[t] = sums[j * d + t] / counts[j];
+                    }
+                }
             }
+        } else if biggest < j {
+            out.copy_within(biggest * d..(biggest + 1) * d, j * d);
         } else {
-            // No candidate could be taken (e.g. fewer distinct points than clusters).
-            row.copy_from_slice(&old[j * d..(j + 1) * d]);
+            // scikit-learn averages the centres in index order, so this one copies the
+            // biggest cluster's sum, of the data it centred on its mean `mu`: S - W mu + mu.
+            let mu = mean.get_or_insert_with(|| data_mean(stats, d));
+            let w = counts[biggest];
+            for t in 0..d {
+                out[j * d + t] = sums[biggest * d + t] - w * mu[t] + mu[t];
+            }
         }
     }
     Ok(out)
 }
 
-/// How many far points the update asks for when `empties` clusters are empty.
-pub(crate) fn relocation_candidates(empties: usize) -> usize {
-    (2 * empties + 8).min(usize::MAX / 4)
+/// The weighted mean of the data, from one step's statistics: with unit weights the column
+/// mean scikit-learn centres the data on (its mean ignores sample weights).
+fn data_mean(stats: &StepStats, d: usize) -> Vec<f64> {
+    let total: f64 = stats.counts.iter().sum();
+    let mut mu = vec![0.0; d];
+    for row in stats.sums.chunks_exact(d) {
+        for (m, v) in mu.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    mu.iter_mut().for_each(|m| *m /= total);
+    mu
 }
 
 /// Squared Euclidean distance in `f64`, the one every CPU label is defined by: the point

@@ -342,6 +342,40 @@ fn empty_cluster_moves_to_the_farthest_point() {
     }
 }
 
+/// scikit-learn's relocation: the empty clusters in index order take the farthest points,
+/// farthest first, even a cluster's last point; a cluster left empty goes to the biggest
+/// cluster's mean when that index is lower, else to its unscaled sum (`_average_centers`).
+#[test]
+fn empty_clusters_are_relocated_as_scikit_learn_does() {
+    let data = vec![0.0, 0.1, 0.2, 0.3, 0.9, 100.0];
+    let update = |c: &[f64]| {
+        let mut s = CpuStepper::new(&data, 1, None, CpuKind::Parallel);
+        let st = s.step(c, c.len()).unwrap();
+        update_centroids(&mut s, c, c.len(), 1, &st).unwrap()
+    };
+    // 100 (distance 10 from 90) is cluster 1's only point and goes to cluster 2, 0.9 (0.65
+    // from 0.25) to cluster 3; cluster 1 is left empty, after the biggest, cluster 0: its mean.
+    let new = update(&[0.25, 90.0, 1000.0, -1000.0]);
+    let mean = (0.0 + 0.1 + 0.2 + 0.3 + 0.9 - 0.9) / 4.0;
+    assert_close(&new, &[mean, mean, 100.0, 0.9], 1e-15);
+    // The same with the lone point's cluster first: it is left empty before the biggest
+    // cluster, so it gets that cluster's sum of the centred data, plus the data's mean, as
+    // scikit-learn 1.9 places it (-50.15, the value scikit-learn gives).
+    let new = update(&[90.0, 0.25, 1000.0, -1000.0]);
+    let mu = (0.0 + 0.1 + 0.2 + 0.3 + 0.9 + 100.0) / 6.0;
+    assert_close(&new, &[4.0 * (mean - mu) + mu, mean, 100.0, 0.9], 1e-14);
+    assert!((new[0] + 50.15).abs() < 1e-12);
+    // Every point on its centroid: nothing is moved, the empty cluster goes to the biggest.
+    let data = vec![1.0, 1.0, 1.0, 2.0, 2.0];
+    let mut s = CpuStepper::new(&data, 1, None, CpuKind::Parallel);
+    let c = [1.0, 2.0, 5.0];
+    let st = s.step(&c, 3).unwrap();
+    assert_eq!(
+        update_centroids(&mut s, &c, 3, 1, &st).unwrap(),
+        [1.0, 2.0, 1.0]
+    );
+}
+
 #[test]
 fn duplicate_points_with_more_clusters_than_distinct_values_stay_finite() {
     let x = Array2::from_elem((10, 3), 1.5f64);

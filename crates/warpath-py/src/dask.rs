@@ -180,10 +180,7 @@ fn kmeans_next_centroids<'py>(
             point: r.iter().skip(FAR_HEAD).copied().collect(),
         })
         .collect();
-    let oldv = old.as_array();
-    let new = py
-        .detach(|| next_centroids(oldv, &s, points))
-        .map_err(py_err)?;
+    let new = py.detach(|| next_centroids(&s, points)).map_err(py_err)?;
     Ok(new.into_pyarray(py))
 }
 

@@ -266,6 +266,21 @@ def test_empty_cluster_is_relocated_as_warpath_kmeans(client):
     np.testing.assert_array_equal(km.cluster_centers_, one.cluster_centers_)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("init", [[0.25, 90.0, 1000.0, -1000.0], [90.0, 0.25, 1000.0, -1000.0]])
+def test_empty_clusters_are_relocated_as_sklearn_relocates_them(client, init):
+    # the far points come from different chunks; one is the last point of its cluster
+    # (test_kmeans.py has the same case for warpath.KMeans)
+    import sklearn.cluster
+
+    X = np.array([0.0, 0.13, 0.21, 0.37, 0.9, 100.0])[:, None]
+    init = np.array(init)[:, None]
+    km = KMeans(4, init=init, tol=0, max_iter=5).fit(da.from_array(X, chunks=2))
+    theirs = sklearn.cluster.KMeans(4, init=init, n_init=1, tol=0, max_iter=5, algorithm="lloyd").fit(X)
+    np.testing.assert_allclose(km.cluster_centers_, theirs.cluster_centers_, rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(km.labels_.compute(), theirs.labels_)
+
+
 def test_scattered_chunk_lost_with_its_worker_is_an_error(client):
     X = blobs(n=8000, d=2, k=4)
     addr = sorted(client.nthreads())[0]

@@ -49,6 +49,35 @@ def test_same_lloyd_as_sklearn_from_given_centres(rng, dtype):
     assert ours.n_features_in_ == 4
 
 
+FAR = [0.0, 0.13, 0.21, 0.37, 0.9, 100.0]
+DUPLICATES = [1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "X, init",
+    [
+        # clusters 2 and 3 empty; the farthest point, 100, is cluster 1's only point, which
+        # scikit-learn takes anyway and then puts cluster 1 on the biggest cluster's mean
+        (FAR, [0.25, 90.0, 1000.0, -1000.0]),
+        # the same with the lone point's cluster first: scikit-learn puts it on the biggest
+        # cluster's sum of the centred data
+        (FAR, [90.0, 0.25, 1000.0, -1000.0]),
+        # every point on its centroid: nothing to move, the empty clusters go to the biggest
+        (DUPLICATES, [5.0, 1.0, 2.0, 7.0]),
+    ],
+)
+@pytest.mark.parametrize("max_iter", [1, 2, 3, 5])
+def test_empty_clusters_are_relocated_as_sklearn_relocates_them(X, init, max_iter):
+    X = np.array(X)[:, None]
+    init = np.array(init)[:, None]
+    ours = KMeans(4, init=init, max_iter=max_iter, tol=0.0).fit(X)
+    theirs = sklearn.cluster.KMeans(4, init=init, n_init=1, max_iter=max_iter, tol=0.0, algorithm="lloyd").fit(X)
+    np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_, rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(ours.labels_, theirs.labels_)
+    assert ours.n_iter_ == theirs.n_iter_
+
+
 def test_quality_close_to_sklearn_from_kmeans_plus_plus(rng):
     X, _ = blobs(rng, n=2000, k=8)
     ours = KMeans(8, n_init=5, random_state=0).fit(X)

@@ -77,7 +77,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     Lloyd's algorithm from k-means++ (or random, or given) centres, as scikit-learn's
     ``KMeans(algorithm="lloyd")``: the same parameters, attributes and convergence rule
     (``tol`` relative to the mean per-feature variance), so it works in pipelines, ``clone``
-    and grid search.
+    and grid search. Empty clusters are moved to the farthest points as scikit-learn moves
+    them (farthest first, a cluster's last point included), so from the same initial centres
+    the labels are scikit-learn's (on float64 data; scikit-learn's float32 distances round
+    differently). scikit-learn pairs the empty clusters with the far points in
+    ``np.argpartition``'s order, farthest first for a few of them but not always: a step that
+    empties many clusters at once can go its own way.
 
     Parameters
     ----------

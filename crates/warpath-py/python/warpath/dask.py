@@ -639,9 +639,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             counts = stats[k * d : k * d + k]
             far = np.zeros((0, 4 + d))
             if (counts <= 0).any():
-                # as many far points per chunk as the update may take (clustering's
-                # ChunkStats::far_points_needed: two per empty cluster, plus 8)
-                m = 2 * int((counts <= 0).sum()) + 8
+                # as many far points per chunk as the update takes (clustering's
+                # ChunkStats::far_points_needed: one per empty cluster)
+                m = int((counts <= 0).sum())
                 futs = [ex.submit_chunk(_chunk_farthest, i, centers, m, i, int(ex.offsets[i])) for i in range(len(ex.chunks))]
                 far = np.concatenate(ex.gather(futs))
             new = _native.kmeans_next_centroids(centers, stats, far)
