@@ -365,6 +365,36 @@ fn empty_clusters_are_relocated_as_scikit_learn_does() {
     let mu = (0.0 + 0.1 + 0.2 + 0.3 + 0.9 + 100.0) / 6.0;
     assert_close(&new, &[4.0 * (mean - mu) + mu, mean, 100.0, 0.9], 1e-14);
     assert!((new[0] + 50.15).abs() < 1e-12);
+    // The pruned algorithms see the emptied cluster jump (onto another centre, or far away)
+    // and still give Lloyd's fit.
+    let x = Array2::from_shape_vec((6, 1), data.clone()).unwrap();
+    for start in [[0.25, 90.0, 1000.0, -1000.0], [90.0, 0.25, 1000.0, -1000.0]] {
+        let fit = |a: crate::Algorithm| {
+            KMeans::new(4)
+                .init(Init::Given(
+                    Array2::from_shape_vec((4, 1), start.to_vec()).unwrap(),
+                ))
+                .max_iter(5)
+                .tol(0.0)
+                .exec(Exec::Cpu)
+                .algorithm(a)
+                .fit(x.view())
+                .unwrap()
+        };
+        let lloyd = fit(crate::Algorithm::Lloyd);
+        for a in [
+            crate::Algorithm::Hamerly,
+            crate::Algorithm::Yinyang,
+            crate::Algorithm::Elkan,
+        ] {
+            let r = fit(a);
+            assert_eq!(
+                (&r.centroids, &r.labels, r.iterations),
+                (&lloyd.centroids, &lloyd.labels, lloyd.iterations),
+                "{a:?} from {start:?}"
+            );
+        }
+    }
     // Every point on its centroid: nothing is moved, the empty cluster goes to the biggest.
     let data = vec![1.0, 1.0, 1.0, 2.0, 2.0];
     let mut s = CpuStepper::new(&data, 1, None, CpuKind::Parallel);
