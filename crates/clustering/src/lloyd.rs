@@ -237,7 +237,6 @@ pub(crate) fn update_centroids_with(
 ) -> Result<Vec<f64>, KMeansError> {
     let mut sums = stats.sums.clone();
     let mut counts = stats.counts.clone();
-    let mut explicit: Vec<Option<Vec<f64>>> = vec![None; k];
     let empties: Vec<usize> = (0..k).filter(|&j| counts[j] <= 0.0).collect();
     if !empties.is_empty() {
         let cands = farthest(empties.len())?;
@@ -251,7 +250,6 @@ pub(crate) fn update_centroids_with(
                 }
                 counts[src] -= c.weight;
                 counts[j] = c.weight;
-                explicit[j] = Some(c.point.clone());
             }
         }
     }
@@ -261,14 +259,8 @@ pub(crate) fn update_centroids_with(
     let mut out = vec![0.0; k * d];
     for j in 0..k {
         if counts[j] > 0.0 {
-            let row = &mut out[j * d..(j + 1) * d];
-            match &explicit[j] {
-                Some(p) => row.copy_from_slice(p),
-                None => {
-                    for t in 0..d {
-                        row[t] = sums[j * d + t] / counts[j];
-                    }
-                }
+            for t in 0..d {
+                out[j * d + t] = sums[j * d + t] / counts[j];
             }
         } else if biggest < j {
             out.copy_within(biggest * d..(biggest + 1) * d, j * d);

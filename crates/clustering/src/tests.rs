@@ -369,31 +369,8 @@ fn empty_clusters_are_relocated_as_scikit_learn_does() {
     // and still give Lloyd's fit.
     let x = Array2::from_shape_vec((6, 1), data.clone()).unwrap();
     for start in [[0.25, 90.0, 1000.0, -1000.0], [90.0, 0.25, 1000.0, -1000.0]] {
-        let fit = |a: crate::Algorithm| {
-            KMeans::new(4)
-                .init(Init::Given(
-                    Array2::from_shape_vec((4, 1), start.to_vec()).unwrap(),
-                ))
-                .max_iter(5)
-                .tol(0.0)
-                .exec(Exec::Cpu)
-                .algorithm(a)
-                .fit(x.view())
-                .unwrap()
-        };
-        let lloyd = fit(crate::Algorithm::Lloyd);
-        for a in [
-            crate::Algorithm::Hamerly,
-            crate::Algorithm::Yinyang,
-            crate::Algorithm::Elkan,
-        ] {
-            let r = fit(a);
-            assert_eq!(
-                (&r.centroids, &r.labels, r.iterations),
-                (&lloyd.centroids, &lloyd.labels, lloyd.iterations),
-                "{a:?} from {start:?}"
-            );
-        }
+        let init = Array2::from_shape_vec((4, 1), start.to_vec()).unwrap();
+        assert_every_algorithm_is_lloyd(&x, &init, 5, &format!("from {start:?}"));
     }
     // Every point on its centroid: nothing is moved, the empty cluster goes to the biggest.
     let data = vec![1.0, 1.0, 1.0, 2.0, 2.0];
@@ -1105,7 +1082,6 @@ mod io {
 /// including data with exact ties and far from the origin.
 #[test]
 fn every_algorithm_equals_lloyd_bit_for_bit() {
-    use crate::Algorithm;
     let cases: &[(usize, usize, usize, f64)] = &[
         (3000, 2, 5, 0.0),
         (2500, 3, 40, 0.0),
@@ -1125,56 +1101,57 @@ fn every_algorithm_equals_lloyd_bit_for_bit() {
             let src = data.row(i).to_owned();
             data.row_mut(n - 1 - i).assign(&src);
         }
-        let init = Init::Given(data.slice(ndarray::s![..k, ..]).to_owned());
-        let f32data = data.mapv(|v| v as f32);
-        let fit64 = |a: Algorithm| {
-            KMeans::new(k)
-                .init(init.clone())
-                .max_iter(12)
-                .tol(0.0)
-                .exec(Exec::Cpu)
-                .algorithm(a)
-                .fit(data.view())
-                .unwrap()
-        };
-        let fit32 = |a: Algorithm| {
-            KMeans::new(k)
-                .init(init.clone())
-                .max_iter(12)
-                .tol(0.0)
-                .exec(Exec::Cpu)
-                .algorithm(a)
-                .fit(f32data.view())
-                .unwrap()
-        };
-        let (l64, l32) = (fit64(Algorithm::Lloyd), fit32(Algorithm::Lloyd));
-        for a in [
-            Algorithm::Hamerly,
-            Algorithm::Yinyang,
-            Algorithm::Elkan,
-            Algorithm::Auto,
-        ] {
-            let (r64, r32) = (fit64(a), fit32(a));
-            let first_diff = |a: &[u32], b: &[u32]| a.iter().zip(b).position(|(x, y)| x != y);
-            assert_eq!(
-                first_diff(&r64.labels, &l64.labels),
-                None,
-                "{a:?} f64 n {n} d {d} k {k}"
-            );
-            assert_eq!(
-                r64.iterations, l64.iterations,
-                "{a:?} f64 n {n} d {d} k {k}"
-            );
-            assert_eq!(r64.inertia.to_bits(), l64.inertia.to_bits(), "{a:?} f64");
-            assert_eq!(r64.centroids, l64.centroids, "{a:?} f64 n {n} d {d} k {k}");
-            assert_eq!(
-                first_diff(&r32.labels, &l32.labels),
-                None,
-                "{a:?} f32 n {n} d {d} k {k}"
-            );
-            assert_eq!(r32.inertia.to_bits(), l32.inertia.to_bits(), "{a:?} f32");
-            assert_eq!(r32.centroids, l32.centroids, "{a:?} f32 n {n} d {d} k {k}");
-        }
+        let init = data.slice(ndarray::s![..k, ..]).to_owned();
+        assert_every_algorithm_is_lloyd(&data, &init, 12, &format!("n {n} d {d} k {k}"));
+    }
+}
+
+/// Asserts that every algorithm gives plain Lloyd's fit of `data` from `init` with `max_iter`
+/// iterations, bit for bit (labels, iterations, inertia, centroids), in f64 and in f32.
+fn assert_every_algorithm_is_lloyd(
+    data: &Array2<f64>,
+    init: &Array2<f64>,
+    max_iter: usize,
+    what: &str,
+) {
+    use crate::Algorithm;
+    let k = init.nrows();
+    let init = Init::Given(init.clone());
+    let f32data = data.mapv(|v| v as f32);
+    let params = |a: Algorithm| {
+        KMeans::new(k)
+            .init(init.clone())
+            .max_iter(max_iter)
+            .tol(0.0)
+            .exec(Exec::Cpu)
+            .algorithm(a)
+    };
+    let fit64 = |a: Algorithm| params(a).fit(data.view()).unwrap();
+    let fit32 = |a: Algorithm| params(a).fit(f32data.view()).unwrap();
+    let (l64, l32) = (fit64(Algorithm::Lloyd), fit32(Algorithm::Lloyd));
+    for a in [
+        Algorithm::Hamerly,
+        Algorithm::Yinyang,
+        Algorithm::Elkan,
+        Algorithm::Auto,
+    ] {
+        let (r64, r32) = (fit64(a), fit32(a));
+        let first_diff = |a: &[u32], b: &[u32]| a.iter().zip(b).position(|(x, y)| x != y);
+        assert_eq!(
+            first_diff(&r64.labels, &l64.labels),
+            None,
+            "{a:?} f64 {what}"
+        );
+        assert_eq!(r64.iterations, l64.iterations, "{a:?} f64 {what}");
+        assert_eq!(r64.inertia.to_bits(), l64.inertia.to_bits(), "{a:?} f64");
+        assert_eq!(r64.centroids, l64.centroids, "{a:?} f64 {what}");
+        assert_eq!(
+            first_diff(&r32.labels, &l32.labels),
+            None,
+            "{a:?} f32 {what}"
+        );
+        assert_eq!(r32.inertia.to_bits(), l32.inertia.to_bits(), "{a:?} f32");
+        assert_eq!(r32.centroids, l32.centroids, "{a:?} f32 {what}");
     }
 }
 
