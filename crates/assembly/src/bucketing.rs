@@ -43,12 +43,7 @@ pub(crate) fn bucket_of(key: u64, p: usize) -> usize {
 /// Whether this CPU runs the AVX-512 versions of the hashing loops (detected once).
 #[cfg(target_arch = "x86_64")]
 fn avx512() -> bool {
-    static DETECTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DETECTED.get_or_init(|| {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512dq")
-            && std::is_x86_feature_detected!("avx512vl")
-    })
+    gpu_runtime::cpu::has_avx512()
 }
 
 /// [`mmer_key`] of every word, in place.

@@ -507,15 +507,11 @@ fn float_stats(c: &[f64], sense: Sense) -> (bool, Stats) {
         fn narrow(c: &[f64], sense: Sense) -> (bool, Stats) {
             float_stats_body(c, sense)
         }
-        if std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512dq")
-            && std::is_x86_feature_detected!("avx512bw")
-        {
+        if gpu_runtime::cpu::has_avx512() {
             // SAFETY: the CPU has the features `wide` is compiled with.
             return unsafe { wide(c, sense) };
         }
-        if std::is_x86_feature_detected!("avx2") {
+        if gpu_runtime::cpu::has_avx2() {
             // SAFETY: the CPU has AVX2.
             return unsafe { narrow(c, sense) };
         }

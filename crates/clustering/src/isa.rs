@@ -40,11 +40,7 @@ macro_rules! isa_versions {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn has_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-        && has_avx2()
+    gpu_runtime::cpu::has_avx512()
 }
 
 /// Whether the CPU has the AVX-512 subsets the hot loops are compiled for (never, off x86-64).
@@ -58,5 +54,5 @@ pub(crate) fn has_avx512() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    gpu_runtime::cpu::has_avx2()
 }

@@ -5,6 +5,7 @@ extern crate self as gpu_runtime;
 
 mod axpy;
 mod buffer;
+pub mod cpu;
 mod device;
 mod error;
 mod exec;

@@ -32,10 +32,10 @@ macro_rules! dispatch_simd {
             fn avx2($($arg: $ty),*) {
                 $body($($arg),*)
             }
-            if std::is_x86_feature_detected!("avx512f") {
+            if gpu_runtime::cpu::has_avx512() {
                 // SAFETY: the CPU supports AVX-512F (checked just above).
                 unsafe { avx512($($arg),*) }
-            } else if std::is_x86_feature_detected!("avx2") {
+            } else if gpu_runtime::cpu::has_avx2() {
                 // SAFETY: the CPU supports AVX2 (checked just above).
                 unsafe { avx2($($arg),*) }
             } else {

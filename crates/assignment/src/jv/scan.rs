@@ -33,16 +33,10 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             {
                 let cap = std::env::var("WARPATH_LAP_ISA").unwrap_or_default();
-                if cap != "avx2"
-                    && cap != "portable"
-                    && std::is_x86_feature_detected!("avx512f")
-                    && std::is_x86_feature_detected!("avx512vl")
-                    && std::is_x86_feature_detected!("avx512dq")
-                    && std::is_x86_feature_detected!("avx512bw")
-                {
+                if cap != "avx2" && cap != "portable" && gpu_runtime::cpu::has_avx512() {
                     return Isa::Avx512;
                 }
-                if cap != "portable" && std::is_x86_feature_detected!("avx2") {
+                if cap != "portable" && gpu_runtime::cpu::has_avx2() {
                     return Isa::Avx2;
                 }
             }
@@ -429,7 +423,7 @@ mod tests {
         let mut v = vec![Isa::Portable];
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") {
+            if gpu_runtime::cpu::has_avx2() {
                 v.push(Isa::Avx2);
             }
             if Isa::detect() == Isa::Avx512 {

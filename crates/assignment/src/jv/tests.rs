@@ -123,7 +123,7 @@ fn every_instruction_set_gives_the_same_solution() {
     let mut isas = vec![Isa::Portable];
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") {
+        if gpu_runtime::cpu::has_avx2() {
             isas.push(Isa::Avx2);
         }
         if Isa::detect() == Isa::Avx512 {

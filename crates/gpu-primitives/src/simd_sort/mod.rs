@@ -1,6 +1,6 @@
 //! Vectorized quicksort of ordered bits (`u32`, `u64`) on the CPU, chosen at run time.
 //!
-//! On x86-64 with AVX-512F (detected once by `is_x86_feature_detected!`) [`avx512`] sorts in
+//! On x86-64 with AVX-512 (`gpu_runtime::cpu::has_avx512`, off under `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in
 //! place: a vectorized partition and in-register networks for small ranges, the two sides of
 //! large partitions on separate rayon threads. With AVX2, [`avx2`] does the
 //! same on 256-bit registers, but only when asked for (`WARPATH_SIMD_SORT=avx2` in the
@@ -56,11 +56,7 @@ pub(crate) fn path() -> Path {
 fn detect() -> (bool, bool) {
     #[cfg(target_arch = "x86_64")]
     {
-        let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt");
-        let avx512 = avx2
-            && std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("bmi2");
-        (avx512, avx2)
+        (gpu_runtime::cpu::has_avx512(), gpu_runtime::cpu::has_avx2())
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

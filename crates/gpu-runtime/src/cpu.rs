@@ -1,0 +1,86 @@
+//! The host CPU's vector instruction sets, as every crate's run-time dispatch sees them.
+//!
+//! Each hot loop of the workspace that has an AVX-512 or AVX2 version asks these functions
+//! which to run, so one switch turns the wide versions off everywhere:
+//! `WARPATH_DISABLE_AVX512=1` makes [`has_avx512`] false (the AVX2 versions run instead), the
+//! way numpy's `NPY_DISABLE_CPU_FEATURES` narrows numpy's dispatch. It stands in for the
+//! AVX2-only CPUs of most laptops and many cloud machines when comparing with a peer limited
+//! the same way. The variable is read once per process.
+//!
+//! The `gemm` crate (k-means' large matrix products) chooses its kernels by itself and does
+//! not see the switch.
+
+use std::sync::OnceLock;
+
+/// Whether the CPU has the AVX-512 subsets the workspace's kernels are compiled for (F, VL,
+/// BW, DQ, with AVX2, FMA, BMI2 and POPCNT), and `WARPATH_DISABLE_AVX512` is not set (or is
+/// `0`). Always false off x86-64.
+///
+/// # Examples
+/// ```
+/// if gpu_runtime::cpu::has_avx512() {
+///     assert!(gpu_runtime::cpu::has_avx2());
+/// }
+/// ```
+#[inline]
+pub fn has_avx512() -> bool {
+    static AVX512: OnceLock<bool> = OnceLock::new();
+    *AVX512.get_or_init(|| detect_avx512() && !disabled("WARPATH_DISABLE_AVX512"))
+}
+
+/// Whether the CPU has AVX2 with FMA, BMI2 and POPCNT (x86-64-v3's vector part). Always false
+/// off x86-64.
+///
+/// # Examples
+/// ```
+/// let wide = gpu_runtime::cpu::has_avx2();
+/// # let _ = wide;
+/// ```
+#[inline]
+pub fn has_avx2() -> bool {
+    static AVX2: OnceLock<bool> = OnceLock::new();
+    *AVX2.get_or_init(detect_avx2)
+}
+
+/// The widest instruction set [`has_avx512`] and [`has_avx2`] allow, by name (`"avx512"`,
+/// `"avx2"` or `"baseline"`), for reports and benchmark headers.
+pub fn widest() -> &'static str {
+    if has_avx512() {
+        "avx512"
+    } else if has_avx2() {
+        "avx2"
+    } else {
+        "baseline"
+    }
+}
+
+fn disabled(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_avx512() -> bool {
+    detect_avx2()
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_avx2() -> bool {
+    false
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_avx512() -> bool {
+    false
+}
