@@ -31,6 +31,9 @@
 //! The `n x k` distance matrix never exists beyond one tile (`TILE_ROWS x TILE_CENTRES`).
 
 use crate::Element;
+pub(crate) use crate::centres::{
+    Centres, DIRECT_MAX_D, LANES, Method, method_for, method_for_group, take,
+};
 use crate::lloyd::{combine8, dist2_f64};
 
 /// Points per tile.
@@ -47,175 +50,6 @@ pub(crate) const STEP_TILE_ROWS: usize = 1024;
 /// Centres per matrix product: a tile of [`TILE_ROWS`] points' products (`TILE_ROWS x
 /// TILE_CENTRES` values) stays in the L2 cache while it is scanned.
 pub(crate) const TILE_CENTRES: usize = 512;
-/// Centres per block of the direct path (one AVX-512 register of `f64`).
-pub(crate) const LANES: usize = 8;
-/// The most dimensions the blocked direct path takes (more go one centre at a time).
-const DIRECT_MAX_D: usize = 64;
-
-/// How the distances of a tile are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Method {
-    /// `f64`, in the reference's order of operations (exact by construction).
-    Direct,
-    /// A matrix product in the element type, settled exactly by [`finish`].
-    Gemm,
-}
-
-/// The method for `k` centres (or a group of `k`) in `d` dimensions: the product pays from a
-/// dozen dimensions and a few blocks of centres on.
-pub(crate) fn method_for(d: usize, k: usize) -> Method {
-    if d >= 12 && k >= 2 * LANES {
-        Method::Gemm
-    } else {
-        Method::Direct
-    }
-}
-
-/// The method for a group of `size` centres of the pruned algorithms: as [`method_for`], and
-/// the product too for small groups when `d` is past the blocked direct path (one centre at a
-/// time with a dependency chain per distance: at `d = 256` a group of ten centres computed so
-/// took longer than a full product pass over all 4,096 centres, on Zen 4).
-pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
-    if d > DIRECT_MAX_D {
-        Method::Gemm
-    } else {
-        method_for(d, size)
-    }
-}
-
-/// A set of centres prepared for the engine, in a storage order of its own (groups of the
-/// pruned algorithms are contiguous); `id(j)` is the centre's index in the caller's order,
-/// which decides ties.
-pub(crate) struct Centres<T> {
-    /// Number of centres.
-    pub(crate) k: usize,
-    /// Dimensions.
-    pub(crate) d: usize,
-    /// The centres in `f64`, `k * d`, storage order.
-    pub(crate) c64: Vec<f64>,
-    /// The caller's index of the centre in each storage slot (empty when `in_order`; see
-    /// [`Centres::id`]).
-    order: Vec<u32>,
-    /// How distances are computed.
-    pub(crate) method: Method,
-    /// Whether the storage order is the caller's (slot `j` is centre `j`).
-    pub(crate) in_order: bool,
-    /// Gemm: the centres in the element type, row-major.
-    ct: Vec<T>,
-    /// Gemm: `|c_j|^2` in the element type.
-    norms: Vec<T>,
-    /// The largest centre norm `|c_j|` (an upper bound, for [`Centres::err`]).
-    cmax: f64,
-    /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
-    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`).
-    dt: Vec<f64>,
-}
-
-impl<T> Centres<T> {
-    /// The caller's index of the centre in storage slot `slot`.
-    #[inline(always)]
-    pub(crate) fn id(&self, slot: u32) -> u32 {
-        if self.in_order {
-            slot
-        } else {
-            self.order[slot as usize]
-        }
-    }
-}
-
-impl<T: Element> Centres<T> {
-    /// Prepares `centroids` (`k * d`, the caller's order) in the storage order `order`
-    /// (`order[j]` = the caller's index of slot `j`; `None` keeps the caller's order), for the
-    /// method `method` ([`nearest_tile`]'s); `both` prepares the other method's data too (the
-    /// pruned algorithms pick a method per group).
-    pub(crate) fn new(
-        centroids: &[f64],
-        k: usize,
-        d: usize,
-        order: Option<&[u32]>,
-        method: Method,
-        both: bool,
-    ) -> Self {
-        let in_order = order.is_none();
-        let order: Vec<u32> = order.map_or_else(Vec::new, <[u32]>::to_vec);
-        let c64 = if in_order {
-            centroids[..k * d].to_vec()
-        } else {
-            debug_assert_eq!(order.len(), k);
-            let mut c64 = Vec::with_capacity(k * d);
-            for &j in &order {
-                let j = j as usize;
-                c64.extend_from_slice(&centroids[j * d..(j + 1) * d]);
-            }
-            c64
-        };
-        let mut cmax2: f64 = 0.0;
-        let mut norms = Vec::new();
-        let mut ct = Vec::new();
-        let mut dt = Vec::new();
-        for c in c64.chunks_exact(d) {
-            cmax2 = cmax2.max(c.iter().map(|v| v * v).sum());
-        }
-        if both || method == Method::Gemm {
-            ct = c64.iter().map(|&v| T::from_f64(v)).collect();
-            norms = c64
-                .chunks_exact(d)
-                .map(|c| T::from_f64(c.iter().map(|v| v * v).sum()))
-                .collect();
-        }
-        // The blocks serve ranges of at least LANES centres only (see `direct_d`).
-        if (both || method == Method::Direct) && k >= LANES {
-            let blocks = k.div_ceil(LANES);
-            dt = vec![f64::INFINITY; blocks * d * LANES];
-            for (j, c) in c64.chunks_exact(d).enumerate() {
-                let (b, l) = (j / LANES, j % LANES);
-                for (t, &v) in c.iter().enumerate() {
-                    dt[(b * d + t) * LANES + l] = v;
-                }
-            }
-        }
-        Centres {
-            k,
-            d,
-            c64,
-            order,
-            method,
-            in_order,
-            ct,
-            norms,
-            cmax: cmax2.sqrt() * (1.0 + 1e-12),
-            dt,
-        }
-    }
-
-    /// The centre in storage slot `j`, in `f64`.
-    #[inline]
-    pub(crate) fn row(&self, j: usize) -> &[f64] {
-        &self.c64[j * self.d..(j + 1) * self.d]
-    }
-
-    /// A bound on the rounding error of a product value `e_j` of a point with `|x|^2 = xn2`
-    /// (in squared-distance units), covering: the centres and their norms rounded to the
-    /// element type, a `d`-term dot product in any summation order (`gamma_d |x| |c|`), the
-    /// final addition, and the `f64` rounding of the reference distance itself.
-    #[inline]
-    pub(crate) fn err(&self, xn2: f64) -> f64 {
-        let u = if size_of::<T>() == 4 {
-            f32::EPSILON as f64 / 2.0
-        } else {
-            f64::EPSILON / 2.0
-        };
-        let r = xn2.sqrt() + self.cmax;
-        (3.0 * (self.d as f64 + 8.0) * u + 4.0 * (self.d as f64 + 4.0) * f64::EPSILON) * r * r
-    }
-
-    /// The width of a point's [`Band`]: `2.1 err(x)` in the element type. The extra tenth covers
-    /// the rounding of `best + width` (the error bound is at least `60 u |best|`).
-    #[inline]
-    pub(crate) fn band_width(&self, xn2: f64) -> T {
-        T::from_f64(2.1 * self.err(xn2))
-    }
-}
 
 /// The product values of one point that may belong to its nearest centre: the smallest value
 /// scanned, and every scanned centre whose value is within `width` of it (`width` is a little
@@ -553,6 +387,8 @@ pub(crate) struct Scratch<T> {
     pub(crate) xn2: Vec<f64>,
     /// One row's product values (and 16 more lanes, for [`segment_min`]).
     vals: Vec<T>,
+    /// The fused kernel's block of rows.
+    pub(crate) fused: crate::fused::Buffer<T>,
 }
 
 impl<T: Element> Scratch<T> {
@@ -562,6 +398,7 @@ impl<T: Element> Scratch<T> {
             top: Vec::new(),
             xn2: Vec::new(),
             vals: Vec::new(),
+            fused: crate::fused::Buffer::default(),
         }
     }
 }
@@ -587,8 +424,12 @@ pub(crate) fn norm2<T: Element>(x: &[T]) -> f64 {
 /// `|x|^2` of each row, in `f64`.
 #[inline(always)]
 pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut Vec<f64>) {
-    out.clear();
-    out.extend(x.chunks_exact(d).map(norm2));
+    // Written into place (not `extend`): `extend` is a function of its own, compiled without
+    // the caller's instruction set.
+    out.resize(x.len() / d, 0.0);
+    for (o, r) in out.iter_mut().zip(x.chunks_exact(d)) {
+        *o = norm2(r);
+    }
 }
 
 /// The [`Band`] of each row of `x` over the slots `range` (Gemm path), into `s.top` (one per
@@ -1139,14 +980,6 @@ fn settle<T: Element>(x: &[T], xn2: f64, band: &Band<T>, cent: &Centres<T>) -> (
     })
 }
 
-/// `best` becomes `(slot, d2)` when that is nearer, or as near with a lower caller index.
-#[inline(always)]
-pub(crate) fn take<T>(cent: &Centres<T>, slot: u32, d2: f64, best: &mut (u32, f64)) {
-    if best.0 == u32::MAX || d2 < best.1 || (d2 == best.1 && cent.id(slot) < cent.id(best.0)) {
-        *best = (slot, d2);
-    }
-}
-
 /// The exact nearest slot of `range`, with `best` as the incumbent (the fallback of
 /// [`finish`]).
 #[inline(never)]
@@ -1443,8 +1276,9 @@ pub(crate) fn sq_distances_tile<T: Element>(
     }
 }
 
-/// Labels (storage slots) and exact squared distances of the rows of `x` (at most
-/// [`STEP_TILE_ROWS`]) against every centre.
+/// Labels (storage slots) and squared distances of the rows of `x` (at most
+/// [`STEP_TILE_ROWS`]) against every centre: exact on the direct path, an upper bound on the
+/// product path, NaN from the fused kernel (which keeps none).
 #[inline(always)]
 pub(crate) fn nearest_tile<T: Element>(
     x: &[T],
@@ -1457,6 +1291,16 @@ pub(crate) fn nearest_tile<T: Element>(
         Method::Direct => {
             for (o, xr) in out.iter_mut().zip(x.chunks_exact(d)) {
                 *o = nearest_direct(xr, cent, 0..cent.k);
+            }
+        }
+        Method::Fused => {
+            // Labels only: the distances of this method are not kept (NaN).
+            row_norms(x, d, &mut s.xn2);
+            let mut labels = [0u32; STEP_TILE_ROWS];
+            let labels = &mut labels[..out.len()];
+            crate::fused::nearest_rows(x, &s.xn2, cent, &mut s.fused, labels);
+            for (o, &l) in out.iter_mut().zip(labels.iter()) {
+                *o = (l, f64::NAN);
             }
         }
         Method::Gemm if cent.k <= TILE_CENTRES => {
@@ -1508,6 +1352,15 @@ mod tests {
             .collect()
     }
 
+    /// Every method this CPU runs.
+    fn methods() -> Vec<Method> {
+        let mut m = vec![Method::Direct, Method::Gemm];
+        if crate::isa::has_avx2() {
+            m.push(Method::Fused);
+        }
+        m
+    }
+
     fn check<T: Element>(x: &[f64], c: &[f64], d: usize, method: Method) {
         let k = c.len() / d;
         let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
@@ -1524,7 +1377,7 @@ mod tests {
                 assert_eq!(o.0, w.0, "{} {method:?} k {k} d {d} row {row}", T::NAME);
                 if method == Method::Direct {
                     assert_eq!(o.1.to_bits(), w.1.to_bits(), "{method:?} row {row}");
-                } else {
+                } else if method == Method::Gemm {
                     // An upper bound, exact when it was computed.
                     assert!(
                         o.1 >= w.1,
@@ -1557,7 +1410,7 @@ mod tests {
         ] {
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-            for m in [Method::Direct, Method::Gemm] {
+            for m in methods() {
                 check::<f32>(&x, &c, d, m);
                 check::<f64>(&x, &c, d, m);
             }
@@ -1637,7 +1490,7 @@ mod tests {
             x.extend_from_slice(&c[..d]);
             let mut c2 = c.clone();
             c2.extend_from_slice(&c[..d]);
-            for m in [Method::Direct, Method::Gemm] {
+            for m in methods() {
                 check::<f32>(&x, &c2, d, m);
                 check::<f64>(&x, &c2, d, m);
             }
@@ -1649,7 +1502,7 @@ mod tests {
         // Two identical centres stored in reverse order: the lower caller index wins.
         let c = vec![1.0, 2.0, 1.0, 2.0, 5.0, 5.0];
         let order = [2u32, 1, 0];
-        for m in [Method::Direct, Method::Gemm] {
+        for m in methods() {
             let cent = Centres::<f64>::new(&c, 3, 2, Some(&order), m, false);
             let mut s = Scratch::new();
             let mut out = vec![(0, 0.0); 1];

@@ -62,8 +62,8 @@ use crate::assign::{
     take,
 };
 use crate::cpu::{
-    Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, step_parallel,
-    tree,
+    Rows, accumulate, accumulate_norm, block_rows, exact_inertia, formula_inertia, parallel_step,
+    step_parallel, tree,
 };
 use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
@@ -495,7 +495,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let clock = std::time::Instant::now();
         let d = self.d;
         let n = self.labels.len();
-        let parallel = n >= 1 << 14 && rayon::current_num_threads() > 1;
+        let parallel = parallel_step(n, k, d);
         self.evaluated.store(0, Ordering::Relaxed);
         if self.deferring && k * d < DEFER_BELOW_KD && self.groups.is_none() {
             // Plain Lloyd steps while many labels change (the same statistics, bit for bit).

@@ -10,28 +10,45 @@
 use rayon::prelude::*;
 
 use crate::assign::{
-    Centres, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small, method_for, nearest_in_order,
+    Centres, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small, nearest_in_order,
     nearest_tile,
 };
+use crate::centres::{exact_step_inertia, step_method};
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
 
-/// Below this many points a step runs on the calling thread only.
+/// Below this many multiply-adds (`n k d`) a step runs on the calling thread only: a few
+/// tenths of a millisecond of work, about what handing half of it to another thread costs.
+const PARALLEL_WORK: usize = 1 << 20;
+/// Below this many points the passes over the data alone (the exact inertia, `predict`,
+/// `transform`) run on the calling thread only.
 const PARALLEL_THRESHOLD: usize = 1 << 14;
 
-/// Rows per leaf of the reduction tree, a function of `n`, `k` and `d` only (never of the thread
-/// count, so the sums have the same bits on any number of threads): 4,096 rows for small
-/// `k * d`, more for large `k * d` so that the partials (`k * d` sums each) stay few, but not
-/// more than a sixteenth of `n` (in whole tiles; 4,096 at least, the small-`k * d` leaf), so
-/// that every `rayon::join` has work on both sides. (Without that bound, 10^5 x 256 points and k = 4,096 made one leaf: one thread.)
+/// Whether a step over `n` points, `k` centres in `d` dimensions runs on all of rayon's
+/// threads (the reduction tree is the same either way, so the result is too).
+pub(crate) fn parallel_step(n: usize, k: usize, d: usize) -> bool {
+    n.saturating_mul(k).saturating_mul(d) >= PARALLEL_WORK
+        && n > block_rows(n, k, d)
+        && rayon::current_num_threads() > 1
+}
+
+/// Rows per leaf of the reduction tree, a function of `n`, `k` and `d` only (never of the
+/// thread count, so the sums have the same bits on any number of threads): 4,096 rows for
+/// small `k * d`, more for large `k * d` so that the partials (`k * d` sums each) stay few,
+/// but not more than a sixteenth of `n` (in whole tiles), so that every `rayon::join` has
+/// work on both sides; and no fewer than about 2^18 multiply-adds a leaf (256 rows at least),
+/// so that small data with many centres is still split among threads.
 pub(crate) fn block_rows(n: usize, k: usize, d: usize) -> usize {
-    let kd = k * d;
+    let kd = (k * d).max(1);
     let by_kd = if kd <= 4096 {
         4096
     } else {
         (4096 * (kd / 4096).min(64)).next_multiple_of(TILE_ROWS)
     };
-    let by_n = n.div_ceil(16).next_multiple_of(TILE_ROWS).max(4096);
+    let least = ((1usize << 18) / kd)
+        .clamp(TILE_ROWS, 4096)
+        .next_multiple_of(TILE_ROWS);
+    let by_n = n.div_ceil(16).next_multiple_of(TILE_ROWS).max(least);
     by_kd.min(by_n)
 }
 
@@ -101,14 +118,21 @@ fn step_reference_d<T: Element, const D: usize>(
 
 /// The centres of one step, prepared for the assignment engine in the caller's order.
 pub(crate) fn prepare<T: Element>(centroids: &[f64], k: usize, d: usize) -> Centres<T> {
-    Centres::new(centroids, k, d, None, method_for(d, k), false)
+    Centres::new(centroids, k, d, None, step_method(d, k), false)
 }
 
 /// Adds point `x` (weight `w`, exact squared distance `d2` to its centre) to cluster `label`.
 #[inline(always)]
 pub(crate) fn accumulate<T: Element>(st: &mut StepStats, x: &[T], w: f64, label: usize, d2: f64) {
     let d = x.len();
-    let sums = &mut st.sums[label * d..(label + 1) * d];
+    add_scaled(&mut st.sums[label * d..(label + 1) * d], x, w);
+    st.counts[label] += w;
+    st.inertia += w * d2;
+}
+
+/// `sums += w x`, element by element in `f64`, eight lanes at a time.
+#[inline(always)]
+fn add_scaled<T: Element>(sums: &mut [f64], x: &[T], w: f64) {
     let (xs, xr) = x.as_chunks::<8>();
     let (ss, sr) = sums.as_chunks_mut::<8>();
     for (a, s) in xs.iter().zip(ss) {
@@ -122,8 +146,6 @@ pub(crate) fn accumulate<T: Element>(st: &mut StepStats, x: &[T], w: f64, label:
     for (s, a) in sr.iter_mut().zip(xr) {
         *s += w * a.to_f64();
     }
-    st.counts[label] += w;
-    st.inertia += w * d2;
 }
 
 /// Adds point `x` (weight `w`) to cluster `label`, and `w |x|^2` to `q[label]` for
@@ -271,6 +293,9 @@ fn step_leaf_body<T: Element>(
             _ => {}
         }
     }
+    if cent.method == Method::Fused {
+        return fused_leaf(x, d, weights, cent, labels);
+    }
     let mut st = StepStats::zeros(cent.k, d);
     // The direct path has every exact distance; the product path adds up the inertia from
     // the sums (formula_inertia) rather than compute one exact distance per point.
@@ -297,6 +322,26 @@ fn step_leaf_body<T: Element>(
             }
         }
     }
+    if !exact {
+        st.inertia = formula_inertia(&st, &q, &cent.c64, d);
+    }
+    st
+}
+
+/// [`step_leaf`] with the fused kernel ([`crate::fused::leaf`]); the inertia from the sums
+/// ([`formula_inertia`]) unless the step's rule wants it exact ([`exact_step_inertia`]).
+#[inline(always)]
+fn fused_leaf<T: Element>(
+    x: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    cent: &Centres<T>,
+    labels: &mut [u32],
+) -> StepStats {
+    let mut st = StepStats::zeros(cent.k, d);
+    let mut q = vec![0.0; cent.k];
+    let exact = exact_step_inertia(d, cent.k);
+    crate::fused::leaf(x, weights, cent, labels, (&mut st, &mut q, exact));
     if !exact {
         st.inertia = formula_inertia(&st, &q, &cent.c64, d);
     }
@@ -344,7 +389,7 @@ pub(crate) fn step_parallel<T: Element>(
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
-    let parallel = labels.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1;
+    let parallel = parallel_step(labels.len(), k, d);
     step_tree(data, d, weights, centroids, k, labels, parallel)
 }
 
@@ -553,7 +598,7 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
     }
 
     fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
-        let formula = self.kind == CpuKind::Parallel && method_for(self.d, k) == Method::Gemm;
+        let formula = self.kind == CpuKind::Parallel && !exact_step_inertia(self.d, k);
         Ok(formula
             .then(|| exact_inertia(self.data, self.d, self.weights, centroids, k, &self.labels)))
     }

@@ -4,6 +4,7 @@
 mod isa;
 mod assign;
 mod bounds;
+mod centres;
 pub mod checkpoint;
 pub mod chunked;
 mod cpu;
@@ -14,6 +15,7 @@ pub mod distributed;
 mod element;
 mod error;
 pub mod experiments;
+mod fused;
 mod init;
 mod kmeans;
 pub mod launch;

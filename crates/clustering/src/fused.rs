@@ -1,0 +1,863 @@
+//! The register-blocked assignment kernel (the "fused" method of [`crate::assign`]): the
+//! product values `e_j = |c_j|^2 - 2 x.c_j` of six or eight points at a time against every
+//! centre, computed in the element type with fused multiply-adds straight from the points'
+//! rows, then each point's label settled exactly as the product path settles it.
+//!
+//! The centres are packed once per step, coordinate-major and scaled by `-2`
+//! ([`Centres::packed`]): per coordinate, one broadcast of each point's value and one fused
+//! multiply-add per register of centres, the sums kept in registers (up to four registers of
+//! centres for six points with AVX-512, two with AVX2), each accumulator starting from the
+//! centres' norms. Each row of values then goes through a few vector instructions: its
+//! smallest value `m`, and the lanes within the point's band `m + 2.1 err(x)`
+//! ([`Centres::band_width`]). A lone lane is the label (no other centre can be nearer in
+//! exact arithmetic); otherwise the lanes of the band, and only those, are compared with exact
+//! [`dist2_f64`] distances, ties to the lower index. So the labels are the reference's, bit
+//! for bit, as on the product path.
+//!
+//! Compared with a general matrix product (the `gemm` crate, [`crate::assign`]'s `Gemm`
+//! method), nothing is packed but the centres, no tile of values leaves the L1 cache, and the
+//! scan of a row costs a few instructions: what matters when `k` is small, where the products
+//! of a point cost as little as its bookkeeping. It needs AVX2 and FMA
+//! ([`crate::isa::has_avx2`]).
+
+use crate::Element;
+use crate::assign::{Centres, take};
+use crate::lloyd::{StepStats, dist2_f64};
+
+/// The most points per block of the kernel (rows of accumulators).
+const P_MAX: usize = 8;
+/// Blocks of rows per group: a group's rows go through one chunk of centres (up to four
+/// registers wide) before the next chunk, so each chunk is read from the L2 cache once per
+/// group rather than once per block.
+const GROUP: usize = 4;
+
+/// Scratch space of the kernel.
+#[derive(Default)]
+pub(crate) struct Buffer<T> {
+    /// Per row: `|x|^2`.
+    xn2: Vec<f64>,
+    /// Per row: its slot.
+    slots: Vec<u32>,
+    /// One block of rows of values.
+    vals: Vec<T>,
+    /// Per row: the band's width in the element type (infinite when a product may overflow).
+    width: Vec<T>,
+    /// Per row: twice the error bound, `2 err(x)`.
+    err2: Vec<f64>,
+}
+
+/// The labels (storage slots) of every row of `x` (`d` wide, `xn2` their `|x|^2` in `f64`)
+/// into `out`.
+///
+/// # Panics
+/// Without AVX2 and FMA (the method is chosen only where the CPU has them).
+pub(crate) fn nearest_rows<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) {
+    debug_assert_eq!(x.len(), out.len() * cent.d);
+    buf.size(cent, out.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `buf`
+            // is sized for the rows.
+            unsafe { x86::labels_avx512(x, xn2, cent, buf, out) };
+            return;
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; `buf` is sized for the rows.
+            unsafe { x86::labels_avx2(x, xn2, cent, buf, out) };
+            return;
+        }
+    }
+    panic!("the fused assignment kernel needs AVX2 and FMA");
+}
+
+/// One leaf of a Lloyd step with the fused kernel: the rows of `x` (`d` wide, with their
+/// weights) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts
+/// the changes), their weighted sums and weights added to `st` in row order, and with
+/// `exact` their weighted exact squared distances to `st.inertia` ([`dist2_f64`], as the
+/// direct path adds them), else `w |x|^2` to `q[label]` for the inertia formula. The sums add
+/// `w x` in `f64` element by element, as every other path does, so they have the same bits.
+///
+/// # Panics
+/// Without AVX2 and FMA (the method is chosen only where the CPU has them).
+pub(crate) fn leaf<T: Element>(
+    x: &[T],
+    weights: Option<&[f64]>,
+    cent: &Centres<T>,
+    labels: &mut [u32],
+    (st, q, exact): (&mut StepStats, &mut [f64], bool),
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT.
+            unsafe { x86::leaf_avx512(x, weights, cent, labels, (st, q, exact)) };
+            return;
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT.
+            unsafe { x86::leaf_avx2(x, weights, cent, labels, (st, q, exact)) };
+            return;
+        }
+    }
+    let _ = (x, weights, cent, labels, st, q, exact);
+    panic!("the fused assignment kernel needs AVX2 and FMA");
+}
+
+/// Rows per tile of [`leaf`]: their values, labels and norms stay in the L1 and L2 caches.
+const TILE: usize = 256;
+
+impl<T: Element> Buffer<T> {
+    /// Room for `rows` rows against `cent`.
+    fn size(&mut self, cent: &Centres<T>, rows: usize) {
+        self.vals.resize(GROUP * P_MAX * cent.kp, T::zero());
+        self.width.resize(rows, T::zero());
+        self.err2.resize(rows, 0.0);
+        self.xn2.resize(rows, 0.0);
+        self.slots.resize(rows, 0);
+    }
+}
+
+/// Each row's band width and `2 err(x)` ([`Centres::err`]) into `buf`, from `|x|^2`: a width
+/// of infinity where a partial sum of the row's products may overflow the element type
+/// ([`Centres::products_finite`]), so that the row is settled by exact distances alone.
+#[inline(always)]
+fn band_widths<T: Element>(xn2: &[f64], cent: &Centres<T>, buf: &mut Buffer<T>) {
+    let inf = T::from_f64(f64::INFINITY);
+    for ((w, e2), &v) in buf.width.iter_mut().zip(buf.err2.iter_mut()).zip(xn2) {
+        let err = cent.err(v);
+        *e2 = 2.0 * err;
+        *w = if cent.products_finite(v) {
+            T::from_f64(2.1 * err)
+        } else {
+            inf
+        };
+    }
+}
+
+/// The label of one row from its values `vals` (`kp` of them, `|c_j|^2 - 2 x.c_j` in the
+/// element type), given their smallest `m` and the lanes at most `bar` (`count` of them, the
+/// first `first`) and `2 err(x)`: a lone lane within the band is the label, as the product
+/// path's `single_nearest` decides; otherwise the lanes within the band are compared exactly,
+/// or every centre when the values cannot be trusted (an infinite band: a partial sum may
+/// have overflowed the element type, [`Centres::products_finite`]).
+#[inline(always)]
+fn settle_row<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    vals: &[T],
+    (m, bar, err2): (T, T, f64),
+    (count, first): (u32, u32),
+) -> u32 {
+    let (lead, limit) = (m.to_f64(), bar.to_f64());
+    if limit.is_finite() {
+        if count == 1 && limit > lead + err2 {
+            return first;
+        }
+        if count >= 1 && limit >= lead + err2 {
+            let mut best = (u32::MAX, f64::INFINITY);
+            for (j, &v) in vals[..cent.k].iter().enumerate() {
+                if v <= bar {
+                    take(cent, j as u32, dist2_f64(x, cent.row(j)), &mut best);
+                }
+            }
+            return best.0;
+        }
+    }
+    let mut best = (u32::MAX, f64::INFINITY);
+    for j in 0..cent.k {
+        take(cent, j as u32, dist2_f64(x, cent.row(j)), &mut best);
+    }
+    best.0
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Buffer, GROUP, TILE, band_widths, settle_row};
+    use crate::Element;
+    use crate::assign::Centres;
+    use crate::lloyd::{StepStats, dist2_f64};
+    use std::any::TypeId;
+    use std::arch::x86_64::*;
+
+    /// One vector register of lanes of `T`, for the kernel.
+    ///
+    /// # Safety
+    /// Every method needs the CPU features of its implementation (AVX-512F for the 512-bit
+    /// ones, AVX2 and FMA for the 256-bit ones); pointers must be valid for `W` values
+    /// (one for `bcast`).
+    pub(super) trait Lanes<T>: Copy {
+        /// Lanes per register.
+        const W: usize;
+        unsafe fn load(p: *const T) -> Self;
+        unsafe fn store(self, p: *mut T);
+        /// Every lane `*p`.
+        unsafe fn bcast(p: *const T) -> Self;
+        unsafe fn splat(v: T) -> Self;
+        /// `a * b + c` with one rounding.
+        unsafe fn fma(a: Self, b: Self, c: Self) -> Self;
+        unsafe fn min(a: Self, b: Self) -> Self;
+        /// The smallest lane.
+        unsafe fn hmin(self) -> T;
+        /// Bit `l` set when lane `l` is at most `bar` (ordered: NaN lanes are not).
+        unsafe fn le(self, bar: Self) -> u32;
+        /// `sums[u] += w * x[u]` in `f64` for `u < d` (a product, then a sum: the rounding
+        /// of every other path's sums).
+        unsafe fn add_scaled(sums: *mut f64, x: *const T, d: usize, w: f64);
+    }
+
+    macro_rules! lanes {
+        ($name:ident, $t:ty, $v:ty, $w:expr,
+         load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
+         le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr,
+         sums $sw:expr, |$sx:ident, $su:ident| $wide:expr, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident) => {
+            #[derive(Clone, Copy)]
+            pub(super) struct $name($v);
+            impl Lanes<$t> for $name {
+                const W: usize = $w;
+                #[inline(always)]
+                unsafe fn load(p: *const $t) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $name($load(p)) }
+                }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut $t) {
+                    // SAFETY: the trait's contract.
+                    unsafe { $store(p, self.0) }
+                }
+                #[inline(always)]
+                unsafe fn bcast(p: *const $t) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $name($set1(*p)) }
+                }
+                #[inline(always)]
+                unsafe fn splat(v: $t) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $name($set1(v)) }
+                }
+                #[inline(always)]
+                unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $name($fma(a.0, b.0, c.0)) }
+                }
+                #[inline(always)]
+                unsafe fn min(a: Self, b: Self) -> Self {
+                    // SAFETY: the trait's contract.
+                    unsafe { $name($min(a.0, b.0)) }
+                }
+                #[inline(always)]
+                unsafe fn hmin(self) -> $t {
+                    let $h = self.0;
+                    // SAFETY: the trait's contract.
+                    unsafe { $hmin }
+                }
+                #[inline(always)]
+                unsafe fn le(self, bar: Self) -> u32 {
+                    let ($a, $b) = (self.0, bar.0);
+                    // SAFETY: the trait's contract.
+                    unsafe { $le }
+                }
+                #[inline(always)]
+                unsafe fn add_scaled(sums: *mut f64, x: *const $t, d: usize, w: f64) {
+                    // SAFETY: the trait's contract: `d` values at `sums` and at `x`.
+                    unsafe {
+                        let wv = $sset(w);
+                        let mut u = 0;
+                        while u + $sw <= d {
+                            let ($sx, $su) = (x, u);
+                            let v: $sv = $wide;
+                            let s = $sload(sums.add(u));
+                            $sstore(sums.add(u), $sadd(s, $smul(wv, v)));
+                            u += $sw;
+                        }
+                        while u < d {
+                            *sums.add(u) += w * f64::from(*x.add(u));
+                            u += 1;
+                        }
+                    }
+                }
+            }
+        };
+    }
+
+    lanes!(Z32, f32, __m512, 16,
+        load _mm512_loadu_ps, store _mm512_storeu_ps, set1 _mm512_set1_ps, fma _mm512_fmadd_ps,
+        min _mm512_min_ps,
+        le |a, b| u32::from(_mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)),
+        hmin |h| _mm512_reduce_min_ps(h),
+        sums 8, |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
+        __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
+    lanes!(Z64, f64, __m512d, 8,
+        load _mm512_loadu_pd, store _mm512_storeu_pd, set1 _mm512_set1_pd, fma _mm512_fmadd_pd,
+        min _mm512_min_pd,
+        le |a, b| u32::from(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)),
+        hmin |h| _mm512_reduce_min_pd(h),
+        sums 8, |x, u| _mm512_loadu_pd(x.add(u)),
+        __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
+    lanes!(Y32, f32, __m256, 8,
+        load _mm256_loadu_ps, store _mm256_storeu_ps, set1 _mm256_set1_ps, fma _mm256_fmadd_ps,
+        min _mm256_min_ps,
+        le |a, b| _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32,
+        hmin |h| {
+            let m = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps::<1>(h));
+            let m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+            _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)))
+        },
+        sums 4, |x, u| _mm256_cvtps_pd(_mm_loadu_ps(x.add(u))),
+        __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
+    lanes!(Y64, f64, __m256d, 4,
+        load _mm256_loadu_pd, store _mm256_storeu_pd, set1 _mm256_set1_pd, fma _mm256_fmadd_pd,
+        min _mm256_min_pd,
+        le |a, b| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)) as u32,
+        hmin |h| {
+            let m = _mm_min_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd::<1>(h));
+            _mm_cvtsd_f64(_mm_min_sd(m, _mm_unpackhi_pd(m, m)))
+        },
+        sums 4, |x, u| _mm256_loadu_pd(x.add(u)),
+        __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
+
+    /// `T` seen as `U` (the same type, checked).
+    #[inline(always)]
+    fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
+        assert!(TypeId::of::<T>() == TypeId::of::<U>());
+        // SAFETY: `T` and `U` are the same type (checked just above).
+        unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
+    }
+
+    /// Declares the entry points of one instruction set: the labels of a tile and a whole
+    /// leaf, each choosing the rows per block (eight while the centres fill at most
+    /// `$few` registers, else six) and the element type's lanes.
+    macro_rules! entries {
+        ($labels:ident, $leaf:ident, $feat:literal, $v32:ident, $v64:ident, $bytes:expr,
+         $bmax:expr, $few:expr) => {
+            /// The labels of the rows (see `super::nearest_rows`).
+            ///
+            /// # Safety
+            /// The CPU has the features enabled here; `buf` is sized for `out.len()` rows.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $labels<T: Element>(
+                x: &[T],
+                xn2: &[f64],
+                cent: &Centres<T>,
+                buf: &mut Buffer<T>,
+                out: &mut [u32],
+            ) {
+                band_widths(&xn2[..out.len()], cent, buf);
+                let few = cent.kp * size_of::<T>() / $bytes <= $few;
+                // SAFETY: the caller's contract; the element type is checked by `same`.
+                unsafe {
+                    match (TypeId::of::<T>() == TypeId::of::<f32>(), few) {
+                        (true, true) => rows::<T, $v32, f32, $bmax, 8>(x, cent, buf, out),
+                        (true, false) => rows::<T, $v32, f32, $bmax, 6>(x, cent, buf, out),
+                        (false, true) => rows::<T, $v64, f64, $bmax, 8>(x, cent, buf, out),
+                        (false, false) => rows::<T, $v64, f64, $bmax, 6>(x, cent, buf, out),
+                    }
+                }
+            }
+
+            /// A leaf of a Lloyd step (see `super::leaf`).
+            ///
+            /// # Safety
+            /// The CPU has the features enabled here.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $leaf<T: Element>(
+                x: &[T],
+                weights: Option<&[f64]>,
+                cent: &Centres<T>,
+                labels: &mut [u32],
+                out: (&mut StepStats, &mut [f64], bool),
+            ) {
+                // SAFETY: the caller's contract; the element type is checked by `same`.
+                unsafe {
+                    if TypeId::of::<T>() == TypeId::of::<f32>() {
+                        leaf_tiles::<T, $v32, f32>(
+                            x,
+                            weights,
+                            cent,
+                            labels,
+                            out,
+                            |x, xn2, c, b, o| $labels(x, xn2, c, b, o),
+                        );
+                    } else {
+                        leaf_tiles::<T, $v64, f64>(
+                            x,
+                            weights,
+                            cent,
+                            labels,
+                            out,
+                            |x, xn2, c, b, o| $labels(x, xn2, c, b, o),
+                        );
+                    }
+                }
+            }
+        };
+    }
+
+    entries!(
+        labels_avx512,
+        leaf_avx512,
+        "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
+        Z32,
+        Z64,
+        64,
+        4,
+        2
+    );
+    entries!(
+        labels_avx2,
+        leaf_avx2,
+        "avx2,fma,bmi1,bmi2,popcnt",
+        Y32,
+        Y64,
+        32,
+        2,
+        1
+    );
+
+    /// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
+    /// the same instruction set's), then each row's label, weight and sums in row order.
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; `U` is `T` (checked).
+    #[inline(always)]
+    unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
+        x: &[T],
+        weights: Option<&[f64]>,
+        cent: &Centres<T>,
+        labels: &mut [u32],
+        (st, q, exact): (&mut StepStats, &mut [f64], bool),
+        labels_of: impl Fn(&[T], &[f64], &Centres<T>, &mut Buffer<T>, &mut [u32]),
+    ) {
+        let d = cent.d;
+        let mut buf = Buffer::default();
+        buf.size(cent, TILE);
+        let mut xn2 = std::mem::take(&mut buf.xn2);
+        let mut slots = std::mem::take(&mut buf.slots);
+        for (ti, xt) in x.chunks(TILE * d).enumerate() {
+            let rows = xt.len() / d;
+            for (o, r) in xn2.iter_mut().zip(xt.chunks_exact(d)) {
+                *o = crate::assign::norm2(r);
+            }
+            labels_of(xt, &xn2[..rows], cent, &mut buf, &mut slots[..rows]);
+            let xu: &[U] = same(xt);
+            for (r, &slot) in slots[..rows].iter().enumerate() {
+                let i = ti * TILE + r;
+                let label = cent.id(slot);
+                if labels[i] != label {
+                    st.changed += 1;
+                    labels[i] = label;
+                }
+                let (w, l) = (weights.map_or(1.0, |w| w[i]), label as usize);
+                // SAFETY: row `r` holds `d` values, cluster `l`'s sums `d` more.
+                unsafe {
+                    V::add_scaled(st.sums[l * d..].as_mut_ptr(), xu[r * d..].as_ptr(), d, w);
+                }
+                st.counts[l] += w;
+                if exact {
+                    let d2 = dist2_f64(&xt[r * d..(r + 1) * d], cent.row(slot as usize));
+                    st.inertia += w * d2;
+                } else {
+                    q[l] += w * xn2[r];
+                }
+            }
+        }
+    }
+
+    /// Every group of [`GROUP`] blocks of `P` rows: the values against every register of
+    /// centres, chunk by chunk of at most `BMAX` registers (each chunk through every block of
+    /// the group), into `buf.vals` (row `p` of the group at `p * kp`), then each row settled
+    /// with its band ([`band_widths`], already in `buf`). The last block repeats its last row
+    /// to fill the registers (the copies' values are not read).
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; `U` is `T` (checked); `buf.vals` holds `GROUP * P * cent.kp`
+    /// values, `buf.width` and `buf.err2` one per row.
+    #[inline(always)]
+    unsafe fn rows<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+        x: &[T],
+        cent: &Centres<T>,
+        buf: &mut Buffer<T>,
+        out: &mut [u32],
+    ) {
+        let (d, kp, n) = (cent.d, cent.kp, out.len());
+        let xu: &[U] = same(x);
+        let cu: &[U] = same(&cent.packed);
+        let nu: &[U] = same(&cent.packed_norms);
+        let widths: &[U] = same(&buf.width);
+        let vals = &mut buf.vals;
+        let vu: &mut [U] = {
+            assert!(TypeId::of::<T>() == TypeId::of::<U>() && vals.len() >= GROUP * P * kp);
+            // SAFETY: the same type (checked just above).
+            unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast::<U>(), vals.len()) }
+        };
+        let w = V::W;
+        let mut i0 = 0;
+        while i0 < n {
+            let blocks = (n - i0).div_ceil(P).min(GROUP);
+            let mut col = 0;
+            while col < kp {
+                let regs = ((kp - col) / w).min(BMAX);
+                let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
+                for blk in 0..blocks {
+                    let first = i0 + blk * P;
+                    let xs: [*const U; P] =
+                        std::array::from_fn(|p| xu[(first + p).min(n - 1) * d..].as_ptr());
+                    let o = vu[blk * P * kp + col..].as_mut_ptr();
+                    // SAFETY: `col + regs * w <= kp` lanes of each of the `d` rows of `c`, of
+                    // the norms and of the block's `P` rows of `vals`; each row pointer has
+                    // `d` values.
+                    unsafe {
+                        match regs {
+                            1 => chunk::<U, V, 1, P>(xs, c, kp, nm, d, o),
+                            2 => chunk::<U, V, 2, P>(xs, c, kp, nm, d, o),
+                            3 => chunk::<U, V, 3, P>(xs, c, kp, nm, d, o),
+                            _ => chunk::<U, V, 4, P>(xs, c, kp, nm, d, o),
+                        }
+                    }
+                }
+                col += regs * w;
+            }
+            let i_end = (i0 + blocks * P).min(n);
+            for i in i0..i_end {
+                let p = i - i0;
+                let row = &vu[p * kp..(p + 1) * kp];
+                // SAFETY: `row` holds `kp` values, a multiple of `w`.
+                let (m, bar, count, first) = unsafe {
+                    let mut mv = V::load(row.as_ptr());
+                    for b in 1..kp / w {
+                        mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
+                    }
+                    let m = mv.hmin();
+                    let bar = m + widths[i];
+                    let bv = V::splat(bar);
+                    // The lanes' masks 64 at a time: one count and one search per 64 lanes.
+                    let (mut count, mut first) = (0u32, u32::MAX);
+                    for b0 in (0..kp / w).step_by(64 / w) {
+                        let mut mask = 0u64;
+                        for b in b0..(b0 + 64 / w).min(kp / w) {
+                            let m = V::load(row.as_ptr().add(b * w)).le(bv);
+                            mask |= u64::from(m) << ((b - b0) * w);
+                        }
+                        if first == u32::MAX && mask != 0 {
+                            first = (b0 * w) as u32 + mask.trailing_zeros();
+                        }
+                        count += mask.count_ones();
+                    }
+                    (m, bar, count, first)
+                };
+                // The common case, inline: one lane in a finite band.
+                let (lead, limit) = (m.to_f64(), bar.to_f64());
+                out[i] = if count == 1 && limit.is_finite() && limit > lead + buf.err2[i] {
+                    first
+                } else {
+                    settle_row(
+                        &x[i * d..(i + 1) * d],
+                        cent,
+                        same(row),
+                        (T::from_f64(lead), T::from_f64(limit), buf.err2[i]),
+                        (count, first),
+                    )
+                };
+            }
+            i0 = i_end;
+        }
+    }
+
+    /// The values of `P` rows against `B` registers of centres: `out[p * kp + l] =
+    /// norms[l] + sum_u xs[p][u] c[u * kp + l]`, accumulated with fused multiply-adds in
+    /// coordinate order.
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; each `xs[p]` points to `d` values; `c` to `d` rows of
+    /// `kp` values, `norms` to `B * W` values and `out` to `P` rows of `kp` values, of which
+    /// the first `B * W` are read or written.
+    #[inline(always)]
+    unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize>(
+        xs: [*const U; P],
+        c: *const U,
+        kp: usize,
+        norms: *const U,
+        d: usize,
+        out: *mut U,
+    ) {
+        let w = V::W;
+        // SAFETY: in bounds by the caller's contract.
+        unsafe {
+            let n0: [V; B] = std::array::from_fn(|b| V::load(norms.add(b * w)));
+            let mut acc = [n0; P];
+            for u in 0..d {
+                let row = c.add(u * kp);
+                let cv: [V; B] = std::array::from_fn(|b| V::load(row.add(b * w)));
+                for (a, x) in acc.iter_mut().zip(&xs) {
+                    let xv = V::bcast(x.add(u));
+                    for (a, c) in a.iter_mut().zip(&cv) {
+                        *a = V::fma(xv, *c, *a);
+                    }
+                }
+            }
+            for (p, a) in acc.iter().enumerate() {
+                for (b, a) in a.iter().enumerate() {
+                    a.store(out.add(p * kp + b * w));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::centres::Method;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The reference labels: the smallest [`dist2_f64`], ties to the lower index.
+    fn reference<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<u32> {
+        x.chunks_exact(d)
+            .map(|xr| {
+                let mut best = (0u32, f64::INFINITY);
+                for (j, cr) in c.chunks_exact(d).enumerate() {
+                    let v = dist2_f64(xr, cr);
+                    if v < best.1 {
+                        best = (j as u32, v);
+                    }
+                }
+                best.0
+            })
+            .collect()
+    }
+
+    /// The kernel's labels of every row of `x` with every instruction set this CPU has.
+    fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u32>)> {
+        let k = c.len() / d;
+        let cent = Centres::<T>::new(c, k, d, None, Method::Fused, false);
+        let xn2: Vec<f64> = x.chunks_exact(d).map(crate::assign::norm2).collect();
+        let n = xn2.len();
+        let mut runs = Vec::new();
+        let mut buf = Buffer::default();
+        let mut out = vec![u32::MAX; n];
+        nearest_rows(x, &xn2, &cent, &mut buf, &mut out);
+        runs.push(("widest", out));
+        #[cfg(target_arch = "x86_64")]
+        if crate::isa::has_avx512() {
+            // The AVX2 kernel on the same packing (a multiple of its lanes too).
+            let mut out = vec![u32::MAX; n];
+            // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT; `buf` was sized for
+            // `n` rows by the call above.
+            unsafe { x86::labels_avx2(x, &xn2, &cent, &mut buf, &mut out) };
+            runs.push(("avx2", out));
+        }
+        runs
+    }
+
+    fn check<T: Element>(x: &[f64], c: &[f64], d: usize, what: &str) {
+        let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
+        let want = reference(&xt, c, d);
+        for (isa, got) in labels(&xt, c, d) {
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g,
+                    w,
+                    "{what} {} {isa} k {} d {d} row {i}",
+                    T::NAME,
+                    c.len() / d
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn labels_are_the_reference_labels_at_every_register_boundary() {
+        if !crate::isa::has_avx2() {
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        for d in [1, 2, 3, 9, 16, 17, 50, 64, 65, 130] {
+            for k in [
+                1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 129, 256, 300,
+            ] {
+                // Row counts around the block of six.
+                let n = [1, 5, 6, 7, 13, 40][(d + k) % 6];
+                let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                check::<f32>(&x, &c, d, "random");
+                check::<f64>(&x, &c, d, "random");
+            }
+        }
+    }
+
+    /// Points on the bisectors of pairs of centres, far from the origin (the rounding of the
+    /// products at its worst against the gaps), exact duplicates of centres (ties to the
+    /// lower index) and integer grids (exact ties of distinct centres).
+    #[test]
+    fn near_and_exact_ties_are_settled_as_the_reference() {
+        if !crate::isa::has_avx2() {
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for (d, k) in [(2, 3), (12, 16), (40, 33), (128, 64)] {
+            let off: Vec<f64> = (0..d).map(|_| rng.random_range(100.0..1000.0)).collect();
+            let mut c: Vec<f64> = (0..k * d)
+                .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
+                .collect();
+            let mut x = Vec::new();
+            for i in 0..300 {
+                let (a, b) = (i % k, (i * 7 + 1) % k);
+                let t = if i % 3 == 0 {
+                    0.5
+                } else {
+                    rng.random_range(0.49..0.51)
+                };
+                for u in 0..d {
+                    x.push(c[a * d + u] * t + c[b * d + u] * (1.0 - t));
+                }
+            }
+            x.extend_from_slice(&c[..d]);
+            c.extend_from_within(..d);
+            check::<f32>(&x, &c, d, "bisectors");
+            check::<f64>(&x, &c, d, "bisectors");
+        }
+        // Integer points and centres: many exact ties between distinct centres.
+        let d = 3;
+        let c: Vec<f64> = (0..20 * d).map(|i| ((i * 7) % 5) as f64).collect();
+        let x: Vec<f64> = (0..90 * d).map(|i| ((i * 3) % 4) as f64 + 0.5).collect();
+        check::<f32>(&x, &c, d, "grid");
+        check::<f64>(&x, &c, d, "grid");
+    }
+
+    /// Values whose products overflow the element type: the labels come from exact distances.
+    #[test]
+    fn products_that_would_overflow_fall_back_to_exact_distances() {
+        if !crate::isa::has_avx2() {
+            return;
+        }
+        let d = 4;
+        for scale in [1e18, 3e19, 1e30] {
+            // Two far centres and one near the origin; points near each.
+            let c = [
+                0.0, 0.0, 0.0, 0.0, scale, scale, 0.0, 0.0, 0.0, scale, scale, scale,
+            ];
+            let x: Vec<f64> = [
+                [1.0, 2.0, 0.0, 0.0],
+                [scale * 0.9, scale, 1.0, 0.0],
+                [0.0, scale * 1.1, scale * 0.8, scale],
+                [scale * 0.5, scale * 0.5, scale * 0.5, scale * 0.5],
+            ]
+            .concat();
+            check::<f32>(&x, &c, d, "huge");
+            check::<f64>(&x, &c, d, "huge");
+        }
+        for scale in [1e150, 1e200] {
+            let c = [0.0, 0.0, 0.0, 0.0, scale, scale, 0.0, 0.0];
+            let x = [1.0, 2.0, 0.0, 0.0, scale * 0.9, scale, 1.0, 0.0];
+            check::<f64>(&x, &c, d, "huge");
+        }
+    }
+}
+
+#[cfg(test)]
+mod leaf_tests {
+    use super::*;
+    use crate::centres::Method;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// A leaf's labels, sums, weights and `q` with every instruction set this CPU has equal the
+    /// plain computation's, bit for bit: reference labels, then `w x` and `w |x|^2` added in
+    /// row order.
+    fn check<T: Element>(n: usize, d: usize, k: usize, weighted: bool, seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x: Vec<T> = (0..n * d)
+            .map(|_| T::from_f64(rng.random_range(-3.0..3.0)))
+            .collect();
+        let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-3.0..3.0)).collect();
+        let w: Vec<f64> = (0..n).map(|_| rng.random_range(0.5..2.0)).collect();
+        let weights = weighted.then_some(&w[..]);
+        let cent = Centres::<T>::new(&c, k, d, None, Method::Fused, false);
+        let mut want = StepStats::zeros(k, d);
+        let mut want_q = vec![0.0; k];
+        let mut want_labels = vec![0u32; n];
+        for (i, xr) in x.chunks_exact(d).enumerate() {
+            let mut best = (u32::MAX, f64::INFINITY);
+            for j in 0..k {
+                take(&cent, j as u32, dist2_f64(xr, cent.row(j)), &mut best);
+            }
+            let (l, wi) = (best.0 as usize, weights.map_or(1.0, |w| w[i]));
+            want_labels[i] = best.0;
+            for (s, v) in want.sums[l * d..(l + 1) * d].iter_mut().zip(xr) {
+                *s += wi * v.to_f64();
+            }
+            want.counts[l] += wi;
+            want_q[l] += wi * crate::assign::norm2(xr);
+            want.inertia += wi * best.1;
+            want.changed += 1;
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        type Leaf<'a> = &'a dyn Fn(&mut [u32], &mut StepStats, &mut [f64]);
+        let mut runs: Vec<(&str, StepStats, Vec<f64>, Vec<u32>)> = Vec::new();
+        let mut run = |name, f: Leaf<'_>| {
+            let (mut st, mut q, mut labels) =
+                (StepStats::zeros(k, d), vec![0.0; k], vec![u32::MAX; n]);
+            f(&mut labels, &mut st, &mut q);
+            runs.push((name, st, q, labels));
+        };
+        run("widest", &|l, st, q| {
+            leaf(&x, weights, &cent, l, (st, q, false))
+        });
+        #[cfg(target_arch = "x86_64")]
+        if crate::isa::has_avx512() {
+            // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT.
+            run("avx2", &|l, st, q| unsafe {
+                x86::leaf_avx2(&x, weights, &cent, l, (st, q, false))
+            });
+        }
+        // With exact distances for the inertia, nothing in `q`.
+        run("exact", &|l, st, q| {
+            leaf(&x, weights, &cent, l, (st, q, true))
+        });
+        for (name, st, q, labels) in runs {
+            let what = format!("{} {name} n {n} d {d} k {k} weighted {weighted}", T::NAME);
+            if name == "exact" {
+                assert_eq!(st.inertia.to_bits(), want.inertia.to_bits(), "{what}");
+                assert!(q.iter().all(|&v| v == 0.0), "{what}");
+            } else {
+                assert_eq!(st.inertia, 0.0, "{what}");
+                assert_eq!(bits(&q), bits(&want_q), "{what}");
+            }
+            assert_eq!(labels, want_labels, "{what}");
+            assert_eq!(st.changed, n as u64, "{what}");
+            assert_eq!(bits(&st.sums), bits(&want.sums), "{what}");
+            assert_eq!(bits(&st.counts), bits(&want.counts), "{what}");
+        }
+    }
+
+    #[test]
+    fn a_leaf_has_the_plain_sums_bit_for_bit() {
+        if !crate::isa::has_avx2() {
+            return;
+        }
+        // Tiles of 256 rows and their remainders; dimensions around the sums' 8 and 4 lanes.
+        for (i, &(n, d, k)) in [
+            (1, 1, 1),
+            (300, 3, 5),
+            (513, 9, 17),
+            (257, 16, 64),
+            (700, 33, 100),
+            (40, 130, 7),
+        ]
+        .iter()
+        .enumerate()
+        {
+            for weighted in [false, true] {
+                check::<f32>(n, d, k, weighted, i as u64);
+                check::<f64>(n, d, k, weighted, i as u64 + 50);
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""k-means on the everyday shapes: ``warpath.KMeans`` against scikit-learn's ``KMeans`` on a
+grid of tabular shapes, whole ``fit`` calls from Python, in one process, the same data.
+
+Every cell of the grid ``n x d x k`` (``k < n / 10``) x data (``blobs``, ``uniform``, and
+scikit-learn's bundled data sets with ``--data sklearn``) x dtype (float64, float32) is fitted in
+three modes:
+
+- ``explicit``: the same ``k`` rows of the data as initial centres for both, ``n_init=1``, the
+  defaults otherwise (``tol=1e-4``, ``max_iter=300``): time (best of ``--repeat``, the
+  contenders alternating), iterations, and the relative inertia difference
+  ``(warpath - sklearn) / sklearn`` (float64 fits follow the same trajectory; float32 ones may
+  part after a near-tie, since scikit-learn's float32 distances are not the exact ones);
+- ``default``: ``KMeans(n_clusters=k, random_state=s)`` for ``--seeds`` seeds (k-means++, one
+  run): the summed time of the seeds, and the mean inertia's relative difference (different
+  random streams, so different starts: only the mean is comparable);
+- ``ninit10``: as ``default`` with ``n_init=10``.
+
+Ratios are ``sklearn time / warpath time`` (above 1: warpath is faster). With ``--algorithms``
+every warpath algorithm (``lloyd``, ``hamerly``, ``yinyang``, ``elkan``, ``auto``) is timed
+from the explicit start too, and scikit-learn's ``elkan``: it prints how far ``auto`` is from
+the fastest of them and how warpath's ``elkan`` compares with scikit-learn's.
+
+Data: ``blobs`` is ``make_blobs(n, d, centers=k, random_state=seed)``; ``uniform`` is
+``U[0, 1)^d`` (no cluster structure: many iterations, the bounds prune little); ``sklearn``
+runs iris, wine, breast_cancer, digits and diabetes (bundled with scikit-learn, no download)
+at the grid's ``k`` values below ``n / 10``.
+
+Threads: ``RAYON_NUM_THREADS`` for warpath (set to ``--threads`` before importing it), and
+threadpoolctl for scikit-learn's OpenMP and BLAS. The header names the CPU, the versions, the
+BLAS scikit-learn runs and whether AVX-512 is on (``--no-avx512`` re-executes the script with
+``WARPATH_DISABLE_AVX512=1``, numpy's ``NPY_DISABLE_CPU_FEATURES`` for its AVX-512 features,
+and ``OPENBLAS_CORETYPE=Haswell``).
+
+Usage::
+
+    python crates/warpath-py/bench/kmeans_grid.py [--n 1e3,1e4,1e5] [--d 2,4,8,16,32,64,128]
+        [--k 3,8,16,64,256] [--data blobs,uniform,sklearn] [--dtype f64,f32]
+        [--modes explicit,default,ninit10] [--repeat 3] [--seeds 5] [--threads 2]
+        [--budget 60] [--algorithms] [--no-avx512] [--csv out.csv]
+
+``--budget`` skips (and says so) a cell whose first scikit-learn fit took longer than that
+many seconds in its mode, so the whole grid fits in an afternoon; the default grid is
+``n <= 10^5``. The last lines summarise: the smallest ratio per mode and dtype, the cells
+below 1.5x, and the largest inertia differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import subprocess
+import sys
+import time
+
+AVX512_NUMPY = "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR"
+
+
+def cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+        return (
+            f"{fields.get('Model name', '?').strip()}, family {fields.get('CPU family', '?').strip()}, "
+            f"model {fields.get('Model', '?').strip()}"
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return platform.processor() or "unknown CPU"
+
+
+def floats(s):
+    return [int(float(v)) for v in s.split(",") if v]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", default="1e3,1e4,1e5")
+    p.add_argument("--d", default="2,4,8,16,32,64,128")
+    p.add_argument("--k", default="3,8,16,64,256")
+    p.add_argument("--data", default="blobs,uniform,sklearn")
+    p.add_argument("--dtype", default="f64,f32")
+    p.add_argument("--modes", default="explicit,default,ninit10")
+    p.add_argument("--repeat", type=int, default=3, help="best of this many fits per contender (explicit mode)")
+    p.add_argument("--seeds", type=int, default=5, help="seeds of the default and ninit10 modes")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--budget", type=float, default=60.0, help="skip a cell whose first scikit-learn fit took longer (seconds)")
+    p.add_argument("--algorithms", action="store_true", help="also time every warpath algorithm and scikit-learn's elkan")
+    p.add_argument("--no-avx512", action="store_true", help="AVX-512 off for warpath, numpy and OpenBLAS")
+    p.add_argument("--csv", help="also write every cell to this CSV file")
+    return p.parse_args()
+
+
+def setup_env(args):
+    """Sets the thread and ISA variables before numpy and warpath are imported (re-executing
+    the interpreter when numpy's dispatch must change)."""
+    want = {"RAYON_NUM_THREADS": str(args.threads)}
+    if args.no_avx512:
+        want |= {"WARPATH_DISABLE_AVX512": "1", "NPY_DISABLE_CPU_FEATURES": AVX512_NUMPY, "OPENBLAS_CORETYPE": "Haswell"}
+    if any(os.environ.get(k) != v for k, v in want.items()):
+        os.environ.update(want)
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
+def main():
+    args = parse_args()
+    setup_env(args)
+    import numpy as np
+    import sklearn
+    from sklearn.cluster import KMeans as SkKMeans
+    from sklearn import datasets
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import warpath
+
+    threadpool_limits(args.threads)
+    blas = [f"{i.get('internal_api')} {i.get('version')} {i.get('architecture', '')}".strip() for i in threadpool_info() if i.get("user_api") == "blas"]
+    print(f"# CPU: {cpu_model()}")
+    print(
+        f"# numpy {np.__version__}, scikit-learn {sklearn.__version__} (BLAS: {'; '.join(blas) or '?'}), "
+        f"warpath threads {os.environ['RAYON_NUM_THREADS']}, scikit-learn threads {args.threads}, "
+        f"AVX-512 {'off' if args.no_avx512 else 'on'}"
+    )
+    print("# ratio = scikit-learn time / warpath time (above 1: warpath faster); dinertia = (warpath - sklearn) / sklearn")
+
+    rows = []
+    modes = args.modes.split(",")
+
+    def cells():
+        for kind in args.data.split(","):
+            if kind == "sklearn":
+                for name, loader in [("iris", datasets.load_iris), ("wine", datasets.load_wine), ("breast_cancer", datasets.load_breast_cancer), ("diabetes", datasets.load_diabetes), ("digits", datasets.load_digits)]:
+                    X = loader().data
+                    for k in floats(args.k):
+                        if k < X.shape[0] / 10:
+                            yield name, X, k
+                continue
+            for n in floats(args.n):
+                for d in floats(args.d):
+                    for k in floats(args.k):
+                        if k >= n / 10:
+                            continue
+                        if kind == "blobs":
+                            X = datasets.make_blobs(n, d, centers=k, random_state=0)[0]
+                        elif kind == "uniform":
+                            X = np.random.default_rng(0).random((n, d))
+                        else:
+                            raise SystemExit(f"unknown data {kind!r}")
+                        yield kind, X, k
+
+    def fit_time(make, X):
+        t = time.perf_counter()
+        m = make().fit(X)
+        return time.perf_counter() - t, m
+
+    for kind, X64, k in cells():
+        n, d = X64.shape
+        for dt in args.dtype.split(","):
+            X = np.ascontiguousarray(X64, dtype=np.float32 if dt == "f32" else np.float64)
+            for mode in modes:
+                row = {"data": kind, "n": n, "d": d, "k": k, "dtype": dt, "mode": mode}
+                if mode == "explicit":
+                    init = X[np.random.default_rng(1).choice(n, k, replace=False)].copy()
+                    mk_sk = lambda: SkKMeans(k, init=init, n_init=1)
+                    mk_wp = lambda: warpath.KMeans(k, init=init, n_init=1)
+                    ts, ms = fit_time(mk_sk, X)
+                    if ts > args.budget:
+                        row["skipped"] = f"scikit-learn took {ts:.1f} s"
+                        rows.append(row)
+                        print(f"{kind:>13} {n:>8} {d:>4} {k:>4} {dt} {mode:<8} skipped: scikit-learn {ts:.1f} s > budget", flush=True)
+                        continue
+                    tw, mw = fit_time(mk_wp, X)
+                    for _ in range(args.repeat - 1):
+                        ts = min(ts, fit_time(mk_sk, X)[0])
+                        tw = min(tw, fit_time(mk_wp, X)[0])
+                    row |= {"sk_s": ts, "wp_s": tw, "sk_iter": ms.n_iter_, "wp_iter": mw.n_iter_, "dinertia": (mw.inertia_ - ms.inertia_) / ms.inertia_}
+                    if args.algorithms:
+                        for alg in ("lloyd", "hamerly", "yinyang", "elkan", "auto"):
+                            best = min(fit_time(lambda: warpath.KMeans(k, init=init, n_init=1, algorithm=alg), X)[0] for _ in range(args.repeat))
+                            row[f"wp_{alg}_s"] = best
+                        row["sk_elkan_s"] = min(fit_time(lambda: SkKMeans(k, init=init, n_init=1, algorithm="elkan"), X)[0] for _ in range(args.repeat))
+                else:
+                    n_init = 10 if mode == "ninit10" else 1
+                    ts = tw = 0.0
+                    isk, iwp = [], []
+                    skipped = False
+                    for s in range(args.seeds):
+                        t1, ms = fit_time(lambda: SkKMeans(k, n_init=n_init, random_state=s), X)
+                        if s == 0 and t1 * args.seeds > args.budget:
+                            skipped = True
+                            break
+                        t2, mw = fit_time(lambda: warpath.KMeans(k, n_init=n_init, random_state=s), X)
+                        ts, tw = ts + t1, tw + t2
+                        isk.append(ms.inertia_)
+                        iwp.append(mw.inertia_)
+                    if skipped:
+                        row["skipped"] = f"scikit-learn took {t1:.1f} s a seed"
+                        rows.append(row)
+                        print(f"{kind:>13} {n:>8} {d:>4} {k:>4} {dt} {mode:<8} skipped: scikit-learn {t1:.1f} s a seed", flush=True)
+                        continue
+                    row |= {"sk_s": ts, "wp_s": tw, "dinertia": (np.mean(iwp) - np.mean(isk)) / np.mean(isk)}
+                row["ratio"] = row["sk_s"] / row["wp_s"]
+                rows.append(row)
+                line = f"{kind:>13} {n:>8} {d:>4} {k:>4} {dt} {mode:<8} sk {row['sk_s'] * 1e3:9.2f} ms  wp {row['wp_s'] * 1e3:9.2f} ms  ratio {row['ratio']:5.2f}  dinertia {row['dinertia']:+.1e}"
+                if "sk_iter" in row:
+                    line += f"  iter {row['sk_iter']}/{row['wp_iter']}"
+                if args.algorithms and mode == "explicit":
+                    algs = {a: row[f"wp_{a}_s"] for a in ("lloyd", "hamerly", "yinyang", "elkan")}
+                    fastest = min(algs, key=algs.get)
+                    line += (
+                        "  | " + " ".join(f"{a} {v * 1e3:.2f}" for a, v in algs.items())
+                        + f" auto {row['wp_auto_s'] * 1e3:.2f} ({row['wp_auto_s'] / algs[fastest]:.2f}x {fastest})"
+                        + f" | sk elkan {row['sk_elkan_s'] * 1e3:.2f} ({row['sk_elkan_s'] / row['wp_elkan_s']:.2f}x)"
+                    )
+                print(line, flush=True)
+
+    done = [r for r in rows if "ratio" in r]
+    print("\n# summary")
+    for mode in modes:
+        for dt in args.dtype.split(","):
+            sel = [r for r in done if r["mode"] == mode and r["dtype"] == dt]
+            if not sel:
+                continue
+            worst = min(sel, key=lambda r: r["ratio"])
+            below = sum(r["ratio"] < 1.5 for r in sel)
+            print(
+                f"{mode:<8} {dt}: {len(sel)} cells, {below} below 1.5x, smallest ratio {worst['ratio']:.2f} "
+                f"({worst['data']} {worst['n']}x{worst['d']} k={worst['k']}), largest |dinertia| {max(abs(r['dinertia']) for r in sel):.1e}"
+            )
+    if args.algorithms:
+        sel = [r for r in done if r["mode"] == "explicit"]
+        if sel:
+            over = [r for r in sel if r["wp_auto_s"] > 1.05 * min(r[f"wp_{a}_s"] for a in ("lloyd", "hamerly", "yinyang", "elkan"))]
+            slow_elkan = [r for r in sel if r["wp_elkan_s"] > r["sk_elkan_s"]]
+            print(f"auto more than 5% slower than the fastest algorithm: {len(over)} of {len(sel)} cells")
+            print(f"warpath elkan slower than scikit-learn's elkan: {len(slow_elkan)} of {len(sel)} cells")
+    skipped = [r for r in rows if "skipped" in r]
+    if skipped:
+        print(f"skipped (budget {args.budget} s): {len(skipped)} cells")
+    if args.csv:
+        keys = sorted({key for r in rows for key in r})
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
