@@ -43,10 +43,12 @@ pub(crate) fn step_method(d: usize, k: usize) -> Method {
     }
 }
 
-/// The method for `k` centres (or a group of `k`) in `d` dimensions: the product pays from a
-/// dozen dimensions and a few blocks of centres on.
+/// The method for a whole set of `k` centres in `d` dimensions when the fused kernel is not
+/// used ([`step_method`]): the product from a dozen dimensions on (where the direct path's
+/// exact arithmetic costs several times a product's), the direct path below.
 pub(crate) fn method_for(d: usize, k: usize) -> Method {
-    if d >= 12 && k >= 2 * LANES {
+    let _ = k;
+    if d >= 12 {
         Method::Gemm
     } else {
         Method::Direct
@@ -60,15 +62,16 @@ pub(crate) fn exact_step_inertia(d: usize, k: usize) -> bool {
     method_for(d, k) == Method::Direct
 }
 
-/// The method for a group of `size` centres of the pruned algorithms: as [`method_for`], and
-/// the product too for small groups when `d` is past the blocked direct path (one centre at a
-/// time with a dependency chain per distance: at `d = 256` a group of ten centres computed so
-/// took longer than a full product pass over all 4,096 centres, on Zen 4).
+/// The method for a group of `size` centres of the pruned algorithms: the product from a
+/// dozen dimensions for groups of two blocks of [`LANES`] or more, and for any group past the
+/// blocked direct path's [`DIRECT_MAX_D`] dimensions (one centre at a time with a dependency
+/// chain per distance: at `d = 256` a group of ten centres computed so took longer than a
+/// full product pass over all 4,096 centres, on Zen 4); the direct path otherwise.
 pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
-    if d > DIRECT_MAX_D {
+    if d > DIRECT_MAX_D || (d >= 12 && size >= 2 * LANES) {
         Method::Gemm
     } else {
-        method_for(d, size)
+        Method::Direct
     }
 }
 

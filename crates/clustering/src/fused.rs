@@ -182,7 +182,7 @@ mod x86 {
     use super::{Buffer, GROUP, TILE, band_widths, settle_row};
     use crate::Element;
     use crate::assign::Centres;
-    use crate::lloyd::{StepStats, dist2_f64};
+    use crate::lloyd::{StepStats, combine8, dist2_f64};
     use std::any::TypeId;
     use std::arch::x86_64::*;
 
@@ -210,6 +210,9 @@ mod x86 {
         /// `sums[u] += w * x[u]` in `f64` for `u < d` (a product, then a sum: the rounding
         /// of every other path's sums).
         unsafe fn add_scaled(sums: *mut f64, x: *const T, d: usize, w: f64);
+        /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::assign::norm2`]: eight
+        /// partial sums (value `u` into sum `u % 8`, in order), combined by `combine8`.
+        unsafe fn norm2(x: *const T, d: usize) -> f64;
     }
 
     macro_rules! lanes {
@@ -282,6 +285,32 @@ mod x86 {
                         }
                     }
                 }
+                #[inline(always)]
+                unsafe fn norm2(x: *const $t, d: usize) -> f64 {
+                    // SAFETY: the trait's contract: `d` values at `x`.
+                    unsafe {
+                        // 8 / $sw registers hold the eight partial sums.
+                        let mut acc = [$sset(0.0); 8 / $sw];
+                        let mut u = 0;
+                        while u + 8 <= d {
+                            for (r, a) in acc.iter_mut().enumerate() {
+                                let ($sx, $su) = (x, u + r * $sw);
+                                let v: $sv = $wide;
+                                *a = $sadd(*a, $smul(v, v));
+                            }
+                            u += 8;
+                        }
+                        let mut part = [0f64; 8];
+                        for (r, a) in acc.iter().enumerate() {
+                            $sstore(part.as_mut_ptr().add(r * $sw), *a);
+                        }
+                        for (l, p) in part.iter_mut().enumerate().take(d - u) {
+                            let v = f64::from(*x.add(u + l));
+                            *p += v * v;
+                        }
+                        combine8(part)
+                    }
+                }
             }
         };
     }
@@ -334,8 +363,8 @@ mod x86 {
     /// leaf, each choosing the rows per block (eight while the centres fill at most
     /// `$few` registers, else six) and the element type's lanes.
     macro_rules! entries {
-        ($labels:ident, $leaf:ident, $feat:literal, $v32:ident, $v64:ident, $bytes:expr,
-         $bmax:expr, $few:expr) => {
+        ($labels:ident, $leaf:ident, $feat:literal, $v32:ident, $v64:ident, $bmax:expr,
+         $few:expr) => {
             /// The labels of the rows (see `super::nearest_rows`).
             ///
             /// # Safety
@@ -349,14 +378,12 @@ mod x86 {
                 out: &mut [u32],
             ) {
                 band_widths(&xn2[..out.len()], cent, buf);
-                let few = cent.kp * size_of::<T>() / $bytes <= $few;
                 // SAFETY: the caller's contract; the element type is checked by `same`.
                 unsafe {
-                    match (TypeId::of::<T>() == TypeId::of::<f32>(), few) {
-                        (true, true) => rows::<T, $v32, f32, $bmax, 8>(x, cent, buf, out),
-                        (true, false) => rows::<T, $v32, f32, $bmax, 6>(x, cent, buf, out),
-                        (false, true) => rows::<T, $v64, f64, $bmax, 8>(x, cent, buf, out),
-                        (false, false) => rows::<T, $v64, f64, $bmax, 6>(x, cent, buf, out),
+                    if TypeId::of::<T>() == TypeId::of::<f32>() {
+                        by_registers::<T, $v32, f32, $bmax>(x, cent, buf, out, $few);
+                    } else {
+                        by_registers::<T, $v64, f64, $bmax>(x, cent, buf, out, $few);
                     }
                 }
             }
@@ -405,7 +432,6 @@ mod x86 {
         "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
         Z32,
         Z64,
-        64,
         4,
         2
     );
@@ -415,7 +441,6 @@ mod x86 {
         "avx2,fma,bmi1,bmi2,popcnt",
         Y32,
         Y64,
-        32,
         2,
         1
     );
@@ -441,11 +466,12 @@ mod x86 {
         let mut slots = std::mem::take(&mut buf.slots);
         for (ti, xt) in x.chunks(TILE * d).enumerate() {
             let rows = xt.len() / d;
-            for (o, r) in xn2.iter_mut().zip(xt.chunks_exact(d)) {
-                *o = crate::assign::norm2(r);
+            let xu: &[U] = same(xt);
+            for (r, o) in xn2[..rows].iter_mut().enumerate() {
+                // SAFETY: row `r` holds `d` values.
+                *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
             }
             labels_of(xt, &xn2[..rows], cent, &mut buf, &mut slots[..rows]);
-            let xu: &[U] = same(xt);
             for (r, &slot) in slots[..rows].iter().enumerate() {
                 let i = ti * TILE + r;
                 let label = cent.id(slot);
@@ -469,6 +495,34 @@ mod x86 {
         }
     }
 
+    /// [`rows`] with the rows per block and the registers per row of values chosen: eight
+    /// rows while a row fills at most `few` registers, else six; the register count a
+    /// constant up to four.
+    ///
+    /// # Safety
+    /// As [`rows`].
+    #[inline(always)]
+    unsafe fn by_registers<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
+        x: &[T],
+        cent: &Centres<T>,
+        buf: &mut Buffer<T>,
+        out: &mut [u32],
+        few: usize,
+    ) {
+        let nv = cent.kp / V::W;
+        // SAFETY: the caller's contract; each constant is the register count it names.
+        unsafe {
+            match (nv, nv <= few) {
+                (1, true) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
+                (2, true) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
+                (2, false) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
+                (3, _) => rows::<T, V, U, BMAX, 6, 3>(x, cent, buf, out),
+                (4, _) => rows::<T, V, U, BMAX, 6, 4>(x, cent, buf, out),
+                _ => rows::<T, V, U, BMAX, 6, 0>(x, cent, buf, out),
+            }
+        }
+    }
+
     /// Every group of [`GROUP`] blocks of `P` rows: the values against every register of
     /// centres, chunk by chunk of at most `BMAX` registers (each chunk through every block of
     /// the group), into `buf.vals` (row `p` of the group at `p * kp`), then each row settled
@@ -479,7 +533,14 @@ mod x86 {
     /// `V`'s CPU features are present; `U` is `T` (checked); `buf.vals` holds `GROUP * P * cent.kp`
     /// values, `buf.width` and `buf.err2` one per row.
     #[inline(always)]
-    unsafe fn rows<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+    unsafe fn rows<
+        T: Element,
+        V: Lanes<U>,
+        U: Element,
+        const BMAX: usize,
+        const P: usize,
+        const NV: usize,
+    >(
         x: &[T],
         cent: &Centres<T>,
         buf: &mut Buffer<T>,
@@ -497,6 +558,9 @@ mod x86 {
             unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast::<U>(), vals.len()) }
         };
         let w = V::W;
+        // Registers per row: a constant for the common few (the loops below unroll).
+        let nv = if NV > 0 { NV } else { kp / w };
+        debug_assert_eq!(nv, kp / w);
         let mut i0 = 0;
         while i0 < n {
             let blocks = (n - i0).div_ceil(P).min(GROUP);
@@ -530,7 +594,7 @@ mod x86 {
                 // SAFETY: `row` holds `kp` values, a multiple of `w`.
                 let (m, bar, count, first) = unsafe {
                     let mut mv = V::load(row.as_ptr());
-                    for b in 1..kp / w {
+                    for b in 1..nv {
                         mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
                     }
                     let m = mv.hmin();
@@ -538,9 +602,9 @@ mod x86 {
                     let bv = V::splat(bar);
                     // The lanes' masks 64 at a time: one count and one search per 64 lanes.
                     let (mut count, mut first) = (0u32, u32::MAX);
-                    for b0 in (0..kp / w).step_by(64 / w) {
+                    for b0 in (0..nv).step_by(64 / w) {
                         let mut mask = 0u64;
-                        for b in b0..(b0 + 64 / w).min(kp / w) {
+                        for b in b0..(b0 + 64 / w).min(nv) {
                             let m = V::load(row.as_ptr().add(b * w)).le(bv);
                             mask |= u64::from(m) << ((b - b0) * w);
                         }
