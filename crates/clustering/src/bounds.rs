@@ -448,7 +448,23 @@ pub(crate) struct BoundsStepper<'a, T> {
     /// Whether the next step may be a plain Lloyd step, the bounds not started yet
     /// ([`DEFER_BELOW_KD`]).
     pub(crate) deferring: bool,
+    /// [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain Lloyd steps until the
+    /// labels settle, then the bounds for as long as a pruned step costs clearly less than a
+    /// plain one (see [`ADAPTIVE_KEEP`]).
+    adaptive: bool,
+    /// The wall time of the last plain step (adaptive runs).
+    plain_secs: f64,
+    /// The bounds lost to plain steps in this run (adaptive runs): plain steps to its end.
+    given_up: bool,
+    /// Tests: `plain_secs` is not measured.
+    #[cfg(test)]
+    pin_plain_secs: bool,
 }
+
+/// An adaptive run ([`BoundsStepper::adaptive`]) keeps its bounds while a pruned step takes at
+/// most this share of the last plain step's time; past it, the run takes plain steps to its
+/// end (the statistics are the same bits either way, only the time differs).
+const ADAPTIVE_KEEP: f64 = 0.9;
 
 impl<'a, T: Element> BoundsStepper<'a, T> {
     /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
@@ -467,7 +483,21 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             evaluated: AtomicU64::new(0),
             far_movers: 0,
             deferring: true,
+            adaptive: false,
+            plain_secs: f64::INFINITY,
+            given_up: false,
+            #[cfg(test)]
+            pin_plain_secs: false,
         }
+    }
+
+    /// The same stepper with [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain
+    /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (for
+    /// any `k d`), then the bounds, given up for the rest of the run after a pruned step that
+    /// took more than [`ADAPTIVE_KEEP`] times the last plain step.
+    pub(crate) fn adaptive(mut self, on: bool) -> Self {
+        self.adaptive = on;
+        self
     }
 
     /// Forgets the labels and bounds (a new run starts).
@@ -478,6 +508,22 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         self.lower = Vec::new();
         self.prev.clear();
         self.deferring = true;
+        self.plain_secs = f64::INFINITY;
+        self.given_up = false;
+    }
+
+    /// Whether the bounds are running (tests), and whether they were given up.
+    #[cfg(test)]
+    pub(crate) fn bounds_state(&self) -> (bool, bool) {
+        (self.groups.is_some(), self.given_up)
+    }
+
+    /// Takes every plain step to have lasted `secs` (tests: 0 makes the first pruned step
+    /// give the bounds up).
+    #[cfg(test)]
+    pub(crate) fn force_plain_secs(&mut self, secs: f64) {
+        self.plain_secs = secs;
+        self.pin_plain_secs = true;
     }
 
     /// The bytes of bounds a run keeps for `n` points and `t` groups (upper and lower).
@@ -497,9 +543,18 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let n = self.labels.len();
         let parallel = parallel_step(n, k, d);
         self.evaluated.store(0, Ordering::Relaxed);
-        if self.deferring && k * d < DEFER_BELOW_KD && self.groups.is_none() {
-            // Plain Lloyd steps while many labels change (the same statistics, bit for bit).
+        let defer = self.deferring && (self.adaptive || k * d < DEFER_BELOW_KD);
+        if self.given_up || (defer && self.groups.is_none()) {
+            // Plain Lloyd steps while many labels change, or for good once the bounds did not
+            // pay (the same statistics, bit for bit).
             let stats = step_parallel(self.data, d, self.weights, centroids, k, &mut self.labels);
+            #[cfg(test)]
+            let pinned = self.pin_plain_secs;
+            #[cfg(not(test))]
+            let pinned = false;
+            if !pinned {
+                self.plain_secs = clock.elapsed().as_secs_f64();
+            }
             self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
             self.evaluated.store((n * k) as u64, Ordering::Relaxed);
             self.far_movers = 0;
@@ -607,6 +662,16 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
                 self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64,
                 stats.changed
             );
+        }
+        if self.adaptive
+            && !fresh
+            && clock.elapsed().as_secs_f64() > ADAPTIVE_KEEP * self.plain_secs
+        {
+            // Pruning too little to pay: plain steps from now on, the bounds' memory freed.
+            self.given_up = true;
+            self.groups = None;
+            self.lower = Vec::new();
+            self.upper = Vec::new();
         }
         Ok(stats)
     }

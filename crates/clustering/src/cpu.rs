@@ -266,6 +266,7 @@ isa_versions!(
         x: &[T],
         d: usize,
         weights: Option<&[f64]>,
+        norms: Option<&[f64]>,
         cent: &Centres<T>,
         labels: &mut [u32],
     ) -> StepStats => step_leaf_body;
@@ -276,6 +277,7 @@ fn step_leaf_body<T: Element>(
     x: &[T],
     d: usize,
     weights: Option<&[f64]>,
+    norms: Option<&[f64]>,
     cent: &Centres<T>,
     labels: &mut [u32],
 ) -> StepStats {
@@ -294,7 +296,7 @@ fn step_leaf_body<T: Element>(
         }
     }
     if cent.method == Method::Fused {
-        return fused_leaf(x, d, weights, cent, labels);
+        return fused_leaf(x, d, weights, norms, cent, labels);
     }
     let mut st = StepStats::zeros(cent.k, d);
     // The direct path has every exact distance; the product path adds up the inertia from
@@ -335,13 +337,14 @@ fn fused_leaf<T: Element>(
     x: &[T],
     d: usize,
     weights: Option<&[f64]>,
+    norms: Option<&[f64]>,
     cent: &Centres<T>,
     labels: &mut [u32],
 ) -> StepStats {
     let mut st = StepStats::zeros(cent.k, d);
     let mut q = vec![0.0; cent.k];
     let exact = exact_step_inertia(d, cent.k);
-    crate::fused::leaf(x, weights, cent, labels, (&mut st, &mut q, exact));
+    crate::fused::leaf(x, (weights, norms), cent, labels, (&mut st, &mut q, exact));
     if !exact {
         st.inertia = formula_inertia(&st, &q, &cent.c64, d);
     }
@@ -389,8 +392,31 @@ pub(crate) fn step_parallel<T: Element>(
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
+    step_parallel_normed(data, d, (weights, None), centroids, k, labels)
+}
+
+/// [`step_parallel`] with the rows' `|x|^2` at hand ([`row_norms_parallel`]), which the fused
+/// kernel then reads instead of computing.
+pub(crate) fn step_parallel_normed<T: Element>(
+    data: &[T],
+    d: usize,
+    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
+    centroids: &[f64],
+    k: usize,
+    labels: &mut [u32],
+) -> StepStats {
     let parallel = parallel_step(labels.len(), k, d);
-    step_tree(data, d, weights, centroids, k, labels, parallel)
+    step_tree(data, d, (weights, norms), centroids, k, labels, parallel)
+}
+
+/// `|x|^2` of every row of `data` ([`crate::assign::norm2`]'s bits), on all threads: computed
+/// once per fit for the steps of the fused kernel, which need them for every row.
+pub(crate) fn row_norms_parallel<T: Element>(data: &[T], d: usize) -> Vec<f64> {
+    let mut out = vec![0.0; data.len() / d];
+    data.par_chunks(TILE_ROWS * d)
+        .zip(out.par_chunks_mut(TILE_ROWS))
+        .for_each(|(x, o)| crate::fused::row_norms(x, d, o));
+    out
 }
 
 /// The step of [`step_parallel`] with the halves of the tree run by `rayon::join` or, when
@@ -399,7 +425,7 @@ pub(crate) fn step_parallel<T: Element>(
 pub(crate) fn step_tree<T: Element>(
     data: &[T],
     d: usize,
-    weights: Option<&[f64]>,
+    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
     centroids: &[f64],
     k: usize,
     labels: &mut [u32],
@@ -417,6 +443,7 @@ pub(crate) fn step_tree<T: Element>(
                 &data[first * d..(first + rows) * d],
                 d,
                 weights.map(|w| &w[first..first + rows]),
+                norms.map(|v| &v[first..first + rows]),
                 &cent,
                 labels,
             )
@@ -555,6 +582,8 @@ pub(crate) struct CpuStepper<'a, T> {
     pub(crate) kind: CpuKind,
     /// Global index of the first row (MPI shards).
     pub(crate) index_offset: u64,
+    /// The rows' `|x|^2` for the fused kernel, computed at the first step that needs them.
+    norms: Option<Vec<f64>>,
 }
 
 impl<'a, T: Element> CpuStepper<'a, T> {
@@ -567,6 +596,7 @@ impl<'a, T: Element> CpuStepper<'a, T> {
             labels: vec![u32::MAX; n],
             kind,
             index_offset: 0,
+            norms: None,
         }
     }
 }
@@ -586,14 +616,22 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
                 k,
                 &mut self.labels,
             ),
-            CpuKind::Parallel => step_parallel(
-                self.data,
-                self.d,
-                self.weights,
-                centroids,
-                k,
-                &mut self.labels,
-            ),
+            CpuKind::Parallel => {
+                let (data, d) = (self.data, self.d);
+                let norms: Option<&[f64]> = (step_method(d, k) == Method::Fused).then(|| {
+                    self.norms
+                        .get_or_insert_with(|| row_norms_parallel(data, d))
+                        .as_slice()
+                });
+                step_parallel_normed(
+                    data,
+                    d,
+                    (self.weights, norms),
+                    centroids,
+                    k,
+                    &mut self.labels,
+                )
+            }
         })
     }
 

@@ -25,7 +25,7 @@ use crate::assign::{Centres, take};
 use crate::lloyd::{StepStats, dist2_f64};
 
 /// The most points per block of the kernel (rows of accumulators).
-const P_MAX: usize = 8;
+const P_MAX: usize = 12;
 /// Blocks of rows per group: a group's rows go through one chunk of centres (up to four
 /// registers wide) before the next chunk, so each chunk is read from the L2 cache once per
 /// group rather than once per block.
@@ -77,8 +77,63 @@ pub(crate) fn nearest_rows<T: Element>(
     panic!("the fused assignment kernel needs AVX2 and FMA");
 }
 
+/// The squared distances of the rows of `x` (`d` wide, `xn2` their `|x|^2` in `f64`) to every
+/// centre of `cent` (storage order): `out[i * k + j] = max(0, |x_i|^2 + |c_j|^2 - 2 x_i.c_j)`
+/// from the kernel's values, rounded to `f32` (for the draws of k-means++, which only need
+/// their proportions).
+///
+/// # Panics
+/// Without AVX2 and FMA (the method is chosen only where the CPU has them).
+pub(crate) fn sq_distance_rows<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [f32],
+) {
+    debug_assert_eq!(x.len(), xn2.len() * cent.d);
+    debug_assert_eq!(out.len(), xn2.len() * cent.k);
+    buf.size(cent, xn2.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `buf`
+            // is sized for the rows.
+            unsafe { x86::distances_avx512(x, xn2, cent, buf, out) };
+            return;
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; `buf` is sized for the rows.
+            unsafe { x86::distances_avx2(x, xn2, cent, buf, out) };
+            return;
+        }
+    }
+    panic!("the fused assignment kernel needs AVX2 and FMA");
+}
+
+/// `|x|^2` of every row of `x` (`d` wide) into `out`, with the bits of
+/// [`crate::assign::norm2`], vectorised.
+pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT.
+            unsafe { x86::norms_avx512(x, d, out) };
+            return;
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT.
+            unsafe { x86::norms_avx2(x, d, out) };
+            return;
+        }
+    }
+    for (o, r) in out.iter_mut().zip(x.chunks_exact(d)) {
+        *o = crate::assign::norm2(r);
+    }
+}
+
 /// One leaf of a Lloyd step with the fused kernel: the rows of `x` (`d` wide, with their
-/// weights) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts
+/// weights, and their `|x|^2` when at hand, else computed here) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts
 /// the changes), their weighted sums and weights added to `st` in row order, and with
 /// `exact` their weighted exact squared distances to `st.inertia` ([`dist2_f64`], as the
 /// direct path adds them), else `w |x|^2` to `q[label]` for the inertia formula. The sums add
@@ -88,7 +143,7 @@ pub(crate) fn nearest_rows<T: Element>(
 /// Without AVX2 and FMA (the method is chosen only where the CPU has them).
 pub(crate) fn leaf<T: Element>(
     x: &[T],
-    weights: Option<&[f64]>,
+    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
     cent: &Centres<T>,
     labels: &mut [u32],
     (st, q, exact): (&mut StepStats, &mut [f64], bool),
@@ -97,16 +152,16 @@ pub(crate) fn leaf<T: Element>(
     {
         if crate::isa::has_avx512() {
             // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::leaf_avx512(x, weights, cent, labels, (st, q, exact)) };
+            unsafe { x86::leaf_avx512(x, (weights, norms), cent, labels, (st, q, exact)) };
             return;
         }
         if crate::isa::has_avx2() {
             // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::leaf_avx2(x, weights, cent, labels, (st, q, exact)) };
+            unsafe { x86::leaf_avx2(x, (weights, norms), cent, labels, (st, q, exact)) };
             return;
         }
     }
-    let _ = (x, weights, cent, labels, st, q, exact);
+    let _ = (x, weights, norms, cent, labels, st, q, exact);
     panic!("the fused assignment kernel needs AVX2 and FMA");
 }
 
@@ -359,12 +414,34 @@ mod x86 {
         unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
     }
 
-    /// Declares the entry points of one instruction set: the labels of a tile and a whole
-    /// leaf, each choosing the rows per block (eight while the centres fill at most
-    /// `$few` registers, else six) and the element type's lanes.
+    /// Declares the entry points of one instruction set: the squared distances and the labels
+    /// of a tile, and a whole leaf, each with the element type's lanes (`$v32`, `$v64`) and at
+    /// most `$bmax` registers of centres at a time.
     macro_rules! entries {
-        ($labels:ident, $leaf:ident, $feat:literal, $v32:ident, $v64:ident, $bmax:expr,
-         $few:expr) => {
+        ($labels:ident, $leaf:ident, $dist:ident, $feat:literal, $v32:ident, $v64:ident,
+         $bmax:expr) => {
+            /// Squared distances of the rows (see `super::sq_distance_rows`).
+            ///
+            /// # Safety
+            /// The CPU has the features enabled here; `buf` is sized for `xn2.len()` rows.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $dist<T: Element>(
+                x: &[T],
+                xn2: &[f64],
+                cent: &Centres<T>,
+                buf: &mut Buffer<T>,
+                out: &mut [f32],
+            ) {
+                // SAFETY: the caller's contract; the element type is checked by `same`.
+                unsafe {
+                    if TypeId::of::<T>() == TypeId::of::<f32>() {
+                        distances::<T, $v32, f32, $bmax>(x, xn2, cent, &mut buf.vals, out);
+                    } else {
+                        distances::<T, $v64, f64, $bmax>(x, xn2, cent, &mut buf.vals, out);
+                    }
+                }
+            }
+
             /// The labels of the rows (see `super::nearest_rows`).
             ///
             /// # Safety
@@ -381,9 +458,9 @@ mod x86 {
                 // SAFETY: the caller's contract; the element type is checked by `same`.
                 unsafe {
                     if TypeId::of::<T>() == TypeId::of::<f32>() {
-                        by_registers::<T, $v32, f32, $bmax>(x, cent, buf, out, $few);
+                        by_registers::<T, $v32, f32, $bmax>(x, cent, buf, out);
                     } else {
-                        by_registers::<T, $v64, f64, $bmax>(x, cent, buf, out, $few);
+                        by_registers::<T, $v64, f64, $bmax>(x, cent, buf, out);
                     }
                 }
             }
@@ -395,7 +472,7 @@ mod x86 {
             #[target_feature(enable = $feat)]
             pub(super) unsafe fn $leaf<T: Element>(
                 x: &[T],
-                weights: Option<&[f64]>,
+                weights: (Option<&[f64]>, Option<&[f64]>),
                 cent: &Centres<T>,
                 labels: &mut [u32],
                 out: (&mut StepStats, &mut [f64], bool),
@@ -429,21 +506,66 @@ mod x86 {
     entries!(
         labels_avx512,
         leaf_avx512,
+        distances_avx512,
         "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
         Z32,
         Z64,
-        4,
-        2
+        4
     );
     entries!(
         labels_avx2,
         leaf_avx2,
+        distances_avx2,
         "avx2,fma,bmi1,bmi2,popcnt",
         Y32,
         Y64,
-        2,
-        1
+        2
     );
+
+    /// `|x|^2` of every row (see `super::row_norms`).
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; `U` is `T` (checked).
+    #[inline(always)]
+    unsafe fn norms<T: Element, V: Lanes<U>, U: Element>(x: &[T], d: usize, out: &mut [f64]) {
+        let xu: &[U] = same(x);
+        for (r, o) in out.iter_mut().enumerate().take(x.len() / d) {
+            // SAFETY: row `r` holds `d` values.
+            *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
+        }
+    }
+
+    /// [`norms`] with AVX-512 registers.
+    ///
+    /// # Safety
+    /// The CPU has the features enabled here.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
+    pub(super) unsafe fn norms_avx512<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
+        // SAFETY: the caller's contract; the element type is checked by `same`.
+        unsafe {
+            if TypeId::of::<T>() == TypeId::of::<f32>() {
+                norms::<T, Z32, f32>(x, d, out);
+            } else {
+                norms::<T, Z64, f64>(x, d, out);
+            }
+        }
+    }
+
+    /// [`norms`] with AVX2 registers.
+    ///
+    /// # Safety
+    /// The CPU has the features enabled here.
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
+    pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
+        // SAFETY: the caller's contract; the element type is checked by `same`.
+        unsafe {
+            if TypeId::of::<T>() == TypeId::of::<f32>() {
+                norms::<T, Y32, f32>(x, d, out);
+            } else {
+                norms::<T, Y64, f64>(x, d, out);
+            }
+        }
+    }
 
     /// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
     /// the same instruction set's), then each row's label, weight and sums in row order.
@@ -453,7 +575,7 @@ mod x86 {
     #[inline(always)]
     unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
         x: &[T],
-        weights: Option<&[f64]>,
+        (weights, norms): (Option<&[f64]>, Option<&[f64]>),
         cent: &Centres<T>,
         labels: &mut [u32],
         (st, q, exact): (&mut StepStats, &mut [f64], bool),
@@ -462,16 +584,22 @@ mod x86 {
         let d = cent.d;
         let mut buf = Buffer::default();
         buf.size(cent, TILE);
-        let mut xn2 = std::mem::take(&mut buf.xn2);
+        let mut computed = std::mem::take(&mut buf.xn2);
         let mut slots = std::mem::take(&mut buf.slots);
         for (ti, xt) in x.chunks(TILE * d).enumerate() {
             let rows = xt.len() / d;
             let xu: &[U] = same(xt);
-            for (r, o) in xn2[..rows].iter_mut().enumerate() {
-                // SAFETY: row `r` holds `d` values.
-                *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
-            }
-            labels_of(xt, &xn2[..rows], cent, &mut buf, &mut slots[..rows]);
+            let xn2: &[f64] = match norms {
+                Some(v) => &v[ti * TILE..ti * TILE + rows],
+                None => {
+                    for (r, o) in computed[..rows].iter_mut().enumerate() {
+                        // SAFETY: row `r` holds `d` values.
+                        *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
+                    }
+                    &computed[..rows]
+                }
+            };
+            labels_of(xt, xn2, cent, &mut buf, &mut slots[..rows]);
             for (r, &slot) in slots[..rows].iter().enumerate() {
                 let i = ti * TILE + r;
                 let label = cent.id(slot);
@@ -495,9 +623,8 @@ mod x86 {
         }
     }
 
-    /// [`rows`] with the rows per block and the registers per row of values chosen: eight
-    /// rows while a row fills at most `few` registers, else six; the register count a
-    /// constant up to four.
+    /// [`rows`] with the rows per block ([`rows_per_block`]) and the registers per row of
+    /// values chosen, the register count a constant up to four.
     ///
     /// # Safety
     /// As [`rows`].
@@ -507,15 +634,14 @@ mod x86 {
         cent: &Centres<T>,
         buf: &mut Buffer<T>,
         out: &mut [u32],
-        few: usize,
     ) {
-        let nv = cent.kp / V::W;
         // SAFETY: the caller's contract; each constant is the register count it names.
         unsafe {
-            match (nv, nv <= few) {
-                (1, true) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
-                (2, true) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
-                (2, false) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
+            match (cent.kp / V::W, rows_per_block::<V, U>(cent.kp)) {
+                (1, 12) => rows::<T, V, U, BMAX, 12, 1>(x, cent, buf, out),
+                (1, _) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
+                (2, 8) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
+                (2, _) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
                 (3, _) => rows::<T, V, U, BMAX, 6, 3>(x, cent, buf, out),
                 (4, _) => rows::<T, V, U, BMAX, 6, 4>(x, cent, buf, out),
                 _ => rows::<T, V, U, BMAX, 6, 0>(x, cent, buf, out),
@@ -523,15 +649,29 @@ mod x86 {
         }
     }
 
-    /// Every group of [`GROUP`] blocks of `P` rows: the values against every register of
-    /// centres, chunk by chunk of at most `BMAX` registers (each chunk through every block of
-    /// the group), into `buf.vals` (row `p` of the group at `p * kp`), then each row settled
-    /// with its band ([`band_widths`], already in `buf`). The last block repeats its last row
-    /// to fill the registers (the copies' values are not read).
+    /// Rows per block of the kernel for rows of `kp` lanes of `V`: as many as keep the
+    /// accumulators (rows times registers) within the register file with room for the
+    /// centres, and at least eight independent sums in flight (the fused multiply-add's
+    /// latency times its throughput): twelve rows of one register or eight of two with
+    /// 512-bit registers (32 of them), eight rows of one register with 256-bit registers (16),
+    /// six rows otherwise.
+    #[inline(always)]
+    fn rows_per_block<V: Lanes<U>, U>(kp: usize) -> usize {
+        let regs = kp / V::W;
+        let wide = V::W * size_of::<U>() == 64;
+        match (wide, regs) {
+            (true, 1) => 12,
+            (true, 2) | (false, 1) => 8,
+            _ => 6,
+        }
+    }
+
+    /// The labels of the rows of `x` into `out`: each row's smallest value `m`, the lanes
+    /// within its band `m + width` (widths from [`band_widths`], already in `buf`), then the
+    /// label: the lone lane, or [`settle_row`]'s.
     ///
     /// # Safety
-    /// `V`'s CPU features are present; `U` is `T` (checked); `buf.vals` holds `GROUP * P * cent.kp`
-    /// values, `buf.width` and `buf.err2` one per row.
+    /// `V`'s CPU features are present; `U` is `T` (checked); `buf` is sized for the rows.
     #[inline(always)]
     unsafe fn rows<
         T: Element,
@@ -546,21 +686,114 @@ mod x86 {
         buf: &mut Buffer<T>,
         out: &mut [u32],
     ) {
-        let (d, kp, n) = (cent.d, cent.kp, out.len());
+        let (d, kp, w) = (cent.d, cent.kp, V::W);
+        // Registers per row: a constant for the common few (the loops below unroll).
+        let nv = if NV > 0 { NV } else { kp / w };
+        debug_assert_eq!(nv, kp / w);
+        let widths: &[U] = same(&buf.width);
+        let err2 = &buf.err2;
+        // SAFETY: the caller's contract.
+        unsafe {
+            values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i, row| {
+                // `row` holds `kp` values, a multiple of `w` (the loads below).
+                let (m, bar, count, first) = {
+                    let mut mv = V::load(row.as_ptr());
+                    for b in 1..nv {
+                        mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
+                    }
+                    let m = mv.hmin();
+                    let bar = m + widths[i];
+                    let bv = V::splat(bar);
+                    // The lanes' masks 64 at a time: one count and one search per 64 lanes.
+                    let (mut count, mut first) = (0u32, u32::MAX);
+                    for b0 in (0..nv).step_by(64 / w) {
+                        let mut mask = 0u64;
+                        for b in b0..(b0 + 64 / w).min(nv) {
+                            let m = V::load(row.as_ptr().add(b * w)).le(bv);
+                            mask |= u64::from(m) << ((b - b0) * w);
+                        }
+                        if first == u32::MAX && mask != 0 {
+                            first = (b0 * w) as u32 + mask.trailing_zeros();
+                        }
+                        count += mask.count_ones();
+                    }
+                    (m, bar, count, first)
+                };
+                // The common case, inline: one lane in a finite band.
+                let (lead, limit) = (m.to_f64(), bar.to_f64());
+                out[i] = if count == 1 && limit.is_finite() && limit > lead + err2[i] {
+                    first
+                } else {
+                    settle_row(
+                        &x[i * d..(i + 1) * d],
+                        cent,
+                        same(row),
+                        (T::from_f64(lead), T::from_f64(limit), err2[i]),
+                        (count, first),
+                    )
+                };
+            });
+        }
+    }
+
+    /// The squared distances of the rows of `x` (`xn2` their `|x|^2`) to every centre,
+    /// `max(0, |x|^2 + value)` in `f64` rounded to `f32`, into `out` (`k` per row).
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * 6 *
+    /// cent.kp` values.
+    #[inline(always)]
+    unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
+        x: &[T],
+        xn2: &[f64],
+        cent: &Centres<T>,
+        vals: &mut [T],
+        out: &mut [f32],
+    ) {
+        let k = cent.k;
+        let write = |i: usize, row: &[U]| {
+            for (o, v) in out[i * k..(i + 1) * k].iter_mut().zip(row) {
+                *o = (xn2[i] + v.to_f64()).max(0.0) as f32;
+            }
+        };
+        let n = xn2.len();
+        // SAFETY: the caller's contract.
+        unsafe {
+            match rows_per_block::<V, U>(cent.kp) {
+                12 => values::<T, V, U, BMAX, 12>(x, cent, vals, n, write),
+                8 => values::<T, V, U, BMAX, 8>(x, cent, vals, n, write),
+                _ => values::<T, V, U, BMAX, 6>(x, cent, vals, n, write),
+            }
+        }
+    }
+
+    /// Every group of [`GROUP`] blocks of `P` rows of `x` (`n` rows): the values against every
+    /// register of centres, chunk by chunk of at most `BMAX` registers (each chunk through
+    /// every block of the group), into `vals` (row `p` of the group at `p * kp`), then
+    /// `each(row, values)` for each row in order. The last block repeats its last row to fill
+    /// the registers (the copies' values are not read).
+    ///
+    /// # Safety
+    /// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * P *
+    /// cent.kp` values.
+    #[inline(always)]
+    unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+        x: &[T],
+        cent: &Centres<T>,
+        vals: &mut [T],
+        n: usize,
+        mut each: impl FnMut(usize, &[U]),
+    ) {
+        let (d, kp) = (cent.d, cent.kp);
         let xu: &[U] = same(x);
         let cu: &[U] = same(&cent.packed);
         let nu: &[U] = same(&cent.packed_norms);
-        let widths: &[U] = same(&buf.width);
-        let vals = &mut buf.vals;
         let vu: &mut [U] = {
             assert!(TypeId::of::<T>() == TypeId::of::<U>() && vals.len() >= GROUP * P * kp);
             // SAFETY: the same type (checked just above).
             unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast::<U>(), vals.len()) }
         };
         let w = V::W;
-        // Registers per row: a constant for the common few (the loops below unroll).
-        let nv = if NV > 0 { NV } else { kp / w };
-        debug_assert_eq!(nv, kp / w);
         let mut i0 = 0;
         while i0 < n {
             let blocks = (n - i0).div_ceil(P).min(GROUP);
@@ -590,44 +823,7 @@ mod x86 {
             let i_end = (i0 + blocks * P).min(n);
             for i in i0..i_end {
                 let p = i - i0;
-                let row = &vu[p * kp..(p + 1) * kp];
-                // SAFETY: `row` holds `kp` values, a multiple of `w`.
-                let (m, bar, count, first) = unsafe {
-                    let mut mv = V::load(row.as_ptr());
-                    for b in 1..nv {
-                        mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
-                    }
-                    let m = mv.hmin();
-                    let bar = m + widths[i];
-                    let bv = V::splat(bar);
-                    // The lanes' masks 64 at a time: one count and one search per 64 lanes.
-                    let (mut count, mut first) = (0u32, u32::MAX);
-                    for b0 in (0..nv).step_by(64 / w) {
-                        let mut mask = 0u64;
-                        for b in b0..(b0 + 64 / w).min(nv) {
-                            let m = V::load(row.as_ptr().add(b * w)).le(bv);
-                            mask |= u64::from(m) << ((b - b0) * w);
-                        }
-                        if first == u32::MAX && mask != 0 {
-                            first = (b0 * w) as u32 + mask.trailing_zeros();
-                        }
-                        count += mask.count_ones();
-                    }
-                    (m, bar, count, first)
-                };
-                // The common case, inline: one lane in a finite band.
-                let (lead, limit) = (m.to_f64(), bar.to_f64());
-                out[i] = if count == 1 && limit.is_finite() && limit > lead + buf.err2[i] {
-                    first
-                } else {
-                    settle_row(
-                        &x[i * d..(i + 1) * d],
-                        cent,
-                        same(row),
-                        (T::from_f64(lead), T::from_f64(limit), buf.err2[i]),
-                        (count, first),
-                    )
-                };
+                each(i, &vu[p * kp..(p + 1) * kp]);
             }
             i0 = i_end;
         }
@@ -872,18 +1068,18 @@ mod leaf_tests {
             runs.push((name, st, q, labels));
         };
         run("widest", &|l, st, q| {
-            leaf(&x, weights, &cent, l, (st, q, false))
+            leaf(&x, (weights, None), &cent, l, (st, q, false))
         });
         #[cfg(target_arch = "x86_64")]
         if crate::isa::has_avx512() {
             // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT.
             run("avx2", &|l, st, q| unsafe {
-                x86::leaf_avx2(&x, weights, &cent, l, (st, q, false))
+                x86::leaf_avx2(&x, (weights, None), &cent, l, (st, q, false))
             });
         }
         // With exact distances for the inertia, nothing in `q`.
         run("exact", &|l, st, q| {
-            leaf(&x, weights, &cent, l, (st, q, true))
+            leaf(&x, (weights, None), &cent, l, (st, q, true))
         });
         for (name, st, q, labels) in runs {
             let what = format!("{} {name} n {n} d {d} k {k} weighted {weighted}", T::NAME);

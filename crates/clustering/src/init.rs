@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use crate::Element;
 use crate::assign::{Centres, Method, Scratch, TILE_ROWS, sq_distances_tile};
 
-/// Rows per block of the deterministic parallel sums.
-const SUM_ROWS: usize = 1 << 14;
+/// Rows per block of the deterministic parallel sums (a multiple of [`TILE_ROWS`]).
+const SUM_ROWS: usize = 2048;
 
 /// Number of candidates greedy k-means++ tries per centre: `2 + floor(ln k)`.
 pub(crate) fn local_trials(k: usize) -> usize {
@@ -31,19 +31,138 @@ fn running_sum(values: impl Iterator<Item = f64>, n: usize) -> Vec<f64> {
     out
 }
 
+/// The weighted potential of block `b` (rows `b * SUM_ROWS..`, `cl` their squared distances),
+/// added in row order.
+fn block_mass(cl: &[f64], b: usize, w: &impl Fn(usize) -> f64) -> f64 {
+    let first = b * SUM_ROWS;
+    cl.iter().enumerate().map(|(r, &c)| w(first + r) * c).sum()
+}
+
+/// The row drawn by `r` (in `[0, sum of mass)`) with probability proportional to `value(i)`:
+/// the first row at which the running sum of the values exceeds `r`, the block found from
+/// the blocks' sums `mass` and the row by a running sum inside it (from 0, in row order, as
+/// its mass was added), clipped to the last row. A row whose value is 0 is never the first to
+/// exceed `r` (numpy's `searchsorted(side="right")`).
+fn draw(mass: &[f64], r: f64, n: usize, value: impl Fn(usize) -> f64) -> usize {
+    let mut before = 0.0;
+    for (b, &m) in mass.iter().enumerate() {
+        let rest = r - before;
+        if m > rest {
+            let mut acc = 0.0;
+            for i in b * SUM_ROWS..((b + 1) * SUM_ROWS).min(n) {
+                acc += value(i);
+                if acc > rest {
+                    return i;
+                }
+            }
+        }
+        before += m;
+    }
+    n - 1
+}
+
+/// The candidates of one k-means++ step, prepared once for every block's distances.
+struct Tiles<T> {
+    d: usize,
+    cent: Centres<T>,
+    fused: bool,
+}
+
+/// Per-thread scratch of [`Tiles::distances`].
+#[derive(Default)]
+struct TileScratch<T> {
+    fused: crate::fused::Buffer<T>,
+    tile: Option<Scratch<T>>,
+    wide: Vec<f64>,
+}
+
+impl<T: Element> Tiles<T> {
+    /// `fused`: the rows' norms are at hand ([`fused_norms`]) for the fused kernel.
+    fn new(d: usize, fused: bool, centres: &[f64], m: usize) -> Self {
+        let method = if fused {
+            Method::Fused
+        } else if d >= 12 {
+            Method::Gemm
+        } else {
+            Method::Direct
+        };
+        Tiles {
+            d,
+            cent: Centres::new(centres, m, d, None, method, false),
+            fused,
+        }
+    }
+
+    /// Squared distances of the rows of `x` (`xn2` their norms, when fused) to every centre,
+    /// `out[i * m + t]`, rounded to `f32`, tile by tile.
+    fn distances(&self, x: &[T], xn2: Option<&[f64]>, s: &mut TileScratch<T>, out: &mut [f32]) {
+        let (d, m) = (self.d, self.cent.k);
+        for (ti, (xt, ot)) in x
+            .chunks(TILE_ROWS * d)
+            .zip(out.chunks_mut(TILE_ROWS * m))
+            .enumerate()
+        {
+            if self.fused {
+                let norms = xn2.expect("norms for the fused kernel");
+                let rows = xt.len() / d;
+                let norms = &norms[ti * TILE_ROWS..ti * TILE_ROWS + rows];
+                crate::fused::sq_distance_rows(xt, norms, &self.cent, &mut s.fused, ot);
+            } else {
+                let scratch = s.tile.get_or_insert_with(Scratch::new);
+                sq_distances_tile(xt, &self.cent, scratch, &mut s.wide);
+                for (o, &v) in ot.iter_mut().zip(s.wide.iter()) {
+                    *o = v as f32;
+                }
+            }
+        }
+    }
+}
+
+/// The rows' `|x|^2` for [`distances_to`] when it takes the fused kernel (`d >= 12` on a CPU
+/// with AVX2): computed once for every pass of an initialisation.
+fn fused_norms<T: Element>(data: &[T], d: usize) -> Option<Vec<f64>> {
+    if d < 12 || !crate::isa::has_avx2() {
+        return None;
+    }
+    let mut xn2 = vec![0.0; data.len() / d];
+    data.par_chunks(TILE_ROWS * d)
+        .zip(xn2.par_chunks_mut(TILE_ROWS))
+        .for_each(|(x, o)| crate::fused::row_norms(x, d, o));
+    Some(xn2)
+}
+
 /// Squared distances of every row of `data` to the `m` centres `centres`, in tiles through
-/// the assignment engine's products (or directly for small `d`): `out[i * m + t]`, rounded to
-/// `f32` (the draws only need their proportions). Rows in fixed blocks on all threads.
-fn distances_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, out: &mut Vec<f32>) {
+/// the assignment engine: the fused kernel's values when `xn2` holds the rows' norms
+/// ([`fused_norms`]), else the products (`d >= 12`) or the direct path: `out[i * m + t]`,
+/// rounded to `f32` (the draws only need their proportions). Rows in fixed blocks on all
+/// threads.
+fn distances_to<T: Element>(
+    data: &[T],
+    d: usize,
+    xn2: Option<&[f64]>,
+    centres: &[f64],
+    m: usize,
+    out: &mut Vec<f32>,
+) {
+    let n = data.len() / d;
+    out.clear();
+    out.resize(n * m, 0.0);
+    if let Some(xn2) = xn2 {
+        let cent = Centres::<T>::new(centres, m, d, None, Method::Fused, false);
+        data.par_chunks(TILE_ROWS * d)
+            .zip(xn2.par_chunks(TILE_ROWS))
+            .zip(out.par_chunks_mut(TILE_ROWS * m))
+            .for_each_init(crate::fused::Buffer::default, |buf, ((x, xn2), o)| {
+                crate::fused::sq_distance_rows(x, xn2, &cent, buf, o);
+            });
+        return;
+    }
     let method = if d >= 12 {
         Method::Gemm
     } else {
         Method::Direct
     };
     let cent = Centres::<T>::new(centres, m, d, None, method, false);
-    let n = data.len() / d;
-    out.clear();
-    out.resize(n * m, 0.0);
     let work = |s: &mut (Scratch<T>, Vec<f64>), (x, o): (&[T], &mut [f32])| {
         sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
         for (o, &v) in o.iter_mut().zip(s.1.iter()) {
@@ -83,6 +202,7 @@ fn lower_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, closest
 fn first_centre<T: Element>(
     data: &[T],
     d: usize,
+    xn2: Option<&[f64]>,
     weights: Option<&[f64]>,
     rng: &mut ChaCha8Rng,
     closest: &mut Vec<f64>,
@@ -97,7 +217,7 @@ fn first_centre<T: Element>(
         .map(|v| v.to_f64())
         .collect();
     let mut dist = Vec::new();
-    distances_to(data, d, &c0, 1, &mut dist);
+    distances_to(data, d, xn2, &c0, 1, &mut dist);
     closest.clear();
     closest.extend(dist.iter().map(|&v| v as f64));
     c0
@@ -129,33 +249,44 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     let row = |i: usize| &data[i * d..(i + 1) * d];
     let to_f64 = |i: usize| row(i).iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
     let mut closest = Vec::new();
-    let mut centres = first_centre(data, d, weights, rng, &mut closest);
+    let xn2 = fused_norms(data, d);
+    let mut centres = first_centre(data, d, xn2.as_deref(), weights, rng, &mut closest);
     centres.reserve(k * d);
-    let mut pot: f64 = (0..n).map(|i| w(i) * closest[i]).sum();
+    // Each block's weighted potential, in row order; the draws search them block by block.
+    let mut mass: Vec<f64> = closest
+        .par_chunks(SUM_ROWS)
+        .enumerate()
+        .map(|(b, cl)| block_mass(cl, b, &w))
+        .collect();
     let trials = local_trials(k);
-    let mut dist = Vec::new();
+    let mut dist = vec![0f32; n * trials];
 
     let every = (k / 100).max(1);
     for done in 1..k {
         if done % every == 0 {
             progress(done);
         }
-        let cum = running_sum((0..n).map(|i| w(i) * closest[i]), n);
+        let pot: f64 = mass.iter().sum();
         let cands: Vec<usize> = (0..trials)
-            .map(|_| search(&cum, rng.random::<f64>() * pot))
+            .map(|_| draw(&mass, rng.random::<f64>() * pot, n, |i| w(i) * closest[i]))
             .collect();
         let cand_pts: Vec<f64> = cands.iter().flat_map(|&i| to_f64(i)).collect();
-        distances_to(data, d, &cand_pts, trials, &mut dist);
-        // Potential of each candidate, summed per fixed block then in block order.
-        let parts: Vec<Vec<f64>> = dist
-            .par_chunks(SUM_ROWS * trials)
+        // The candidates' distances to every row and each candidate's potential, in one pass:
+        // summed per fixed block in row order, then in block order.
+        let tiles = Tiles::new(d, xn2.is_some(), &cand_pts, trials);
+        let parts: Vec<Vec<f64>> = data
+            .par_chunks(SUM_ROWS * d)
+            .zip(dist.par_chunks_mut(SUM_ROWS * trials))
             .enumerate()
-            .map(|(b, blk)| {
+            .map_init(TileScratch::default, |scratch, (b, (x, ds))| {
+                let first = b * SUM_ROWS;
+                let norms = xn2.as_deref().map(|v| &v[first..first + x.len() / d]);
+                tiles.distances(x, norms, scratch, ds);
                 let mut s = vec![0.0; trials];
-                for (r, ds) in blk.chunks_exact(trials).enumerate() {
-                    let i = b * SUM_ROWS + r;
+                for (r, ds) in ds.chunks_exact(trials).enumerate() {
+                    let (wi, ci) = (w(first + r), closest[first + r]);
                     for (t, &v) in ds.iter().enumerate() {
-                        s[t] += w(i) * closest[i].min(v as f64);
+                        s[t] += wi * ci.min(v as f64);
                     }
                 }
                 s
@@ -173,11 +304,19 @@ pub(crate) fn kmeans_plusplus<T: Element>(
                 best = t;
             }
         }
+        // The new nearest distances, and each block's potential (the best candidate's, the
+        // same sums in the same order).
         closest
-            .par_iter_mut()
-            .zip(dist.par_chunks_exact(trials))
-            .for_each(|(cl, ds)| *cl = cl.min(ds[best] as f64));
-        pot = pots[best];
+            .par_chunks_mut(SUM_ROWS)
+            .zip(dist.par_chunks(SUM_ROWS * trials))
+            .zip(mass.par_iter_mut())
+            .enumerate()
+            .for_each(|(b, ((cl, ds), m))| {
+                for (c, ds) in cl.iter_mut().zip(ds.chunks_exact(trials)) {
+                    *c = c.min(ds[best] as f64);
+                }
+                *m = block_mass(cl, b, &w);
+            });
         centres.extend_from_slice(&cand_pts[best * d..(best + 1) * d]);
     }
     centres
@@ -205,7 +344,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
     let n = data.len() / d;
     let w = |i: usize| weights.map_or(1.0, |w| w[i]);
     let mut closest = Vec::new();
-    let mut centres = first_centre(data, d, weights, rng, &mut closest);
+    let mut centres = first_centre(data, d, None, weights, rng, &mut closest);
     let mut chosen = vec![false; n];
     // The first centre's row (its distance is 0 unless duplicates tie it).
     let mut count = 1;

@@ -464,7 +464,8 @@ impl KMeans {
                         )
                     }
                     Some(t) => {
-                        let mut s = BoundsStepper::new(input.slice(), d, input.w(), t);
+                        let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
+                            .adaptive(self.algorithm == Algorithm::Auto);
                         self.fit_runs(
                             &input,
                             &mut s,
@@ -649,21 +650,12 @@ const BOUNDS_MEMORY_SHARE: u64 = 4;
 /// bounds do not dominate the memory of a run.
 const BOUNDS_DATA_MULTIPLE: u64 = 2;
 
-/// `Algorithm::Auto` keeps plain Lloyd below this many clusters: with a handful of centres a
-/// distance costs less than keeping its bound (200,000 points, d = 2, k = 2 on Zen 4, 2 threads:
-/// a Lloyd step 1.6 ms, a Hamerly step 3.1 ms; at k = 8 Hamerly's 2.7 ms beat Lloyd's 3.4 ms,
-/// before Lloyd had its small-`d` kernel, see [`AUTO_LLOYD_MAX_KD`]).
-const AUTO_LLOYD_BELOW_K: usize = 8;
-
-/// `Algorithm::Auto` also keeps plain Lloyd for `d <= 8` while `k * d` is at most this: there
-/// every distance is a few vector operations in the direct kernel (`cpu::small_leaf`), less
-/// than the bounds' own bookkeeping per point. Measured in wall-clock time (BENCHMARKS.md,
-/// "The seed's small shapes"; `examples/seed_small.rs`, rayon backend, Zen 4): since the
-/// kernel's last step over its eight lanes has no branches, Lloyd beats Hamerly and Yinyang at
-/// 10^4 points for every `d <= 8` up to `k d = 256` (k = 128 at d = 2: 0.36 ms an iteration
-/// against 0.53-0.56), and at 10^5 points up to `k d = 256` except d = 2, k = 128 (Lloyd 1.88
-/// ms, Yinyang 1.72).
-const AUTO_LLOYD_MAX_KD: usize = 256;
+/// `Algorithm::Auto` runs plain Lloyd steps below this many clusters: there a step of the
+/// register-blocked kernel ([`crate::assign`]'s fused method) costs about what the pruned
+/// steps' upkeep costs per point, so the bounds cannot pay. From this many on it runs
+/// Yinyang's bounds adaptively ([`crate::bounds`]): plain steps until the labels settle, then
+/// the bounds for as long as their steps take clearly less time than a plain one.
+const AUTO_BOUNDS_MIN_K: usize = 128;
 
 /// `Algorithm::Auto` prunes even a fit of one iteration (whose final labelling pass the first
 /// pass's bounds then prune) when `k * d` is at least this. Measured (`WARPATH_KMEANS_TRACE=1`,
@@ -686,12 +678,9 @@ const BOUNDS_CHECK_MIN_BYTES: u64 = 1 << 20;
 pub(crate) fn auto_algorithm(d: usize, k: usize, passes: usize) -> Algorithm {
     if passes <= 1
         || (passes <= 2 && k * d < AUTO_ONE_ITERATION_BOUNDS_KD)
-        || k < AUTO_LLOYD_BELOW_K
-        || (d <= 8 && k * d <= AUTO_LLOYD_MAX_KD)
+        || (passes > 2 && k < AUTO_BOUNDS_MIN_K)
     {
         Algorithm::Lloyd
-    } else if k <= 32 {
-        Algorithm::Hamerly
     } else {
         Algorithm::Yinyang
     }

@@ -1199,8 +1199,8 @@ fn small_leaf_is_the_general_leaf_and_the_reference_bit_for_bit() {
         let ids: Vec<u32> = (0..k as u32).collect();
         let general = Centres::<T>::new(c, k, d, Some(&ids), Method::Direct, false);
         assert!(!general.in_order);
-        let a = step_leaf(x, d, w, &small, &mut la);
-        let b = step_leaf(x, d, w, &general, &mut lb);
+        let a = step_leaf(x, d, w, None, &small, &mut la);
+        let b = step_leaf(x, d, w, None, &general, &mut lb);
         let r = step_reference(x, d, w, c, k, &mut lc);
         assert_eq!(la, lc, "{what}");
         assert_eq!(lb, lc, "{what}");
@@ -1287,26 +1287,18 @@ fn dist2_small_is_dist2_f64() {
     check::<8>(&vals);
 }
 
-/// `Algorithm::Auto` picks what its documentation says.
+/// `Algorithm::Auto` picks what its documentation says: plain Lloyd below 128 clusters and for
+/// a single pass, adaptive Yinyang bounds from 128 clusters on.
 #[test]
-fn auto_picks_lloyd_for_small_shapes() {
-    use crate::Algorithm::{Hamerly, Lloyd, Yinyang};
+fn auto_picks_lloyd_below_128_clusters() {
+    use crate::Algorithm::{Lloyd, Yinyang};
     use crate::kmeans::auto_algorithm;
     for (d, k, max_iter, want) in [
         (2, 2, 300, Lloyd),
-        (2, 8, 300, Lloyd),
-        (2, 32, 300, Lloyd),
-        (2, 128, 300, Lloyd),
-        (2, 129, 300, Yinyang),
-        (8, 32, 300, Lloyd),
-        (8, 33, 300, Yinyang),
-        (4, 64, 300, Lloyd),
-        (4, 65, 300, Yinyang),
-        (8, 8, 300, Lloyd),
-        (9, 8, 300, Hamerly),
-        (16, 7, 300, Lloyd),
-        (16, 32, 300, Hamerly),
-        (16, 64, 300, Yinyang),
+        (2, 127, 300, Lloyd),
+        (2, 128, 300, Yinyang),
+        (16, 64, 300, Lloyd),
+        (128, 256, 300, Yinyang),
         (128, 1024, 1, Lloyd),
         (256, 4096, 1, Yinyang),
         (256, 4096, 20, Yinyang),
@@ -1319,6 +1311,45 @@ fn auto_picks_lloyd_for_small_shapes() {
     }
     // One pass (one iteration without the final labels): nothing to prune.
     assert_eq!(auto_algorithm(256, 4096, 1), Lloyd);
+}
+
+/// An adaptive run (`Algorithm::Auto`'s bounds) gives the same fit as plain Lloyd whether it
+/// keeps its bounds, gives them up, or starts them late, bit for bit.
+#[test]
+fn adaptive_bounds_give_lloyds_fit() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::{LloydParams, ShiftLimit, lloyd};
+    for (n, d, k, spread) in [(3000, 4, 130, 0.05), (2000, 16, 150, 5.0)] {
+        let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, spread, (n + k) as u64);
+        let p = LloydParams {
+            k,
+            max_iter: 12,
+            limit: ShiftLimit::Absolute(0.0),
+            start_iteration: 0,
+            final_labels: true,
+        };
+        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
+        let want = lloyd(&mut plain, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+        // Plain steps taken to last as measured, no time (the first pruned step gives the
+        // bounds up) and forever (the bounds are kept).
+        for plain_secs in [None, Some(0.0), Some(f64::INFINITY)] {
+            let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
+            if let Some(secs) = plain_secs {
+                s.force_plain_secs(secs);
+            }
+            let got = lloyd(&mut s, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+            let what = format!("n {n} d {d} k {k} plain steps {plain_secs:?}");
+            assert_eq!(got.centroids, want.centroids, "{what}");
+            assert_eq!(got.last, want.last, "{what}");
+            match plain_secs {
+                Some(0.0) => assert_eq!(s.bounds_state(), (false, true), "{what}"),
+                Some(_) => assert_eq!(s.bounds_state(), (true, false), "{what}"),
+                None => {}
+            }
+            assert_eq!(got.iterations, want.iterations);
+            assert_eq!(s.labels, plain.labels);
+        }
+    }
 }
 
 /// Without the final labels a fit returns the same centroids (one pass fewer), no labels, and
