@@ -99,7 +99,9 @@ const BATCH_ENTRIES_PER_TASK: usize = 1 << 14;
 /// the output (`2 b min(r, c)` indices and `b` costs).
 ///
 /// # Errors
-/// The first failing problem's error (by index) as [`AssignmentError::InProblem`].
+/// The first failing problem's error (by index) as [`AssignmentError::InProblem`]. A problem
+/// whose optimal total is beyond `f64` is not an error: its pairs are written and its cost is
+/// `+inf` or `-inf` (as [`JvWorkspace::solve_into`](crate::JvWorkspace::solve_into)).
 ///
 /// # Examples
 /// ```
@@ -211,6 +213,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A total beyond `f64` is a cost of `+inf` or `-inf` with the optimal pairs, not an error
+    /// (scipy returns the pairs of such a matrix); the single solve reports it as an error.
+    #[test]
+    fn totals_beyond_f64_are_infinite_costs() {
+        let s = ndarray::array![
+            [[1e308, 1e308], [1e308, -1e308]],
+            [[1e308, 1e308], [1e308, 1e308]],
+            [[-1e308, -1e308], [-1e308, -1e308]],
+            [[1.0, 2.0], [3.0, 5.0]]
+        ];
+        let b = linear_sum_assignment_batch(s.view(), Sense::Minimize).unwrap();
+        assert_eq!(b.costs, vec![0.0, f64::INFINITY, f64::NEG_INFINITY, 5.0]);
+        assert_eq!(b.cols, vec![0, 1, 0, 1, 0, 1, 1, 0]);
+        let b = linear_sum_assignment_batch(s.view(), Sense::Maximize).unwrap();
+        assert_eq!(b.costs[0], f64::INFINITY);
+        assert_eq!(&b.cols[..2], &[1, 0]);
+        assert!(matches!(
+            jonker_volgenant(s.index_axis(ndarray::Axis(0), 1), Sense::Minimize),
+            Err(AssignmentError::CostOverflow { .. })
+        ));
     }
 
     #[test]

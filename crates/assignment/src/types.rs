@@ -92,7 +92,8 @@ pub enum AssignmentError {
         /// Why it is invalid, and which infinity forbids a pair instead.
         reason: &'static str,
     },
-    /// An entry cannot be handled exactly: an integer beyond 2^53.
+    /// An entry cannot be handled exactly: an integer beyond 2^53, for the solvers that work
+    /// in `f64` and the sparse solver (Jonker–Volgenant takes every `i64`).
     #[error("cost {value} at ({row}, {col}) is out of the supported range")]
     CostOutOfRange {
         /// Row of the entry.

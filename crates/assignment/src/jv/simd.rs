@@ -45,6 +45,12 @@ impl Lanes for i32 {
     type V4 = I64x4;
     type V1 = Scalar<i64>;
 }
+/// `i128` (integers beyond the `i64` scheme) has no vector lanes: one lane everywhere.
+impl Lanes for i128 {
+    type V8 = Scalar<i128>;
+    type V4 = Scalar<i128>;
+    type V1 = Scalar<i128>;
+}
 
 /// Lanes of the arithmetic type `W`.
 pub(crate) trait Vector<W: Work>: Copy {
@@ -193,6 +199,13 @@ impl Loader<i32> for Scalar<i64> {
     unsafe fn load_elem(p: *const i32) -> Self {
         // SAFETY: forwarded to the caller.
         Scalar(unsafe { *p } as i64)
+    }
+}
+impl Loader<i128> for Scalar<i128> {
+    #[inline(always)]
+    unsafe fn load_elem(p: *const i128) -> Self {
+        // SAFETY: forwarded to the caller.
+        Scalar(unsafe { *p })
     }
 }
 
