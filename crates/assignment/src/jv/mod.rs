@@ -129,12 +129,12 @@ pub(crate) struct Workspaces {
 /// Solves one problem in `ws` (allocating nothing once the workspace has grown) and writes
 /// its pairs, sorted by row, into `rows` and `cols` (`min(r, c)` each); returns the cost,
 /// `+inf` or `-inf` when the optimal total is beyond `f64` (the pairs are written then too).
-pub(crate) fn solve_into<T: Cost>(
+pub(crate) fn solve_into<T: Cost, I: PairIndex>(
     costs: ArrayView2<'_, T>,
     sense: Sense,
     ws: &mut Workspaces,
-    rows: &mut [usize],
-    cols: &mut [usize],
+    rows: &mut [I],
+    cols: &mut [I],
 ) -> Result<f64, AssignmentError> {
     let Workspaces {
         float,
@@ -161,12 +161,12 @@ pub(crate) fn solve_into<T: Cost>(
 }
 
 /// [`solve_into`] for one internal problem.
-fn run_into<E: Lanes>(
+fn run_into<E: Lanes, I: PairIndex>(
     p: &Problem<'_, E>,
     ws: &mut core::Workspace<E::W>,
     order: &mut Vec<usize>,
-    rows: &mut [usize],
-    cols: &mut [usize],
+    rows: &mut [I],
+    cols: &mut [I],
 ) -> Result<f64, Stop> {
     core::solve_in(p, scan::Isa::detect(), ws)?;
     if p.transposed {
@@ -179,18 +179,47 @@ fn run_into<E: Lanes>(
         let mut k = 0;
         for (r, &c) in order.iter().enumerate() {
             if c != usize::MAX {
-                rows[k] = r;
-                cols[k] = c;
+                rows[k] = I::from_index(r);
+                cols[k] = I::from_index(c);
                 k += 1;
             }
         }
     } else {
         for (i, &j) in ws.x.iter().enumerate() {
-            rows[i] = i;
-            cols[i] = j;
+            rows[i] = I::from_index(i);
+            cols[i] = I::from_index(j);
         }
     }
     Ok(p.total_of(&ws.x)?)
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for usize {}
+    impl Sealed for i64 {}
+}
+
+/// The integer type the pairs of [`JvWorkspace::solve_into`] and
+/// [`linear_sum_assignment_batch_into`](crate::linear_sum_assignment_batch_into) are written
+/// in: `usize`, or `i64` (numpy's index type, so that a binding writes into its arrays
+/// directly). Sealed.
+pub trait PairIndex: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// The index `i` (a row or column of a matrix, so below `isize::MAX`).
+    fn from_index(i: usize) -> Self;
+}
+
+impl PairIndex for usize {
+    #[inline(always)]
+    fn from_index(i: usize) -> usize {
+        i
+    }
+}
+
+impl PairIndex for i64 {
+    #[inline(always)]
+    fn from_index(i: usize) -> i64 {
+        i as i64
+    }
 }
 
 /// Reusable working memory of the Jonker–Volgenant solver, for a caller that solves many
@@ -203,7 +232,7 @@ fn run_into<E: Lanes>(
 /// ```
 /// use assignment::{JvWorkspace, Sense};
 /// let mut ws = JvWorkspace::new();
-/// let (mut rows, mut cols) = ([0; 2], [0; 2]);
+/// let (mut rows, mut cols) = ([0usize; 2], [0usize; 2]);
 /// for c in [ndarray::array![[4, 1], [2, 0]], ndarray::array![[1, 5], [5, 1]]] {
 ///     let cost = ws.solve_into(c.view(), Sense::Minimize, &mut rows, &mut cols)?;
 ///     assert_eq!(cost, (c[[0, cols[0]]] + c[[1, cols[1]]]) as f64);
@@ -222,7 +251,8 @@ impl JvWorkspace {
 
     /// Solves `costs` exactly as [`jonker_volgenant`] does (same rules, element types and
     /// pairs) and writes the `min(r, c)` pairs, sorted by row, into `rows[..min(r, c)]` and
-    /// `cols[..min(r, c)]`; returns the total cost. Duals are not kept.
+    /// `cols[..min(r, c)]` (`usize` or `i64`, see [`PairIndex`]); returns the total cost.
+    /// Duals are not kept.
     ///
     /// # Complexity
     /// That of [`jonker_volgenant`]; no allocation once the workspace has grown (a copy of
@@ -235,12 +265,12 @@ impl JvWorkspace {
     ///
     /// # Panics
     /// If `rows` or `cols` is shorter than `min(r, c)`.
-    pub fn solve_into<T: Cost>(
+    pub fn solve_into<T: Cost, I: PairIndex>(
         &mut self,
         costs: ArrayView2<'_, T>,
         sense: Sense,
-        rows: &mut [usize],
-        cols: &mut [usize],
+        rows: &mut [I],
+        cols: &mut [I],
     ) -> Result<f64, AssignmentError> {
         let pairs = costs.nrows().min(costs.ncols());
         assert!(
