@@ -332,6 +332,26 @@ unsafe fn min_except_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     lo
 }
 
+/// Rows shorter than this many vectors are scanned one column at a time: the lanes'
+/// reductions at the end of a vector scan cost more than the scan of so few columns.
+const SHORT_ROW_LANES: usize = 2;
+
+/// [`two_minima`] over the columns `from..` one at a time, without branches: the smallest
+/// reduced cost, its first column and the second smallest (`(INF, NONE, INF)` for none).
+#[inline(always)]
+fn two_minima_scalar<E: Lanes>(row: &[E], v: &[E::W], from: usize) -> (E::W, usize, E::W) {
+    let inf = <E::W as Work>::INF;
+    let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
+    for (j, (&c, &vj)) in row.iter().zip(v).enumerate().skip(from) {
+        let h = c.widen() - vj;
+        t2 = t2.least(if h < t1 { t1 } else { h });
+        if h < t1 {
+            (t1, tj) = (h, j);
+        }
+    }
+    (t1, tj, t2)
+}
+
 kernel! {
     /// The smallest and second smallest reduced costs `row[j] - v[j]`, and the first column
     /// holding the smallest: `(umin, j1, usub)` (a tie gives `usub == umin`). Only reduced
@@ -365,6 +385,9 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         }
         return (umin, j1, usub);
     }
+    if n < SHORT_ROW_LANES * V::LANES {
+        return two_minima_scalar(row, v, 0);
+    }
     let body = n - n % V::LANES;
     // Per lane: the smallest reduced cost (m1, first at j1) and the second smallest (m2) of
     // that lane; m2 = min(m2, max(h, m1)) keeps it without a branch.
@@ -387,14 +410,7 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         (m1, j1, m2)
     };
     // The tail as one more lane.
-    let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
-    for j in body..n {
-        let h = row[j].widen() - v[j];
-        t2 = t2.least(if h < t1 { t1 } else { h });
-        if h < t1 {
-            (t1, tj) = (h, j);
-        }
-    }
+    let (t1, tj, t2) = two_minima_scalar(row, v, body);
     // The lanes merged with vector reductions: the least m1; the first column holding it (the
     // tail's columns come after every lane's); the second smallest is the least of all m2,
     // of the tail, and of the m1 of the other lanes.
