@@ -78,6 +78,11 @@ pub(crate) trait Work:
     fn least(self, other: Self) -> Self {
         if other < self { other } else { self }
     }
+    /// The larger of two values (the first on ties and when they are unordered).
+    #[inline(always)]
+    fn greatest(self, other: Self) -> Self {
+        if self < other { other } else { self }
+    }
 }
 
 /// The arithmetic types of the sparse solver, whose heap orders values by a 64-bit key

@@ -338,16 +338,18 @@ const SHORT_ROW_LANES: usize = 2;
 
 /// [`two_minima`] over the columns `from..` one at a time, without branches: the smallest
 /// reduced cost, its first column and the second smallest (`(INF, NONE, INF)` for none).
+/// The second smallest takes `max(h, t1)` before `t1` takes `min(t1, h)`, so each is one
+/// min/max on its own chain and only the column index waits for the comparison.
 #[inline(always)]
 fn two_minima_scalar<E: Lanes>(row: &[E], v: &[E::W], from: usize) -> (E::W, usize, E::W) {
     let inf = <E::W as Work>::INF;
     let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
-    for (j, (&c, &vj)) in row.iter().zip(v).enumerate().skip(from) {
+    let (row, v) = (&row[from..], &v[from..v.len().min(row.len())]);
+    for (k, (&c, &vj)) in row.iter().zip(v).enumerate() {
         let h = c.widen() - vj;
-        t2 = t2.least(if h < t1 { t1 } else { h });
-        if h < t1 {
-            (t1, tj) = (h, j);
-        }
+        t2 = t2.least(t1.greatest(h));
+        tj = if h < t1 { from + k } else { tj };
+        t1 = t1.least(h);
     }
     (t1, tj, t2)
 }
