@@ -10,8 +10,8 @@ use assignment::{
 use gpu_runtime::Exec;
 use ndarray::{Array2, ArrayView2, Ix1, Ix2, Ix3};
 use numpy::{
-    PyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray, PyReadonlyArray1,
-    PyUntypedArrayMethods,
+    PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray,
+    PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -118,14 +118,6 @@ fn by_python_rules<'py>(
     cost_matrix.bind(py).call1((a, ndim))
 }
 
-/// Whether `a` is a `D`-dimensional float64, float32, int64 or int32 array.
-fn is_native<D: ndarray::Dimension>(a: &Bound<'_, PyAny>) -> bool {
-    a.cast::<PyArray<f64, D>>().is_ok()
-        || a.cast::<PyArray<i64, D>>().is_ok()
-        || a.cast::<PyArray<f32, D>>().is_ok()
-        || a.cast::<PyArray<i32, D>>().is_ok()
-}
-
 /// The solver, backend and sense of a call, with the common one ("auto", "auto") parsed
 /// without allocating; `maximize` by its truth value, as scipy takes it.
 fn call_options(
@@ -196,7 +188,56 @@ fn linear_sum_assignment<'py>(
     })
 }
 
-/// Solves `a` when it is a 2-D array of a native dtype; `None` otherwise.
+/// The element types the native paths read, from a dtype's type number and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CostType {
+    F64,
+    F32,
+    I64,
+    I32,
+    /// Narrower integers and bool, widened exactly.
+    Bool,
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+}
+
+/// The [`CostType`] of an array's elements when it is an `ndim`-D array of one of them in
+/// native byte order (one read of its descriptor instead of a type check per candidate).
+fn cost_type(a: &Bound<'_, PyAny>, ndim: usize) -> Option<CostType> {
+    use numpy::npyffi::NPY_TYPES as T;
+    let u = a.cast::<PyUntypedArray>().ok()?;
+    if u.ndim() != ndim {
+        return None;
+    }
+    let dt = u.dtype();
+    if dt.is_native_byteorder() == Some(false) {
+        return None;
+    }
+    let num = dt.num();
+    let is = |t: T| num == t as std::ffi::c_int;
+    // C `int`, `long` and `long long` are int32 or int64 by their size (`long` differs
+    // between platforms)
+    let signed = is(T::NPY_INT) || is(T::NPY_LONG) || is(T::NPY_LONGLONG);
+    let unsigned = is(T::NPY_UINT) || is(T::NPY_ULONG);
+    Some(match dt.itemsize() {
+        _ if is(T::NPY_DOUBLE) => CostType::F64,
+        _ if is(T::NPY_FLOAT) => CostType::F32,
+        8 if signed => CostType::I64,
+        4 if signed => CostType::I32,
+        4 if unsigned => CostType::U32,
+        _ if is(T::NPY_BOOL) => CostType::Bool,
+        _ if is(T::NPY_UBYTE) => CostType::U8,
+        _ if is(T::NPY_BYTE) => CostType::I8,
+        _ if is(T::NPY_USHORT) => CostType::U16,
+        _ if is(T::NPY_SHORT) => CostType::I16,
+        _ => return None,
+    })
+}
+
+/// Solves `a` when it is a 2-D array of a type the native paths read; `None` otherwise.
 fn lsa_native<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -204,61 +245,64 @@ fn lsa_native<'py>(
     sense: Sense,
     exec: Exec,
 ) -> Option<PyResult<IndexPair<'py, Ix1>>> {
-    macro_rules! try_dtype {
-        ($t:ty) => {
-            if let Ok(a) = a.cast::<PyArray<$t, Ix2>>() {
-                let entries = a.len();
-                let jv = runs_jv(solver, entries);
-                if jv && entries <= KEEP_GIL_ENTRIES {
-                    // SAFETY: `as_array` needs that no exclusive reference to the data exists
-                    // while the view lives. The view lives inside this call, which holds the
-                    // GIL throughout (a small problem is solved without releasing it) and runs
-                    // no Python code, so neither Python code nor a C extension can write the
-                    // array meanwhile; warpath takes exclusive references only to arrays it
-                    // has just created. (rust-numpy's borrow flags, which also guard against
-                    // an extension that writes through a `PyReadwriteArray` after releasing
-                    // the GIL, cost more than this whole solve; the calls that release the
-                    // GIL take them.)
-                    let view = unsafe { a.as_array() };
-                    return Some(solve_jv(py, view, sense, false));
-                }
-                return Some(crate::arrays::readonly(a).and_then(|r| {
-                    if jv {
-                        solve_jv(py, r.as_array(), sense, true)
-                    } else {
-                        solve_other(py, r.as_array(), solver, sense, exec)
-                    }
-                }));
+    let ty = cost_type(a, 2)?;
+    macro_rules! native {
+        ($t:ty) => {{
+            // SAFETY: `cost_type` read the array's dimension, type number and byte order: a
+            // 2-D array of `$t`.
+            let a = unsafe { a.cast_unchecked::<PyArray<$t, Ix2>>() };
+            let entries = a.len();
+            let jv = runs_jv(solver, entries);
+            if jv && entries <= KEEP_GIL_ENTRIES {
+                // SAFETY: `as_array` needs that no exclusive reference to the data exists
+                // while the view lives. The view lives inside this call, which holds the
+                // GIL throughout (a small problem is solved without releasing it) and runs
+                // no Python code, so neither Python code nor a C extension can write the
+                // array meanwhile; warpath takes exclusive references only to arrays it has
+                // just created. (rust-numpy's borrow flags, which also guard against an
+                // extension that writes through a `PyReadwriteArray` after releasing the
+                // GIL, cost more than this whole solve; the calls that release the GIL take
+                // them.)
+                let view = unsafe { a.as_array() };
+                return Some(solve_jv(py, view, sense, false));
             }
-        };
+            Some(crate::arrays::readonly(a).and_then(|r| {
+                if jv {
+                    solve_jv(py, r.as_array(), sense, true)
+                } else {
+                    solve_other(py, r.as_array(), solver, sense, exec)
+                }
+            }))
+        }};
     }
-    try_dtype!(f64);
-    try_dtype!(i64);
-    try_dtype!(f32);
-    try_dtype!(i32);
     // Narrower integers and bool, widened exactly (as `_arrays.cost_matrix` does, without
     // its Python calls): solved in integer arithmetic.
-    macro_rules! try_widened {
-        ($from:ty => $to:ty) => {
-            if let Ok(a) = a.cast::<PyArray<$from, Ix2>>() {
-                return Some(crate::arrays::readonly(a).and_then(|r| {
-                    let wide = r.as_array().mapv(<$to>::from);
-                    if runs_jv(solver, wide.len()) {
-                        solve_jv(py, wide.view(), sense, wide.len() > KEEP_GIL_ENTRIES)
-                    } else {
-                        solve_other(py, wide.view(), solver, sense, exec)
-                    }
-                }));
-            }
-        };
+    macro_rules! widened {
+        ($from:ty => $to:ty) => {{
+            // SAFETY: as in `native!`.
+            let a = unsafe { a.cast_unchecked::<PyArray<$from, Ix2>>() };
+            Some(crate::arrays::readonly(a).and_then(|r| {
+                let wide = r.as_array().mapv(<$to>::from);
+                if runs_jv(solver, wide.len()) {
+                    solve_jv(py, wide.view(), sense, wide.len() > KEEP_GIL_ENTRIES)
+                } else {
+                    solve_other(py, wide.view(), solver, sense, exec)
+                }
+            }))
+        }};
     }
-    try_widened!(bool => i32);
-    try_widened!(u8 => i32);
-    try_widened!(i8 => i32);
-    try_widened!(u16 => i32);
-    try_widened!(i16 => i32);
-    try_widened!(u32 => i64);
-    None
+    match ty {
+        CostType::F64 => native!(f64),
+        CostType::I64 => native!(i64),
+        CostType::F32 => native!(f32),
+        CostType::I32 => native!(i32),
+        CostType::Bool => widened!(bool => i32),
+        CostType::U8 => widened!(u8 => i32),
+        CostType::I8 => widened!(i8 => i32),
+        CostType::U16 => widened!(u16 => i32),
+        CostType::I16 => widened!(i16 => i32),
+        CostType::U32 => widened!(u32 => i64),
+    }
 }
 
 /// One problem solved by Jonker–Volgenant in the thread's reusable workspace (releasing the
@@ -279,6 +323,9 @@ fn solve_jv<'py, T: Cost>(
             PyArray1::<i64>::new(py, pairs, false),
         )
     };
+    if view.is_empty() {
+        return Ok((rows, cols)); // no entry to check, no pair to find
+    }
     // SAFETY: as above, these are the only references to the new arrays' data.
     let (r, c) = unsafe {
         (
@@ -336,19 +383,40 @@ fn linear_sum_assignment_batch<'py>(
     backend: &str,
 ) -> PyResult<IndexPair<'py, Ix2>> {
     let (solver, exec, sense) = call_options(maximize, solver, backend)?;
+    let is_native = |a: &Bound<'py, PyAny>| {
+        matches!(
+            cost_type(a, 3),
+            Some(CostType::F64 | CostType::F32 | CostType::I64 | CostType::I32)
+        )
+    };
     let mut a = costs.clone();
-    if !is_native::<Ix3>(&a) {
+    if !is_native(&a) {
         a = as_ndarray(py, &a)?;
-        if !is_native::<Ix3>(&a) {
+        if !is_native(&a) {
             a = by_python_rules(py, &a, 3)?;
         }
     }
     if matches!(solver, Solver::JonkerVolgenant | Solver::Auto) {
-        return dispatch!(&a, Ix3, [f64, f32, i64, i32], |r| batch_jv(
-            py,
-            r.as_array(),
-            sense
-        ));
+        macro_rules! native {
+            ($t:ty) => {{
+                // SAFETY: `is_native` read the stack's dimension, type number and byte order.
+                let a = unsafe { a.cast_unchecked::<PyArray<$t, Ix3>>() };
+                if a.len() <= KEEP_GIL_ENTRIES {
+                    // SAFETY: as in `lsa_native`: the view lives inside this call, which holds
+                    // the GIL throughout and runs no Python code.
+                    return batch_jv(py, unsafe { a.as_array() }, sense, false);
+                }
+                let r = crate::arrays::readonly(a)?;
+                return batch_jv(py, r.as_array(), sense, true);
+            }};
+        }
+        match cost_type(&a, 3) {
+            Some(CostType::F64) => native!(f64),
+            Some(CostType::F32) => native!(f32),
+            Some(CostType::I64) => native!(i64),
+            Some(CostType::I32) => native!(i32),
+            _ => unreachable!("converted to a native type above"),
+        }
     }
     let (pairs, solved) = dispatch!(&a, Ix3, [f64, f32, i64, i32], |r| solve_many(
         r, py, solver, sense, exec
@@ -377,6 +445,7 @@ fn batch_jv<'py, T: Cost>(
     py: Python<'py>,
     view: ndarray::ArrayView3<'_, T>,
     sense: Sense,
+    detach: bool,
 ) -> PyResult<IndexPair<'py, Ix2>> {
     let (b, r, c) = view.dim();
     let shape = [b, r.min(c)];
@@ -395,15 +464,34 @@ fn batch_jv<'py, T: Cost>(
             cols.as_slice_mut().expect("a new array is contiguous"),
         )
     };
-    let mut totals = vec![0.0; b];
-    let mut run =
-        move || assignment::linear_sum_assignment_batch_into(view, sense, rs, cs, &mut totals);
-    if view.len() <= KEEP_GIL_ENTRIES {
-        run()
+    if detach {
+        let mut totals = vec![0.0; b];
+        py.detach(|| {
+            assignment::linear_sum_assignment_batch_into(view, sense, rs, cs, &mut totals)
+        })
+        .map_err(batch_err)?;
     } else {
-        py.detach(run)
+        // A small stack: one problem after another in this thread's workspace, as single
+        // calls are solved (no thread pool, no allocation).
+        let pairs = r.min(c);
+        WORKSPACE
+            .with_borrow_mut(|ws| {
+                for (k, (problem, (rk, ck))) in view
+                    .outer_iter()
+                    .zip(rs.chunks_mut(pairs.max(1)).zip(cs.chunks_mut(pairs.max(1))))
+                    .enumerate()
+                {
+                    ws.solve_into(problem, sense, rk, ck).map_err(|e| {
+                        AssignmentError::InProblem {
+                            index: k,
+                            source: Box::new(e),
+                        }
+                    })?;
+                }
+                Ok(())
+            })
+            .map_err(batch_err)?;
     }
-    .map_err(batch_err)?;
     Ok((rows, cols))
 }
 
