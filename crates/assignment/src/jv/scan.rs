@@ -415,12 +415,19 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     let (t1, tj, t2) = two_minima_scalar(row, v, body);
     // The lanes merged with vector reductions: the least m1; the first column holding it (the
     // tail's columns come after every lane's); the second smallest is the least of all m2,
-    // of the tail, and of the m1 of the other lanes.
+    // of the tail, and of the m1 of the other lanes: the least m1 again when two lanes hold
+    // it, else the least m1 of the lanes that do not (both reductions after the first run
+    // side by side).
     // SAFETY: as above (register operations only).
     let (vm, vj, rest) = unsafe {
         let vm = m1.reduce_min();
-        let at_min = V::select(m1.eq(V::splat(vm)), j1, V::splat(inf)).reduce_min();
-        let others = V::select(j1.eq(V::splat(at_min)), V::splat(inf), m1).reduce_min();
+        let is_min = m1.eq(V::splat(vm));
+        let at_min = V::select(is_min, j1, V::splat(inf)).reduce_min();
+        let others = if V::count(is_min) > 1 {
+            vm
+        } else {
+            V::select(is_min, V::splat(inf), m1).reduce_min()
+        };
         (vm, at_min, m2.reduce_min().least(others))
     };
     let lane_best = vm < inf;
