@@ -243,9 +243,10 @@ pub(crate) struct Problem<'a, E: Elem = f64> {
     pub(crate) offset: i64,
 }
 
-/// `2^e` for `|e| <= 1022` (exact).
+/// `2^e` for `|e| <= 1022` (exact: the exponent field itself, no `powi` call).
 fn pow2(e: i32) -> f64 {
-    2f64.powi(e)
+    debug_assert!(e.abs() <= 1022);
+    f64::from_bits(((1023 + e) as u64) << 52)
 }
 
 impl<'a> Problem<'a, f64> {
