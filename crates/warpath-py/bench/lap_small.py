@@ -101,8 +101,9 @@ def header(args) -> None:
         else f"a pool of {args.pool} distinct matrices per cell, a different one each call"
     )
     print(
-        f"- {mode}; {args.rounds} rounds per cell, contenders alternating; a round is at least "
-        f"{args.round_ms} ms of calls; times are per call (per problem for batches), in us"
+        f"- {mode}; {args.rounds} rounds per cell, contenders alternating over the same calls "
+        f"(as many as the slowest contender makes in {args.round_ms:g} ms); times are per call "
+        f"(per problem for batches), in us"
     )
     print("- ratio = scipy / warpath (> 1: warpath faster), of the best and of the medians")
     print()
@@ -128,6 +129,8 @@ def race(contenders: dict, pool: list, args, blocks: bool = False) -> dict[str, 
     over, one block of calls per matrix."""
     # calibrate: enough calls that a round of the slowest contender is at least round_ms
     probe = pool * max(1, 50 // len(pool))
+    for f in contenders.values():  # warm-up (first calls, imports, caches)
+        per_call(f, probe)
     slowest = max(per_call(f, probe) for f in contenders.values())
     calls = max(len(pool), int(args.round_ms / 1e3 / max(slowest, 1e-9)))
     calls = min(calls, 200_000)
@@ -315,7 +318,7 @@ def main() -> None:
     p.add_argument("--same-matrices", type=int, default=16, help="matrices per cell with --same (default 16)")
     p.add_argument("--pool", type=int, default=1000, help="distinct matrices per cell (default 1000)")
     p.add_argument("--rounds", type=int, default=7, help="rounds per cell (default 7)")
-    p.add_argument("--round-ms", type=float, default=30.0, help="least duration of a round (default 30 ms)")
+    p.add_argument("--round-ms", type=float, default=30.0, help="least duration of the slowest contender's round (default 30 ms)")
     p.add_argument("--batch", type=int, default=10_000, help="problems per batch (default 10,000)")
     p.add_argument("--sizes", help="square sizes only, comma-separated (no rectangles)")
     p.add_argument("--quick", action="store_true", help="fewer sizes")
