@@ -4,6 +4,7 @@ use gpu_runtime::{Exec, Target};
 use ndarray::{ArrayView2, ArrayView3};
 use rayon::prelude::*;
 
+use crate::PairIndex;
 use crate::jv::{Workspaces, solve_into};
 use crate::{AUCTION_GPU_THRESHOLD, Assignment, AssignmentError, Cost, Sense, Solver, solve};
 
@@ -99,7 +100,9 @@ const BATCH_ENTRIES_PER_TASK: usize = 1 << 14;
 /// the output (`2 b min(r, c)` indices and `b` costs).
 ///
 /// # Errors
-/// The first failing problem's error (by index) as [`AssignmentError::InProblem`].
+/// The first failing problem's error (by index) as [`AssignmentError::InProblem`]. A problem
+/// whose optimal total is beyond `f64` is not an error: its pairs are written and its cost is
+/// `+inf` or `-inf` (as [`JvWorkspace::solve_into`](crate::JvWorkspace::solve_into)).
 ///
 /// # Examples
 /// ```
@@ -124,39 +127,98 @@ pub fn linear_sum_assignment_batch<T: Cost>(
         cols: vec![0; b * pairs],
         costs: vec![0.0; b],
     };
+    linear_sum_assignment_batch_into(costs, sense, &mut out.rows, &mut out.cols, &mut out.costs)?;
+    Ok(out)
+}
+
+/// [`linear_sum_assignment_batch`] into the caller's buffers: problem `k`'s pairs go to
+/// `rows[k * p..(k + 1) * p]` and `cols[..]` (`p = min(r, c)`, sorted by row; `usize` or
+/// `i64`, see [`PairIndex`]) and its cost to `totals[k]`, so that a binding can write into
+/// its own arrays. A batch of little work in total (one group) is solved on the calling
+/// thread, without the rayon pool.
+///
+/// # Complexity
+/// As [`linear_sum_assignment_batch`], with no memory besides the workspaces.
+///
+/// # Errors
+/// As [`linear_sum_assignment_batch`]; the buffers' contents are then unspecified.
+///
+/// # Panics
+/// If `rows` or `cols` is not `b * min(r, c)` long, or `totals` not `b`.
+///
+/// # Examples
+/// ```
+/// use assignment::{linear_sum_assignment_batch_into, Sense};
+/// let stack = ndarray::array![[[4, 1], [2, 0]], [[1, 5], [5, 1]]];
+/// let (mut rows, mut cols, mut totals) = ([0i64; 4], [0i64; 4], [0.0; 2]);
+/// linear_sum_assignment_batch_into(stack.view(), Sense::Minimize, &mut rows, &mut cols, &mut totals)?;
+/// assert_eq!((rows, cols, totals), ([0, 1, 0, 1], [1, 0, 0, 1], [3.0, 2.0]));
+/// # Ok::<(), assignment::AssignmentError>(())
+/// ```
+pub fn linear_sum_assignment_batch_into<T: Cost, I: PairIndex>(
+    costs: ArrayView3<'_, T>,
+    sense: Sense,
+    rows: &mut [I],
+    cols: &mut [I],
+    totals: &mut [f64],
+) -> Result<(), AssignmentError> {
+    let (b, r, c) = costs.dim();
+    let pairs = r.min(c);
+    assert!(
+        rows.len() == b * pairs && cols.len() == b * pairs && totals.len() == b,
+        "buffers of {} and {} pairs and {} totals for {b} problems of {pairs} pairs",
+        rows.len(),
+        cols.len(),
+        totals.len()
+    );
     if b == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let group = (BATCH_ENTRIES_PER_TASK / (r * c).max(1)).clamp(1, 256);
-    let first_error = std::sync::Mutex::new(None::<(usize, AssignmentError)>);
     let pairs_per_group = (group * pairs).max(1);
-    out.costs
-        .par_chunks_mut(group)
-        .zip(out.rows.par_chunks_mut(pairs_per_group))
-        .zip(out.cols.par_chunks_mut(pairs_per_group))
-        .enumerate()
-        .for_each_init(Workspaces::default, |ws, (g, ((costs_out, rows), cols))| {
-            for (k, cost) in costs_out.iter_mut().enumerate() {
-                let index = g * group + k;
-                let at = k * pairs..(k + 1) * pairs;
-                let problem = costs.index_axis(ndarray::Axis(0), index);
-                match solve_into(problem, sense, ws, &mut rows[at.clone()], &mut cols[at]) {
-                    Ok(v) => *cost = v,
-                    Err(e) => {
-                        let mut first = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                        if first.as_ref().is_none_or(|(i, _)| index < *i) {
-                            *first = Some((index, e));
-                        }
+    // Solves the problems of group `g` (its totals, pairs) in `ws`: the first error by index.
+    let solve_group = |ws: &mut Workspaces,
+                       g: usize,
+                       totals: &mut [f64],
+                       rows: &mut [I],
+                       cols: &mut [I]|
+     -> Option<(usize, AssignmentError)> {
+        for (k, total) in totals.iter_mut().enumerate() {
+            let index = g * group + k;
+            let at = k * pairs..(k + 1) * pairs;
+            let problem = costs.index_axis(ndarray::Axis(0), index);
+            match solve_into(problem, sense, ws, &mut rows[at.clone()], &mut cols[at]) {
+                Ok(v) => *total = v,
+                Err(e) => return Some((index, e)),
+            }
+        }
+        None
+    };
+    let first_error = if b <= group {
+        solve_group(&mut Workspaces::default(), 0, totals, rows, cols)
+    } else {
+        let first = std::sync::Mutex::new(None::<(usize, AssignmentError)>);
+        totals
+            .par_chunks_mut(group)
+            .zip(rows.par_chunks_mut(pairs_per_group))
+            .zip(cols.par_chunks_mut(pairs_per_group))
+            .enumerate()
+            .for_each_init(Workspaces::default, |ws, (g, ((totals, rows), cols))| {
+                if let Some((index, e)) = solve_group(ws, g, totals, rows, cols) {
+                    let mut first = first.lock().unwrap_or_else(|p| p.into_inner());
+                    if first.as_ref().is_none_or(|(i, _)| index < *i) {
+                        *first = Some((index, e));
                     }
                 }
-            }
-        });
-    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            });
+        first.into_inner().unwrap_or_else(|p| p.into_inner())
+    };
+    match first_error {
         Some((index, e)) => Err(AssignmentError::InProblem {
             index,
             source: Box::new(e),
         }),
-        None => Ok(out),
+        None => Ok(()),
     }
 }
 
@@ -185,6 +247,7 @@ mod tests {
             (7, 5, 5),
             (300, 4, 9),
             (300, 9, 4),
+            (1000, 3, 3),
             (40, 30, 30),
             (3, 0, 4),
         ] {
@@ -198,6 +261,21 @@ mod tests {
                         linear_sum_assignment_batch(s.mapv(|v| v as i32).view(), sense).unwrap();
                     assert_eq!((bi.problems, bi.pairs), (b, r.min(c)));
                     assert_eq!(bi, b32);
+                    // into i64 buffers, as the Python binding writes them
+                    let n = b * r.min(c);
+                    let (mut rows, mut cols, mut totals) =
+                        (vec![-1i64; n], vec![-1i64; n], vec![0.0; b]);
+                    linear_sum_assignment_batch_into(
+                        s.view(),
+                        sense,
+                        &mut rows,
+                        &mut cols,
+                        &mut totals,
+                    )
+                    .unwrap();
+                    assert!(rows.iter().zip(&bi.rows).all(|(&a, &b)| a as usize == b));
+                    assert!(cols.iter().zip(&bi.cols).all(|(&a, &b)| a as usize == b));
+                    assert_eq!(totals, bi.costs);
                     for k in 0..b {
                         let one =
                             jonker_volgenant(s.index_axis(ndarray::Axis(0), k), sense).unwrap();
@@ -211,6 +289,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A total beyond `f64` is a cost of `+inf` or `-inf` with the optimal pairs, not an error
+    /// (scipy returns the pairs of such a matrix); the single solve reports it as an error.
+    #[test]
+    fn totals_beyond_f64_are_infinite_costs() {
+        let s = ndarray::array![
+            [[1e308, 1e308], [1e308, -1e308]],
+            [[1e308, 1e308], [1e308, 1e308]],
+            [[-1e308, -1e308], [-1e308, -1e308]],
+            [[1.0, 2.0], [3.0, 5.0]]
+        ];
+        let b = linear_sum_assignment_batch(s.view(), Sense::Minimize).unwrap();
+        assert_eq!(b.costs, vec![0.0, f64::INFINITY, f64::NEG_INFINITY, 5.0]);
+        assert_eq!(b.cols, vec![0, 1, 0, 1, 0, 1, 1, 0]);
+        let b = linear_sum_assignment_batch(s.view(), Sense::Maximize).unwrap();
+        assert_eq!(b.costs[0], f64::INFINITY);
+        assert_eq!(&b.cols[..2], &[1, 0]);
+        assert!(matches!(
+            jonker_volgenant(s.index_axis(ndarray::Axis(0), 1), Sense::Minimize),
+            Err(AssignmentError::CostOverflow { .. })
+        ));
     }
 
     #[test]
@@ -227,6 +327,16 @@ mod tests {
         assert!(
             e.to_string()
                 .starts_with("problem 457: invalid cost NaN at (1, 1)")
+        );
+        // a batch small enough to be solved on the calling thread names it the same way
+        let mut s = stack(6, 3, 3, 10, 2).mapv(|v| v as f64);
+        s[[5, 2, 2]] = f64::NAN;
+        s[[4, 0, 1]] = f64::NEG_INFINITY;
+        let e = linear_sum_assignment_batch(s.view(), Sense::Minimize).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("problem 4: invalid cost -inf at (0, 1)"),
+            "{e}"
         );
     }
 }

@@ -19,11 +19,13 @@ mod kernels {
 }
 
 pub use auction::{AUCTION_FLOAT_GAP, AUCTION_GPU_THRESHOLD, auction};
-pub use batch::{BatchAssignment, linear_sum_assignment_batch, solve_batch};
+pub use batch::{
+    BatchAssignment, linear_sum_assignment_batch, linear_sum_assignment_batch_into, solve_batch,
+};
 pub use brute_force::{BRUTE_FORCE_MAX, brute_force, brute_force_exec};
 pub use greedy::{greedy, greedy_tie_paths, greedy_ties};
 pub use hungarian::hungarian;
-pub use jv::{integer_arithmetic, jonker_volgenant};
+pub use jv::{JvWorkspace, PairIndex, integer_arithmetic, jonker_volgenant};
 pub use problem::{Cost, CostClass};
 pub use random::random_assignment;
 pub use sparse::{Csr, min_weight_full_matching};

@@ -19,12 +19,23 @@
 //! So a forbidden entry never looks finite ([`Work::finite`] is `< 2^58`), a scanned column is
 //! never updated again (its candidate is above `INF`, and updates need `<`), and nothing
 //! reaches `2^63`.
+//!
+//! Integer matrices beyond that (entries up to the whole `i64` range, or a problem so large
+//! that `4 (n + 2)` times its magnitude reaches `2^55`) are solved by the dense solver in
+//! `i128`, with the same scheme 44 bits higher: entries `|c| <= 2^64`, potentials checked below
+//! [`I128_RANGE`] `= 2^100`, finite below `2^102`, forbidden `2^103`, `INF = 2^104`,
+//! `NEUTRAL = -2^105`; nothing reaches `2^127`. Potentials grow to about `4 (n + 1)` times the
+//! largest magnitude, below `2^100` for any matrix that fits in memory, so the `i128` solve
+//! never leaves its range.
 
 use std::fmt::Debug;
 use std::ops::{Add, Neg, Sub};
 
 /// Bound on the magnitude of integer potentials and path lengths (`2^56`).
 pub(crate) const I64_RANGE: i64 = 1 << 56;
+
+/// Bound on the magnitude of `i128` potentials and path lengths (`2^100`).
+pub(crate) const I128_RANGE: i128 = 1 << 100;
 
 /// A value left the range in which integer arithmetic is exact and overflow-free: solve in
 /// `f64` instead.
@@ -62,16 +73,26 @@ pub(crate) trait Work:
     fn from_index(j: usize) -> Self;
     /// The inverse of [`Work::from_index`].
     fn to_index(self) -> usize;
-    /// A key with the order of the values (for a priority queue).
-    fn order_key(self) -> u64;
-    /// The value nearest to `x` (rounded for integers), for potentials that come from
-    /// elsewhere; `None` when it is not finite or out of [`Work::in_range`].
-    fn from_f64_near(x: f64) -> Option<Self>;
     /// The smaller of two values (the first on ties and when they are unordered).
     #[inline(always)]
     fn least(self, other: Self) -> Self {
         if other < self { other } else { self }
     }
+    /// The larger of two values (the first on ties and when they are unordered).
+    #[inline(always)]
+    fn greatest(self, other: Self) -> Self {
+        if self < other { other } else { self }
+    }
+}
+
+/// The arithmetic types of the sparse solver, whose heap orders values by a 64-bit key
+/// (`f64` and `i64`; the dense solver's `i128` has no such key).
+pub(crate) trait Keyed: Work {
+    /// A key with the order of the values (for a priority queue).
+    fn order_key(self) -> u64;
+    /// The value nearest to `x` (rounded for integers), for potentials that come from
+    /// elsewhere; `None` when it is not finite or out of [`Work::in_range`].
+    fn from_f64_near(x: f64) -> Option<Self>;
 }
 
 impl Work for f64 {
@@ -98,6 +119,9 @@ impl Work for f64 {
     fn to_index(self) -> usize {
         self as usize
     }
+}
+
+impl Keyed for f64 {
     fn from_f64_near(x: f64) -> Option<f64> {
         x.is_finite().then_some(x)
     }
@@ -132,6 +156,9 @@ impl Work for i64 {
     fn to_index(self) -> usize {
         self as usize
     }
+}
+
+impl Keyed for i64 {
     #[inline(always)]
     fn order_key(self) -> u64 {
         (self as u64) ^ (1 << 63)
@@ -139,6 +166,32 @@ impl Work for i64 {
     fn from_f64_near(x: f64) -> Option<i64> {
         let r = x.round();
         (r.abs() < I64_RANGE as f64).then_some(r as i64)
+    }
+}
+
+impl Work for i128 {
+    const ZERO: i128 = 0;
+    const INF: i128 = 1 << 104;
+    const NEUTRAL: i128 = -(1 << 105);
+    #[inline(always)]
+    fn finite(self) -> bool {
+        self < (1 << 102)
+    }
+    #[inline(always)]
+    fn in_range(self) -> bool {
+        self > -I128_RANGE && self < I128_RANGE
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_index(j: usize) -> i128 {
+        j as i128
+    }
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self as usize
     }
 }
 
@@ -173,8 +226,16 @@ impl Elem for f32 {
     }
 }
 
+/// The element types of the sparse solver (those whose arithmetic type is [`Keyed`]).
+pub(crate) trait KeyedElem: Elem<W: Keyed> {}
+
+impl<E: Elem<W: Keyed>> KeyedElem for E {}
+
 /// The internal `i64` value of a forbidden pair (`2^59`).
 pub(crate) const I64_FORBIDDEN: i64 = 1 << 59;
+
+/// The internal `i128` value of a forbidden pair (`2^103`).
+pub(crate) const I128_FORBIDDEN: i128 = 1 << 103;
 
 impl Elem for i64 {
     const INTEGER: bool = true;
@@ -191,6 +252,17 @@ impl Elem for i32 {
     #[inline(always)]
     fn widen(self) -> i64 {
         self as i64
+    }
+}
+
+/// The dense solver's matrix of integers beyond the `i64` scheme (entries of the whole `i64`
+/// range, negated when maximising, [`I128_FORBIDDEN`] for a forbidden pair).
+impl Elem for i128 {
+    const INTEGER: bool = true;
+    type W = i128;
+    #[inline(always)]
+    fn widen(self) -> i128 {
+        self
     }
 }
 
@@ -233,5 +305,25 @@ mod tests {
         // a scanned column's candidate is above INF at its lowest, and below 2^63 at its highest
         assert!(-base - big - i64::NEUTRAL > i64::INF);
         assert!((base as i128 + I64_FORBIDDEN as i128 - i64::NEUTRAL as i128) < (i64::MAX as i128));
+    }
+
+    /// The same promises for `i128`, with entries up to `2^64` (`-i64::MIN` is `2^63`).
+    #[test]
+    fn i128_constants_cannot_overflow_or_collide() {
+        let base = 2 * I128_RANGE - 1;
+        let big = 1i128 << 64;
+        assert!((base + big + I128_RANGE).finite());
+        assert!(base + big + I128_RANGE < i128::INF);
+        assert!(!(-base + I128_FORBIDDEN - I128_RANGE).finite());
+        assert!(base + I128_FORBIDDEN + I128_RANGE < i128::INF);
+        assert!(-base - big - i128::NEUTRAL > i128::INF);
+        assert!(
+            base.checked_add(I128_FORBIDDEN)
+                .and_then(|x| x.checked_sub(i128::NEUTRAL))
+                .is_some()
+        );
+        // potentials of the largest matrix that fits in memory stay in range
+        let magnitude = 1i128 << 63;
+        assert!(magnitude * 4 * ((1i128 << 32) + 2) < I128_RANGE);
     }
 }

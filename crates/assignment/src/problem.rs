@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ndarray::ArrayView2;
 
-use crate::num::{Elem, I64_FORBIDDEN, I64_RANGE, Potentials, Work};
+use crate::num::{Elem, I64_FORBIDDEN, I64_RANGE, I128_FORBIDDEN, Potentials, Work};
 use crate::{Assignment, AssignmentError, Duals, Sense};
 
 pub(crate) mod sealed {
@@ -243,9 +243,10 @@ pub(crate) struct Problem<'a, E: Elem = f64> {
     pub(crate) offset: i64,
 }
 
-/// `2^e` for `|e| <= 1022` (exact).
+/// `2^e` for `|e| <= 1022` (exact: the exponent field itself, no `powi` call).
 fn pow2(e: i32) -> f64 {
-    2f64.powi(e)
+    debug_assert!(e.abs() <= 1022);
+    f64::from_bits(((1023 + e) as u64) << 52)
 }
 
 impl<'a> Problem<'a, f64> {
@@ -372,6 +373,26 @@ impl<'a, E: Elem> Problem<'a, E> {
     /// [`AssignmentError::Infeasible`] when it uses a forbidden pair,
     /// [`AssignmentError::CostOverflow`] when the total is beyond `f64`.
     pub(crate) fn cost_of(&self, x: &[usize]) -> Result<f64, AssignmentError> {
+        let (internal, total) = self.totals(x)?;
+        if !total.is_finite() {
+            return Err(AssignmentError::CostOverflow {
+                total: format!(
+                    "{:e} x 2^{}",
+                    if self.negated { -internal } else { internal },
+                    self.scale_exp
+                ),
+            });
+        }
+        Ok(total)
+    }
+
+    /// [`Problem::cost_of`], with a total beyond `f64` as `+inf` or `-inf` instead of an error.
+    pub(crate) fn total_of(&self, x: &[usize]) -> Result<f64, AssignmentError> {
+        Ok(self.totals(x)?.1)
+    }
+
+    /// The internal cost of a solution (at the internal scale and sign) and the caller's.
+    fn totals(&self, x: &[usize]) -> Result<(f64, f64), AssignmentError> {
         debug_assert_eq!(x.len(), self.nr);
         let mut sum = E::W::ZERO;
         for (i, &j) in x.iter().enumerate() {
@@ -381,24 +402,12 @@ impl<'a, E: Elem> Problem<'a, E> {
             }
             sum = sum + v;
         }
-        // Integer sums are exact (the entries are at most 2^53 and the problem small enough
-        // for the checked range); the offset of a maximised i32 matrix is taken out here.
-        let internal_cost = sum.to_f64() - self.offset as f64 * self.nr as f64;
-        let total = internal_cost * pow2(self.scale_exp);
-        if !total.is_finite() {
-            return Err(AssignmentError::CostOverflow {
-                total: format!(
-                    "{:e} x 2^{}",
-                    if self.negated {
-                        -internal_cost
-                    } else {
-                        internal_cost
-                    },
-                    self.scale_exp
-                ),
-            });
-        }
-        Ok(if self.negated { -total } else { total })
+        // Integer sums are exact (`i64` entries of the `i64` scheme are at most 2^53 and the
+        // problem small enough for its range; `i128` sums of `i64` entries cannot overflow)
+        // and rounded once here; the offset of a maximised i32 matrix is taken out.
+        let internal = sum.to_f64() - self.offset as f64 * self.nr as f64;
+        let total = internal * pow2(self.scale_exp);
+        Ok((internal, if self.negated { -total } else { total }))
     }
 
     /// Maps an internal solution (`x[i]` = column of internal row `i`, every row assigned)
@@ -563,8 +572,7 @@ fn float_stats_body(c: &[f64], sense: Sense) -> (bool, Stats) {
 /// integer matrix), for the Jonker–Volgenant solver.
 #[derive(Debug, Clone)]
 pub(crate) enum NativeProblem<'a> {
-    /// `f64` entries, or an integer matrix whose values are too large for the checked integer
-    /// range (converted, as every other solver does).
+    /// `f64` entries.
     F64(Problem<'a, f64>),
     /// `f32` entries, solved in `f64` arithmetic.
     F32(Problem<'a, f32>),
@@ -572,6 +580,9 @@ pub(crate) enum NativeProblem<'a> {
     I64(Problem<'a, i64>),
     /// `i32` entries, solved in exact `i64` arithmetic.
     I32(Problem<'a, i32>),
+    /// Integer entries too large for the `i64` scheme (any `i64`, up to its extremes), copied
+    /// to `i128` and solved in exact `i128` arithmetic.
+    I128(Problem<'a, i128>),
 }
 
 impl<'a> NativeProblem<'a> {
@@ -579,40 +590,67 @@ impl<'a> NativeProblem<'a> {
     /// borrowed when it is row-major, minimised and has no more rows than columns, else one
     /// copy of the same type (transposed, negated).
     ///
-    /// Integer matrices whose magnitude times `4 (n + 1)` reaches [`I64_RANGE`] cannot be
-    /// solved in the checked `i64` range and become `f64` problems.
+    /// Integer matrices whose magnitude times `4 (n + 2)` reaches half of [`I64_RANGE`]
+    /// cannot be solved in the checked `i64` range and become `i128` problems (every `i64`
+    /// is accepted: integers are never rounded).
     pub(crate) fn new<T: Cost>(
         costs: ArrayView2<'a, T>,
         sense: Sense,
     ) -> Result<Self, AssignmentError> {
+        let long = costs.nrows().max(costs.ncols());
         Ok(match T::typed(costs) {
             Typed::F64(v) => NativeProblem::F64(Problem::new(v, sense)?),
-            Typed::F32(v) => NativeProblem::F32(direct(v, sense)?),
+            Typed::F32(v) => {
+                let range = direct_stats(v, sense)?;
+                NativeProblem::F32(direct_build(v, sense, range)?)
+            }
             Typed::I64(v) => {
-                let p = direct(v, sense)?;
-                if fits_i64(&p) {
-                    NativeProblem::I64(p)
+                let range = i64_range(v);
+                if fits_i64(range, long) {
+                    NativeProblem::I64(direct_build(v, sense, range)?)
                 } else {
-                    NativeProblem::F64(Problem::new(v, sense)?)
+                    NativeProblem::I128(wide(v, sense, |x| Some(x as i128))?)
                 }
             }
             Typed::I32(v) => {
-                let p = direct(v, sense)?;
-                if fits_i64(&p) {
-                    NativeProblem::I32(p)
+                let range = direct_stats(v, sense)?;
+                if fits_i64(range, long) {
+                    NativeProblem::I32(direct_build(v, sense, range)?)
                 } else {
-                    NativeProblem::F64(Problem::new(v, sense)?)
+                    NativeProblem::I128(wide(v, sense, |x| Some(x as i128))?)
                 }
             }
             Typed::OptI64(v) => {
-                let p = optional_i64(v, sense)?;
-                if fits_i64(&p) {
-                    NativeProblem::I64(p)
+                let (lo, hi) = v
+                    .iter()
+                    .flatten()
+                    .fold((i64::MAX, i64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+                let range = if lo > hi {
+                    (0.0, 0.0)
                 } else {
-                    NativeProblem::F64(Problem::new(v, sense)?)
+                    (lo as f64, hi as f64)
+                };
+                if fits_i64(range, long) {
+                    NativeProblem::I64(optional_i64(v, sense)?)
+                } else {
+                    NativeProblem::I128(wide(v, sense, |x| x.map(i128::from))?)
                 }
             }
         })
+    }
+
+    /// The `i128` problem of an integer matrix, for a solve whose `i64` potentials left
+    /// their range; `None` for floats (whose potentials have no range to leave).
+    pub(crate) fn wide<T: Cost>(
+        costs: ArrayView2<'a, T>,
+        sense: Sense,
+    ) -> Option<Result<Problem<'a, i128>, AssignmentError>> {
+        match T::typed(costs) {
+            Typed::I64(v) => Some(wide(v, sense, |x| Some(x as i128))),
+            Typed::I32(v) => Some(wide(v, sense, |x| Some(x as i128))),
+            Typed::OptI64(v) => Some(wide(v, sense, |x| x.map(i128::from))),
+            Typed::F64(_) | Typed::F32(_) => None,
+        }
     }
 }
 
@@ -632,11 +670,12 @@ fn check_copy<E>(rows: usize, cols: usize) -> Result<(), AssignmentError> {
     )
 }
 
-/// Whether an integer problem's potentials stay well inside the checked `i64` range
-/// ([`I64_RANGE`]): they grow to about `4 (n + 1)` times the largest magnitude.
-fn fits_i64<E: Elem>(p: &Problem<'_, E>) -> bool {
-    let magnitude = p.min.abs().max(p.max.abs());
-    magnitude * 4.0 * (p.nc as f64 + 2.0) < I64_RANGE as f64 / 2.0
+/// Whether an integer matrix whose allowed entries lie in `(min, max)` and whose longer side
+/// is `long` keeps its potentials well inside the checked `i64` range ([`I64_RANGE`]): they
+/// grow to about `4 (n + 1)` times the largest magnitude.
+fn fits_i64((min, max): (f64, f64), long: usize) -> bool {
+    let magnitude = min.abs().max(max.abs());
+    magnitude * 4.0 * (long as f64 + 2.0) < I64_RANGE as f64 / 2.0
 }
 
 /// An element type the Jonker–Volgenant solver reads as it is.
@@ -695,6 +734,8 @@ impl Direct for f32 {
     }
 }
 
+/// The scan refuses entries beyond 2^53, for the sparse solver; the Jonker–Volgenant solver
+/// takes every `i64` ([`NativeProblem::new`] does not call it).
 impl Direct for i64 {
     const MAX_OFFSET: i64 = 0;
     #[inline(always)]
@@ -706,11 +747,39 @@ impl Direct for i64 {
         }
     }
     fn scan(s: &[i64], _sense: Sense) -> (bool, f64, f64) {
-        let (min, max) = s
-            .iter()
-            .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let (min, max) = i64_extremes(s);
         let limit = EXACT_INT as i64;
         (min < -limit || max > limit, min as f64, max as f64)
+    }
+}
+
+/// The smallest and largest entry (`(i64::MAX, i64::MIN)` for none).
+fn i64_extremes(s: &[i64]) -> (i64, i64) {
+    s.iter()
+        .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)))
+}
+
+/// The smallest and largest entry of an `i64` matrix, every value accepted (`(0, 0)` for an
+/// empty one).
+fn i64_range(costs: ArrayView2<'_, i64>) -> (f64, f64) {
+    let (min, max) = match costs.as_slice() {
+        Some(s) => i64_extremes(s),
+        None => costs
+            .outer_iter()
+            .fold((i64::MAX, i64::MIN), |(a, b), line| {
+                let (lo, hi) = match line.as_slice() {
+                    Some(s) => i64_extremes(s),
+                    None => line
+                        .iter()
+                        .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v))),
+                };
+                (a.min(lo), b.max(hi))
+            }),
+    };
+    if min > max {
+        (0.0, 0.0)
+    } else {
+        (min as f64, max as f64)
     }
 }
 
@@ -732,10 +801,51 @@ impl Direct for i32 {
     }
 }
 
-/// The internal problem of a [`Direct`] matrix, in its own type.
-fn direct<'a, E: Direct>(
+/// Validates a [`Direct`] matrix: the smallest and largest allowed entry in the caller's
+/// sign (`(0, 0)` when there is none), or the error of the first refused entry.
+fn direct_stats<E: Direct>(
+    costs: ArrayView2<'_, E>,
+    sense: Sense,
+) -> Result<(f64, f64), AssignmentError> {
+    let (mut bad, mut min, mut max) = (false, f64::INFINITY, f64::NEG_INFINITY);
+    let whole = costs.as_slice();
+    let mut buf: Vec<E> = Vec::new();
+    let mut add = |s: &[E]| {
+        let (b, lo, hi) = E::scan(s, sense);
+        bad |= b;
+        min = min.min(lo);
+        max = max.max(hi);
+    };
+    match whole {
+        Some(s) => add(s),
+        None => {
+            for line in costs.outer_iter() {
+                match line.as_slice() {
+                    Some(s) => add(s),
+                    None => {
+                        buf.clear();
+                        buf.extend(line.iter().copied());
+                        add(&buf);
+                    }
+                }
+            }
+        }
+    }
+    if bad {
+        return Err(first_refused(costs, sense));
+    }
+    if min > max {
+        (min, max) = (0.0, 0.0);
+    }
+    Ok((min, max))
+}
+
+/// The internal problem of a validated [`Direct`] matrix whose allowed entries lie in
+/// `(min, max)` (caller's sign), in its own type.
+fn direct_build<'a, E: Direct>(
     costs: ArrayView2<'a, E>,
     sense: Sense,
+    (mut min, mut max): (f64, f64),
 ) -> Result<Problem<'a, E>, AssignmentError> {
     let (rows, cols) = costs.dim();
     let transposed = rows > cols;
@@ -745,28 +855,6 @@ fn direct<'a, E: Direct>(
         (rows, cols)
     };
     let negated = sense == Sense::Maximize;
-    // Validation and statistics over the caller's entries, row by row.
-    let (mut bad, mut min, mut max) = (false, f64::INFINITY, f64::NEG_INFINITY);
-    let mut buf: Vec<E> = Vec::new();
-    for line in costs.outer_iter() {
-        let (b, lo, hi) = match line.as_slice() {
-            Some(s) => E::scan(s, sense),
-            None => {
-                buf.clear();
-                buf.extend(line.iter().copied());
-                E::scan(&buf, sense)
-            }
-        };
-        bad |= b;
-        min = min.min(lo);
-        max = max.max(hi);
-    }
-    if bad {
-        return Err(first_refused(costs, sense));
-    }
-    if min > max {
-        (min, max) = (0.0, 0.0);
-    }
     let offset = if negated { E::MAX_OFFSET } else { 0 };
     if negated {
         (min, max) = (offset as f64 - max, offset as f64 - min);
@@ -811,8 +899,58 @@ fn direct<'a, E: Direct>(
     })
 }
 
-/// The internal `i64` problem of an `Option<i64>` matrix (always a copy: `None` becomes
-/// [`I64_FORBIDDEN`]).
+/// The internal `i128` problem of an integer matrix (`value` gives an entry, `None` for a
+/// forbidden pair): always a copy, negated when maximising (exact: `-i64::MIN` is an
+/// `i128`), forbidden pairs as [`I128_FORBIDDEN`].
+fn wide<'a, T: Copy>(
+    costs: ArrayView2<'a, T>,
+    sense: Sense,
+    value: impl Fn(T) -> Option<i128>,
+) -> Result<Problem<'a, i128>, AssignmentError> {
+    let (rows, cols) = costs.dim();
+    let transposed = rows > cols;
+    let (nr, nc) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let negated = sense == Sense::Maximize;
+    check_copy::<i128>(rows, cols)?;
+    let mut c = vec![0i128; nr * nc];
+    let (mut min, mut max) = (i128::MAX, i128::MIN);
+    for ((r, k), &v) in costs.indexed_iter() {
+        let internal = match value(v) {
+            None => I128_FORBIDDEN,
+            Some(v) => {
+                let v = if negated { -v } else { v };
+                min = min.min(v);
+                max = max.max(v);
+                v
+            }
+        };
+        c[if transposed { k * nc + r } else { r * nc + k }] = internal;
+    }
+    let (min, max) = if min > max {
+        (0.0, 0.0)
+    } else {
+        (min as f64, max as f64)
+    };
+    Ok(Problem {
+        nr,
+        nc,
+        c: Cow::Owned(c),
+        transposed,
+        negated,
+        integral: Some(true),
+        min,
+        max,
+        scale_exp: 0,
+        offset: 0,
+    })
+}
+
+/// The internal `i64` problem of an `Option<i64>` matrix whose entries fit the `i64` scheme
+/// (always a copy: `None` becomes [`I64_FORBIDDEN`]).
 fn optional_i64<'a>(
     costs: ArrayView2<'a, Option<i64>>,
     sense: Sense,
@@ -825,20 +963,12 @@ fn optional_i64<'a>(
         (rows, cols)
     };
     let negated = sense == Sense::Maximize;
-    let limit = EXACT_INT as i64;
     let (mut min, mut max) = (i64::MAX, i64::MIN);
     check_copy::<i64>(rows, cols)?;
     let mut c = vec![0i64; nr * nc];
     for ((r, k), &v) in costs.indexed_iter() {
         let internal = match v {
             None => I64_FORBIDDEN,
-            Some(v) if v < -limit || v > limit => {
-                return Err(AssignmentError::CostOutOfRange {
-                    row: r,
-                    col: k,
-                    value: format!("{:?}", Some(v)),
-                });
-            }
             Some(v) => {
                 let v = if negated { -v } else { v };
                 min = min.min(v);

@@ -92,7 +92,8 @@ pub enum AssignmentError {
         /// Why it is invalid, and which infinity forbids a pair instead.
         reason: &'static str,
     },
-    /// An entry cannot be handled exactly: an integer beyond 2^53.
+    /// An entry cannot be handled exactly: an integer beyond 2^53, for the solvers that work
+    /// in `f64` and the sparse solver (Jonker–Volgenant takes every `i64`).
     #[error("cost {value} at ({row}, {col}) is out of the supported range")]
     CostOutOfRange {
         /// Row of the entry.
@@ -210,12 +211,20 @@ pub(crate) fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// Allocations below this many bytes are not checked: reading the memory available
+/// (`/proc/meminfo`) takes microseconds, which would dominate the solve of a small problem,
+/// and a copy this small is not what exhausts memory.
+const CHECK_MEMORY_FROM: u64 = 1 << 20;
+
 /// Refuses an allocation of `bytes` for `what` when it is above the memory available now
-/// (where that can be read).
+/// (where that can be read); allocations below [`CHECK_MEMORY_FROM`] are always allowed.
 pub(crate) fn check_memory(
     what: impl FnOnce() -> String,
     bytes: u64,
 ) -> Result<(), AssignmentError> {
+    if bytes < CHECK_MEMORY_FROM {
+        return Ok(());
+    }
     match gpu_runtime::host_available_memory() {
         Some(available) if bytes > available => Err(AssignmentError::OutOfMemory {
             what: what(),

@@ -180,13 +180,14 @@ fn column_reduction<E: Lanes>(
         }
     }
     reset(matches, nr, 0);
+    // Each row takes the first column (from the last) whose minimum it holds; selects, not
+    // branches: which row holds which minimum is as random as the matrix.
     for j in (0..nc).rev() {
         let i = arg[j] as usize;
+        let first = matches[i] == 0;
         matches[i] += 1;
-        if matches[i] == 1 {
-            x[i] = j;
-            y[j] = i;
-        }
+        x[i] = if first { j } else { x[i] };
+        y[j] = if first { i } else { NONE };
     }
     for i in 0..nr {
         match matches[i] {

@@ -332,6 +332,28 @@ unsafe fn min_except_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     lo
 }
 
+/// Rows shorter than this many vectors are scanned one column at a time: the lanes'
+/// reductions at the end of a vector scan cost more than the scan of so few columns.
+const SHORT_ROW_LANES: usize = 2;
+
+/// [`two_minima`] over the columns `from..` one at a time, without branches: the smallest
+/// reduced cost, its first column and the second smallest (`(INF, NONE, INF)` for none).
+/// The second smallest takes `max(h, t1)` before `t1` takes `min(t1, h)`, so each is one
+/// min/max on its own chain and only the column index waits for the comparison.
+#[inline(always)]
+fn two_minima_scalar<E: Lanes>(row: &[E], v: &[E::W], from: usize) -> (E::W, usize, E::W) {
+    let inf = <E::W as Work>::INF;
+    let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
+    let (row, v) = (&row[from..], &v[from..v.len().min(row.len())]);
+    for (k, (&c, &vj)) in row.iter().zip(v).enumerate() {
+        let h = c.widen() - vj;
+        t2 = t2.least(t1.greatest(h));
+        tj = if h < t1 { from + k } else { tj };
+        t1 = t1.least(h);
+    }
+    (t1, tj, t2)
+}
+
 kernel! {
     /// The smallest and second smallest reduced costs `row[j] - v[j]`, and the first column
     /// holding the smallest: `(umin, j1, usub)` (a tie gives `usub == umin`). Only reduced
@@ -365,6 +387,9 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         }
         return (umin, j1, usub);
     }
+    if n < SHORT_ROW_LANES * V::LANES {
+        return two_minima_scalar(row, v, 0);
+    }
     let body = n - n % V::LANES;
     // Per lane: the smallest reduced cost (m1, first at j1) and the second smallest (m2) of
     // that lane; m2 = min(m2, max(h, m1)) keeps it without a branch.
@@ -387,22 +412,22 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
         (m1, j1, m2)
     };
     // The tail as one more lane.
-    let (mut t1, mut tj, mut t2) = (inf, NONE, inf);
-    for j in body..n {
-        let h = row[j].widen() - v[j];
-        t2 = t2.least(if h < t1 { t1 } else { h });
-        if h < t1 {
-            (t1, tj) = (h, j);
-        }
-    }
+    let (t1, tj, t2) = two_minima_scalar(row, v, body);
     // The lanes merged with vector reductions: the least m1; the first column holding it (the
     // tail's columns come after every lane's); the second smallest is the least of all m2,
-    // of the tail, and of the m1 of the other lanes.
+    // of the tail, and of the m1 of the other lanes: the least m1 again when two lanes hold
+    // it, else the least m1 of the lanes that do not (both reductions after the first run
+    // side by side).
     // SAFETY: as above (register operations only).
     let (vm, vj, rest) = unsafe {
         let vm = m1.reduce_min();
-        let at_min = V::select(m1.eq(V::splat(vm)), j1, V::splat(inf)).reduce_min();
-        let others = V::select(j1.eq(V::splat(at_min)), V::splat(inf), m1).reduce_min();
+        let is_min = m1.eq(V::splat(vm));
+        let at_min = V::select(is_min, j1, V::splat(inf)).reduce_min();
+        let others = if V::count(is_min) > 1 {
+            vm
+        } else {
+            V::select(is_min, V::splat(inf), m1).reduce_min()
+        };
         (vm, at_min, m2.reduce_min().least(others))
     };
     let lane_best = vm < inf;

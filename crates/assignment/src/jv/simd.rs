@@ -45,6 +45,12 @@ impl Lanes for i32 {
     type V4 = I64x4;
     type V1 = Scalar<i64>;
 }
+/// `i128` (integers beyond the `i64` scheme) has no vector lanes: one lane everywhere.
+impl Lanes for i128 {
+    type V8 = Scalar<i128>;
+    type V4 = Scalar<i128>;
+    type V1 = Scalar<i128>;
+}
 
 /// Lanes of the arithmetic type `W`.
 pub(crate) trait Vector<W: Work>: Copy {
@@ -78,6 +84,8 @@ pub(crate) trait Vector<W: Work>: Copy {
     unsafe fn max(self, o: Self) -> Self;
     /// `p[l] = i` for the lanes `l` set in `m` (`LANES` `u32`s at `p`).
     unsafe fn store_where(m: Self::Mask, p: *mut u32, i: u32);
+    /// How many lanes are set in `m`.
+    unsafe fn count(m: Self::Mask) -> u32;
     /// The lanes as an array (at most 8).
     unsafe fn to_array(self) -> [W; 8];
 }
@@ -146,6 +154,10 @@ impl<W: Work> Vector<W> for Scalar<W> {
         if o.0 < self.0 { self } else { o }
     }
     #[inline(always)]
+    unsafe fn count(m: bool) -> u32 {
+        m as u32
+    }
+    #[inline(always)]
     unsafe fn store_where(m: bool, p: *mut u32, i: u32) {
         if m {
             // SAFETY: forwarded to the caller.
@@ -193,6 +205,13 @@ impl Loader<i32> for Scalar<i64> {
     unsafe fn load_elem(p: *const i32) -> Self {
         // SAFETY: forwarded to the caller.
         Scalar(unsafe { *p } as i64)
+    }
+}
+impl Loader<i128> for Scalar<i128> {
+    #[inline(always)]
+    unsafe fn load_elem(p: *const i128) -> Self {
+        // SAFETY: forwarded to the caller.
+        Scalar(unsafe { *p })
     }
 }
 
@@ -293,6 +312,10 @@ mod x86 {
             unsafe { F64x8(_mm512_max_pd(self.0, o.0)) }
         }
         #[inline(always)]
+        unsafe fn count(m: __mmask8) -> u32 {
+            m.count_ones()
+        }
+        #[inline(always)]
         unsafe fn store_where(m: __mmask8, p: *mut u32, i: u32) {
             unsafe { _mm256_mask_storeu_epi32(p as *mut i32, m, _mm256_set1_epi32(i as i32)) }
         }
@@ -374,6 +397,10 @@ mod x86 {
         #[inline(always)]
         unsafe fn max(self, o: Self) -> Self {
             unsafe { I64x8(_mm512_max_epi64(self.0, o.0)) }
+        }
+        #[inline(always)]
+        unsafe fn count(m: __mmask8) -> u32 {
+            m.count_ones()
         }
         #[inline(always)]
         unsafe fn store_where(m: __mmask8, p: *mut u32, i: u32) {
@@ -477,6 +504,10 @@ mod x86 {
             unsafe { F64x4(_mm256_max_pd(self.0, o.0)) }
         }
         #[inline(always)]
+        unsafe fn count(m: __m256d) -> u32 {
+            unsafe { (_mm256_movemask_pd(m) as u32).count_ones() }
+        }
+        #[inline(always)]
         unsafe fn store_where(m: __m256d, p: *mut u32, i: u32) {
             unsafe {
                 _mm_maskstore_epi32(
@@ -570,6 +601,10 @@ mod x86 {
         #[inline(always)]
         unsafe fn max(self, o: Self) -> Self {
             unsafe { Self::select(o.lt(self), self, o) }
+        }
+        #[inline(always)]
+        unsafe fn count(m: __m256i) -> u32 {
+            unsafe { (_mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32).count_ones() }
         }
         #[inline(always)]
         unsafe fn store_where(m: __m256i, p: *mut u32, i: u32) {

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::num::{Elem, OutOfRange, Potentials, Work};
+use crate::num::{Keyed, KeyedElem, OutOfRange, Potentials, Work};
 use crate::{Assignment, AssignmentError, Duals};
 
 use super::{Index, Progress, SparseProblem};
@@ -39,7 +39,7 @@ impl From<OutOfRange> for Stop {
 
 /// Solves the internal problem: in its own arithmetic when `integer_ok` (always for floats),
 /// else, and when an integer potential leaves the checked range, in `f64`.
-pub(crate) fn run<E: Elem, I: Index>(
+pub(crate) fn run<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     integer_ok: bool,
     progress: &mut dyn FnMut(Progress),
@@ -48,7 +48,7 @@ pub(crate) fn run<E: Elem, I: Index>(
 }
 
 /// [`run`], starting square problems of at least `warm_from` rows from the auction.
-pub(super) fn run_with<E: Elem, I: Index>(
+pub(super) fn run_with<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     integer_ok: bool,
     progress: &mut dyn FnMut(Progress),
@@ -119,7 +119,7 @@ struct Col<W> {
 const FREE: u32 = u32::MAX;
 
 /// The solver proper (`nr <= nc`).
-fn solve<E: Elem, I: Index>(
+fn solve<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     progress: &mut dyn FnMut(Progress),
     warm_from: usize,
@@ -187,7 +187,7 @@ const WARM_FROM: usize = 2048;
 /// auction, while from near-optimal potentials the few searches left are short. The result is
 /// exact (the augmentation keeps the optimality conditions whatever the potentials it starts
 /// from). The auction needs a perfect matching to end: Hopcroft–Karp checks for one first.
-fn solve_warm<E: Elem, I: Index>(
+fn solve_warm<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     mut cols: Vec<Col<E::W>>,
     progress: &mut dyn FnMut(Progress),
@@ -251,7 +251,7 @@ fn solve_warm<E: Elem, I: Index>(
 
 /// The smallest reduced cost `c - vj` of row `i`'s entries in column `j` (parallel entries:
 /// the cheapest).
-fn reduced_to<E: Elem, I: Index>(
+fn reduced_to<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     i: usize,
     j: usize,
@@ -263,7 +263,7 @@ fn reduced_to<E: Elem, I: Index>(
 }
 
 /// Column reduction and reduction transfer, as in the dense solver, over the entries.
-fn column_reduction<E: Elem, I: Index>(
+fn column_reduction<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     cols: &mut [Col<E::W>],
     x: &mut [usize],
@@ -320,7 +320,7 @@ fn column_reduction<E: Elem, I: Index>(
 
 /// Two rounds of augmenting row reduction (see the dense solver), with the same tie rule: a
 /// free column among a row's tied minima is taken before displacing another row.
-fn augmenting_row_reduction<E: Elem, I: Index>(
+fn augmenting_row_reduction<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     cols: &mut [Col<E::W>],
     x: &mut [usize],
@@ -407,14 +407,14 @@ fn augmenting_row_reduction<E: Elem, I: Index>(
 /// The heap key of a reached column: its distance, then free before assigned (a free column
 /// at the current distance ends the search), then the column.
 #[inline]
-fn key<W: Work>(d: W, assigned: bool, j: usize) -> u128 {
+fn key<W: Keyed>(d: W, assigned: bool, j: usize) -> u128 {
     ((d.order_key() as u128) << 64) | ((assigned as u128) << 32) | j as u128
 }
 
 /// One Dijkstra search per free row over the entries, with a binary heap of reached columns
 /// (stale entries skipped when popped). Columns are marked with the number of the search
 /// that reached or scanned them, so nothing is reset between searches.
-fn augment<E: Elem, I: Index>(
+fn augment<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     u: &mut [E::W],
     cols: &mut [Col<E::W>],
@@ -516,7 +516,7 @@ fn augment<E: Elem, I: Index>(
 }
 
 /// Maps the internal solution back to the caller's matrix: pairs, total cost, duals.
-fn finish<E: Elem, I: Index>(
+fn finish<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     x: &[usize],
     u: Vec<E::W>,

@@ -34,7 +34,7 @@ mod tests;
 
 use std::borrow::Cow;
 
-use crate::num::{Elem, I64_FORBIDDEN};
+use crate::num::{I64_FORBIDDEN, KeyedElem};
 use crate::problem::{Cost, Direct, TypedSlice};
 use crate::{Assignment, AssignmentError, CostClass, Sense};
 
@@ -240,7 +240,7 @@ pub(crate) struct SparseProblem<'a, E: Clone, I: Clone> {
     pub(crate) offset: i64,
 }
 
-impl<E: Elem, I: Index> SparseProblem<'_, E, I> {
+impl<E: KeyedElem, I: Index> SparseProblem<'_, E, I> {
     /// Entries of internal row `i`: `(column, cost)` pairs.
     #[inline]
     pub(crate) fn row(&self, i: usize) -> impl Iterator<Item = (usize, E)> + '_ {
@@ -399,7 +399,7 @@ fn check_entries_memory<E>(nnz: usize, what: &str) -> Result<(), AssignmentError
 
 /// Validates the entries (`NaN`, the always-optimal infinity, integers beyond 2^53), then
 /// builds the internal problem in `E` and solves it.
-fn solve_direct<T, I: Index, E: Direct>(
+fn solve_direct<T, I: Index, E: Direct + KeyedElem>(
     m: &Csr<'_, T, I>,
     data: &[E],
     sense: Sense,
@@ -447,7 +447,7 @@ fn solve_direct<T, I: Index, E: Direct>(
 
 /// The internal problem (transposed when the caller's matrix has more rows than columns),
 /// solved in `i64` when integer entries fit the checked range, else in `f64`.
-fn build_and_run<T, I: Index, E: Elem>(
+fn build_and_run<T, I: Index, E: KeyedElem>(
     m: &Csr<'_, T, I>,
     data: Cow<'_, [E]>,
     negated: bool,
@@ -492,7 +492,7 @@ fn build_and_run<T, I: Index, E: Elem>(
 
 /// The CSR of the transpose of a `lines x width` CSR, with `usize` indices.
 #[allow(clippy::too_many_arguments)]
-fn transpose<I: Index, E: Elem>(
+fn transpose<I: Index, E: KeyedElem>(
     lines: usize,
     width: usize,
     indptr: &[I],

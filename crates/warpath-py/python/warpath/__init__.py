@@ -19,7 +19,8 @@ warpath                                         peer
 Every function takes ``backend="auto" | "cpu" | "cuda"``: ``"auto"`` uses an NVIDIA GPU when
 one is present and the input is large enough to pay for it, ``"cuda"`` makes a missing GPU an
 error (:class:`GpuError`), never a silent fallback. The GIL is released during every
-computation; errors are Python exceptions carrying the library's message.
+computation (but the assignment problems of at most 2,048 entries, which are solved in less
+time than releasing it takes); errors are Python exceptions carrying the library's message.
 """
 
 from __future__ import annotations
@@ -86,110 +87,16 @@ def __dir__() -> list[str]:
 # --------------------------------------------------------------------------- assignment
 
 
-def linear_sum_assignment(cost_matrix, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
-    """Solve the linear sum assignment problem (scipy's contract).
-
-    Parameters
-    ----------
-    cost_matrix : array_like, shape (r, c)
-        The cost of assigning row ``i`` to column ``j``. Any 2-D array-like whose dtype casts
-        safely to float64 (bool, integers, floats; any strides); float64, float32, int64 and
-        int32 arrays are read without a copy and solved in their own type (integers in exact
-        integer arithmetic, no float64 copy). ``+inf`` forbids a pair; ``NaN`` and ``-inf``
-        are invalid (under ``maximize=True`` the roles of ``+inf`` and ``-inf`` swap, as
-        scipy works on the negated matrix).
-    maximize : bool, optional
-        Find the assignment of greatest total cost instead of least.
-    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
-        ``"auto"`` (the default) runs ``"sparse"`` when the matrix has at least 65,536
-        entries of which at most one in 8 is allowed (the others forbidden), else ``"jv"``;
-        ``"jv"`` (Jonker-Volgenant shortest augmenting paths) and ``"sparse"`` (LAPJVsp over
-        the allowed entries only, as :func:`min_weight_full_bipartite_matching`) and
-        ``"hungarian"`` are exact on the CPU; ``"auction"`` is exact for integer costs and
-        runs on the GPU; ``"brute"`` enumerates all permutations (at most 13 lines);
-        ``"greedy"`` is a heuristic. ``warpath lap --json`` reports which one ``"auto"`` ran
-        (``"chosen"``) and in which arithmetic.
-    backend : {"auto", "cpu", "cuda"}, optional
-        Where to run. ``"cuda"`` needs ``solver="auction"`` or ``"brute"``.
-
-    Returns
-    -------
-    row_ind, col_ind : ndarray of int64
-        The assigned pairs, sorted by row; ``cost_matrix[row_ind, col_ind].sum()`` is the
-        optimal cost. Every row is assigned when ``r <= c``, otherwise every column. Ties are
-        broken deterministically; where scipy's own tests pin a choice, warpath makes the same
-        one (a constant matrix gives the identity, ``row i -> column i``) for every solver but
-        ``"auction"``, whose ties fall to the order of its bids.
-
-    Raises
-    ------
-    ValueError
-        The matrix is not 2-D, contains ``NaN`` or an invalid infinity ("matrix contains
-        invalid numeric entries" in scipy; warpath names the entry), or is infeasible.
-    TypeError
-        The dtype does not cast safely to float64 (strings, complex).
-    GpuError
-        ``backend="cuda"`` without a usable GPU.
-
-    See Also
-    --------
-    scipy.optimize.linear_sum_assignment, linear_sum_assignment_batch
-
-    Examples
-    --------
-    >>> import numpy as np, warpath
-    >>> cost = np.array([[4, 1, 3], [2, 0, 5], [3, 2, 2]])
-    >>> row_ind, col_ind = warpath.linear_sum_assignment(cost)
-    >>> col_ind
-    array([1, 0, 2])
-    >>> int(cost[row_ind, col_ind].sum())
-    5
-    """
-    a = _arrays.cost_matrix(cost_matrix, 2)
-    return _native.linear_sum_assignment(a, bool(maximize), solver, backend)
+# The native function itself, with its numpydoc docstring: it reads float64, float32, int64 and
+# int32 arrays as they are and converts anything else with ``_arrays.cost_matrix`` (scipy's
+# rules). A Python wrapper around it would cost as much as solving a 3 x 3 problem.
+linear_sum_assignment = _native.linear_sum_assignment
+linear_sum_assignment.__module__ = __name__  # help(), doctest and Sphinx show it as warpath's
 
 
-def linear_sum_assignment_batch(costs, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"):
-    """Solve a stack of linear sum assignment problems at once.
-
-    With ``"auto"``/``"jv"`` (the default), Jonker-Volgenant on every core, small problems in
-    groups, each thread reusing its working memory (nothing is allocated per problem); with
-    ``solver="auction"`` on a GPU, the whole stack in one kernel launch (one thread block per
-    problem).
-
-    Parameters
-    ----------
-    costs : array_like, shape (b, r, c)
-        ``b`` cost matrices of the same shape, with the entries of
-        :func:`linear_sum_assignment`.
-    maximize : bool, optional
-        Maximise instead of minimise.
-    solver : {"auto", "jv", "sparse", "hungarian", "auction", "brute", "greedy"}, optional
-        As in :func:`linear_sum_assignment` (``"auto"`` is ``"jv"`` here).
-    backend : {"auto", "cpu", "cuda"}, optional
-        Where to run.
-
-    Returns
-    -------
-    row_ind, col_ind : ndarray of int64, shape (b, min(r, c))
-        Row ``k`` holds problem ``k``'s pairs, sorted by row.
-
-    Raises
-    ------
-    ValueError, TypeError, GpuError
-        As :func:`linear_sum_assignment`; the message starts with the index of the first
-        problem that failed.
-
-    Examples
-    --------
-    >>> import numpy as np, warpath
-    >>> costs = np.array([[[1, 2], [3, 1]], [[5, 1], [1, 5]]])
-    >>> warpath.linear_sum_assignment_batch(costs)[1]
-    array([[0, 1],
-           [1, 0]])
-    """
-    a = _arrays.cost_matrix(costs, 3)
-    return _native.linear_sum_assignment_batch(a, bool(maximize), solver, backend)
+# The native function itself, as linear_sum_assignment.
+linear_sum_assignment_batch = _native.linear_sum_assignment_batch
+linear_sum_assignment_batch.__module__ = __name__
 
 
 def min_weight_full_bipartite_matching(biadjacency, maximize: bool = False):

@@ -4,7 +4,7 @@
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 __version__: str
 
@@ -12,10 +12,10 @@ class GpuError(RuntimeError): ...
 class NotEulerianError(ValueError): ...
 
 def linear_sum_assignment(
-    cost_matrix: NDArray[Any], maximize: bool, solver: str, backend: str
+    cost_matrix: ArrayLike, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def linear_sum_assignment_batch(
-    costs: NDArray[Any], maximize: bool, solver: str, backend: str
+    costs: ArrayLike, maximize: bool = False, *, solver: str = "auto", backend: str = "auto"
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def min_weight_full_bipartite_matching(
     rows: int,
