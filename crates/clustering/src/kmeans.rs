@@ -104,22 +104,26 @@ impl std::str::FromStr for Convergence {
 ///
 /// | variant | skips a point when | extra memory |
 /// |---|---|---|
-/// | `Lloyd` | never: every point against every centre, as a tiled matrix product | none |
+/// | `Lloyd` | never: every point against every centre (a register-blocked kernel up to 2,048 centres, tiled matrix products beyond) | none |
 /// | `Hamerly` | its distance to its centre is below a bound on the distance to the second nearest | `8 n` bytes |
 /// | `Yinyang` | as Hamerly, per group of about 16 centres, at least 8 groups of 8 or more (Ding et al., ICML 2015): only groups whose bound fails are computed | `4 n (t + 1)` bytes for `t` groups |
 /// | `Elkan` | as Yinyang with one centre per group | `4 n (k + 1)` bytes |
 ///
-/// `Auto` (the default) picks Lloyd for a single assignment pass (one iteration without
-/// [`KMeans::compute_labels`]), for one iteration while `k d < 2^20` (beyond, the bounds
-/// of the first pass prune the final labelling pass by more than they cost), `k < 8`, or
-/// `d <= 8` with `k d <= 256` (a distance there costs less than its bound), Hamerly for
-/// `k <= 32`, Yinyang otherwise
-/// (with as many groups as fit the budget: a quarter of the available memory and twice the
-/// data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked against the
-/// available memory before the fit ([`KMeansError::OutOfMemory`]).
+/// `Auto` (the default) runs Lloyd for a single assignment pass (one iteration without
+/// [`KMeans::compute_labels`]), for one iteration while `k d < 2^20` (beyond, the bounds of
+/// the first pass prune the final labelling pass by more than they cost) and below 128
+/// clusters (a Lloyd step's distances then cost about what the bounds' upkeep costs per
+/// point). From 128 clusters it decides from what the bounds prune, as the run goes: plain
+/// Lloyd steps until a step changes at most one label in 20, then Yinyang's bounds for as
+/// long as a pruned step takes less than 0.9 times the last plain step's time, plain steps
+/// to the end of the run after one that does not (the result is the same either way).
+/// Yinyang's groups are as many as fit the budget (a quarter of the available memory and
+/// twice the data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked
+/// against the available memory before the fit ([`KMeansError::OutOfMemory`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
-    /// Chosen from `n`, `d`, `k`, `max_iter` and `compute_labels` (see the table).
+    /// Chosen from `k`, `d`, `max_iter` and `compute_labels`, and from what the bounds prune
+    /// as the run goes (see above).
     #[default]
     Auto,
     /// Every distance, every iteration (as scikit-learn's `"lloyd"` and FAISS).

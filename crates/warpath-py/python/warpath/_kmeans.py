@@ -116,10 +116,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         with ``MemoryError`` when that does not fit), and skip the distances the bounds
         settle. ``"auto"``: Lloyd for a single pass (``max_iter=1`` with
         ``compute_labels=False``), for ``max_iter=1`` while ``n_clusters * n_features <
-        2**20``, for ``n_clusters < 8``, or at most 8 features with ``n_clusters *
-        n_features <= 256``; Hamerly for ``n_clusters <= 32``, Yinyang otherwise.
-        (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same labels and
-        centres, faster.)
+        2**20`` and below 128 clusters; from 128 clusters it decides from what the bounds
+        prune as the run goes (plain Lloyd steps until at most one label in 20 changes, then
+        Yinyang's bounds while a pruned step takes less than 0.9 of a plain step's time, plain
+        steps after one that does not). (scikit-learn's default is ``"lloyd"``; ``"auto"``
+        gives the same labels and centres, faster.)
     compute_labels : bool, default=True
         End the fit with the labels of the final centres (``labels_``, and ``inertia_``
         against them), as scikit-learn's ``KMeans``. Lloyd's last iteration moves the centres
@@ -155,8 +156,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     Notes
     -----
-    Complexity ``O(n k d)`` per iteration for Lloyd (tiled matrix products in the data's
-    dtype, settled exactly), far less once the bounds of the pruned algorithms hold; divided
+    Complexity ``O(n k d)`` per iteration for Lloyd (products in the data's dtype, a few
+    points at a time against every centre in registers, settled exactly), far less once the bounds of the pruned algorithms hold; divided
     among the CPU threads (rayon) or run on the GPU. Data of dtype float64 or float32 in C
     order is read without a copy; float32 stays float32 (centre sums are accumulated in
     float64). ``predict`` and ``transform`` use the same tiles.
