@@ -34,6 +34,7 @@ use crate::Element;
 pub(crate) use crate::centres::{
     Centres, DIRECT_MAX_D, LANES, Method, method_for, method_for_group, take,
 };
+pub(crate) use crate::lloyd::norm2;
 use crate::lloyd::{combine8, dist2_f64};
 
 /// Points per tile.
@@ -401,24 +402,6 @@ impl<T: Element> Scratch<T> {
             fused: crate::fused::Buffer::default(),
         }
     }
-}
-
-/// `|x|^2` in `f64` (eight interleaved partial sums: it vectorises).
-#[inline(always)]
-pub(crate) fn norm2<T: Element>(x: &[T]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let (xs, xr) = x.as_chunks::<8>();
-    for a in xs {
-        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
-        for l in 0..8 {
-            acc[l] += v[l] * v[l];
-        }
-    }
-    for (l, a) in xr.iter().enumerate() {
-        let v = a.to_f64();
-        acc[l] += v * v;
-    }
-    combine8(acc)
 }
 
 /// `|x|^2` of each row, in `f64`.

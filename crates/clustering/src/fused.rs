@@ -21,7 +21,7 @@
 //! ([`crate::isa::has_avx2`]).
 
 use crate::Element;
-use crate::assign::{Centres, take};
+use crate::centres::{Centres, take};
 use crate::lloyd::{StepStats, dist2_f64};
 
 /// The most points per block of the kernel (rows of accumulators).
@@ -112,7 +112,7 @@ pub(crate) fn sq_distance_rows<T: Element>(
 }
 
 /// `|x|^2` of every row of `x` (`d` wide) into `out`, with the bits of
-/// [`crate::assign::norm2`], vectorised.
+/// [`crate::lloyd::norm2`], vectorised.
 pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -128,7 +128,7 @@ pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
         }
     }
     for (o, r) in out.iter_mut().zip(x.chunks_exact(d)) {
-        *o = crate::assign::norm2(r);
+        *o = crate::lloyd::norm2(r);
     }
 }
 
@@ -236,7 +236,7 @@ fn settle_row<T: Element>(
 mod x86 {
     use super::{Buffer, GROUP, TILE, band_widths, settle_row};
     use crate::Element;
-    use crate::assign::Centres;
+    use crate::centres::Centres;
     use crate::lloyd::{StepStats, combine8, dist2_f64};
     use std::any::TypeId;
     use std::arch::x86_64::*;
@@ -265,7 +265,7 @@ mod x86 {
         /// `sums[u] += w * x[u]` in `f64` for `u < d` (a product, then a sum: the rounding
         /// of every other path's sums).
         unsafe fn add_scaled(sums: *mut f64, x: *const T, d: usize, w: f64);
-        /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::assign::norm2`]: eight
+        /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::lloyd::norm2`]: eight
         /// partial sums (value `u` into sum `u % 8`, in order), combined by `combine8`.
         unsafe fn norm2(x: *const T, d: usize) -> f64;
     }
@@ -897,7 +897,7 @@ mod tests {
     fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u32>)> {
         let k = c.len() / d;
         let cent = Centres::<T>::new(c, k, d, None, Method::Fused, false);
-        let xn2: Vec<f64> = x.chunks_exact(d).map(crate::assign::norm2).collect();
+        let xn2: Vec<f64> = x.chunks_exact(d).map(crate::lloyd::norm2).collect();
         let n = xn2.len();
         let mut runs = Vec::new();
         let mut buf = Buffer::default();
@@ -1054,7 +1054,7 @@ mod leaf_tests {
                 *s += wi * v.to_f64();
             }
             want.counts[l] += wi;
-            want_q[l] += wi * crate::assign::norm2(xr);
+            want_q[l] += wi * crate::lloyd::norm2(xr);
             want.inertia += wi * best.1;
             want.changed += 1;
         }

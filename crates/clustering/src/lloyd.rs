@@ -316,6 +316,24 @@ pub(crate) fn dist2_f64<T: Element>(x: &[T], c: &[f64]) -> f64 {
     combine8(acc)
 }
 
+/// `|x|^2` in `f64` (eight interleaved partial sums: it vectorises).
+#[inline(always)]
+pub(crate) fn norm2<T: Element>(x: &[T]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (xs, xr) = x.as_chunks::<8>();
+    for a in xs {
+        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
+        for l in 0..8 {
+            acc[l] += v[l] * v[l];
+        }
+    }
+    for (l, a) in xr.iter().enumerate() {
+        let v = a.to_f64();
+        acc[l] += v * v;
+    }
+    combine8(acc)
+}
+
 /// The fixed order in which [`dist2_f64`] adds its eight partial sums.
 #[inline(always)]
 pub(crate) fn combine8(a: [f64; 8]) -> f64 {
