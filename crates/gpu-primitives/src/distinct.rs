@@ -266,7 +266,9 @@ fn distinct_cpu<K: SortKey>(
         Ok(group_sorted(&bits, Some(&perm), options))
     } else {
         let bits = sorted_bits_cpu(keys);
-        if n >= PARALLEL_SORT && rayon::current_num_threads() > 1 {
+        // values alone with AVX-512: grouped in place at memory speed (one thread is enough)
+        let vector = !options.counts && crate::simd_sort::available();
+        if n >= PARALLEL_SORT && rayon::current_num_threads() > 1 && !vector {
             Ok(group_sorted(&bits, None, options))
         } else {
             Ok(group_in_place(bits, options))
@@ -288,7 +290,14 @@ fn group_in_place<K: SortKey>(bits: Vec<K::Bits>, options: DistinctOptions) -> D
     let class = |b: K::Bits| options.equality.class::<K>(b);
     let mut counts = Vec::new();
     let mut m = 0;
-    if n > 0 {
+    let grouped = if options.counts {
+        None
+    } else {
+        crate::simd_sort::group_sorted_bits::<K>(&mut bits, options.equality)
+    };
+    if let Some(heads) = grouped {
+        m = heads;
+    } else if n > 0 {
         let mut prev = class(bits[0]);
         let mut start = 0;
         let head = K::from_ordered(bits[0]);

@@ -64,6 +64,11 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn reverse(v: __m512i) -> __m512i;
     /// The largest lane.
     unsafe fn reduce_max(v: __m512i) -> Self;
+    /// Bit `l` set where lane `l` of `a` differs from lane `l` of `b`.
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32;
+    /// Lanes moved up by one: lane 0 takes the last lane of `prev`, lane `l` lane `l - 1`
+    /// of `v`.
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i;
 }
 
 /// All-ones mask of the first `n` of `LANES` lanes.
@@ -138,6 +143,124 @@ impl Finish<u64> for DecodeF64 {
     fn key(k: u64) -> u64 {
         <f64 as crate::key::SortKey>::from_ordered(k).to_bits()
     }
+}
+
+/// The ordered bits of signed integers (`i32::to_ordered`: the sign bit flipped) back to the
+/// integers' bits.
+pub(super) enum FlipSign {}
+
+impl Finish<u32> for FlipSign {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        _mm512_xor_si512(v, _mm512_set1_epi32(i32::MIN))
+    }
+    #[inline(always)]
+    fn key(k: u32) -> u32 {
+        k ^ 0x8000_0000
+    }
+}
+
+impl Finish<u64> for FlipSign {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        _mm512_xor_si512(v, _mm512_set1_epi64(i64::MIN))
+    }
+    #[inline(always)]
+    fn key(k: u64) -> u64 {
+        k ^ 0x8000_0000_0000_0000
+    }
+}
+
+/// Which sorted keys `distinct` treats as one value, register by register: each key's class
+/// (equal classes, one value).
+pub(super) trait Classes<T: Lane>: 'static {
+    /// The classes of a register of ordered bits.
+    unsafe fn reg(v: __m512i) -> __m512i;
+}
+
+/// Equal bits are one value (integers, and floats compared bitwise).
+pub(super) enum SameBits {}
+
+impl<T: Lane> Classes<T> for SameBits {
+    #[inline(always)]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        v
+    }
+}
+
+/// `f32::numeric_class` (crate::key): `-0.0` is `+0.0`, every NaN the first NaN.
+pub(super) enum NumericF32 {}
+
+impl Classes<u32> for NumericF32 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        use crate::key::{F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
+        let c = _mm512_min_epu32(v, _mm512_set1_epi32((F32_ORD_INF + 1) as i32));
+        let z = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(F32_ORD_NEG_ZERO as i32));
+        _mm512_mask_mov_epi32(c, z, _mm512_set1_epi32(F32_ORD_POS_ZERO as i32))
+    }
+}
+
+/// `f64::numeric_class` (crate::key).
+pub(super) enum NumericF64 {}
+
+impl Classes<u64> for NumericF64 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        use crate::key::{F64_ORD_INF, F64_ORD_NEG_ZERO, F64_ORD_POS_ZERO};
+        let c = _mm512_min_epu64(v, _mm512_set1_epi64((F64_ORD_INF + 1) as i64));
+        let z = _mm512_cmpeq_epi64_mask(c, _mm512_set1_epi64(F64_ORD_NEG_ZERO as i64));
+        _mm512_mask_mov_epi64(c, z, _mm512_set1_epi64(F64_ORD_POS_ZERO as i64))
+    }
+}
+
+/// Groups sorted ordered bits in place: the first key of every run of equal classes (`C`),
+/// finished by `F`, is written to the front of `v`, in order; returns how many.
+///
+/// A register at a time: its classes against the same register shifted by one lane (the
+/// previous register's last class shifted in) give the heads, which are compressed to the
+/// register's low lanes and stored at the write position. That position never passes the
+/// read position, so a store covers only keys already loaded.
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+pub(super) unsafe fn group_heads<T: Lane, F: Finish<T>, C: Classes<T>>(v: &mut [T]) -> usize {
+    let n = v.len();
+    let l = T::LANES;
+    let p = v.as_mut_ptr();
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: AVX-512F is enabled. Loads cover `i..i + c` with `c <= n - i`; a store covers
+    // `m..m + LANES` only when that lies inside `v` (else its `k` heads, `m + k <= i + c <=
+    // n`), and `m <= i`, so it overwrites only keys loaded already.
+    unsafe {
+        let mut prev = T::splat(T::MAX);
+        while i < n {
+            let c = (n - i).min(l);
+            let x = if c == l {
+                T::load(p.add(i))
+            } else {
+                T::load_first(p.add(i), c)
+            };
+            let cls = C::reg(x);
+            let mut heads = T::differs(cls, T::shift_in(prev, cls)) & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let out = T::compress(heads, F::reg(x));
+            let k = heads.count_ones() as usize;
+            if m + l <= n {
+                _mm512_storeu_si512(p.add(m).cast(), out);
+            } else {
+                T::store_first(p.add(m), k, out);
+            }
+            m += k;
+            prev = cls;
+            i += l;
+        }
+    }
+    m
 }
 
 /// Finishes every key of `v` (a range placed without the network).
@@ -243,6 +366,16 @@ impl Lane for u32 {
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu32(v)
     }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi32::<15>(v, prev)
+    }
 }
 
 impl Lane for u64 {
@@ -335,6 +468,16 @@ impl Lane for u64 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu64(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi64::<7>(v, prev)
     }
 }
 
@@ -433,6 +576,16 @@ impl Lane for i32 {
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi32(v)
     }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi32::<15>(v, prev)
+    }
 }
 
 impl Lane for i64 {
@@ -525,6 +678,16 @@ impl Lane for i64 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi64(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi64::<7>(v, prev)
     }
 }
 

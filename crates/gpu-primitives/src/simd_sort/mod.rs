@@ -126,6 +126,55 @@ pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
     }
 }
 
+/// Groups the sorted ordered bits of `K` keys in place with AVX-512: the first key of every
+/// run of keys equal under `equality` is written, turned back into a `K` (`from_ordered`),
+/// to the front of `bits`, in order. Returns how many, or `None` (bits untouched) without
+/// AVX-512.
+pub(crate) fn group_sorted_bits<K: SortKey>(
+    bits: &mut [K::Bits],
+    equality: crate::key::Equality,
+) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::key::Equality;
+        if path() != Path::Avx512 {
+            return None;
+        }
+        let numeric = K::KIND == 2 && equality == Equality::Numeric;
+        // SAFETY (every call): AVX-512F, POPCNT and BMI2 were detected (`path`); the casts
+        // are to `K::Bits`, u32 for 4-byte keys and u64 for 8-byte keys (sealed traits).
+        unsafe {
+            Some(match (size_of::<K>(), K::KIND, numeric) {
+                (4, 0, _) => avx512::group_heads::<u32, avx512::Keep, avx512::SameBits>(cast(bits)),
+                (4, 1, _) => {
+                    avx512::group_heads::<u32, avx512::FlipSign, avx512::SameBits>(cast(bits))
+                }
+                (4, _, false) => {
+                    avx512::group_heads::<u32, avx512::DecodeF32, avx512::SameBits>(cast(bits))
+                }
+                (4, _, true) => {
+                    avx512::group_heads::<u32, avx512::DecodeF32, avx512::NumericF32>(cast(bits))
+                }
+                (_, 0, _) => avx512::group_heads::<u64, avx512::Keep, avx512::SameBits>(cast(bits)),
+                (_, 1, _) => {
+                    avx512::group_heads::<u64, avx512::FlipSign, avx512::SameBits>(cast(bits))
+                }
+                (_, _, false) => {
+                    avx512::group_heads::<u64, avx512::DecodeF64, avx512::SameBits>(cast(bits))
+                }
+                (_, _, true) => {
+                    avx512::group_heads::<u64, avx512::DecodeF64, avx512::NumericF64>(cast(bits))
+                }
+            })
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (bits, equality);
+        None
+    }
+}
+
 /// `keys` as a slice of `T`.
 ///
 /// # Safety
