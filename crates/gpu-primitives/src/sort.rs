@@ -121,14 +121,19 @@ pub fn sort_into<K: SortKey>(
     let plain = K::KIND == 0
         || !matches!(target, Target::Cpu)
         || (K::KIND == 1 && crate::simd_sort::available());
+    if matches!(target, Target::Cpu) && crate::simd_sort::sort_small_into(src, dst) {
+        return Ok(Backend::Cpu); // small integer keys: sorted from `src` straight into `dst`
+    }
     let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
         if plain {
             d.iter_mut().zip(s).for_each(|(d, &k)| {
                 d.write(k);
             });
         } else {
-            d.iter_mut().zip(s).for_each(|(d, &k)| {
-                d.write(encode(k, false));
+            wide(|| {
+                d.iter_mut().zip(s).for_each(|(d, &k)| {
+                    d.write(encode(k, false));
+                })
             });
         }
     };

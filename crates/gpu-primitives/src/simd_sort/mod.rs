@@ -126,6 +126,39 @@ pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
     }
 }
 
+/// Sorts the integer keys (`K::KIND` 0 or 1) of `src` into `dst` (same length) with the
+/// AVX-512 sort when there are at most [`avx512::SMALL_OOP`] of them: the first partition
+/// reads `src`, so no copy pass comes first. `false` (nothing written) otherwise.
+pub(crate) fn sort_small_into<K: SortKey>(src: &[K], dst: &mut [std::mem::MaybeUninit<K>]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let n = src.len();
+        assert_eq!(n, dst.len());
+        if K::KIND == 2 || n > avx512::SMALL_OOP || path() != Path::Avx512 {
+            return false;
+        }
+        let depth = 2 * (usize::BITS - n.leading_zeros());
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+        // SAFETY (every call): AVX-512F, POPCNT and BMI2 were detected (`path`); `K` is the
+        // lane type named (sealed key traits: KIND 0 is u32/u64, KIND 1 is i32/i64, by size);
+        // `src` and `dst` are distinct borrows of `n` keys and `n` slots.
+        unsafe {
+            match (K::KIND, size_of::<K>()) {
+                (0, 4) => avx512::sort_small_oop::<u32, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                (0, _) => avx512::sort_small_oop::<u64, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                (_, 4) => avx512::sort_small_oop::<i32, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                _ => avx512::sort_small_oop::<i64, avx512::Keep>(s.cast(), d.cast(), n, depth),
+            }
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (src, dst);
+        false
+    }
+}
+
 /// Groups the sorted ordered bits of `K` keys in place with AVX-512: the first key of every
 /// run of keys equal under `equality` is written, turned back into a `K` (`from_ordered`),
 /// to the front of `bits`, in order. Returns how many, or `None` (bits untouched) without
@@ -322,7 +355,8 @@ mod tests {
     fn sizes<T: Lane>() -> Vec<usize> {
         let l = T::LANES;
         let mut s = vec![
-            0, 1, 2, 3, 5, 7, 8, 9, 31, 33, 63, 64, 65, 1000, 4099, 20_000, 70_001, 140_000,
+            0, 1, 2, 3, 5, 7, 8, 9, 31, 33, 63, 64, 65, 1000, 2047, 2048, 2049, 4099, 20_000,
+            70_001, 140_000,
         ];
         for k in [1, 2, 4, 8, 16, 32] {
             s.extend([k * l - 1, k * l, k * l + 1]);
