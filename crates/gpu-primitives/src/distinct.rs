@@ -295,8 +295,28 @@ fn group_in_place<K: SortKey>(bits: Vec<K::Bits>, options: DistinctOptions) -> D
     } else {
         crate::simd_sort::group_sorted_bits::<K>(&mut bits, options.equality)
     };
+    let as_bits = |k: K| {
+        // SAFETY: K and K::Bits are sealed plain numbers of the same size (asserted above).
+        unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) }
+    };
     if let Some(heads) = grouped {
         m = heads;
+    } else if n > 0 && !options.counts {
+        // Without branches: every key is written, decoded, at the write position, which moves
+        // on past group heads only (a slot written is one read before, or the key's own).
+        m = crate::sort::wide(|| {
+            let mut prev = class(bits[0]);
+            bits[0] = as_bits(K::from_ordered(bits[0]));
+            let mut m = 1;
+            for i in 1..n {
+                let b = bits[i];
+                let c = class(b);
+                bits[m] = as_bits(K::from_ordered(b));
+                m += usize::from(c != prev);
+                prev = c;
+            }
+            m
+        });
     } else if n > 0 {
         let mut prev = class(bits[0]);
         let mut start = 0;

@@ -416,12 +416,15 @@ pub fn argsort<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<u32>, Primitive
 /// return numpy's `argsort`: no `u32` vector to widen afterwards. `dst` may be uninitialised
 /// (a fresh output buffer); every slot is written.
 ///
-/// On the CPU with the vectorized sort (AVX-512), 4-byte keys are sorted as 8-byte words,
-/// the key's numeric class above its index: every word is distinct and the index breaks
-/// ties, so the unstable vectorized sort gives the stable permutation, in `dst` itself.
+/// On the CPU with the vectorized sort (AVX-512 or AVX2), keys are sorted as one 8-byte word
+/// each, in `dst` itself: the key's numeric class (its differing bits, as many as fit) above
+/// its index. The words are distinct and the index breaks ties, so the unstable vectorized
+/// sort gives the stable permutation; keys whose words tie in the class bits kept are sorted
+/// again by the rest (see `argsort_packed`). Without it: the LSD radix argsort, widened.
 ///
 /// # Complexity
-/// As [`argsort`]; 4-byte keys with AVX-512: `O(n log n)` expected work, no extra memory.
+/// As [`argsort`]; with the vectorized sort `O(n log n)` expected work and no extra memory
+/// (runs of keys equal in their kept bits: a second sort of each run).
 ///
 /// # Errors
 /// [`PrimitiveError::LengthMismatch`] when the slices differ in length; otherwise as
@@ -461,7 +464,7 @@ pub fn argsort_into<K: SortKey>(
     };
     match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
         Target::Cpu => {
-            if n > 0 && crate::simd_sort::path() == crate::simd_sort::Path::Avx512 {
+            if n > 0 && crate::simd_sort::available() {
                 argsort_packed(keys, dst);
             } else {
                 widen(&argsort_cpu(keys, Equality::Numeric).1, dst);
@@ -479,19 +482,27 @@ pub fn argsort_into<K: SortKey>(
     }
 }
 
-/// Runs `f` compiled for AVX-512 when the CPU has it: the loops `f` inlines (passes over
-/// keys and words) vectorise to 512-bit registers instead of the baseline's SSE2.
+/// Runs `f` compiled for AVX-512, or AVX2, when the CPU has it: the loops `f` inlines
+/// (passes over keys and words) vectorise to wide registers instead of the baseline's SSE2.
 #[inline(always)]
-fn wide<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn wide<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi2,popcnt")]
         unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
             f()
         }
+        #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
+        unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
         if gpu_runtime::cpu::has_avx512() {
             // SAFETY: the CPU has these features (detected at run time).
             return unsafe { avx512(f) };
+        }
+        if gpu_runtime::cpu::has_avx2() {
+            // SAFETY: as above.
+            return unsafe { avx2(f) };
         }
     }
     f()

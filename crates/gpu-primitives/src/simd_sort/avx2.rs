@@ -1,14 +1,16 @@
 //! AVX2 quicksort of `u32`, `u64`, `i32` and `i64`: the path for x86-64 CPUs without AVX-512.
 //!
-//! The same algorithm as [`super::avx512`] on 256-bit registers, kept simpler: AVX2 has no
-//! compress instruction (a register's keys below the pivot are packed by `vpermd` with an
-//! index vector from a table of all lane masks), no unsigned or 64-bit min/max (compares of
-//! sign-flipped keys and blends stand in) and no mask registers (masked loads and stores take
-//! a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
-//! exact copies through the stack). Partition: one register at a time from the end with
-//! fewer free slots, two registers held at each end, so that each register's keys, permuted
-//! to put those below the pivot first, can be written by two whole-register stores. Small ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic
-//! network in registers. Pivot, tie handling and the depth limit are as in the AVX-512 path.
+//! The same algorithm as [`super::avx512`] on 256-bit registers: AVX2 has no compress
+//! instruction (a register's keys below the pivot are packed by `vpermd` with an index vector
+//! from a table of all lane masks, the others after them), no unsigned or 64-bit min/max
+//! (compares of sign-flipped keys and blends stand in) and no mask registers (masked loads
+//! take a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
+//! exact copies through the stack, by fixed-size moves). Partition in place: `UNROLL`
+//! registers per step from the end with fewer free slots, `UNROLL + 1` held at each end, so
+//! that each register, permuted, goes out by two whole-register stores. Ranges of at most
+//! 2048 keys are sorted out of place (a buffer on the stack) with a ninther pivot. Small
+//! ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic network in
+//! registers. Tie handling and the depth limit are as in the AVX-512 path.
 
 use std::arch::x86_64::*;
 
@@ -264,6 +266,9 @@ lane64!(i64, 0);
 unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
     // SAFETY: the caller has AVX2 (see the note on `step`) and `n` readable lanes at `p`.
     unsafe {
+        if n == T::LANES {
+            return load(p);
+        }
         let mask = T::lane_mask(first(n));
         _mm256_blendv_epi8(T::splat(T::MAX), T::mask_load(p, mask), mask)
     }
@@ -277,8 +282,39 @@ unsafe fn store_first<T: Lane>(p: *mut T, n: usize, v: __m256i) {
     // SAFETY: the caller has AVX2 (see the note on `step`) and `n` writable lanes at `p`;
     // `a` holds 32 bytes.
     unsafe {
+        if n == T::LANES {
+            _mm256_storeu_si256(p.cast(), v);
+            return;
+        }
         _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
-        std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
+        copy_small(a.as_ptr().cast(), p.cast(), n * size_of::<T>());
+    }
+}
+
+/// Copies `bytes` (a multiple of 4 below 32) from `src` to `dst` by at most three fixed-size
+/// moves (16, 8 and 4 bytes), without a call to `memcpy`.
+///
+/// # Safety
+/// `bytes` readable at `src`, writable at `dst`, not overlapping.
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, bytes: usize) {
+    debug_assert!(bytes < 32 && bytes.is_multiple_of(4));
+    let mut at = 0;
+    // SAFETY: each move lies inside the first `bytes` bytes of both (the caller's ranges).
+    unsafe {
+        if bytes & 16 != 0 {
+            std::ptr::write_unaligned(dst.cast::<u128>(), std::ptr::read_unaligned(src.cast()));
+            at = 16;
+        }
+        if bytes & 8 != 0 {
+            let v = std::ptr::read_unaligned(src.add(at).cast::<u64>());
+            std::ptr::write_unaligned(dst.add(at).cast::<u64>(), v);
+            at += 8;
+        }
+        if bytes & 4 != 0 {
+            let v = std::ptr::read_unaligned(src.add(at).cast::<u32>());
+            std::ptr::write_unaligned(dst.add(at).cast::<u32>(), v);
+        }
     }
 }
 
@@ -289,7 +325,15 @@ unsafe fn store_last<T: Lane>(p: *mut T, n: usize, v: __m256i) {
     // SAFETY: as in `store_first`.
     unsafe {
         _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
-        std::ptr::copy_nonoverlapping(a.as_ptr().add(T::LANES - n), p, n);
+        if n == T::LANES {
+            _mm256_storeu_si256(p.cast(), v);
+        } else {
+            copy_small(
+                a.as_ptr().add(T::LANES - n).cast(),
+                p.cast(),
+                n * size_of::<T>(),
+            );
+        }
     }
 }
 
@@ -429,24 +473,27 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
     }
 }
 
-/// Sorts `v` (at most `K * LANES` keys) with the network.
+/// Sorts the `n` keys at `src` (at most `K * LANES`) with the network into `dst` (which may
+/// be `src`).
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`.
 #[inline]
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
-    let n = v.len();
+unsafe fn sort_regs<T: Lane, const K: usize>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
-    // SAFETY: AVX2 is enabled; every load and store covers only lanes inside `v`.
+    // SAFETY: AVX2 is enabled; every load and store covers only lanes inside the `n` keys.
     unsafe {
         let mut r = [T::splat(T::MAX); K];
         for (a, ra) in r.iter_mut().enumerate() {
             if a * l < n {
-                *ra = load_first(v.as_ptr().add(a * l), (n - a * l).min(l));
+                *ra = load_first(src.add(a * l), (n - a * l).min(l));
             }
         }
         network::<T, K>(&mut r);
         for (a, ra) in r.iter().enumerate() {
             if a * l < n {
-                store_first(v.as_mut_ptr().add(a * l), (n - a * l).min(l), *ra);
+                store_first(dst.add(a * l), (n - a * l).min(l), *ra);
             }
         }
     }
@@ -460,22 +507,33 @@ pub(super) fn small_max<T: Lane>() -> usize {
     NETWORK * T::LANES
 }
 
-/// Sorts at most [`small_max`] keys with the smallest network that holds them.
-#[inline(never)]
+/// Sorts at most [`small_max`] keys with the smallest network that holds them (the tests'
+/// door to the networks).
+#[cfg(test)]
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
+    // SAFETY: AVX2 is enabled here; `v` is the source and the destination.
+    unsafe { sort_small_into(v.as_ptr(), v.as_mut_ptr(), v.len()) }
+}
+
+/// [`sort_small`] of the `n` keys at `src` into `dst` (which may be `src`).
+///
+/// # Safety
+/// AVX2; `n <= small_max`, `n` readable keys at `src`, `n` writable slots at `dst`.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_small_into<T: Lane>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
-    let n = v.len();
     // SAFETY: AVX2 is enabled here; each network holds `n` keys.
     unsafe {
         if n <= l {
-            sort_regs::<T, 1>(v)
+            sort_regs::<T, 1>(src, dst, n)
         } else if n <= 2 * l {
-            sort_regs::<T, 2>(v)
+            sort_regs::<T, 2>(src, dst, n)
         } else if n <= 4 * l {
-            sort_regs::<T, 4>(v)
+            sort_regs::<T, 4>(src, dst, n)
         } else {
-            sort_regs::<T, 8>(v)
+            sort_regs::<T, 8>(src, dst, n)
         }
     }
 }
@@ -513,22 +571,37 @@ unsafe fn put_wide<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, 
     }
 }
 
+/// Registers read per step of the partition's main loop.
+const UNROLL: usize = 4;
+/// Registers held at each end: one more than a step reads (see [`partition`]).
+const HELD: usize = UNROLL + 1;
+
 /// Partitions `v` (at least `2 * LANES` keys): `(m, max)` with `v[..m]` below `pivot`,
 /// `v[m..]` at least `pivot`, and `max` the largest key (or `pivot` when larger).
 ///
-/// `HELD` registers are held at each end, leaving `2 * HELD * LANES` free slots; each step
-/// reads the end with fewer free slots (at most `HELD * LANES`), so when the step writes, that
-/// end has at least `LANES` free slots and the other at least `HELD * LANES`. With two held
-/// registers that is a register at each end: room for [`put_wide`]'s whole-register stores.
-/// The held registers go last, by exact copies.
+/// In place, as the AVX-512 partition: `HELD` registers held at each end leave `2 * HELD *
+/// LANES` free slots; each step reads `UNROLL` registers from the end with fewer free slots,
+/// which keeps at least a register of free slots at both ends before every write, so each
+/// register goes out by [`put_wide`]'s two whole-register stores (AVX2 has no compress and
+/// its masked stores are slow on AMD cores). The held registers go last, by whole-register
+/// stores while two registers of slots are left between the write positions, then exactly.
+/// Ranges of fewer than `2 * HELD` registers are partitioned out of place through the stack.
 #[inline(never)]
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
-    const HELD: usize = 2;
     let l = T::LANES;
     let n = v.len();
     debug_assert!(n >= 2 * l);
     let p = v.as_mut_ptr();
+    if n < 2 * HELD * l {
+        let mut copy = [T::MAX; 2 * HELD * 8];
+        // SAFETY: `copy` holds n < 2 HELD LANES keys (LANES <= 8); AVX2 is enabled; the
+        // copy and `v` are disjoint.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, copy.as_mut_ptr(), n);
+            return partition_into(copy.as_ptr(), n, p, pivot);
+        }
+    }
     // SAFETY: AVX2 is enabled; loads read unread whole registers inside the range and the
     // stores have room for every key they write (see the doc comment).
     unsafe {
@@ -545,28 +618,14 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         store_first(p.add(c), g, tail);
         let mut a = [T::MAX; 8];
         _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
-        std::ptr::copy_nonoverlapping(a.as_ptr().add(c), p.add(n - g), g);
+        copy_small(
+            a.as_ptr().add(c).cast(),
+            p.add(n - g).cast(),
+            g * size_of::<T>(),
+        );
         let (left, right) = (c, n - g);
         // only the `r` keys of `head` count for the maximum
         let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
-        let (mut sl, mut sr) = (left, right);
-        let regs = (right - left) / l;
-        if regs == 0 {
-            return (left, reduce_max(top));
-        }
-        if regs < 2 * HELD {
-            // a few registers: read them all, then write them
-            let mut x = [pv; 2 * HELD];
-            for (i, xi) in x.iter_mut().enumerate().take(regs) {
-                *xi = load(p.add(left + i * l));
-                top = T::vmax(top, *xi);
-            }
-            for xi in &x[..regs] {
-                put::<T>(p, *xi, pv, &mut sl, &mut sr);
-            }
-            debug_assert_eq!(sl, sr);
-            return (sl, reduce_max(top));
-        }
         let mut ends = [pv; 2 * HELD];
         for i in 0..HELD {
             ends[i] = load(p.add(left + i * l));
@@ -575,7 +634,26 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         for e in &ends {
             top = T::vmax(top, *e);
         }
-        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l);
+        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l); // unread
+        let (mut sl, mut sr) = (left, right); // written: [left, sl) and [sr, right)
+        while rr - rl >= UNROLL * l {
+            let mut x = [pv; UNROLL];
+            if sr - rr < rl - sl {
+                rr -= UNROLL * l;
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = load(p.add(rr + i * l));
+                }
+            } else {
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = load(p.add(rl + i * l));
+                }
+                rl += UNROLL * l;
+            }
+            for xi in x {
+                top = T::vmax(top, xi);
+                put_wide::<T>(p, xi, pv, &mut sl, &mut sr);
+            }
+        }
         while rl < rr {
             let x = if sr - rr < rl - sl {
                 rr -= l;
@@ -588,11 +666,152 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
             put_wide::<T>(p, x, pv, &mut sl, &mut sr);
         }
         for e in ends {
-            put::<T>(p, e, pv, &mut sl, &mut sr);
+            if sr - sl >= 2 * l {
+                put_wide::<T>(p, e, pv, &mut sl, &mut sr);
+            } else {
+                put::<T>(p, e, pv, &mut sl, &mut sr);
+            }
         }
         debug_assert_eq!(sl, sr);
         (sl, reduce_max(top))
     }
+}
+
+/// Partitions the `n` keys at `src` (at least `LANES`) into `dst` (another buffer): `(m,
+/// max)` as [`partition`]. Out of place: every register but the last goes out by two
+/// whole-register stores (while two registers are left to read, the unwritten slots between
+/// the write positions number at least two registers), the last and the first `n % LANES`
+/// keys exactly.
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`, the two disjoint.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T) -> (usize, T) {
+    let l = T::LANES;
+    debug_assert!(n >= l);
+    // SAFETY: AVX2 is enabled; loads cover whole registers of the `n` keys; the stores stay
+    // between the write positions (see the doc comment).
+    unsafe {
+        let pv = T::splat(pivot);
+        let r = n % l;
+        let head = load_first(src, r);
+        let m = T::movemask(T::vgt(pv, head)) & first(r);
+        let c = m.count_ones() as usize;
+        let w = T::compress(m, head);
+        store_first(dst, c, w);
+        let mut a = [T::MAX; 8];
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
+        copy_small(
+            a.as_ptr().add(c).cast(),
+            dst.add(n - (r - c)).cast(),
+            (r - c) * size_of::<T>(),
+        );
+        let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
+        let (mut lo, mut hi) = (c, n - (r - c));
+        let mut i = r;
+        while i + 2 * l <= n {
+            let x = load(src.add(i));
+            top = T::vmax(top, x);
+            put_wide::<T>(dst, x, pv, &mut lo, &mut hi);
+            i += l;
+        }
+        if i < n {
+            let x = load(src.add(i));
+            top = T::vmax(top, x);
+            put::<T>(dst, x, pv, &mut lo, &mut hi);
+        }
+        debug_assert_eq!(lo, hi);
+        (lo, reduce_max(top))
+    }
+}
+
+/// Ranges of at most this many keys are sorted out of place (see the AVX-512 path's
+/// `sort_small_oop`).
+const SMALL_OOP: usize = 2048;
+
+/// Sorts the `n <= SMALL_OOP` keys at `src` into `dst` (which may be `src`) out of place,
+/// through a buffer on the stack; `depth` partitions left before `sort_unstable`.
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`, `src` either `dst` or not
+/// overlapping it.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_small_oop<T: Lane>(src: *const T, dst: *mut T, n: usize, depth: u32) {
+    debug_assert!(n <= SMALL_OOP);
+    if n <= small_max::<T>() {
+        // SAFETY: AVX2 is enabled; a network holds `n` keys.
+        unsafe { sort_small_into(src, dst, n) };
+        return;
+    }
+    let mut scratch = [const { std::mem::MaybeUninit::<T>::uninit() }; SMALL_OOP];
+    // SAFETY: AVX2 is enabled; the scratch buffer holds n slots and overlaps neither.
+    unsafe { oop::<T>(src, scratch.as_mut_ptr().cast(), dst, dst, n, depth) }
+}
+
+/// One level of [`sort_small_oop`]: the keys at `d` are partitioned into `x`, each side
+/// sorted from there with `y` as the next buffer, the sorted keys written to `out`.
+///
+/// # Safety
+/// As the AVX-512 path's `oop`, with AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn oop<T: Lane>(d: *const T, x: *mut T, y: *mut T, out: *mut T, n: usize, depth: u32) {
+    // SAFETY: AVX2 is enabled; the buffers follow the contract (see the AVX-512 `oop`).
+    unsafe {
+        if n <= small_max::<T>() {
+            sort_small_into(d, out, n);
+            return;
+        }
+        if depth == 0 {
+            std::ptr::copy(d, out, n);
+            std::slice::from_raw_parts_mut(out, n).sort_unstable();
+            return;
+        }
+        let p = pivot_small(d, n);
+        let (m, max) = partition_into(d, n, x, p);
+        if m == 0 {
+            let p1 = match p.succ() {
+                Some(p1) if max != p => p1,
+                _ => {
+                    std::ptr::copy(x, out, n); // all equal
+                    return;
+                }
+            };
+            let m1 = partition_into(x, n, y, p1).0;
+            std::ptr::copy(y, out, m1);
+            oop::<T>(
+                y.add(m1),
+                x.add(m1),
+                y.add(m1),
+                out.add(m1),
+                n - m1,
+                depth - 1,
+            );
+            return;
+        }
+        oop::<T>(x, y, x, out, m, depth - 1);
+        if max == p {
+            std::ptr::copy(x.add(m), out.add(m), n - m);
+        } else {
+            oop::<T>(x.add(m), y.add(m), x.add(m), out.add(m), n - m, depth - 1);
+        }
+    }
+}
+
+/// Tukey's ninther of the `n >= 9` keys at `p` (see the AVX-512 path's `pivot_small`).
+///
+/// # Safety
+/// `n >= 9` readable keys at `p`.
+#[inline(always)]
+unsafe fn pivot_small<T: Lane>(p: *const T, n: usize) -> T {
+    let med3 = |a: T, b: T, c: T| a.max(b).min(a.min(b).max(c));
+    // SAFETY: every index `(2k + 1) * n / 18` is below `n`.
+    let at = |k: usize| unsafe { *p.add((2 * k + 1) * n / 18) };
+    med3(
+        med3(at(0), at(1), at(2)),
+        med3(at(3), at(4), at(5)),
+        med3(at(6), at(7), at(8)),
+    )
 }
 
 /// A pivot: the median of two registers of keys at a quarter and three quarters of `v`.
@@ -617,9 +836,9 @@ const PARALLEL_SPLIT: usize = 1 << 14;
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
     let n = v.len();
-    if n <= small_max::<T>() {
-        // SAFETY: AVX2 is enabled here.
-        unsafe { sort_small(v) };
+    if n <= SMALL_OOP {
+        // SAFETY: AVX2 is enabled here; `v` is the source and the destination.
+        unsafe { sort_small_oop(v.as_ptr(), v.as_mut_ptr(), n, depth) };
         return;
     }
     if depth == 0 {

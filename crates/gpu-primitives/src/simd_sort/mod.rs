@@ -1,18 +1,20 @@
 //! Vectorized quicksort of ordered bits (`u32`, `u64`) on the CPU, chosen at run time.
 //!
-//! On x86-64 with AVX-512 (`gpu_runtime::cpu::has_avx512`, off under `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in
-//! place: a vectorized partition and in-register networks for small ranges, the two sides of
-//! large partitions on separate rayon threads. With AVX2, [`avx2`] does the
-//! same on 256-bit registers, but only when asked for (`WARPATH_SIMD_SORT=avx2` in the
-//! environment, read once): where measured it is slower than the radix sort. Elsewhere
-//! [`sort_unsigned`] returns `false` and the caller uses the LSD radix sort (`radix_cpu`),
-//! which is portable (`WARPATH_SIMD_SORT=off` forces it).
+//! On x86-64 with AVX-512 (`gpu_runtime::cpu::has_avx512`, off under
+//! `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in place: a vectorized partition and
+//! in-register networks for small ranges (ranges of up to 2048 keys out of place, through a
+//! buffer on the stack), the two sides of large partitions on separate rayon threads. With
+//! AVX2 only, [`avx2`] does the same on 256-bit registers. Elsewhere [`sort_unsigned`]
+//! returns `false` and the caller uses the LSD radix sort (`radix_cpu`), which is portable.
+//! `WARPATH_SIMD_SORT` (read once) overrides the choice: `avx2` picks the AVX2 path on a CPU
+//! that also has AVX-512, `off` the radix sort.
 //!
 //! Signed integers are sorted as themselves (signed compares); unsigned integers and the
 //! ordered bits of floats as unsigned.
 //!
-//! Only key sorts use it: equal ordered bits are identical keys, so an unstable sort cannot be
-//! told from a stable one. Pair sorts and argsort (stable) stay on the radix sort.
+//! Key sorts use it (equal ordered bits are identical keys, so an unstable sort cannot be
+//! told from a stable one), and so does `argsort_into`, through words that make every key
+//! distinct. Pair sorts stay on the radix sort.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -32,9 +34,8 @@ pub(crate) enum Path {
     Portable,
 }
 
-/// AVX-512 where the CPU has it, else the radix sort; `WARPATH_SIMD_SORT=avx2` picks the
-/// AVX2 path on a CPU with AVX2 (it is slower than the radix sort where measured, so never
-/// chosen by itself) and `off` the radix sort. Decided once per process.
+/// AVX-512 where the CPU has it, else AVX2, else the radix sort; `WARPATH_SIMD_SORT=avx2`
+/// picks the AVX2 path on a CPU with AVX2 and `off` the radix sort. Decided once per process.
 pub(crate) fn path() -> Path {
     static PATH: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
     *PATH.get_or_init(|| {
@@ -44,9 +45,7 @@ pub(crate) fn path() -> Path {
             Ok("avx2") if narrow => Path::Avx2,
             Ok("avx2") => Path::Portable,
             _ if wide => Path::Avx512,
-            // Not chosen by itself: on the development machine (Zen 5 forced down to AVX2,
-            // `sort_paths 1000000 7`, one thread, same run) 10^6 u32 took 24.4 ms against the
-            // radix sort's 10.4 ms, u64 57.7 ms against 34.6 ms.
+            _ if narrow => Path::Avx2,
             _ => Path::Portable,
         }
     })
@@ -237,10 +236,22 @@ fn run<T: avx512::Lane + avx2::Lane, F: avx512::Finish<T>>(keys: &mut [T], paral
         unsafe { avx512::quicksort::<T, F>(keys, depth, parallel) };
     } else {
         // SAFETY: AVX2 was detected (`path`).
-        unsafe { avx2::quicksort(keys, depth, parallel) };
-        avx512::finish_all::<T, F>(keys); // a pass of its own (nothing for `Keep`)
+        unsafe {
+            avx2::quicksort(keys, depth, parallel);
+            finish_all_avx2::<T, F>(keys); // a pass of its own (nothing for `Keep`)
+        }
     }
     true
+}
+
+/// [`avx512::finish_all`] compiled for AVX2 (the loop vectorises).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn finish_all_avx2<T: avx512::Lane, F: avx512::Finish<T>>(keys: &mut [T]) {
+    avx512::finish_all::<T, F>(keys);
 }
 
 /// Sorts each `chunk` keys of `keys` by the AVX-512 network alone (for timing); `false` on
