@@ -261,6 +261,194 @@ macro_rules! lane64 {
 lane64!(u64, i64::MIN);
 lane64!(i64, 0);
 
+/// A float key compared as a float, for the AVX2 float sort: `vcmpps/pd`, `vminps/pd` and
+/// `vmaxps/pd` are cheaper than the 64-bit integer compare and blends of ordered bits. The
+/// sort never sees a NaN (they are moved out first), so the float order is total, except that
+/// `-0.0` and `+0.0` are equal: a compare-exchange of the two may turn both into the same
+/// zero, and the caller rewrites the run of zeros afterwards from a count of `-0.0`.
+#[derive(Clone, Copy, PartialEq)]
+#[repr(transparent)]
+pub(super) struct Float<F>(pub(super) F);
+
+impl<F: PartialEq> Eq for Float<F> {}
+
+impl<F: PartialOrd> PartialOrd for Float<F> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<F: PartialOrd> Ord for Float<F> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // never NaN (see the type's doc)
+        self.0
+            .partial_cmp(&other.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+macro_rules! lane_float {
+    ($f:ty, $lanes:expr, $ps:ident, $set1:ident, $cmp:ident, $min:ident, $max:ident,
+     $cast_in:ident, $cast_out:ident, $movemask:ident, $table:ident, $maskload:ident,
+     $bits:ty, $lane_mask:expr, $xor:expr, $rev:expr) => {
+        impl Lane for Float<$f> {
+            const LANES: usize = $lanes;
+            const MAX: Self = Float(<$f>::INFINITY);
+            #[inline(always)]
+            fn succ(self) -> Option<Self> {
+                (self.0 < <$f>::INFINITY).then(|| Float(self.0.next_up()))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn splat(x: Self) -> __m256i {
+                $cast_out($set1(x.0))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($cmp::<_CMP_GT_OQ>($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($min($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($max($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn movemask(m: __m256i) -> u32 {
+                $movemask($cast_in(m)) as u32
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane_mask(bits: u32) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $lane_mask(bits) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
+                // SAFETY: m < 2^LANES; the row is 8 readable i32.
+                let idx = unsafe { _mm256_loadu_si256($table[m as usize].as_ptr().cast()) };
+                _mm256_permutevar8x32_epi32(v, idx)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                unsafe { $cast_out($maskload(p.cast(), mask)) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $xor(v, d) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn reverse(v: __m256i) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $rev(v) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane0(v: __m256i) -> Self {
+                Float(<$f>::from_bits(_mm256_extract_epi64::<0>(v) as $bits))
+            }
+        }
+    };
+}
+
+/// Moves the NaNs of `v` out (appended to `nans`, in order) and the other keys to the front
+/// of `v`, in order; returns how many those are and how many of them are `-0.0`. A register
+/// at a time: one without NaN is stored whole at the write position (which never passes the
+/// read position), one with a NaN key by key.
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn nans_out_f64(v: &mut [f64], nans: &mut Vec<f64>) -> (usize, usize) {
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let neg = _mm256_set1_epi64x((-0.0f64).to_bits() as i64);
+    let (mut m, mut neg_zeros, mut i) = (0, 0, 0);
+    let mut one = |k: f64, m: &mut usize, neg_zeros: &mut usize| {
+        if k.is_nan() {
+            nans.push(k);
+        } else {
+            // SAFETY: `*m` is at most the index of `k`, inside `v`.
+            unsafe { *p.add(*m) = k };
+            *m += 1;
+            *neg_zeros += usize::from(k.to_bits() == (-0.0f64).to_bits());
+        }
+    };
+    // SAFETY: loads cover `i..i + 4 <= n`; a store covers `m..m + 4` with `m <= i`, keys
+    // loaded already.
+    unsafe {
+        while i + 4 <= n {
+            let x = _mm256_loadu_pd(p.add(i));
+            let nan = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
+            if nan == 0 {
+                let z = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), neg);
+                neg_zeros +=
+                    (_mm256_movemask_pd(_mm256_castsi256_pd(z)) as u32).count_ones() as usize;
+                _mm256_storeu_pd(p.add(m), x);
+                m += 4;
+            } else {
+                for j in 0..4 {
+                    one(*p.add(i + j), &mut m, &mut neg_zeros);
+                }
+            }
+            i += 4;
+        }
+        for j in i..n {
+            one(*p.add(j), &mut m, &mut neg_zeros);
+        }
+    }
+    (m, neg_zeros)
+}
+
+lane_float!(
+    f64,
+    4,
+    pd,
+    _mm256_set1_pd,
+    _mm256_cmp_pd,
+    _mm256_min_pd,
+    _mm256_max_pd,
+    _mm256_castsi256_pd,
+    _mm256_castpd_si256,
+    _mm256_movemask_pd,
+    COMPRESS_64,
+    _mm256_maskload_pd,
+    u64,
+    <u64 as Lane>::lane_mask,
+    <u64 as Lane>::xor_lanes,
+    <u64 as Lane>::reverse
+);
+lane_float!(
+    f32,
+    8,
+    ps,
+    _mm256_set1_ps,
+    _mm256_cmp_ps,
+    _mm256_min_ps,
+    _mm256_max_ps,
+    _mm256_castsi256_ps,
+    _mm256_castps_si256,
+    _mm256_movemask_ps,
+    COMPRESS_32,
+    _mm256_maskload_ps,
+    u32,
+    <u32 as Lane>::lane_mask,
+    <u32 as Lane>::xor_lanes,
+    <u32 as Lane>::reverse
+);
+
 /// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
 #[inline(always)]
 unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
@@ -445,6 +633,9 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i;
                 r[y] = T::reverse(T::vmax(rx, ry));
             }
         }
+        if B >= 16 {
+            half_clean::<T, K, 4>(r);
+        }
         if B >= 8 {
             half_clean::<T, K, 2>(r);
         }
@@ -455,7 +646,7 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i;
     }
 }
 
-/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 8).
+/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16).
 #[inline(always)]
 unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
     // SAFETY: the caller has AVX2 (see the note on `step`).
@@ -469,6 +660,9 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
         }
         if K >= 8 {
             merge_level::<T, K, 8>(r);
+        }
+        if K >= 16 {
+            merge_level::<T, K, 16>(r);
         }
     }
 }
@@ -500,11 +694,10 @@ unsafe fn sort_regs<T: Lane, const K: usize>(src: *const T, dst: *mut T, n: usiz
 }
 
 /// Registers of the largest network.
-const NETWORK: usize = 8;
-
-/// The largest range the network sorts.
+/// The largest range the network sorts: 64 keys (8 registers of 32-bit keys, 16 of 64-bit
+/// keys).
 pub(super) fn small_max<T: Lane>() -> usize {
-    NETWORK * T::LANES
+    64
 }
 
 /// Sorts at most [`small_max`] keys with the smallest network that holds them (the tests'
@@ -532,8 +725,10 @@ unsafe fn sort_small_into<T: Lane>(src: *const T, dst: *mut T, n: usize) {
             sort_regs::<T, 2>(src, dst, n)
         } else if n <= 4 * l {
             sort_regs::<T, 4>(src, dst, n)
-        } else {
+        } else if n <= 8 * l {
             sort_regs::<T, 8>(src, dst, n)
+        } else {
+            sort_regs::<T, 16>(src, dst, n)
         }
     }
 }
@@ -649,8 +844,9 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 }
                 rl += UNROLL * l;
             }
+            // the step's maximum as a tree, then one max on the running maximum
+            top = T::vmax(top, T::vmax(T::vmax(x[0], x[1]), T::vmax(x[2], x[3])));
             for xi in x {
-                top = T::vmax(top, xi);
                 put_wide::<T>(p, xi, pv, &mut sl, &mut sr);
             }
         }
@@ -710,6 +906,18 @@ unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T
         let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
         let (mut lo, mut hi) = (c, n - (r - c));
         let mut i = r;
+        // two maxima in turn: one running maximum would be a chain of dependent max
+        // instructions as long as the loop (blends of compares for 64-bit integers)
+        let mut top2 = top;
+        while i + 3 * l <= n {
+            let (x, y) = (load(src.add(i)), load(src.add(i + l)));
+            top = T::vmax(top, x);
+            top2 = T::vmax(top2, y);
+            put_wide::<T>(dst, x, pv, &mut lo, &mut hi);
+            put_wide::<T>(dst, y, pv, &mut lo, &mut hi);
+            i += 2 * l;
+        }
+        top = T::vmax(top, top2);
         while i + 2 * l <= n {
             let x = load(src.add(i));
             top = T::vmax(top, x);

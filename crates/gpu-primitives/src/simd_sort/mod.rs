@@ -106,6 +106,72 @@ pub(crate) fn sort_floats_decoded<K: SortKey>(bits: &mut [K::Bits], parallel: bo
     }
 }
 
+/// Sorts `f64` keys (their own bits) ascending in the total order of `SortKey` with the AVX2
+/// float quicksort, when that is this process's path; `false` (keys untouched) otherwise, and
+/// for `f32` (sorted as ordered bits: AVX2 has a min/max of `u32`).
+///
+/// The NaNs are moved to the back first (and sorted there by their ordered bits, usually a
+/// handful), so the rest compare as floats (`vcmppd`, `vminpd`, `vmaxpd`: cheaper than 64-bit
+/// integer compares and blends of ordered bits, which AVX2 has no min/max for). Floats see
+/// `-0.0` and `+0.0` as equal and a compare-exchange may turn one into the other, so the run
+/// of zeros is rewritten afterwards from the count of `-0.0` taken in the first pass: every
+/// `-0.0` first, as the total order has them. Every key keeps its bits.
+pub(crate) fn sort_floats_avx2<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
+    assert_eq!(K::KIND, 2, "float keys only");
+    #[cfg(target_arch = "x86_64")]
+    {
+        // f32 keys stay on the integer path (u32 has a min/max in AVX2)
+        if path() != Path::Avx2 || size_of::<K>() == 4 {
+            return false;
+        }
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
+        unsafe { sort_f64_avx2(cast(keys), parallel) };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        false
+    }
+}
+
+/// The body of [`sort_floats_avx2`].
+///
+/// # Safety
+/// The CPU has AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
+    // NaNs out (to a side buffer), `-0.0` counted
+    let mut nans: Vec<f64> = Vec::new();
+    // SAFETY: the caller's contract.
+    let (m, neg_zeros) = unsafe { avx2::nans_out_f64(keys, &mut nans) };
+    let depth = 2 * (usize::BITS - m.leading_zeros());
+    let parallel =
+        parallel && m >= crate::radix_cpu::PARALLEL_SORT && rayon::current_num_threads() > 1;
+    // SAFETY: the caller's contract; `avx2::Float<f64>` is `f64` (repr(transparent)); no NaN
+    // is left in `keys[..m]`.
+    unsafe {
+        avx2::quicksort(
+            cast::<f64, avx2::Float<f64>>(&mut keys[..m]),
+            depth,
+            parallel,
+        )
+    };
+    let a = keys[..m].partition_point(|&k| k < 0.0);
+    let b = keys[..m].partition_point(|&k| k <= 0.0);
+    keys[a..a + neg_zeros].fill(-0.0);
+    keys[a + neg_zeros..b].fill(0.0);
+    if !nans.is_empty() {
+        let mut bits: Vec<u64> = nans.iter().map(|k| k.to_ordered()).collect();
+        if !sort_unsigned(&mut bits, parallel) {
+            bits.sort_unstable();
+        }
+        for (d, b) in keys[m..].iter_mut().zip(bits) {
+            *d = f64::from_ordered(b);
+        }
+    }
+}
+
 /// Sorts signed integer keys (`K::KIND == 1`: `i32` or `i64`) in their own order, without the
 /// ordered-bits transform; `false` (keys untouched) without the vectorized sort.
 pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
@@ -237,11 +303,30 @@ fn run<T: avx512::Lane + avx2::Lane, F: avx512::Finish<T>>(keys: &mut [T], paral
     } else {
         // SAFETY: AVX2 was detected (`path`).
         unsafe {
-            avx2::quicksort(keys, depth, parallel);
+            if std::any::TypeId::of::<T>() == std::any::TypeId::of::<u64>() {
+                // u64: sorted as i64 with the top bit flipped (AVX2 compares only signed
+                // 64-bit lanes; unsigned ones take two more instructions per compare)
+                let signed = cast::<T, i64>(keys);
+                flip_avx2(signed);
+                avx2::quicksort(&mut *signed, depth, parallel);
+                flip_avx2(signed);
+            } else {
+                avx2::quicksort(keys, depth, parallel);
+            }
             finish_all_avx2::<T, F>(keys); // a pass of its own (nothing for `Keep`)
         }
     }
     true
+}
+
+/// Flips the top bit of every key (u64 <-> i64 order), compiled for AVX2.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn flip_avx2(keys: &mut [i64]) {
+    keys.iter_mut().for_each(|k| *k ^= i64::MIN);
 }
 
 /// [`avx512::finish_all`] compiled for AVX2 (the loop vectorises).
@@ -439,6 +524,50 @@ mod tests {
     fn q256<T: avx2::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
         // SAFETY: AVX2 is detected first.
         has_avx2().then(|| unsafe { avx2::quicksort(v, depth, parallel) })
+    }
+
+    /// The AVX2 float sort of f64, forced: NaNs of both signs and several payloads, zeros of
+    /// both signs, infinities, repeats, against the total order, bits compared.
+    #[test]
+    fn avx2_f64_sort_follows_the_total_order() {
+        use crate::key::SortKey;
+        if !has_avx2() {
+            return;
+        }
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7FF0_0000_0000_0001),
+            f64::from_bits(0xFFF0_0000_0000_0002),
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            -5e-324,
+        ];
+        for n in sizes::<u64>() {
+            for case in 0..4u64 {
+                let v: Vec<f64> = lcg(n, n as u64 ^ case)
+                    .map(|x| match (case, x % 8) {
+                        (0, _) => f64::from_bits(x), // any bits, NaNs included
+                        (1, 0..=3) => specials[(x >> 8) as usize % specials.len()],
+                        (1, _) => (x >> 40) as f64 - 1000.0, // repeats
+                        (2, _) => specials[(x >> 8) as usize % 2], // only zeros
+                        _ => specials[(x >> 8) as usize % 6], // zeros and NaNs
+                    })
+                    .collect();
+                let mut expect: Vec<u64> = v.iter().map(|x| x.to_ordered()).collect();
+                expect.sort_unstable();
+                for parallel in [false, true] {
+                    let mut got = v.clone();
+                    // SAFETY: AVX2 was detected above.
+                    unsafe { super::sort_f64_avx2(&mut got, parallel) };
+                    let got: Vec<u64> = got.iter().map(|x| x.to_ordered()).collect();
+                    assert!(got == expect, "n = {n}, case {case}, parallel {parallel}");
+                }
+            }
+        }
     }
 
     #[test]
