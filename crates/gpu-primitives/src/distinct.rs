@@ -265,6 +265,17 @@ fn distinct_cpu<K: SortKey>(
         let (bits, perm) = argsort_cpu(keys, Equality::Bitwise);
         Ok(group_sorted(&bits, Some(&perm), options))
     } else {
+        if !options.counts
+            && options.equality == Equality::Numeric
+            && let Some(values) = crate::simd_sort::distinct_f64_avx2(keys, true)
+        {
+            return Ok(Distinct {
+                values,
+                counts: None,
+                inverse: None,
+                backend: Backend::Cpu,
+            });
+        }
         let bits = sorted_bits_cpu(keys);
         // values alone with AVX-512: grouped in place at memory speed (one thread is enough)
         let vector = !options.counts && crate::simd_sort::available();

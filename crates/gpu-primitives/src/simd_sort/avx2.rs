@@ -1088,3 +1088,110 @@ pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool)
         }
     }
 }
+
+/// Groups the sorted ordered bits of `f32` keys in place under numpy's equality (`-0.0` is
+/// `+0.0`, all NaNs one value): the first key of every group, turned back into the float's
+/// bits, is written to the front of `v`, in order; returns how many. A register at a time,
+/// as the AVX-512 `group_heads`: classes against the classes shifted by one lane give the
+/// heads, packed by the lane-mask table and stored whole at the write position (never past
+/// the read position).
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn group_f32_bits(v: &mut [u32]) -> usize {
+    use crate::key::{F32_NEG_NAN_BLOCK, F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let class = |x: __m256i| {
+        let c = _mm256_min_epu32(x, _mm256_set1_epi32((F32_ORD_INF + 1) as i32));
+        let z = _mm256_cmpeq_epi32(c, _mm256_set1_epi32(F32_ORD_NEG_ZERO as i32));
+        _mm256_blendv_epi8(c, _mm256_set1_epi32(F32_ORD_POS_ZERO as i32), z)
+    };
+    let decode = |x: __m256i| {
+        // f32::from_ordered: t = bits + NEG_NAN_BLOCK; top bit set: t ^ 0x8000_0000, else !t
+        let t = _mm256_add_epi32(x, _mm256_set1_epi32(F32_NEG_NAN_BLOCK as i32));
+        let clear = _mm256_srai_epi32::<31>(t);
+        let flip = _mm256_or_si256(
+            _mm256_xor_si256(clear, _mm256_set1_epi32(-1)),
+            _mm256_set1_epi32(i32::MIN),
+        );
+        _mm256_xor_si256(t, flip)
+    };
+    let up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: loads cover `i..i + c`, `c <= n - i`; a whole store covers `m..m + 8` only
+    // inside `v`, else the `k` heads (`m + k <= i + c <= n`), and `m <= i`: only keys loaded
+    // already are overwritten.
+    unsafe {
+        let mut prev = _mm256_setzero_si256();
+        while i < n {
+            let c = (n - i).min(8);
+            let x = load_first::<u32>(p.add(i), c);
+            let cls = class(x);
+            // the classes shifted up a lane, the previous register's last in lane 0
+            let last = _mm256_permutevar8x32_epi32(prev, _mm256_set1_epi32(7));
+            let shifted = _mm256_blend_epi32::<1>(_mm256_permutevar8x32_epi32(cls, up), last);
+            let same = <u32 as Lane>::movemask(_mm256_cmpeq_epi32(cls, shifted));
+            let mut heads = !same & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let w = <u32 as Lane>::compress(heads, decode(x));
+            let k = heads.count_ones() as usize;
+            if m + 8 <= n {
+                _mm256_storeu_si256(p.add(m).cast(), w);
+            } else {
+                store_first::<u32>(p.add(m), k, w);
+            }
+            m += k;
+            prev = cls;
+            i += 8;
+        }
+    }
+    m
+}
+
+/// Groups sorted `f64` keys (the float sort's output: NaNs last) in place under numpy's
+/// equality: the first key of every group is written to the front of `v`, in order; returns
+/// how many. As [`group_f32_bits`], with float compares (`-0.0 == +0.0`; two NaNs equal).
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn group_f64(v: &mut [f64]) -> usize {
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: as in `group_f32_bits`, 4 lanes a register.
+    unsafe {
+        let mut prev = _mm256_setzero_pd();
+        while i < n {
+            let c = (n - i).min(4);
+            let x = _mm256_castsi256_pd(load_first::<u64>(p.add(i).cast(), c));
+            let last = _mm256_permute4x64_pd::<0b11_11_11_11>(prev);
+            let shifted = _mm256_blend_pd::<1>(_mm256_permute4x64_pd::<0b10_01_00_11>(x), last);
+            let eq = _mm256_cmp_pd::<_CMP_EQ_OQ>(x, shifted);
+            let nans = _mm256_and_pd(
+                _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x),
+                _mm256_cmp_pd::<_CMP_UNORD_Q>(shifted, shifted),
+            );
+            let same = _mm256_movemask_pd(_mm256_or_pd(eq, nans)) as u32;
+            let mut heads = !same & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let w = <u64 as Lane>::compress(heads, _mm256_castpd_si256(x));
+            let k = heads.count_ones() as usize;
+            if m + 4 <= n {
+                _mm256_storeu_si256(p.add(m).cast(), w);
+            } else {
+                store_first::<u64>(p.add(m).cast(), k, w);
+            }
+            m += k;
+            prev = x;
+            i += 4;
+        }
+    }
+    m
+}

@@ -172,6 +172,35 @@ unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
     }
 }
 
+/// `distinct`'s values of `f64` keys under numpy's equality with the AVX2 float sort: a copy
+/// sorted as floats ([`sort_floats_avx2`]), then grouped by float compares in place (no
+/// ordered bits to encode and decode). `None` off the AVX2 path or for other keys.
+pub(crate) fn distinct_f64_avx2<K: SortKey>(keys: &[K], parallel: bool) -> Option<Vec<K>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if path() != Path::Avx2 || K::KIND != 2 || size_of::<K>() != 8 {
+            return None;
+        }
+        let mut v = keys.to_vec();
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
+        unsafe {
+            let f = cast::<K, f64>(&mut v);
+            sort_f64_avx2(f, parallel);
+            let m = avx2::group_f64(f);
+            v.truncate(m);
+        }
+        if v.len() < v.capacity() / 2 {
+            v.shrink_to_fit();
+        }
+        Some(v)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        None
+    }
+}
+
 /// Sorts signed integer keys (`K::KIND == 1`: `i32` or `i64`) in their own order, without the
 /// ordered-bits transform; `false` (keys untouched) without the vectorized sort.
 pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
@@ -235,6 +264,13 @@ pub(crate) fn group_sorted_bits<K: SortKey>(
     #[cfg(target_arch = "x86_64")]
     {
         use crate::key::Equality;
+        if path() == Path::Avx2 && size_of::<K>() == 4 && K::KIND == 2 {
+            if equality != Equality::Numeric {
+                return None;
+            }
+            // SAFETY: AVX2 was detected (`path`); a 4-byte float key's bits are u32.
+            return Some(unsafe { avx2::group_f32_bits(cast(bits)) });
+        }
         if path() != Path::Avx512 {
             return None;
         }
@@ -566,6 +602,51 @@ mod tests {
                     let got: Vec<u64> = got.iter().map(|x| x.to_ordered()).collect();
                     assert!(got == expect, "n = {n}, case {case}, parallel {parallel}");
                 }
+            }
+        }
+    }
+
+    /// The AVX2 groupings of sorted floats, forced, against `distinct_reference`: values
+    /// equal as numbers, the representative the group's first key in the total order.
+    #[test]
+    fn avx2_float_groupings_follow_numpy_equality() {
+        use crate::key::SortKey;
+        if !has_avx2() {
+            return;
+        }
+        let specials = [0.0, -0.0, f64::NAN, -f64::NAN, f64::INFINITY, 1.5, -1.5];
+        for n in sizes::<u64>() {
+            for case in 0..3u64 {
+                let v: Vec<f64> = lcg(n, n as u64 ^ case)
+                    .map(|x| match case {
+                        0 => specials[(x >> 8) as usize % specials.len()],
+                        1 => f64::from_bits(x),
+                        _ => ((x >> 56) as f64) * 0.25,
+                    })
+                    .collect();
+                let (want, _, _) = crate::distinct_reference(&v);
+                let want: Vec<u64> = want.iter().map(|x| x.to_ordered()).collect();
+                let mut sorted = v.clone();
+                // SAFETY: AVX2 was detected above.
+                let m = unsafe {
+                    super::sort_f64_avx2(&mut sorted, false);
+                    avx2::group_f64(&mut sorted)
+                };
+                let got: Vec<u64> = sorted[..m].iter().map(|x| x.to_ordered()).collect();
+                assert!(got == want, "f64 n = {n}, case {case}");
+
+                let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                let (want, _, _) = crate::distinct_reference(&v32);
+                let want: Vec<u32> = want.iter().map(|x| x.to_ordered()).collect();
+                let mut bits: Vec<u32> = v32.iter().map(|x| x.to_ordered()).collect();
+                bits.sort_unstable();
+                // SAFETY: AVX2 was detected above.
+                let m = unsafe { avx2::group_f32_bits(&mut bits) };
+                let got: Vec<u32> = bits[..m]
+                    .iter()
+                    .map(|&b| f32::from_bits(b).to_ordered())
+                    .collect();
+                assert!(got == want, "f32 n = {n}, case {case}");
             }
         }
     }
