@@ -188,12 +188,13 @@ pub fn sort_into<K: SortKey>(
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
-/// CPU with AVX-512F and BMI2 (detected at run time): an in-place vectorized quicksort
-/// (compress-based partitions, sorting networks in registers for small ranges, the sides of
-/// partitions on separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n`
-/// depth limit; floats decoded by its last stores);
+/// CPU with AVX-512F and BMI2, or else AVX2 (detected at run time): an in-place vectorized
+/// quicksort (compress-based partitions, ranges of up to 2048 keys out of place through a
+/// stack buffer, sorting networks in registers for small ranges, the sides of partitions on
+/// separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n` depth limit;
+/// floats decoded by its last stores, or with AVX2 `f64` compared as floats);
 /// equal ordered bits are identical keys, so the unstable sort cannot be told from a stable
-/// one. Other CPUs (and `WARPATH_SIMD_SORT=off`; `=avx2` picks an AVX2 quicksort): LSD radix
+/// one. Other CPUs (and `WARPATH_SIMD_SORT=off`): LSD radix
 /// sort with 8-bit digits on all rayon threads; one upfront read builds the
 /// histograms of all digits and passes whose digit is the same for every key are skipped (so
 /// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
