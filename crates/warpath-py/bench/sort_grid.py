@@ -27,10 +27,12 @@ overhead (``n = 1`` and ``n = 16``, u32 and f64, each op).
 it is imported. The header shows what numpy dispatches to afterwards (and a 10^6 u32
 ``np.sort`` time, about 1.6x longer on Zen 5 without AVX-512).
 
-Sizes per op: ``--max-n sort=1e8,argsort=1e8,unique=1e7`` (the default) skips larger cells:
-numpy's ``unique`` of integers counts through a hash table (3 s at 10^6 on Zen 5, several
-minutes at 10^8), and ``argsort`` at 10^8 takes numpy 10-25 s a call (stable) on one core,
-with ``--repeat-large`` (default 3) samples at 10^8. Memory: 10^8 x 8 bytes is 800 MB per array;
+Sizes per op (and per dtype): the default ``--max-n
+sort=1e8,argsort=1e8,unique=1e7,unique:f32=1e8,unique:f64=1e8`` runs every cell but
+``unique`` of integers at 10^8: numpy's ``unique`` of integers counts through a hash table (3 s
+a call at 10^6 on Zen 5, minutes at 10^8). ``argsort`` at 10^8 takes numpy 10-25 s a call on
+one core (its default and its stable kind alike, with NaNs in the input); 10^8 cells take
+``--repeat-large`` (default 3) samples. The whole default grid takes about 20-30 minutes. Memory: 10^8 x 8 bytes is 800 MB per array;
 an argsort cell holds the input, three int64 results and numpy's scratch, about 4 GB.
 
 Usage::
@@ -63,8 +65,8 @@ def parse_args(argv=None):
     ap.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7,1e8")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--ops", default=",".join(OPS))
-    ap.add_argument("--max-n", default="sort=1e8,argsort=1e8,unique=1e7",
-                    help="largest n per op (op=n,...); larger cells are skipped")
+    ap.add_argument("--max-n", default="sort=1e8,argsort=1e8,unique=1e7,unique:f32=1e8,unique:f64=1e8",
+                    help="largest n per op (op=n or op:dtype=n, comma-separated); larger cells are skipped")
     ap.add_argument("--repeat", type=int, default=9, help="samples per contender (n < 1e8)")
     ap.add_argument("--repeat-large", type=int, default=3, help="samples per contender at n >= 1e8")
     ap.add_argument("--min-sample", type=float, default=2e-3,
@@ -229,8 +231,8 @@ def main():
     ops = [o for o in OPS if o in args.ops.split(",")]
     max_n = {op: 10**18 for op in OPS}
     for item in filter(None, args.max_n.split(",")):
-        op, n = item.split("=")
-        max_n[op] = int(float(n))
+        key, n = item.split("=")
+        max_n[key] = int(float(n))
     if args.prefault_gb > 0:
         b = np.ones(int(args.prefault_gb * 2**30), dtype=np.uint8)
         del b
@@ -255,9 +257,9 @@ def main():
     ok_all = True
     for op in ops:
         for n in sizes:
-            if n > max_n[op]:
-                continue
             for d in dtypes:
+                if n > max_n.get(f"{op}:{d}", max_n[op]):
+                    continue
                 a = make(np, d, n, rng)
                 ok = check(np, op, reference(np, op, a) if op != "sort" else np.sort(a),
                            {"sort": warpath.sort, "argsort": warpath.argsort, "unique": warpath.unique}[op](a))

@@ -646,12 +646,76 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i;
     }
 }
 
+/// Batcher's odd–even merge sort network on `N` inputs (see the AVX-512 path's `batcher`).
+const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
+    let mut out = [(0, 0); C];
+    let mut c = 0;
+    let mut p = 1;
+    while p < N {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < N {
+                let mut i = 0;
+                while i < k && i + j + k < N {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        out[c] = (i + j, i + j + k);
+                        c += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    assert!(c == C, "comparator count");
+    out
+}
+
+/// Batcher's network on 4 inputs.
+const COLUMNS_4: [(usize, usize); 5] = batcher::<4, 5>();
+
+/// Sorts every register of 4 lanes in `r` (`K >= 4`), as [`sort_each`] does, with fewer
+/// instructions: each square of 4 registers is sorted lane by lane across its registers
+/// (lane-wise min and max only) and transposed, so each register holds a sorted column.
+/// (For 8 lanes the 8 x 8 transpose needs more registers than AVX2 has, and was slower.)
+#[inline(always)]
+unsafe fn sort_each_square<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    debug_assert_eq!(T::LANES, 4);
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        for base in (0..K).step_by(4) {
+            for &(a, b) in &COLUMNS_4 {
+                let (x, y) = (r[base + a], r[base + b]);
+                r[base + a] = T::vmin(x, y);
+                r[base + b] = T::vmax(x, y);
+            }
+            // 4 x 4 transpose of 64-bit lanes
+            let q: [__m256i; 4] = std::array::from_fn(|i| r[base + i]);
+            let t0 = _mm256_unpacklo_epi64(q[0], q[1]);
+            let t1 = _mm256_unpackhi_epi64(q[0], q[1]);
+            let t2 = _mm256_unpacklo_epi64(q[2], q[3]);
+            let t3 = _mm256_unpackhi_epi64(q[2], q[3]);
+            r[base] = _mm256_permute2x128_si256::<0x20>(t0, t2);
+            r[base + 1] = _mm256_permute2x128_si256::<0x20>(t1, t3);
+            r[base + 2] = _mm256_permute2x128_si256::<0x31>(t0, t2);
+            r[base + 3] = _mm256_permute2x128_si256::<0x31>(t1, t3);
+        }
+    }
+}
+
 /// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16).
 #[inline(always)]
 unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
     // SAFETY: the caller has AVX2 (see the note on `step`).
     unsafe {
-        sort_each::<T, K>(r);
+        if T::LANES == 4 && K >= 4 {
+            sort_each_square::<T, K>(r);
+        } else {
+            sort_each::<T, K>(r);
+        }
         if K >= 2 {
             merge_level::<T, K, 2>(r);
         }

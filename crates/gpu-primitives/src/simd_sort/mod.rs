@@ -63,6 +63,12 @@ fn detect() -> (bool, bool) {
     }
 }
 
+/// From this many keys the quicksort runs on all rayon threads (the two sides of each
+/// partition of at least 2^14 keys on separate threads). Below it, a sort of well under a
+/// millisecond, waking a second thread costs more than it saves on a loaded machine: 10^5 u32
+/// on 2 threads 0.177 ms, on one 0.161 ms.
+const PARALLEL_QUICKSORT: usize = 1 << 17;
+
 /// Whether this process runs a vectorized sort.
 pub(crate) fn available() -> bool {
     path() != Path::Portable
@@ -146,8 +152,7 @@ unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
     // SAFETY: the caller's contract.
     let (m, neg_zeros) = unsafe { avx2::nans_out_f64(keys, &mut nans) };
     let depth = 2 * (usize::BITS - m.leading_zeros());
-    let parallel =
-        parallel && m >= crate::radix_cpu::PARALLEL_SORT && rayon::current_num_threads() > 1;
+    let parallel = parallel && m >= PARALLEL_QUICKSORT && rayon::current_num_threads() > 1;
     // SAFETY: the caller's contract; `avx2::Float<f64>` is `f64` (repr(transparent)); no NaN
     // is left in `keys[..m]`.
     unsafe {
@@ -328,11 +333,7 @@ fn run<T: avx512::Lane + avx2::Lane, F: avx512::Finish<T>>(keys: &mut [T], paral
         return false;
     }
     let depth = 2 * (usize::BITS - keys.len().leading_zeros());
-    // Below 2^17 keys (a sort of well under a millisecond) waking a second thread costs more
-    // than it saves: 10^5 u32 on 2 threads 0.177 ms, on one 0.161 ms.
-    let parallel = parallel
-        && keys.len() >= crate::radix_cpu::PARALLEL_SORT
-        && rayon::current_num_threads() > 1;
+    let parallel = parallel && keys.len() >= PARALLEL_QUICKSORT && rayon::current_num_threads() > 1;
     if path == Path::Avx512 {
         // SAFETY: AVX-512F, POPCNT and BMI2 were detected (`path`).
         unsafe { avx512::quicksort::<T, F>(keys, depth, parallel) };
