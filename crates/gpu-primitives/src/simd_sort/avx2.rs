@@ -5,7 +5,7 @@
 //! from a table of all lane masks, the others after them), no unsigned or 64-bit min/max
 //! (compares of sign-flipped keys and blends stand in) and no mask registers (masked loads
 //! take a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
-//! exact copies through the stack, by fixed-size moves). Partition in place: `UNROLL`
+//! exact copies through the stack, by fixed-size moves). Partition in place: `UNROLL` (8)
 //! registers per step from the end with fewer free slots, `UNROLL + 1` held at each end, so
 //! that each register, permuted, goes out by two whole-register stores. Ranges of at most
 //! 2048 keys are sorted out of place (a buffer on the stack) with a ninther pivot. Small
@@ -831,7 +831,7 @@ unsafe fn put_wide<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, 
 }
 
 /// Registers read per step of the partition's main loop.
-const UNROLL: usize = 4;
+const UNROLL: usize = 8;
 /// Registers held at each end: one more than a step reads (see [`partition`]).
 const HELD: usize = UNROLL + 1;
 
@@ -901,15 +901,22 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 rr -= UNROLL * l;
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = load(p.add(rr + i * l));
+                    // the block eight steps on, on this side (a prefetch never faults)
+                    let next = p.wrapping_add(rr + i * l).wrapping_sub(8 * UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
             } else {
                 for (i, xi) in x.iter_mut().enumerate() {
                     *xi = load(p.add(rl + i * l));
+                    let next = p.wrapping_add(rl + i * l + 8 * UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
                 }
                 rl += UNROLL * l;
             }
             // the step's maximum as a tree, then one max on the running maximum
-            top = T::vmax(top, T::vmax(T::vmax(x[0], x[1]), T::vmax(x[2], x[3])));
+            let a = T::vmax(T::vmax(x[0], x[1]), T::vmax(x[2], x[3]));
+            let b = T::vmax(T::vmax(x[4], x[5]), T::vmax(x[6], x[7]));
+            top = T::vmax(top, T::vmax(a, b));
             for xi in x {
                 put_wide::<T>(p, xi, pv, &mut sl, &mut sr);
             }
