@@ -647,8 +647,10 @@ fn equal_runs(words: &[u64], low_bits: u32, parallel: bool) -> Vec<std::ops::Ran
     let scan = |lo: usize, hi: usize| {
         let mut runs = Vec::new();
         let mut j = lo.max(1);
-        if lo > 0 {
-            // the rest of a run that started before `lo` belongs to the chunk it started in
+        // A run belongs to the chunk holding its first `same(j)`, whose scan follows it past
+        // its own end; a run whose first `same` is `same(lo)` itself (starting at `lo - 1`)
+        // is this chunk's.
+        if lo > 1 && same(lo - 1) {
             while j < hi && same(j) {
                 j += 1;
             }

@@ -111,6 +111,30 @@ fn argsort_into_sorts_keys_equal_in_their_top_bits() {
                 .map(|i| if i % 2 == 0 { 0 } else { u64::MAX })
                 .collect(),
         );
+        // many short runs: a tenth as many high parts as keys (runs start at every position,
+        // the last of a parallel chunk included)
+        let parts = (n as u64 / 10).max(1);
+        cases.push(
+            (0..n)
+                .map(|_| {
+                    let hi = rng
+                        .random_range(0..parts)
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    (hi << idx_bits) | rng.random_range(0..1u64 << idx_bits)
+                })
+                .collect(),
+        );
+        // a run that starts at the last position of the first 2^16-key chunk: distinct high
+        // parts but for three keys there, which differ only in the bits the words leave
+        // out, in descending input order
+        let mut v: Vec<u64> = (0..n as u64).map(|i| (i << 24) | 0xFF_FFFF).collect();
+        v[n - 1] = u64::MAX;
+        if n > 65_540 {
+            for (k, i) in [65_535usize, 65_536, 65_537].into_iter().enumerate() {
+                v[i] = (65_535 << 24) | (3 - k as u64);
+            }
+        }
+        cases.push(v);
         for (c, keys) in cases.iter().enumerate() {
             let perm = common::argsort_numpy(keys);
             assert_eq!(argsort_i64(keys), widen(&perm), "u64 case {c} n={n}");

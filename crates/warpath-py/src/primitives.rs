@@ -1,4 +1,4 @@
-//! `sort`, `argsort` and `unique` over numpy arrays (gpu-primitives' radix sort and distinct).
+//! `sort`, `argsort` and `unique` over numpy arrays (gpu-primitives' sorts and distinct).
 
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
@@ -134,8 +134,8 @@ macro_rules! typed {
 }
 
 /// `f` on the keys of `a`. Below [`DETACH_MIN`] keys (read with the GIL held throughout) the
-/// array is read without rust-numpy's borrow bookkeeping, which costs about as much as
-/// sorting a few hundred keys; larger arrays, read with the GIL released, are borrowed.
+/// array is read without rust-numpy's borrow bookkeeping (a lock and a hash map entry, about a
+/// tenth of a whole small call); larger arrays, read with the GIL released, are borrowed.
 fn with_keys<'py, K: Element, T>(
     a: &Bound<'py, PyArray1<K>>,
     f: impl FnOnce(ndarray::ArrayView1<'_, K>) -> PyResult<T>,
