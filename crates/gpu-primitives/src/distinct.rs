@@ -265,8 +265,21 @@ fn distinct_cpu<K: SortKey>(
         let (bits, perm) = argsort_cpu(keys, Equality::Bitwise);
         Ok(group_sorted(&bits, Some(&perm), options))
     } else {
+        if !options.counts
+            && options.equality == Equality::Numeric
+            && let Some(values) = crate::simd_sort::distinct_f64_avx2(keys, true)
+        {
+            return Ok(Distinct {
+                values,
+                counts: None,
+                inverse: None,
+                backend: Backend::Cpu,
+            });
+        }
         let bits = sorted_bits_cpu(keys);
-        if n >= PARALLEL_SORT && rayon::current_num_threads() > 1 {
+        // values alone with AVX-512: grouped in place at memory speed (one thread is enough)
+        let vector = !options.counts && crate::simd_sort::available();
+        if n >= PARALLEL_SORT && rayon::current_num_threads() > 1 && !vector {
             Ok(group_sorted(&bits, None, options))
         } else {
             Ok(group_in_place(bits, options))
@@ -288,7 +301,34 @@ fn group_in_place<K: SortKey>(bits: Vec<K::Bits>, options: DistinctOptions) -> D
     let class = |b: K::Bits| options.equality.class::<K>(b);
     let mut counts = Vec::new();
     let mut m = 0;
-    if n > 0 {
+    let grouped = if options.counts {
+        None
+    } else {
+        crate::simd_sort::group_sorted_bits::<K>(&mut bits, options.equality)
+    };
+    let as_bits = |k: K| {
+        // SAFETY: K and K::Bits are sealed plain numbers of the same size (asserted above).
+        unsafe { std::mem::transmute_copy::<K, K::Bits>(&k) }
+    };
+    if let Some(heads) = grouped {
+        m = heads;
+    } else if n > 0 && !options.counts {
+        // Without branches: every key is written, decoded, at the write position, which moves
+        // on past group heads only (a slot written is one read before, or the key's own).
+        m = crate::sort::wide(|| {
+            let mut prev = class(bits[0]);
+            bits[0] = as_bits(K::from_ordered(bits[0]));
+            let mut m = 1;
+            for i in 1..n {
+                let b = bits[i];
+                let c = class(b);
+                bits[m] = as_bits(K::from_ordered(b));
+                m += usize::from(c != prev);
+                prev = c;
+            }
+            m
+        });
+    } else if n > 0 {
         let mut prev = class(bits[0]);
         let mut start = 0;
         let head = K::from_ordered(bits[0]);

@@ -186,13 +186,13 @@ pub trait Summable: Element {
 pub(crate) const F32_NEG_NAN_BLOCK: u32 = 0x007F_FFFF;
 pub(crate) const F64_NEG_NAN_BLOCK: u64 = 0x000F_FFFF_FFFF_FFFF;
 /// Ordered bits of `-0.0`, `+0.0` and `+inf` (`f32`); every NaN orders above `+inf`.
-const F32_ORD_NEG_ZERO: u32 = 0x7F80_0000;
-const F32_ORD_POS_ZERO: u32 = 0x7F80_0001;
-const F32_ORD_INF: u32 = 0xFF00_0001;
+pub(crate) const F32_ORD_NEG_ZERO: u32 = 0x7F80_0000;
+pub(crate) const F32_ORD_POS_ZERO: u32 = 0x7F80_0001;
+pub(crate) const F32_ORD_INF: u32 = 0xFF00_0001;
 /// The same for `f64`.
-const F64_ORD_NEG_ZERO: u64 = 0x7FF0_0000_0000_0000;
-const F64_ORD_POS_ZERO: u64 = 0x7FF0_0000_0000_0001;
-const F64_ORD_INF: u64 = 0xFFE0_0000_0000_0001;
+pub(crate) const F64_ORD_NEG_ZERO: u64 = 0x7FF0_0000_0000_0000;
+pub(crate) const F64_ORD_POS_ZERO: u64 = 0x7FF0_0000_0000_0001;
+pub(crate) const F64_ORD_INF: u64 = 0xFFE0_0000_0000_0001;
 
 macro_rules! element {
     ($t:ty, $name:literal) => {

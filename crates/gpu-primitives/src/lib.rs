@@ -33,7 +33,7 @@ pub use select::{
     split_by_flags, split_by_flags_reference,
 };
 pub use sort::{
-    argsort, radix_passes_needed, radix_sort, radix_sort_desc, radix_sort_pairs,
+    argsort, argsort_into, radix_passes_needed, radix_sort, radix_sort_desc, radix_sort_pairs,
     radix_sort_pairs_desc, sort_into, sort_reference,
 };
 

@@ -67,6 +67,13 @@ fn cpu_sort<K: SortKey, V: Copy + Send + Sync>(keys: &mut [K], vals: &mut [V], d
     if K::KIND == 1 && !desc && size_of::<V>() == 0 && crate::simd_sort::sort_signed(keys, true) {
         return; // signed ascending keys: sorted as themselves, no transform
     }
+    if K::KIND == 2
+        && !desc
+        && size_of::<V>() == 0
+        && crate::simd_sort::sort_floats_avx2(keys, true)
+    {
+        return; // floats ascending, AVX2: compared as floats
+    }
     // keys -> ordered bits in place, sorted, and back
     map_in_place(keys, |k| encode(k, desc));
     if K::KIND == 2 && !desc && size_of::<V>() == 0 {
@@ -118,17 +125,27 @@ pub fn sort_into<K: SortKey>(
     crate::radix_cpu::advise_huge_pages(dst);
     // Signed keys are copied as they are when the vectorized sort takes them without the
     // ordered-bits transform.
+    // f64 on the AVX2 path: sorted as floats (see `sort_floats_avx2`), copied as they are
+    let avx2_floats = K::KIND == 2
+        && size_of::<K>() == 8
+        && crate::simd_sort::path() == crate::simd_sort::Path::Avx2;
     let plain = K::KIND == 0
         || !matches!(target, Target::Cpu)
-        || (K::KIND == 1 && crate::simd_sort::available());
+        || (K::KIND == 1 && crate::simd_sort::available())
+        || avx2_floats;
+    if matches!(target, Target::Cpu) && crate::simd_sort::sort_small_into(src, dst) {
+        return Ok(Backend::Cpu); // small integer keys: sorted from `src` straight into `dst`
+    }
     let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
         if plain {
             d.iter_mut().zip(s).for_each(|(d, &k)| {
                 d.write(k);
             });
         } else {
-            d.iter_mut().zip(s).for_each(|(d, &k)| {
-                d.write(encode(k, false));
+            wide(|| {
+                d.iter_mut().zip(s).for_each(|(d, &k)| {
+                    d.write(encode(k, false));
+                })
             });
         }
     };
@@ -146,6 +163,11 @@ pub fn sort_into<K: SortKey>(
         Target::Cpu if K::KIND == 1 && plain => {
             let sorted = crate::simd_sort::sort_signed(keys, true);
             debug_assert!(sorted, "the vectorized sort was available above");
+            Ok(Backend::Cpu)
+        }
+        Target::Cpu if avx2_floats => {
+            let sorted = crate::simd_sort::sort_floats_avx2(keys, true);
+            debug_assert!(sorted, "the AVX2 path was checked above");
             Ok(Backend::Cpu)
         }
         Target::Cpu => {
@@ -166,12 +188,13 @@ pub fn sort_into<K: SortKey>(
 /// Sorts `keys` ascending in the total order of [`SortKey`] (for floats: `-0.0` before `+0.0`,
 /// NaNs last; the bits of every key are preserved). Reports where it ran.
 ///
-/// CPU with AVX-512F and BMI2 (detected at run time): an in-place vectorized quicksort
-/// (compress-based partitions, sorting networks in registers for small ranges, the sides of
-/// partitions on separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n`
-/// depth limit; floats decoded by its last stores);
+/// CPU with AVX-512F and BMI2, or else AVX2 (detected at run time): an in-place vectorized
+/// quicksort (compress-based partitions, ranges of up to 2048 keys out of place through a
+/// stack buffer, sorting networks in registers for small ranges, the sides of partitions on
+/// separate rayon threads from 2^17 keys, `sort_unstable` past a `2 log2 n` depth limit;
+/// floats decoded by its last stores, or with AVX2 `f64` compared as floats);
 /// equal ordered bits are identical keys, so the unstable sort cannot be told from a stable
-/// one. Other CPUs (and `WARPATH_SIMD_SORT=off`; `=avx2` picks an AVX2 quicksort): LSD radix
+/// one. Other CPUs (and `WARPATH_SIMD_SORT=off`): LSD radix
 /// sort with 8-bit digits on all rayon threads; one upfront read builds the
 /// histograms of all digits and passes whose digit is the same for every key are skipped (so
 /// small numbers in wide types cost fewer passes); below 4096 keys a comparison sort on one
@@ -405,6 +428,265 @@ pub fn argsort<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<u32>, Primitive
             gpu_argsort(gpu, &mut copy, false, Some(Equality::Numeric))
         }
     }
+}
+
+/// [`argsort`] written into `dst` as `i64` (numpy's index type), the door for callers that
+/// return numpy's `argsort`: no `u32` vector to widen afterwards. `dst` may be uninitialised
+/// (a fresh output buffer); every slot is written.
+///
+/// On the CPU with the vectorized sort (AVX-512 or AVX2), keys are sorted as one 8-byte word
+/// each, in `dst` itself: the key's numeric class (its differing bits, as many as fit) above
+/// its index. The words are distinct and the index breaks ties, so the unstable vectorized
+/// sort gives the stable permutation; keys whose words tie in the class bits kept are sorted
+/// again by the rest (see `argsort_packed`). Without it: the LSD radix argsort, widened.
+///
+/// # Complexity
+/// As [`argsort`]; with the vectorized sort `O(n log n)` expected work and no extra memory
+/// (runs of keys equal in their kept bits: a second sort of each run).
+///
+/// # Errors
+/// [`PrimitiveError::LengthMismatch`] when the slices differ in length; otherwise as
+/// [`argsort`].
+///
+/// # Examples
+/// ```
+/// use std::mem::MaybeUninit;
+/// use gpu_primitives::{argsort_into, Exec};
+/// let keys = [0.0f32, f32::NAN, -0.0, -1.0, -f32::NAN];
+/// let mut dst = vec![MaybeUninit::<i64>::uninit(); keys.len()];
+/// argsort_into(&keys, &mut dst, Exec::Cpu)?;
+/// // SAFETY: argsort_into wrote every slot.
+/// let perm: Vec<i64> = dst.into_iter().map(|x| unsafe { x.assume_init() }).collect();
+/// assert_eq!(perm, [3, 0, 2, 1, 4]); // np.argsort(keys, kind="stable")
+/// # Ok::<(), gpu_primitives::PrimitiveError>(())
+/// ```
+pub fn argsort_into<K: SortKey>(
+    keys: &[K],
+    dst: &mut [MaybeUninit<i64>],
+    exec: Exec,
+) -> Result<Backend, PrimitiveError> {
+    PrimitiveError::check_len("dst", keys.len(), dst.len())?;
+    let n = keys.len();
+    if n > u32::MAX as usize {
+        return Err(PrimitiveError::TooManyForU32Index { n });
+    }
+    let widen = |perm: &[u32], dst: &mut [MaybeUninit<i64>]| {
+        let w = |(d, &p): (&mut MaybeUninit<i64>, &u32)| {
+            d.write(i64::from(p));
+        };
+        if n < PARALLEL_SORT {
+            dst.iter_mut().zip(perm).for_each(w);
+        } else {
+            dst.par_iter_mut().zip(perm).for_each(w);
+        }
+    };
+    match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
+        Target::Cpu => {
+            if n > 0 && crate::simd_sort::available() {
+                argsort_packed(keys, dst);
+            } else {
+                widen(&argsort_cpu(keys, Equality::Numeric).1, dst);
+            }
+            Ok(Backend::Cpu)
+        }
+        Target::Cuda(gpu) => {
+            let mut copy = keys.to_vec();
+            widen(
+                &gpu_argsort(gpu, &mut copy, false, Some(Equality::Numeric))?,
+                dst,
+            );
+            Ok(Backend::Cuda)
+        }
+    }
+}
+
+/// Runs `f` compiled for AVX-512, or AVX2, when the CPU has it: the loops `f` inlines
+/// (passes over keys and words) vectorise to wide registers instead of the baseline's SSE2.
+#[inline(always)]
+pub(crate) fn wide<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi2,popcnt")]
+        unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        #[target_feature(enable = "avx2,fma,bmi2,popcnt")]
+        unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        if gpu_runtime::cpu::has_avx512() {
+            // SAFETY: the CPU has these features (detected at run time).
+            return unsafe { avx512(f) };
+        }
+        if gpu_runtime::cpu::has_avx2() {
+            // SAFETY: as above.
+            return unsafe { avx2(f) };
+        }
+    }
+    f()
+}
+
+/// The stable permutation of `keys` (`1 <= n <= 2^32`) by the vectorized sort of one 8-byte
+/// word per key, written in `dst`: the key's numeric class above its index. The index takes
+/// `b = ceil(log2 n)` bits, which leaves `64 - b` bits for the class, of which only the bits
+/// that differ between keys count (the bits all keys share are dropped). When the class's
+/// differing bits fit (always for 4-byte keys) the sorted words are the stable permutation
+/// already: every word is distinct and the index breaks ties. Otherwise the words hold the
+/// class's top `64 - b` differing bits, and each run of words equal there (rare for real
+/// data: keys that agree in their top `64 - b` differing bits, or equal keys) is sorted again
+/// by the remaining low bits, at most `b` of them, above the index.
+fn argsort_packed<K: SortKey>(keys: &[K], dst: &mut [MaybeUninit<i64>]) {
+    let n = keys.len();
+    debug_assert!(n >= 1 && n as u64 <= 1 << 32 && dst.len() == n);
+    const CHUNK: usize = 1 << 16;
+    let parallel = n >= PARALLEL_SORT;
+    let class = |k: &K| Equality::Numeric.class::<K>(k.to_ordered()).to_u64();
+    let idx_bits = usize::BITS - (n - 1).leading_zeros(); // 0 for one key
+    let idx_mask = (1u64 << idx_bits) - 1;
+    let words_for = |high: u32| {
+        let keep = if high == 64 {
+            u64::MAX
+        } else {
+            (1u64 << high) - 1
+        };
+        let shift = high.saturating_sub(64 - idx_bits); // low class bits left out
+        (keep, shift)
+    };
+    // Words for classes differing in all their bits, and (8-byte keys) the bits in which they
+    // do differ, in one pass; a second pass when some high bits turn out shared by every key.
+    let pack = |high: u32, base: usize, d: &mut [MaybeUninit<i64>], s: &[K], c0: u64| {
+        let (keep, shift) = words_for(high);
+        let mut diff = 0u64;
+        for (i, (d, k)) in d.iter_mut().zip(s).enumerate() {
+            let c = class(k);
+            diff |= c ^ c0;
+            d.write(((((c & keep) >> shift) << idx_bits) | (base + i) as u64) as i64);
+        }
+        diff
+    };
+    let pack_all = |high: u32, dst: &mut [MaybeUninit<i64>]| {
+        let c0 = class(&keys[0]);
+        wide(|| {
+            if parallel {
+                dst.par_chunks_mut(CHUNK)
+                    .zip(keys.par_chunks(CHUNK))
+                    .enumerate()
+                    .map(|(c, (d, s))| wide(|| pack(high, c * CHUNK, d, s, c0)))
+                    .reduce(|| 0, |a, b| a | b)
+            } else {
+                pack(high, 0, dst, keys, c0)
+            }
+        })
+    };
+    let bits = 8 * size_of::<K>() as u32;
+    let mut high = bits;
+    let diff = pack_all(high, dst);
+    if bits == 64 && diff.leading_zeros() > 0 {
+        high = 64 - diff.leading_zeros();
+        if words_for(high).1 < words_for(64).1 {
+            pack_all(high, dst); // fewer bits left out: fewer runs to sort again (often none)
+        } else {
+            high = 64;
+        }
+    }
+    let (keep, shift) = words_for(high);
+    // SAFETY: every slot was written above; MaybeUninit<i64> has u64's layout.
+    let words = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), n) };
+    let sorted = crate::simd_sort::sort_unsigned(words, true);
+    debug_assert!(sorted, "the caller checked the vectorized sort");
+    if shift > 0 {
+        let low = (1u64 << shift) - 1;
+        let runs = equal_runs(words, idx_bits, parallel);
+        let fix = |run: &mut [u64]| {
+            for w in run.iter_mut() {
+                let i = *w & idx_mask;
+                *w = (((class(&keys[i as usize]) & keep) & low) << idx_bits) | i;
+            }
+            if run.len() < 64 {
+                run.sort_unstable();
+            } else {
+                crate::simd_sort::sort_unsigned(run, true);
+            }
+        };
+        if parallel && runs.len() > 1 {
+            let base = crate::radix_cpu::SendPtr(words.as_mut_ptr());
+            runs.par_iter().for_each(|r| {
+                // SAFETY: the runs are disjoint ranges inside `words`, each fixed by one task.
+                fix(unsafe { std::slice::from_raw_parts_mut(base.get().add(r.start), r.len()) })
+            });
+        } else {
+            for r in runs {
+                fix(&mut words[r]);
+            }
+        }
+    }
+    let unpack = |w: &mut [u64]| w.iter_mut().for_each(|x| *x &= idx_mask);
+    wide(|| {
+        if parallel {
+            words.par_chunks_mut(CHUNK).for_each(|w| wide(|| unpack(w)));
+        } else {
+            unpack(words);
+        }
+    });
+}
+
+/// The runs (of at least two) of consecutive `words` equal above their low `low_bits` bits;
+/// chunks are scanned in parallel, each reporting the runs that start in it.
+fn equal_runs(words: &[u64], low_bits: u32, parallel: bool) -> Vec<std::ops::Range<usize>> {
+    let n = words.len();
+    let same = |j: usize| (words[j] ^ words[j - 1]) >> low_bits == 0;
+    // Whether any word of `lo..hi` (lo >= 1) equals the one before: a branch-free count
+    // that vectorises, so that blocks without a run are skipped at memory speed.
+    let any = |lo: usize, hi: usize| {
+        words[lo - 1..hi]
+            .windows(2)
+            .map(|w| ((w[0] ^ w[1]) >> low_bits == 0) as u32)
+            .sum::<u32>()
+            > 0
+    };
+    let scan = |lo: usize, hi: usize| {
+        let mut runs = Vec::new();
+        let mut j = lo.max(1);
+        // A run belongs to the chunk holding its first `same(j)`, whose scan follows it past
+        // its own end; a run whose first `same` is `same(lo)` itself (starting at `lo - 1`)
+        // is this chunk's.
+        if lo > 1 && same(lo - 1) {
+            while j < hi && same(j) {
+                j += 1;
+            }
+        }
+        while j < hi {
+            const BLOCK: usize = 256;
+            let end = (j + BLOCK).min(hi);
+            if !any(j, end) {
+                j = end;
+                continue;
+            }
+            while j < end {
+                if same(j) {
+                    let start = j - 1;
+                    while j < n && same(j) {
+                        j += 1;
+                    }
+                    runs.push(start..j);
+                } else {
+                    j += 1;
+                }
+            }
+        }
+        runs
+    };
+    const CHUNK: usize = 1 << 16;
+    wide(|| {
+        if parallel {
+            (0..n.div_ceil(CHUNK))
+                .into_par_iter()
+                .flat_map_iter(|c| wide(|| scan(c * CHUNK, ((c + 1) * CHUNK).min(n))))
+                .collect()
+        } else {
+            scan(0, n)
+        }
+    })
 }
 
 /// The classes of `keys` under `equality` (ordered bits for [`Equality::Bitwise`]) sorted,

@@ -40,11 +40,9 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     radix_sort_pairs(&mut k, &mut v, Exec::Cpu).unwrap();
     let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
     assert_eq!(got, expect_pairs, "{what} pairs");
-    assert_eq!(
-        argsort(keys, Exec::Cpu).unwrap(),
-        common::argsort_numpy(keys),
-        "{what} argsort"
-    );
+    let perm = common::argsort_numpy(keys);
+    assert_eq!(argsort(keys, Exec::Cpu).unwrap(), perm, "{what} argsort");
+    assert_eq!(argsort_i64(keys), widen(&perm), "{what} argsort_into");
 
     // stable descending pairs: by descending key, ties in index order
     expect_pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -53,6 +51,101 @@ fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
     radix_sort_pairs_desc(&mut k, &mut v, Exec::Cpu).unwrap();
     let got: Vec<(K::Bits, u32)> = ordered(&k).into_iter().zip(v).collect();
     assert_eq!(got, expect_pairs, "{what} pairs desc");
+}
+
+/// `argsort_into` into a fresh buffer.
+fn argsort_i64<K: SortKey>(keys: &[K]) -> Vec<i64> {
+    let mut dst = vec![std::mem::MaybeUninit::<i64>::uninit(); keys.len()];
+    assert_eq!(
+        argsort_into(keys, &mut dst, Exec::Cpu).unwrap(),
+        Backend::Cpu
+    );
+    // SAFETY: argsort_into wrote every slot.
+    dst.iter().map(|x| unsafe { x.assume_init() }).collect()
+}
+
+fn widen(perm: &[u32]) -> Vec<i64> {
+    perm.iter().map(|&p| i64::from(p)).collect()
+}
+
+/// 8-byte keys that agree in their top bits in runs (the packed argsort sorts such runs a
+/// second time by their low bits): few high patterns over random low bits, one outlier that
+/// makes the high bits differ, equal keys, and runs longer than a parallel chunk.
+#[test]
+fn argsort_into_sorts_keys_equal_in_their_top_bits() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for n in [
+        2usize,
+        3,
+        64,
+        65,
+        1000,
+        4097,
+        70_000,
+        (1 << 17) + 5,
+        300_000,
+    ] {
+        let idx_bits = usize::BITS - (n - 1).leading_zeros();
+        let mut cases: Vec<Vec<u64>> = Vec::new();
+        // high parts from a few values, low parts (below the bits the words keep) random
+        cases.push(
+            (0..n)
+                .map(|_| (rng.random_range(0..4u64) << 60) | rng.random_range(0..1u64 << idx_bits))
+                .collect(),
+        );
+        // one outlier: every other key agrees in the top 64 - idx_bits differing bits
+        let mut v: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(0..1u64 << idx_bits))
+            .collect();
+        v[n / 2] = u64::MAX;
+        cases.push(v);
+        // equal keys in long runs, with a spread that keeps some bits out of the words
+        cases.push(
+            (0..n)
+                .map(|i| ((i % 7) as u64) << 58 | ((i % 3) as u64))
+                .collect(),
+        );
+        cases.push(
+            (0..n)
+                .map(|i| if i % 2 == 0 { 0 } else { u64::MAX })
+                .collect(),
+        );
+        // many short runs: a tenth as many high parts as keys (runs start at every position,
+        // the last of a parallel chunk included)
+        let parts = (n as u64 / 10).max(1);
+        cases.push(
+            (0..n)
+                .map(|_| {
+                    let hi = rng
+                        .random_range(0..parts)
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    (hi << idx_bits) | rng.random_range(0..1u64 << idx_bits)
+                })
+                .collect(),
+        );
+        // a run that starts at the last position of the first 2^16-key chunk: distinct high
+        // parts but for three keys there, which differ only in the bits the words leave
+        // out, in descending input order
+        let mut v: Vec<u64> = (0..n as u64).map(|i| (i << 24) | 0xFF_FFFF).collect();
+        v[n - 1] = u64::MAX;
+        if n > 65_540 {
+            for (k, i) in [65_535usize, 65_536, 65_537].into_iter().enumerate() {
+                v[i] = (65_535 << 24) | (3 - k as u64);
+            }
+        }
+        cases.push(v);
+        for (c, keys) in cases.iter().enumerate() {
+            let perm = common::argsort_numpy(keys);
+            assert_eq!(argsort_i64(keys), widen(&perm), "u64 case {c} n={n}");
+            let signed: Vec<i64> = keys.iter().map(|&k| k as i64).collect();
+            let perm = common::argsort_numpy(&signed);
+            assert_eq!(argsort_i64(&signed), widen(&perm), "i64 case {c} n={n}");
+            let floats: Vec<f64> = keys.iter().map(|&k| f64::from_bits(k >> 1)).collect();
+            let perm = common::argsort_numpy(&floats);
+            assert_eq!(argsort_i64(&floats), widen(&perm), "f64 case {c} n={n}");
+        }
+    }
 }
 
 fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
@@ -615,6 +708,15 @@ proptest! {
         e.sort_by_key(|p| p.0);
         let got: Vec<(u32, u32)> = k.iter().map(|x| x.to_ordered()).zip(idx).collect();
         prop_assert_eq!(got, e);
+    }
+
+    #[test]
+    fn prop_argsort_into_f64_bits(bits in proptest::collection::vec(any::<u64>(), 0..3000), mask in any::<u64>()) {
+        // masked bit patterns: NaNs, zeros of both signs, runs equal in their high bits
+        let keys: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b & (mask | 0xFFF0_0000_0000_0001))).collect();
+        prop_assert_eq!(argsort_i64(&keys), widen(&common::argsort_numpy(&keys)));
+        let small: Vec<i64> = bits.iter().map(|&b| (b & mask) as i64 >> 40).collect();
+        prop_assert_eq!(argsort_i64(&small), widen(&common::argsort_numpy(&small)));
     }
 
     #[test]

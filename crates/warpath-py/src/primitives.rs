@@ -1,11 +1,19 @@
-//! `sort`, `argsort` and `unique` over numpy arrays (gpu-primitives' radix sort and distinct).
+//! `sort`, `argsort` and `unique` over numpy arrays (gpu-primitives' sorts and distinct).
+
+use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use gpu_primitives::{
-    DistinctOptions, Exec, PrimitiveError, SortKey, argsort, distinct_with, sort_into,
+    DistinctOptions, Exec, PrimitiveError, SortKey, argsort, argsort_into, distinct_with,
+    radix_sort, sort_into,
 };
 use ndarray::{Array2, Ix1, Ix2};
-use numpy::{IntoPyArray, PyReadonlyArray};
+use numpy::{
+    Element, IntoPyArray, PyArray1, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray,
+    PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use rayon::prelude::*;
 
 use crate::arrays::dispatch;
@@ -16,9 +24,264 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Start rayon's global pool at import, so that the first sort does not pay for spawning
     // its threads.
     rayon::current_num_threads();
+    let py = m.py();
+    // The type numbers of the key dtypes in this numpy (int64 is NPY_LONG on Linux,
+    // NPY_LONGLONG on Windows), for the 1-D entry points' one-comparison dtype check.
+    let _ = TYPENUMS.set([
+        u32::get_dtype(py).num(),
+        u64::get_dtype(py).num(),
+        i32::get_dtype(py).num(),
+        i64::get_dtype(py).num(),
+        f32::get_dtype(py).num(),
+        f64::get_dtype(py).num(),
+    ]);
     m.add_function(wrap_pyfunction!(sort_rows, m)?)?;
     m.add_function(wrap_pyfunction!(unique, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_1d, m)?)?;
+    m.add_function(wrap_pyfunction!(argsort_1d, m)?)?;
+    m.add_function(wrap_pyfunction!(unique_1d, m)?)?;
     Ok(())
+}
+
+/// numpy's type numbers of u32, u64, i32, i64, f32 and f64, in [`Key`]'s order.
+static TYPENUMS: OnceLock<[std::ffi::c_int; 6]> = OnceLock::new();
+
+/// The key type of an array the 1-D entry points take.
+#[derive(Clone, Copy)]
+enum Key {
+    U32,
+    U64,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+/// Below this many keys the 1-D entry points keep the GIL: releasing and retaking it costs
+/// more than a sort of this size lets other threads gain.
+const DETACH_MIN: usize = 1 << 14;
+
+/// `f()`, with the GIL released when the input has at least [`DETACH_MIN`] keys.
+fn run<T: pyo3::marker::Ungil>(
+    py: Python<'_>,
+    n: usize,
+    f: impl pyo3::marker::Ungil + FnOnce() -> T,
+) -> T {
+    if n >= DETACH_MIN { py.detach(f) } else { f() }
+}
+
+/// `a` and its key type when it is exactly a `numpy.ndarray`, 1-D, of dtype u32, u64, i32,
+/// i64, f32 or f64 in native byte order (any stride); `None` otherwise (subclasses,
+/// other dimensions and dtypes, which the Python layer handles).
+fn key_array<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<(&'a Bound<'py, PyUntypedArray>, Key)> {
+    // SAFETY: `a` is a live object; the check compares its type pointer only.
+    if unsafe { numpy::npyffi::array::PyArray_CheckExact(a.py(), a.as_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: an exact numpy.ndarray (checked above).
+    let arr = unsafe { a.cast_unchecked::<PyUntypedArray>() };
+    if arr.ndim() != 1 {
+        return None;
+    }
+    let dt = arr.dtype();
+    if dt.is_native_byteorder() == Some(false) {
+        return None;
+    }
+    let num = dt.num();
+    let key = match TYPENUMS.get()?.iter().position(|&t| t == num)? {
+        0 => Key::U32,
+        1 => Key::U64,
+        2 => Key::I32,
+        3 => Key::I64,
+        4 => Key::F32,
+        _ => Key::F64,
+    };
+    Some((arr, key))
+}
+
+/// Evaluates `body` with `a` bound to the array as `PyArray1` of its key type.
+macro_rules! typed {
+    ($key:expr, $arr:expr, |$a:ident| $body:expr) => {
+        match $key {
+            // SAFETY (every arm): `key_array` matched the dtype's type number to this
+            // element type's, in native byte order, and the array is 1-D.
+            Key::U32 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<u32>>() };
+                $body
+            }
+            Key::U64 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<u64>>() };
+                $body
+            }
+            Key::I32 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<i32>>() };
+                $body
+            }
+            Key::I64 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<i64>>() };
+                $body
+            }
+            Key::F32 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<f32>>() };
+                $body
+            }
+            Key::F64 => {
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<f64>>() };
+                $body
+            }
+        }
+    };
+}
+
+/// `f` on the keys of `a`. Below [`DETACH_MIN`] keys (read with the GIL held throughout) the
+/// array is read without rust-numpy's borrow bookkeeping (a lock and a hash map entry, about a
+/// tenth of a whole small call); larger arrays, read with the GIL released, are borrowed.
+fn with_keys<'py, K: Element, T>(
+    a: &Bound<'py, PyArray1<K>>,
+    f: impl FnOnce(ndarray::ArrayView1<'_, K>) -> PyResult<T>,
+) -> PyResult<T> {
+    if a.len() < DETACH_MIN {
+        // SAFETY: the GIL is held until `f` returns and `f` runs no Python code, so nothing
+        // in Python writes the array meanwhile; warpath's bindings never hold a writable
+        // borrow of an array, so no Rust reference to it can be mutable either. (What could
+        // still write it is native code of another extension working without the GIL, which
+        // would race numpy's own functions the same way.)
+        f(unsafe { a.as_array() })
+    } else {
+        let keys = crate::arrays::readonly(a)?;
+        f(keys.as_array())
+    }
+}
+
+/// A new uninitialised 1-D array of `n` elements and its slots, for the caller to fill.
+fn fresh<'py, T: Element>(
+    py: Python<'py>,
+    n: usize,
+) -> (Bound<'py, PyArray1<T>>, &'py mut [MaybeUninit<T>]) {
+    // SAFETY: the array is new and referenced only here; its slots are handed out as
+    // uninitialised (MaybeUninit) and the caller writes them all before Python sees the array
+    // (numeric element types: an unwritten slot would be garbage, never unsound to drop).
+    unsafe {
+        let out = PyArray1::<T>::new(py, n, false);
+        let slots = if n == 0 {
+            &mut []
+        } else {
+            std::slice::from_raw_parts_mut(out.data().cast::<MaybeUninit<T>>(), n)
+        };
+        (out, slots)
+    }
+}
+
+/// Native half of `warpath.sort` for the common call: a sorted copy of a 1-D array of a key
+/// dtype (see [`key_array`]), NaNs last; `None` for any other input.
+#[pyfunction]
+#[pyo3(signature = (a, backend))]
+fn sort_1d<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    backend: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some((arr, key)) = key_array(a) else {
+        return Ok(None);
+    };
+    let exec = parse_backend(backend)?;
+    typed!(key, arr, |a| sorted_1d(py, a, exec)).map(Some)
+}
+
+fn sorted_1d<'py, K: SortKey + Element>(
+    py: Python<'py>,
+    a: &Bound<'py, PyArray1<K>>,
+    exec: Exec,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = a.len();
+    let (out, dst) = fresh::<K>(py, n);
+    if n > 0 {
+        with_keys(a, |keys| {
+            match keys.as_slice() {
+                Some(src) => run(py, n, || sort_into(src, dst, exec)),
+                None => {
+                    // strided: gathered into the output, then sorted there
+                    for (d, &k) in dst.iter_mut().zip(keys.iter()) {
+                        d.write(k);
+                    }
+                    // SAFETY: every slot was written just above.
+                    let dst = unsafe { &mut *(dst as *mut [MaybeUninit<K>] as *mut [K]) };
+                    run(py, n, || radix_sort(dst, exec))
+                }
+            }
+            .map_err(py_err)
+        })?;
+    }
+    Ok(out.into_any())
+}
+
+/// Native half of `warpath.argsort` for the common call: the stable sorting permutation
+/// (int64) of a 1-D array of a key dtype; `None` for any other input.
+#[pyfunction]
+#[pyo3(signature = (a, backend))]
+fn argsort_1d<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    backend: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some((arr, key)) = key_array(a) else {
+        return Ok(None);
+    };
+    let exec = parse_backend(backend)?;
+    typed!(key, arr, |a| argsorted_1d(py, a, exec)).map(Some)
+}
+
+fn argsorted_1d<'py, K: SortKey + Element>(
+    py: Python<'py>,
+    a: &Bound<'py, PyArray1<K>>,
+    exec: Exec,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = a.len();
+    let (out, dst) = fresh::<i64>(py, n);
+    if n > 0 {
+        with_keys(a, |keys| {
+            let strided;
+            let src = match keys.as_slice() {
+                Some(src) => src,
+                None => {
+                    strided = keys.to_vec();
+                    &strided[..]
+                }
+            };
+            run(py, n, || argsort_into(src, dst, exec)).map_err(py_err)
+        })?;
+    }
+    Ok(out.into_any())
+}
+
+/// Native half of `warpath.unique` (`axis=None`, `equal_nan=True`) of a 1-D array of a key
+/// dtype: the values alone, or the tuple `(values[, index][, inverse][, counts])` numpy
+/// returns when any is asked for; `None` for any other input.
+#[pyfunction]
+#[pyo3(signature = (a, return_index, return_inverse, return_counts, backend))]
+fn unique_1d<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+    backend: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some((arr, key)) = key_array(a) else {
+        return Ok(None);
+    };
+    let exec = parse_backend(backend)?;
+    let want = (return_index, return_inverse, return_counts);
+    typed!(key, arr, |a| {
+        let (values, index, inverse, counts) =
+            with_keys(a, |keys| distinct_values(keys, py, want, exec))?;
+        if !(return_index || return_inverse || return_counts) {
+            return Ok(Some(values));
+        }
+        let parts = [Some(values), index, inverse, counts];
+        let parts: Vec<_> = parts.into_iter().flatten().collect();
+        Ok(Some(PyTuple::new(py, parts)?.into_any()))
+    })
 }
 
 /// Native half of `warpath.sort` (`indices=False`: a sorted copy of every row, NaNs last) and
@@ -140,17 +403,19 @@ fn unique<'py>(
     let exec = parse_backend(backend)?;
     let want = (return_index, return_inverse, return_counts);
     dispatch!(a, Ix1, [f64, f32, i64, i32, u64, u32], |a| distinct_values(
-        a, py, want, exec
+        a.as_array(),
+        py,
+        want,
+        exec
     ))
 }
 
 fn distinct_values<'py, K: SortKey + numpy::Element>(
-    a: PyReadonlyArray<'py, K, Ix1>,
+    view: ndarray::ArrayView1<'_, K>,
     py: Python<'py>,
     (return_index, return_inverse, return_counts): (bool, bool, bool),
     exec: Exec,
 ) -> PyResult<UniqueOutput<'py>> {
-    let view = a.as_array();
     // further options (the float equality being added to gpu-primitives) keep their
     // defaults, which are numpy's
     #[allow(clippy::needless_update)]
@@ -159,24 +424,23 @@ fn distinct_values<'py, K: SortKey + numpy::Element>(
         inverse: return_inverse || return_index,
         ..DistinctOptions::default()
     };
-    let (d, index, inverse, counts) = py
-        .detach(|| {
-            let keys = view.as_standard_layout();
-            let d = distinct_with(keys.as_slice().expect("standard layout"), options, exec)?;
-            let inv = d.inverse.as_deref().unwrap_or_default();
-            // first occurrence of each value: the smallest position mapped to it
-            let index = return_index.then(|| {
-                let mut first = vec![0i64; d.values.len()];
-                for (i, &j) in inv.iter().enumerate().rev() {
-                    first[j as usize] = i as i64;
-                }
-                first
-            });
-            let inverse = return_inverse.then(|| to_i64(inv, |&j| i64::from(j)));
-            let counts = d.counts.as_deref().map(|c| to_i64(c, |&c| c as i64));
-            Ok::<_, PrimitiveError>((d.values, index, inverse, counts))
-        })
-        .map_err(py_err)?;
+    let (d, index, inverse, counts) = run(py, view.len(), || {
+        let keys = view.as_standard_layout();
+        let d = distinct_with(keys.as_slice().expect("standard layout"), options, exec)?;
+        let inv = d.inverse.as_deref().unwrap_or_default();
+        // first occurrence of each value: the smallest position mapped to it
+        let index = return_index.then(|| {
+            let mut first = vec![0i64; d.values.len()];
+            for (i, &j) in inv.iter().enumerate().rev() {
+                first[j as usize] = i as i64;
+            }
+            first
+        });
+        let inverse = return_inverse.then(|| to_i64(inv, |&j| i64::from(j)));
+        let counts = d.counts.as_deref().map(|c| to_i64(c, |&c| c as i64));
+        Ok::<_, PrimitiveError>((d.values, index, inverse, counts))
+    })
+    .map_err(py_err)?;
     let arr = |v: Option<Vec<i64>>| v.map(|v| v.into_pyarray(py).into_any());
     Ok((
         d.into_pyarray(py).into_any(),

@@ -183,3 +183,85 @@ def test_unique_nans_are_one_value():
     x[3] = np.frombuffer(np.array([0x7FF8000000000001], dtype=np.uint64).tobytes(), dtype=np.float64)[0]
     assert len(np.unique(x)) == 2
     assert len(warpath.unique(x)) == 2
+
+
+# The 1-D entry points (one native call for a 1-D ndarray of a native key dtype): every key
+# dtype, both sides of the size below which the GIL is kept (2^14) and of the parallel sort
+# (2^17), network sizes, strided and read-only inputs, and what they hand back to the
+# general path (subclasses, other byte orders).
+ONE_D_SIZES = [0, 1, 2, 15, 16, 17, 127, 128, 129, 511, 512, 513, 16383, 16384, 16385, (1 << 17) + 1]
+KEY_DTYPES = [np.uint32, np.uint64, np.int32, np.int64, np.float32, np.float64, np.longlong, np.ulonglong]
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("n", ONE_D_SIZES)
+def test_one_dimensional_entry_points(rng, dtype, n):
+    x = values(rng, dtype, n)
+    if x.dtype.kind == "f":
+        x[x == 0] = 0.0  # one zero sign and one NaN pattern: numpy's order is then exact
+        x[np.isnan(x)] = np.nan
+    same(warpath.sort(x), np.sort(x))
+    np.testing.assert_array_equal(warpath.argsort(x), np.argsort(x, kind="stable"))
+    assert warpath.argsort(x).dtype == np.int64
+    same(warpath.unique(x), np.unique(x))
+    for flags in [(True, False, False), (False, True, False), (False, False, True), (True, True, True)]:
+        got = warpath.unique(x, *flags)
+        want = np.unique(x, *flags)
+        assert isinstance(got, tuple) and len(got) == len(want)
+        same(got[0], want[0])
+        for g, w in zip(got[1:], want[1:], strict=True):
+            assert g.dtype == np.int64 and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.float32, np.float64])
+def test_one_dimensional_strided_and_read_only(rng, dtype):
+    for n in (1000, 40_000):
+        v = values(rng, dtype, 3 * n)
+        if v.dtype.kind == "f":
+            v[v == 0] = 0.0
+            v[np.isnan(v)] = np.nan
+        frozen = v.copy()
+        frozen.flags.writeable = False
+        for a in (v[::3], v[::-3], v[1::2], frozen):
+            same(warpath.sort(a), np.sort(a))
+            np.testing.assert_array_equal(warpath.argsort(a), np.argsort(a, kind="stable"))
+            same(warpath.unique(a), np.unique(a))
+            got = warpath.unique(a, return_inverse=True, return_counts=True)
+            want = np.unique(a, return_inverse=True, return_counts=True)
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_one_dimensional_argsort_of_keys_equal_in_their_high_bits(rng):
+    # 64-bit keys are argsorted as words holding their top differing bits above the index;
+    # keys that agree there are sorted again by their low bits (runs, here long and many)
+    n = 200_003
+    cases = [
+        (rng.integers(0, 4, n, dtype=np.uint64) << np.uint64(60)) | rng.integers(0, 1 << 18, n, dtype=np.uint64),
+        rng.integers(0, 1 << 18, n, dtype=np.uint64),
+        np.repeat(np.arange(7, dtype=np.uint64) << np.uint64(58), n // 7 + 1)[:n],
+    ]
+    cases[1][n // 2] = np.iinfo(np.uint64).max  # one outlier: the rest agree in the top bits
+    for x in cases:
+        for a in (x, x.view(np.int64), (x >> np.uint64(1)).view(np.float64)):
+            np.testing.assert_array_equal(warpath.argsort(a), np.argsort(a, kind="stable"))
+
+
+def test_one_dimensional_inputs_the_general_path_takes(rng):
+    class Sub(np.ndarray):
+        pass
+
+    x = rng.integers(0, 100, 50).astype(np.int64)
+    sub = x.view(Sub)
+    same(np.asarray(warpath.sort(sub)), np.sort(x))
+    np.testing.assert_array_equal(warpath.argsort(sub), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(warpath.unique(sub), np.unique(x))
+    for other in (x.astype(">i8"), x.astype(np.int16), x.astype(np.float16), x.astype(bool)):
+        np.testing.assert_array_equal(warpath.sort(other), np.sort(other))
+        np.testing.assert_array_equal(warpath.argsort(other), np.argsort(other, kind="stable"))
+        np.testing.assert_array_equal(warpath.unique(other), np.unique(other))
+    with pytest.raises(ValueError, match="backend"):
+        warpath.argsort(x, backend="tpu")
+    with pytest.raises(ValueError, match="backend"):
+        warpath.unique(x, backend="tpu")

@@ -1,14 +1,16 @@
 //! AVX2 quicksort of `u32`, `u64`, `i32` and `i64`: the path for x86-64 CPUs without AVX-512.
 //!
-//! The same algorithm as [`super::avx512`] on 256-bit registers, kept simpler: AVX2 has no
-//! compress instruction (a register's keys below the pivot are packed by `vpermd` with an
-//! index vector from a table of all lane masks), no unsigned or 64-bit min/max (compares of
-//! sign-flipped keys and blends stand in) and no mask registers (masked loads and stores take
-//! a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
-//! exact copies through the stack). Partition: one register at a time from the end with
-//! fewer free slots, two registers held at each end, so that each register's keys, permuted
-//! to put those below the pivot first, can be written by two whole-register stores. Small ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic
-//! network in registers. Pivot, tie handling and the depth limit are as in the AVX-512 path.
+//! The same algorithm as [`super::avx512`] on 256-bit registers: AVX2 has no compress
+//! instruction (a register's keys below the pivot are packed by `vpermd` with an index vector
+//! from a table of all lane masks, the others after them), no unsigned or 64-bit min/max
+//! (compares of sign-flipped keys and blends stand in) and no mask registers (masked loads
+//! take a vector of lane masks; its masked stores are slow on AMD cores, so partial stores are
+//! exact copies through the stack, by fixed-size moves). Partition in place: `UNROLL` (8)
+//! registers per step from the end with fewer free slots, `UNROLL + 1` held at each end, so
+//! that each register, permuted, goes out by two whole-register stores. Ranges of at most
+//! 2048 keys are sorted out of place (a buffer on the stack) with a ninther pivot. Small
+//! ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic network in
+//! registers. Tie handling and the depth limit are as in the AVX-512 path.
 
 use std::arch::x86_64::*;
 
@@ -259,11 +261,202 @@ macro_rules! lane64 {
 lane64!(u64, i64::MIN);
 lane64!(i64, 0);
 
+/// A float key compared as a float, for the AVX2 float sort: `vcmpps/pd`, `vminps/pd` and
+/// `vmaxps/pd` are cheaper than the 64-bit integer compare and blends of ordered bits. The
+/// sort never sees a NaN (they are moved out first), so the float order is total, except that
+/// `-0.0` and `+0.0` are equal: a compare-exchange of the two may turn both into the same
+/// zero, and the caller rewrites the run of zeros afterwards from a count of `-0.0`.
+#[derive(Clone, Copy, PartialEq)]
+#[repr(transparent)]
+pub(super) struct Float<F>(pub(super) F);
+
+impl<F: PartialEq> Eq for Float<F> {}
+
+impl<F: PartialOrd> PartialOrd for Float<F> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<F: PartialOrd> Ord for Float<F> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // never NaN (see the type's doc)
+        self.0
+            .partial_cmp(&other.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+macro_rules! lane_float {
+    ($f:ty, $lanes:expr, $ps:ident, $set1:ident, $cmp:ident, $min:ident, $max:ident,
+     $cast_in:ident, $cast_out:ident, $movemask:ident, $table:ident, $maskload:ident,
+     $bits:ty, $lane_mask:expr, $xor:expr, $rev:expr) => {
+        impl Lane for Float<$f> {
+            const LANES: usize = $lanes;
+            const MAX: Self = Float(<$f>::INFINITY);
+            #[inline(always)]
+            fn succ(self) -> Option<Self> {
+                (self.0 < <$f>::INFINITY).then(|| Float(self.0.next_up()))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn splat(x: Self) -> __m256i {
+                $cast_out($set1(x.0))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($cmp::<_CMP_GT_OQ>($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($min($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                $cast_out($max($cast_in(a), $cast_in(b)))
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn movemask(m: __m256i) -> u32 {
+                $movemask($cast_in(m)) as u32
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane_mask(bits: u32) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $lane_mask(bits) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
+                // SAFETY: m < 2^LANES; the row is 8 readable i32.
+                let idx = unsafe { _mm256_loadu_si256($table[m as usize].as_ptr().cast()) };
+                _mm256_permutevar8x32_epi32(v, idx)
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                unsafe { $cast_out($maskload(p.cast(), mask)) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $xor(v, d) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn reverse(v: __m256i) -> __m256i {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { $rev(v) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn lane0(v: __m256i) -> Self {
+                Float(<$f>::from_bits(_mm256_extract_epi64::<0>(v) as $bits))
+            }
+        }
+    };
+}
+
+/// Moves the NaNs of `v` out (appended to `nans`, in order) and the other keys to the front
+/// of `v`, in order; returns how many those are and how many of them are `-0.0`. A register
+/// at a time: one without NaN is stored whole at the write position (which never passes the
+/// read position), one with a NaN key by key.
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn nans_out_f64(v: &mut [f64], nans: &mut Vec<f64>) -> (usize, usize) {
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let neg = _mm256_set1_epi64x((-0.0f64).to_bits() as i64);
+    let (mut m, mut neg_zeros, mut i) = (0, 0, 0);
+    let mut one = |k: f64, m: &mut usize, neg_zeros: &mut usize| {
+        if k.is_nan() {
+            nans.push(k);
+        } else {
+            // SAFETY: `*m` is at most the index of `k`, inside `v`.
+            unsafe { *p.add(*m) = k };
+            *m += 1;
+            *neg_zeros += usize::from(k.to_bits() == (-0.0f64).to_bits());
+        }
+    };
+    // SAFETY: loads cover `i..i + 4 <= n`; a store covers `m..m + 4` with `m <= i`, keys
+    // loaded already.
+    unsafe {
+        while i + 4 <= n {
+            let x = _mm256_loadu_pd(p.add(i));
+            let nan = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
+            if nan == 0 {
+                let z = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), neg);
+                neg_zeros +=
+                    (_mm256_movemask_pd(_mm256_castsi256_pd(z)) as u32).count_ones() as usize;
+                _mm256_storeu_pd(p.add(m), x);
+                m += 4;
+            } else {
+                for j in 0..4 {
+                    one(*p.add(i + j), &mut m, &mut neg_zeros);
+                }
+            }
+            i += 4;
+        }
+        for j in i..n {
+            one(*p.add(j), &mut m, &mut neg_zeros);
+        }
+    }
+    (m, neg_zeros)
+}
+
+lane_float!(
+    f64,
+    4,
+    pd,
+    _mm256_set1_pd,
+    _mm256_cmp_pd,
+    _mm256_min_pd,
+    _mm256_max_pd,
+    _mm256_castsi256_pd,
+    _mm256_castpd_si256,
+    _mm256_movemask_pd,
+    COMPRESS_64,
+    _mm256_maskload_pd,
+    u64,
+    <u64 as Lane>::lane_mask,
+    <u64 as Lane>::xor_lanes,
+    <u64 as Lane>::reverse
+);
+lane_float!(
+    f32,
+    8,
+    ps,
+    _mm256_set1_ps,
+    _mm256_cmp_ps,
+    _mm256_min_ps,
+    _mm256_max_ps,
+    _mm256_castsi256_ps,
+    _mm256_castps_si256,
+    _mm256_movemask_ps,
+    COMPRESS_32,
+    _mm256_maskload_ps,
+    u32,
+    <u32 as Lane>::lane_mask,
+    <u32 as Lane>::xor_lanes,
+    <u32 as Lane>::reverse
+);
+
 /// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
 #[inline(always)]
 unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
     // SAFETY: the caller has AVX2 (see the note on `step`) and `n` readable lanes at `p`.
     unsafe {
+        if n == T::LANES {
+            return load(p);
+        }
         let mask = T::lane_mask(first(n));
         _mm256_blendv_epi8(T::splat(T::MAX), T::mask_load(p, mask), mask)
     }
@@ -277,8 +470,39 @@ unsafe fn store_first<T: Lane>(p: *mut T, n: usize, v: __m256i) {
     // SAFETY: the caller has AVX2 (see the note on `step`) and `n` writable lanes at `p`;
     // `a` holds 32 bytes.
     unsafe {
+        if n == T::LANES {
+            _mm256_storeu_si256(p.cast(), v);
+            return;
+        }
         _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
-        std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
+        copy_small(a.as_ptr().cast(), p.cast(), n * size_of::<T>());
+    }
+}
+
+/// Copies `bytes` (a multiple of 4 below 32) from `src` to `dst` by at most three fixed-size
+/// moves (16, 8 and 4 bytes), without a call to `memcpy`.
+///
+/// # Safety
+/// `bytes` readable at `src`, writable at `dst`, not overlapping.
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, bytes: usize) {
+    debug_assert!(bytes < 32 && bytes.is_multiple_of(4));
+    let mut at = 0;
+    // SAFETY: each move lies inside the first `bytes` bytes of both (the caller's ranges).
+    unsafe {
+        if bytes & 16 != 0 {
+            std::ptr::write_unaligned(dst.cast::<u128>(), std::ptr::read_unaligned(src.cast()));
+            at = 16;
+        }
+        if bytes & 8 != 0 {
+            let v = std::ptr::read_unaligned(src.add(at).cast::<u64>());
+            std::ptr::write_unaligned(dst.add(at).cast::<u64>(), v);
+            at += 8;
+        }
+        if bytes & 4 != 0 {
+            let v = std::ptr::read_unaligned(src.add(at).cast::<u32>());
+            std::ptr::write_unaligned(dst.add(at).cast::<u32>(), v);
+        }
     }
 }
 
@@ -289,7 +513,15 @@ unsafe fn store_last<T: Lane>(p: *mut T, n: usize, v: __m256i) {
     // SAFETY: as in `store_first`.
     unsafe {
         _mm256_storeu_si256(a.as_mut_ptr().cast(), v);
-        std::ptr::copy_nonoverlapping(a.as_ptr().add(T::LANES - n), p, n);
+        if n == T::LANES {
+            _mm256_storeu_si256(p.cast(), v);
+        } else {
+            copy_small(
+                a.as_ptr().add(T::LANES - n).cast(),
+                p.cast(),
+                n * size_of::<T>(),
+            );
+        }
     }
 }
 
@@ -401,6 +633,9 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i;
                 r[y] = T::reverse(T::vmax(rx, ry));
             }
         }
+        if B >= 16 {
+            half_clean::<T, K, 4>(r);
+        }
         if B >= 8 {
             half_clean::<T, K, 2>(r);
         }
@@ -411,12 +646,76 @@ unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i;
     }
 }
 
-/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 8).
+/// Batcher's odd–even merge sort network on `N` inputs (see the AVX-512 path's `batcher`).
+const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
+    let mut out = [(0, 0); C];
+    let mut c = 0;
+    let mut p = 1;
+    while p < N {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < N {
+                let mut i = 0;
+                while i < k && i + j + k < N {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        out[c] = (i + j, i + j + k);
+                        c += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    assert!(c == C, "comparator count");
+    out
+}
+
+/// Batcher's network on 4 inputs.
+const COLUMNS_4: [(usize, usize); 5] = batcher::<4, 5>();
+
+/// Sorts every register of 4 lanes in `r` (`K >= 4`), as [`sort_each`] does, with fewer
+/// instructions: each square of 4 registers is sorted lane by lane across its registers
+/// (lane-wise min and max only) and transposed, so each register holds a sorted column.
+/// (For 8 lanes the 8 x 8 transpose needs more registers than AVX2 has, and was slower.)
+#[inline(always)]
+unsafe fn sort_each_square<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    debug_assert_eq!(T::LANES, 4);
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        for base in (0..K).step_by(4) {
+            for &(a, b) in &COLUMNS_4 {
+                let (x, y) = (r[base + a], r[base + b]);
+                r[base + a] = T::vmin(x, y);
+                r[base + b] = T::vmax(x, y);
+            }
+            // 4 x 4 transpose of 64-bit lanes
+            let q: [__m256i; 4] = std::array::from_fn(|i| r[base + i]);
+            let t0 = _mm256_unpacklo_epi64(q[0], q[1]);
+            let t1 = _mm256_unpackhi_epi64(q[0], q[1]);
+            let t2 = _mm256_unpacklo_epi64(q[2], q[3]);
+            let t3 = _mm256_unpackhi_epi64(q[2], q[3]);
+            r[base] = _mm256_permute2x128_si256::<0x20>(t0, t2);
+            r[base + 1] = _mm256_permute2x128_si256::<0x20>(t1, t3);
+            r[base + 2] = _mm256_permute2x128_si256::<0x31>(t0, t2);
+            r[base + 3] = _mm256_permute2x128_si256::<0x31>(t1, t3);
+        }
+    }
+}
+
+/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16).
 #[inline(always)]
 unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
     // SAFETY: the caller has AVX2 (see the note on `step`).
     unsafe {
-        sort_each::<T, K>(r);
+        if T::LANES == 4 && K >= 4 {
+            sort_each_square::<T, K>(r);
+        } else {
+            sort_each::<T, K>(r);
+        }
         if K >= 2 {
             merge_level::<T, K, 2>(r);
         }
@@ -426,56 +725,74 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
         if K >= 8 {
             merge_level::<T, K, 8>(r);
         }
+        if K >= 16 {
+            merge_level::<T, K, 16>(r);
+        }
     }
 }
 
-/// Sorts `v` (at most `K * LANES` keys) with the network.
+/// Sorts the `n` keys at `src` (at most `K * LANES`) with the network into `dst` (which may
+/// be `src`).
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`.
 #[inline]
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_regs<T: Lane, const K: usize>(v: &mut [T]) {
-    let n = v.len();
+unsafe fn sort_regs<T: Lane, const K: usize>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
-    // SAFETY: AVX2 is enabled; every load and store covers only lanes inside `v`.
+    // SAFETY: AVX2 is enabled; every load and store covers only lanes inside the `n` keys.
     unsafe {
         let mut r = [T::splat(T::MAX); K];
         for (a, ra) in r.iter_mut().enumerate() {
             if a * l < n {
-                *ra = load_first(v.as_ptr().add(a * l), (n - a * l).min(l));
+                *ra = load_first(src.add(a * l), (n - a * l).min(l));
             }
         }
         network::<T, K>(&mut r);
         for (a, ra) in r.iter().enumerate() {
             if a * l < n {
-                store_first(v.as_mut_ptr().add(a * l), (n - a * l).min(l), *ra);
+                store_first(dst.add(a * l), (n - a * l).min(l), *ra);
             }
         }
     }
 }
 
 /// Registers of the largest network.
-const NETWORK: usize = 8;
-
-/// The largest range the network sorts.
+/// The largest range the network sorts: 64 keys (8 registers of 32-bit keys, 16 of 64-bit
+/// keys).
 pub(super) fn small_max<T: Lane>() -> usize {
-    NETWORK * T::LANES
+    64
 }
 
-/// Sorts at most [`small_max`] keys with the smallest network that holds them.
-#[inline(never)]
+/// Sorts at most [`small_max`] keys with the smallest network that holds them (the tests'
+/// door to the networks).
+#[cfg(test)]
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn sort_small<T: Lane>(v: &mut [T]) {
+    // SAFETY: AVX2 is enabled here; `v` is the source and the destination.
+    unsafe { sort_small_into(v.as_ptr(), v.as_mut_ptr(), v.len()) }
+}
+
+/// [`sort_small`] of the `n` keys at `src` into `dst` (which may be `src`).
+///
+/// # Safety
+/// AVX2; `n <= small_max`, `n` readable keys at `src`, `n` writable slots at `dst`.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_small_into<T: Lane>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
-    let n = v.len();
     // SAFETY: AVX2 is enabled here; each network holds `n` keys.
     unsafe {
         if n <= l {
-            sort_regs::<T, 1>(v)
+            sort_regs::<T, 1>(src, dst, n)
         } else if n <= 2 * l {
-            sort_regs::<T, 2>(v)
+            sort_regs::<T, 2>(src, dst, n)
         } else if n <= 4 * l {
-            sort_regs::<T, 4>(v)
+            sort_regs::<T, 4>(src, dst, n)
+        } else if n <= 8 * l {
+            sort_regs::<T, 8>(src, dst, n)
         } else {
-            sort_regs::<T, 8>(v)
+            sort_regs::<T, 16>(src, dst, n)
         }
     }
 }
@@ -513,22 +830,37 @@ unsafe fn put_wide<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, 
     }
 }
 
+/// Registers read per step of the partition's main loop.
+const UNROLL: usize = 8;
+/// Registers held at each end: one more than a step reads (see [`partition`]).
+const HELD: usize = UNROLL + 1;
+
 /// Partitions `v` (at least `2 * LANES` keys): `(m, max)` with `v[..m]` below `pivot`,
 /// `v[m..]` at least `pivot`, and `max` the largest key (or `pivot` when larger).
 ///
-/// `HELD` registers are held at each end, leaving `2 * HELD * LANES` free slots; each step
-/// reads the end with fewer free slots (at most `HELD * LANES`), so when the step writes, that
-/// end has at least `LANES` free slots and the other at least `HELD * LANES`. With two held
-/// registers that is a register at each end: room for [`put_wide`]'s whole-register stores.
-/// The held registers go last, by exact copies.
+/// In place, as the AVX-512 partition: `HELD` registers held at each end leave `2 * HELD *
+/// LANES` free slots; each step reads `UNROLL` registers from the end with fewer free slots,
+/// which keeps at least a register of free slots at both ends before every write, so each
+/// register goes out by [`put_wide`]'s two whole-register stores (AVX2 has no compress and
+/// its masked stores are slow on AMD cores). The held registers go last, by whole-register
+/// stores while two registers of slots are left between the write positions, then exactly.
+/// Ranges of fewer than `2 * HELD` registers are partitioned out of place through the stack.
 #[inline(never)]
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
-    const HELD: usize = 2;
     let l = T::LANES;
     let n = v.len();
     debug_assert!(n >= 2 * l);
     let p = v.as_mut_ptr();
+    if n < 2 * HELD * l {
+        let mut copy = [T::MAX; 2 * HELD * 8];
+        // SAFETY: `copy` holds n < 2 HELD LANES keys (LANES <= 8); AVX2 is enabled; the
+        // copy and `v` are disjoint.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p, copy.as_mut_ptr(), n);
+            return partition_into(copy.as_ptr(), n, p, pivot);
+        }
+    }
     // SAFETY: AVX2 is enabled; loads read unread whole registers inside the range and the
     // stores have room for every key they write (see the doc comment).
     unsafe {
@@ -545,28 +877,14 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         store_first(p.add(c), g, tail);
         let mut a = [T::MAX; 8];
         _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
-        std::ptr::copy_nonoverlapping(a.as_ptr().add(c), p.add(n - g), g);
+        copy_small(
+            a.as_ptr().add(c).cast(),
+            p.add(n - g).cast(),
+            g * size_of::<T>(),
+        );
         let (left, right) = (c, n - g);
         // only the `r` keys of `head` count for the maximum
         let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
-        let (mut sl, mut sr) = (left, right);
-        let regs = (right - left) / l;
-        if regs == 0 {
-            return (left, reduce_max(top));
-        }
-        if regs < 2 * HELD {
-            // a few registers: read them all, then write them
-            let mut x = [pv; 2 * HELD];
-            for (i, xi) in x.iter_mut().enumerate().take(regs) {
-                *xi = load(p.add(left + i * l));
-                top = T::vmax(top, *xi);
-            }
-            for xi in &x[..regs] {
-                put::<T>(p, *xi, pv, &mut sl, &mut sr);
-            }
-            debug_assert_eq!(sl, sr);
-            return (sl, reduce_max(top));
-        }
         let mut ends = [pv; 2 * HELD];
         for i in 0..HELD {
             ends[i] = load(p.add(left + i * l));
@@ -575,7 +893,34 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         for e in &ends {
             top = T::vmax(top, *e);
         }
-        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l);
+        let (mut rl, mut rr) = (left + HELD * l, right - HELD * l); // unread
+        let (mut sl, mut sr) = (left, right); // written: [left, sl) and [sr, right)
+        while rr - rl >= UNROLL * l {
+            let mut x = [pv; UNROLL];
+            if sr - rr < rl - sl {
+                rr -= UNROLL * l;
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = load(p.add(rr + i * l));
+                    // the block eight steps on, on this side (a prefetch never faults)
+                    let next = p.wrapping_add(rr + i * l).wrapping_sub(8 * UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
+                }
+            } else {
+                for (i, xi) in x.iter_mut().enumerate() {
+                    *xi = load(p.add(rl + i * l));
+                    let next = p.wrapping_add(rl + i * l + 8 * UNROLL * l);
+                    _mm_prefetch::<_MM_HINT_T0>(next.cast());
+                }
+                rl += UNROLL * l;
+            }
+            // the step's maximum as a tree, then one max on the running maximum
+            let a = T::vmax(T::vmax(x[0], x[1]), T::vmax(x[2], x[3]));
+            let b = T::vmax(T::vmax(x[4], x[5]), T::vmax(x[6], x[7]));
+            top = T::vmax(top, T::vmax(a, b));
+            for xi in x {
+                put_wide::<T>(p, xi, pv, &mut sl, &mut sr);
+            }
+        }
         while rl < rr {
             let x = if sr - rr < rl - sl {
                 rr -= l;
@@ -588,11 +933,164 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
             put_wide::<T>(p, x, pv, &mut sl, &mut sr);
         }
         for e in ends {
-            put::<T>(p, e, pv, &mut sl, &mut sr);
+            if sr - sl >= 2 * l {
+                put_wide::<T>(p, e, pv, &mut sl, &mut sr);
+            } else {
+                put::<T>(p, e, pv, &mut sl, &mut sr);
+            }
         }
         debug_assert_eq!(sl, sr);
         (sl, reduce_max(top))
     }
+}
+
+/// Partitions the `n` keys at `src` (at least `LANES`) into `dst` (another buffer): `(m,
+/// max)` as [`partition`]. Out of place: every register but the last goes out by two
+/// whole-register stores (while two registers are left to read, the unwritten slots between
+/// the write positions number at least two registers), the last and the first `n % LANES`
+/// keys exactly.
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`, the two disjoint.
+#[inline(never)]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T) -> (usize, T) {
+    let l = T::LANES;
+    debug_assert!(n >= l);
+    // SAFETY: AVX2 is enabled; loads cover whole registers of the `n` keys; the stores stay
+    // between the write positions (see the doc comment).
+    unsafe {
+        let pv = T::splat(pivot);
+        let r = n % l;
+        let head = load_first(src, r);
+        let m = T::movemask(T::vgt(pv, head)) & first(r);
+        let c = m.count_ones() as usize;
+        let w = T::compress(m, head);
+        store_first(dst, c, w);
+        let mut a = [T::MAX; 8];
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
+        copy_small(
+            a.as_ptr().add(c).cast(),
+            dst.add(n - (r - c)).cast(),
+            (r - c) * size_of::<T>(),
+        );
+        let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
+        let (mut lo, mut hi) = (c, n - (r - c));
+        let mut i = r;
+        // two maxima in turn: one running maximum would be a chain of dependent max
+        // instructions as long as the loop (blends of compares for 64-bit integers)
+        let mut top2 = top;
+        while i + 3 * l <= n {
+            let (x, y) = (load(src.add(i)), load(src.add(i + l)));
+            top = T::vmax(top, x);
+            top2 = T::vmax(top2, y);
+            put_wide::<T>(dst, x, pv, &mut lo, &mut hi);
+            put_wide::<T>(dst, y, pv, &mut lo, &mut hi);
+            i += 2 * l;
+        }
+        top = T::vmax(top, top2);
+        while i + 2 * l <= n {
+            let x = load(src.add(i));
+            top = T::vmax(top, x);
+            put_wide::<T>(dst, x, pv, &mut lo, &mut hi);
+            i += l;
+        }
+        if i < n {
+            let x = load(src.add(i));
+            top = T::vmax(top, x);
+            put::<T>(dst, x, pv, &mut lo, &mut hi);
+        }
+        debug_assert_eq!(lo, hi);
+        (lo, reduce_max(top))
+    }
+}
+
+/// Ranges of at most this many keys are sorted out of place (see the AVX-512 path's
+/// `sort_small_oop`).
+const SMALL_OOP: usize = 2048;
+
+/// Sorts the `n <= SMALL_OOP` keys at `src` into `dst` (which may be `src`) out of place,
+/// through a buffer on the stack; `depth` partitions left before `sort_unstable`.
+///
+/// # Safety
+/// AVX2; `n` readable keys at `src`, `n` writable slots at `dst`, `src` either `dst` or not
+/// overlapping it.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn sort_small_oop<T: Lane>(src: *const T, dst: *mut T, n: usize, depth: u32) {
+    debug_assert!(n <= SMALL_OOP);
+    if n <= small_max::<T>() {
+        // SAFETY: AVX2 is enabled; a network holds `n` keys.
+        unsafe { sort_small_into(src, dst, n) };
+        return;
+    }
+    let mut scratch = [const { std::mem::MaybeUninit::<T>::uninit() }; SMALL_OOP];
+    // SAFETY: AVX2 is enabled; the scratch buffer holds n slots and overlaps neither.
+    unsafe { oop::<T>(src, scratch.as_mut_ptr().cast(), dst, dst, n, depth) }
+}
+
+/// One level of [`sort_small_oop`]: the keys at `d` are partitioned into `x`, each side
+/// sorted from there with `y` as the next buffer, the sorted keys written to `out`.
+///
+/// # Safety
+/// As the AVX-512 path's `oop`, with AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn oop<T: Lane>(d: *const T, x: *mut T, y: *mut T, out: *mut T, n: usize, depth: u32) {
+    // SAFETY: AVX2 is enabled; the buffers follow the contract (see the AVX-512 `oop`).
+    unsafe {
+        if n <= small_max::<T>() {
+            sort_small_into(d, out, n);
+            return;
+        }
+        if depth == 0 {
+            std::ptr::copy(d, out, n);
+            std::slice::from_raw_parts_mut(out, n).sort_unstable();
+            return;
+        }
+        let p = pivot_small(d, n);
+        let (m, max) = partition_into(d, n, x, p);
+        if m == 0 {
+            let p1 = match p.succ() {
+                Some(p1) if max != p => p1,
+                _ => {
+                    std::ptr::copy(x, out, n); // all equal
+                    return;
+                }
+            };
+            let m1 = partition_into(x, n, y, p1).0;
+            std::ptr::copy(y, out, m1);
+            oop::<T>(
+                y.add(m1),
+                x.add(m1),
+                y.add(m1),
+                out.add(m1),
+                n - m1,
+                depth - 1,
+            );
+            return;
+        }
+        oop::<T>(x, y, x, out, m, depth - 1);
+        if max == p {
+            std::ptr::copy(x.add(m), out.add(m), n - m);
+        } else {
+            oop::<T>(x.add(m), y.add(m), x.add(m), out.add(m), n - m, depth - 1);
+        }
+    }
+}
+
+/// Tukey's ninther of the `n >= 9` keys at `p` (see the AVX-512 path's `pivot_small`).
+///
+/// # Safety
+/// `n >= 9` readable keys at `p`.
+#[inline(always)]
+unsafe fn pivot_small<T: Lane>(p: *const T, n: usize) -> T {
+    let med3 = |a: T, b: T, c: T| a.max(b).min(a.min(b).max(c));
+    // SAFETY: every index `(2k + 1) * n / 18` is below `n`.
+    let at = |k: usize| unsafe { *p.add((2 * k + 1) * n / 18) };
+    med3(
+        med3(at(0), at(1), at(2)),
+        med3(at(3), at(4), at(5)),
+        med3(at(6), at(7), at(8)),
+    )
 }
 
 /// A pivot: the median of two registers of keys at a quarter and three quarters of `v`.
@@ -617,9 +1115,9 @@ const PARALLEL_SPLIT: usize = 1 << 14;
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool) {
     let n = v.len();
-    if n <= small_max::<T>() {
-        // SAFETY: AVX2 is enabled here.
-        unsafe { sort_small(v) };
+    if n <= SMALL_OOP {
+        // SAFETY: AVX2 is enabled here; `v` is the source and the destination.
+        unsafe { sort_small_oop(v.as_ptr(), v.as_mut_ptr(), n, depth) };
         return;
     }
     if depth == 0 {
@@ -660,4 +1158,111 @@ pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool)
             }
         }
     }
+}
+
+/// Groups the sorted ordered bits of `f32` keys in place under numpy's equality (`-0.0` is
+/// `+0.0`, all NaNs one value): the first key of every group, turned back into the float's
+/// bits, is written to the front of `v`, in order; returns how many. A register at a time,
+/// as the AVX-512 `group_heads`: classes against the classes shifted by one lane give the
+/// heads, packed by the lane-mask table and stored whole at the write position (never past
+/// the read position).
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn group_f32_bits(v: &mut [u32]) -> usize {
+    use crate::key::{F32_NEG_NAN_BLOCK, F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let class = |x: __m256i| {
+        let c = _mm256_min_epu32(x, _mm256_set1_epi32((F32_ORD_INF + 1) as i32));
+        let z = _mm256_cmpeq_epi32(c, _mm256_set1_epi32(F32_ORD_NEG_ZERO as i32));
+        _mm256_blendv_epi8(c, _mm256_set1_epi32(F32_ORD_POS_ZERO as i32), z)
+    };
+    let decode = |x: __m256i| {
+        // f32::from_ordered: t = bits + NEG_NAN_BLOCK; top bit set: t ^ 0x8000_0000, else !t
+        let t = _mm256_add_epi32(x, _mm256_set1_epi32(F32_NEG_NAN_BLOCK as i32));
+        let clear = _mm256_srai_epi32::<31>(t);
+        let flip = _mm256_or_si256(
+            _mm256_xor_si256(clear, _mm256_set1_epi32(-1)),
+            _mm256_set1_epi32(i32::MIN),
+        );
+        _mm256_xor_si256(t, flip)
+    };
+    let up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: loads cover `i..i + c`, `c <= n - i`; a whole store covers `m..m + 8` only
+    // inside `v`, else the `k` heads (`m + k <= i + c <= n`), and `m <= i`: only keys loaded
+    // already are overwritten.
+    unsafe {
+        let mut prev = _mm256_setzero_si256();
+        while i < n {
+            let c = (n - i).min(8);
+            let x = load_first::<u32>(p.add(i), c);
+            let cls = class(x);
+            // the classes shifted up a lane, the previous register's last in lane 0
+            let last = _mm256_permutevar8x32_epi32(prev, _mm256_set1_epi32(7));
+            let shifted = _mm256_blend_epi32::<1>(_mm256_permutevar8x32_epi32(cls, up), last);
+            let same = <u32 as Lane>::movemask(_mm256_cmpeq_epi32(cls, shifted));
+            let mut heads = !same & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let w = <u32 as Lane>::compress(heads, decode(x));
+            let k = heads.count_ones() as usize;
+            if m + 8 <= n {
+                _mm256_storeu_si256(p.add(m).cast(), w);
+            } else {
+                store_first::<u32>(p.add(m), k, w);
+            }
+            m += k;
+            prev = cls;
+            i += 8;
+        }
+    }
+    m
+}
+
+/// Groups sorted `f64` keys (the float sort's output: NaNs last) in place under numpy's
+/// equality: the first key of every group is written to the front of `v`, in order; returns
+/// how many. As [`group_f32_bits`], with float compares (`-0.0 == +0.0`; two NaNs equal).
+///
+/// # Safety
+/// AVX2 (and POPCNT).
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) unsafe fn group_f64(v: &mut [f64]) -> usize {
+    let n = v.len();
+    let p = v.as_mut_ptr();
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: as in `group_f32_bits`, 4 lanes a register.
+    unsafe {
+        let mut prev = _mm256_setzero_pd();
+        while i < n {
+            let c = (n - i).min(4);
+            let x = _mm256_castsi256_pd(load_first::<u64>(p.add(i).cast(), c));
+            let last = _mm256_permute4x64_pd::<0b11_11_11_11>(prev);
+            let shifted = _mm256_blend_pd::<1>(_mm256_permute4x64_pd::<0b10_01_00_11>(x), last);
+            let eq = _mm256_cmp_pd::<_CMP_EQ_OQ>(x, shifted);
+            let nans = _mm256_and_pd(
+                _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x),
+                _mm256_cmp_pd::<_CMP_UNORD_Q>(shifted, shifted),
+            );
+            let same = _mm256_movemask_pd(_mm256_or_pd(eq, nans)) as u32;
+            let mut heads = !same & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let w = <u64 as Lane>::compress(heads, _mm256_castpd_si256(x));
+            let k = heads.count_ones() as usize;
+            if m + 4 <= n {
+                _mm256_storeu_si256(p.add(m).cast(), w);
+            } else {
+                store_first::<u64>(p.add(m).cast(), k, w);
+            }
+            m += k;
+            prev = x;
+            i += 4;
+        }
+    }
+    m
 }

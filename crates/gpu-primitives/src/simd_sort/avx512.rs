@@ -52,6 +52,9 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn at_least(a: __m512i, b: __m512i) -> u32;
     /// The lanes selected by `m`, packed into the low lanes (the rest zero).
     unsafe fn compress(m: u32, v: __m512i) -> __m512i;
+    /// For 8 lanes: the lanes selected by `m` packed into the low lanes, the others into the
+    /// high lanes, each in order (one permutation from a table); 16 lanes: unused.
+    unsafe fn split(m: u32, v: __m512i) -> __m512i;
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i;
     unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i;
     /// `max(a, b)` in the lanes of `m`, `src` elsewhere.
@@ -64,6 +67,43 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn reverse(v: __m512i) -> __m512i;
     /// The largest lane.
     unsafe fn reduce_max(v: __m512i) -> Self;
+    /// Bit `l` set where lane `l` of `a` differs from lane `l` of `b`.
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32;
+    /// Lanes moved up by one: lane 0 takes the last lane of `prev`, lane `l` lane `l - 1`
+    /// of `v`.
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i;
+}
+
+/// For each mask `m` of 8 lanes, the lane indices (one byte each) of a permutation that puts
+/// the lanes of `m` first and the others after them, each in lane order.
+static SPLIT8: [u64; 256] = split_table();
+
+const fn split_table() -> [u64; 256] {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut word = 0u64;
+        let mut k = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            if m & (1 << lane) != 0 {
+                word |= (lane as u64) << (8 * k);
+                k += 1;
+            }
+            lane += 1;
+        }
+        lane = 0;
+        while lane < 8 {
+            if m & (1 << lane) == 0 {
+                word |= (lane as u64) << (8 * k);
+                k += 1;
+            }
+            lane += 1;
+        }
+        t[m] = word;
+        m += 1;
+    }
+    t
 }
 
 /// All-ones mask of the first `n` of `LANES` lanes.
@@ -140,6 +180,124 @@ impl Finish<u64> for DecodeF64 {
     }
 }
 
+/// The ordered bits of signed integers (`i32::to_ordered`: the sign bit flipped) back to the
+/// integers' bits.
+pub(super) enum FlipSign {}
+
+impl Finish<u32> for FlipSign {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        _mm512_xor_si512(v, _mm512_set1_epi32(i32::MIN))
+    }
+    #[inline(always)]
+    fn key(k: u32) -> u32 {
+        k ^ 0x8000_0000
+    }
+}
+
+impl Finish<u64> for FlipSign {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        _mm512_xor_si512(v, _mm512_set1_epi64(i64::MIN))
+    }
+    #[inline(always)]
+    fn key(k: u64) -> u64 {
+        k ^ 0x8000_0000_0000_0000
+    }
+}
+
+/// Which sorted keys `distinct` treats as one value, register by register: each key's class
+/// (equal classes, one value).
+pub(super) trait Classes<T: Lane>: 'static {
+    /// The classes of a register of ordered bits.
+    unsafe fn reg(v: __m512i) -> __m512i;
+}
+
+/// Equal bits are one value (integers, and floats compared bitwise).
+pub(super) enum SameBits {}
+
+impl<T: Lane> Classes<T> for SameBits {
+    #[inline(always)]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        v
+    }
+}
+
+/// `f32::numeric_class` (crate::key): `-0.0` is `+0.0`, every NaN the first NaN.
+pub(super) enum NumericF32 {}
+
+impl Classes<u32> for NumericF32 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        use crate::key::{F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
+        let c = _mm512_min_epu32(v, _mm512_set1_epi32((F32_ORD_INF + 1) as i32));
+        let z = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(F32_ORD_NEG_ZERO as i32));
+        _mm512_mask_mov_epi32(c, z, _mm512_set1_epi32(F32_ORD_POS_ZERO as i32))
+    }
+}
+
+/// `f64::numeric_class` (crate::key).
+pub(super) enum NumericF64 {}
+
+impl Classes<u64> for NumericF64 {
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn reg(v: __m512i) -> __m512i {
+        use crate::key::{F64_ORD_INF, F64_ORD_NEG_ZERO, F64_ORD_POS_ZERO};
+        let c = _mm512_min_epu64(v, _mm512_set1_epi64((F64_ORD_INF + 1) as i64));
+        let z = _mm512_cmpeq_epi64_mask(c, _mm512_set1_epi64(F64_ORD_NEG_ZERO as i64));
+        _mm512_mask_mov_epi64(c, z, _mm512_set1_epi64(F64_ORD_POS_ZERO as i64))
+    }
+}
+
+/// Groups sorted ordered bits in place: the first key of every run of equal classes (`C`),
+/// finished by `F`, is written to the front of `v`, in order; returns how many.
+///
+/// A register at a time: its classes against the same register shifted by one lane (the
+/// previous register's last class shifted in) give the heads, which are compressed to the
+/// register's low lanes and stored at the write position. That position never passes the
+/// read position, so a store covers only keys already loaded.
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+pub(super) unsafe fn group_heads<T: Lane, F: Finish<T>, C: Classes<T>>(v: &mut [T]) -> usize {
+    let n = v.len();
+    let l = T::LANES;
+    let p = v.as_mut_ptr();
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: AVX-512F is enabled. Loads cover `i..i + c` with `c <= n - i`; a store covers
+    // `m..m + LANES` only when that lies inside `v` (else its `k` heads, `m + k <= i + c <=
+    // n`), and `m <= i`, so it overwrites only keys loaded already.
+    unsafe {
+        let mut prev = T::splat(T::MAX);
+        while i < n {
+            let c = (n - i).min(l);
+            let x = if c == l {
+                T::load(p.add(i))
+            } else {
+                T::load_first(p.add(i), c)
+            };
+            let cls = C::reg(x);
+            let mut heads = T::differs(cls, T::shift_in(prev, cls)) & first(c);
+            if i == 0 {
+                heads |= 1;
+            }
+            let out = T::compress(heads, F::reg(x));
+            let k = heads.count_ones() as usize;
+            if m + l <= n {
+                _mm512_storeu_si512(p.add(m).cast(), out);
+            } else {
+                T::store_first(p.add(m), k, out);
+            }
+            m += k;
+            prev = cls;
+            i += l;
+        }
+    }
+    m
+}
+
 /// Finishes every key of `v` (a range placed without the network).
 #[inline]
 pub(super) fn finish_all<T: Lane, F: Finish<T>>(v: &mut [T]) {
@@ -202,6 +360,11 @@ impl Lane for u32 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn split(_m: u32, _v: __m512i) -> __m512i {
+        unreachable!("16 lanes: the partition compresses each side")
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epu32(a, b)
     }
@@ -242,6 +405,16 @@ impl Lane for u32 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu32(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi32::<15>(v, prev)
     }
 }
 
@@ -299,6 +472,17 @@ impl Lane for u64 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn split(m: u32, v: __m512i) -> __m512i {
+        // SAFETY: `m < 256` indexes the table; the load reads its 8 bytes.
+        let idx = unsafe {
+            _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                SPLIT8.as_ptr().add(m as usize & 0xFF).cast(),
+            ))
+        };
+        _mm512_permutexvar_epi64(idx, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epu64(a, b)
     }
@@ -335,6 +519,16 @@ impl Lane for u64 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epu64(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi64::<7>(v, prev)
     }
 }
 
@@ -392,6 +586,11 @@ impl Lane for i32 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn split(_m: u32, _v: __m512i) -> __m512i {
+        unreachable!("16 lanes: the partition compresses each side")
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epi32(a, b)
     }
@@ -432,6 +631,16 @@ impl Lane for i32 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi32(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi32_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi32::<15>(v, prev)
     }
 }
 
@@ -489,6 +698,17 @@ impl Lane for i64 {
     }
     #[inline]
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn split(m: u32, v: __m512i) -> __m512i {
+        // SAFETY: `m < 256` indexes the table; the load reads its 8 bytes.
+        let idx = unsafe {
+            _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                SPLIT8.as_ptr().add(m as usize & 0xFF).cast(),
+            ))
+        };
+        _mm512_permutexvar_epi64(idx, v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
         _mm512_min_epi64(a, b)
     }
@@ -525,6 +745,16 @@ impl Lane for i64 {
     #[target_feature(enable = "avx512f,popcnt,bmi2")]
     unsafe fn reduce_max(v: __m512i) -> Self {
         _mm512_reduce_max_epi64(v)
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
+        _mm512_cmpneq_epi64_mask(a, b) as u32
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt,bmi2")]
+    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+        _mm512_alignr_epi64::<7>(v, prev)
     }
 }
 
@@ -870,28 +1100,31 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
     }
 }
 
-/// Sorts `v` (at most `K * LANES` keys) with the network.
+/// Sorts the `n` keys at `src` (at most `K * LANES`) with the network into `dst` (which may
+/// be `src`: every key is loaded before the first store).
+///
+/// # Safety
+/// AVX-512F; `n` readable keys at `src`, `n` writable slots at `dst`.
 #[inline]
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-unsafe fn sort_regs<T: Lane, F: Finish<T>, const K: usize>(v: &mut [T]) {
-    let n = v.len();
+unsafe fn sort_regs<T: Lane, F: Finish<T>, const K: usize>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
     debug_assert!(n <= K * l);
     // SAFETY: AVX-512F is enabled; every load and store covers only lanes `lo..lo + c` with
-    // `lo + c <= n`, inside `v`.
+    // `lo + c <= n` (the caller's ranges).
     unsafe {
         let mut r = [T::splat(T::MAX); K];
         for (a, ra) in r.iter_mut().enumerate() {
             let lo = a * l;
             if lo < n {
-                *ra = T::load_first(v.as_ptr().add(lo), (n - lo).min(l));
+                *ra = T::load_first(src.add(lo), (n - lo).min(l));
             }
         }
         network::<T, K>(&mut r);
         for (a, ra) in r.iter().enumerate() {
             let lo = a * l;
             if lo < n {
-                T::store_first(v.as_mut_ptr().add(lo), (n - lo).min(l), F::reg(*ra));
+                T::store_first(dst.add(lo), (n - lo).min(l), F::reg(*ra));
             }
         }
     }
@@ -904,27 +1137,36 @@ pub(super) fn small_max<T: Lane>() -> usize {
 
 /// Sorts at most [`small_max`] keys with the smallest network that holds them (finished by
 /// `F` as they are stored).
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+pub(super) unsafe fn sort_small<T: Lane, F: Finish<T>>(v: &mut [T]) {
+    // SAFETY: AVX-512F is enabled here; `v` is both the source and the destination.
+    unsafe { sort_small_into::<T, F>(v.as_ptr(), v.as_mut_ptr(), v.len()) }
+}
+
+/// [`sort_small`] of the `n` keys at `src` into `dst` (which may be `src`).
+///
+/// # Safety
+/// AVX-512F; `n <= small_max`, `n` readable keys at `src`, `n` writable slots at `dst`.
 // Never inlined: inside `quicksort` (as some codegen-unit splits did) the networks' register
 // pressure made every level of the recursion slower (1e5 keys: 1.60 -> 1.81 ns/key).
 #[inline(never)]
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-pub(super) unsafe fn sort_small<T: Lane, F: Finish<T>>(v: &mut [T]) {
+unsafe fn sort_small_into<T: Lane, F: Finish<T>>(src: *const T, dst: *mut T, n: usize) {
     let l = T::LANES;
-    let n = v.len();
-    // SAFETY: AVX-512F is enabled here; each network holds `n` keys.
+    // SAFETY: AVX-512F is enabled here; each network holds `n` keys (the caller's ranges).
     unsafe {
         if n <= l {
-            sort_regs::<T, F, 1>(v)
+            sort_regs::<T, F, 1>(src, dst, n)
         } else if n <= 2 * l {
-            sort_regs::<T, F, 2>(v)
+            sort_regs::<T, F, 2>(src, dst, n)
         } else if n <= 4 * l {
-            sort_regs::<T, F, 4>(v)
+            sort_regs::<T, F, 4>(src, dst, n)
         } else if n <= 8 * l {
-            sort_regs::<T, F, 8>(v)
+            sort_regs::<T, F, 8>(src, dst, n)
         } else if n <= 16 * l || T::NETWORK == 16 {
-            sort_regs::<T, F, 16>(v)
+            sort_regs::<T, F, 16>(src, dst, n)
         } else {
-            sort_regs::<T, F, 32>(v)
+            sort_regs::<T, F, 32>(src, dst, n)
         }
     }
 }
@@ -1103,14 +1345,15 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
 
 /// A pivot: the median of the keys of a few registers loaded at evenly spaced places (two
 /// registers, four from 2^14 keys), sorted together in registers.
+///
+/// # Safety
+/// AVX-512F; `n >= 4 * LANES` readable keys at `p`.
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
-unsafe fn pivot<T: Lane>(v: &[T]) -> T {
-    let n = v.len();
+unsafe fn pivot<T: Lane>(p: *const T, n: usize) -> T {
     let l = T::LANES;
     debug_assert!(n >= 4 * l);
-    let p = v.as_ptr();
-    // SAFETY: AVX-512F is enabled; every register read lies inside `v` (n >= 4 LANES, and
-    // each start is at least LANES / 2 below and above the ends).
+    // SAFETY: AVX-512F is enabled; every register read lies inside the `n` keys (n >= 4
+    // LANES, and each start is at least LANES / 2 below and above the ends).
     unsafe {
         let at = |num: usize, den: usize| T::load(p.add(num * n / den - l / 2));
         if n >= 1 << 14 {
@@ -1125,6 +1368,211 @@ unsafe fn pivot<T: Lane>(v: &[T]) -> T {
     }
 }
 
+/// A pivot for a small range: the median of three medians of three keys at evenly spaced
+/// places (Tukey's ninther), in scalar code: a few compares, where sorting a register of
+/// samples is a long chain of shuffles.
+///
+/// # Safety
+/// `n >= 9` readable keys at `p`.
+#[inline(always)]
+unsafe fn pivot_small<T: Lane>(p: *const T, n: usize) -> T {
+    let med3 = |a: T, b: T, c: T| a.max(b).min(a.min(b).max(c));
+    // SAFETY: every index `(2k + 1) * n / 18` is below `n`.
+    let at = |k: usize| unsafe { *p.add((2 * k + 1) * n / 18) };
+    med3(
+        med3(at(0), at(1), at(2)),
+        med3(at(3), at(4), at(5)),
+        med3(at(6), at(7), at(8)),
+    )
+}
+
+/// Partitions the `n` keys at `src` (at least `LANES`) into `dst` (another buffer): returns
+/// `(m, max)` with every key of `dst[..m]` below `pivot`, every key of `dst[m..n]` at least
+/// `pivot`, and `max` the largest key (or `pivot` when larger).
+///
+/// Out of place, nothing is held back: each register's keys below the pivot are written by a
+/// whole-register store at the left write position (its spare lanes land in slots not
+/// written yet: at least a register of them lies between the two write positions while a
+/// whole register is left to read), the others by a masked store just below the right one.
+/// The first `n % LANES` keys go first, as one masked register.
+///
+/// # Safety
+/// AVX-512F; `n` readable keys at `src`, `n` writable slots at `dst`, the two disjoint.
+#[inline(never)]
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T) -> (usize, T) {
+    let l = T::LANES;
+    debug_assert!(n >= l);
+    let all = first(l);
+    // SAFETY: AVX-512F is enabled. Loads cover whole registers of `src[r..n]`; the stores
+    // cover `dst[lo..lo + LANES]` with `lo + LANES <= hi` (the unwritten slots number the
+    // unread keys, at least a register) and `dst[hi - (LANES - c)..hi]`.
+    unsafe {
+        let pv = T::splat(pivot);
+        let r = n % l;
+        let head = T::load_first(src, r);
+        let m = T::below(head, pv) & first(r);
+        let c = m.count_ones() as usize;
+        T::store_first(dst, c, T::compress(m, head));
+        T::store_first(
+            dst.add(n - (r - c)),
+            r - c,
+            T::compress(!m & first(r), head),
+        );
+        let mut top = T::vmax(pv, T::compress(first(r), head));
+        let (mut lo, mut hi) = (c, n - (r - c));
+        let mut i = r;
+        // While two registers are left to read, the unwritten slots between the write
+        // positions number at least two registers, so both sides are written by
+        // whole-register stores: the right one's spare lanes land below its keys, in slots
+        // not written yet, as the left one's land above its keys.
+        while i + 2 * l <= n {
+            let x = T::load(src.add(i));
+            top = T::vmax(top, x);
+            let m = T::below(x, pv);
+            let c = m.count_ones() as usize;
+            if l == 8 {
+                let both = T::split(m, x);
+                _mm512_storeu_si512(dst.add(lo).cast(), both);
+                _mm512_storeu_si512(dst.add(hi - l).cast(), both);
+            } else {
+                _mm512_storeu_si512(dst.add(lo).cast(), T::compress(m, x));
+                T::store_mask(
+                    dst.add(hi + c - l),
+                    all >> c,
+                    T::compress(T::at_least(x, pv), x),
+                );
+            }
+            lo += c;
+            hi = hi + c - l;
+            i += l;
+        }
+        if i < n {
+            let x = T::load(src.add(i));
+            top = T::vmax(top, x);
+            let m = T::below(x, pv);
+            let c = m.count_ones() as usize;
+            _mm512_storeu_si512(dst.add(lo).cast(), T::compress(m, x));
+            lo += c;
+            hi = hi + c - l;
+            T::store_mask(dst.add(hi), all >> c, T::compress(T::at_least(x, pv), x));
+        }
+        debug_assert_eq!(lo, hi);
+        (lo, T::reduce_max(top))
+    }
+}
+
+/// Ranges of at most this many keys are sorted out of place, through a buffer on the stack
+/// ([`sort_small_oop`]).
+pub(super) const SMALL_OOP: usize = 2048;
+
+/// Sorts the `n <= SMALL_OOP` keys at `src` into `dst` (which may be `src`), each finished by
+/// `F`; `depth` partitions left before `sort_unstable` takes over.
+///
+/// Quicksort out of place: each partition reads one buffer and writes another, alternating
+/// between `dst` and a buffer on the stack (the data's first buffer, `src`, is only read), and
+/// the networks read the last buffer and write `dst`. No key is held back and nothing is
+/// copied back, so small partitions cost less than the in-place partition with its held
+/// registers; the first partition also does the copy `sort_into` would otherwise make.
+///
+/// # Safety
+/// AVX-512F; `n <= SMALL_OOP`, `n` readable keys at `src`, `n` writable slots at `dst`, and
+/// `src` either is `dst` or does not overlap it.
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+pub(super) unsafe fn sort_small_oop<T: Lane, F: Finish<T>>(
+    src: *const T,
+    dst: *mut T,
+    n: usize,
+    depth: u32,
+) {
+    debug_assert!(n <= SMALL_OOP);
+    if n <= small_max::<T>() {
+        // SAFETY: AVX-512F is enabled; a network holds `n` keys.
+        unsafe { sort_small_into::<T, F>(src, dst, n) };
+        return;
+    }
+    let mut scratch = [const { std::mem::MaybeUninit::<T>::uninit() }; SMALL_OOP];
+    let tmp = scratch.as_mut_ptr().cast::<T>();
+    // SAFETY: AVX-512F is enabled; `tmp` holds SMALL_OOP >= n slots and is disjoint from
+    // both; the data is read from `src`, partitioned into `tmp`, then alternates between
+    // `tmp` and `dst`.
+    unsafe { oop::<T, F>(src, tmp, dst, dst, n, depth) }
+}
+
+/// One level of [`sort_small_oop`]: the `n` keys at `d` are partitioned into `x`, and each
+/// side is sorted from there with `y` as the next buffer; the sorted keys go to `out`.
+///
+/// # Safety
+/// AVX-512F; `n <= SMALL_OOP` keys at `d`; `x` and `y` hold `n` writable slots each and are
+/// different buffers; `x` does not overlap `d`; `out` is `x`, `y` or a buffer of `n` slots
+/// that overlaps neither (`d` may be `out` or `y`).
+#[target_feature(enable = "avx512f,popcnt,bmi2")]
+unsafe fn oop<T: Lane, F: Finish<T>>(
+    d: *const T,
+    x: *mut T,
+    y: *mut T,
+    out: *mut T,
+    n: usize,
+    depth: u32,
+) {
+    // SAFETY: AVX-512F is enabled; the ranges follow this function's contract: after the
+    // partition the data is in `x`, whose sides are sorted with `y` as the next buffer (at the
+    // same offsets, so the sides' ranges stay disjoint).
+    unsafe {
+        if n <= small_max::<T>() {
+            sort_small_into::<T, F>(d, out, n);
+            return;
+        }
+        if depth == 0 {
+            copy_finish::<T, Keep>(d, out, n);
+            let v = std::slice::from_raw_parts_mut(out, n);
+            v.sort_unstable();
+            finish_all::<T, F>(v);
+            return;
+        }
+        let p = pivot_small(d, n);
+        let (m, max) = partition_into(d, n, x, p);
+        if m == 0 {
+            // the pivot is the minimum: split off the keys equal to it
+            let p1 = match p.succ() {
+                Some(p1) if max != p => p1,
+                _ => {
+                    copy_finish::<T, F>(x, out, n); // all equal
+                    return;
+                }
+            };
+            let m1 = partition_into(x, n, y, p1).0;
+            copy_finish::<T, F>(y, out, m1);
+            oop::<T, F>(
+                y.add(m1),
+                x.add(m1),
+                y.add(m1),
+                out.add(m1),
+                n - m1,
+                depth - 1,
+            );
+            return;
+        }
+        oop::<T, F>(x, y, x, out, m, depth - 1);
+        if max == p {
+            copy_finish::<T, F>(x.add(m), out.add(m), n - m); // all equal to the pivot
+        } else {
+            oop::<T, F>(x.add(m), y.add(m), x.add(m), out.add(m), n - m, depth - 1);
+        }
+    }
+}
+
+/// `dst[i] = F::key(src[i])` for `n` keys (`src` may be `dst`).
+///
+/// # Safety
+/// `n` readable keys at `src`, `n` writable slots at `dst`, equal or disjoint.
+unsafe fn copy_finish<T: Lane, F: Finish<T>>(src: *const T, dst: *mut T, n: usize) {
+    for i in 0..n {
+        // SAFETY: `i < n` (the caller's ranges).
+        unsafe { *dst.add(i) = F::key(*src.add(i)) };
+    }
+}
+
 /// Below this many keys the two sides of a partition are sorted on the calling thread.
 const PARALLEL_SPLIT: usize = 1 << 14;
 
@@ -1133,9 +1581,9 @@ const PARALLEL_SPLIT: usize = 1 << 14;
 #[target_feature(enable = "avx512f,popcnt,bmi2")]
 pub(super) unsafe fn quicksort<T: Lane, F: Finish<T>>(v: &mut [T], depth: u32, parallel: bool) {
     let n = v.len();
-    if n <= small_max::<T>() {
-        // SAFETY: AVX-512F is enabled here.
-        unsafe { sort_small::<T, F>(v) };
+    if n <= SMALL_OOP {
+        // SAFETY: AVX-512F is enabled here; `v` is the source and the destination.
+        unsafe { sort_small_oop::<T, F>(v.as_ptr(), v.as_mut_ptr(), n, depth) };
         return;
     }
     if depth == 0 {
@@ -1145,7 +1593,7 @@ pub(super) unsafe fn quicksort<T: Lane, F: Finish<T>>(v: &mut [T], depth: u32, p
     }
     // SAFETY: AVX-512F is enabled here (this function's contract).
     unsafe {
-        let p = pivot(v);
+        let p = pivot(v.as_ptr(), n);
         let (mut m, max) = partition(v, p);
         if m == 0 {
             // the pivot is the minimum: split off the keys equal to it

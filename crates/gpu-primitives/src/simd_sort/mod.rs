@@ -1,18 +1,20 @@
 //! Vectorized quicksort of ordered bits (`u32`, `u64`) on the CPU, chosen at run time.
 //!
-//! On x86-64 with AVX-512 (`gpu_runtime::cpu::has_avx512`, off under `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in
-//! place: a vectorized partition and in-register networks for small ranges, the two sides of
-//! large partitions on separate rayon threads. With AVX2, [`avx2`] does the
-//! same on 256-bit registers, but only when asked for (`WARPATH_SIMD_SORT=avx2` in the
-//! environment, read once): where measured it is slower than the radix sort. Elsewhere
-//! [`sort_unsigned`] returns `false` and the caller uses the LSD radix sort (`radix_cpu`),
-//! which is portable (`WARPATH_SIMD_SORT=off` forces it).
+//! On x86-64 with AVX-512 (`gpu_runtime::cpu::has_avx512`, off under
+//! `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in place: a vectorized partition and
+//! in-register networks for small ranges (ranges of up to 2048 keys out of place, through a
+//! buffer on the stack), the two sides of large partitions on separate rayon threads. With
+//! AVX2 only, [`avx2`] does the same on 256-bit registers. Elsewhere [`sort_unsigned`]
+//! returns `false` and the caller uses the LSD radix sort (`radix_cpu`), which is portable.
+//! `WARPATH_SIMD_SORT` (read once) overrides the choice: `avx2` picks the AVX2 path on a CPU
+//! that also has AVX-512, `off` the radix sort.
 //!
 //! Signed integers are sorted as themselves (signed compares); unsigned integers and the
 //! ordered bits of floats as unsigned.
 //!
-//! Only key sorts use it: equal ordered bits are identical keys, so an unstable sort cannot be
-//! told from a stable one. Pair sorts and argsort (stable) stay on the radix sort.
+//! Key sorts use it (equal ordered bits are identical keys, so an unstable sort cannot be
+//! told from a stable one), and so does `argsort_into`, through words that make every key
+//! distinct. Pair sorts stay on the radix sort.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -32,9 +34,8 @@ pub(crate) enum Path {
     Portable,
 }
 
-/// AVX-512 where the CPU has it, else the radix sort; `WARPATH_SIMD_SORT=avx2` picks the
-/// AVX2 path on a CPU with AVX2 (it is slower than the radix sort where measured, so never
-/// chosen by itself) and `off` the radix sort. Decided once per process.
+/// AVX-512 where the CPU has it, else AVX2, else the radix sort; `WARPATH_SIMD_SORT=avx2`
+/// picks the AVX2 path on a CPU with AVX2 and `off` the radix sort. Decided once per process.
 pub(crate) fn path() -> Path {
     static PATH: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
     *PATH.get_or_init(|| {
@@ -44,9 +45,7 @@ pub(crate) fn path() -> Path {
             Ok("avx2") if narrow => Path::Avx2,
             Ok("avx2") => Path::Portable,
             _ if wide => Path::Avx512,
-            // Not chosen by itself: on the development machine (Zen 5 forced down to AVX2,
-            // `sort_paths 1000000 7`, one thread, same run) 10^6 u32 took 24.4 ms against the
-            // radix sort's 10.4 ms, u64 57.7 ms against 34.6 ms.
+            _ if narrow => Path::Avx2,
             _ => Path::Portable,
         }
     })
@@ -63,6 +62,12 @@ fn detect() -> (bool, bool) {
         (false, false)
     }
 }
+
+/// From this many keys the quicksort runs on all rayon threads (the two sides of each
+/// partition of at least 2^14 keys on separate threads). Below it, a sort of well under a
+/// millisecond, waking a second thread costs more than it saves on a loaded machine: 10^5 u32
+/// on 2 threads 0.177 ms, on one 0.161 ms.
+const PARALLEL_QUICKSORT: usize = 1 << 17;
 
 /// Whether this process runs a vectorized sort.
 pub(crate) fn available() -> bool {
@@ -107,6 +112,100 @@ pub(crate) fn sort_floats_decoded<K: SortKey>(bits: &mut [K::Bits], parallel: bo
     }
 }
 
+/// Sorts `f64` keys (their own bits) ascending in the total order of `SortKey` with the AVX2
+/// float quicksort, when that is this process's path; `false` (keys untouched) otherwise, and
+/// for `f32` (sorted as ordered bits: AVX2 has a min/max of `u32`).
+///
+/// The NaNs are moved to the back first (and sorted there by their ordered bits, usually a
+/// handful), so the rest compare as floats (`vcmppd`, `vminpd`, `vmaxpd`: cheaper than 64-bit
+/// integer compares and blends of ordered bits, which AVX2 has no min/max for). Floats see
+/// `-0.0` and `+0.0` as equal and a compare-exchange may turn one into the other, so the run
+/// of zeros is rewritten afterwards from the count of `-0.0` taken in the first pass: every
+/// `-0.0` first, as the total order has them. Every key keeps its bits.
+pub(crate) fn sort_floats_avx2<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
+    assert_eq!(K::KIND, 2, "float keys only");
+    #[cfg(target_arch = "x86_64")]
+    {
+        // f32 keys stay on the integer path (u32 has a min/max in AVX2)
+        if path() != Path::Avx2 || size_of::<K>() == 4 {
+            return false;
+        }
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
+        unsafe { sort_f64_avx2(cast(keys), parallel) };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        false
+    }
+}
+
+/// The body of [`sort_floats_avx2`].
+///
+/// # Safety
+/// The CPU has AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
+    // NaNs out (to a side buffer), `-0.0` counted
+    let mut nans: Vec<f64> = Vec::new();
+    // SAFETY: the caller's contract.
+    let (m, neg_zeros) = unsafe { avx2::nans_out_f64(keys, &mut nans) };
+    let depth = 2 * (usize::BITS - m.leading_zeros());
+    let parallel = parallel && m >= PARALLEL_QUICKSORT && rayon::current_num_threads() > 1;
+    // SAFETY: the caller's contract; `avx2::Float<f64>` is `f64` (repr(transparent)); no NaN
+    // is left in `keys[..m]`.
+    unsafe {
+        avx2::quicksort(
+            cast::<f64, avx2::Float<f64>>(&mut keys[..m]),
+            depth,
+            parallel,
+        )
+    };
+    let a = keys[..m].partition_point(|&k| k < 0.0);
+    let b = keys[..m].partition_point(|&k| k <= 0.0);
+    keys[a..a + neg_zeros].fill(-0.0);
+    keys[a + neg_zeros..b].fill(0.0);
+    if !nans.is_empty() {
+        let mut bits: Vec<u64> = nans.iter().map(|k| k.to_ordered()).collect();
+        if !sort_unsigned(&mut bits, parallel) {
+            bits.sort_unstable();
+        }
+        for (d, b) in keys[m..].iter_mut().zip(bits) {
+            *d = f64::from_ordered(b);
+        }
+    }
+}
+
+/// `distinct`'s values of `f64` keys under numpy's equality with the AVX2 float sort: a copy
+/// sorted as floats ([`sort_floats_avx2`]), then grouped by float compares in place (no
+/// ordered bits to encode and decode). `None` off the AVX2 path or for other keys.
+pub(crate) fn distinct_f64_avx2<K: SortKey>(keys: &[K], parallel: bool) -> Option<Vec<K>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if path() != Path::Avx2 || K::KIND != 2 || size_of::<K>() != 8 {
+            return None;
+        }
+        let mut v = keys.to_vec();
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
+        unsafe {
+            let f = cast::<K, f64>(&mut v);
+            sort_f64_avx2(f, parallel);
+            let m = avx2::group_f64(f);
+            v.truncate(m);
+        }
+        if v.len() < v.capacity() / 2 {
+            v.shrink_to_fit();
+        }
+        Some(v)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, parallel);
+        None
+    }
+}
+
 /// Sorts signed integer keys (`K::KIND == 1`: `i32` or `i64`) in their own order, without the
 /// ordered-bits transform; `false` (keys untouched) without the vectorized sort.
 pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
@@ -123,6 +222,95 @@ pub(crate) fn sort_signed<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
     {
         let _ = (keys, parallel);
         false
+    }
+}
+
+/// Sorts the integer keys (`K::KIND` 0 or 1) of `src` into `dst` (same length) with the
+/// AVX-512 sort when there are at most [`avx512::SMALL_OOP`] of them: the first partition
+/// reads `src`, so no copy pass comes first. `false` (nothing written) otherwise.
+pub(crate) fn sort_small_into<K: SortKey>(src: &[K], dst: &mut [std::mem::MaybeUninit<K>]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let n = src.len();
+        assert_eq!(n, dst.len());
+        if K::KIND == 2 || n > avx512::SMALL_OOP || path() != Path::Avx512 {
+            return false;
+        }
+        let depth = 2 * (usize::BITS - n.leading_zeros());
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+        // SAFETY (every call): AVX-512F, POPCNT and BMI2 were detected (`path`); `K` is the
+        // lane type named (sealed key traits: KIND 0 is u32/u64, KIND 1 is i32/i64, by size);
+        // `src` and `dst` are distinct borrows of `n` keys and `n` slots.
+        unsafe {
+            match (K::KIND, size_of::<K>()) {
+                (0, 4) => avx512::sort_small_oop::<u32, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                (0, _) => avx512::sort_small_oop::<u64, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                (_, 4) => avx512::sort_small_oop::<i32, avx512::Keep>(s.cast(), d.cast(), n, depth),
+                _ => avx512::sort_small_oop::<i64, avx512::Keep>(s.cast(), d.cast(), n, depth),
+            }
+        }
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (src, dst);
+        false
+    }
+}
+
+/// Groups the sorted ordered bits of `K` keys in place with AVX-512: the first key of every
+/// run of keys equal under `equality` is written, turned back into a `K` (`from_ordered`),
+/// to the front of `bits`, in order. Returns how many, or `None` (bits untouched) without
+/// AVX-512.
+pub(crate) fn group_sorted_bits<K: SortKey>(
+    bits: &mut [K::Bits],
+    equality: crate::key::Equality,
+) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::key::Equality;
+        if path() == Path::Avx2 && size_of::<K>() == 4 && K::KIND == 2 {
+            if equality != Equality::Numeric {
+                return None;
+            }
+            // SAFETY: AVX2 was detected (`path`); a 4-byte float key's bits are u32.
+            return Some(unsafe { avx2::group_f32_bits(cast(bits)) });
+        }
+        if path() != Path::Avx512 {
+            return None;
+        }
+        let numeric = K::KIND == 2 && equality == Equality::Numeric;
+        // SAFETY (every call): AVX-512F, POPCNT and BMI2 were detected (`path`); the casts
+        // are to `K::Bits`, u32 for 4-byte keys and u64 for 8-byte keys (sealed traits).
+        unsafe {
+            Some(match (size_of::<K>(), K::KIND, numeric) {
+                (4, 0, _) => avx512::group_heads::<u32, avx512::Keep, avx512::SameBits>(cast(bits)),
+                (4, 1, _) => {
+                    avx512::group_heads::<u32, avx512::FlipSign, avx512::SameBits>(cast(bits))
+                }
+                (4, _, false) => {
+                    avx512::group_heads::<u32, avx512::DecodeF32, avx512::SameBits>(cast(bits))
+                }
+                (4, _, true) => {
+                    avx512::group_heads::<u32, avx512::DecodeF32, avx512::NumericF32>(cast(bits))
+                }
+                (_, 0, _) => avx512::group_heads::<u64, avx512::Keep, avx512::SameBits>(cast(bits)),
+                (_, 1, _) => {
+                    avx512::group_heads::<u64, avx512::FlipSign, avx512::SameBits>(cast(bits))
+                }
+                (_, _, false) => {
+                    avx512::group_heads::<u64, avx512::DecodeF64, avx512::SameBits>(cast(bits))
+                }
+                (_, _, true) => {
+                    avx512::group_heads::<u64, avx512::DecodeF64, avx512::NumericF64>(cast(bits))
+                }
+            })
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (bits, equality);
+        None
     }
 }
 
@@ -145,20 +333,47 @@ fn run<T: avx512::Lane + avx2::Lane, F: avx512::Finish<T>>(keys: &mut [T], paral
         return false;
     }
     let depth = 2 * (usize::BITS - keys.len().leading_zeros());
-    // Below 2^17 keys (a sort of well under a millisecond) waking a second thread costs more
-    // than it saves: 10^5 u32 on 2 threads 0.177 ms, on one 0.161 ms.
-    let parallel = parallel
-        && keys.len() >= crate::radix_cpu::PARALLEL_SORT
-        && rayon::current_num_threads() > 1;
+    let parallel = parallel && keys.len() >= PARALLEL_QUICKSORT && rayon::current_num_threads() > 1;
     if path == Path::Avx512 {
         // SAFETY: AVX-512F, POPCNT and BMI2 were detected (`path`).
         unsafe { avx512::quicksort::<T, F>(keys, depth, parallel) };
     } else {
         // SAFETY: AVX2 was detected (`path`).
-        unsafe { avx2::quicksort(keys, depth, parallel) };
-        avx512::finish_all::<T, F>(keys); // a pass of its own (nothing for `Keep`)
+        unsafe {
+            if std::any::TypeId::of::<T>() == std::any::TypeId::of::<u64>() {
+                // u64: sorted as i64 with the top bit flipped (AVX2 compares only signed
+                // 64-bit lanes; unsigned ones take two more instructions per compare)
+                let signed = cast::<T, i64>(keys);
+                flip_avx2(signed);
+                avx2::quicksort(&mut *signed, depth, parallel);
+                flip_avx2(signed);
+            } else {
+                avx2::quicksort(keys, depth, parallel);
+            }
+            finish_all_avx2::<T, F>(keys); // a pass of its own (nothing for `Keep`)
+        }
     }
     true
+}
+
+/// Flips the top bit of every key (u64 <-> i64 order), compiled for AVX2.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn flip_avx2(keys: &mut [i64]) {
+    keys.iter_mut().for_each(|k| *k ^= i64::MIN);
+}
+
+/// [`avx512::finish_all`] compiled for AVX2 (the loop vectorises).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn finish_all_avx2<T: avx512::Lane, F: avx512::Finish<T>>(keys: &mut [T]) {
+    avx512::finish_all::<T, F>(keys);
 }
 
 /// Sorts each `chunk` keys of `keys` by the AVX-512 network alone (for timing); `false` on
@@ -273,7 +488,8 @@ mod tests {
     fn sizes<T: Lane>() -> Vec<usize> {
         let l = T::LANES;
         let mut s = vec![
-            0, 1, 2, 3, 5, 7, 8, 9, 31, 33, 63, 64, 65, 1000, 4099, 20_000, 70_001, 140_000,
+            0, 1, 2, 3, 5, 7, 8, 9, 31, 33, 63, 64, 65, 1000, 2047, 2048, 2049, 4099, 20_000,
+            70_001, 140_000,
         ];
         for k in [1, 2, 4, 8, 16, 32] {
             s.extend([k * l - 1, k * l, k * l + 1]);
@@ -345,6 +561,95 @@ mod tests {
     fn q256<T: avx2::Lane>(v: &mut [T], depth: u32, parallel: bool) -> Option<()> {
         // SAFETY: AVX2 is detected first.
         has_avx2().then(|| unsafe { avx2::quicksort(v, depth, parallel) })
+    }
+
+    /// The AVX2 float sort of f64, forced: NaNs of both signs and several payloads, zeros of
+    /// both signs, infinities, repeats, against the total order, bits compared.
+    #[test]
+    fn avx2_f64_sort_follows_the_total_order() {
+        use crate::key::SortKey;
+        if !has_avx2() {
+            return;
+        }
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7FF0_0000_0000_0001),
+            f64::from_bits(0xFFF0_0000_0000_0002),
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            -5e-324,
+        ];
+        for n in sizes::<u64>() {
+            for case in 0..4u64 {
+                let v: Vec<f64> = lcg(n, n as u64 ^ case)
+                    .map(|x| match (case, x % 8) {
+                        (0, _) => f64::from_bits(x), // any bits, NaNs included
+                        (1, 0..=3) => specials[(x >> 8) as usize % specials.len()],
+                        (1, _) => (x >> 40) as f64 - 1000.0, // repeats
+                        (2, _) => specials[(x >> 8) as usize % 2], // only zeros
+                        _ => specials[(x >> 8) as usize % 6], // zeros and NaNs
+                    })
+                    .collect();
+                let mut expect: Vec<u64> = v.iter().map(|x| x.to_ordered()).collect();
+                expect.sort_unstable();
+                for parallel in [false, true] {
+                    let mut got = v.clone();
+                    // SAFETY: AVX2 was detected above.
+                    unsafe { super::sort_f64_avx2(&mut got, parallel) };
+                    let got: Vec<u64> = got.iter().map(|x| x.to_ordered()).collect();
+                    assert!(got == expect, "n = {n}, case {case}, parallel {parallel}");
+                }
+            }
+        }
+    }
+
+    /// The AVX2 groupings of sorted floats, forced, against `distinct_reference`: values
+    /// equal as numbers, the representative the group's first key in the total order.
+    #[test]
+    fn avx2_float_groupings_follow_numpy_equality() {
+        use crate::key::SortKey;
+        if !has_avx2() {
+            return;
+        }
+        let specials = [0.0, -0.0, f64::NAN, -f64::NAN, f64::INFINITY, 1.5, -1.5];
+        for n in sizes::<u64>() {
+            for case in 0..3u64 {
+                let v: Vec<f64> = lcg(n, n as u64 ^ case)
+                    .map(|x| match case {
+                        0 => specials[(x >> 8) as usize % specials.len()],
+                        1 => f64::from_bits(x),
+                        _ => ((x >> 56) as f64) * 0.25,
+                    })
+                    .collect();
+                let (want, _, _) = crate::distinct_reference(&v);
+                let want: Vec<u64> = want.iter().map(|x| x.to_ordered()).collect();
+                let mut sorted = v.clone();
+                // SAFETY: AVX2 was detected above.
+                let m = unsafe {
+                    super::sort_f64_avx2(&mut sorted, false);
+                    avx2::group_f64(&mut sorted)
+                };
+                let got: Vec<u64> = sorted[..m].iter().map(|x| x.to_ordered()).collect();
+                assert!(got == want, "f64 n = {n}, case {case}");
+
+                let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                let (want, _, _) = crate::distinct_reference(&v32);
+                let want: Vec<u32> = want.iter().map(|x| x.to_ordered()).collect();
+                let mut bits: Vec<u32> = v32.iter().map(|x| x.to_ordered()).collect();
+                bits.sort_unstable();
+                // SAFETY: AVX2 was detected above.
+                let m = unsafe { avx2::group_f32_bits(&mut bits) };
+                let got: Vec<u32> = bits[..m]
+                    .iter()
+                    .map(|&b| f32::from_bits(b).to_ordered())
+                    .collect();
+                assert!(got == want, "f32 n = {n}, case {case}");
+            }
+        }
     }
 
     #[test]

@@ -196,6 +196,11 @@ def min_weight_full_bipartite_matching(biadjacency, maximize: bool = False):
 
 # --------------------------------------------------------------------------- sort / unique
 
+# the native 1-D entry points, bound once (a module attribute lookup less per call)
+_sort_1d = _native.sort_1d
+_argsort_1d = _native.argsort_1d
+_unique_1d = _native.unique_1d
+
 
 def _by_rows(a: np.ndarray, axis, native, what: str, cast_back: bool):
     """Applies a row-wise native kernel along ``axis`` of ``a`` (``None``: the flattened
@@ -221,7 +226,10 @@ def _by_rows(a: np.ndarray, axis, native, what: str, cast_back: bool):
 
 
 def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stable: bool | None = None, backend: str = "auto") -> np.ndarray:
-    """Return a sorted copy of an array (numpy's ``sort``), by radix sort.
+    """Return a sorted copy of an array (numpy's ``sort``).
+
+    On the CPU a vectorized quicksort (AVX-512, or AVX2) where the CPU has one, else a radix
+    sort; a 1-D array of a 4- or 8-byte numeric dtype is sorted in one native call.
 
     Parameters
     ----------
@@ -264,10 +272,14 @@ def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stabl
     array([[0, 1],
            [3, 2]])
     """
-    _arrays.check_sort_options(kind, order)
-    if type(a) is np.ndarray and a.ndim == 1 and a.size and axis in (-1, 0, None) and a.dtype.isnative and a.dtype in _arrays._SORT_NATIVE:
-        # the common call, without _by_rows' reshaping (a few microseconds a call)
-        return _native.sort_rows(a[None], False, backend)[0]
+    if kind is not None or order is not None:
+        _arrays.check_sort_options(kind, order)
+    if axis == -1 or axis is None or axis == 0:
+        # the common call (a 1-D ndarray of a native key dtype) in one native call, which
+        # checks the array itself; None for anything else
+        out = _sort_1d(a, backend)
+        if out is not None:
+            return out
     return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, False, backend), "sort", True)
 
 
@@ -308,7 +320,12 @@ def argsort(a, axis: int | None = -1, kind: str | None = None, order=None, *, st
     >>> warpath.argsort(np.array([30, -5, 30, 0]))
     array([1, 3, 0, 2])
     """
-    _arrays.check_sort_options(kind, order)
+    if kind is not None or order is not None:
+        _arrays.check_sort_options(kind, order)
+    if axis == -1 or axis is None or axis == 0:
+        out = _argsort_1d(a, backend)  # as in sort
+        if out is not None:
+            return out
     return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, True, backend), "argsort", False)
 
 
@@ -363,6 +380,12 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False, return_
     >>> warpath.unique(np.array([5, 1, 5, 3, 1]), return_counts=True)
     (array([1, 3, 5]), array([2, 1, 2]))
     """
+    if axis is None and equal_nan:
+        # the common call (a 1-D ndarray of a native key dtype) in one native call, which
+        # checks the array itself and returns numpy's result shape; None for anything else
+        out = _unique_1d(ar, bool(return_index), bool(return_inverse), bool(return_counts), backend)
+        if out is not None:
+            return out
     if axis is not None:
         raise NotImplementedError("warpath.unique supports axis=None only (the flattened array)")
     if not equal_nan:
