@@ -36,7 +36,8 @@ tasks:
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
   tidy                check ARCHITECTURE.md's invariants (harness per .cu, launches only through
                       the generated launchers, cudarc only inside gpu-runtime, no cmd file
-                      importing the demo)
+                      importing the demo, no module cycle, no function over 150 lines and no
+                      file over 1,000)
   fuzz [--seconds N] [TARGET...]
                       coverage-guided fuzzing of the readers (libFuzzer, stable Rust): builds
                       fuzz/ with coverage into target/fuzz/, replays fuzz/regressions/<target>/,
