@@ -252,21 +252,62 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// The files of the crate whose source folder is `src`: `(path under src, path shown,
+/// text)`.
+fn crate_files(root: &Path, src: &Path) -> Result<Vec<(String, String, String)>> {
+    let mut paths = Vec::new();
+    rust_files(src, &mut paths)?;
+    paths.sort();
+    let mut files = Vec::new();
+    for p in &paths {
+        files.push((relative(src, p), relative(root, p), fs::read_to_string(p)?));
+    }
+    Ok(files)
+}
+
+/// `cargo xtask tidy --modules SRC`: prints the top-level module graph of the crate whose
+/// source folder is `SRC` (each edge with its number of references) and its cycles, to see
+/// what to move when breaking one.
+pub(crate) fn print_modules(root: &Path, src: &Path) -> Result<()> {
+    let src = if src.is_absolute() {
+        src.to_path_buf()
+    } else {
+        root.join(src)
+    };
+    if !src.is_dir() {
+        bail!(
+            "{} is not a folder (a crate's src, e.g. crates/assembly/src)",
+            src.display()
+        );
+    }
+    let graph = cycles::module_graph(&crate_files(root, &src)?);
+    let mut from = "";
+    for ((a, b), at) in &graph.edges {
+        if a != from {
+            println!("{a}");
+            from = a;
+        }
+        let n = at.len();
+        println!("  -> {b} ({n} place{})", if n == 1 { "" } else { "s" });
+    }
+    let found = cycles::cycles(&graph);
+    if found.is_empty() {
+        println!("no module cycle");
+    }
+    for c in found {
+        println!("cycle: {}", c.path.join(" -> "));
+    }
+    Ok(())
+}
+
 /// Check 6: module cycles not in `allowed` ([`ALLOWED_CYCLES`]), and entries there that
 /// match no cycle.
 fn cycle_problems(root: &Path, allowed: &[(&str, &[&str])]) -> Result<Vec<String>> {
     let mut problems = Vec::new();
     let mut used = vec![false; allowed.len()];
     for src in crate_sources(root)? {
-        let mut paths = Vec::new();
-        rust_files(&src, &mut paths)?;
-        paths.sort();
-        let mut files = Vec::new();
-        for p in &paths {
-            files.push((relative(&src, p), relative(root, p), fs::read_to_string(p)?));
-        }
         let krate = relative(root, &src);
-        for c in cycles::cycles(&cycles::module_graph(&files)) {
+        for c in cycles::cycles(&cycles::module_graph(&crate_files(root, &src)?)) {
             let listed = allowed.iter().position(|(k, m)| {
                 *k == krate && c.modules.iter().all(|x| m.contains(&x.as_str()))
             });
