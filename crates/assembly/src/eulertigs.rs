@@ -27,10 +27,10 @@ use std::io::Write;
 use gpu_runtime::{Backend, Exec, Target};
 
 use crate::AssemblyError;
+use crate::bases::{append_letters, pack_letters};
 use crate::error::human_bytes;
-use crate::kmer::BASE_CODES;
 use crate::pipeline::Assembly;
-use crate::store::records;
+use crate::records::unitig_records;
 
 /// Under [`Exec::Auto`], eulertigs are computed on the GPU from this many arcs (chain
 /// unitigs) when one is present: graph-core's Euler threshold.
@@ -211,7 +211,7 @@ impl Assembly {
         let threads = self.threads().max(1);
         let parts = self.store().map_chunks(threads, &|buf| {
             let mut part = Part::default();
-            for r in records(buf) {
+            for r in unitig_records(buf) {
                 part.offset.push(part.packed.len() as u64);
                 part.length.push(r.sequence.len() as u32);
                 pack_letters(r.sequence, &mut part.packed);
@@ -596,51 +596,6 @@ impl Assembly {
     }
 }
 
-/// The four letters of each packed byte (first base in the low bits), forward and as the
-/// reverse complement of the four.
-const LETTERS_OF: [[u8; 4]; 256] = letters_of(false);
-const RC_LETTERS_OF: [[u8; 4]; 256] = letters_of(true);
-
-const fn letters_of(rc: bool) -> [[u8; 4]; 256] {
-    let mut t = [[0u8; 4]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut i = 0;
-        while i < 4 {
-            let c = (b >> (2 * i)) & 3;
-            if rc {
-                t[b][3 - i] = b"ACGT"[3 - c];
-            } else {
-                t[b][i] = b"ACGT"[c];
-            }
-            i += 1;
-        }
-        b += 1;
-    }
-    t
-}
-
-/// Packs letters 2 bits a base (the layout of `pieces::pack_codes`), appended to `out`; a
-/// byte that is not a base packs as `A`, as `base_code(..).unwrap_or(0)` (unitigs are spelled
-/// in `ACGT` only).
-fn pack_letters(letters: &[u8], out: &mut Vec<u8>) {
-    let code = |b: u8| BASE_CODES[b as usize] & 3;
-    let (fours, rest) = letters.as_chunks::<4>();
-    out.reserve(fours.len() + 1);
-    out.extend(
-        fours
-            .iter()
-            .map(|f| code(f[0]) | code(f[1]) << 2 | code(f[2]) << 4 | code(f[3]) << 6),
-    );
-    if !rest.is_empty() {
-        let mut byte = 0u8;
-        for (i, &l) in rest.iter().enumerate() {
-            byte |= code(l) << (2 * i);
-        }
-        out.push(byte);
-    }
-}
-
 /// Spells each batch of walks on a thread of its own into its text (as FASTA, eulertig `i` for
 /// walk `i`); each thread returns its bases and k-mers.
 fn spell_round<'scope>(
@@ -738,46 +693,6 @@ impl Tigs<'_> {
     }
 }
 
-/// Appends the four letters of each of `n` packed bytes through `table`.
-#[inline]
-fn append_bytes<'a>(
-    bytes: impl Iterator<Item = &'a u8>,
-    n: usize,
-    table: &[[u8; 4]; 256],
-    out: &mut Vec<u8>,
-) {
-    let at = out.len();
-    out.resize(at + 4 * n, 0);
-    for (dst, &b) in out[at..].as_chunks_mut::<4>().0.iter_mut().zip(bytes) {
-        *dst = table[b as usize];
-    }
-}
-
-/// Appends letters `skip..len` of `len` packed bases, or of their reverse complement, to
-/// `out`, a byte table lookup per four letters.
-fn append_letters(packed: &[u8], len: usize, skip: usize, rev: bool, out: &mut Vec<u8>) {
-    if skip >= len {
-        return;
-    }
-    let at = out.len();
-    if !rev {
-        // bytes skip / 4 .. : the first from letter skip % 4, then whole bytes, the end cut
-        let b0 = skip / 4;
-        let nb = len.div_ceil(4);
-        out.extend_from_slice(&LETTERS_OF[packed[b0] as usize][skip % 4..]);
-        append_bytes(packed[b0 + 1..nb].iter(), nb - b0 - 1, &LETTERS_OF, out);
-    } else {
-        // letters skip.. of the reverse complement are the reverse complement of the first
-        // len - skip bases: their bytes from the last, whose padding letters come first
-        let m = len - skip;
-        let nb = m.div_ceil(4);
-        let pad = 4 * nb - m;
-        out.extend_from_slice(&RC_LETTERS_OF[packed[nb - 1] as usize][pad..]);
-        append_bytes(packed[..nb - 1].iter().rev(), nb - 1, &RC_LETTERS_OF, out);
-    }
-    out.truncate(at + len - skip);
-}
-
 /// An Euler circuit of the directed graph of `edges` on `n` vertices: graph-core's Hierholzer
 /// on the CPU (deterministic), its parallel algorithm on the GPU. Returns the edge indices in
 /// circuit order and where it ran.
@@ -828,51 +743,4 @@ fn circuit(
         trail.edges.into_iter().map(|p| index[p as usize]).collect(),
         backend,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::glue::reverse_complement_codes;
-    use crate::kmer::{base_code, base_letter};
-    use crate::pieces::{pack_codes, unpack_codes};
-
-    /// The letter-level packing and spelling are the code-level ones (`pieces.rs`, `glue.rs`)
-    /// for every length mod 4, both strands, every suffix.
-    #[test]
-    fn letters_pack_and_spell_as_codes() {
-        let mut state = 7u64;
-        for len in 0..40usize {
-            let letters: Vec<u8> = (0..len)
-                .map(|_| {
-                    state = crate::kmer::mix64(state);
-                    b"ACGTacgt"[(state % 8) as usize]
-                })
-                .collect();
-            let codes: Vec<u8> = letters.iter().map(|&b| base_code(b).unwrap_or(0)).collect();
-            let (mut a, mut b) = (vec![0xAAu8], vec![0xAAu8]);
-            pack_letters(&letters, &mut a);
-            pack_codes(&codes, &mut b);
-            assert_eq!(a, b, "packed, length {len}");
-            for rev in [false, true] {
-                let mut want = Vec::new();
-                unpack_codes(&b[1..], len, &mut want);
-                if rev {
-                    reverse_complement_codes(&mut want);
-                }
-                let want: Vec<u8> = want.iter().map(|&c| base_letter(c)).collect();
-                // every suffix, as the walks append their unitigs after the first
-                for skip in 0..=len {
-                    let mut got = b"xy".to_vec();
-                    append_letters(&a[1..], len, skip, rev, &mut got);
-                    assert_eq!(&got[..2], b"xy");
-                    assert_eq!(
-                        got[2..],
-                        want[skip..],
-                        "length {len}, skip {skip}, reversed {rev}"
-                    );
-                }
-            }
-        }
-    }
 }
