@@ -511,9 +511,9 @@ mod tests {
     use super::*;
 
     /// A minimizer is the smallest key of its window, so its high bits lean to 0: buckets
-    /// taken from the high bits gave bucket 0 about `w` times its share (k = 31, m = 11:
-    /// 21x) and left the last buckets nearly empty. The buckets of the minimizers of a random
-    /// sequence must be even.
+    /// taken from the high bits would give bucket 0 about `w` times its share and leave the
+    /// last buckets nearly empty ([`bucket_of`] takes the low bits). The buckets of the
+    /// minimizers of a random sequence must be even.
     #[test]
     fn minimizer_buckets_are_even() {
         let (k, m, p) = (31usize, 11usize, 64usize);
