@@ -34,9 +34,11 @@ tasks:
   sim                 build the simulated CUDA driver target/cuda-sim/libcuda.so (g++); run the
                       GPU tests on the CPU with LD_LIBRARY_PATH=target/cuda-sim WARPATH_SIM=1
   gpu-bundle          build release test + bench executables into target/gpu-bundle/ with run.sh
-  tidy                check ARCHITECTURE.md's invariants (harness per .cu, launches only through
+  tidy [--modules CRATE_SRC]
+                      check ARCHITECTURE.md's invariants (harness per .cu, launches only through
                       the generated launchers, cudarc only inside gpu-runtime, no cmd file
-                      importing the demo)
+                      importing the demo, no module cycle, no function over 150 lines and no
+                      file over 1,000); --modules prints one crate's module graph and cycles
   fuzz [--seconds N] [TARGET...]
                       coverage-guided fuzzing of the readers (libFuzzer, stable Rust): builds
                       fuzz/ with coverage into target/fuzz/, replays fuzz/regressions/<target>/,
@@ -69,7 +71,11 @@ fn run() -> Result<()> {
         Some("sim") => sim::run(&root),
         Some("gpu-bundle") => bundle::run(&root),
         Some("ci") => ci::run(&root),
-        Some("tidy") => tidy::run(&root),
+        Some("tidy") => match (args.get(1).map(String::as_str), args.get(2)) {
+            (None, _) => tidy::run(&root),
+            (Some("--modules"), Some(src)) => tidy::print_modules(&root, Path::new(src)),
+            _ => bail!("usage: cargo xtask tidy [--modules CRATE_SRC]\n\n{USAGE}"),
+        },
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");

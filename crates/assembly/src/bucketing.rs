@@ -13,8 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 
 use crate::AssemblyError;
+use crate::bases::code_at;
 use crate::kmer::{Word, mix64};
 use crate::reads::{Batch, ReadSource, ReadStats, read_source};
+use crate::records::{SUPERKMER_MAX_BYTES, put_superkmer, superkmer_records};
 use crate::spill::{Spill, SpillWriter};
 use crate::temp::Cancel;
 use crate::work::{Progress, wait_reporting};
@@ -138,29 +140,12 @@ pub(crate) fn superkmers(
     Ok((n - k + 1) as u64)
 }
 
-/// Writes one super-k-mer to bucket `b`: a length byte, then the bases 2-bit packed, four a
-/// byte, first base in the low bits.
+/// Writes one super-k-mer (base codes) to bucket `b`.
 #[inline]
 fn emit(bases: &[u8], b: usize, out: &mut SpillWriter<'_>) -> Result<(), AssemblyError> {
-    // at most 2k - m <= 125 bases (a minimizer stays in at most w windows)
-    debug_assert!(bases.len() < 256);
-    let mut rec = [0u8; 33];
-    rec[0] = bases.len() as u8;
-    let mut fours = bases.chunks_exact(4);
-    let mut j = 1;
-    for four in fours.by_ref() {
-        rec[j] = four[0] | four[1] << 2 | four[2] << 4 | four[3] << 6;
-        j += 1;
-    }
-    let rest = fours.remainder();
-    if !rest.is_empty() {
-        rec[j] = rest
-            .iter()
-            .enumerate()
-            .fold(0, |byte, (i, &c)| byte | c << (2 * i));
-        j += 1;
-    }
-    out.push(b, &rec[..j])
+    let mut rec = [0u8; SUPERKMER_MAX_BYTES];
+    let n = put_superkmer(bases, &mut rec);
+    out.push(b, &rec[..n])
 }
 
 /// Calls `f` with every k-mer of a chunk of super-k-mers, as read (not canonical), with its
@@ -168,21 +153,17 @@ fn emit(bases: &[u8], b: usize, out: &mut SpillWriter<'_>) -> Result<(), Assembl
 #[inline]
 pub(crate) fn for_each_kmer<W: Word>(chunk: &[u8], k: usize, mut f: impl FnMut(W, W)) {
     let mask = W::mask(k);
-    let mut i = 0;
-    while i < chunk.len() {
-        let len = chunk[i] as usize;
-        let packed = &chunk[i + 1..i + 1 + len.div_ceil(4)];
+    for (packed, len) in superkmer_records(chunk) {
         let mut fw = W::default();
         let mut rc = W::default();
         for j in 0..len {
-            let c = (packed[j / 4] >> (2 * (j % 4))) & 3;
+            let c = code_at(packed, j);
             fw = fw.push_right(c, mask);
             rc = rc.push_left(3 - c, k);
             if j + 1 >= k {
                 f(fw, rc);
             }
         }
-        i += 1 + len.div_ceil(4);
     }
 }
 
@@ -530,9 +511,9 @@ mod tests {
     use super::*;
 
     /// A minimizer is the smallest key of its window, so its high bits lean to 0: buckets
-    /// taken from the high bits gave bucket 0 about `w` times its share (k = 31, m = 11:
-    /// 21x) and left the last buckets nearly empty. The buckets of the minimizers of a random
-    /// sequence must be even.
+    /// taken from the high bits would give bucket 0 about `w` times its share and leave the
+    /// last buckets nearly empty ([`bucket_of`] takes the low bits). The buckets of the
+    /// minimizers of a random sequence must be even.
     #[test]
     fn minimizer_buckets_are_even() {
         let (k, m, p) = (31usize, 11usize, 64usize);

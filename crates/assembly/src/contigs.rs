@@ -16,7 +16,8 @@
 //! Rounds repeat until nothing changes (at most `rounds`). Then oriented unitigs are joined
 //! while the link between them is the only one out of the first and into the second.
 
-use crate::unitigs::{Compacted, Link};
+use crate::graph::Link;
+use crate::unitigs::Compacted;
 
 /// How to clean the graph before walking it into contigs.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,8 +10,8 @@
 //! sees every k-mer that touches its ends.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
@@ -19,63 +19,14 @@ use rayon::prelude::*;
 use crate::AssemblyError;
 use crate::bucketing::{
     Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
-    minimizer_len,
 };
-use crate::budget::Budget;
-use crate::kmer::{Word, check_k};
+use crate::count_word::CountWord;
+use crate::kmer::Word;
+use crate::plan::{Plan, bytes_per_occurrence};
 use crate::reads::{ReadSource, ReadStats};
+use crate::records::{LEFT_HERE, RIGHT_HERE, put_foreign_end, put_solid_run};
 use crate::spill::{Spill, SpillWriter};
-use crate::temp::{Cancel, TempSpace, check_free_space};
 use crate::work::{Progress, for_each_bucket};
-
-/// How to count.
-#[derive(Debug, Clone)]
-pub struct CountOptions {
-    /// The k-mer length: odd, 3 to 63.
-    pub k: usize,
-    /// K-mers seen fewer times are dropped (the solid k-mers have at least this count); 2 by
-    /// default, as BCALM2 and most assemblers (once-seen k-mers are mostly sequencing errors).
-    pub min_count: u32,
-    /// K-mers seen more times are dropped too (`u32::MAX`: none).
-    pub max_count: u32,
-    /// Minimizer length `m` (`m < k`, at most 31); 0 picks `min(k - 1, 11)`.
-    pub minimizer: usize,
-    /// Number of buckets; 0 picks one from the input's size and the memory bound.
-    pub partitions: usize,
-    /// A bound on the resident memory of the run, in bytes (0: no bound, unless `temp_dir` is
-    /// given: then half of the memory available). Under a bound the run keeps its buckets in
-    /// temporary files and sizes every array to fit.
-    pub max_memory: u64,
-    /// Where temporary files go. `None`: in memory when there is no `max_memory`, else the
-    /// system's temporary folder.
-    pub temp_dir: Option<PathBuf>,
-    /// Worker threads; 0: rayon's thread count (`RAYON_NUM_THREADS`).
-    pub threads: usize,
-    /// Where the sorts run.
-    pub exec: Exec,
-    /// Checked between batches and buckets: once set, the run stops with
-    /// [`AssemblyError::Interrupted`] and removes its temporary files.
-    pub cancel: Option<Arc<Cancel>>,
-}
-
-impl CountOptions {
-    /// Defaults for `k`: minimum count 2, no maximum, automatic minimizer and buckets, no
-    /// memory bound (temporary data in memory), rayon's threads, `Exec::Auto`.
-    pub fn new(k: usize) -> Self {
-        CountOptions {
-            k,
-            min_count: 2,
-            max_count: u32::MAX,
-            minimizer: 0,
-            partitions: 0,
-            max_memory: 0,
-            temp_dir: None,
-            threads: 0,
-            exec: Exec::Auto,
-            cancel: None,
-        }
-    }
-}
 
 /// What counting found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,171 +49,13 @@ pub struct CountStats {
     pub backend: Backend,
 }
 
-/// The solid canonical k-mers, sorted ascending, with their counts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KmerCounts<W: Word> {
-    /// The k-mer length.
-    pub k: usize,
-    /// Canonical k-mers, sorted ascending, each once.
-    pub kmers: Vec<W>,
-    /// `counts[i]` is how often `kmers[i]` (either strand) was seen, saturating at `u32::MAX`.
-    pub counts: Vec<u32>,
-    /// What counting saw.
-    pub stats: CountStats,
-}
-
-/// A run's settings, checked: what every stage needs to know.
-pub(crate) struct Plan {
-    pub(crate) k: usize,
-    pub(crate) m: usize,
-    pub(crate) min_count: u32,
-    pub(crate) max_count: u32,
-    pub(crate) buckets: usize,
-    pub(crate) budget: Budget,
-    pub(crate) exec: Exec,
-    pub(crate) space: Option<TempSpace>,
-    pub(crate) cancel: Arc<Cancel>,
-}
-
-impl Plan {
-    /// The temporary folder, if the run has one.
-    pub(crate) fn space(&self) -> Option<&TempSpace> {
-        self.space.as_ref()
-    }
-
-    /// Worker threads.
-    pub(crate) fn threads(&self) -> usize {
-        self.budget.threads
-    }
-
-    /// A new spill of this run's buckets (or `buckets` others).
-    pub(crate) fn spill(&self, name: &str, buckets: usize) -> Spill {
-        Spill::new(self.space(), name, buckets)
-    }
-}
-
-/// Letters the sources hold, estimated from their sizes (a gzip file counted four times).
-fn input_letters(sources: &[ReadSource<'_>]) -> u64 {
-    sources
-        .iter()
-        .map(|s| match s {
-            ReadSource::File(p) => {
-                let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-                if p.extension().is_some_and(|e| e == "gz") {
-                    len * 4
-                } else {
-                    len
-                }
-            }
-            ReadSource::Bytes(b, _) => b.len() as u64,
-        })
-        .sum()
-}
-
-/// Bytes a k-mer occurrence takes while a bucket is counted: the array, the radix sort's
-/// scratch copy, and the solid k-mers' counts and flags.
-fn bytes_per_occurrence<W: Word>() -> u64 {
-    2 * W::BYTES as u64 + 8
-}
-
-/// Checks `options` and sizes the run for `sources`.
-///
-/// # Errors
-/// As [`count_kmers`]: [`AssemblyError::BadK`], [`AssemblyError::InvalidParameter`],
-/// [`AssemblyError::Memory`] for a bound too small, [`AssemblyError::Disk`] /
-/// [`AssemblyError::DiskSpace`] for the temporary folder.
-pub(crate) fn plan<W: Word>(
-    sources: &[ReadSource<'_>],
-    options: &CountOptions,
-) -> Result<Plan, AssemblyError> {
-    let k = options.k;
-    check_k(k)?;
-    if k > W::MAX_K {
-        return Err(AssemblyError::BadK(k));
-    }
-    if options.min_count == 0 || options.min_count > options.max_count {
-        return Err(AssemblyError::InvalidParameter(format!(
-            "the minimum count must be at least 1 and at most the maximum count, not {} (max {})",
-            options.min_count, options.max_count
-        )));
-    }
-    let m = minimizer_len(k, options.minimizer);
-    if m == 0 || m >= k || m > 31 {
-        return Err(AssemblyError::InvalidParameter(format!(
-            "the minimizer length must be from 1 to min(k - 1, 31) = {}, not {m}",
-            (k - 1).min(31)
-        )));
-    }
-    let threads = if options.threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        options.threads
-    };
-    let bounded = options.max_memory > 0 || options.temp_dir.is_some();
-    let budget = if bounded {
-        Budget::new(options.max_memory, threads)?
-    } else {
-        // no bound asked for: the buckets stay in memory and may take what they need
-        Budget {
-            total: u64::MAX / 4,
-            threads,
-        }
-    };
-    let letters = input_letters(sources);
-    if options.partitions > 1 << 20 {
-        return Err(AssemblyError::InvalidParameter(format!(
-            "{} buckets: at most 2^20",
-            options.partitions
-        )));
-    }
-    let buckets = if options.partitions > 0 {
-        options.partitions
-    } else {
-        // A bucket's occurrences should fit a thread's share twice over, and hold about 2^21
-        // of them (their arrays then sort in cache-sized pieces and the links stay local);
-        // at least four a thread, to share the work.
-        let per = bytes_per_occurrence::<W>();
-        let by_memory = (letters.saturating_mul(per) * 2 / budget.per_thread().max(1)) as usize;
-        let by_size = (letters >> 21) as usize;
-        by_memory
-            .max(by_size)
-            .next_power_of_two()
-            .clamp(4 * threads, 1 << 16)
-    };
-    let space = match (&options.temp_dir, bounded) {
-        (Some(dir), _) => Some(dir.clone()),
-        (None, true) => Some(std::env::temp_dir()),
-        (None, false) => None,
-    }
-    .map(|dir| {
-        // The super-k-mers alone take about 0.9 bytes a letter of 150 bp reads (then the solid
-        // k-mers up to 13 bytes each): refuse at once a folder that cannot hold half of that.
-        let needed = letters / 2;
-        check_free_space(&dir, needed)?;
-        TempSpace::create(&dir)
-    })
-    .transpose()?;
-    Ok(Plan {
-        k,
-        m,
-        min_count: options.min_count,
-        max_count: options.max_count,
-        buckets,
-        budget,
-        exec: options.exec,
-        space,
-        cancel: options.cancel.clone().unwrap_or_default(),
-    })
-}
-
 /// The result of counting into buckets.
 pub(crate) struct Solid {
-    /// Per bucket, sorted runs of `[n: u64][n words][n u32 counts][n u8 flags]`: the solid
-    /// k-mers whose minimizer is the bucket's, their counts, and which of their ends
-    /// ([`RIGHT_HERE`], [`LEFT_HERE`]) compaction decides in this bucket.
+    /// Per bucket, solid runs (`records.rs`): the solid k-mers whose minimizer is the
+    /// bucket's, sorted, their counts, and which of their ends ([`RIGHT_HERE`], [`LEFT_HERE`])
+    /// compaction decides in this bucket; one run per counting pass.
     pub(crate) spill: Spill,
-    /// Per bucket, `[word][side u8]` records: solid k-mers of other buckets with an end
-    /// decided here (side 0: its right end, 1: its left end).
+    /// Per bucket, foreign ends: solid k-mers of other buckets with an end decided here.
     pub(crate) foreign: Spill,
     /// Solid k-mers per bucket.
     pub(crate) sizes: Vec<u64>,
@@ -270,11 +63,6 @@ pub(crate) struct Solid {
     pub(crate) foreign_sizes: Vec<u64>,
     pub(crate) stats: CountStats,
 }
-
-/// The right end (last k-1 bases) of a solid k-mer is decided in its own bucket.
-pub(crate) const RIGHT_HERE: u8 = 1;
-/// The left end (first k-1 bases) of a solid k-mer is decided in its own bucket.
-pub(crate) const LEFT_HERE: u8 = 2;
 
 /// Per-thread state of the counting stage.
 struct CountWorker<'s, W> {
@@ -285,6 +73,7 @@ struct CountWorker<'s, W> {
     scratch: Vec<u8>,
     out: Vec<u8>,
     ends: Vec<(u32, u32)>,
+    flags: Vec<u8>,
     tally: Tally,
 }
 
@@ -381,9 +170,7 @@ pub(crate) fn count_buckets<W: CountWord>(
     let foreign = plan.spill("foreign", b);
     let tally = Mutex::new(Tally::default());
     let foreign_sizes = Mutex::new(vec![0u64; b]);
-    let sizes: Vec<std::sync::atomic::AtomicU64> = (0..b)
-        .map(|_| std::sync::atomic::AtomicU64::new(0))
-        .collect();
+    let sizes: Vec<AtomicU64> = (0..b).map(|_| AtomicU64::new(0)).collect();
     if on_gpu {
         count_on_gpu::<W>(
             plan,
@@ -416,12 +203,13 @@ pub(crate) fn count_buckets<W: CountWord>(
                     scratch: Vec::new(),
                     out: Vec::new(),
                     ends: Vec::new(),
+                    flags: Vec::new(),
                     tally: Tally::default(),
                 })
             },
             &|w, bucket| {
                 let n = count_bucket(plan, &bucketed, bucket, per_thread, w)?;
-                sizes[bucket].store(n, std::sync::atomic::Ordering::Relaxed);
+                sizes[bucket].store(n, Ordering::Relaxed);
                 Ok(())
             },
             &|w| {
@@ -542,19 +330,11 @@ fn write_run<W: Word>(
     counts: &[u32],
     w: &mut CountWorker<'_, W>,
 ) -> Result<(), AssemblyError> {
-    let out = &mut w.out;
-    out.clear();
-    out.extend_from_slice(&(kmers.len() as u64).to_le_bytes());
-    for &x in kmers {
-        x.put(out);
-    }
-    for &c in counts {
-        out.extend_from_slice(&c.to_le_bytes());
-    }
     let mut rec = Vec::with_capacity(W::BYTES + 1);
     let mut ends = std::mem::take(&mut w.ends);
     ends.clear();
     end_buckets_many(kmers, plan.k, plan.m, plan.buckets, &mut ends);
+    w.flags.clear();
     for (&x, &(left, right)) in kmers.iter().zip(&ends) {
         let (left, right) = (left as usize, right as usize);
         debug_assert_eq!(
@@ -567,17 +347,17 @@ fn write_run<W: Word>(
             if end == bucket {
                 flags |= here;
             } else {
-                rec.clear();
-                x.put(&mut rec);
-                rec.push(side);
+                put_foreign_end(x, side, &mut rec);
                 w.foreign.push(end, &rec)?;
                 w.foreign_sizes[end] += 1;
             }
         }
-        out.push(flags);
+        w.flags.push(flags);
     }
     w.ends = ends;
-    w.solid.write_direct(bucket, out)
+    w.out.clear();
+    put_solid_run(kmers, counts, &w.flags, &mut w.out);
+    w.solid.write_direct(bucket, &w.out)
 }
 
 /// Counting on the GPU: groups of buckets (up to 2^26 k-mers, within the memory bound) go
@@ -589,7 +369,7 @@ fn count_on_gpu<W: CountWord>(
     bucketed: &Bucketed,
     solid: &Spill,
     foreign: &Spill,
-    sizes: &[std::sync::atomic::AtomicU64],
+    sizes: &[AtomicU64],
     foreign_sizes: &Mutex<Vec<u64>>,
     tally: &Mutex<Tally>,
     progress: &mut dyn FnMut(Progress),
@@ -606,6 +386,7 @@ fn count_on_gpu<W: CountWord>(
         scratch: Vec::new(),
         out: Vec::new(),
         ends: Vec::new(),
+        flags: Vec::new(),
         tally: Tally::default(),
     };
     let mut start = 0;
@@ -650,7 +431,7 @@ fn count_on_gpu<W: CountWord>(
         }
         for (i, (ks, cs)) in per_bucket.into_iter().enumerate() {
             w.tally.solid += ks.len() as u64;
-            sizes[start + i].store(ks.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            sizes[start + i].store(ks.len() as u64, Ordering::Relaxed);
             if !ks.is_empty() {
                 write_run(plan, start + i, &ks, &cs, &mut w)?;
             }
@@ -669,394 +450,6 @@ fn count_on_gpu<W: CountWord>(
         *a += b;
     }
     Ok(())
-}
-
-/// Counts sorted k-mers into `(kmer, count)` runs.
-fn run_lengths<W: Word>(sorted: &[W]) -> (Vec<W>, Vec<u64>) {
-    let mut kmers = Vec::new();
-    let mut counts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let x = sorted[i];
-        let mut j = i + 1;
-        while j < sorted.len() && sorted[j] == x {
-            j += 1;
-        }
-        kmers.push(x);
-        counts.push((j - i) as u64);
-        i = j;
-    }
-    (kmers, counts)
-}
-
-/// What [`read_solid_runs`] calls with each run: its k-mers, counts and flags, as bytes.
-pub(crate) type RunFn<'a> = dyn FnMut(&[u8], &[u8], &[u8]) -> Result<(), AssemblyError> + 'a;
-
-/// Reads bucket `bucket`'s solid runs, calling `f(kmers, counts, flags)` for each.
-pub(crate) fn read_solid_runs<W: Word>(
-    solid: &Spill,
-    bucket: usize,
-    buf: &mut Vec<u8>,
-    f: &mut RunFn<'_>,
-) -> Result<(), AssemblyError> {
-    solid.read(bucket, buf)?;
-    let mut at = 0;
-    while at < buf.len() {
-        let n = u64::from_le_bytes(buf[at..at + 8].try_into().expect("run length")) as usize;
-        at += 8;
-        let kmers = &buf[at..at + n * W::BYTES];
-        at += n * W::BYTES;
-        let counts = &buf[at..at + 4 * n];
-        at += 4 * n;
-        let flags = &buf[at..at + n];
-        at += n;
-        f(kmers, counts, flags)?;
-    }
-    Ok(())
-}
-
-/// Counts the canonical k-mers of the reads in `sources`.
-///
-/// Reads are split at non-bases; each piece's k-mers are grouped into super-k-mers by
-/// minimizer and stored in buckets (in temporary files under a memory bound or with
-/// `temp_dir`, else in memory); each bucket is then sorted (radix sort, on the GPU under
-/// `Exec::Cuda` or `Exec::Auto` above gpu-primitives' threshold) and counted by run lengths.
-/// K-mers with a count in `min_count..=max_count` are returned, sorted.
-///
-/// # Complexity
-/// `O(L)` time for `L` bases (radix sorts); the buckets hold about 2 bits a base; counting
-/// holds one bucket per thread. The result (12 or 20 bytes a solid k-mer) is in memory.
-///
-/// # Errors
-/// [`AssemblyError::BadK`] for an even k or one outside 3..=63 (and above 31 for `u64`
-/// words); [`AssemblyError::InvalidParameter`] for `min_count` 0, `min_count > max_count`,
-/// a minimizer not shorter than k, `Exec::Cuda` with 128-bit k-mers, or 2^31 - 1 solid
-/// k-mers or more (what [`crate::compact`] can number); reading errors as
-/// [`crate::for_each_batch`]; [`AssemblyError::Gpu`] / [`AssemblyError::Primitive`] from the
-/// sorts; [`AssemblyError::Memory`], [`AssemblyError::Disk`], [`AssemblyError::DiskSpace`]
-/// for the memory bound and the temporary files; [`AssemblyError::Interrupted`].
-///
-/// # Examples
-/// ```
-/// use assembly::{count_kmers, unpack, CountOptions, ReadSource};
-/// let fa = b">a\nACGTTGCA\n>b\nTGCAACGT\n"; // b is a's reverse complement
-/// let c = count_kmers::<u64>(&[ReadSource::Bytes(fa, "x.fa")], &CountOptions::new(5), &mut |_| {})?;
-/// assert_eq!(c.stats.kmers_seen, 8);
-/// let solid: Vec<String> = c.kmers.iter().map(|&x| unpack(x, 5)).collect();
-/// assert_eq!(solid, ["AACGT", "CAACG", "GCAAC", "TGCAA"]); // canonical, each seen twice
-/// assert!(c.counts.iter().all(|&n| n == 2));
-/// # Ok::<(), assembly::AssemblyError>(())
-/// ```
-pub fn count_kmers<W: CountWord>(
-    sources: &[ReadSource<'_>],
-    options: &CountOptions,
-    progress: &mut dyn FnMut(ReadStats),
-) -> Result<KmerCounts<W>, AssemblyError> {
-    let buckets = count_kmer_buckets::<W>(sources, options, &mut |p| {
-        if let Progress::Reading(s) = p {
-            progress(s);
-        }
-    })?;
-    let total = buckets.stats.solid;
-    if total >= (1 << 31) - 1 {
-        // compaction in memory numbers oriented k-mers in 32 bits
-        return Err(AssemblyError::InvalidParameter(format!(
-            "{total} solid k-mers: compaction holds fewer than 2^31 - 1; raise the minimum count"
-        )));
-    }
-    let mut kmers: Vec<W> = Vec::with_capacity(total as usize);
-    let mut counts: Vec<u32> = Vec::with_capacity(total as usize);
-    buckets.for_each_sorted(&mut |ks, cs| {
-        kmers.extend_from_slice(ks);
-        counts.extend_from_slice(cs);
-        Ok(())
-    })?;
-    Ok(KmerCounts {
-        k: buckets.plan.k,
-        kmers,
-        counts,
-        stats: buckets.stats.clone(),
-    })
-}
-
-/// Counted k-mers left in their buckets (temporary files, or memory without a temporary
-/// folder), read back in ascending order by [`KmerBuckets::for_each_sorted`]: what
-/// `warpath kmers` writes from under a memory bound. Dropping it removes the files.
-pub struct KmerBuckets<W: Word> {
-    plan: Plan,
-    solid: Solid,
-    /// What counting saw.
-    pub stats: CountStats,
-    _word: std::marker::PhantomData<W>,
-}
-
-/// Counts the canonical k-mers of the reads in `sources` into buckets, within
-/// `options.max_memory`, without gathering them: as [`count_kmers`], whose result
-/// [`KmerBuckets::for_each_sorted`] then streams.
-///
-/// # Complexity
-/// As [`count_kmers`], with the solid k-mers left in the buckets (13 or 21 bytes each).
-///
-/// # Errors
-/// As [`count_kmers`].
-///
-/// # Examples
-/// ```
-/// use assembly::{count_kmer_buckets, unpack, CountOptions, ReadSource};
-/// let fa = b">a\nACGTTGCA\n>b\nTGCAACGT\n";
-/// let b = count_kmer_buckets::<u64>(&[ReadSource::Bytes(fa, "x.fa")], &CountOptions::new(5), &mut |_| {})?;
-/// let mut seen = Vec::new();
-/// b.for_each_sorted(&mut |kmers, counts| {
-///     seen.extend(kmers.iter().zip(counts).map(|(&x, &n)| (unpack(x, 5), n)));
-///     Ok(())
-/// })?;
-/// assert_eq!(seen[0], ("AACGT".to_string(), 2));
-/// assert_eq!(seen.len() as u64, b.stats.solid);
-/// # Ok::<(), assembly::AssemblyError>(())
-/// ```
-pub fn count_kmer_buckets<W: CountWord>(
-    sources: &[ReadSource<'_>],
-    options: &CountOptions,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<KmerBuckets<W>, AssemblyError> {
-    if options.exec == Exec::Cuda && W::as_u64s(&[]).is_none() {
-        check_k(options.k)?;
-        return Err(AssemblyError::InvalidParameter(
-            "k above 31 is counted on the CPU only (128-bit k-mers have no GPU sort): use \
-             --backend cpu or auto"
-                .into(),
-        ));
-    }
-    let plan = plan::<W>(sources, options)?;
-    let mut solid = count_buckets::<W>(sources, &plan, progress)?;
-    // the foreign ends are for compaction only
-    solid.foreign = plan.spill("foreign", 0);
-    let stats = solid.stats.clone();
-    Ok(KmerBuckets {
-        plan,
-        solid,
-        stats,
-        _word: std::marker::PhantomData,
-    })
-}
-
-/// What [`KmerBuckets::for_each_sorted`] calls with each batch of k-mers and their counts.
-pub type SortedFn<'a, W> = dyn FnMut(&[W], &[u32]) -> Result<(), AssemblyError> + 'a;
-
-/// A cursor over one sorted run of a bucket, reading a batch at a time.
-struct RunCursor<W> {
-    bucket: usize,
-    kmers_at: u64,
-    counts_at: u64,
-    n: u64,
-    next: u64,
-    kmers: Vec<W>,
-    counts: Vec<u32>,
-    i: usize,
-}
-
-impl<W: Word> KmerBuckets<W> {
-    /// The k-mer length.
-    pub fn k(&self) -> usize {
-        self.plan.k
-    }
-
-    /// The largest total size of the temporary files so far (0 when kept in memory).
-    pub fn temp_bytes(&self) -> u64 {
-        self.plan.space().map_or(0, |s| {
-            s.sample();
-            s.peak()
-        })
-    }
-
-    /// Calls `f` with the solid k-mers in ascending order, in batches, with their counts: a
-    /// merge of every bucket's sorted runs, holding a batch of each within the memory bound.
-    ///
-    /// # Complexity
-    /// `O(n log r)` for `n` solid k-mers in `r` runs (about one a bucket).
-    ///
-    /// # Errors
-    /// [`AssemblyError::Disk`] reading the temporary files; the first error of `f`.
-    pub fn for_each_sorted(&self, f: &mut SortedFn<'_, W>) -> Result<(), AssemblyError> {
-        let spill = &self.solid.spill;
-        let mut cursors: Vec<RunCursor<W>> = Vec::new();
-        let mut head = [0u8; 8];
-        for b in 0..spill.buckets() {
-            let size = spill.bucket_bytes(b);
-            let mut at = 0;
-            while at < size {
-                spill.read_range(b, at, &mut head)?;
-                let n = u64::from_le_bytes(head);
-                cursors.push(RunCursor {
-                    bucket: b,
-                    kmers_at: at + 8,
-                    counts_at: at + 8 + n * W::BYTES as u64,
-                    n,
-                    next: 0,
-                    kmers: Vec::new(),
-                    counts: Vec::new(),
-                    i: 0,
-                });
-                at += 8 + n * (W::BYTES as u64 + 5);
-            }
-        }
-        let per =
-            (self.plan.budget.usable() / 4 / (cursors.len().max(1) as u64 * (W::BYTES as u64 + 4)))
-                .clamp(64, 1 << 16);
-        let mut bytes = Vec::new();
-        let mut refill = |c: &mut RunCursor<W>| -> Result<bool, AssemblyError> {
-            if c.next >= c.n {
-                return Ok(false);
-            }
-            let take = per.min(c.n - c.next);
-            bytes.resize(take as usize * W::BYTES, 0);
-            spill.read_range(c.bucket, c.kmers_at + c.next * W::BYTES as u64, &mut bytes)?;
-            c.kmers.clear();
-            c.kmers.extend(bytes.chunks_exact(W::BYTES).map(W::get));
-            bytes.resize(take as usize * 4, 0);
-            spill.read_range(c.bucket, c.counts_at + c.next * 4, &mut bytes)?;
-            c.counts.clear();
-            c.counts.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|x| u32::from_le_bytes(x.try_into().expect("count"))),
-            );
-            c.next += take;
-            c.i = 0;
-            Ok(true)
-        };
-        let mut heap = std::collections::BinaryHeap::new();
-        for (j, c) in cursors.iter_mut().enumerate() {
-            if refill(c)? {
-                heap.push(std::cmp::Reverse((c.kmers[0], j)));
-            }
-        }
-        let mut out_k: Vec<W> = Vec::with_capacity(1 << 16);
-        let mut out_c: Vec<u32> = Vec::with_capacity(1 << 16);
-        while let Some(std::cmp::Reverse((x, j))) = heap.pop() {
-            let c = &mut cursors[j];
-            out_k.push(x);
-            out_c.push(c.counts[c.i]);
-            c.i += 1;
-            if c.i < c.kmers.len() || refill(c)? {
-                heap.push(std::cmp::Reverse((c.kmers[c.i], j)));
-            }
-            if out_k.len() == 1 << 16 {
-                self.plan.cancel.check()?;
-                f(&out_k, &out_c)?;
-                out_k.clear();
-                out_c.clear();
-            }
-        }
-        if !out_k.is_empty() {
-            f(&out_k, &out_c)?;
-        }
-        Ok(())
-    }
-}
-
-/// A k-mer word the counter can sort and count: `u64` through gpu-primitives (the radix sort
-/// on the CPU; on the GPU sort and run lengths both on the device, only the distinct k-mers
-/// and their counts coming back), `u128` through the standard library's sort (CPU only).
-pub trait CountWord: Word {
-    /// The distinct words of `v` ascending, with how often each occurs; `v` may be reordered.
-    ///
-    /// # Errors
-    /// [`AssemblyError::Primitive`] from the primitives; `Exec::Cuda` for `u128` is
-    /// [`AssemblyError::InvalidParameter`].
-    fn count_words(v: &mut [Self], exec: Exec) -> Result<(Vec<Self>, Vec<u64>), AssemblyError>;
-    /// Sorts words ascending on the CPU (one bucket's k-mers: on the calling thread for the
-    /// most part).
-    ///
-    /// # Errors
-    /// [`AssemblyError::Primitive`] from the radix sort.
-    fn sort_words(v: &mut [Self]) -> Result<(), AssemblyError>;
-    /// Sorts the end records of a bucket by key (their (k-1)-mers), moving the values along:
-    /// on the CPU, or with gpu-primitives' device radix sort under `Exec::Cuda`.
-    ///
-    /// # Errors
-    /// [`AssemblyError::Primitive`] from the radix sort (a GPU that is missing or too small);
-    /// `Exec::Cuda` for `u128` is [`AssemblyError::InvalidParameter`].
-    fn sort_ends(keys: &mut [Self], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError>;
-    /// Sorts k-mers with their counts, ascending by k-mer, on the CPU.
-    ///
-    /// # Errors
-    /// [`AssemblyError::Primitive`] from the radix sort.
-    fn sort_pairs(kmers: &mut [Self], counts: &mut [u32]) -> Result<(), AssemblyError>;
-}
-
-impl CountWord for u64 {
-    fn count_words(v: &mut [u64], exec: Exec) -> Result<(Vec<u64>, Vec<u64>), AssemblyError> {
-        if exec == Exec::Cuda {
-            let options = gpu_primitives::DistinctOptions {
-                counts: true,
-                ..Default::default()
-            };
-            let d = gpu_primitives::distinct_with(v, options, Exec::Cuda)?;
-            let counts = d.counts.unwrap_or_default();
-            return Ok((d.values, counts));
-        }
-        gpu_primitives::radix_sort(v, Exec::Cpu)?;
-        Ok(run_lengths(v))
-    }
-    fn sort_words(v: &mut [u64]) -> Result<(), AssemblyError> {
-        gpu_primitives::radix_sort(v, Exec::Cpu)?;
-        Ok(())
-    }
-    fn sort_pairs(kmers: &mut [u64], counts: &mut [u32]) -> Result<(), AssemblyError> {
-        gpu_primitives::radix_sort_pairs(kmers, counts, Exec::Cpu)?;
-        Ok(())
-    }
-    fn sort_ends(keys: &mut [u64], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
-        gpu_primitives::radix_sort_pairs(keys, vals, exec)?;
-        Ok(())
-    }
-}
-
-impl CountWord for u128 {
-    fn count_words(v: &mut [u128], exec: Exec) -> Result<(Vec<u128>, Vec<u64>), AssemblyError> {
-        if exec == Exec::Cuda {
-            return Err(AssemblyError::InvalidParameter(
-                "k above 31 is counted on the CPU only (128-bit k-mers have no GPU sort): use \
-                 --backend cpu or auto"
-                    .into(),
-            ));
-        }
-        if v.len() >= 1 << 16 {
-            v.par_sort_unstable();
-        } else {
-            v.sort_unstable();
-        }
-        Ok(run_lengths(v))
-    }
-    fn sort_words(v: &mut [u128]) -> Result<(), AssemblyError> {
-        v.sort_unstable();
-        Ok(())
-    }
-    fn sort_ends(keys: &mut [u128], vals: &mut [u32], exec: Exec) -> Result<(), AssemblyError> {
-        if exec == Exec::Cuda {
-            return Err(AssemblyError::InvalidParameter(
-                "k above 31 is compacted on the CPU only (128-bit k-mers have no GPU sort)".into(),
-            ));
-        }
-        let mut pairs: Vec<(u128, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
-        pairs.sort_unstable();
-        for (i, (x, v)) in pairs.into_iter().enumerate() {
-            keys[i] = x;
-            vals[i] = v;
-        }
-        Ok(())
-    }
-    fn sort_pairs(kmers: &mut [u128], counts: &mut [u32]) -> Result<(), AssemblyError> {
-        let mut pairs: Vec<(u128, u32)> =
-            kmers.iter().copied().zip(counts.iter().copied()).collect();
-        pairs.par_sort_unstable_by_key(|p| p.0);
-        for (i, (x, n)) in pairs.into_iter().enumerate() {
-            kmers[i] = x;
-            counts[i] = n;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

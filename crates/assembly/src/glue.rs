@@ -1,17 +1,18 @@
 //! Stage 4: glue. The pieces of every bucket are joined across buckets into whole unitigs.
 //!
-//! 1. **Joins.** The glue records (`pieces.rs`) are bucketed by the hash of their key, a
-//!    canonical (k-1)-mer; a key that carries a mark is a link, and its two piece ends are
-//!    joined. Each piece end has at most one partner: an array of 4 bytes per piece end (8 a
-//!    piece) is all the glue holds in memory for the whole genome.
-//! 2. **Walk.** Chains of pieces are walked from their free ends, then the cycles from their
-//!    smallest piece: each piece learns its unitig (a number in walk order), its place in it
-//!    and its orientation, written over the partner array.
-//! 3. **Assembly.** The pieces are sent to partitions by unitig, each partition small enough
-//!    for a thread's share of memory; there each unitig is spelled from its pieces, turned to
-//!    its canonical reading (a chain starts at the smaller of its two end k-mers, a cycle at
-//!    its smallest k-mer, read forward) and written, sorted by that start, to a run per
-//!    partition. Those runs, merged (`store.rs`), give every unitig its final number.
+//! - **Joins** ([`join_ends`]): the glue records (`pieces.rs`) are bucketed by the hash of
+//!   their key, a canonical (k-1)-mer; a key that carries a mark is a link, and its two piece
+//!   ends are joined. Each piece end has at most one partner: an array of 4 bytes per piece
+//!   end (8 a piece) is all the glue holds in memory for the whole genome.
+//! - **Walk** ([`walk`]): chains of pieces are walked from their free ends, then the cycles
+//!   from their smallest piece: each piece learns its unitig (a number in walk order), its
+//!   place in it and its orientation, written over the partner array.
+//! - **Assembly** ([`scatter_pieces`], [`assemble_partitions`]): the pieces are sent to
+//!   partitions by unitig, each partition small enough for a thread's share of memory; there
+//!   each unitig is spelled from its pieces, turned to its canonical reading (a chain starts
+//!   at the smaller of its two end k-mers, a cycle at its smallest k-mer, read forward) and
+//!   written, sorted by that start, to a run per partition. Those runs, merged (`store.rs`),
+//!   give every unitig its final number.
 //!
 //! The unitigs, their readings and their order depend only on the solid k-mers, not on how the
 //! k-mers fell into buckets and pieces: the output is the same for any thread count and any
@@ -20,31 +21,33 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::AssemblyError;
-use crate::count::Plan;
+use crate::bases::{reverse_complement_codes, unpack_codes};
 use crate::error::human_bytes;
-use crate::kmer::{Word, canonical};
-use crate::pieces::{MARK, Pieces, unpack_codes};
-use crate::spill::Spill;
+use crate::kmer::{Word, canonical, word_of_codes};
+use crate::pieces::Pieces;
+use crate::plan::Plan;
+use crate::records::{
+    Key, MARK, glue_records, piece_records, placed_pieces, put_key, put_placed_piece,
+    put_run_unitig, read_piece, split_piece_end,
+};
+use crate::spill::{Spill, SpillWriter};
 use crate::work::{Progress, for_each_bucket};
 
 /// No partner: the piece end is a unitig end.
 const FREE: u32 = u32::MAX;
 
 /// The most a glue partition holds (its pieces and the unitigs spelled from them), whatever
-/// the memory bound.
+/// the memory bound: partitions that small share the work among the threads and sort in
+/// cache.
 const PARTITION_BYTES: u64 = 64 << 20;
 
 /// The unitigs, spelled and sorted within partitions.
 pub(crate) struct Runs {
-    /// Per partition, unitig records sorted by key (see [`write_unitig`]).
+    /// Per partition, run unitig records sorted by key.
     pub(crate) runs: Spill,
     /// Unitigs.
     pub(crate) unitigs: u64,
 }
-
-/// A unitig's sort key: chains first, by their first k-mer (canonical word, then reversed or
-/// not), then cycles by their smallest k-mer (the order `unitigs.rs` numbers them in).
-pub(crate) type Key<W> = (u8, W, u8);
 
 /// Glues the pieces into unitigs and writes them, spelled and sorted, in partitions.
 ///
@@ -77,21 +80,37 @@ pub(crate) fn glue<W: Word>(
             human_bytes(need)
         )));
     }
+    let partner = join_ends::<W>(plan, pieces, &offsets, progress)?;
+    let (unitigs, first_cycle) = walk(&partner, total)?;
+    let parts = partitions(plan, pieces);
+    let placed = scatter_pieces(plan, pieces, &offsets, &partner, parts, progress)?;
+    drop(partner);
+    let runs = assemble_partitions::<W>(plan, &placed, first_cycle, unitigs, progress)?;
+    placed.remove();
+    Ok(Runs { runs, unitigs })
+}
+
+/// Joins the piece ends met under a marked key: the partner of each piece end (its dense
+/// number `2 (offsets[bucket] + piece) + side`), [`FREE`] for a unitig end. A circular piece
+/// is its own partner, end to start.
+fn join_ends<W: Word>(
+    plan: &Plan,
+    pieces: &Pieces,
+    offsets: &[u64],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<AtomicU32>, AssemblyError> {
+    let total = offsets[plan.buckets];
     let partner: Vec<AtomicU32> = (0..2 * total).map(|_| AtomicU32::new(FREE)).collect();
     for &(c, l) in &pieces.circular {
         let p = (offsets[c as usize] + l as u64) as u32;
         partner[2 * p as usize].store(2 * p + 1, Ordering::Relaxed);
         partner[2 * p as usize + 1].store(2 * p, Ordering::Relaxed);
     }
-    let dense = |pe: u64| -> u32 {
-        let side = pe & 1;
-        let piece = pe >> 1;
-        let (c, l) = ((piece >> 32) as usize, piece & 0xffff_ffff);
-        ((offsets[c] + l) * 2 + side) as u32
+    let dense = |end: u64| -> u32 {
+        let (c, piece, side) = split_piece_end(end);
+        ((offsets[c] + piece) * 2 + side) as u32
     };
-    // 1. joins, per glue bucket
     let order: Vec<usize> = (0..pieces.glue.buckets()).collect();
-    let rec = W::BYTES + 8;
     for_each_bucket(
         "glue",
         plan.threads(),
@@ -102,54 +121,54 @@ pub(crate) fn glue<W: Word>(
         &|(buf, recs), g| {
             pieces.glue.read(g, buf)?;
             recs.clear();
-            recs.extend(buf.chunks_exact(rec).map(|r| {
-                (
-                    W::get(r),
-                    u64::from_le_bytes(r[W::BYTES..].try_into().expect("piece end")),
-                )
-            }));
+            recs.extend(glue_records::<W>(buf));
             recs.sort_unstable();
-            let mut i = 0;
-            while i < recs.len() {
-                let mut j = i + 1;
-                while j < recs.len() && recs[j].0 == recs[i].0 {
-                    j += 1;
-                }
-                let group = &recs[i..j];
+            for group in recs.chunk_by(|a, b| a.0 == b.0) {
                 let marks = group.iter().filter(|r| r.1 == MARK).count();
-                if marks > 0 {
-                    if marks != 1 || group.len() != 3 {
-                        return Err(AssemblyError::Internal(format!(
-                            "a link's key holds {marks} marks and {} piece ends",
-                            group.len() - marks
-                        )));
-                    }
-                    // sorted: the two piece ends, then the mark
-                    let (a, c) = (dense(group[0].1), dense(group[1].1));
-                    partner[a as usize].store(c, Ordering::Relaxed);
-                    partner[c as usize].store(a, Ordering::Relaxed);
+                if marks == 0 {
+                    continue;
                 }
-                i = j;
+                if marks != 1 || group.len() != 3 {
+                    return Err(AssemblyError::Internal(format!(
+                        "a link's key holds {marks} marks and {} piece ends",
+                        group.len() - marks
+                    )));
+                }
+                // sorted: the two piece ends, then the mark
+                let (a, c) = (dense(group[0].1), dense(group[1].1));
+                partner[a as usize].store(c, Ordering::Relaxed);
+                partner[c as usize].store(a, Ordering::Relaxed);
             }
             Ok(())
         },
         &|_| Ok(()),
     )?;
-    // 2. the walk: (unitig, place << 1 | reversed) over each piece's two entries
-    let (unitigs, first_cycle) = walk(&partner, total)?;
-    // 3. the pieces to partitions by unitig, then each partition assembled and sorted
-    let per_thread = plan.budget.per_thread();
-    // a partition holds its piece records and the unitigs spelled from them (a byte a base):
-    // at most a thread's share, and at most PARTITION_BYTES so that the threads share the
-    // work and a partition's sort stays in cache (one partition of a 250 Mbp genome's pieces
-    // took 22 s on one thread)
+    Ok(partner)
+}
+
+/// The number of partitions the pieces go to: each holds its piece records and the unitigs
+/// spelled from them (a byte a base), at most a thread's share of the bound and at most
+/// [`PARTITION_BYTES`].
+fn partitions(plan: &Plan, pieces: &Pieces) -> usize {
     let held = pieces.bytes * 6;
-    let parts = (held.div_ceil(per_thread.max(1)))
+    (held.div_ceil(plan.budget.per_thread().max(1)))
         .max(held.div_ceil(PARTITION_BYTES))
-        .clamp(1, 1 << 16) as usize;
-    let asm = plan.spill("assembly", parts);
-    let order: Vec<usize> = (0..b).collect();
-    let k = plan.k;
+        .clamp(1, 1 << 16) as usize
+}
+
+/// Sends every piece, with its unitig and its place there (read from the walked partner
+/// array), to the partition of its unitig.
+fn scatter_pieces(
+    plan: &Plan,
+    pieces: &Pieces,
+    offsets: &[u64],
+    partner: &[AtomicU32],
+    parts: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Spill, AssemblyError> {
+    let placed = plan.spill("assembly", parts);
+    let order: Vec<usize> = (0..plan.buckets).collect();
+    let buffer = (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16);
     for_each_bucket(
         "unitigs",
         plan.threads(),
@@ -158,36 +177,37 @@ pub(crate) fn glue<W: Word>(
         progress,
         &|| {
             Ok((
-                asm.writer(
-                    (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16)
-                        as usize,
-                )?,
+                placed.writer(buffer as usize)?,
                 Vec::<u8>::new(),
                 Vec::<u8>::new(),
             ))
         },
         &|(out, buf, rec), c| {
             pieces.pieces.read(c, buf)?;
-            let mut at = 0;
-            let mut l = 0u64;
-            while at < buf.len() {
-                let len = piece_len(&buf[at..], k);
-                let p = (offsets[c] + l) as usize;
+            for (l, piece) in piece_records(buf, plan.k).enumerate() {
+                let p = (offsets[c] + l as u64) as usize;
                 let u = partner[2 * p].load(Ordering::Relaxed);
                 let place = partner[2 * p + 1].load(Ordering::Relaxed);
-                rec.clear();
-                rec.extend_from_slice(&u.to_le_bytes());
-                rec.extend_from_slice(&place.to_le_bytes());
-                rec.extend_from_slice(&buf[at..at + len]);
+                put_placed_piece(u, place, piece, rec);
                 out.push(u as usize % parts, rec)?;
-                at += len;
-                l += 1;
             }
             Ok(())
         },
         &|(out, _, _)| out.finish(),
     )?;
-    drop(partner);
+    Ok(placed)
+}
+
+/// Spells, sorts and writes the unitigs of every partition of `placed` (see
+/// [`assemble_partition`]), one run per partition.
+fn assemble_partitions<W: Word>(
+    plan: &Plan,
+    placed: &Spill,
+    first_cycle: u64,
+    unitigs: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Spill, AssemblyError> {
+    let parts = placed.buckets();
     let runs = plan.spill("runs", parts);
     let order: Vec<usize> = (0..parts).collect();
     let assembled = AtomicU64::new(0);
@@ -199,28 +219,20 @@ pub(crate) fn glue<W: Word>(
         progress,
         &|| Ok((runs.writer(1 << 16)?, Vec::<u8>::new())),
         &|(out, buf), g| {
-            asm.read(g, buf)?;
-            let n = assemble_partition::<W>(k, buf, first_cycle, g, out)?;
+            placed.read(g, buf)?;
+            let n = assemble_partition::<W>(plan.k, buf, first_cycle, g, out)?;
             out.close_bucket(g)?;
             assembled.fetch_add(n, Ordering::Relaxed);
             Ok(())
         },
         &|(out, _)| out.finish(),
     )?;
-    asm.remove();
     if assembled.into_inner() != unitigs {
         return Err(AssemblyError::Internal(format!(
             "{unitigs} unitigs walked, a different number assembled"
         )));
     }
-    Ok(Runs { runs, unitigs })
-}
-
-/// Bytes of the piece record at the start of `b`.
-#[inline]
-pub(crate) fn piece_len(b: &[u8], k: usize) -> usize {
-    let n = u32::from_le_bytes(b[..4].try_into().expect("piece length")) as usize;
-    13 + (n + k - 1).div_ceil(4)
+    Ok(runs)
 }
 
 /// Walks the chains of pieces, then the cycles; writes each piece's unitig over
@@ -288,43 +300,32 @@ fn assemble_partition<W: Word>(
     buf: &[u8],
     first_cycle: u64,
     g: usize,
-    out: &mut crate::spill::SpillWriter<'_>,
+    out: &mut SpillWriter<'_>,
 ) -> Result<u64, AssemblyError> {
-    // (unitig, place, offset of the piece record)
-    let mut entries: Vec<(u32, u32, u32)> = Vec::new();
-    let mut at = 0;
-    while at < buf.len() {
-        let u = u32::from_le_bytes(buf[at..at + 4].try_into().expect("unitig"));
-        let place = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("place"));
-        entries.push((u, place, (at + 8) as u32));
-        at += 8 + piece_len(&buf[at + 8..], k);
-    }
+    // (unitig, place, offset of the piece record), in order of unitig and place
+    let mut entries: Vec<(u32, u32, u32)> = placed_pieces(buf, k)
+        .map(|(u, place, at)| (u, place, at as u32))
+        .collect();
     entries.sort_unstable();
     let mut spelled: Vec<(Key<W>, Vec<u8>)> = Vec::new();
     let mut codes: Vec<u8> = Vec::new();
     let mut piece: Vec<u8> = Vec::new();
-    let mut i = 0;
-    while i < entries.len() {
-        let u = entries[i].0;
-        let mut j = i;
+    for unitig in entries.chunk_by(|a, b| a.0 == b.0) {
+        let u = unitig[0].0;
         codes.clear();
         let (mut n, mut count) = (0u64, 0u64);
-        while j < entries.len() && entries[j].0 == u {
-            let (_, place, off) = entries[j];
-            if place >> 1 != (j - i) as u32 {
+        for (j, &(_, place, at)) in unitig.iter().enumerate() {
+            if place >> 1 != j as u32 {
                 return Err(AssemblyError::Internal(format!(
-                    "unitig {u}: piece {} placed at {}",
-                    j - i,
+                    "unitig {u}: piece {j} placed at {}",
                     place >> 1
                 )));
             }
-            let r = &buf[off as usize..];
-            let pn = u32::from_le_bytes(r[..4].try_into().expect("n")) as usize;
-            let pc = u64::from_le_bytes(r[4..12].try_into().expect("count"));
-            n += pn as u64;
-            count += pc;
+            let p = read_piece(&buf[at as usize..], k);
+            n += p.kmers as u64;
+            count += p.count;
             piece.clear();
-            unpack_codes(&r[13..], pn + k - 1, &mut piece);
+            unpack_codes(p.packed, p.kmers + k - 1, &mut piece);
             if place & 1 == 1 {
                 reverse_complement_codes(&mut piece);
             }
@@ -338,61 +339,22 @@ fn assemble_partition<W: Word>(
                 );
                 codes.extend_from_slice(&piece[k - 1..]);
             }
-            j += 1;
         }
         let circular = u as u64 >= first_cycle;
         let key = canonical_reading::<W>(&mut codes, k, circular);
-        let mut rec = Vec::with_capacity(codes.len() + 32);
-        rec.extend_from_slice(&n.to_le_bytes());
-        rec.extend_from_slice(&count.to_le_bytes());
-        rec.extend_from_slice(&(codes.len() as u32).to_le_bytes());
-        rec.extend(codes.iter().map(|&c| crate::kmer::base_letter(c)));
-        spelled.push((key, rec));
-        i = j;
+        let mut body = Vec::with_capacity(codes.len() + 32);
+        put_run_unitig(n, count, &codes, &mut body);
+        spelled.push((key, body));
     }
     spelled.sort_unstable_by_key(|a| a.0);
     let mut rec = Vec::new();
     for (key, body) in &spelled {
         rec.clear();
-        write_key(key, &mut rec);
+        put_key(key, &mut rec);
         rec.extend_from_slice(body);
         out.push(g, &rec)?;
     }
     Ok(spelled.len() as u64)
-}
-
-/// Appends a key's bytes.
-pub(crate) fn write_key<W: Word>(key: &Key<W>, out: &mut Vec<u8>) {
-    out.push(key.0);
-    key.1.put(out);
-    out.push(key.2);
-}
-
-/// Reads a key from the start of `b`.
-pub(crate) fn read_key<W: Word>(b: &[u8]) -> Key<W> {
-    (b[0], W::get(&b[1..]), b[1 + W::BYTES])
-}
-
-/// Bytes of a key.
-pub(crate) fn key_len<W: Word>() -> usize {
-    W::BYTES + 2
-}
-
-/// Reverse-complements base codes in place.
-pub(crate) fn reverse_complement_codes(codes: &mut [u8]) {
-    codes.reverse();
-    for c in codes.iter_mut() {
-        *c = 3 - *c;
-    }
-}
-
-/// The word of the k base codes at the start of `codes`.
-#[inline]
-fn pack_word<W: Word>(codes: &[u8], k: usize) -> W {
-    let mask = W::mask(k);
-    codes[..k]
-        .iter()
-        .fold(W::default(), |x, &c| x.push_right(c, mask))
 }
 
 /// Turns a unitig's codes to its canonical reading and returns its key: a chain is read from
@@ -400,8 +362,8 @@ fn pack_word<W: Word>(codes: &[u8], k: usize) -> W {
 /// repeat its first) starts at its smallest canonical k-mer, read forward.
 pub(crate) fn canonical_reading<W: Word>(codes: &mut Vec<u8>, k: usize, circular: bool) -> Key<W> {
     if !circular {
-        let f: W = pack_word(codes, k);
-        let l: W = pack_word(&codes[codes.len() - k..], k);
+        let f: W = word_of_codes(codes, k);
+        let l: W = word_of_codes(&codes[codes.len() - k..], k);
         let rl = l.reverse_complement(k);
         let cf = canonical(f, k);
         let cl = canonical(rl, k);

@@ -244,6 +244,25 @@ pub fn pack<W: Word>(seq: &[u8], k: usize) -> Option<W> {
     Some(x)
 }
 
+/// The k-mer word of the first `k` base codes of `codes`.
+#[inline]
+pub(crate) fn word_of_codes<W: Word>(codes: &[u8], k: usize) -> W {
+    let mask = W::mask(k);
+    codes[..k]
+        .iter()
+        .fold(W::default(), |x, &c| x.push_right(c, mask))
+}
+
+/// The k-mer word of the first `k` letters of `letters` (a byte that is not a base as `A`:
+/// for sequences the pipeline spelled itself, in `ACGT` only).
+#[inline]
+pub(crate) fn word_of_letters<W: Word>(letters: &[u8], k: usize) -> W {
+    let mask = W::mask(k);
+    letters[..k].iter().fold(W::default(), |x, &b| {
+        x.push_right(BASE_CODES[b as usize] & 3, mask)
+    })
+}
+
 /// The letters of a k-mer word.
 pub fn unpack<W: Word>(x: W, k: usize) -> String {
     (0..k)

@@ -1,19 +1,26 @@
 #![doc = include_str!("../README.md")]
 
+mod bases;
 mod bucketing;
 mod budget;
 mod contigs;
 mod count;
+mod count_word;
 mod cuda;
 mod error;
 mod eulertigs;
 mod glue;
+mod graph;
 mod kmer;
+mod kmer_counts;
+mod oriented;
 mod output;
 mod pieces;
 mod pipeline;
 mod placement;
+mod plan;
 mod reads;
+mod records;
 mod simulate;
 mod spill;
 mod store;
@@ -28,29 +35,29 @@ mod kernels {
 
 pub use budget::default_max_memory;
 pub use contigs::{Contig, ContigOptions, contigs};
-pub use count::{
-    CountOptions, CountStats, CountWord, KmerBuckets, KmerCounts, SortedFn, count_kmer_buckets,
-    count_kmers,
-};
+pub use count::CountStats;
+pub use count_word::CountWord;
 pub use error::AssemblyError;
 pub use eulertigs::{EULERTIGS_GPU_THRESHOLD, EulertigStats};
 pub use gpu_runtime::{Backend, Exec};
+pub use graph::{Link, StoredUnitig, UnitigFn};
 pub use kmer::{
     Word, base_code, base_letter, canonical, check_k, pack, reverse_complement_letters, unpack,
 };
+pub use kmer_counts::{KmerBuckets, KmerCounts, SortedFn, count_kmer_buckets, count_kmers};
 pub use output::{
     n50, unique_links, write_counts_text, write_dot, write_gfa, write_histogram,
     write_unitigs_fasta,
 };
 pub use pipeline::{Assembly, AssemblyStats, assemble};
+pub use plan::CountOptions;
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{
     random_genome, reads_to_fasta, simulate_reads, synthetic_genome, write_simulated_reads,
 };
-pub use store::{StoredUnitig, UnitigFn};
 pub use temp::{Cancel, PartialFile, remove_temporary_files};
 pub use unitigs::{
-    COMPACT_GPU_THRESHOLD, Compacted, Link, Unitig, compact, compact_with, compaction_backend,
+    COMPACT_GPU_THRESHOLD, Compacted, Unitig, compact, compact_with, compaction_backend,
     verify_unitigs,
 };
 pub use work::Progress;

@@ -1,15 +1,165 @@
-//! Stage 4: outputs. Unitigs as FASTA with BCALM2's headers, GFA 1.0 (Bandage opens it),
-//! k-mer counts as `KMER<TAB>COUNT` text (as `jellyfish dump -c`) and a count histogram (as
-//! `jellyfish histo`).
+//! The outputs: unitigs as FASTA with BCALM2's headers, GFA 1.0 (Bandage opens it) and
+//! GraphViz DOT, written once for any [`UnitigGraph`] (the in-memory [`Compacted`] with its
+//! links, the disk store of `store.rs`); k-mer counts as `KMER<TAB>COUNT` text (as `jellyfish
+//! dump -c`) and a count histogram (as `jellyfish histo`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use crate::graph::{Link, UnitigGraph, UnitigView, ViewFn};
 use crate::kmer::{Word, unpack};
-use crate::unitigs::{Compacted, Link};
+use crate::unitigs::Compacted;
 
 fn sign(rev: bool) -> char {
     if rev { '-' } else { '+' }
+}
+
+/// Writes the unitigs of `g` as FASTA, one line of sequence each, with BCALM2's header:
+/// `>ID LN:i:LEN KC:i:COUNT km:f:MEAN L:+:ID:- ...` (`KC` the sum of the k-mers' counts,
+/// `km` their mean, one `L` per link, see [`Link`]). `wrap` turns the writer's errors into
+/// the graph's.
+///
+/// # Errors
+/// The graph's and the writer's.
+pub(crate) fn fasta<G: UnitigGraph>(
+    g: &G,
+    out: &mut dyn Write,
+    wrap: &dyn Fn(io::Error) -> G::Error,
+) -> Result<(), G::Error> {
+    let mut line = Vec::with_capacity(256);
+    g.for_each_unitig(&mut |u, links| {
+        line.clear();
+        write!(
+            line,
+            ">{} LN:i:{} KC:i:{} km:f:{:.1}",
+            u.id,
+            u.sequence.len(),
+            u.total_count,
+            u.mean_count()
+        )
+        .expect("to memory");
+        for l in links {
+            write!(line, " L:{}:{}:{}", sign(l.from_rev), l.to, sign(l.to_rev)).expect("to memory");
+        }
+        line.push(b'\n');
+        out.write_all(&line).map_err(wrap)?;
+        out.write_all(u.sequence).map_err(wrap)?;
+        out.write_all(b"\n").map_err(wrap)
+    })
+}
+
+/// Writes `g` as GFA 1.0: a header, one `S` line per unitig (sequence, `LN:i:`, `KC:i:` and
+/// `km:f:` tags; Bandage reads the depth from `KC`), then one `L` line per edge with a
+/// `(k-1)M` overlap (a link and its mirror, `L a + b -` and `L b + a -`, are one edge of the
+/// bidirected graph, written once).
+///
+/// # Errors
+/// The graph's and the writer's.
+pub(crate) fn gfa<G: UnitigGraph>(
+    g: &G,
+    out: &mut dyn Write,
+    wrap: &dyn Fn(io::Error) -> G::Error,
+) -> Result<(), G::Error> {
+    out.write_all(b"H\tVN:Z:1.0\n").map_err(wrap)?;
+    let mut line = Vec::with_capacity(256);
+    g.for_each_unitig(&mut |u, _| {
+        line.clear();
+        write!(line, "S\t{}\t", u.id).expect("to memory");
+        line.extend_from_slice(u.sequence);
+        writeln!(
+            line,
+            "\tLN:i:{}\tKC:i:{}\tkm:f:{:.1}",
+            u.sequence.len(),
+            u.total_count,
+            u.mean_count()
+        )
+        .expect("to memory");
+        out.write_all(&line).map_err(wrap)
+    })?;
+    let overlap = g.k() - 1;
+    g.for_each_unitig(&mut |_, links| {
+        for l in links.iter().filter(|l| l.is_first_of_edge()) {
+            writeln!(
+                out,
+                "L\t{}\t{}\t{}\t{}\t{overlap}M",
+                l.from,
+                sign(l.from_rev),
+                l.to,
+                sign(l.to_rev)
+            )
+            .map_err(wrap)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes `g` as GraphViz DOT: a box per unitig labelled with its id, length and mean count,
+/// then an edge per edge of the bidirected graph labelled with the strands (`+-`).
+///
+/// # Errors
+/// The graph's and the writer's.
+pub(crate) fn dot<G: UnitigGraph>(
+    g: &G,
+    out: &mut dyn Write,
+    wrap: &dyn Fn(io::Error) -> G::Error,
+) -> Result<(), G::Error> {
+    writeln!(out, "digraph unitigs {{").map_err(wrap)?;
+    writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];").map_err(wrap)?;
+    g.for_each_unitig(&mut |u, _| {
+        writeln!(
+            out,
+            "  {} [label=\"{}\\nLN {} km {:.1}{}\"];",
+            u.id,
+            u.id,
+            u.sequence.len(),
+            u.mean_count(),
+            if u.circular { "\\ncircular" } else { "" }
+        )
+        .map_err(wrap)
+    })?;
+    g.for_each_unitig(&mut |_, links| {
+        for l in links.iter().filter(|l| l.is_first_of_edge()) {
+            writeln!(
+                out,
+                "  {} -> {} [label=\"{}{}\"];",
+                l.from,
+                l.to,
+                sign(l.from_rev),
+                sign(l.to_rev)
+            )
+            .map_err(wrap)?;
+        }
+        Ok(())
+    })?;
+    writeln!(out, "}}").map_err(wrap)
+}
+
+/// A graph compacted in memory ([`crate::compact`]) with its links, as the writers read it.
+struct InMemory<'a> {
+    graph: &'a Compacted,
+    links: &'a [Vec<Link>],
+}
+
+impl UnitigGraph for InMemory<'_> {
+    type Error = io::Error;
+
+    fn k(&self) -> usize {
+        self.graph.k
+    }
+
+    fn for_each_unitig(&self, f: &mut ViewFn<'_, io::Error>) -> io::Result<()> {
+        for (id, u) in self.graph.unitigs.iter().enumerate() {
+            let view = UnitigView {
+                id: id as u32,
+                sequence: &u.sequence,
+                kmers: u.kmers as u64,
+                total_count: u.total_count,
+                circular: u.circular,
+            };
+            f(&view, &self.links[id])?;
+        }
+        Ok(())
+    }
 }
 
 /// Writes the unitigs as FASTA, one line of sequence each, with BCALM2's header:
@@ -23,22 +173,7 @@ pub fn write_unitigs_fasta<W: Word>(
     graph: &Compacted,
     links: &[Vec<Link>],
 ) -> io::Result<()> {
-    for (id, u) in graph.unitigs.iter().enumerate() {
-        write!(
-            out,
-            ">{id} LN:i:{} KC:i:{} km:f:{:.1}",
-            u.sequence.len(),
-            u.total_count,
-            u.mean_count()
-        )?;
-        for l in &links[id] {
-            write!(out, " L:{}:{}:{}", sign(l.from_rev), l.to, sign(l.to_rev))?;
-        }
-        out.write_all(b"\n")?;
-        out.write_all(&u.sequence)?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
+    fasta(&InMemory { graph, links }, out, &|e| e)
 }
 
 /// Writes the compacted graph as GFA 1.0: a header, one `S` line per unitig (sequence,
@@ -49,30 +184,7 @@ pub fn write_unitigs_fasta<W: Word>(
 /// # Errors
 /// The writer's.
 pub fn write_gfa(out: &mut dyn Write, graph: &Compacted, links: &[Vec<Link>]) -> io::Result<()> {
-    writeln!(out, "H\tVN:Z:1.0")?;
-    for (id, u) in graph.unitigs.iter().enumerate() {
-        out.write_all(format!("S\t{id}\t").as_bytes())?;
-        out.write_all(&u.sequence)?;
-        writeln!(
-            out,
-            "\tLN:i:{}\tKC:i:{}\tkm:f:{:.1}",
-            u.sequence.len(),
-            u.total_count,
-            u.mean_count()
-        )?;
-    }
-    let overlap = graph.k - 1;
-    for l in unique_links(links) {
-        writeln!(
-            out,
-            "L\t{}\t{}\t{}\t{}\t{overlap}M",
-            l.from,
-            sign(l.from_rev),
-            l.to,
-            sign(l.to_rev)
-        )?;
-    }
-    Ok(())
+    gfa(&InMemory { graph, links }, out, &|e| e)
 }
 
 /// The links of a graph, each edge of the bidirected graph once (a link and its mirror are
@@ -81,15 +193,7 @@ pub fn unique_links(links: &[Vec<Link>]) -> Vec<Link> {
     links
         .iter()
         .flatten()
-        .filter(|l| {
-            let mirror = Link {
-                from: l.to,
-                from_rev: !l.to_rev,
-                to: l.from,
-                to_rev: !l.from_rev,
-            };
-            **l <= mirror
-        })
+        .filter(|l| l.is_first_of_edge())
         .copied()
         .collect()
 }
@@ -100,28 +204,7 @@ pub fn unique_links(links: &[Vec<Link>]) -> Vec<Link> {
 /// # Errors
 /// The writer's.
 pub fn write_dot(out: &mut dyn Write, graph: &Compacted, links: &[Vec<Link>]) -> io::Result<()> {
-    writeln!(out, "digraph unitigs {{")?;
-    writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];")?;
-    for (id, u) in graph.unitigs.iter().enumerate() {
-        writeln!(
-            out,
-            "  {id} [label=\"{id}\\nLN {} km {:.1}{}\"];",
-            u.sequence.len(),
-            u.mean_count(),
-            if u.circular { "\\ncircular" } else { "" }
-        )?;
-    }
-    for l in unique_links(links) {
-        writeln!(
-            out,
-            "  {} -> {} [label=\"{}{}\"];",
-            l.from,
-            l.to,
-            sign(l.from_rev),
-            sign(l.to_rev)
-        )?;
-    }
-    writeln!(out, "}}")
+    dot(&InMemory { graph, links }, out, &|e| e)
 }
 
 /// Writes k-mers and counts as `KMER<TAB>COUNT` lines (`jellyfish dump -c`).

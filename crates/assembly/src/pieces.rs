@@ -1,7 +1,7 @@
 //! Stage 3: compaction inside each bucket. A bucket holds its own solid k-mers and the foreign
 //! k-mers that have an end decided there, so for every (k-1)-mer end `w` of the bucket it sees
 //! every k-mer that touches `w`: it decides there whether the k-mers on the two sides of `w`
-//! are linked (each the other's only neighbour, as `unitigs.rs` defines links), and chains its
+//! are linked (each the other's only neighbour, as `oriented.rs` defines links), and chains its
 //! own k-mers along those links into pieces of unitigs.
 //!
 //! A piece ends where its unitig ends (an end decided here, not linked), or where the unitig
@@ -21,30 +21,31 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use gpu_runtime::{Backend, Exec};
 
 use crate::AssemblyError;
-use crate::count::{CountWord, LEFT_HERE, Plan, RIGHT_HERE, Solid, read_solid_runs};
+use crate::count::Solid;
+use crate::count_word::CountWord;
 use crate::error::human_bytes;
 use crate::kmer::{Word, canonical};
+use crate::oriented::{NONE, Oriented, end_key, flip, index_of, oriented, word_of};
+use crate::plan::Plan;
+use crate::records::{
+    LEFT_HERE, MARK, RIGHT_HERE, foreign_ends, piece_end, put_glue, put_header_link, put_piece,
+    solid_runs,
+};
 use crate::spill::{Spill, SpillWriter};
-use crate::unitigs::{NONE, Oriented, flip, index_of, oriented, word_of};
 use crate::work::{Progress, for_each_bucket};
 
 /// Compaction threads sort their buckets' end records on the GPU one at a time.
 static GPU_TURN: Mutex<()> = Mutex::new(());
 
-/// The glue key of a piece end that marks a link (no piece end).
-pub(crate) const MARK: u64 = u64::MAX;
-
 /// What the buckets compacted into.
 pub(crate) struct Pieces {
-    /// Per bucket, piece records `[n: u32][count sum: u64][circular: u8][bases: n + k - 1,
-    /// 2-bit packed, first base in the low bits]`.
+    /// Per bucket, piece records (`records.rs`).
     pub(crate) pieces: Spill,
-    /// Per glue bucket (by hash of the key), `[w: word][piece end: u64]` records: `w` the
-    /// canonical (k-1)-mer, the piece end `(bucket << 32 | piece) << 1 | side` (side 0: the
-    /// piece's start, 1: its end), or [`MARK`].
+    /// Per glue bucket (by hash of the key), glue records: the canonical (k-1)-mer of an open
+    /// piece end and that end, or [`MARK`] for a link decided here with a foreign k-mer.
     pub(crate) glue: Spill,
-    /// Per bucket, header links `[s: word][s_rev: u8][t: word][t_rev: u8]`: oriented k-mer `s`
-    /// (canonical word, reversed or not) is followed by `t` at an end that is not a link.
+    /// Per bucket, header links: oriented k-mer `s` is followed by `t` at an end that is not
+    /// a link (BCALM's links, for the FASTA headers and the GFA).
     pub(crate) links: Spill,
     /// Pieces per bucket.
     pub(crate) counts: Vec<u64>,
@@ -202,17 +203,14 @@ fn load_bucket<W: Word>(solid: &Solid, c: usize, w: &mut Arrays<W>) -> Result<()
     kmers.clear();
     counts.clear();
     flags.clear();
+    solid.spill.read(c, &mut w.buf)?;
     let mut runs = 0;
-    read_solid_runs::<W>(&solid.spill, c, &mut w.buf, &mut |ks, cs, fs| {
+    for run in solid_runs::<W>(&w.buf) {
         runs += 1;
-        kmers.extend(ks.chunks_exact(W::BYTES).map(W::get));
-        counts.extend(
-            cs.chunks_exact(4)
-                .map(|x| u32::from_le_bytes(x.try_into().expect("count"))),
-        );
-        flags.extend(fs.iter().map(|&f| f | LOCAL));
-        Ok(())
-    })?;
+        kmers.extend(run.kmers());
+        counts.extend(run.counts());
+        flags.extend(run.flags.iter().map(|&f| f | LOCAL));
+    }
     if runs > 1 {
         // several counting passes: their runs are each sorted
         let mut order: Vec<u32> = (0..kmers.len() as u32).collect();
@@ -222,16 +220,9 @@ fn load_bucket<W: Word>(solid: &Solid, c: usize, w: &mut Arrays<W>) -> Result<()
         *flags = order.iter().map(|&i| flags[i as usize]).collect();
     }
     let own = kmers.len();
-    // foreign ends: [word][side]
     solid.foreign.read(c, &mut w.buf)?;
-    let rec = W::BYTES + 1;
-    let mut foreign: Vec<(W, u8)> = w
-        .buf
-        .chunks_exact(rec)
-        .map(|r| {
-            let side = r[W::BYTES];
-            (W::get(r), if side == 0 { RIGHT_HERE } else { LEFT_HERE })
-        })
+    let mut foreign: Vec<(W, u8)> = foreign_ends::<W>(&w.buf)
+        .map(|(x, side)| (x, if side == 0 { RIGHT_HERE } else { LEFT_HERE }))
         .collect();
     if foreign.is_empty() {
         return Ok(());
@@ -282,13 +273,6 @@ fn is_local(flags: &[u8], o: Oriented) -> bool {
     flags[index_of(o)] & LOCAL != 0
 }
 
-/// The canonical (k-1)-mer of oriented k-mer `o`'s right end (its last k-1 bases).
-#[inline]
-fn end_key<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
-    let x = word_of(kmers, o, k);
-    canonical(x.and(W::mask(k - 1)), k - 1)
-}
-
 /// Compacts bucket `c`; returns its number of pieces.
 fn compact_bucket<W: CountWord>(
     plan: &Plan,
@@ -298,7 +282,6 @@ fn compact_bucket<W: CountWord>(
     a: &mut Arrays<W>,
     w: &mut Writers<'_>,
 ) -> Result<u64, AssemblyError> {
-    let k = plan.k;
     load_bucket(solid, c, a)?;
     let n = a.kmers.len();
     if n == 0 {
@@ -309,33 +292,33 @@ fn compact_bucket<W: CountWord>(
             "bucket {c} holds {n} k-mers, more than 2^30: use more buckets (--buckets)"
         )));
     }
-    let Arrays {
-        kmers,
-        counts,
-        flags,
-        ends_k,
-        ends_v,
-        link,
-        seen,
-        path,
-        codes,
-        ..
-    } = a;
-    let (kmers, counts, flags) = (&*kmers, &*counts, &*flags);
-    // Every end decided here, keyed by its canonical (k-1)-mer `c`: oriented k-mer `o` whose
-    // last k-1 bases are `c` itself enters `c` (it is in `in(c)`); one whose last k-1 bases
-    // are `c`'s reverse complement leaves it reversed (its flip is in `out(c)`). Sorted by key,
-    // each group is one (k-1)-mer with every k-mer that touches it.
-    let (keys, vals) = (&mut *ends_k, &mut *ends_v);
+    end_records(plan.k, a);
+    match backend {
+        Backend::Cuda => {
+            // one bucket's records on the device at a time (the threads take turns)
+            let _turn = GPU_TURN.lock().expect("GPU turn");
+            W::sort_ends(&mut a.ends_k, &mut a.ends_v, Exec::Cuda)?;
+        }
+        _ => W::sort_ends(&mut a.ends_k, &mut a.ends_v, Exec::Cpu)?,
+    }
+    decide_links(plan, c, a, w)?;
+    chain_pieces(plan, c, a, w)
+}
+
+/// Every end decided in the bucket, keyed by its canonical (k-1)-mer `c`, into `ends_k` and
+/// `ends_v`: oriented k-mer `o` whose last k-1 bases are `c` itself enters `c` (it is in
+/// `in(c)`, value `o << 1 | 1`); one whose last k-1 bases are `c`'s reverse complement leaves
+/// it reversed (its flip is in `out(c)`, value `o << 1`). Sorted by key, each group is one
+/// (k-1)-mer with every k-mer that touches it.
+fn end_records<W: Word>(k: usize, a: &mut Arrays<W>) {
+    let (keys, vals) = (&mut a.ends_k, &mut a.ends_v);
     keys.clear();
     vals.clear();
     let low = W::mask(k - 1);
-    for i in 0..n {
-        let f = flags[i];
+    for (i, (&x, &f)) in a.kmers.iter().zip(&a.flags).enumerate() {
         if f & (RIGHT_HERE | LEFT_HERE) == 0 {
             continue;
         }
-        let x = kmers[i];
         for r in 0..2 {
             if f & (1 << r) == 0 {
                 continue;
@@ -347,17 +330,27 @@ fn compact_bucket<W: CountWord>(
             vals.push(oriented(i, r == 1) << 1 | (c == v) as u32);
         }
     }
-    match backend {
-        Backend::Cuda => {
-            // one bucket's records on the device at a time (the threads take turns)
-            let _turn = GPU_TURN.lock().expect("GPU turn");
-            W::sort_ends(keys, vals, Exec::Cuda)?;
-        }
-        _ => W::sort_ends(keys, vals, Exec::Cpu)?,
-    }
+}
+
+/// Decides every (k-1)-mer of the sorted end records: the two k-mers on its sides are linked
+/// when each is the other's only neighbour there ([`link_group`], into `link`); otherwise
+/// every k-mer into it is followed by every k-mer out of it ([`write_header_links`]).
+fn decide_links<W: Word>(
+    plan: &Plan,
+    bucket: usize,
+    a: &mut Arrays<W>,
+    w: &mut Writers<'_>,
+) -> Result<(), AssemblyError> {
+    let Arrays {
+        kmers,
+        flags,
+        ends_k: keys,
+        ends_v: vals,
+        link,
+        ..
+    } = a;
     link.clear();
-    link.resize(2 * n, NONE);
-    let bucket = c;
+    link.resize(2 * kmers.len(), NONE);
     let mut g = 0;
     while g < keys.len() {
         let c = keys[g];
@@ -366,62 +359,109 @@ fn compact_bucket<W: CountWord>(
             h += 1;
         }
         let group = &vals[g..h];
-        let palindrome = c.reverse_complement(k - 1) == c;
-        // in(c): entries with the bit; out(c): the flips of the others (of all, for a
-        // palindrome, whose in and out sets mirror each other)
-        let n_in = group.iter().filter(|&&e| e & 1 == 1).count();
-        let n_out = if palindrome { n_in } else { group.len() - n_in };
-        let first_in = group.iter().find(|&&e| e & 1 == 1).map(|&e| e >> 1);
-        let first_out = if palindrome {
-            first_in.map(flip)
-        } else {
-            group.iter().find(|&&e| e & 1 == 0).map(|&e| flip(e >> 1))
-        };
-        let linked = match (n_in, n_out, first_in, first_out) {
-            (1, 1, Some(s), Some(t)) if index_of(s) != index_of(t) => {
-                link[s as usize] = t;
-                link[flip(t) as usize] = flip(s);
-                if !(is_local(flags, s) && is_local(flags, t)) {
-                    // a link with a foreign k-mer: the glue joins the pieces on its two sides
-                    let key = (c.hash64() % plan.buckets as u64) as usize;
-                    w.rec.clear();
-                    c.put(&mut w.rec);
-                    w.rec.extend_from_slice(&MARK.to_le_bytes());
-                    w.glue.push(key, &w.rec)?;
-                }
-                true
-            }
-            _ => false,
-        };
-        if !linked {
-            // BCALM-style links: every k-mer into c is followed by every k-mer out of it
-            for &e in group {
-                let o = e >> 1;
-                let into = e & 1 == 1;
-                for &f in group {
-                    let t = if palindrome || (into && f & 1 == 0) {
-                        // o into c, then out of c: the flip of an entry with its reverse
-                        // end here (for a palindrome, the flip of any entry)
-                        flip(f >> 1)
-                    } else if !into && f & 1 == 1 {
-                        // o leaves c reversed: followed by the flips of the k-mers into c
-                        flip(f >> 1)
-                    } else {
-                        continue;
-                    };
-                    w.rec.clear();
-                    kmers[index_of(o)].put(&mut w.rec);
-                    w.rec.push((o & 1) as u8);
-                    kmers[index_of(t)].put(&mut w.rec);
-                    w.rec.push((t & 1) as u8);
-                    w.links.push(bucket, &w.rec)?;
-                }
-            }
+        let palindrome = c.reverse_complement(plan.k - 1) == c;
+        if !link_group(plan, c, group, palindrome, flags, link, w)? {
+            write_header_links(bucket, group, palindrome, kmers, w)?;
         }
         g = h;
     }
-    // chains of this bucket's own k-mers along links between two of them
-    let link = &*link;
+    Ok(())
+}
+
+/// Links the two sides of (k-1)-mer `c` when one k-mer enters it and one leaves it, and they
+/// are different k-mers; a link with a foreign k-mer also writes a mark under `c` for the
+/// glue. Whether `c` is a link.
+fn link_group<W: Word>(
+    plan: &Plan,
+    c: W,
+    group: &[u32],
+    palindrome: bool,
+    flags: &[u8],
+    link: &mut [Oriented],
+    w: &mut Writers<'_>,
+) -> Result<bool, AssemblyError> {
+    // in(c): entries with the bit; out(c): the flips of the others (of all, for a
+    // palindrome, whose in and out sets mirror each other)
+    let n_in = group.iter().filter(|&&e| e & 1 == 1).count();
+    let n_out = if palindrome { n_in } else { group.len() - n_in };
+    let first_in = group.iter().find(|&&e| e & 1 == 1).map(|&e| e >> 1);
+    let first_out = if palindrome {
+        first_in.map(flip)
+    } else {
+        group.iter().find(|&&e| e & 1 == 0).map(|&e| flip(e >> 1))
+    };
+    match (n_in, n_out, first_in, first_out) {
+        (1, 1, Some(s), Some(t)) if index_of(s) != index_of(t) => {
+            link[s as usize] = t;
+            link[flip(t) as usize] = flip(s);
+            if !(is_local(flags, s) && is_local(flags, t)) {
+                // a link with a foreign k-mer: the glue joins the pieces on its two sides
+                let key = (c.hash64() % plan.buckets as u64) as usize;
+                put_glue(c, MARK, &mut w.rec);
+                w.glue.push(key, &w.rec)?;
+            }
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// Writes the BCALM-style links through a (k-1)-mer that is not a link: every k-mer into it
+/// followed by every k-mer out of it.
+fn write_header_links<W: Word>(
+    bucket: usize,
+    group: &[u32],
+    palindrome: bool,
+    kmers: &[W],
+    w: &mut Writers<'_>,
+) -> Result<(), AssemblyError> {
+    for &e in group {
+        let o = e >> 1;
+        let into = e & 1 == 1;
+        for &f in group {
+            let t = if palindrome || (into && f & 1 == 0) {
+                // o into c, then out of c: the flip of an entry with its reverse end here
+                // (for a palindrome, the flip of any entry)
+                flip(f >> 1)
+            } else if !into && f & 1 == 1 {
+                // o leaves c reversed: followed by the flips of the k-mers into c
+                flip(f >> 1)
+            } else {
+                continue;
+            };
+            put_header_link(
+                kmers[index_of(o)],
+                (o & 1) as u8,
+                kmers[index_of(t)],
+                (t & 1) as u8,
+                &mut w.rec,
+            );
+            w.links.push(bucket, &w.rec)?;
+        }
+    }
+    Ok(())
+}
+
+/// Chains the bucket's own k-mers along the links between two of them into pieces, chains
+/// read from an end first, then the cycles closed inside the bucket; writes each
+/// ([`emit_piece`]). Returns the number of pieces.
+fn chain_pieces<W: Word>(
+    plan: &Plan,
+    c: usize,
+    a: &mut Arrays<W>,
+    w: &mut Writers<'_>,
+) -> Result<u64, AssemblyError> {
+    let Arrays {
+        kmers,
+        counts,
+        flags,
+        link,
+        seen,
+        path,
+        codes,
+        ..
+    } = a;
+    let n = kmers.len();
     let next = |o: Oriented| -> Oriented {
         let t = link[o as usize];
         if t != NONE && is_local(flags, o) && is_local(flags, t) {
@@ -433,7 +473,7 @@ fn compact_bucket<W: CountWord>(
     seen.clear();
     seen.resize(n, false);
     let bucket = Bucket {
-        c: bucket,
+        c,
         kmers,
         counts,
         flags,
@@ -460,7 +500,6 @@ fn compact_bucket<W: CountWord>(
         emit_piece(plan, &bucket, piece, path, false, codes, w)?;
         piece += 1;
     }
-    // the rest of this bucket's own k-mers lie on cycles closed inside the bucket
     for i in 0..n {
         if flags[i] & LOCAL == 0 || seen[i] {
             continue;
@@ -529,15 +568,11 @@ fn emit_piece<W: Word>(
     w.kmers_done += path.len() as u64;
     let rec = &mut w.rec;
     rec.clear();
-    rec.extend_from_slice(&(path.len() as u32).to_le_bytes());
-    rec.extend_from_slice(&total.to_le_bytes());
-    rec.push(circular as u8);
-    pack_codes(codes, rec);
+    put_piece(path.len() as u32, total, circular, codes, rec);
     w.pieces.push(c, rec)?;
     if circular {
         return Ok(());
     }
-    let id = ((c as u64) << 32 | piece) << 1;
     let ends = [flip(path[0]), *path.last().expect("a piece has a k-mer")];
     for (side, e) in ends.into_iter().enumerate() {
         let open = if here(flags, e) {
@@ -549,27 +584,9 @@ fn emit_piece<W: Word>(
         if open {
             let key = end_key(kmers, e, k);
             let g = (key.hash64() % plan.buckets as u64) as usize;
-            rec.clear();
-            key.put(rec);
-            rec.extend_from_slice(&(id | side as u64).to_le_bytes());
+            put_glue(key, piece_end(c, piece, side as u64), rec);
             w.glue.push(g, rec)?;
         }
     }
     Ok(())
-}
-
-/// Appends base codes 2-bit packed, four a byte, first base in the low bits.
-pub(crate) fn pack_codes(codes: &[u8], out: &mut Vec<u8>) {
-    for four in codes.chunks(4) {
-        let mut byte = 0u8;
-        for (i, &c) in four.iter().enumerate() {
-            byte |= c << (2 * i);
-        }
-        out.push(byte);
-    }
-}
-
-/// The base codes of `len` 2-bit packed bases, appended to `out`.
-pub(crate) fn unpack_codes(packed: &[u8], len: usize, out: &mut Vec<u8>) {
-    out.extend((0..len).map(|j| (packed[j / 4] >> (2 * (j % 4))) & 3));
 }

@@ -6,16 +6,19 @@ use std::io::Write;
 use std::time::Instant;
 
 use crate::AssemblyError;
-use crate::bucketing::superkmers;
-use crate::count::{
-    CountOptions, CountStats, CountWord, Plan, Solid, count_buckets, plan, read_solid_runs,
-};
+use crate::bucketing::{for_each_kmer, superkmers};
+use crate::count::{CountStats, Solid, count_buckets};
+use crate::count_word::CountWord;
 use crate::glue::glue;
+use crate::graph::{Link, StoredUnitig, UnitigFn, UnitigGraph};
 use crate::kmer::base_code;
+use crate::output;
 use crate::pieces::compact_buckets;
+use crate::plan::{CountOptions, Plan, plan};
 use crate::reads::ReadSource;
-use crate::store::{Store, UnitigFn, order_unitigs};
-use crate::unitigs::{Compacted, Link, Unitig, compaction_backend};
+use crate::records::solid_runs;
+use crate::store::{Store, order_unitigs};
+use crate::unitigs::{Compacted, Unitig, compaction_backend};
 use crate::work::{Progress, for_each_bucket};
 
 /// What [`assemble`] found and how long each stage took.
@@ -190,7 +193,7 @@ fn verify_store<W: CountWord>(
             spill.writer((plan.budget.usable() / 8 / b as u64).clamp(256, 1 << 16) as usize)?;
         let mut keys = Vec::new();
         let mut codes = Vec::new();
-        store.for_each(&mut |u, _| {
+        store.for_each_unitig(&mut |u, _| {
             if problem.is_none() && u.sequence.len() as u64 != u.kmers + k as u64 - 1 {
                 problem = Some(format!(
                     "unitig {}: length {} for {} k-mers",
@@ -201,7 +204,7 @@ fn verify_store<W: CountWord>(
             }
             kc_total += u.total_count;
             codes.clear();
-            for &l in &u.sequence {
+            for &l in u.sequence {
                 match base_code(l) {
                     Some(c) => codes.push(c),
                     None => {
@@ -241,7 +244,7 @@ fn verify_store<W: CountWord>(
         &|(scratch, buf, spelled, own), c| {
             spelled.clear();
             spill.for_each_chunk(c, scratch, &mut |chunk| {
-                crate::bucketing::for_each_kmer::<W>(chunk, k, |fw, rc| {
+                for_each_kmer::<W>(chunk, k, |fw, rc| {
                     spelled.push(if rc < fw { rc } else { fw });
                 });
                 Ok(())
@@ -249,14 +252,11 @@ fn verify_store<W: CountWord>(
             W::sort_words(spelled)?;
             own.clear();
             let mut sum = 0u64;
-            read_solid_runs::<W>(&solid.spill, c, buf, &mut |ks, cs, _| {
-                own.extend(ks.chunks_exact(W::BYTES).map(W::get));
-                sum += cs
-                    .chunks_exact(4)
-                    .map(|x| u32::from_le_bytes(x.try_into().expect("count")) as u64)
-                    .sum::<u64>();
-                Ok(())
-            })?;
+            solid.spill.read(c, buf)?;
+            for run in solid_runs::<W>(buf) {
+                own.extend(run.kmers());
+                sum += run.counts().map(u64::from).sum::<u64>();
+            }
             own.sort_unstable();
             sums.fetch_add(sum, std::sync::atomic::Ordering::Relaxed);
             if spelled != own {
@@ -298,7 +298,17 @@ impl Assembly {
     /// # Errors
     /// [`AssemblyError::Disk`] reading the temporary files; the first error of `f`.
     pub fn for_each_unitig(&self, f: &mut UnitigFn<'_>) -> Result<(), AssemblyError> {
-        self.store.for_each(f)
+        let mut u = StoredUnitig {
+            id: 0,
+            sequence: Vec::new(),
+            kmers: 0,
+            total_count: 0,
+            circular: false,
+        };
+        self.store.for_each_unitig(&mut |view, links| {
+            u.set(view);
+            f(&u, links)
+        })
     }
 
     /// Writes the unitigs as FASTA with BCALM2's headers, byte for byte as
@@ -307,7 +317,7 @@ impl Assembly {
     /// # Errors
     /// [`AssemblyError::Disk`] for the temporary files or the writer.
     pub fn write_fasta(&self, out: &mut dyn Write) -> Result<(), AssemblyError> {
-        self.store.write_fasta(out, std::path::Path::new("unitigs"))
+        output::fasta(&self.store, out, &|e| disk("unitigs", e))
     }
 
     /// Writes the compacted graph as GFA 1.0, as [`crate::write_gfa`] does.
@@ -315,7 +325,7 @@ impl Assembly {
     /// # Errors
     /// [`AssemblyError::Disk`] for the temporary files or the writer.
     pub fn write_gfa(&self, out: &mut dyn Write) -> Result<(), AssemblyError> {
-        self.store.write_gfa(out, std::path::Path::new("GFA"))
+        output::gfa(&self.store, out, &|e| disk("GFA", e))
     }
 
     /// Writes the compacted graph as GraphViz DOT, as [`crate::write_dot`] does.
@@ -323,7 +333,7 @@ impl Assembly {
     /// # Errors
     /// [`AssemblyError::Disk`] for the temporary files or the writer.
     pub fn write_dot(&self, out: &mut dyn Write) -> Result<(), AssemblyError> {
-        self.store.write_dot(out, std::path::Path::new("DOT"))
+        output::dot(&self.store, out, &|e| disk("DOT", e))
     }
 
     /// The unitigs and their links in memory (for [`crate::contigs`] and callers that want the
@@ -350,7 +360,7 @@ impl Assembly {
         }
         let mut unitigs = Vec::with_capacity(self.stats.unitigs as usize);
         let mut links = Vec::with_capacity(self.stats.unitigs as usize);
-        self.store.for_each(&mut |u, l| {
+        self.store.for_each_unitig(&mut |u, l| {
             unitigs.push(Unitig::stored(u));
             links.push(l.to_vec());
             Ok(())
@@ -371,5 +381,13 @@ impl Assembly {
     /// The threads the run works with (`CountOptions::threads`, or the cores).
     pub(crate) fn threads(&self) -> usize {
         self.plan.threads()
+    }
+}
+
+/// A failed write of an output (named `what`).
+fn disk(what: &str, error: std::io::Error) -> AssemblyError {
+    AssemblyError::Disk {
+        path: what.into(),
+        error,
     }
 }

@@ -1,13 +1,8 @@
-//! Stage 3: compaction. The maximal unitigs of the node-centric, bidirected De Bruijn graph of
-//! the solid canonical k-mers: the set BCALM2, Cuttlefish and GGCAT output.
+//! Compaction in memory. The maximal unitigs of the node-centric, bidirected De Bruijn graph
+//! of the solid canonical k-mers held in memory: the set BCALM2, Cuttlefish and GGCAT output.
 //!
-//! A k-mer read on one strand (an *oriented* k-mer) has up to four successors: the k-mers
-//! whose first k-1 bases are its last k-1, on either strand. Oriented k-mer `s` is *linked*
-//! to `t` when `t` is its only successor, `s` is `t`'s only predecessor (the reverse
-//! complement of `t` has `rc(s)` as its only successor), and they are different k-mers. Links
-//! come in pairs (`s -> t` and `rc(t) -> rc(s)`), so the k-mers fall into chains: a unitig is
-//! a maximal chain, read from either end; chains that close on themselves are circular
-//! unitigs.
+//! K-mers are linked as `oriented.rs` defines it; a unitig is a maximal chain of links, read
+//! from either end; chains that close on themselves are circular unitigs.
 //!
 //! Every k-mer's links are found in parallel (one lookup per possible neighbour in the sorted
 //! k-mer array through a prefix table); then each chain is walked from its ends in parallel,
@@ -19,122 +14,18 @@ use gpu_runtime::{Backend, Exec, Target};
 use rayon::prelude::*;
 
 use crate::AssemblyError;
-use crate::count::CountWord;
+use crate::count_word::CountWord;
+use crate::graph::{Link, UnitigView};
 use crate::kmer::{Word, base_letter, canonical};
+use crate::oriented::{
+    KmerIndex, NONE, Oriented, flip, index_of, only_successors, oriented, successors, word_of,
+};
 use crate::placement::{CYCLE_KEY, Placement};
 
 /// Under [`Exec::Auto`], compaction goes to the GPU from this many solid k-mers (when one is
 /// present): below it the upload, the `O(log n)` launches of pointer jumping and the download
 /// cost more than the CPU's walk. A starting point, not yet measured on hardware.
 pub const COMPACT_GPU_THRESHOLD: u64 = 1 << 20;
-
-/// No link: zero or several successors, or a successor with several predecessors.
-pub(crate) const NONE: Oriented = Oriented::MAX;
-
-/// Finds canonical k-mers in a sorted array: a table of where each value of the top bits
-/// starts, then a binary search in that bucket.
-pub(crate) struct KmerIndex<'a, W: Word> {
-    kmers: &'a [W],
-    starts: Vec<u32>,
-    shift: u32,
-}
-
-impl<'a, W: Word> KmerIndex<'a, W> {
-    /// Indexes sorted, distinct `kmers` of length `k` (at most `u32::MAX - 1` of them).
-    pub(crate) fn new(kmers: &'a [W], k: usize) -> Self {
-        let bits = (usize::BITS - kmers.len().leading_zeros())
-            .clamp(1, 24)
-            .min(2 * k as u32);
-        let shift = 2 * k as u32 - bits;
-        let buckets = 1usize << bits;
-        let mut starts = vec![0u32; buckets + 1];
-        for x in kmers {
-            starts[(x.to_u128() >> shift) as usize + 1] += 1;
-        }
-        for b in 0..buckets {
-            starts[b + 1] += starts[b];
-        }
-        KmerIndex {
-            kmers,
-            starts,
-            shift,
-        }
-    }
-
-    /// The index of canonical k-mer `x`, if present.
-    #[inline]
-    pub(crate) fn find(&self, x: W) -> Option<usize> {
-        let b = (x.to_u128() >> self.shift) as usize;
-        self.search(x, self.starts[b] as usize, self.starts[b + 1] as usize)
-    }
-
-    #[inline]
-    fn search(&self, x: W, lo: usize, hi: usize) -> Option<usize> {
-        let bucket = &self.kmers[lo..hi];
-        let i = bucket.partition_point(|y| *y < x);
-        (i < bucket.len() && bucket[i] == x).then_some(lo + i)
-    }
-
-    /// [`KmerIndex::find`] of several k-mers at once: the bucket bounds of all are loaded
-    /// before any search, so their cache misses overlap instead of queueing.
-    #[inline]
-    pub(crate) fn find_all<const N: usize>(&self, xs: [W; N]) -> [Option<usize>; N] {
-        let ranges = xs.map(|x| {
-            let b = (x.to_u128() >> self.shift) as usize;
-            (self.starts[b] as usize, self.starts[b + 1] as usize)
-        });
-        let mut out = [None; N];
-        for j in 0..N {
-            out[j] = self.search(xs[j], ranges[j].0, ranges[j].1);
-        }
-        out
-    }
-}
-
-/// An oriented k-mer: index `i` in the k-mer array, read forward (`false`) or as its reverse
-/// complement (`true`), packed as `2 i + o`.
-pub(crate) type Oriented = u32;
-
-#[inline]
-pub(crate) fn oriented(i: usize, rev: bool) -> Oriented {
-    (i as u32) << 1 | rev as u32
-}
-
-#[inline]
-pub(crate) fn index_of(o: Oriented) -> usize {
-    (o >> 1) as usize
-}
-
-#[inline]
-pub(crate) fn flip(o: Oriented) -> Oriented {
-    o ^ 1
-}
-
-/// The word of an oriented k-mer.
-#[inline]
-pub(crate) fn word_of<W: Word>(kmers: &[W], o: Oriented, k: usize) -> W {
-    let x = kmers[index_of(o)];
-    if o & 1 == 1 {
-        x.reverse_complement(k)
-    } else {
-        x
-    }
-}
-
-/// The successors of oriented k-mer `o`, as oriented k-mers (at most four).
-pub(crate) fn successors<'i, W: Word>(
-    index: &'i KmerIndex<'_, W>,
-    o: Oriented,
-    k: usize,
-) -> impl Iterator<Item = Oriented> + 'i {
-    let s = word_of(index.kmers, o, k);
-    let mask = W::mask(k);
-    (0..4u8).filter_map(move |b| {
-        let t = s.push_right(b, mask);
-        let c = canonical(t, k);
-        index.find(c).map(|j| oriented(j, c != t))
-    })
-}
 
 /// One maximal unitig.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,9 +48,9 @@ pub struct Unitig {
 
 impl Unitig {
     /// A unitig read back from a disk-built graph (no k-mer indices).
-    pub(crate) fn stored(u: &crate::store::StoredUnitig) -> Unitig {
+    pub(crate) fn stored(u: &UnitigView<'_>) -> Unitig {
         Unitig {
-            sequence: u.sequence.clone(),
+            sequence: u.sequence.to_vec(),
             kmers: u.kmers as usize,
             total_count: u.total_count,
             circular: u.circular,
@@ -214,35 +105,11 @@ pub fn compact<W: Word>(kmers: &[W], counts: &[u32], k: usize) -> Compacted {
     assert!(kmers.len() < (1 << 31) - 1, "fewer than 2^31 - 1 k-mers");
     let index = KmerIndex::new(kmers, k);
     let n = kmers.len();
-    // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE; both orientations'
-    // eight candidates are looked up together
-    let mask = W::mask(k);
+    // out[2i + o]: the only successor of oriented k-mer (i, o), or NONE
     let mut out: Vec<Oriented> = vec![NONE; 2 * n];
-    out.par_chunks_mut(2).enumerate().for_each(|(i, pair)| {
-        let x = kmers[i];
-        let ends = [x, x.reverse_complement(k)];
-        let mut cands = [W::default(); 8];
-        let mut words = [W::default(); 8];
-        for (o, s) in ends.iter().enumerate() {
-            for b in 0..4u8 {
-                let t = s.push_right(b, mask);
-                words[4 * o + b as usize] = t;
-                cands[4 * o + b as usize] = canonical(t, k);
-            }
-        }
-        let found = index.find_all(cands);
-        for o in 0..2 {
-            let mut only = NONE;
-            let mut count = 0;
-            for b in 0..4 {
-                if let Some(j) = found[4 * o + b] {
-                    count += 1;
-                    only = oriented(j, cands[4 * o + b] != words[4 * o + b]);
-                }
-            }
-            pair[o] = if count == 1 { only } else { NONE };
-        }
-    });
+    out.par_chunks_mut(2)
+        .enumerate()
+        .for_each(|(i, pair)| pair.copy_from_slice(&only_successors(&index, i, k)));
     // link[2i + o]: the successor when the link goes both ways and joins two k-mers
     let link: Vec<Oriented> = (0..2 * n)
         .into_par_iter()
@@ -489,21 +356,6 @@ fn spell<W: Word>(
         first: path[0],
         last: *path.last().expect("a chain has a k-mer"),
     }
-}
-
-/// A link between unitig ends, BCALM2's `L:<a>:<to>:<b>`: leaving unitig `from` on strand `a`
-/// (`+` its end, `-` its start read backwards) enters unitig `to` on strand `b` (`+` its
-/// start, `-` its end read backwards), overlapping by k-1 bases.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Link {
-    /// The unitig left.
-    pub from: u32,
-    /// `false` for `+`, `true` for `-`.
-    pub from_rev: bool,
-    /// The unitig entered.
-    pub to: u32,
-    /// `false` for `+`, `true` for `-`.
-    pub to_rev: bool,
 }
 
 impl Compacted {
