@@ -19,7 +19,7 @@
 //! splits off the run of keys equal to it; when it is the maximum (tracked during the partition)
 //! the right side is all equal and is not recursed into. A depth limit of `2 log2 n` hands
 //! pathological inputs to `slice::sort_unstable`. The measurements behind `UNROLL` and the network
-//! size are in `BENCHMARKS.md` (gpu-primitives, CPU sort against numpy).
+//! size are in `docs/benchmarks-history.md` (gpu-primitives, CPU sort against numpy).
 //!
 //! Each key is finished by a [`Finish`] as it reaches its final place (the network's stores, or a
 //! scalar pass over runs of equal keys): nothing for integers, the ordered bits turned back into
