@@ -456,6 +456,8 @@ pub(crate) struct BoundsStepper<'a, T> {
     plain_secs: f64,
     /// The bounds lost to plain steps in this run (adaptive runs): plain steps to its end.
     given_up: bool,
+    /// Plain steps taken so far (adaptive runs wait for [`ADAPTIVE_DIRECT_MIN_PLAIN`]).
+    plain_steps: usize,
     /// Tests: `plain_secs` is not measured.
     #[cfg(test)]
     pin_plain_secs: bool,
@@ -465,6 +467,15 @@ pub(crate) struct BoundsStepper<'a, T> {
 /// most this share of the last plain step's time; past it, the run takes plain steps to its
 /// end (the statistics are the same bits either way, only the time differs).
 const ADAPTIVE_KEEP: f64 = 0.9;
+
+/// An adaptive run whose bounds take exact distances on the direct path (fewer than a dozen
+/// dimensions, [`method_for`]) starts them only after this many plain steps. The first
+/// bounded step computes every point-centre distance exactly, which at such `d` costs some
+/// 15-25 plain steps of the fused kernel, and a shorter run cannot earn that back from steps
+/// that each save a fraction of a plain step: the rent-or-buy rule, rent until the rent paid
+/// is about the price. Longer runs (a hundred steps and more on data without clusters) still
+/// get the bounds for most of their steps.
+const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
 
 impl<'a, T: Element> BoundsStepper<'a, T> {
     /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
@@ -486,6 +497,7 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             adaptive: false,
             plain_secs: f64::INFINITY,
             given_up: false,
+            plain_steps: 0,
             #[cfg(test)]
             pin_plain_secs: false,
         }
@@ -544,7 +556,10 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let parallel = parallel_step(n, k, d);
         self.evaluated.store(0, Ordering::Relaxed);
         let defer = self.deferring && (self.adaptive || k * d < DEFER_BELOW_KD);
-        if self.given_up || (defer && self.groups.is_none()) {
+        let renting = self.adaptive
+            && method_for(d, k) == Method::Direct
+            && self.plain_steps < ADAPTIVE_DIRECT_MIN_PLAIN;
+        if self.given_up || ((defer || renting) && self.groups.is_none()) {
             // Plain Lloyd steps while many labels change, or for good once the bounds did not
             // pay (the same statistics, bit for bit).
             let stats = step_parallel(self.data, d, self.weights, centroids, k, &mut self.labels);
@@ -556,6 +571,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
                 self.plain_secs = clock.elapsed().as_secs_f64();
             }
             self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
+            self.plain_steps += 1;
             self.evaluated.store((n * k) as u64, Ordering::Relaxed);
             self.far_movers = 0;
             if tracing() {
