@@ -23,7 +23,7 @@ mod native;
 mod tests;
 
 pub use cost::{Cost, CostClass};
-pub(crate) use cost::{TypedSlice, first_refused, refusal};
+pub(crate) use cost::{TypedSlice, first_refused, forbidden_infinity, refusal};
 pub(crate) use native::{Direct, NativeProblem};
 
 /// An internal solution: `x[i]` = column of row `i`, row potentials `u`, column potentials `v`.

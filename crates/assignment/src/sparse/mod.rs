@@ -31,6 +31,9 @@ mod lapjvsp;
 mod matching;
 #[cfg(test)]
 mod tests;
+mod verify;
+
+pub use verify::verify;
 
 use std::borrow::Cow;
 
