@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p warpath-benches --bench assignment -- --warm-up-time 1 --measurement-time 3`
 
-use assignment::experiments::{int_matrix, uniform_matrix};
+use assignment::experiments::{int_matrix, sparse_matrix, uniform_matrix};
 use assignment::sparse::{Csr, auction as sparse_auction, min_weight_full_matching};
 use assignment::{Sense, Solver, linear_sum_assignment_batch, solve, solve_batch};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -70,30 +70,6 @@ fn bench_solvers(c: &mut Criterion) {
         }
     }
     g.finish();
-}
-
-/// `n x n`, `per_row` random entries per row plus the diagonal, costs in [1, 100).
-fn sparse_matrix(n: usize, per_row: usize) -> (Vec<u32>, Vec<u32>, Vec<f64>) {
-    let mut s = n as u64;
-    let mut next = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        s >> 11
-    };
-    let (mut ptr, mut idx, mut val) = (vec![0u32], Vec::new(), Vec::new());
-    for i in 0..n {
-        let mut cols: Vec<u32> = (0..per_row).map(|_| (next() % n as u64) as u32).collect();
-        cols.push(i as u32);
-        cols.sort_unstable();
-        cols.dedup();
-        for c in cols {
-            idx.push(c);
-            val.push(1.0 + (next() % 99) as f64);
-        }
-        ptr.push(idx.len() as u32);
-    }
-    (ptr, idx, val)
 }
 
 fn bench_sparse(c: &mut Criterion) {

@@ -55,16 +55,7 @@ pub fn brute_force<T: Cost>(
     costs: ArrayView2<'_, T>,
     sense: Sense,
 ) -> Result<Assignment, AssignmentError> {
-    let n = costs.nrows().max(costs.ncols());
-    if n > BRUTE_FORCE_MAX {
-        return Err(AssignmentError::TooLarge {
-            n,
-            limit: BRUTE_FORCE_MAX,
-        });
-    }
-    let p = Problem::new(costs, sense)?;
-    let x = solve(&p)?;
-    p.finish(&x, None)
+    brute_force_exec(costs, sense, Exec::Cpu)
 }
 
 /// Brute force where `exec` says: on the CPU, [`brute_force`] (Heap's algorithm); on the GPU,

@@ -70,6 +70,41 @@ pub fn int_matrix(rows: usize, cols: usize, max: i64, seed: u64) -> Array2<i64> 
     Array2::from_shape_simple_fn((rows, cols), || rng.random_range(0..=max))
 }
 
+/// An `n x n` sparse matrix as CSR arrays `(indptr, indices, data)`: `per_row` random columns
+/// per row plus the diagonal (so that a perfect matching exists), repeated columns kept once,
+/// costs integers in `[1, 100)` as `f64` (the benchmarks' sparse matrices; a plain LCG seeded
+/// with `n`, so every run makes the same matrix).
+///
+/// # Examples
+/// ```
+/// let (indptr, indices, data) = assignment::experiments::sparse_matrix(100, 5);
+/// assert_eq!(indptr.len(), 101);
+/// assert_eq!((indices.len(), data.len()), (indptr[100] as usize, indptr[100] as usize));
+/// assert!(data.iter().all(|&c| (1.0..100.0).contains(&c)));
+/// ```
+pub fn sparse_matrix(n: usize, per_row: usize) -> (Vec<u32>, Vec<u32>, Vec<f64>) {
+    let mut s = n as u64;
+    let mut next = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        s >> 11
+    };
+    let (mut ptr, mut idx, mut val) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..n {
+        let mut cols: Vec<u32> = (0..per_row).map(|_| (next() % n as u64) as u32).collect();
+        cols.push(i as u32);
+        cols.sort_unstable();
+        cols.dedup();
+        for c in cols {
+            idx.push(c);
+            val.push(1.0 + (next() % 99) as f64);
+        }
+        ptr.push(idx.len() as u32);
+    }
+    (ptr, idx, val)
+}
+
 /// The harmonic number `H_n = sum_{k=1}^n 1/k`.
 pub fn harmonic(n: usize) -> f64 {
     (1..=n).map(|k| 1.0 / k as f64).sum()

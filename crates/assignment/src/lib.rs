@@ -12,6 +12,7 @@ mod problem;
 mod random;
 pub mod sparse;
 mod types;
+mod verify;
 
 /// The typed launchers of `kernels-cuda/assignment.cu` (used by `auction/cuda.rs`).
 mod kernels {
@@ -30,6 +31,7 @@ pub use problem::{Cost, CostClass};
 pub use random::random_assignment;
 pub use sparse::{Csr, min_weight_full_matching};
 pub use types::{Assignment, AssignmentError, Duals, Sense};
+pub use verify::{VerifyError, verify};
 
 use gpu_runtime::Exec;
 use ndarray::ArrayView2;
@@ -97,6 +99,32 @@ impl Solver {
             Solver::Auction => "auction",
             Solver::Sparse => "sparse",
             Solver::Auto => "auto",
+        }
+    }
+
+    /// What `Exec::Auto` weighs to place this solver on a `rows x cols` matrix (`nnz` stored
+    /// entries when it is sparse): the size of the work and the size from which the GPU is
+    /// used. The auction's entries (`n^2` for the padded square, or the stored entries)
+    /// against [`AUCTION_GPU_THRESHOLD`]; brute force's `n!` permutations against
+    /// [`combinatorics::SEARCH_GPU_THRESHOLD`]; `None` for the solvers without a GPU path.
+    ///
+    /// # Examples
+    /// ```
+    /// use assignment::{AUCTION_GPU_THRESHOLD, Solver};
+    /// assert_eq!(Solver::Auction.gpu_work(3, 4, None), Some((16, AUCTION_GPU_THRESHOLD)));
+    /// assert_eq!(Solver::Auction.gpu_work(3, 3, Some(5)), Some((5, AUCTION_GPU_THRESHOLD)));
+    /// assert_eq!(Solver::BruteForce.gpu_work(4, 4, None).map(|w| w.0), Some(24));
+    /// assert_eq!(Solver::JonkerVolgenant.gpu_work(4, 4, None), None);
+    /// ```
+    pub fn gpu_work(self, rows: usize, cols: usize, nnz: Option<usize>) -> Option<(u64, u64)> {
+        let n = rows.max(cols) as u64;
+        match self {
+            Solver::Auction => Some((nnz.map_or(n * n, |k| k as u64), AUCTION_GPU_THRESHOLD)),
+            Solver::BruteForce => Some((
+                (1..=n).fold(1u64, |f, k| f.saturating_mul(k)),
+                combinatorics::SEARCH_GPU_THRESHOLD,
+            )),
+            _ => None,
         }
     }
 }

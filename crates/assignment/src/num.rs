@@ -31,6 +31,8 @@
 use std::fmt::Debug;
 use std::ops::{Add, Neg, Sub};
 
+use crate::AssignmentError;
+
 /// Bound on the magnitude of integer potentials and path lengths (`2^56`).
 pub(crate) const I64_RANGE: i64 = 1 << 56;
 
@@ -41,6 +43,27 @@ pub(crate) const I128_RANGE: i128 = 1 << 100;
 /// `f64` instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OutOfRange;
+
+/// Why a solve of the native solvers (dense Jonker–Volgenant, sparse LAPJVsp) stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// The problem has no solution (or is invalid).
+    Error(AssignmentError),
+    /// An integer potential or path length left the checked range: solve in a wider type.
+    Range,
+}
+
+impl From<AssignmentError> for Stop {
+    fn from(e: AssignmentError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl From<OutOfRange> for Stop {
+    fn from(_: OutOfRange) -> Self {
+        Stop::Range
+    }
+}
 
 /// The arithmetic type of a solve: potentials, distances, reduced costs.
 pub(crate) trait Work:

@@ -1,5 +1,7 @@
 //! The CPU auction: Gauss–Seidel bidding (one bid at a time) for small problems, Jacobi
-//! bidding (every free row at once, rayon) above.
+//! bidding (every free row at once, rayon) above. One round loop serves the dense benefit
+//! matrix and the CSR one: they differ only in how a bidder's candidate columns are scanned
+//! ([`Bids`]).
 
 use rayon::prelude::*;
 
@@ -9,27 +11,78 @@ use crate::problem::Problem;
 /// "No row" / "no column" in the CPU arrays.
 const NONE: usize = usize::MAX;
 
-/// Below this many `bidders x n` work items a bidding round runs on one thread.
+/// Below this many `bidders x entries per row` work items a bidding round runs on one thread.
 const PARALLEL_BIDS_FROM: usize = 1 << 15;
 
 /// Below this size the CPU uses Gauss–Seidel (one bid at a time), which needs fewer bids.
 const JACOBI_FROM: usize = 256;
 
-/// Best column, best value and second best value of row `i` under `price`.
-#[inline]
-fn best_two(row: &[f64], price: &[f64]) -> (usize, f64, f64) {
-    let (mut bj, mut best, mut second) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
-    for (j, (&a, &pj)) in row.iter().zip(price).enumerate() {
-        let val = a - pj;
-        if val > best {
-            second = best;
-            best = val;
-            bj = j;
-        } else if val > second {
-            second = val;
-        }
+/// How a bidder finds its best two columns: a dense row of the benefit matrix or the entries
+/// of a CSR row.
+trait Bids: Sync {
+    /// Rows (and columns) of the square problem.
+    fn n(&self) -> usize;
+    /// Entries a bid scans, on average (for the choice of a parallel round).
+    fn per_row(&self) -> usize;
+    /// Best column, best value and second best value of row `i` under `price`.
+    fn best_two(&self, i: usize, price: &[f64]) -> (usize, f64, f64);
+}
+
+impl Bids for AuctionSetup {
+    fn n(&self) -> usize {
+        self.n
     }
-    (bj, best, second)
+
+    fn per_row(&self) -> usize {
+        self.n
+    }
+
+    /// The first column among equal best values.
+    #[inline]
+    fn best_two(&self, i: usize, price: &[f64]) -> (usize, f64, f64) {
+        let n = self.n;
+        let row = &self.benefit[i * n..(i + 1) * n];
+        let (mut bj, mut best, mut second) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for (j, (&a, &pj)) in row.iter().zip(price).enumerate() {
+            let val = a - pj;
+            if val > best {
+                second = best;
+                best = val;
+                bj = j;
+            } else if val > second {
+                second = val;
+            }
+        }
+        (bj, best, second)
+    }
+}
+
+impl Bids for CsrSetup {
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn per_row(&self) -> usize {
+        (self.indices.len() / self.n.max(1)).max(1)
+    }
+
+    /// The first entry, i.e. the smallest column, among equal best values.
+    #[inline]
+    fn best_two(&self, i: usize, price: &[f64]) -> (usize, f64, f64) {
+        let (a, b) = (self.indptr[i] as usize, self.indptr[i + 1] as usize);
+        let (mut bj, mut best, mut second) = (NONE, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for (&j, &ben) in self.indices[a..b].iter().zip(&self.benefit[a..b]) {
+            let val = ben - price[j as usize];
+            if val > best || bj == NONE {
+                second = best;
+                best = val;
+                bj = j as usize;
+            } else if val > second {
+                second = val;
+            }
+        }
+        (bj, best, second)
+    }
 }
 
 /// The increment a bidder adds: its margin plus `eps` (just `eps` with a single column).
@@ -55,34 +108,54 @@ pub(super) fn solve(p: &Problem<'_>) -> Vec<usize> {
         return Vec::new();
     }
     let s = setup(p);
-    let n = s.n;
-    let mut price = vec![0.0f64; n];
-    let mut owner = vec![NONE; n];
-    let mut assigned = vec![NONE; n];
-    for eps in eps_schedule(&s) {
-        owner.fill(NONE);
-        assigned.fill(NONE);
-        if n < JACOBI_FROM {
-            gauss_seidel_phase(&s, eps, &mut price, &mut owner, &mut assigned);
-        } else {
-            jacobi_phase(&s, eps, &mut price, &mut owner, &mut assigned);
-        }
-    }
+    let (mut assigned, _) = run(&s, &eps_schedule(&s));
     assigned.truncate(p.nr);
     assigned
 }
 
-fn gauss_seidel_phase(
-    s: &AuctionSetup,
+/// The CPU auction of a sparse square problem (every row has an entry and a perfect
+/// matching exists), with the bids of the GPU kernel. Returns the column of each row.
+pub(super) fn solve_csr(s: &CsrSetup) -> Vec<usize> {
+    solve_csr_prices(s).0
+}
+
+/// [`solve_csr`], with the final prices.
+pub(super) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
+    run(s, &s.schedule())
+}
+
+/// The scaling phases: one auction per `eps` of the schedule, from the prices of the last
+/// (Gauss–Seidel below [`JACOBI_FROM`] rows, Jacobi above). Returns each row's column and the
+/// final prices.
+fn run<B: Bids>(rows: &B, schedule: &[f64]) -> (Vec<usize>, Vec<f64>) {
+    let n = rows.n();
+    let mut price = vec![0.0f64; n];
+    let mut owner = vec![NONE; n];
+    let mut assigned = vec![NONE; n];
+    for &eps in schedule {
+        owner.fill(NONE);
+        assigned.fill(NONE);
+        if n < JACOBI_FROM {
+            gauss_seidel_phase(rows, eps, &mut price, &mut owner, &mut assigned);
+        } else {
+            jacobi_phase(rows, eps, &mut price, &mut owner, &mut assigned);
+        }
+    }
+    (assigned, price)
+}
+
+/// One phase of one bid at a time: the bidder takes its best column at once, and the row it
+/// displaces bids next.
+fn gauss_seidel_phase<B: Bids>(
+    rows: &B,
     eps: f64,
     price: &mut [f64],
     owner: &mut [usize],
     assigned: &mut [usize],
 ) {
-    let n = s.n;
-    let mut queue: Vec<usize> = (0..n).rev().collect();
+    let mut queue: Vec<usize> = (0..rows.n()).rev().collect();
     while let Some(i) = queue.pop() {
-        let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
+        let (bj, best, second) = rows.best_two(i, price);
         price[bj] = raise(price[bj], increment(best, second, eps));
         let prev = owner[bj];
         if prev != NONE {
@@ -94,14 +167,17 @@ fn gauss_seidel_phase(
     }
 }
 
-fn jacobi_phase(
-    s: &AuctionSetup,
+/// One phase of rounds in which every free row bids at once (in parallel when the round is
+/// large), and each column goes to its highest bidder.
+fn jacobi_phase<B: Bids>(
+    rows: &B,
     eps: f64,
     price: &mut [f64],
     owner: &mut [usize],
     assigned: &mut [usize],
 ) {
-    let n = s.n;
+    let n = rows.n();
+    let per_row = rows.per_row();
     let mut bidders: Vec<usize> = (0..n).collect();
     let mut bids: Vec<(usize, f64)> = Vec::with_capacity(n);
     let mut high = vec![f64::NEG_INFINITY; n];
@@ -109,120 +185,7 @@ fn jacobi_phase(
     let mut touched: Vec<usize> = Vec::with_capacity(n);
     while !bidders.is_empty() {
         let bid = |&i: &usize| {
-            let (bj, best, second) = best_two(&s.benefit[i * n..(i + 1) * n], price);
-            (bj, raise(price[bj], increment(best, second, eps)))
-        };
-        bids.clear();
-        if bidders.len() * n >= PARALLEL_BIDS_FROM {
-            bidders.par_iter().map(bid).collect_into_vec(&mut bids);
-        } else {
-            bids.extend(bidders.iter().map(bid));
-        }
-        // Each column goes to its highest bidder (the smallest row on equal bids).
-        touched.clear();
-        for (&i, &(j, b)) in bidders.iter().zip(&bids) {
-            if winner[j] == NONE {
-                touched.push(j);
-            }
-            if winner[j] == NONE || b > high[j] || (b == high[j] && i < winner[j]) {
-                high[j] = b;
-                winner[j] = i;
-            }
-        }
-        let mut next = Vec::with_capacity(bidders.len());
-        for (&i, &(j, _)) in bidders.iter().zip(&bids) {
-            if winner[j] != i {
-                next.push(i);
-            }
-        }
-        for &j in &touched {
-            let prev = owner[j];
-            if prev != NONE {
-                assigned[prev] = NONE;
-                next.push(prev);
-            }
-            owner[j] = winner[j];
-            assigned[winner[j]] = j;
-            price[j] = high[j];
-            winner[j] = NONE;
-            high[j] = f64::NEG_INFINITY;
-        }
-        bidders = next;
-    }
-}
-
-/// Best column, best value and second best value of CSR row `i` under `price` (the first
-/// entry, i.e. the smallest column, among equal best values).
-#[inline]
-fn best_two_csr(s: &CsrSetup, i: usize, price: &[f64]) -> (usize, f64, f64) {
-    let (a, b) = (s.indptr[i] as usize, s.indptr[i + 1] as usize);
-    let (mut bj, mut best, mut second) = (NONE, f64::NEG_INFINITY, f64::NEG_INFINITY);
-    for (&j, &ben) in s.indices[a..b].iter().zip(&s.benefit[a..b]) {
-        let val = ben - price[j as usize];
-        if val > best || bj == NONE {
-            second = best;
-            best = val;
-            bj = j as usize;
-        } else if val > second {
-            second = val;
-        }
-    }
-    (bj, best, second)
-}
-
-/// The CPU auction of a sparse square problem (every row has an entry and a perfect
-/// matching exists): Gauss–Seidel below [`JACOBI_FROM`] rows, Jacobi (rayon) above, with
-/// the bids of the GPU kernel. Returns the column of each row.
-pub(super) fn solve_csr(s: &CsrSetup) -> Vec<usize> {
-    solve_csr_prices(s).0
-}
-
-/// [`solve_csr`], with the final prices.
-pub(super) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
-    let n = s.n;
-    let mut price = vec![0.0f64; n];
-    let mut owner = vec![NONE; n];
-    let mut assigned = vec![NONE; n];
-    for eps in s.schedule() {
-        owner.fill(NONE);
-        assigned.fill(NONE);
-        if n < JACOBI_FROM {
-            let mut queue: Vec<usize> = (0..n).rev().collect();
-            while let Some(i) = queue.pop() {
-                let (bj, best, second) = best_two_csr(s, i, &price);
-                price[bj] = raise(price[bj], increment(best, second, eps));
-                let prev = owner[bj];
-                if prev != NONE {
-                    assigned[prev] = NONE;
-                    queue.push(prev);
-                }
-                owner[bj] = i;
-                assigned[i] = bj;
-            }
-        } else {
-            jacobi_csr_phase(s, eps, &mut price, &mut owner, &mut assigned);
-        }
-    }
-    (assigned, price)
-}
-
-fn jacobi_csr_phase(
-    s: &CsrSetup,
-    eps: f64,
-    price: &mut [f64],
-    owner: &mut [usize],
-    assigned: &mut [usize],
-) {
-    let n = s.n;
-    let mut bidders: Vec<usize> = (0..n).collect();
-    let mut bids: Vec<(usize, f64)> = Vec::with_capacity(n);
-    let mut high = vec![f64::NEG_INFINITY; n];
-    let mut winner = vec![NONE; n];
-    let mut touched: Vec<usize> = Vec::with_capacity(n);
-    let per_row = (s.indices.len() / n.max(1)).max(1);
-    while !bidders.is_empty() {
-        let bid = |&i: &usize| {
-            let (bj, best, second) = best_two_csr(s, i, price);
+            let (bj, best, second) = rows.best_two(i, price);
             (bj, raise(price[bj], increment(best, second, eps)))
         };
         bids.clear();
@@ -231,6 +194,7 @@ fn jacobi_csr_phase(
         } else {
             bids.extend(bidders.iter().map(bid));
         }
+        // Each column goes to its highest bidder (the smallest row on equal bids).
         touched.clear();
         for (&i, &(j, b)) in bidders.iter().zip(&bids) {
             if winner[j] == NONE {

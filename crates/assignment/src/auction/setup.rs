@@ -45,18 +45,24 @@ pub(crate) fn setup(p: &Problem<'_>) -> AuctionSetup {
             *b = -shifted * scale;
         }
     }
-    let span = unit * scale;
+    let (eps_start, eps_final) = eps_bounds(unit * scale, exact, nf);
+    AuctionSetup {
+        n,
+        benefit,
+        eps_start,
+        eps_final,
+    }
+}
+
+/// The first and last epsilon of a problem of `nf` rows whose benefits span `span`: half the
+/// span down to 1 in the exact mode, down to `span * AUCTION_FLOAT_GAP / n` in the float mode.
+fn eps_bounds(span: f64, exact: bool, nf: f64) -> (f64, f64) {
     let eps_final = if exact {
         1.0
     } else {
         span * AUCTION_FLOAT_GAP / nf.max(1.0)
     };
-    AuctionSetup {
-        n,
-        benefit,
-        eps_start: (span / 2.0).max(eps_final),
-        eps_final,
-    }
+    ((span / 2.0).max(eps_final), eps_final)
 }
 
 /// The epsilon of each phase, from `eps_start` down to exactly `eps_final`.
@@ -123,18 +129,13 @@ pub(crate) fn setup_csr(n: usize, indptr: Vec<u64>, indices: Vec<u32>, costs: &[
     let exact = integral && magnitude < (1u64 << 52) as f64;
     let scale = if exact { nf + 1.0 } else { 1.0 };
     let benefit = costs.iter().map(|&c| -(c - min) * scale).collect();
-    let span = unit * scale;
-    let eps_final = if exact {
-        1.0
-    } else {
-        span * AUCTION_FLOAT_GAP / nf.max(1.0)
-    };
+    let (eps_start, eps_final) = eps_bounds(unit * scale, exact, nf);
     CsrSetup {
         n,
         indptr,
         indices,
         benefit,
-        eps_start: (span / 2.0).max(eps_final),
+        eps_start,
         eps_final,
         min,
         scale,

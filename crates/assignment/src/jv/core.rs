@@ -1,34 +1,13 @@
 //! The Jonker–Volgenant solver over any element type: column reduction with reduction
 //! transfer, augmenting row reduction, then one shortest augmenting path per free row.
 
-use crate::num::{OutOfRange, Work};
+use crate::num::{Stop, Work};
 
 use super::simd::Lanes;
 use crate::AssignmentError;
 use crate::problem::Problem;
 
 use super::scan::{self, Isa, NONE};
-
-/// Why a solve stopped.
-#[derive(Debug)]
-pub(crate) enum Stop {
-    /// The problem has no solution (or is invalid).
-    Error(AssignmentError),
-    /// An integer potential or path length left the checked range: solve in `f64`.
-    Range,
-}
-
-impl From<AssignmentError> for Stop {
-    fn from(e: AssignmentError) -> Self {
-        Stop::Error(e)
-    }
-}
-
-impl From<OutOfRange> for Stop {
-    fn from(_: OutOfRange) -> Self {
-        Stop::Range
-    }
-}
 
 /// The solution of the internal problem: `x[i]` the column of row `i`, potentials `u`, `v`.
 pub(crate) type Solution<W> = (Vec<usize>, Vec<W>, Vec<W>);

@@ -12,7 +12,7 @@ use self::simd::Lanes;
 use crate::problem::{Cost, NativeProblem, Problem};
 use crate::{Assignment, AssignmentError, Sense};
 
-use self::core::Stop;
+use crate::num::Stop;
 
 /// Solves the linear assignment problem exactly with the Jonker–Volgenant algorithm
 /// (LAPJV): column reduction with reduction transfer, two rounds of augmenting row

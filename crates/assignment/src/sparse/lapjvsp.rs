@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::num::{Keyed, KeyedElem, OutOfRange, Potentials, Work};
+use crate::num::{Keyed, KeyedElem, Potentials, Stop, Work};
 use crate::{Assignment, AssignmentError, Duals};
 
 use super::{Index, Progress, SparseProblem};
@@ -17,25 +17,6 @@ const NONE: usize = usize::MAX;
 /// problems with 10 entries per row (n = 10^5) 128 to 256 steps per row were fastest, 8
 /// (the dense solver's budget) about 3x slower, 2048 about 3x slower too.
 const ARR_BUDGET_PER_ROW: usize = 200;
-
-/// Why a solve stopped.
-enum Stop {
-    Error(AssignmentError),
-    /// An integer potential left the checked range.
-    Range,
-}
-
-impl From<AssignmentError> for Stop {
-    fn from(e: AssignmentError) -> Self {
-        Stop::Error(e)
-    }
-}
-
-impl From<OutOfRange> for Stop {
-    fn from(_: OutOfRange) -> Self {
-        Stop::Range
-    }
-}
 
 /// Solves the internal problem: in its own arithmetic when `integer_ok` (always for floats),
 /// else, and when an integer potential leaves the checked range, in `f64`.

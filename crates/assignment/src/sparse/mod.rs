@@ -31,11 +31,14 @@ mod lapjvsp;
 mod matching;
 #[cfg(test)]
 mod tests;
+mod verify;
+
+pub use verify::verify;
 
 use std::borrow::Cow;
 
 use crate::num::{I64_FORBIDDEN, KeyedElem};
-use crate::problem::{Cost, Direct, TypedSlice};
+use crate::problem::{Cost, Direct, TypedSlice, refusal};
 use crate::{Assignment, AssignmentError, CostClass, Sense};
 
 mod sealed {
@@ -115,15 +118,7 @@ impl<'a, T: Cost, I: Index> Csr<'a, T, I> {
         indices: &'a [I],
         data: &'a [T],
     ) -> Result<Self, AssignmentError> {
-        check_arrays(rows, cols, indptr, indices, data.len())?;
-        Ok(Csr {
-            rows,
-            cols,
-            indptr,
-            indices,
-            data,
-            transposed: false,
-        })
+        Self::checked(rows, cols, indptr, indices, data, false)
     }
 
     /// A `rows x cols` matrix from CSC arrays: column `j`'s entries are
@@ -151,14 +146,32 @@ impl<'a, T: Cost, I: Index> Csr<'a, T, I> {
         indices: &'a [I],
         data: &'a [T],
     ) -> Result<Self, AssignmentError> {
-        check_arrays(cols, rows, indptr, indices, data.len())?;
+        Self::checked(rows, cols, indptr, indices, data, true)
+    }
+
+    /// The matrix of [`Csr::new`] (`transposed` false) or [`Csr::from_csc`] (true), its arrays
+    /// checked as compressed lines of the other side.
+    fn checked(
+        rows: usize,
+        cols: usize,
+        indptr: &'a [I],
+        indices: &'a [I],
+        data: &'a [T],
+        transposed: bool,
+    ) -> Result<Self, AssignmentError> {
+        let (lines, width) = if transposed {
+            (cols, rows)
+        } else {
+            (rows, cols)
+        };
+        check_arrays(lines, width, indptr, indices, data.len())?;
         Ok(Csr {
             rows,
             cols,
             indptr,
             indices,
             data,
-            transposed: true,
+            transposed,
         })
     }
 
@@ -389,6 +402,17 @@ fn position<T, I: Index>(m: &Csr<'_, T, I>, k: usize) -> (usize, usize) {
     }
 }
 
+/// The error for stored entry `k`, `value`, which `sense` refuses, at the caller's position.
+fn refused_entry<T, I: Index, V: Cost>(
+    m: &Csr<'_, T, I>,
+    k: usize,
+    value: V,
+    sense: Sense,
+) -> AssignmentError {
+    let (row, col) = position(m, k);
+    refusal(value, row, col, sense).expect("a refused entry")
+}
+
 /// Refuses a copy of `nnz` entries of `E` that does not fit.
 fn check_entries_memory<E>(nnz: usize, what: &str) -> Result<(), AssignmentError> {
     crate::types::check_memory(
@@ -416,17 +440,7 @@ fn solve_direct<T, I: Index, E: Direct + KeyedElem>(
                 )
             })
             .expect("a refused entry");
-        let (row, col) = position(m, k);
-        let value = format!("{:?}", data[k]);
-        return Err(match data[k].classify_cost(sense) {
-            CostClass::Invalid(reason) => AssignmentError::InvalidCost {
-                row,
-                col,
-                value,
-                reason,
-            },
-            _ => AssignmentError::CostOutOfRange { row, col, value },
-        });
+        return Err(refused_entry(m, k, data[k], sense));
     }
     if min > max {
         (min, max) = (0.0, 0.0);
@@ -605,22 +619,8 @@ pub fn auction<T: Cost, I: Index>(
                     row.push((m.indices[k].ix() as u32, v));
                 }
                 CostClass::Forbidden => {}
-                CostClass::Invalid(reason) => {
-                    let (row, col) = position(m, k);
-                    return Err(AssignmentError::InvalidCost {
-                        row,
-                        col,
-                        value: format!("{:?}", m.data[k]),
-                        reason,
-                    });
-                }
-                CostClass::OutOfRange => {
-                    let (row, col) = position(m, k);
-                    return Err(AssignmentError::CostOutOfRange {
-                        row,
-                        col,
-                        value: format!("{:?}", m.data[k]),
-                    });
+                CostClass::Invalid(_) | CostClass::OutOfRange => {
+                    return Err(refused_entry(m, k, m.data[k], sense));
                 }
             }
         }

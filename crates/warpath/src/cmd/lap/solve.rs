@@ -1,6 +1,6 @@
-//! `warpath lap`: one linear assignment problem (a CSV/.npy file or a generated matrix) solved
-//! by any solver of the assignment crate, timed, verified independently, with the pairs written
-//! by the output's extension.
+//! `warpath lap`: one linear assignment problem (a CSV/.npy file, a sparse file or a generated
+//! matrix) solved by any solver of the assignment crate, timed, verified independently (by the
+//! assignment crate's check), with the pairs written by the output's extension.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -8,14 +8,13 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::ndarray::Array2;
-use assignment::{AUCTION_GPU_THRESHOLD, Sense, Solver, solve};
+use assignment::{Sense, Solver, VerifyError, solve};
 
 use super::sparse_input::{self, SparseInput, Values};
 use gpu_runtime::{Backend, Exec, Target};
 
 use warpath_io::Format;
 
-use super::verify;
 use crate::cli_io::{InputInfo, check_backend, output};
 use crate::fail::{unverified, usage};
 use crate::report::{format_seconds, progress};
@@ -144,8 +143,56 @@ pub(crate) struct Args {
 }
 
 /// `warpath lap`: reads or generates the costs, solves `--repeat` times (the fastest run is
-/// reported), verifies the result and writes the pairs.
+/// reported), verifies the result (the assignment crate's check) and writes the pairs.
 pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    check_options(&args)?;
+    let out = output(
+        "--output",
+        args.output.as_deref(),
+        &[Format::Text, Format::Csv, Format::Npy],
+        json,
+        false,
+    )?;
+    let sense = if args.maximize {
+        Sense::Maximize
+    } else {
+        Sense::Minimize
+    };
+    check_sparse_solver(&args)?;
+    let input = load(&args)?;
+    let requested = match args.solver.solver(args.seed) {
+        Solver::Greedy if args.ties > 1 => Solver::GreedyTies { k: args.ties },
+        s => s,
+    };
+    let solver = input.solver_for(requested, sense);
+    let (exec, backend) = placement(&input, solver, args.backend)?;
+    let (a, wall, cpu) = solve_repeated(&input, solver, sense, exec, args.repeat, json)?;
+    let check = input.verify(&a, solver, sense);
+    if let Some(o) = &out {
+        write_pairs(o, &a)?;
+    }
+    let outcome = Outcome {
+        requested,
+        solver,
+        backend,
+        wall,
+        cpu,
+        a,
+        check,
+    };
+    if json {
+        print_json(&args, &input, sense, &outcome);
+    } else {
+        print_text(&args, &input, &outcome);
+    }
+    if let Err(e) = outcome.check {
+        return Err(unverified(format!("verification failed: {e}")));
+    }
+    Ok(())
+}
+
+/// The checks of the options that need no input: the backend, `--ties`.
+fn check_options(args: &Args) -> Result<()> {
     let gpu_path = matches!(args.solver, SolverArg::Auction | SolverArg::Brute);
     check_backend(
         args.backend,
@@ -161,22 +208,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             args.solver.solver(0).name()
         )));
     }
-    let out = output(
-        "--output",
-        args.output.as_deref(),
-        &[Format::Text, Format::Csv, Format::Npy],
-        json,
-        false,
-    )?;
-    let sense = if args.maximize {
-        Sense::Maximize
-    } else {
-        Sense::Minimize
-    };
-    let sparse_file = args
-        .file
-        .as_deref()
-        .is_some_and(sparse_input::is_sparse_file);
+    Ok(())
+}
+
+/// `--sparse` takes the sparse solver (`auto`, `sparse`) or the auction only.
+fn check_sparse_solver(args: &Args) -> Result<()> {
     if args.sparse
         && !matches!(
             args.solver,
@@ -188,7 +224,17 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             args.solver.solver(0).name()
         )));
     }
-    let input = match (&args.file, args.generate) {
+    Ok(())
+}
+
+/// The cost matrix: the file (sparse kept sparse with `--sparse`, else made dense), or the
+/// generated matrix.
+fn load(args: &Args) -> Result<Input> {
+    let sparse_file = args
+        .file
+        .as_deref()
+        .is_some_and(sparse_input::is_sparse_file);
+    Ok(match (&args.file, args.generate) {
         (Some(path), _) if args.sparse || sparse_file => {
             let m = sparse_input::read_sparse(path)?;
             if args.sparse {
@@ -216,89 +262,78 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
                 args.seed,
             ))
         }
-        (None, Some(n)) => {
-            let cols = args.cols.unwrap_or(n);
-            // The matrix and the solvers' working copies (greedy sorts every entry).
-            warpath_io::check_memory(
-                &format!("--generate {n}"),
-                (n as u64).saturating_mul(cols as u64),
-                if args.solver == SolverArg::Greedy {
-                    40.0
-                } else {
-                    16.0
-                },
-                0,
-                "cost entries",
-            )?;
-            let m = match args.dist {
-                Dist::Exp => Dense::F64(exp_matrix(n, cols, args.seed)),
-                Dist::Uniform => Dense::F64(uniform_matrix(n, cols, args.seed)),
-                Dist::Int => Dense::I64(int_matrix(n, cols, args.max, args.seed)),
-            };
-            Input::Dense(m, None)
-        }
+        (None, Some(n)) => Input::Dense(generate_dense(args, n)?, None),
         (None, None) => return Err(usage("give a FILE or --generate N")),
-    };
+    })
+}
+
+/// The `--generate N` dense matrix, refused when it and the solvers' working copies would
+/// not fit (greedy sorts every entry).
+fn generate_dense(args: &Args, n: usize) -> Result<Dense> {
+    let cols = args.cols.unwrap_or(n);
+    warpath_io::check_memory(
+        &format!("--generate {n}"),
+        (n as u64).saturating_mul(cols as u64),
+        if args.solver == SolverArg::Greedy {
+            40.0
+        } else {
+            16.0
+        },
+        0,
+        "cost entries",
+    )?;
+    Ok(match args.dist {
+        Dist::Exp => Dense::F64(exp_matrix(n, cols, args.seed)),
+        Dist::Uniform => Dense::F64(uniform_matrix(n, cols, args.seed)),
+        Dist::Int => Dense::I64(int_matrix(n, cols, args.max, args.seed)),
+    })
+}
+
+/// Where the solver runs, resolved here (as the library would) so that the report says where
+/// the auction ran.
+fn placement(input: &Input, solver: Solver, backend: Exec) -> Result<(Exec, Backend)> {
     let (rows, cols) = input.shape();
-    let requested = match args.solver.solver(args.seed) {
-        Solver::Greedy if args.ties > 1 => Solver::GreedyTies { k: args.ties },
-        s => s,
-    };
-    // What runs: the sparse solver on sparse input, `choose` for auto on dense input.
-    let solver = match (&input, requested) {
-        (Input::Sparse(_), Solver::Auction) => Solver::Auction,
-        (Input::Sparse(_), _) => Solver::Sparse,
-        (Input::Dense(m, _), Solver::Auto) => m.choose(sense),
-        (_, s) => s,
-    };
-    // Resolve the backend here so the report says where the auction ran.
-    let n = rows.max(cols) as u64;
-    let work = match solver {
-        Solver::Auction => Some((
-            input.nnz().map_or(n * n, |k| k as u64),
-            AUCTION_GPU_THRESHOLD,
-        )),
-        Solver::BruteForce => Some((
-            (1..=n).fold(1u64, |f, k| f.saturating_mul(k)),
-            combinatorics::SEARCH_GPU_THRESHOLD,
-        )),
-        _ => None,
-    };
-    let (exec, backend) = match work {
-        Some((size, threshold)) => match args.backend.resolve(size, threshold)? {
+    Ok(match solver.gpu_work(rows, cols, input.nnz()) {
+        Some((size, threshold)) => match backend.resolve(size, threshold)? {
             Target::Cpu => (Exec::Cpu, Backend::Cpu),
             Target::Cuda(_) => (Exec::Cuda, Backend::Cuda),
         },
         None => (Exec::Cpu, Backend::Cpu),
-    };
-    // A bar for repeated runs, a row count for a long sparse solve; none for quick ones.
-    let sparse_bar = matches!(input, Input::Sparse(ref m) if m.rows.min(m.cols) >= 100_000);
-    let bar = if sparse_bar && args.repeat < 2 {
+    })
+}
+
+/// Solves `repeat` times (at least once) under a progress bar (repeated runs, or the rows
+/// matched of a long sparse solve); returns the last result and the fastest run's wall and
+/// CPU times.
+fn solve_repeated(
+    input: &Input,
+    solver: Solver,
+    sense: Sense,
+    exec: Exec,
+    repeat: usize,
+    json: bool,
+) -> Result<(assignment::Assignment, Duration, Option<Duration>)> {
+    let (rows, cols) = input.shape();
+    let sparse_bar = matches!(input, Input::Sparse(m) if m.rows.min(m.cols) >= 100_000);
+    let bar = if sparse_bar && repeat < 2 {
         progress(rows.min(cols) as u64, "lap --sparse rows matched", json)
     } else {
         progress(
-            args.repeat.max(1) as u64,
+            repeat.max(1) as u64,
             "lap",
-            json || (args.repeat < 2 && n < 2000),
+            json || (repeat < 2 && rows.max(cols) < 2000),
         )
     };
     let mut best: Option<(Duration, Option<Duration>)> = None;
     let mut result = None;
-    for _ in 0..args.repeat.max(1) {
+    for _ in 0..repeat.max(1) {
         let cpu0 = thread_cpu_time();
         let t = Instant::now();
-        let a = match &input {
-            Input::Dense(m, _) => m.solve(solver, sense, exec)?,
-            Input::Sparse(m) if solver == Solver::Auction => sparse_auction(m, sense, exec)?,
-            Input::Sparse(m) => {
-                let on = |p: assignment::sparse::Progress| {
-                    if sparse_bar {
-                        bar.set_position(p.matched as u64);
-                    }
-                };
-                solve_sparse(m, sense, on)?
+        let a = input.solve(solver, sense, exec, |p| {
+            if sparse_bar {
+                bar.set_position(p.matched as u64);
             }
-        };
+        })?;
         let wall = t.elapsed();
         let cpu = match (cpu0, thread_cpu_time()) {
             (Some(a), Some(b)) => Some(b.saturating_sub(a)),
@@ -314,102 +349,142 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     }
     bar.finish_and_clear();
     let (wall, cpu) = best.expect("at least one run");
-    let a = result.expect("at least one run");
-    let check = match &input {
-        Input::Dense(m, _) => m.verify(&a, solver, sense),
-        Input::Sparse(m) => verify_sparse(m, &a, solver, sense),
-    };
-    let verified = check.is_ok();
-    if let Some(o) = &out {
-        let (r, c) = a.pairs();
-        let flat: Vec<i64> = r
-            .iter()
-            .zip(&c)
-            .flat_map(|(&i, &j)| [i as i64, j as i64])
-            .collect();
-        let header = ["row".to_owned(), "col".to_owned()];
-        o.write_array(&flat, Some(2), Some(&header))?;
-    }
-    let elements = input.dtype();
-    let arithmetic = match (&input, solver) {
-        (Input::Dense(m, _), Solver::JonkerVolgenant) if m.integer_arithmetic(sense) => "i64",
-        (Input::Sparse(m), _) if m.integer_arithmetic() => "i64",
-        _ => "f64",
-    };
-    let header = match &input {
+    Ok((result.expect("at least one run"), wall, cpu))
+}
+
+/// Writes the pairs as `row col` rows (0-based, the header `row,col` in a CSV).
+fn write_pairs(o: &warpath_io::Output, a: &assignment::Assignment) -> Result<()> {
+    let (r, c) = a.pairs();
+    let flat: Vec<i64> = r
+        .iter()
+        .zip(&c)
+        .flat_map(|(&i, &j)| [i as i64, j as i64])
+        .collect();
+    let header = ["row".to_owned(), "col".to_owned()];
+    o.write_array(&flat, Some(2), Some(&header))?;
+    Ok(())
+}
+
+/// What a run found, for the report.
+struct Outcome {
+    /// The solver asked for.
+    requested: Solver,
+    /// The solver that ran.
+    solver: Solver,
+    backend: Backend,
+    /// The fastest run's wall time and CPU time.
+    wall: Duration,
+    cpu: Option<Duration>,
+    /// The result and its check.
+    a: assignment::Assignment,
+    check: Result<(), VerifyError>,
+}
+
+/// The `--json` report.
+fn print_json(args: &Args, input: &Input, sense: Sense, o: &Outcome) {
+    let (rows, cols) = input.shape();
+    let header = match input {
         Input::Dense(_, h) => h.clone(),
         Input::Sparse(_) => None,
     };
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": rows,
-                "cols": cols,
-                "solver": requested.name(),
-                "chosen": solver.name(),
-                "sparse": matches!(input, Input::Sparse(_)),
-                "nnz": input.nnz(),
-                "elements": elements,
-                "arithmetic": arithmetic,
-                "ties": (args.solver == SolverArg::Greedy).then_some(args.ties),
-                "sense": if args.maximize { "max" } else { "min" },
-                "backend": backend,
-                "seconds": wall.as_secs_f64(),
-                "cpu_seconds": cpu.map(|c| c.as_secs_f64()),
-                "repeat": args.repeat.max(1),
-                "cost": a.cost,
-                "verified": verified,
-                "check": check.as_ref().err().cloned().unwrap_or_else(|| "ok".into()),
-                "rows": a.pairs().0,
-                "cols_assigned": a.pairs().1,
-                "header": header,
-            })
-        );
+    println!(
+        "{}",
+        serde_json::json!({
+            "n": rows,
+            "cols": cols,
+            "solver": o.requested.name(),
+            "chosen": o.solver.name(),
+            "sparse": matches!(input, Input::Sparse(_)),
+            "nnz": input.nnz(),
+            "elements": input.dtype(),
+            "arithmetic": input.arithmetic(o.solver, sense),
+            "ties": (args.solver == SolverArg::Greedy).then_some(args.ties),
+            "sense": if args.maximize { "max" } else { "min" },
+            "backend": o.backend,
+            "seconds": o.wall.as_secs_f64(),
+            "cpu_seconds": o.cpu.map(|c| c.as_secs_f64()),
+            "repeat": args.repeat.max(1),
+            "cost": o.a.cost,
+            "verified": o.check.is_ok(),
+            "check": o.check.as_ref().err().map_or_else(|| "ok".into(), |e| e.to_string()),
+            "rows": o.a.pairs().0,
+            "cols_assigned": o.a.pairs().1,
+            "header": header,
+        })
+    );
+}
+
+/// The text report: the pairs with `--pairs`, the file's header, then one summary line.
+fn print_text(args: &Args, input: &Input, o: &Outcome) {
+    if args.pairs {
+        let (r, c) = o.a.pairs();
+        for (i, j) in r.iter().zip(&c) {
+            println!("{i} -> {j}  ({})", input.at(*i, *j));
+        }
+    }
+    if let (Input::Dense(_, Some(h)), Some(path)) = (input, &args.file) {
+        let info = InputInfo {
+            source: path.display().to_string(),
+            header: Some(h.clone()),
+        };
+        println!("lap: {}", info.describe());
+    }
+    let ties = match o.solver {
+        Solver::GreedyTies { k } => format!(" (ties {k})"),
+        _ => String::new(),
+    };
+    let picked = if o.requested == Solver::Auto {
+        format!("auto: {}", o.solver.name())
     } else {
-        if args.pairs {
-            let (r, c) = a.pairs();
-            for (i, j) in r.iter().zip(&c) {
-                println!("{i} -> {j}  ({})", input.at(*i, *j));
-            }
+        o.solver.name().to_owned()
+    };
+    let (rows, cols) = input.shape();
+    let elements = input.dtype();
+    let what = match input {
+        Input::Sparse(m) => format!("{rows} x {cols} sparse ({} entries, {elements})", m.nnz()),
+        Input::Dense(..) => format!("{rows} x {cols} ({elements})"),
+    };
+    println!(
+        "lap: {what}, {picked}{ties}, {} on {}: cost {} in {}{}, {}",
+        if args.maximize { "max" } else { "min" },
+        o.backend,
+        o.a.cost,
+        format_seconds(o.wall.as_secs_f64()),
+        o.cpu
+            .map(|c| format!(" (cpu {})", format_seconds(c.as_secs_f64())))
+            .unwrap_or_default(),
+        match &o.check {
+            Ok(()) => "verified".to_string(),
+            Err(e) => format!("NOT verified: {e}"),
         }
-        if let (Some(h), Some(path)) = (&header, &args.file) {
-            let info = InputInfo {
-                source: path.display().to_string(),
-                header: Some(h.clone()),
-            };
-            println!("lap: {}", info.describe());
+    );
+}
+
+/// `Csr::new` over the sparse input's arrays with `$c` bound to the view in `$body`: the
+/// body's value, or the error of an invalid matrix.
+macro_rules! with_csr {
+    ($m:expr, |$c:ident| $body:expr) => {
+        match &$m.values {
+            Values::F64(v) => with_csr!(@view $m, v, |$c| $body),
+            Values::I64(v) => with_csr!(@view $m, v, |$c| $body),
         }
-        let ties = match solver {
-            Solver::GreedyTies { k } => format!(" (ties {k})"),
-            _ => String::new(),
-        };
-        let picked = if requested == Solver::Auto {
-            format!("auto: {}", solver.name())
-        } else {
-            solver.name().to_owned()
-        };
-        let what = match &input {
-            Input::Sparse(m) => format!("{rows} x {cols} sparse ({} entries, {elements})", m.nnz()),
-            Input::Dense(..) => format!("{rows} x {cols} ({elements})"),
-        };
-        println!(
-            "lap: {what}, {picked}{ties}, {} on {backend}: cost {} in {}{}, {}",
-            if args.maximize { "max" } else { "min" },
-            a.cost,
-            format_seconds(wall.as_secs_f64()),
-            cpu.map(|c| format!(" (cpu {})", format_seconds(c.as_secs_f64())))
-                .unwrap_or_default(),
-            match &check {
-                Ok(()) => "verified".to_string(),
-                Err(e) => format!("NOT verified: {e}"),
-            }
-        );
-    }
-    if let Err(e) = check {
-        return Err(unverified(format!("verification failed: {e}")));
-    }
-    Ok(())
+    };
+    (@view $m:expr, $v:ident, |$c:ident| $body:expr) => {
+        assignment::sparse::Csr::new($m.rows, $m.cols, &$m.indptr[..], &$m.indices[..], &$v[..])
+            .map(|$c| $body)
+    };
+}
+
+/// Evaluates `$body` with `$m` bound to the typed matrix.
+macro_rules! with_dense {
+    ($d:expr, |$m:ident| $body:expr) => {
+        match $d {
+            Dense::F64($m) => $body,
+            Dense::F32($m) => $body,
+            Dense::I64($m) => $body,
+            Dense::I32($m) => $body,
+        }
+    };
 }
 
 /// The cost matrix: dense in the element type it came in, or sparse.
@@ -452,6 +527,63 @@ impl Input {
                 .fold(f64::NAN, |a, b| if a.is_nan() || b < a { b } else { a }),
         }
     }
+
+    /// The solver that runs for `requested`: the sparse solver (or the auction) on sparse
+    /// input, [`assignment::choose`]'s pick for `auto` on dense input.
+    fn solver_for(&self, requested: Solver, sense: Sense) -> Solver {
+        match (self, requested) {
+            (Input::Sparse(_), Solver::Auction) => Solver::Auction,
+            (Input::Sparse(_), _) => Solver::Sparse,
+            (Input::Dense(m, _), Solver::Auto) => m.choose(sense),
+            (_, s) => s,
+        }
+    }
+
+    /// The arithmetic the solver works in, for the report.
+    fn arithmetic(&self, solver: Solver, sense: Sense) -> &'static str {
+        match (self, solver) {
+            (Input::Dense(m, _), Solver::JonkerVolgenant) if m.integer_arithmetic(sense) => "i64",
+            (Input::Sparse(m), _) if m.integer_arithmetic() => "i64",
+            _ => "f64",
+        }
+    }
+
+    /// Solves with `solver` (the sparse solver reports rows matched to `on`).
+    fn solve(
+        &self,
+        solver: Solver,
+        sense: Sense,
+        exec: Exec,
+        mut on: impl FnMut(assignment::sparse::Progress),
+    ) -> Result<assignment::Assignment> {
+        use assignment::sparse::{auction, min_weight_full_matching_with_progress};
+        Ok(match self {
+            Input::Dense(m, _) => m.solve(solver, sense, exec)?,
+            Input::Sparse(m) if solver == Solver::Auction => {
+                with_csr!(m, |c| auction(&c, sense, exec))??
+            }
+            Input::Sparse(m) => with_csr!(m, |c| min_weight_full_matching_with_progress(
+                &c, sense, &mut on
+            ))??,
+        })
+    }
+
+    /// The assignment crate's independent check of `a` ([`assignment::verify`],
+    /// [`assignment::sparse::verify`]).
+    fn verify(
+        &self,
+        a: &assignment::Assignment,
+        solver: Solver,
+        sense: Sense,
+    ) -> Result<(), VerifyError> {
+        match self {
+            Input::Dense(m, _) => {
+                with_dense!(m, |m| assignment::verify(m.view(), a, solver, sense))
+            }
+            Input::Sparse(m) => with_csr!(m, |c| assignment::sparse::verify(&c, a, solver, sense))
+                .unwrap_or_else(|e| Err(VerifyError::Reference(e))),
+        }
+    }
 }
 
 /// A dense matrix in its element type (no `f64` copy of an integer or `float32` file).
@@ -460,18 +592,6 @@ pub(super) enum Dense {
     F32(Array2<f32>),
     I64(Array2<i64>),
     I32(Array2<i32>),
-}
-
-/// Evaluates `$body` with `$m` bound to the typed matrix.
-macro_rules! with_dense {
-    ($d:expr, |$m:ident| $body:expr) => {
-        match $d {
-            Dense::F64($m) => $body,
-            Dense::F32($m) => $body,
-            Dense::I64($m) => $body,
-            Dense::I32($m) => $body,
-        }
-    };
 }
 
 impl Dense {
@@ -508,143 +628,6 @@ impl Dense {
     fn solve(&self, solver: Solver, sense: Sense, exec: Exec) -> Result<assignment::Assignment> {
         Ok(with_dense!(self, |m| solve(m.view(), solver, sense, exec))?)
     }
-
-    fn verify(
-        &self,
-        a: &assignment::Assignment,
-        solver: Solver,
-        sense: Sense,
-    ) -> Result<(), String> {
-        with_dense!(self, |m| verify(m.view(), a, solver, sense))
-    }
-}
-
-/// The sparse solver on CSR arrays, reporting rows matched to `on`.
-fn solve_sparse(
-    m: &SparseInput,
-    sense: Sense,
-    mut on: impl FnMut(assignment::sparse::Progress),
-) -> Result<assignment::Assignment> {
-    use assignment::sparse::{Csr, min_weight_full_matching_with_progress};
-    Ok(match &m.values {
-        Values::F64(v) => {
-            let csr = Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?;
-            min_weight_full_matching_with_progress(&csr, sense, &mut on)?
-        }
-        Values::I64(v) => {
-            let csr = Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?;
-            min_weight_full_matching_with_progress(&csr, sense, &mut on)?
-        }
-    })
-}
-
-/// The sparse auction (square matrices; on the GPU with `exec`).
-fn sparse_auction(m: &SparseInput, sense: Sense, exec: Exec) -> Result<assignment::Assignment> {
-    use assignment::sparse::{Csr, auction};
-    Ok(match &m.values {
-        Values::F64(v) => auction(
-            &Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?,
-            sense,
-            exec,
-        )?,
-        Values::I64(v) => auction(
-            &Csr::new(m.rows, m.cols, &m.indptr[..], &m.indices[..], &v[..])?,
-            sense,
-            exec,
-        )?,
-    })
-}
-
-/// Independent check of a sparse solution: a matching of stored entries of the right size,
-/// whose cost is the sum of its entries and whose duals are feasible on every entry and
-/// tight on the matched ones (so it is optimal). The auction has no duals: its cost is
-/// compared with the exact sparse solver's (within the float gap when the costs are not
-/// integers).
-fn verify_sparse(
-    m: &SparseInput,
-    a: &assignment::Assignment,
-    solver: Solver,
-    sense: Sense,
-) -> Result<(), String> {
-    if solver == Solver::Auction {
-        let exact = solve_sparse(m, sense, |_| {}).map_err(|e| e.to_string())?;
-        let (lo, hi) = (0..m.nnz())
-            .map(|k| m.values.at(k))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
-        let allowed = 1e-9 * exact.cost.abs().max(1.0)
-            + assignment::AUCTION_FLOAT_GAP * (hi - lo).max(0.0) * 2.0;
-        if (exact.cost - a.cost).abs() > allowed {
-            return Err(format!("cost {} but the optimum is {}", a.cost, exact.cost));
-        }
-        let mut used = vec![false; m.cols];
-        for j in a.row_to_col.iter().flatten() {
-            if std::mem::replace(&mut used[*j], true) {
-                return Err(format!("column {j} used twice"));
-            }
-        }
-        return Ok(());
-    }
-    let sign = if sense == Sense::Minimize { 1.0 } else { -1.0 };
-    let mut used = vec![false; m.cols];
-    let (mut total, mut count, mut scale) = (0.0f64, 0usize, 1.0f64);
-    for k in 0..m.nnz() {
-        scale = scale.max(m.values.at(k).abs());
-    }
-    let tol = 1e-9 * scale * (m.rows + m.cols + 1) as f64;
-    let d = a
-        .duals
-        .as_ref()
-        .ok_or("the sparse solver returned no duals")?;
-    for (i, j) in a.row_to_col.iter().enumerate() {
-        let Some(j) = *j else { continue };
-        if j >= m.cols || used[j] {
-            return Err(format!("column {j} invalid or used twice"));
-        }
-        used[j] = true;
-        // the best stored entry of the pair (parallel entries: the better one)
-        let best = (m.indptr[i]..m.indptr[i + 1])
-            .filter(|&k| m.indices[k] == j)
-            .map(|k| sign * m.values.at(k))
-            .fold(f64::INFINITY, f64::min);
-        if !best.is_finite() {
-            return Err(format!("pair ({i}, {j}) is not a stored entry"));
-        }
-        if (sign * best - d.row[i] - d.col[j]).abs() > tol {
-            return Err(format!("dual not tight on the matched pair ({i}, {j})"));
-        }
-        total += sign * best;
-        count += 1;
-    }
-    if count != m.rows.min(m.cols) {
-        return Err(format!(
-            "{count} pairs matched, {} needed",
-            m.rows.min(m.cols)
-        ));
-    }
-    if (total - a.cost).abs() > tol {
-        return Err(format!(
-            "reported cost {} but the pairs sum to {total}",
-            a.cost
-        ));
-    }
-    for i in 0..m.rows {
-        for k in m.indptr[i]..m.indptr[i + 1] {
-            let c = m.values.at(k);
-            if c.is_finite() && sign * (c - d.row[i] - d.col[m.indices[k]]) < -tol {
-                return Err(format!(
-                    "dual constraint violated at ({i}, {})",
-                    m.indices[k]
-                ));
-            }
-        }
-    }
-    let dual: f64 = d.row.iter().sum::<f64>() + d.col.iter().sum::<f64>();
-    if (dual - a.cost).abs() > tol.max(1e-9 * a.cost.abs()) {
-        return Err(format!("duality gap: dual {dual} vs cost {}", a.cost));
-    }
-    Ok(())
 }
 
 /// CPU time of the calling thread (Linux `/proc/thread-self/schedstat`), so timings on a
