@@ -10,6 +10,7 @@ use std::path::Path;
 
 use graph_core::{Graph, GraphError, GraphFormat, read_graph};
 use warpath_io::npy::{read_npy_bytes, write_npy};
+use warpath_io::sparse::{SparseMatrix, SparseValues};
 use warpath_io::{Element, Header, IoError, TableOptions, format_rows, parse_table};
 
 /// Values equal bit for bit, except that every NaN equals every NaN (text has one `nan`).
@@ -377,6 +378,152 @@ pub fn reads(data: &[u8]) {
                     | AssemblyError::InvalidParameter(_)
             ),
             "reads error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// Checks that `m` is a valid CSR matrix: `rows + 1` non-decreasing offsets from 0 to the entry
+/// count, every column below `cols`, one value per entry.
+pub fn check_csr(m: &SparseMatrix) {
+    assert_eq!(m.indptr.len(), m.rows + 1, "rows + 1 offsets");
+    assert_eq!(m.indptr[0], 0, "offsets start at 0");
+    assert!(m.indptr.windows(2).all(|w| w[0] <= w[1]), "offsets ascend");
+    assert_eq!(m.indptr[m.rows], m.nnz(), "offsets end at the entry count");
+    assert!(m.indices.iter().all(|&j| j < m.cols), "columns < cols");
+    assert_eq!(m.values.len(), m.nnz(), "a value per entry");
+}
+
+/// `m` as a Matrix Market `coordinate general` file (integers as `integer`, floats as `real`
+/// in the shortest text that reads back), the way a test writes one.
+pub fn matrix_market_text(m: &SparseMatrix) -> String {
+    let field = match m.values {
+        SparseValues::F64(_) => "real",
+        SparseValues::I64(_) => "integer",
+    };
+    let mut t = format!(
+        "%%MatrixMarket matrix coordinate {field} general\n{} {} {}\n",
+        m.rows,
+        m.cols,
+        m.nnz()
+    );
+    for i in 0..m.rows {
+        for k in m.indptr[i]..m.indptr[i + 1] {
+            let mut v = Vec::new();
+            match &m.values {
+                SparseValues::F64(x) => x[k].write_text(&mut v),
+                SparseValues::I64(x) => x[k].write_text(&mut v),
+            }
+            t.push_str(&format!(
+                "{} {} {}\n",
+                i + 1,
+                m.indices[k] + 1,
+                String::from_utf8_lossy(&v)
+            ));
+        }
+    }
+    t
+}
+
+/// Whether a reader's error is one the sparse and `.npz` readers document for bad input.
+fn typed_io_error(e: &IoError) -> bool {
+    matches!(
+        e,
+        IoError::Parse { .. }
+            | IoError::Npy { .. }
+            | IoError::Format(_)
+            | IoError::OutOfMemory { .. }
+    )
+}
+
+/// A sparse matrix file (`warpath_io::sparse::parse_sparse`: Matrix Market text, or an `.npz`
+/// archive by its signature): a typed error, or valid CSR arrays that, written as Matrix
+/// Market text and read back, are the same matrix, bit for bit.
+pub fn sparse(bytes: &[u8]) {
+    match warpath_io::sparse::parse_sparse(bytes) {
+        Ok(m) => {
+            check_csr(&m);
+            let text = matrix_market_text(&m);
+            let back = warpath_io::sparse::sparse_from_mtx(text.as_bytes())
+                .unwrap_or_else(|e| panic!("written matrix does not read back: {e}\n{text}"));
+            assert_eq!((back.rows, back.cols), (m.rows, m.cols), "shape round trip");
+            assert_eq!(back.indptr, m.indptr, "offsets round trip");
+            assert_eq!(back.indices, m.indices, "columns round trip");
+            match (&back.values, &m.values) {
+                (SparseValues::F64(a), SparseValues::F64(b)) => {
+                    assert!(same_bits(a, b), "values round trip")
+                }
+                (a, b) => assert_eq!(a, b, "values round trip"),
+            }
+        }
+        Err(e) => assert!(
+            typed_io_error(&e),
+            "sparse reader error of an unexpected kind: {e:?}"
+        ),
+    }
+}
+
+/// An `.npz` archive: every member read as `f64` and as `i64` and as text (a typed error or
+/// values that round-trip as in [`npy`]), and the archive read as a scipy sparse matrix (as
+/// [`sparse`]).
+pub fn npz(bytes: &[u8]) {
+    match warpath_io::npz::Npz::new(bytes) {
+        Ok(mut z) => {
+            for name in z.names() {
+                npz_member::<f64>(&mut z, &name);
+                npz_member::<i64>(&mut z, &name);
+                if let Err(e) = z.text(&name) {
+                    assert!(typed_io_error(&e), "npz text error: {e:?}");
+                }
+            }
+        }
+        Err(e) => assert!(
+            matches!(e, IoError::Npy { .. }),
+            "npz error of an unexpected kind: {e:?}"
+        ),
+    }
+    if bytes.starts_with(b"PK") {
+        sparse(bytes);
+    }
+}
+
+/// Member `name` of an archive as `T`: a typed error, or an array that round-trips ([`npy`]'s
+/// checks on the member's bytes).
+fn npz_member<T: Element>(z: &mut warpath_io::npz::Npz<'_>, name: &str) {
+    match z.member(name) {
+        Ok(b) => npy::<T>(&b),
+        Err(e) => assert!(typed_io_error(&e), "npz member error: {e:?}"),
+    }
+}
+
+/// The k-means worker's matrix reader (`clustering::data::parse_matrix`, what `kmeans-mpi`
+/// reads `--init-centroids` with and `warpath kmeans` reads points with): a typed error, or a
+/// matrix that, written as CSV and read back, is the same, bit for bit.
+pub fn kmeans_matrix(bytes: &[u8], name: &str) {
+    use clustering::KMeansError;
+    let path = Path::new(name);
+    match clustering::data::parse_matrix(bytes, path) {
+        Ok(m) => {
+            let (r, c) = m.dim();
+            let values: Vec<f64> = m.iter().copied().collect();
+            if values.is_empty() {
+                return;
+            }
+            let mut text = Vec::new();
+            format_rows(&values, c, b',', &mut text);
+            let back =
+                clustering::data::parse_matrix(&text, Path::new("back.csv")).unwrap_or_else(|e| {
+                    panic!(
+                        "written matrix does not read back: {e}\n{}",
+                        String::from_utf8_lossy(&text)
+                    )
+                });
+            assert_eq!(back.dim(), (r, c), "shape round trip");
+            let back: Vec<f64> = back.iter().copied().collect();
+            assert!(same_bits(&back, &values), "values round trip");
+        }
+        Err(e) => assert!(
+            matches!(e, KMeansError::Format { .. }),
+            "k-means matrix error of an unexpected kind: {e:?}"
         ),
     }
 }

@@ -37,6 +37,9 @@ pub(crate) const TARGETS: &[&str] = &[
     "fastx",
     "checkpoint",
     "reads",
+    "sparse",
+    "npz",
+    "kmeans_matrix",
 ];
 
 /// The rustc flags of a libFuzzer build (cargo-fuzz's, less its nightly-only `-Z` flags and

@@ -1,14 +1,18 @@
 //! Inputs: generated data with planted clusters, CSV and `.npy` files, sample-weights files,
 //! and row ranges ("shards") of binary or `.npy` files read by offset, as each MPI rank does.
+//! Every format is warpath-io's grammar (tables, `.npy` headers and writing); this module
+//! adds only the shard reads by offset that the distributed run needs.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+use warpath_io::npy::{self, Dtype, Kind};
+use warpath_io::{IoError, Table, TableOptions, parse_table};
 
 use crate::KMeansError;
 
@@ -90,62 +94,45 @@ pub fn two_clusters(n: usize, d: usize, seed: u64) -> Blobs {
     }
 }
 
-/// Reads a CSV (or whitespace-separated) file of numbers, one point per line. A first line
-/// that does not parse is taken as a header; blank lines are skipped.
-///
-/// # Errors
-/// [`KMeansError::Io`]; [`KMeansError::Format`] with the line number for a bad number or a
-/// row with a different number of columns.
-pub fn read_csv(path: &Path) -> Result<Array2<f64>, KMeansError> {
-    let (values, cols) = read_csv_columns(path, None)?;
-    let rows = values.len().checked_div(cols).unwrap_or(0);
-    Array2::from_shape_vec((rows, cols), values)
-        .map_err(|e| KMeansError::format(path, e.to_string()))
+/// An I/O layer error about `path` as a k-means error: operating-system errors as
+/// [`KMeansError::Io`], everything else as [`KMeansError::Format`] (the message without the
+/// path, which the k-means error adds).
+fn from_io(path: &Path, e: IoError) -> KMeansError {
+    match e {
+        IoError::Io { error, .. } => KMeansError::io(path, error),
+        IoError::Parse {
+            line,
+            column,
+            message,
+            ..
+        } => KMeansError::format(path, format!("line {line}, column {column}: {message}")),
+        IoError::Npy { message, .. } => {
+            KMeansError::format(path, format!("not a supported .npy file: {message}"))
+        }
+        e => KMeansError::format(path, e.to_string()),
+    }
 }
 
-/// The values of [`read_csv`] row by row, and the number of columns; every row must have
-/// `want` columns when given (the first row sets the count otherwise).
-fn read_csv_columns(path: &Path, want: Option<usize>) -> Result<(Vec<f64>, usize), KMeansError> {
-    let f = File::open(path).map_err(|e| KMeansError::io(path, e))?;
-    let mut values = Vec::new();
-    let mut cols = want;
-    for (ln, line) in BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(|e| KMeansError::io(path, e))?;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        let parsed: Result<Vec<f64>, _> = t
-            .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<f64>())
-            .collect();
-        let row = match parsed {
-            Ok(r) => r,
-            // A first line that does not parse is a header.
-            Err(_) if ln == 0 => continue,
-            Err(e) => {
-                return Err(KMeansError::format(path, format!("line {}: {e}", ln + 1)));
-            }
-        };
-        match cols {
-            None => cols = Some(row.len()),
-            Some(c) if c != row.len() => {
-                let earlier = if want.is_some() {
-                    "expected"
-                } else {
-                    "earlier lines"
-                };
-                return Err(KMeansError::format(
-                    path,
-                    format!("line {} has {} columns, {earlier} {c}", ln + 1, row.len()),
-                ));
-            }
-            _ => {}
-        }
-        values.extend(row);
-    }
-    Ok((values, cols.unwrap_or(0)))
+/// A text table of numbers through warpath-io's one table grammar
+/// ([`warpath_io::parse_table`]).
+fn read_table(path: &Path) -> Result<Table<f64>, KMeansError> {
+    let bytes = std::fs::read(path).map_err(|e| KMeansError::io(path, e))?;
+    parse_table::<f64>(&bytes, &TableOptions::default()).map_err(|e| from_io(path, e))
+}
+
+/// Reads a CSV, `;`-separated or whitespace-separated file of numbers, one point per line,
+/// with warpath-io's table grammar ([`warpath_io::parse_table`], the one `warpath kmeans`
+/// reads with): the delimiter found from the first line, `#` comments, blank lines skipped,
+/// and a first line taken for a header only when every field of it is a name (a letter or
+/// `_` first, not `nan`/`inf`), so a malformed first row is an error, never a dropped point.
+///
+/// # Errors
+/// [`KMeansError::Io`]; [`KMeansError::Format`] with the line and column of a bad number or of
+/// a row with a different number of columns.
+pub fn read_csv(path: &Path) -> Result<Array2<f64>, KMeansError> {
+    let t = read_table(path)?;
+    Array2::from_shape_vec((t.rows, t.cols), t.data)
+        .map_err(|e| KMeansError::format(path, e.to_string()))
 }
 
 /// Element type of a `.npy` file.
@@ -170,75 +157,54 @@ pub struct NpyHeader {
     pub dtype: NpyType,
 }
 
-/// Parses the header of a `.npy` file (versions 1 to 3; 2-D, C order, `<f4` or `<f8`).
+/// Parses the header of a `.npy` file (warpath-io's parser, [`warpath_io::npy::read_header`])
+/// whose rows can be read by offset, as each MPI rank reads its shard: 1-D or 2-D, C order,
+/// little-endian float32 or float64.
 ///
 /// # Errors
 /// [`KMeansError::Io`], or [`KMeansError::Format`] for anything else.
 pub fn read_npy_header(path: &Path) -> Result<NpyHeader, KMeansError> {
-    let bad = |m: &str| KMeansError::format(path, format!("not a supported .npy file: {m}"));
-    let mut f = File::open(path).map_err(|e| KMeansError::io(path, e))?;
-    let mut magic = [0u8; 8];
-    f.read_exact(&mut magic)
-        .map_err(|e| KMeansError::io(path, e))?;
-    if &magic[..6] != b"\x93NUMPY" {
-        return Err(bad("bad magic"));
-    }
-    let (len, pre) = if magic[6] == 1 {
-        let mut b = [0u8; 2];
-        f.read_exact(&mut b).map_err(|e| KMeansError::io(path, e))?;
-        (u16::from_le_bytes(b) as u64, 10)
-    } else {
-        let mut b = [0u8; 4];
-        f.read_exact(&mut b).map_err(|e| KMeansError::io(path, e))?;
-        (u32::from_le_bytes(b) as u64, 12)
-    };
-    if len > 1 << 20 {
-        return Err(bad("header too long"));
-    }
-    let mut h = vec![0u8; len as usize];
-    f.read_exact(&mut h).map_err(|e| KMeansError::io(path, e))?;
-    let h = String::from_utf8_lossy(&h).replace(' ', "");
-    let dtype = if h.contains("'descr':'<f8'") {
+    let bad = |m: String| KMeansError::format(path, format!("not a supported .npy file: {m}"));
+    let f = File::open(path).map_err(|e| KMeansError::io(path, e))?;
+    let size = f.metadata().map_err(|e| KMeansError::io(path, e))?.len();
+    let h = npy::read_header(BufReader::new(f)).map_err(|e| from_io(path, e))?;
+    let dtype = if h.dtype == Dtype::new(Kind::Float, 8) {
         NpyType::F64
-    } else if h.contains("'descr':'<f4'") {
+    } else if h.dtype == Dtype::new(Kind::Float, 4) {
         NpyType::F32
     } else {
-        return Err(bad("dtype must be little-endian float32 or float64"));
+        return Err(bad(format!(
+            "dtype {} ({}): rows are read by offset from little-endian float32 or float64",
+            h.dtype.descr(),
+            h.dtype.numpy_name()
+        )));
     };
-    if !h.contains("'fortran_order':False") {
-        return Err(bad("Fortran order is not supported"));
+    if h.fortran_order {
+        return Err(bad("Fortran order is not supported".into()));
     }
-    let shape = h
-        .split("'shape':(")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .ok_or_else(|| bad("no shape"))?;
-    let dims: Vec<u64> = shape
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<u64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad("bad shape"))?;
-    let (rows, cols) = match dims[..] {
-        [r, c] => (r, c),
-        [r] => (r, 1),
-        _ => return Err(bad("the array must be 1-D or 2-D")),
+    let (rows, cols) = match h.shape[..] {
+        [r, c] => (r as u64, c as u64),
+        [r] => (r as u64, 1),
+        _ => return Err(bad("the array must be 1-D or 2-D".into())),
     };
-    let hdr = NpyHeader {
-        offset: pre + len,
+    let elem = if dtype == NpyType::F64 { 8 } else { 4 };
+    let need = rows
+        .checked_mul(cols)
+        .and_then(|n| n.checked_mul(elem))
+        .and_then(|n| n.checked_add(h.data_offset as u64));
+    if need.is_none_or(|need| size < need) {
+        return Err(bad("file shorter than its shape says".into()));
+    }
+    Ok(NpyHeader {
+        offset: h.data_offset as u64,
         rows,
         cols,
         dtype,
-    };
-    let size = f.metadata().map_err(|e| KMeansError::io(path, e))?.len();
-    let elem = if dtype == NpyType::F64 { 8 } else { 4 };
-    if size < hdr.offset + rows * cols * elem {
-        return Err(bad("file shorter than its shape says"));
-    }
-    Ok(hdr)
+    })
 }
 
-/// Reads a whole 2-D `.npy` file of `f32` or `f64` as `f64`.
+/// Reads a whole 2-D `.npy` file of `f32` or `f64` as `f64` (the files [`read_npy_header`]
+/// takes).
 ///
 /// # Errors
 /// As [`read_npy_header`].
@@ -249,15 +215,18 @@ pub fn read_npy(path: &Path) -> Result<Array2<f64>, KMeansError> {
         .map_err(|e| KMeansError::format(path, e.to_string()))
 }
 
-/// Reads a matrix of points: a `.npy` file (by its extension, as [`read_npy`]) or otherwise a
-/// CSV file ([`read_csv`]). `warpath kmeans` and `kmeans-mpi` read data and given centroids
-/// with it.
+/// Reads a matrix of points as `warpath kmeans` reads points and given centroids, with
+/// [`warpath_io::read_array`]: a `.npy` file (found by its magic bytes; any bool, integer or
+/// float dtype; 2-D), raw little-endian `f64` for a `.bin` file, otherwise a text table
+/// ([`read_csv`]'s grammar). `kmeans-mpi` reads `--init-centroids` with it, so a file means the
+/// same on one machine and under MPI.
 ///
 /// # Complexity
 /// `O(n d)`.
 ///
 /// # Errors
-/// As [`read_npy`] or [`read_csv`].
+/// [`KMeansError::Io`]; [`KMeansError::Format`] for a malformed file or one that is not a
+/// matrix.
 ///
 /// # Examples
 /// ```
@@ -265,18 +234,38 @@ pub fn read_npy(path: &Path) -> Result<Array2<f64>, KMeansError> {
 /// let p = std::env::temp_dir().join(format!("km-matrix-doc-{}.csv", std::process::id()));
 /// std::fs::write(&p, "0.5,1\n2,3\n")?;
 /// assert_eq!(read_matrix(&p)?, ndarray::array![[0.5, 1.0], [2.0, 3.0]]);
+/// std::fs::write(&p, "x,y\n1,oops\n")?;
+/// assert!(read_matrix(&p).unwrap_err().to_string().contains("line 2, column 3"));
 /// # std::fs::remove_file(&p)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_matrix(path: &Path) -> Result<Array2<f64>, KMeansError> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("npy") => read_npy(path),
-        _ => read_csv(path),
-    }
+    let bytes = std::fs::read(path).map_err(|e| KMeansError::io(path, e))?;
+    parse_matrix(&bytes, path)
+}
+
+/// [`read_matrix`] of bytes already read; `path` names the file in errors and decides only
+/// whether the bytes are raw (`.bin`).
+///
+/// # Errors
+/// [`KMeansError::Format`] as [`read_matrix`].
+///
+/// # Examples
+/// ```
+/// use clustering::data::parse_matrix;
+/// let m = parse_matrix(b"\xEF\xBB\xBFx;y\n1;2\n", "c.csv".as_ref())?;
+/// assert_eq!(m, ndarray::array![[1.0, 2.0]]);
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+pub fn parse_matrix(bytes: &[u8], path: &Path) -> Result<Array2<f64>, KMeansError> {
+    let (r, c, data) = warpath_io::parse_array::<f64>(bytes, path)
+        .and_then(|a| a.into_matrix("the matrix"))
+        .map_err(|e| from_io(path, e))?;
+    Array2::from_shape_vec((r, c), data).map_err(|e| KMeansError::format(path, e.to_string()))
 }
 
 /// Whether a sample-weights file is text (`.csv` or `.txt`: one weight per line, read by
-/// [`read_csv`]'s rules), or binary.
+/// [`read_csv`]'s grammar), or binary.
 fn weights_are_text(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
@@ -319,8 +308,8 @@ fn binary_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
 
 /// Reads a whole sample-weights file as `f64`, one weight per row of the data. The format
 /// follows the extension:
-/// - `.csv` or `.txt`: one weight per line, as [`read_csv`] reads (a first line that does not
-///   parse is a header, blank lines are skipped, separators `,` `;` or white space);
+/// - `.csv` or `.txt`: one weight per line, in [`read_csv`]'s grammar (a first line of names is
+///   a header, blank lines and `#` comments are skipped);
 /// - `.npy`: shape `(n,)` or `(n, 1)`, `f32` or `f64`;
 /// - anything else: raw little-endian `f64` without a header.
 ///
@@ -332,7 +321,7 @@ fn binary_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
 ///
 /// # Errors
 /// [`KMeansError::Io`]; [`KMeansError::Format`] for a text line that is not one number (with
-/// its line number), a `.npy` file with more than one column or that [`read_npy_header`]
+/// its line and column), a `.npy` file with more than one column or that [`read_npy_header`]
 /// refuses, or a raw file whose size is not a multiple of 8 bytes.
 ///
 /// # Examples
@@ -351,7 +340,17 @@ fn binary_weights_header(path: &Path) -> Result<NpyHeader, KMeansError> {
 /// ```
 pub fn read_weights(path: &Path) -> Result<Vec<f64>, KMeansError> {
     if weights_are_text(path) {
-        return Ok(read_csv_columns(path, Some(1))?.0);
+        let t = read_table(path)?;
+        if t.cols > 1 {
+            return Err(KMeansError::format(
+                path,
+                format!(
+                    "{} numbers on a line: sample weights are one number per line",
+                    t.cols
+                ),
+            ));
+        }
+        return Ok(t.data);
     }
     let h = binary_weights_header(path)?;
     read_rows(path, h.offset, h.dtype, 0, h.rows, 1)
@@ -417,28 +416,16 @@ pub fn read_weights_shard(
     )
 }
 
-/// Writes a 2-D `f64` array as a `.npy` file (version 1, C order).
+/// Writes a 2-D `f64` array as a `.npy` file (version 1, C order; warpath-io's writer).
 ///
 /// # Errors
 /// [`KMeansError::Io`].
 pub fn write_npy(path: &Path, a: &Array2<f64>) -> Result<(), KMeansError> {
     use std::io::Write;
-    let mut header = format!(
-        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({}, {}), }}",
-        a.nrows(),
-        a.ncols()
-    );
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + a.len() * 8);
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    for v in a.iter() {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    let a = a.as_standard_layout();
+    let values = a.as_slice().expect("a standard-layout array is contiguous");
+    let mut out = Vec::with_capacity(128 + values.len() * 8);
+    npy::write_npy(&mut out, values, &[a.nrows(), a.ncols()]).map_err(|e| from_io(path, e))?;
     let mut f = File::create(path).map_err(|e| KMeansError::io(path, e))?;
     f.write_all(&out).map_err(|e| KMeansError::io(path, e))
 }
@@ -492,4 +479,103 @@ pub fn shard_range(n: u64, ranks: u64, rank: u64) -> std::ops::Range<u64> {
     let lo = (n as u128 * rank as u128 / ranks) as u64;
     let hi = (n as u128 * (rank as u128 + 1) / ranks) as u64;
     lo..hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpath_io::HEADER_RULE;
+
+    fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("clustering-data-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    /// `--init-centroids` means the same under MPI (`read_matrix`) as in `warpath kmeans`
+    /// (`warpath_io::read_array`): the same values, the same refusals.
+    #[test]
+    fn read_matrix_is_the_command_lines_reader() {
+        let mut npy_f4 = Vec::new();
+        npy::write_npy(&mut npy_f4, &[1.5f32, -2.0, 3.25, 4.0], &[2, 2]).unwrap();
+        let mut npy_i8_1d = Vec::new();
+        npy::write_npy(&mut npy_i8_1d, &[1i64, 2], &[2]).unwrap();
+        for (name, bytes) in [
+            ("a.csv", &b"x,y\n0.5,1\n2,3\n"[..]),
+            ("b.csv", b"\xEF\xBB\xBF1;2\n3;4\n"),
+            ("c.txt", b"# c\n1 2\n\n3\t4 # x\n"),
+            ("d.npy", &npy_f4),
+            ("e.dat", &npy_f4),
+            ("f.npy", &npy_i8_1d),
+            ("g.csv", b"1,x,3\n4,5,6\n"),
+            ("h.csv", b"1 2\n3\n"),
+        ] {
+            let p = temp(name, bytes);
+            let local = warpath_io::read_array::<f64>(&p)
+                .and_then(|a| a.into_matrix("the matrix"))
+                .map(|(r, c, v)| Array2::from_shape_vec((r, c), v).unwrap());
+            match (read_matrix(&p), local) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}"),
+                (Err(KMeansError::Format { reason, .. }), Err(e)) => {
+                    let e = e.to_string();
+                    assert!(e.ends_with(&reason), "{name}: {reason} / {e}");
+                }
+                (a, b) => panic!("{name}: {a:?} / {b:?}"),
+            }
+        }
+    }
+
+    /// The header rule, stated in the error a user sees: a first line of names is a header, a
+    /// first line with a number in it is data, and a typo there is an error, never dropped.
+    #[test]
+    fn header_rule_is_warpath_ios() {
+        let p = temp("h1.csv", b"weight,height\n1,2\n");
+        assert_eq!(read_csv(&p).unwrap(), ndarray::array![[1.0, 2.0]]);
+        let p = temp("h2.csv", b"1,x,3\n4,5,6\n");
+        let e = read_csv(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("line 1, column 3") && e.contains(HEADER_RULE),
+            "{e}"
+        );
+        let p = temp("h3.csv", b"0x10\n5\n");
+        let e = read_weights(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("line 1, column 1") && e.contains(HEADER_RULE),
+            "{e}"
+        );
+        // a BOM before the header is not part of its first name
+        let p = temp("h4.csv", b"\xEF\xBB\xBFw\n2\n3\n");
+        assert_eq!(read_weights(&p).unwrap(), vec![2.0, 3.0]);
+    }
+
+    #[test]
+    fn npy_headers_for_shards_are_checked_not_trusted() {
+        let mut f = Vec::new();
+        npy::write_npy(&mut f, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+        let p = temp("s.npy", &f);
+        let h = read_npy_header(&p).unwrap();
+        assert_eq!((h.rows, h.cols, h.dtype), (2, 2, NpyType::F64));
+        assert_eq!(h.offset as usize, f.len() - 32);
+        let p = temp("short.npy", &f[..f.len() - 1]);
+        let e = read_npy_header(&p).unwrap_err().to_string();
+        assert!(e.contains("shorter than its shape"), "{e}");
+        let mut g = Vec::new();
+        npy::write_npy(&mut g, &[1i32, 2], &[2]).unwrap();
+        let p = temp("i4.npy", &g);
+        let e = read_npy_header(&p).unwrap_err().to_string();
+        assert!(e.contains("<i4") && e.contains("float32 or float64"), "{e}");
+        for bad in [
+            &b"\x93NUM"[..],
+            b"\x93NUMPY\x01\x00\xff\xff{",
+            b"not numpy at all",
+        ] {
+            let p = temp("bad.npy", bad);
+            assert!(
+                matches!(read_npy_header(&p), Err(KMeansError::Format { .. })),
+                "{bad:?}"
+            );
+        }
+    }
 }

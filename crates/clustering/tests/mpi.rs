@@ -443,7 +443,10 @@ fn bad_weights_and_centroids_fail_on_every_rank() {
     assert!(e.contains(&format!("expected {n}, found {}", n - 1)), "{e}");
     std::fs::write(&csv, format!("{}0.5 0.5\n", "1\n".repeat(99))).unwrap();
     let e = fail(&args(&[("--weights", &csv)]));
-    assert!(e.contains("line 100 has 2 columns, expected 1"), "{e}");
+    assert!(
+        e.contains("line 100, column 1: 2 values, earlier lines have 1"),
+        "{e}"
+    );
     write_raw(&wp, &vec![0.0; n]);
     let e = fail(&args(&[("--weights", &wp)]));
     assert!(e.contains("all weights are zero"), "{e}");

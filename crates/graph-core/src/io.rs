@@ -1,8 +1,14 @@
 //! Reading graphs (edge lists, `a -> b, c` adjacency lines, SNAP edge lists, Matrix Market
 //! coordinate files) and writing them back. Every malformed line is an error with its number.
+//! Matrix Market text is parsed by warpath-io (its one grammar of the format); this module
+//! builds the graph from the entries.
 
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
+
+use warpath_io::matrix_market::{
+    MmField, MmFormat, MmHeader, MmSink, MmSymmetry, MmSyntaxError, MmValue, parse_matrix_market,
+};
 
 use crate::{Graph, GraphError, VertexNames};
 
@@ -27,8 +33,9 @@ pub enum GraphFormat {
     /// original ids as names.
     Snap,
     /// Matrix Market `coordinate` (`pattern`, `integer` or `real` values, which are ignored;
-    /// `general` or `symmetric`): entry `(i, j)` is the edge `i - 1 -> j - 1`; vertex `v` is
-    /// named `v + 1`, the file's 1-based index.
+    /// `general` or `symmetric`), read with warpath-io's one Matrix Market grammar
+    /// ([`warpath_io::matrix_market`]; a byte-order mark is skipped): entry `(i, j)` is the edge
+    /// `i - 1 -> j - 1`; vertex `v` is named `v + 1`, the file's 1-based index.
     MatrixMarket,
 }
 
@@ -786,120 +793,82 @@ fn read_adjacency<R: BufRead>(input: R) -> Result<Graph, GraphError> {
     b.finish()
 }
 
-fn read_matrix_market<R: BufRead>(input: R) -> Result<Graph, GraphError> {
-    #[derive(PartialEq)]
-    enum State {
-        Header,
-        Size,
-        Entries,
+/// A Matrix Market syntax error (warpath-io's one grammar) as a graph parse error.
+impl From<MmSyntaxError> for GraphError {
+    fn from(e: MmSyntaxError) -> Self {
+        GraphError::Parse {
+            line: e.line,
+            expected: e.expected,
+            found: e.found,
+        }
     }
-    let mut state = State::Header;
-    let mut symmetric = false;
-    let (mut n, mut nnz, mut seen) = (0u64, 0u64, 0u64);
-    let mut src = Vec::new();
-    let mut dst = Vec::new();
-    let mut last_line = 0;
-    for_lines(input, |no, line| {
-        last_line = no;
-        let t = line.trim();
-        match state {
-            State::Header => {
-                let words: Vec<String> =
-                    t.split_whitespace().map(str::to_ascii_lowercase).collect();
-                let ok = words.len() == 5 && words[0] == "%%matrixmarket" && words[1] == "matrix";
-                if !ok {
-                    return Err(parse_err(
-                        no,
-                        "the header `%%MatrixMarket matrix coordinate pattern general`",
-                        line,
-                    ));
-                }
-                if words[2] != "coordinate" {
-                    return Err(parse_err(no, "the `coordinate` format (not `array`)", line));
-                }
-                if !["pattern", "integer", "real"].contains(&words[3].as_str()) {
-                    return Err(parse_err(no, "field `pattern`, `integer` or `real`", line));
-                }
-                symmetric = match words[4].as_str() {
-                    "general" => false,
-                    "symmetric" => true,
-                    _ => return Err(parse_err(no, "symmetry `general` or `symmetric`", line)),
-                };
-                state = State::Size;
-            }
-            State::Size => {
-                if t.is_empty() || t.starts_with('%') {
-                    return Ok(());
-                }
-                let v: Vec<Option<u64>> = t.split_whitespace().map(|s| s.parse().ok()).collect();
-                let [Some(r), Some(c), Some(z)] = v[..] else {
-                    return Err(parse_err(no, "the size line `rows columns entries`", line));
-                };
-                n = r.max(c);
-                if n >= u32::MAX as u64 {
-                    return Err(GraphError::TooLarge {
-                        what: "vertices",
-                        count: n as u128,
-                        max: u32::MAX as u128 - 1,
-                    });
-                }
-                check_mm_memory(n)?;
-                nnz = z;
-                // The size line is a claim, not data: reserve no more than a small file holds.
-                src.reserve(z.min(1 << 16) as usize);
-                dst.reserve(z.min(1 << 16) as usize);
-                state = State::Entries;
-            }
-            State::Entries => {
-                if t.is_empty() || t.starts_with('%') {
-                    return Ok(());
-                }
-                let mut it = t.split_whitespace();
-                let expected = "an entry `row column` with 1-based indices within the size";
-                let p = |s: Option<&str>| {
-                    s.and_then(|s| s.parse::<u64>().ok())
-                        .filter(|&x| x >= 1 && x <= n)
-                        .ok_or_else(|| parse_err(no, expected, line))
-                };
-                let i = p(it.next())?;
-                let j = p(it.next())?;
-                if seen == nnz {
-                    return Err(parse_err(
-                        no,
-                        &format!("no more than the {nnz} entries the size line announced"),
-                        line,
-                    ));
-                }
-                seen += 1;
-                src.push((i - 1) as u32);
-                dst.push((j - 1) as u32);
-                if symmetric && i != j {
-                    src.push((j - 1) as u32);
-                    dst.push((i - 1) as u32);
-                }
-            }
+}
+
+/// The edges of a Matrix Market graph as they are read: entry `(i, j)` is the edge
+/// `i -> j` (0-based), a symmetric matrix's mirror `j -> i` beside it.
+#[derive(Default)]
+struct MmEdges {
+    n: u64,
+    src: Vec<u32>,
+    dst: Vec<u32>,
+}
+
+impl MmSink for MmEdges {
+    type Error = GraphError;
+
+    fn accepts(&self, format: MmFormat, _: MmField, symmetry: MmSymmetry) -> Result<(), String> {
+        if format != MmFormat::Coordinate {
+            return Err("the `coordinate` format (not `array`)".into());
+        }
+        if symmetry == MmSymmetry::SkewSymmetric {
+            return Err("symmetry `general` or `symmetric`".into());
         }
         Ok(())
-    })?;
-    if state != State::Entries {
-        return Err(parse_err(
-            last_line + 1,
-            if state == State::Header {
-                "the Matrix Market header"
-            } else {
-                "the size line"
-            },
-            "end of file",
-        ));
     }
-    if seen != nnz {
-        return Err(parse_err(
-            last_line + 1,
-            &format!("{nnz} entries (the size line says so), only {seen} given"),
-            "end of file",
-        ));
+
+    fn header(&mut self, h: &MmHeader) -> Result<(), GraphError> {
+        let n = h.rows.max(h.cols);
+        if n >= u32::MAX as u64 {
+            return Err(GraphError::TooLarge {
+                what: "vertices",
+                count: n as u128,
+                max: u32::MAX as u128 - 1,
+            });
+        }
+        check_mm_memory(n)?;
+        self.n = n;
+        // The size line is a claim, not data: reserve no more than a small file holds.
+        self.src.reserve(h.entries.min(1 << 16) as usize);
+        self.dst.reserve(h.entries.min(1 << 16) as usize);
+        Ok(())
     }
-    let g = Graph::from_sources_targets(n as usize, &src, &dst)?;
+
+    fn entry(&mut self, h: &MmHeader, i: u64, j: u64, v: MmValue) -> Result<(), GraphError> {
+        // Below u32::MAX: the header refused larger sizes.
+        self.src.push(i as u32);
+        self.dst.push(j as u32);
+        if let Some((a, b, _)) = h.mirror(i, j, v) {
+            self.src.push(a as u32);
+            self.dst.push(b as u32);
+        }
+        Ok(())
+    }
+}
+
+/// A Matrix Market graph: warpath-io's grammar ([`warpath_io::matrix_market`]), `coordinate`
+/// matrices whose symmetry is `general` or `symmetric`, values ignored.
+fn read_matrix_market<R: BufRead>(mut input: R) -> Result<Graph, GraphError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    graph_of_matrix_market(&bytes)
+}
+
+/// [`read_matrix_market`] of a whole file's bytes.
+fn graph_of_matrix_market(bytes: &[u8]) -> Result<Graph, GraphError> {
+    let mut edges = MmEdges::default();
+    parse_matrix_market(bytes, &mut edges)?;
+    let n = edges.n;
+    let g = Graph::from_sources_targets(n as usize, &edges.src, &edges.dst)?;
     // Vertices are named as the file numbers them (1-based), so messages and outputs use the
     // file's ids.
     let names = (1..=n).map(|i| i.to_string()).collect();
@@ -1040,17 +1009,21 @@ pub fn read_graph_file(path: &Path, format: Option<GraphFormat>) -> Result<Graph
         None => detect_format(path)?,
     };
     let mut f = std::fs::File::open(path)?;
-    if let GraphFormat::EdgeList | GraphFormat::Snap = format {
+    let parse = |bytes: &[u8]| match format {
+        GraphFormat::MatrixMarket => graph_of_matrix_market(bytes),
+        _ => parse_pairs_text(bytes, format == GraphFormat::Snap),
+    };
+    if let GraphFormat::EdgeList | GraphFormat::Snap | GraphFormat::MatrixMarket = format {
         #[cfg(target_os = "linux")]
         if let Some(map) = Mapped::new(&f) {
-            return parse_pairs_text(map.bytes(), format == GraphFormat::Snap);
+            return parse(map.bytes());
         }
         // The whole file is parsed from memory: read it into a buffer of its size (growing
         // one by doubling copied it about twice over).
         let size = f.metadata().map_or(0, |m| m.len() as usize);
         let mut bytes = Vec::with_capacity(size + 1);
         f.read_to_end(&mut bytes)?;
-        return parse_pairs_text(&bytes, format == GraphFormat::Snap);
+        return parse(&bytes);
     }
     read_graph(std::io::BufReader::with_capacity(1 << 20, f), format)
 }

@@ -1,20 +1,7 @@
 //! The element types the I/O layer reads and writes: integers, floats and booleans, with their
 //! text forms and their `.npy` dtypes.
 
-use crate::npy::{Dtype, Kind};
-
-/// A value of a `.npy` array, widened, on its way to an [`Element`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scalar {
-    /// A boolean.
-    Bool(bool),
-    /// A signed integer.
-    Int(i64),
-    /// An unsigned integer.
-    Uint(u64),
-    /// A float.
-    Float(f64),
-}
+use crate::dtype::{Dtype, Kind, Scalar};
 
 mod sealed {
     pub trait Sealed {}

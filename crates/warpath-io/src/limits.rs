@@ -37,6 +37,26 @@ pub fn check_memory(
     }
 }
 
+/// Memory a reader may set aside for what a file only claims (a size line, a declared
+/// member size) under the fuzzer (`cfg(fuzzing)`), so that a reader's own refusal, not
+/// libFuzzer's memory limit, is what a large claim meets.
+#[cfg(fuzzing)]
+const FUZZING_CLAIM_BYTES: u64 = 1 << 24;
+
+/// [`check_memory`] of what a file claims before its data is read (`count` items of
+/// `bytes_per_item` bytes): the memory available now, or 16 MiB under the fuzzer.
+pub(crate) fn check_claim(
+    what: &str,
+    count: u64,
+    bytes_per_item: f64,
+    unit: &str,
+) -> Result<(), IoError> {
+    #[cfg(fuzzing)]
+    return check_memory_against(what, count, bytes_per_item, 0, unit, FUZZING_CLAIM_BYTES);
+    #[cfg(not(fuzzing))]
+    check_memory(what, count, bytes_per_item, 0, unit)
+}
+
 /// [`check_memory`] against a given number of available bytes (testable without the machine).
 ///
 /// # Errors

@@ -1,146 +1,10 @@
 //! `.npy` files (NumPy's format, versions 1 to 3): reading any boolean, integer or float array
 //! into an [`Element`] type, with clear refusals for everything else, and writing.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
-use crate::element::Scalar;
+pub use crate::dtype::{Dtype, Kind};
 use crate::{Element, IoError};
-
-/// The kind of a dtype.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// `b1`.
-    Bool,
-    /// `i1`, `i2`, `i4`, `i8`.
-    Int,
-    /// `u1`, `u2`, `u4`, `u8`.
-    Uint,
-    /// `f4`, `f8`.
-    Float,
-}
-
-/// A readable dtype: kind, size in bytes and byte order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Dtype {
-    /// The kind.
-    pub kind: Kind,
-    /// Bytes per element.
-    pub size: u8,
-    /// Big-endian (`>`); little-endian and single bytes are `false`.
-    pub big_endian: bool,
-}
-
-impl Dtype {
-    /// A little-endian dtype.
-    pub const fn new(kind: Kind, size: u8) -> Self {
-        Dtype {
-            kind,
-            size,
-            big_endian: false,
-        }
-    }
-
-    /// NumPy's name: `float64`, `uint8`, `bool`, ...
-    ///
-    /// ```
-    /// use warpath_io::npy::{Dtype, Kind};
-    /// assert_eq!(Dtype::new(Kind::Float, 8).numpy_name(), "float64");
-    /// ```
-    pub fn numpy_name(&self) -> String {
-        let bits = self.size as u32 * 8;
-        match self.kind {
-            Kind::Bool => "bool".into(),
-            Kind::Int => format!("int{bits}"),
-            Kind::Uint => format!("uint{bits}"),
-            Kind::Float => format!("float{bits}"),
-        }
-    }
-
-    /// The `descr` string: `<f8`, `|b1`, `>i4`.
-    pub fn descr(&self) -> String {
-        let order = if self.size == 1 {
-            '|'
-        } else if self.big_endian {
-            '>'
-        } else {
-            '<'
-        };
-        let c = match self.kind {
-            Kind::Bool => 'b',
-            Kind::Int => 'i',
-            Kind::Uint => 'u',
-            Kind::Float => 'f',
-        };
-        format!("{order}{c}{}", self.size)
-    }
-
-    /// Parses a `descr`; `Err` says why it is not readable.
-    fn parse(descr: &str) -> Result<Dtype, String> {
-        let refuse = |what: &str| {
-            Err(format!(
-                "dtype `{descr}` ({what}) is not supported: warpath reads bool, integer and \
-                 float32/float64 arrays"
-            ))
-        };
-        let (order, rest) = match descr.chars().next() {
-            Some(c @ ('<' | '>' | '|' | '=')) => (c, &descr[1..]),
-            _ => ('=', descr),
-        };
-        // The kind is one ASCII letter; split after the first character, whatever its width
-        // (a multi-byte first character is refused below, not split in half).
-        let (c, size) = rest.split_at(rest.chars().next().map_or(0, char::len_utf8));
-        let size = match (c, size.parse::<u8>()) {
-            ("c", _) => return refuse("complex"),
-            ("U" | "S" | "a", _) => return refuse("strings"),
-            ("O", _) => return refuse("Python objects"),
-            ("V", _) => return refuse("structured or void"),
-            ("M" | "m", _) => return refuse("dates and times"),
-            (_, Ok(size)) => size,
-            (_, Err(_)) => return refuse("not a plain number type"),
-        };
-        let kind = match (c, size) {
-            ("b", 1) => Kind::Bool,
-            ("i", 1 | 2 | 4 | 8) => Kind::Int,
-            ("u", 1 | 2 | 4 | 8) => Kind::Uint,
-            ("f", 4 | 8) => Kind::Float,
-            ("f", 2) => return refuse("float16"),
-            ("f", _) => return refuse("extended-precision float"),
-            _ => return refuse("unknown"),
-        };
-        let big_endian = order == '>' || (order == '=' && cfg!(target_endian = "big"));
-        Ok(Dtype {
-            kind,
-            size,
-            big_endian,
-        })
-    }
-
-    fn scalar(&self, b: &[u8]) -> Scalar {
-        macro_rules! num {
-            ($t:ty) => {{
-                let a: [u8; size_of::<$t>()] = b.try_into().expect("element size");
-                if self.big_endian {
-                    <$t>::from_be_bytes(a)
-                } else {
-                    <$t>::from_le_bytes(a)
-                }
-            }};
-        }
-        match (self.kind, self.size) {
-            (Kind::Bool, _) => Scalar::Bool(b[0] != 0),
-            (Kind::Int, 1) => Scalar::Int(b[0] as i8 as i64),
-            (Kind::Int, 2) => Scalar::Int(num!(i16) as i64),
-            (Kind::Int, 4) => Scalar::Int(num!(i32) as i64),
-            (Kind::Int, _) => Scalar::Int(num!(i64)),
-            (Kind::Uint, 1) => Scalar::Uint(b[0] as u64),
-            (Kind::Uint, 2) => Scalar::Uint(num!(u16) as u64),
-            (Kind::Uint, 4) => Scalar::Uint(num!(u32) as u64),
-            (Kind::Uint, _) => Scalar::Uint(num!(u64)),
-            (Kind::Float, 4) => Scalar::Float(num!(f32) as f64),
-            (Kind::Float, _) => Scalar::Float(num!(f64)),
-        }
-    }
-}
 
 /// The header of a `.npy` file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,37 +80,7 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
 /// # Ok::<(), warpath_io::IoError>(())
 /// ```
 pub fn parse_header(bytes: &[u8]) -> Result<NpyHeader, IoError> {
-    if !is_npy(bytes) {
-        return Err(npy_err("not a .npy file (no \\x93NUMPY magic)"));
-    }
-    let version = *bytes.get(6).ok_or_else(|| npy_err("truncated header"))?;
-    let (len, start): (usize, usize) = match version {
-        1 => (
-            u16::from_le_bytes(
-                bytes
-                    .get(8..10)
-                    .ok_or_else(|| npy_err("truncated header"))?
-                    .try_into()
-                    .expect("2 bytes"),
-            ) as usize,
-            10,
-        ),
-        2 | 3 => (
-            u32::from_le_bytes(
-                bytes
-                    .get(8..12)
-                    .ok_or_else(|| npy_err("truncated header"))?
-                    .try_into()
-                    .expect("4 bytes"),
-            ) as usize,
-            12,
-        ),
-        v => return Err(npy_err(format!("unsupported .npy version {v}"))),
-    };
-    let raw = bytes
-        .get(start..start.saturating_add(len))
-        .ok_or_else(|| npy_err("truncated header"))?;
-    let dict = std::str::from_utf8(raw).map_err(|_| npy_err("the header is not text"))?;
+    let (dict, data_offset) = header_dict(bytes)?;
     let descr = dict_value(dict, "descr").ok_or_else(|| npy_err("the header has no descr"))?;
     if descr.starts_with('[') {
         return Err(npy_err(
@@ -259,8 +93,49 @@ pub fn parse_header(bytes: &[u8]) -> Result<NpyHeader, IoError> {
         Some("False") => false,
         _ => return Err(npy_err("the header has no fortran_order")),
     };
+    Ok(NpyHeader {
+        dtype,
+        fortran_order,
+        shape: header_shape(dict)?,
+        data_offset,
+    })
+}
+
+/// The bytes before the header dict: magic, version and the dict's length (2 bytes in
+/// version 1, 4 in versions 2 and 3). Returns the prefix's length and the dict's.
+fn prefix_lengths(bytes: &[u8]) -> Result<(usize, usize), IoError> {
+    if !is_npy(bytes) {
+        return Err(npy_err("not a .npy file (no \\x93NUMPY magic)"));
+    }
+    let version = *bytes.get(6).ok_or_else(|| npy_err("truncated header"))?;
+    let width = match version {
+        1 => 2,
+        2 | 3 => 4,
+        v => return Err(npy_err(format!("unsupported .npy version {v}"))),
+    };
+    let len = bytes
+        .get(8..8 + width)
+        .ok_or_else(|| npy_err("truncated header"))?
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | b as usize);
+    Ok((8 + width, len))
+}
+
+/// The header dict's text and the byte offset of the data after it.
+fn header_dict(bytes: &[u8]) -> Result<(&str, usize), IoError> {
+    let (start, len) = prefix_lengths(bytes)?;
+    let raw = bytes
+        .get(start..start.saturating_add(len))
+        .ok_or_else(|| npy_err("truncated header"))?;
+    let dict = std::str::from_utf8(raw).map_err(|_| npy_err("the header is not text"))?;
+    Ok((dict, start + len))
+}
+
+/// The `shape` tuple of a header dict.
+fn header_shape(dict: &str) -> Result<Vec<usize>, IoError> {
     let shape_text = dict_value(dict, "shape").ok_or_else(|| npy_err("the header has no shape"))?;
-    let shape = shape_text
+    shape_text
         .trim_start_matches('(')
         .trim_end_matches(')')
         .split(',')
@@ -268,13 +143,105 @@ pub fn parse_header(bytes: &[u8]) -> Result<NpyHeader, IoError> {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('L').parse::<usize>())
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| npy_err(format!("bad shape {shape_text}")))?;
-    Ok(NpyHeader {
-        dtype,
-        fortran_order,
-        shape,
-        data_offset: start + len,
-    })
+        .map_err(|_| npy_err(format!("bad shape {shape_text}")))
+}
+
+/// The longest header [`read_header`] reads from a stream (numpy writes a few hundred bytes;
+/// it refuses headers over 10,000 bytes unless told otherwise).
+const MAX_STREAM_HEADER: usize = 1 << 20;
+
+/// Reads and parses the header of a `.npy` file from a stream (e.g. an open file), leaving
+/// the stream at the first byte of the data, so that rows can be read by offset
+/// ([`NpyHeader::data_offset`]) without reading the whole file.
+///
+/// # Errors
+/// [`IoError::Npy`] as [`parse_header`], or for a header over 1 MiB; [`IoError::Io`] for a
+/// failed read (a file shorter than its header is a truncated header).
+///
+/// # Examples
+/// ```
+/// let mut f = Vec::new();
+/// warpath_io::npy::write_npy(&mut f, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let h = warpath_io::npy::read_header(&mut &f[..])?;
+/// assert_eq!(h.shape, vec![2, 2]);
+/// assert_eq!(h.data_offset, f.len() - 16); // the data follows the header
+/// # Ok::<(), warpath_io::IoError>(())
+/// ```
+pub fn read_header<R: Read>(mut r: R) -> Result<NpyHeader, IoError> {
+    let mut head = vec![0u8; 12];
+    let read_exact = |r: &mut R, buf: &mut [u8]| {
+        r.read_exact(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => npy_err("truncated header"),
+            _ => IoError::io(None, e),
+        })
+    };
+    read_exact(&mut r, &mut head[..8])?;
+    let width = if head[6] == 1 { 2 } else { 4 };
+    read_exact(&mut r, &mut head[8..8 + width])?;
+    head.truncate(8 + width);
+    let (_, len) = prefix_lengths(&head)?;
+    if len > MAX_STREAM_HEADER {
+        return Err(npy_err(format!("a header of {len} bytes is too long")));
+    }
+    let at = head.len();
+    head.resize(at + len, 0);
+    read_exact(&mut r, &mut head[at..])?;
+    parse_header(&head)
+}
+
+/// The text of a 0-d (or one-element) string array: NumPy's unicode (`<U5`, UTF-32) or bytes
+/// (`|S5`) dtypes, trailing NULs removed. `scipy.sparse.save_npz` stores the sparse format
+/// (`'csr'`) so.
+///
+/// # Errors
+/// [`IoError::Npy`] as [`parse_header`], for another dtype or shape, or for truncated data.
+///
+/// # Examples
+/// ```
+/// let header = b"{'descr': '|S3', 'fortran_order': False, 'shape': (), }\n";
+/// let mut f = b"\x93NUMPY\x01\x00".to_vec();
+/// f.extend_from_slice(&(header.len() as u16).to_le_bytes());
+/// f.extend_from_slice(header);
+/// f.extend_from_slice(b"csr");
+/// assert_eq!(warpath_io::npy::read_npy_text(&f)?, "csr");
+/// # Ok::<(), warpath_io::IoError>(())
+/// ```
+pub fn read_npy_text(bytes: &[u8]) -> Result<String, IoError> {
+    let (dict, at) = header_dict(bytes)?;
+    let descr = dict_value(dict, "descr").ok_or_else(|| npy_err("the header has no descr"))?;
+    let descr = descr.trim_matches(['\'', '"']);
+    let (unicode, big_endian, count) = match descr.as_bytes() {
+        [o @ (b'<' | b'>' | b'='), b'U', ..] => (true, *o == b'>', &descr[2..]),
+        [b'|', b'S' | b'a', ..] => (false, false, &descr[2..]),
+        _ => return Err(npy_err(format!("dtype `{descr}` is not a string type"))),
+    };
+    let count: usize = count
+        .parse()
+        .map_err(|_| npy_err(format!("dtype `{descr}` is not a string type")))?;
+    if header_shape(dict)?.iter().product::<usize>() != 1 {
+        return Err(npy_err("expected one string (a 0-d array)"));
+    }
+    let width = if unicode { 4 } else { 1 };
+    let body = count
+        .checked_mul(width)
+        .and_then(|n| bytes.get(at..at.checked_add(n)?))
+        .ok_or_else(|| npy_err("truncated data"))?;
+    let text: String = if unicode {
+        body.chunks_exact(4)
+            .map(|c| {
+                let c: [u8; 4] = c.try_into().expect("4 bytes");
+                if big_endian {
+                    u32::from_be_bytes(c)
+                } else {
+                    u32::from_le_bytes(c)
+                }
+            })
+            .map(|u| char::from_u32(u).ok_or_else(|| npy_err("a string that is not Unicode")))
+            .collect::<Result<_, _>>()?
+    } else {
+        String::from_utf8_lossy(body).into_owned()
+    };
+    Ok(text.trim_end_matches('\0').to_owned())
 }
 
 /// An array read from a `.npy` file: its shape (C order) and its values.

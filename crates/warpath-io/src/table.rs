@@ -24,7 +24,14 @@ pub enum Header {
     /// name** (see [`is_name`]: `x`, `weight`, `"col 1"`, `_id`). Anything else that does not
     /// parse is an error with its line and column, in the first line as anywhere else, so a
     /// typo (`1,x,3`), a number in another notation (`0x10`) or a number of the wrong kind
-    /// (`-3` read as `u32`) can never be taken for a header and silently dropped.
+    /// (`-3` read as `u32`) can never be taken for a header and silently dropped; the error's
+    /// message says so ([`HEADER_RULE`]).
+    ///
+    /// Between numpy's and pandas' conventions: `numpy.loadtxt` never skips a line unasked
+    /// (`skiprows=1`), so a header is an error there; `pandas.read_csv` takes the first line
+    /// for a header whatever it holds (`header="infer"`), so a file without one loses its
+    /// first point. Here a header of names (what pandas and `np.savetxt(header=...)` without
+    /// `#` write) is read as one, and a line of numbers is never dropped.
     #[default]
     Auto,
     /// The first line is a header.
@@ -32,6 +39,11 @@ pub enum Header {
     /// There is no header: every line is data.
     Absent,
 }
+
+/// What an error in the first line adds under [`Header::Auto`]: the rule by which that line
+/// was not taken for a header.
+pub const HEADER_RULE: &str = " (a first line is a header only when every field is a name: \
+     a letter or `_` first, not nan or inf)";
 
 /// How to read a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -297,6 +309,12 @@ fn line_chunks(b: &[u8], parts: usize) -> Vec<usize> {
 /// trailing); blank lines are skipped; a UTF-8 byte-order mark is ignored. Inputs of 1 MiB and
 /// more are parsed in parallel (rayon), in pieces of whole lines.
 ///
+/// The header rule ([`Header::Auto`], the default): the first line is a header only when it
+/// does not parse as data and every field of it is a name (a letter or `_` first, not `nan` or
+/// `inf`); any other first line that does not parse is an error that states this rule. This is
+/// the one table grammar of warpath: the command line, the k-means worker under MPI and the
+/// library's file helpers all read tables through it.
+///
 /// # Complexity
 /// `O(bytes)` work, `O(bytes / threads)` time.
 ///
@@ -387,7 +405,7 @@ pub fn parse_table<T: Element>(text: &[u8], opts: &TableOptions) -> Result<Table
                     text,
                     Fail {
                         offset: start + f.offset,
-                        ..f
+                        message: format!("{}{HEADER_RULE}", f.message),
                     },
                 ));
             }
@@ -556,10 +574,14 @@ mod tests {
         // a number of the wrong kind on the first line is an error, not a header
         assert_eq!(
             err::<u32>("-3\n4\n"),
-            (1, 1, "`-3` is not a u32 number".into())
+            (1, 1, format!("`-3` is not a u32 number{HEADER_RULE}"))
         );
         assert_eq!(err::<u8>("1\n300\n").2, "`300` is not a u8 number");
-        assert_eq!(err::<i64>("1.5\n").2, "`1.5` is not a i64 number");
+        assert!(
+            err::<i64>("1.5\n")
+                .2
+                .starts_with("`1.5` is not a i64 number")
+        );
         assert_eq!(
             err::<f64>("x,y\n1,2\n3,z\n"),
             (3, 3, "`z` is not a f64 number".into())
@@ -578,19 +600,28 @@ mod tests {
     fn a_first_line_that_is_not_all_names_is_an_error_not_a_header() {
         assert_eq!(
             err::<u32>("0x10\n5\n3\n"),
-            (1, 1, "`0x10` is not a u32 number".into())
+            (1, 1, format!("`0x10` is not a u32 number{HEADER_RULE}"))
         );
         assert_eq!(
             err::<f64>("1,x,3\n4,5,6\n7,8,9\n"),
-            (1, 3, "`x` is not a f64 number".into())
+            (1, 3, format!("`x` is not a f64 number{HEADER_RULE}"))
         );
         // a name beside a number, an empty field, `nan`/`inf` for an integer type
         assert_eq!(err::<f64>("x,1\n2,3\n").0, 1);
         assert_eq!(err::<f64>("x,,y\n1,2,3\n").0, 1);
         assert_eq!(
             err::<u32>("nan\n1\n"),
-            (1, 1, "`nan` is not a u32 number".into())
+            (1, 1, format!("`nan` is not a u32 number{HEADER_RULE}"))
         );
+        // without header detection, the first line is data like any other: no rule to state
+        let absent = TableOptions {
+            header: Header::Absent,
+            ..TableOptions::default()
+        };
+        let e = parse_table::<f64>(b"x\n1\n", &absent)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "line 1, column 1: `x` is not a f64 number");
         assert_eq!(err::<i64>("Inf 1\n2 3\n").0, 1);
         assert_eq!(err::<f64>("-x,y\n1,2\n").0, 1);
         assert_eq!(err::<f64>("1e,y\n1,2\n").0, 1);

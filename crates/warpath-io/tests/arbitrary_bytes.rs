@@ -127,3 +127,78 @@ proptest! {
         }
     }
 }
+
+/// A sparse matrix file: a typed error, or CSR arrays that hold together (the `sparse` and
+/// `npz` fuzz targets' properties, without the fuzzer).
+fn sparse_holds_together(bytes: &[u8]) -> Result<(), TestCaseError> {
+    match warpath_io::sparse::parse_sparse(bytes) {
+        Ok(m) => {
+            prop_assert_eq!(m.indptr.len(), m.rows + 1);
+            prop_assert_eq!(m.indptr[m.rows], m.nnz());
+            prop_assert!(m.indptr.windows(2).all(|w| w[0] <= w[1]));
+            prop_assert!(m.indices.iter().all(|&j| j < m.cols));
+            prop_assert_eq!(m.values.len(), m.nnz());
+        }
+        Err(e) => prop_assert!(
+            matches!(
+                e,
+                IoError::Parse { .. }
+                    | IoError::Npy { .. }
+                    | IoError::Format(_)
+                    | IoError::OutOfMemory { .. }
+            ),
+            "{:?}",
+            e
+        ),
+    }
+    Ok(())
+}
+
+/// Text made of what Matrix Market files are made of.
+fn matrix_market_text() -> impl Strategy<Value = Vec<u8>> {
+    let banner = prop_oneof![
+        Just(&b"%%MatrixMarket matrix coordinate real general\n"[..]),
+        Just(&b"%%MatrixMarket matrix coordinate integer symmetric\n"[..]),
+        Just(&b"%%MatrixMarket matrix coordinate pattern general\n"[..]),
+        Just(&b"%%MatrixMarket matrix array real skew-symmetric\n"[..]),
+        Just(&b"\xef\xbb\xbf%%MatrixMarket matrix array integer general\n"[..]),
+    ];
+    let body = proptest::collection::vec(
+        prop_oneof![
+            Just(&b"0"[..]),
+            Just(&b"1"[..]),
+            Just(&b"2"[..]),
+            Just(&b"3"[..]),
+            Just(&b"-1.5e2"[..]),
+            Just(&b"nan"[..]),
+            Just(&b" "[..]),
+            Just(&b"\n"[..]),
+            Just(&b"\r\n"[..]),
+            Just(&b"%"[..]),
+            Just(&b"\xff"[..]),
+        ],
+        0..40,
+    );
+    (banner, body).prop_map(|(b, parts)| [b, &parts.concat()[..]].concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn matrix_market_fails_typed_or_holds_together(text in matrix_market_text()) {
+        sparse_holds_together(&text)?;
+    }
+
+    #[test]
+    fn zip_like_bytes_fail_typed(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let mut zip = b"PK\x03\x04".to_vec();
+        zip.extend_from_slice(&bytes);
+        sparse_holds_together(&zip)?;
+        if let Ok(mut z) = warpath_io::npz::Npz::new(&zip) {
+            for name in z.names() {
+                let _ = z.array::<f64>(&name);
+            }
+        }
+    }
+}

@@ -36,8 +36,9 @@ struct Args {
     /// k-means++ or random.
     #[arg(long, default_value = "k-means++")]
     init: Init,
-    /// Start from these centroids (a k x d `.npy` or CSV file, read by every rank) instead of
-    /// --init.
+    /// Start from these centroids instead of --init: a k x d matrix read by every rank as
+    /// `warpath kmeans` reads it (`.npy`, `.bin` raw f64 or a text table; see
+    /// `clustering::data::read_matrix`).
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_centroids: Option<PathBuf>,
     /// Sample weights, one per row: a `.csv`/`.txt` file with one weight per line (a header
