@@ -657,7 +657,7 @@ mod tests {
 
     /// Chunked Lloyd on the CPU, chunks merged in order, driven by [`LloydRun`]: the loop
     /// `warpath.dask` runs. Returns the centroids, iterations and inertia.
-    fn chunked_fit_tol(
+    fn chunked_fit(
         x: ArrayView2<'_, f64>,
         w: Option<&Array1<f64>>,
         start: Array2<f64>,
@@ -697,17 +697,6 @@ mod tests {
         (run.centroids().to_owned(), run.iterations(), run.inertia())
     }
 
-    fn chunked_fit(
-        x: ArrayView2<'_, f64>,
-        w: Option<&Array1<f64>>,
-        start: Array2<f64>,
-        rows: usize,
-        iters: usize,
-    ) -> (Array2<f64>, usize) {
-        let (c, it, _) = chunked_fit_tol(x, w, start, rows, iters, 0.0);
-        (c, it)
-    }
-
     #[test]
     fn chunked_runs_stop_where_the_library_fit_stops() {
         // tol relative to the variance; k = 7 from one duplicated start centroid (an empty
@@ -726,7 +715,7 @@ mod tests {
                 .fit(x)
                 .unwrap();
             for rows in [4000, 900] {
-                let (c, it, inertia) = chunked_fit_tol(x, None, start.clone(), rows, 300, tol);
+                let (c, it, inertia) = chunked_fit(x, None, start.clone(), rows, 300, tol);
                 assert_eq!(it, lib.iterations, "tol {tol} rows {rows}");
                 for (a, b) in c.iter().zip(lib.centroids.iter()) {
                     assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
@@ -759,7 +748,7 @@ mod tests {
             .fit(x)
             .unwrap();
         for rows in [5000, 1000, 777] {
-            let (c, it) = chunked_fit(x, None, start.clone(), rows, 300);
+            let (c, it, _) = chunked_fit(x, None, start.clone(), rows, 300, 0.0);
             assert_eq!(it, lib.iterations, "rows {rows}");
             for (a, b) in c.iter().zip(lib.centroids.iter()) {
                 assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
@@ -793,7 +782,7 @@ mod tests {
             .max_iter(1)
             .fit(x.view())
             .unwrap();
-        let (c, _) = chunked_fit(x.view(), None, start, 2, 1);
+        let (c, _, _) = chunked_fit(x.view(), None, start, 2, 1, 0.0);
         assert_eq!(c, lib.centroids);
         assert_eq!(c[[2, 0]], 50.0);
     }
@@ -805,8 +794,8 @@ mod tests {
         let start = x.slice(s![..4, ..]).to_owned();
         let ones = Array1::from_elem(3000, 1.0);
         assert_eq!(
-            chunked_fit(x, None, start.clone(), 700, 50),
-            chunked_fit(x, Some(&ones), start, 700, 50)
+            chunked_fit(x, None, start.clone(), 700, 50, 0.0),
+            chunked_fit(x, Some(&ones), start, 700, 50, 0.0)
         );
         let w = ndarray::array![3.0, 1.0];
         let s = chunk_stats(

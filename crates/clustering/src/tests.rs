@@ -79,6 +79,28 @@ fn assert_close(a: &[f64], b: &[f64], rel: f64) {
 mod algorithms;
 mod fit;
 
+/// The reference's nearest centre of every row of `x` (`d` columns) among the centres `c`:
+/// the smallest [`dist2_f64`](crate::lloyd::dist2_f64), ties to the lower index, and that
+/// squared distance.
+pub(crate) fn reference_nearest<T: crate::Element>(
+    x: &[T],
+    c: &[f64],
+    d: usize,
+) -> Vec<(u32, f64)> {
+    x.chunks_exact(d)
+        .map(|xr| {
+            let mut best = (0u32, f64::INFINITY);
+            for (j, cr) in c.chunks_exact(d).enumerate() {
+                let v = crate::lloyd::dist2_f64(xr, cr);
+                if v < best.1 {
+                    best = (j as u32, v);
+                }
+            }
+            best
+        })
+        .collect()
+}
+
 /// `n` points on the bisectors of pairs of `k` centres of `d` coordinates near an offset drawn
 /// from `off` (far from the origin: the products' rounding is at its worst, and most points
 /// are near-ties), then the first centre again, as a point and as a centre `k + 1` (exact

@@ -12,21 +12,6 @@ use crate::lloyd::{dist2_f64, norm2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn reference(x: &[f64], c: &[f64], d: usize) -> Vec<(u32, f64)> {
-    x.chunks_exact(d)
-        .map(|xr| {
-            let mut best = (0u32, f64::INFINITY);
-            for (j, cr) in c.chunks_exact(d).enumerate() {
-                let v = dist2_f64(xr, cr);
-                if v < best.1 {
-                    best = (j as u32, v);
-                }
-            }
-            best
-        })
-        .collect()
-}
-
 /// Every method this CPU runs.
 fn methods() -> Vec<Method> {
     let mut m = vec![Method::Direct, Method::Gemm];
@@ -40,7 +25,7 @@ fn check<T: Element>(x: &[f64], c: &[f64], d: usize, method: Method) {
     let k = c.len() / d;
     let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
     let xr: Vec<f64> = xt.iter().map(|v| v.to_f64()).collect();
-    let want = reference(&xr, c, d);
+    let want = crate::tests::reference_nearest(&xr, c, d);
     let cent = Centres::<T>::new(c, k, d, None, method, false);
     let mut s = Scratch::new();
     for (ti, tile) in xt.chunks(TILE_ROWS * d).enumerate() {

@@ -56,22 +56,26 @@ fn leaf_body<T: Element>(
     rows: LeafRows<'_>,
     fresh: bool,
 ) -> StepStats {
+    let input = LeafInput { x, d, weights, ctx };
     if fresh {
-        full_leaf(x, d, weights, ctx, rows)
+        full_leaf(input, rows)
     } else {
-        pruned_leaf(x, d, weights, ctx, rows)
+        pruned_leaf(input, rows)
     }
+}
+
+/// What a leaf reads: its points (`d` columns) and their weights, and the step's context.
+struct LeafInput<'a, 'c, T> {
+    x: &'a [T],
+    d: usize,
+    weights: Option<&'a [f64]>,
+    ctx: &'a StepCtx<'c, T>,
 }
 
 /// The first step of a run: every distance, and every bound set.
 #[inline(always)]
-fn full_leaf<T: Element>(
-    x: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    ctx: &StepCtx<'_, T>,
-    rows: LeafRows<'_>,
-) -> StepStats {
+fn full_leaf<T: Element>(input: LeafInput<'_, '_, T>, rows: LeafRows<'_>) -> StepStats {
+    let LeafInput { x, d, weights, ctx } = input;
     let (cent, g) = (ctx.cent, ctx.g);
     let (k, t) = (cent.k, g.t);
     let exact = cent.method == Method::Direct;
@@ -248,13 +252,8 @@ fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
 /// A later step of a run: only the groups whose bounds fail, in stages on sub-blocks of
 /// [`SUB`] rows (the functions below, in order).
 #[inline(always)]
-fn pruned_leaf<T: Element>(
-    x: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    ctx: &StepCtx<'_, T>,
-    rows: LeafRows<'_>,
-) -> StepStats {
+fn pruned_leaf<T: Element>(input: LeafInput<'_, '_, T>, rows: LeafRows<'_>) -> StepStats {
+    let LeafInput { x, d, weights, ctx } = input;
     let (k, t) = (ctx.cent.k, ctx.g.t);
     let exact = ctx.cent.method == Method::Direct;
     let n = rows.labels.len();

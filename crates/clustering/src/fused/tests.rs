@@ -6,22 +6,6 @@ use crate::centres::Method;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The reference labels: the smallest [`dist2_f64`], ties to the lower index.
-fn reference<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<u32> {
-    x.chunks_exact(d)
-        .map(|xr| {
-            let mut best = (0u32, f64::INFINITY);
-            for (j, cr) in c.chunks_exact(d).enumerate() {
-                let v = dist2_f64(xr, cr);
-                if v < best.1 {
-                    best = (j as u32, v);
-                }
-            }
-            best.0
-        })
-        .collect()
-}
-
 /// The kernel's labels of every row of `x` with every instruction set this CPU has.
 fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u32>)> {
     let k = c.len() / d;
@@ -47,7 +31,10 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
 
 fn check<T: Element>(x: &[f64], c: &[f64], d: usize, what: &str) {
     let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
-    let want = reference(&xt, c, d);
+    let want: Vec<u32> = crate::tests::reference_nearest(&xt, c, d)
+        .into_iter()
+        .map(|(j, _)| j)
+        .collect();
     for (isa, got) in labels(&xt, c, d) {
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
