@@ -125,8 +125,8 @@ impl<T> Centres<T> {
 impl<T: Element> Centres<T> {
     /// Prepares `centroids` (`k * d`, the caller's order) in the storage order `order`
     /// (`order[j]` = the caller's index of slot `j`; `None` keeps the caller's order), for the
-    /// method `method` ([`nearest_tile`]'s); `both` prepares the other method's data too (the
-    /// pruned algorithms pick a method per group).
+    /// method `method` ([`nearest_tile`](crate::assign::nearest_tile)'s); `both` prepares the
+    /// other method's data too (the pruned algorithms pick a method per group).
     pub(crate) fn new(
         centroids: &[f64],
         k: usize,

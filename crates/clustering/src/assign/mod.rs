@@ -6,10 +6,10 @@
 //! lower centre index. Every CPU path returns exactly that label, so the fast paths, the pruned
 //! ones ([`crate::bounds`]) and the reference agree bit for bit, whatever the thread count:
 //!
-//! - **Direct** (small `d` or `k`): the distances of a point to blocks of [`LANES`] centres are
-//!   computed in `f64` in the reference's order of operations (the same eight interleaved
-//!   partial sums, combined in the same order, no fused multiply-add), one centre per vector
-//!   lane, so each value *is* the reference's value.
+//! - **Direct** (small `d` or `k`): the distances of a point to blocks of
+//!   [`LANES`](crate::centres::LANES) centres are computed in `f64` in the reference's order
+//!   of operations (the same eight interleaved partial sums, combined in the same order, no
+//!   fused multiply-add), one centre per vector lane, so each value *is* the reference's value.
 //! - **Gemm** (the shapes embeddings come in): a tile of [`TILE_ROWS`] points against a tile of
 //!   [`TILE_CENTRES`] centres is one matrix product in the element type (the `gemm` crate:
 //!   cache-blocked, AVX-512 or AVX2+FMA micro-kernels chosen at run time), giving

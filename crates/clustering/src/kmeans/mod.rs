@@ -3,7 +3,7 @@
 //! - `auto.rs`: which algorithm [`Algorithm::Auto`] runs, and how many centre groups the
 //!   pruned algorithms keep within the memory;
 //! - `validate.rs`: checking parameters, data and weights, and the initial centroids;
-//! - `predict.rs`: [`predict`] and [`transform`] for fitted centroids.
+//! - `predict.rs`: [`predict()`] and [`transform()`] for fitted centroids.
 
 use gpu_runtime::{Backend, Exec, Target};
 use ndarray::{Array2, ArrayView1, ArrayView2};
