@@ -64,9 +64,9 @@ pub(crate) fn exact_step_inertia(d: usize, k: usize) -> bool {
 
 /// The method for a group of `size` centres of the pruned algorithms: the product from a
 /// dozen dimensions for groups of two blocks of [`LANES`] or more, and for any group past the
-/// blocked direct path's [`DIRECT_MAX_D`] dimensions (one centre at a time with a dependency
-/// chain per distance: at `d = 256` a group of ten centres computed so took longer than a
-/// full product pass over all 4,096 centres, on Zen 4); the direct path otherwise.
+/// blocked direct path's [`DIRECT_MAX_D`] dimensions (beyond, it computes one centre at a
+/// time with a dependency chain per distance, slower than products even for a few centres);
+/// the direct path otherwise.
 pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
     if d > DIRECT_MAX_D || (d >= 12 && size >= 2 * LANES) {
         Method::Gemm
@@ -125,8 +125,8 @@ impl<T> Centres<T> {
 impl<T: Element> Centres<T> {
     /// Prepares `centroids` (`k * d`, the caller's order) in the storage order `order`
     /// (`order[j]` = the caller's index of slot `j`; `None` keeps the caller's order), for the
-    /// method `method` ([`nearest_tile`]'s); `both` prepares the other method's data too (the
-    /// pruned algorithms pick a method per group).
+    /// method `method` ([`nearest_tile`](crate::assign::nearest_tile)'s); `both` prepares the
+    /// other method's data too (the pruned algorithms pick a method per group).
     pub(crate) fn new(
         centroids: &[f64],
         k: usize,

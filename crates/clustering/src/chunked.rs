@@ -24,7 +24,8 @@ use crate::cpu::step_tree;
 use crate::cuda::CudaStepper;
 use crate::kmeans::{KMEANS_GPU_THRESHOLD, check_finite, check_weight_values, initial_centroids};
 use crate::lloyd::{
-    Candidate, StepStats, Stepper, candidate_order, farthest_points, update_centroids_with,
+    Candidate, LloydState, ShiftLimit, StepStats, Stepper, candidate_order, farthest_points, shift,
+    update_centroids_with,
 };
 use crate::{Element, Init, KMeansError};
 
@@ -417,6 +418,184 @@ pub fn next_centroids(stats: &ChunkStats, far: Vec<FarPoint>) -> Result<Array2<f
     Ok(Array2::from_shape_vec((k, d), new).expect("k * d centroids"))
 }
 
+/// The driver of a chunked Lloyd run: the centroids and the stopping rules of
+/// [`KMeans::fit`](crate::KMeans::fit), told one iteration's merged statistics at a time, so
+/// that a scheduler computing the statistics stops where the local fit stops, with the same
+/// centroids.
+///
+/// One iteration: [`chunk_stats`] of every chunk against [`LloydRun::centroids`], merged in a
+/// fixed order; when [`ChunkStats::far_points_needed`] is not 0, [`chunk_farthest`] of every
+/// chunk; then [`LloydRun::update`]. Iterate while [`LloydRun::running`]; then, when
+/// [`LloydRun::needs_final_pass`], one more [`chunk_stats`] pass against the final centroids
+/// goes to [`LloydRun::final_pass`], for their inertia.
+///
+/// The local fit also stops when an assignment pass changes no label. Chunk tasks keep no
+/// labels, so they cannot count the changes; they need not: unchanged labels give the same
+/// sums, so that update moves nothing and the shift rule stops at the same iteration, with
+/// the same centroids.
+///
+/// # Examples
+/// ```
+/// use clustering::chunked::{LloydRun, chunk_stats};
+/// use gpu_runtime::Exec;
+/// use ndarray::array;
+/// let x = array![[0.0], [1.0], [9.0], [10.0]];
+/// let mut run = LloydRun::new(array![[0.0], [1.0]], 300, 1e-4, 20.5, true)?;
+/// while run.running() {
+///     let s = chunk_stats(x.view(), None, run.centroids(), 0, Exec::Cpu)?;
+///     assert_eq!(s.far_points_needed(), 0);
+///     run.update(&s, Vec::new())?;
+/// }
+/// if run.needs_final_pass() {
+///     run.final_pass(&chunk_stats(x.view(), None, run.centroids(), 0, Exec::Cpu)?)?;
+/// }
+/// assert_eq!(run.centroids(), array![[0.5], [9.5]]);
+/// assert!(run.converged() && run.inertia() == 1.0);
+/// # Ok::<(), clustering::KMeansError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct LloydRun {
+    centroids: Array2<f64>,
+    state: LloydState,
+    final_labels: bool,
+    inertia: f64,
+}
+
+impl LloydRun {
+    /// A run from `centroids` (`k x d`) of at most `max_iter` iterations that converges when
+    /// an iteration moves the centroids by a summed squared shift of at most `tol` times
+    /// `variance` (the mean per-column variance of the data; not used when `tol` is 0), as
+    /// [`KMeans::tol`](crate::KMeans::tol). `final_labels` as
+    /// [`KMeans::compute_labels`](crate::KMeans::compute_labels): whether the run ends with the
+    /// inertia of its final centroids (a last pass, when needed) or with its last iteration's.
+    ///
+    /// # Complexity
+    /// `O(k d)`.
+    ///
+    /// # Errors
+    /// [`KMeansError::ZeroClusters`], [`KMeansError::ZeroDimensions`],
+    /// [`KMeansError::InvalidParameter`] (non-finite centroids, a negative or non-finite `tol`
+    /// or `variance`).
+    pub fn new(
+        centroids: Array2<f64>,
+        max_iter: usize,
+        tol: f64,
+        variance: f64,
+        final_labels: bool,
+    ) -> Result<Self, KMeansError> {
+        let (k, d) = centroids.dim();
+        if k == 0 {
+            return Err(KMeansError::ZeroClusters);
+        }
+        if d == 0 {
+            return Err(KMeansError::ZeroDimensions);
+        }
+        if centroids.iter().any(|v| !v.is_finite()) {
+            return Err(KMeansError::InvalidParameter(
+                "the initial centroids have a non-finite value".into(),
+            ));
+        }
+        for (name, v) in [("tol", tol), ("variance", variance)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(KMeansError::InvalidParameter(format!(
+                    "{name} must be finite and non-negative, not {v}"
+                )));
+            }
+        }
+        Ok(LloydRun {
+            centroids: centroids.as_standard_layout().into_owned(),
+            state: LloydState::new(ShiftLimit::of_variance(tol, || variance), max_iter, 0),
+            final_labels,
+            inertia: f64::NAN,
+        })
+    }
+
+    /// The current centroids (those the next iteration's statistics are computed against).
+    pub fn centroids(&self) -> ArrayView2<'_, f64> {
+        self.centroids.view()
+    }
+
+    /// Whether another iteration runs (not converged, fewer than `max_iter` iterations).
+    pub fn running(&self) -> bool {
+        self.state.running()
+    }
+
+    /// Iterations done.
+    pub fn iterations(&self) -> usize {
+        self.state.iteration()
+    }
+
+    /// Whether the run converged (rather than reaching `max_iter`).
+    pub fn converged(&self) -> bool {
+        self.state.converged()
+    }
+
+    /// The inertia the run ends with: after [`LloydRun::final_pass`], that of the final
+    /// centroids; before, the last iteration's, against the centroids it started from (NaN
+    /// before the first).
+    pub fn inertia(&self) -> f64 {
+        self.inertia
+    }
+
+    /// One iteration: the centroids from `stats` (every chunk's, merged, against
+    /// [`LloydRun::centroids`]) and `far` (the far points of every chunk when a cluster is
+    /// empty), as [`next_centroids`] computes them; returns the summed squared shift.
+    ///
+    /// # Complexity
+    /// As [`next_centroids`].
+    ///
+    /// # Errors
+    /// [`KMeansError::ShapeMismatch`] (statistics or far points of another shape),
+    /// [`KMeansError::InvalidParameter`] when the run has stopped.
+    pub fn update(&mut self, stats: &ChunkStats, far: Vec<FarPoint>) -> Result<f64, KMeansError> {
+        self.check_shape(stats)?;
+        if !self.running() {
+            return Err(KMeansError::InvalidParameter(
+                "the Lloyd run has stopped: no further iteration".into(),
+            ));
+        }
+        self.state.assigned(None);
+        let new = next_centroids(stats, far)?;
+        let moved = shift(
+            new.as_slice().expect("standard layout"),
+            self.centroids.as_slice().expect("standard layout"),
+        );
+        self.centroids = new;
+        self.inertia = stats.inertia;
+        self.state.updated(moved);
+        Ok(moved)
+    }
+
+    /// Whether the run needs one more pass of statistics against the final centroids for
+    /// their inertia: with `final_labels`, unless the last iteration moved nothing.
+    pub fn needs_final_pass(&self) -> bool {
+        self.final_labels && !self.state.labels_final()
+    }
+
+    /// Takes the statistics of every chunk against the final centroids (merged): the run's
+    /// inertia becomes theirs.
+    ///
+    /// # Errors
+    /// [`KMeansError::ShapeMismatch`] (statistics of another shape).
+    pub fn final_pass(&mut self, stats: &ChunkStats) -> Result<(), KMeansError> {
+        self.check_shape(stats)?;
+        self.inertia = stats.inertia;
+        Ok(())
+    }
+
+    fn check_shape(&self, stats: &ChunkStats) -> Result<(), KMeansError> {
+        let (k, d) = self.centroids.dim();
+        if (stats.k, stats.d) != (k, d) {
+            return Err(KMeansError::ShapeMismatch {
+                what: "chunk statistics (k * d)",
+                expected: k * d,
+                found: stats.k * stats.d,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Initial centroids from a sample of the rows (a chunked fit draws them from a fixed
 /// subsample): k-means++, random distinct rows or the given ones, exactly as run `run` of
 /// [`KMeans::fit`](crate::KMeans::fit) with `seed` would pick them from this data.
@@ -476,44 +655,86 @@ mod tests {
     use crate::data::generate_blobs;
     use ndarray::{Array1, s};
 
-    /// Chunked Lloyd on the CPU, chunks merged in order: the loop `warpath.dask` runs.
+    /// Chunked Lloyd on the CPU, chunks merged in order, driven by [`LloydRun`]: the loop
+    /// `warpath.dask` runs. Returns the centroids, iterations and inertia.
     fn chunked_fit(
         x: ArrayView2<'_, f64>,
         w: Option<&Array1<f64>>,
         start: Array2<f64>,
         rows: usize,
         iters: usize,
-    ) -> (Array2<f64>, usize) {
+        tol: f64,
+    ) -> (Array2<f64>, usize, f64) {
         let (k, d) = start.dim();
-        let mut c = start;
-        for it in 1..=iters {
+        let chunks = || x.axis_chunks_iter(ndarray::Axis(0), rows).enumerate();
+        let weights = |i: usize, n: usize| w.map(|w| w.slice(s![i * rows..i * rows + n]));
+        let stats = |c: ArrayView2<'_, f64>| {
             let mut total = ChunkStats::zeros(k, d);
-            let mut far = Vec::new();
-            for (i, ch) in x.axis_chunks_iter(ndarray::Axis(0), rows).enumerate() {
-                let wc = w.map(|w| w.slice(s![i * rows..i * rows + ch.nrows()]));
+            for (i, ch) in chunks() {
+                let wc = weights(i, ch.nrows());
                 total
-                    .merge(&chunk_stats(ch, wc, c.view(), (i * rows) as u64, Exec::Cpu).unwrap())
+                    .merge(&chunk_stats(ch, wc, c, (i * rows) as u64, Exec::Cpu).unwrap())
                     .unwrap();
             }
+            total
+        };
+        let variance = crate::cpu::mean_variance(x.as_slice().unwrap(), d);
+        let mut run = LloydRun::new(start, iters, tol, variance, true).unwrap();
+        while run.running() {
+            let total = stats(run.centroids());
             let m = total.far_points_needed();
-            if m > 0 {
-                for (i, ch) in x.axis_chunks_iter(ndarray::Axis(0), rows).enumerate() {
-                    let wc = w.map(|w| w.slice(s![i * rows..i * rows + ch.nrows()]));
-                    far.extend(chunk_farthest(ch, wc, c.view(), m, (i * rows) as u64).unwrap());
-                }
+            let mut far = Vec::new();
+            for (i, ch) in chunks().filter(|_| m > 0) {
+                let wc = weights(i, ch.nrows());
+                far.extend(chunk_farthest(ch, wc, run.centroids(), m, (i * rows) as u64).unwrap());
             }
-            let new = next_centroids(&total, far).unwrap();
-            let shift: f64 = new
-                .iter()
-                .zip(c.iter())
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum();
-            c = new;
-            if shift == 0.0 {
-                return (c, it);
+            run.update(&total, far).unwrap();
+        }
+        if run.needs_final_pass() {
+            let total = stats(run.centroids());
+            run.final_pass(&total).unwrap();
+        }
+        (run.centroids().to_owned(), run.iterations(), run.inertia())
+    }
+
+    #[test]
+    fn chunked_runs_stop_where_the_library_fit_stops() {
+        // tol relative to the variance; k = 7 from one duplicated start centroid (an empty
+        // cluster in the first iteration); the chunked run and the local fit agree on the
+        // iterations, the centroids and the inertia.
+        let blobs = generate_blobs(4000, 3, 6, 0.4, 11);
+        let x = blobs.data.view();
+        let mut start = x.slice(s![..7, ..]).to_owned();
+        let first = start.row(0).to_owned();
+        start.row_mut(6).assign(&first);
+        for tol in [1e-2, 1e-4, 0.0] {
+            let lib = KMeans::new(7)
+                .init(Init::Given(start.clone()))
+                .tol(tol)
+                .algorithm(crate::Algorithm::Lloyd)
+                .fit(x)
+                .unwrap();
+            for rows in [4000, 900] {
+                let (c, it, inertia) = chunked_fit(x, None, start.clone(), rows, 300, tol);
+                assert_eq!(it, lib.iterations, "tol {tol} rows {rows}");
+                for (a, b) in c.iter().zip(lib.centroids.iter()) {
+                    assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+                }
+                assert!((inertia - lib.inertia).abs() <= 1e-9 * lib.inertia);
             }
         }
-        (c, iters)
+    }
+
+    #[test]
+    fn a_stopped_run_refuses_updates_and_shapes_are_checked() {
+        let mut run = LloydRun::new(ndarray::array![[0.0], [1.0]], 1, 0.0, 0.0, true).unwrap();
+        let s = ChunkStats::from_flat(&[0.0, 3.0, 1.0, 2.0, 0.5], 2, 1).unwrap();
+        assert!(run.update(&ChunkStats::zeros(3, 1), Vec::new()).is_err());
+        assert_eq!(run.update(&s, Vec::new()).unwrap(), 0.25);
+        assert!(!run.running() && !run.converged() && run.needs_final_pass());
+        assert!(run.update(&s, Vec::new()).is_err());
+        assert!(LloydRun::new(ndarray::array![[f64::NAN]], 1, 0.0, 0.0, true).is_err());
+        assert!(LloydRun::new(ndarray::array![[0.0]], 1, -1.0, 0.0, true).is_err());
     }
 
     #[test]
@@ -527,7 +748,7 @@ mod tests {
             .fit(x)
             .unwrap();
         for rows in [5000, 1000, 777] {
-            let (c, it) = chunked_fit(x, None, start.clone(), rows, 300);
+            let (c, it, _) = chunked_fit(x, None, start.clone(), rows, 300, 0.0);
             assert_eq!(it, lib.iterations, "rows {rows}");
             for (a, b) in c.iter().zip(lib.centroids.iter()) {
                 assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
@@ -561,7 +782,7 @@ mod tests {
             .max_iter(1)
             .fit(x.view())
             .unwrap();
-        let (c, _) = chunked_fit(x.view(), None, start, 2, 1);
+        let (c, _, _) = chunked_fit(x.view(), None, start, 2, 1, 0.0);
         assert_eq!(c, lib.centroids);
         assert_eq!(c[[2, 0]], 50.0);
     }
@@ -573,8 +794,8 @@ mod tests {
         let start = x.slice(s![..4, ..]).to_owned();
         let ones = Array1::from_elem(3000, 1.0);
         assert_eq!(
-            chunked_fit(x, None, start.clone(), 700, 50),
-            chunked_fit(x, Some(&ones), start, 700, 50)
+            chunked_fit(x, None, start.clone(), 700, 50, 0.0),
+            chunked_fit(x, Some(&ones), start, 700, 50, 0.0)
         );
         let w = ndarray::array![3.0, 1.0];
         let s = chunk_stats(

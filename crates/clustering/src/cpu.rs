@@ -295,10 +295,18 @@ fn step_leaf_body<T: Element>(
             _ => {}
         }
     }
-    if cent.method == Method::Fused {
-        return fused_leaf(x, d, weights, norms, cent, labels);
-    }
     let mut st = StepStats::zeros(cent.k, d);
+    if cent.method == Method::Fused {
+        // The fused kernel ([`crate::fused::leaf`]); the inertia from the sums unless the
+        // step's rule wants it exact ([`exact_step_inertia`]).
+        let mut q = vec![0.0; cent.k];
+        let exact = exact_step_inertia(d, cent.k);
+        crate::fused::leaf(x, (weights, norms), cent, labels, (&mut st, &mut q, exact));
+        if !exact {
+            st.inertia = formula_inertia(&st, &q, &cent.c64, d);
+        }
+        return st;
+    }
     // The direct path has every exact distance; the product path adds up the inertia from
     // the sums (formula_inertia) rather than compute one exact distance per point.
     let exact = cent.method == Method::Direct;
@@ -317,11 +325,7 @@ fn step_leaf_body<T: Element>(
                 labels[i] = label;
             }
             let w = weights.map_or(1.0, |w| w[i]);
-            if exact {
-                accumulate(&mut st, xp, w, label as usize, d2);
-            } else {
-                accumulate_norm(&mut st, &mut q, xp, w, label as usize);
-            }
+            add_point(&mut st, &mut q, exact, xp, w, label as usize, d2);
         }
     }
     if !exact {
@@ -330,25 +334,24 @@ fn step_leaf_body<T: Element>(
     st
 }
 
-/// [`step_leaf`] with the fused kernel ([`crate::fused::leaf`]); the inertia from the sums
-/// ([`formula_inertia`]) unless the step's rule wants it exact ([`exact_step_inertia`]).
+/// Adds a point to its cluster: with its exact distance (direct path), or to the norms of the
+/// inertia formula (product path).
 #[inline(always)]
-fn fused_leaf<T: Element>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn add_point<T: Element>(
+    st: &mut StepStats,
+    q: &mut [f64],
+    exact: bool,
     x: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    norms: Option<&[f64]>,
-    cent: &Centres<T>,
-    labels: &mut [u32],
-) -> StepStats {
-    let mut st = StepStats::zeros(cent.k, d);
-    let mut q = vec![0.0; cent.k];
-    let exact = exact_step_inertia(d, cent.k);
-    crate::fused::leaf(x, (weights, norms), cent, labels, (&mut st, &mut q, exact));
-    if !exact {
-        st.inertia = formula_inertia(&st, &q, &cent.c64, d);
+    w: f64,
+    label: usize,
+    d2: f64,
+) {
+    if exact {
+        accumulate(st, x, w, label, d2);
+    } else {
+        accumulate_norm(st, q, x, w, label);
     }
-    st
 }
 
 /// [`step_leaf`] for `d == D <= 8` and centres in the caller's order (direct method): the
@@ -599,6 +602,16 @@ impl<'a, T: Element> CpuStepper<'a, T> {
             norms: None,
         }
     }
+
+    /// Forgets the labels (a new run starts).
+    pub(crate) fn reset_labels(&mut self) {
+        self.labels = vec![u32::MAX; self.data.len() / self.d];
+    }
+
+    /// The exact inertia of the labels against `centroids` (`k * d`).
+    pub(crate) fn labels_inertia(&self, centroids: &[f64], k: usize) -> f64 {
+        exact_inertia(self.data, self.d, self.weights, centroids, k, &self.labels)
+    }
 }
 
 impl<T: Element> Stepper for CpuStepper<'_, T> {
@@ -637,8 +650,7 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
 
     fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
         let formula = self.kind == CpuKind::Parallel && !exact_step_inertia(self.d, k);
-        Ok(formula
-            .then(|| exact_inertia(self.data, self.d, self.weights, centroids, k, &self.labels)))
+        Ok(formula.then(|| self.labels_inertia(centroids, k)))
     }
 
     fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {

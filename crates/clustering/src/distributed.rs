@@ -137,39 +137,39 @@ impl<'a> Local<'a> {
         }
     }
 
-    fn d(&self) -> usize {
+    /// The points, weights and labels (a pruned stepper holds them in its plain one).
+    fn plain(&self) -> &CpuStepper<'a, f64> {
         match self {
-            Local::Plain(s) => s.d,
-            Local::Pruned(s) => s.d,
+            Local::Plain(s) => s,
+            Local::Pruned(s) => &s.plain,
         }
+    }
+
+    fn plain_mut(&mut self) -> &mut CpuStepper<'a, f64> {
+        match self {
+            Local::Plain(s) => s,
+            Local::Pruned(s) => &mut s.plain,
+        }
+    }
+
+    fn d(&self) -> usize {
+        self.plain().d
     }
 
     fn data(&self) -> &'a [f64] {
-        match self {
-            Local::Plain(s) => s.data,
-            Local::Pruned(s) => s.data,
-        }
+        self.plain().data
     }
 
     fn weights(&self) -> Option<&'a [f64]> {
-        match self {
-            Local::Plain(s) => s.weights,
-            Local::Pruned(s) => s.weights,
-        }
+        self.plain().weights
     }
 
     fn labels_mut(&mut self) -> &mut Vec<u32> {
-        match self {
-            Local::Plain(s) => &mut s.labels,
-            Local::Pruned(s) => &mut s.labels,
-        }
+        &mut self.plain_mut().labels
     }
 
     fn set_index_offset(&mut self, offset: u64) {
-        match self {
-            Local::Plain(s) => s.index_offset = offset,
-            Local::Pruned(s) => s.index_offset = offset,
-        }
+        self.plain_mut().index_offset = offset;
     }
 }
 
@@ -461,45 +461,11 @@ pub fn run_distributed<C: Communicator>(
     let rank = world.rank();
     let ranks = world.size() as u64;
     let p = &cfg.params;
-    agree(world, check_params(p))?;
-    let (path, offset, dtype, n, d) = agree(world, describe_input(&cfg.input))?;
-    if d == 0 {
-        return Err(KMeansError::ZeroDimensions);
-    }
-    if p.k as u64 > n {
-        return Err(KMeansError::TooManyClusters {
-            k: p.k,
-            n: n as usize,
-        });
-    }
-    agree(world, check_given(&p.init, p.k, d))?;
-    // The outcome is the same on every rank: no `agree` needed.
-    agree_same(
-        world,
-        job_digest(p, cfg.weights.is_some()),
-        "parameters, given centroids or weighting",
-    )?;
+    let input = check_job(world, cfg)?;
+    let (n, d) = (input.3, input.4);
     let shard = shard_range(n, ranks, rank as u64);
     let t = Instant::now();
-    let data = agree(
-        world,
-        read_rows(
-            &path,
-            offset,
-            dtype,
-            shard.start,
-            shard.end - shard.start,
-            d as u64,
-        )
-        .and_then(|v| check_finite(&v, d, shard.start as usize).map(|_| v)),
-    )?;
-    let (weights, weights_digest) = match &cfg.weights {
-        Some(wp) => {
-            let (w, digest) = read_shard_weights(world, wp, n, &shard)?;
-            (Some(w), Some(digest))
-        }
-        None => (None, None),
-    };
+    let (data, weights, weights_digest) = read_shard(world, cfg, &input, &shard)?;
     let job = Job {
         params: p,
         n,
@@ -528,38 +494,7 @@ pub fn run_distributed<C: Communicator>(
     };
     stepper.local.set_index_offset(shard.start);
 
-    // Resume or start; every rank must take the same branch (their collectives differ).
-    let resume_from = cfg
-        .checkpoint
-        .as_ref()
-        .filter(|ck| cfg.resume && ck.exists());
-    agree_same(
-        world,
-        u64::from(resume_from.is_some()),
-        "answers to whether the checkpoint exists (is it on a shared file system?)",
-    )?;
-    let resumed = match resume_from {
-        Some(path) => {
-            let ck = agree(
-                world,
-                Checkpoint::read(path).and_then(|ck| ck.check_resume(path, &job).map(|_| ck)),
-            )?;
-            let state = [
-                ck.iteration as u64,
-                u64::from(ck.converged),
-                ck.tol_abs.to_bits(),
-            ];
-            let all = state.into_iter().chain(ck.centroid_bits.iter().copied());
-            if !same_on_every_rank(world, digest(all.chain(ck.initial_bits.iter().copied()))) {
-                return Err(KMeansError::Distributed(format!(
-                    "the ranks read different checkpoints from {} (is it on a shared file system?)",
-                    path.display()
-                )));
-            }
-            Some(ck)
-        }
-        None => None,
-    };
+    let resumed = resume_checkpoint(world, cfg, &job)?;
     let (start_centroids, initial, tol_abs, start_iteration, already_converged) = match &resumed {
         Some(ck) => (
             ck.centroids(),
@@ -616,19 +551,7 @@ pub fn run_distributed<C: Communicator>(
     };
     let out = lloyd(&mut stepper, start_centroids, &params, |iteration, c, _| {
         write_ck(iteration, c, false)?;
-        if let Some((at, r)) = fail
-            && at == iteration
-        {
-            // Every rank knows the plan: make sure the checkpoint is on disk first.
-            world.barrier();
-            if r != rank {
-                return Ok(());
-            }
-            eprintln!(
-                "kmeans-mpi: rank {rank} failing on purpose after iteration {iteration} ({FAIL_AT_VAR})"
-            );
-            std::process::exit(17);
-        }
+        fail_on_purpose(world, fail, iteration);
         Ok(())
     })?;
     // A run resumed from a converged checkpoint does no iteration and stays converged.
@@ -645,46 +568,176 @@ pub fn run_distributed<C: Communicator>(
     }
     write_ck(out.iterations, &out.centroids, converged)?;
 
-    // Labels to rank 0, in rank order.
     let labels = std::mem::take(stepper.local.labels_mut());
     let mut timings = stepper.timings;
     timings.checkpoint = ck_seconds;
-    let report = if rank == 0 {
-        if let Some(lp) = &cfg.labels {
-            let mut all = labels;
-            for r in 1..ranks as i32 {
-                let (mut v, _) = world.process_at_rank(r).receive_vec::<u32>();
-                all.append(&mut v);
-            }
-            write_labels(lp, &all)?;
-        }
-        timings.total = started.elapsed().as_secs_f64();
-        let report = DistributedReport {
-            n,
-            d,
+    let reconciled = stepper.reconciled;
+    if !gather_labels(world, cfg, labels)? {
+        return Ok(None);
+    }
+    timings.total = started.elapsed().as_secs_f64();
+    let report = DistributedReport {
+        n,
+        d,
+        k: p.k,
+        ranks: ranks as usize,
+        iterations: out.iterations,
+        converged,
+        inertia: out.last.inertia,
+        resumed_from: resumed.as_ref().map(|c| c.iteration),
+        centroids: out.centroids.clone(),
+        centroid_bits: to_bits(&out.centroids),
+        initial_bits: to_bits(&initial),
+        seconds: timings,
+        reconciled,
+    };
+    if let Some(o) = &cfg.output {
+        write_report(o, &report)?;
+    }
+    Ok(Some(report))
+}
+
+/// The input file's description `(path, offset, dtype, n, d)` once every rank has checked the
+/// parameters, the input and the given centroids, and agreed on the job.
+fn check_job<C: Communicator>(
+    world: &C,
+    cfg: &DistributedConfig,
+) -> Result<(PathBuf, u64, NpyType, u64, usize), KMeansError> {
+    let p = &cfg.params;
+    agree(world, check_params(p))?;
+    let (path, offset, dtype, n, d) = agree(world, describe_input(&cfg.input))?;
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    if p.k as u64 > n {
+        return Err(KMeansError::TooManyClusters {
             k: p.k,
-            ranks: ranks as usize,
-            iterations: out.iterations,
-            converged,
-            inertia: out.last.inertia,
-            resumed_from: resumed.as_ref().map(|c| c.iteration),
-            centroids: out.centroids.clone(),
-            centroid_bits: to_bits(&out.centroids),
-            initial_bits: to_bits(&initial),
-            seconds: timings,
-            reconciled: stepper.reconciled,
-        };
-        if let Some(o) = &cfg.output {
-            write_report(o, &report)?;
+            n: n as usize,
+        });
+    }
+    agree(world, check_given(&p.init, p.k, d))?;
+    // The outcome is the same on every rank: no `agree` needed.
+    agree_same(
+        world,
+        job_digest(p, cfg.weights.is_some()),
+        "parameters, given centroids or weighting",
+    )?;
+    Ok((path, offset, dtype, n, d))
+}
+
+/// The rank's rows of the input (checked finite) and weights, with the weights' digest.
+type Shard = (Vec<f64>, Option<Vec<f64>>, Option<u64>);
+
+/// Reads this rank's `shard` of the input described by `input` (`check_job`) and of the
+/// weights; every rank fails when one does.
+fn read_shard<C: Communicator>(
+    world: &C,
+    cfg: &DistributedConfig,
+    input: &(PathBuf, u64, NpyType, u64, usize),
+    shard: &std::ops::Range<u64>,
+) -> Result<Shard, KMeansError> {
+    let (path, offset, dtype, n, d) = input;
+    let (offset, dtype, n, d) = (*offset, *dtype, *n, *d);
+    let data = agree(
+        world,
+        read_rows(
+            path,
+            offset,
+            dtype,
+            shard.start,
+            shard.end - shard.start,
+            d as u64,
+        )
+        .and_then(|v| check_finite(&v, d, shard.start as usize).map(|_| v)),
+    )?;
+    let (weights, weights_digest) = match &cfg.weights {
+        Some(wp) => {
+            let (w, digest) = read_shard_weights(world, wp, n, shard)?;
+            (Some(w), Some(digest))
         }
-        Some(report)
-    } else {
+        None => (None, None),
+    };
+    Ok((data, weights, weights_digest))
+}
+
+/// The checkpoint to resume from, when asked for and there; every rank must take the same
+/// branch (their collectives differ) and read the same checkpoint.
+fn resume_checkpoint<C: Communicator>(
+    world: &C,
+    cfg: &DistributedConfig,
+    job: &Job<'_>,
+) -> Result<Option<Checkpoint>, KMeansError> {
+    let resume_from = cfg
+        .checkpoint
+        .as_ref()
+        .filter(|ck| cfg.resume && ck.exists());
+    agree_same(
+        world,
+        u64::from(resume_from.is_some()),
+        "answers to whether the checkpoint exists (is it on a shared file system?)",
+    )?;
+    let Some(path) = resume_from else {
+        return Ok(None);
+    };
+    let ck = agree(
+        world,
+        Checkpoint::read(path).and_then(|ck| ck.check_resume(path, job).map(|_| ck)),
+    )?;
+    let state = [
+        ck.iteration as u64,
+        u64::from(ck.converged),
+        ck.tol_abs.to_bits(),
+    ];
+    let all = state.into_iter().chain(ck.centroid_bits.iter().copied());
+    if !same_on_every_rank(world, digest(all.chain(ck.initial_bits.iter().copied()))) {
+        return Err(KMeansError::Distributed(format!(
+            "the ranks read different checkpoints from {} (is it on a shared file system?)",
+            path.display()
+        )));
+    }
+    Ok(Some(ck))
+}
+
+/// The failure test ([`FAIL_AT_VAR`]): after iteration `at`, rank `r` exits, once every rank
+/// knows the checkpoint is on disk.
+fn fail_on_purpose<C: Communicator>(world: &C, fail: Option<(usize, i32)>, iteration: usize) {
+    if let Some((at, r)) = fail
+        && at == iteration
+    {
+        world.barrier();
+        let rank = world.rank();
+        if r != rank {
+            return;
+        }
+        eprintln!(
+            "kmeans-mpi: rank {rank} failing on purpose after iteration {iteration} ({FAIL_AT_VAR})"
+        );
+        std::process::exit(17);
+    }
+}
+
+/// Sends the labels to rank 0, in rank order, which writes them when `cfg.labels` asks for
+/// them; returns whether this rank is rank 0 (the one that reports).
+fn gather_labels<C: Communicator>(
+    world: &C,
+    cfg: &DistributedConfig,
+    labels: Vec<u32>,
+) -> Result<bool, KMeansError> {
+    if world.rank() != 0 {
         if cfg.labels.is_some() {
             world.process_at_rank(0).send(&labels[..]);
         }
-        None
-    };
-    Ok(report)
+        return Ok(false);
+    }
+    if let Some(lp) = &cfg.labels {
+        let mut all = labels;
+        for r in 1..world.size() {
+            let (mut v, _) = world.process_at_rank(r).receive_vec::<u32>();
+            all.append(&mut v);
+        }
+        write_labels(lp, &all)?;
+    }
+    Ok(true)
 }
 
 fn global_mean_variance<C: Communicator>(s: &mut MpiStepper<'_, C>, n: u64) -> f64 {

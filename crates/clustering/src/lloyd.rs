@@ -130,6 +130,14 @@ pub(crate) enum ShiftLimit {
     OfPrevious(f64),
 }
 
+impl ShiftLimit {
+    /// scikit-learn's rule: `tol` times the mean per-column variance of the data, which
+    /// `variance` computes only when `tol` is not 0 (it costs two passes over the data).
+    pub(crate) fn of_variance(tol: f64, variance: impl FnOnce() -> f64) -> Self {
+        ShiftLimit::Absolute(if tol == 0.0 { 0.0 } else { tol * variance() })
+    }
+}
+
 /// The end of a Lloyd run. The labels live in the stepper (they were set by the last step,
 /// which used `centroids`, unless `final_labels` was off: then they are the last iteration's).
 #[derive(Debug, Clone)]
@@ -140,9 +148,98 @@ pub(crate) struct LloydOutcome {
     pub(crate) converged: bool,
 }
 
-/// Runs Lloyd's iteration from `centroids` until the summed squared shift of the centroids is
-/// within `p.limit`, no label changes, or `max_iter` iterations. `after_iteration`
-/// sees each new set of centroids (checkpoints, progress bars); an error from it stops the run.
+/// The stopping rules of a Lloyd run, told one iteration at a time what happened: the loop of
+/// every backend ([`lloyd`]) and the chunked driver of `warpath.dask`
+/// ([`LloydRun`](crate::chunked::LloydRun)) both ask it, so they stop on the same criteria.
+///
+/// A run stops after `max_iter` iterations; or, converged, when an assignment pass changed no
+/// label (the update would give the same centroids, so it is skipped), or when an update moved
+/// the centroids by a summed squared shift within the [`ShiftLimit`].
+#[derive(Debug, Clone)]
+pub(crate) struct LloydState {
+    limit: ShiftLimit,
+    max_iter: usize,
+    iteration: usize,
+    previous_shift: f64,
+    /// Whether a pass of this run assigned labels (the next one can compare with them).
+    labels_known: bool,
+    converged: bool,
+    /// Whether the last pass's labels are those of the current centroids.
+    labels_final: bool,
+}
+
+impl LloydState {
+    /// A run that has done `start_iteration` iterations (a resumed run starts from its
+    /// checkpoint's count).
+    pub(crate) fn new(limit: ShiftLimit, max_iter: usize, start_iteration: usize) -> Self {
+        LloydState {
+            limit,
+            max_iter,
+            iteration: start_iteration,
+            previous_shift: 0.0,
+            labels_known: false,
+            converged: false,
+            labels_final: false,
+        }
+    }
+
+    /// Whether another iteration runs.
+    pub(crate) fn running(&self) -> bool {
+        !self.converged && self.iteration < self.max_iter
+    }
+
+    /// Iterations done.
+    pub(crate) fn iteration(&self) -> usize {
+        self.iteration
+    }
+
+    /// Whether the run met a convergence rule (rather than `max_iter`).
+    pub(crate) fn converged(&self) -> bool {
+        self.converged
+    }
+
+    /// Whether the last assignment pass's labels are those of the current centroids (then
+    /// the final labels need no further pass).
+    pub(crate) fn labels_final(&self) -> bool {
+        self.labels_final
+    }
+
+    /// Records an assignment pass that changed `changed` labels (`None` when nobody counted
+    /// them: chunk tasks keep no labels). Returns whether the run converged on it, the labels
+    /// being those of the previous pass: then the update is skipped.
+    pub(crate) fn assigned(&mut self, changed: Option<u64>) -> bool {
+        self.iteration += 1;
+        if self.labels_known && changed == Some(0) {
+            self.converged = true;
+            self.labels_final = true;
+        }
+        self.labels_known = true;
+        self.converged
+    }
+
+    /// Records the update that followed the last pass, which moved the centroids by a summed
+    /// squared `shift` ([`shift`]); returns whether the run converged.
+    pub(crate) fn updated(&mut self, shift: f64) -> bool {
+        let bound = match self.limit {
+            ShiftLimit::Absolute(t) => t,
+            ShiftLimit::OfPrevious(r) => r * self.previous_shift,
+        };
+        self.previous_shift = shift;
+        // Centroids that did not move: the pass's labels are those of the new centroids.
+        self.labels_final = shift == 0.0;
+        self.converged = shift <= bound;
+        self.converged
+    }
+}
+
+/// The summed squared shift from centroids `old` to `new`, added in index order.
+pub(crate) fn shift(new: &[f64], old: &[f64]) -> f64 {
+    new.iter().zip(old).map(|(a, b)| (a - b) * (a - b)).sum()
+}
+
+/// Runs Lloyd's iteration from `centroids` until [`LloydState`] stops it (see there).
+/// `after_iteration` sees each new set of centroids (checkpoints, progress bars); an error from
+/// it stops the run.
 pub(crate) fn lloyd<S: Stepper>(
     stepper: &mut S,
     mut centroids: Vec<f64>,
@@ -151,59 +248,41 @@ pub(crate) fn lloyd<S: Stepper>(
 ) -> Result<LloydOutcome, KMeansError> {
     let d = stepper.dim();
     debug_assert_eq!(centroids.len(), p.k * d);
-    let mut iteration = p.start_iteration;
-    let mut labels_known = false;
-    let mut converged = false;
+    let mut state = LloydState::new(p.limit, p.max_iter, p.start_iteration);
     let mut last = None;
-    let mut previous_shift = 0.0;
-    let mut previous = None;
-    while iteration < p.max_iter {
+    // Whether the run stopped on a pass that changed no label.
+    let mut same_labels = false;
+    while state.running() {
         let stats = stepper.step(&centroids, p.k)?;
-        iteration += 1;
-        if labels_known && stats.changed == 0 {
-            // Same labels as the previous step: the update would give the same centroids.
-            converged = true;
+        if state.assigned(Some(stats.changed)) {
+            same_labels = true;
             last = Some(stats);
             break;
         }
-        labels_known = true;
         let updated = update_centroids(stepper, &centroids, p.k, d, &stats)?;
-        let shift: f64 = updated
-            .iter()
-            .zip(&centroids)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum();
+        let moved = shift(&updated, &centroids);
         centroids = updated;
-        after_iteration(iteration, &centroids, &stats)?;
-        let bound = match p.limit {
-            ShiftLimit::Absolute(t) => t,
-            ShiftLimit::OfPrevious(r) => r * previous_shift,
-        };
-        previous_shift = shift;
-        previous = Some(stats);
-        if shift <= bound {
-            converged = true;
-            break;
-        }
+        after_iteration(state.iteration(), &centroids, &stats)?;
+        state.updated(moved);
+        last = Some(stats);
     }
-    // Whether the stepper's labels are those of the final centroids.
-    let mut final_labels = true;
-    let mut last = match (last, previous) {
-        (Some(s), _) => s,
-        (None, Some(s)) if !p.final_labels => {
-            final_labels = false;
-            s
-        }
-        (None, _) => stepper.step(&centroids, p.k)?,
+    // The statistics of the final centroids' labels, unless `final_labels` is off: then
+    // the last iteration's, against the centroids it started from.
+    let (mut last, labels_final) = match last {
+        Some(s) if same_labels => (s, true),
+        Some(s) if !p.final_labels => (s, false),
+        // The last update moved nothing: the last pass's labels are the final ones.
+        Some(s) if state.labels_final() => (s, true),
+        _ => (stepper.step(&centroids, p.k)?, true),
     };
-    if final_labels && let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
+    if labels_final && let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
         last.inertia = inertia;
     }
     Ok(LloydOutcome {
         centroids,
         last,
-        iterations: iteration,
-        converged,
+        iterations: state.iteration(),
+        converged: state.converged(),
     })
 }
 

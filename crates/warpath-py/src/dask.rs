@@ -1,6 +1,7 @@
 //! Chunked k-means: the native half of `warpath.dask.KMeans`. Each function is one Dask task's
-//! work on one chunk (or the driver's update), over `clustering::chunked`; all release the GIL
-//! while they compute, so the threads of a worker run in parallel.
+//! work on one chunk, over `clustering::chunked`; all release the GIL while they compute, so the
+//! threads of a worker run in parallel. The driver's loop is [`LloydRun`]: the centroid update
+//! and the stopping rules of `warpath.KMeans`'s own loop.
 //!
 //! Statistics travel as one flat float64 array (`k d` sums, `k` weights, the inertia), far
 //! points as rows of `[dist, global index, label, weight, point...]`, so that the Python side
@@ -8,7 +9,7 @@
 
 use clustering::Element;
 use clustering::chunked::{
-    ChunkStats, FarPoint, chunk_farthest, chunk_stats, next_centroids, sample_centroids,
+    ChunkStats, FarPoint, LloydRun as Run, chunk_farthest, chunk_stats, sample_centroids,
 };
 use ndarray::{Array2, Ix1, Ix2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray, PyReadonlyArray2};
@@ -22,7 +23,7 @@ use crate::errors::py_err;
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kmeans_chunk_stats, m)?)?;
     m.add_function(wrap_pyfunction!(kmeans_chunk_farthest, m)?)?;
-    m.add_function(wrap_pyfunction!(kmeans_next_centroids, m)?)?;
+    m.add_class::<LloydRun>()?;
     m.add_function(wrap_pyfunction!(kmeans_sample_centroids, m)?)?;
     Ok(())
 }
@@ -141,26 +142,21 @@ fn farthest<'py, T: Element + numpy::Element>(
     Ok(out.into_pyarray(py))
 }
 
-/// The centres after one iteration from the merged statistics (`stats`, flat) and, when a
-/// cluster is empty, the far points of every chunk (`far`, rows as `kmeans_chunk_farthest`
-/// returns them, concatenated in any order).
-#[pyfunction]
-#[pyo3(signature = (old, stats, far))]
-fn kmeans_next_centroids<'py>(
-    py: Python<'py>,
-    old: &Bound<'py, PyAny>,
-    stats: &Bound<'py, PyAny>,
-    far: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let old = f64_matrix(old, "old centers")?;
-    let far = f64_matrix(far, "far points")?;
+/// Merged statistics (a flat float64 array, as `kmeans_chunk_stats` returns them) against `k x
+/// d` centres.
+fn flat_stats(stats: &Bound<'_, PyAny>, k: usize, d: usize) -> PyResult<ChunkStats> {
     let stats = readonly(
         stats
             .cast::<PyArray1<f64>>()
             .map_err(|_| PyTypeError::new_err("stats must be a 1-D float64 array"))?,
     )?;
-    let (k, d) = old.as_array().dim();
-    let s = ChunkStats::from_flat(&stats.as_array().to_vec(), k, d).map_err(py_err)?;
+    ChunkStats::from_flat(&stats.as_array().to_vec(), k, d).map_err(py_err)
+}
+
+/// Far points as `kmeans_chunk_farthest` returns them (rows of every chunk, concatenated in
+/// any order).
+fn far_points(far: &Bound<'_, PyAny>, d: usize) -> PyResult<Vec<FarPoint>> {
+    let far = f64_matrix(far, "far points")?;
     let far = far.as_array();
     if far.nrows() > 0 && far.ncols() != FAR_HEAD + d {
         return Err(PyValueError::new_err(format!(
@@ -169,7 +165,7 @@ fn kmeans_next_centroids<'py>(
             far.ncols()
         )));
     }
-    let points: Vec<FarPoint> = far
+    Ok(far
         .rows()
         .into_iter()
         .map(|r| FarPoint {
@@ -179,9 +175,102 @@ fn kmeans_next_centroids<'py>(
             weight: r[3],
             point: r.iter().skip(FAR_HEAD).copied().collect(),
         })
-        .collect();
-    let new = py.detach(|| next_centroids(&s, points)).map_err(py_err)?;
-    Ok(new.into_pyarray(py))
+        .collect())
+}
+
+/// The driver of one Lloyd run of `warpath.dask.KMeans` (`clustering::chunked::LloydRun`):
+/// holds the centres and decides, from each iteration's merged statistics, the next centres
+/// and whether to stop, by the rules of `warpath.KMeans`'s loop.
+///
+/// `KMeansLloydRun(centers, max_iter, tol, variance, final_labels)`: `centers` `k x d` float64,
+/// `tol` relative to `variance` (the data's mean per-column variance).
+#[pyclass(module = "warpath._native", name = "KMeansLloydRun")]
+struct LloydRun {
+    run: Run,
+}
+
+#[pymethods]
+impl LloydRun {
+    #[new]
+    #[pyo3(signature = (centers, max_iter, tol, variance, final_labels))]
+    fn new(
+        centers: &Bound<'_, PyAny>,
+        max_iter: usize,
+        tol: f64,
+        variance: f64,
+        final_labels: bool,
+    ) -> PyResult<Self> {
+        let c = f64_matrix(centers, "centers")?;
+        let run = Run::new(
+            c.as_array().to_owned(),
+            max_iter,
+            tol,
+            variance,
+            final_labels,
+        )
+        .map_err(py_err)?;
+        Ok(LloydRun { run })
+    }
+
+    /// The current centres (a new `k x d` float64 array).
+    #[getter]
+    fn centers<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.run.centroids().to_owned().into_pyarray(py)
+    }
+
+    /// Whether another iteration runs.
+    #[getter]
+    fn running(&self) -> bool {
+        self.run.running()
+    }
+
+    /// Iterations done.
+    #[getter]
+    fn iterations(&self) -> usize {
+        self.run.iterations()
+    }
+
+    /// Whether the run converged (rather than reaching `max_iter`).
+    #[getter]
+    fn converged(&self) -> bool {
+        self.run.converged()
+    }
+
+    /// The run's inertia: the final centres' after `final_pass`, else the last iteration's.
+    #[getter]
+    fn inertia(&self) -> f64 {
+        self.run.inertia()
+    }
+
+    /// Whether the final centres' inertia takes one more pass of statistics (`final_pass`).
+    #[getter]
+    fn needs_final_pass(&self) -> bool {
+        self.run.needs_final_pass()
+    }
+
+    /// How many far points every chunk sends (`kmeans_chunk_farthest`) for the merged
+    /// statistics `stats`: one per empty cluster, 0 when none is empty.
+    fn far_points_needed(&self, stats: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let (k, d) = self.run.centroids().dim();
+        Ok(flat_stats(stats, k, d)?.far_points_needed())
+    }
+
+    /// One iteration from the merged statistics `stats` and, when a cluster is empty, the far
+    /// points of every chunk (`far`, concatenated; any `(0, n)` array otherwise); returns the
+    /// summed squared shift of the centres.
+    fn update(&mut self, stats: &Bound<'_, PyAny>, far: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let (k, d) = self.run.centroids().dim();
+        let s = flat_stats(stats, k, d)?;
+        let far = far_points(far, d)?;
+        self.run.update(&s, far).map_err(py_err)
+    }
+
+    /// Takes the merged statistics against the final centres: the run's inertia is theirs.
+    fn final_pass(&mut self, stats: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (k, d) = self.run.centroids().dim();
+        let s = flat_stats(stats, k, d)?;
+        self.run.final_pass(&s).map_err(py_err)
+    }
 }
 
 /// Initial centres of run `run` from a sample of the rows: `"k-means++"` or `"random"`, as

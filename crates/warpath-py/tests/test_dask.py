@@ -15,6 +15,7 @@ distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402
 
 import warpath  # noqa: E402
+from warpath import _native  # noqa: E402
 from warpath.dask import ChunkLostError, KMeans  # noqa: E402
 
 
@@ -105,6 +106,45 @@ class _no_default_client:
         import warpath.dask as wd
 
         wd._client = self._saved
+
+
+@pytest.mark.parametrize(
+    "n, d, k, rows, tol, dtype, empty",
+    [
+        (3000, 2, 4, 700, 1e-4, np.float64, False),
+        (2500, 5, 7, 600, 1e-3, np.float32, False),
+        (4000, 3, 6, 900, 1e-4, np.float64, True),
+        (1500, 4, 5, 1500, 0.0, np.float64, True),
+    ],
+)
+def test_local_threads_stop_where_warpath_kmeans_stops(n, d, k, rows, tol, dtype, empty):
+    # no cluster: the thread pool of this process; the Rust loop's rules decide when to stop,
+    # so the iterations are warpath.KMeans's ("empty": two equal start centres, so one
+    # cluster is empty after the first assignment and is relocated)
+    X = blobs(n=n, d=d, k=k, seed=n, dtype=dtype)
+    init = X[:k].astype(np.float64)
+    if empty:
+        init[-1] = init[0]
+    one = warpath.KMeans(k, init=init, tol=tol, backend="cpu", algorithm="lloyd").fit(X)
+    with _no_default_client():
+        km = KMeans(k, init=init, tol=tol).fit(da.from_array(X, chunks=rows))
+    assert km.n_iter_ == one.n_iter_
+    rtol = 1e-10 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(km.cluster_centers_, one.cluster_centers_, rtol=rtol, atol=rtol)
+    assert km.inertia_ == pytest.approx(one.inertia_, rel=rtol)
+    assert len(km.metrics_) == km.n_iter_
+
+
+def test_the_native_loop_refuses_a_stopped_run():
+    run = _native.KMeansLloydRun(np.zeros((2, 1)), 1, 0.0, 0.0, True)
+    stats = np.array([0.0, 3.0, 1.0, 2.0, 0.5])
+    assert run.running and run.far_points_needed(stats) == 0
+    assert run.update(stats, np.zeros((0, 5))) == 2.25
+    assert not run.running and run.iterations == 1 and run.needs_final_pass
+    with pytest.raises(ValueError, match="stopped"):
+        run.update(stats, np.zeros((0, 5)))
+    run.final_pass(stats)
+    assert run.inertia == 0.5
 
 
 def kill_worker(client, addr):

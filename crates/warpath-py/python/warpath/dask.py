@@ -4,7 +4,8 @@ leaving and joining (needs ``pip install "warpath[dask]"``: dask, distributed, s
 The estimator has scikit-learn's (and dask-ml's) interface. Each Lloyd iteration is one round
 of Dask tasks: every chunk of rows computes its partial sums against the current centres in
 warpath's native code (``Σ_k``, ``κ_k`` and its inertia share; the GIL released), the partials
-are added along a tree fixed by the chunks' order, and the client computes the new centres.
+are added along a tree fixed by the chunks' order, and the client computes the new centres and
+decides whether to stop with ``warpath.KMeans``'s own Lloyd loop (``_native.KMeansLloydRun``).
 
 What is kept where, and what a failure costs
 --------------------------------------------
@@ -404,7 +405,8 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         Most Lloyd iterations per run.
     tol : float, default=1e-4
         Convergence when the summed squared centre shift is at most ``tol`` times the mean
-        per-feature variance of ``X``.
+        per-feature variance of ``X``. The centre update and the stopping rules are
+        ``warpath.KMeans``'s own (its Rust loop), so both stop at the same iteration.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation.
     backend : {"cpu", "auto", "cuda"}, default="cpu"
@@ -575,12 +577,15 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         ex.offsets = offsets
         self.metrics_ = []
         try:
-            tol_abs = tol * self._mean_variance(ex, n, d) if tol > 0 else 0.0
+            # the variance takes two passes over the chunks: only when tol needs it
+            variance = self._mean_variance(ex, n, d) if tol > 0 else 0.0
             best = None
             progress = _Progress(self.progress, max_iter, n_init)
             for run in range(n_init):
                 start = init if not isinstance(init, str) else self._initial(ex, n, k, init, seed, run)
-                out = self._lloyd(ex, start, run, max_iter, tol_abs, progress, callback)
+                start = np.ascontiguousarray(start, dtype=np.float64)
+                lloyd = _native.KMeansLloydRun(start, max_iter, tol, variance, bool(self.compute_labels))
+                out = self._lloyd(ex, lloyd, run, progress, callback)
                 if best is None or out[1] < best[1]:
                     best = out
                 progress.close(out[2])
@@ -625,27 +630,22 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         leaves = [ex.submit_chunk(_chunk_stats, i, centers, i, int(ex.offsets[i]), self.backend) for i in range(len(ex.chunks))]
         return ex.reduce(leaves)
 
-    def _lloyd(self, ex, centers, run, max_iter, tol_abs, progress, callback):
-        centers = np.ascontiguousarray(centers, dtype=np.float64)
-        k, d = centers.shape
-        it = 0
-        last = None
-        while it < max_iter:
+    def _lloyd(self, ex, lloyd, run, progress, callback):
+        """One run: the chunks compute the statistics of every iteration, ``lloyd`` (the Rust
+        loop's rules, ``clustering::chunked::LloydRun``) the next centres and when to stop."""
+        d = lloyd.centers.shape[1]
+        while lloyd.running:
             t0 = time.perf_counter()
             joined = ex.grew()
+            centers = lloyd.centers
             stats, meta = self._stats(ex, centers)
-            it += 1
             t_update = time.perf_counter()
-            counts = stats[k * d : k * d + k]
             far = np.zeros((0, 4 + d))
-            if (counts <= 0).any():
-                # as many far points per chunk as the update takes (clustering's
-                # ChunkStats::far_points_needed: one per empty cluster)
-                m = int((counts <= 0).sum())
+            m = lloyd.far_points_needed(stats)
+            if m:
                 futs = [ex.submit_chunk(_chunk_farthest, i, centers, m, i, int(ex.offsets[i])) for i in range(len(ex.chunks))]
                 far = np.concatenate(ex.gather(futs))
-            new = _native.kmeans_next_centroids(centers, stats, far)
-            shift = float(((new - centers) ** 2).sum())
+            shift = lloyd.update(stats, far)
             wall = time.perf_counter() - t0
             busy = {}
             for where, t in meta:
@@ -655,7 +655,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             reduce = sum(t for where, t in meta if where == "reduce") + (time.perf_counter() - t_update)
             m = {
                 "run": run,
-                "iteration": it,
+                "iteration": lloyd.iterations,
                 "wall_s": wall,
                 "compute_s": compute,
                 "reduce_s": reduce,
@@ -668,16 +668,12 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
                 "shift": shift,
             }
             self.metrics_.append(m)
-            progress.update(run, it, m)
-            centers = new
-            last = stats
+            progress.update(run, lloyd.iterations, m)
             if callback is not None:
-                callback(self, dict(m, centers=centers.copy()))
-            if shift <= tol_abs:
-                break
-        if shift != 0.0 and self.compute_labels:
-            last, _ = self._stats(ex, centers)
-        return centers, float(last[-1]), it
+                callback(self, dict(m, centers=lloyd.centers))
+        if lloyd.needs_final_pass:
+            lloyd.final_pass(self._stats(ex, lloyd.centers)[0])
+        return lloyd.centers, lloyd.inertia, lloyd.iterations
 
     def _labels(self, X):
         return X.map_blocks(_predict_block, self.cluster_centers_, self.backend, dtype=np.int32, drop_axis=1)

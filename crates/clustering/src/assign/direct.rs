@@ -1,0 +1,222 @@
+//! The direct path: distances in `f64` in the reference's order of operations, one centre per
+//! vector lane (small `d` or `k`).
+
+use crate::Element;
+use crate::centres::{Centres, DIRECT_MAX_D, LANES, Method, take};
+use crate::lloyd::{combine8, dist2_f64};
+
+/// The squared distance of a point of `D <= 8` coordinates (already in `f64`) to a centre,
+/// with the bits of [`dist2_f64`]: coordinate `t` is its partial sum `t`, the others are
+/// empty. They are `-0.0` here where `dist2_f64` has `0.0`: `a + (-0.0)` is `a` for every `a`,
+/// so the compiler drops those additions, and `a + 0.0` is `a` too for every `a` but `-0.0`,
+/// which no sum of squares is.
+#[inline(always)]
+pub(crate) fn dist2_small<const D: usize>(x: &[f64; D], c: impl Fn(usize) -> f64) -> f64 {
+    debug_assert!(D <= 8);
+    combine8(std::array::from_fn(|u| {
+        if u < D {
+            let t = x[u] - c(u);
+            t * t
+        } else {
+            -0.0
+        }
+    }))
+}
+
+/// The nearest centre of a point of `D <= 8` coordinates (already in `f64`) and its squared
+/// distance, for centres in the caller's order ([`Centres::in_order`], direct method): the
+/// smallest [`dist2_small`], ties to the lower index, as the reference. No per-point dispatch
+/// and no range: the kernel of the small shapes (a few centres in a few dimensions), where
+/// anything else per point costs as much as the distances.
+/// Centre counts up to which [`nearest_in_order`] takes the centres one after the other.
+const IN_ORDER_MAX_K: usize = 32;
+
+#[inline(always)]
+pub(crate) fn nearest_in_order<T: Element, const D: usize>(
+    x: &[f64; D],
+    cent: &Centres<T>,
+) -> (u32, f64) {
+    debug_assert!(cent.in_order && cent.d == D && cent.method == Method::Direct);
+    // Strictly smaller replaces: ties keep the lower index; a NaN distance never wins.
+    let mut best = (0u32, f64::INFINITY);
+    // Up to IN_ORDER_MAX_K centres, one after the other: faster than the blocks below, which
+    // win only from larger `k`.
+    if cent.k <= IN_ORDER_MAX_K {
+        let (rows, _) = cent.c64.as_chunks::<D>();
+        for (j, c) in rows.iter().enumerate() {
+            let v = dist2_small(x, |u| c[u]);
+            if v < best.1 {
+                best = (j as u32, v);
+            }
+        }
+        return best;
+    }
+    // Blocks of LANES centres, transposed (slots past k are infinitely far): one vector per
+    // coordinate, and per lane the running minimum over the blocks and its block (strictly
+    // smaller replaces, so the earlier block keeps a tie; the block number is kept as an `f64`
+    // so that the selects vectorise); then the lanes, ties to the lower index.
+    let mut bv = [f64::INFINITY; LANES];
+    let mut bb = [0f64; LANES];
+    for (b, blk) in cent.dt.chunks_exact(D * LANES).enumerate() {
+        let (rows, _) = blk.as_chunks::<LANES>();
+        let rows = &rows[..D];
+        let bf = b as f64;
+        for l in 0..LANES {
+            let v = dist2_small(x, |u| rows[u][l]);
+            let better = v < bv[l];
+            bv[l] = if better { v } else { bv[l] };
+            bb[l] = if better { bf } else { bb[l] };
+        }
+    }
+    // Every lane of block 0 is a centre (k >= LANES); a lane that found nothing below
+    // infinity keeps block 0, so that all-infinite distances give centre 0, as the reference.
+    // Without branches (the lanes' order is data): the smallest value, then the smallest centre
+    // among the lanes that hold it.
+    let m = bv
+        .iter()
+        .fold(f64::INFINITY, |a, &v| if v < a { v } else { a });
+    let mut j = f64::INFINITY;
+    for l in 0..LANES {
+        let c = bb[l] * LANES as f64 + l as f64;
+        let c = if bv[l] == m { c } else { f64::INFINITY };
+        j = if c < j { c } else { j };
+    }
+    (j as u32, m)
+}
+
+/// The nearest slot of `x` among the slots `range` by the direct path, exactly: the
+/// reference's distances (see the module docs), ties to the lower caller index.
+#[inline(always)]
+pub(crate) fn nearest_direct<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> (u32, f64) {
+    let (best, _) = direct_dispatch::<T, false>(x, cent, range);
+    best
+}
+
+/// [`nearest_direct`] and the second smallest distance of the range (`f64::INFINITY` for a
+/// range of one centre).
+#[inline(always)]
+pub(crate) fn nearest_two_direct<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    direct_dispatch::<T, true>(x, cent, range)
+}
+
+#[inline(always)]
+fn direct_dispatch<T: Element, const SECOND: bool>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    match cent.d {
+        1 => direct_d::<T, 1, SECOND>(x, cent, range),
+        2 => direct_d::<T, 2, SECOND>(x, cent, range),
+        3 => direct_d::<T, 3, SECOND>(x, cent, range),
+        4 => direct_d::<T, 4, SECOND>(x, cent, range),
+        _ => direct_d::<T, 0, SECOND>(x, cent, range),
+    }
+}
+
+/// The direct path for `d == D` (`D > 0`) or any `d` (`D == 0`); with `SECOND`, also the
+/// second smallest distance.
+// Index loops over fixed-size register blocks: the shape LLVM vectorises.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn direct_d<T: Element, const D: usize, const SECOND: bool>(
+    x: &[T],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> ((u32, f64), f64) {
+    let d = if D > 0 { D } else { cent.d };
+    let mut best = (u32::MAX, f64::INFINITY);
+    let mut second = f64::INFINITY;
+    let consider = |j: usize, v: f64, best: &mut (u32, f64), second: &mut f64| {
+        let old = *best;
+        take(cent, j as u32, v, best);
+        if SECOND {
+            // The loser of the comparison is a candidate for second place.
+            let loser = if best.0 == old.0 { v } else { old.1 };
+            if loser < *second {
+                *second = loser;
+            }
+        }
+    };
+    if D > 0 && range.len() < LANES {
+        // Fewer centres than lanes at d <= 4: one partial sum per coordinate, added by
+        // dist2_f64's own combine8 (the zero sums change no bits), with the point converted once.
+        let mut xs = [0f64; 4];
+        for (o, v) in xs.iter_mut().zip(x) {
+            *o = v.to_f64();
+        }
+        for j in range {
+            let c = cent.row(j);
+            let p: [f64; 8] = std::array::from_fn(|t| {
+                if t < D {
+                    let u = xs[t] - c[t];
+                    u * u
+                } else {
+                    0.0
+                }
+            });
+            consider(j, combine8(p), &mut best, &mut second);
+        }
+        return (best, second);
+    }
+    if d > DIRECT_MAX_D || range.len() < LANES {
+        for j in range {
+            let v = dist2_f64(x, cent.row(j));
+            consider(j, v, &mut best, &mut second);
+        }
+        return (best, second);
+    }
+    let mut xs = [0f64; DIRECT_MAX_D];
+    for (o, v) in xs.iter_mut().zip(x) {
+        *o = v.to_f64();
+    }
+    let (b0, b1) = (range.start / LANES, range.end.div_ceil(LANES));
+    for b in b0..b1 {
+        let blk = &cent.dt[b * d * LANES..(b + 1) * d * LANES];
+        let (rows, _) = blk.as_chunks::<LANES>();
+        // acc[u][l]: partial sum u (coordinates t with t % 8 == u) of lane l, as dist2_f64.
+        let mut acc = [[0f64; LANES]; 8];
+        let full = d / 8;
+        for ch in 0..full {
+            for u in 0..8 {
+                let t = ch * 8 + u;
+                let (xv, r) = (xs[t], &rows[t]);
+                for l in 0..LANES {
+                    let diff = xv - r[l];
+                    acc[u][l] += diff * diff;
+                }
+            }
+        }
+        for u in 0..d % 8 {
+            let t = full * 8 + u;
+            let (xv, r) = (xs[t], &rows[t]);
+            for l in 0..LANES {
+                let diff = xv - r[l];
+                acc[u][l] += diff * diff;
+            }
+        }
+        let v: [f64; LANES] = std::array::from_fn(|l| combine8(std::array::from_fn(|u| acc[u][l])));
+        let mut m = v[0];
+        for &a in &v[1..] {
+            m = if a < m { a } else { m };
+        }
+        let bar = if SECOND { second } else { best.1 };
+        if m <= bar {
+            for (l, &a) in v.iter().enumerate() {
+                let j = b * LANES + l;
+                if range.contains(&j) {
+                    consider(j, a, &mut best, &mut second);
+                }
+            }
+        }
+    }
+    (best, second)
+}

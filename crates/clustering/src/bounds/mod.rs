@@ -1,0 +1,439 @@
+//! Exact pruning of Lloyd's iteration: Hamerly, Yinyang and Elkan lower bounds over the
+//! assignment engine ([`crate::assign`]).
+//!
+//! The centres are split into `t` groups (found by clustering the first centres of a run, as
+//! Ding et al., "Yinyang K-Means", ICML 2015, do); every point keeps its label and, per group,
+//! a lower bound on its distance to every centre of the group other than its own centre.
+//! `t = 1` is Hamerly's algorithm (one bound: the second-nearest centre), `t = k` Elkan's (a
+//! bound per centre), anything between Yinyang's. An iteration:
+//!
+//! 1. computes every point's exact distance to its centre (the inertia and the sums need it
+//!    anyway);
+//! 2. lowers each group bound by the largest distance a centre of the group moved;
+//! 3. keeps the label of a point whose every group bound exceeds that distance;
+//! 4. lists the other points by failing group and computes those groups only: with AVX-512,
+//!    eight points at a time against the group's centres stored coordinate-major
+//!    ([`crate::assign::blocked_products`], straight from the points' rows, which saves
+//!    gathering them); otherwise one matrix product per tile of gathered points; or directly
+//!    for small groups and dimensions. A point whose failing groups hold more than a third of
+//!    the centres is computed against every centre, at full product speed;
+//! 5. settles the label exactly as the engine does, with the old centre as the incumbent, and
+//!    tightens the bounds of the groups it computed.
+//!
+//! **Deferred start.** Where a point has few, short distances (`k d` below
+//! [`DEFER_BELOW_KD`]) the bounds cost more than they save while the centres still move far,
+//! so a run takes plain Lloyd steps (the same statistics, bit for bit) until a step changes at
+//! most 1 in [`DEFER_CHANGED_SHARE`] labels, and starts its bounds at the next step, from
+//! centres that have settled (whose bounds are tighter too).
+//!
+//! **Far movers.** Early in a run a few centres move much farther than the rest of their
+//! group (relocated empty clusters, clusters of a few points), and since a group bound drops
+//! by its group's largest drift, they make their groups fail for every point. When the
+//! largest eighth of the drifts is at least four times the rest in half the groups, those
+//! centres are tested one by one (`Jumpers`): a failing point's group bound is lowered by the
+//! drift of its ordinary centres only, each far mover's by its own drift, and only what still
+//! fails is computed. The pruned steps also load each point's row a few rows ahead of its
+//! bound test, so the rows that the bounds settle do not wait on memory when the sums read
+//! them.
+//!
+//! **Exactness.** Every bound is conservative: bounds are kept in `f32`, lower bounds shrunk and
+//! upper bounds and drifts enlarged by a relative `2^-21` at every operation (more than the
+//! rounding of the operation), and bounds from product values also by the engine's error
+//! bound. A group is skipped only when its bound exceeds the distance to the point's centre by
+//! a relative [`SLACK`], far more than the `f64` rounding of the reference distance. So every
+//! skipped centre is farther than the label, in the reference's arithmetic too: the labels
+//! equal plain Lloyd's at every iteration, and with the same summation tree the centroids, the
+//! inertia and the iteration count are the same bits.
+//!
+//! **Memory.** `4 n t` bytes of bounds (plus the labels, `4 n`) for the run; per thread a few
+//! tiles.
+//!
+//! **Files.** This one holds the stepper (when to prune, the step's context) and the bounds'
+//! arithmetic; `groups.rs` the groups of centres, the half gaps and the far movers;
+//! `leaf.rs` the leaves of a step: the first one of a run (every distance, every bound set)
+//! and a later one (only the failing groups), in named stages.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::assign::{BLOCKED_MIN, Centres, GroupBlocks, Method, TILE_CENTRES, method_for};
+use crate::cpu::{CpuKind, CpuStepper, Rows, block_rows, parallel_step, step_parallel, tree};
+use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64};
+use crate::{Element, KMeansError};
+
+mod groups;
+mod leaf;
+
+use groups::{Groups, Jumpers, half_gaps};
+use leaf::leaf;
+
+/// A group is skipped only when its bound exceeds the distance to the point's centre by this
+/// relative margin.
+pub(crate) const SLACK: f64 = 1e-9;
+
+/// Whether each step prints its time and work (`WARPATH_KMEANS_TRACE` set).
+fn tracing() -> bool {
+    std::env::var_os("WARPATH_KMEANS_TRACE").is_some()
+}
+
+/// The half gaps (`StepCtx::half_gap`) are computed when `k` is at most `n / HALF_GAP_SHARE`:
+/// then their `k^2 d` work is at most 1/64 of a Lloyd iteration's.
+const HALF_GAP_SHARE: usize = 64;
+
+/// `f32` factors that cover the rounding of a few `f32` operations (each at most `2^-24`
+/// relative) with room to spare.
+const UP32: f32 = 1.0 + 1.0 / (1 << 21) as f32;
+const DOWN32: f32 = 1.0 - 1.0 / (1 << 21) as f32;
+
+/// A lower bound on `sqrt(v)` in `f32` (0 for negative `v`): `v` rounded to `f32` and the
+/// square root each err by at most half an ulp, which the factor covers. Branch-free, so
+/// loops of it vectorise.
+#[inline(always)]
+fn sqrt_down(v: f64) -> f32 {
+    let a = v as f32;
+    let a = if a > 0.0 { a } else { 0.0 };
+    a.sqrt() * DOWN32
+}
+
+/// An upper bound on `sqrt(v)` in `f32` (`v >= 0`).
+#[inline(always)]
+fn sqrt_up(v: f64) -> f32 {
+    (v as f32).sqrt() * UP32
+}
+
+/// The bound implied by an exact squared distance (a distance of the reference's arithmetic,
+/// whose own rounding is far below the factor of [`sqrt_down`]).
+#[inline(always)]
+fn bound_exact(d2: f64) -> f32 {
+    sqrt_down(d2)
+}
+
+/// The bound implied by a product value `e` (a squared distance less `|x|^2`, within `err`).
+#[inline(always)]
+fn bound_product(xn2: f64, e: f64, err: f64) -> f32 {
+    sqrt_down(xn2 + e - err)
+}
+
+/// The rows of one leaf: labels, upper bounds and lower bounds.
+struct LeafRows<'s> {
+    labels: &'s mut [u32],
+    upper: &'s mut [f32],
+    lower: &'s mut [f32],
+    t: usize,
+}
+
+impl Rows for LeafRows<'_> {
+    fn split_rows(self, at: usize) -> (Self, Self) {
+        let (la, lb) = self.labels.split_at_mut(at);
+        let (ua, ub) = self.upper.split_at_mut(at);
+        let (wa, wb) = self.lower.split_at_mut(at * self.t);
+        (
+            LeafRows {
+                labels: la,
+                upper: ua,
+                lower: wa,
+                t: self.t,
+            },
+            LeafRows {
+                labels: lb,
+                upper: ub,
+                lower: wb,
+                t: self.t,
+            },
+        )
+    }
+}
+
+/// What a leaf needs besides its rows: the centres of the step in both orders, the groups,
+/// the drifts since the last step, and the work counter.
+struct StepCtx<'c, T> {
+    cent: &'c Centres<T>,
+    /// The product groups in blocks ([`blocked_products`](crate::assign::blocked_products)).
+    blocks: &'c GroupBlocks<T>,
+    /// The centroids in the caller's order (for the inertia formula).
+    centroids: &'c [f64],
+    g: &'c Groups,
+    /// Per group: the largest drift of its centres (rounded up).
+    drift_group: &'c [f32],
+    /// Per centre (caller's index): its drift (rounded up).
+    drift_centre: &'c [f32],
+    /// Per centre (caller's index): a lower bound on half its distance to the nearest other
+    /// centre (0 when not computed). A point nearer its centre than that keeps it.
+    half_gap: &'c [f32],
+    /// The centres that moved far more than the rest of their group (see [`Jumpers`]).
+    jump: &'c Jumpers,
+    evaluated: &'c AtomicU64,
+}
+
+/// Below this `k d` a run starts its bounds only once a step changes at most
+/// `1 / DEFER_CHANGED_SHARE` of the labels, running plain Lloyd steps until then: with few,
+/// short distances per point, the bounds' upkeep costs more than it saves while the centres
+/// still move far. With large `k d` the bounds pay from the second step, so such a run
+/// starts them at once.
+const DEFER_BELOW_KD: usize = 1 << 14;
+/// See [`DEFER_BELOW_KD`].
+const DEFER_CHANGED_SHARE: u64 = 20;
+
+/// A CPU backend that prunes with group bounds (see the module docs).
+pub(crate) struct BoundsStepper<'a, T> {
+    /// The points, weights and labels (the last step's), as a plain CPU stepper holds them:
+    /// the far points and the exact inertia are its.
+    pub(crate) plain: CpuStepper<'a, T>,
+    /// Groups asked for (at most `k` are used).
+    groups_wanted: usize,
+    upper: Vec<f32>,
+    lower: Vec<f32>,
+    groups: Option<Groups>,
+    prev: Vec<f64>,
+    /// Point-centre distances computed by the last step (products and direct), for reports.
+    pub(crate) evaluated: AtomicU64,
+    /// Far movers tested one by one in the last step ([`Jumpers`]).
+    pub(crate) far_movers: usize,
+    /// Whether the next step may be a plain Lloyd step, the bounds not started yet
+    /// ([`DEFER_BELOW_KD`]).
+    pub(crate) deferring: bool,
+    /// [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain Lloyd steps until the
+    /// labels settle, then the bounds for as long as a pruned step costs clearly less than a
+    /// plain one (see [`ADAPTIVE_KEEP`]).
+    adaptive: bool,
+    /// The wall time of the last plain step (adaptive runs).
+    plain_secs: f64,
+    /// The bounds lost to plain steps in this run (adaptive runs): plain steps to its end.
+    given_up: bool,
+    /// Plain steps taken so far (adaptive runs wait for [`ADAPTIVE_DIRECT_MIN_PLAIN`]).
+    plain_steps: usize,
+    /// Tests: `plain_secs` is not measured.
+    #[cfg(test)]
+    pin_plain_secs: bool,
+}
+
+/// An adaptive run ([`BoundsStepper::adaptive`]) keeps its bounds while a pruned step takes at
+/// most this share of the last plain step's time; past it, the run takes plain steps to its
+/// end (the statistics are the same bits either way, only the time differs).
+const ADAPTIVE_KEEP: f64 = 0.9;
+
+/// An adaptive run whose bounds take exact distances on the direct path (fewer than a dozen
+/// dimensions, [`method_for`]) starts them only after this many plain steps. The first
+/// bounded step computes every point-centre distance exactly, which at such `d` costs some
+/// 15-25 plain steps of the fused kernel, and a shorter run cannot earn that back from steps
+/// that each save a fraction of a plain step: the rent-or-buy rule, rent until the rent paid
+/// is about the price. Longer runs (a hundred steps and more on data without clusters) still
+/// get the bounds for most of their steps.
+const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
+
+impl<'a, T: Element> BoundsStepper<'a, T> {
+    /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
+    pub(crate) fn new(data: &'a [T], d: usize, weights: Option<&'a [f64]>, groups: usize) -> Self {
+        BoundsStepper {
+            plain: CpuStepper::new(data, d, weights, CpuKind::Parallel),
+            groups_wanted: groups.max(1),
+            upper: Vec::new(),
+            lower: Vec::new(),
+            groups: None,
+            prev: Vec::new(),
+            evaluated: AtomicU64::new(0),
+            far_movers: 0,
+            deferring: true,
+            adaptive: false,
+            plain_secs: f64::INFINITY,
+            given_up: false,
+            plain_steps: 0,
+            #[cfg(test)]
+            pin_plain_secs: false,
+        }
+    }
+
+    /// The same stepper with [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain
+    /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (for
+    /// any `k d`), then the bounds, given up for the rest of the run after a pruned step that
+    /// took more than [`ADAPTIVE_KEEP`] times the last plain step.
+    pub(crate) fn adaptive(mut self, on: bool) -> Self {
+        self.adaptive = on;
+        self
+    }
+
+    /// Forgets the labels and bounds (a new run starts).
+    pub(crate) fn reset(&mut self) {
+        self.plain.reset_labels();
+        self.groups = None;
+        self.upper = Vec::new();
+        self.lower = Vec::new();
+        self.prev.clear();
+        self.deferring = true;
+        self.plain_secs = f64::INFINITY;
+        self.given_up = false;
+    }
+
+    /// Whether the bounds are running (tests), and whether they were given up.
+    #[cfg(test)]
+    pub(crate) fn bounds_state(&self) -> (bool, bool) {
+        (self.groups.is_some(), self.given_up)
+    }
+
+    /// Takes every plain step to have lasted `secs` (tests: 0 makes the first pruned step
+    /// give the bounds up).
+    #[cfg(test)]
+    pub(crate) fn force_plain_secs(&mut self, secs: f64) {
+        self.plain_secs = secs;
+        self.pin_plain_secs = true;
+    }
+
+    /// The bytes of bounds a run keeps for `n` points and `t` groups (upper and lower).
+    pub(crate) fn bound_bytes(n: usize, t: usize) -> u64 {
+        4 * n as u64 * (t as u64 + 1)
+    }
+}
+
+impl<T: Element> Stepper for BoundsStepper<'_, T> {
+    fn dim(&self) -> usize {
+        self.plain.d
+    }
+
+    fn step(&mut self, centroids: &[f64], k: usize) -> Result<StepStats, KMeansError> {
+        let clock = std::time::Instant::now();
+        let d = self.plain.d;
+        let n = self.plain.labels.len();
+        let parallel = parallel_step(n, k, d);
+        self.evaluated.store(0, Ordering::Relaxed);
+        let defer = self.deferring && (self.adaptive || k * d < DEFER_BELOW_KD);
+        let renting = self.adaptive
+            && method_for(d, k) == Method::Direct
+            && self.plain_steps < ADAPTIVE_DIRECT_MIN_PLAIN;
+        if self.given_up || ((defer || renting) && self.groups.is_none()) {
+            // Plain Lloyd steps while many labels change, or for good once the bounds did not
+            // pay (the same statistics, bit for bit).
+            let p = &mut self.plain;
+            let stats = step_parallel(p.data, d, p.weights, centroids, k, &mut p.labels);
+            #[cfg(test)]
+            let pinned = self.pin_plain_secs;
+            #[cfg(not(test))]
+            let pinned = false;
+            if !pinned {
+                self.plain_secs = clock.elapsed().as_secs_f64();
+            }
+            self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
+            self.plain_steps += 1;
+            self.evaluated.store((n * k) as u64, Ordering::Relaxed);
+            self.far_movers = 0;
+            if tracing() {
+                eprintln!(
+                    "step: {:.1} ms plain (bounds deferred), changed {}",
+                    clock.elapsed().as_secs_f64() * 1e3,
+                    stats.changed
+                );
+            }
+            return Ok(stats);
+        }
+        let fresh = self.groups.is_none()
+            || self.prev.len() != centroids.len()
+            || self.plain.labels.first() == Some(&u32::MAX);
+        let mut drift_group = Vec::new();
+        let mut drift_centre = Vec::new();
+        if fresh {
+            let g = Groups::new(centroids, k, d, self.groups_wanted.min(k));
+            self.lower = vec![0f32; n * g.t];
+            self.upper = vec![0f32; n];
+            self.groups = Some(g);
+        } else {
+            let g = self.groups.as_ref().expect("groups of this run");
+            drift_group = vec![0f32; g.t];
+            drift_centre = (0..k)
+                .map(|j| {
+                    sqrt_up(dist2_f64(
+                        &self.prev[j * d..(j + 1) * d],
+                        &centroids[j * d..(j + 1) * d],
+                    ))
+                })
+                .collect();
+            for (j, &m) in drift_centre.iter().enumerate() {
+                let gj = g.group_of_slot[g.slot_of[j] as usize] as usize;
+                if m > drift_group[gj] {
+                    drift_group[gj] = m;
+                }
+            }
+        }
+        let g = self.groups.as_ref().expect("groups of this run");
+        // The other method's tables only when a group uses it.
+        let method = method_for(d, k);
+        let both = g.gemm.iter().any(|&p| p != (method == Method::Gemm));
+        let cent = Centres::<T>::new(centroids, k, d, Some(&g.order), method, both);
+        // The product groups of a later step, in blocks (the first step takes full products).
+        let blocks = GroupBlocks::new(&cent, &g.starts, |gg| {
+            let size = g.starts[gg + 1] - g.starts[gg];
+            !fresh && g.gemm[gg] && (BLOCKED_MIN..=TILE_CENTRES).contains(&size)
+        });
+        let half_gap = if !fresh && k * HALF_GAP_SHARE <= n {
+            half_gaps(centroids, k, d)
+        } else {
+            vec![0f32; k]
+        };
+        let jump = if fresh {
+            Jumpers::default()
+        } else {
+            Jumpers::new(g, &drift_centre, &drift_group)
+        };
+        let ctx = StepCtx {
+            cent: &cent,
+            blocks: &blocks,
+            centroids,
+            g,
+            drift_group: &drift_group,
+            drift_centre: &drift_centre,
+            half_gap: &half_gap,
+            jump: &jump,
+            evaluated: &self.evaluated,
+        };
+        let (data, weights) = (self.plain.data, self.plain.weights);
+        let rows = LeafRows {
+            labels: &mut self.plain.labels,
+            upper: &mut self.upper,
+            lower: &mut self.lower,
+            t: g.t,
+        };
+        let tables = clock.elapsed();
+        let stats = tree(
+            n,
+            block_rows(n, k, d),
+            parallel,
+            rows,
+            &|first, count, r| {
+                let x = &data[first * d..(first + count) * d];
+                let w = weights.map(|w| &w[first..first + count]);
+                leaf(x, d, w, &ctx, r, fresh)
+            },
+        );
+        self.prev.clear();
+        self.prev.extend_from_slice(centroids);
+        self.far_movers = jump.slot.len();
+        if tracing() {
+            eprintln!(
+                "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} far movers {} evaluated {:.4} of n k, changed {}",
+                clock.elapsed().as_secs_f64() * 1e3,
+                tables.as_secs_f64() * 1e3,
+                g.t,
+                jump.slot.len(),
+                self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64,
+                stats.changed
+            );
+        }
+        if self.adaptive
+            && !fresh
+            && clock.elapsed().as_secs_f64() > ADAPTIVE_KEEP * self.plain_secs
+        {
+            // Pruning too little to pay: plain steps from now on, the bounds' memory freed.
+            self.given_up = true;
+            self.groups = None;
+            self.lower = Vec::new();
+            self.upper = Vec::new();
+        }
+        Ok(stats)
+    }
+
+    fn exact_inertia(&mut self, centroids: &[f64], k: usize) -> Result<Option<f64>, KMeansError> {
+        Ok((method_for(self.plain.d, k) == Method::Gemm)
+            .then(|| self.plain.labels_inertia(centroids, k)))
+    }
+
+    fn farthest(&mut self, centroids: &[f64], m: usize) -> Result<Vec<Candidate>, KMeansError> {
+        self.plain.farthest(centroids, m)
+    }
+}

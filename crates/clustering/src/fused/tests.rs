@@ -1,0 +1,120 @@
+//! The fused kernel's labels against the reference: register boundaries, near and exact
+//! ties, products that would overflow.
+
+use super::*;
+use crate::centres::Method;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The kernel's labels of every row of `x` with every instruction set this CPU has.
+fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u32>)> {
+    let k = c.len() / d;
+    let cent = Centres::<T>::new(c, k, d, None, Method::Fused, false);
+    let xn2: Vec<f64> = x.chunks_exact(d).map(crate::lloyd::norm2).collect();
+    let n = xn2.len();
+    let mut runs = Vec::new();
+    let mut buf = Buffer::default();
+    let mut out = vec![u32::MAX; n];
+    nearest_rows(x, &xn2, &cent, &mut buf, &mut out);
+    runs.push(("widest", out));
+    #[cfg(target_arch = "x86_64")]
+    if crate::isa::has_avx512() {
+        // The AVX2 kernel on the same packing (a multiple of its lanes too).
+        let mut out = vec![u32::MAX; n];
+        // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT; `buf` was sized for
+        // `n` rows by the call above.
+        unsafe { x86::labels_avx2(x, &xn2, &cent, &mut buf, &mut out) };
+        runs.push(("avx2", out));
+    }
+    runs
+}
+
+fn check<T: Element>(x: &[f64], c: &[f64], d: usize, what: &str) {
+    let xt: Vec<T> = x.iter().map(|&v| T::from_f64(v)).collect();
+    let want: Vec<u32> = crate::tests::reference_nearest(&xt, c, d)
+        .into_iter()
+        .map(|(j, _)| j)
+        .collect();
+    for (isa, got) in labels(&xt, c, d) {
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g,
+                w,
+                "{what} {} {isa} k {} d {d} row {i}",
+                T::NAME,
+                c.len() / d
+            );
+        }
+    }
+}
+
+#[test]
+fn labels_are_the_reference_labels_at_every_register_boundary() {
+    if !crate::isa::has_avx2() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for d in [1, 2, 3, 9, 16, 17, 50, 64, 65, 130] {
+        for k in [
+            1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 129, 256, 300,
+        ] {
+            // Row counts around the block of six.
+            let n = [1, 5, 6, 7, 13, 40][(d + k) % 6];
+            let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            check::<f32>(&x, &c, d, "random");
+            check::<f64>(&x, &c, d, "random");
+        }
+    }
+}
+
+/// Points on the bisectors of pairs of centres, far from the origin (the rounding of the
+/// products at its worst against the gaps), exact duplicates of centres (ties to the
+/// lower index) and integer grids (exact ties of distinct centres).
+#[test]
+fn near_and_exact_ties_are_settled_as_the_reference() {
+    if !crate::isa::has_avx2() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for (d, k) in [(2, 3), (12, 16), (40, 33), (128, 64)] {
+        let (x, c) = crate::tests::bisector_points(&mut rng, d, k, 300, 100.0..1000.0);
+        check::<f32>(&x, &c, d, "bisectors");
+        check::<f64>(&x, &c, d, "bisectors");
+    }
+    // Integer points and centres: many exact ties between distinct centres.
+    let d = 3;
+    let c: Vec<f64> = (0..20 * d).map(|i| ((i * 7) % 5) as f64).collect();
+    let x: Vec<f64> = (0..90 * d).map(|i| ((i * 3) % 4) as f64 + 0.5).collect();
+    check::<f32>(&x, &c, d, "grid");
+    check::<f64>(&x, &c, d, "grid");
+}
+
+/// Values whose products overflow the element type: the labels come from exact distances.
+#[test]
+fn products_that_would_overflow_fall_back_to_exact_distances() {
+    if !crate::isa::has_avx2() {
+        return;
+    }
+    let d = 4;
+    for scale in [1e18, 3e19, 1e30] {
+        // Two far centres and one near the origin; points near each.
+        let c = [
+            0.0, 0.0, 0.0, 0.0, scale, scale, 0.0, 0.0, 0.0, scale, scale, scale,
+        ];
+        let x: Vec<f64> = [
+            [1.0, 2.0, 0.0, 0.0],
+            [scale * 0.9, scale, 1.0, 0.0],
+            [0.0, scale * 1.1, scale * 0.8, scale],
+            [scale * 0.5, scale * 0.5, scale * 0.5, scale * 0.5],
+        ]
+        .concat();
+        check::<f32>(&x, &c, d, "huge");
+        check::<f64>(&x, &c, d, "huge");
+    }
+    for scale in [1e150, 1e200] {
+        let c = [0.0, 0.0, 0.0, 0.0, scale, scale, 0.0, 0.0];
+        let x = [1.0, 2.0, 0.0, 0.0, scale * 0.9, scale, 1.0, 0.0];
+        check::<f64>(&x, &c, d, "huge");
+    }
+}

@@ -1,0 +1,627 @@
+//! The fused kernels with AVX-512 or AVX2 and FMA, generic over one register of lanes
+//! ([`Lanes`]).
+
+use super::{Buffer, GROUP, TILE, band_widths, settle_row};
+use crate::Element;
+use crate::centres::Centres;
+use crate::lloyd::{StepStats, combine8, dist2_f64};
+use std::any::TypeId;
+use std::arch::x86_64::*;
+
+/// One vector register of lanes of `T`, for the kernel.
+///
+/// # Safety
+/// Every method needs the CPU features of its implementation (AVX-512F for the 512-bit
+/// ones, AVX2 and FMA for the 256-bit ones); pointers must be valid for `W` values
+/// (one for `bcast`).
+pub(super) trait Lanes<T>: Copy {
+    /// Lanes per register.
+    const W: usize;
+    unsafe fn load(p: *const T) -> Self;
+    unsafe fn store(self, p: *mut T);
+    /// Every lane `*p`.
+    unsafe fn bcast(p: *const T) -> Self;
+    unsafe fn splat(v: T) -> Self;
+    /// `a * b + c` with one rounding.
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self;
+    unsafe fn min(a: Self, b: Self) -> Self;
+    /// The smallest lane.
+    unsafe fn hmin(self) -> T;
+    /// Bit `l` set when lane `l` is at most `bar` (ordered: NaN lanes are not).
+    unsafe fn le(self, bar: Self) -> u32;
+    /// `sums[u] += w * x[u]` in `f64` for `u < d` (a product, then a sum: the rounding
+    /// of every other path's sums).
+    unsafe fn add_scaled(sums: *mut f64, x: *const T, d: usize, w: f64);
+    /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::lloyd::norm2`]: eight
+    /// partial sums (value `u` into sum `u % 8`, in order), combined by `combine8`.
+    unsafe fn norm2(x: *const T, d: usize) -> f64;
+}
+
+macro_rules! lanes {
+    ($name:ident, $t:ty, $v:ty, $w:expr,
+     load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
+     le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr,
+     sums $sw:expr, |$sx:ident, $su:ident| $wide:expr, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident) => {
+        #[derive(Clone, Copy)]
+        pub(super) struct $name($v);
+        impl Lanes<$t> for $name {
+            const W: usize = $w;
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($load(p)) }
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                // SAFETY: the trait's contract.
+                unsafe { $store(p, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn bcast(p: *const $t) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($set1(*p)) }
+            }
+            #[inline(always)]
+            unsafe fn splat(v: $t) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($set1(v)) }
+            }
+            #[inline(always)]
+            unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($fma(a.0, b.0, c.0)) }
+            }
+            #[inline(always)]
+            unsafe fn min(a: Self, b: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($min(a.0, b.0)) }
+            }
+            #[inline(always)]
+            unsafe fn hmin(self) -> $t {
+                let $h = self.0;
+                // SAFETY: the trait's contract.
+                unsafe { $hmin }
+            }
+            #[inline(always)]
+            unsafe fn le(self, bar: Self) -> u32 {
+                let ($a, $b) = (self.0, bar.0);
+                // SAFETY: the trait's contract.
+                unsafe { $le }
+            }
+            #[inline(always)]
+            unsafe fn add_scaled(sums: *mut f64, x: *const $t, d: usize, w: f64) {
+                // SAFETY: the trait's contract: `d` values at `sums` and at `x`.
+                unsafe {
+                    let wv = $sset(w);
+                    let mut u = 0;
+                    while u + $sw <= d {
+                        let ($sx, $su) = (x, u);
+                        let v: $sv = $wide;
+                        let s = $sload(sums.add(u));
+                        $sstore(sums.add(u), $sadd(s, $smul(wv, v)));
+                        u += $sw;
+                    }
+                    while u < d {
+                        *sums.add(u) += w * f64::from(*x.add(u));
+                        u += 1;
+                    }
+                }
+            }
+            #[inline(always)]
+            unsafe fn norm2(x: *const $t, d: usize) -> f64 {
+                // SAFETY: the trait's contract: `d` values at `x`.
+                unsafe {
+                    // 8 / $sw registers hold the eight partial sums.
+                    let mut acc = [$sset(0.0); 8 / $sw];
+                    let mut u = 0;
+                    while u + 8 <= d {
+                        for (r, a) in acc.iter_mut().enumerate() {
+                            let ($sx, $su) = (x, u + r * $sw);
+                            let v: $sv = $wide;
+                            *a = $sadd(*a, $smul(v, v));
+                        }
+                        u += 8;
+                    }
+                    let mut part = [0f64; 8];
+                    for (r, a) in acc.iter().enumerate() {
+                        $sstore(part.as_mut_ptr().add(r * $sw), *a);
+                    }
+                    for (l, p) in part.iter_mut().enumerate().take(d - u) {
+                        let v = f64::from(*x.add(u + l));
+                        *p += v * v;
+                    }
+                    combine8(part)
+                }
+            }
+        }
+    };
+}
+
+lanes!(Z32, f32, __m512, 16,
+    load _mm512_loadu_ps, store _mm512_storeu_ps, set1 _mm512_set1_ps, fma _mm512_fmadd_ps,
+    min _mm512_min_ps,
+    le |a, b| u32::from(_mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)),
+    hmin |h| _mm512_reduce_min_ps(h),
+    sums 8, |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
+    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
+lanes!(Z64, f64, __m512d, 8,
+    load _mm512_loadu_pd, store _mm512_storeu_pd, set1 _mm512_set1_pd, fma _mm512_fmadd_pd,
+    min _mm512_min_pd,
+    le |a, b| u32::from(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)),
+    hmin |h| _mm512_reduce_min_pd(h),
+    sums 8, |x, u| _mm512_loadu_pd(x.add(u)),
+    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
+lanes!(Y32, f32, __m256, 8,
+    load _mm256_loadu_ps, store _mm256_storeu_ps, set1 _mm256_set1_ps, fma _mm256_fmadd_ps,
+    min _mm256_min_ps,
+    le |a, b| _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32,
+    hmin |h| {
+        let m = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps::<1>(h));
+        let m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+        _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)))
+    },
+    sums 4, |x, u| _mm256_cvtps_pd(_mm_loadu_ps(x.add(u))),
+    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
+lanes!(Y64, f64, __m256d, 4,
+    load _mm256_loadu_pd, store _mm256_storeu_pd, set1 _mm256_set1_pd, fma _mm256_fmadd_pd,
+    min _mm256_min_pd,
+    le |a, b| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)) as u32,
+    hmin |h| {
+        let m = _mm_min_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd::<1>(h));
+        _mm_cvtsd_f64(_mm_min_sd(m, _mm_unpackhi_pd(m, m)))
+    },
+    sums 4, |x, u| _mm256_loadu_pd(x.add(u)),
+    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
+
+/// `T` seen as `U` (the same type, checked).
+#[inline(always)]
+fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
+    assert!(TypeId::of::<T>() == TypeId::of::<U>());
+    // SAFETY: `T` and `U` are the same type (checked just above).
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
+}
+
+/// Declares the entry points of one instruction set: the squared distances and the labels
+/// of a tile, and a whole leaf, each with the element type's lanes (`$v32`, `$v64`) and at
+/// most `$bmax` registers of centres at a time.
+macro_rules! entries {
+    ($labels:ident, $leaf:ident, $dist:ident, $feat:literal, $v32:ident, $v64:ident,
+     $bmax:expr) => {
+        /// Squared distances of the rows (see `super::sq_distance_rows`).
+        ///
+        /// # Safety
+        /// The CPU has the features enabled here; `buf` is sized for `xn2.len()` rows.
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn $dist<T: Element>(
+            x: &[T],
+            xn2: &[f64],
+            cent: &Centres<T>,
+            buf: &mut Buffer<T>,
+            out: &mut [f32],
+        ) {
+            // SAFETY: the caller's contract; the element type is checked by `same`.
+            unsafe {
+                if TypeId::of::<T>() == TypeId::of::<f32>() {
+                    distances::<T, $v32, f32, $bmax>(x, xn2, cent, &mut buf.vals, out);
+                } else {
+                    distances::<T, $v64, f64, $bmax>(x, xn2, cent, &mut buf.vals, out);
+                }
+            }
+        }
+
+        /// The labels of the rows (see `super::nearest_rows`).
+        ///
+        /// # Safety
+        /// The CPU has the features enabled here; `buf` is sized for `out.len()` rows.
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn $labels<T: Element>(
+            x: &[T],
+            xn2: &[f64],
+            cent: &Centres<T>,
+            buf: &mut Buffer<T>,
+            out: &mut [u32],
+        ) {
+            band_widths(&xn2[..out.len()], cent, buf);
+            // SAFETY: the caller's contract; the element type is checked by `same`.
+            unsafe {
+                if TypeId::of::<T>() == TypeId::of::<f32>() {
+                    by_registers::<T, $v32, f32, $bmax>(x, cent, buf, out);
+                } else {
+                    by_registers::<T, $v64, f64, $bmax>(x, cent, buf, out);
+                }
+            }
+        }
+
+        /// A leaf of a Lloyd step (see `super::leaf`).
+        ///
+        /// # Safety
+        /// The CPU has the features enabled here.
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn $leaf<T: Element>(
+            x: &[T],
+            weights: (Option<&[f64]>, Option<&[f64]>),
+            cent: &Centres<T>,
+            labels: &mut [u32],
+            out: (&mut StepStats, &mut [f64], bool),
+        ) {
+            // SAFETY: the caller's contract; the element type is checked by `same`.
+            unsafe {
+                if TypeId::of::<T>() == TypeId::of::<f32>() {
+                    leaf_tiles::<T, $v32, f32>(x, weights, cent, labels, out, |x, xn2, c, b, o| {
+                        $labels(x, xn2, c, b, o)
+                    });
+                } else {
+                    leaf_tiles::<T, $v64, f64>(x, weights, cent, labels, out, |x, xn2, c, b, o| {
+                        $labels(x, xn2, c, b, o)
+                    });
+                }
+            }
+        }
+    };
+}
+
+entries!(
+    labels_avx512,
+    leaf_avx512,
+    distances_avx512,
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
+    Z32,
+    Z64,
+    4
+);
+entries!(
+    labels_avx2,
+    leaf_avx2,
+    distances_avx2,
+    "avx2,fma,bmi1,bmi2,popcnt",
+    Y32,
+    Y64,
+    2
+);
+
+/// `|x|^2` of every row (see `super::row_norms`).
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked).
+#[inline(always)]
+unsafe fn norms<T: Element, V: Lanes<U>, U: Element>(x: &[T], d: usize, out: &mut [f64]) {
+    let xu: &[U] = same(x);
+    for (r, o) in out.iter_mut().enumerate().take(x.len() / d) {
+        // SAFETY: row `r` holds `d` values.
+        *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
+    }
+}
+
+/// [`norms`] with AVX-512 registers.
+///
+/// # Safety
+/// The CPU has the features enabled here.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn norms_avx512<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
+    // SAFETY: the caller's contract; the element type is checked by `same`.
+    unsafe {
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            norms::<T, Z32, f32>(x, d, out);
+        } else {
+            norms::<T, Z64, f64>(x, d, out);
+        }
+    }
+}
+
+/// [`norms`] with AVX2 registers.
+///
+/// # Safety
+/// The CPU has the features enabled here.
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
+    // SAFETY: the caller's contract; the element type is checked by `same`.
+    unsafe {
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            norms::<T, Y32, f32>(x, d, out);
+        } else {
+            norms::<T, Y64, f64>(x, d, out);
+        }
+    }
+}
+
+/// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
+/// the same instruction set's), then each row's label, weight and sums in row order.
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked).
+#[inline(always)]
+unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
+    x: &[T],
+    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
+    cent: &Centres<T>,
+    labels: &mut [u32],
+    (st, q, exact): (&mut StepStats, &mut [f64], bool),
+    labels_of: impl Fn(&[T], &[f64], &Centres<T>, &mut Buffer<T>, &mut [u32]),
+) {
+    let d = cent.d;
+    let mut buf = Buffer::default();
+    buf.size(cent, TILE);
+    let mut computed = std::mem::take(&mut buf.xn2);
+    let mut slots = std::mem::take(&mut buf.slots);
+    for (ti, xt) in x.chunks(TILE * d).enumerate() {
+        let rows = xt.len() / d;
+        let xu: &[U] = same(xt);
+        let xn2: &[f64] = match norms {
+            Some(v) => &v[ti * TILE..ti * TILE + rows],
+            None => {
+                for (r, o) in computed[..rows].iter_mut().enumerate() {
+                    // SAFETY: row `r` holds `d` values.
+                    *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
+                }
+                &computed[..rows]
+            }
+        };
+        labels_of(xt, xn2, cent, &mut buf, &mut slots[..rows]);
+        for (r, &slot) in slots[..rows].iter().enumerate() {
+            let i = ti * TILE + r;
+            let label = cent.id(slot);
+            if labels[i] != label {
+                st.changed += 1;
+                labels[i] = label;
+            }
+            let (w, l) = (weights.map_or(1.0, |w| w[i]), label as usize);
+            // SAFETY: row `r` holds `d` values, cluster `l`'s sums `d` more.
+            unsafe {
+                V::add_scaled(st.sums[l * d..].as_mut_ptr(), xu[r * d..].as_ptr(), d, w);
+            }
+            st.counts[l] += w;
+            if exact {
+                let d2 = dist2_f64(&xt[r * d..(r + 1) * d], cent.row(slot as usize));
+                st.inertia += w * d2;
+            } else {
+                q[l] += w * xn2[r];
+            }
+        }
+    }
+}
+
+/// [`rows`] with the rows per block ([`rows_per_block`]) and the registers per row of
+/// values chosen, the register count a constant up to four.
+///
+/// # Safety
+/// As [`rows`].
+#[inline(always)]
+unsafe fn by_registers<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
+    x: &[T],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) {
+    // SAFETY: the caller's contract; each constant is the register count it names.
+    unsafe {
+        match (cent.kp / V::W, rows_per_block::<V, U>(cent.kp)) {
+            (1, 12) => rows::<T, V, U, BMAX, 12, 1>(x, cent, buf, out),
+            (1, _) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
+            (2, 8) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
+            (2, _) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
+            (3, _) => rows::<T, V, U, BMAX, 6, 3>(x, cent, buf, out),
+            (4, _) => rows::<T, V, U, BMAX, 6, 4>(x, cent, buf, out),
+            _ => rows::<T, V, U, BMAX, 6, 0>(x, cent, buf, out),
+        }
+    }
+}
+
+/// Rows per block of the kernel for rows of `kp` lanes of `V`: as many as keep the
+/// accumulators (rows times registers) within the register file with room for the
+/// centres, and at least eight independent sums in flight (the fused multiply-add's
+/// latency times its throughput): twelve rows of one register or eight of two with
+/// 512-bit registers (32 of them), eight rows of one register with 256-bit registers (16),
+/// six rows otherwise.
+#[inline(always)]
+fn rows_per_block<V: Lanes<U>, U>(kp: usize) -> usize {
+    let regs = kp / V::W;
+    let wide = V::W * size_of::<U>() == 64;
+    match (wide, regs) {
+        (true, 1) => 12,
+        (true, 2) | (false, 1) => 8,
+        _ => 6,
+    }
+}
+
+/// The labels of the rows of `x` into `out`: each row's smallest value `m`, the lanes
+/// within its band `m + width` (widths from [`band_widths`], already in `buf`), then the
+/// label: the lone lane, or [`settle_row`]'s.
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked); `buf` is sized for the rows.
+#[inline(always)]
+unsafe fn rows<
+    T: Element,
+    V: Lanes<U>,
+    U: Element,
+    const BMAX: usize,
+    const P: usize,
+    const NV: usize,
+>(
+    x: &[T],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) {
+    let (d, kp, w) = (cent.d, cent.kp, V::W);
+    // Registers per row: a constant for the common few (the loops below unroll).
+    let nv = if NV > 0 { NV } else { kp / w };
+    debug_assert_eq!(nv, kp / w);
+    let widths: &[U] = same(&buf.width);
+    let err2 = &buf.err2;
+    // SAFETY: the caller's contract.
+    unsafe {
+        values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i, row| {
+            // `row` holds `kp` values, a multiple of `w` (the loads below).
+            let (m, bar, count, first) = {
+                let mut mv = V::load(row.as_ptr());
+                for b in 1..nv {
+                    mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
+                }
+                let m = mv.hmin();
+                let bar = m + widths[i];
+                let bv = V::splat(bar);
+                // The lanes' masks 64 at a time: one count and one search per 64 lanes.
+                let (mut count, mut first) = (0u32, u32::MAX);
+                for b0 in (0..nv).step_by(64 / w) {
+                    let mut mask = 0u64;
+                    for b in b0..(b0 + 64 / w).min(nv) {
+                        let m = V::load(row.as_ptr().add(b * w)).le(bv);
+                        mask |= u64::from(m) << ((b - b0) * w);
+                    }
+                    if first == u32::MAX && mask != 0 {
+                        first = (b0 * w) as u32 + mask.trailing_zeros();
+                    }
+                    count += mask.count_ones();
+                }
+                (m, bar, count, first)
+            };
+            // The common case, inline: one lane in a finite band.
+            let (lead, limit) = (m.to_f64(), bar.to_f64());
+            out[i] = if count == 1 && limit.is_finite() && limit > lead + err2[i] {
+                first
+            } else {
+                settle_row(
+                    &x[i * d..(i + 1) * d],
+                    cent,
+                    same(row),
+                    (T::from_f64(lead), T::from_f64(limit), err2[i]),
+                    (count, first),
+                )
+            };
+        });
+    }
+}
+
+/// The squared distances of the rows of `x` (`xn2` their `|x|^2`) to every centre,
+/// `max(0, |x|^2 + value)` in `f64` rounded to `f32`, into `out` (`k` per row).
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * 6 *
+/// cent.kp` values.
+#[inline(always)]
+unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
+    x: &[T],
+    xn2: &[f64],
+    cent: &Centres<T>,
+    vals: &mut [T],
+    out: &mut [f32],
+) {
+    let k = cent.k;
+    let write = |i: usize, row: &[U]| {
+        for (o, v) in out[i * k..(i + 1) * k].iter_mut().zip(row) {
+            *o = (xn2[i] + v.to_f64()).max(0.0) as f32;
+        }
+    };
+    let n = xn2.len();
+    // SAFETY: the caller's contract.
+    unsafe {
+        match rows_per_block::<V, U>(cent.kp) {
+            12 => values::<T, V, U, BMAX, 12>(x, cent, vals, n, write),
+            8 => values::<T, V, U, BMAX, 8>(x, cent, vals, n, write),
+            _ => values::<T, V, U, BMAX, 6>(x, cent, vals, n, write),
+        }
+    }
+}
+
+/// Every group of [`GROUP`] blocks of `P` rows of `x` (`n` rows): the values against every
+/// register of centres, chunk by chunk of at most `BMAX` registers (each chunk through
+/// every block of the group), into `vals` (row `p` of the group at `p * kp`), then
+/// `each(row, values)` for each row in order. The last block repeats its last row to fill
+/// the registers (the copies' values are not read).
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * P *
+/// cent.kp` values.
+#[inline(always)]
+unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+    x: &[T],
+    cent: &Centres<T>,
+    vals: &mut [T],
+    n: usize,
+    mut each: impl FnMut(usize, &[U]),
+) {
+    let (d, kp) = (cent.d, cent.kp);
+    let xu: &[U] = same(x);
+    let cu: &[U] = same(&cent.packed);
+    let nu: &[U] = same(&cent.packed_norms);
+    let vu: &mut [U] = {
+        assert!(TypeId::of::<T>() == TypeId::of::<U>() && vals.len() >= GROUP * P * kp);
+        // SAFETY: the same type (checked just above).
+        unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast::<U>(), vals.len()) }
+    };
+    let w = V::W;
+    let mut i0 = 0;
+    while i0 < n {
+        let blocks = (n - i0).div_ceil(P).min(GROUP);
+        let mut col = 0;
+        while col < kp {
+            let regs = ((kp - col) / w).min(BMAX);
+            let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
+            for blk in 0..blocks {
+                let first = i0 + blk * P;
+                let xs: [*const U; P] =
+                    std::array::from_fn(|p| xu[(first + p).min(n - 1) * d..].as_ptr());
+                let o = vu[blk * P * kp + col..].as_mut_ptr();
+                // SAFETY: `col + regs * w <= kp` lanes of each of the `d` rows of `c`, of
+                // the norms and of the block's `P` rows of `vals`; each row pointer has
+                // `d` values.
+                unsafe {
+                    match regs {
+                        1 => chunk::<U, V, 1, P>(xs, c, kp, nm, d, o),
+                        2 => chunk::<U, V, 2, P>(xs, c, kp, nm, d, o),
+                        3 => chunk::<U, V, 3, P>(xs, c, kp, nm, d, o),
+                        _ => chunk::<U, V, 4, P>(xs, c, kp, nm, d, o),
+                    }
+                }
+            }
+            col += regs * w;
+        }
+        let i_end = (i0 + blocks * P).min(n);
+        for i in i0..i_end {
+            let p = i - i0;
+            each(i, &vu[p * kp..(p + 1) * kp]);
+        }
+        i0 = i_end;
+    }
+}
+
+/// The values of `P` rows against `B` registers of centres: `out[p * kp + l] =
+/// norms[l] + sum_u xs[p][u] c[u * kp + l]`, accumulated with fused multiply-adds in
+/// coordinate order.
+///
+/// # Safety
+/// `V`'s CPU features are present; each `xs[p]` points to `d` values; `c` to `d` rows of
+/// `kp` values, `norms` to `B * W` values and `out` to `P` rows of `kp` values, of which
+/// the first `B * W` are read or written.
+#[inline(always)]
+unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize>(
+    xs: [*const U; P],
+    c: *const U,
+    kp: usize,
+    norms: *const U,
+    d: usize,
+    out: *mut U,
+) {
+    let w = V::W;
+    // SAFETY: in bounds by the caller's contract.
+    unsafe {
+        let n0: [V; B] = std::array::from_fn(|b| V::load(norms.add(b * w)));
+        let mut acc = [n0; P];
+        for u in 0..d {
+            let row = c.add(u * kp);
+            let cv: [V; B] = std::array::from_fn(|b| V::load(row.add(b * w)));
+            for (a, x) in acc.iter_mut().zip(&xs) {
+                let xv = V::bcast(x.add(u));
+                for (a, c) in a.iter_mut().zip(&cv) {
+                    *a = V::fma(xv, *c, *a);
+                }
+            }
+        }
+        for (p, a) in acc.iter().enumerate() {
+            for (b, a) in a.iter().enumerate() {
+                a.store(out.add(p * kp + b * w));
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Checking what a fit is given (parameters, data, weights, given centroids), and the initial
+//! centroids of each run.
+
+use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::init::{kmeans_parallel, kmeans_plusplus, random_points};
+use crate::{Element, Init, KMeans, KMeansError};
+
+/// The initial centroids of run `run` (`k * d`, row-major).
+pub(crate) fn initial_centroids<T: Element>(
+    init: &Init,
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    seed: u64,
+    run: usize,
+) -> Vec<f64> {
+    initial_centroids_observed(init, data, d, weights, k, seed, run, &mut |_| {})
+}
+
+/// [`initial_centroids`], telling `progress` how many centroids are chosen now and then.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn initial_centroids_observed<T: Element>(
+    init: &Init,
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    seed: u64,
+    run: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(run as u64);
+    match init {
+        Init::KMeansPlusPlus => kmeans_plusplus(data, d, weights, k, &mut rng, progress),
+        Init::KMeansParallel { rounds } => {
+            kmeans_parallel(data, d, weights, k, *rounds, &mut rng, progress)
+        }
+        Init::Random => random_points(data, d, k, &mut rng),
+        Init::Given(c) => c.iter().copied().collect(),
+    }
+}
+
+/// Validated input: contiguous data and `f64` weights.
+pub(crate) struct Validated<'a, T> {
+    data: CowArray<'a, T, Ix2>,
+    weights: Option<Vec<f64>>,
+    pub(super) d: usize,
+}
+
+impl<T: Element> Validated<'_, T> {
+    pub(super) fn slice(&self) -> &[T] {
+        self.data.as_slice().expect("standard layout")
+    }
+    pub(super) fn w(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+}
+
+/// The first non-finite value of row-major `data` (`d` columns), as an error.
+pub(crate) fn check_finite<T: Element>(
+    data: &[T],
+    d: usize,
+    row_offset: usize,
+) -> Result<(), KMeansError> {
+    use rayon::prelude::*;
+    const BLOCK: usize = 1 << 15;
+    // Whole blocks are scanned branch-free; only a block that has a bad value is searched.
+    let bad_block = if data.len() < BLOCK {
+        data.iter()
+            .fold(false, |bad, v| bad | !v.is_finite())
+            .then_some(0)
+    } else {
+        data.par_chunks(BLOCK)
+            .position_first(|c| c.iter().fold(false, |bad, v| bad | !v.is_finite()))
+    };
+    if let Some(b) = bad_block {
+        let start = b * BLOCK;
+        let pos = start
+            + data[start..]
+                .iter()
+                .position(|v| !v.is_finite())
+                .expect("the block has a non-finite value");
+        return Err(KMeansError::NonFiniteData {
+            row: row_offset + pos / d,
+            col: pos % d,
+            value: data[pos].to_f64(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks the parameters that do not depend on the data.
+pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
+    if p.k == 0 {
+        return Err(KMeansError::ZeroClusters);
+    }
+    if p.max_iter == 0 {
+        return Err(KMeansError::InvalidParameter(
+            "max_iter must be at least 1".into(),
+        ));
+    }
+    if !(p.tol.is_finite() && p.tol >= 0.0) {
+        return Err(KMeansError::InvalidParameter(format!(
+            "tol must be finite and non-negative, not {}",
+            p.tol
+        )));
+    }
+    if p.n_init == 0 {
+        return Err(KMeansError::InvalidParameter(
+            "n_init must be at least 1".into(),
+        ));
+    }
+    if let Init::KMeansParallel { rounds: 0 } = p.init {
+        return Err(KMeansError::InvalidParameter(
+            "k-means|| needs at least 1 round".into(),
+        ));
+    }
+    if p.k > u32::MAX as usize {
+        return Err(KMeansError::InvalidParameter(format!(
+            "k = {} is too large",
+            p.k
+        )));
+    }
+    Ok(())
+}
+
+/// Checks given centroids against `k` and `d`.
+pub(crate) fn check_given(init: &Init, k: usize, d: usize) -> Result<(), KMeansError> {
+    if let Init::Given(c) = init {
+        if c.nrows() != k {
+            return Err(KMeansError::ShapeMismatch {
+                what: "given centroids (rows)",
+                expected: k,
+                found: c.nrows(),
+            });
+        }
+        if c.ncols() != d {
+            return Err(KMeansError::ShapeMismatch {
+                what: "given centroids (columns)",
+                expected: d,
+                found: c.ncols(),
+            });
+        }
+        if let Some(((r, col), v)) = c.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(KMeansError::InvalidParameter(format!(
+                "given centroid {r} has a non-finite value {v} in column {col}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks sample weights and converts them to `f64`.
+pub(crate) fn check_weights(
+    w: impl Iterator<Item = f64>,
+    n: usize,
+) -> Result<Vec<f64>, KMeansError> {
+    let w: Vec<f64> = w.collect();
+    if w.len() != n {
+        return Err(KMeansError::ShapeMismatch {
+            what: "sample weights",
+            expected: n,
+            found: w.len(),
+        });
+    }
+    check_weight_values(&w, 0)?;
+    if !w.iter().any(|&v| v > 0.0) {
+        return Err(KMeansError::InvalidWeights("all weights are zero".into()));
+    }
+    Ok(w)
+}
+
+/// The first weight that is negative, NaN or infinite, as an error naming its global index
+/// (`index_offset` is the global index of `w[0]`, for MPI shards).
+pub(crate) fn check_weight_values(w: &[f64], index_offset: u64) -> Result<(), KMeansError> {
+    match w
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+    {
+        Some((i, v)) => Err(KMeansError::InvalidWeights(format!(
+            "weight {} is {v}; weights must be finite and non-negative",
+            index_offset + i as u64
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The checked input of a fit: contiguous data, `f64` weights.
+pub(super) fn validate<'a, T: Element>(
+    p: &KMeans,
+    data: ArrayView2<'a, T>,
+    weights: Option<ArrayView1<'_, T>>,
+) -> Result<Validated<'a, T>, KMeansError> {
+    check_params(p)?;
+    let (n, d) = data.dim();
+    if d == 0 {
+        return Err(KMeansError::ZeroDimensions);
+    }
+    if p.k > n {
+        return Err(KMeansError::TooManyClusters { k: p.k, n });
+    }
+    check_given(&p.init, p.k, d)?;
+    let data: CowArray<'a, T, Ix2> = if data.is_standard_layout() {
+        CowArray::from(data)
+    } else {
+        CowArray::from(data.as_standard_layout().into_owned())
+    };
+    check_finite(data.as_slice().expect("standard layout"), d, 0)?;
+    let weights = match weights {
+        None => None,
+        Some(w) => Some(check_weights(w.iter().map(|v| v.to_f64()), n)?),
+    };
+    Ok(Validated { data, weights, d })
+}
