@@ -302,25 +302,20 @@ mod io {
         let txt = d.join("w.txt");
         std::fs::write(&txt, "0.5\n0\n2\n1e300\n7").unwrap();
         assert_eq!(read_weights(&txt).unwrap(), w);
-        // Malformed lines name their line; a second column is an error from the first row.
+        // Malformed lines name their line and column (warpath-io's table grammar); a second
+        // column is an error.
         std::fs::write(&csv, "w\n1\n2\nx\n").unwrap();
         let e = read_weights(&csv).unwrap_err();
         assert!(
-            matches!(&e, KMeansError::Format { reason, .. } if reason.starts_with("line 4:")),
+            matches!(&e, KMeansError::Format { reason, .. } if reason.starts_with("line 4, column 1:")),
             "{e}"
         );
         std::fs::write(&csv, "1\n2,3\n").unwrap();
         let e = read_weights(&csv).unwrap_err();
-        assert!(
-            e.to_string().contains("line 2 has 2 columns, expected 1"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("line 2, column 1"), "{e}");
         std::fs::write(&csv, "1,2\n").unwrap();
         let e = read_weights(&csv).unwrap_err();
-        assert!(
-            e.to_string().contains("line 1 has 2 columns, expected 1"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("one number per line"), "{e}");
         // A count other than the data's.
         std::fs::write(&csv, "1\n2\n").unwrap();
         assert!(matches!(
