@@ -17,9 +17,11 @@ use crate::centres::{exact_step_inertia, step_method};
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
 
-/// Below this many multiply-adds (`n k d`) a step runs on the calling thread only: a few
-/// tenths of a millisecond of work, about what handing half of it to another thread costs.
-const PARALLEL_WORK: usize = 1 << 20;
+/// Below this many multiply-adds (`n k d`) a step runs on the calling thread only: some tens
+/// of microseconds of work, about what handing half of it to another thread costs (a step's
+/// sums, labels and bookkeeping cost more than its multiply-adds when `k` is small, so the
+/// second thread pays from a few thousand points on).
+const PARALLEL_WORK: usize = 1 << 16;
 /// Below this many points the passes over the data alone (the exact inertia, `predict`,
 /// `transform`) run on the calling thread only.
 const PARALLEL_THRESHOLD: usize = 1 << 14;
