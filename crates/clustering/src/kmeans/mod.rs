@@ -128,7 +128,9 @@ impl std::str::FromStr for Convergence {
 /// the first pass prune the final labelling pass by more than they cost) and below 128
 /// clusters (a Lloyd step's distances then cost about what the bounds' upkeep costs per
 /// point). From 128 clusters it decides from what the bounds prune, as the run goes: plain
-/// Lloyd steps until a step changes at most one label in 20, then Yinyang's bounds for as
+/// Lloyd steps until a step changes at most one label in 20 (and, below 12 dimensions, where
+/// the bounds' first step computes every distance exactly, for at least 20 steps, so that a
+/// short run never pays for it), then Yinyang's bounds for as
 /// long as a pruned step takes less than 0.9 times the last plain step's time, plain steps
 /// to the end of the run after one that does not (the result is the same either way).
 /// Yinyang's groups are as many as fit the budget (a quarter of the available memory and
