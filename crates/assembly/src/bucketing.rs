@@ -15,8 +15,10 @@ use std::sync::{Mutex, mpsc};
 use crate::AssemblyError;
 use crate::bases::code_at;
 use crate::kmer::{Word, mix64};
-use crate::reads::{Batch, ReadSource, ReadStats, read_source};
-use crate::records::{SUPERKMER_MAX_BYTES, put_superkmer, superkmer_records};
+use crate::reads::{Batch, ReadSource, ReadStats, SourceTags, read_source};
+use crate::records::{
+    SUPERKMER_MAX_BYTES, SUPERKMER_TAG_MAX, put_superkmer, tagged_superkmer_records,
+};
 use crate::spill::{Spill, SpillWriter};
 use crate::temp::Cancel;
 use crate::work::{Progress, wait_reporting};
@@ -90,6 +92,21 @@ pub(crate) fn superkmers(
     occ: &mut [u64],
     keys: &mut Vec<u64>,
 ) -> Result<u64, AssemblyError> {
+    superkmers_with(piece, k, m, occ, keys, &mut |b, _, bases| {
+        emit(bases, &[], b, out)
+    })
+}
+
+/// [`superkmers`] handing each super-k-mer to `sink(bucket, index of its first k-mer in the
+/// piece, its base codes)` instead of writing it.
+pub(crate) fn superkmers_with(
+    piece: &[u8],
+    k: usize,
+    m: usize,
+    occ: &mut [u64],
+    keys: &mut Vec<u64>,
+    sink: &mut impl FnMut(usize, usize, &[u8]) -> Result<(), AssemblyError>,
+) -> Result<u64, AssemblyError> {
     let n = piece.len();
     if n < k {
         return Ok(0);
@@ -129,31 +146,52 @@ pub(crate) fn superkmers(
         if min != run_min {
             let b = bucket_of(keys[run_min], p);
             occ[b] += (kmer - run_start) as u64;
-            emit(&piece[run_start..kmer - 1 + k], b, out)?;
+            sink(b, run_start, &piece[run_start..kmer - 1 + k])?;
             run_start = kmer;
             run_min = min;
         }
     }
     let b = bucket_of(keys[run_min], p);
     occ[b] += (n - k + 1 - run_start) as u64;
-    emit(&piece[run_start..], b, out)?;
+    sink(b, run_start, &piece[run_start..])?;
     Ok((n - k + 1) as u64)
 }
 
-/// Writes one super-k-mer (base codes) to bucket `b`.
+/// Writes one super-k-mer (base codes) with its tag (see `records.rs`) to bucket `b`.
 #[inline]
-fn emit(bases: &[u8], b: usize, out: &mut SpillWriter<'_>) -> Result<(), AssemblyError> {
-    let mut rec = [0u8; SUPERKMER_MAX_BYTES];
-    let n = put_superkmer(bases, &mut rec);
-    out.push(b, &rec[..n])
+pub(crate) fn emit(
+    bases: &[u8],
+    tag: &[u8],
+    b: usize,
+    out: &mut SpillWriter<'_>,
+) -> Result<(), AssemblyError> {
+    let mut rec = [0u8; SUPERKMER_MAX_BYTES + SUPERKMER_TAG_MAX];
+    let n = put_superkmer(
+        bases,
+        (&mut rec[..SUPERKMER_MAX_BYTES]).try_into().expect("size"),
+    );
+    rec[n..n + tag.len()].copy_from_slice(tag);
+    out.push(b, &rec[..n + tag.len()])
 }
 
 /// Calls `f` with every k-mer of a chunk of super-k-mers, as read (not canonical), with its
 /// reverse complement.
 #[inline]
 pub(crate) fn for_each_kmer<W: Word>(chunk: &[u8], k: usize, mut f: impl FnMut(W, W)) {
+    for_each_tagged_kmer(chunk, k, 0, |fw, rc, _, _| f(fw, rc));
+}
+
+/// [`for_each_kmer`] over super-k-mers with `tag_len`-byte tags: `f(k-mer, reverse
+/// complement, the k-mer's index in its super-k-mer, the tag)`.
+#[inline]
+pub(crate) fn for_each_tagged_kmer<W: Word>(
+    chunk: &[u8],
+    k: usize,
+    tag_len: usize,
+    mut f: impl FnMut(W, W, usize, &[u8]),
+) {
     let mask = W::mask(k);
-    for (packed, len) in superkmer_records(chunk) {
+    for (packed, len, tag) in tagged_superkmer_records(chunk, tag_len) {
         let mut fw = W::default();
         let mut rc = W::default();
         for j in 0..len {
@@ -161,7 +199,7 @@ pub(crate) fn for_each_kmer<W: Word>(chunk: &[u8], k: usize, mut f: impl FnMut(W
             fw = fw.push_right(c, mask);
             rc = rc.push_left(3 - c, k);
             if j + 1 >= k {
-                f(fw, rc);
+                f(fw, rc, j + 1 - k, tag);
             }
         }
     }
@@ -310,13 +348,18 @@ struct Counters {
 /// fails, [`AssemblyError::Disk`] for a failed write, [`AssemblyError::Interrupted`].
 pub(crate) fn bucket_reads(
     sources: &[ReadSource<'_>],
+    tags: Option<&SourceTags>,
     plan: &BucketingPlan,
     spill: Spill,
     cancel: &Cancel,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Bucketed, AssemblyError> {
     let t = plan.threads.max(1);
-    let readers = sources.len().clamp(1, t);
+    let readers = if SourceTags::in_order(tags) {
+        1
+    } else {
+        sources.len().clamp(1, t)
+    };
     let pool_size = 3 * t + readers;
     let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(pool_size);
     let (empty_tx, empty_rx) = mpsc::sync_channel::<Batch>(pool_size);
@@ -350,6 +393,7 @@ pub(crate) fn bucket_reads(
             s.spawn(move || {
                 let r = read_sources(
                     sources,
+                    tags,
                     plan,
                     next_source,
                     counters,
@@ -423,6 +467,7 @@ pub(crate) fn bucket_reads(
 #[allow(clippy::too_many_arguments)]
 fn read_sources(
     sources: &[ReadSource<'_>],
+    tags: Option<&SourceTags>,
     plan: &BucketingPlan,
     next_source: &AtomicUsize,
     counters: &Counters,
@@ -454,12 +499,14 @@ fn read_sources(
                 .fetch_add(s.non_bases - told.non_bases, Ordering::Relaxed);
             *told = *s;
         };
+        let mut tagger = SourceTags::tagger(tags, i);
         read_source(
             &sources[i],
             plan.k,
             plan.batch_letters,
             &mut batch,
             &mut seen,
+            tagger.as_deref_mut(),
             &mut |b, s| {
                 if stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
                     return Err(AssemblyError::Interrupted);
@@ -495,8 +542,22 @@ fn cut_batches(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        for piece in batch.pieces() {
-            seen += superkmers(piece, plan.k, plan.m, &mut out, &mut occ, &mut keys)?;
+        if batch.tags.is_empty() {
+            for piece in batch.pieces() {
+                seen += superkmers(piece, plan.k, plan.m, &mut out, &mut occ, &mut keys)?;
+            }
+        } else {
+            for (piece, &color) in batch.pieces().zip(&batch.tags) {
+                let tag = color.to_le_bytes();
+                seen += superkmers_with(
+                    piece,
+                    plan.k,
+                    plan.m,
+                    &mut occ,
+                    &mut keys,
+                    &mut |b, _, bases| emit(bases, &tag, b, &mut out),
+                )?;
+            }
         }
         batch.clear();
         // the pool is gone only when every reader has stopped: nothing more to read then

@@ -19,12 +19,16 @@ use rayon::prelude::*;
 use crate::AssemblyError;
 use crate::bucketing::{
     Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
+    for_each_tagged_kmer,
 };
 use crate::count_word::CountWord;
 use crate::kmer::Word;
 use crate::plan::{Plan, bytes_per_occurrence};
-use crate::reads::{ReadSource, ReadStats};
-use crate::records::{LEFT_HERE, RIGHT_HERE, put_foreign_end, put_solid_run};
+use crate::reads::{ReadSource, ReadStats, SourceTags};
+use crate::records::{
+    LEFT_HERE, RIGHT_HERE, color_set_hash, put_color_set, put_foreign_end, put_kmer_colors,
+    put_solid_run,
+};
 use crate::spill::{Spill, SpillWriter};
 use crate::work::{Progress, for_each_bucket};
 
@@ -62,6 +66,28 @@ pub(crate) struct Solid {
     /// Foreign ends per bucket.
     pub(crate) foreign_sizes: Vec<u64>,
     pub(crate) stats: CountStats,
+    /// The solid k-mers' colors, when the reads were colored.
+    pub(crate) colors: Option<KmerColors>,
+}
+
+/// What colored counting adds: each solid k-mer's color set, the sets named by hash.
+pub(crate) struct KmerColors {
+    /// Per bucket, one k-mer colors record per solid run, in the same order (`records.rs`).
+    pub(crate) hashes: Spill,
+    /// The color sets' definitions (each written at least once; any bucket).
+    pub(crate) sets: Spill,
+}
+
+/// Per-thread state of colored counting.
+struct ColorWorker<'s> {
+    hashes: SpillWriter<'s>,
+    sets: SpillWriter<'s>,
+    /// The hashes of the sets this worker has defined.
+    defined: std::collections::HashSet<u128>,
+    colors: Vec<u32>,
+    set: Vec<u32>,
+    run: Vec<u128>,
+    out: Vec<u8>,
 }
 
 /// Per-thread state of the counting stage.
@@ -75,6 +101,7 @@ struct CountWorker<'s, W> {
     ends: Vec<(u32, u32)>,
     flags: Vec<u8>,
     tally: Tally,
+    color: Option<ColorWorker<'s>>,
 }
 
 /// Counts below this are tallied in an array (one add per distinct k-mer, most of which are
@@ -136,8 +163,14 @@ impl Tally {
 
 /// Reads and counts into buckets: the solid k-mers of each bucket, and each bucket's foreign
 /// ends.
+///
+/// With `tags` the reads are colored: each super-k-mer carries its color, each bucket's
+/// k-mers are counted per color (on the CPU), a k-mer is solid when some color holds it
+/// (`min_count..=max_count` times in that color's inputs) and its count is the sum over all
+/// colors; each solid k-mer's set of such colors is recorded ([`KmerColors`]).
 pub(crate) fn count_buckets<W: CountWord>(
     sources: &[ReadSource<'_>],
+    tags: Option<&SourceTags>,
     plan: &Plan,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Solid, AssemblyError> {
@@ -154,6 +187,7 @@ pub(crate) fn count_buckets<W: CountWord>(
     };
     let bucketed = bucket_reads(
         sources,
+        tags,
         &bplan,
         plan.spill("superkmers", b),
         &plan.cancel,
@@ -165,7 +199,12 @@ pub(crate) fn count_buckets<W: CountWord>(
     let target = plan
         .exec
         .resolve(bucketed.kmers_seen, gpu_primitives::GPU_THRESHOLD_SORT)?;
-    let on_gpu = matches!(target, Target::Cuda(_));
+    // colored counting sorts (k-mer, color) pairs, on the CPU only
+    let on_gpu = matches!(target, Target::Cuda(_)) && tags.is_none();
+    let colored = tags.map(|_| KmerColors {
+        hashes: plan.spill("kmer-colors", b),
+        sets: plan.spill("color-sets", b),
+    });
     let solid = plan.spill("solid", b);
     let foreign = plan.spill("foreign", b);
     let tally = Mutex::new(Tally::default());
@@ -205,16 +244,36 @@ pub(crate) fn count_buckets<W: CountWord>(
                     ends: Vec::new(),
                     flags: Vec::new(),
                     tally: Tally::default(),
+                    color: match &colored {
+                        Some(c) => Some(ColorWorker {
+                            hashes: c.hashes.writer(1 << 16)?,
+                            sets: c.sets.writer(1 << 16)?,
+                            defined: Default::default(),
+                            colors: Vec::new(),
+                            set: Vec::new(),
+                            run: Vec::new(),
+                            out: Vec::new(),
+                        }),
+                        None => None,
+                    },
                 })
             },
             &|w, bucket| {
-                let n = count_bucket(plan, &bucketed, bucket, per_thread, w)?;
+                let n = if w.color.is_some() {
+                    count_colored_bucket(plan, &bucketed, bucket, per_thread, w)?
+                } else {
+                    count_bucket(plan, &bucketed, bucket, per_thread, w)?
+                };
                 sizes[bucket].store(n, Ordering::Relaxed);
                 Ok(())
             },
             &|w| {
                 w.foreign.finish()?;
                 w.solid.finish()?;
+                if let Some(c) = w.color {
+                    c.hashes.finish()?;
+                    c.sets.finish()?;
+                }
                 tally.lock().expect("tally").add(w.tally);
                 for (a, b) in foreign_sizes
                     .lock()
@@ -249,6 +308,7 @@ pub(crate) fn count_buckets<W: CountWord>(
             superkmer_bytes,
             backend: if on_gpu { Backend::Cuda } else { Backend::Cpu },
         },
+        colors: colored,
     })
 }
 
@@ -315,6 +375,98 @@ fn count_bucket<W: CountWord>(
         solid += d as u64;
         let r = write_run(plan, bucket, kmers, &counts, w);
         w.kmers = taken;
+        r?;
+    }
+    w.tally.solid += solid;
+    Ok(solid)
+}
+
+/// Counts one bucket of colored super-k-mers on the CPU, as [`count_bucket`] does, per color:
+/// sorts its (k-mer, color) pairs, keeps the k-mers some color holds `min_count..=max_count`
+/// times, and writes with each solid run the hashes of its k-mers' color sets (defining each
+/// set the first time this worker meets it). Returns the bucket's solid k-mers.
+fn count_colored_bucket<W: CountWord>(
+    plan: &Plan,
+    bucketed: &Bucketed,
+    bucket: usize,
+    per_thread: u64,
+    w: &mut CountWorker<'_, W>,
+) -> Result<u64, AssemblyError> {
+    let occ = bucketed.occurrences[bucket];
+    if occ == 0 {
+        return Ok(0);
+    }
+    // the pairs, the sort's scratch copies of both, and the counts and flags
+    let per = bytes_per_occurrence::<W>() + 8;
+    let passes = (occ * per).div_ceil(per_thread.max(1)).max(1);
+    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
+    let mut solid = 0;
+    for pass in 0..passes {
+        plan.cancel.check()?;
+        let mut kmers = std::mem::take(&mut w.kmers);
+        let c = w.color.as_mut().expect("a colored worker");
+        kmers.clear();
+        c.colors.clear();
+        bucketed
+            .spill
+            .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
+                for_each_tagged_kmer::<W>(chunk, k, 4, |fw, rc, _, tag| {
+                    let x = if rc < fw { rc } else { fw };
+                    if passes == 1 || x.hash64() % passes == pass {
+                        kmers.push(x);
+                        c.colors
+                            .push(u32::from_le_bytes(tag.try_into().expect("a color")));
+                    }
+                });
+                Ok(())
+            })?;
+        W::sort_pairs(&mut kmers, &mut c.colors)?;
+        let mut counts: Vec<u32> = Vec::new();
+        c.run.clear();
+        let (mut d, mut i, n) = (0, 0, kmers.len());
+        while i < n {
+            let x = kmers[i];
+            let mut j = i + 1;
+            while j < n && kmers[j] == x {
+                j += 1;
+            }
+            let total = (j - i) as u64;
+            w.tally.record(total);
+            let group = &mut c.colors[i..j];
+            group.sort_unstable();
+            c.set.clear();
+            let mut a = 0;
+            while a < group.len() {
+                let mut e = a + 1;
+                while e < group.len() && group[e] == group[a] {
+                    e += 1;
+                }
+                if (e - a) as u64 >= min && (e - a) as u64 <= max {
+                    c.set.push(group[a]);
+                }
+                a = e;
+            }
+            if !c.set.is_empty() {
+                let hash = color_set_hash(&c.set);
+                if c.defined.insert(hash) {
+                    c.out.clear();
+                    put_color_set(hash, &c.set, &mut c.out);
+                    c.sets.push(bucket, &c.out)?;
+                }
+                kmers[d] = x;
+                counts.push(total.min(u32::MAX as u64) as u32);
+                c.run.push(hash);
+                d += 1;
+            }
+            i = j;
+        }
+        kmers.truncate(d);
+        solid += d as u64;
+        c.out.clear();
+        put_kmer_colors(&c.run, &mut c.out);
+        c.hashes.write_direct(bucket, &c.out)?;
+        let r = write_run(plan, bucket, &kmers, &counts, w);
+        w.kmers = kmers;
         r?;
     }
     w.tally.solid += solid;
@@ -388,6 +540,7 @@ fn count_on_gpu<W: CountWord>(
         ends: Vec::new(),
         flags: Vec::new(),
         tally: Tally::default(),
+        color: None,
     };
     let mut start = 0;
     while start < b {

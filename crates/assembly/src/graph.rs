@@ -38,6 +38,16 @@ impl Link {
     }
 }
 
+/// A run of consecutive k-mers along a unitig that share one color set (GGCAT's
+/// `C:<set>:<k-mers>`): `kmers` k-mers, each held by exactly the colors of set `set`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColorRun {
+    /// The color set's id (see [`crate::ColorTable::sets`]).
+    pub set: u32,
+    /// How many consecutive k-mers of the unitig it covers.
+    pub kmers: u32,
+}
+
 /// One unitig as the writers read it, borrowed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct UnitigView<'a> {
@@ -51,6 +61,8 @@ pub(crate) struct UnitigView<'a> {
     pub(crate) total_count: u64,
     /// Whether it is a cycle.
     pub(crate) circular: bool,
+    /// Its color runs along its k-mers, left to right (empty in an uncolored graph).
+    pub(crate) colors: &'a [ColorRun],
 }
 
 impl UnitigView<'_> {
@@ -96,6 +108,9 @@ pub struct StoredUnitig {
     pub total_count: u64,
     /// Whether it is a cycle.
     pub circular: bool,
+    /// Its color runs along its k-mers, left to right (empty in an uncolored graph): the
+    /// runs' `kmers` add up to [`StoredUnitig::kmers`].
+    pub colors: Vec<ColorRun>,
 }
 
 impl StoredUnitig {
@@ -112,5 +127,7 @@ impl StoredUnitig {
         self.kmers = u.kmers;
         self.total_count = u.total_count;
         self.circular = u.circular;
+        self.colors.clear();
+        self.colors.extend_from_slice(u.colors);
     }
 }

@@ -142,7 +142,7 @@ pub fn count_kmer_buckets<W: CountWord>(
         ));
     }
     let plan = plan::<W>(sources, options)?;
-    let mut solid = count_buckets::<W>(sources, &plan, progress)?;
+    let mut solid = count_buckets::<W>(sources, None, &plan, progress)?;
     // the foreign ends are for compaction only
     solid.foreign = plan.spill("foreign", 0);
     let stats = solid.stats.clone();

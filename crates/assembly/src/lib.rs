@@ -3,6 +3,7 @@
 mod bases;
 mod bucketing;
 mod budget;
+mod colors;
 mod contigs;
 mod count;
 mod count_word;
@@ -34,13 +35,14 @@ mod kernels {
 }
 
 pub use budget::default_max_memory;
+pub use colors::{ColorTable, Colors};
 pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::CountStats;
 pub use count_word::CountWord;
 pub use error::AssemblyError;
 pub use eulertigs::{EULERTIGS_GPU_THRESHOLD, EulertigStats};
 pub use gpu_runtime::{Backend, Exec};
-pub use graph::{Link, StoredUnitig, UnitigFn};
+pub use graph::{ColorRun, Link, StoredUnitig, UnitigFn};
 pub use kmer::{
     Word, base_code, base_letter, canonical, check_k, pack, reverse_complement_letters, unpack,
 };
@@ -49,7 +51,7 @@ pub use output::{
     n50, unique_links, write_counts_text, write_dot, write_gfa, write_histogram,
     write_unitigs_fasta,
 };
-pub use pipeline::{Assembly, AssemblyStats, assemble};
+pub use pipeline::{Assembly, AssemblyStats, assemble, assemble_colored};
 pub use plan::CountOptions;
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{

@@ -16,7 +16,8 @@ fn sign(rev: bool) -> char {
 
 /// Writes the unitigs of `g` as FASTA, one line of sequence each, with BCALM2's header:
 /// `>ID LN:i:LEN KC:i:COUNT km:f:MEAN L:+:ID:- ...` (`KC` the sum of the k-mers' counts,
-/// `km` their mean, one `L` per link, see [`Link`]). `wrap` turns the writer's errors into
+/// `km` their mean, one `L` per link, see [`Link`]); a colored graph adds GGCAT's color runs
+/// `C:<set id in hex>:<k-mers>` before the links. `wrap` turns the writer's errors into
 /// the graph's.
 ///
 /// # Errors
@@ -38,6 +39,10 @@ pub(crate) fn fasta<G: UnitigGraph>(
             u.mean_count()
         )
         .expect("to memory");
+        // GGCAT's color runs: the set id in hexadecimal, then the k-mers it covers
+        for r in u.colors {
+            write!(line, " C:{:x}:{}", r.set, r.kmers).expect("to memory");
+        }
         for l in links {
             write!(line, " L:{}:{}:{}", sign(l.from_rev), l.to, sign(l.to_rev)).expect("to memory");
         }
@@ -49,7 +54,8 @@ pub(crate) fn fasta<G: UnitigGraph>(
 }
 
 /// Writes `g` as GFA 1.0: a header, one `S` line per unitig (sequence, `LN:i:`, `KC:i:` and
-/// `km:f:` tags; Bandage reads the depth from `KC`), then one `L` line per edge with a
+/// `km:f:` tags; Bandage reads the depth from `KC`; a colored graph adds the color runs as
+/// `CR:Z:<set>:<k-mers>,...`), then one `L` line per edge with a
 /// `(k-1)M` overlap (a link and its mirror, `L a + b -` and `L b + a -`, are one edge of the
 /// bidirected graph, written once).
 ///
@@ -66,7 +72,7 @@ pub(crate) fn gfa<G: UnitigGraph>(
         line.clear();
         write!(line, "S\t{}\t", u.id).expect("to memory");
         line.extend_from_slice(u.sequence);
-        writeln!(
+        write!(
             line,
             "\tLN:i:{}\tKC:i:{}\tkm:f:{:.1}",
             u.sequence.len(),
@@ -74,6 +80,12 @@ pub(crate) fn gfa<G: UnitigGraph>(
             u.mean_count()
         )
         .expect("to memory");
+        // the color runs as one tag: `CR:Z:<set>:<k-mers>,<set>:<k-mers>,...` (decimal ids)
+        for (i, r) in u.colors.iter().enumerate() {
+            let lead = if i == 0 { "\tCR:Z:" } else { "," };
+            write!(line, "{lead}{}:{}", r.set, r.kmers).expect("to memory");
+        }
+        line.push(b'\n');
         out.write_all(&line).map_err(wrap)
     })?;
     let overlap = g.k() - 1;
@@ -155,6 +167,7 @@ impl UnitigGraph for InMemory<'_> {
                 kmers: u.kmers as u64,
                 total_count: u.total_count,
                 circular: u.circular,
+                colors: &[],
             };
             f(&view, &self.links[id])?;
         }

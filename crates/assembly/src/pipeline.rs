@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use crate::AssemblyError;
 use crate::bucketing::{for_each_kmer, superkmers};
+use crate::colors::{ColorTable, Colors, color_names, paint, source_tags};
 use crate::count::{CountStats, Solid, count_buckets};
 use crate::count_word::CountWord;
 use crate::glue::glue;
@@ -15,7 +16,7 @@ use crate::kmer::base_code;
 use crate::output;
 use crate::pieces::compact_buckets;
 use crate::plan::{CountOptions, Plan, plan};
-use crate::reads::ReadSource;
+use crate::reads::{ReadSource, SourceTags};
 use crate::records::solid_runs;
 use crate::store::{Store, order_unitigs};
 use crate::unitigs::{Compacted, Unitig, compaction_backend};
@@ -47,7 +48,7 @@ pub struct AssemblyStats {
     /// The memory bound the run sized itself to (`None`: no bound).
     pub max_memory: Option<u64>,
     /// Seconds per stage: `counting`, `compaction`, `glue`, `ordering` (the final order and
-    /// the links), `verification`.
+    /// the links), `colors` (a colored graph's painting), `verification`.
     pub seconds: Vec<(&'static str, f64)>,
     /// The independent check's verdict: `Ok` or what is wrong.
     pub check: Result<(), String>,
@@ -61,6 +62,8 @@ pub struct Assembly {
     plan: Plan,
     /// What the run found.
     pub stats: AssemblyStats,
+    /// The colors and color sets of a colored graph.
+    colors: Option<ColorTable>,
 }
 
 /// Counts the reads' k-mers and compacts the solid ones into the maximal unitigs of their
@@ -107,12 +110,79 @@ pub fn assemble<W: CountWord>(
     verify: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Assembly, AssemblyError> {
+    build::<W>(sources, None, options, verify, progress)
+}
+
+/// [`assemble`] with colors: the colored compacted De Bruijn graph of `sources`, each input
+/// (or record) a color as `colors` says.
+///
+/// A k-mer is solid when some color holds it `min_count..=max_count` times (counted in that
+/// color's inputs alone; set `min_count` to 1 for assemblies); the unitigs are then exactly
+/// [`assemble`]'s unitigs of those k-mers, and each carries its color runs
+/// ([`crate::StoredUnitig::colors`]): consecutive k-mers held by the same set of colors. The
+/// sets are numbered in order of first appearance along the unitigs, so every file written
+/// is the same for any thread count, number of buckets and memory bound. Counting runs on
+/// the CPU.
+///
+/// # Complexity
+/// As [`assemble`], plus a sort of (k-mer, color) pairs per bucket, the unitigs spelled once
+/// more to find each k-mer's set, and in memory one hash (24 bytes) and the colors of each
+/// distinct color set.
+///
+/// # Errors
+/// As [`assemble`]; [`AssemblyError::InvalidParameter`] when `colors` names another number of
+/// inputs than `sources`.
+///
+/// # Examples
+/// ```
+/// use assembly::{assemble_colored, Colors, CountOptions, ReadSource};
+/// let a = b">a\nACCGTATGGCTA\n";
+/// let b = b">b\nACCGTATGGC\n";
+/// let mut o = CountOptions::new(5);
+/// o.min_count = 1;
+/// let colors = Colors::PerSource(vec!["a".into(), "b".into()]);
+/// let g = assemble_colored::<u64>(
+///     &[ReadSource::Bytes(a, "a.fa"), ReadSource::Bytes(b, "b.fa")],
+///     &colors, &o, true, &mut |_| {},
+/// )?;
+/// let table = g.colors().expect("a colored graph");
+/// assert_eq!(table.names, ["a", "b"]);
+/// let mut fasta = Vec::new();
+/// g.write_fasta(&mut fasta)?;
+/// // six k-mers in both, the last two in `a` alone (set ids in hex, as GGCAT writes them)
+/// assert_eq!(fasta, b">0 LN:i:12 KC:i:14 km:f:1.8 C:0:6 C:1:2\nACCGTATGGCTA\n");
+/// assert_eq!(table.sets, [vec![0, 1], vec![0]]);
+/// # Ok::<(), assembly::AssemblyError>(())
+/// ```
+pub fn assemble_colored<W: CountWord>(
+    sources: &[ReadSource<'_>],
+    colors: &Colors,
+    options: &CountOptions,
+    verify: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Assembly, AssemblyError> {
+    let (tags, known) = source_tags(colors, sources.len())?;
+    let mut a = build::<W>(sources, Some(&tags), options, verify, progress)?;
+    if let Some(table) = &mut a.colors {
+        table.names = color_names(tags, known);
+    }
+    Ok(a)
+}
+
+/// The pipeline, colored when `tags` is given (the color table then without names).
+fn build<W: CountWord>(
+    sources: &[ReadSource<'_>],
+    tags: Option<&SourceTags>,
+    options: &CountOptions,
+    verify: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Assembly, AssemblyError> {
     let plan = plan::<W>(sources, options)?;
     let mut seconds = Vec::new();
     let mut timed =
         |name: &'static str, t: Instant| seconds.push((name, t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let solid = count_buckets::<W>(sources, &plan, progress)?;
+    let solid = count_buckets::<W>(sources, tags, &plan, progress)?;
     timed("counting", t);
     let t = Instant::now();
     let compaction = compaction_backend::<W>(solid.stats.solid as usize, plan.exec)?;
@@ -134,10 +204,23 @@ pub fn assemble<W: CountWord>(
     let links = pieces.links;
     drop(pieces.pieces);
     drop(pieces.glue);
-    let store = order_unitigs::<W>(&plan, runs, &links, progress)?;
+    let mut store = order_unitigs::<W>(&plan, runs, &links, progress)?;
     drop(links);
     sample(&plan);
     timed("ordering", t);
+    let colors = match &solid.colors {
+        Some(c) => {
+            let t = Instant::now();
+            let sets = paint::<W>(&plan, &mut store, &solid, c, progress)?;
+            sample(&plan);
+            timed("colors", t);
+            Some(ColorTable {
+                names: Vec::new(),
+                sets,
+            })
+        }
+        None => None,
+    };
     let t = Instant::now();
     let check = if verify {
         verify_store::<W>(&plan, &store, &solid, progress)?
@@ -165,7 +248,12 @@ pub fn assemble<W: CountWord>(
         check,
     };
     drop(solid);
-    Ok(Assembly { store, plan, stats })
+    Ok(Assembly {
+        store,
+        plan,
+        stats,
+        colors,
+    })
 }
 
 fn sample(plan: &Plan) {
@@ -293,6 +381,25 @@ impl Assembly {
         self.store.k()
     }
 
+    /// The colors and color sets of a colored graph ([`assemble_colored`]); `None` otherwise.
+    pub fn colors(&self) -> Option<&ColorTable> {
+        self.colors.as_ref()
+    }
+
+    /// Writes a colored graph's color sets as JSON lines ([`ColorTable::write_json_lines`]).
+    ///
+    /// # Errors
+    /// [`AssemblyError::InvalidParameter`] for an uncolored graph; [`AssemblyError::Disk`]
+    /// for the writer.
+    pub fn write_color_sets(&self, out: &mut dyn Write) -> Result<(), AssemblyError> {
+        let table = self.colors.as_ref().ok_or_else(|| {
+            AssemblyError::InvalidParameter("an uncolored graph has no color sets".into())
+        })?;
+        table
+            .write_json_lines(out)
+            .map_err(|e| disk("color sets", e))
+    }
+
     /// Calls `f` with each unitig in order and its links (as in the FASTA headers).
     ///
     /// # Errors
@@ -304,6 +411,7 @@ impl Assembly {
             kmers: 0,
             total_count: 0,
             circular: false,
+            colors: Vec::new(),
         };
         self.store.for_each_unitig(&mut |view, links| {
             u.set(view);

@@ -16,6 +16,64 @@ pub struct Batch {
     pub codes: Vec<u8>,
     /// End offset of each piece in `codes`.
     pub ends: Vec<usize>,
+    /// Each piece's color when the read is colored ([`SourceTags`]); empty otherwise.
+    pub(crate) tags: Vec<u32>,
+}
+
+/// The color of a record, from its header (see [`SourceTags::tagger`]).
+pub(crate) type Tagger<'t> = dyn FnMut(&[u8]) -> u32 + 't;
+
+/// How reading tags each read piece with a color (a colored graph's inputs).
+pub(crate) enum SourceTags {
+    /// Every piece of source `i` has color `colors[i]`.
+    PerSource(Vec<u32>),
+    /// Every piece of a record has the color named by the record's name (its header's first
+    /// word), the names numbered in order of first appearance (sources are read one at a
+    /// time, in order, so the numbers do not depend on threads).
+    PerRecord(std::sync::Mutex<RecordColors>),
+}
+
+/// The colors of [`SourceTags::PerRecord`]: record names and their numbers.
+#[derive(Default)]
+pub(crate) struct RecordColors {
+    ids: std::collections::HashMap<Vec<u8>, u32>,
+    /// The names, by color number.
+    pub(crate) names: Vec<String>,
+}
+
+impl RecordColors {
+    /// The color of a record with header `id` (numbered when first seen).
+    fn color_of(&mut self, id: &[u8]) -> u32 {
+        let name = id.split(|c| c.is_ascii_whitespace()).next().unwrap_or(b"");
+        if let Some(&c) = self.ids.get(name) {
+            return c;
+        }
+        let c = self.names.len() as u32;
+        self.ids.insert(name.to_vec(), c);
+        self.names.push(String::from_utf8_lossy(name).into_owned());
+        c
+    }
+}
+
+impl SourceTags {
+    /// The tagging of source `i`'s records, or `None` for an uncolored read.
+    pub(crate) fn tagger<'t>(tags: Option<&'t SourceTags>, i: usize) -> Option<Box<Tagger<'t>>> {
+        match tags? {
+            SourceTags::PerSource(colors) => {
+                let c = colors[i];
+                Some(Box::new(move |_| c))
+            }
+            SourceTags::PerRecord(names) => Some(Box::new(move |id| {
+                names.lock().expect("record colors").color_of(id)
+            })),
+        }
+    }
+
+    /// Whether sources must be read one at a time, in order (their colors are numbered as
+    /// they are read).
+    pub(crate) fn in_order(tags: Option<&SourceTags>) -> bool {
+        matches!(tags, Some(SourceTags::PerRecord(_)))
+    }
 }
 
 impl Batch {
@@ -101,11 +159,11 @@ pub fn for_each_batch(
             batch_letters,
             &mut batch,
             &mut stats,
+            None,
             &mut |b, s| {
                 f(b)?;
                 progress(*s);
-                b.codes.clear();
-                b.ends.clear();
+                b.clear();
                 Ok(())
             },
         )?;
@@ -119,18 +177,21 @@ impl Batch {
     pub(crate) fn clear(&mut self) {
         self.codes.clear();
         self.ends.clear();
+        self.tags.clear();
     }
 }
 
 /// Reads one source into batches of about `batch_letters` base codes, adding to `stats`; `f`
 /// is called with each full batch and with the last one (when not empty) and must leave an
-/// empty batch behind (it may swap in another). Errors as [`for_each_batch`].
+/// empty batch behind (it may swap in another). With `tag`, each piece is tagged with
+/// `tag(record header)` ([`Batch::tags`]). Errors as [`for_each_batch`].
 pub(crate) fn read_source(
     source: &ReadSource<'_>,
     min_len: usize,
     batch_letters: usize,
     batch: &mut Batch,
     stats: &mut ReadStats,
+    mut tag: Option<&mut Tagger<'_>>,
     f: &mut dyn FnMut(&mut Batch, &ReadStats) -> Result<(), AssemblyError>,
 ) -> Result<(), AssemblyError> {
     let name = source.name();
@@ -158,6 +219,7 @@ pub(crate) fn read_source(
     while let Some(rec) = reader.next() {
         record += 1;
         let rec = rec.map_err(|e| reads_error(&name, record, &e))?;
+        let color = tag.as_mut().map(|t| t(rec.id()));
         stats.reads += 1;
         let seq = rec.seq();
         stats.letters += seq.len() as u64;
@@ -168,7 +230,7 @@ pub(crate) fn read_source(
             .codes
             .extend(seq.iter().map(|&c| BASE_CODES[c as usize]));
         if batch.codes[before..].iter().all(|&c| c < 4) {
-            end_piece(batch, &mut start, min_len);
+            end_piece(batch, &mut start, min_len, color);
             if batch.codes.len() >= batch_letters {
                 f(batch, stats)?;
             }
@@ -180,7 +242,7 @@ pub(crate) fn read_source(
                 Some(code) => batch.codes.push(code),
                 None if is_nucleotide_symbol(c) => {
                     stats.non_bases += 1;
-                    end_piece(batch, &mut start, min_len);
+                    end_piece(batch, &mut start, min_len, color);
                 }
                 None => {
                     return Err(AssemblyError::Reads {
@@ -195,7 +257,7 @@ pub(crate) fn read_source(
                 }
             }
         }
-        end_piece(batch, &mut start, min_len);
+        end_piece(batch, &mut start, min_len, color);
         if batch.codes.len() >= batch_letters {
             f(batch, stats)?;
         }
@@ -216,10 +278,14 @@ fn is_nucleotide_symbol(c: u8) -> bool {
     ) || matches!(c, b'-' | b'.' | b'*')
 }
 
-/// Closes the piece that began at `start`: kept when at least `min_len` long, else dropped.
-fn end_piece(batch: &mut Batch, start: &mut usize, min_len: usize) {
+/// Closes the piece that began at `start`: kept when at least `min_len` long (tagged with
+/// `color` when the read is colored), else dropped.
+fn end_piece(batch: &mut Batch, start: &mut usize, min_len: usize, color: Option<u32>) {
     if batch.codes.len() - *start >= min_len.max(1) {
         batch.ends.push(batch.codes.len());
+        if let Some(c) = color {
+            batch.tags.push(c);
+        }
     } else {
         batch.codes.truncate(*start);
     }

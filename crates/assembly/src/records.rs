@@ -4,7 +4,7 @@
 //!
 //! | record | layout | written by | read by |
 //! |---|---|---|---|
-//! | super-k-mer | `[len: u8][len bases packed]` | bucketing | counting, the check |
+//! | super-k-mer | `[len: u8][len bases packed][tag]` (tag: none; a color `u32` when colored; `[unitig: u32][first k-mer: u32]` for coloring) | bucketing, coloring | counting, the check, coloring |
 //! | solid run | `[n: u64][n words][n counts: u32][n flags: u8]` | counting | compaction, `KmerBuckets`, the check |
 //! | foreign end | `[word][side: u8]` | counting | compaction |
 //! | piece | `[n: u32][count sum: u64][circular: u8][n + k - 1 bases packed]` | compaction | glue |
@@ -15,14 +15,15 @@
 //! | unitig | `[kmers: u64][count sum: u64][circular: u8][len: u32][len letters]` | ordering | writers, eulertigs, the check |
 //! | end | `[canonical end k-mer word][reversed: u8][role: u8][unitig: u32]` | ordering | ordering |
 //! | resolved link | `[from: u32][from reversed: u8][next base: u8][to: u32][to reversed: u8]` | ordering | writers |
-//!
-//! A later stage that needs more per unitig (colors) adds it to the piece, run unitig and
-//! unitig records here.
+//! | k-mer colors | `[n: u64][n set hashes: u128]`, one per solid run, in the same order | counting | coloring |
+//! | color set | `[hash: u128][n: u32][n colors: u32]` | counting | coloring |
+//! | hashed color run | `[unitig: u32][first k-mer: u32][k-mers: u32][set hash: u128]` | coloring | coloring |
+//! | unitig color runs | `[n: u32][n x (set: u32, k-mers: u32)]`, one per unitig in order | coloring | writers |
 
 use std::marker::PhantomData;
 
 use crate::bases::{pack_codes, pack_into, packed_len};
-use crate::kmer::{Word, base_letter};
+use crate::kmer::{Word, base_letter, mix64};
 
 /// Little-endian `u32` at the start of `b`.
 #[inline]
@@ -52,18 +53,27 @@ pub(crate) fn put_superkmer(codes: &[u8], rec: &mut [u8; SUPERKMER_MAX_BYTES]) -
     1 + n
 }
 
-/// The super-k-mers of a chunk of records: each one's packed bases and number of bases.
+/// The most bytes of a super-k-mer's tag.
+pub(crate) const SUPERKMER_TAG_MAX: usize = 8;
+
+/// The super-k-mers of a chunk of records whose tags are `tag_len` bytes: each one's packed
+/// bases, number of bases and tag.
 #[inline]
-pub(crate) fn superkmer_records(chunk: &[u8]) -> impl Iterator<Item = (&[u8], usize)> {
+pub(crate) fn tagged_superkmer_records(
+    chunk: &[u8],
+    tag_len: usize,
+) -> impl Iterator<Item = (&[u8], usize, &[u8])> {
     let mut at = 0;
     std::iter::from_fn(move || {
         if at >= chunk.len() {
             return None;
         }
         let len = chunk[at] as usize;
-        let packed = &chunk[at + 1..at + 1 + packed_len(len)];
-        at += 1 + packed_len(len);
-        Some((packed, len))
+        let end = at + 1 + packed_len(len);
+        let packed = &chunk[at + 1..end];
+        let tag = &chunk[end..end + tag_len];
+        at = end + tag_len;
+        Some((packed, len, tag))
     })
 }
 
@@ -447,6 +457,127 @@ pub(crate) fn resolved_link(l: ResolvedLink) -> [u8; RESOLVED_LINK_BYTES] {
     rec
 }
 
+// ---- colors ----
+
+/// Appends the k-mer colors of a solid run: each k-mer's color set, by hash.
+pub(crate) fn put_kmer_colors(hashes: &[u128], out: &mut Vec<u8>) {
+    out.reserve(8 + 16 * hashes.len());
+    out.extend_from_slice(&(hashes.len() as u64).to_le_bytes());
+    for h in hashes {
+        out.extend_from_slice(&h.to_le_bytes());
+    }
+}
+
+/// The k-mer colors of a bucket's bytes, run after run, as one sequence of set hashes.
+pub(crate) fn kmer_colors(buf: &[u8]) -> impl Iterator<Item = u128> + '_ {
+    let mut at = 0;
+    let mut left = 0usize;
+    std::iter::from_fn(move || {
+        while left == 0 {
+            if at >= buf.len() {
+                return None;
+            }
+            left = u64_at(&buf[at..]) as usize;
+            at += 8;
+        }
+        left -= 1;
+        at += 16;
+        Some(u128_at(&buf[at - 16..]))
+    })
+}
+
+/// Little-endian `u128` at the start of `b`.
+#[inline]
+fn u128_at(b: &[u8]) -> u128 {
+    u128::from_le_bytes(b[..16].try_into().expect("16 bytes"))
+}
+
+/// The hash that names a color set (sorted colors) between the stages: 128 bits from two
+/// independent chains of `mix64`. Sets with equal hashes are checked to be equal when the
+/// set table is built, so a collision is an error, never a wrong color.
+pub(crate) fn color_set_hash(colors: &[u32]) -> u128 {
+    let (mut a, mut b) = (0x243f_6a88_85a3_08d3u64, 0x1319_8a2e_0370_7344u64);
+    for &c in colors {
+        a = mix64(a ^ c as u64);
+        b = mix64(b.rotate_left(17) ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    }
+    let n = colors.len() as u64;
+    ((mix64(a ^ n) as u128) << 64) | mix64(b.wrapping_add(n)) as u128
+}
+
+/// Appends a color set's definition: its hash and its colors.
+pub(crate) fn put_color_set(hash: u128, colors: &[u32], out: &mut Vec<u8>) {
+    out.extend_from_slice(&hash.to_le_bytes());
+    out.extend_from_slice(&(colors.len() as u32).to_le_bytes());
+    for c in colors {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}
+
+/// The color set definitions of a bucket's bytes: `(hash, colors)`.
+pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, Vec<u32>)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= buf.len() {
+            return None;
+        }
+        let hash = u128_at(&buf[at..]);
+        let n = u32_at(&buf[at + 16..]) as usize;
+        let colors = buf[at + 20..at + 20 + 4 * n]
+            .chunks_exact(4)
+            .map(u32_at)
+            .collect();
+        at += 20 + 4 * n;
+        Some((hash, colors))
+    })
+}
+
+/// A hashed color run: `(unitig, first k-mer, k-mers, set hash)`.
+pub(crate) type HashedRun = (u32, u32, u32, u128);
+
+/// Bytes of a hashed color run.
+const HASHED_RUN_BYTES: usize = 28;
+
+/// A hashed color run's record.
+pub(crate) fn hashed_run(r: HashedRun) -> [u8; HASHED_RUN_BYTES] {
+    let mut rec = [0u8; HASHED_RUN_BYTES];
+    rec[..4].copy_from_slice(&r.0.to_le_bytes());
+    rec[4..8].copy_from_slice(&r.1.to_le_bytes());
+    rec[8..12].copy_from_slice(&r.2.to_le_bytes());
+    rec[12..].copy_from_slice(&r.3.to_le_bytes());
+    rec
+}
+
+/// The hashed color runs of a range's bytes.
+pub(crate) fn hashed_runs(buf: &[u8]) -> impl Iterator<Item = HashedRun> + '_ {
+    buf.chunks_exact(HASHED_RUN_BYTES).map(|r| {
+        (
+            u32_at(r),
+            u32_at(&r[4..]),
+            u32_at(&r[8..]),
+            u128_at(&r[12..]),
+        )
+    })
+}
+
+/// Appends a unitig's color runs, `(set, k-mers)` each.
+pub(crate) fn put_unitig_colors(runs: &[(u32, u32)], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(runs.len() as u32).to_le_bytes());
+    for &(set, n) in runs {
+        out.extend_from_slice(&set.to_le_bytes());
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+}
+
+/// The unitig color runs at the start of `b`: `(set, k-mers)` each, and the record's bytes.
+pub(crate) fn read_unitig_colors(b: &[u8]) -> (impl Iterator<Item = (u32, u32)> + '_, usize) {
+    let n = u32_at(b) as usize;
+    let runs = b[4..4 + 8 * n]
+        .chunks_exact(8)
+        .map(|r| (u32_at(r), u32_at(&r[4..])));
+    (runs, 4 + 8 * n)
+}
+
 /// The resolved links of a range's bytes.
 pub(crate) fn resolved_links(buf: &[u8]) -> impl Iterator<Item = ResolvedLink> + '_ {
     buf.chunks_exact(RESOLVED_LINK_BYTES)
@@ -464,8 +595,8 @@ mod tests {
         let n = put_superkmer(&codes, &mut rec);
         let mut chunk = rec[..n].to_vec();
         chunk.extend_from_slice(&rec[..n]);
-        let got: Vec<(Vec<u8>, usize)> = superkmer_records(&chunk)
-            .map(|(p, l)| (p.to_vec(), l))
+        let got: Vec<(Vec<u8>, usize)> = tagged_superkmer_records(&chunk, 0)
+            .map(|(p, l, _)| (p.to_vec(), l))
             .collect();
         assert_eq!(got, vec![(vec![0b1110_0100, 0b0001_1011], 7); 2]);
 
@@ -543,5 +674,43 @@ mod tests {
         assert_eq!(glue_records::<u64>(&rec).collect::<Vec<_>>(), [(5, MARK)]);
         put_foreign_end::<u64>(5, 1, &mut rec);
         assert_eq!(foreign_ends::<u64>(&rec).collect::<Vec<_>>(), [(5, 1)]);
+    }
+
+    #[test]
+    fn color_records_read_back_as_written() {
+        let mut chunk = Vec::new();
+        let mut rec = [0u8; SUPERKMER_MAX_BYTES];
+        for (codes, tag) in [(&[0u8, 1, 2, 3, 3][..], 7u32), (&[2, 2, 1][..], 9)] {
+            let n = put_superkmer(codes, &mut rec);
+            chunk.extend_from_slice(&rec[..n]);
+            chunk.extend_from_slice(&tag.to_le_bytes());
+        }
+        let got: Vec<(usize, u32)> = tagged_superkmer_records(&chunk, 4)
+            .map(|(_, l, t)| (l, u32_at(t)))
+            .collect();
+        assert_eq!(got, [(5, 7), (3, 9)]);
+
+        let mut buf = Vec::new();
+        put_kmer_colors(&[1, u128::MAX], &mut buf);
+        put_kmer_colors(&[], &mut buf);
+        put_kmer_colors(&[3], &mut buf);
+        assert_eq!(kmer_colors(&buf).collect::<Vec<_>>(), [1, u128::MAX, 3]);
+
+        buf.clear();
+        put_color_set(5, &[0, 2], &mut buf);
+        put_color_set(6, &[1], &mut buf);
+        assert_eq!(
+            color_sets(&buf).collect::<Vec<_>>(),
+            [(5, vec![0, 2]), (6, vec![1])]
+        );
+
+        let r = (3, 10, 4, 1 << 100);
+        assert_eq!(hashed_runs(&hashed_run(r)).collect::<Vec<_>>(), [r]);
+
+        buf.clear();
+        put_unitig_colors(&[(0, 4), (2, 1)], &mut buf);
+        let (runs, len) = read_unitig_colors(&buf);
+        assert_eq!(runs.collect::<Vec<_>>(), [(0, 4), (2, 1)]);
+        assert_eq!(len, buf.len());
     }
 }

@@ -16,12 +16,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::AssemblyError;
 use crate::bucketing::end_buckets;
 use crate::glue::Runs;
-use crate::graph::{Link, UnitigGraph, UnitigView, ViewFn};
+use crate::graph::{ColorRun, Link, UnitigGraph, UnitigView, ViewFn};
 use crate::kmer::{Word, canonical, word_of_letters};
 use crate::plan::Plan;
 use crate::records::{
     FIRST, LAST, ResolvedLink, UnitigRecord, end_records, header_link_len, header_links, put_end,
-    put_unitig, read_key, read_run_unitig, resolved_link, resolved_links, unitig_records,
+    put_unitig, read_key, read_run_unitig, read_unitig_colors, resolved_link, resolved_links,
+    unitig_records,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::work::{Progress, for_each_bucket};
@@ -34,6 +35,8 @@ pub(crate) struct Store {
     /// Per range of `range` unitigs, the resolved links out of them (unsorted).
     links: Spill,
     range: u64,
+    /// Each unitig's color runs, in order (one bucket), in a colored graph.
+    colors: Option<Spill>,
     /// Summary figures.
     pub(crate) stats: StoreStats,
 }
@@ -126,6 +129,7 @@ pub(crate) fn order_unitigs<W: Word>(
         unitigs,
         links: resolved,
         range,
+        colors: None,
         stats,
     })
 }
@@ -318,6 +322,11 @@ impl Store {
         self.k
     }
 
+    /// Gives the unitigs their color runs: one record per unitig, in order (`records.rs`).
+    pub(crate) fn set_colors(&mut self, runs: Spill) {
+        self.colors = Some(runs);
+    }
+
     /// The links out of the unitigs of `range`, sorted (by unitig, its end, the next base).
     fn range_links(
         &self,
@@ -407,6 +416,13 @@ impl UnitigGraph for Store {
         let mut id: u32 = 0;
         let mut mine: Vec<Link> = Vec::new();
         let mut li = 0;
+        let mut painted = self.colors.as_ref().map(|c| ColorCursor {
+            runs: c,
+            chunk: 0,
+            buf: Vec::new(),
+            at: 0,
+        });
+        let mut runs: Vec<ColorRun> = Vec::new();
         for chunk in 0..self.unitigs.chunk_count(0) {
             self.unitigs.read_chunk_of(0, chunk, &mut buf)?;
             for r in unitig_records(&buf) {
@@ -431,16 +447,55 @@ impl UnitigGraph for Store {
                     mine.push(link_of(&links[li]));
                     li += 1;
                 }
+                if let Some(p) = &mut painted {
+                    p.next(id, r.kmers, &mut runs)?;
+                }
                 let view = UnitigView {
                     id,
                     sequence: r.sequence,
                     kmers: r.kmers,
                     total_count: r.count,
                     circular: r.circular,
+                    colors: &runs,
                 };
                 f(&view, &mine)?;
                 id += 1;
             }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the unitigs' color runs alongside the unitigs.
+struct ColorCursor<'a> {
+    runs: &'a Spill,
+    chunk: usize,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl ColorCursor<'_> {
+    /// The runs of the next unitig (`id`, of `kmers` k-mers) into `out`.
+    fn next(&mut self, id: u32, kmers: u64, out: &mut Vec<ColorRun>) -> Result<(), AssemblyError> {
+        while self.at >= self.buf.len() {
+            if self.chunk >= self.runs.chunk_count(0) {
+                return Err(AssemblyError::Internal(format!(
+                    "unitig {id} has no colors"
+                )));
+            }
+            self.runs.read_chunk_of(0, self.chunk, &mut self.buf)?;
+            self.chunk += 1;
+            self.at = 0;
+        }
+        let (runs, len) = read_unitig_colors(&self.buf[self.at..]);
+        self.at += len;
+        out.clear();
+        out.extend(runs.map(|(set, kmers)| ColorRun { set, kmers }));
+        let covered: u64 = out.iter().map(|r| u64::from(r.kmers)).sum();
+        if covered != kmers {
+            return Err(AssemblyError::Internal(format!(
+                "unitig {id}: {kmers} k-mers, colors for {covered}"
+            )));
         }
         Ok(())
     }

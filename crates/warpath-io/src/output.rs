@@ -31,6 +31,8 @@ pub enum Format {
     Adjacency,
     /// `.gfa`: GFA 1.0 assembly graphs (segments and links).
     Gfa,
+    /// `.jsonl` / `.ndjson` / `.json`: JSON lines, one object a line.
+    JsonLines,
 }
 
 impl Format {
@@ -55,6 +57,7 @@ impl Format {
             "fa" | "fasta" => Format::Fasta,
             "adj" => Format::Adjacency,
             "gfa" => Format::Gfa,
+            "jsonl" | "ndjson" | "json" => Format::JsonLines,
             _ => return None,
         })
     }
@@ -73,6 +76,7 @@ impl Format {
             Format::Fasta => ".fa",
             Format::Adjacency => ".adj",
             Format::Gfa => ".gfa",
+            Format::JsonLines => ".jsonl",
         }
     }
 
@@ -87,6 +91,7 @@ impl Format {
                 | Format::Fasta
                 | Format::Adjacency
                 | Format::Gfa
+                | Format::JsonLines
         )
     }
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use assembly::{
-    AssemblyError, CountOptions, CountWord, PartialFile, ReadSource, count_kmers as count,
+    AssemblyError, Colors, CountOptions, CountWord, PartialFile, ReadSource, count_kmers as count,
     unique_links,
 };
 use numpy::{IntoPyArray, PyArray1, PyArray2};
@@ -86,14 +86,27 @@ type Assembled<'py> = (
     Bound<'py, PyArray2<i64>>,
     Bound<'py, PyDict>,
     Option<Vec<String>>,
+    Option<Painted<'py>>,
+);
+
+/// A colored graph's colors as `assemble` returns them: the color names, each color set's
+/// color numbers, and every unitig's runs in CSR form (`offsets` of `n + 1`, then each run's
+/// set and k-mers).
+type Painted<'py> = (
+    Vec<String>,
+    Vec<Vec<u32>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<u32>>,
 );
 
 /// Native half of `warpath.assemble`: unitig sequences, their k-mer count sums and k-mer
 /// numbers, whether each is circular, the links `(m, 4)` `[from, from_rev, to, to_rev]`, the
 /// statistics and, when asked, the eulertigs; writes BCALM-style FASTA, GFA and eulertigs
-/// when paths are given.
+/// when paths are given. With `color_names` (one per path) or `per_record`, a colored graph:
+/// the colors too, and the color sets written to `color_sets` when given.
 #[pyfunction]
-#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa, eulertigs, eulertigs_path, max_memory, temp_dir, threads))]
+#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa, eulertigs, eulertigs_path, max_memory, temp_dir, threads, color_names=None, per_record=false, color_sets=None))]
 #[allow(clippy::too_many_arguments)]
 fn assemble<'py>(
     py: Python<'py>,
@@ -109,16 +122,31 @@ fn assemble<'py>(
     max_memory: Option<u64>,
     temp_dir: Option<PathBuf>,
     threads: Option<usize>,
+    color_names: Option<Vec<String>>,
+    per_record: bool,
+    color_sets: Option<PathBuf>,
 ) -> PyResult<Assembled<'py>> {
     let mut o = options(k, min_count, max_count, backend)?;
     o.max_memory = max_memory.unwrap_or(0);
     o.temp_dir = temp_dir;
     o.threads = threads.unwrap_or(0);
+    let colors = match (color_names, per_record) {
+        (Some(names), _) => Some(Colors::PerSource(names)),
+        (None, true) => Some(Colors::PerRecord),
+        (None, false) => None,
+    };
+    if color_sets.is_some() && colors.is_none() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "color_sets needs a colored graph: give colors=",
+        ));
+    }
     let outs = Outs {
         fasta,
         gfa,
         eulertigs,
         eulertigs_path,
+        colors,
+        color_sets,
     };
     if k <= 31 {
         assemble_typed::<u64>(py, &paths, &o, &outs)
@@ -133,6 +161,8 @@ struct Outs {
     gfa: Option<PathBuf>,
     eulertigs: bool,
     eulertigs_path: Option<PathBuf>,
+    colors: Option<Colors>,
+    color_sets: Option<PathBuf>,
 }
 
 /// Writes a file under a temporary name, renamed when complete.
@@ -155,7 +185,10 @@ fn assemble_typed<'py, W: CountWord>(
     let (a, eulertigs) = py
         .detach(|| {
             let sources: Vec<ReadSource<'_>> = paths.iter().map(|p| ReadSource::File(p)).collect();
-            let a = assembly::assemble::<W>(&sources, o, true, &mut |_| {})?;
+            let a = match &outs.colors {
+                Some(c) => assembly::assemble_colored::<W>(&sources, c, o, true, &mut |_| {})?,
+                None => assembly::assemble::<W>(&sources, o, true, &mut |_| {})?,
+            };
             if let Err(e) = &a.stats.check {
                 return Err(AssemblyError::Internal(format!(
                     "the unitigs failed verification: {e}"
@@ -166,6 +199,9 @@ fn assemble_typed<'py, W: CountWord>(
             }
             if let Some(p) = &outs.gfa {
                 write_file(p, |w| a.write_gfa(w))?;
+            }
+            if let Some(p) = &outs.color_sets {
+                write_file(p, |w| a.write_color_sets(w))?;
             }
             if let Some(p) = &outs.eulertigs_path {
                 write_file(p, |w| a.write_eulertigs(w, exec).map(|_| ()))?;
@@ -191,8 +227,14 @@ fn assemble_typed<'py, W: CountWord>(
     let mut sizes = Vec::with_capacity(a.stats.unitigs as usize);
     let mut circular = Vec::with_capacity(a.stats.unitigs as usize);
     let mut flat: Vec<i64> = Vec::new();
+    let (mut offsets, mut run_sets, mut run_kmers) = (vec![0i64], Vec::new(), Vec::new());
     py.detach(|| {
         a.for_each_unitig(&mut |u, links| {
+            for r in &u.colors {
+                run_sets.push(r.set);
+                run_kmers.push(r.kmers);
+            }
+            offsets.push(run_sets.len() as i64);
             sequences.push(String::from_utf8_lossy(&u.sequence).into_owned());
             totals.push(u.total_count);
             sizes.push(u.kmers);
@@ -225,6 +267,15 @@ fn assemble_typed<'py, W: CountWord>(
     stats.set_item("pieces", st.pieces)?;
     stats.set_item("temp_disk_bytes", st.temp_bytes)?;
     stats.set_item("max_memory", st.max_memory)?;
+    let painted = a.colors().map(|c| {
+        (
+            c.names.clone(),
+            c.sets.clone(),
+            offsets.into_pyarray(py),
+            run_sets.into_pyarray(py),
+            run_kmers.into_pyarray(py),
+        )
+    });
     Ok((
         sequences,
         totals.into_pyarray(py),
@@ -233,5 +284,6 @@ fn assemble_typed<'py, W: CountWord>(
         links_array.into_pyarray(py),
         stats,
         eulertigs,
+        painted,
     ))
 }

@@ -145,3 +145,58 @@ def test_a_memory_bound_gives_the_same_unitigs_and_cleans_up(reads, tmp_path):
     with pytest.raises(MemoryError, match="too small"):
         warpath.assemble(p, 21, max_memory=1_000_000, temp_dir=tmp)
     assert list(tmp.iterdir()) == []
+
+
+def test_colored_graph_matches_a_brute_force_oracle(tmp_path, rng):
+    k = 15
+    base = "".join(rng.choice(list("ACGT"), 2000))
+    paths, holders = [], collections.defaultdict(set)
+    for g in range(4):
+        s = list(base)
+        for i in rng.integers(0, len(s), 15):
+            s[i] = "ACGT"[(("ACGT".index(s[i])) + 1) % 4]
+        s = "".join(s)
+        if g == 3:
+            s = s[:700] + s[900:]  # a deletion
+        p = tmp_path / f"g{g}.fa"
+        p.write_text(f">g{g}\n{s}\n")
+        paths.append(p)
+        for i in range(len(s) - k + 1):
+            holders[canon(s[i:i + k])].add(f"g{g}.fa")
+    sets_path = tmp_path / "sets.jsonl"
+    u = warpath.assemble(paths, k, colors="file", color_sets=sets_path, fasta=tmp_path / "u.fa")
+    assert u.color_names == [p.name for p in paths]
+    seen = 0
+    for i, seq in enumerate(u.sequences):
+        at = 0
+        for names, n in u.color_runs(i):
+            for j in range(at, at + n):
+                assert holders[canon(seq[j:j + k])] == set(names)
+                seen += 1
+            at += n
+        assert at == len(seq) - k + 1
+    assert seen == len(holders)
+    lines = sets_path.read_text().splitlines()
+    import json
+    assert json.loads(lines[0]) == {"colors": u.color_names}
+    assert [json.loads(x)["id"] for x in lines[1:]] == list(range(len(u.color_sets)))
+    assert " C:0:" in (tmp_path / "u.fa").read_text()
+    # names given per path: repeats share a color
+    v = warpath.assemble(paths, k, colors=["a", "a", "b", "b"])
+    assert v.color_names == ["a", "b"]
+    assert v.sequences == u.sequences
+
+
+def test_colored_graph_errors(tmp_path):
+    p = tmp_path / "r.fa"
+    p.write_text(">a\nACGTACGTTGCA\n")
+    with pytest.raises(ValueError, match="2 color names for 1 paths"):
+        warpath.assemble(p, 5, colors=["a", "b"])
+    with pytest.raises(ValueError, match="'file', 'record'"):
+        warpath.assemble(p, 5, colors="files")
+    with pytest.raises(ValueError, match="color_sets needs a colored graph"):
+        warpath.assemble(p, 5, color_sets=tmp_path / "s.jsonl")
+    with pytest.raises(ValueError, match="uncolored graph"):
+        warpath.assemble(p, 5, min_count=1).color_runs(0)
+    r = warpath.assemble(p, 5, colors="record")
+    assert r.color_names == ["a"]

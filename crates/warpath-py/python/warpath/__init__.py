@@ -778,6 +778,15 @@ class Unitigs:
     eulertigs : list of str or None
         With ``eulertigs=True``: the fewest strings that hold every solid k-mer exactly once
         (Schmidt & Alanko's eulertigs), else None.
+    color_names : list of str or None
+        A colored graph's colors (``colors=`` in :func:`assemble`), by color number.
+    color_sets : list of list of int or None
+        Each color set's color numbers, ascending, by set id.
+    color_run_offsets, color_run_sets, color_run_kmers : ndarray or None
+        Every unitig's color runs in CSR form: unitig ``i``'s runs are
+        ``color_run_offsets[i]:color_run_offsets[i + 1]``, each ``color_run_kmers[j]``
+        consecutive k-mers held by exactly the colors of set ``color_run_sets[j]`` (GGCAT's
+        ``C:<set>:<k-mers>``); a unitig's runs cover its k-mers left to right.
     """
 
     sequences: list
@@ -787,6 +796,25 @@ class Unitigs:
     links: np.ndarray
     stats: dict
     eulertigs: list | None = None
+    color_names: list | None = None
+    color_sets: list | None = None
+    color_run_offsets: np.ndarray | None = None
+    color_run_sets: np.ndarray | None = None
+    color_run_kmers: np.ndarray | None = None
+
+    def color_runs(self, i: int) -> list:
+        """Unitig ``i``'s color runs: ``(color names, k-mers)`` pairs, left to right.
+
+        Raises
+        ------
+        ValueError
+            For an uncolored graph.
+        """
+        if self.color_run_offsets is None:
+            raise ValueError("an uncolored graph has no color runs: assemble with colors=")
+        lo, hi = int(self.color_run_offsets[i]), int(self.color_run_offsets[i + 1])
+        return [([self.color_names[c] for c in self.color_sets[int(s)]], int(n))
+                for s, n in zip(self.color_run_sets[lo:hi], self.color_run_kmers[lo:hi])]
 
     @property
     def mean_counts(self) -> np.ndarray:
@@ -797,9 +825,9 @@ class Unitigs:
         return len(self.sequences)
 
 
-def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None, backend: str = "auto",
-             fasta=None, gfa=None, eulertigs=False, max_memory: int | None = None, temp_dir=None,
-             threads: int | None = None) -> Unitigs:
+def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | None = None,
+             backend: str = "auto", fasta=None, gfa=None, eulertigs=False, max_memory: int | None = None,
+             temp_dir=None, threads: int | None = None, colors=None, color_sets=None) -> Unitigs:
     """Assemble reads into the maximal unitigs of their De Bruijn graph (as BCALM2).
 
     Counts canonical k-mers, keeps those seen at least ``min_count`` times, and compacts them
@@ -815,11 +843,14 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     k : int
         The k-mer length: odd, from 3 to 63.
     min_count : int, optional
-        The solid k-mers' smallest count (2 by default).
+        The solid k-mers' smallest count: 2 by default; 1 for a colored graph, where it
+        applies to each color's inputs alone (a k-mer is solid when some color holds it that
+        often).
     max_count : int, optional
         Drop k-mers seen more times.
     backend : {"auto", "cpu", "cuda"}, optional
-        Where the counting and compaction sorts run: ``"cuda"`` on the GPU (k <= 31),
+        Where the counting and compaction sorts run: ``"cuda"`` on the GPU (k <= 31; a
+        colored graph counts on the CPU),
         ``"auto"`` the GPU for large inputs when one is present. The unitigs are the same,
         unitig for unitig, on either.
     fasta, gfa : str or path-like, optional
@@ -837,6 +868,14 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
         removed when the call returns or fails.
     threads : int, optional
         Worker threads (default: rayon's, ``RAYON_NUM_THREADS``).
+    colors : {"file", "record"} or sequence of str, optional
+        Build a colored graph (a pangenome): ``"file"`` makes each path one color named by
+        its file name, ``"record"`` each record one color named by its header's first word,
+        and a sequence of names (one per path, repeats allowed) gives each path the color of
+        its name. The result then has ``color_names``, ``color_sets`` and the unitigs' color
+        runs, and the FASTA and GFA written carry them (GGCAT's ``C:`` runs, a ``CR:Z:`` tag).
+    color_sets : str or path-like, optional
+        Also write the color sets as JSON lines (what ``warpath query`` reads).
 
     Returns
     -------
@@ -845,7 +884,8 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     Raises
     ------
     ValueError, FileNotFoundError, OSError
-        As :func:`count_kmers`; a bound too small, or a full disk (the message says which).
+        As :func:`count_kmers`; a bound too small, or a full disk (the message says which);
+        ``colors`` names that do not match the paths one to one.
 
     Examples
     --------
@@ -857,19 +897,47 @@ def assemble(paths, k: int, min_count: int = 2, *, max_count: int | None = None,
     True
     >>> u.eulertigs[0] in ("ACCGTATGGCTA", "TAGCCATACGGT")  # one string, either strand
     True
+    >>> q = p.with_name("q.fa")
+    >>> _ = q.write_text(">q\\nACCGTATGGC\\n")
+    >>> g = warpath.assemble([p, q], 5, colors="file")
+    >>> g.color_names
+    ['r.fa', 'q.fa']
+    >>> sorted(g.color_runs(0), key=lambda r: -r[1])  # 6 k-mers in both, 2 in r.fa alone
+    [(['r.fa', 'q.fa'], 6), (['r.fa'], 2)]
     """
+    paths = _read_paths(paths)
+    names, per_record = None, False
+    if isinstance(colors, str):
+        if colors == "file":
+            names = [os.path.basename(p) for p in paths]
+        elif colors == "record":
+            per_record = True
+        else:
+            raise ValueError(f"colors must be 'file', 'record' or a sequence of names, not {colors!r}")
+    elif colors is not None:
+        names = [str(c) for c in colors]
+        if len(names) != len(paths):
+            raise ValueError(f"{len(names)} color names for {len(paths)} paths: give each path one")
+    if min_count is None:
+        min_count = 2 if colors is None else 1
     eulertigs_path = None
     if eulertigs is not None and not isinstance(eulertigs, bool):
         eulertigs_path = os.fsdecode(eulertigs)
-    out = _native.assemble(_read_paths(paths), operator.index(k), operator.index(min_count),
+    out = _native.assemble(paths, operator.index(k), operator.index(min_count),
                            None if max_count is None else operator.index(max_count), backend,
                            None if fasta is None else os.fsdecode(fasta),
                            None if gfa is None else os.fsdecode(gfa),
                            eulertigs is True or eulertigs_path is not None, eulertigs_path,
                            None if max_memory is None else operator.index(max_memory),
                            None if temp_dir is None else os.fsdecode(temp_dir),
-                           None if threads is None else operator.index(threads))
-    return Unitigs(*out)
+                           None if threads is None else operator.index(threads),
+                           names, per_record, None if color_sets is None else os.fsdecode(color_sets))
+    *plain, painted = out
+    if painted is None:
+        return Unitigs(*plain)
+    names, sets, offsets, run_sets, run_kmers = painted
+    return Unitigs(*plain, color_names=names, color_sets=sets, color_run_offsets=offsets,
+                   color_run_sets=run_sets, color_run_kmers=run_kmers)
 
 
 # --------------------------------------------------------------------------- device

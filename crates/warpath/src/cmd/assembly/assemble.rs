@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
-use assembly::{Assembly, AssemblyError, ContigOptions, CountWord, ReadSource, contigs, n50};
+use assembly::{
+    Assembly, AssemblyError, Colors, ContigOptions, CountWord, ReadSource, contigs, n50,
+};
 use warpath_io::{Format, Output};
 
 use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
@@ -43,9 +45,21 @@ Outputs:
              unitigs. Deterministic on the CPU; --backend cuda runs the Euler circuit on the
              GPU (the same count and length, the text may differ)
 
+Colored graphs (pangenomes): --colors A.fa B.fa ... (each file one color, named by its file
+name), --colored-inputs LIST (lines NAME<TAB>PATH, GGCAT's -d; files may share a name) or
+--color-per-record READS (each record one color, named by its header's first word). A k-mer is
+solid when some color holds it --min-count times (default 1, counted per input); the unitigs
+are those of the uncolored graph of these k-mers. Each unitig's header then carries GGCAT's
+color runs, C:<set id in hex>:<k-mers> for consecutive k-mers held by the same colors, before
+its links; the GFA's S lines a CR:Z:<set>:<k-mers>,... tag (decimal ids); --color-sets writes
+the sets as JSON lines: first {\"colors\": [names]}, then {\"id\": N, \"colors\": [names]} per set.
+`warpath query` reads them back.
+
 Examples:
   warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa --contigs contigs.fa
-  warpath assemble r1.fa r2.fa --k 21 --min-count 3 --unitigs u.fa --json")]
+  warpath assemble r1.fa r2.fa --k 21 --min-count 3 --unitigs u.fa --json
+  warpath assemble --colors g1.fa g2.fa g3.fa --k 31 --unitigs pan.fa --color-sets pan.jsonl
+  warpath assemble --colored-inputs list.tsv --k 31 --gfa pan.gfa --color-sets pan.jsonl")]
 pub(crate) struct AssembleArgs {
     #[command(flatten)]
     count: CountArgs,
@@ -65,6 +79,93 @@ pub(crate) struct AssembleArgs {
     /// exactly once (Schmidt & Alanko), from Euler circuits of the compacted graph.
     #[arg(long)]
     eulertigs: Option<PathBuf>,
+    /// Build a colored graph: each of these files is one color, named by its file name.
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with_all = ["colored_inputs", "color_per_record"])]
+    colors: Vec<PathBuf>,
+    /// Build a colored graph from a list of `NAME<TAB>PATH` lines (GGCAT's -d): each file has
+    /// the color of its name. Relative paths are taken from the current folder, else from the
+    /// list's folder; empty lines and lines starting with `#` are skipped.
+    #[arg(long, value_name = "LIST", conflicts_with = "color_per_record")]
+    colored_inputs: Option<PathBuf>,
+    /// Build a colored graph of READS where each record is a color, named by its header's
+    /// first word (records with one name share a color).
+    #[arg(long)]
+    color_per_record: bool,
+    /// Write the color sets of a colored graph here as JSON lines (.jsonl or -).
+    #[arg(long, value_name = "PATH")]
+    color_sets: Option<PathBuf>,
+}
+
+/// The inputs of a run and, for a colored graph, how they are colored.
+fn inputs(args: &AssembleArgs) -> Result<(Vec<PathBuf>, Option<Colors>)> {
+    let reads = &args.count.reads;
+    let colored = !args.colors.is_empty() || args.colored_inputs.is_some();
+    if colored && !reads.is_empty() {
+        return Err(usage(
+            "give the inputs either as READS or with --colors / --colored-inputs, not both",
+        ));
+    }
+    if !args.colors.is_empty() {
+        let names = args
+            .colors
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into())
+            })
+            .collect();
+        return Ok((args.colors.clone(), Some(Colors::PerSource(names))));
+    }
+    if let Some(list) = &args.colored_inputs {
+        let (names, paths) = colored_list(list)?;
+        return Ok((paths, Some(Colors::PerSource(names))));
+    }
+    args.count.require_reads()?;
+    let colors = args.color_per_record.then_some(Colors::PerRecord);
+    Ok((reads.clone(), colors))
+}
+
+/// The names and paths of a `--colored-inputs` list.
+fn colored_list(list: &Path) -> Result<(Vec<String>, Vec<PathBuf>)> {
+    let text = std::fs::read_to_string(list)
+        .map_err(|e| usage(format!("--colored-inputs {}: {e}", list.display())))?;
+    let folder = list.parent().unwrap_or(Path::new("."));
+    let (mut names, mut paths) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((name, path)) = line.split_once('\t') else {
+            return Err(usage(format!(
+                "--colored-inputs {} line {}: expected NAME<TAB>PATH, got {line:?}",
+                list.display(),
+                i + 1
+            )));
+        };
+        if name.is_empty() || path.is_empty() {
+            return Err(usage(format!(
+                "--colored-inputs {} line {}: an empty name or path",
+                list.display(),
+                i + 1
+            )));
+        }
+        let p = PathBuf::from(path);
+        let p = if p.is_relative() && !p.exists() && folder.join(&p).exists() {
+            folder.join(p)
+        } else {
+            p
+        };
+        names.push(name.to_string());
+        paths.push(p);
+    }
+    if paths.is_empty() {
+        return Err(usage(format!(
+            "--colored-inputs {}: no NAME<TAB>PATH line",
+            list.display()
+        )));
+    }
+    Ok((names, paths))
 }
 
 /// `warpath assemble`.
@@ -93,14 +194,28 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         json,
         false,
     )?;
-    let to_stdout = [&unitigs, &gfa, &dot, &contigs, &eulertigs]
+    let color_sets = output(
+        "--color-sets",
+        args.color_sets.as_deref(),
+        &[Format::JsonLines],
+        json,
+        false,
+    )?;
+    let (paths, colors) = inputs(&args)?;
+    if color_sets.is_some() && colors.is_none() {
+        return Err(usage(
+            "--color-sets needs a colored graph: --colors, --colored-inputs or \
+             --color-per-record",
+        ));
+    }
+    let to_stdout = [&unitigs, &gfa, &dot, &contigs, &eulertigs, &color_sets]
         .iter()
         .filter(|o| o.as_ref().is_some_and(Output::is_stdout))
         .count();
     if to_stdout > 1 {
         return Err(usage(
-            "only one of --unitigs, --gfa, --dot, --contigs and --eulertigs can write to standard \
-             output",
+            "only one of --unitigs, --gfa, --dot, --contigs, --eulertigs and --color-sets can \
+             write to standard output",
         ));
     }
     let outs = Outs {
@@ -109,12 +224,25 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         dot: dot.as_ref(),
         contigs: contigs.as_ref(),
         eulertigs: eulertigs.as_ref(),
+        color_sets: color_sets.as_ref(),
+    };
+    let run = Run {
+        args: &args,
+        paths: &paths,
+        colors: colors.as_ref(),
     };
     if args.count.k <= 31 {
-        assemble_typed::<u64>(&args, &outs, json)
+        assemble_typed::<u64>(&run, &outs, json)
     } else {
-        assemble_typed::<u128>(&args, &outs, json)
+        assemble_typed::<u128>(&run, &outs, json)
     }
+}
+
+/// What to assemble: the arguments, the input files and their colors.
+struct Run<'a> {
+    args: &'a AssembleArgs,
+    paths: &'a [PathBuf],
+    colors: Option<&'a Colors>,
 }
 
 struct Outs<'a> {
@@ -123,6 +251,7 @@ struct Outs<'a> {
     dot: Option<&'a Output>,
     contigs: Option<&'a Output>,
     eulertigs: Option<&'a Output>,
+    color_sets: Option<&'a Output>,
 }
 
 impl Outs<'_> {
@@ -134,6 +263,7 @@ impl Outs<'_> {
             self.dot,
             self.contigs,
             self.eulertigs,
+            self.color_sets,
         ]
         .into_iter()
         .flatten()
@@ -141,28 +271,34 @@ impl Outs<'_> {
     }
 }
 
-fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool) -> Result<()> {
+fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> Result<()> {
+    let args = run.args;
     let k = args.count.k;
-    let options = args.count.options(outs.first_file())?;
-    let sources: Vec<ReadSource<'_>> = args
-        .count
-        .reads
-        .iter()
-        .map(|p| ReadSource::File(p))
-        .collect();
-    let mut bar = StageBar::new(json, input_bytes(&args.count.reads));
+    let mut options = args.count.options(outs.first_file())?;
+    let sources: Vec<ReadSource<'_>> = run.paths.iter().map(|p| ReadSource::File(p)).collect();
+    let mut bar = StageBar::new(json, input_bytes(run.paths));
     let t0 = Instant::now();
-    let a = assembly::assemble::<W>(&sources, &options, true, &mut |p| bar.update(p));
+    let a = match run.colors {
+        Some(colors) => {
+            options.min_count = args.count.min_count_or(1);
+            assembly::assemble_colored::<W>(&sources, colors, &options, true, &mut |p| {
+                bar.update(p)
+            })
+        }
+        None => assembly::assemble::<W>(&sources, &options, true, &mut |p| bar.update(p)),
+    };
     bar.finish();
     let a: Assembly = a?;
     if let Err(e) = &a.stats.check {
         return Err(unverified(format!("the unitigs failed verification: {e}")));
     }
     let t = Instant::now();
-    let mut sinks = Vec::new();
-    sinks.push(write_out(outs.unitigs, |w| a.write_fasta(w))?);
-    sinks.push(write_out(outs.gfa, |w| a.write_gfa(w))?);
-    sinks.push(write_out(outs.dot, |w| a.write_dot(w))?);
+    let mut sinks = vec![
+        write_out(outs.unitigs, |w| a.write_fasta(w))?,
+        write_out(outs.gfa, |w| a.write_gfa(w))?,
+        write_out(outs.dot, |w| a.write_dot(w))?,
+        write_out(outs.color_sets, |w| a.write_color_sets(w))?,
+    ];
     let writing = t.elapsed();
     let t = Instant::now();
     let found = match outs.contigs {
@@ -236,7 +372,12 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
                 "kmers_seen": s.kmers_seen,
                 "distinct": s.distinct,
                 "solid": s.solid,
-                "min_count": args.count.min_count,
+                "min_count": options.min_count,
+                "colors": a.colors().map(|c| serde_json::json!({
+                    "colors": c.names.len(),
+                    "color_sets": c.sets.len(),
+                    "output": outs.color_sets.map(Output::describe),
+                })),
                 "unitigs": st.unitigs,
                 "circular_unitigs": st.circular,
                 "links": st.links,
@@ -281,6 +422,7 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             .or(outs.dot)
             .or(outs.contigs)
             .or(outs.eulertigs)
+            .or(outs.color_sets)
             .filter(|o| o.is_stdout());
         report(
             &format!(
@@ -305,6 +447,18 @@ fn assemble_typed<W: CountWord>(args: &AssembleArgs, outs: &Outs<'_>, json: bool
             ),
             quiet_to,
         );
+        if let Some(c) = a.colors() {
+            report(
+                &format!(
+                    "colors: {} colors, {} color sets (painting {}){}",
+                    c.names.len(),
+                    c.sets.len(),
+                    format_seconds(stage("colors")),
+                    written(outs.color_sets.filter(|o| !o.is_stdout()))
+                ),
+                quiet_to,
+            );
+        }
         if let Some(e) = &euler {
             report(
                 &format!(

@@ -44,6 +44,7 @@ pub(crate) struct KmersArgs {
 
 /// `warpath kmers`.
 pub(crate) fn run_kmers(args: KmersArgs, json: bool) -> Result<()> {
+    args.count.require_reads()?;
     crate::cli_io::check_backend(args.count.backend, "kmers", args.count.k <= 31)?;
     let out = output(
         "--output",
@@ -121,7 +122,7 @@ fn kmers_typed<W: CountWord>(
             for (&x, &n) in kmers.iter().zip(counts) {
                 verified &= last.is_none_or(|p| p < x)
                     && assembly::canonical(x, k) == x
-                    && n >= args.count.min_count
+                    && n >= args.count.min_count_or(2)
                     && n <= max;
                 last = Some(x);
                 if npy {
@@ -167,7 +168,7 @@ fn kmers_typed<W: CountWord>(
                 "kmers_seen": s.kmers_seen,
                 "distinct": s.distinct,
                 "solid": s.solid,
-                "min_count": args.count.min_count,
+                "min_count": args.count.min_count_or(2),
                 "max_count": args.count.max_count,
                 "partitions": s.partitions,
                 "max_memory_bytes": options.max_memory,
@@ -190,7 +191,7 @@ fn kmers_typed<W: CountWord>(
                 s.kmers_seen,
                 s.distinct,
                 s.solid,
-                args.count.min_count,
+                args.count.min_count_or(2),
                 s.backend,
                 format_seconds(seconds),
                 s.kmers_seen as f64 / seconds.max(1e-12) / 1e6,

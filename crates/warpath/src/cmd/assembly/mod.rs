@@ -28,14 +28,16 @@ pub(crate) use kmers::{KmersArgs, run_kmers};
 #[derive(clap::Args)]
 pub(crate) struct CountArgs {
     /// FASTA or FASTQ files, plain or gzip, read one after the other.
-    #[arg(required = true, value_name = "READS")]
+    #[arg(value_name = "READS")]
     reads: Vec<PathBuf>,
     /// k-mer length: odd, from 3 to 63.
     #[arg(long)]
     k: usize,
-    /// Drop k-mers seen fewer times (sequencing errors are mostly seen once).
-    #[arg(long, default_value_t = 2)]
-    min_count: u32,
+    /// Drop k-mers seen fewer times (sequencing errors are mostly seen once). Default: 2; 1
+    /// for a colored graph, whose inputs are mostly assemblies (there it applies to each
+    /// input alone).
+    #[arg(long)]
+    min_count: Option<u32>,
     /// Drop k-mers seen more times.
     #[arg(long)]
     max_count: Option<u32>,
@@ -63,6 +65,19 @@ pub(crate) struct CountArgs {
 }
 
 impl CountArgs {
+    /// The minimum count asked for, or `default`.
+    fn min_count_or(&self, default: u32) -> u32 {
+        self.min_count.unwrap_or(default)
+    }
+
+    /// A usage error when no READS were given.
+    fn require_reads(&self) -> Result<()> {
+        if self.reads.is_empty() {
+            return Err(crate::fail::usage("give at least one READS file"));
+        }
+        Ok(())
+    }
+
     /// The counting options, with temporary files in `temp_dir` (or the folder of
     /// `first_output`, or the current folder) and the Ctrl-C flag.
     fn options(&self, first_output: Option<&Path>) -> Result<CountOptions> {
@@ -70,7 +85,7 @@ impl CountArgs {
             return Err(crate::fail::usage("--threads must be at least 1"));
         }
         let mut o = CountOptions::new(self.k);
-        o.min_count = self.min_count;
+        o.min_count = self.min_count_or(2);
         o.max_count = self.max_count.unwrap_or(u32::MAX);
         o.max_memory = self.max_memory.unwrap_or_else(assembly::default_max_memory);
         o.exec = self.backend;

@@ -1,0 +1,136 @@
+//! Colored compacted graphs: which inputs ("colors") hold each k-mer.
+//!
+//! A colored run ([`crate::assemble_colored`]) reads every input with a color
+//! ([`Colors`]: one per file, one per name in a list, or one per record), counts the k-mers
+//! per color (`count.rs`: a k-mer is solid when some color holds it `min_count..=max_count`
+//! times), builds the same maximal unitigs as the uncolored graph of those k-mers, then paints
+//! each unitig with runs of k-mers that share one color set (`paint.rs`). [`ColorTable`] holds
+//! the sets by id and the colors by name, and writes them as JSON lines.
+
+mod paint;
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+pub(crate) use paint::paint;
+
+use crate::AssemblyError;
+use crate::reads::{RecordColors, SourceTags};
+
+/// How the inputs of a colored graph are colored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Colors {
+    /// Input `i` has the color named `names[i]`; inputs with the same name share a color
+    /// (GGCAT's `-d` list). Colors are numbered in order of first appearance.
+    PerSource(Vec<String>),
+    /// Every record is a color, named by its header's first word; records with the same name
+    /// share a color. Colors are numbered in order of first appearance, the inputs read in
+    /// order.
+    PerRecord,
+}
+
+/// The colors of a colored graph and its color sets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColorTable {
+    /// The colors' names, by color number.
+    pub names: Vec<String>,
+    /// The color sets by id (the ids of [`crate::ColorRun::set`]): each set's color numbers,
+    /// ascending.
+    pub sets: Vec<Vec<u32>>,
+}
+
+impl ColorTable {
+    /// Writes the table as JSON lines: first `{"colors": [every color's name, by number]}`,
+    /// then one `{"id": N, "colors": ["name", ...]}` per set, ids in order.
+    ///
+    /// # Errors
+    /// The writer's.
+    ///
+    /// # Examples
+    /// ```
+    /// let t = assembly::ColorTable {
+    ///     names: vec!["a.fa".into(), "b \"2\".fa".into()],
+    ///     sets: vec![vec![0, 1], vec![1]],
+    /// };
+    /// let mut out = Vec::new();
+    /// t.write_json_lines(&mut out)?;
+    /// assert_eq!(
+    ///     String::from_utf8(out).unwrap(),
+    ///     "{\"colors\": [\"a.fa\", \"b \\\"2\\\".fa\"]}\n\
+    ///      {\"id\": 0, \"colors\": [\"a.fa\", \"b \\\"2\\\".fa\"]}\n\
+    ///      {\"id\": 1, \"colors\": [\"b \\\"2\\\".fa\"]}\n"
+    /// );
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn write_json_lines(&self, out: &mut dyn Write) -> io::Result<()> {
+        let quoted: Vec<String> = self
+            .names
+            .iter()
+            .map(|n| serde_json::to_string(n).expect("a string"))
+            .collect();
+        let mut line = String::with_capacity(256);
+        line.push_str("{\"colors\": [");
+        line.push_str(&quoted.join(", "));
+        line.push_str("]}\n");
+        out.write_all(line.as_bytes())?;
+        for (id, set) in self.sets.iter().enumerate() {
+            line.clear();
+            line.push_str(&format!("{{\"id\": {id}, \"colors\": ["));
+            for (i, &c) in set.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(", ");
+                }
+                line.push_str(&quoted[c as usize]);
+            }
+            line.push_str("]}\n");
+            out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// The reading tags of `colors` for `sources` inputs, and the color names known before
+/// reading (all of them per source; none per record).
+///
+/// # Errors
+/// [`AssemblyError::InvalidParameter`] when the names do not match the inputs one to one.
+pub(crate) fn source_tags(
+    colors: &Colors,
+    sources: usize,
+) -> Result<(SourceTags, Vec<String>), AssemblyError> {
+    match colors {
+        Colors::PerSource(names) => {
+            if names.len() != sources {
+                return Err(AssemblyError::InvalidParameter(format!(
+                    "{} color names for {sources} inputs: give each input one",
+                    names.len()
+                )));
+            }
+            let mut ids: HashMap<&str, u32> = HashMap::new();
+            let mut unique = Vec::new();
+            let tags = names
+                .iter()
+                .map(|n| {
+                    *ids.entry(n.as_str()).or_insert_with(|| {
+                        unique.push(n.clone());
+                        unique.len() as u32 - 1
+                    })
+                })
+                .collect();
+            Ok((SourceTags::PerSource(tags), unique))
+        }
+        Colors::PerRecord => Ok((
+            SourceTags::PerRecord(Mutex::new(RecordColors::default())),
+            Vec::new(),
+        )),
+    }
+}
+
+/// The color names after reading: those known before, or the records' names.
+pub(crate) fn color_names(tags: SourceTags, known: Vec<String>) -> Vec<String> {
+    match tags {
+        SourceTags::PerSource(_) => known,
+        SourceTags::PerRecord(r) => r.into_inner().expect("record colors").names,
+    }
+}

@@ -1,0 +1,178 @@
+//! `warpath assemble` building colored graphs as a pangenome user runs it: the three ways to
+//! name colors agree, the files are the same for any threads and memory bound, and bad
+//! inputs are clean errors.
+
+mod common;
+
+use common::{dir, json_of, ok_json, warpath};
+
+/// `n` related genomes: one base with a few SNPs each.
+fn genomes(n: usize, len: usize) -> Vec<Vec<u8>> {
+    let base = assembly::random_genome(len, 17);
+    (0..n)
+        .map(|i| {
+            let mut g = base.clone();
+            for j in 0..20 {
+                let at = (j * 7919 + i * 104_729) % len;
+                g[at] = if g[at] == b'A' { b'C' } else { b'A' };
+            }
+            g
+        })
+        .collect()
+}
+
+fn run(d: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = warpath()
+        .args(args)
+        .arg("--json")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    ok_json(&out)
+}
+
+fn read(d: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(d.join(name)).unwrap()
+}
+
+#[test]
+fn three_ways_to_name_colors_give_one_graph() {
+    let d = dir("pangenome");
+    let gs = genomes(4, 20_000);
+    let mut multi = Vec::new();
+    let mut list = String::new();
+    for (i, g) in gs.iter().enumerate() {
+        let rec = [format!(">g{i}.fa\n").as_bytes(), g, b"\n"].concat();
+        std::fs::write(d.join(format!("g{i}.fa")), &rec).unwrap();
+        multi.extend_from_slice(&rec);
+        list.push_str(&format!("g{i}.fa\tg{i}.fa\n"));
+    }
+    std::fs::write(d.join("all.fa"), &multi).unwrap();
+    std::fs::write(d.join("list.tsv"), format!("# name\tpath\n\n{list}")).unwrap();
+    let v = run(
+        &d,
+        &[
+            "assemble",
+            "--colors",
+            "g0.fa",
+            "g1.fa",
+            "g2.fa",
+            "g3.fa",
+            "--k",
+            "31",
+            "--unitigs",
+            "a.fa",
+            "--gfa",
+            "a.gfa",
+            "--color-sets",
+            "a.jsonl",
+        ],
+    );
+    assert_eq!(v["colors"]["colors"], 4, "{v}");
+    assert_eq!(v["min_count"], 1, "{v}");
+    assert_eq!(v["verified"], true);
+    run(
+        &d,
+        &[
+            "assemble",
+            "--colored-inputs",
+            "list.tsv",
+            "--k",
+            "31",
+            "--unitigs",
+            "b.fa",
+            "--color-sets",
+            "b.jsonl",
+            "--threads",
+            "1",
+            "--max-memory",
+            "64M",
+        ],
+    );
+    run(
+        &d,
+        &[
+            "assemble",
+            "all.fa",
+            "--color-per-record",
+            "--k",
+            "31",
+            "--unitigs",
+            "c.fa",
+            "--color-sets",
+            "c.jsonl",
+            "--buckets",
+            "8",
+        ],
+    );
+    let (fa, sets) = (read(&d, "a.fa"), read(&d, "a.jsonl"));
+    assert!(fa.contains(" C:0:"), "{fa}");
+    assert!(read(&d, "a.gfa").contains("\tCR:Z:0:"));
+    for (f, s) in [("b.fa", "b.jsonl"), ("c.fa", "c.jsonl")] {
+        assert_eq!(read(&d, f), fa, "{f}");
+        assert_eq!(read(&d, s), sets, "{s}");
+    }
+    let first = sets.lines().next().unwrap();
+    assert_eq!(first, r#"{"colors": ["g0.fa", "g1.fa", "g2.fa", "g3.fa"]}"#);
+    // the set every genome holds is the first one met
+    assert!(sets.lines().any(
+        |l| l.contains(r#""colors": ["g0.fa", "g1.fa", "g2.fa", "g3.fa"]"#)
+            && l.starts_with(r#"{"id": "#)
+    ));
+}
+
+#[test]
+fn colored_inputs_errors_are_clean() {
+    let d = dir("pangenome-errors");
+    std::fs::write(d.join("a.fa"), ">a\nACGTACGTTTGACCA\n").unwrap();
+    std::fs::write(d.join("bad.tsv"), "a.fa\n").unwrap();
+    std::fs::write(d.join("missing.tsv"), "x\tnope.fa\n").unwrap();
+    for (args, kind, needle) in [
+        (
+            vec!["assemble", "a.fa", "--colors", "a.fa", "--k", "5"],
+            "usage",
+            "either as READS",
+        ),
+        (
+            vec!["assemble", "a.fa", "--k", "5", "--color-sets", "s.jsonl"],
+            "usage",
+            "needs a colored graph",
+        ),
+        (
+            vec!["assemble", "--colored-inputs", "bad.tsv", "--k", "5"],
+            "usage",
+            "line 1: expected NAME<TAB>PATH",
+        ),
+        (
+            vec!["assemble", "--colored-inputs", "missing.tsv", "--k", "5"],
+            "io",
+            "nope.fa",
+        ),
+        (
+            vec![
+                "assemble",
+                "--colors",
+                "a.fa",
+                "--k",
+                "5",
+                "--color-sets",
+                "s.csv",
+            ],
+            "usage",
+            ".csv",
+        ),
+        (vec!["assemble", "--k", "5"], "usage", "at least one READS"),
+    ] {
+        let mut a = args.clone();
+        a.push("--json");
+        let out = warpath().args(&a).current_dir(&d).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let v = json_of(&out);
+        assert_eq!(v["kind"], kind, "{args:?}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().contains(needle),
+            "{args:?}: {v}"
+        );
+    }
+    assert!(!d.join("s.jsonl").exists());
+}
