@@ -136,9 +136,10 @@ fn join<W: Word>(
                 runs.writer(buffer)?,
                 Vec::<u8>::new(),
                 Vec::<(W, u128)>::new(),
+                Vec::<u32>::new(),
             ))
         },
-        &|(out, buf, table), c| {
+        &|(out, buf, table, index), c| {
             table.clear();
             solid.spill.read(c, buf)?;
             // one sorted run per counting pass: several need a sort
@@ -163,6 +164,7 @@ fn join<W: Word>(
             if filled > 1 {
                 table.sort_unstable_by_key(|e| e.0);
             }
+            let shift = prefix_index(table, k, index);
             let mut run: Option<(u32, u32, u32, u128)> = None;
             let mut failed = false;
             let mut result: Result<(), AssemblyError> = Ok(());
@@ -172,8 +174,10 @@ fn join<W: Word>(
                         return;
                     }
                     let x = if rc < fw { rc } else { fw };
-                    let i = table.partition_point(|e| e.0 < x);
-                    if i == table.len() || table[i].0 != x {
+                    let p = (x.to_u128() >> shift) as usize;
+                    let (lo, hi) = (index[p] as usize, index[p + 1] as usize);
+                    let i = lo + table[lo..hi].partition_point(|e| e.0 < x);
+                    if i == hi || table[i].0 != x {
                         failed = true;
                         return;
                     }
@@ -203,7 +207,7 @@ fn join<W: Word>(
             }
             result
         },
-        &|(out, _, _)| out.finish(),
+        &|(out, _, _, _)| out.finish(),
     )?;
     if missing.into_inner() > 0 {
         return Err(AssemblyError::Internal(
@@ -211,6 +215,25 @@ fn join<W: Word>(
         ));
     }
     Ok(())
+}
+
+/// Indexes a sorted table by its k-mers' leading bits, about two k-mers a slot: the k-mers
+/// whose leading bits are `p` lie at `index[p]..index[p + 1]`. Returns the shift that takes a
+/// k-mer (of `2k` bits) to its leading bits.
+fn prefix_index<W: Word>(table: &[(W, u128)], k: usize, index: &mut Vec<u32>) -> usize {
+    let bits = (usize::BITS - (table.len() / 2).leading_zeros()).clamp(1, 24) as usize;
+    let bits = bits.min(2 * k);
+    let shift = 2 * k - bits;
+    index.clear();
+    index.resize((1 << bits) + 1, 0);
+    // counts per slot, then their running sums
+    for e in table {
+        index[(e.0.to_u128() >> shift) as usize + 1] += 1;
+    }
+    for p in 1..index.len() {
+        index[p] += index[p - 1];
+    }
+    shift
 }
 
 /// Sends one run to its range.
