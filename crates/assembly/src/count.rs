@@ -26,7 +26,7 @@ use crate::kmer::Word;
 use crate::plan::{Plan, bytes_per_occurrence};
 use crate::reads::{ReadSource, ReadStats, SourceTags};
 use crate::records::{
-    LEFT_HERE, RIGHT_HERE, color_set_hash, put_color_set, put_foreign_end, put_kmer_colors,
+    ColorKeys, LEFT_HERE, RIGHT_HERE, SetHashMap, put_color_set, put_foreign_end, put_kmer_colors,
     put_solid_run,
 };
 use crate::spill::{Spill, SpillWriter};
@@ -82,12 +82,82 @@ pub(crate) struct KmerColors {
 struct ColorWorker<'s> {
     hashes: SpillWriter<'s>,
     sets: SpillWriter<'s>,
+    keys: &'s ColorKeys,
     /// The hashes of the sets this worker has defined.
-    defined: std::collections::HashSet<u128>,
+    defined: SetHashMap<()>,
+    /// The last hashes defined, by their low bits (most sets recur: skips the map).
+    recent: Vec<u128>,
     colors: Vec<u32>,
+    /// Per color: the group that last met it, and how often it met it there.
+    stamp: Vec<u32>,
+    seen: Vec<u32>,
+    group: u32,
+    met: Vec<u32>,
     set: Vec<u32>,
     run: Vec<u128>,
     out: Vec<u8>,
+}
+
+/// Slots of [`ColorWorker::recent`].
+const RECENT_SETS: usize = 4096;
+
+impl ColorWorker<'_> {
+    /// The color set of one k-mer's group of occurrences (their colors): the colors that met
+    /// it `min..=max` times, left in `set` (unsorted); returns the set's hash (0: empty).
+    #[inline]
+    fn set_of(&mut self, occurrences: std::ops::Range<usize>, min: u64, max: u64) -> u128 {
+        self.set.clear();
+        if occurrences.len() == 1 {
+            let c = self.colors[occurrences.start];
+            if min <= 1 && max >= 1 {
+                self.set.push(c);
+                return self.keys.key(c);
+            }
+            return 0;
+        }
+        self.group = self.group.wrapping_add(1);
+        if self.group == 0 {
+            // the stamps wrapped: forget them all
+            self.stamp.fill(0);
+            self.group = 1;
+        }
+        self.met.clear();
+        for &c in &self.colors[occurrences] {
+            let i = c as usize;
+            if self.stamp[i] != self.group {
+                self.stamp[i] = self.group;
+                self.seen[i] = 0;
+                self.met.push(c);
+            }
+            self.seen[i] += 1;
+        }
+        let mut hash = 0u128;
+        for &c in &self.met {
+            let n = u64::from(self.seen[c as usize]);
+            if n >= min && n <= max {
+                self.set.push(c);
+                hash ^= self.keys.key(c);
+            }
+        }
+        hash
+    }
+
+    /// Writes set `hash` (in `set`) to the definitions unless this worker already has.
+    #[inline]
+    fn define(&mut self, hash: u128, bucket: usize) -> Result<(), AssemblyError> {
+        let slot = hash as usize % RECENT_SETS;
+        if self.recent[slot] == hash {
+            return Ok(());
+        }
+        self.recent[slot] = hash;
+        if self.defined.insert(hash, ()).is_some() {
+            return Ok(());
+        }
+        self.set.sort_unstable();
+        self.out.clear();
+        put_color_set(hash, &self.set, &mut self.out);
+        self.sets.push(bucket, &self.out)
+    }
 }
 
 /// Per-thread state of the counting stage.
@@ -205,6 +275,7 @@ pub(crate) fn count_buckets<W: CountWord>(
         hashes: plan.spill("kmer-colors", b),
         sets: plan.spill("color-sets", b),
     });
+    let keys = ColorKeys::new(tags.map_or(0, SourceTags::colors));
     let solid = plan.spill("solid", b);
     let foreign = plan.spill("foreign", b);
     let tally = Mutex::new(Tally::default());
@@ -248,8 +319,14 @@ pub(crate) fn count_buckets<W: CountWord>(
                         Some(c) => Some(ColorWorker {
                             hashes: c.hashes.writer(1 << 16)?,
                             sets: c.sets.writer(1 << 16)?,
+                            keys: &keys,
                             defined: Default::default(),
+                            recent: vec![0; RECENT_SETS],
                             colors: Vec::new(),
+                            stamp: vec![0; keys.colors()],
+                            seen: vec![0; keys.colors()],
+                            group: 0,
+                            met: Vec::new(),
                             set: Vec::new(),
                             run: Vec::new(),
                             out: Vec::new(),
@@ -432,27 +509,9 @@ fn count_colored_bucket<W: CountWord>(
             }
             let total = (j - i) as u64;
             w.tally.record(total);
-            let group = &mut c.colors[i..j];
-            group.sort_unstable();
-            c.set.clear();
-            let mut a = 0;
-            while a < group.len() {
-                let mut e = a + 1;
-                while e < group.len() && group[e] == group[a] {
-                    e += 1;
-                }
-                if (e - a) as u64 >= min && (e - a) as u64 <= max {
-                    c.set.push(group[a]);
-                }
-                a = e;
-            }
+            let hash = c.set_of(i..j, min, max);
             if !c.set.is_empty() {
-                let hash = color_set_hash(&c.set);
-                if c.defined.insert(hash) {
-                    c.out.clear();
-                    put_color_set(hash, &c.set, &mut c.out);
-                    c.sets.push(bucket, &c.out)?;
-                }
+                c.define(hash, bucket)?;
                 kmers[d] = x;
                 counts.push(total.min(u32::MAX as u64) as u32);
                 c.run.push(hash);

@@ -122,7 +122,8 @@ pub fn assemble<W: CountWord>(
 /// ([`crate::StoredUnitig::colors`]): consecutive k-mers held by the same set of colors. The
 /// sets are numbered in order of first appearance along the unitigs, so every file written
 /// is the same for any thread count, number of buckets and memory bound. Counting runs on
-/// the CPU.
+/// the CPU. Painting the unitigs meets every k-mer once more, so it always checks them as
+/// `verify` does (and costs no separate pass).
 ///
 /// # Complexity
 /// As [`assemble`], plus a sort of (k-mer, color) pairs per bucket, the unitigs spelled once
@@ -208,24 +209,26 @@ fn build<W: CountWord>(
     drop(links);
     sample(&plan);
     timed("ordering", t);
-    let colors = match &solid.colors {
+    // a colored run's painting meets every unitig k-mer in its bucket: it is the check
+    let (colors, painted) = match &solid.colors {
         Some(c) => {
             let t = Instant::now();
-            let sets = paint::<W>(&plan, &mut store, &solid, c, progress)?;
+            let (sets, check) = paint::<W>(&plan, &mut store, &solid, c, progress)?;
             sample(&plan);
             timed("colors", t);
-            Some(ColorTable {
+            let table = ColorTable {
                 names: Vec::new(),
                 sets,
-            })
+            };
+            (Some(table), Some(check))
         }
-        None => None,
+        None => (None, None),
     };
     let t = Instant::now();
-    let check = if verify {
-        verify_store::<W>(&plan, &store, &solid, progress)?
-    } else {
-        Ok(())
+    let check = match painted {
+        Some(check) => check,
+        None if verify => verify_store::<W>(&plan, &store, &solid, progress)?,
+        None => Ok(()),
     };
     timed("verification", t);
     let s = &store.stats;

@@ -69,6 +69,14 @@ impl SourceTags {
         }
     }
 
+    /// How many colors the sources have (after reading, for [`SourceTags::PerRecord`]).
+    pub(crate) fn colors(&self) -> usize {
+        match self {
+            SourceTags::PerSource(colors) => colors.iter().max().map_or(0, |&c| c as usize + 1),
+            SourceTags::PerRecord(r) => r.lock().expect("record colors").names.len(),
+        }
+    }
+
     /// Whether sources must be read one at a time, in order (their colors are numbered as
     /// they are read).
     pub(crate) fn in_order(tags: Option<&SourceTags>) -> bool {

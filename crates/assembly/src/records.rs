@@ -492,18 +492,59 @@ fn u128_at(b: &[u8]) -> u128 {
     u128::from_le_bytes(b[..16].try_into().expect("16 bytes"))
 }
 
-/// The hash that names a color set (sorted colors) between the stages: 128 bits from two
-/// independent chains of `mix64`. Sets with equal hashes are checked to be equal when the
-/// set table is built, so a collision is an error, never a wrong color.
-pub(crate) fn color_set_hash(colors: &[u32]) -> u128 {
-    let (mut a, mut b) = (0x243f_6a88_85a3_08d3u64, 0x1319_8a2e_0370_7344u64);
-    for &c in colors {
-        a = mix64(a ^ c as u64);
-        b = mix64(b.rotate_left(17) ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+/// The hashes that name color sets between the stages: each color has a random 128-bit key
+/// and a set's hash is the XOR of its colors' keys (one load and one XOR a color, in any
+/// order). Sets with equal hashes are checked to be equal when the set table is built, so a
+/// collision is an error, never a wrong color.
+pub(crate) struct ColorKeys(Vec<u128>);
+
+impl ColorKeys {
+    /// Keys for colors `0..colors`.
+    pub(crate) fn new(colors: usize) -> ColorKeys {
+        ColorKeys(
+            (0..colors as u64)
+                .map(|c| {
+                    let hi = mix64(c ^ 0x243f_6a88_85a3_08d3);
+                    let lo = mix64(c.wrapping_add(0x1319_8a2e_0370_7344).rotate_left(29));
+                    ((hi as u128) << 64) | lo as u128
+                })
+                .collect(),
+        )
     }
-    let n = colors.len() as u64;
-    ((mix64(a ^ n) as u128) << 64) | mix64(b.wrapping_add(n)) as u128
+
+    /// Color `c`'s key.
+    #[inline]
+    pub(crate) fn key(&self, c: u32) -> u128 {
+        self.0[c as usize]
+    }
+
+    /// How many colors have keys.
+    pub(crate) fn colors(&self) -> usize {
+        self.0.len()
+    }
 }
+
+/// A hasher for keys that are already color set hashes ([`ColorKeys`]): it keeps their bits.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct SetHasher(u64);
+
+impl std::hash::Hasher for SetHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64 ^ (v >> 64) as u64;
+    }
+}
+
+/// Hash maps keyed by color set hashes.
+pub(crate) type SetHashMap<V> =
+    std::collections::HashMap<u128, V, std::hash::BuildHasherDefault<SetHasher>>;
 
 /// Appends a color set's definition: its hash and its colors.
 pub(crate) fn put_color_set(hash: u128, colors: &[u32], out: &mut Vec<u8>) {

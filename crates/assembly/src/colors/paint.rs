@@ -8,7 +8,7 @@
 //! appearance (so the ids do not depend on threads, buckets or the memory bound), and every
 //! unitig's runs are written in order for the writers.
 
-use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::AssemblyError;
@@ -18,7 +18,8 @@ use crate::graph::UnitigGraph;
 use crate::kmer::{Word, base_code};
 use crate::plan::Plan;
 use crate::records::{
-    color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors, solid_runs,
+    HashedRun, SetHashMap, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
+    solid_runs,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
@@ -28,46 +29,77 @@ use crate::work::{Progress, for_each_bucket};
 /// the sort's copy.
 const RANGE_BYTES_PER_KMER: u64 = 2 * 28 + 8;
 
+/// The independent check's verdict: `Ok`, or what is wrong.
+pub(crate) type Verdict = Result<(), String>;
+
 /// Paints the unitigs of `store` with the colors counting recorded; returns the color sets
-/// by id (sorted color numbers each) and leaves each unitig's runs in the store.
+/// by id (sorted color numbers each) and the check's verdict, and leaves each unitig's runs in
+/// the store.
+///
+/// Painting meets every k-mer of every unitig in its bucket, so it also checks the unitigs
+/// as [`crate::assemble`]'s verification does: every solid k-mer spelled once, no other, and
+/// the unitigs' count sums adding up to the solid k-mers' counts.
 ///
 /// # Errors
 /// [`AssemblyError::Disk`]; [`AssemblyError::Interrupted`]; [`AssemblyError::Internal`] when
-/// a unitig's k-mer has no color or two different sets share a hash (a bug, or a 2^-128
-/// accident).
+/// two different sets share a hash (a bug, or a 2^-128 accident).
 pub(crate) fn paint<W: Word>(
     plan: &Plan,
     store: &mut Store,
     solid: &Solid,
     colors: &KmerColors,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Vec<Vec<u32>>, AssemblyError> {
-    let (spelled, ranges) = spell(plan, store)?;
-    let runs = plan.spill("color-runs", ranges.len().max(1));
-    join::<W>(plan, &spelled, &ranges, solid, colors, &runs, progress)?;
-    spelled.remove();
+) -> Result<(Vec<Vec<u32>>, Verdict), AssemblyError> {
+    let spelled = spell(plan, store)?;
+    if let Some(p) = spelled.problem {
+        return Ok((Vec::new(), Err(p)));
+    }
+    let runs = plan.spill("color-runs", spelled.ranges.len().max(1));
+    let joined = join::<W>(plan, &spelled, solid, colors, &runs, progress)?;
+    spelled.superkmers.remove();
+    if let Err(p) = joined {
+        return Ok((Vec::new(), Err(p)));
+    }
     let unitig_colors = plan.spill("unitig-colors", 1);
-    let ids = number_runs(plan, &runs, &ranges, store.stats.unitigs, &unitig_colors)?;
+    let ids = number_runs(
+        plan,
+        &runs,
+        &spelled.ranges,
+        store.stats.unitigs,
+        &unitig_colors,
+    )?;
     runs.remove();
     let sets = set_table(colors, &ids)?;
     store.set_colors(unitig_colors);
-    Ok(sets)
+    Ok((sets, Ok(())))
 }
 
-/// Spells every unitig's super-k-mers to the buckets, each tagged with its unitig and the
-/// index of its first k-mer; returns them and the first unitig of each range (ranges of
-/// about a memory share of k-mers, in order).
-fn spell(plan: &Plan, store: &Store) -> Result<(Spill, Vec<u32>), AssemblyError> {
+/// The unitigs spelled for painting.
+struct Spelled {
+    /// Their super-k-mers in the buckets, each tagged with its unitig and the index of its
+    /// first k-mer.
+    superkmers: Spill,
+    /// The first unitig of each range (ranges of about a memory share of k-mers, in order).
+    ranges: Vec<u32>,
+    /// The sum of the unitigs' count sums (`KC`).
+    total_count: u64,
+    /// What is wrong with a unitig's text, if anything.
+    problem: Option<String>,
+}
+
+/// Spells every unitig's super-k-mers to the buckets, tagged.
+fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
     let (k, b) = (plan.k, plan.buckets);
     let per_range = (plan.budget.usable() / 4 / RANGE_BYTES_PER_KMER).max(1 << 16);
-    let spelled = plan.spill("paint", b);
-    let mut starts: Vec<u32> = Vec::new();
+    let superkmers = plan.spill("paint", b);
+    let mut ranges: Vec<u32> = Vec::new();
     let mut in_range = u64::MAX;
     let mut occ = vec![0u64; b];
     let (mut keys, mut codes) = (Vec::new(), Vec::new());
+    let (mut total_count, mut problem) = (0u64, None);
     {
         let mut out =
-            spelled.writer((plan.budget.usable() / 8 / b as u64).clamp(256, 1 << 16) as usize)?;
+            superkmers.writer((plan.budget.usable() / 8 / b as u64).clamp(256, 1 << 16) as usize)?;
         store.for_each_unitig(&mut |u, _| {
             if u.kmers > u32::MAX as u64 {
                 return Err(AssemblyError::InvalidParameter(format!(
@@ -75,13 +107,29 @@ fn spell(plan: &Plan, store: &Store) -> Result<(Spill, Vec<u32>), AssemblyError>
                     u.id, u.kmers
                 )));
             }
+            if problem.is_none() && u.sequence.len() as u64 != u.kmers + k as u64 - 1 {
+                problem = Some(format!(
+                    "unitig {}: length {} for {} k-mers",
+                    u.id,
+                    u.sequence.len(),
+                    u.kmers
+                ));
+            }
             if in_range.saturating_add(u.kmers) > per_range {
-                starts.push(u.id);
+                ranges.push(u.id);
                 in_range = 0;
             }
             in_range += u.kmers;
+            total_count += u.total_count;
             codes.clear();
-            codes.extend(u.sequence.iter().map(|&l| base_code(l).unwrap_or(0)));
+            for &l in u.sequence {
+                codes.push(base_code(l).unwrap_or_else(|| {
+                    problem.get_or_insert_with(|| {
+                        format!("unitig {}: `{}` is not a base", u.id, l as char)
+                    });
+                    0
+                }));
+            }
             let id = u.id.to_le_bytes();
             superkmers_with(
                 &codes,
@@ -100,7 +148,12 @@ fn spell(plan: &Plan, store: &Store) -> Result<(Spill, Vec<u32>), AssemblyError>
         })?;
         out.finish()?;
     }
-    Ok((spelled, starts))
+    Ok(Spelled {
+        superkmers,
+        ranges,
+        total_count,
+        problem,
+    })
 }
 
 /// The range of unitig `u`, given the first unitig of each range.
@@ -109,22 +162,110 @@ fn range_of(starts: &[u32], u: u32) -> usize {
     starts.partition_point(|&s| s <= u).saturating_sub(1)
 }
 
+/// One bucket's solid k-mers, sorted, with their set hashes, whether a unitig has spelled
+/// each, and an index by leading bits.
+struct Table<W> {
+    keys: Vec<W>,
+    hashes: Vec<u128>,
+    seen: Vec<bool>,
+    index: Vec<u32>,
+    shift: usize,
+}
+
+impl<W: Word> Table<W> {
+    /// Loads bucket `c`: its solid runs and their colors; returns the sum of their counts.
+    fn load(
+        &mut self,
+        c: usize,
+        k: usize,
+        solid: &Solid,
+        colors: &KmerColors,
+        buf: &mut Vec<u8>,
+    ) -> Result<u64, AssemblyError> {
+        self.keys.clear();
+        solid.spill.read(c, buf)?;
+        // one sorted run per counting pass: several need a sort
+        let (mut filled, mut sum) = (0, 0u64);
+        for run in solid_runs::<W>(buf) {
+            let before = self.keys.len();
+            self.keys.extend(run.kmers());
+            sum += run.counts().map(u64::from).sum::<u64>();
+            filled += usize::from(self.keys.len() > before);
+        }
+        colors.hashes.read(c, buf)?;
+        self.hashes.clear();
+        self.hashes.extend(kmer_colors(buf));
+        if self.hashes.len() != self.keys.len() {
+            return Err(AssemblyError::Internal(format!(
+                "bucket {c}: {} solid k-mers, {} colors",
+                self.keys.len(),
+                self.hashes.len()
+            )));
+        }
+        if filled > 1 {
+            let mut pairs: Vec<(W, u128)> = self
+                .keys
+                .iter()
+                .copied()
+                .zip(self.hashes.iter().copied())
+                .collect();
+            pairs.sort_unstable_by_key(|e| e.0);
+            for (i, (x, h)) in pairs.into_iter().enumerate() {
+                self.keys[i] = x;
+                self.hashes[i] = h;
+            }
+        }
+        self.seen.clear();
+        self.seen.resize(self.keys.len(), false);
+        self.index_keys(k);
+        Ok(sum)
+    }
+
+    /// Indexes the k-mers by their leading bits, about two k-mers a slot: those whose leading
+    /// bits are `p` lie at `index[p]..index[p + 1]`.
+    fn index_keys(&mut self, k: usize) {
+        let bits = (usize::BITS - (self.keys.len() / 2).leading_zeros()).clamp(1, 24) as usize;
+        let bits = bits.min(2 * k);
+        self.shift = 2 * k - bits;
+        self.index.clear();
+        self.index.resize((1 << bits) + 1, 0);
+        // counts per slot, then their running sums
+        for x in &self.keys {
+            self.index[(x.to_u128() >> self.shift) as usize + 1] += 1;
+        }
+        for p in 1..self.index.len() {
+            self.index[p] += self.index[p - 1];
+        }
+    }
+
+    /// Where k-mer `x` is, if it is here.
+    #[inline]
+    fn find(&self, x: W) -> Option<usize> {
+        let p = (x.to_u128() >> self.shift) as usize;
+        let (lo, hi) = (self.index[p] as usize, self.index[p + 1] as usize);
+        let i = lo + self.keys[lo..hi].partition_point(|&y| y < x);
+        (i < hi && self.keys[i] == x).then_some(i)
+    }
+}
+
 /// In each bucket, finds every spelled k-mer's set hash and sends the runs of one hash to
-/// their unitig's range.
+/// their unitig's range; checks that the unitigs spell each solid k-mer once and no other.
+/// Returns the check's verdict.
 fn join<W: Word>(
     plan: &Plan,
-    spelled: &Spill,
-    ranges: &[u32],
+    spelled: &Spelled,
     solid: &Solid,
     colors: &KmerColors,
     runs: &Spill,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(), AssemblyError> {
+) -> Result<Verdict, AssemblyError> {
     let k = plan.k;
+    let ranges = &spelled.ranges;
     let order: Vec<usize> = (0..plan.buckets).collect();
     let buffer = (plan.budget.usable() / 16 / (plan.threads() * ranges.len().max(1)) as u64)
         .clamp(256, 1 << 16) as usize;
-    let missing = AtomicU64::new(0);
+    let bad: Mutex<Option<String>> = Mutex::new(None);
+    let sums = AtomicU64::new(0);
     for_each_bucket(
         "colors",
         plan.threads(),
@@ -132,56 +273,33 @@ fn join<W: Word>(
         &plan.cancel,
         progress,
         &|| {
-            Ok((
-                runs.writer(buffer)?,
-                Vec::<u8>::new(),
-                Vec::<(W, u128)>::new(),
-                Vec::<u32>::new(),
-            ))
+            let table = Table::<W> {
+                keys: Vec::new(),
+                hashes: Vec::new(),
+                seen: Vec::new(),
+                index: Vec::new(),
+                shift: 0,
+            };
+            Ok((runs.writer(buffer)?, Vec::<u8>::new(), table))
         },
-        &|(out, buf, table, index), c| {
-            table.clear();
-            solid.spill.read(c, buf)?;
-            // one sorted run per counting pass: several need a sort
-            let mut filled = 0;
-            for run in solid_runs::<W>(buf) {
-                let before = table.len();
-                table.extend(run.kmers().map(|x| (x, 0)));
-                filled += usize::from(table.len() > before);
-            }
-            colors.hashes.read(c, buf)?;
-            let mut n = 0;
-            for (slot, h) in table.iter_mut().zip(kmer_colors(buf)) {
-                slot.1 = h;
-                n += 1;
-            }
-            if n != table.len() {
-                return Err(AssemblyError::Internal(format!(
-                    "bucket {c}: {} solid k-mers, {n} colors",
-                    table.len()
-                )));
-            }
-            if filled > 1 {
-                table.sort_unstable_by_key(|e| e.0);
-            }
-            let shift = prefix_index(table, k, index);
-            let mut run: Option<(u32, u32, u32, u128)> = None;
-            let mut failed = false;
+        &|(out, buf, table), c| {
+            let sum = table.load(c, k, solid, colors, buf)?;
+            sums.fetch_add(sum, Ordering::Relaxed);
+            let mut run: Option<HashedRun> = None;
+            let mut problem: Option<&str> = None;
             let mut result: Result<(), AssemblyError> = Ok(());
-            spelled.for_each_chunk(c, buf, &mut |chunk| {
+            let mut range = (u32::MAX, 0usize);
+            spelled.superkmers.for_each_chunk(c, buf, &mut |chunk| {
                 for_each_tagged_kmer::<W>(chunk, k, 8, |fw, rc, j, tag| {
-                    if failed {
-                        return;
-                    }
                     let x = if rc < fw { rc } else { fw };
-                    let p = (x.to_u128() >> shift) as usize;
-                    let (lo, hi) = (index[p] as usize, index[p + 1] as usize);
-                    let i = lo + table[lo..hi].partition_point(|e| e.0 < x);
-                    if i == hi || table[i].0 != x {
-                        failed = true;
+                    let Some(i) = table.find(x) else {
+                        problem.get_or_insert("the unitigs spell a k-mer that is not solid");
                         return;
+                    };
+                    if std::mem::replace(&mut table.seen[i], true) {
+                        problem.get_or_insert("the unitigs spell a k-mer twice");
                     }
-                    let h = table[i].1;
+                    let h = table.hashes[i];
                     let u = u32::from_le_bytes(tag[..4].try_into().expect("unitig"));
                     let pos = u32::from_le_bytes(tag[4..].try_into().expect("k-mer")) + j as u32;
                     match &mut run {
@@ -190,7 +308,7 @@ fn join<W: Word>(
                             if let Some(r) = run.replace((u, pos, 1, h))
                                 && result.is_ok()
                             {
-                                result = flush(out, ranges, r);
+                                result = flush(out, ranges, &mut range, r);
                             }
                         }
                     }
@@ -200,49 +318,46 @@ fn join<W: Word>(
             if let Some(r) = run
                 && result.is_ok()
             {
-                result = flush(out, ranges, r);
+                result = flush(out, ranges, &mut range, r);
             }
-            if failed {
-                missing.fetch_add(1, Ordering::Relaxed);
+            result?;
+            if problem.is_none() && table.seen.iter().any(|&s| !s) {
+                problem = Some("a solid k-mer is in no unitig");
             }
-            result
+            if let Some(p) = problem {
+                bad.lock()
+                    .expect("verdict")
+                    .get_or_insert_with(|| format!("bucket {c}: {p}"));
+            }
+            Ok(())
         },
-        &|(out, _, _, _)| out.finish(),
+        &|(out, _, _)| out.finish(),
     )?;
-    if missing.into_inner() > 0 {
-        return Err(AssemblyError::Internal(
-            "a unitig's k-mer is not among the solid k-mers".into(),
-        ));
+    if let Some(p) = bad.into_inner().expect("verdict") {
+        return Ok(Err(p));
     }
-    Ok(())
+    let sums = sums.into_inner();
+    if sums != spelled.total_count {
+        return Ok(Err(format!(
+            "the unitigs' KC add up to {}, the solid k-mers' counts to {sums}",
+            spelled.total_count
+        )));
+    }
+    Ok(Ok(()))
 }
 
-/// Indexes a sorted table by its k-mers' leading bits, about two k-mers a slot: the k-mers
-/// whose leading bits are `p` lie at `index[p]..index[p + 1]`. Returns the shift that takes a
-/// k-mer (of `2k` bits) to its leading bits.
-fn prefix_index<W: Word>(table: &[(W, u128)], k: usize, index: &mut Vec<u32>) -> usize {
-    let bits = (usize::BITS - (table.len() / 2).leading_zeros()).clamp(1, 24) as usize;
-    let bits = bits.min(2 * k);
-    let shift = 2 * k - bits;
-    index.clear();
-    index.resize((1 << bits) + 1, 0);
-    // counts per slot, then their running sums
-    for e in table {
-        index[(e.0.to_u128() >> shift) as usize + 1] += 1;
-    }
-    for p in 1..index.len() {
-        index[p] += index[p - 1];
-    }
-    shift
-}
-
-/// Sends one run to its range.
+/// Sends one run to its range (`range` caches the last unitig's range).
+#[inline]
 fn flush(
     out: &mut SpillWriter<'_>,
     ranges: &[u32],
-    r: (u32, u32, u32, u128),
+    range: &mut (u32, usize),
+    r: HashedRun,
 ) -> Result<(), AssemblyError> {
-    out.push(range_of(ranges, r.0), &hashed_run(r))
+    if range.0 != r.0 {
+        *range = (r.0, range_of(ranges, r.0));
+    }
+    out.push(range.1, &hashed_run(r))
 }
 
 /// Reads the ranges in order, sorts and merges each one's runs, numbers the set hashes in
@@ -253,8 +368,8 @@ fn number_runs(
     ranges: &[u32],
     unitigs: u64,
     out: &Spill,
-) -> Result<HashMap<u128, u32>, AssemblyError> {
-    let mut ids: HashMap<u128, u32> = HashMap::new();
+) -> Result<SetHashMap<u32>, AssemblyError> {
+    let mut ids: SetHashMap<u32> = SetHashMap::default();
     let mut w = out.writer(1 << 20)?;
     let (mut buf, mut all, mut mine, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut next: u32 = 0;
@@ -306,10 +421,7 @@ fn number_runs(
 }
 
 /// The color sets by id, from the definitions counting wrote.
-fn set_table(
-    colors: &KmerColors,
-    ids: &HashMap<u128, u32>,
-) -> Result<Vec<Vec<u32>>, AssemblyError> {
+fn set_table(colors: &KmerColors, ids: &SetHashMap<u32>) -> Result<Vec<Vec<u32>>, AssemblyError> {
     let mut sets: Vec<Option<Vec<u32>>> = vec![None; ids.len()];
     let mut buf = Vec::new();
     for b in 0..colors.sets.buckets() {
