@@ -35,7 +35,7 @@ impl<W: Word> KmerTable<W> {
 
     /// Inserts `key` with `set`; `false` (and no change) when `key` is there already.
     fn insert(&mut self, key: W, set: u32) -> bool {
-        let mut i = key.hash64() as usize & self.mask;
+        let mut i = self.home(key);
         loop {
             let slot = &mut self.slots[i];
             if slot.1 == EMPTY {
@@ -50,10 +50,28 @@ impl<W: Word> KmerTable<W> {
         }
     }
 
+    /// The slot where the search for `key` starts.
+    #[inline]
+    pub(crate) fn home(&self, key: W) -> usize {
+        key.hash64() as usize & self.mask
+    }
+
+    /// Asks the core to load slot `i`'s cache line (a hint, for a lookup soon).
+    #[inline]
+    pub(crate) fn prefetch(&self, i: usize) {
+        gpu_primitives::prefetch(self.slots[i..].as_ptr());
+    }
+
     /// The set id of a canonical k-mer, `None` when it is not in the graph.
     #[inline]
     pub(crate) fn get(&self, key: W) -> Option<u32> {
-        let mut i = key.hash64() as usize & self.mask;
+        self.get_from(key, self.home(key))
+    }
+
+    /// [`KmerTable::get`] from the key's [`KmerTable::home`] slot.
+    #[inline]
+    pub(crate) fn get_from(&self, key: W, home: usize) -> Option<u32> {
+        let mut i = home;
         loop {
             let (k, s) = self.slots[i];
             if s == EMPTY {

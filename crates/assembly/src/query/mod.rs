@@ -329,9 +329,12 @@ fn query_source<W: Word>(
     let mut more = read_batch(&mut *reader, &mut current, &mut record, &path, index.k)?;
     while current.len() > 0 {
         let (read, found) = rayon::join(
-            || match more {
-                true => read_batch(&mut *reader, &mut next, &mut record, &path, index.k),
-                false => Ok(false),
+            || {
+                if more {
+                    read_batch(&mut *reader, &mut next, &mut record, &path, index.k)
+                } else {
+                    Ok(false)
+                }
             },
             || search(index, table, &current),
         );
@@ -401,27 +404,41 @@ fn read_batch(
 /// Records a worker searches in a row.
 const CHUNK: usize = 256;
 
+/// How many k-mers ahead of its lookup a k-mer's slot is prefetched: enough lookups in flight
+/// to hide a table far larger than the caches.
+const PREFETCH_AHEAD: usize = 8;
+
+/// A worker's buffers, reused from record to record.
+struct Scratch<W> {
+    /// A record's canonical k-mers and their home slots.
+    windows: Vec<(W, usize)>,
+    /// The set ids of its k-mers found, as runs `(set, k-mers)`.
+    found: Vec<(u32, u32)>,
+    /// Per color, its count in the record (all zero between records).
+    per_color: Vec<u32>,
+    /// The colors with a count.
+    touched: Vec<u32>,
+}
+
 /// Searches every record of a batch, [`CHUNK`] records per task, results in order.
 fn search<W: Word>(index: &ColoredIndex, table: &KmerTable<W>, batch: &Records) -> Vec<Found> {
     let n = batch.len();
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
-            || (Vec::new(), vec![0u32; index.sets.names.len()], Vec::new()),
-            |(sets_found, per_color, touched), c| {
+            || Scratch {
+                windows: Vec::new(),
+                found: Vec::new(),
+                per_color: vec![0u32; index.sets.names.len()],
+                touched: Vec::new(),
+            },
+            |scratch, c| {
                 let mut out = Found::default();
                 for i in c * CHUNK..n.min((c + 1) * CHUNK) {
-                    sets_found.clear();
-                    let kmers = record_sets(table, batch.seq(i), index.k, sets_found);
+                    let (kmers, found) = record_sets(table, batch.seq(i), index.k, scratch);
                     out.kmers.push(kmers);
-                    out.found.push(sets_found.len() as u64);
-                    spread(
-                        &index.sets,
-                        sets_found,
-                        per_color,
-                        touched,
-                        &mut out.matches,
-                    );
+                    out.found.push(found);
+                    spread(&index.sets, scratch, &mut out.matches);
                     out.ends.push(out.matches.len());
                 }
                 out
@@ -430,14 +447,20 @@ fn search<W: Word>(index: &ColoredIndex, table: &KmerTable<W>, batch: &Records) 
         .collect()
 }
 
-/// The number of k-mers of `seq` (windows of bases only), and the set id of each one found
-/// in the table pushed to `found`.
+/// The number of k-mers of `seq` (windows of bases only) and of those found in the table;
+/// the set ids of those found go to `scratch.found` as runs.
 #[inline]
-fn record_sets<W: Word>(table: &KmerTable<W>, seq: &[u8], k: usize, found: &mut Vec<u32>) -> u64 {
+fn record_sets<W: Word>(
+    table: &KmerTable<W>,
+    seq: &[u8],
+    k: usize,
+    scratch: &mut Scratch<W>,
+) -> (u64, u64) {
     let mask = W::mask(k);
     let (mut fw, mut rc) = (W::default(), W::default());
     let mut run = 0usize;
-    let mut kmers = 0u64;
+    let windows = &mut scratch.windows;
+    windows.clear();
     for &b in seq {
         let c = BASE_CODES[b as usize];
         if c > 3 {
@@ -448,30 +471,46 @@ fn record_sets<W: Word>(table: &KmerTable<W>, seq: &[u8], k: usize, found: &mut 
         rc = rc.push_left(3 - c, k);
         run += 1;
         if run >= k {
-            kmers += 1;
-            if let Some(s) = table.get(if rc < fw { rc } else { fw }) {
-                found.push(s);
+            let x = if rc < fw { rc } else { fw };
+            windows.push((x, table.home(x)));
+        }
+    }
+    // the lookups, each slot asked for a few lookups before it is read
+    for &(_, home) in &windows[..windows.len().min(PREFETCH_AHEAD)] {
+        table.prefetch(home);
+    }
+    let found = &mut scratch.found;
+    found.clear();
+    let mut hits = 0u64;
+    for (j, &(x, home)) in windows.iter().enumerate() {
+        if let Some(&(_, ahead)) = windows.get(j + PREFETCH_AHEAD) {
+            table.prefetch(ahead);
+        }
+        if let Some(s) = table.get_from(x, home) {
+            hits += 1;
+            match found.last_mut() {
+                Some(r) if r.0 == s => r.1 += 1,
+                _ => found.push((s, 1)),
             }
         }
     }
-    kmers
+    (windows.len() as u64, hits)
 }
 
-/// Turns the set ids of one record's k-mers into `(color, count)` pairs appended to `out` by
-/// color: each distinct set once, its count added to each of its colors. `per_color` is all
-/// zeros on entry and on return.
-fn spread(
-    sets: &ColorSets,
-    found: &mut [u32],
-    per_color: &mut [u32],
-    touched: &mut Vec<u32>,
-    out: &mut Vec<(u32, u32)>,
-) {
+/// Turns the runs of set ids of one record's k-mers into `(color, count)` pairs appended to
+/// `out` by color: each distinct set once, its count added to each of its colors.
+fn spread<W>(sets: &ColorSets, scratch: &mut Scratch<W>, out: &mut Vec<(u32, u32)>) {
+    let Scratch {
+        found,
+        per_color,
+        touched,
+        ..
+    } = scratch;
     found.sort_unstable();
     touched.clear();
-    for run in found.chunk_by(|a, b| a == b) {
-        let n = run.len() as u32;
-        for &c in sets.set(run[0]) {
+    for run in found.chunk_by(|a, b| a.0 == b.0) {
+        let n: u32 = run.iter().map(|r| r.1).sum();
+        for &c in sets.set(run[0].0) {
             if per_color[c as usize] == 0 {
                 touched.push(c);
             }
