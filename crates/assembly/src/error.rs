@@ -32,6 +32,17 @@ pub enum AssemblyError {
         /// needletail's description (it names the line or the record's id).
         message: String,
     },
+    /// A color-sets file (JSON lines) has a line that is not of its format (the message says
+    /// what is wrong).
+    #[error("{path}: line {line}: {message}")]
+    ColorSets {
+        /// The file.
+        path: PathBuf,
+        /// 1-based number of the line.
+        line: u64,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A GPU path failed, or `Exec::Cuda` was asked for where there is none.
     #[error(transparent)]
     Gpu(#[from] gpu_runtime::GpuError),
@@ -102,15 +113,16 @@ pub(crate) fn human_bytes(b: u64) -> String {
 }
 
 impl AssemblyError {
-    /// A short machine-readable kind (`bad_k`, `invalid_parameter`, `io`, `reads`, `gpu`,
-    /// `primitive`, `disk`, `disk_space`, `memory`, `interrupted`, `internal`), as the command
-    /// line's `--json` errors report.
+    /// A short machine-readable kind (`bad_k`, `invalid_parameter`, `io`, `reads`,
+    /// `color_sets`, `gpu`, `primitive`, `disk`, `disk_space`, `memory`, `interrupted`,
+    /// `internal`), as the command line's `--json` errors report.
     pub fn kind(&self) -> &'static str {
         match self {
             AssemblyError::BadK(_) => "bad_k",
             AssemblyError::InvalidParameter(_) => "invalid_parameter",
             AssemblyError::Io { .. } => "io",
             AssemblyError::Reads { .. } => "reads",
+            AssemblyError::ColorSets { .. } => "color_sets",
             AssemblyError::Gpu(_) => "gpu",
             AssemblyError::Primitive(_) => "primitive",
             AssemblyError::Disk { .. } => "disk",

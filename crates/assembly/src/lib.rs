@@ -20,6 +20,7 @@ mod pieces;
 mod pipeline;
 mod placement;
 mod plan;
+mod query;
 mod reads;
 mod records;
 mod simulate;
@@ -53,6 +54,7 @@ pub use output::{
 };
 pub use pipeline::{Assembly, AssemblyStats, assemble, assemble_colored};
 pub use plan::CountOptions;
+pub use query::{ColoredIndex, QueryMatch, QueryStats, query_colors};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{
     random_genome, reads_to_fasta, simulate_reads, synthetic_genome, write_simulated_reads,

@@ -21,6 +21,7 @@ mod fhn;
 mod info;
 mod kmeans;
 mod primitives;
+mod query;
 
 /// The module object: every binding and the exception types.
 #[pymodule]
@@ -29,6 +30,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     assignment::register(m)?;
     assembly::register(m)?;
+    query::register(m)?;
     kmeans::register(m)?;
     dask::register(m)?;
     primitives::register(m)?;

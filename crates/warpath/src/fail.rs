@@ -72,7 +72,8 @@ pub(crate) fn kind_of(e: &anyhow::Error) -> &'static str {
             return match a {
                 assembly::AssemblyError::Gpu(g) => gpu_kind(g),
                 assembly::AssemblyError::Io { .. } => "io",
-                assembly::AssemblyError::Reads { .. } => "parse",
+                assembly::AssemblyError::Reads { .. }
+                | assembly::AssemblyError::ColorSets { .. } => "parse",
                 assembly::AssemblyError::Disk { .. } => "io",
                 assembly::AssemblyError::DiskSpace { .. } => "disk_space",
                 assembly::AssemblyError::Memory(_) => "out_of_memory",

@@ -71,6 +71,8 @@ enum Command {
     Kmers(cmd::assembly::KmersArgs),
     /// Assemble reads into the unitigs of their compacted De Bruijn graph (as BCALM2): FASTA, GFA.
     Assemble(cmd::assembly::AssembleArgs),
+    /// Which colors of a colored compacted De Bruijn graph hold each query's k-mers (as GGCAT).
+    Query(cmd::assembly::QueryArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
     /// De Bruijn sequence of the words of length --k over an alphabet (FKM or Euler), verified.
@@ -138,6 +140,7 @@ fn main() {
         Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, json),
         Command::Kmers(args) => cmd::assembly::run_kmers(args, json),
         Command::Assemble(args) => cmd::assembly::run_assemble(args, json),
+        Command::Query(args) => cmd::assembly::run_query(args, json),
         Command::Perm(args) => cmd::perm::run(args, json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, json),
         Command::Lap(args) => cmd::lap::run(args, json),

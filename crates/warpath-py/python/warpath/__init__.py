@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __version__: str = _native.__version__
 
 __all__ = [
+    "ColorMatches",
     "GpuError",
     "KMeans",
     "NotEulerianError",
@@ -57,6 +58,7 @@ __all__ = [
     "linear_sum_assignment_batch",
     "min_weight_full_bipartite_matching",
     "permutations",
+    "query",
     "rank_permutation",
     "sort",
     "unique",
@@ -938,6 +940,91 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
     names, sets, offsets, run_sets, run_kmers = painted
     return Unitigs(*plain, color_names=names, color_sets=sets, color_run_offsets=offsets,
                    color_run_sets=run_sets, color_run_kmers=run_kmers)
+
+
+@dataclasses.dataclass(frozen=True)
+class ColorMatches:
+    """Which colors hold the k-mers of each query record, as :func:`query` returns them.
+
+    Attributes
+    ----------
+    names : list of str
+        Each query record's name (its header's first word), in input order.
+    kmers : ndarray of uint64, shape (n,)
+        Each record's k-mers: its windows of ``k`` bases that are all ``A``, ``C``, ``G`` or
+        ``T`` (a window across an ``N`` is not counted).
+    matches : ndarray of uint32, shape (n, colors)
+        ``matches[i, c]``: how many of record ``i``'s k-mers color ``c`` holds (GGCAT's
+        ``query --colors`` counts).
+    colors : list of str
+        The colors' names, by column.
+    """
+
+    names: list
+    kmers: np.ndarray
+    matches: np.ndarray
+    colors: list
+
+    def present(self, ratio: float = 0.8) -> np.ndarray:
+        """Bifrost's answer: a bool ``(n, colors)`` array, True where the color holds at least
+        ``ratio`` of the record's k-mers (False for a record without k-mers)."""
+        need = ratio * self.kmers.astype(np.float64)
+        return (self.matches >= need[:, None]) & (self.kmers[:, None] > 0)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def query(unitigs, color_sets, k: int, queries) -> ColorMatches:
+    """Count, for each query record, how many of its k-mers each color of a colored graph holds.
+
+    Reads a colored compacted De Bruijn graph (the unitigs FASTA whose headers carry GGCAT's
+    color runs ``C:<set id in hex>:<k-mers>``, and its color-sets JSON lines, as
+    ``warpath assemble --colors`` writes them) into a table from each canonical k-mer to its
+    color set, then streams the query records through it in parallel batches (the GIL is
+    released throughout).
+
+    Parameters
+    ----------
+    unitigs : str or path-like
+        The graph's unitigs: FASTA, plain or gzip.
+    color_sets : str or path-like
+        The color sets: JSON lines ``{"id": N, "colors": [name, ...]}``, plain or gzip, after
+        an optional header line ``{"colors": [every color]}``.
+    k : int
+        The graph's k-mer length: odd, from 3 to 63.
+    queries : str, path-like or sequence of them
+        FASTA or FASTQ files of query sequences, plain or gzip, read one after the other.
+
+    Returns
+    -------
+    ColorMatches
+        ``matches`` is dense: ``4 * records * colors`` bytes.
+
+    Raises
+    ------
+    ValueError
+        An even ``k`` or one outside 3..63, or a malformed graph (the message names the line
+        of the sets file, or the record and unitig of the FASTA) or query file.
+    FileNotFoundError, OSError
+        A file that cannot be read.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, warpath
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "g.fa").write_text(">0 LN:i:7 C:0:2 C:1:1\\nACGTTGC\\n")
+    >>> _ = (d / "g.jsonl").write_text('{"id": 0, "colors": ["A", "B"]}\\n{"id": 1, "colors": ["B"]}\\n')
+    >>> _ = (d / "q.fa").write_text(">q1\\nACGTTGCA\\n>q2\\nGCAAC\\n")
+    >>> m = warpath.query(d / "g.fa", d / "g.jsonl", 5, d / "q.fa")
+    >>> m.names, m.colors, m.kmers.tolist(), m.matches.tolist()
+    (['q1', 'q2'], ['A', 'B'], [4, 1], [[2, 3], [0, 1]])
+    >>> m.present(0.5).tolist()
+    [[True, True], [False, True]]
+    """
+    out = _native.query(os.fsdecode(unitigs), os.fsdecode(color_sets), operator.index(k),
+                        _read_paths(queries))
+    return ColorMatches(*out)
 
 
 # --------------------------------------------------------------------------- device

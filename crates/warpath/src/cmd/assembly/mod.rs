@@ -1,6 +1,6 @@
-//! `warpath kmers` and `warpath assemble` (the assembly crate): one file per subcommand; here
-//! what both share (the reads and counting arguments, counting with progress, peak memory)
-//! and the rows of `warpath demo`.
+//! `warpath kmers`, `warpath assemble` and `warpath query` (the assembly crate): one file per
+//! subcommand; here what they share (the reads and counting arguments, counting with progress,
+//! peak memory, outputs, Ctrl-C) and the rows of `warpath demo`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,9 +20,11 @@ use crate::report::{DemoRow, DemoSize, Rows};
 
 mod assemble;
 mod kmers;
+mod query;
 
 pub(crate) use assemble::{AssembleArgs, run_assemble};
 pub(crate) use kmers::{KmersArgs, run_kmers};
+pub(crate) use query::{QueryArgs, run_query};
 
 /// The reads and counting options both subcommands take.
 #[derive(clap::Args)]
