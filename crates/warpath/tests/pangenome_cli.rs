@@ -176,3 +176,82 @@ fn colored_inputs_errors_are_clean() {
     }
     assert!(!d.join("s.jsonl").exists());
 }
+
+/// Canonical k-mers of `s`.
+fn canonical_kmers(s: &[u8], k: usize) -> Vec<u64> {
+    s.windows(k)
+        .filter_map(|w| assembly::pack::<u64>(w, k))
+        .map(|x| assembly::canonical(x, k))
+        .collect()
+}
+
+#[test]
+fn query_counts_what_the_colored_build_holds() {
+    let d = dir("pangenome-query");
+    let k = 25;
+    let gs = genomes(3, 8_000);
+    let mut args = vec!["assemble".to_string(), "--colors".into()];
+    for (i, g) in gs.iter().enumerate() {
+        std::fs::write(
+            d.join(format!("g{i}.fa")),
+            [b">g\n", &g[..], b"\n"].concat(),
+        )
+        .unwrap();
+        args.push(format!("g{i}.fa"));
+    }
+    args.extend(["--k", "25", "--unitigs", "u.fa", "--color-sets", "u.jsonl"].map(String::from));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&d, &a);
+    // queries: pieces of each genome and a random one
+    let mut q = String::new();
+    let mut pieces = Vec::new();
+    for (i, g) in gs.iter().enumerate() {
+        for s in [0, 3_000, 7_000] {
+            let p = &g[s..s + 150];
+            q.push_str(&format!(">g{i}_{s}\n{}\n", String::from_utf8_lossy(p)));
+            pieces.push(p.to_vec());
+        }
+    }
+    let other = assembly::random_genome(150, 99);
+    q.push_str(&format!(">other\n{}\n", String::from_utf8_lossy(&other)));
+    pieces.push(other);
+    std::fs::write(d.join("q.fa"), q).unwrap();
+    let out = warpath()
+        .args([
+            "query",
+            "--unitigs",
+            "u.fa",
+            "--color-sets",
+            "u.jsonl",
+            "--k",
+            "25",
+            "q.fa",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let held: Vec<std::collections::HashSet<u64>> = gs
+        .iter()
+        .map(|g| canonical_kmers(g, k).into_iter().collect())
+        .collect();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), pieces.len());
+    for (v, p) in lines.iter().zip(&pieces) {
+        let kmers = canonical_kmers(p, k);
+        assert_eq!(v["kmers"], kmers.len(), "{v}");
+        for (i, h) in held.iter().enumerate() {
+            let want = kmers.iter().filter(|x| h.contains(x)).count();
+            let got = v["matches"][format!("g{i}.fa")].as_u64().unwrap_or(0) as usize;
+            assert_eq!(got, want, "{v}");
+        }
+    }
+}
