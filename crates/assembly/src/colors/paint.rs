@@ -25,6 +25,9 @@ use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
 use crate::work::{Progress, for_each_bucket};
 
+/// How many k-mers ahead of its lookup a k-mer's table entries are prefetched.
+const LOOKAHEAD: usize = 12;
+
 /// Bytes a k-mer may take in a range while it is sorted: a hashed run each (at worst) and
 /// the sort's copy.
 const RANGE_BYTES_PER_KMER: u64 = 2 * 28 + 8;
@@ -238,6 +241,16 @@ impl<W: Word> Table<W> {
         }
     }
 
+    /// Asks the core for the cache lines [`Table::find`] of `x` will read.
+    #[inline]
+    fn prefetch(&self, x: W) {
+        let at = self.index[(x.to_u128() >> self.shift) as usize] as usize;
+        if at < self.keys.len() {
+            gpu_primitives::prefetch(&self.keys[at]);
+            gpu_primitives::prefetch(&self.hashes[at]);
+        }
+    }
+
     /// Where k-mer `x` is, if it is here.
     #[inline]
     fn find(&self, x: W) -> Option<usize> {
@@ -280,9 +293,9 @@ fn join<W: Word>(
                 index: Vec::new(),
                 shift: 0,
             };
-            Ok((runs.writer(buffer)?, Vec::<u8>::new(), table))
+            Ok((runs.writer(buffer)?, Vec::<u8>::new(), table, Vec::new()))
         },
-        &|(out, buf, table), c| {
+        &|(out, buf, table, pending), c| {
             let sum = table.load(c, k, solid, colors, buf)?;
             sums.fetch_add(sum, Ordering::Relaxed);
             let mut run: Option<HashedRun> = None;
@@ -290,18 +303,27 @@ fn join<W: Word>(
             let mut result: Result<(), AssemblyError> = Ok(());
             let mut range = (u32::MAX, 0usize);
             spelled.superkmers.for_each_chunk(c, buf, &mut |chunk| {
+                // the chunk's k-mers first, so each lookup's cache lines are asked for ahead
+                pending.clear();
                 for_each_tagged_kmer::<W>(chunk, k, 8, |fw, rc, j, tag| {
                     let x = if rc < fw { rc } else { fw };
+                    let u = u32::from_le_bytes(tag[..4].try_into().expect("unitig"));
+                    let pos = u32::from_le_bytes(tag[4..].try_into().expect("k-mer")) + j as u32;
+                    pending.push((x, u, pos));
+                });
+                for t in 0..pending.len() {
+                    if let Some(&(ahead, _, _)) = pending.get(t + LOOKAHEAD) {
+                        table.prefetch(ahead);
+                    }
+                    let (x, u, pos) = pending[t];
                     let Some(i) = table.find(x) else {
                         problem.get_or_insert("the unitigs spell a k-mer that is not solid");
-                        return;
+                        continue;
                     };
                     if std::mem::replace(&mut table.seen[i], true) {
                         problem.get_or_insert("the unitigs spell a k-mer twice");
                     }
                     let h = table.hashes[i];
-                    let u = u32::from_le_bytes(tag[..4].try_into().expect("unitig"));
-                    let pos = u32::from_le_bytes(tag[4..].try_into().expect("k-mer")) + j as u32;
                     match &mut run {
                         Some(r) if r.0 == u && r.1 + r.2 == pos && r.3 == h => r.2 += 1,
                         _ => {
@@ -312,7 +334,7 @@ fn join<W: Word>(
                             }
                         }
                     }
-                });
+                }
                 Ok(())
             })?;
             if let Some(r) = run
@@ -331,7 +353,7 @@ fn join<W: Word>(
             }
             Ok(())
         },
-        &|(out, _, _)| out.finish(),
+        &|(out, _, _, _)| out.finish(),
     )?;
     if let Some(p) = bad.into_inner().expect("verdict") {
         return Ok(Err(p));
