@@ -382,6 +382,67 @@ pub fn reads(data: &[u8]) {
     }
 }
 
+/// The colored graph's readers (`warpath query`): the first byte picks k (mod 40, so refused
+/// values are tried too); the rest, split at its first `0` byte, is a colored unitigs FASTA
+/// and a color-sets file. Loading either fails with a reader's error or succeeds; and when
+/// the FASTA part is reads, the colored graph built from them (each record a color) and
+/// written by the project's writers loads back with every solid k-mer and set.
+pub fn colored_graph(data: &[u8]) {
+    use assembly::{AssemblyError, ColoredIndex, Colors, CountOptions, Exec, ReadSource};
+    let Some((&k, rest)) = data.split_first() else {
+        return;
+    };
+    let k = usize::from(k % 40);
+    let (fa, sets) = match rest.iter().position(|&b| b == 0) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, &b""[..]),
+    };
+    let load = |fa: &[u8], sets: &[u8]| {
+        ColoredIndex::load(
+            &ReadSource::Bytes(fa, "g.fa"),
+            &ReadSource::Bytes(sets, "g.jsonl"),
+            k,
+        )
+    };
+    if let Err(e) = load(fa, sets) {
+        assert!(
+            matches!(
+                e,
+                AssemblyError::BadK(_)
+                    | AssemblyError::Reads { .. }
+                    | AssemblyError::ColorSets { .. }
+                    | AssemblyError::Io { .. }
+            ),
+            "colored graph error of an unexpected kind: {e:?}"
+        );
+    }
+    let mut o = CountOptions::new(k);
+    o.min_count = 1;
+    o.exec = Exec::Cpu;
+    let source = [ReadSource::Bytes(fa, "reads.fa")];
+    let Ok(g) =
+        assembly::assemble_colored::<u128>(&source, &Colors::PerRecord, &o, true, &mut |_| {})
+    else {
+        return;
+    };
+    assert_eq!(g.stats.check, Ok(()));
+    let (mut unitigs, mut table) = (Vec::new(), Vec::new());
+    g.write_fasta(&mut unitigs).expect("to memory");
+    g.write_color_sets(&mut table).expect("to memory");
+    let back =
+        load(&unitigs, &table).unwrap_or_else(|e| panic!("the written graph does not load: {e}"));
+    assert_eq!(
+        back.kmers() as u64,
+        g.stats.counting.solid,
+        "every solid k-mer"
+    );
+    assert_eq!(
+        back.sets(),
+        g.colors().expect("colored").sets.len(),
+        "every set"
+    );
+}
+
 /// Checks that `m` is a valid CSR matrix: `rows + 1` non-decreasing offsets from 0 to the entry
 /// count, every column below `cols`, one value per entry.
 pub fn check_csr(m: &SparseMatrix) {

@@ -40,6 +40,7 @@ pub(crate) const TARGETS: &[&str] = &[
     "sparse",
     "npz",
     "kmeans_matrix",
+    "colored_graph",
 ];
 
 /// The rustc flags of a libFuzzer build (cargo-fuzz's, less its nightly-only `-Z` flags and

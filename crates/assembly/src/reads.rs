@@ -36,21 +36,23 @@ pub(crate) enum SourceTags {
 /// The colors of [`SourceTags::PerRecord`]: record names and their numbers.
 #[derive(Default)]
 pub(crate) struct RecordColors {
-    ids: std::collections::HashMap<Vec<u8>, u32>,
+    ids: std::collections::HashMap<String, u32>,
     /// The names, by color number.
     pub(crate) names: Vec<String>,
 }
 
 impl RecordColors {
-    /// The color of a record with header `id` (numbered when first seen).
+    /// The color of a record with header `id` (numbered when first seen). Names are read as
+    /// UTF-8 (invalid bytes replaced), so two headers that write the same name share a color.
     fn color_of(&mut self, id: &[u8]) -> u32 {
         let name = id.split(|c| c.is_ascii_whitespace()).next().unwrap_or(b"");
-        if let Some(&c) = self.ids.get(name) {
+        let name = String::from_utf8_lossy(name);
+        if let Some(&c) = self.ids.get(name.as_ref()) {
             return c;
         }
         let c = self.names.len() as u32;
-        self.ids.insert(name.to_vec(), c);
-        self.names.push(String::from_utf8_lossy(name).into_owned());
+        self.ids.insert(name.clone().into_owned(), c);
+        self.names.push(name.into_owned());
         c
     }
 }

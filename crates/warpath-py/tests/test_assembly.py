@@ -200,3 +200,25 @@ def test_colored_graph_errors(tmp_path):
         warpath.assemble(p, 5, min_count=1).color_runs(0)
     r = warpath.assemble(p, 5, colors="record")
     assert r.color_names == ["a"]
+
+
+def test_query_counts_what_the_colored_graph_holds(tmp_path, rng):
+    k = 21
+    base = "".join(rng.choice(list("ACGT"), 3000))
+    genomes = [base, base[:1500] + "".join(rng.choice(list("ACGT"), 400)) + base[1500:], base[500:]]
+    paths = []
+    for i, g in enumerate(genomes):
+        p = tmp_path / f"g{i}.fa"
+        p.write_text(f">g{i}\n{g}\n")
+        paths.append(p)
+    warpath.assemble(paths, k, colors="file", fasta=tmp_path / "u.fa", color_sets=tmp_path / "s.jsonl")
+    pieces = [genomes[1][1400:1700], base[:200], "".join(rng.choice(list("ACGT"), 200))]
+    q = tmp_path / "q.fa"
+    q.write_text("".join(f">q{i}\n{s}\n" for i, s in enumerate(pieces)))
+    m = warpath.query(tmp_path / "u.fa", tmp_path / "s.jsonl", k, q)
+    assert list(m.colors) == ["g0.fa", "g1.fa", "g2.fa"]
+    held = [{canon(g[i:i + k]) for i in range(len(g) - k + 1)} for g in genomes]
+    for row, s in enumerate(pieces):
+        kmers = [canon(s[i:i + k]) for i in range(len(s) - k + 1)]
+        assert m.kmers[row] == len(kmers)
+        assert [int(x) for x in m.matches[row]] == [sum(x in h for x in kmers) for h in held]
