@@ -233,48 +233,93 @@ pub(crate) fn read_source(
         stats.reads += 1;
         let seq = rec.seq();
         stats.letters += seq.len() as u64;
-        let mut start = batch.codes.len();
-        // the common case, bases only: one table lookup a letter, no branch
-        let before = batch.codes.len();
-        batch
-            .codes
-            .extend(seq.iter().map(|&c| BASE_CODES[c as usize]));
-        if batch.codes[before..].iter().all(|&c| c < 4) {
-            end_piece(batch, &mut start, min_len, color);
+        // A record longer than a batch (a genome) goes in segments of about a batch, each
+        // after the first starting k-1 letters back: every k-mer lies in exactly one segment,
+        // and no batch holds a whole chromosome.
+        let step = batch_letters.max(4 * min_len.max(1));
+        let overlap = min_len.saturating_sub(1);
+        let mut at = 0;
+        loop {
+            let end = (at + step).min(seq.len());
+            let from = if at == 0 { 0 } else { at - overlap };
+            let letters = Letters {
+                seq: &seq[from..end],
+                counted_from: at - from,
+                color,
+                record,
+            };
+            push_letters(batch, &letters, min_len, stats, &name)?;
             if batch.codes.len() >= batch_letters {
                 f(batch, stats)?;
             }
-            continue;
-        }
-        batch.codes.truncate(before);
-        for &c in seq.iter() {
-            match base_code(c) {
-                Some(code) => batch.codes.push(code),
-                None if is_nucleotide_symbol(c) => {
-                    stats.non_bases += 1;
-                    end_piece(batch, &mut start, min_len, color);
-                }
-                None => {
-                    return Err(AssemblyError::Reads {
-                        path: name.clone(),
-                        record,
-                        message: format!(
-                            "{:?} is not a nucleotide letter (IUPAC codes, `-`, `.` and `*` \
-                             are; is this a reads file?)",
-                            c as char
-                        ),
-                    });
-                }
+            if end >= seq.len() {
+                break;
             }
-        }
-        end_piece(batch, &mut start, min_len, color);
-        if batch.codes.len() >= batch_letters {
-            f(batch, stats)?;
+            at = end;
         }
     }
     if !batch.ends.is_empty() {
         f(batch, stats)?;
     }
+    Ok(())
+}
+
+/// A stretch of one record's letters for [`push_letters`].
+struct Letters<'s> {
+    seq: &'s [u8],
+    /// Letters before this index were counted with the stretch before (an overlap).
+    counted_from: usize,
+    /// The record's color, when the read is colored.
+    color: Option<u32>,
+    /// The record's number in its file, for errors.
+    record: u64,
+}
+
+/// Appends a stretch of a record's letters to `batch` as base codes, split into pieces at
+/// every symbol that is not a base (each such symbol counted in `stats` once).
+///
+/// # Errors
+/// [`AssemblyError::Reads`] for a character that is no nucleotide symbol.
+fn push_letters(
+    batch: &mut Batch,
+    l: &Letters<'_>,
+    min_len: usize,
+    stats: &mut ReadStats,
+    name: &Path,
+) -> Result<(), AssemblyError> {
+    let mut start = batch.codes.len();
+    // the common case, bases only: one table lookup a letter, no branch
+    batch
+        .codes
+        .extend(l.seq.iter().map(|&c| BASE_CODES[c as usize]));
+    if batch.codes[start..].iter().all(|&c| c < 4) {
+        end_piece(batch, &mut start, min_len, l.color);
+        return Ok(());
+    }
+    batch.codes.truncate(start);
+    for (i, &c) in l.seq.iter().enumerate() {
+        match base_code(c) {
+            Some(code) => batch.codes.push(code),
+            None if is_nucleotide_symbol(c) => {
+                if i >= l.counted_from {
+                    stats.non_bases += 1;
+                }
+                end_piece(batch, &mut start, min_len, l.color);
+            }
+            None => {
+                return Err(AssemblyError::Reads {
+                    path: name.to_path_buf(),
+                    record: l.record,
+                    message: format!(
+                        "{:?} is not a nucleotide letter (IUPAC codes, `-`, `.` and `*` are; is \
+                         this a reads file?)",
+                        c as char
+                    ),
+                });
+            }
+        }
+    }
+    end_piece(batch, &mut start, min_len, l.color);
     Ok(())
 }
 
@@ -307,5 +352,65 @@ fn reads_error(path: &Path, record: u64, e: &needletail::errors::ParseError) -> 
         path: path.to_path_buf(),
         record,
         message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record longer than a batch is read in overlapping segments: the k-mers of the pieces
+    /// are exactly the record's (each once), and every `N` is counted once.
+    #[test]
+    fn long_records_are_cut_into_segments_without_losing_or_repeating_a_kmer() {
+        let k = 11;
+        let mut state = 7u64;
+        let mut seq = Vec::new();
+        for i in 0..20_000 {
+            state = crate::kmer::mix64(state + i);
+            seq.push(if state % 97 == 0 {
+                b'N'
+            } else {
+                b"ACGT"[(state % 4) as usize]
+            });
+        }
+        let fa = [b">g long genome\n", &seq[..], b"\n"].concat();
+        let mut kmers: Vec<Vec<u8>> = Vec::new();
+        let mut batches = 0;
+        let stats = for_each_batch(
+            &[ReadSource::Bytes(&fa, "g.fa")],
+            k,
+            300,
+            &mut |_| {},
+            &mut |b| {
+                batches += 1;
+                assert!(
+                    b.codes.len() < 2 * 300 + 4 * k,
+                    "a batch of {}",
+                    b.codes.len()
+                );
+                for p in b.pieces() {
+                    kmers.extend(p.windows(k).map(<[u8]>::to_vec));
+                }
+                Ok(())
+            },
+        )
+        .expect("read");
+        let mut want: Vec<Vec<u8>> = seq
+            .split(|&c| c == b'N')
+            .flat_map(|p| {
+                p.windows(k)
+                    .map(|w| w.iter().map(|&c| base_code(c).expect("base")).collect())
+            })
+            .collect();
+        kmers.sort();
+        want.sort();
+        assert_eq!(kmers, want);
+        assert!(batches > 20);
+        assert_eq!(
+            stats.non_bases,
+            seq.iter().filter(|&&c| c == b'N').count() as u64
+        );
+        assert_eq!((stats.reads, stats.letters), (1, 20_000));
     }
 }
