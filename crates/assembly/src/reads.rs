@@ -368,7 +368,7 @@ mod tests {
         let mut seq = Vec::new();
         for i in 0..20_000 {
             state = crate::kmer::mix64(state + i);
-            seq.push(if state % 97 == 0 {
+            seq.push(if state.is_multiple_of(97) {
                 b'N'
             } else {
                 b"ACGT"[(state % 4) as usize]
