@@ -71,6 +71,8 @@ enum Command {
     Kmers(cmd::assembly::KmersArgs),
     /// Assemble reads into the unitigs of their compacted De Bruijn graph (as BCALM2): FASTA, GFA.
     Assemble(cmd::assembly::AssembleArgs),
+    /// Generate benchmark inputs: `simulate pangenome` writes genomes along a random tree.
+    Simulate(cmd::assembly::SimulateArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
     /// De Bruijn sequence of the words of length --k over an alphabet (FKM or Euler), verified.
@@ -138,6 +140,7 @@ fn main() {
         Command::DebruijnGraph(args) => cmd::graph::run_debruijn(args, json),
         Command::Kmers(args) => cmd::assembly::run_kmers(args, json),
         Command::Assemble(args) => cmd::assembly::run_assemble(args, json),
+        Command::Simulate(args) => cmd::assembly::run_simulate(args, json),
         Command::Perm(args) => cmd::perm::run(args, json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, json),
         Command::Lap(args) => cmd::lap::run(args, json),

@@ -20,9 +20,11 @@ use crate::report::{DemoRow, DemoSize, Rows};
 
 mod assemble;
 mod kmers;
+mod simulate;
 
 pub(crate) use assemble::{AssembleArgs, run_assemble};
 pub(crate) use kmers::{KmersArgs, run_kmers};
+pub(crate) use simulate::{SimulateArgs, run_simulate};
 
 /// The reads and counting options both subcommands take.
 #[derive(clap::Args)]
