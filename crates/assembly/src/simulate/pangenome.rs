@@ -190,7 +190,7 @@ pub fn simulate_pangenome(o: &PangenomeOptions) -> Result<Vec<(String, Vec<u8>)>
 /// Makes the genomes of [`simulate_pangenome`] one at a time and hands each to `emit` (name,
 /// sequence) as it is made, holding only the genomes the rest of the tree still needs: the
 /// ancestors of the next genome (about `2 ln N` of them) and the last genome made (the donor
-/// of horizontal transfers). 1,000 genomes of 5 Mbp thus take about 100 MB, not 5 GB.
+/// of horizontal transfers). 1,000 genomes of 5 Mbp thus take about 150 MB, not 5 GB.
 ///
 /// The base genome is [`crate::random_genome`]`(length, seed)`; the tree and each edge's
 /// changes come from their own streams of the same seed, so the output is the same on every

@@ -44,7 +44,7 @@ Writes, in --out (created if missing):
   tree.nwk                the tree in Newick, the base at the root
 
 Memory: the genomes on the path from the base to the genome being made (about 2 ln N of
-them), so 1,000 genomes of 5 Mbp take about 100 MB.
+them), so 1,000 genomes of 5 Mbp take about 150 MB.
 
 Examples:
   warpath simulate pangenome --genomes 100 --length 5M --out pangenome
@@ -86,18 +86,25 @@ pub(crate) fn run_simulate(args: SimulateArgs, json: bool) -> Result<()> {
     }
 }
 
+impl PangenomeArgs {
+    /// The generator's options these arguments ask for.
+    fn options(&self) -> PangenomeOptions {
+        PangenomeOptions {
+            genomes: self.genomes,
+            length: self.length,
+            seed: self.seed,
+            snp_rate: self.snp_rate,
+            indel_rate: self.indel_rate,
+            losses_per_mbp: self.losses_per_mbp,
+            gains_per_mbp: self.gains_per_mbp,
+            transfer_fraction: self.transfer_fraction,
+        }
+    }
+}
+
 /// `warpath simulate pangenome`.
 fn run_pangenome(a: &PangenomeArgs, json: bool) -> Result<()> {
-    let o = PangenomeOptions {
-        genomes: a.genomes,
-        length: a.length,
-        seed: a.seed,
-        snp_rate: a.snp_rate,
-        indel_rate: a.indel_rate,
-        losses_per_mbp: a.losses_per_mbp,
-        gains_per_mbp: a.gains_per_mbp,
-        transfer_fraction: a.transfer_fraction,
-    };
+    let o = a.options();
     o.check().map_err(|e| crate::fail::usage(e.to_string()))?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("--out {}: cannot create the folder", a.out.display()))?;
@@ -211,17 +218,7 @@ mod tests {
         let list = std::fs::read_to_string(out.join("list.tsv")).unwrap();
         let rows: Vec<(&str, &str)> = list.lines().map(|l| l.split_once('\t').unwrap()).collect();
         assert_eq!(rows.len(), 3);
-        let expected = assembly::simulate_pangenome(&PangenomeOptions {
-            genomes: 3,
-            length: 5_000,
-            seed: 4,
-            snp_rate: 0.01,
-            indel_rate: 0.001,
-            losses_per_mbp: 100.0,
-            gains_per_mbp: 100.0,
-            transfer_fraction: 0.5,
-        })
-        .unwrap();
+        let expected = assembly::simulate_pangenome(&args.options()).unwrap();
         for ((name, path), (want_name, genome)) in rows.iter().zip(&expected) {
             assert_eq!(name, want_name);
             assert_eq!(*path, out.join(format!("{name}.fa")).to_str().unwrap());
