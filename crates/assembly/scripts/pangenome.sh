@@ -7,7 +7,9 @@
 # Usage: crates/assembly/scripts/pangenome.sh [options]
 #   --genomes N        genomes (default 100)
 #   --length L         base genome length (default 5M)
-#   --quick            8 genomes x 200k, 10^4 reads, checked against the inputs too (CI size)
+#   --quick            8 genomes x 200k, 10^4 reads, with --truth (CI size)
+#   --truth            check the color sets against the inputs too (brute force, in memory:
+#                      ~20 bytes per k-mer of every genome; up to ~10^8 k-mers in all)
 #   --seed S           seed of the genomes and the reads (default 1)
 #   --reads N          query reads, 150 bp, 1% substitutions (default 10^5)
 #   --threads T        threads of every tool (default 2)
@@ -34,13 +36,14 @@ root="$(cd "$(dirname "$0")/../../.." && pwd)"
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
 genomes=100; length=5M; seed=1; reads=100000; threads=2; max_memory=4G; k=31
-tools="warpath ggcat cuttlefish"; build_peers=0; quick=0
+tools="warpath ggcat cuttlefish"; build_peers=0; truth=0
 work="$root/target/assembly-pangenome"
 while [ $# -gt 0 ]; do
     case "$1" in
         --genomes) genomes="$2"; shift 2 ;;
         --length) length="$2"; shift 2 ;;
-        --quick) quick=1; genomes=8; length=200k; reads=10000; shift ;;
+        --quick) truth=1; genomes=8; length=200k; reads=10000; shift ;;
+        --truth) truth=1; shift ;;
         --seed) seed="$2"; shift 2 ;;
         --reads) reads="$2"; shift 2 ;;
         --threads) threads="$2"; shift 2 ;;
@@ -133,15 +136,19 @@ measure() {
     local name="$1" temp="$2"; shift 2
     mkdir -p "$temp"
     echo 0 > "$out/runs/$name.disk"
-    (peak=0; while :; do
+    rm -f "$out/runs/$name.done"
+    # the watcher stops by itself once the run is done; du fails now and then on files that
+    # vanish under it, which must not end the watcher
+    (set +e +o pipefail; peak=0; while [ ! -e "$out/runs/$name.done" ]; do
         s=$(du -sk "$temp" 2>/dev/null | cut -f1); s=${s:-0}
-        [ "$s" -gt "$peak" ] && peak=$s && echo "$peak" > "$out/runs/$name.disk"
+        if [ "$s" -gt "$peak" ]; then peak=$s; echo "$peak" > "$out/runs/$name.disk"; fi
         sleep 1
-    done) &
+    done) </dev/null >/dev/null 2>&1 &
     local watcher=$!
     local rc=0
     /usr/bin/time -v -o "$out/runs/$name.time" "$@" >"$out/runs/$name.log" 2>&1 || rc=$?
-    kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null || true
+    touch "$out/runs/$name.done"
+    wait "$watcher" || true
     if [ "$rc" != 0 ]; then
         echo "$name failed (exit $rc):" >&2; tail -5 "$out/runs/$name.log" >&2; return 1
     fi
@@ -196,16 +203,16 @@ echo "load after: $(uptime | sed 's/.*load average: //')"
 echo
 printf '%-30s %10s %10s %10s\n' tool seconds peak_MB temp_MB
 printf '%s\n' "${rows[@]}"
-for f in warpath.fa ggcat.fa cuttlefish*.fa*; do
-    [ -s "$out/$f" ] && echo "$f: $(grep -c '>' "$out/$f") unitigs"
+for f in warpath.fa ggcat.fa cuttlefish.fa; do
+    if [ -s "$out/$f" ]; then echo "$f: $(grep -c '>' "$out/$f") unitigs"; fi
 done
 echo
 
-# correctness: color sets k-mer by k-mer (against the inputs too with --quick); warpath's
+# correctness: color sets k-mer by k-mer (against the inputs too with --truth); warpath's
 # query counts recomputed from a graph and compared exactly; GGCAT's query lines compared too
 # (reported only: GGCAT 2.2's query --colors names wrong colors, see colors_check.py)
 graphs=()
-[ "$quick" = 1 ] && graphs+=(--truth "$list")
+[ "$truth" = 1 ] && graphs+=(--truth "$list")
 [ -s "$out/warpath.fa" ] && graphs+=(--warpath "$out/warpath.fa" "$out/warpath.sets.jsonl")
 [ -s "$out/ggcat.fa" ] && graphs+=(--ggcat "$out/ggcat.fa" "$out/ggcat-colors.jsonl" "$out/ggcat-colormap.csv")
 queried=()
