@@ -14,6 +14,12 @@ Graphs (give two or more; each k-mer's color set is compared on the canonical k-
                                         index -> name), COLORMAP.csv from `ggcat dump-colormap
                                         G.colors.dat COLORMAP -k K 0-4294967294` (set id ->
                                         color indices as ranges: `7,0-2,5`)
+  --cuttlefish UNITIGS.fa DUMP.tsv LIST.tsv
+                                        `cuttlefish build --ref --color`: DUMP.tsv from
+                                        `cuttlefish colors dump -r PREFIX.cf3rs.color-repository
+                                        -i UNITIGS.fa` (unitig number, k-mer range, 1-based
+                                        source ids), LIST.tsv the NAME<TAB>PATH list whose
+                                        paths were given to it, in that order
   --truth LIST.tsv                      the inputs themselves (NAME<TAB>PATH lines, FASTA):
                                         every k-mer of every input, a brute-force oracle
                                         (memory: ~20 bytes per k-mer occurrence; small sets)
@@ -126,8 +132,14 @@ class Graph:
         self.duplicate_example = self.kmers[dup[0]] if len(dup) else None
 
 
-def colored_unitigs(name, path, k, set_keys, set_names):
-    """A tool's graph from its unitigs' `C:` runs and its set id -> key table."""
+def header_runs(_index, header):
+    """The `C:<hex set id>:<k-mers>` runs of a unitig's header."""
+    return [(int(h, 16), int(c)) for h, c in RUN.findall(header)]
+
+
+def colored_unitigs(name, path, k, set_keys, set_names, runs_of=header_runs):
+    """A tool's graph from its unitigs' runs (`runs_of(record number, header)`: (set id,
+    k-mers) pairs in order along the sequence) and its set id -> key table."""
     kmer_parts, key_parts = [], []
     seqs, ids, counts, bases = [], [], [], 0
     unknown = set()
@@ -145,18 +157,17 @@ def colored_unitigs(name, path, k, set_keys, set_names):
         key_parts.append(set_keys[per_kmer])
         seqs, ids, counts, bases = [], [], [], 0
 
-    for header, seq in read_fasta(path):
-        runs = RUN.findall(header)
-        total = sum(int(c) for _, c in runs)
+    for index, (header, seq) in enumerate(read_fasta(path)):
+        runs = runs_of(index, header)
+        total = sum(c for _, c in runs)
         if total != len(seq) - k + 1:
-            sys.exit(f"{path}: unitig {header.split()[0].decode()}: runs cover {total} k-mers, "
+            sys.exit(f"{path}: unitig {index} ({header.decode()}): runs cover {total} k-mers, "
                      f"its {len(seq)} bases hold {len(seq) - k + 1}")
-        for h, c in runs:
-            i = int(h, 16)
+        for i, c in runs:
             if i not in set_names:
                 unknown.add(i)
             ids.append(i)
-            counts.append(int(c))
+            counts.append(c)
         seqs.append(seq)
         bases += len(seq)
         if bases >= CHUNK:
@@ -215,6 +226,28 @@ def ggcat_graph(unitigs, colors_jsonl, colormap_csv, k):
                 colors.extend(range(int(lo), int(hi or lo) + 1))
             set_names[int(fields[0])] = sorted(names[c] for c in colors)
     return colored_unitigs("ggcat", unitigs, k, key_table(set_names), set_names)
+
+
+def cuttlefish_graph(unitigs, dump_tsv, list_path, k):
+    """Cuttlefish 3's graph: `cuttlefish colors dump` lines (unitig number in the FASTA,
+    first and past-the-end k-mer, 1-based source ids) and the list of its inputs, in the
+    order given to it (the sources' names: that list's NAME column)."""
+    with open(list_path) as f:
+        names = [line.split("\t", 1)[0] for line in f if line.strip()]
+    set_ids, set_names, runs = {}, {}, {}
+    with open(dump_tsv) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            unitig, start, end, sources = line.rstrip("\n").split("\t")
+            i = set_ids.get(sources)
+            if i is None:
+                i = set_ids[sources] = len(set_ids)
+                set_names[i] = sorted(names[int(x) - 1] for x in sources.split(","))
+            runs.setdefault(int(unitig), []).append((int(start), int(end) - int(start), i))
+    def runs_of(index, _header):
+        return [(i, n) for _, n, i in sorted(runs.get(index, []))]
+    return colored_unitigs("cuttlefish", unitigs, k, key_table(set_names), set_names, runs_of)
 
 
 def truth_graph(list_path, k):
@@ -386,6 +419,7 @@ def main():
     p.add_argument("--k", type=int, required=True)
     p.add_argument("--warpath", nargs=2, metavar=("UNITIGS", "SETS"))
     p.add_argument("--ggcat", nargs=3, metavar=("UNITIGS", "COLORS", "COLORMAP"))
+    p.add_argument("--cuttlefish", nargs=3, metavar=("UNITIGS", "DUMP", "LIST"))
     p.add_argument("--truth", metavar="LIST")
     p.add_argument("--warpath-query")
     p.add_argument("--ggcat-query")
@@ -401,10 +435,12 @@ def main():
         graphs.append(warpath_graph(*a.warpath, a.k))
     if a.ggcat:
         graphs.append(ggcat_graph(*a.ggcat, a.k))
+    if a.cuttlefish:
+        graphs.append(cuttlefish_graph(*a.cuttlefish, a.k))
     tool_graphs = [g for g in graphs if g.name != "truth"]
     on_graph = a.warpath_query and a.queries and tool_graphs
     if len(graphs) == 1 and not on_graph:
-        p.error("give two graphs to compare (--truth, --warpath, --ggcat)")
+        p.error("give two graphs to compare (--truth, --warpath, --ggcat, --cuttlefish)")
     if a.ggcat_query and not a.warpath_query:
         p.error("--ggcat-query needs --warpath-query")
     if a.warpath_query and not (a.ggcat_query or on_graph):

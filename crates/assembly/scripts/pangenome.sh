@@ -188,6 +188,11 @@ if has cuttlefish; then
     row "cuttlefish build --color" cuttlefish-build "$out/cuttlefish-tmp" "$CUTTLEFISH" build --ref \
         --list "$data/paths.txt" --color -k $k -t "$threads" -w "$out/cuttlefish-tmp" \
         -o "$out/cuttlefish"
+    # its color runs: unitig number, k-mer range, 1-based source ids
+    if [ -s "$out/cuttlefish.fa" ]; then
+        "$CUTTLEFISH" colors dump -r "$out/cuttlefish.cf3rs.color-repository" \
+            -i "$out/cuttlefish.fa" -o "$out/cuttlefish-dump.tsv" > "$out/cuttlefish-dump.log" 2>&1
+    fi
 fi
 if has warpath && [ -s "$out/warpath.fa" ]; then
     row "warpath query ($reads reads)" warpath-query "$out/warpath-tmp" env RAYON_NUM_THREADS="$threads" \
@@ -208,13 +213,15 @@ for f in warpath.fa ggcat.fa cuttlefish.fa; do
 done
 echo
 
-# correctness: color sets k-mer by k-mer (against the inputs too with --truth); warpath's
+# correctness: color sets k-mer by k-mer, every graph against the first (the inputs with
+# --truth, else warpath's, else GGCAT's); warpath's
 # query counts recomputed from a graph and compared exactly; GGCAT's query lines compared too
 # (reported only: GGCAT 2.2's query --colors names wrong colors, see colors_check.py)
 graphs=()
 [ "$truth" = 1 ] && graphs+=(--truth "$list")
 [ -s "$out/warpath.fa" ] && graphs+=(--warpath "$out/warpath.fa" "$out/warpath.sets.jsonl")
 [ -s "$out/ggcat.fa" ] && graphs+=(--ggcat "$out/ggcat.fa" "$out/ggcat-colors.jsonl" "$out/ggcat-colormap.csv")
+[ -s "$out/cuttlefish-dump.tsv" ] && graphs+=(--cuttlefish "$out/cuttlefish.fa" "$out/cuttlefish-dump.tsv" "$list")
 queried=()
 if [ -s "$out/warpath-query.jsonl" ]; then
     queried=(--warpath-query "$out/warpath-query.jsonl" --queries "$queries")
