@@ -57,7 +57,9 @@ pub use plan::CountOptions;
 pub use query::{ColoredIndex, QueryMatch, QueryStats, query_colors};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{
-    random_genome, reads_to_fasta, simulate_reads, synthetic_genome, write_simulated_reads,
+    GENE_MAX, GENE_MIN, GenomeFn, INDEL_MAX, Pangenome, PangenomeEvents, PangenomeOptions,
+    random_genome, reads_to_fasta, simulate_pangenome, simulate_reads, synthetic_genome,
+    write_pangenome, write_simulated_reads,
 };
 pub use temp::{Cancel, PartialFile, remove_temporary_files};
 pub use unitigs::{

@@ -73,6 +73,8 @@ enum Command {
     Assemble(cmd::assembly::AssembleArgs),
     /// Which colors of a colored compacted De Bruijn graph hold each query's k-mers (as GGCAT).
     Query(cmd::assembly::QueryArgs),
+    /// Generate benchmark inputs: `simulate pangenome` writes genomes along a random tree.
+    Simulate(cmd::assembly::SimulateArgs),
     /// Permutations by lexicographic rank (batches, streaming) or a search over all n!.
     Perm(cmd::perm::Args),
     /// De Bruijn sequence of the words of length --k over an alphabet (FKM or Euler), verified.
@@ -141,6 +143,7 @@ fn main() {
         Command::Kmers(args) => cmd::assembly::run_kmers(args, json),
         Command::Assemble(args) => cmd::assembly::run_assemble(args, json),
         Command::Query(args) => cmd::assembly::run_query(args, json),
+        Command::Simulate(args) => cmd::assembly::run_simulate(args, json),
         Command::Perm(args) => cmd::perm::run(args, json),
         Command::Debruijn(args) => cmd::perm::run_debruijn(args, json),
         Command::Lap(args) => cmd::lap::run(args, json),

@@ -21,10 +21,12 @@ use crate::report::{DemoRow, DemoSize, Rows};
 mod assemble;
 mod kmers;
 mod query;
+mod simulate;
 
 pub(crate) use assemble::{AssembleArgs, run_assemble};
 pub(crate) use kmers::{KmersArgs, run_kmers};
 pub(crate) use query::{QueryArgs, run_query};
+pub(crate) use simulate::{SimulateArgs, run_simulate};
 
 /// The reads and counting options both subcommands take.
 #[derive(clap::Args)]

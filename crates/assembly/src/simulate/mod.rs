@@ -1,10 +1,18 @@
 //! Seeded test data: random genomes and reads sampled from both strands with substitution
-//! errors (the benchmark's "30x, 150 bp, 0.5% substitutions" set, at any size).
+//! errors (the benchmark's "30x, 150 bp, 0.5% substitutions" set, at any size), and
+//! pangenomes (`pangenome.rs`: descendants of a base genome along a random tree).
 
 use std::io::Write;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+mod pangenome;
+
+pub use pangenome::{
+    GENE_MAX, GENE_MIN, GenomeFn, INDEL_MAX, Pangenome, PangenomeEvents, PangenomeOptions,
+    simulate_pangenome, write_pangenome,
+};
 
 /// A random genome of `len` bases (`ACGT`), seeded.
 ///
