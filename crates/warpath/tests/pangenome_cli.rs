@@ -255,3 +255,43 @@ fn query_counts_what_the_colored_build_holds() {
         }
     }
 }
+
+#[test]
+fn a_colored_build_stays_within_max_memory_with_the_same_files() {
+    let d = dir("pangenome-bound");
+    let gs = genomes(6, 200_000);
+    let mut args = vec!["assemble".to_string(), "--colors".into()];
+    for (i, g) in gs.iter().enumerate() {
+        std::fs::write(
+            d.join(format!("g{i}.fa")),
+            [b">g\n", &g[..], b"\n"].concat(),
+        )
+        .unwrap();
+        args.push(format!("g{i}.fa"));
+    }
+    args.extend(["--k", "31", "--color-sets"].map(String::from));
+    let build = |bound: &str, out: &str| {
+        let mut a = args.clone();
+        a.extend([
+            format!("{out}.jsonl"),
+            "--unitigs".into(),
+            format!("{out}.fa"),
+        ]);
+        a.extend(["--max-memory".into(), bound.into()]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(&d, &a)
+    };
+    let small = build("48M", "a");
+    let peak = small["peak_memory_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= 48_000_000,
+        "peak {peak} bytes over --max-memory 48M"
+    );
+    assert!(
+        small["temp_disk_bytes"].as_u64().unwrap() > 1_000_000,
+        "{small}"
+    );
+    build("2G", "b");
+    assert_eq!(read(&d, "a.fa"), read(&d, "b.fa"));
+    assert_eq!(read(&d, "a.jsonl"), read(&d, "b.jsonl"));
+}
