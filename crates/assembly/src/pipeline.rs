@@ -152,7 +152,7 @@ pub fn assemble<W: CountWord>(
 /// g.write_fasta(&mut fasta)?;
 /// // six k-mers in both, the last two in `a` alone (set ids in hex, as GGCAT writes them)
 /// assert_eq!(fasta, b">0 LN:i:12 KC:i:14 km:f:1.8 C:0:6 C:1:2\nACCGTATGGCTA\n");
-/// assert_eq!(table.sets, [vec![0, 1], vec![0]]);
+/// assert_eq!(table.sets.to_vecs(), [vec![0, 1], vec![0]]);
 /// # Ok::<(), assembly::AssemblyError>(())
 /// ```
 pub fn assemble_colored<W: CountWord>(

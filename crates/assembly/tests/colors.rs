@@ -135,7 +135,9 @@ fn check(inputs: &[(String, Vec<u8>)], k: usize, o: &CountOptions) -> (Vec<u8>, 
         let mut at = 0;
         for (id, n) in runs {
             ids_seen.insert(id);
-            let want: BTreeSet<String> = table.sets[id as usize]
+            let want: BTreeSet<String> = table
+                .sets
+                .get(id as usize)
                 .iter()
                 .map(|&c| table.names[c as usize].clone())
                 .collect();

@@ -270,7 +270,7 @@ fn assemble_typed<'py, W: CountWord>(
     let painted = a.colors().map(|c| {
         (
             c.names.clone(),
-            c.sets.clone(),
+            c.sets.to_vecs(),
             offsets.into_pyarray(py),
             run_sets.into_pyarray(py),
             run_kmers.into_pyarray(py),

@@ -37,7 +37,115 @@ pub struct ColorTable {
     pub names: Vec<String>,
     /// The color sets by id (the ids of [`crate::ColorRun::set`]): each set's color numbers,
     /// ascending.
-    pub sets: Vec<Vec<u32>>,
+    pub sets: ColorSets,
+}
+
+/// Color sets by id, packed: each set's ascending color numbers as the varint gaps between
+/// them (about a byte a color in a pangenome, where sets hold runs of related genomes).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColorSets {
+    bytes: Vec<u8>,
+    /// Where set `i` starts in `bytes`, and after the last, the end.
+    offsets: Vec<u64>,
+}
+
+impl ColorSets {
+    /// The sets of `sets` (each ascending).
+    ///
+    /// # Examples
+    /// ```
+    /// let s = assembly::ColorSets::from_sets(&[vec![0, 1, 300], vec![2]]);
+    /// assert_eq!((s.len(), s.get(0), s.get(1)), (2, vec![0, 1, 300], vec![2]));
+    /// assert_eq!(s.to_vecs(), [vec![0, 1, 300], vec![2]]);
+    /// ```
+    pub fn from_sets(sets: &[Vec<u32>]) -> ColorSets {
+        let mut s = ColorSets {
+            bytes: Vec::new(),
+            offsets: vec![0],
+        };
+        for set in sets {
+            encode_set(set, &mut s.bytes);
+            s.offsets.push(s.bytes.len() as u64);
+        }
+        s
+    }
+
+    /// How many sets.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Set `id`'s colors, ascending.
+    ///
+    /// # Panics
+    /// When `id >= self.len()`.
+    pub fn get(&self, id: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        decode_set(
+            &self.bytes[self.offsets[id] as usize..self.offsets[id + 1] as usize],
+            &mut out,
+        );
+        out
+    }
+
+    /// Every set, by id.
+    pub fn to_vecs(&self) -> Vec<Vec<u32>> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+
+    /// Bytes the packed sets take.
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes.len() + 8 * self.offsets.len()
+    }
+
+    /// Sets whose packed forms are given by id, as [`encode_set`] writes them.
+    pub(crate) fn from_packed(bytes: Vec<u8>, offsets: Vec<u64>) -> ColorSets {
+        ColorSets { bytes, offsets }
+    }
+}
+
+/// Appends the packed form of an ascending set: its length, then the gaps, as LEB128 varints.
+pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
+    let mut put = |mut v: u32| {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    };
+    put(set.len() as u32);
+    let mut last = 0;
+    for (i, &c) in set.iter().enumerate() {
+        put(if i == 0 { c } else { c - last });
+        last = c;
+    }
+}
+
+/// The colors of a packed set, into `out`.
+fn decode_set(mut b: &[u8], out: &mut Vec<u32>) {
+    let mut get = || {
+        let (mut v, mut shift) = (0u32, 0);
+        loop {
+            let byte = b[0];
+            b = &b[1..];
+            v |= u32::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    };
+    let n = get();
+    let mut c = 0;
+    for i in 0..n {
+        c = if i == 0 { get() } else { c + get() };
+        out.push(c);
+    }
 }
 
 impl ColorTable {
@@ -51,7 +159,7 @@ impl ColorTable {
     /// ```
     /// let t = assembly::ColorTable {
     ///     names: vec!["a.fa".into(), "b \"2\".fa".into()],
-    ///     sets: vec![vec![0, 1], vec![1]],
+    ///     sets: assembly::ColorSets::from_sets(&[vec![0, 1], vec![1]]),
     /// };
     /// let mut out = Vec::new();
     /// t.write_json_lines(&mut out)?;
@@ -74,7 +182,14 @@ impl ColorTable {
         line.push_str(&quoted.join(", "));
         line.push_str("]}\n");
         out.write_all(line.as_bytes())?;
-        for (id, set) in self.sets.iter().enumerate() {
+        let mut set = Vec::new();
+        for id in 0..self.sets.len() {
+            set.clear();
+            decode_set(
+                &self.sets.bytes
+                    [self.sets.offsets[id] as usize..self.sets.offsets[id + 1] as usize],
+                &mut set,
+            );
             line.clear();
             line.push_str(&format!("{{\"id\": {id}, \"colors\": ["));
             for (i, &c) in set.iter().enumerate() {

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::AssemblyError;
 use crate::bucketing::{emit, for_each_tagged_kmer, superkmers_with};
+use crate::colors::{ColorSets, encode_set};
 use crate::count::{KmerColors, Solid};
 use crate::graph::UnitigGraph;
 use crate::kmer::{Word, base_code};
@@ -52,16 +53,16 @@ pub(crate) fn paint<W: Word>(
     solid: &Solid,
     colors: &KmerColors,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Vec<Vec<u32>>, Verdict), AssemblyError> {
+) -> Result<(ColorSets, Verdict), AssemblyError> {
     let spelled = spell(plan, store)?;
     if let Some(p) = spelled.problem {
-        return Ok((Vec::new(), Err(p)));
+        return Ok((ColorSets::default(), Err(p)));
     }
     let runs = plan.spill("color-runs", spelled.ranges.len().max(1));
     let joined = join::<W>(plan, &spelled, solid, colors, &runs, progress)?;
     spelled.superkmers.remove();
     if let Err(p) = joined {
-        return Ok((Vec::new(), Err(p)));
+        return Ok((ColorSets::default(), Err(p)));
     }
     let unitig_colors = plan.spill("unitig-colors", 1);
     let ids = number_runs(
@@ -442,29 +443,53 @@ fn number_runs(
     Ok(ids)
 }
 
-/// The color sets by id, from the definitions counting wrote.
-fn set_table(colors: &KmerColors, ids: &SetHashMap<u32>) -> Result<Vec<Vec<u32>>, AssemblyError> {
-    let mut sets: Vec<Option<Vec<u32>>> = vec![None; ids.len()];
-    let mut buf = Vec::new();
+/// The color sets by id, packed, from the definitions counting wrote: one pass sizes each
+/// set, the next writes it in place, so only the packed sets are ever held (a definition met
+/// twice is compared with the first: two sets with one hash are an error).
+fn set_table(colors: &KmerColors, ids: &SetHashMap<u32>) -> Result<ColorSets, AssemblyError> {
+    let mut sizes: Vec<u64> = vec![0; ids.len() + 1];
+    let (mut buf, mut packed) = (Vec::new(), Vec::new());
+    for b in 0..colors.sets.buckets() {
+        colors.sets.read(b, &mut buf)?;
+        for (hash, set) in color_sets(&buf) {
+            if let Some(&id) = ids.get(&hash) {
+                packed.clear();
+                encode_set(&set, &mut packed);
+                sizes[id as usize + 1] = packed.len() as u64;
+            }
+        }
+    }
+    if let Some(i) = sizes[1..].iter().position(|&n| n == 0) {
+        return Err(AssemblyError::Internal(format!(
+            "color set {i} is never defined"
+        )));
+    }
+    for i in 1..sizes.len() {
+        sizes[i] += sizes[i - 1];
+    }
+    let mut bytes = vec![0u8; sizes[ids.len()] as usize];
+    let mut written = vec![false; ids.len()];
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
         for (hash, set) in color_sets(&buf) {
             let Some(&id) = ids.get(&hash) else { continue };
-            match &sets[id as usize] {
-                None => sets[id as usize] = Some(set),
-                Some(s) if *s == set => {}
-                Some(_) => {
+            packed.clear();
+            encode_set(&set, &mut packed);
+            let slot = &mut bytes[sizes[id as usize] as usize..sizes[id as usize + 1] as usize];
+            if std::mem::replace(&mut written[id as usize], true) {
+                if slot != packed.as_slice() {
                     return Err(AssemblyError::Internal(
                         "two color sets share a hash".into(),
                     ));
                 }
+            } else if slot.len() != packed.len() {
+                return Err(AssemblyError::Internal(
+                    "two color sets share a hash".into(),
+                ));
+            } else {
+                slot.copy_from_slice(&packed);
             }
         }
     }
-    sets.into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.ok_or_else(|| AssemblyError::Internal(format!("color set {i} is never defined")))
-        })
-        .collect()
+    Ok(ColorSets::from_packed(bytes, sizes))
 }
