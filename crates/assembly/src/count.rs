@@ -83,8 +83,11 @@ struct ColorWorker<'s> {
     hashes: SpillWriter<'s>,
     sets: SpillWriter<'s>,
     keys: &'s ColorKeys,
-    /// The hashes of the sets this worker has defined.
+    /// The hashes of the sets this worker has defined (forgotten when it reaches
+    /// `defined_cap`, so that it stays within the thread's share of memory: a set defined
+    /// again is only a duplicate definition on disk).
     defined: SetHashMap<()>,
+    defined_cap: usize,
     /// The last hashes defined, by their low bits (most sets recur: skips the map).
     recent: Vec<u128>,
     colors: Vec<u32>,
@@ -152,6 +155,9 @@ impl ColorWorker<'_> {
         self.recent[slot] = hash;
         if self.defined.insert(hash, ()).is_some() {
             return Ok(());
+        }
+        if self.defined.len() >= self.defined_cap {
+            self.defined.clear();
         }
         self.set.sort_unstable();
         self.out.clear();
@@ -321,6 +327,8 @@ pub(crate) fn count_buckets<W: CountWord>(
                             sets: c.sets.writer(1 << 16)?,
                             keys: &keys,
                             defined: Default::default(),
+                            // a map entry takes about 40 bytes: a sixteenth of the share
+                            defined_cap: (per_thread / 16 / 40).max(1 << 12) as usize,
                             recent: vec![0; RECENT_SETS],
                             colors: Vec::new(),
                             stamp: vec![0; keys.colors()],
@@ -473,9 +481,11 @@ fn count_colored_bucket<W: CountWord>(
     if occ == 0 {
         return Ok(0);
     }
-    // the pairs, the sort's scratch copies of both, and the counts and flags
+    // the pairs, the sort's scratch copies of both, and the counts and flags, in the share
+    // the map of defined sets leaves (a sixteenth)
     let per = bytes_per_occurrence::<W>() + 8;
-    let passes = (occ * per).div_ceil(per_thread.max(1)).max(1);
+    let share = per_thread - per_thread / 16;
+    let passes = (occ * per).div_ceil(share.max(1)).max(1);
     let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
     let mut solid = 0;
     for pass in 0..passes {
