@@ -344,11 +344,7 @@ pub(crate) fn count_buckets<W: CountWord>(
                 })
             },
             &|w, bucket| {
-                let n = if w.color.is_some() {
-                    count_colored_bucket(plan, &bucketed, bucket, per_thread, w)?
-                } else {
-                    count_bucket(plan, &bucketed, bucket, per_thread, w)?
-                };
+                let n = count_bucket(plan, &bucketed, bucket, per_thread, w)?;
                 sizes[bucket].store(n, Ordering::Relaxed);
                 Ok(())
             },
@@ -397,9 +393,9 @@ pub(crate) fn count_buckets<W: CountWord>(
     })
 }
 
-/// Counts one bucket on the CPU, in as many passes as its thread's share of memory needs;
-/// writes each pass's solid k-mers as a sorted run and sends their foreign ends. Returns the
-/// bucket's solid k-mers.
+/// Counts one bucket on the CPU (colored or not), in as many passes as its thread's share of
+/// memory needs, each taking the k-mers of one hash class; writes each pass's solid k-mers as
+/// a sorted run and sends their foreign ends. Returns the bucket's solid k-mers.
 fn count_bucket<W: CountWord>(
     plan: &Plan,
     bucketed: &Bucketed,
@@ -411,135 +407,147 @@ fn count_bucket<W: CountWord>(
     if occ == 0 {
         return Ok(0);
     }
-    let per = bytes_per_occurrence::<W>();
-    let passes = (occ * per).div_ceil(per_thread.max(1)).max(1);
-    let k = plan.k;
+    let colored = w.color.is_some();
+    // a colored pass holds each occurrence's color too (and the sort's copy of it), and the
+    // map of defined sets takes a sixteenth of the share
+    let (per, share) = if colored {
+        (
+            bytes_per_occurrence::<W>() + 8,
+            per_thread - per_thread / 16,
+        )
+    } else {
+        (bytes_per_occurrence::<W>(), per_thread)
+    };
+    let passes = (occ * per).div_ceil(share.max(1)).max(1);
     let mut solid = 0;
     for pass in 0..passes {
         plan.cancel.check()?;
-        let mut taken = std::mem::take(&mut w.kmers);
-        let kmers = &mut taken;
-        kmers.clear();
-        let expect = (occ / passes + occ / passes / 16 + 64) as usize;
-        if kmers.capacity() < expect {
-            kmers.reserve_exact(expect - kmers.len());
-        }
-        bucketed
-            .spill
-            .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
-                for_each_kmer::<W>(chunk, k, |fw, rc| {
-                    let c = if rc < fw { rc } else { fw };
-                    if passes == 1 || c.hash64() % passes == pass {
-                        kmers.push(c);
-                    }
-                });
-                Ok(())
-            })?;
-        W::sort_words(kmers)?;
-        // run lengths in place: distinct k-mers to the front, counts beside
-        let mut counts: Vec<u32> = Vec::new();
-        let mut d = 0;
-        let mut i = 0;
-        let n = kmers.len();
-        while i < n {
-            let x = kmers[i];
-            let mut j = i + 1;
-            while j < n && kmers[j] == x {
-                j += 1;
-            }
-            let c = (j - i) as u64;
-            w.tally.record(c);
-            if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
-                kmers[d] = x;
-                counts.push(c.min(u32::MAX as u64) as u32);
-                d += 1;
-            }
-            i = j;
-        }
-        kmers.truncate(d);
-        solid += d as u64;
-        let r = write_run(plan, bucket, kmers, &counts, w);
-        w.kmers = taken;
-        r?;
+        let of = (pass, passes);
+        solid += if colored {
+            colored_pass(plan, bucketed, bucket, of, w)?
+        } else {
+            plain_pass(plan, bucketed, bucket, of, w)?
+        };
     }
     w.tally.solid += solid;
     Ok(solid)
 }
 
-/// Counts one bucket of colored super-k-mers on the CPU, as [`count_bucket`] does, per color:
-/// sorts its (k-mer, color) pairs, keeps the k-mers some color holds `min_count..=max_count`
-/// times, and writes with each solid run the hashes of its k-mers' color sets (defining each
-/// set the first time this worker meets it). Returns the bucket's solid k-mers.
-fn count_colored_bucket<W: CountWord>(
+/// One pass of [`count_bucket`] over the k-mers of hash class `pass` of `passes`: sorts
+/// them, keeps those seen `min_count..=max_count` times. Returns how many it kept.
+fn plain_pass<W: CountWord>(
     plan: &Plan,
     bucketed: &Bucketed,
     bucket: usize,
-    per_thread: u64,
+    (pass, passes): (u64, u64),
     w: &mut CountWorker<'_, W>,
 ) -> Result<u64, AssemblyError> {
-    let occ = bucketed.occurrences[bucket];
-    if occ == 0 {
-        return Ok(0);
+    let (occ, k) = (bucketed.occurrences[bucket], plan.k);
+    let mut taken = std::mem::take(&mut w.kmers);
+    let kmers = &mut taken;
+    kmers.clear();
+    let expect = (occ / passes + occ / passes / 16 + 64) as usize;
+    if kmers.capacity() < expect {
+        kmers.reserve_exact(expect - kmers.len());
     }
-    // the pairs, the sort's scratch copies of both, and the counts and flags, in the share
-    // the map of defined sets leaves (a sixteenth)
-    let per = bytes_per_occurrence::<W>() + 8;
-    let share = per_thread - per_thread / 16;
-    let passes = (occ * per).div_ceil(share.max(1)).max(1);
-    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
-    let mut solid = 0;
-    for pass in 0..passes {
-        plan.cancel.check()?;
-        let mut kmers = std::mem::take(&mut w.kmers);
-        let c = w.color.as_mut().expect("a colored worker");
-        kmers.clear();
-        c.colors.clear();
-        bucketed
-            .spill
-            .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
-                for_each_tagged_kmer::<W>(chunk, k, 4, |fw, rc, _, tag| {
-                    let x = if rc < fw { rc } else { fw };
-                    if passes == 1 || x.hash64() % passes == pass {
-                        kmers.push(x);
-                        c.colors
-                            .push(u32::from_le_bytes(tag.try_into().expect("a color")));
-                    }
-                });
-                Ok(())
-            })?;
-        W::sort_pairs(&mut kmers, &mut c.colors)?;
-        let mut counts: Vec<u32> = Vec::new();
-        c.run.clear();
-        let (mut d, mut i, n) = (0, 0, kmers.len());
-        while i < n {
-            let x = kmers[i];
-            let mut j = i + 1;
-            while j < n && kmers[j] == x {
-                j += 1;
-            }
-            let total = (j - i) as u64;
-            w.tally.record(total);
-            let hash = c.set_of(i..j, min, max);
-            if !c.set.is_empty() {
-                c.define(hash, bucket)?;
-                kmers[d] = x;
-                counts.push(total.min(u32::MAX as u64) as u32);
-                c.run.push(hash);
-                d += 1;
-            }
-            i = j;
+    bucketed
+        .spill
+        .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
+            for_each_kmer::<W>(chunk, k, |fw, rc| {
+                let c = if rc < fw { rc } else { fw };
+                if passes == 1 || c.hash64() % passes == pass {
+                    kmers.push(c);
+                }
+            });
+            Ok(())
+        })?;
+    W::sort_words(kmers)?;
+    // run lengths in place: distinct k-mers to the front, counts beside
+    let mut counts: Vec<u32> = Vec::new();
+    let mut d = 0;
+    let mut i = 0;
+    let n = kmers.len();
+    while i < n {
+        let x = kmers[i];
+        let mut j = i + 1;
+        while j < n && kmers[j] == x {
+            j += 1;
         }
-        kmers.truncate(d);
-        solid += d as u64;
-        c.out.clear();
-        put_kmer_colors(&c.run, &mut c.out);
-        c.hashes.write_direct(bucket, &c.out)?;
-        let r = write_run(plan, bucket, &kmers, &counts, w);
-        w.kmers = kmers;
-        r?;
+        let c = (j - i) as u64;
+        w.tally.record(c);
+        if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
+            kmers[d] = x;
+            counts.push(c.min(u32::MAX as u64) as u32);
+            d += 1;
+        }
+        i = j;
     }
-    w.tally.solid += solid;
-    Ok(solid)
+    kmers.truncate(d);
+    let r = write_run(plan, bucket, kmers, &counts, w);
+    w.kmers = taken;
+    r?;
+    Ok(d as u64)
+}
+
+/// One pass of [`count_bucket`] over colored super-k-mers: sorts the (k-mer, color) pairs,
+/// keeps the k-mers some color holds `min_count..=max_count` times, and writes with the solid
+/// run the hashes of its k-mers' color sets (defining each set the first time this worker
+/// meets it). Returns how many it kept.
+fn colored_pass<W: CountWord>(
+    plan: &Plan,
+    bucketed: &Bucketed,
+    bucket: usize,
+    (pass, passes): (u64, u64),
+    w: &mut CountWorker<'_, W>,
+) -> Result<u64, AssemblyError> {
+    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
+    let mut kmers = std::mem::take(&mut w.kmers);
+    let c = w.color.as_mut().expect("a colored worker");
+    kmers.clear();
+    c.colors.clear();
+    bucketed
+        .spill
+        .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
+            for_each_tagged_kmer::<W>(chunk, k, 4, |fw, rc, _, tag| {
+                let x = if rc < fw { rc } else { fw };
+                if passes == 1 || x.hash64() % passes == pass {
+                    kmers.push(x);
+                    c.colors
+                        .push(u32::from_le_bytes(tag.try_into().expect("a color")));
+                }
+            });
+            Ok(())
+        })?;
+    W::sort_pairs(&mut kmers, &mut c.colors)?;
+    let mut counts: Vec<u32> = Vec::new();
+    c.run.clear();
+    let (mut d, mut i, n) = (0, 0, kmers.len());
+    while i < n {
+        let x = kmers[i];
+        let mut j = i + 1;
+        while j < n && kmers[j] == x {
+            j += 1;
+        }
+        let total = (j - i) as u64;
+        w.tally.record(total);
+        let hash = c.set_of(i..j, min, max);
+        if !c.set.is_empty() {
+            c.define(hash, bucket)?;
+            kmers[d] = x;
+            counts.push(total.min(u32::MAX as u64) as u32);
+            c.run.push(hash);
+            d += 1;
+        }
+        i = j;
+    }
+    kmers.truncate(d);
+    c.out.clear();
+    put_kmer_colors(&c.run, &mut c.out);
+    c.hashes.write_direct(bucket, &c.out)?;
+    let r = write_run(plan, bucket, &kmers, &counts, w);
+    w.kmers = kmers;
+    r?;
+    Ok(d as u64)
 }
 
 /// Writes one sorted run of a bucket's solid k-mers (with counts and end flags) and sends the

@@ -66,6 +66,34 @@ pub(crate) struct UnitigView<'a> {
 }
 
 impl UnitigView<'_> {
+    /// Its bases as codes into `codes` (a letter that is no base as `A`), for spelling its
+    /// k-mers again; records in `problem`, unless it already holds one, what is wrong with
+    /// its text: a length other than `kmers + k - 1`, or such a letter.
+    pub(crate) fn codes_checked(
+        &self,
+        k: usize,
+        codes: &mut Vec<u8>,
+        problem: &mut Option<String>,
+    ) {
+        if problem.is_none() && self.sequence.len() as u64 != self.kmers + k as u64 - 1 {
+            *problem = Some(format!(
+                "unitig {}: length {} for {} k-mers",
+                self.id,
+                self.sequence.len(),
+                self.kmers
+            ));
+        }
+        codes.clear();
+        for &l in self.sequence {
+            codes.push(crate::kmer::base_code(l).unwrap_or_else(|| {
+                problem.get_or_insert_with(|| {
+                    format!("unitig {}: `{}` is not a base", self.id, l as char)
+                });
+                0
+            }));
+        }
+    }
+
     /// The mean count of its k-mers (`km`).
     pub(crate) fn mean_count(&self) -> f64 {
         self.total_count as f64 / self.kmers.max(1) as f64

@@ -12,7 +12,6 @@ use crate::count::{CountStats, Solid, count_buckets};
 use crate::count_word::CountWord;
 use crate::glue::glue;
 use crate::graph::{Link, StoredUnitig, UnitigFn, UnitigGraph};
-use crate::kmer::base_code;
 use crate::output;
 use crate::pieces::compact_buckets;
 use crate::plan::{CountOptions, Plan, plan};
@@ -285,26 +284,8 @@ fn verify_store<W: CountWord>(
         let mut keys = Vec::new();
         let mut codes = Vec::new();
         store.for_each_unitig(&mut |u, _| {
-            if problem.is_none() && u.sequence.len() as u64 != u.kmers + k as u64 - 1 {
-                problem = Some(format!(
-                    "unitig {}: length {} for {} k-mers",
-                    u.id,
-                    u.sequence.len(),
-                    u.kmers
-                ));
-            }
             kc_total += u.total_count;
-            codes.clear();
-            for &l in u.sequence {
-                match base_code(l) {
-                    Some(c) => codes.push(c),
-                    None => {
-                        problem.get_or_insert_with(|| {
-                            format!("unitig {}: `{}` is not a base", u.id, l as char)
-                        });
-                    }
-                }
-            }
+            u.codes_checked(k, &mut codes, &mut problem);
             // a cycle's last k-1 bases repeat its first: its k-mers are the first `kmers`
             let m = plan.m;
             superkmers(&codes, k, m, &mut out, &mut occ, &mut keys)?;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 mod common;
 
-use common::{dir, json_of, ok_json, warpath};
+use common::{assert_errors, dir, json_of, ok_json, warpath};
 
 fn rc(s: &str) -> String {
     s.bytes()
@@ -181,42 +181,34 @@ fn assembly_errors_have_kinds() {
     std::fs::write(d.join("r.fa"), &fa).unwrap();
     std::fs::write(d.join("bad.fq"), "@r1\nACGT\n+\nII\n").unwrap();
     std::fs::write(d.join("not.fa"), "name,value\nx,1\n").unwrap();
-    for (args, kind, needle) in [
-        (vec!["kmers", "r.fa", "--k", "10"], "input", "must be odd"),
-        (
-            vec!["assemble", "r.fa", "--k", "65"],
-            "input",
-            "between 3 and 63",
-        ),
-        (
-            vec!["kmers", "bad.fq", "--k", "3"],
-            "parse",
-            "bad.fq: record 1",
-        ),
-        (vec!["assemble", "not.fa", "--k", "3"], "parse", "not.fa"),
-        (vec!["kmers", "missing.fa", "--k", "3"], "io", "missing.fa"),
-        (
-            vec!["assemble", "r.fa", "--k", "33", "--backend", "cuda"],
-            "usage",
-            "no GPU path",
-        ),
-        (
-            vec!["kmers", "r.fa", "--k", "5", "-o", "c.csv"],
-            "usage",
-            ".csv",
-        ),
-    ] {
-        let mut a = args.clone();
-        a.push("--json");
-        let out = warpath().args(&a).current_dir(&d).output().unwrap();
-        assert!(!out.status.success(), "{args:?}");
-        let v = json_of(&out);
-        assert_eq!(v["kind"], kind, "{args:?}: {v}");
-        assert!(
-            v["error"].as_str().unwrap().contains(needle),
-            "{args:?}: {v}"
-        );
-    }
+    assert_errors(
+        &d,
+        &[
+            (vec!["kmers", "r.fa", "--k", "10"], "input", "must be odd"),
+            (
+                vec!["assemble", "r.fa", "--k", "65"],
+                "input",
+                "between 3 and 63",
+            ),
+            (
+                vec!["kmers", "bad.fq", "--k", "3"],
+                "parse",
+                "bad.fq: record 1",
+            ),
+            (vec!["assemble", "not.fa", "--k", "3"], "parse", "not.fa"),
+            (vec!["kmers", "missing.fa", "--k", "3"], "io", "missing.fa"),
+            (
+                vec!["assemble", "r.fa", "--k", "33", "--backend", "cuda"],
+                "usage",
+                "no GPU path",
+            ),
+            (
+                vec!["kmers", "r.fa", "--k", "5", "-o", "c.csv"],
+                "usage",
+                ".csv",
+            ),
+        ],
+    );
 }
 
 /// About `len * 20` bytes of FASTA: 150 bp reads at 20x with 1% errors from a random genome.

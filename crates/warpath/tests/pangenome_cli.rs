@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dir, json_of, ok_json, warpath};
+use common::{assert_errors, dir, ok_json, warpath};
 
 /// `n` related genomes: one base with a few SNPs each.
 fn genomes(n: usize, len: usize) -> Vec<Vec<u8>> {
@@ -19,6 +19,20 @@ fn genomes(n: usize, len: usize) -> Vec<Vec<u8>> {
             g
         })
         .collect()
+}
+
+/// Writes each genome as `g<i>.fa` in `d`; returns `assemble --colors g0.fa g1.fa ...`.
+fn colors_args(d: &std::path::Path, gs: &[Vec<u8>]) -> Vec<String> {
+    let mut args = vec!["assemble".to_string(), "--colors".into()];
+    for (i, g) in gs.iter().enumerate() {
+        std::fs::write(
+            d.join(format!("g{i}.fa")),
+            [b">g\n", &g[..], b"\n"].concat(),
+        )
+        .unwrap();
+        args.push(format!("g{i}.fa"));
+    }
+    args
 }
 
 fn run(d: &std::path::Path, args: &[&str]) -> serde_json::Value {
@@ -127,53 +141,45 @@ fn colored_inputs_errors_are_clean() {
     std::fs::write(d.join("a.fa"), ">a\nACGTACGTTTGACCA\n").unwrap();
     std::fs::write(d.join("bad.tsv"), "a.fa\n").unwrap();
     std::fs::write(d.join("missing.tsv"), "x\tnope.fa\n").unwrap();
-    for (args, kind, needle) in [
-        (
-            vec!["assemble", "a.fa", "--colors", "a.fa", "--k", "5"],
-            "usage",
-            "either as READS",
-        ),
-        (
-            vec!["assemble", "a.fa", "--k", "5", "--color-sets", "s.jsonl"],
-            "usage",
-            "needs a colored graph",
-        ),
-        (
-            vec!["assemble", "--colored-inputs", "bad.tsv", "--k", "5"],
-            "usage",
-            "line 1: expected NAME<TAB>PATH",
-        ),
-        (
-            vec!["assemble", "--colored-inputs", "missing.tsv", "--k", "5"],
-            "io",
-            "nope.fa",
-        ),
-        (
-            vec![
-                "assemble",
-                "--colors",
-                "a.fa",
-                "--k",
-                "5",
-                "--color-sets",
-                "s.csv",
-            ],
-            "usage",
-            ".csv",
-        ),
-        (vec!["assemble", "--k", "5"], "usage", "at least one READS"),
-    ] {
-        let mut a = args.clone();
-        a.push("--json");
-        let out = warpath().args(&a).current_dir(&d).output().unwrap();
-        assert!(!out.status.success(), "{args:?}");
-        let v = json_of(&out);
-        assert_eq!(v["kind"], kind, "{args:?}: {v}");
-        assert!(
-            v["error"].as_str().unwrap().contains(needle),
-            "{args:?}: {v}"
-        );
-    }
+    assert_errors(
+        &d,
+        &[
+            (
+                vec!["assemble", "a.fa", "--colors", "a.fa", "--k", "5"],
+                "usage",
+                "either as READS",
+            ),
+            (
+                vec!["assemble", "a.fa", "--k", "5", "--color-sets", "s.jsonl"],
+                "usage",
+                "needs a colored graph",
+            ),
+            (
+                vec!["assemble", "--colored-inputs", "bad.tsv", "--k", "5"],
+                "usage",
+                "line 1: expected NAME<TAB>PATH",
+            ),
+            (
+                vec!["assemble", "--colored-inputs", "missing.tsv", "--k", "5"],
+                "io",
+                "nope.fa",
+            ),
+            (
+                vec![
+                    "assemble",
+                    "--colors",
+                    "a.fa",
+                    "--k",
+                    "5",
+                    "--color-sets",
+                    "s.csv",
+                ],
+                "usage",
+                ".csv",
+            ),
+            (vec!["assemble", "--k", "5"], "usage", "at least one READS"),
+        ],
+    );
     assert!(!d.join("s.jsonl").exists());
 }
 
@@ -190,15 +196,7 @@ fn query_counts_what_the_colored_build_holds() {
     let d = dir("pangenome-query");
     let k = 25;
     let gs = genomes(3, 8_000);
-    let mut args = vec!["assemble".to_string(), "--colors".into()];
-    for (i, g) in gs.iter().enumerate() {
-        std::fs::write(
-            d.join(format!("g{i}.fa")),
-            [b">g\n", &g[..], b"\n"].concat(),
-        )
-        .unwrap();
-        args.push(format!("g{i}.fa"));
-    }
+    let mut args = colors_args(&d, &gs);
     args.extend(["--k", "25", "--unitigs", "u.fa", "--color-sets", "u.jsonl"].map(String::from));
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     run(&d, &a);
@@ -260,15 +258,7 @@ fn query_counts_what_the_colored_build_holds() {
 fn a_colored_build_stays_within_max_memory_with_the_same_files() {
     let d = dir("pangenome-bound");
     let gs = genomes(6, 200_000);
-    let mut args = vec!["assemble".to_string(), "--colors".into()];
-    for (i, g) in gs.iter().enumerate() {
-        std::fs::write(
-            d.join(format!("g{i}.fa")),
-            [b">g\n", &g[..], b"\n"].concat(),
-        )
-        .unwrap();
-        args.push(format!("g{i}.fa"));
-    }
+    let mut args = colors_args(&d, &gs);
     args.extend(["--k", "31", "--color-sets"].map(String::from));
     let build = |bound: &str, out: &str| {
         let mut a = args.clone();

@@ -16,7 +16,7 @@ use crate::bucketing::{emit, for_each_tagged_kmer, superkmers_with};
 use crate::colors::{ColorSets, encode_set};
 use crate::count::{KmerColors, Solid};
 use crate::graph::UnitigGraph;
-use crate::kmer::{Word, base_code};
+use crate::kmer::Word;
 use crate::plan::Plan;
 use crate::records::{
     HashedRun, SetHashMap, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
@@ -111,29 +111,13 @@ fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
                     u.id, u.kmers
                 )));
             }
-            if problem.is_none() && u.sequence.len() as u64 != u.kmers + k as u64 - 1 {
-                problem = Some(format!(
-                    "unitig {}: length {} for {} k-mers",
-                    u.id,
-                    u.sequence.len(),
-                    u.kmers
-                ));
-            }
             if in_range.saturating_add(u.kmers) > per_range {
                 ranges.push(u.id);
                 in_range = 0;
             }
             in_range += u.kmers;
             total_count += u.total_count;
-            codes.clear();
-            for &l in u.sequence {
-                codes.push(base_code(l).unwrap_or_else(|| {
-                    problem.get_or_insert_with(|| {
-                        format!("unitig {}: `{}` is not a base", u.id, l as char)
-                    });
-                    0
-                }));
-            }
+            u.codes_checked(k, &mut codes, &mut problem);
             let id = u.id.to_le_bytes();
             superkmers_with(
                 &codes,

@@ -40,3 +40,23 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_str(text.trim())
         .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
 }
+
+/// Runs each `(arguments, kind, needle)` case with `--json` in `d`: each must fail with an
+/// error of that kind whose message holds the needle.
+pub fn assert_errors(d: &std::path::Path, cases: &[(Vec<&str>, &str, &str)]) {
+    for (args, kind, needle) in cases {
+        let out = warpath()
+            .args(args)
+            .arg("--json")
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let v = json_of(&out);
+        assert_eq!(v["kind"], *kind, "{args:?}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().contains(needle),
+            "{args:?}: {v}"
+        );
+    }
+}
