@@ -433,6 +433,16 @@ fn count_bucket<W: CountWord>(
     Ok(solid)
 }
 
+/// The end of the run of equal values that starts at `i`.
+#[inline]
+fn group_end<T: PartialEq>(v: &[T], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < v.len() && v[j] == v[i] {
+        j += 1;
+    }
+    j
+}
+
 /// One pass of [`count_bucket`] over the k-mers of hash class `pass` of `passes`: sorts
 /// them, keeps those seen `min_count..=max_count` times. Returns how many it kept.
 fn plain_pass<W: CountWord>(
@@ -469,10 +479,7 @@ fn plain_pass<W: CountWord>(
     let n = kmers.len();
     while i < n {
         let x = kmers[i];
-        let mut j = i + 1;
-        while j < n && kmers[j] == x {
-            j += 1;
-        }
+        let j = group_end(&kmers[..n], i);
         let c = (j - i) as u64;
         w.tally.record(c);
         if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
@@ -524,10 +531,7 @@ fn colored_pass<W: CountWord>(
     let (mut d, mut i, n) = (0, 0, kmers.len());
     while i < n {
         let x = kmers[i];
-        let mut j = i + 1;
-        while j < n && kmers[j] == x {
-            j += 1;
-        }
+        let j = group_end(&kmers[..n], i);
         let total = (j - i) as u64;
         w.tally.record(total);
         let hash = c.set_of(i..j, min, max);
