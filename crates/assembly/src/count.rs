@@ -22,12 +22,12 @@ use crate::bucketing::{
     for_each_tagged_kmer,
 };
 use crate::count_word::CountWord;
-use crate::kmer::Word;
+use crate::kmer::{Word, mix64};
 use crate::plan::{Plan, bytes_per_occurrence};
 use crate::reads::{ReadSource, ReadStats, SourceTags};
 use crate::records::{
     ColorKeys, LEFT_HERE, RIGHT_HERE, SetHashMap, put_color_set, put_foreign_end, put_kmer_colors,
-    put_solid_run,
+    put_solid_run, tagged_superkmer_records,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::work::{Progress, for_each_bucket};
@@ -143,6 +143,48 @@ impl ColorWorker<'_> {
             }
         }
         hash
+    }
+
+    /// The color set of a k-mer met in several groups of identical super-k-mers (each
+    /// `(colors with their multiplicities, how often the group occurs)` in `groups`): as
+    /// [`ColorWorker::set_of`] over all their occurrences. Returns the set's hash and the
+    /// k-mer's count.
+    fn set_of_groups(
+        &mut self,
+        entries: &[u32],
+        groups: &Groups,
+        min: u64,
+        max: u64,
+    ) -> (u128, u64) {
+        self.set.clear();
+        self.group = self.group.wrapping_add(1);
+        if self.group == 0 {
+            self.stamp.fill(0);
+            self.group = 1;
+        }
+        self.met.clear();
+        let mut total = 0u64;
+        for &g in entries {
+            total += u64::from(groups.size[g as usize]);
+            for &(c, n) in groups.colors(g) {
+                let i = c as usize;
+                if self.stamp[i] != self.group {
+                    self.stamp[i] = self.group;
+                    self.seen[i] = 0;
+                    self.met.push(c);
+                }
+                self.seen[i] += n;
+            }
+        }
+        let mut hash = 0u128;
+        for &c in &self.met {
+            let n = u64::from(self.seen[c as usize]);
+            if n >= min && n <= max {
+                self.set.push(c);
+                hash ^= self.keys.key(c);
+            }
+        }
+        (hash, total)
     }
 
     /// Writes set `hash` (in `set`) to the definitions unless this worker already has.
@@ -423,7 +465,9 @@ fn count_bucket<W: CountWord>(
     for pass in 0..passes {
         plan.cancel.check()?;
         let of = (pass, passes);
-        solid += if colored {
+        solid += if colored && passes == 1 {
+            colored_bucket_at_once(plan, bucketed, bucket, w)?
+        } else if colored {
             colored_pass(plan, bucketed, bucket, of, w)?
         } else {
             plain_pass(plan, bucketed, bucket, of, w)?
@@ -431,6 +475,158 @@ fn count_bucket<W: CountWord>(
     }
     w.tally.solid += solid;
     Ok(solid)
+}
+
+/// A bucket's groups of identical super-k-mers (the same bases, any colors): per group its
+/// colors with their multiplicities, how many super-k-mers it holds, and the hash of its
+/// color set (0: empty).
+#[derive(Default)]
+struct Groups {
+    flat: Vec<(u32, u32)>,
+    offsets: Vec<u32>,
+    size: Vec<u32>,
+    hash: Vec<u128>,
+}
+
+impl Groups {
+    fn colors(&self, g: u32) -> &[(u32, u32)] {
+        &self.flat[self.offsets[g as usize] as usize..self.offsets[g as usize + 1] as usize]
+    }
+}
+
+/// A fixed 64-bit hash of a super-k-mer record's bases (its length and packed bytes).
+fn superkmer_hash(packed: &[u8], len: usize) -> u64 {
+    let mut h = mix64(len as u64 ^ 0x9e37_79b9_7f4a_7c15);
+    for chunk in packed.chunks(8) {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        h = mix64(h ^ u64::from_le_bytes(b));
+    }
+    h
+}
+
+/// A colored bucket counted at once (it fits its thread's share in one pass): identical
+/// super-k-mers of different inputs (most of a pangenome's) are grouped first, so each
+/// group's k-mers are sorted once with the group's colors instead of once per input; a k-mer
+/// met in several groups (super-k-mers that differ around it) merges their colors. The same
+/// solid k-mers, counts and color sets as [`colored_pass`].
+fn colored_bucket_at_once<W: CountWord>(
+    plan: &Plan,
+    bucketed: &Bucketed,
+    bucket: usize,
+    w: &mut CountWorker<'_, W>,
+) -> Result<u64, AssemblyError> {
+    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
+    let mut bytes = std::mem::take(&mut w.scratch);
+    bucketed.spill.read(bucket, &mut bytes)?;
+    // every record: where its bases are, how many, its color; sorted by a hash of its bases
+    let mut recs: Vec<(usize, usize, u32)> = Vec::new();
+    let mut hashes: Vec<u64> = Vec::new();
+    let base = bytes.as_ptr() as usize;
+    for (packed, len, tag) in tagged_superkmer_records(&bytes, 4) {
+        hashes.push(superkmer_hash(packed, len));
+        recs.push((
+            packed.as_ptr() as usize - base,
+            len,
+            u32::from_le_bytes(tag.try_into().expect("a color")),
+        ));
+    }
+    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+    <u64 as CountWord>::sort_pairs(&mut hashes, &mut order)?;
+    let c = w.color.as_mut().expect("a colored worker");
+    let mut groups = Groups::default();
+    groups.offsets.push(0);
+    // each group's leader record, then its k-mers with the group's number
+    let mut leaders: Vec<u32> = Vec::new();
+    let bases_of = |r: &(usize, usize, u32)| &bytes[r.0..r.0 + crate::bases::packed_len(r.1)];
+    let mut i = 0;
+    while i < order.len() {
+        let lead = order[i] as usize;
+        let mut j = i + 1;
+        // the same hash and the same bases (a hash collision splits a group: still exact)
+        while j < order.len()
+            && hashes[j] == hashes[i]
+            && recs[order[j] as usize].1 == recs[lead].1
+            && bases_of(&recs[order[j] as usize]) == bases_of(&recs[lead])
+        {
+            j += 1;
+        }
+        c.colors.clear();
+        c.colors
+            .extend(order[i..j].iter().map(|&r| recs[r as usize].2));
+        let hash = c.set_of(0..j - i, min, max);
+        // the group's colors with multiplicities (set_of left the counts in `seen` for more
+        // than one super-k-mer)
+        if j - i == 1 {
+            groups.flat.push((c.colors[0], 1));
+        } else {
+            for &col in &c.met {
+                groups.flat.push((col, c.seen[col as usize]));
+            }
+        }
+        groups.offsets.push(groups.flat.len() as u32);
+        groups.size.push((j - i) as u32);
+        groups.hash.push(if c.set.is_empty() { 0 } else { hash });
+        if !c.set.is_empty() {
+            c.define(hash, bucket)?;
+        }
+        leaders.push(lead as u32);
+        i = j;
+    }
+    let mut kmers = std::mem::take(&mut w.kmers);
+    kmers.clear();
+    let mut owners: Vec<u32> = Vec::new();
+    for (g, &lead) in leaders.iter().enumerate() {
+        let r = &recs[lead as usize];
+        let packed = bases_of(r);
+        let mask = W::mask(k);
+        let (mut fw, mut rc) = (W::default(), W::default());
+        for j in 0..r.1 {
+            let code = crate::bases::code_at(packed, j);
+            fw = fw.push_right(code, mask);
+            rc = rc.push_left(3 - code, k);
+            if j + 1 >= k {
+                kmers.push(if rc < fw { rc } else { fw });
+                owners.push(g as u32);
+            }
+        }
+    }
+    w.scratch = bytes;
+    drop(recs);
+    W::sort_pairs(&mut kmers, &mut owners)?;
+    let mut counts: Vec<u32> = Vec::new();
+    c.run.clear();
+    let (mut d, mut i, n) = (0, 0, kmers.len());
+    while i < n {
+        let x = kmers[i];
+        let j = group_end(&kmers[..n], i);
+        let (hash, total) = if j - i == 1 {
+            let g = owners[i] as usize;
+            (groups.hash[g], u64::from(groups.size[g]))
+        } else {
+            let (hash, total) = c.set_of_groups(&owners[i..j], &groups, min, max);
+            if !c.set.is_empty() {
+                c.define(hash, bucket)?;
+            }
+            (if c.set.is_empty() { 0 } else { hash }, total)
+        };
+        w.tally.record(total);
+        if hash != 0 {
+            kmers[d] = x;
+            counts.push(total.min(u32::MAX as u64) as u32);
+            c.run.push(hash);
+            d += 1;
+        }
+        i = j;
+    }
+    kmers.truncate(d);
+    c.out.clear();
+    put_kmer_colors(&c.run, &mut c.out);
+    c.hashes.write_direct(bucket, &c.out)?;
+    let r = write_run(plan, bucket, &kmers, &counts, w);
+    w.kmers = kmers;
+    r?;
+    Ok(d as u64)
 }
 
 /// The end of the run of equal values that starts at `i`.
