@@ -19,7 +19,6 @@ use rayon::prelude::*;
 use crate::AssemblyError;
 use crate::bucketing::{
     Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
-    for_each_tagged_kmer,
 };
 use crate::count_word::CountWord;
 use crate::kmer::{Word, mix64};
@@ -317,7 +316,7 @@ pub(crate) fn count_buckets<W: CountWord>(
     let target = plan
         .exec
         .resolve(bucketed.kmers_seen, gpu_primitives::GPU_THRESHOLD_SORT)?;
-    // colored counting sorts (k-mer, color) pairs, on the CPU only
+    // colored counting groups super-k-mers and sorts (k-mer, group) pairs, on the CPU only
     let on_gpu = matches!(target, Target::Cuda(_)) && tags.is_none();
     let colored = tags.map(|_| KmerColors {
         hashes: plan.spill("kmer-colors", b),
@@ -450,11 +449,12 @@ fn count_bucket<W: CountWord>(
         return Ok(0);
     }
     let colored = w.color.is_some();
-    // a colored pass holds each occurrence's color too (and the sort's copy of it), and the
-    // map of defined sets takes a sixteenth of the share
+    // a colored pass holds each occurrence's color or group too (and the sort's copy), the
+    // bucket's super-k-mers and their grouping (about 8 bytes an occurrence), and the map of
+    // defined sets takes a sixteenth of the share
     let (per, share) = if colored {
         (
-            bytes_per_occurrence::<W>() + 8,
+            bytes_per_occurrence::<W>() + 16,
             per_thread - per_thread / 16,
         )
     } else {
@@ -462,16 +462,23 @@ fn count_bucket<W: CountWord>(
     };
     let passes = (occ * per).div_ceil(share.max(1)).max(1);
     let mut solid = 0;
-    for pass in 0..passes {
-        plan.cancel.check()?;
-        let of = (pass, passes);
-        solid += if colored && passes == 1 {
-            colored_bucket_at_once(plan, bucketed, bucket, w)?
-        } else if colored {
-            colored_pass(plan, bucketed, bucket, of, w)?
-        } else {
-            plain_pass(plan, bucketed, bucket, of, w)?
-        };
+    if colored {
+        let mut bytes = std::mem::take(&mut w.scratch);
+        let grouped = group_superkmers(bucketed, bucket, plan, &mut bytes, w);
+        let r = grouped.and_then(|g| {
+            for pass in 0..passes {
+                plan.cancel.check()?;
+                solid += colored_pass(plan, bucket, &bytes, &g, (pass, passes), w)?;
+            }
+            Ok(())
+        });
+        w.scratch = bytes;
+        r?;
+    } else {
+        for pass in 0..passes {
+            plan.cancel.check()?;
+            solid += plain_pass(plan, bucketed, bucket, (pass, passes), w)?;
+        }
     }
     w.tally.solid += solid;
     Ok(solid)
@@ -505,25 +512,32 @@ fn superkmer_hash(packed: &[u8], len: usize) -> u64 {
     h
 }
 
-/// A colored bucket counted at once (it fits its thread's share in one pass): identical
-/// super-k-mers of different inputs (most of a pangenome's) are grouped first, so each
-/// group's k-mers are sorted once with the group's colors instead of once per input; a k-mer
-/// met in several groups (super-k-mers that differ around it) merges their colors. The same
-/// solid k-mers, counts and color sets as [`colored_pass`].
-fn colored_bucket_at_once<W: CountWord>(
-    plan: &Plan,
+/// A colored bucket's super-k-mers, grouped: where each group's first record lies (its
+/// bases and their number) and the groups' colors.
+struct Grouped {
+    leaders: Vec<(usize, usize)>,
+    groups: Groups,
+}
+
+/// Reads a colored bucket's super-k-mers into `bytes` and groups the identical ones (the same
+/// bases, any colors: most of a pangenome's super-k-mers recur in many genomes), sorted by a
+/// hash of their bases and compared, so a collision only splits a group; each group gets its
+/// colors with their multiplicities and its color set (defined once here).
+fn group_superkmers<W: CountWord>(
     bucketed: &Bucketed,
     bucket: usize,
+    plan: &Plan,
+    bytes: &mut Vec<u8>,
     w: &mut CountWorker<'_, W>,
-) -> Result<u64, AssemblyError> {
-    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
-    let mut bytes = std::mem::take(&mut w.scratch);
-    bucketed.spill.read(bucket, &mut bytes)?;
-    // every record: where its bases are, how many, its color; sorted by a hash of its bases
+) -> Result<Grouped, AssemblyError> {
+    let (min, max) = (plan.min_count as u64, plan.max_count as u64);
+    bucketed.spill.read(bucket, bytes)?;
+    let bytes: &[u8] = bytes;
+    // every record: where its bases are, how many, its color
     let mut recs: Vec<(usize, usize, u32)> = Vec::new();
     let mut hashes: Vec<u64> = Vec::new();
     let base = bytes.as_ptr() as usize;
-    for (packed, len, tag) in tagged_superkmer_records(&bytes, 4) {
+    for (packed, len, tag) in tagged_superkmer_records(bytes, 4) {
         hashes.push(superkmer_hash(packed, len));
         recs.push((
             packed.as_ptr() as usize - base,
@@ -534,20 +548,20 @@ fn colored_bucket_at_once<W: CountWord>(
     let mut order: Vec<u32> = (0..recs.len() as u32).collect();
     <u64 as CountWord>::sort_pairs(&mut hashes, &mut order)?;
     let c = w.color.as_mut().expect("a colored worker");
-    let mut groups = Groups::default();
-    groups.offsets.push(0);
-    // each group's leader record, then its k-mers with the group's number
-    let mut leaders: Vec<u32> = Vec::new();
+    let mut g = Grouped {
+        leaders: Vec::new(),
+        groups: Groups::default(),
+    };
+    g.groups.offsets.push(0);
     let bases_of = |r: &(usize, usize, u32)| &bytes[r.0..r.0 + crate::bases::packed_len(r.1)];
     let mut i = 0;
     while i < order.len() {
-        let lead = order[i] as usize;
+        let lead = &recs[order[i] as usize];
         let mut j = i + 1;
-        // the same hash and the same bases (a hash collision splits a group: still exact)
         while j < order.len()
             && hashes[j] == hashes[i]
-            && recs[order[j] as usize].1 == recs[lead].1
-            && bases_of(&recs[order[j] as usize]) == bases_of(&recs[lead])
+            && recs[order[j] as usize].1 == lead.1
+            && bases_of(&recs[order[j] as usize]) == bases_of(lead)
         {
             j += 1;
         }
@@ -558,57 +572,83 @@ fn colored_bucket_at_once<W: CountWord>(
         // the group's colors with multiplicities (set_of left the counts in `seen` for more
         // than one super-k-mer)
         if j - i == 1 {
-            groups.flat.push((c.colors[0], 1));
+            g.groups.flat.push((c.colors[0], 1));
         } else {
             for &col in &c.met {
-                groups.flat.push((col, c.seen[col as usize]));
+                g.groups.flat.push((col, c.seen[col as usize]));
             }
         }
-        groups.offsets.push(groups.flat.len() as u32);
-        groups.size.push((j - i) as u32);
-        groups.hash.push(if c.set.is_empty() { 0 } else { hash });
+        g.groups.offsets.push(g.groups.flat.len() as u32);
+        g.groups.size.push((j - i) as u32);
+        g.groups.hash.push(if c.set.is_empty() { 0 } else { hash });
         if !c.set.is_empty() {
             c.define(hash, bucket)?;
         }
-        leaders.push(lead as u32);
+        g.leaders.push((lead.0, lead.1));
         i = j;
     }
+    Ok(g)
+}
+
+/// One pass of [`count_bucket`] over a colored bucket's k-mers of hash class `pass` of
+/// `passes`: each group's k-mers are sorted once with the group's number; a k-mer is solid
+/// when some color holds it `min_count..=max_count` times (a k-mer met in several groups, in
+/// super-k-mers that differ around it, merges their colors), and the solid run is written
+/// with the hashes of its k-mers' color sets. Returns how many it kept.
+fn colored_pass<W: CountWord>(
+    plan: &Plan,
+    bucket: usize,
+    bytes: &[u8],
+    g: &Grouped,
+    (pass, passes): (u64, u64),
+    w: &mut CountWorker<'_, W>,
+) -> Result<u64, AssemblyError> {
+    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
     let mut kmers = std::mem::take(&mut w.kmers);
     kmers.clear();
-    let mut owners: Vec<u32> = Vec::new();
-    for (g, &lead) in leaders.iter().enumerate() {
-        let r = &recs[lead as usize];
-        let packed = bases_of(r);
-        let mask = W::mask(k);
+    let c = w.color.as_mut().expect("a colored worker");
+    let owners = &mut c.colors;
+    owners.clear();
+    let mask = W::mask(k);
+    for (group, &(at, len)) in g.leaders.iter().enumerate() {
+        let packed = &bytes[at..at + crate::bases::packed_len(len)];
         let (mut fw, mut rc) = (W::default(), W::default());
-        for j in 0..r.1 {
+        for j in 0..len {
             let code = crate::bases::code_at(packed, j);
             fw = fw.push_right(code, mask);
             rc = rc.push_left(3 - code, k);
             if j + 1 >= k {
-                kmers.push(if rc < fw { rc } else { fw });
-                owners.push(g as u32);
+                let x = if rc < fw { rc } else { fw };
+                if passes == 1 || x.hash64() % passes == pass {
+                    kmers.push(x);
+                    owners.push(group as u32);
+                }
             }
         }
     }
-    w.scratch = bytes;
-    drop(recs);
-    W::sort_pairs(&mut kmers, &mut owners)?;
+    W::sort_pairs(&mut kmers, owners)?;
+    let owners = std::mem::take(&mut c.colors);
+    let groups = &g.groups;
     let mut counts: Vec<u32> = Vec::new();
     c.run.clear();
     let (mut d, mut i, n) = (0, 0, kmers.len());
+    let mut result = Ok(());
     while i < n {
         let x = kmers[i];
         let j = group_end(&kmers[..n], i);
         let (hash, total) = if j - i == 1 {
-            let g = owners[i] as usize;
-            (groups.hash[g], u64::from(groups.size[g]))
+            let gi = owners[i] as usize;
+            (groups.hash[gi], u64::from(groups.size[gi]))
         } else {
-            let (hash, total) = c.set_of_groups(&owners[i..j], &groups, min, max);
-            if !c.set.is_empty() {
-                c.define(hash, bucket)?;
+            let (hash, total) = c.set_of_groups(&owners[i..j], groups, min, max);
+            if c.set.is_empty() {
+                (0, total)
+            } else {
+                if result.is_ok() {
+                    result = c.define(hash, bucket);
+                }
+                (hash, total)
             }
-            (if c.set.is_empty() { 0 } else { hash }, total)
         };
         w.tally.record(total);
         if hash != 0 {
@@ -619,6 +659,8 @@ fn colored_bucket_at_once<W: CountWord>(
         }
         i = j;
     }
+    c.colors = owners;
+    result?;
     kmers.truncate(d);
     c.out.clear();
     put_kmer_colors(&c.run, &mut c.out);
@@ -688,64 +730,6 @@ fn plain_pass<W: CountWord>(
     kmers.truncate(d);
     let r = write_run(plan, bucket, kmers, &counts, w);
     w.kmers = taken;
-    r?;
-    Ok(d as u64)
-}
-
-/// One pass of [`count_bucket`] over colored super-k-mers: sorts the (k-mer, color) pairs,
-/// keeps the k-mers some color holds `min_count..=max_count` times, and writes with the solid
-/// run the hashes of its k-mers' color sets (defining each set the first time this worker
-/// meets it). Returns how many it kept.
-fn colored_pass<W: CountWord>(
-    plan: &Plan,
-    bucketed: &Bucketed,
-    bucket: usize,
-    (pass, passes): (u64, u64),
-    w: &mut CountWorker<'_, W>,
-) -> Result<u64, AssemblyError> {
-    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
-    let mut kmers = std::mem::take(&mut w.kmers);
-    let c = w.color.as_mut().expect("a colored worker");
-    kmers.clear();
-    c.colors.clear();
-    bucketed
-        .spill
-        .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
-            for_each_tagged_kmer::<W>(chunk, k, 4, |fw, rc, _, tag| {
-                let x = if rc < fw { rc } else { fw };
-                if passes == 1 || x.hash64() % passes == pass {
-                    kmers.push(x);
-                    c.colors
-                        .push(u32::from_le_bytes(tag.try_into().expect("a color")));
-                }
-            });
-            Ok(())
-        })?;
-    W::sort_pairs(&mut kmers, &mut c.colors)?;
-    let mut counts: Vec<u32> = Vec::new();
-    c.run.clear();
-    let (mut d, mut i, n) = (0, 0, kmers.len());
-    while i < n {
-        let x = kmers[i];
-        let j = group_end(&kmers[..n], i);
-        let total = (j - i) as u64;
-        w.tally.record(total);
-        let hash = c.set_of(i..j, min, max);
-        if !c.set.is_empty() {
-            c.define(hash, bucket)?;
-            kmers[d] = x;
-            counts.push(total.min(u32::MAX as u64) as u32);
-            c.run.push(hash);
-            d += 1;
-        }
-        i = j;
-    }
-    kmers.truncate(d);
-    c.out.clear();
-    put_kmer_colors(&c.run, &mut c.out);
-    c.hashes.write_direct(bucket, &c.out)?;
-    let r = write_run(plan, bucket, &kmers, &counts, w);
-    w.kmers = kmers;
     r?;
     Ok(d as u64)
 }

@@ -125,9 +125,10 @@ pub fn assemble<W: CountWord>(
 /// `verify` does (and costs no separate pass).
 ///
 /// # Complexity
-/// As [`assemble`], plus a sort of (k-mer, color) pairs per bucket, the unitigs spelled once
-/// more to find each k-mer's set, and in memory one hash (24 bytes) and the colors of each
-/// distinct color set.
+/// As [`assemble`], plus a sort of each bucket's super-k-mers (identical ones of different
+/// inputs grouped, their k-mers then sorted once a group), the unitigs spelled once more to
+/// find each k-mer's set, and in memory the color sets, packed (about a byte a color), and a
+/// hash-to-id map (about 40 bytes a set), which the memory bound does not yet count.
 ///
 /// # Errors
 /// As [`assemble`]; [`AssemblyError::InvalidParameter`] when `colors` names another number of

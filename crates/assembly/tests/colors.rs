@@ -278,3 +278,28 @@ fn names_must_match_the_inputs() {
         Err(AssemblyError::InvalidParameter(_))
     ));
 }
+
+#[test]
+fn a_colored_bucket_too_large_is_counted_in_passes_with_the_same_files() {
+    let k = 31;
+    let inputs: Vec<(String, Vec<u8>)> = family(4, 150_000, 21)
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (format!("g{i}.fa"), fasta(&format!("g{i}"), g)))
+        .collect();
+    let mut o = CountOptions::new(k);
+    o.min_count = 1;
+    o.threads = 1;
+    let (fa, _, sets) = check(&inputs, k, &o);
+    // one bucket of 600,000 occurrences in a bound that holds a fraction of them: passes
+    let dir = std::env::temp_dir().join(format!("warpath-colors-passes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut small = o.clone();
+    small.partitions = 1;
+    small.max_memory = 44 << 20;
+    small.temp_dir = Some(dir.clone());
+    let again = check(&inputs, k, &small);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(again.0, fa);
+    assert_eq!(again.2, sets);
+}
