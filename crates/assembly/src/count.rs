@@ -104,8 +104,9 @@ struct ColorWorker<'s> {
 const RECENT_SETS: usize = 4096;
 
 impl ColorWorker<'_> {
-    /// The color set of one k-mer's group of occurrences (their colors): the colors that met
-    /// it `min..=max` times, left in `set` (unsorted); returns the set's hash (0: empty).
+    /// The color set of one group of occurrences (their colors): the colors that met it
+    /// `min..=max` times, left in `set` (unsorted; `met` and `seen` keep every color met and
+    /// how often when there was more than one occurrence); returns the set's hash (0: empty).
     #[inline]
     fn set_of(&mut self, occurrences: std::ops::Range<usize>, min: u64, max: u64) -> u128 {
         self.set.clear();
@@ -117,31 +118,11 @@ impl ColorWorker<'_> {
             }
             return 0;
         }
-        self.group = self.group.wrapping_add(1);
-        if self.group == 0 {
-            // the stamps wrapped: forget them all
-            self.stamp.fill(0);
-            self.group = 1;
+        self.start_tally();
+        for i in occurrences {
+            self.tally(self.colors[i], 1);
         }
-        self.met.clear();
-        for &c in &self.colors[occurrences] {
-            let i = c as usize;
-            if self.stamp[i] != self.group {
-                self.stamp[i] = self.group;
-                self.seen[i] = 0;
-                self.met.push(c);
-            }
-            self.seen[i] += 1;
-        }
-        let mut hash = 0u128;
-        for &c in &self.met {
-            let n = u64::from(self.seen[c as usize]);
-            if n >= min && n <= max {
-                self.set.push(c);
-                hash ^= self.keys.key(c);
-            }
-        }
-        hash
+        self.tallied_set(min, max)
     }
 
     /// The color set of a k-mer met in several groups of identical super-k-mers (each
@@ -155,26 +136,45 @@ impl ColorWorker<'_> {
         min: u64,
         max: u64,
     ) -> (u128, u64) {
-        self.set.clear();
-        self.group = self.group.wrapping_add(1);
-        if self.group == 0 {
-            self.stamp.fill(0);
-            self.group = 1;
-        }
-        self.met.clear();
+        self.start_tally();
         let mut total = 0u64;
         for &g in entries {
             total += u64::from(groups.size[g as usize]);
             for &(c, n) in groups.colors(g) {
-                let i = c as usize;
-                if self.stamp[i] != self.group {
-                    self.stamp[i] = self.group;
-                    self.seen[i] = 0;
-                    self.met.push(c);
-                }
-                self.seen[i] += n;
+                self.tally(c, n);
             }
         }
+        (self.tallied_set(min, max), total)
+    }
+
+    /// Starts counting occurrences per color afresh (`met` empty, stamps moved on).
+    #[inline]
+    fn start_tally(&mut self) {
+        self.group = self.group.wrapping_add(1);
+        if self.group == 0 {
+            // the stamps wrapped: forget them all
+            self.stamp.fill(0);
+            self.group = 1;
+        }
+        self.met.clear();
+    }
+
+    /// Counts `n` more occurrences of color `c`.
+    #[inline]
+    fn tally(&mut self, c: u32, n: u32) {
+        let i = c as usize;
+        if self.stamp[i] != self.group {
+            self.stamp[i] = self.group;
+            self.seen[i] = 0;
+            self.met.push(c);
+        }
+        self.seen[i] += n;
+    }
+
+    /// The colors tallied `min..=max` times, into `set`; returns the set's hash (0: empty).
+    #[inline]
+    fn tallied_set(&mut self, min: u64, max: u64) -> u128 {
+        self.set.clear();
         let mut hash = 0u128;
         for &c in &self.met {
             let n = u64::from(self.seen[c as usize]);
@@ -183,7 +183,7 @@ impl ColorWorker<'_> {
                 hash ^= self.keys.key(c);
             }
         }
-        (hash, total)
+        hash
     }
 
     /// Writes set `hash` (in `set`) to the definitions unless this worker already has.

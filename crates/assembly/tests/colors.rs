@@ -32,6 +32,15 @@ fn family(n: usize, len: usize, seed: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// [`family`] as inputs `g<i>.fa`, one record each.
+fn family_inputs(n: usize, len: usize, seed: u64) -> Vec<(String, Vec<u8>)> {
+    family(n, len, seed)
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (format!("g{i}.fa"), fasta(&format!("g{i}"), g)))
+        .collect()
+}
+
 fn fasta(name: &str, seq: &[u8]) -> Vec<u8> {
     let mut f = format!(">{name}\n").into_bytes();
     f.extend_from_slice(seq);
@@ -158,11 +167,7 @@ fn check(inputs: &[(String, Vec<u8>)], k: usize, o: &CountOptions) -> (Vec<u8>, 
 #[test]
 fn assemblies_colors_match_the_oracle_and_the_uncolored_graph() {
     let k = 21;
-    let inputs: Vec<(String, Vec<u8>)> = family(5, 6_000, 7)
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (format!("g{i}.fa"), fasta(&format!("g{i}"), g)))
-        .collect();
+    let inputs = family_inputs(5, 6_000, 7);
     let mut o = CountOptions::new(k);
     o.min_count = 1;
     let (fa, gfa, sets) = check(&inputs, k, &o);
@@ -282,11 +287,7 @@ fn names_must_match_the_inputs() {
 #[test]
 fn a_colored_bucket_too_large_is_counted_in_passes_with_the_same_files() {
     let k = 31;
-    let inputs: Vec<(String, Vec<u8>)> = family(4, 150_000, 21)
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (format!("g{i}.fa"), fasta(&format!("g{i}"), g)))
-        .collect();
+    let inputs = family_inputs(4, 150_000, 21);
     let mut o = CountOptions::new(k);
     o.min_count = 1;
     o.threads = 1;
