@@ -384,11 +384,12 @@ pub fn reads(data: &[u8]) {
 
 /// The colored graph's readers (`warpath query`): the first byte picks k (mod 40, so refused
 /// values are tried too); the rest, split at its first `0` byte, is a colored unitigs FASTA
-/// and a color-sets file. Loading either fails with a reader's error or succeeds; and when
-/// the FASTA part is reads, the colored graph built from them (each record a color) and
-/// written by the project's writers loads back with every solid k-mer and set.
+/// and a color-sets file, queried with the FASTA part itself. The query fails with a reader's
+/// error or succeeds; and when the FASTA part is reads, the colored graph built from them
+/// (each record a color) and written by the project's writers answers the reads as queries:
+/// every k-mer found, each read's own color holding all of its k-mers.
 pub fn colored_graph(data: &[u8]) {
-    use assembly::{AssemblyError, ColoredIndex, Colors, CountOptions, Exec, ReadSource};
+    use assembly::{AssemblyError, ColoredGraph, Colors, CountOptions, Exec, ReadSource};
     let Some((&k, rest)) = data.split_first() else {
         return;
     };
@@ -397,14 +398,19 @@ pub fn colored_graph(data: &[u8]) {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, &b""[..]),
     };
-    let load = |fa: &[u8], sets: &[u8]| {
-        ColoredIndex::load(
-            &ReadSource::Bytes(fa, "g.fa"),
-            &ReadSource::Bytes(sets, "g.jsonl"),
+    let query = |unitigs: &[u8], sets: &[u8], per_record: &mut dyn FnMut(u64, u32)| {
+        ColoredGraph::open(
+            ReadSource::Bytes(unitigs, "g.fa"),
+            ReadSource::Bytes(sets, "g.jsonl"),
             k,
-        )
+        )?
+        .with_max_memory(1 << 20)
+        .query(&[ReadSource::Bytes(fa, "q.fa")], &mut |m| {
+            per_record(m.kmers, m.matches.iter().map(|x| x.1).max().unwrap_or(0));
+            Ok(())
+        })
     };
-    if let Err(e) = load(fa, sets) {
+    if let Err(e) = query(fa, sets, &mut |_, _| {}) {
         assert!(
             matches!(
                 e,
@@ -429,15 +435,21 @@ pub fn colored_graph(data: &[u8]) {
     let (mut unitigs, mut table) = (Vec::new(), Vec::new());
     g.write_fasta(&mut unitigs).expect("to memory");
     g.write_color_sets(&mut table).expect("to memory");
-    let back =
-        load(&unitigs, &table).unwrap_or_else(|e| panic!("the written graph does not load: {e}"));
+    let stats = query(&unitigs, &table, &mut |kmers, most| {
+        assert_eq!(
+            u64::from(most),
+            kmers,
+            "a read's own color holds all its k-mers"
+        );
+    })
+    .unwrap_or_else(|e| panic!("the written graph cannot be queried: {e}"));
     assert_eq!(
-        back.kmers() as u64,
-        g.stats.counting.solid,
+        stats.graph_kmers, g.stats.counting.solid,
         "every solid k-mer"
     );
+    assert_eq!(stats.found, stats.kmers, "every k-mer of the reads");
     assert_eq!(
-        back.sets(),
+        stats.color_sets as usize,
         g.colors().expect("colored").sets.len(),
         "every set"
     );

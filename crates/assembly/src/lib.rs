@@ -54,7 +54,7 @@ pub use output::{
 };
 pub use pipeline::{Assembly, AssemblyStats, assemble, assemble_colored};
 pub use plan::CountOptions;
-pub use query::{ColoredIndex, QueryMatch, QueryStats, query_colors};
+pub use query::{ColoredGraph, QueryMatch, QueryStats};
 pub use reads::{Batch, ReadSource, ReadStats, for_each_batch};
 pub use simulate::{
     GENE_MAX, GENE_MIN, GenomeFn, INDEL_MAX, Pangenome, PangenomeEvents, PangenomeOptions,

@@ -110,6 +110,7 @@ pub struct ReadStats {
 }
 
 /// One source of reads: a file, or bytes in memory (tests, standard input).
+#[derive(Clone, Copy)]
 pub enum ReadSource<'a> {
     /// A FASTA/FASTQ file, plain or gzip.
     File(&'a Path),

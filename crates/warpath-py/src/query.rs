@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use assembly::{AssemblyError, ColoredIndex, ReadSource, query_colors};
+use assembly::{AssemblyError, ColoredGraph, ReadSource};
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -25,26 +25,27 @@ type Queried<'py> = (
 /// Native half of `warpath.query`: the records' names, their k-mers, the `(records, colors)`
 /// counts of each color's k-mers, and the color names.
 #[pyfunction]
-#[pyo3(signature = (unitigs, color_sets, k, queries))]
+#[pyo3(signature = (unitigs, color_sets, k, queries, max_memory=None))]
 fn query<'py>(
     py: Python<'py>,
     unitigs: PathBuf,
     color_sets: PathBuf,
     k: usize,
     queries: Vec<PathBuf>,
+    max_memory: Option<u64>,
 ) -> PyResult<Queried<'py>> {
     let (colors, names, kmers, counts) = py
         .detach(|| {
-            let index = ColoredIndex::load(
-                &ReadSource::File(&unitigs),
-                &ReadSource::File(&color_sets),
-                k,
-            )?;
-            let width = index.colors().len();
+            let mut graph =
+                ColoredGraph::open(ReadSource::File(&unitigs), ReadSource::File(&color_sets), k)?;
+            if let Some(m) = max_memory {
+                graph = graph.with_max_memory(m);
+            }
+            let width = graph.colors().len();
             let sources: Vec<ReadSource<'_>> =
                 queries.iter().map(|p| ReadSource::File(p)).collect();
             let (mut names, mut kmers, mut counts) = (Vec::new(), Vec::new(), Vec::new());
-            query_colors(&index, &sources, &mut |m| {
+            graph.query(&sources, &mut |m| {
                 names.push(m.name.to_string());
                 kmers.push(m.kmers);
                 let row = counts.len();
@@ -54,7 +55,7 @@ fn query<'py>(
                 }
                 Ok(())
             })?;
-            Ok::<_, AssemblyError>((index.colors().to_vec(), names, kmers, counts))
+            Ok::<_, AssemblyError>((graph.colors().to_vec(), names, kmers, counts))
         })
         .map_err(py_err)?;
     let counts = ndarray::Array2::from_shape_vec((names.len(), colors.len()), counts)

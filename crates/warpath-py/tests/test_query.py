@@ -67,6 +67,13 @@ def test_query_counts_match_a_direct_count(tmp_path, rng, k):
         assert m.matches[i].tolist() == want, i
     present = m.present(0.8)
     assert present.dtype == bool and not present[0].any()
+    # a bound of a few KB: many passes over the graph, the same counts
+    small = warpath.query(tmp_path / "g.fa.gz", tmp_path / "g.jsonl", k, tmp_path / "q.fq",
+                          max_memory=1 << 14)
+    assert small.names == m.names and (small.matches == m.matches).all()
+    with pytest.raises(MemoryError, match="too small"):
+        warpath.query(tmp_path / "g.fa.gz", tmp_path / "g.jsonl", k, tmp_path / "q.fq",
+                      max_memory=1000)
 
 
 def test_query_errors(tmp_path, rng):

@@ -100,9 +100,26 @@ fn query_writes_json_lines_and_bifrost_tsv() {
     assert_eq!(first["matches"]["B"], 3);
     let v = ok_json(&query(&d, &["--json"]));
     assert_eq!(
-        (v["records"].as_u64(), v["output"].is_null()),
-        (Some(4), true)
+        (
+            v["records"].as_u64(),
+            v["output"].is_null(),
+            v["passes"].as_u64()
+        ),
+        (Some(4), true, Some(1))
     );
+    // a bound of a few KB: the same lines, in passes; a bound too small: a clean error
+    let out = query(&d, &["--max-memory", "3K", "-o", "small.jsonl"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("small.jsonl")).unwrap(),
+        lines
+    );
+    let v = json_of(&query(&d, &["--max-memory", "1K", "--json"]));
+    assert_eq!(v["kind"], "out_of_memory", "{v}");
     let leftovers: Vec<_> = std::fs::read_dir(&d)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -1,4 +1,4 @@
-//! The index and the queries against a brute-force oracle: genomes as colors, each k-mer's
+//! Queries against a brute-force oracle: genomes as colors, each k-mer's
 //! set computed directly, written as unitigs (runs of several sets, single k-mers, either
 //! strand, circular ones) and color sets; queries with N's counted directly.
 
@@ -198,36 +198,75 @@ fn queries(genomes: &[Vec<u8>], plasmid: &[u8], k: usize, rng: &mut ChaCha8Rng) 
     out
 }
 
-/// One random graph and its queries through the index, against the oracle.
+/// A record's name, k-mers and matches (colors by name).
+type Answer = (String, u64, Vec<(String, u32)>);
+
+/// Runs queries (FASTA text) through a graph with a memory bound; the records' names, k-mers
+/// and matches (colors by name).
+fn run(graph: &ColoredGraph<'_>, sources: &[ReadSource<'_>]) -> (Vec<Answer>, QueryStats) {
+    let mut got = Vec::new();
+    let stats = graph
+        .query(sources, &mut |m| {
+            assert!(m.matches.windows(2).all(|w| w[0].0 < w[1].0));
+            let named = m
+                .matches
+                .iter()
+                .map(|&(c, n)| {
+                    assert!(n > 0);
+                    (graph.colors()[c as usize].clone(), n)
+                })
+                .collect();
+            got.push((m.name.to_string(), m.kmers, named));
+            Ok(())
+        })
+        .unwrap();
+    (got, stats)
+}
+
+/// Dense counts by the oracle's color numbers.
+fn dense(o: &Oracle, named: &[(String, u32)]) -> Vec<u32> {
+    let mut d = vec![0u32; o.names.len()];
+    for (name, n) in named {
+        d[o.names.iter().position(|x| x == name).unwrap()] = *n;
+    }
+    d
+}
+
+/// One random graph and its queries, against the oracle: every k-mer of the graph as a query
+/// of its own (its set exactly), then pieces of the genomes, in one pass and in many.
 fn check(k: usize, seed: u64, header: bool) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let g = genomes(&mut rng, 5, 600);
     let plasmid = random_genome(k + 30, rng.random());
     let o = Oracle::new(&g, &plasmid, k);
     let (fasta, sets) = graph_files(&o, &g, &plasmid, k, header, &mut rng);
-    let index = ColoredIndex::load(
-        &ReadSource::Bytes(&fasta, "g.fa"),
-        &ReadSource::Bytes(&sets, "g.jsonl"),
+    let graph = ColoredGraph::open(
+        ReadSource::Bytes(&fasta, "g.fa"),
+        ReadSource::Bytes(&sets, "g.jsonl"),
         k,
     )
     .unwrap();
-    assert_eq!(index.kmers(), o.sets.len());
-    // the index's colors are numbered its way: map them to the oracle's by name
-    let number: HashMap<&str, u32> = o
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as u32))
-        .collect();
-    assert_eq!(index.colors().len(), 5);
-    for (w, set) in &o.sets {
-        let got: BTreeSet<u32> = index
-            .colors_of(w)
-            .unwrap()
-            .iter()
-            .map(|&c| number[index.colors()[c as usize].as_str()])
-            .collect();
-        assert_eq!(&got, set, "{}", String::from_utf8_lossy(w));
+    assert_eq!(graph.colors().len(), 5);
+    let mut each = Vec::new();
+    let mut want = Vec::new();
+    for (i, (w, set)) in o.sets.iter().enumerate() {
+        each.extend(format!(">k{i}\n").bytes());
+        each.extend_from_slice(w);
+        each.push(b'\n');
+        want.push(
+            set.iter()
+                .map(|&c| (o.names[c as usize].clone(), 1))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let (got, stats) = run(&graph, &[ReadSource::Bytes(&each, "each.fa")]);
+    assert_eq!(stats.graph_kmers, o.sets.len() as u64);
+    assert_eq!(stats.found, o.sets.len() as u64);
+    for (i, (name, kmers, mut named)) in got.into_iter().enumerate() {
+        named.sort();
+        let mut w = want[i].clone();
+        w.sort();
+        assert_eq!((name, kmers, named), (format!("k{i}"), 1, w));
     }
     let qs = queries(&g, &plasmid, k, &mut rng);
     let mut fa = Vec::new();
@@ -249,37 +288,38 @@ fn check(k: usize, seed: u64, header: bool) {
             .into_bytes()
         })
         .collect();
-    let mut got = Vec::new();
-    let stats = query_colors(
-        &index,
-        &[
-            ReadSource::Bytes(&fa, "q.fa"),
-            ReadSource::Bytes(&fq, "q.fq"),
-        ],
-        &mut |m| {
-            let mut dense = vec![0u32; 5];
-            for &(c, n) in m.matches {
-                assert!(n > 0);
-                dense[number[index.colors()[c as usize].as_str()] as usize] = n;
-            }
-            assert!(m.matches.windows(2).all(|w| w[0].0 < w[1].0));
-            got.push((m.name.to_string(), m.kmers, dense));
-            Ok(())
-        },
-    )
-    .unwrap();
+    let sources = [
+        ReadSource::Bytes(&fa, "q.fa"),
+        ReadSource::Bytes(&fq, "q.fq"),
+    ];
+    let (got, stats) = run(&graph, &sources);
     assert_eq!(got.len(), 2 * qs.len());
-    assert_eq!(stats.records, 2 * qs.len() as u64);
+    assert_eq!((stats.records, stats.passes), (2 * qs.len() as u64, 1));
     let mut all = 0;
-    for (i, (name, kmers, dense)) in got.iter().enumerate() {
+    for (i, (name, kmers, named)) in got.iter().enumerate() {
         let q = &qs[i % qs.len()];
         let (want_kmers, want) = o.query(q, k);
         assert_eq!(name, &format!("q{}", i % qs.len()));
-        assert_eq!((*kmers, dense), (want_kmers, &want), "query {i} k {k}");
+        assert_eq!(
+            (*kmers, dense(&o, named)),
+            (want_kmers, want),
+            "query {i} k {k}"
+        );
         all += kmers;
     }
     assert_eq!(stats.kmers, all);
     assert!(stats.found > 0 && stats.found <= stats.kmers);
+    // a bound of a few thousand k-mers a pass: many passes, the same answers
+    let small = ColoredGraph::open(
+        ReadSource::Bytes(&fasta, "g.fa"),
+        ReadSource::Bytes(&sets, "g.jsonl"),
+        k,
+    )
+    .unwrap()
+    .with_max_memory(1 << 17);
+    let (again, many) = run(&small, &sources);
+    assert!(many.passes > 2, "{many:?}");
+    assert_eq!((again, many.found), (got, stats.found));
 }
 
 #[test]
@@ -298,20 +338,25 @@ fn queries_match_the_oracle_for_small_k_with_repeats() {
     check(63, 4, false);
 }
 
-/// Loads a graph of k = 5 from text.
-fn load(fasta: &str, sets: &str) -> Result<ColoredIndex, AssemblyError> {
-    ColoredIndex::load(
-        &ReadSource::Bytes(fasta.as_bytes(), "g.fa"),
-        &ReadSource::Bytes(sets.as_bytes(), "g.jsonl"),
+/// Queries `q` (FASTA text) in a graph of k = 5 from text.
+fn query5(fasta: &str, sets: &str, q: &str) -> Result<QueryStats, AssemblyError> {
+    ColoredGraph::open(
+        ReadSource::Bytes(fasta.as_bytes(), "g.fa"),
+        ReadSource::Bytes(sets.as_bytes(), "g.jsonl"),
         5,
-    )
+    )?
+    .query(&[ReadSource::Bytes(q.as_bytes(), "q.fa")], &mut |_| Ok(()))
 }
 
 #[test]
 fn bad_unitigs_are_errors_naming_the_unitig() {
     let sets = "{\"id\": 0, \"colors\": [\"A\"]}\n{\"id\": 1, \"colors\": [\"B\"]}\n";
     let good = ">u0 LN:i:7 C:0:2 C:1:1\nACGTTGC\n";
-    assert_eq!(load(good, sets).unwrap().kmers(), 3);
+    let q = ">q\nGCAAC\n";
+    let s = query5(good, sets, q).unwrap();
+    assert_eq!((s.graph_kmers, s.color_sets, s.found), (3, 2, 1));
+    // with no queries the graph is still read and checked
+    assert_eq!(query5(good, sets, "").unwrap().graph_kmers, 3);
     let cases = [
         (
             ">u1 C:0:2\nACGTTGC\n",
@@ -320,8 +365,8 @@ fn bad_unitigs_are_errors_naming_the_unitig() {
         ),
         (">u1 C:0:4\nACGTTGC\n", 1, "cover 4 k-mers"),
         (
-            ">u1 C:2:3\nACGTTGC\n",
-            1,
+            ">u0 C:0:3\nACGTTGC\n>u1 C:2:3\nACGTTGA\n",
+            2,
             "unitig u1: color set 2 (hex; 2 in the sets file) is not in",
         ),
         (
@@ -336,15 +381,10 @@ fn bad_unitigs_are_errors_naming_the_unitig() {
             1,
             "unitig u1: \"C:0:x\" is not a color run",
         ),
-        (
-            ">u1 C:0:3\nACGTTGC\n>u2 C:1:1\nTTTTT\n>u3 C:1:2\nGCAACG\n",
-            3,
-            "unitig u3: k-mer GCAAC is in unitig u1 (record 1) too",
-        ),
         ("not fasta\n", 1, ""),
     ];
     for (fasta, record, what) in cases {
-        let e = load(fasta, sets).err().unwrap();
+        let e = query5(fasta, sets, q).err().unwrap();
         let m = e.to_string();
         assert!(
             matches!(e, AssemblyError::Reads { record: r, .. } if r == record),
@@ -355,41 +395,48 @@ fn bad_unitigs_are_errors_naming_the_unitig() {
             "{m}"
         );
     }
-    // a bad sets file, a bad k, a missing file
-    let e = load(good, "{\"id\": 1, \"colors\": []}\n").err().unwrap();
+    // a k-mer of the queries in two unitigs: either one is named
+    let twice = ">u1 C:0:3\nACGTTGC\n>u2 C:1:1\nTTTTT\n>u3 C:1:2\nGCAACG\n";
+    let m = query5(twice, sets, q).err().unwrap().to_string();
+    assert!(m.contains("k-mer GCAAC is in another unitig too"), "{m}");
+    // a bad sets line the queries reach, a bad k, a missing file
+    let e = query5(good, "{\"id\": 1, \"colors\": []}\n", q)
+        .err()
+        .unwrap();
     assert!(matches!(e, AssemblyError::ColorSets { line: 1, .. }), "{e}");
     assert!(matches!(
-        load(good, sets.replace("1,", "2,").as_str()),
+        query5(good, &sets.replace("1,", "2,"), q),
         Err(AssemblyError::ColorSets { line: 2, .. })
     ));
-    let bad_k = ColoredIndex::load(
-        &ReadSource::Bytes(b"", "g"),
-        &ReadSource::Bytes(b"", "s"),
-        4,
-    );
+    let bad_k = ColoredGraph::open(ReadSource::Bytes(b"", "g"), ReadSource::Bytes(b"", "s"), 4);
     assert!(matches!(bad_k, Err(AssemblyError::BadK(4))));
-    let missing = ColoredIndex::load(
-        &ReadSource::File("/nonexistent/g.fa".as_ref()),
-        &ReadSource::Bytes(sets.as_bytes(), "s"),
+    let missing = ColoredGraph::open(
+        ReadSource::File("/nonexistent/g.fa".as_ref()),
+        ReadSource::Bytes(sets.as_bytes(), "s"),
         5,
-    );
+    )
+    .unwrap()
+    .query(&[], &mut |_| Ok(()));
     assert!(matches!(missing, Err(AssemblyError::Io { .. })));
 }
 
 #[test]
 fn query_errors_name_the_record_and_stop_at_the_callers_error() {
-    let index = load(">u0 C:0:3\nACGTTGC\n", "{\"id\": 0, \"colors\": [\"A\"]}\n").unwrap();
+    let graph = ColoredGraph::open(
+        ReadSource::Bytes(b">u0 C:0:3\nACGTTGC\n", "g.fa"),
+        ReadSource::Bytes(b"{\"id\": 0, \"colors\": [\"A\"]}\n", "g.jsonl"),
+        5,
+    )
+    .unwrap();
     let truncated = b"@q1\nACGTT\n+\nIIIII\n@q2\nACGTT\n+\nII\n";
-    let e = query_colors(&index, &[ReadSource::Bytes(truncated, "q.fq")], &mut |_| {
-        Ok(())
-    });
+    let e = graph.query(&[ReadSource::Bytes(truncated, "q.fq")], &mut |_| Ok(()));
     assert!(
         matches!(e, Err(AssemblyError::Reads { record: 2, .. })),
         "{e:?}"
     );
     let mut seen = 0;
     let fa = b">a\nACGTTGC\n>b\nACGTT\n>c\nACGTT\n";
-    let e = query_colors(&index, &[ReadSource::Bytes(fa, "q.fa")], &mut |_| {
+    let e = graph.query(&[ReadSource::Bytes(fa, "q.fa")], &mut |_| {
         seen += 1;
         if seen == 2 {
             Err(AssemblyError::Interrupted)
@@ -400,12 +447,63 @@ fn query_errors_name_the_record_and_stop_at_the_callers_error() {
     assert!(matches!(e, Err(AssemblyError::Interrupted)));
     assert_eq!(seen, 2);
     // an empty file holds no records; a missing one is an I/O error
-    let none = query_colors(&index, &[ReadSource::Bytes(b"", "q.fa")], &mut |_| Ok(())).unwrap();
-    assert_eq!(none, QueryStats::default());
-    let missing = query_colors(
-        &index,
+    let none = graph
+        .query(&[ReadSource::Bytes(b"", "q.fa")], &mut |_| Ok(()))
+        .unwrap();
+    assert_eq!((none.records, none.graph_kmers, none.passes), (0, 3, 1));
+    let missing = graph.query(
         &[ReadSource::File("/nonexistent/q.fa".as_ref())],
         &mut |_| Ok(()),
     );
     assert!(matches!(missing, Err(AssemblyError::Io { .. })));
+    // a bound too small for any pass
+    let tiny = ColoredGraph::open(ReadSource::Bytes(b"", "g"), ReadSource::Bytes(b"", "s"), 5)
+        .unwrap()
+        .with_max_memory(2000);
+    let e = tiny.query(&[], &mut |_| Ok(()));
+    assert!(matches!(e, Err(AssemblyError::Memory(_))), "{e:?}");
+}
+
+#[test]
+fn passes_halve_when_the_sets_reached_exceed_half_the_bound() {
+    // 3,000 colors; 24 unitigs, each of its own set of every other color (about 3 KB packed)
+    let colors: Vec<String> = (0..3000).map(|c| format!("c{c}")).collect();
+    let mut sets = serde_json::json!({ "colors": colors }).to_string() + "\n";
+    let (mut fasta, mut queries) = (String::new(), String::new());
+    for u in 0..24u64 {
+        let seq = String::from_utf8(random_genome(40, 100 + u)).unwrap();
+        let names: Vec<&String> = colors.iter().skip(u as usize % 2).step_by(2).collect();
+        sets += &(serde_json::json!({ "id": u, "colors": names }).to_string() + "\n");
+        fasta += &format!(">{u} C:{u:x}:10\n{seq}\n");
+        queries += &format!(">q{u}\n{seq}\n");
+    }
+    let open = |bound: u64| {
+        ColoredGraph::open(
+            ReadSource::Bytes(fasta.as_bytes(), "g.fa"),
+            ReadSource::Bytes(sets.as_bytes(), "g.jsonl"),
+            31,
+        )
+        .unwrap()
+        .with_max_memory(bound)
+    };
+    let q = [ReadSource::Bytes(queries.as_bytes(), "q.fa")];
+    let (one, s1) = run(&open(1 << 30), &q);
+    assert_eq!(s1.passes, 1);
+    let (many, s2) = run(&open(1 << 16), &q);
+    assert!(s2.passes >= 4, "{s2:?}");
+    assert_eq!(many, one);
+    for (u, (name, kmers, matches)) in one.iter().enumerate() {
+        assert_eq!((name, *kmers, matches.len()), (&format!("q{u}"), 10, 1500));
+        assert!(
+            matches
+                .iter()
+                .all(|(c, n)| *n == 10 && c[1..].parse::<usize>().unwrap() % 2 == u % 2)
+        );
+    }
+    // one record alone over the bound: an error naming it
+    let e = open(1 << 12).query(&q, &mut |_| Ok(())).err().unwrap();
+    assert!(
+        matches!(&e, AssemblyError::Memory(m) if m.contains("\"q0\"")),
+        "{e:?}"
+    );
 }

@@ -975,14 +975,15 @@ class ColorMatches:
         return len(self.names)
 
 
-def query(unitigs, color_sets, k: int, queries) -> ColorMatches:
+def query(unitigs, color_sets, k: int, queries, max_memory: int | None = None) -> ColorMatches:
     """Count, for each query record, how many of its k-mers each color of a colored graph holds.
 
-    Reads a colored compacted De Bruijn graph (the unitigs FASTA whose headers carry GGCAT's
-    color runs ``C:<set id in hex>:<k-mers>``, and its color-sets JSON lines, as
-    ``warpath assemble --colors`` writes them) into a table from each canonical k-mer to its
-    color set, then streams the query records through it in parallel batches (the GIL is
-    released throughout).
+    Joins the query records' k-mers with a colored compacted De Bruijn graph (the unitigs
+    FASTA whose headers carry GGCAT's color runs ``C:<set id in hex>:<k-mers>``, and its
+    color-sets JSON lines, as ``warpath assemble --colors`` writes them): the records are read
+    in passes that fit ``max_memory``, each pass streams the unitigs once and reads only the
+    color sets its k-mers reach, so the graph is never loaded whole (the GIL is released
+    throughout).
 
     Parameters
     ----------
@@ -995,6 +996,10 @@ def query(unitigs, color_sets, k: int, queries) -> ColorMatches:
         The graph's k-mer length: odd, from 3 to 63.
     queries : str, path-like or sequence of them
         FASTA or FASTQ files of query sequences, plain or gzip, read one after the other.
+    max_memory : int, optional
+        A bound in bytes on a pass (the table of the queries' k-mers, their records and the
+        color sets they reach); more queries take more passes over the graph. Default: half
+        of the memory available. The returned ``matches`` come on top.
 
     Returns
     -------
@@ -1023,7 +1028,8 @@ def query(unitigs, color_sets, k: int, queries) -> ColorMatches:
     [[True, True], [False, True]]
     """
     out = _native.query(os.fsdecode(unitigs), os.fsdecode(color_sets), operator.index(k),
-                        _read_paths(queries))
+                        _read_paths(queries),
+                        None if max_memory is None else operator.index(max_memory))
     return ColorMatches(*out)
 
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use assembly::{AssemblyError, ColoredIndex, QueryMatch, ReadSource, query_colors};
+use assembly::{AssemblyError, ColoredGraph, QueryMatch, ReadSource};
 use warpath_io::{Destination, Format, Output};
 
 use super::{ctrl_c, peak_memory, write_out};
@@ -26,12 +26,14 @@ pub(crate) enum QueryFormat {
 /// Arguments of `warpath query`.
 #[derive(clap::Args)]
 #[command(after_help = "\
-Reads a colored compacted De Bruijn graph (the unitigs FASTA with GGCAT's color runs
-C:<set id in hex>:<k-mers> in its headers, and the color-sets JSON lines, as `warpath assemble
---colors` writes them) into a table from each canonical k-mer to its color set, then streams the
-query records (FASTA/FASTQ, plain or gzip) through it in parallel batches. A query's k-mers are
-its windows of k bases that are all A, C, G or T (a window across an N is not counted); a color
-holds a k-mer when the k-mer's color set names it.
+Joins the k-mers of the query records (FASTA/FASTQ, plain or gzip) with a colored compacted De
+Bruijn graph (the unitigs FASTA with GGCAT's color runs C:<set id in hex>:<k-mers> in its
+headers, and the color-sets JSON lines, as `warpath assemble --colors` writes them). The query
+records are read in passes that fit --max-memory; a pass puts their distinct k-mers in a table,
+streams the unitigs once to find each one's color set, and reads only the color sets so reached
+(the graph is never loaded whole). A query's k-mers are its windows of k bases that are all A,
+C, G or T (a window across an N is not counted); a color holds a k-mer when the k-mer's color
+set names it.
 
 Outputs (one line per query record, in input order; standard output by default):
   --format json  {\"query\": NAME, \"kmers\": N, \"matches\": {COLOR: COUNT, ...}}: for each color
@@ -70,6 +72,12 @@ pub(crate) struct QueryArgs {
     /// (0 < ratio <= 1). Default 0.8.
     #[arg(long)]
     ratio: Option<f64>,
+    /// A bound on the memory of a pass (4G, 500M): the table of the queries' k-mers (about
+    /// 30 bytes each for k <= 31, 50 above), their records and the color sets they reach.
+    /// Queries beyond it are read in further passes over the graph. Default: half of the
+    /// memory available when the run starts.
+    #[arg(long, value_parser = crate::cli_io::count64)]
+    max_memory: Option<u64>,
     /// Worker threads. Default: RAYON_NUM_THREADS, else every core.
     #[arg(long)]
     threads: Option<usize>,
@@ -113,23 +121,24 @@ pub(crate) fn run_query(args: QueryArgs, json: bool) -> Result<()> {
     pool.install(|| query(&args, ratio, out.as_ref(), json))
 }
 
-/// Loads the graph, runs the queries into `out`, reports.
+/// Opens the graph, runs the queries into `out`, reports.
 fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Result<()> {
     let t0 = Instant::now();
-    let index = ColoredIndex::load(
-        &ReadSource::File(&args.unitigs),
-        &ReadSource::File(&args.color_sets),
+    let mut graph = ColoredGraph::open(
+        ReadSource::File(&args.unitigs),
+        ReadSource::File(&args.color_sets),
         args.k,
     )?;
-    let loading = t0.elapsed().as_secs_f64();
-    let t = Instant::now();
+    if let Some(m) = args.max_memory {
+        graph = graph.with_max_memory(m);
+    }
     let sources: Vec<ReadSource<'_>> = args.queries.iter().map(|p| ReadSource::File(p)).collect();
     let cancel = ctrl_c();
     let mut stats = None;
     let sink = write_out(out, |w| {
-        let mut line = Writer::new(&index, args.format, ratio);
+        let mut line = Writer::new(graph.colors(), args.format, ratio);
         line.header(w)?;
-        stats = Some(query_colors(&index, &sources, &mut |m| {
+        stats = Some(graph.query(&sources, &mut |m| {
             if cancel.is_cancelled() {
                 return Err(AssemblyError::Interrupted);
             }
@@ -140,7 +149,7 @@ fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Resu
     let stats = match stats {
         Some(s) => s,
         // no output (--json alone): the queries are still run, for the summary
-        None => query_colors(&index, &sources, &mut |_| {
+        None => graph.query(&sources, &mut |_| {
             if cancel.is_cancelled() {
                 return Err(AssemblyError::Interrupted);
             }
@@ -150,7 +159,6 @@ fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Resu
     if let Some(s) = sink {
         s.commit()?;
     }
-    let querying = t.elapsed().as_secs_f64();
     let seconds = t0.elapsed().as_secs_f64();
     if json {
         println!(
@@ -161,17 +169,16 @@ fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Resu
                 "records": stats.records,
                 "kmers": stats.kmers,
                 "found": stats.found,
-                "colors": index.colors().len(),
-                "color_sets": index.sets(),
-                "graph_kmers": index.kmers(),
-                "index_bytes": index.memory_bytes(),
+                "colors": graph.colors().len(),
+                "color_sets": stats.color_sets,
+                "graph_kmers": stats.graph_kmers,
+                "passes": stats.passes,
+                "max_memory_bytes": graph.max_memory(),
                 "format": match args.format { QueryFormat::Json => "json", QueryFormat::Tsv => "tsv" },
                 "ratio": (args.format == QueryFormat::Tsv).then_some(ratio),
                 "threads": rayon::current_num_threads(),
                 "seconds": seconds,
-                "load_seconds": loading,
-                "query_seconds": querying,
-                "records_per_second": stats.records as f64 / querying.max(1e-12),
+                "records_per_second": stats.records as f64 / seconds.max(1e-12),
                 "peak_memory_bytes": peak_memory(),
                 "output": out.map(Output::describe),
             })
@@ -179,18 +186,19 @@ fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Resu
     } else {
         report(
             &format!(
-                "query: {} records, {} {}-mers, {} found ({:.1}%) in a graph of {} k-mers, {} color sets, {} colors; loaded in {}, queried in {} ({:.0} records/s){}",
+                "query: {} records, {} {}-mers, {} found ({:.1}%) in a graph of {} k-mers, {} color sets, {} colors; {} pass{} over the graph, {} ({:.0} records/s){}",
                 stats.records,
                 stats.kmers,
                 args.k,
                 stats.found,
                 100.0 * stats.found as f64 / (stats.kmers.max(1)) as f64,
-                index.kmers(),
-                index.sets(),
-                index.colors().len(),
-                format_seconds(loading),
-                format_seconds(querying),
-                stats.records as f64 / querying.max(1e-12),
+                stats.graph_kmers,
+                stats.color_sets,
+                graph.colors().len(),
+                stats.passes,
+                if stats.passes == 1 { "" } else { "es" },
+                format_seconds(seconds),
+                stats.records as f64 / seconds.max(1e-12),
                 written(out)
             ),
             out,
@@ -211,9 +219,8 @@ struct Writer {
 }
 
 impl Writer {
-    fn new(index: &ColoredIndex, format: QueryFormat, ratio: f64) -> Writer {
-        let colors = index
-            .colors()
+    fn new(colors: &[String], format: QueryFormat, ratio: f64) -> Writer {
+        let colors = colors
             .iter()
             .map(|c| match format {
                 QueryFormat::Json => serde_json::Value::from(c.as_str()).to_string(),
@@ -250,17 +257,19 @@ impl Writer {
         l.clear();
         match self.format {
             QueryFormat::Json => {
+                let mut number = itoa::Buffer::new();
                 l.extend_from_slice(b"{\"query\": ");
                 l.extend_from_slice(serde_json::Value::from(m.name).to_string().as_bytes());
-                l.extend_from_slice(
-                    format!(", \"kmers\": {}, \"matches\": {{", m.kmers).as_bytes(),
-                );
+                l.extend_from_slice(b", \"kmers\": ");
+                l.extend_from_slice(number.format(m.kmers).as_bytes());
+                l.extend_from_slice(b", \"matches\": {");
                 for (i, &(c, n)) in m.matches.iter().enumerate() {
                     if i > 0 {
                         l.extend_from_slice(b", ");
                     }
                     l.extend_from_slice(self.colors[c as usize].as_bytes());
-                    l.extend_from_slice(format!(": {n}").as_bytes());
+                    l.extend_from_slice(b": ");
+                    l.extend_from_slice(number.format(n).as_bytes());
                 }
                 l.extend_from_slice(b"}}\n");
             }
