@@ -66,6 +66,9 @@ struct Line<'a> {
 struct Names {
     names: Vec<String>,
     numbers: FxHashMap<String, u32>,
+    /// Per color, whether JSON writes its name as it is (no quote, backslash or control
+    /// character to escape).
+    plain: Vec<bool>,
 }
 
 impl Names {
@@ -88,7 +91,18 @@ impl Names {
         self.numbers
             .insert(name.to_string(), self.names.len() as u32);
         self.names.push(name.to_string());
+        self.plain
+            .push(!name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20));
         true
+    }
+
+    /// The name of color `i` as JSON text writes it, when that is the name itself.
+    #[inline]
+    fn plain(&self, i: usize) -> Option<&[u8]> {
+        self.plain
+            .get(i)
+            .is_some_and(|&p| p)
+            .then(|| self.names[i].as_bytes())
     }
 }
 
@@ -592,15 +606,25 @@ fn fast_set(line: &[u8], names: &Names, out: &mut Vec<u32>) -> Option<u64> {
     }
     loop {
         rest = rest.strip_prefix(b"\"")?;
-        let close = memchr::memchr(b'"', rest)?;
-        let name = &rest[..close];
-        if name.contains(&b'\\') {
-            return None;
-        }
-        let x = names.number(std::str::from_utf8(name).ok()?, previous)?;
+        // the color after the previous one, as it nearly always is; else any name
+        let guess = previous.map_or(0, |p| p as usize + 1);
+        let x = match names.plain(guess) {
+            Some(g) if rest.starts_with(g) && rest.get(g.len()) == Some(&b'"') => {
+                rest = &rest[g.len() + 1..];
+                guess as u32
+            }
+            _ => {
+                let close = memchr::memchr(b'"', rest)?;
+                let name = &rest[..close];
+                if name.contains(&b'\\') {
+                    return None;
+                }
+                rest = &rest[close + 1..];
+                names.number(std::str::from_utf8(name).ok()?, previous)?
+            }
+        };
         out.push(x);
         previous = Some(x);
-        rest = &rest[close + 1..];
         if let Some(r) = rest.strip_prefix(b", ") {
             rest = r;
         } else {
@@ -716,6 +740,33 @@ mod tests {
             read(body).unwrap()
         );
         assert_eq!(read("").unwrap(), (vec![], vec![]));
+    }
+
+    #[test]
+    fn names_that_need_escapes_or_extend_another_are_read() {
+        let names = ["g1", "g10", "a\"b", "c\\d", "é"];
+        let mut text = serde_json::json!({ "colors": names }).to_string() + "\n";
+        let sets = [vec![0, 1], vec![1, 2, 3], vec![0, 1, 2, 3, 4], vec![4, 0]];
+        let mut spaced = text.clone();
+        for (i, set) in sets.iter().enumerate() {
+            let named: Vec<&str> = set.iter().map(|&c| names[c]).collect();
+            // serde_json's compact form (keys sorted: colors first), then warpath's own
+            text += &(serde_json::json!({ "id": i, "colors": named }).to_string() + "\n");
+            let quoted: Vec<String> = named
+                .iter()
+                .map(|n| serde_json::to_string(n).unwrap())
+                .collect();
+            spaced += &format!("{{\"id\": {i}, \"colors\": [{}]}}\n", quoted.join(", "));
+        }
+        assert!(spaced.contains("{\"id\": 1, \"colors\": [\"g10\", \"a\\\"b\", \"c\\\\d\"]}"));
+        for t in [&text, &spaced] {
+            let (got_names, got) = read(t).unwrap();
+            assert_eq!(got_names, names);
+            assert_eq!(
+                got,
+                [vec![0, 1], vec![1, 2, 3], vec![0, 1, 2, 3, 4], vec![0, 4]]
+            );
+        }
     }
 
     #[test]

@@ -55,7 +55,8 @@ impl<W: Word> QueryTable<W> {
     }
 
     /// The most bytes the table holds while `extra` more distinct keys go in: its own, or,
-    /// when it must grow, the grown table and (while the keys move) the one before it.
+    /// when it must grow, the grown table and (while the keys move) the one before it, at
+    /// most half its size.
     pub(crate) fn bytes_growing(&self, extra: usize) -> usize {
         let slots = Self::slots_for(self.len + extra);
         if slots <= self.keys.len() {
@@ -65,10 +66,10 @@ impl<W: Word> QueryTable<W> {
         }
     }
 
-    /// Doubles the slots and puts the keys back (before any has a set), each new slot
+    /// Moves the keys to a table of `cap` slots (before any has a set), each new slot
     /// prefetched a few keys ahead.
-    fn grow(&mut self) {
-        let mut bigger = Self::with_slots(self.keys.len() * 2);
+    fn rehash(&mut self, cap: usize) {
+        let mut bigger = Self::with_slots(cap);
         let mut keys = self.keys.iter().copied().filter(|&k| k != empty());
         let mut ahead = keys.clone().skip(PREFETCH_AHEAD);
         for key in keys.by_ref() {
@@ -109,13 +110,7 @@ impl<W: Word> QueryTable<W> {
     pub(crate) fn reserve(&mut self, extra: usize) {
         let slots = Self::slots_for(self.len + extra);
         if slots > self.keys.len() {
-            if self.len == 0 {
-                *self = Self::with_slots(slots);
-            } else {
-                while self.keys.len() < slots {
-                    self.grow();
-                }
-            }
+            self.rehash(slots);
         }
     }
 
@@ -123,7 +118,7 @@ impl<W: Word> QueryTable<W> {
     pub(crate) fn insert_all(&mut self, keys: &[W]) {
         for (j, &key) in keys.iter().enumerate() {
             if self.len + 1 > self.keys.len() / 4 * 3 {
-                self.grow();
+                self.rehash(self.keys.len() * 2);
             }
             if let Some(&ahead) = keys.get(j + PREFETCH_AHEAD) {
                 self.prefetch(self.home(ahead));
