@@ -36,6 +36,17 @@ pub(crate) fn available_memory() -> u64 {
         .map_or(4 << 30, |kib| kib * 1024)
 }
 
+/// Hands the memory a finished stage freed back to the system (glibc keeps freed blocks in
+/// its arenas for reuse, where they still count as resident; the next stage's arrays are
+/// mostly of other sizes). A no-op where the allocator is not glibc's.
+pub(crate) fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// A run's memory bound split among its threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Budget {

@@ -184,6 +184,7 @@ fn build<W: CountWord>(
         |name: &'static str, t: Instant| seconds.push((name, t.elapsed().as_secs_f64()));
     let t = Instant::now();
     let solid = count_buckets::<W>(sources, tags, &plan, progress)?;
+    sample(&plan);
     timed("counting", t);
     let t = Instant::now();
     let compaction = compaction_backend::<W>(solid.stats.solid as usize, plan.exec)?;
@@ -259,10 +260,13 @@ fn build<W: CountWord>(
     })
 }
 
+/// After a stage: the temporary disk in use sampled for its peak, and the memory the stage
+/// freed handed back to the system.
 fn sample(plan: &Plan) {
     if let Some(s) = plan.space() {
         s.sample();
     }
+    crate::budget::release_freed_memory();
 }
 
 /// Counts the unitigs' k-mers again, into the same buckets, and compares each bucket with its

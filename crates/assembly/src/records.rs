@@ -540,11 +540,20 @@ impl std::hash::Hasher for SetHasher {
     fn write_u128(&mut self, v: u128) {
         self.0 = v as u64 ^ (v >> 64) as u64;
     }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// Hash maps keyed by color set hashes.
 pub(crate) type SetHashMap<V> =
     std::collections::HashMap<u128, V, std::hash::BuildHasherDefault<SetHasher>>;
+
+/// Hash maps keyed by the low 64 bits of color set hashes: half the bytes an entry (16, not
+/// 32, with a `u32` value). Two sets that share those bits share a key; whoever uses one
+/// must catch that (painting does, where it meets both definitions of one id).
+pub(crate) type SetHashMap64<V> =
+    std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<SetHasher>>;
 
 /// Appends a color set's definition: its hash and its colors.
 pub(crate) fn put_color_set(hash: u128, colors: &[u32], out: &mut Vec<u8>) {

@@ -57,6 +57,11 @@ impl ColorSets {
     /// let s = assembly::ColorSets::from_sets(&[vec![0, 1, 300], vec![2]]);
     /// assert_eq!((s.len(), s.get(0), s.get(1)), (2, vec![0, 1, 300], vec![2]));
     /// assert_eq!(s.to_vecs(), [vec![0, 1, 300], vec![2]]);
+    /// // a run of consecutive colors packs as one interval
+    /// let run: Vec<u32> = (100..1100).collect();
+    /// let r = assembly::ColorSets::from_sets(&[run.clone(), vec![]]);
+    /// assert_eq!((r.get(0), r.get(1)), (run, vec![]));
+    /// assert!(r.memory_bytes() < 40);
     /// ```
     pub fn from_sets(sets: &[Vec<u32>]) -> ColorSets {
         let mut s = ColorSets {
@@ -109,42 +114,86 @@ impl ColorSets {
     }
 }
 
-/// Appends the packed form of an ascending set: its length, then the gaps, as LEB128 varints.
-pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
-    let mut put = |mut v: u32| {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
+/// Appends a LEB128 varint.
+fn put_varint(mut v: u32, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a LEB128 varint off the front of `b`.
+fn get_varint(b: &mut &[u8]) -> u32 {
+    let (mut v, mut shift) = (0u32, 0);
+    while let Some((&byte, rest)) = b.split_first() {
+        *b = rest;
+        v |= u32::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            break;
         }
-        out.push(v as u8);
-    };
-    put(set.len() as u32);
+        shift += 7;
+    }
+    v
+}
+
+/// Appends the packed form of an ascending set, the shorter of two, as LEB128 varints: `0`,
+/// its length, then the gaps between its colors (scattered colors), or `1`, then per
+/// interval of consecutive colors its gap from the last one's end and its length, then
+/// `0, 0` (runs of related genomes, which a pangenome's sets mostly are).
+pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.push(0);
+    put_varint(set.len() as u32, out);
     let mut last = 0;
     for (i, &c) in set.iter().enumerate() {
-        put(if i == 0 { c } else { c - last });
+        put_varint(if i == 0 { c } else { c - last }, out);
         last = c;
+    }
+    let gaps = out.len() - start;
+    let runs = set.chunk_by(|a, b| a + 1 == *b).count();
+    // an interval takes at most the bytes of the gap before it plus its length's
+    if runs * 2 + 3 < gaps {
+        out.truncate(start);
+        out.push(1);
+        let mut end = 0;
+        for run in set.chunk_by(|a, b| a + 1 == *b) {
+            put_varint(run[0] - end, out);
+            put_varint(run.len() as u32, out);
+            end = run[0] + run.len() as u32;
+        }
+        put_varint(0, out);
+        put_varint(0, out);
     }
 }
 
 /// The colors of a packed set, into `out`.
 fn decode_set(mut b: &[u8], out: &mut Vec<u32>) {
-    let mut get = || {
-        let (mut v, mut shift) = (0u32, 0);
-        loop {
-            let byte = b[0];
-            b = &b[1..];
-            v |= u32::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return v;
-            }
-            shift += 7;
-        }
+    let Some((&form, rest)) = b.split_first() else {
+        return;
     };
-    let n = get();
-    let mut c = 0;
-    for i in 0..n {
-        c = if i == 0 { get() } else { c + get() };
-        out.push(c);
+    b = rest;
+    if form == 0 {
+        let n = get_varint(&mut b);
+        let mut c = 0;
+        for i in 0..n {
+            c = if i == 0 {
+                get_varint(&mut b)
+            } else {
+                c + get_varint(&mut b)
+            };
+            out.push(c);
+        }
+    } else {
+        let mut end = 0;
+        loop {
+            let (gap, len) = (get_varint(&mut b), get_varint(&mut b));
+            if len == 0 {
+                return;
+            }
+            out.extend(end + gap..end + gap + len);
+            end += gap + len;
+        }
     }
 }
 
@@ -247,5 +296,34 @@ pub(crate) fn color_names(tags: SourceTags, known: Vec<String>) -> Vec<String> {
     match tags {
         SourceTags::PerSource(_) => known,
         SourceTags::PerRecord(r) => r.into_inner().expect("record colors").names,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn packed_sets_decode_to_themselves(
+            mut set in proptest::collection::vec(0u32..5000, 0..300),
+            run in 0u32..400,
+        ) {
+            // scattered colors, and a long run of consecutive ones added
+            set.extend(1000..1000 + run);
+            set.sort_unstable();
+            set.dedup();
+            let mut packed = Vec::new();
+            encode_set(&set, &mut packed);
+            let mut gaps_only = 2 + 5 * set.len();
+            if set.is_empty() {
+                gaps_only = 2;
+            }
+            prop_assert!(packed.len() <= gaps_only);
+            let mut back = Vec::new();
+            decode_set(&packed, &mut back);
+            prop_assert_eq!(back, set);
+        }
     }
 }

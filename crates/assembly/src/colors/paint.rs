@@ -19,7 +19,7 @@ use crate::graph::UnitigGraph;
 use crate::kmer::Word;
 use crate::plan::Plan;
 use crate::records::{
-    HashedRun, SetHashMap, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
+    HashedRun, SetHashMap64, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
     solid_runs,
 };
 use crate::spill::{Spill, SpillWriter};
@@ -73,6 +73,7 @@ pub(crate) fn paint<W: Word>(
         &unitig_colors,
     )?;
     runs.remove();
+    crate::budget::release_freed_memory();
     let sets = set_table(colors, &ids)?;
     store.set_colors(unitig_colors);
     Ok((sets, Ok(())))
@@ -375,8 +376,8 @@ fn number_runs(
     ranges: &[u32],
     unitigs: u64,
     out: &Spill,
-) -> Result<SetHashMap<u32>, AssemblyError> {
-    let mut ids: SetHashMap<u32> = SetHashMap::default();
+) -> Result<SetHashMap64<u32>, AssemblyError> {
+    let mut ids: SetHashMap64<u32> = SetHashMap64::default();
     let mut w = out.writer(1 << 20)?;
     let (mut buf, mut all, mut mine, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut next: u32 = 0;
@@ -404,7 +405,7 @@ fn number_runs(
                     )));
                 }
                 let fresh = ids.len() as u32;
-                let id = *ids.entry(h).or_insert(fresh);
+                let id = *ids.entry(h as u64).or_insert(fresh);
                 match mine.last_mut() {
                     Some((set, count)) if *set == id => *count += n,
                     _ => mine.push((id, n)),
@@ -430,13 +431,13 @@ fn number_runs(
 /// The color sets by id, packed, from the definitions counting wrote: one pass sizes each
 /// set, the next writes it in place, so only the packed sets are ever held (a definition met
 /// twice is compared with the first: two sets with one hash are an error).
-fn set_table(colors: &KmerColors, ids: &SetHashMap<u32>) -> Result<ColorSets, AssemblyError> {
+fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, AssemblyError> {
     let mut sizes: Vec<u64> = vec![0; ids.len() + 1];
     let (mut buf, mut packed) = (Vec::new(), Vec::new());
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
         for (hash, set) in color_sets(&buf) {
-            if let Some(&id) = ids.get(&hash) {
+            if let Some(&id) = ids.get(&(hash as u64)) {
                 packed.clear();
                 encode_set(&set, &mut packed);
                 sizes[id as usize + 1] = packed.len() as u64;
@@ -456,7 +457,9 @@ fn set_table(colors: &KmerColors, ids: &SetHashMap<u32>) -> Result<ColorSets, As
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
         for (hash, set) in color_sets(&buf) {
-            let Some(&id) = ids.get(&hash) else { continue };
+            let Some(&id) = ids.get(&(hash as u64)) else {
+                continue;
+            };
             packed.clear();
             encode_set(&set, &mut packed);
             let slot = &mut bytes[sizes[id as usize] as usize..sizes[id as usize + 1] as usize];
