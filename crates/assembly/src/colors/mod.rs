@@ -41,7 +41,8 @@ pub struct ColorTable {
 }
 
 /// Color sets by id, packed: each set's ascending color numbers as the varint gaps between
-/// them (about a byte a color in a pangenome, where sets hold runs of related genomes).
+/// them, or as intervals of consecutive colors when that is shorter (a few bytes a set in a
+/// pangenome, where sets hold runs of related genomes).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ColorSets {
     bytes: Vec<u8>,
