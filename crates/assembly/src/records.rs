@@ -564,8 +564,10 @@ pub(crate) fn put_color_set(hash: u128, colors: &[u32], out: &mut Vec<u8>) {
     }
 }
 
-/// The color set definitions of a bucket's bytes: `(hash, colors)`.
-pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, Vec<u32>)> + '_ {
+/// The color set definitions of a bucket's bytes: `(hash, colors)`, the colors as their
+/// little-endian bytes (read them with [`set_colors`] where needed: most definitions are
+/// repeats that need only their hash).
+pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, &[u8])> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         if at >= buf.len() {
@@ -573,13 +575,16 @@ pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, Vec<u32>)> +
         }
         let hash = u128_at(&buf[at..]);
         let n = u32_at(&buf[at + 16..]) as usize;
-        let colors = buf[at + 20..at + 20 + 4 * n]
-            .chunks_exact(4)
-            .map(u32_at)
-            .collect();
+        let colors = &buf[at + 20..at + 20 + 4 * n];
         at += 20 + 4 * n;
         Some((hash, colors))
     })
+}
+
+/// The colors of a definition's bytes ([`color_sets`]), into `out` (cleared first).
+pub(crate) fn set_colors(bytes: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(bytes.chunks_exact(4).map(u32_at));
 }
 
 /// A hashed color run: `(unitig, first k-mer, k-mers, set hash)`.
@@ -749,10 +754,14 @@ mod tests {
         buf.clear();
         put_color_set(5, &[0, 2], &mut buf);
         put_color_set(6, &[1], &mut buf);
-        assert_eq!(
-            color_sets(&buf).collect::<Vec<_>>(),
-            [(5, vec![0, 2]), (6, vec![1])]
-        );
+        let mut colors = Vec::new();
+        let sets: Vec<(u128, Vec<u32>)> = color_sets(&buf)
+            .map(|(h, b)| {
+                set_colors(b, &mut colors);
+                (h, colors.clone())
+            })
+            .collect();
+        assert_eq!(sets, [(5, vec![0, 2]), (6, vec![1])]);
 
         let r = (3, 10, 4, 1 << 100);
         assert_eq!(hashed_runs(&hashed_run(r)).collect::<Vec<_>>(), [r]);

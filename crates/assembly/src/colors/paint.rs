@@ -20,7 +20,7 @@ use crate::kmer::Word;
 use crate::plan::Plan;
 use crate::records::{
     HashedRun, SetHashMap64, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
-    solid_runs,
+    set_colors, solid_runs,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
@@ -433,11 +433,16 @@ fn number_runs(
 /// twice is compared with the first: two sets with one hash are an error).
 fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, AssemblyError> {
     let mut sizes: Vec<u64> = vec![0; ids.len() + 1];
-    let (mut buf, mut packed) = (Vec::new(), Vec::new());
+    let (mut buf, mut packed, mut set) = (Vec::new(), Vec::new(), Vec::new());
+    // sized once, from the first definition met (a packed set is never empty); any other
+    // definition of the id is compared in the second pass
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
-        for (hash, set) in color_sets(&buf) {
-            if let Some(&id) = ids.get(&(hash as u64)) {
+        for (hash, raw) in color_sets(&buf) {
+            if let Some(&id) = ids.get(&(hash as u64))
+                && sizes[id as usize + 1] == 0
+            {
+                set_colors(raw, &mut set);
                 packed.clear();
                 encode_set(&set, &mut packed);
                 sizes[id as usize + 1] = packed.len() as u64;
@@ -456,10 +461,11 @@ fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, 
     let mut written = vec![false; ids.len()];
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
-        for (hash, set) in color_sets(&buf) {
+        for (hash, raw) in color_sets(&buf) {
             let Some(&id) = ids.get(&(hash as u64)) else {
                 continue;
             };
+            set_colors(raw, &mut set);
             packed.clear();
             encode_set(&set, &mut packed);
             let slot = &mut bytes[sizes[id as usize] as usize..sizes[id as usize + 1] as usize];
