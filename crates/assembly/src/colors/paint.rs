@@ -429,13 +429,16 @@ fn number_runs(
 }
 
 /// The color sets by id, packed, from the definitions counting wrote: one pass sizes each
-/// set, the next writes it in place, so only the packed sets are ever held (a definition met
-/// twice is compared with the first: two sets with one hash are an error).
+/// set from its first definition, the next writes that definition in place, so only the
+/// packed sets are ever held. Ids are keyed by the low 64 bits of a set's 128-bit hash: a
+/// repeated definition whose high bits differ is another set under the same key, an error;
+/// one with the same 128 bits is the same set (as counting takes it), and is skipped without
+/// decoding.
 fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, AssemblyError> {
     let mut sizes: Vec<u64> = vec![0; ids.len() + 1];
+    // the high 64 bits of each id's hash, from its first definition
+    let mut high: Vec<u64> = vec![0; ids.len()];
     let (mut buf, mut packed, mut set) = (Vec::new(), Vec::new(), Vec::new());
-    // sized once, from the first definition met (a packed set is never empty); any other
-    // definition of the id is compared in the second pass
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
         for (hash, raw) in color_sets(&buf) {
@@ -445,7 +448,8 @@ fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, 
                 set_colors(raw, &mut set);
                 packed.clear();
                 encode_set(&set, &mut packed);
-                sizes[id as usize + 1] = packed.len() as u64;
+                sizes[id as usize + 1] = packed.len() as u64; // never 0: a form byte at least
+                high[id as usize] = (hash >> 64) as u64;
             }
         }
     }
@@ -459,29 +463,28 @@ fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, 
     }
     let mut bytes = vec![0u8; sizes[ids.len()] as usize];
     let mut written = vec![false; ids.len()];
+    let collision = || AssemblyError::Internal("two color sets share a hash".into());
     for b in 0..colors.sets.buckets() {
         colors.sets.read(b, &mut buf)?;
         for (hash, raw) in color_sets(&buf) {
             let Some(&id) = ids.get(&(hash as u64)) else {
                 continue;
             };
+            let id = id as usize;
+            if (hash >> 64) as u64 != high[id] {
+                return Err(collision());
+            }
+            if std::mem::replace(&mut written[id], true) {
+                continue; // a repeat of the set written
+            }
             set_colors(raw, &mut set);
             packed.clear();
             encode_set(&set, &mut packed);
-            let slot = &mut bytes[sizes[id as usize] as usize..sizes[id as usize + 1] as usize];
-            if std::mem::replace(&mut written[id as usize], true) {
-                if slot != packed.as_slice() {
-                    return Err(AssemblyError::Internal(
-                        "two color sets share a hash".into(),
-                    ));
-                }
-            } else if slot.len() != packed.len() {
-                return Err(AssemblyError::Internal(
-                    "two color sets share a hash".into(),
-                ));
-            } else {
-                slot.copy_from_slice(&packed);
+            let slot = &mut bytes[sizes[id] as usize..sizes[id + 1] as usize];
+            if slot.len() != packed.len() {
+                return Err(collision());
             }
+            slot.copy_from_slice(&packed);
         }
     }
     Ok(ColorSets::from_packed(bytes, sizes))
