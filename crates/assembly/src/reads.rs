@@ -119,7 +119,8 @@ pub enum ReadSource<'a> {
 }
 
 impl ReadSource<'_> {
-    fn name(&self) -> PathBuf {
+    /// The file's path, or the name given to bytes (for messages).
+    pub(crate) fn name(&self) -> PathBuf {
         match self {
             ReadSource::File(p) => p.to_path_buf(),
             ReadSource::Bytes(_, name) => PathBuf::from(name),
@@ -206,26 +207,9 @@ pub(crate) fn read_source(
     f: &mut dyn FnMut(&mut Batch, &ReadStats) -> Result<(), AssemblyError>,
 ) -> Result<(), AssemblyError> {
     let name = source.name();
-    // An empty file holds no reads (as jellyfish and numpy read empty inputs), not an error.
-    let empty = match source {
-        ReadSource::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0),
-        ReadSource::Bytes(b, _) => b.is_empty(),
-    };
-    if empty {
+    let Some(mut reader) = open_fastx(source)? else {
         return Ok(());
-    }
-    let mut reader: Box<dyn FastxReader> = match source {
-        ReadSource::File(p) => {
-            // Open first, so a missing file is an I/O error, not a format one.
-            std::fs::File::open(p).map_err(|error| AssemblyError::Io {
-                path: p.to_path_buf(),
-                error,
-            })?;
-            needletail::parse_fastx_file(p)
-        }
-        ReadSource::Bytes(b, _) => needletail::parse_fastx_reader(std::io::Cursor::new(*b)),
-    }
-    .map_err(|e| reads_error(&name, 1, &e))?;
+    };
     let mut record = 0u64;
     while let Some(rec) = reader.next() {
         record += 1;
@@ -348,7 +332,41 @@ fn end_piece(batch: &mut Batch, start: &mut usize, min_len: usize, color: Option
     *start = batch.codes.len();
 }
 
-fn reads_error(path: &Path, record: u64, e: &needletail::errors::ParseError) -> AssemblyError {
+/// A FASTA/FASTQ source opened with needletail, plain or gzip; `None` for an empty one (an
+/// empty file holds no records, as jellyfish and numpy read empty inputs, not an error).
+///
+/// # Errors
+/// [`AssemblyError::Io`] when the file cannot be opened (before any format error);
+/// [`AssemblyError::Reads`] (record 1) when its start is not FASTA/FASTQ.
+pub(crate) fn open_fastx<'a>(
+    source: &ReadSource<'a>,
+) -> Result<Option<Box<dyn FastxReader + 'a>>, AssemblyError> {
+    let name = source.name();
+    Ok(Some(
+        match source {
+            ReadSource::File(p) => {
+                let file = std::fs::File::open(p).map_err(|error| AssemblyError::Io {
+                    path: p.to_path_buf(),
+                    error,
+                })?;
+                if file.metadata().is_ok_and(|m| m.is_file() && m.len() == 0) {
+                    return Ok(None);
+                }
+                needletail::parse_fastx_reader(file)
+            }
+            ReadSource::Bytes([], _) => return Ok(None),
+            ReadSource::Bytes(b, _) => needletail::parse_fastx_reader(std::io::Cursor::new(*b)),
+        }
+        .map_err(|e| reads_error(&name, 1, &e))?,
+    ))
+}
+
+/// A reader's error at `record` (1-based) of `path`.
+pub(crate) fn reads_error(
+    path: &Path,
+    record: u64,
+    e: &needletail::errors::ParseError,
+) -> AssemblyError {
     AssemblyError::Reads {
         path: path.to_path_buf(),
         record,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_errors, dir, ok_json, warpath};
+use common::{assert_errors, dir, ok_json, run_json, warpath};
 
 /// `n` related genomes: one base with a few SNPs each.
 fn genomes(n: usize, len: usize) -> Vec<Vec<u8>> {
@@ -36,13 +36,7 @@ fn colors_args(d: &std::path::Path, gs: &[Vec<u8>]) -> Vec<String> {
 }
 
 fn run(d: &std::path::Path, args: &[&str]) -> serde_json::Value {
-    let out = warpath()
-        .args(args)
-        .arg("--json")
-        .current_dir(d)
-        .output()
-        .unwrap();
-    ok_json(&out)
+    ok_json(&run_json(d, args))
 }
 
 fn read(d: &std::path::Path, name: &str) -> String {

@@ -10,6 +10,7 @@
 mod paint;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::sync::Mutex;
 
@@ -143,33 +144,56 @@ fn get_varint(b: &mut &[u8]) -> u32 {
 /// interval of consecutive colors its gap from the last one's end and its length, then
 /// `0, 0` (runs of related genomes, which a pangenome's sets mostly are).
 pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.push(0);
-    put_varint(set.len() as u32, out);
-    let mut last = 0;
-    for (i, &c) in set.iter().enumerate() {
-        put_varint(if i == 0 { c } else { c - last }, out);
-        last = c;
+    let runs = || set.chunk_by(|a, b| a + 1 == *b);
+    // sized first, so that the set is written once, in the shorter form
+    let gaps: usize = varint_len(set.len() as u32)
+        + set
+            .iter()
+            .zip(std::iter::once(&0).chain(set))
+            .map(|(&c, &last)| varint_len(c - last))
+            .sum::<usize>();
+    let (mut end, mut intervals) = (0, 2);
+    for run in runs() {
+        intervals += varint_len(run[0] - end) + varint_len(run.len() as u32);
+        end = run[0] + run.len() as u32;
     }
-    let gaps = out.len() - start;
-    let runs = set.chunk_by(|a, b| a + 1 == *b).count();
-    // an interval takes at most the bytes of the gap before it plus its length's
-    if runs * 2 + 3 < gaps {
-        out.truncate(start);
+    if intervals < gaps {
         out.push(1);
         let mut end = 0;
-        for run in set.chunk_by(|a, b| a + 1 == *b) {
+        for run in runs() {
             put_varint(run[0] - end, out);
             put_varint(run.len() as u32, out);
             end = run[0] + run.len() as u32;
         }
         put_varint(0, out);
         put_varint(0, out);
+    } else {
+        out.push(0);
+        put_varint(set.len() as u32, out);
+        let mut last = 0;
+        for &c in set {
+            put_varint(c - last, out);
+            last = c;
+        }
     }
 }
 
+/// The bytes of a LEB128 varint.
+fn varint_len(v: u32) -> usize {
+    (32 - v.leading_zeros() as usize).max(1).div_ceil(7)
+}
+
 /// The colors of a packed set, into `out`.
-fn decode_set(mut b: &[u8], out: &mut Vec<u32>) {
+fn decode_set(b: &[u8], out: &mut Vec<u32>) {
+    let mut runs = Vec::new();
+    decode_intervals(b, &mut runs);
+    out.extend(runs.iter().flat_map(|&(a, len)| a..a + len));
+}
+
+/// The intervals `(first color, length)` of consecutive colors of a packed set, into `out`
+/// (cleared first): what adds a count to every color of the set fastest.
+pub(crate) fn decode_intervals(mut b: &[u8], out: &mut Vec<(u32, u32)>) {
+    out.clear();
     let Some((&form, rest)) = b.split_first() else {
         return;
     };
@@ -183,7 +207,10 @@ fn decode_set(mut b: &[u8], out: &mut Vec<u32>) {
             } else {
                 c + get_varint(&mut b)
             };
-            out.push(c);
+            match out.last_mut() {
+                Some((a, len)) if *a + *len == c => *len += 1,
+                _ => out.push((c, 1)),
+            }
         }
     } else {
         let mut end = 0;
@@ -192,7 +219,7 @@ fn decode_set(mut b: &[u8], out: &mut Vec<u32>) {
             if len == 0 {
                 return;
             }
-            out.extend(end + gap..end + gap + len);
+            out.push((end + gap, len));
             end += gap + len;
         }
     }
@@ -232,17 +259,17 @@ impl ColorTable {
         line.push_str(&quoted.join(", "));
         line.push_str("]}\n");
         out.write_all(line.as_bytes())?;
-        let mut set = Vec::new();
+        let mut runs = Vec::new();
         for id in 0..self.sets.len() {
-            set.clear();
-            decode_set(
+            decode_intervals(
                 &self.sets.bytes
                     [self.sets.offsets[id] as usize..self.sets.offsets[id + 1] as usize],
-                &mut set,
+                &mut runs,
             );
             line.clear();
-            line.push_str(&format!("{{\"id\": {id}, \"colors\": ["));
-            for (i, &c) in set.iter().enumerate() {
+            // writing to a String cannot fail
+            let _ = write!(line, "{{\"id\": {id}, \"colors\": [");
+            for (i, c) in runs.iter().flat_map(|&(a, len)| a..a + len).enumerate() {
                 if i > 0 {
                     line.push_str(", ");
                 }
@@ -324,7 +351,13 @@ mod tests {
             prop_assert!(packed.len() <= gaps_only);
             let mut back = Vec::new();
             decode_set(&packed, &mut back);
-            prop_assert_eq!(back, set);
+            prop_assert_eq!(&back, &set);
+            // either form decodes to the maximal intervals of consecutive colors
+            let mut runs = Vec::new();
+            decode_intervals(&packed, &mut runs);
+            let want: Vec<(u32, u32)> =
+                set.chunk_by(|a, b| a + 1 == *b).map(|r| (r[0], r.len() as u32)).collect();
+            prop_assert_eq!(runs, want);
         }
     }
 }

@@ -4,14 +4,13 @@
 
 use std::path::Path;
 
-use needletail::parser::FastxReader;
 use rayon::prelude::*;
 
 use super::Records;
 use super::table::{NOT_FOUND, PREFETCH_AHEAD, QueryTable};
 use crate::AssemblyError;
 use crate::kmer::{BASE_CODES, Word, canonical};
-use crate::reads::ReadSource;
+use crate::reads::{ReadSource, open_fastx};
 
 /// What a pass over the unitigs saw.
 #[derive(Debug, Default)]
@@ -40,7 +39,7 @@ pub(crate) fn scan<W: Word>(
     table: &QueryTable<W>,
 ) -> Result<GraphPass, AssemblyError> {
     let mut pass = GraphPass::default();
-    let Some(mut reader) = open_fastx(unitigs, path)? else {
+    let Some(mut reader) = open_fastx(unitigs)? else {
         return Ok(pass);
     };
     let mut record = 0u64;
@@ -178,34 +177,6 @@ fn unitig_kmers<W: Word>(
         }
     }
     Ok(())
-}
-
-/// Opens a FASTA/FASTQ source with needletail (`None` for an empty one).
-pub(crate) fn open_fastx<'a>(
-    source: &ReadSource<'a>,
-    path: &Path,
-) -> Result<Option<Box<dyn FastxReader + 'a>>, AssemblyError> {
-    let parse_error = |e: needletail::errors::ParseError| AssemblyError::Reads {
-        path: path.to_path_buf(),
-        record: 1,
-        message: e.to_string(),
-    };
-    Ok(Some(match source {
-        ReadSource::File(p) => {
-            let file = std::fs::File::open(p).map_err(|error| AssemblyError::Io {
-                path: p.to_path_buf(),
-                error,
-            })?;
-            if file.metadata().is_ok_and(|m| m.is_file() && m.len() == 0) {
-                return Ok(None);
-            }
-            needletail::parse_fastx_reader(file).map_err(parse_error)?
-        }
-        ReadSource::Bytes([], _) => return Ok(None),
-        ReadSource::Bytes(b, _) => {
-            needletail::parse_fastx_reader(std::io::Cursor::new(*b)).map_err(parse_error)?
-        }
-    }))
 }
 
 /// The `C:<hex id>:<k-mers>` runs of a header, in order, into `runs`.

@@ -19,9 +19,8 @@ use rayon::prelude::*;
 
 use crate::AssemblyError;
 use crate::kmer::{BASE_CODES, Word, check_k};
-use crate::reads::ReadSource;
-use graph::open_fastx;
-use sets::{Needed, PassSets, SetsFile, source_name};
+use crate::reads::{ReadSource, open_fastx, reads_error};
+use sets::{Needed, PassSets, SetsFile};
 use table::{NOT_FOUND, PREFETCH_AHEAD, QueryTable};
 
 /// A colored compacted De Bruijn graph opened for queries: its files, its k and its color
@@ -191,8 +190,8 @@ impl<'a> ColoredGraph<'a> {
             ..Records::default()
         };
         for source in sources {
-            let path = source_name(source);
-            let Some(mut reader) = open_fastx(source, &path)? else {
+            let path = source.name();
+            let Some(mut reader) = open_fastx(source)? else {
                 continue;
             };
             let mut record = 0u64;
@@ -279,7 +278,7 @@ impl<'a> ColoredGraph<'a> {
         f: &mut dyn FnMut(&QueryMatch<'_>) -> Result<(), AssemblyError>,
     ) -> Result<bool, AssemblyError> {
         let table = &kmers.table;
-        let unitigs = source_name(&self.unitigs);
+        let unitigs = self.unitigs.name();
         let graph = graph::scan(&self.unitigs, &unitigs, self.k, table)?;
         // the sets reached, read; to the end of the file on the first pass, to count them
         let first = stats.passes == 0;
@@ -454,11 +453,7 @@ impl Records {
                 return Ok(false);
             };
             *record += 1;
-            let rec = rec.map_err(|e| AssemblyError::Reads {
-                path: path.to_path_buf(),
-                record: *record,
-                message: e.to_string(),
-            })?;
+            let rec = rec.map_err(|e| reads_error(path, *record, &e))?;
             let id = rec.id();
             let end = if first_word {
                 id.iter()

@@ -14,15 +14,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::AssemblyError;
+use crate::colors::{decode_intervals, encode_set};
 use crate::reads::ReadSource;
-
-/// The name of a source, for messages.
-pub(crate) fn source_name(source: &ReadSource<'_>) -> PathBuf {
-    match source {
-        ReadSource::File(p) => p.to_path_buf(),
-        ReadSource::Bytes(_, name) => PathBuf::from(name),
-    }
-}
 
 /// A reader of a source's bytes, inflated when they start with gzip's magic bytes.
 fn open<'a>(source: &ReadSource<'a>) -> Result<Box<dyn BufRead + 'a>, AssemblyError> {
@@ -39,7 +32,7 @@ fn open<'a>(source: &ReadSource<'a>) -> Result<Box<dyn BufRead + 'a>, AssemblyEr
     let gz = r
         .fill_buf()
         .map_err(|error| AssemblyError::Io {
-            path: source_name(source),
+            path: source.name(),
             error,
         })?
         .starts_with(&[0x1f, 0x8b]);
@@ -213,9 +206,7 @@ impl Needed {
 }
 
 /// The sets one pass read: by set id, the colors (numbers, ascending) of those asked for,
-/// packed as intervals of consecutive colors, each the varint gap from the last one's end and
-/// its length (a few bytes a set in a pangenome, whose sets are mostly runs of related
-/// genomes in the order of the inputs).
+/// packed as the colored build packs them ([`encode_set`]: a few bytes a set in a pangenome).
 #[derive(Default)]
 pub(crate) struct PassSets {
     /// Per id, its position among the sets read (`u32::MAX`: not read).
@@ -225,27 +216,6 @@ pub(crate) struct PassSets {
     bytes: Vec<u8>,
     /// The sets in the file, when the pass read it to the end.
     pub(crate) total: Option<u64>,
-}
-
-/// Appends a varint (LEB128).
-fn put(mut v: u32, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// Appends an ascending set as intervals `(gap from the previous end, length)`, then `0, 0`.
-fn encode_intervals(set: &[u32], out: &mut Vec<u8>) {
-    let mut end = 0;
-    for run in set.chunk_by(|a, b| a + 1 == *b) {
-        put(run[0] - end, out);
-        put(run.len() as u32, out);
-        end = run[0] + run.len() as u32;
-    }
-    put(0, out);
-    put(0, out);
 }
 
 impl PassSets {
@@ -272,29 +242,7 @@ impl PassSets {
     #[inline]
     pub(crate) fn intervals_into(&self, p: u32, out: &mut Vec<(u32, u32)>) {
         let p = p as usize;
-        let mut b = &self.bytes[self.starts[p]..self.starts[p + 1]];
-        let mut get = || {
-            let (mut v, mut shift) = (0u32, 0);
-            while let Some((&byte, rest)) = b.split_first() {
-                b = rest;
-                v |= u32::from(byte & 0x7f) << shift;
-                if byte < 0x80 {
-                    break;
-                }
-                shift += 7;
-            }
-            v
-        };
-        out.clear();
-        let mut end = 0;
-        loop {
-            let (gap, len) = (get(), get());
-            if len == 0 {
-                return;
-            }
-            out.push((end + gap, len));
-            end += gap + len;
-        }
+        decode_intervals(&self.bytes[self.starts[p]..self.starts[p + 1]], out);
     }
 
     /// The colors of set `id` (one that was asked for), ascending.
@@ -343,7 +291,7 @@ impl<'a> SetsFile<'a> {
     pub(crate) fn open(source: ReadSource<'a>) -> Result<SetsFile<'a>, AssemblyError> {
         let mut file = SetsFile {
             source,
-            path: source_name(&source),
+            path: source.name(),
             names: Names::default(),
             header: false,
         };
@@ -548,7 +496,7 @@ impl<'a> SetsFile<'a> {
         };
         check_id(got, id).map_err(bad)?;
         sorted_distinct(scratch, &self.names).map_err(bad)?;
-        encode_intervals(scratch, out);
+        encode_set(scratch, out);
         Ok(())
     }
 
@@ -770,7 +718,7 @@ mod tests {
     }
 
     #[test]
-    fn sets_are_packed_as_intervals() {
+    fn sets_read_back_as_their_intervals() {
         for set in [
             vec![],
             vec![0],
@@ -782,9 +730,16 @@ mod tests {
                 starts: vec![0],
                 ..PassSets::default()
             };
-            encode_intervals(&set, &mut s.bytes);
+            encode_set(&set, &mut s.bytes);
             s.starts.push(s.bytes.len());
             assert_eq!(s.set(0), set);
+            let mut runs = Vec::new();
+            s.intervals_into(0, &mut runs);
+            let want: Vec<(u32, u32)> = set
+                .chunk_by(|a, b| a + 1 == *b)
+                .map(|r| (r[0], r.len() as u32))
+                .collect();
+            assert_eq!(runs, want);
         }
     }
 

@@ -466,8 +466,8 @@ fn query_errors_name_the_record_and_stop_at_the_callers_error() {
 
 #[test]
 fn passes_halve_when_the_sets_reached_exceed_half_the_bound() {
-    // 3,000 colors; 24 unitigs, each of its own set of every other color (about 3 KB packed)
-    let colors: Vec<String> = (0..3000).map(|c| format!("c{c}")).collect();
+    // 6,000 colors; 24 unitigs, each of its own set of every other color (about 3 KB packed)
+    let colors: Vec<String> = (0..6000).map(|c| format!("c{c}")).collect();
     let mut sets = serde_json::json!({ "colors": colors }).to_string() + "\n";
     let (mut fasta, mut queries) = (String::new(), String::new());
     for u in 0..24u64 {
@@ -493,7 +493,7 @@ fn passes_halve_when_the_sets_reached_exceed_half_the_bound() {
     assert!(s2.passes >= 4, "{s2:?}");
     assert_eq!(many, one);
     for (u, (name, kmers, matches)) in one.iter().enumerate() {
-        assert_eq!((name, *kmers, matches.len()), (&format!("q{u}"), 10, 1500));
+        assert_eq!((name, *kmers, matches.len()), (&format!("q{u}"), 10, 3000));
         assert!(
             matches
                 .iter()

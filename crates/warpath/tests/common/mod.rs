@@ -41,16 +41,21 @@ pub fn json_of(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
 }
 
+/// Runs `warpath ARGS --json` in `d`.
+pub fn run_json(d: &std::path::Path, args: &[&str]) -> Output {
+    warpath()
+        .args(args)
+        .arg("--json")
+        .current_dir(d)
+        .output()
+        .unwrap()
+}
+
 /// Runs each `(arguments, kind, needle)` case with `--json` in `d`: each must fail with an
 /// error of that kind whose message holds the needle.
 pub fn assert_errors(d: &std::path::Path, cases: &[(Vec<&str>, &str, &str)]) {
     for (args, kind, needle) in cases {
-        let out = warpath()
-            .args(args)
-            .arg("--json")
-            .current_dir(d)
-            .output()
-            .unwrap();
+        let out = run_json(d, args);
         assert!(!out.status.success(), "{args:?}");
         let v = json_of(&out);
         assert_eq!(v["kind"], *kind, "{args:?}: {v}");
