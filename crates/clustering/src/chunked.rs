@@ -288,7 +288,7 @@ pub fn chunk_stats<T: Element>(
     )? {
         Target::Cpu => {
             let mut labels = vec![u32::MAX; n];
-            step_tree(&x, d, (w.as_deref(), None), &c, k, &mut labels, false)
+            step_tree(&x, d, (w.as_deref(), None, None), &c, k, &mut labels, false)
         }
         Target::Cuda(gpu) => CudaStepper::new(gpu, &x, d, w.as_deref())?.step(&c, k)?,
     };
@@ -334,7 +334,7 @@ pub fn chunk_farthest<T: Element>(
         return Ok(Vec::new());
     }
     let mut labels = vec![u32::MAX; n];
-    step_tree(&x, d, (w.as_deref(), None), &c, k, &mut labels, false);
+    step_tree(&x, d, (w.as_deref(), None, None), &c, k, &mut labels, false);
     Ok(
         farthest_points(&x, d, w.as_deref(), &c, &labels, m, row_offset)
             .into_iter()

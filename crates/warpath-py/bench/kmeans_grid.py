@@ -8,7 +8,8 @@ three modes:
 
 - ``explicit``: the same ``k`` rows of the data as initial centres for both, ``n_init=1``, the
   defaults otherwise (``tol=1e-4``, ``max_iter=300``): time (best of ``--repeat`` or more rounds for short fits, the
-  contenders alternating), iterations, and the relative inertia difference
+  contenders alternating, each fit after a pause of ``--pause`` seconds so that the other
+  contender's spinning threads are asleep), iterations, and the relative inertia difference
   ``(warpath - sklearn) / sklearn`` (float64 fits follow the same trajectory; float32 ones may
   part after a near-tie, since scikit-learn's float32 distances are not the exact ones);
 - ``default``: ``KMeans(n_clusters=k, random_state=s)`` for ``--seeds`` seeds (k-means++, one
@@ -86,10 +87,18 @@ def parse_args():
     p.add_argument("--seeds", type=int, default=5, help="seeds of the default and ninit10 modes")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--budget", type=float, default=60.0, help="skip a cell whose first scikit-learn fit took longer (seconds)")
+    p.add_argument("--pause", type=float, default=0.05, help="seconds of rest before every timed fit, so that the other contender's spinning threads have gone to sleep (default 0.05)")
     p.add_argument("--algorithms", action="store_true", help="also time every warpath algorithm and scikit-learn's elkan")
     p.add_argument("--no-avx512", action="store_true", help="AVX-512 off for warpath, numpy and OpenBLAS")
     p.add_argument("--csv", help="also write every cell to this CSV file")
-    return p.parse_args()
+    args = p.parse_args()
+    # numpy's names are accepted too; anything else is an error, not a silent float64.
+    names = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
+    try:
+        args.dtype = ",".join(names[t] for t in args.dtype.split(","))
+    except KeyError as e:
+        p.error(f"--dtype: unknown type {e.args[0]!r} (f32, f64, float32 or float64)")
+    return args
 
 
 def rounds_for(repeat, first_s, spend_s=0.1, most=15):
@@ -157,6 +166,11 @@ def main():
                         yield kind, X, k
 
     def fit_time(make, X):
+        # scikit-learn's OpenMP threads spin for a while after its fit; on a machine with few
+        # cores they would steal the next fit's cores (warpath's fit right after a
+        # scikit-learn fit ran 1.5x slower on 2 vCPUs). A pause before every fit lets the
+        # previous contender's threads go to sleep, so each is timed at its best.
+        time.sleep(args.pause)
         t = time.perf_counter()
         m = make().fit(X)
         return time.perf_counter() - t, m

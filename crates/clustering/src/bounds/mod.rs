@@ -56,7 +56,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::assign::{BLOCKED_MIN, Centres, GroupBlocks, Method, TILE_CENTRES, method_for};
-use crate::cpu::{CpuKind, CpuStepper, Rows, block_rows, parallel_step, step_parallel, tree};
+use crate::cpu::{CpuKind, CpuStepper, Rows, block_rows, parallel_step, tree};
 use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64};
 use crate::{Element, KMeansError};
 
@@ -300,9 +300,9 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
             && self.plain_steps < ADAPTIVE_DIRECT_MIN_PLAIN;
         if self.given_up || ((defer || renting) && self.groups.is_none()) {
             // Plain Lloyd steps while many labels change, or for good once the bounds did not
-            // pay (the same statistics, bit for bit).
-            let p = &mut self.plain;
-            let stats = step_parallel(p.data, d, p.weights, centroids, k, &mut p.labels);
+            // pay (the same statistics, bit for bit), by the plain stepper, which keeps what
+            // its kernel computes once per fit (the rows' norms, their packing).
+            let stats = self.plain.step(centroids, k)?;
             #[cfg(test)]
             let pinned = self.pin_plain_secs;
             #[cfg(not(test))]

@@ -44,22 +44,34 @@ fn check<T: Element>(n: usize, d: usize, k: usize, weighted: bool, seed: u64) {
         runs.push((name, st, q, labels));
     };
     run("widest", &|l, st, q| {
-        leaf(&x, (weights, None), &cent, l, (st, q, false))
+        leaf(&x, (weights, None, None), &cent, l, (st, q, false))
     });
     #[cfg(target_arch = "x86_64")]
     if crate::isa::has_avx512() {
         // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT.
         run("avx2", &|l, st, q| unsafe {
-            x86::leaf_avx2(&x, (weights, None), &cent, l, (st, q, false))
+            x86::leaf_avx2(&x, (weights, None, None), &cent, l, (st, q, false))
+        });
+    }
+    #[cfg(target_arch = "x86_64")]
+    let packed = narrow::pack_rows(&x, d);
+    #[cfg(target_arch = "x86_64")]
+    if narrow::narrow(k) {
+        // The narrow kernel, from the rows packed as a fit packs them.
+        run("narrow", &|l, st, q| {
+            leaf(&x, (weights, None, Some(&packed)), &cent, l, (st, q, false))
+        });
+        run("narrow exact", &|l, st, q| {
+            leaf(&x, (weights, None, Some(&packed)), &cent, l, (st, q, true))
         });
     }
     // With exact distances for the inertia, nothing in `q`.
     run("exact", &|l, st, q| {
-        leaf(&x, (weights, None), &cent, l, (st, q, true))
+        leaf(&x, (weights, None, None), &cent, l, (st, q, true))
     });
     for (name, st, q, labels) in runs {
         let what = format!("{} {name} n {n} d {d} k {k} weighted {weighted}", T::NAME);
-        if name == "exact" {
+        if name.ends_with("exact") {
             assert_eq!(st.inertia.to_bits(), want.inertia.to_bits(), "{what}");
             assert!(q.iter().all(|&v| v == 0.0), "{what}");
         } else {
@@ -86,6 +98,11 @@ fn a_leaf_has_the_plain_sums_bit_for_bit() {
         (257, 16, 64),
         (700, 33, 100),
         (40, 130, 7),
+        (531, 16, 3),
+        (1000, 5, 8),
+        (17, 64, 2),
+        (600, 12, 4),
+        (333, 31, 6),
     ]
     .iter()
     .enumerate()

@@ -22,14 +22,20 @@
 //!
 //! **Files.** This one holds the entry points and what they share (the buffers, the settling
 //! of a row); `x86.rs` the kernels, generic over a register of lanes (AVX-512 and AVX2);
-//! `tests.rs` and `leaf_tests.rs` their tests against the reference.
+//! `narrow.rs` the kernel for up to eight centres with AVX-512 (the points in the lanes, from
+//! rows packed once per fit); `tests.rs` and `leaf_tests.rs` their tests against the
+//! reference.
 
 use crate::Element;
 use crate::centres::{Centres, take};
 use crate::lloyd::{StepStats, dist2_f64};
 
+/// What a leaf reads beside its rows: their weights, their `|x|^2` when computed once per
+/// fit, and the rows packed for the narrow kernel ([`narrow::pack_rows`]) when it serves.
+pub(crate) type RowAids<'a, T> = (Option<&'a [f64]>, Option<&'a [f64]>, Option<&'a [T]>);
+
 /// The most points per block of the kernel (rows of accumulators).
-const P_MAX: usize = 12;
+const P_MAX: usize = 8;
 /// Blocks of rows per group: a group's rows go through one chunk of centres (up to four
 /// registers wide) before the next chunk, so each chunk is read from the L2 cache once per
 /// group rather than once per block.
@@ -137,7 +143,8 @@ pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
 }
 
 /// One leaf of a Lloyd step with the fused kernel: the rows of `x` (`d` wide, with their
-/// weights, and their `|x|^2` when at hand, else computed here) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts
+/// weights, their `|x|^2` when at hand, else computed here, and for a few centres their
+/// packed blocks, which the narrow kernel then labels) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts
 /// the changes), their weighted sums and weights added to `st` in row order, and with
 /// `exact` their weighted exact squared distances to `st.inertia` ([`dist2_f64`], as the
 /// direct path adds them), else `w |x|^2` to `q[label]` for the inertia formula. The sums add
@@ -147,7 +154,7 @@ pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
 /// Without AVX2 and FMA (the method is chosen only where the CPU has them).
 pub(crate) fn leaf<T: Element>(
     x: &[T],
-    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
+    (weights, norms, packed): crate::fused::RowAids<'_, T>,
     cent: &Centres<T>,
     labels: &mut [u32],
     (st, q, exact): (&mut StepStats, &mut [f64], bool),
@@ -155,17 +162,21 @@ pub(crate) fn leaf<T: Element>(
     #[cfg(target_arch = "x86_64")]
     {
         if crate::isa::has_avx512() {
-            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::leaf_avx512(x, (weights, norms), cent, labels, (st, q, exact)) };
+            // Packed rows serve the narrow kernel only (a few centres).
+            let packed = packed.filter(|_| narrow::narrow(cent.k));
+            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; the
+            // packed blocks, when given, are the rows' ([`narrow::pack_rows`]).
+            let rows = (weights, norms, packed);
+            unsafe { x86::leaf_avx512(x, rows, cent, labels, (st, q, exact)) };
             return;
         }
         if crate::isa::has_avx2() {
-            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::leaf_avx2(x, (weights, norms), cent, labels, (st, q, exact)) };
+            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; no packed rows without AVX-512.
+            unsafe { x86::leaf_avx2(x, (weights, norms, None), cent, labels, (st, q, exact)) };
             return;
         }
     }
-    let _ = (x, weights, norms, cent, labels, st, q, exact);
+    let _ = (x, weights, norms, packed, cent, labels, st, q, exact);
     panic!("the fused assignment kernel needs AVX2 and FMA");
 }
 
@@ -236,6 +247,8 @@ fn settle_row<T: Element>(
     best.0
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod narrow;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

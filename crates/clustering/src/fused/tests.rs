@@ -26,6 +26,17 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         unsafe { x86::labels_avx2(x, &xn2, &cent, &mut buf, &mut out) };
         runs.push(("avx2", out));
     }
+    #[cfg(target_arch = "x86_64")]
+    if narrow::narrow(k) {
+        // The narrow kernel, from the rows packed as a fit packs them.
+        let packed = narrow::pack_rows(x, d);
+        let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
+        buf.size(&cent, n.next_multiple_of(narrow::pack_width::<T>()));
+        // SAFETY: the CPU has AVX-512; `k` is within the kernel's; the blocks are the rows';
+        // `buf` is sized in whole blocks.
+        unsafe { narrow::labels_narrow_avx512(x, &xn2, &packed, &cent, &mut buf, &mut out) };
+        runs.push(("narrow", out));
+    }
     runs
 }
 
@@ -56,10 +67,10 @@ fn labels_are_the_reference_labels_at_every_register_boundary() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     for d in [1, 2, 3, 9, 16, 17, 50, 64, 65, 130] {
         for k in [
-            1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 129, 256, 300,
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 129, 256, 300,
         ] {
             // Row counts around the block of six.
-            let n = [1, 5, 6, 7, 13, 40][(d + k) % 6];
+            let n = [1, 5, 6, 7, 13, 40, 49][(d + k) % 7];
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             check::<f32>(&x, &c, d, "random");

@@ -25,6 +25,8 @@ pub(super) trait Lanes<T>: Copy {
     /// `a * b + c` with one rounding.
     unsafe fn fma(a: Self, b: Self, c: Self) -> Self;
     unsafe fn min(a: Self, b: Self) -> Self;
+    /// `a + b`.
+    unsafe fn add(a: Self, b: Self) -> Self;
     /// The smallest lane.
     unsafe fn hmin(self) -> T;
     /// Bit `l` set when lane `l` is at most `bar` (ordered: NaN lanes are not).
@@ -40,6 +42,7 @@ pub(super) trait Lanes<T>: Copy {
 macro_rules! lanes {
     ($name:ident, $t:ty, $v:ty, $w:expr,
      load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
+     add $addv:ident,
      le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr,
      sums $sw:expr, |$sx:ident, $su:ident| $wide:expr, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident) => {
         #[derive(Clone, Copy)]
@@ -75,6 +78,11 @@ macro_rules! lanes {
             unsafe fn min(a: Self, b: Self) -> Self {
                 // SAFETY: the trait's contract.
                 unsafe { $name($min(a.0, b.0)) }
+            }
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                // SAFETY: the trait's contract.
+                unsafe { $name($addv(a.0, b.0)) }
             }
             #[inline(always)]
             unsafe fn hmin(self) -> $t {
@@ -139,21 +147,21 @@ macro_rules! lanes {
 
 lanes!(Z32, f32, __m512, 16,
     load _mm512_loadu_ps, store _mm512_storeu_ps, set1 _mm512_set1_ps, fma _mm512_fmadd_ps,
-    min _mm512_min_ps,
+    min _mm512_min_ps, add _mm512_add_ps,
     le |a, b| u32::from(_mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)),
     hmin |h| _mm512_reduce_min_ps(h),
     sums 8, |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
     __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
 lanes!(Z64, f64, __m512d, 8,
     load _mm512_loadu_pd, store _mm512_storeu_pd, set1 _mm512_set1_pd, fma _mm512_fmadd_pd,
-    min _mm512_min_pd,
+    min _mm512_min_pd, add _mm512_add_pd,
     le |a, b| u32::from(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)),
     hmin |h| _mm512_reduce_min_pd(h),
     sums 8, |x, u| _mm512_loadu_pd(x.add(u)),
     __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
 lanes!(Y32, f32, __m256, 8,
     load _mm256_loadu_ps, store _mm256_storeu_ps, set1 _mm256_set1_ps, fma _mm256_fmadd_ps,
-    min _mm256_min_ps,
+    min _mm256_min_ps, add _mm256_add_ps,
     le |a, b| _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32,
     hmin |h| {
         let m = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps::<1>(h));
@@ -164,7 +172,7 @@ lanes!(Y32, f32, __m256, 8,
     __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
 lanes!(Y64, f64, __m256d, 4,
     load _mm256_loadu_pd, store _mm256_storeu_pd, set1 _mm256_set1_pd, fma _mm256_fmadd_pd,
-    min _mm256_min_pd,
+    min _mm256_min_pd, add _mm256_add_pd,
     le |a, b| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)) as u32,
     hmin |h| {
         let m = _mm_min_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd::<1>(h));
@@ -175,7 +183,7 @@ lanes!(Y64, f64, __m256d, 4,
 
 /// `T` seen as `U` (the same type, checked).
 #[inline(always)]
-fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
+pub(super) fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
     assert!(TypeId::of::<T>() == TypeId::of::<U>());
     // SAFETY: `T` and `U` are the same type (checked just above).
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
@@ -186,7 +194,7 @@ fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
 /// most `$bmax` registers of centres at a time.
 macro_rules! entries {
     ($labels:ident, $leaf:ident, $dist:ident, $feat:literal, $v32:ident, $v64:ident,
-     $bmax:expr) => {
+     $bmax:expr, |$px:ident, $pn:ident, $pp:ident, $pc:ident, $pb:ident, $po:ident| $narrow:expr) => {
         /// Squared distances of the rows (see `super::sq_distance_rows`).
         ///
         /// # Safety
@@ -239,21 +247,30 @@ macro_rules! entries {
         #[target_feature(enable = $feat)]
         pub(super) unsafe fn $leaf<T: Element>(
             x: &[T],
-            weights: (Option<&[f64]>, Option<&[f64]>),
+            rows: crate::fused::RowAids<'_, T>,
             cent: &Centres<T>,
             labels: &mut [u32],
             out: (&mut StepStats, &mut [f64], bool),
         ) {
+            let labels_of = |$px: &[T],
+                             $pn: &[f64],
+                             packed: Option<&[T]>,
+                             $pc: &Centres<T>,
+                             $pb: &mut Buffer<T>,
+                             $po: &mut [u32]| {
+                match packed {
+                    // SAFETY: the caller's contract; the packed blocks are the tile's.
+                    Some($pp) => unsafe { $narrow },
+                    // SAFETY: the caller's contract.
+                    None => unsafe { $labels($px, $pn, $pc, $pb, $po) },
+                }
+            };
             // SAFETY: the caller's contract; the element type is checked by `same`.
             unsafe {
                 if TypeId::of::<T>() == TypeId::of::<f32>() {
-                    leaf_tiles::<T, $v32, f32>(x, weights, cent, labels, out, |x, xn2, c, b, o| {
-                        $labels(x, xn2, c, b, o)
-                    });
+                    leaf_tiles::<T, $v32, f32>(x, rows, cent, labels, out, labels_of);
                 } else {
-                    leaf_tiles::<T, $v64, f64>(x, weights, cent, labels, out, |x, xn2, c, b, o| {
-                        $labels(x, xn2, c, b, o)
-                    });
+                    leaf_tiles::<T, $v64, f64>(x, rows, cent, labels, out, labels_of);
                 }
             }
         }
@@ -267,7 +284,8 @@ entries!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
     Z32,
     Z64,
-    4
+    4,
+    |x, xn2, p, c, b, o| super::narrow::labels_narrow_avx512(x, xn2, p, c, b, o)
 );
 entries!(
     labels_avx2,
@@ -276,8 +294,25 @@ entries!(
     "avx2,fma,bmi1,bmi2,popcnt",
     Y32,
     Y64,
-    2
+    2,
+    |x, xn2, p, c, b, o| no_narrow(x, xn2, p, c, b, o)
 );
+
+/// The narrow kernel's place without AVX-512, never reached: no rows are packed for it
+/// there ([`super::leaf`]).
+///
+/// # Safety
+/// Never called.
+unsafe fn no_narrow<T>(
+    _: &[T],
+    _: &[f64],
+    _: &[T],
+    _: &Centres<T>,
+    _: &mut Buffer<T>,
+    _: &mut [u32],
+) {
+    unreachable!("rows packed for the narrow kernel without AVX-512");
+}
 
 /// `|x|^2` of every row (see `super::row_norms`).
 ///
@@ -332,11 +367,11 @@ pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) 
 #[inline(always)]
 unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
     x: &[T],
-    (weights, norms): (Option<&[f64]>, Option<&[f64]>),
+    (weights, norms, packed): crate::fused::RowAids<'_, T>,
     cent: &Centres<T>,
     labels: &mut [u32],
     (st, q, exact): (&mut StepStats, &mut [f64], bool),
-    labels_of: impl Fn(&[T], &[f64], &Centres<T>, &mut Buffer<T>, &mut [u32]),
+    labels_of: impl Fn(&[T], &[f64], Option<&[T]>, &Centres<T>, &mut Buffer<T>, &mut [u32]),
 ) {
     let d = cent.d;
     let mut buf = Buffer::default();
@@ -356,7 +391,9 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
                 &computed[..rows]
             }
         };
-        labels_of(xt, xn2, cent, &mut buf, &mut slots[..rows]);
+        // TILE is a whole number of packed blocks: the tile's blocks start at its first row.
+        let tile_packed = packed.map(|p| &p[ti * TILE * d..]);
+        labels_of(xt, xn2, tile_packed, cent, &mut buf, &mut slots[..rows]);
         for (r, &slot) in slots[..rows].iter().enumerate() {
             let i = ti * TILE + r;
             let label = cent.id(slot);
@@ -395,7 +432,6 @@ unsafe fn by_registers<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
     // SAFETY: the caller's contract; each constant is the register count it names.
     unsafe {
         match (cent.kp / V::W, rows_per_block::<V, U>(cent.kp)) {
-            (1, 12) => rows::<T, V, U, BMAX, 12, 1>(x, cent, buf, out),
             (1, _) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
             (2, 8) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
             (2, _) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
@@ -409,16 +445,16 @@ unsafe fn by_registers<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
 /// Rows per block of the kernel for rows of `kp` lanes of `V`: as many as keep the
 /// accumulators (rows times registers) within the register file with room for the
 /// centres, and at least eight independent sums in flight (the fused multiply-add's
-/// latency times its throughput): twelve rows of one register or eight of two with
-/// 512-bit registers (32 of them), eight rows of one register with 256-bit registers (16),
-/// six rows otherwise.
+/// latency times its throughput): eight rows of one or two registers with 512-bit
+/// registers (32 of them), eight rows of one register with 256-bit registers (16), six rows
+/// otherwise. Twelve rows of one 512-bit register ran out of general registers for the rows'
+/// pointers, and an accumulator went through the stack at every coordinate.
 #[inline(always)]
 fn rows_per_block<V: Lanes<U>, U>(kp: usize) -> usize {
     let regs = kp / V::W;
     let wide = V::W * size_of::<U>() == 64;
     match (wide, regs) {
-        (true, 1) => 12,
-        (true, 2) | (false, 1) => 8,
+        (true, 1) | (true, 2) | (false, 1) => 8,
         _ => 6,
     }
 }
@@ -517,7 +553,6 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
     // SAFETY: the caller's contract.
     unsafe {
         match rows_per_block::<V, U>(cent.kp) {
-            12 => values::<T, V, U, BMAX, 12>(x, cent, vals, n, write),
             8 => values::<T, V, U, BMAX, 8>(x, cent, vals, n, write),
             _ => values::<T, V, U, BMAX, 6>(x, cent, vals, n, write),
         }

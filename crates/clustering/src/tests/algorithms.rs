@@ -125,8 +125,8 @@ fn small_leaf_is_the_general_leaf_and_the_reference_bit_for_bit() {
         let ids: Vec<u32> = (0..k as u32).collect();
         let general = Centres::<T>::new(c, k, d, Some(&ids), Method::Direct, false);
         assert!(!general.in_order);
-        let a = step_leaf(x, d, w, None, &small, &mut la);
-        let b = step_leaf(x, d, w, None, &general, &mut lb);
+        let a = step_leaf(x, d, w, None, None, &small, &mut la);
+        let b = step_leaf(x, d, w, None, None, &general, &mut lb);
         let r = step_reference(x, d, w, c, k, &mut lc);
         assert_eq!(la, lc, "{what}");
         assert_eq!(lb, lc, "{what}");
