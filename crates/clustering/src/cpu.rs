@@ -437,11 +437,9 @@ pub(crate) fn row_norms_parallel<T: Element>(data: &[T], d: usize) -> Vec<f64> {
 }
 
 /// The largest data (in bytes) that a fit packs for the narrow kernel. The packed copy is as
-/// large as the data and a step reads both (the labels from the copy, the sums from the
-/// rows), so the narrow kernel pays where the two stay in the last-level cache together: on
-/// a Zen 5 with 32 MB of it, 1.3-1.6x the general kernel a step at 10^4 x 16-64 and
-/// 10^5 x 16 with three to eight centres, even at 10^5 x 32 (25.6 MB for both), and 0.85x at
-/// 10^6 x 16 (128 MB, from memory).
+/// large as the data, and a step reads both (the labels from the copy, the sums from the
+/// rows): the narrow kernel pays while the two stay in the last-level cache, and loses to the
+/// general kernel once they stream from memory (BENCHMARKS.md, k-means, "Few centres").
 const NARROW_MAX_BYTES: usize = 8 << 20;
 
 /// Whether a fit over `len` values keeps its rows packed for `k` centres: the narrow

@@ -166,9 +166,8 @@ def main():
                         yield kind, X, k
 
     def fit_time(make, X):
-        # scikit-learn's OpenMP threads spin for a while after its fit; on a machine with few
-        # cores they would steal the next fit's cores (warpath's fit right after a
-        # scikit-learn fit ran 1.5x slower on 2 vCPUs). A pause before every fit lets the
+        # scikit-learn's OpenMP threads spin for a while after its fit, and on a machine with
+        # few cores they would take the next fit's cores: a pause before every fit lets the
         # previous contender's threads go to sleep, so each is timed at its best.
         time.sleep(args.pause)
         t = time.perf_counter()

@@ -54,10 +54,9 @@ fn check<T: Element>(n: usize, d: usize, k: usize, weighted: bool, seed: u64) {
         });
     }
     #[cfg(target_arch = "x86_64")]
-    let packed = narrow::pack_rows(&x, d);
-    #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {
         // The narrow kernel, from the rows packed as a fit packs them.
+        let packed = narrow::pack_rows(&x, d);
         run("narrow", &|l, st, q| {
             leaf(&x, (weights, None, Some(&packed)), &cent, l, (st, q, false))
         });

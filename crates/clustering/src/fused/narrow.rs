@@ -151,6 +151,11 @@ unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: us
     b0: usize,
 ) {
     let (d, kp, w) = (cent.d, cent.kp, V::W);
+    debug_assert_eq!(
+        w,
+        pack_width::<U>(),
+        "a packed block is one register of rows"
+    );
     let cu: &[U] = super::x86::same(&cent.packed);
     let nu: &[U] = super::x86::same(&cent.packed_norms);
     let pu: &[U] = super::x86::same(packed);
@@ -171,44 +176,39 @@ unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: us
         }
         acc
     };
-    let widths: &[U] = super::x86::same(&buf.width);
     for (b, e) in acc.iter().enumerate() {
-        let r0 = (b0 + b) * w;
-        let rows = (out.len() - r0).min(w);
-        // SAFETY: the buffer holds a width for every lane of the block (sized in whole
-        // blocks); the arrays hold `w <= 16` lanes.
-        unsafe {
-            settle_block::<T, V, U, K>(x, cent, e, widths[r0..].as_ptr(), &buf.err2, out, r0, rows)
-        };
+        // SAFETY: the caller's contract: block `b0 + b` holds rows of `out`.
+        unsafe { settle_block::<T, V, U, K>(x, cent, e, buf, out, (b0 + b) * w) };
     }
 }
 
-/// The labels of the `rows` rows of one block from their values `e` (`e[j]` against slot
-/// `j`, one lane per row): the smallest value `m` of each lane, the centres within its band
-/// `m + width`, and the lone one where the band holds one and clears the error bound, as the
-/// general kernel decides; [`settle_row`] for the others.
+/// The labels of the rows of the block starting at row `r0` from their values `e` (`e[j]`
+/// against slot `j`, one lane per row): the smallest value `m` of each lane, the centres
+/// within its band `m + width`, and the lone one where the band holds one and clears the
+/// error bound, as the general kernel decides; [`settle_row`] for the others.
 ///
 /// # Safety
-/// `V`'s CPU features are present; `U` is `T`; `widths` points to `V::W` widths.
-#[allow(clippy::too_many_arguments)]
+/// `V`'s CPU features are present; `U` is `T`; `r0 < out.len()`; `buf` holds the widths of
+/// the whole block (sized in whole blocks).
 #[inline(always)]
 unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
     x: &[T],
     cent: &Centres<T>,
     e: &[V; K],
-    widths: *const U,
-    err2: &[f64],
+    buf: &Buffer<T>,
     out: &mut [u32],
     r0: usize,
-    rows: usize,
 ) {
+    let rows = (out.len() - r0).min(V::W);
+    let (widths, err2): (&[U], _) = (super::x86::same(&buf.width), &buf.err2);
+    debug_assert!(widths.len() >= r0 + V::W);
     // SAFETY: the caller's contract; the arrays hold 16 >= `w` lanes.
     unsafe {
         let mut m = e[0];
         for v in &e[1..] {
             m = V::min(m, *v);
         }
-        let bar = V::add(m, V::load(widths));
+        let bar = V::add(m, V::load(widths[r0..].as_ptr()));
         // Per lane: whether one or several centres are within the band, and the three bits
         // of the first such centre's slot (exact for a lane with one).
         let (mut seen, mut multi, mut bits) = (0u32, 0u32, [0u32; 3]);
@@ -229,6 +229,8 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
         let mut bs = [U::zero(); 16];
         m.store(ms.as_mut_ptr());
         bar.store(bs.as_mut_ptr());
+        // Each centre's values by lane, stored once for the block's first lane to settle.
+        let mut lanes: Option<[[U; 16]; K]> = None;
         for l in 0..rows {
             let i = r0 + l;
             let (lead, limit) = (ms[l].to_f64(), bs[l].to_f64());
@@ -237,12 +239,14 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
                 continue;
             }
             // The general kernel's settling, from this lane's values.
-            let mut vals = [U::zero(); K];
-            for (j, v) in e.iter().enumerate() {
-                let mut lanes = [U::zero(); 16];
-                v.store(lanes.as_mut_ptr());
-                vals[j] = lanes[l];
-            }
+            let lanes = lanes.get_or_insert_with(|| {
+                std::array::from_fn(|j| {
+                    let mut v = [U::zero(); 16];
+                    e[j].store(v.as_mut_ptr());
+                    v
+                })
+            });
+            let vals: [U; K] = std::array::from_fn(|j| lanes[j][l]);
             let count = masks.iter().map(|mk| mk >> l & 1).sum::<u32>();
             let first = masks
                 .iter()

@@ -69,7 +69,7 @@ fn labels_are_the_reference_labels_at_every_register_boundary() {
         for k in [
             1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 129, 256, 300,
         ] {
-            // Row counts around the block of six.
+            // Row counts around the blocks of six and eight rows and the narrow kernel's 16.
             let n = [1, 5, 6, 7, 13, 40, 49][(d + k) % 7];
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
