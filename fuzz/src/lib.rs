@@ -600,3 +600,38 @@ pub fn kmeans_matrix(bytes: &[u8], name: &str) {
         ),
     }
 }
+
+/// The named-inputs list reader (`warpath_io::named_list`, what `assemble --colored-inputs`
+/// reads): a parse error on a line that exists, or entries that are what the lines say (a
+/// non-empty name without a tab or a line break, a non-empty path) and that the writer writes
+/// and the reader reads back unchanged (when the writer accepts them: it refuses what the
+/// reader would misread, e.g. a name starting with `#`).
+pub fn named_list(bytes: &[u8]) {
+    use warpath_io::named_list::{format_named_list, parse_named_list};
+    let lines = bytes.split(|&b| b == b'\n').count();
+    match parse_named_list(bytes) {
+        Ok(list) => {
+            assert!(!list.is_empty(), "an empty list parsed");
+            assert!(list.len() <= lines, "more entries than lines");
+            for e in &list {
+                assert!(
+                    !e.name.is_empty() && !e.name.contains(['\t', '\n']),
+                    "a name with a tab or a line break, or empty: {:?}",
+                    e.name
+                );
+                let path = e.path.to_str().expect("paths parsed from UTF-8 text");
+                assert!(!path.is_empty() && !path.contains('\n'), "path {path:?}");
+            }
+            if let Ok(text) = format_named_list(&list) {
+                let back = parse_named_list(text.as_bytes()).expect("the writer's list reads");
+                assert_eq!(back, list, "a list that does not round-trip");
+            }
+        }
+        Err(IoError::Parse { line, column, .. }) => {
+            assert!((1..=lines).contains(&line), "line {line} of {lines}");
+            assert!(column >= 1, "column {column}");
+        }
+        Err(IoError::Format(m)) => assert!(m.contains("no NAME<TAB>PATH line"), "{m}"),
+        Err(e) => panic!("named list error of an unexpected kind: {e:?}"),
+    }
+}

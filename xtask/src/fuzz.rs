@@ -41,6 +41,7 @@ pub(crate) const TARGETS: &[&str] = &[
     "npz",
     "kmeans_matrix",
     "colored_graph",
+    "named_list",
 ];
 
 /// The rustc flags of a libFuzzer build (cargo-fuzz's, less its nightly-only `-Z` flags and

@@ -7,6 +7,7 @@ mod error;
 mod input;
 mod limits;
 pub mod matrix_market;
+pub mod named_list;
 pub mod npy;
 pub mod npz;
 mod output;

@@ -150,8 +150,8 @@ fn colored_inputs_errors_are_clean() {
             ),
             (
                 vec!["assemble", "--colored-inputs", "bad.tsv", "--k", "5"],
-                "usage",
-                "line 1: expected NAME<TAB>PATH",
+                "parse",
+                "line 1, column 1: expected NAME<TAB>PATH",
             ),
             (
                 vec!["assemble", "--colored-inputs", "missing.tsv", "--k", "5"],

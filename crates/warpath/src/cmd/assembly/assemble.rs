@@ -117,55 +117,16 @@ fn inputs(args: &AssembleArgs) -> Result<(Vec<PathBuf>, Option<Colors>)> {
         return Ok((args.colors.clone(), Some(Colors::PerSource(names))));
     }
     if let Some(list) = &args.colored_inputs {
-        let (names, paths) = colored_list(list)?;
+        // the error names the list file (parse errors their line)
+        let (names, paths) = warpath_io::named_list::read_named_list(list)?
+            .into_iter()
+            .map(|e| (e.name, e.path))
+            .unzip();
         return Ok((paths, Some(Colors::PerSource(names))));
     }
     args.count.require_reads()?;
     let colors = args.color_per_record.then_some(Colors::PerRecord);
     Ok((reads.clone(), colors))
-}
-
-/// The names and paths of a `--colored-inputs` list.
-fn colored_list(list: &Path) -> Result<(Vec<String>, Vec<PathBuf>)> {
-    let text = std::fs::read_to_string(list)
-        .map_err(|e| usage(format!("--colored-inputs {}: {e}", list.display())))?;
-    let folder = list.parent().unwrap_or(Path::new("."));
-    let (mut names, mut paths) = (Vec::new(), Vec::new());
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let Some((name, path)) = line.split_once('\t') else {
-            return Err(usage(format!(
-                "--colored-inputs {} line {}: expected NAME<TAB>PATH, got {line:?}",
-                list.display(),
-                i + 1
-            )));
-        };
-        if name.is_empty() || path.is_empty() {
-            return Err(usage(format!(
-                "--colored-inputs {} line {}: an empty name or path",
-                list.display(),
-                i + 1
-            )));
-        }
-        let p = PathBuf::from(path);
-        let p = if p.is_relative() && !p.exists() && folder.join(&p).exists() {
-            folder.join(p)
-        } else {
-            p
-        };
-        names.push(name.to_string());
-        paths.push(p);
-    }
-    if paths.is_empty() {
-        return Err(usage(format!(
-            "--colored-inputs {}: no NAME<TAB>PATH line",
-            list.display()
-        )));
-    }
-    Ok((names, paths))
 }
 
 /// `warpath assemble`.

@@ -8,6 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use assembly::{AssemblyError, PangenomeOptions, PartialFile, write_pangenome};
 
+use warpath_io::named_list::{Named, format_named_list};
+
 use crate::cli_io::count;
 use crate::report::{format_seconds, progress};
 
@@ -112,16 +114,20 @@ fn run_pangenome(a: &PangenomeArgs, json: bool) -> Result<()> {
         std::fs::canonicalize(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
     let bar = progress(a.genomes as u64, "genomes", json);
     let t = Instant::now();
-    let mut list = String::new();
+    let mut list = Vec::new();
     let made = write_pangenome(&o, &mut |name, genome| {
         let path = dir.join(format!("{name}.fa"));
         write_file(&path, |w| write_fasta(w, name, genome))?;
-        list.push_str(&format!("{name}\t{}\n", path.display()));
+        list.push(Named {
+            name: name.to_string(),
+            path,
+        });
         bar.inc(1);
         Ok(())
     });
     bar.finish_and_clear();
     let p = made?;
+    let list = format_named_list(&list)?;
     write_file(&dir.join("list.tsv"), |w| w.write_all(list.as_bytes()))?;
     write_file(&dir.join("tree.nwk"), |w| writeln!(w, "{}", p.newick))?;
     let seconds = t.elapsed().as_secs_f64();
