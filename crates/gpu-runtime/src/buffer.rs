@@ -3,8 +3,9 @@
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
 /// A plain value that can live in device memory and cross the host/device boundary as bytes:
 /// the element type of a [`DeviceBuffer`] and of a kernel's scalar arguments.
@@ -256,18 +257,15 @@ impl<T: DeviceScalar> DeviceSink<T> for DeviceViewMut<'_, T> {
 impl<T: DeviceScalar> DeviceView<'_, T> {
     /// The device address of the first element (0 for an empty buffer from
     /// [`Gpu::empty`](crate::Gpu::empty), which kernels read as "no buffer").
-    pub(crate) fn address(&self, gpu: &crate::Gpu) -> u64 {
-        self.raw
-            .as_ref()
-            .map_or(0, |r| r.device_ptr(gpu.stream()).0)
+    pub(crate) fn address(&self, stream: &Arc<CudaStream>) -> u64 {
+        self.raw.as_ref().map_or(0, |r| r.device_ptr(stream).0)
     }
 }
 
 impl<T: DeviceScalar> DeviceViewMut<'_, T> {
-    pub(crate) fn address(&mut self, gpu: &crate::Gpu) -> u64 {
-        self.raw
-            .as_mut()
-            .map_or(0, |r| r.device_ptr_mut(gpu.stream()).0)
+    /// The device address of the first element (0 for an empty buffer), for writing.
+    pub(crate) fn address(&mut self, stream: &Arc<CudaStream>) -> u64 {
+        self.raw.as_mut().map_or(0, |r| r.device_ptr_mut(stream).0)
     }
 }
 

@@ -109,7 +109,7 @@ impl From<DriverError> for GpuError {
 /// The driver's name for an error code, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`, followed under the
 /// simulated driver by its explanation (which kernel faulted where, which rule a call broke).
 pub(crate) fn describe(e: DriverError) -> String {
-    match crate::device::simulator_diagnostic() {
+    match crate::simulator::simulator_diagnostic() {
         Some(why) => format!("{:?} (simulated driver: {why})", e.0),
         None => format!("{:?}", e.0),
     }

@@ -6,37 +6,7 @@
 
 use std::ffi::c_void;
 
-use crate::{DeviceScalar, DeviceSink, DeviceSource, Gpu, GpuError, PtxModule};
-
-/// Grid and block shape of a launch, and the bytes of dynamic shared memory per block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchConfig {
-    /// Blocks in the grid, `(x, y, z)`.
-    pub grid_dim: (u32, u32, u32),
-    /// Threads per block, `(x, y, z)`.
-    pub block_dim: (u32, u32, u32),
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_mem_bytes: u32,
-}
-
-impl LaunchConfig {
-    /// `blocks` one-dimensional blocks of `threads` threads, no dynamic shared memory.
-    pub fn blocks(blocks: u32, threads: u32) -> Self {
-        LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        }
-    }
-
-    /// The same shape with `bytes` of dynamic shared memory per block.
-    pub fn with_shared_bytes(self, bytes: u32) -> Self {
-        LaunchConfig {
-            shared_mem_bytes: bytes,
-            ..self
-        }
-    }
-}
+use crate::{DeviceScalar, DeviceSink, DeviceSource, Gpu, GpuError, LaunchConfig, PtxModule};
 
 /// Whether `A` is `B`: how a generated family launcher picks the entry for its element types
 /// (the test folds to a constant once the types are known).
@@ -120,14 +90,14 @@ impl<'g> Launch<'g> {
 
     /// A `const T*` parameter.
     pub fn read<T: DeviceScalar>(mut self, buf: &impl DeviceSource<T>) -> Self {
-        let address = buf.view().address(self.gpu);
+        let address = buf.view().address(self.gpu.stream());
         self.push_bytes(&address.to_ne_bytes());
         self
     }
 
     /// A `T*` parameter.
     pub fn write<T: DeviceScalar>(mut self, buf: &mut impl DeviceSink<T>) -> Self {
-        let address = buf.view_mut().address(self.gpu);
+        let address = buf.view_mut().address(self.gpu.stream());
         self.push_bytes(&address.to_ne_bytes());
         self
     }

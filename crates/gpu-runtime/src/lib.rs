@@ -11,7 +11,9 @@ mod error;
 mod exec;
 #[doc(hidden)]
 pub mod launch;
+mod launch_config;
 mod module;
+mod simulator;
 pub mod testing;
 
 pub use axpy::{
@@ -21,7 +23,7 @@ pub use buffer::{DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, DeviceVie
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};
 pub use error::GpuError;
 pub use exec::{Backend, Exec, Target};
-pub use launch::LaunchConfig;
+pub use launch_config::LaunchConfig;
 pub use module::PtxModule;
 
 /// Host memory available to new allocations now (`MemAvailable` from `/proc/meminfo`), in

@@ -77,7 +77,7 @@ pub fn with_simulated_memory_limit<R>(bytes: u64, f: impl FnOnce() -> R) -> Opti
     if !simulated() {
         return None;
     }
-    let set = crate::device::simulator_thread_memory_limit()?;
+    let set = crate::simulator::simulator_thread_memory_limit()?;
     struct Restore(unsafe extern "C" fn(usize));
     impl Drop for Restore {
         fn drop(&mut self) {
