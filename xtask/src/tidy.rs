@@ -47,10 +47,6 @@ const ALLOWED_LONG_FUNCTIONS: &[(&str, &str)] = &[
         "hierholzer_interleaved",
     ),
     ("crates/graph-core/src/euler/parallel.rs", "circuit_order"),
-    ("crates/pde/src/experiment.rs", "orders"),
-    ("crates/pde/src/experiment.rs", "cpu_gpu"),
-    ("crates/pde/src/experiment.rs", "implicit_stability"),
-    ("crates/pde/src/experiment.rs", "newton"),
     (
         "crates/warpath/src/cmd/assembly/assemble.rs",
         "assemble_typed",
@@ -68,11 +64,6 @@ const ALLOWED_LONG_FUNCTIONS: &[(&str, &str)] = &[
 const ALLOWED_LONG_FILES: &[&str] = &[
     "crates/graph-core/src/euler/parallel.rs",
     "crates/graph-core/src/io.rs",
-    "crates/pde/src/experiment.rs",
-    "crates/pde/src/explicit.rs",
-    "crates/pde/src/implicit.rs",
-    "crates/pde/src/scenario.rs",
-    "crates/pde/src/tridiag.rs",
     "crates/warpath-io/src/plot.rs",
     "xtask/src/launchers.rs",
 ];
