@@ -40,13 +40,6 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[];
 /// Functions over [`MAX_FUNCTION_LINES`] lines known when the length check landed: file and
 /// function name. Issue 50: to be removed.
 const ALLOWED_LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("crates/gpu-primitives/src/radix_cpu.rs", "sort_bits"),
-    ("crates/graph-core/src/euler/cuda.rs", "device_circuit"),
-    (
-        "crates/graph-core/src/euler/hierholzer.rs",
-        "hierholzer_interleaved",
-    ),
-    ("crates/graph-core/src/euler/parallel.rs", "circuit_order"),
     (
         "crates/warpath/src/cmd/assembly/assemble.rs",
         "assemble_typed",
@@ -62,8 +55,6 @@ const ALLOWED_LONG_FUNCTIONS: &[(&str, &str)] = &[
 /// Files over [`MAX_FILE_LINES`] lines known when the length check landed. Issue 50: to be
 /// removed.
 const ALLOWED_LONG_FILES: &[&str] = &[
-    "crates/graph-core/src/euler/parallel.rs",
-    "crates/graph-core/src/io.rs",
     "crates/warpath-io/src/plot.rs",
     "xtask/src/launchers.rs",
 ];

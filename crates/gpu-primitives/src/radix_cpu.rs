@@ -60,31 +60,8 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
     let chunks = n.div_ceil(chunk_len);
 
     // One read: per-chunk histograms of every digit.
-    let count_all = |c: &[B]| {
-        let mut h = vec![[0usize; 256]; B::DIGITS];
-        for &k in c {
-            for (p, hp) in h.iter_mut().enumerate() {
-                hp[k.digit(p)] += 1;
-            }
-        }
-        h
-    };
-    let per_chunk: Vec<Vec<Counts>> = if chunks == 1 {
-        vec![count_all(keys)]
-    } else {
-        keys.par_chunks(chunk_len).map(count_all).collect()
-    };
-    let passes: Vec<usize> = (0..B::DIGITS)
-        .filter(|&p| {
-            let mut total = [0usize; 256];
-            for h in &per_chunk {
-                for (t, c) in total.iter_mut().zip(h[p].iter()) {
-                    *t += c;
-                }
-            }
-            !total.contains(&n) // a digit shared by all keys: the pass is the identity
-        })
-        .collect();
+    let per_chunk = digit_histograms(keys, chunks, chunk_len);
+    let passes = live_passes::<B>(&per_chunk, n);
     if passes.is_empty() {
         return;
     }
@@ -119,16 +96,7 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
             (k_tmp, v_tmp, k_in, v_in)
         };
         let next = passes.get(step + 1).copied();
-        // offsets[c][d] = (keys with a smaller digit) + (keys with digit d in earlier chunks)
-        let mut offsets = vec![[0usize; 256]; chunks];
-        let mut running = 0usize;
-        for d in 0..256 {
-            for c in 0..chunks {
-                offsets[c][d] = running;
-                running += counts[c][d];
-            }
-        }
-        debug_assert_eq!(running, n);
+        let offsets = pass_offsets(&counts, chunks, n);
         let scatter = |c: usize, off: Counts| -> Vec<Counts> {
             let lo = c * chunk_len;
             let hi = (lo + chunk_len).min(n);
@@ -174,14 +142,7 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
                 .collect()
         };
         if next.is_some() {
-            counts = vec![[0usize; 256]; chunks];
-            for per_dest in &next_counts {
-                for (acc, h) in counts.iter_mut().zip(per_dest) {
-                    for (a, x) in acc.iter_mut().zip(h.iter()) {
-                        *a += x;
-                    }
-                }
-            }
+            counts = merge_next_counts(&next_counts, chunks);
         }
         in_input = !in_input;
     }
@@ -197,6 +158,73 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
             copy_back(vals, vres, chunk_len);
         }
     }
+}
+
+/// The histograms of every digit of `keys`, one set per chunk of `chunk_len` keys (`chunks`
+/// of them), in one read of the data: the first pass's counts and which passes can be skipped.
+fn digit_histograms<B: RadixBits>(keys: &[B], chunks: usize, chunk_len: usize) -> Vec<Vec<Counts>> {
+    let count_all = |c: &[B]| {
+        let mut h = vec![[0usize; 256]; B::DIGITS];
+        for &k in c {
+            for (p, hp) in h.iter_mut().enumerate() {
+                hp[k.digit(p)] += 1;
+            }
+        }
+        h
+    };
+    if chunks == 1 {
+        vec![count_all(keys)]
+    } else {
+        keys.par_chunks(chunk_len).map(count_all).collect()
+    }
+}
+
+/// The digits whose pass moves anything, in order: a digit shared by all `n` keys makes its
+/// pass the identity, so it is skipped without touching the data.
+fn live_passes<B: RadixBits>(per_chunk: &[Vec<Counts>], n: usize) -> Vec<usize> {
+    (0..B::DIGITS)
+        .filter(|&p| {
+            let mut total = [0usize; 256];
+            for h in per_chunk {
+                for (t, c) in total.iter_mut().zip(h[p].iter()) {
+                    *t += c;
+                }
+            }
+            !total.contains(&n) // a digit shared by all keys: the pass is the identity
+        })
+        .collect()
+}
+
+/// Each chunk's first slot per digit for one pass, from the per-chunk `counts` of its digit:
+/// `offsets[c][d]` = (keys with a smaller digit) + (keys with digit `d` in earlier chunks),
+/// which keeps the scatter stable.
+#[inline(always)]
+fn pass_offsets(counts: &[Counts], chunks: usize, n: usize) -> Vec<Counts> {
+    let mut offsets = vec![[0usize; 256]; chunks];
+    let mut running = 0usize;
+    for d in 0..256 {
+        for c in 0..chunks {
+            offsets[c][d] = running;
+            running += counts[c][d];
+        }
+    }
+    debug_assert_eq!(running, n);
+    offsets
+}
+
+/// The next pass's per-chunk counts: the sum over source chunks of what each scatter counted
+/// by destination chunk (`next_counts[source][destination]`).
+#[inline(always)]
+fn merge_next_counts(next_counts: &[Vec<Counts>], chunks: usize) -> Vec<Counts> {
+    let mut counts = vec![[0usize; 256]; chunks];
+    for per_dest in next_counts {
+        for (acc, h) in counts.iter_mut().zip(per_dest) {
+            for (a, x) in acc.iter_mut().zip(h.iter()) {
+                *a += x;
+            }
+        }
+    }
+    counts
 }
 
 /// Scatters source elements `range` by digit `p` to `off[d]..` (stable). With `COUNT_NEXT`, also counts digit `pn` of every element by

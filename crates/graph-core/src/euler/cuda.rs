@@ -283,9 +283,45 @@ pub(crate) fn device_circuit(
     d_tgt: &DeviceBuffer<u32>,
     unbalanced: &dyn Fn(u32) -> EulerError,
 ) -> Result<DeviceBuffer<u32>, EulerError> {
-    let (m64, n64) = (m as u64, n as u64);
+    // Degrees, and 1. Pairing.
+    let (mut succ, pred) = device_pairing(gpu, (m, n), d_off, d_tgt, unbalanced)?;
 
-    // Degrees.
+    // 2. Splitters and cycle labels.
+    let mut subs = Sublists::new(gpu, m)?;
+    let lab = cycle_labels(gpu, &succ, m, &mut subs)?;
+
+    // 3. Spanning forest of the cycle graph.
+    let (cycles, tree, links_n) = spanning_forest(gpu, (m, n), d_off, &lab)?;
+    drop(lab);
+    let components = cycles.saturating_sub(links_n);
+    if components > 1 {
+        return Err(EulerError::Disconnected {
+            kind: "circuit",
+            components,
+        });
+    }
+
+    // 4. Splice.
+    if links_n > 0 {
+        splice_forest(gpu, m, &pred, &tree, &mut succ)?;
+    }
+    drop((pred, tree));
+
+    // 5. Ranking.
+    Ok(rank_circuit(gpu, m, &succ, subs)?)
+}
+
+/// The degree check and stage 1 of [`device_circuit`]: fails with `unbalanced(v)` for the
+/// first vertex whose in-degree differs from its out-degree; else pairs each vertex's in-edges
+/// with its out-edges and returns the successor and predecessor permutations of the edges.
+fn device_pairing(
+    gpu: &Gpu,
+    (m, n): (usize, usize),
+    d_off: &DeviceBuffer<u64>,
+    d_tgt: &DeviceBuffer<u32>,
+    unbalanced: &dyn Fn(u32) -> EulerError,
+) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), EulerError> {
+    let (m64, n64) = (m as u64, n as u64);
     let mut cnt = gpu.alloc_zeros::<u32>(n.max(1))?;
     // SAFETY: reads targets[0..m) (< n) and increments cnt[0..n).
     unsafe { kernels::graph_euler_in_degree(gpu, grid(gpu, m), d_tgt, m64, &mut cnt)? };
@@ -297,7 +333,6 @@ pub(crate) fn device_circuit(
         return Err(unbalanced(bad));
     }
 
-    // 1. Pairing.
     gpu.zero(&mut cnt)?;
     let mut succ = alloc_u32(gpu, m)?;
     let mut pred = alloc_u32(gpu, m)?;
@@ -316,17 +351,23 @@ pub(crate) fn device_circuit(
         )?
     };
     drop(cnt);
+    Ok((succ, pred))
+}
 
-    // 2. Splitters and cycle labels.
-    let mut subs = Sublists::new(gpu, m)?;
-    let lab = cycle_labels(gpu, &succ, m, &mut subs)?;
-    let k = subs.k;
-    let k64 = k as u64;
-
-    // 3. Spanning forest of the cycle graph.
+/// Stage 3 of [`device_circuit`]: counts the cycles of the labels `lab` and, when there are
+/// several, links them along consecutive out-edges of a vertex with a union-find: returns the
+/// cycle count, the forest links (`tree[k] != 0` links out-edges `k` and `k + 1`) and their
+/// count.
+fn spanning_forest(
+    gpu: &Gpu,
+    (m, n): (usize, usize),
+    d_off: &DeviceBuffer<u64>,
+    lab: &DeviceBuffer<u32>,
+) -> Result<(u64, DeviceBuffer<u8>, u64), GpuError> {
+    let (m64, n64) = (m as u64, n as u64);
     let mut cycles = gpu.alloc_zeros::<u32>(1)?;
     // SAFETY: reads lab[0..m), increments one counter.
-    unsafe { kernels::graph_euler_count_cycles(gpu, grid(gpu, m), &lab, m64, &mut cycles)? };
+    unsafe { kernels::graph_euler_count_cycles(gpu, grid(gpu, m), lab, m64, &mut cycles)? };
     let cycles = scalar(gpu, &cycles)? as u64;
     let mut tree = gpu.alloc_zeros::<u8>(m)?;
     let mut links_n = 0u64;
@@ -345,7 +386,7 @@ pub(crate) fn device_circuit(
             kernels::graph_euler_link_cycles(
                 gpu,
                 grid(gpu, m),
-                &lab,
+                lab,
                 &row_last,
                 m64,
                 &mut parent,
@@ -355,41 +396,43 @@ pub(crate) fn device_circuit(
         };
         links_n = scalar(gpu, &links)? as u64;
     }
-    drop(lab);
-    let components = cycles.saturating_sub(links_n);
-    if components > 1 {
-        return Err(EulerError::Disconnected {
-            kind: "circuit",
-            components,
-        });
-    }
+    Ok((cycles, tree, links_n))
+}
 
-    // 4. Splice.
-    if links_n > 0 {
-        let mut run_key = alloc_u32(gpu, m)?;
-        let mut run_start = alloc_u32(gpu, m)?;
-        // SAFETY: reads tree[0..m), writes run_key[0..m).
-        unsafe { kernels::graph_euler_run_keys(gpu, grid(gpu, m), &tree, m64, &mut run_key)? };
-        scan_max(gpu, &run_key, &mut run_start, m)?;
-        // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
-        // the values written are positions < m (a tree link k always has k + 1 in its row).
-        unsafe {
-            kernels::graph_euler_splice(
-                gpu,
-                grid(gpu, m),
-                &pred,
-                &tree,
-                &run_start,
-                m64,
-                &mut succ,
-            )?
-        };
-    }
-    drop((pred, tree));
+/// Stage 4 of [`device_circuit`]: splices the cycles joined by the forest links of `tree`
+/// into one, rewriting `succ` through `pred` along each run of links.
+fn splice_forest(
+    gpu: &Gpu,
+    m: usize,
+    pred: &DeviceBuffer<u32>,
+    tree: &DeviceBuffer<u8>,
+    succ: &mut DeviceBuffer<u32>,
+) -> Result<(), GpuError> {
+    let m64 = m as u64;
+    let mut run_key = alloc_u32(gpu, m)?;
+    let mut run_start = alloc_u32(gpu, m)?;
+    // SAFETY: reads tree[0..m), writes run_key[0..m).
+    unsafe { kernels::graph_euler_run_keys(gpu, grid(gpu, m), tree, m64, &mut run_key)? };
+    scan_max(gpu, &run_key, &mut run_start, m)?;
+    // SAFETY: pred is a permutation of 0..m, so every succ entry has at most one writer;
+    // the values written are positions < m (a tree link k always has k + 1 in its row).
+    unsafe { kernels::graph_euler_splice(gpu, grid(gpu, m), pred, tree, &run_start, m64, succ)? };
+    Ok(())
+}
 
-    // 5. Ranking: the walk again (now every edge is on the single cycle, so all of seg/offs
-    // is rewritten), then Wyllie ranking of the splitter chain.
-    subs.walk(gpu, &succ)?;
+/// Stage 5 of [`device_circuit`]: the walk again (now every edge is on the single cycle
+/// `succ`, so all of seg/offs is rewritten), then Wyllie ranking of the splitter chain, then
+/// each edge written at its position: the edge order from edge 0.
+fn rank_circuit(
+    gpu: &Gpu,
+    m: usize,
+    succ: &DeviceBuffer<u32>,
+    mut subs: Sublists,
+) -> Result<DeviceBuffer<u32>, GpuError> {
+    let m64 = m as u64;
+    let k = subs.k;
+    let k64 = k as u64;
+    subs.walk(gpu, succ)?;
     let Sublists {
         split_of,
         seg,

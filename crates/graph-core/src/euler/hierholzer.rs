@@ -140,6 +140,36 @@ struct Trail {
 pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u32>) {
     let m = g.targets().len();
     let mut rec = build_records(g);
+    let walks = walk_lanes(g, start, &mut rec);
+    if walks.walked < m {
+        return (Vec::new(), Vec::new());
+    }
+    drop(rec);
+    let Some(next) = match_ends(&walks.trails, g.vertex_count()) else {
+        // Cannot happen under the degree conditions (see above); the single walk is the
+        // safe answer if it ever did.
+        return hierholzer_edges(g, start);
+    };
+    let (child_begin, children) = hang_circuits(&walks.trails, &next);
+    write_trails(&walks, &next, (&child_begin, &children), start, m)
+}
+
+/// What the walks of [`hierholzer_interleaved`] found (its steps 1 and 2).
+struct Walks {
+    /// Per lane: the steps taken, `[edge, vertex at its end]`, trail after trail.
+    steps: Vec<Vec<[u32; 2]>>,
+    /// Every trail, in order of discovery (the root first).
+    trails: Vec<Trail>,
+    /// How many edges the trails hold together (`E` when every edge was reached).
+    walked: usize,
+}
+
+/// Steps 1 and 2 of [`hierholzer_interleaved`]: runs the [`LANES`] walks over the records
+/// `rec` (used up: their cursors end at their ends), the scanner starting each idle lane at
+/// the next point with unused out-edges, until every lane is idle and the scanner has read
+/// every step. One function for the whole loop, so the interleaved steps stay one loop body.
+fn walk_lanes(g: &Graph, start: u32, rec: &mut [u32]) -> Walks {
+    let m = g.targets().len();
     let vertex_of = |rec: &[u32], q: u32| rec[q as usize + 2] / 3 - 1;
 
     // Per lane: the steps taken (`[edge, record of the end]`, turned into `[edge, vertex]` by
@@ -205,7 +235,7 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
                         prefetch(&rec[ahead[1] as usize]);
                     }
                     let q = buf[pos][1];
-                    buf[pos][1] = vertex_of(&rec, q);
+                    buf[pos][1] = vertex_of(rec, q);
                     scan_pos[sl] = pos + 1;
                     let lt = &lane_trails[sl];
                     while scan_trail[sl] + 1 < lt.len()
@@ -228,7 +258,7 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
                     lane: l as u32,
                     begin: steps[l].len() as u32,
                     len: 0,
-                    start: vertex_of(&rec, q),
+                    start: vertex_of(rec, q),
                     end: 0,
                     parent,
                     at: anchor,
@@ -260,14 +290,18 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
             break;
         }
     }
-    if walked < m {
-        return (Vec::new(), Vec::new());
+    Walks {
+        steps,
+        trails,
+        walked,
     }
-    drop(rec);
+}
 
-    // Match each trail's end with a trail (not the root) that starts there: `next[t]` follows
-    // trail t. Exactly one end stays unmatched: the last trail of the root's chain.
-    let n = g.vertex_count();
+/// Step 3 of [`hierholzer_interleaved`]: matches each trail's end with a trail (not the
+/// root) that starts at the same vertex (of `n`): `next[t]` follows trail `t`. `None` unless
+/// exactly one end stays unmatched (the last trail of the root's chain), which the degree
+/// conditions guarantee.
+fn match_ends(trails: &[Trail], n: usize) -> Option<Vec<u32>> {
     let mut head = vec![NONE; n];
     let mut link = vec![NONE; trails.len()];
     for (id, t) in trails.iter().enumerate().skip(1).rev() {
@@ -286,15 +320,16 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
         }
     }
     drop((head, link));
-    if unmatched != 1 {
-        // Cannot happen under the degree conditions (see above); the single walk is the
-        // safe answer if it ever did.
-        return hierholzer_edges(g, start);
-    }
+    (unmatched == 1).then_some(next)
+}
 
-    // The root's chain, then the closed circuits, each represented by its oldest trail, which
-    // hangs off its anchor; group the representatives by the anchor's trail. They come in id
-    // order, which is the order of discovery, so each group is sorted along its trail.
+/// Step 4 of [`hierholzer_interleaved`], the tree: the closed circuits (those off the root's
+/// chain of `next`), each represented by its oldest trail, which hangs off its anchor;
+/// returns the representatives grouped by the anchor's trail (`children[child_begin[t]..
+/// child_begin[t + 1]]` hang off trail `t`, as `(anchor position, representative)`). They
+/// come in id order, which is the order of discovery, so each group is sorted along its
+/// trail.
+fn hang_circuits(trails: &[Trail], next: &[u32]) -> (Vec<u32>, Vec<(u32, u32)>) {
     let mut seen = vec![false; trails.len()];
     let mut t = 0u32;
     while t != NONE {
@@ -328,7 +363,20 @@ pub(super) fn hierholzer_interleaved(g: &Graph, start: u32) -> (Vec<u32>, Vec<u3
         *slot += 1;
     }
     drop((fill, reps));
+    (child_begin, children)
+}
 
+/// Step 4 of [`hierholzer_interleaved`], the output: writes the trails depth-first from the
+/// root, entering each child circuit of [`hang_circuits`] at its anchor: the `m` edges and
+/// the vertex sequence from `start`.
+fn write_trails(
+    walks: &Walks,
+    next: &[u32],
+    (child_begin, children): (&[u32], &[(u32, u32)]),
+    start: u32,
+    m: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let Walks { steps, trails, .. } = walks;
     // Depth-first: write trail `a` from step `i`, entering child circuits at their anchors and
     // following `next` until the circuit of `first` closes (or, for the root, ends).
     let mut edges = vec![0u32; m];

@@ -42,8 +42,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::EulerError;
-use crate::components::UnionFind;
 use crate::par::{PAR_THRESHOLD, SharedMut, prefetch, recast_vec};
+
+mod forest;
+mod pairing;
+
+use forest::{link_forest, splice};
+use pairing::pair_edges;
 
 const NONE: u32 = u32::MAX;
 
@@ -557,126 +562,6 @@ fn jump_labels(nodes: &mut [Node], residual: &[u32]) -> u64 {
     u64::from(cycles)
 }
 
-/// Pairs each vertex's in-edges with its out-edges and copies the end vertices: `pred[pos] =
-/// i` for the in-edge `i` of `v` that is the `t`-th in edge order and `pos = offsets[v] + t`
-/// (in = out everywhere, so the in-edge slots of `v` are its out-edge positions). Stable, so
-/// deterministic.
-///
-/// A direct placement (`pred[cursor[target]++] = i` for every edge) is one cache miss for the
-/// cursor and one for the node per edge. Instead the edges are first bucketed by ranges of
-/// `2^shift` end vertices (a stable parallel counting sort on `target >> shift`: per-chunk
-/// histograms, then a scatter whose few thousand write streams stay in cache), then each
-/// bucket is placed on its own: its cursors and its nodes (about 8192 slots) fit in the L2
-/// cache.
-///
-/// The final cursors are the in-degrees, so the pairing also checks the Euler condition:
-/// returns the first vertex whose in-degree differs from its out-degree, with both degrees.
-/// (Such input places some edges in another vertex's slots, but never outside its bucket's,
-/// so the placement stays race-free and in bounds.) `tmp` (at least `m` entries) is scratch.
-fn pair_edges(
-    offsets: &[u64],
-    targets: &[u32],
-    nodes: &mut [Node],
-    tmp: &mut [[u32; 2]],
-) -> Option<(u32, u64, u64)> {
-    let m = targets.len();
-    let n = offsets.len() - 1;
-    let avg = (m / n.max(1)).max(1);
-    let mut shift = (8192 / avg).max(1).next_power_of_two().trailing_zeros();
-    while (n >> shift) >= 1 << 16 {
-        shift += 1;
-    }
-    let width = 1usize << shift;
-    let nb = n.div_ceil(width);
-    let chunks = if m < PAR_THRESHOLD {
-        1
-    } else {
-        2 * rayon::current_num_threads()
-    };
-    let clen = m.div_ceil(chunks);
-    let chunk_range = |c: usize| c * clen..((c + 1) * clen).min(m);
-    // Per-chunk histograms of the buckets, then bucket-major exclusive sums: chunk c writes
-    // bucket b from `start[c][b]`.
-    let count = |c: usize| {
-        let mut h = vec![0u32; nb];
-        for &t in &targets[chunk_range(c)] {
-            h[t as usize >> shift] += 1;
-        }
-        h
-    };
-    let mut start: Vec<Vec<u32>> = if chunks == 1 {
-        vec![count(0)]
-    } else {
-        (0..chunks).into_par_iter().map(count).collect()
-    };
-    let mut bucket_start = Vec::with_capacity(nb + 1);
-    let mut run = 0u32;
-    for b in 0..nb {
-        bucket_start.push(run as usize);
-        for h in start.iter_mut() {
-            let c = h[b];
-            h[b] = run;
-            run += c;
-        }
-    }
-    bucket_start.push(m);
-    // The scatter: (edge, end vertex) pairs grouped by bucket, in edge order within each.
-    let wt = SharedMut::new(tmp);
-    let scatter = |(c, cursor): (usize, &mut Vec<u32>)| {
-        let r = chunk_range(c);
-        for (i, &t) in (r.start..).zip(&targets[r]) {
-            let b = t as usize >> shift;
-            let at = cursor[b];
-            cursor[b] = at + 1;
-            // SAFETY: the ranges handed to the (chunk, bucket) pairs by the sums above are
-            // disjoint, and each position in them is handed out once.
-            unsafe { wt.write(at as usize, [i as u32, t]) };
-        }
-    };
-    if chunks == 1 {
-        start.iter_mut().enumerate().for_each(scatter);
-    } else {
-        start.par_iter_mut().enumerate().for_each(scatter);
-    }
-    drop(start);
-    // The placement, bucket by bucket.
-    let wn = SharedMut::new(nodes);
-    let place = |cursor: &mut Vec<u32>, b: usize| -> Option<(u32, u64, u64)> {
-        let (vlo, vhi) = (b * width, ((b + 1) * width).min(n));
-        let (slo, shi) = (offsets[vlo] as usize, offsets[vhi] as usize);
-        for (x, &t) in (slo..).zip(&targets[slo..shi]) {
-            // SAFETY: the slots of the bucket's vertices belong to this bucket alone.
-            unsafe { (*wn.ptr().add(x)).target = t };
-        }
-        cursor.clear();
-        cursor.extend(offsets[vlo..vhi].iter().map(|&o| o as u32));
-        for &[i, t] in &tmp[bucket_start[b]..bucket_start[b + 1]] {
-            let v = t as usize - vlo;
-            let pos = cursor[v];
-            cursor[v] = pos + 1;
-            if (pos as usize) < shi {
-                // SAFETY: slo <= pos < shi: a slot of this bucket, which this call alone
-                // writes.
-                unsafe { (*wn.ptr().add(pos as usize)).pred = i };
-            }
-        }
-        (vlo..vhi).find_map(|v| {
-            let (lo, hi, end) = (offsets[v], offsets[v + 1], u64::from(cursor[v - vlo]));
-            (end != hi).then(|| (v as u32, end - lo, hi - lo))
-        })
-    };
-    if chunks == 1 {
-        let mut cursor = Vec::with_capacity(width);
-        (0..nb).find_map(|b| place(&mut cursor, b))
-    } else {
-        (0..nb)
-            .into_par_iter()
-            .map_init(|| Vec::with_capacity(width), place)
-            .find_first(Option::is_some)
-            .flatten()
-    }
-}
-
 /// Compact cycle numbers, from the labels that stage 2 leaves in the nodes: splitter-level
 /// cycles first, then short splitter-free ones chunk by chunk, then residual ones. The
 /// union-find of stage 3 has one slot per cycle: a few megabytes when the cycles are few,
@@ -720,106 +605,6 @@ impl CycleNumbers {
             RESIDUAL => self.residual_base + nd.label,
             j => self.rep[j as usize - 1],
         }
-    }
-}
-
-/// Stage 3 for one vertex at a time: the cycle labels of its out-edges and the forest links
-/// between consecutive ones. The splices are only recorded (as runs of slots) and applied
-/// once every vertex is linked: labelling walks `pred`, which the splices change.
-struct Linker<'a> {
-    offsets: &'a [u64],
-    numbers: &'a CycleNumbers,
-    uf: &'a UnionFind,
-}
-
-impl Linker<'_> {
-    /// The cycle number of an edge's node (a splitter-free edge must be labelled already).
-    #[inline]
-    fn label_of(&self, nd: Node) -> u32 {
-        self.numbers.of(nd)
-    }
-
-    /// The cycle number of edge `e`.
-    #[inline]
-    fn label(&self, nodes: &[Node], e: usize) -> u32 {
-        self.label_of(nodes[e])
-    }
-
-    /// Links vertex `v`, whose out-edges all have labels: returns the new links and pushes
-    /// each run `[k, j + 1]` of slots joined by consecutive links `k, ..., j` onto `runs`.
-    fn link(&self, nodes: &[Node], v: usize, runs: &mut Vec<[u32; 2]>) -> u64 {
-        let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
-        if hi <= lo + 1 {
-            return 0;
-        }
-        let mut c = 0;
-        let mut run_start = lo;
-        let mut prev = self.label(nodes, lo);
-        for k in lo..hi - 1 {
-            let cur = self.label(nodes, k + 1);
-            if prev != cur && self.uf.union(prev, cur) {
-                c += 1;
-            } else {
-                if k > run_start {
-                    runs.push([run_start as u32, k as u32]);
-                }
-                run_start = k + 1;
-            }
-            prev = cur;
-        }
-        if hi - 1 > run_start {
-            runs.push([run_start as u32, hi as u32 - 1]);
-        }
-        c
-    }
-}
-
-/// How many slots ahead the link pass prefetches the cycle labels of.
-const LABEL_AHEAD: usize = 64;
-
-/// Forest links and the runs of slots they splice.
-#[derive(Default)]
-struct Links {
-    count: u64,
-    runs: Vec<[u32; 2]>,
-}
-
-impl Links {
-    fn merge(mut self, other: Links) -> Links {
-        self.count += other.count;
-        self.runs.extend_from_slice(&other.runs);
-        self
-    }
-}
-
-/// Splices along each run `[s, t]` of slots: `pred[s..=t]` rotates right by one (`pred[i + 1]
-/// = pred[i]`, `pred[s] = pred[t]`), a composition of swaps of the predecessors of two
-/// out-edges of one vertex in different cycles, each of which merges two cycles. Marks the
-/// sublists holding a rotated slot dirty. Runs are disjoint, so they are applied in parallel.
-fn splice(nodes: &mut [Node], runs: &[[u32; 2]], dirty: &[AtomicBool]) {
-    let wn = SharedMut::new(nodes);
-    let apply = |&[s, t]: &[u32; 2]| {
-        let (s, t) = (s as usize, t as usize);
-        // SAFETY: runs lie within one vertex's slots and are disjoint, so each slot has one
-        // writer; t < m since runs come from the CSR offsets.
-        unsafe {
-            let p = wn.ptr();
-            for i in s..=t {
-                if let Some(j) = (*p.add(i)).sublist() {
-                    dirty[j].store(true, Relaxed);
-                }
-            }
-            let last = (*p.add(t)).pred;
-            for i in (s..t).rev() {
-                (*p.add(i + 1)).pred = (*p.add(i)).pred;
-            }
-            (*p.add(s)).pred = last;
-        }
-    };
-    if runs.len() < PAR_THRESHOLD {
-        runs.iter().for_each(apply);
-    } else {
-        runs.par_iter().for_each(apply);
     }
 }
 
@@ -930,7 +715,6 @@ pub(crate) fn circuit_order(
     stages: &mut EulerStages,
 ) -> Result<(Vec<u32>, Vec<u32>), EulerError> {
     let m = targets.len();
-    let n = offsets.len() - 1;
     let mut clock = Instant::now();
     let mut lap = || {
         let now = Instant::now();
@@ -954,98 +738,11 @@ pub(crate) fn circuit_order(
     stages.pairing = lap();
     let (sp, mut subs, numbers) = label_cycles::<true>(&mut nodes, spacing, arena);
     let k = sp.edges.len();
-    let mut cycles = u64::from(numbers.residual_base);
+    let cycles = u64::from(numbers.residual_base);
     stages.labelling = lap();
-    // 3. Spanning forest of the cycle graph, in one pass over the vertices: consecutive
-    // out-edges `k, k+1` of a vertex whose cycles the lock-free union-find has not yet joined
-    // are a forest link. Edges of long splitter-free cycles ("residual", still unlabelled)
-    // are collected and labelled by pointer jumping afterwards, and their vertices linked
-    // then.
-    // At most one residual cycle per `SHORT_CYCLE + 1` edges.
-    let uf = UnionFind::new(cycles as usize + m / (SHORT_CYCLE as usize + 1) + 1);
-    let linker = Linker {
-        offsets,
-        numbers: &numbers,
-        uf: &uf,
-    };
-    #[derive(Default)]
-    struct Acc {
-        links: Links,
-        residual: Vec<u32>,
-        deferred: Vec<u32>,
-    }
-    let acc = {
-        let nodes = &nodes;
-        let visit = |mut acc: Acc, v: usize| {
-            let (lo, hi) = (offsets[v] as usize, offsets[v + 1] as usize);
-            // What linking the slots ahead will look up at random is prefetched while this
-            // vertex is linked: `rep` entries `LABEL_AHEAD` slots ahead, union-find slots of
-            // the labels (through `rep`, by then in cache) half as far.
-            for nd in nodes
-                .get(lo + LABEL_AHEAD..(hi + LABEL_AHEAD).min(m))
-                .unwrap_or(&[])
-            {
-                if let Some(j) = nd.sublist() {
-                    prefetch(numbers.rep.as_ptr().wrapping_add(j));
-                }
-            }
-            let near = LABEL_AHEAD / 2;
-            for &nd in nodes.get(lo + near..(hi + near).min(m)).unwrap_or(&[]) {
-                if nd.sub != 0 || nd.label != 0 {
-                    uf.prefetch(linker.label_of(nd));
-                }
-            }
-            let before = acc.residual.len();
-            for (i, nd) in nodes[lo..hi].iter().enumerate() {
-                if nd.sub == 0 && nd.label == 0 {
-                    acc.residual.push((lo + i) as u32);
-                }
-            }
-            if acc.residual.len() > before {
-                acc.deferred.push(v as u32);
-            } else {
-                acc.links.count += linker.link(nodes, v, &mut acc.links.runs);
-            }
-            acc
-        };
-        let merge = |mut a: Acc, b: Acc| {
-            a.links = a.links.merge(b.links);
-            a.residual.extend_from_slice(&b.residual);
-            a.deferred.extend_from_slice(&b.deferred);
-            a
-        };
-        if m < PAR_THRESHOLD {
-            (0..n).fold(Acc::default(), visit)
-        } else {
-            (0..n)
-                .into_par_iter()
-                .with_min_len(1 << 10)
-                .fold(Acc::default, visit)
-                .reduce(Acc::default, merge)
-        }
-    };
-    let mut links = acc.links;
-    if !acc.residual.is_empty() {
-        stages.linking += lap();
-        cycles += jump_labels(&mut nodes, &acc.residual);
-        stages.labelling += lap();
-        drop(acc.residual);
-        let nodes = &nodes;
-        let link_one = |mut l: Links, &v: &u32| {
-            l.count += linker.link(nodes, v as usize, &mut l.runs);
-            l
-        };
-        let more = if acc.deferred.len() < PAR_THRESHOLD {
-            acc.deferred.iter().fold(Links::default(), link_one)
-        } else {
-            acc.deferred
-                .par_iter()
-                .fold(Links::default, link_one)
-                .reduce(Links::default, Links::merge)
-        };
-        links = links.merge(more);
-    }
-    drop(uf);
+    // 3. Spanning forest of the cycle graph, in one pass over the vertices (the long
+    // splitter-free cycles labelled on the way).
+    let (links, cycles) = link_forest(offsets, &mut nodes, &numbers, cycles, stages, &mut lap);
     stages.linking += lap();
     stages.cycles_after_pairing = cycles;
     stages.forest_links = links.count;
@@ -1078,6 +775,19 @@ pub(crate) fn circuit_order(
     // The edge order reuses the nodes' memory, whose pages are already mapped: a fresh array
     // costs a page fault per 4 KiB on first touch (about a tenth of a second per 100 MB).
     let mut order = nodes_into_u32s(nodes, m);
+    let base = sublist_positions(&subs, k, m);
+    let mut verts: Vec<u32> = vec![0; m + 1];
+    emit(&subs, &base, &mut order, &mut verts);
+    // Edge 0 starts at the first vertex with an out-edge.
+    verts[0] = (offsets.partition_point(|&o| o == 0) - 1) as u32;
+    stages.ranking = lap();
+    Ok((order, verts))
+}
+
+/// The backward position of each sublist's first edge on the spliced circuit: a sequential
+/// prefix over the splitter chain from edge 0 (always a splitter, the first), checking that
+/// the chain is one cycle through all `k` sublists and `m` edges.
+fn sublist_positions(subs: &Sublists, k: usize, m: usize) -> Vec<u32> {
     let mut base = vec![0u32; k];
     // Edge 0 is always a splitter, the first.
     let j0 = 0;
@@ -1093,18 +803,13 @@ pub(crate) fn circuit_order(
             break;
         }
     }
-    // Internal invariant (proved by the splice argument above); checked because the copy
-    // below relies on it.
+    // Internal invariant (proved by the splice argument of the module docs); checked because
+    // the copy of `emit` relies on it.
     assert!(
         visited == k && run == m as u64,
         "the spliced permutation must be one cycle"
     );
-    let mut verts: Vec<u32> = vec![0; m + 1];
-    emit(&subs, &base, &mut order, &mut verts);
-    // Edge 0 starts at the first vertex with an out-edge.
-    verts[0] = (offsets.partition_point(|&o| o == 0) - 1) as u32;
-    stages.ranking = lap();
-    Ok((order, verts))
+    base
 }
 
 /// Writes the circuit out. The walks list it backwards from edge 0: the edge at backward
@@ -1140,57 +845,4 @@ fn emit(subs: &Sublists, base: &[u32], order: &mut [u32], verts: &mut [u32]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{EulerStyle, random_euler_graph};
-
-    /// Every sublist's next splitter, length and (edge, end vertex) pairs after one walk over
-    /// all of them with an arena of `arena` entries.
-    fn walk_all(offsets: &[u64], targets: &[u32], arena: usize) -> Vec<(u32, u32, Buf)> {
-        let m = targets.len();
-        let mut nodes = zeroed_nodes(m);
-        let mut scratch: Buf = vec![[0; 2]; m];
-        assert!(pair_edges(offsets, targets, &mut nodes, &mut scratch).is_none());
-        let sp = Splitters::new(m, CPU_SPLITTER_SPACING);
-        sp.mark(&mut nodes);
-        let k = sp.edges.len();
-        let mut subs = Sublists {
-            next: vec![0; k],
-            len: vec![0; k],
-            seg: vec![Seg::default(); k],
-            bufs: Vec::new(),
-        };
-        let all: Vec<u32> = (0..k as u32).collect();
-        walk::<true>(&mut nodes, &sp, &all, vec![[0; 2]; arena], &mut subs);
-        (0..k)
-            .map(|j| {
-                let Seg { buf, off } = subs.seg[j];
-                let len = subs.len[j] as usize;
-                let pairs = subs.bufs[buf as usize][off..off + len].to_vec();
-                (subs.next[j], subs.len[j], pairs)
-            })
-            .collect()
-    }
-
-    /// Segments that do not fit in the arena go to buffers of their own, with the same
-    /// contents; with a roomy arena, none do.
-    #[test]
-    fn walk_spills_what_the_arena_cannot_hold() {
-        for m in [5_000, 300_000] {
-            let g = random_euler_graph(m, EulerStyle::Deep, 5).unwrap();
-            let (o, t) = (g.offsets(), g.targets());
-            let roomy = walk_all(o, t, arena_len(t.len()));
-            for arena in [0, 1, 100, WALK_BLOCK + 7, t.len() / 2] {
-                assert!(walk_all(o, t, arena) == roomy, "m = {m}, arena {arena}");
-            }
-            // Each sublist starts at its splitter and follows `pred` backwards.
-            let covered: usize = roomy.iter().map(|s| s.1 as usize).sum();
-            assert!(covered <= t.len());
-            for (_, _, pairs) in &roomy {
-                for &[e, end] in pairs {
-                    assert_eq!(end, t[e as usize]);
-                }
-            }
-        }
-    }
-}
+mod tests;
