@@ -47,7 +47,6 @@ const ALLOWED_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("crates/warpath/src/cmd/fhn.rs", "run"),
     ("crates/warpath/src/cmd/graph/summary.rs", "run_graph"),
     ("crates/warpath/src/cmd/graph/sweep.rs", "run_sweep"),
-    ("crates/warpath/src/cmd/kmeans.rs", "run_distributed"),
     ("crates/warpath/src/cmd/perm/batches.rs", "run"),
     ("xtask/src/sim.rs", "build"),
 ];

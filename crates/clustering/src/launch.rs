@@ -4,12 +4,12 @@
 //! worker binary.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::KMeansError;
+use crate::{Algorithm, Init, KMeansError};
 
 /// Environment variable for fault-injection tests: `ITERATION:RANK` makes that rank exit
 /// abruptly (without `MPI_Finalize`) after that iteration of a run that was not resumed. The
@@ -217,4 +217,167 @@ pub struct DistributedReport {
     /// `distributed`'s module docs).
     #[serde(default)]
     pub reconciled: usize,
+}
+
+/// Where a distributed fit starts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkerStart {
+    /// Rank 0 initialises and broadcasts: the worker takes the method's name
+    /// ([`Init::name`]: k-means++, random, k-means|| with its default rounds); use
+    /// [`WorkerStart::Centroids`] for given centroids.
+    Init(Init),
+    /// Every rank reads these `k x d` centroids (a `.npy` or text matrix).
+    Centroids(PathBuf),
+}
+
+/// A distributed fit's parameters, as the worker (`kmeans-mpi`) takes them on its command
+/// line: [`WorkerJob::args`] writes that command line, so the launcher and the worker's
+/// arguments are spelled in one place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerJob {
+    /// The points: a 2-D `.npy` file (`f32` or `f64`), which each rank reads its shard of.
+    pub input: PathBuf,
+    /// Clusters.
+    pub k: usize,
+    /// The start.
+    pub start: WorkerStart,
+    /// Sample weights: a 1-D `f64` `.npy`, raw little-endian `f64` (`.bin`) or a text file of
+    /// one weight per line.
+    pub weights: Option<PathBuf>,
+    /// Most Lloyd iterations.
+    pub max_iter: usize,
+    /// The relative tolerance of the stopping rule.
+    pub tol: f64,
+    /// The seed of the initialisation.
+    pub seed: u64,
+    /// How each rank assigns its points.
+    pub algorithm: Algorithm,
+}
+
+impl WorkerJob {
+    /// The worker's arguments for this job, writing its report (JSON) to `out` and its labels
+    /// (one per line) to `labels` (without `--checkpoint` and `--resume`, which
+    /// [`launch_with_restarts`] adds).
+    pub fn args(&self, out: &Path, labels: &Path) -> Vec<OsString> {
+        let mut a: Vec<OsString> = vec![
+            self.input.clone().into(),
+            "--k".into(),
+            self.k.to_string().into(),
+        ];
+        match &self.start {
+            WorkerStart::Centroids(p) => a.extend(["--init-centroids".into(), p.clone().into()]),
+            WorkerStart::Init(init) => a.extend(["--init".into(), init.name().into()]),
+        }
+        if let Some(w) = &self.weights {
+            a.extend(["--weights".into(), w.clone().into()]);
+        }
+        a.extend([
+            "--max-iter".into(),
+            self.max_iter.to_string().into(),
+            "--tol".into(),
+            self.tol.to_string().into(),
+            "--seed".into(),
+            self.seed.to_string().into(),
+            "--algorithm".into(),
+            self.algorithm.name().into(),
+            "--out".into(),
+            out.into(),
+            "--labels".into(),
+            labels.into(),
+        ]);
+        a
+    }
+}
+
+/// A finished distributed fit: rank 0's report, every point's label, and the launches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistributedFit {
+    /// What rank 0 reported (centroids, inertia, iterations, timings).
+    pub report: DistributedReport,
+    /// The label of every point, in the input's order.
+    pub labels: Vec<u32>,
+    /// How the launches went.
+    pub outcome: LaunchOutcome,
+}
+
+/// Runs `job` under `mpirun` as `launch` says ([`launch_with_restarts`]: relaunched from its
+/// checkpoint when a rank dies; `launch.worker_args` is replaced by the job's arguments
+/// followed by what it held), then reads the report and the labels the worker wrote to
+/// temporary files, and removes them.
+///
+/// # Errors
+/// [`KMeansError::Distributed`]: as [`launch_with_restarts`], or a report or labels file that
+/// is missing or unreadable.
+pub fn run_job(
+    job: &WorkerJob,
+    mut launch: MpiLaunch,
+    on_failure: impl FnMut(usize, &str),
+) -> Result<DistributedFit, KMeansError> {
+    let tmp = std::env::temp_dir();
+    let id = std::process::id();
+    let report_path = tmp.join(format!("warpath-kmeans-{id}.json"));
+    let labels_path = tmp.join(format!("warpath-kmeans-{id}.labels"));
+    let extra = std::mem::take(&mut launch.worker_args);
+    launch.worker_args = job.args(&report_path, &labels_path);
+    launch.worker_args.extend(extra);
+    let read = || -> Result<(DistributedReport, Vec<u32>), KMeansError> {
+        let outcome_err = |what: &Path, e: &dyn std::fmt::Display| {
+            KMeansError::Distributed(format!("reading {}: {e}", what.display()))
+        };
+        let bytes = std::fs::read(&report_path).map_err(|e| outcome_err(&report_path, &e))?;
+        let report: DistributedReport =
+            serde_json::from_slice(&bytes).map_err(|e| outcome_err(&report_path, &e))?;
+        let text =
+            std::fs::read_to_string(&labels_path).map_err(|e| outcome_err(&labels_path, &e))?;
+        let labels = text
+            .lines()
+            .map(|l| l.trim().parse::<u32>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| outcome_err(&labels_path, &e))?;
+        Ok((report, labels))
+    };
+    let result = launch_with_restarts(&launch, on_failure)
+        .and_then(|outcome| read().map(|(report, labels)| (outcome, report, labels)));
+    let _ = std::fs::remove_file(&report_path);
+    let _ = std::fs::remove_file(&labels_path);
+    let (outcome, report, labels) = result?;
+    Ok(DistributedFit {
+        report,
+        labels,
+        outcome,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_spells_the_workers_arguments() {
+        let mut job = WorkerJob {
+            input: "x.npy".into(),
+            k: 4,
+            start: WorkerStart::Init(Init::KMeansPlusPlus),
+            weights: None,
+            max_iter: 50,
+            tol: 1e-4,
+            seed: 7,
+            algorithm: Algorithm::Lloyd,
+        };
+        let words = |job: &WorkerJob| -> Vec<String> {
+            job.args(Path::new("r.json"), Path::new("l.txt"))
+                .into_iter()
+                .map(|a| a.into_string().unwrap())
+                .collect()
+        };
+        assert_eq!(
+            words(&job).join(" "),
+            "x.npy --k 4 --init k-means++ --max-iter 50 --tol 0.0001 --seed 7 \
+             --algorithm lloyd --out r.json --labels l.txt"
+        );
+        job.start = WorkerStart::Centroids("c.npy".into());
+        job.weights = Some("w.npy".into());
+        let w = words(&job);
+        assert_eq!(w[3..7], ["--init-centroids", "c.npy", "--weights", "w.npy"]);
+    }
 }

@@ -20,6 +20,7 @@ mod init;
 mod kmeans;
 pub mod launch;
 mod lloyd;
+mod verify;
 
 pub use element::Element;
 pub use error::KMeansError;
@@ -27,5 +28,6 @@ pub use kmeans::{
     Algorithm, Convergence, DEFAULT_PARALLEL_ROUNDS, Init, KMEANS_GPU_THRESHOLD, KMeans,
     KMeansResult, Progress, predict, transform,
 };
+pub use verify::{VERIFY_DISTANCES, Verified, VerifyError, verify};
 #[cfg(test)]
 mod tests;

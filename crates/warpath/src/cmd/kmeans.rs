@@ -6,10 +6,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clustering::data::{generate_blobs, read_npy, write_npy};
-use clustering::launch::{MpiLaunch, find_worker, launch_with_restarts};
+use clustering::launch::{
+    DistributedReport, MpiLaunch, WorkerJob, WorkerStart, find_worker, run_job,
+};
 use clustering::{Algorithm, Convergence, Element, Init, KMeans, KMeansResult, predict};
 use gpu_runtime::{Backend, Exec};
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView2};
 
 use warpath_io::{Format, Output};
 
@@ -354,8 +356,8 @@ fn run_typed<T: Element + warpath_io::Element>(
     let seconds = t.elapsed().as_secs_f64();
     let cpu_seconds = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
-    let check = verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?;
-    let verified = check.ok;
+    let check = clustering::verify(data.view(), weights.as_ref().map(|w| w.view()), &fit);
+    let (verified, checked) = (check.is_ok(), check.as_ref().ok().map(|c| c.points));
     let plot_note = write_outputs(
         outs,
         data.view(),
@@ -372,7 +374,7 @@ fn run_typed<T: Element + warpath_io::Element>(
                 "cpu_seconds": cpu_seconds,
                 "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
                 "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
-                "verified": verified, "verified_points": check.points, "centroids": fit.centroids.outer_iter().map(|r| r.iter().map(|v| v.to_f64()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                "verified": verified, "verified_points": checked, "centroids": fit.centroids.outer_iter().map(|r| r.iter().map(|v| v.to_f64()).collect::<Vec<_>>()).collect::<Vec<_>>(),
                 "plot": plot_note,
                 "header": header, "init_centroids_header": init_header,
                 "weights_header": weights_header,
@@ -397,10 +399,9 @@ fn run_typed<T: Element + warpath_io::Element>(
             <T as Element>::NAME,
             args.algorithm.name(),
             if verified { "yes" } else { "NO" },
-            if check.points < n {
-                format!(" (labels of {} sampled points)", check.points)
-            } else {
-                String::new()
+            match checked {
+                Some(p) if p < n => format!(" (labels of {p} sampled points)"),
+                _ => String::new(),
             }
         );
         for (j, c) in fit.centroids.outer_iter().enumerate().take(16) {
@@ -423,8 +424,10 @@ fn run_typed<T: Element + warpath_io::Element>(
             println!("  {note}");
         }
     }
-    if !verified {
-        return Err(unverified("the k-means result failed verification"));
+    if let Err(e) = check {
+        return Err(unverified(format!(
+            "the k-means result failed verification: {e}"
+        )));
     }
     Ok(())
 }
@@ -452,68 +455,6 @@ fn load_weights(args: &Args) -> Result<(Option<Array1<f64>>, Header)> {
         .into_vector("the sample weights")
         .map_err(|e| e.in_file(p))?;
     Ok((Some(Array1::from(w)), header))
-}
-
-/// Most point-centroid distances [`verify`] recomputes: above it, the labels of an even
-/// sample of points are checked (every point's own distance still enters the inertia check).
-const VERIFY_DISTANCES: usize = 200_000_000;
-
-/// What [`verify`] found.
-struct Verified {
-    ok: bool,
-    /// Points whose label was checked against every centroid.
-    points: usize,
-}
-
-/// Independent check: every label is the nearest centroid (recomputed directly in f64, up to
-/// near-ties; for large `n k d` on an even sample of points) and the (weighted) inertia is
-/// what labels and centroids say.
-fn verify<T: Element>(
-    data: ArrayView2<'_, T>,
-    weights: Option<ArrayView1<'_, T>>,
-    fit: &KMeansResult<T>,
-) -> Result<Verified> {
-    let (n, d) = data.dim();
-    let k = fit.centroids.nrows();
-    if fit.centroids.iter().any(|v| !v.is_finite()) {
-        return Ok(Verified {
-            ok: false,
-            points: 0,
-        });
-    }
-    let stride = (n * k * d).div_ceil(VERIFY_DISTANCES).max(1);
-    let mut inertia = 0.0;
-    let mut points = 0;
-    for (i, (x, &l)) in data.outer_iter().zip(&fit.labels).enumerate() {
-        let dist = |j: usize| -> f64 {
-            x.iter()
-                .zip(fit.centroids.row(j))
-                .map(|(a, b)| (a.to_f64() - b.to_f64()) * (a.to_f64() - b.to_f64()))
-                .sum()
-        };
-        let mine = dist(l as usize);
-        if i % stride == 0 {
-            points += 1;
-            let best = (0..k).map(dist).fold(f64::INFINITY, f64::min);
-            // The labels were settled against f64 centroids; the centroids here are rounded
-            // to the data's type, which moves distances by about that type's precision.
-            let slack = if size_of::<T>() == 4 {
-                1e-5 * (1.0 + best + x.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>())
-            } else {
-                1e-9 * (1.0 + best)
-            };
-            if mine > best + slack {
-                return Ok(Verified { ok: false, points });
-            }
-        }
-        inertia += weights.map_or(1.0, |w| w[i].to_f64()) * mine;
-    }
-    // The centroids are rounded to the data's type on output: allow that rounding.
-    let tol = if size_of::<T>() == 4 { 1e-4 } else { 1e-6 };
-    Ok(Verified {
-        ok: (inertia - fit.inertia).abs() <= tol * (1.0 + inertia),
-        points,
-    })
 }
 
 /// Writes labels, centroids and the plot; returns what the plot shows (for the report).
@@ -575,120 +516,107 @@ fn write_outputs<T: Element + warpath_io::Element>(
     }))
 }
 
+/// Whether `p` is a native-endian float `.npy` file, which the worker's ranks read by offset.
+fn float_npy(p: &Path) -> bool {
+    matches!(
+        warpath_io::npy_dtype(p),
+        Ok(Some(d)) if d.kind == warpath_io::npy::Kind::Float && !d.big_endian
+    )
+}
+
+/// The points for the worker as a float `.npy` file (generated or text data written to the
+/// temporary folder first, named after what it holds so that `--resume` finds the same file
+/// and checkpoint), with the points in memory (for the check) and their column names.
+fn distributed_input(args: &Args) -> Result<(PathBuf, Array2<f64>, Option<Vec<String>>)> {
+    if let Some(p) = args.input.as_ref().filter(|p| float_npy(p)) {
+        return Ok((p.clone(), read_npy(p)?, None));
+    }
+    let (data, _, header) = load(args)?;
+    let name = match (&args.input, args.generate) {
+        (_, Some(n)) => format!(
+            "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
+            args.dim.unwrap_or(DEFAULT_DIM),
+            args.clusters.unwrap_or(args.k),
+            args.seed,
+            args.sigma.unwrap_or(DEFAULT_SIGMA)
+        ),
+        (Some(p), None) => format!(
+            "warpath-kmeans-{}.npy",
+            p.file_stem()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default()
+        ),
+        (None, None) => "warpath-kmeans-input.npy".into(),
+    };
+    let p = std::env::temp_dir().join(name);
+    write_npy(&p, &data)?;
+    Ok((p, data, header))
+}
+
+/// The weights file every rank reads its shard of: an `f64` `.npy` or raw file as given,
+/// any other weights file converted once to `.npy` here, so that the distributed run reads
+/// what the local one reads.
+fn distributed_weights(args: &Args) -> Result<Option<PathBuf>> {
+    let Some(w) = &args.weights else {
+        return Ok(None);
+    };
+    if float_npy(w) || warpath_io::Format::of_path(w) == Some(Format::Bin) {
+        return Ok(Some(w.clone()));
+    }
+    let weights = load_weights(args)?.0.unwrap_or_default();
+    let p = std::env::temp_dir().join(format!("warpath-kmeans-weights-{}.npy", std::process::id()));
+    Output::parse("--weights", &p, &[Format::Npy], Format::Text)?.write_array(
+        weights.as_slice().unwrap_or_default(),
+        None,
+        None,
+    )?;
+    Ok(Some(p))
+}
+
+/// `warpath kmeans --ranks R`: the fit runs in the `kmeans-mpi` worker under `mpirun`
+/// ([`clustering::launch::run_job`]); this checks its labels against the centroids here and
+/// reports.
 fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
     let ranks = args.ranks.unwrap_or(1).max(1);
     let worker = find_worker().context(
         "the distributed worker `kmeans-mpi` was not found: build it with \
          `cargo build -p clustering --features mpi --bin kmeans-mpi` (needs OpenMPI) or set WARPATH_KMEANS_MPI",
     )?;
-    // The worker reads .npy shards by offset: generated or CSV data is written as .npy first.
-    let float_npy = |p: &Path| {
-        matches!(
-            warpath_io::npy_dtype(p),
-            Ok(Some(d)) if d.kind == warpath_io::npy::Kind::Float && !d.big_endian
-        )
+    let (input, data, header) = distributed_input(&args)?;
+    let job = WorkerJob {
+        input: input.clone(),
+        k: args.k,
+        start: match &args.init_centroids {
+            Some(p) => WorkerStart::Centroids(p.clone()),
+            None => WorkerStart::Init(args.init.clone()),
+        },
+        weights: distributed_weights(&args)?,
+        max_iter: args.max_iter,
+        tol: args.tol,
+        seed: args.seed,
+        algorithm: args.algorithm,
     };
-    let (input, data, header) = match &args.input {
-        Some(p) if float_npy(p) => (p.clone(), read_npy(p)?, None),
-        _ => {
-            let (data, _, header) = load(&args)?;
-            // Named after what it holds, so that `--resume` finds the same file and checkpoint.
-            let name = match (&args.input, args.generate) {
-                (_, Some(n)) => format!(
-                    "warpath-kmeans-generated-{n}x{}-c{}-s{}-sigma{}.npy",
-                    args.dim.unwrap_or(DEFAULT_DIM),
-                    args.clusters.unwrap_or(args.k),
-                    args.seed,
-                    args.sigma.unwrap_or(DEFAULT_SIGMA)
-                ),
-                (Some(p), None) => format!(
-                    "warpath-kmeans-{}.npy",
-                    p.file_stem()
-                        .map(|s| s.to_string_lossy())
-                        .unwrap_or_default()
-                ),
-                (None, None) => "warpath-kmeans-input.npy".into(),
-            };
-            let p = std::env::temp_dir().join(name);
-            write_npy(&p, &data)?;
-            (p, data, header)
-        }
-    };
-    let checkpoint = args
-        .checkpoint
-        .clone()
-        .unwrap_or_else(|| input.with_extension("kmeans-checkpoint.json"));
-    let report_path =
-        std::env::temp_dir().join(format!("warpath-kmeans-{}.json", std::process::id()));
-    let labels_path =
-        std::env::temp_dir().join(format!("warpath-kmeans-{}.labels", std::process::id()));
-    let mut worker_args = vec![
-        input.clone().into_os_string(),
-        "--k".into(),
-        args.k.to_string().into(),
-    ];
-    // Given centroids and weights are read by every rank from the files named here.
-    match (&args.init_centroids, &args.init) {
-        (Some(p), _) => worker_args.extend(["--init-centroids".into(), p.clone().into()]),
-        (None, init) => worker_args.extend(["--init".into(), init.name().into()]),
-    }
-    if let Some(w) = &args.weights {
-        // Every rank reads its shard of an f64 .npy file: other weights files are converted
-        // once here, so that the distributed run reads what the local one reads.
-        let path = if float_npy(w) || warpath_io::Format::of_path(w) == Some(Format::Bin) {
-            w.clone()
-        } else {
-            let weights = load_weights(&args)?.0.unwrap_or_default();
-            let p = std::env::temp_dir()
-                .join(format!("warpath-kmeans-weights-{}.npy", std::process::id()));
-            Output::parse("--weights", &p, &[Format::Npy], Format::Text)?.write_array(
-                weights.as_slice().unwrap_or_default(),
-                None,
-                None,
-            )?;
-            p
-        };
-        worker_args.extend(["--weights".into(), path.into()]);
-    }
-    worker_args.extend([
-        "--max-iter".into(),
-        args.max_iter.to_string().into(),
-        "--tol".into(),
-        args.tol.to_string().into(),
-        "--seed".into(),
-        args.seed.to_string().into(),
-        "--algorithm".into(),
-        args.algorithm.name().into(),
-        "--out".into(),
-        report_path.clone().into_os_string(),
-        "--labels".into(),
-        labels_path.clone().into_os_string(),
-    ]);
-    let opts = MpiLaunch {
+    let launch = MpiLaunch {
         mpirun: args.mpirun.clone(),
         worker,
         ranks,
         max_restarts: args.max_restarts,
-        worker_args,
-        checkpoint,
+        worker_args: vec![],
+        checkpoint: args
+            .checkpoint
+            .clone()
+            .unwrap_or_else(|| input.with_extension("kmeans-checkpoint.json")),
         resume: args.resume,
         first_launch_env: vec![],
     };
     let t = Instant::now();
-    let out = launch_with_restarts(&opts, |attempt, why| {
+    let done = run_job(&job, launch, |attempt, why| {
         if !json {
             eprintln!("warpath kmeans: {why}; relaunching from the checkpoint (restart {attempt})");
         }
     })?;
     let seconds = t.elapsed().as_secs_f64();
-    let report: clustering::launch::DistributedReport = serde_json::from_slice(
-        &std::fs::read(&report_path)
-            .with_context(|| format!("reading {}", report_path.display()))?,
-    )?;
-    let labels: Vec<u32> = std::fs::read_to_string(&labels_path)?
-        .lines()
-        .map(|l| l.trim().parse::<u32>())
-        .collect::<Result<_, _>>()?;
+    let (report, labels) = (&done.report, &done.labels);
     let centroids = Array2::from_shape_vec((report.k, report.d), report.centroids.clone())?;
     let fit = KMeansResult {
         centroids: centroids.clone(),
@@ -699,61 +627,77 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
         backend: Backend::Cpu,
     };
     let weights = load_weights(&args)?.0;
-    let verified =
-        fit.labels == labels && verify(data.view(), weights.as_ref().map(|w| w.view()), &fit)?.ok;
-    let plot_note = write_outputs(outs, data.view(), &labels, &centroids, header.as_deref())?;
-    let _ = std::fs::remove_file(&report_path);
-    let _ = std::fs::remove_file(&labels_path);
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": report.n, "d": report.d, "k": report.k, "backend": "cpu", "ranks": ranks,
-                "launches": out.attempts, "resumed_from": report.resumed_from,
-                "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
-                "converged": report.converged, "inertia": report.inertia, "verified": verified,
-                "reconciled": report.reconciled, "plot": plot_note,
-            })
-        );
-    } else {
-        println!(
-            "distributed k-means: n = {}, d = {}, k = {} on {ranks} ranks, {} launch(es), {}",
-            report.n,
-            report.d,
-            report.k,
-            out.attempts,
-            format_seconds(seconds)
-        );
-        println!(
-            "  {} iterations ({}), inertia {:.6e}, verified: {}",
-            report.iterations,
-            if report.converged {
-                "converged"
-            } else {
-                "did not converge"
-            },
-            report.inertia,
-            if verified { "yes" } else { "NO" }
-        );
-        let s = report.seconds;
-        println!(
-            "  rank 0: read {}, compute {}, all-reduce {}, checkpoint {}, total {}",
-            format_seconds(s.read),
-            format_seconds(s.compute),
-            format_seconds(s.allreduce),
-            format_seconds(s.checkpoint),
-            format_seconds(s.total)
-        );
-    }
-    if let (false, Some(note)) = (json, &plot_note) {
-        println!("  {note}");
-    }
+    let verified = fit.labels == *labels
+        && clustering::verify(data.view(), weights.as_ref().map(|w| w.view()), &fit).is_ok();
+    let plot_note = write_outputs(outs, data.view(), labels, &centroids, header.as_deref())?;
+    let launches = done.outcome.attempts;
+    print_distributed(
+        report,
+        (ranks, launches, seconds),
+        verified,
+        plot_note,
+        json,
+    );
     if !verified {
         return Err(unverified(
             "the distributed k-means result failed verification",
         ));
     }
     Ok(())
+}
+
+/// The report of a distributed fit: JSON, or lines of text.
+fn print_distributed(
+    report: &DistributedReport,
+    (ranks, launches, seconds): (usize, usize, f64),
+    verified: bool,
+    plot_note: Option<String>,
+    json: bool,
+) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "n": report.n, "d": report.d, "k": report.k, "backend": "cpu", "ranks": ranks,
+                "launches": launches, "resumed_from": report.resumed_from,
+                "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
+                "converged": report.converged, "inertia": report.inertia, "verified": verified,
+                "reconciled": report.reconciled, "plot": plot_note,
+            })
+        );
+        return;
+    }
+    println!(
+        "distributed k-means: n = {}, d = {}, k = {} on {ranks} ranks, {} launch(es), {}",
+        report.n,
+        report.d,
+        report.k,
+        launches,
+        format_seconds(seconds)
+    );
+    println!(
+        "  {} iterations ({}), inertia {:.6e}, verified: {}",
+        report.iterations,
+        if report.converged {
+            "converged"
+        } else {
+            "did not converge"
+        },
+        report.inertia,
+        if verified { "yes" } else { "NO" }
+    );
+    let s = report.seconds;
+    println!(
+        "  rank 0: read {}, compute {}, all-reduce {}, checkpoint {}, total {}",
+        format_seconds(s.read),
+        format_seconds(s.compute),
+        format_seconds(s.allreduce),
+        format_seconds(s.checkpoint),
+        format_seconds(s.total)
+    );
+    if let Some(note) = &plot_note {
+        println!("  {note}");
+    }
 }
 
 /// Demo rows: sequential, rayon and (with a GPU) CUDA k-means on planted clusters.
