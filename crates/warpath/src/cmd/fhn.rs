@@ -8,9 +8,9 @@ use anyhow::Result;
 use gpu_runtime::{Backend, Exec};
 use pde::tridiag::{self, TridiagSolver};
 use pde::{
-    AdaptiveOptions, FhnParams, FhnState, ImplicitVariant, NewtonOptions, PdeError, Scenario,
-    Scheme, SnapshotSink, SnapshotWriter, explicit_run, explicit_run_batch, nagumo_speed, simulate,
-    simulate_streamed,
+    AdaptiveOptions, AdaptiveStats, FhnParams, FhnState, ImplicitVariant, NewtonOptions, PdeError,
+    Scenario, Scheme, SnapshotSink, SnapshotWriter, StreamedRun, explicit_run, explicit_run_batch,
+    nagumo_speed, simulate, simulate_streamed,
 };
 
 use crate::cli_io::check_backend;
@@ -262,7 +262,9 @@ fn rmse(a: &[f64], b: &[f64]) -> f64 {
 /// implicit (per Newton iteration, about 3 per step).
 const FHN_RATES: [f64; 3] = [1e8, 2e7, 5e6];
 
-pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+/// Checks the flags that only some schemes take (`--solver`, `--implicit-variant`) and that
+/// the backend can run the scheme; returns whether the seed's implicit variant was asked for.
+fn check_flags(args: &Args) -> Result<bool> {
     if let (Some(s), false) = (args.solver, args.scheme == SchemeArg::Implicit) {
         return Err(usage(format!(
             "--solver {} applies to --scheme implicit only (the {} scheme solves no tridiagonal \
@@ -287,9 +289,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         },
         args.scheme != SchemeArg::Adaptive && !seed_variant,
     )?;
-    let p = params(&args)?;
-    let sc = scenario(args.scenario);
-    let scheme = match args.scheme {
+    Ok(seed_variant)
+}
+
+/// The scheme of `--scheme`, with `--solver` and the implicit variant for the implicit one.
+fn scheme(args: &Args, seed_variant: bool) -> Scheme {
+    match args.scheme {
         SchemeArg::Explicit => Scheme::Explicit,
         SchemeArg::Adaptive => Scheme::Adaptive(AdaptiveOptions::default()),
         SchemeArg::Implicit => Scheme::Implicit(NewtonOptions {
@@ -301,9 +306,12 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             },
             ..NewtonOptions::default()
         }),
-    };
-    let pp = sc.params(p);
-    pp.validate()?;
+    }
+}
+
+/// Checks, before the run, that the grid fits in memory and that the run should end within
+/// a day (unless `--force`).
+fn check_resources(args: &Args, pp: &FhnParams) -> Result<()> {
     // Memory: the state and the scheme's work arrays per node (the explicit scheme: the state
     // and 3% of halo copies); snapshots are streamed to --snapshots, and --plot keeps whole
     // ones only of grids up to PLOT_WHOLE nodes (at most 2^27 values of v and as many of w),
@@ -337,6 +345,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         &format!("at about {rate:.0e} cell updates per second"),
         args.force,
     )?;
+    Ok(())
+}
+
+/// Checks the outputs before the run: `--plot` (an .svg or .png file, and its heat map
+/// beside it, both writable) and `--snapshots` (a directory, if it exists). Returns the
+/// profile plot's path and the heat map's.
+fn check_outputs(args: &Args) -> Result<Option<(PathBuf, PathBuf)>> {
     let plot_paths = match &args.plot {
         Some(out) => {
             if !warpath_io::plot::is_plot_path(out) {
@@ -361,6 +376,118 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             dir.display()
         )));
     }
+    Ok(plot_paths)
+}
+
+/// The adaptive scheme's figures, with its RMSE against a uniform run on its finest grid
+/// (`last` is the adaptive run's final v).
+fn compare_adaptive(
+    sc: Scenario,
+    pp: &FhnParams,
+    last: &[f64],
+    st: &AdaptiveStats,
+) -> Result<serde_json::Value> {
+    let mut u = sc.initial_state(pp);
+    explicit_run(pp, &mut u, pp.steps(), Exec::Cpu)?;
+    let err = rmse(last, &u.v);
+    Ok(serde_json::json!({
+        "uniform_nodes": st.uniform_nodes,
+        "mean_nodes": st.mean_nodes,
+        "min_nodes": st.min_nodes,
+        "max_nodes": st.max_nodes,
+        "regrids": st.regrids,
+        "rmse_vs_uniform": err,
+    }))
+}
+
+/// What a finished `warpath fhn` run reports.
+struct RunFacts<'a> {
+    sc: Scenario,
+    /// The parameters that ran (the scenario's).
+    pp: &'a FhnParams,
+    sim: &'a StreamedRun,
+    seconds: f64,
+    /// The exact front speed, for the front scenario.
+    exact: Option<f64>,
+    /// The adaptive scheme's figures (`null` for the other schemes).
+    adaptive: &'a serde_json::Value,
+    /// The files written.
+    files: &'a [String],
+    verified: bool,
+}
+
+/// Prints the text report of a run: grid, steps, speed against the exact one, the scheme's
+/// figures, the files written and the verdict.
+fn print_text(args: &Args, facts: &RunFacts<'_>) {
+    let RunFacts {
+        sc,
+        pp,
+        sim,
+        seconds,
+        exact,
+        adaptive,
+        files,
+        verified,
+    } = *facts;
+    println!(
+        "fhn {} ({:?}): n = {}, dx = {}, dt = {}, {} steps to t = {:.3} on {} in {:.3} s",
+        sc.name(),
+        args.scheme,
+        pp.n,
+        pp.dx(),
+        pp.dt,
+        sim.steps,
+        sim.state.t,
+        sim.backend,
+        seconds
+    );
+    println!(
+        "  {:.3e} cell updates per second",
+        pp.n as f64 * sim.steps as f64 / seconds
+    );
+    match (sim.speed, exact) {
+        (Some(s), Some(c)) => println!(
+            "  front speed {s:.5}, exact (1 - 2a)/sqrt 2 = {c:.5}, relative error {:.3}% (tolerance 2%)",
+            100.0 * (s - c).abs() / c
+        ),
+        (Some(s), None) => println!("  measured pulse speed {s:.5}"),
+        (None, _) => println!("  no front / pulse to track"),
+    }
+    if let Some(st) = sim.implicit {
+        println!(
+            "  Newton: {:.2} iterations per step (max {})",
+            st.mean_iterations(),
+            st.max_iterations_per_step
+        );
+    }
+    if !adaptive.is_null() {
+        println!(
+            "  adaptive grid: {:.1} nodes per step on average (min {}, max {}) of {} uniform; RMSE vs uniform run {:.3e}",
+            adaptive["mean_nodes"].as_f64().unwrap_or(0.0),
+            adaptive["min_nodes"],
+            adaptive["max_nodes"],
+            adaptive["uniform_nodes"],
+            adaptive["rmse_vs_uniform"].as_f64().unwrap_or(0.0)
+        );
+    }
+    for f in files {
+        println!("  wrote {f}");
+    }
+    println!("  verified: {}", if verified { "yes" } else { "NO" });
+}
+
+/// `warpath fhn`: checks the arguments, runs the scenario (streaming snapshots and plots),
+/// verifies the result (bounded, and the front's speed within 2% of the exact one) and
+/// prints the report.
+pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    let seed_variant = check_flags(&args)?;
+    let p = params(&args)?;
+    let sc = scenario(args.scenario);
+    let scheme = scheme(&args, seed_variant);
+    let pp = sc.params(p);
+    pp.validate()?;
+    check_resources(&args, &pp)?;
+    let plot_paths = check_outputs(&args)?;
     let bar = progress(pp.steps(), &format!("fhn {}", sc.name()), json);
     let mut outputs = Outputs {
         files: args.snapshots.as_deref().map(SnapshotWriter::new),
@@ -388,21 +515,10 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     };
     let verified = bounded && speed_error.is_none_or(|e| e < 0.02);
 
-    // The adaptive scheme is compared with a uniform run on its finest grid.
-    let mut adaptive = serde_json::Value::Null;
-    if let (SchemeArg::Adaptive, Some(st)) = (args.scheme, sim.adaptive) {
-        let mut u = sc.initial_state(&pp);
-        explicit_run(&pp, &mut u, pp.steps(), Exec::Cpu)?;
-        let err = rmse(last, &u.v);
-        adaptive = serde_json::json!({
-            "uniform_nodes": st.uniform_nodes,
-            "mean_nodes": st.mean_nodes,
-            "min_nodes": st.min_nodes,
-            "max_nodes": st.max_nodes,
-            "regrids": st.regrids,
-            "rmse_vs_uniform": err,
-        });
-    }
+    let adaptive = match (args.scheme, sim.adaptive) {
+        (SchemeArg::Adaptive, Some(st)) => compare_adaptive(sc, &pp, last, &st)?,
+        _ => serde_json::Value::Null,
+    };
     let mut files = Vec::new();
     if let Some(out) = outputs.files {
         for f in out.finish()? {
@@ -448,51 +564,17 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             })
         );
     } else {
-        println!(
-            "fhn {} ({:?}): n = {}, dx = {}, dt = {}, {} steps to t = {:.3} on {} in {:.3} s",
-            sc.name(),
-            args.scheme,
-            pp.n,
-            pp.dx(),
-            pp.dt,
-            sim.steps,
-            sim.state.t,
-            sim.backend,
-            seconds
-        );
-        println!(
-            "  {:.3e} cell updates per second",
-            pp.n as f64 * sim.steps as f64 / seconds
-        );
-        match (sim.speed, exact) {
-            (Some(s), Some(c)) => println!(
-                "  front speed {s:.5}, exact (1 - 2a)/sqrt 2 = {c:.5}, relative error {:.3}% (tolerance 2%)",
-                100.0 * (s - c).abs() / c
-            ),
-            (Some(s), None) => println!("  measured pulse speed {s:.5}"),
-            (None, _) => println!("  no front / pulse to track"),
-        }
-        if let Some(st) = sim.implicit {
-            println!(
-                "  Newton: {:.2} iterations per step (max {})",
-                st.mean_iterations(),
-                st.max_iterations_per_step
-            );
-        }
-        if !adaptive.is_null() {
-            println!(
-                "  adaptive grid: {:.1} nodes per step on average (min {}, max {}) of {} uniform; RMSE vs uniform run {:.3e}",
-                adaptive["mean_nodes"].as_f64().unwrap_or(0.0),
-                adaptive["min_nodes"],
-                adaptive["max_nodes"],
-                adaptive["uniform_nodes"],
-                adaptive["rmse_vs_uniform"].as_f64().unwrap_or(0.0)
-            );
-        }
-        for f in &files {
-            println!("  wrote {f}");
-        }
-        println!("  verified: {}", if verified { "yes" } else { "NO" });
+        let facts = RunFacts {
+            sc,
+            pp: &pp,
+            sim: &sim,
+            seconds,
+            exact,
+            adaptive: &adaptive,
+            files: &files,
+            verified,
+        };
+        print_text(&args, &facts);
     }
     if !verified {
         return Err(unverified("fhn run failed verification"));
@@ -829,153 +911,4 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
-
-    fn args(a: &[&str]) -> Args {
-        Cli::try_parse_from(std::iter::once("fhn").chain(a.iter().copied()))
-            .unwrap()
-            .args
-    }
-
-    #[test]
-    fn seed_ends_and_constant_input_reach_the_library() {
-        let a = args(&["--scenario", "constant", "--ends", "copy", "--t-end", "30"]);
-        let p = params(&a).unwrap();
-        assert_eq!(
-            (p.left, p.right),
-            (pde::Boundary::Copy, pde::Boundary::Copy)
-        );
-        let q = scenario(a.scenario).params(p);
-        assert_eq!(q.right, pde::Boundary::Dirichlet(1.0));
-        run(a, true).unwrap();
-        let e = params(&args(&["--ends", "copy", "--scheme", "implicit"])).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("--ends copy applies to --scheme explicit only"),
-            "{e}"
-        );
-        assert_eq!(params(&args(&[])).unwrap().left, pde::Boundary::NoFlux);
-        // dt = 0.12 is above our limit (0.1156 at dx = 0.5) and below the seed's (0.125)
-        let e = run(args(&["--dt", "0.12", "--t-end", "1"]), true).unwrap_err();
-        assert!(e.to_string().contains("stability limit"), "{e}");
-        run(
-            args(&["--dt", "0.12", "--t-end", "1", "--stability-limit", "seed"]),
-            true,
-        )
-        .unwrap();
-    }
-
-    #[test]
-    fn fhn_implicit_variant_seed_runs_on_the_cpu_only() {
-        let base = ["--scheme", "implicit", "--dt", "0.25", "--t-end", "2"];
-        let with = |extra: &[&str]| {
-            let mut v: Vec<&str> = base.to_vec();
-            v.extend_from_slice(extra);
-            args(&v)
-        };
-        let a = with(&["--implicit-variant", "seed"]);
-        assert_eq!(a.implicit_variant, Some(ImplicitVariantArg::Seed));
-        run(a, true).unwrap();
-        // the seed's ends are its own, so --ends copy is accepted with the seed variant
-        let p = params(&with(&["--implicit-variant", "seed", "--ends", "copy"])).unwrap();
-        assert_eq!(p.left, pde::Boundary::Copy);
-        run(
-            with(&[
-                "--implicit-variant",
-                "seed",
-                "--ends",
-                "copy",
-                "--backend",
-                "cpu",
-            ]),
-            true,
-        )
-        .unwrap();
-        run(with(&["--implicit-variant", "ours"]), true).unwrap();
-        let e = run(
-            with(&["--implicit-variant", "seed", "--backend", "cuda"]),
-            true,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("has no GPU path"), "{e}");
-        let e = run(args(&["--implicit-variant", "seed"]), true).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("--implicit-variant seed applies to --scheme implicit only"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn min_max_bins_keep_narrow_pulses() {
-        let mut v = vec![0.0; 100];
-        v[37] = 1.0;
-        v[38] = -0.25;
-        let b = min_max_bins(&v, 25);
-        assert_eq!(b.len(), 8);
-        // bin 1 (nodes 25..50): the maximum comes first, then the minimum
-        assert_eq!(&b[2..4], &[1.0, -0.25]);
-        assert!(b[..2].iter().chain(&b[4..]).all(|&x| x == 0.0));
-        assert_eq!(min_max_bins(&[3.0, 1.0, 2.0], 2), vec![3.0, 1.0, 2.0, 2.0]);
-    }
-
-    /// Snapshots go to the files as they are taken, and a plot of a grid above PLOT_WHOLE
-    /// nodes keeps bins, not whole rows.
-    #[test]
-    fn fhn_streams_snapshots_and_bins_large_plots() {
-        let dir = std::env::temp_dir().join(format!("warpath-fhn-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let snaps = dir.join("snaps");
-        let plot = dir.join("p.svg");
-        let n = PLOT_WHOLE + 905;
-        let a = args(&[
-            "--n",
-            &n.to_string(),
-            "--length",
-            &format!("{}", (n - 1) / 2),
-            "--t-end",
-            "1",
-            "--snapshot-count",
-            "4",
-            "--snapshots",
-            snaps.to_str().unwrap(),
-            "--plot",
-            plot.to_str().unwrap(),
-        ]);
-        run(a, true).unwrap();
-        let bytes = std::fs::read(snaps.join("v.npy")).unwrap();
-        let v = warpath_io::npy::read_npy_bytes::<f64>(&bytes).unwrap();
-        assert_eq!(v.shape, vec![5, n]);
-        assert!(v.data[..n].iter().any(|&x| x > 0.9), "the initial Gaussian");
-        assert!(plot.exists() && heatmap_path(&plot).exists());
-        let svg = std::fs::read_to_string(&plot).unwrap();
-        assert!(
-            svg.contains("min and max of every 3"),
-            "title names the bins"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-
-        let mut k = PlotKeeper::default();
-        let p = FhnParams {
-            n,
-            length: ((n - 1) / 2) as f64,
-            ..FhnParams::default()
-        };
-        k.begin(&p, 1).unwrap();
-        let ones = vec![1.0; n];
-        k.snapshot(0.0, &ones, &ones).unwrap();
-        assert_eq!(k.x.len(), k.v[0].len());
-        assert_eq!(k.heat_x.len(), k.heat[0].len());
-        assert!(k.heat_x.len() <= 400);
-        assert_eq!(*k.x.last().unwrap(), p.length);
-        assert_eq!(*k.heat_x.last().unwrap(), p.length);
-    }
-}
+mod tests;

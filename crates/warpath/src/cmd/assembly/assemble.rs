@@ -2,15 +2,16 @@
 //! as BCALM-style FASTA, GFA 1.0 and GraphViz.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use assembly::{
-    Assembly, AssemblyError, Colors, ContigOptions, CountWord, ReadSource, contigs, n50,
+    Assembly, AssemblyError, Colors, Contig, ContigOptions, CountOptions, CountWord, EulertigStats,
+    ReadSource, contigs, n50,
 };
 use warpath_io::{Format, Output};
 
-use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
+use super::{CountArgs, Sink, StageBar, input_bytes, peak_memory, write_out};
 use crate::cli_io::{output, report, written};
 use crate::fail::{unverified, usage};
 use crate::report::format_seconds;
@@ -232,6 +233,236 @@ impl Outs<'_> {
     }
 }
 
+/// Builds the contigs when `--contigs` asks for them (the graph is built for them and dropped
+/// before writing) and writes them to `o` as FASTA: the sink, to commit with the others, and
+/// the contigs.
+fn write_contigs(a: &Assembly, o: Option<&Output>) -> Result<(Option<Sink>, Option<Vec<Contig>>)> {
+    let Some(o) = o else {
+        return Ok((None, None));
+    };
+    let (g, links) = a.to_graph()?;
+    let found = contigs(&g, &links, &ContigOptions::default());
+    drop((g, links));
+    let sink = write_out(Some(o), |w| {
+        for (i, c) in found.iter().enumerate() {
+            let io = |e| AssemblyError::Disk {
+                path: PathBuf::new(),
+                error: e,
+            };
+            w.write_all(
+                format!(
+                    ">contig_{i} LN:i:{} km:f:{:.1}\n",
+                    c.sequence.len(),
+                    c.mean_count
+                )
+                .as_bytes(),
+            )
+            .map_err(io)?;
+            w.write_all(&c.sequence).map_err(io)?;
+            w.write_all(b"\n").map_err(io)?;
+        }
+        Ok(())
+    })?;
+    Ok((sink, Some(found)))
+}
+
+/// What a finished run of `warpath assemble` reports: the assembly, its settings, where the
+/// outputs went and the time of each step.
+struct Done<'a> {
+    a: &'a Assembly,
+    k: usize,
+    options: &'a CountOptions,
+    outs: &'a Outs<'a>,
+    /// Wall time of the whole run.
+    seconds: f64,
+    /// Writing the unitigs, GFA, DOT and color sets.
+    writing: Duration,
+    /// Building and writing the contigs.
+    contig_time: Duration,
+    /// Building and writing the eulertigs.
+    euler_time: Duration,
+    /// The contigs' lengths, longest first, when they were built.
+    contig_lengths: Option<Vec<usize>>,
+    /// The eulertigs' figures, when they were built.
+    euler: Option<EulertigStats>,
+}
+
+/// Prints the run's JSON object (`--json`).
+fn print_json(done: &Done<'_>) {
+    let Done {
+        a,
+        k,
+        options,
+        outs,
+        seconds,
+        writing,
+        contig_time,
+        euler_time,
+        ref contig_lengths,
+        ref euler,
+    } = *done;
+    let st = &a.stats;
+    let s = &st.counting;
+    let mut stages = serde_json::Map::new();
+    for (name, t) in &st.seconds {
+        stages.insert((*name).into(), (*t).into());
+    }
+    stages.insert("output".into(), writing.as_secs_f64().into());
+    stages.insert("contigs".into(), contig_time.as_secs_f64().into());
+    stages.insert("eulertigs".into(), euler_time.as_secs_f64().into());
+    println!(
+        "{}",
+        serde_json::json!({
+            "command": "assemble",
+            "k": k,
+            "reads": s.reads.reads,
+            "bases": s.reads.letters - s.reads.non_bases,
+            "kmers_seen": s.kmers_seen,
+            "distinct": s.distinct,
+            "solid": s.solid,
+            "min_count": options.min_count,
+            "colors": a.colors().map(|c| serde_json::json!({
+                "colors": c.names.len(),
+                "color_sets": c.sets.len(),
+                "output": outs.color_sets.map(Output::describe),
+            })),
+            "unitigs": st.unitigs,
+            "circular_unitigs": st.circular,
+            "links": st.links,
+            "total_length": st.bases,
+            "n50": st.n50,
+            "longest": st.longest,
+            "backend": s.backend,
+            "compaction_backend": st.compaction_backend,
+            "buckets": s.partitions,
+            "pieces": st.pieces,
+            "threads": if options.threads == 0 { rayon::current_num_threads() } else { options.threads },
+            "max_memory_bytes": st.max_memory,
+            "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
+            "temp_disk_bytes": st.temp_bytes,
+            "seconds": seconds,
+            "stages": stages,
+            "contigs": contig_lengths.as_ref().map(|l| serde_json::json!({
+                "count": l.len(),
+                "total_length": l.iter().sum::<usize>(),
+                "n50": n50(l),
+                "longest": l.first().copied().unwrap_or(0),
+            })),
+            "eulertigs": euler.as_ref().map(|e| serde_json::json!({
+                "count": e.strings,
+                "total_length": e.bases,
+                "kmers": e.kmers,
+                "components": e.components,
+                "backend": e.backend,
+                "output": outs.eulertigs.map(Output::describe),
+            })),
+            "peak_memory_bytes": peak_memory(),
+            "verified": st.check.is_ok(),
+            "unitigs_output": outs.unitigs.map(Output::describe),
+            "gfa": outs.gfa.map(Output::describe),
+            "dot": outs.dot.map(Output::describe),
+        })
+    );
+}
+
+/// Prints the run's report lines (assembly, colors, eulertigs, contigs), on standard error
+/// when an output goes to standard output.
+fn print_text(done: &Done<'_>) {
+    let Done {
+        a,
+        k,
+        outs,
+        seconds,
+        euler_time,
+        ref contig_lengths,
+        ref euler,
+        ..
+    } = *done;
+    let st = &a.stats;
+    let s = &st.counting;
+    let stage = |name: &str| {
+        st.seconds
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0.0, |(_, t)| *t)
+    };
+    let quiet_to = outs
+        .unitigs
+        .or(outs.gfa)
+        .or(outs.dot)
+        .or(outs.contigs)
+        .or(outs.eulertigs)
+        .or(outs.color_sets)
+        .filter(|o| o.is_stdout());
+    report(
+        &format!(
+            "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}, glue {}, ordering {}), {} temporary, verified{}",
+            s.reads.reads,
+            s.kmers_seen,
+            s.distinct,
+            s.solid,
+            st.unitigs,
+            st.circular,
+            st.bases,
+            st.n50,
+            s.backend,
+            format_seconds(seconds),
+            format_seconds(stage("counting")),
+            format_seconds(stage("compaction")),
+            st.compaction_backend,
+            format_seconds(stage("glue")),
+            format_seconds(stage("ordering")),
+            human(st.temp_bytes),
+            written(outs.unitigs.filter(|o| !o.is_stdout()))
+        ),
+        quiet_to,
+    );
+    if let Some(c) = a.colors() {
+        report(
+            &format!(
+                "colors: {} colors, {} color sets (painting {}){}",
+                c.names.len(),
+                c.sets.len(),
+                format_seconds(stage("colors")),
+                written(outs.color_sets.filter(|o| !o.is_stdout()))
+            ),
+            quiet_to,
+        );
+    }
+    if let Some(e) = euler {
+        report(
+            &format!(
+                "eulertigs: {} strings ({} unitigs), {} bases ({} in unitigs), {} components, circuit on {} in {}{}",
+                e.strings,
+                st.unitigs,
+                e.bases,
+                st.bases,
+                e.components,
+                e.backend,
+                format_seconds(euler_time.as_secs_f64()),
+                written(outs.eulertigs.filter(|o| !o.is_stdout()))
+            ),
+            quiet_to,
+        );
+    }
+    if let Some(l) = contig_lengths {
+        report(
+            &format!(
+                "contigs: {} of at least {} bases, {} bases, N50 {}, longest {}{}",
+                l.len(),
+                2 * k,
+                l.iter().sum::<usize>(),
+                n50(l),
+                l.first().copied().unwrap_or(0),
+                written(outs.contigs.filter(|o| !o.is_stdout()))
+            ),
+            quiet_to,
+        );
+    }
+}
+
+/// Assembles with `W` words for the k-mers (`u64` up to k = 31, `u128` above), writes the
+/// outputs and prints the report.
 fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> Result<()> {
     let args = run.args;
     let k = args.count.k;
@@ -262,35 +493,8 @@ fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> R
     ];
     let writing = t.elapsed();
     let t = Instant::now();
-    let found = match outs.contigs {
-        Some(o) => {
-            let (g, links) = a.to_graph()?;
-            let found = contigs(&g, &links, &ContigOptions::default());
-            drop((g, links));
-            sinks.push(write_out(Some(o), |w| {
-                for (i, c) in found.iter().enumerate() {
-                    let io = |e| AssemblyError::Disk {
-                        path: PathBuf::new(),
-                        error: e,
-                    };
-                    w.write_all(
-                        format!(
-                            ">contig_{i} LN:i:{} km:f:{:.1}\n",
-                            c.sequence.len(),
-                            c.mean_count
-                        )
-                        .as_bytes(),
-                    )
-                    .map_err(io)?;
-                    w.write_all(&c.sequence).map_err(io)?;
-                    w.write_all(b"\n").map_err(io)?;
-                }
-                Ok(())
-            })?);
-            Some(found)
-        }
-        None => None,
-    };
+    let (contig_sink, found) = write_contigs(&a, outs.contigs)?;
+    sinks.push(contig_sink);
     let contig_time = t.elapsed();
     let t = Instant::now();
     let mut euler = None;
@@ -306,150 +510,22 @@ fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> R
     let contig_lengths: Option<Vec<usize>> = found
         .as_ref()
         .map(|f| f.iter().map(|c| c.sequence.len()).collect());
-    let st = &a.stats;
-    let s = &st.counting;
-    let seconds = t0.elapsed().as_secs_f64();
-    let stage = |name: &str| {
-        st.seconds
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map_or(0.0, |(_, t)| *t)
+    let done = Done {
+        a: &a,
+        k,
+        options: &options,
+        outs,
+        seconds: t0.elapsed().as_secs_f64(),
+        writing,
+        contig_time,
+        euler_time,
+        contig_lengths,
+        euler,
     };
     if json {
-        let mut stages = serde_json::Map::new();
-        for (name, t) in &st.seconds {
-            stages.insert((*name).into(), (*t).into());
-        }
-        stages.insert("output".into(), writing.as_secs_f64().into());
-        stages.insert("contigs".into(), contig_time.as_secs_f64().into());
-        stages.insert("eulertigs".into(), euler_time.as_secs_f64().into());
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": "assemble",
-                "k": k,
-                "reads": s.reads.reads,
-                "bases": s.reads.letters - s.reads.non_bases,
-                "kmers_seen": s.kmers_seen,
-                "distinct": s.distinct,
-                "solid": s.solid,
-                "min_count": options.min_count,
-                "colors": a.colors().map(|c| serde_json::json!({
-                    "colors": c.names.len(),
-                    "color_sets": c.sets.len(),
-                    "output": outs.color_sets.map(Output::describe),
-                })),
-                "unitigs": st.unitigs,
-                "circular_unitigs": st.circular,
-                "links": st.links,
-                "total_length": st.bases,
-                "n50": st.n50,
-                "longest": st.longest,
-                "backend": s.backend,
-                "compaction_backend": st.compaction_backend,
-                "buckets": s.partitions,
-                "pieces": st.pieces,
-                "threads": if options.threads == 0 { rayon::current_num_threads() } else { options.threads },
-                "max_memory_bytes": st.max_memory,
-                "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
-                "temp_disk_bytes": st.temp_bytes,
-                "seconds": seconds,
-                "stages": stages,
-                "contigs": contig_lengths.as_ref().map(|l| serde_json::json!({
-                    "count": l.len(),
-                    "total_length": l.iter().sum::<usize>(),
-                    "n50": n50(l),
-                    "longest": l.first().copied().unwrap_or(0),
-                })),
-                "eulertigs": euler.as_ref().map(|e| serde_json::json!({
-                    "count": e.strings,
-                    "total_length": e.bases,
-                    "kmers": e.kmers,
-                    "components": e.components,
-                    "backend": e.backend,
-                    "output": outs.eulertigs.map(Output::describe),
-                })),
-                "peak_memory_bytes": peak_memory(),
-                "verified": st.check.is_ok(),
-                "unitigs_output": outs.unitigs.map(Output::describe),
-                "gfa": outs.gfa.map(Output::describe),
-                "dot": outs.dot.map(Output::describe),
-            })
-        );
+        print_json(&done);
     } else {
-        let quiet_to = outs
-            .unitigs
-            .or(outs.gfa)
-            .or(outs.dot)
-            .or(outs.contigs)
-            .or(outs.eulertigs)
-            .or(outs.color_sets)
-            .filter(|o| o.is_stdout());
-        report(
-            &format!(
-                "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}, glue {}, ordering {}), {} temporary, verified{}",
-                s.reads.reads,
-                s.kmers_seen,
-                s.distinct,
-                s.solid,
-                st.unitigs,
-                st.circular,
-                st.bases,
-                st.n50,
-                s.backend,
-                format_seconds(seconds),
-                format_seconds(stage("counting")),
-                format_seconds(stage("compaction")),
-                st.compaction_backend,
-                format_seconds(stage("glue")),
-                format_seconds(stage("ordering")),
-                human(st.temp_bytes),
-                written(outs.unitigs.filter(|o| !o.is_stdout()))
-            ),
-            quiet_to,
-        );
-        if let Some(c) = a.colors() {
-            report(
-                &format!(
-                    "colors: {} colors, {} color sets (painting {}){}",
-                    c.names.len(),
-                    c.sets.len(),
-                    format_seconds(stage("colors")),
-                    written(outs.color_sets.filter(|o| !o.is_stdout()))
-                ),
-                quiet_to,
-            );
-        }
-        if let Some(e) = &euler {
-            report(
-                &format!(
-                    "eulertigs: {} strings ({} unitigs), {} bases ({} in unitigs), {} components, circuit on {} in {}{}",
-                    e.strings,
-                    st.unitigs,
-                    e.bases,
-                    st.bases,
-                    e.components,
-                    e.backend,
-                    format_seconds(euler_time.as_secs_f64()),
-                    written(outs.eulertigs.filter(|o| !o.is_stdout()))
-                ),
-                quiet_to,
-            );
-        }
-        if let Some(l) = &contig_lengths {
-            report(
-                &format!(
-                    "contigs: {} of at least {} bases, {} bases, N50 {}, longest {}{}",
-                    l.len(),
-                    2 * k,
-                    l.iter().sum::<usize>(),
-                    n50(l),
-                    l.first().copied().unwrap_or(0),
-                    written(outs.contigs.filter(|o| !o.is_stdout()))
-                ),
-                quiet_to,
-            );
-        }
+        print_text(&done);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use gpu_runtime::{Backend, Exec};
-use graph_core::{DotOptions, EulerError, GraphFormat};
+use graph_core::{DotOptions, EulerError, Graph, GraphError, GraphFormat};
 use warpath_io::{Format, Output};
 
 use super::input::{AnyGraph, load, named, undirected};
@@ -50,26 +50,90 @@ pub(crate) struct GraphArgs {
 /// Edges above which `graph --render` warns before calling `dot`.
 const RENDER_WARN_EDGES: u64 = 5_000;
 
+/// Checks `--render` before any work: it needs `--dot FILE` (dot reads the file, not
+/// standard output), an extension dot renders, and a writable destination.
+fn check_render(args: &GraphArgs, dot_out: Option<&Output>) -> Result<()> {
+    let Some(r) = &args.render else {
+        return Ok(());
+    };
+    if dot_out.is_some_and(Output::is_stdout) {
+        return Err(usage(
+            "--render needs --dot FILE (dot reads the file), not --dot -",
+        ));
+    }
+    let ok = r
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["svg", "png", "pdf"].contains(&e.to_ascii_lowercase().as_str()));
+    if !ok {
+        return Err(usage(format!(
+            "--render {}: dot renders .svg, .png or .pdf",
+            r.display()
+        )));
+    }
+    warpath_io::check_writable(r)?;
+    Ok(())
+}
+
+/// What `warpath graph` found about the graph, for the text report.
+struct Facts<'a> {
+    /// Weakly (or, undirected, simply) connected components with at least one edge.
+    weak: u64,
+    /// Strongly connected components; `None` for an undirected graph.
+    strong: Option<u32>,
+    /// Whether there is an Euler circuit, or why not.
+    circuit: &'a Result<(), String>,
+    /// Whether there is an Euler path, or why not.
+    path: &'a Result<(), String>,
+    /// Whether the DOT numbers the edges along an Euler trail.
+    numbered: bool,
+}
+
+/// Prints the text report of `warpath graph`: sizes, components, the Euler answers (with
+/// the reason for a "no") and where the DOT and its rendering went.
+fn print_text(
+    args: &GraphArgs,
+    g: &Graph,
+    facts: &Facts<'_>,
+    dot_out: Option<&Output>,
+    rendered: Option<&Result<(), GraphError>>,
+) {
+    let why = |r: &Result<(), String>| match r {
+        Ok(()) => "yes".to_owned(),
+        Err(e) => format!("no ({e})"),
+    };
+    let weak = facts.weak;
+    println!(
+        "{}: {} vertices, {} edges",
+        args.file.display(),
+        g.vertex_count(),
+        g.edge_count()
+    );
+    match facts.strong {
+        Some(strong) => {
+            println!("  weakly connected components (with edges): {weak}");
+            println!("  strongly connected components: {strong}");
+        }
+        None => println!("  connected components (with edges): {weak}"),
+    }
+    println!("  Euler circuit: {}", why(facts.circuit));
+    println!("  Euler path: {}", why(facts.path));
+    if let Some(p) = dot_out.and_then(Output::path) {
+        println!("  DOT written to {}", p.display());
+    }
+    if let (Some(r), Some(Ok(()))) = (&args.render, rendered) {
+        println!("  rendered to {}", r.display());
+    }
+    if args.euler && !facts.numbered {
+        println!("  (no Euler circuit or path, edges not numbered)");
+    }
+}
+
+/// Runs `warpath graph`: checks the arguments, reads the graph, answers the Euler questions,
+/// writes (and renders) the DOT, and prints the report.
 pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
     let dot_out = output("--dot", args.dot.as_deref(), &[Format::Dot], json, false)?;
-    if let Some(r) = &args.render {
-        if dot_out.as_ref().is_some_and(Output::is_stdout) {
-            return Err(usage(
-                "--render needs --dot FILE (dot reads the file), not --dot -",
-            ));
-        }
-        let ok = r
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ["svg", "png", "pdf"].contains(&e.to_ascii_lowercase().as_str()));
-        if !ok {
-            return Err(usage(format!(
-                "--render {}: dot renders .svg, .png or .pdf",
-                r.display()
-            )));
-        }
-        warpath_io::check_writable(r)?;
-    }
+    check_render(&args, dot_out.as_ref())?;
     let started = Instant::now();
     let g = load(&args.file, args.format)?;
     let mut warnings = Vec::new();
@@ -148,10 +212,6 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
         _ => None,
     };
     let seconds = started.elapsed().as_secs_f64();
-    let why = |r: &Result<(), String>| match r {
-        Ok(()) => "yes".to_owned(),
-        Err(e) => format!("no ({e})"),
-    };
     if json {
         println!(
             "{}",
@@ -173,30 +233,14 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
             })
         );
     } else {
-        println!(
-            "{}: {} vertices, {} edges",
-            args.file.display(),
-            g.vertex_count(),
-            g.edge_count()
-        );
-        match strong {
-            Some(strong) => {
-                println!("  weakly connected components (with edges): {weak}");
-                println!("  strongly connected components: {strong}");
-            }
-            None => println!("  connected components (with edges): {weak}"),
-        }
-        println!("  Euler circuit: {}", why(&circuit));
-        println!("  Euler path: {}", why(&path));
-        if let Some(p) = dot_out.as_ref().and_then(Output::path) {
-            println!("  DOT written to {}", p.display());
-        }
-        if let (Some(r), Some(Ok(()))) = (&args.render, &rendered) {
-            println!("  rendered to {}", r.display());
-        }
-        if args.euler && trail.is_none() {
-            println!("  (no Euler circuit or path, edges not numbered)");
-        }
+        let facts = Facts {
+            weak,
+            strong,
+            circuit: &circuit,
+            path: &path,
+            numbered: trail.is_some(),
+        };
+        print_text(&args, &g, &facts, dot_out.as_ref(), rendered.as_ref());
     }
     if let Some(Err(e)) = rendered {
         return Err(anyhow::Error::new(e).context("rendering the DOT file"));

@@ -92,10 +92,10 @@ fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
-/// `warpath euler --sweep`: times every method on deep and shallow graphs of each size, verifies
-/// every circuit (untimed), and writes a table, CSV, an SVG chart or one JSON object.
-pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) -> Result<()> {
-    let started = Instant::now();
+/// The sweep's edge counts: `--quick`'s, `--sweep-edges`' or the default, sorted without
+/// repeats, less those that would not fit in the host's available memory (each one skipped
+/// is reported on standard error and added to `skipped`).
+fn sweep_sizes(args: &SweepArgs, skipped: &mut Vec<String>) -> Vec<u64> {
     let mut sizes = match (&args.sweep_edges, args.quick) {
         (_, true) => QUICK_SWEEP_EDGES.to_vec(),
         (Some(list), false) => list.clone(),
@@ -103,18 +103,6 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
     };
     sizes.sort_unstable();
     sizes.dedup();
-    let gpu = match backend.resolve(1, 0) {
-        Ok(target) => matches!(target, Target::Cuda(_)),
-        Err(e) => return Err(anyhow::Error::new(e).context("choosing where the sweep runs")),
-    };
-    let mut methods = vec![EulerMethod::Hierholzer, EulerMethod::Parallel];
-    if gpu {
-        methods.push(EulerMethod::Cuda);
-        // Load (JIT-compile) the kernels before the clock runs.
-        euler_circuit_cuda_timed(&random_euler_graph(1000, EulerStyle::Shallow, 1)?)
-            .context("warming up the GPU")?;
-    }
-    let mut skipped = Vec::new();
     if let Some(avail) = gpu_runtime::host_available_memory() {
         sizes.retain(|&m| {
             let need = m.saturating_mul(SWEEP_BYTES_PER_EDGE);
@@ -131,6 +119,128 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
             fits
         });
     }
+    sizes
+}
+
+/// The rows of one method on one graph: for each timed part, the best time of the runs.
+fn best_rows(runs: &[TimedParts], label: &'static str, edges: u64) -> Vec<SweepRow> {
+    let best: TimedParts = runs[0]
+        .iter()
+        .enumerate()
+        .map(|(i, &(name, _))| {
+            (
+                name,
+                runs.iter().map(|r| r[i].1).fold(f64::INFINITY, f64::min),
+            )
+        })
+        .collect();
+    best.into_iter()
+        .map(|(name, seconds)| SweepRow {
+            style: label,
+            edges,
+            method: name,
+            seconds,
+            m_edges_per_second: edges as f64 / seconds.max(1e-12) / 1e6,
+        })
+        .collect()
+}
+
+/// What the sweep measured, for its text report.
+struct SweepReport<'a> {
+    reps: usize,
+    seed: u64,
+    threads: usize,
+    /// Whether the CUDA pipeline was timed too.
+    gpu: bool,
+    rows: &'a [SweepRow],
+    ratios: &'a [StyleRatio],
+    /// The largest size measured on both styles.
+    largest: Option<u64>,
+    /// Whether shallow graphs cost at most twice deep ones per edge at the largest size.
+    within_2x: bool,
+    skipped: &'a [String],
+}
+
+/// Prints the sweep's text report: the table of rows, the shallow / deep ratios, what was
+/// skipped and where the CSV and chart went.
+fn print_sweep_text(args: &SweepArgs, report: &SweepReport<'_>, seconds: f64) {
+    let SweepReport {
+        reps,
+        seed,
+        threads,
+        gpu,
+        rows,
+        ratios,
+        largest,
+        within_2x,
+        skipped,
+    } = *report;
+    println!(
+        "Euler circuit sweep, best of {reps} (seed {}, {} rayon threads{}), every circuit verified",
+        seed,
+        threads,
+        if gpu {
+            ", GPU: compute and transfers apart"
+        } else {
+            ", no GPU"
+        }
+    );
+    println!(
+        "{:>11}  {:<7}  {:<14}  {:>10}  {:>10}",
+        "edges", "style", "method", "time", "M edges/s"
+    );
+    for r in rows {
+        println!(
+            "{:>11}  {:<7}  {:<14}  {:>10}  {:>10.2}",
+            r.edges,
+            r.style,
+            r.method,
+            format_seconds(r.seconds),
+            r.m_edges_per_second
+        );
+    }
+    println!("shallow / deep cost per edge:");
+    for r in ratios {
+        println!(
+            "{:>11}  {:<14}  {:.2}x",
+            r.edges, r.method, r.shallow_over_deep
+        );
+    }
+    if let Some(m) = largest {
+        println!(
+            "at {m} edges shallow graphs cost {} 2x per edge of deep ones",
+            if within_2x { "at most" } else { "MORE than" }
+        );
+    }
+    for s in skipped {
+        println!("skipped {s}");
+    }
+    if let Some(p) = &args.csv {
+        println!("CSV written to {}", p.display());
+    }
+    if let Some(p) = &args.plot {
+        println!("chart written to {}", p.display());
+    }
+    println!("euler sweep: {seconds:.1} s");
+}
+
+/// `warpath euler --sweep`: times every method on deep and shallow graphs of each size, verifies
+/// every circuit (untimed), and writes a table, CSV, an SVG chart or one JSON object.
+pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) -> Result<()> {
+    let started = Instant::now();
+    let gpu = match backend.resolve(1, 0) {
+        Ok(target) => matches!(target, Target::Cuda(_)),
+        Err(e) => return Err(anyhow::Error::new(e).context("choosing where the sweep runs")),
+    };
+    let mut methods = vec![EulerMethod::Hierholzer, EulerMethod::Parallel];
+    if gpu {
+        methods.push(EulerMethod::Cuda);
+        // Load (JIT-compile) the kernels before the clock runs.
+        euler_circuit_cuda_timed(&random_euler_graph(1000, EulerStyle::Shallow, 1)?)
+            .context("warming up the GPU")?;
+    }
+    let mut skipped = Vec::new();
+    let sizes = sweep_sizes(args, &mut skipped);
     if sizes.is_empty() {
         bail!("no sweep size fits in memory ({})", skipped.join("; "));
     }
@@ -177,26 +287,7 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
                     }
                 };
                 bar.inc(reps as u64);
-                let best: TimedParts = runs[0]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(name, _))| {
-                        (
-                            name,
-                            runs.iter().map(|r| r[i].1).fold(f64::INFINITY, f64::min),
-                        )
-                    })
-                    .collect();
-                let measured: Vec<SweepRow> = best
-                    .into_iter()
-                    .map(|(name, seconds)| SweepRow {
-                        style: label,
-                        edges: g.edge_count(),
-                        method: name,
-                        seconds,
-                        m_edges_per_second: g.edge_count() as f64 / seconds.max(1e-12) / 1e6,
-                    })
-                    .collect();
+                let measured = best_rows(&runs, label, g.edge_count());
                 if let (Some(f), Some(p)) = (csv.as_mut(), &args.csv) {
                     append_sweep_csv(f, &measured)
                         .with_context(|| format!("writing {}", p.display()))?;
@@ -241,53 +332,18 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
         );
         return Ok(());
     }
-    println!(
-        "Euler circuit sweep, best of {reps} (seed {}, {} rayon threads{}), every circuit verified",
+    let report = SweepReport {
+        reps,
         seed,
         threads,
-        if gpu {
-            ", GPU: compute and transfers apart"
-        } else {
-            ", no GPU"
-        }
-    );
-    println!(
-        "{:>11}  {:<7}  {:<14}  {:>10}  {:>10}",
-        "edges", "style", "method", "time", "M edges/s"
-    );
-    for r in &rows {
-        println!(
-            "{:>11}  {:<7}  {:<14}  {:>10}  {:>10.2}",
-            r.edges,
-            r.style,
-            r.method,
-            format_seconds(r.seconds),
-            r.m_edges_per_second
-        );
-    }
-    println!("shallow / deep cost per edge:");
-    for r in &ratios {
-        println!(
-            "{:>11}  {:<14}  {:.2}x",
-            r.edges, r.method, r.shallow_over_deep
-        );
-    }
-    if let Some(m) = largest {
-        println!(
-            "at {m} edges shallow graphs cost {} 2x per edge of deep ones",
-            if within_2x { "at most" } else { "MORE than" }
-        );
-    }
-    for s in &skipped {
-        println!("skipped {s}");
-    }
-    if let Some(p) = &args.csv {
-        println!("CSV written to {}", p.display());
-    }
-    if let Some(p) = &args.plot {
-        println!("chart written to {}", p.display());
-    }
-    println!("euler sweep: {seconds:.1} s");
+        gpu,
+        rows: &rows,
+        ratios: &ratios,
+        largest,
+        within_2x,
+        skipped: &skipped,
+    };
+    print_sweep_text(args, &report, seconds);
     Ok(())
 }
 

@@ -73,24 +73,9 @@ pub(crate) struct Args {
 /// alone, writing binary, writing text. The measured generation rate is 870 M/s on 2 cores.
 const PERM_RATES: [f64; 3] = [3e8, 1e8, 1e7];
 
-/// `warpath perm`: the permutations of ranks `[--start, --start + --count)` in batches, each
-/// batch verified and streamed to the output; with `--search`, the search instead.
-pub(crate) fn run(args: Args, json: bool) -> Result<()> {
-    if let Some(f) = &args.format {
-        return Err(usage(format!(
-            "--format {f}: the extension of --output picks the format (.txt, .csv, .npy, .bin); \
-             standard output is text"
-        )));
-    }
-    check_backend(args.backend, "perm", true)?;
-    if args.search.search.is_some() {
-        return run_search(&args.search, args.n, args.force, args.backend, json);
-    }
-    if args.search.seed.is_some() {
-        return Err(usage(
-            "--seed seeds the matrix of --search: it needs --search",
-        ));
-    }
+/// Checks the numbers of a run (`--n`, `--start`, `--count`, `--batch`, `--steps`) before
+/// any work, and returns `n` and the number of permutations to make.
+fn check_range(args: &Args) -> Result<(usize, u64)> {
     let n = args
         .n
         .ok_or_else(|| usage("--n is required (the number of elements)"))?;
@@ -119,6 +104,49 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
             MAX_GPU_STEPS - 1
         )));
     }
+    Ok((n, count))
+}
+
+/// Opens the output, if any, and writes what comes before the first batch: the .npy header
+/// (its shape is known: `count` rows of `n`) or the CSV's column names.
+fn open_sink(out: Option<&Output>, count: u64, n: usize) -> Result<Option<(Sink, Format)>> {
+    let sink = match out {
+        Some(o) => {
+            let mut s = o.open()?;
+            match o.format {
+                Format::Npy => npy::write_npy_header::<u8, _>(&mut s, &[count as usize, n])?,
+                Format::Csv => {
+                    let names: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
+                    s.write_all(format!("{}\n", names.join(",")).as_bytes())?;
+                }
+                _ => {}
+            }
+            Some((s, o.format))
+        }
+        None => None,
+    };
+    Ok(sink)
+}
+
+/// `warpath perm`: the permutations of ranks `[--start, --start + --count)` in batches, each
+/// batch verified and streamed to the output; with `--search`, the search instead.
+pub(crate) fn run(args: Args, json: bool) -> Result<()> {
+    if let Some(f) = &args.format {
+        return Err(usage(format!(
+            "--format {f}: the extension of --output picks the format (.txt, .csv, .npy, .bin); \
+             standard output is text"
+        )));
+    }
+    check_backend(args.backend, "perm", true)?;
+    if args.search.search.is_some() {
+        return run_search(&args.search, args.n, args.force, args.backend, json);
+    }
+    if args.search.seed.is_some() {
+        return Err(usage(
+            "--seed seeds the matrix of --search: it needs --search",
+        ));
+    }
+    let (n, count) = check_range(&args)?;
     let options = args.steps.map(BatchOptions::with_steps).unwrap_or_default();
     let out = if args.discard {
         None
@@ -147,21 +175,7 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     if let Some(o) = &out {
         guard_terminal(o, count, is_dash(args.output.as_deref()), "--output")?;
     }
-    let mut sink = match &out {
-        Some(o) => {
-            let mut s = o.open()?;
-            match o.format {
-                Format::Npy => npy::write_npy_header::<u8, _>(&mut s, &[count as usize, n])?,
-                Format::Csv => {
-                    let names: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
-                    s.write_all(format!("{}\n", names.join(",")).as_bytes())?;
-                }
-                _ => {}
-            }
-            Some((s, o.format))
-        }
-        None => None,
-    };
+    let mut sink = open_sink(out.as_ref(), count, n)?;
     let started = Instant::now();
     let mut buf = vec![0u8; (batch as usize).saturating_mul(n)];
     let bar = progress(
