@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p warpath-benches --bench assignment -- --warm-up-time 1 --measurement-time 3`
 
-use assignment::experiments::{int_matrix, sparse_matrix, uniform_matrix};
+use assignment::generate::{int_matrix, sparse_matrix, uniform_matrix};
 use assignment::sparse::{Csr, auction as sparse_auction, min_weight_full_matching};
 use assignment::{Sense, Solver, linear_sum_assignment_batch, solve, solve_batch};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

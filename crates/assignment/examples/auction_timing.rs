@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use assignment::experiments::{int_matrix, sparse_matrix, uniform_matrix};
+use assignment::generate::{int_matrix, sparse_matrix, uniform_matrix};
 use assignment::sparse::{Csr, auction as sparse_auction};
 use assignment::{Sense, auction};
 use gpu_runtime::Exec;

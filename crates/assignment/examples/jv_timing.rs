@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use assignment::experiments::{int_matrix, uniform_matrix};
+use assignment::generate::{int_matrix, uniform_matrix};
 use assignment::ndarray::Array2;
 use assignment::{Sense, hungarian, jonker_volgenant};
 

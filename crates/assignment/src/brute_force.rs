@@ -258,7 +258,7 @@ fn search(p: &Problem<'_>, mut perm: Vec<usize>, fixed: usize) -> (Score, Vec<us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::{exp_matrix, int_matrix};
+    use crate::generate::{exp_matrix, int_matrix};
 
     /// The combinatorics search (here on the CPU, the same entry point the GPU path uses)
     /// agrees with Heap's algorithm on the optimal cost, rectangular and forbidden included.

@@ -20,7 +20,7 @@ const PARALLEL_SORT_FROM: usize = 1 << 16;
 ///
 /// On `n x n` matrices of i.i.d. Exp(1) costs the expected greedy cost is `H_n` (the harmonic
 /// number, `~ ln n`) against the optimum's `H_n^(2) -> pi^2/6`, so its approximation factor
-/// grows like `ln n` (see [`experiments`](crate::experiments)).
+/// grows like `ln n` (the seed's `lap-fig1` experiment, `warpath reproduce`).
 ///
 /// # Complexity
 /// `O(n m log(n m))` for an `n x m` matrix (`O(n^2 log n)` square): one sort of the `n m`
@@ -317,13 +317,13 @@ fn beam(p: &Problem<'_>, entries: &[Entry], k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::int_matrix;
+    use crate::generate::int_matrix;
     use crate::{hungarian, jonker_volgenant};
     use ndarray::{Array2, array, s};
 
     /// The seed's 6 x 6 example (1-based in the seed: the 25s at (3, 3) and (3, 6) tie).
     fn seed_matrix() -> Array2<f64> {
-        crate::experiments::reproduce::seed_6x6()
+        crate::generate::seed_6x6()
     }
 
     #[test]

@@ -3,7 +3,9 @@
 mod auction;
 mod batch;
 mod brute_force;
+#[cfg(feature = "experiments")]
 pub mod experiments;
+pub mod generate;
 mod greedy;
 mod hungarian;
 mod jv;

@@ -1,6 +1,6 @@
 //! Every solver against brute force and against each other, plus the error cases.
 
-use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
+use assignment::generate::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::{
     Assignment, AssignmentError, Sense, Solver, auction, brute_force, brute_force_exec, greedy,
     hungarian, jonker_volgenant, random_assignment, solve, solve_batch,

@@ -14,6 +14,7 @@ pub mod data;
 pub mod distributed;
 mod element;
 mod error;
+#[cfg(feature = "experiments")]
 pub mod experiments;
 mod fused;
 mod init;

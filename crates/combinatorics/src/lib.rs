@@ -3,6 +3,7 @@
 mod batch;
 mod debruijn;
 mod error;
+#[cfg(feature = "experiments")]
 pub mod experiments;
 mod heap;
 mod next;

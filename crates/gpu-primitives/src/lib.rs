@@ -4,6 +4,7 @@ mod cuda;
 pub mod device;
 mod distinct;
 mod error;
+#[cfg(feature = "experiments")]
 pub mod experiments;
 mod histogram;
 mod key;

@@ -5,6 +5,7 @@ mod debruijn;
 mod dot;
 mod error;
 mod euler;
+#[cfg(feature = "experiments")]
 pub mod experiments;
 mod generate;
 mod graph;

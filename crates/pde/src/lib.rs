@@ -3,6 +3,7 @@
 mod adaptive;
 mod cuda;
 mod error;
+#[cfg(feature = "experiments")]
 pub mod experiment;
 mod explicit;
 mod implicit;

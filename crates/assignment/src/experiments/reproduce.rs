@@ -2,13 +2,14 @@
 //! a function of the [`Context`] built on the measuring functions of the parent module.
 
 use gpu_runtime::Exec;
-use ndarray::{Array2, array, s};
+use ndarray::s;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, Row, Spec};
 
 use super::{
     Complexity, CostDist, approximation_table, fit_exponent, fit_model, harmonic, harmonic2,
     int_matrix, runtime_series,
 };
+use crate::generate::seed_6x6;
 use crate::{
     AUCTION_FLOAT_GAP, AssignmentError, BRUTE_FORCE_MAX, Sense, Solver, greedy_tie_paths,
     greedy_ties, hungarian, jonker_volgenant, solve,
@@ -47,18 +48,6 @@ pub fn specs() -> Vec<Spec> {
 
 fn fail(what: &str) -> impl Fn(AssignmentError) -> ExperimentError + '_ {
     move |e| ExperimentError::from_display(what, e)
-}
-
-/// The seed's 6 x 6 example (its rows and columns are 1-based in the text).
-pub(crate) fn seed_6x6() -> Array2<f64> {
-    array![
-        [62.0, 31.0, 79.0, 6.0, 21.0, 37.0],
-        [45.0, 27.0, 23.0, 66.0, 9.0, 17.0],
-        [83.0, 59.0, 25.0, 38.0, 63.0, 25.0],
-        [1.0, 37.0, 53.0, 100.0, 80.0, 51.0],
-        [69.0, 72.0, 74.0, 32.0, 82.0, 31.0],
-        [34.0, 95.0, 61.0, 64.0, 100.0, 82.0],
-    ]
 }
 
 /// `lap-ties`: on the seed's 6 x 6 example, every greedy tie path (the 25 at (3, 3) or at

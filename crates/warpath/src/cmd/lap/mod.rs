@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
+use assignment::generate::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::ndarray::Array2;
 use assignment::{Sense, Solver, solve, verify};
 use gpu_runtime::{Backend, Exec};

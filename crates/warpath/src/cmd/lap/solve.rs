@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use assignment::experiments::{exp_matrix, int_matrix, uniform_matrix};
+use assignment::generate::{exp_matrix, int_matrix, uniform_matrix};
 use assignment::ndarray::Array2;
 use assignment::{Sense, Solver, VerifyError, solve};
 
