@@ -27,4 +27,12 @@ echo "ci-mpi: clippy + build of the mpi feature"
 cargo clippy -p clustering --features mpi --all-targets -- -D warnings
 echo "ci-mpi: unit tests + mpirun -n 1/2/3 tests (kill a rank, resume)"
 cargo test -p clustering --features mpi --lib --test mpi
+echo "ci-mpi: warpath kmeans --ranks 2 (the CLI's launcher, run_job and the check)"
+cargo build -q -p clustering --features mpi --bin kmeans-mpi
+cargo build -q -p warpath
+target=${CARGO_TARGET_DIR:-target}
+out=$(WARPATH_KMEANS_MPI="$target/debug/kmeans-mpi" "$target/debug/warpath" --json kmeans \
+    --generate 20000 --dim 4 --k 5 --seed 3 --ranks 2)
+echo "$out"
+echo "$out" | grep -q '"verified":true' || { echo "ci-mpi: the distributed CLI run did not verify"; exit 1; }
 echo "ci-mpi: ok"
