@@ -116,8 +116,18 @@ mod tests {
     #[test]
     fn gpu_tests_are_named_for_the_ci_filter() {
         let root = crate::workspace_root().unwrap();
+        let crates = root.join("crates");
+        // The GPU bundle runs every test executable whose tests match `gpu`, this one too, on
+        // a machine without the source tree: there is nothing to read there.
+        if !crates.is_dir() && std::env::var_os("WARPATH_BUNDLE").is_some() {
+            eprintln!(
+                "skipped: no source tree at {} (GPU bundle)",
+                crates.display()
+            );
+            return;
+        }
         let mut files = Vec::new();
-        collect_rs(&root.join("crates"), &mut files);
+        collect_rs(&crates, &mut files);
         let mut bad = Vec::new();
         let mut checked = 0;
         for file in files {
