@@ -321,19 +321,18 @@ pub fn run_job(
     launch.worker_args = job.args(&report_path, &labels_path);
     launch.worker_args.extend(extra);
     let read = || -> Result<(DistributedReport, Vec<u32>), KMeansError> {
-        let outcome_err = |what: &Path, e: &dyn std::fmt::Display| {
+        let read_err = |what: &Path, e: &dyn std::fmt::Display| {
             KMeansError::Distributed(format!("reading {}: {e}", what.display()))
         };
-        let bytes = std::fs::read(&report_path).map_err(|e| outcome_err(&report_path, &e))?;
+        let bytes = std::fs::read(&report_path).map_err(|e| read_err(&report_path, &e))?;
         let report: DistributedReport =
-            serde_json::from_slice(&bytes).map_err(|e| outcome_err(&report_path, &e))?;
-        let text =
-            std::fs::read_to_string(&labels_path).map_err(|e| outcome_err(&labels_path, &e))?;
+            serde_json::from_slice(&bytes).map_err(|e| read_err(&report_path, &e))?;
+        let text = std::fs::read_to_string(&labels_path).map_err(|e| read_err(&labels_path, &e))?;
         let labels = text
             .lines()
             .map(|l| l.trim().parse::<u32>())
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| outcome_err(&labels_path, &e))?;
+            .map_err(|e| read_err(&labels_path, &e))?;
         Ok((report, labels))
     };
     let result = launch_with_restarts(&launch, on_failure)

@@ -273,8 +273,8 @@ pub(super) struct Float<F>(pub(super) F);
 impl<F: PartialEq> Eq for Float<F> {}
 
 // The comparisons and `min`/`max` are the float ones, written out: the defaults go through
-// `cmp`'s `Ordering`, which the compiler turned into branches in the pivot's medians (a sixth
-// of a 10^5-key sort's time went to mispredicting them).
+// `cmp`'s `Ordering`, which compiles to branches; these compile to compares and selects, so
+// the pivot's medians of three do not branch on the data.
 impl<F: PartialOrd + Copy> PartialOrd for Float<F> {
     #[inline(always)]
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
