@@ -183,25 +183,16 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
         let blk = &cent.dt[b * d * LANES..(b + 1) * d * LANES];
         let (rows, _) = blk.as_chunks::<LANES>();
         // acc[u][l]: partial sum u (coordinates t with t % 8 == u) of lane l, as dist2_f64.
+        // Coordinates in chunks of 8 zipped with the accumulators (no index arithmetic, no
+        // bounds checks), so that each accumulator is one vector register.
         let mut acc = [[0f64; LANES]; 8];
-        let full = d / 8;
-        for ch in 0..full {
-            for u in 0..8 {
-                let t = ch * 8 + u;
-                let (xv, r) = (xs[t], &rows[t]);
-                for l in 0..LANES {
-                    let diff = xv - r[l];
-                    acc[u][l] += diff * diff;
-                }
-            }
+        let (xcs, xr) = xs[..d].as_chunks::<8>();
+        let (rcs, rr) = rows.as_chunks::<8>();
+        for (xc, rc) in xcs.iter().zip(rcs) {
+            acc = add_chunk(acc, xc, rc);
         }
-        for u in 0..d % 8 {
-            let t = full * 8 + u;
-            let (xv, r) = (xs[t], &rows[t]);
-            for l in 0..LANES {
-                let diff = xv - r[l];
-                acc[u][l] += diff * diff;
-            }
+        for ((a, &xv), r) in acc.iter_mut().zip(xr).zip(rr) {
+            *a = add_squared_differences(*a, xv, r);
         }
         let v: [f64; LANES] = std::array::from_fn(|l| combine8(std::array::from_fn(|u| acc[u][l])));
         let mut m = v[0];
@@ -219,4 +210,33 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
         }
     }
     (best, second)
+}
+
+/// `a[l] + (xv - r[l])^2` for every lane: one vector subtraction, multiplication and addition
+/// (not fused, so each lane's sum has the bits of [`dist2_f64`]'s). Whole arrays in and out:
+/// the shape LLVM's vectoriser takes across the lanes (with `&mut` it vectorised across the
+/// accumulators instead, with gathers and scatters).
+/// [`add_squared_differences`] for 8 coordinates, accumulator `u` taking coordinate `u`.
+/// Written out, not looped: a loop over the accumulators is vectorised across them (gathers
+/// and scatters), the written-out calls each across the lanes, the accumulators in registers.
+#[inline(always)]
+fn add_chunk(acc: [[f64; LANES]; 8], xc: &[f64; 8], rc: &[[f64; LANES]; 8]) -> [[f64; LANES]; 8] {
+    [
+        add_squared_differences(acc[0], xc[0], &rc[0]),
+        add_squared_differences(acc[1], xc[1], &rc[1]),
+        add_squared_differences(acc[2], xc[2], &rc[2]),
+        add_squared_differences(acc[3], xc[3], &rc[3]),
+        add_squared_differences(acc[4], xc[4], &rc[4]),
+        add_squared_differences(acc[5], xc[5], &rc[5]),
+        add_squared_differences(acc[6], xc[6], &rc[6]),
+        add_squared_differences(acc[7], xc[7], &rc[7]),
+    ]
+}
+
+#[inline(always)]
+fn add_squared_differences(a: [f64; LANES], xv: f64, r: &[f64; LANES]) -> [f64; LANES] {
+    std::array::from_fn(|l| {
+        let diff = xv - r[l];
+        a[l] + diff * diff
+    })
 }

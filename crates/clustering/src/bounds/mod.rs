@@ -192,18 +192,31 @@ pub(crate) struct BoundsStepper<'a, T> {
     /// ([`DEFER_BELOW_KD`]).
     pub(crate) deferring: bool,
     /// [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain Lloyd steps until the
-    /// labels settle, then the bounds for as long as a pruned step costs clearly less than a
-    /// plain one (see [`ADAPTIVE_KEEP`]).
+    /// labels settle (one step at large `k d`), then the bounds for as long as a pruned step
+    /// costs clearly less than a plain one (see [`ADAPTIVE_KEEP`]), tried again later when
+    /// given up (see [`ADAPTIVE_RETRY_FACTOR`]).
     adaptive: bool,
     /// The wall time of the last plain step (adaptive runs).
     plain_secs: f64,
-    /// The bounds lost to plain steps in this run (adaptive runs): plain steps to its end.
+    /// The bounds lost to plain steps (adaptive runs): plain steps until `resume_at`.
     given_up: bool,
-    /// Plain steps taken so far (adaptive runs wait for [`ADAPTIVE_DIRECT_MIN_PLAIN`]).
+    /// Plain steps taken so far in this run (adaptive runs wait for
+    /// [`ADAPTIVE_DIRECT_MIN_PLAIN`], and retry given-up bounds at `resume_at`).
     plain_steps: usize,
+    /// The plain step count at which given-up bounds are tried again (`usize::MAX`: never).
+    resume_at: usize,
+    /// Attempts at the bounds given up so far in this run: an adaptive run alternates
+    /// between `groups_wanted` groups (even attempts) and one group, Hamerly's bound (odd).
+    attempts: usize,
+    /// What the current attempt has cost beyond plain steps, in plain steps (net of what
+    /// its pruned steps saved).
+    attempt_extra: f64,
     /// Tests: `plain_secs` is not measured.
     #[cfg(test)]
     pin_plain_secs: bool,
+    /// Tests: given-up bounds are retried after this many plain steps.
+    #[cfg(test)]
+    pin_retry: Option<usize>,
 }
 
 /// An adaptive run ([`BoundsStepper::adaptive`]) keeps its bounds while a pruned step takes at
@@ -219,6 +232,15 @@ const ADAPTIVE_KEEP: f64 = 0.9;
 /// is about the price. Longer runs (a hundred steps and more on data without clusters) still
 /// get the bounds for most of their steps.
 const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
+
+/// An adaptive run that gave its bounds up tries them again (the other kind: Hamerly's one
+/// bound after Yinyang's groups, and back) once it has taken this many times as many plain
+/// steps as the failed attempt cost it beyond plain steps: rent-or-buy again, so that retries
+/// cost at most about `1 / ADAPTIVE_RETRY_FACTOR` of the run. Bounds that lose early, while
+/// the centres still move far, often win later, when few labels change; which kind wins
+/// depends on `d` and on how far the run has come (Hamerly's single bound costs less upkeep
+/// and prunes less).
+const ADAPTIVE_RETRY_FACTOR: f64 = 20.0;
 
 impl<'a, T: Element> BoundsStepper<'a, T> {
     /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
@@ -237,15 +259,21 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             plain_secs: f64::INFINITY,
             given_up: false,
             plain_steps: 0,
+            resume_at: usize::MAX,
+            attempts: 0,
+            attempt_extra: 0.0,
             #[cfg(test)]
             pin_plain_secs: false,
+            #[cfg(test)]
+            pin_retry: None,
         }
     }
 
     /// The same stepper with [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain
-    /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (for
-    /// any `k d`), then the bounds, given up for the rest of the run after a pruned step that
-    /// took more than [`ADAPTIVE_KEEP`] times the last plain step.
+    /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (below
+    /// [`DEFER_BELOW_KD`]; one plain step from there), then the bounds, given up after a pruned step that took more than
+    /// [`ADAPTIVE_KEEP`] times the last plain step, and tried again (the other kind) after
+    /// [`ADAPTIVE_RETRY_FACTOR`] times what the attempt cost.
     pub(crate) fn adaptive(mut self, on: bool) -> Self {
         self.adaptive = on;
         self
@@ -261,12 +289,66 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         self.deferring = true;
         self.plain_secs = f64::INFINITY;
         self.given_up = false;
+        self.plain_steps = 0;
+        self.resume_at = usize::MAX;
+        self.attempts = 0;
+        self.attempt_extra = 0.0;
     }
 
     /// Whether the bounds are running (tests), and whether they were given up.
     #[cfg(test)]
     pub(crate) fn bounds_state(&self) -> (bool, bool) {
         (self.groups.is_some(), self.given_up)
+    }
+
+    /// Attempts at the bounds given up so far in this run (tests).
+    #[cfg(test)]
+    pub(crate) fn attempts(&self) -> usize {
+        self.attempts
+    }
+
+    /// Retries given-up bounds after `steps` plain steps (tests).
+    #[cfg(test)]
+    pub(crate) fn force_retry_after(&mut self, steps: usize) {
+        self.pin_retry = Some(steps);
+    }
+
+    /// The groups of the current attempt: `groups_wanted`, or one (Hamerly's bound) on an
+    /// adaptive run's odd attempts.
+    fn groups_now(&self) -> usize {
+        if self.adaptive && self.attempts % 2 == 1 {
+            1
+        } else {
+            self.groups_wanted
+        }
+    }
+
+    /// Adds a bounded step of `secs` to the current attempt's cost (adaptive runs).
+    fn charge(&mut self, secs: f64) {
+        self.attempt_extra += if self.plain_secs > 0.0 {
+            (secs - self.plain_secs) / self.plain_secs
+        } else {
+            f64::INFINITY
+        };
+    }
+
+    /// Gives the bounds up (adaptive runs): plain steps, the bounds' memory freed, a retry
+    /// planned ([`ADAPTIVE_RETRY_FACTOR`]).
+    fn give_up(&mut self) {
+        self.given_up = true;
+        self.groups = None;
+        self.lower = Vec::new();
+        self.upper = Vec::new();
+        let wait = ADAPTIVE_RETRY_FACTOR * self.attempt_extra.max(1.0);
+        #[cfg(test)]
+        let wait = self.pin_retry.map_or(wait, |s| s as f64);
+        self.resume_at = if wait.is_finite() {
+            self.plain_steps.saturating_add(wait.ceil() as usize)
+        } else {
+            usize::MAX
+        };
+        self.attempts += 1;
+        self.attempt_extra = 0.0;
     }
 
     /// Takes every plain step to have lasted `secs` (tests: 0 makes the first pruned step
@@ -292,9 +374,16 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let clock = std::time::Instant::now();
         let d = self.plain.d;
         let n = self.plain.labels.len();
+        if self.given_up && self.plain_steps >= self.resume_at {
+            // Time to try the bounds again (a fresh step below, the other kind).
+            self.given_up = false;
+        }
         let parallel = parallel_step(n, k, d);
         self.evaluated.store(0, Ordering::Relaxed);
-        let defer = self.deferring && (self.adaptive || k * d < DEFER_BELOW_KD);
+        // Adaptive runs with large `k d` take one plain step, whose time is the yardstick
+        // of the pruned ones, and start the bounds at once like any other run.
+        let defer =
+            self.deferring && (k * d < DEFER_BELOW_KD || (self.adaptive && self.plain_steps == 0));
         let renting = self.adaptive
             && method_for(d, k) == Method::Direct
             && self.plain_steps < ADAPTIVE_DIRECT_MIN_PLAIN;
@@ -329,7 +418,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let mut drift_group = Vec::new();
         let mut drift_centre = Vec::new();
         if fresh {
-            let g = Groups::new(centroids, k, d, self.groups_wanted.min(k));
+            let g = Groups::new(centroids, k, d, self.groups_now().min(k));
             self.lower = vec![0f32; n * g.t];
             self.upper = vec![0f32; n];
             self.groups = Some(g);
@@ -406,24 +495,23 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         self.far_movers = jump.slot.len();
         if tracing() {
             eprintln!(
-                "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} far movers {} evaluated {:.4} of n k, changed {}",
+                "step: {:.1} ms (tables {:.1} ms) fresh {fresh} t {} far movers {} evaluated {:.4} of n k, changed {}, attempt {}",
                 clock.elapsed().as_secs_f64() * 1e3,
                 tables.as_secs_f64() * 1e3,
                 g.t,
                 jump.slot.len(),
                 self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64,
-                stats.changed
+                stats.changed,
+                self.attempts
             );
         }
-        if self.adaptive
-            && !fresh
-            && clock.elapsed().as_secs_f64() > ADAPTIVE_KEEP * self.plain_secs
-        {
-            // Pruning too little to pay: plain steps from now on, the bounds' memory freed.
-            self.given_up = true;
-            self.groups = None;
-            self.lower = Vec::new();
-            self.upper = Vec::new();
+        if self.adaptive {
+            let secs = clock.elapsed().as_secs_f64();
+            self.charge(secs);
+            if !fresh && secs > ADAPTIVE_KEEP * self.plain_secs {
+                // Pruning too little to pay: plain steps until the retry.
+                self.give_up();
+            }
         }
         Ok(stats)
     }

@@ -286,6 +286,43 @@ fn adaptive_bounds_give_lloyds_fit() {
     }
 }
 
+/// An adaptive run that gives its bounds up and tries them again, alternating Yinyang's groups
+/// and Hamerly's single bound, still gives plain Lloyd's fit bit for bit.
+#[test]
+fn adaptive_retries_give_lloyds_fit() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::{LloydParams, ShiftLimit, lloyd};
+    for (n, d, k, max_iter) in [(2000, 16, 150, 40), (6000, 4, 130, 80)] {
+        let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, 20.0, (n + k) as u64);
+        let p = LloydParams {
+            k,
+            max_iter,
+            limit: ShiftLimit::Absolute(0.0),
+            start_iteration: 0,
+            final_labels: true,
+        };
+        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
+        let want = lloyd(&mut plain, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+        // Every pruned step gives the bounds up (plain steps take no time), and every retry
+        // comes two plain steps later.
+        let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
+        s.force_plain_secs(0.0);
+        s.force_retry_after(2);
+        let got = lloyd(&mut s, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+        let what = format!("n {n} d {d} k {k}");
+        assert!(
+            s.attempts() >= 3,
+            "{what}: {} attempts in {} iterations",
+            s.attempts(),
+            got.iterations
+        );
+        assert_eq!(got.centroids, want.centroids, "{what}");
+        assert_eq!(got.last, want.last, "{what}");
+        assert_eq!(got.iterations, want.iterations, "{what}");
+        assert_eq!(s.plain.labels, plain.labels, "{what}");
+    }
+}
+
 /// Without the final labels a fit returns the same centroids (one pass fewer), no labels, and
 /// the last iteration's inertia, whatever the algorithm; predict then labels the points.
 #[test]
