@@ -146,17 +146,7 @@ fn get_varint(b: &mut &[u8]) -> u32 {
 pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
     let runs = || set.chunk_by(|a, b| a + 1 == *b);
     // sized first, so that the set is written once, in the shorter form
-    let gaps: usize = varint_len(set.len() as u32)
-        + set
-            .iter()
-            .zip(std::iter::once(&0).chain(set))
-            .map(|(&c, &last)| varint_len(c - last))
-            .sum::<usize>();
-    let (mut end, mut intervals) = (0, 2);
-    for run in runs() {
-        intervals += varint_len(run[0] - end) + varint_len(run.len() as u32);
-        end = run[0] + run.len() as u32;
-    }
+    let (gaps, intervals) = form_lengths(set);
     if intervals < gaps {
         out.push(1);
         let mut end = 0;
@@ -176,6 +166,28 @@ pub(crate) fn encode_set(set: &[u32], out: &mut Vec<u8>) {
             last = c;
         }
     }
+}
+
+/// The bytes [`encode_set`] writes for `set`, without writing them.
+pub(crate) fn encoded_len(set: &[u32]) -> usize {
+    let (gaps, intervals) = form_lengths(set);
+    1 + gaps.min(intervals)
+}
+
+/// The bytes after the form byte of `set`'s two forms: as gaps, as intervals.
+fn form_lengths(set: &[u32]) -> (usize, usize) {
+    let gaps: usize = varint_len(set.len() as u32)
+        + set
+            .iter()
+            .zip(std::iter::once(&0).chain(set))
+            .map(|(&c, &last)| varint_len(c - last))
+            .sum::<usize>();
+    let (mut end, mut intervals) = (0, 2);
+    for run in set.chunk_by(|a, b| a + 1 == *b) {
+        intervals += varint_len(run[0] - end) + varint_len(run.len() as u32);
+        end = run[0] + run.len() as u32;
+    }
+    (gaps, intervals)
 }
 
 /// The bytes of a LEB128 varint.
@@ -344,6 +356,7 @@ mod tests {
             set.dedup();
             let mut packed = Vec::new();
             encode_set(&set, &mut packed);
+            prop_assert_eq!(encoded_len(&set), packed.len());
             let mut gaps_only = 2 + 5 * set.len();
             if set.is_empty() {
                 gaps_only = 2;

@@ -9,11 +9,11 @@
 //! unitig's runs are written in order for the writers.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use crate::AssemblyError;
 use crate::bucketing::{emit, for_each_tagged_kmer, superkmers_with};
-use crate::colors::{ColorSets, encode_set};
+use crate::colors::{ColorSets, encode_set, encoded_len};
 use crate::count::{KmerColors, Solid};
 use crate::graph::UnitigGraph;
 use crate::kmer::Word;
@@ -74,7 +74,7 @@ pub(crate) fn paint<W: Word>(
     )?;
     runs.remove();
     crate::budget::release_freed_memory();
-    let sets = set_table(colors, &ids)?;
+    let sets = set_table(plan, colors, &ids)?;
     store.set_colors(unitig_colors);
     Ok((sets, Ok(())))
 }
@@ -428,31 +428,56 @@ fn number_runs(
     Ok(ids)
 }
 
-/// The color sets by id, packed, from the definitions counting wrote: one pass sizes each
-/// set from its first definition, the next writes that definition in place, so only the
-/// packed sets are ever held. Ids are keyed by the low 64 bits of a set's 128-bit hash: a
-/// repeated definition whose high bits differ is another set under the same key, an error;
-/// one with the same 128 bits is the same set (as counting takes it), and is skipped without
-/// decoding.
-fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, AssemblyError> {
-    let mut sizes: Vec<u64> = vec![0; ids.len() + 1];
-    // the high 64 bits of each id's hash, from its first definition
-    let mut high: Vec<u64> = vec![0; ids.len()];
-    let (mut buf, mut packed, mut set) = (Vec::new(), Vec::new(), Vec::new());
-    for b in 0..colors.sets.buckets() {
-        colors.sets.read(b, &mut buf)?;
-        for (hash, raw) in color_sets(&buf) {
+/// A pass of [`set_table`] over one bucket, with a thread's read buffer, decoded set and
+/// packed set.
+type SetWork<'a> =
+    dyn Fn(&mut (Vec<u8>, Vec<u32>, Vec<u8>), usize) -> Result<(), AssemblyError> + Sync + 'a;
+
+/// The color sets by id, packed, from the definitions counting wrote, the buckets shared by
+/// the run's threads: one pass sizes each set from its first definition met, the next writes
+/// that definition in place, so only the packed sets are ever held. Ids are keyed by the low
+/// 64 bits of a set's 128-bit hash: a repeated definition whose high bits differ is another
+/// set under the same key, an error; one with the same 128 bits is the same set (as counting
+/// takes it), and is skipped without decoding. Whichever thread meets a set first, its packed
+/// bytes are the same, so the table does not depend on the threads.
+fn set_table(
+    plan: &Plan,
+    colors: &KmerColors,
+    ids: &SetHashMap64<u32>,
+) -> Result<ColorSets, AssemblyError> {
+    let n = ids.len();
+    let order: Vec<usize> = (0..colors.sets.buckets()).collect();
+    let each_bucket = |work: &SetWork<'_>| {
+        for_each_bucket(
+            "color sets",
+            plan.threads(),
+            &order,
+            &plan.cancel,
+            &mut |_| {},
+            &|| Ok((Vec::new(), Vec::new(), Vec::new())),
+            work,
+            &|_| Ok(()),
+        )
+    };
+    let atomics = |len: usize| -> Vec<AtomicU64> { (0..len).map(|_| AtomicU64::new(0)).collect() };
+    let flags = || -> Vec<AtomicBool> { (0..n).map(|_| AtomicBool::new(false)).collect() };
+    // the packed size of each id's set at `id + 1`, and the high 64 bits of its hash
+    let (sizes, high, sized) = (atomics(n + 1), atomics(n), flags());
+    each_bucket(&|(buf, set, _), b| {
+        colors.sets.read(b, buf)?;
+        for (hash, raw) in color_sets(buf) {
             if let Some(&id) = ids.get(&(hash as u64))
-                && sizes[id as usize + 1] == 0
+                && !sized[id as usize].swap(true, Ordering::Relaxed)
             {
-                set_colors(raw, &mut set);
-                packed.clear();
-                encode_set(&set, &mut packed);
-                sizes[id as usize + 1] = packed.len() as u64; // never 0: a form byte at least
-                high[id as usize] = (hash >> 64) as u64;
+                set_colors(raw, set);
+                // never 0: a form byte at least
+                sizes[id as usize + 1].store(encoded_len(set) as u64, Ordering::Relaxed);
+                high[id as usize].store((hash >> 64) as u64, Ordering::Relaxed);
             }
         }
-    }
+        Ok(())
+    })?;
+    let mut sizes: Vec<u64> = sizes.into_iter().map(AtomicU64::into_inner).collect();
     if let Some(i) = sizes[1..].iter().position(|&n| n == 0) {
         return Err(AssemblyError::Internal(format!(
             "color set {i} is never defined"
@@ -461,31 +486,35 @@ fn set_table(colors: &KmerColors, ids: &SetHashMap64<u32>) -> Result<ColorSets, 
     for i in 1..sizes.len() {
         sizes[i] += sizes[i - 1];
     }
-    let mut bytes = vec![0u8; sizes[ids.len()] as usize];
-    let mut written = vec![false; ids.len()];
+    let bytes: Vec<AtomicU8> = (0..sizes[n]).map(|_| AtomicU8::new(0)).collect();
+    let written = flags();
     let collision = || AssemblyError::Internal("two color sets share a hash".into());
-    for b in 0..colors.sets.buckets() {
-        colors.sets.read(b, &mut buf)?;
-        for (hash, raw) in color_sets(&buf) {
+    each_bucket(&|(buf, set, packed), b| {
+        colors.sets.read(b, buf)?;
+        for (hash, raw) in color_sets(buf) {
             let Some(&id) = ids.get(&(hash as u64)) else {
                 continue;
             };
             let id = id as usize;
-            if (hash >> 64) as u64 != high[id] {
+            if (hash >> 64) as u64 != high[id].load(Ordering::Relaxed) {
                 return Err(collision());
             }
-            if std::mem::replace(&mut written[id], true) {
+            if written[id].swap(true, Ordering::Relaxed) {
                 continue; // a repeat of the set written
             }
-            set_colors(raw, &mut set);
+            set_colors(raw, set);
             packed.clear();
-            encode_set(&set, &mut packed);
-            let slot = &mut bytes[sizes[id] as usize..sizes[id + 1] as usize];
+            encode_set(set, packed);
+            let slot = &bytes[sizes[id] as usize..sizes[id + 1] as usize];
             if slot.len() != packed.len() {
                 return Err(collision());
             }
-            slot.copy_from_slice(&packed);
+            for (to, &from) in slot.iter().zip(packed.iter()) {
+                to.store(from, Ordering::Relaxed);
+            }
         }
-    }
+        Ok(())
+    })?;
+    let bytes: Vec<u8> = bytes.into_iter().map(AtomicU8::into_inner).collect();
     Ok(ColorSets::from_packed(bytes, sizes))
 }
