@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::sync::Mutex;
 
+use rayon::prelude::*;
+
 pub(crate) use paint::paint;
 
 use crate::AssemblyError;
@@ -271,14 +273,41 @@ impl ColorTable {
         line.push_str(&quoted.join(", "));
         line.push_str("]}\n");
         out.write_all(line.as_bytes())?;
+        // Blocks of sets formatted on rayon's threads while the previous group is written:
+        // a pangenome's file is gigabytes of names (a few MB in flight at most).
+        let n = self.sets.len();
+        let group = JSON_SETS_PER_BLOCK * 2 * rayon::current_num_threads();
+        let format_group = |first: usize| -> Vec<Vec<u8>> {
+            let last = (first + group).min(n);
+            (first..last)
+                .step_by(JSON_SETS_PER_BLOCK)
+                .collect::<Vec<usize>>()
+                .into_par_iter()
+                .map(|a| self.json_block(&quoted, a..(a + JSON_SETS_PER_BLOCK).min(last)))
+                .collect()
+        };
+        let mut ready = format_group(0);
+        for first in (group..n).step_by(group) {
+            // (the writer need not be `Send`: it stays on this thread)
+            ready = std::thread::scope(|s| {
+                let next = s.spawn(|| format_group(first));
+                ready.iter().try_for_each(|b| out.write_all(b))?;
+                Ok::<_, io::Error>(next.join().expect("formatting JSON lines"))
+            })?;
+        }
+        ready.iter().try_for_each(|b| out.write_all(b))
+    }
+
+    /// The JSON lines of sets `ids`, names already quoted.
+    fn json_block(&self, quoted: &[String], ids: std::ops::Range<usize>) -> Vec<u8> {
+        let mut line = String::with_capacity(256 * ids.len());
         let mut runs = Vec::new();
-        for id in 0..self.sets.len() {
+        for id in ids {
             decode_intervals(
                 &self.sets.bytes
                     [self.sets.offsets[id] as usize..self.sets.offsets[id + 1] as usize],
                 &mut runs,
             );
-            line.clear();
             // writing to a String cannot fail
             let _ = write!(line, "{{\"id\": {id}, \"colors\": [");
             for (i, c) in runs.iter().flat_map(|&(a, len)| a..a + len).enumerate() {
@@ -288,11 +317,13 @@ impl ColorTable {
                 line.push_str(&quoted[c as usize]);
             }
             line.push_str("]}\n");
-            out.write_all(line.as_bytes())?;
         }
-        Ok(())
+        line.into_bytes()
     }
 }
+
+/// Sets a block of [`ColorTable::write_json_lines`] formats on one thread.
+const JSON_SETS_PER_BLOCK: usize = 1024;
 
 /// The reading tags of `colors` for `sources` inputs, and the color names known before
 /// reading (all of them per source; none per record).
@@ -343,6 +374,34 @@ pub(crate) fn color_names(tags: SourceTags, known: Vec<String>) -> Vec<String> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Many blocks of sets (formatted on several threads) come out in id order, each line as
+    /// one set alone would be written.
+    #[test]
+    fn json_lines_keep_their_order_across_blocks() {
+        let names: Vec<String> = (0..7).map(|i| format!("g{i}")).collect();
+        let sets: Vec<Vec<u32>> = (0..10_000u32)
+            .map(|i| (0..7).filter(|c| (i >> c) & 1 == 1).collect())
+            .collect();
+        let t = ColorTable {
+            names: names.clone(),
+            sets: ColorSets::from_sets(&sets),
+        };
+        let mut out = Vec::new();
+        t.write_json_lines(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("{\"colors\": [\"g0\", \"g1\", \"g2\", \"g3\", \"g4\", \"g5\", \"g6\"]}")
+        );
+        for (id, set) in sets.iter().enumerate() {
+            let names: Vec<String> = set.iter().map(|&c| format!("\"g{c}\"")).collect();
+            let want = format!("{{\"id\": {id}, \"colors\": [{}]}}", names.join(", "));
+            assert_eq!(lines.next(), Some(want.as_str()), "set {id}");
+        }
+        assert_eq!(lines.next(), None);
+    }
 
     proptest! {
         #[test]
