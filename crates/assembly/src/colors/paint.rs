@@ -8,8 +8,10 @@
 //! appearance (so the ids do not depend on threads, buckets or the memory bound), and every
 //! unitig's runs are written in order for the writers.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
+
+use rayon::slice::ParallelSliceMut;
 
 use crate::AssemblyError;
 use crate::bucketing::{emit, for_each_tagged_kmer, superkmers_with};
@@ -92,20 +94,62 @@ struct Spelled {
     problem: Option<String>,
 }
 
-/// Spells every unitig's super-k-mers to the buckets, tagged.
+/// Bases of unitigs' codes a batch of [`spell`] hands to a spelling thread.
+const SPELL_BATCH_BASES: usize = 1 << 20;
+
+/// Unitigs' base codes on their way from the reading thread to a spelling thread: `unitigs`
+/// holds each one's id and the end of its codes in `codes`.
+#[derive(Default)]
+struct CodesBatch {
+    codes: Vec<u8>,
+    unitigs: Vec<(u32, usize)>,
+}
+
+/// Spells every unitig's super-k-mers to the buckets, tagged: this thread reads the unitigs in
+/// order (the ranges, the counts and the check of their text), the run's threads cut their
+/// super-k-mers, each into its own writer. The buckets' contents come in another order with
+/// other threads, which the joined runs do not depend on (they are sorted by unitig and
+/// k-mer).
 fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
     let (k, b) = (plan.k, plan.buckets);
     let per_range = (plan.budget.usable() / 4 / RANGE_BYTES_PER_KMER).max(1 << 16);
     let superkmers = plan.spill("paint", b);
+    let threads = plan.threads().max(1);
+    let buffer = (plan.budget.usable() / 8 / (b * threads) as u64).clamp(256, 1 << 16) as usize;
+    let (full_tx, full_rx) = mpsc::sync_channel::<CodesBatch>(threads);
+    let (empty_tx, empty_rx) = mpsc::sync_channel::<CodesBatch>(2 * threads + 1);
+    for _ in 0..2 * threads + 1 {
+        empty_tx.send(CodesBatch::default()).expect("the pool");
+    }
+    let full_rx = Mutex::new(full_rx);
+    let failed: Mutex<Option<AssemblyError>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     let mut ranges: Vec<u32> = Vec::new();
-    let mut in_range = u64::MAX;
-    let mut occ = vec![0u64; b];
-    let (mut keys, mut codes) = (Vec::new(), Vec::new());
     let (mut total_count, mut problem) = (0u64, None);
-    {
-        let mut out =
-            superkmers.writer((plan.budget.usable() / 8 / b as u64).clamp(256, 1 << 16) as usize)?;
-        store.for_each_unitig(&mut |u, _| {
+    let read = std::thread::scope(|s| {
+        for _ in 0..threads {
+            let (full_rx, empty_tx, failed, stop) = (&full_rx, empty_tx.clone(), &failed, &stop);
+            let superkmers = &superkmers;
+            s.spawn(move || {
+                let r = spell_batches(plan, superkmers, buffer, full_rx, &empty_tx, stop);
+                if let Err(e) = r {
+                    failed.lock().expect("failure slot").get_or_insert(e);
+                    stop.store(true, Ordering::Relaxed);
+                    // keep the batches moving, so that the reader never waits for a pool
+                    // that nobody refills
+                    while let Ok(mut batch) = full_rx.lock().expect("batches").recv() {
+                        batch.codes.clear();
+                        batch.unitigs.clear();
+                        let _ = empty_tx.send(batch);
+                    }
+                }
+            });
+        }
+        drop(empty_tx);
+        let mut batch = empty_rx.recv().expect("the pool");
+        let mut in_range = u64::MAX;
+        let mut codes = Vec::new();
+        let read = store.for_each_unitig(&mut |u, _| {
             if u.kmers > u32::MAX as u64 {
                 return Err(AssemblyError::InvalidParameter(format!(
                     "unitig {} holds {} k-mers: colors number at most 2^32 a unitig",
@@ -119,10 +163,64 @@ fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
             in_range += u.kmers;
             total_count += u.total_count;
             u.codes_checked(k, &mut codes, &mut problem);
-            let id = u.id.to_le_bytes();
+            batch.codes.extend_from_slice(&codes);
+            batch.unitigs.push((u.id, batch.codes.len()));
+            if batch.codes.len() >= SPELL_BATCH_BASES {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(AssemblyError::Interrupted);
+                }
+                let fresh = empty_rx.recv().map_err(|_| AssemblyError::Interrupted)?;
+                let full = std::mem::replace(&mut batch, fresh);
+                full_tx.send(full).map_err(|_| AssemblyError::Interrupted)?;
+            }
+            Ok(())
+        });
+        if read.is_ok() && !batch.unitigs.is_empty() {
+            let _ = full_tx.send(batch);
+        }
+        drop(full_tx);
+        read
+    });
+    // a spelling thread's error first: the reader's is then only that it was stopped
+    if let Some(e) = failed.into_inner().expect("failure slot") {
+        return Err(e);
+    }
+    read?;
+    Ok(Spelled {
+        superkmers,
+        ranges,
+        total_count,
+        problem,
+    })
+}
+
+/// A spelling thread of [`spell`]: cuts each batch's unitigs into tagged super-k-mers in its
+/// own writer, and returns the batch to the pool.
+fn spell_batches(
+    plan: &Plan,
+    superkmers: &Spill,
+    buffer: usize,
+    full_rx: &Mutex<mpsc::Receiver<CodesBatch>>,
+    empty_tx: &mpsc::SyncSender<CodesBatch>,
+    stop: &AtomicBool,
+) -> Result<(), AssemblyError> {
+    let mut out = superkmers.writer(buffer)?;
+    let mut occ = vec![0u64; plan.buckets];
+    let mut keys = Vec::new();
+    loop {
+        let next = full_rx.lock().expect("batches").recv();
+        let Ok(mut batch) = next else {
+            break;
+        };
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut from = 0;
+        for &(id, to) in &batch.unitigs {
+            let id = id.to_le_bytes();
             superkmers_with(
-                &codes,
-                k,
+                &batch.codes[from..to],
+                plan.k,
                 plan.m,
                 &mut occ,
                 &mut keys,
@@ -133,16 +231,14 @@ fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
                     emit(s, &tag, bucket, &mut out)
                 },
             )?;
-            Ok(())
-        })?;
-        out.finish()?;
+            from = to;
+        }
+        batch.codes.clear();
+        batch.unitigs.clear();
+        // the pool is gone only when the reader has stopped
+        let _ = empty_tx.send(batch);
     }
-    Ok(Spelled {
-        superkmers,
-        ranges,
-        total_count,
-        problem,
-    })
+    out.finish()
 }
 
 /// The range of unitig `u`, given the first unitig of each range.
@@ -386,7 +482,8 @@ fn number_runs(
         runs.read(r, &mut buf)?;
         all.clear();
         all.extend(hashed_runs(&buf));
-        all.sort_unstable_by_key(|x| (x.0, x.1));
+        // (unitig, first k-mer) is unique: the order does not depend on the threads
+        all.par_sort_unstable_by_key(|x| (x.0, x.1));
         let mut i = 0;
         while i < all.len() {
             let u = all[i].0;
