@@ -21,7 +21,7 @@ use crate::records::{
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::temp::Cancel;
-use crate::work::{Progress, wait_reporting};
+use crate::work::{Progress, next_batch, wait_reporting};
 
 /// The default minimizer length for `k`: 11, shorter for small k (the ends of a k-mer, its
 /// (k-1)-mers, must hold an m-mer).
@@ -534,14 +534,7 @@ fn cut_batches(
     let mut occ = vec![0u64; plan.buckets];
     let mut keys = Vec::new();
     let mut seen = 0u64;
-    loop {
-        let next = full_rx.lock().expect("batches").recv();
-        let Ok(mut batch) = next else {
-            break;
-        };
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
+    while let Some(mut batch) = next_batch(full_rx, stop) {
         if batch.tags.is_empty() {
             for piece in batch.pieces() {
                 seen += superkmers(piece, plan.k, plan.m, &mut out, &mut occ, &mut keys)?;

@@ -3,8 +3,8 @@
 //! scratch arrays); the calling thread reports progress until they are done. The first error
 //! stops the others; so does the cancel flag.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use crate::AssemblyError;
@@ -27,6 +27,13 @@ pub enum Progress {
         /// Units in all.
         total: u64,
     },
+}
+
+/// The next batch a worker of a reader-and-workers pipeline takes from `full`: `None` once the
+/// reader is done (the channel is closed) or the run is stopping.
+pub(crate) fn next_batch<B>(full: &Mutex<mpsc::Receiver<B>>, stop: &AtomicBool) -> Option<B> {
+    let next = full.lock().expect("batches").recv().ok()?;
+    (!stop.load(Ordering::Relaxed)).then_some(next)
 }
 
 /// Runs `work(state, bucket)` for every bucket of `order` on `threads` threads, each thread

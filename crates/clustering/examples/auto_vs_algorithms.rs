@@ -7,14 +7,14 @@
 //! of an algorithm, its iterations and inertia, and the last line `auto`'s time over the
 //! fastest other algorithm's (issue 48 asks for at most 1.05).
 
+mod common;
+
 use std::time::Instant;
 
 use clustering::{Algorithm, Element, Init, KMeans};
+use common::{Synthetic, points};
 use gpu_runtime::Exec;
 use ndarray::Array2;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Normal};
 
 const ALGORITHMS: [Algorithm; 5] = [
     Algorithm::Auto,
@@ -36,20 +36,13 @@ fn main() {
             .map(|x| x.parse().expect("algorithm"))
             .collect()
     });
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let blobs = k.max(1);
-    let centres: Vec<f32> = (0..blobs * d)
-        .map(|_| rng.random_range(-10.0..10.0))
-        .collect();
-    let noise = Normal::new(0.0f32, 1.0).expect("sigma");
-    let x = Array2::from_shape_fn((n, d), |(i, t)| {
-        if uniform {
-            rng.random_range(0.0f32..1.0)
-        } else {
-            centres[(i * 7919 % blobs) * d + t] + noise.sample(&mut rng)
-        }
-    });
-    let init = Array2::from_shape_fn((k, d), |(j, t)| x[[(j * 104_729) % n, t]] as f64);
+    let shape = Synthetic {
+        uniform,
+        blobs: k,
+        scale: 10.0,
+        sigma: 1.0,
+    };
+    let (x, init) = points(n, d, k, &shape);
     println!(
         "n {n} d {d} k {k} {} {}",
         if f64_data { "f64" } else { "f32" },

@@ -6,36 +6,29 @@
 //! (validation, the variance, the final labels) cancel. `uniform` draws the points from
 //! `U[0, 1)^D` (no cluster structure) instead of blobs.
 
+mod common;
+
 use std::time::Instant;
 
 use clustering::{Init, KMeans};
+use common::{Synthetic, points};
 use gpu_runtime::Exec;
 use ndarray::Array2;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Normal};
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize, def: usize| a.get(i).and_then(|s| s.parse().ok()).unwrap_or(def);
     let (n, d, k, iters) = (arg(0, 200_000), arg(1, 128), arg(2, 1024), arg(3, 5));
     let algorithm = a.get(4).cloned().unwrap_or_else(|| "lloyd".into());
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let blobs = (k / 2).max(1);
-    let centres: Vec<f32> = (0..blobs * d)
-        .map(|_| rng.random_range(-1.0..1.0))
-        .collect();
-    let noise = Normal::new(0.0f32, 0.5).expect("sigma");
     let uniform = a.get(6).map(String::as_str) == Some("uniform");
     let repeat = arg(7, 3).max(1);
-    let x = Array2::from_shape_fn((n, d), |(i, t)| {
-        if uniform {
-            rng.random_range(0.0f32..1.0)
-        } else {
-            centres[(i * 7919 % blobs) * d + t] + noise.sample(&mut rng)
-        }
-    });
-    let init = Array2::from_shape_fn((k, d), |(j, t)| x[[(j * 104_729) % n, t]] as f64);
+    let shape = Synthetic {
+        uniform,
+        blobs: k / 2,
+        scale: 1.0,
+        sigma: 0.5,
+    };
+    let (x, init) = points(n, d, k, &shape);
     if a.get(5).map(String::as_str) == Some("f64") {
         report(&x.mapv(f64::from), &init, k, iters, &algorithm, repeat);
     } else {

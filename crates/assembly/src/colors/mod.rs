@@ -274,9 +274,11 @@ impl ColorTable {
         line.push_str("]}\n");
         out.write_all(line.as_bytes())?;
         // Blocks of sets formatted on rayon's threads while the previous group is written:
-        // a pangenome's file is gigabytes of names (a few MB in flight at most).
+        // a pangenome's file is gigabytes of names. Two groups of at most
+        // JSON_BLOCKS_PER_GROUP blocks are in flight (a few MB at 2 threads, tens at most).
         let n = self.sets.len();
-        let group = JSON_SETS_PER_BLOCK * 2 * rayon::current_num_threads();
+        let blocks = (2 * rayon::current_num_threads()).min(JSON_BLOCKS_PER_GROUP);
+        let group = JSON_SETS_PER_BLOCK * blocks;
         let format_group = |first: usize| -> Vec<Vec<u8>> {
             let last = (first + group).min(n);
             (first..last)
@@ -324,6 +326,9 @@ impl ColorTable {
 
 /// Sets a block of [`ColorTable::write_json_lines`] formats on one thread.
 const JSON_SETS_PER_BLOCK: usize = 1024;
+/// Blocks [`ColorTable::write_json_lines`] formats at once, at most (bounding its memory on
+/// machines with many threads: about 0.7 MB a block in a pangenome of 100 genomes).
+const JSON_BLOCKS_PER_GROUP: usize = 16;
 
 /// The reading tags of `colors` for `sources` inputs, and the color names known before
 /// reading (all of them per source; none per record).

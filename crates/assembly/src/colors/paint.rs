@@ -26,7 +26,7 @@ use crate::records::{
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
-use crate::work::{Progress, for_each_bucket};
+use crate::work::{Progress, for_each_bucket, next_batch};
 
 /// How many k-mers ahead of its lookup a k-mer's table entries are prefetched.
 const LOOKAHEAD: usize = 12;
@@ -207,14 +207,7 @@ fn spell_batches(
     let mut out = superkmers.writer(buffer)?;
     let mut occ = vec![0u64; plan.buckets];
     let mut keys = Vec::new();
-    loop {
-        let next = full_rx.lock().expect("batches").recv();
-        let Ok(mut batch) = next else {
-            break;
-        };
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
+    while let Some(mut batch) = next_batch(full_rx, stop) {
         let mut from = 0;
         for &(id, to) in &batch.unitigs {
             let id = id.to_le_bytes();

@@ -244,7 +244,7 @@ fn auto_picks_lloyd_below_128_clusters() {
 #[test]
 fn adaptive_bounds_give_lloyds_fit() {
     use crate::bounds::BoundsStepper;
-    use crate::lloyd::{LloydParams, ShiftLimit, lloyd};
+    use crate::lloyd::lloyd;
     // (d = 4: the bounds' first step takes the direct path, so a run of 12 steps never starts
     // them; 40 steps do, after ADAPTIVE_DIRECT_MIN_PLAIN plain ones.)
     for (n, d, k, spread, max_iter) in [
@@ -253,15 +253,7 @@ fn adaptive_bounds_give_lloyds_fit() {
         (2000, 16, 150, 5.0, 12),
     ] {
         let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, spread, (n + k) as u64);
-        let p = LloydParams {
-            k,
-            max_iter,
-            limit: ShiftLimit::Absolute(0.0),
-            start_iteration: 0,
-            final_labels: true,
-        };
-        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
-        let want = lloyd(&mut plain, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+        let (p, want, plain_labels) = plain_lloyd_fit(&data, d, k, &c, max_iter);
         // Plain steps taken to last as measured, no time (the first pruned step gives the
         // bounds up) and forever (the bounds are kept).
         for plain_secs in [None, Some(0.0), Some(f64::INFINITY)] {
@@ -281,7 +273,7 @@ fn adaptive_bounds_give_lloyds_fit() {
                 None => {}
             }
             assert_eq!(got.iterations, want.iterations);
-            assert_eq!(s.plain.labels, plain.labels);
+            assert_eq!(s.plain.labels, plain_labels);
         }
     }
 }
@@ -291,18 +283,10 @@ fn adaptive_bounds_give_lloyds_fit() {
 #[test]
 fn adaptive_retries_give_lloyds_fit() {
     use crate::bounds::BoundsStepper;
-    use crate::lloyd::{LloydParams, ShiftLimit, lloyd};
+    use crate::lloyd::lloyd;
     for (n, d, k, max_iter) in [(2000, 16, 150, 40), (6000, 4, 130, 80)] {
         let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, 20.0, (n + k) as u64);
-        let p = LloydParams {
-            k,
-            max_iter,
-            limit: ShiftLimit::Absolute(0.0),
-            start_iteration: 0,
-            final_labels: true,
-        };
-        let mut plain = CpuStepper::new(&data, d, None, CpuKind::Parallel);
-        let want = lloyd(&mut plain, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+        let (p, want, plain_labels) = plain_lloyd_fit(&data, d, k, &c, max_iter);
         // Every pruned step gives the bounds up (plain steps take no time), and every retry
         // comes two plain steps later.
         let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
@@ -319,8 +303,34 @@ fn adaptive_retries_give_lloyds_fit() {
         assert_eq!(got.centroids, want.centroids, "{what}");
         assert_eq!(got.last, want.last, "{what}");
         assert_eq!(got.iterations, want.iterations, "{what}");
-        assert_eq!(s.plain.labels, plain.labels, "{what}");
+        assert_eq!(s.plain.labels, plain_labels, "{what}");
     }
+}
+
+/// Plain Lloyd steps on `data` from `c` (tolerance 0, at most `max_iter`, final labels): the
+/// parameters, the fit and the labels the adaptive runs above must reproduce bit for bit.
+fn plain_lloyd_fit(
+    data: &[f32],
+    d: usize,
+    k: usize,
+    c: &[f64],
+    max_iter: usize,
+) -> (
+    crate::lloyd::LloydParams,
+    crate::lloyd::LloydOutcome,
+    Vec<u32>,
+) {
+    use crate::lloyd::{LloydParams, ShiftLimit, lloyd};
+    let p = LloydParams {
+        k,
+        max_iter,
+        limit: ShiftLimit::Absolute(0.0),
+        start_iteration: 0,
+        final_labels: true,
+    };
+    let mut plain = CpuStepper::new(data, d, None, CpuKind::Parallel);
+    let want = lloyd(&mut plain, c.to_vec(), &p, |_, _, _| Ok(())).unwrap();
+    (p, want, plain.labels)
 }
 
 /// Without the final labels a fit returns the same centroids (one pass fewer), no labels, and
