@@ -82,10 +82,11 @@ pub(crate) struct Args {
     backend: Exec,
     /// How points are assigned: auto, lloyd, hamerly, yinyang or elkan. Every choice gives
     /// the same labels and centroids (the exact nearest centroid at every iteration); the
-    /// pruned ones skip the distances their bounds settle (Hamerly: 12 bytes a point,
+    /// pruned ones skip the distances their bounds settle (Hamerly: 8 bytes a point,
     /// Yinyang: 4 more per group of about 16 centroids, 8 groups at least, Elkan: 4 n k
-    /// bytes). auto: lloyd for --max-iter 1, k < 8, or dimension <= 8 with k * dimension <= 256; hamerly for k <= 32,
-    /// yinyang otherwise.
+    /// bytes). auto: lloyd below 128 clusters and for a single pass; from 128 clusters, plain
+    /// steps until the labels settle, then yinyang's bounds while their steps take less time
+    /// than a plain one, tried again (hamerly's and yinyang's in turns) after they lose.
     #[arg(long, default_value = "auto")]
     algorithm: Algorithm,
     /// Element type of generated points (f64 or f32; only with --generate). A float32 `.npy`
