@@ -27,16 +27,26 @@ pub(crate) enum Method {
 /// group of its rows of values outgrows the L2 cache, and the matrix product's tiles of
 /// centres take over.
 pub(crate) const FUSED_MAX_K: usize = 2048;
-/// The smallest `k d` for which a step in at most eight dimensions takes the fused kernel:
-/// below, the direct path's few exact distances cost less than the kernel's per-row scan.
-const FUSED_MIN_KD_SMALL_D: usize = 128;
+/// Where a step in at most eight dimensions takes the fused kernel: from this many
+/// dimensions and this many centre coordinates (`k d`), with AVX-512 and with AVX2 only.
+/// Below, the direct path's exact distances, eight points at a time in the vector lanes, cost
+/// less than the kernel's per-row scan of its `k` values; its lanes are half as wide with
+/// AVX2, so the kernel takes over sooner there (BENCHMARKS.md, k-means, "Few dimensions").
+const FUSED_SMALL_D_AVX512: (usize, usize) = (6, 384);
+/// See [`FUSED_SMALL_D_AVX512`].
+const FUSED_SMALL_D_AVX2: (usize, usize) = (4, 128);
 
 /// The method of a Lloyd step and of `predict` for `k` centres in `d` dimensions: the fused
 /// kernel where the CPU has it (AVX2 and FMA), for up to [`FUSED_MAX_K`] centres past eight
-/// dimensions or from [`FUSED_MIN_KD_SMALL_D`] centre coordinates in fewer, else
-/// [`method_for`]'s.
+/// dimensions or in the shapes of [`FUSED_SMALL_D_AVX512`] in fewer, else [`method_for`]'s.
 pub(crate) fn step_method(d: usize, k: usize) -> Method {
-    if (d > 8 || k * d >= FUSED_MIN_KD_SMALL_D) && k <= FUSED_MAX_K && crate::isa::has_avx2() {
+    let (min_d, min_kd) = if crate::isa::has_avx512() {
+        FUSED_SMALL_D_AVX512
+    } else {
+        FUSED_SMALL_D_AVX2
+    };
+    let fused_shape = d > 8 || (d >= min_d && k * d >= min_kd);
+    if fused_shape && k <= FUSED_MAX_K && crate::isa::has_avx2() {
         Method::Fused
     } else {
         method_for(d, k)

@@ -10,8 +10,8 @@
 use rayon::prelude::*;
 
 use crate::assign::{
-    Centres, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small, nearest_in_order,
-    nearest_tile,
+    Centres, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small,
+    nearest_in_order, nearest_tile, nearest8_in_order,
 };
 use crate::centres::{exact_step_inertia, step_method};
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
@@ -372,23 +372,52 @@ fn small_leaf<T: Element, const D: usize>(
 ) -> StepStats {
     let mut st = StepStats::zeros(cent.k, D);
     let (xs, _) = x.as_chunks::<D>();
-    for (i, (xp, l)) in xs.iter().zip(labels.iter_mut()).enumerate() {
+    // Blocks of eight rows labelled together, the rows in the vector lanes; the last few one
+    // at a time, with the same distances and choice.
+    let blocks = xs.chunks_exact(POINT_LANES);
+    let tail = blocks.remainder();
+    for (b, blk) in blocks.enumerate() {
+        let (bj, bv) = nearest8_in_order::<T, D>(blk, cent);
+        for l in 0..POINT_LANES {
+            let i = b * POINT_LANES + l;
+            let w = weights.map_or(1.0, |w| w[i]);
+            // SAFETY: `bj[l]` is a centre's index, a whole number below `k <= u32::MAX`.
+            let j = unsafe { bj[l].to_int_unchecked::<u32>() };
+            add_small(&mut st, &mut labels[i], &blk[l], w, j, bv[l]);
+        }
+    }
+    let first = xs.len() - tail.len();
+    for (r, xp) in tail.iter().enumerate() {
         let xv: [f64; D] = std::array::from_fn(|t| xp[t].to_f64());
         let (j, d2) = nearest_in_order::<T, D>(&xv, cent);
-        if *l != j {
-            st.changed += 1;
-            *l = j;
-        }
-        let w = weights.map_or(1.0, |w| w[i]);
-        let j = j as usize;
-        let s = &mut st.sums[j * D..(j + 1) * D];
-        for t in 0..D {
-            s[t] += w * xv[t];
-        }
-        st.counts[j] += w;
-        st.inertia += w * d2;
+        let w = weights.map_or(1.0, |w| w[first + r]);
+        add_small(&mut st, &mut labels[first + r], xp, w, j, d2);
     }
     st
+}
+
+/// A row of [`small_leaf`] (weight `w`, label `*label` until now) joins centre `j` at squared
+/// distance `d2`. The rows join in order: the bits of the sums and the inertia depend on it.
+#[inline(always)]
+fn add_small<T: Element, const D: usize>(
+    st: &mut StepStats,
+    label: &mut u32,
+    xp: &[T; D],
+    w: f64,
+    j: u32,
+    d2: f64,
+) {
+    if *label != j {
+        st.changed += 1;
+        *label = j;
+    }
+    let j = j as usize;
+    let s = &mut st.sums[j * D..(j + 1) * D];
+    for t in 0..D {
+        s[t] += w * xp[t].to_f64();
+    }
+    st.counts[j] += w;
+    st.inertia += w * d2;
 }
 
 /// The rayon step: leaves of [`block_rows`] rows merged along a fixed binary tree.

@@ -33,7 +33,7 @@ const SIZES: [usize; 11] = [
     (1 << 14) + 1,
 ];
 
-fn random_data(n: usize, d: usize, seed: u64) -> Vec<f64> {
+pub(crate) fn random_data(n: usize, d: usize, seed: u64) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n * d).map(|_| rng.random_range(-5.0..5.0)).collect()
 }

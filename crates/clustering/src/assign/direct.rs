@@ -84,6 +84,133 @@ pub(crate) fn nearest_in_order<T: Element, const D: usize>(
     (j as u32, m)
 }
 
+/// Points per block of the lane kernels ([`nearest8_in_order`], [`nearest_two8`]): one
+/// AVX-512 register of `f64`.
+pub(crate) const POINT_LANES: usize = 8;
+
+/// Eight points of `D <= 8` coordinates transposed, in `f64`: coordinate `u` of the points in
+/// one vector, the input of [`dist8`].
+#[inline(always)]
+pub(crate) fn transpose8<T: Element, const D: usize>(x: &[[T; D]]) -> [[f64; POINT_LANES]; D] {
+    debug_assert!(x.len() == POINT_LANES);
+    std::array::from_fn(|u| std::array::from_fn(|l| x[l][u].to_f64()))
+}
+
+/// Each of eight points' ([`transpose8`]) [`dist2_small`] to the centre `c`: the same bits, in
+/// the same order of operations, one vector operation for all eight.
+#[inline(always)]
+pub(crate) fn dist8<const D: usize>(xt: &[[f64; POINT_LANES]; D], c: &[f64]) -> [f64; POINT_LANES] {
+    // The partial sums of [`dist2_small`], lane by lane (`-0.0` past `D`, dropped).
+    let parts: [[f64; POINT_LANES]; 8] = std::array::from_fn(|u| {
+        if u < D {
+            std::array::from_fn(|l| {
+                let t = xt[u][l] - c[u];
+                t * t
+            })
+        } else {
+            [-0.0; POINT_LANES]
+        }
+    });
+    std::array::from_fn(|l| combine8(std::array::from_fn(|u| parts[u][l])))
+}
+
+/// [`nearest_in_order`] for [`POINT_LANES`] points at once, the points in the vector lanes:
+/// per centre, each lane's [`dist8`] and the same choice (strictly smaller replaces, so ties
+/// keep the lower index and a NaN never wins), with no horizontal step per point. Returns
+/// each point's centre (a whole `f64` below `k`: selects of the distances' width vectorise
+/// for every element type) and squared distance.
+#[inline(always)]
+pub(crate) fn nearest8_in_order<T: Element, const D: usize>(
+    x: &[[T; D]],
+    cent: &Centres<T>,
+) -> ([f64; POINT_LANES], [f64; POINT_LANES]) {
+    debug_assert!(cent.in_order && cent.d == D);
+    let xt = transpose8::<T, D>(x);
+    let mut bv = [f64::INFINITY; POINT_LANES];
+    let mut bj = [0f64; POINT_LANES];
+    let (rows, _) = cent.c64.as_chunks::<D>();
+    for (j, c) in rows.iter().enumerate() {
+        let v = dist8::<D>(&xt, c);
+        let j = j as f64;
+        for l in 0..POINT_LANES {
+            let better = v[l] < bv[l];
+            bv[l] = if better { v[l] } else { bv[l] };
+            bj[l] = if better { j } else { bj[l] };
+        }
+    }
+    (bj, bv)
+}
+
+/// The nearest and second nearest of eight points among the slots `range`, per lane: what
+/// [`nearest_two_direct`] returns for each point (the same distances, and the same choice by
+/// [`take`]'s rule: nearer, or as near with a lower caller index). The slots and caller
+/// indices are whole `f64`s, so that every select has the distances' width and vectorises.
+#[inline(always)]
+pub(crate) fn nearest_two8<T: Element, const D: usize>(
+    xt: &[[f64; POINT_LANES]; D],
+    cent: &Centres<T>,
+    range: std::ops::Range<usize>,
+) -> Lanes2 {
+    let mut v1 = [f64::INFINITY; POINT_LANES];
+    let mut s1 = [-1f64; POINT_LANES];
+    let mut v2 = [f64::INFINITY; POINT_LANES];
+    let mut id1 = [-1f64; POINT_LANES];
+    for j in range {
+        let v = dist8::<D>(xt, cent.row(j));
+        let (jf, cid) = (j as f64, cent.id(j as u32) as f64);
+        for l in 0..POINT_LANES {
+            // `take`'s rule; the first centre always (a NaN included, as `take`). Bitwise, not
+            // short-circuit: branch-free lanes vectorise.
+            let take = (id1[l] < 0.0) | (v[l] < v1[l]) | ((v[l] == v1[l]) & (cid < id1[l]));
+            // The loser of the comparison is a candidate for second place.
+            let loser = if take { v1[l] } else { v[l] };
+            v2[l] = if loser < v2[l] { loser } else { v2[l] };
+            v1[l] = if take { v[l] } else { v1[l] };
+            s1[l] = if take { jf } else { s1[l] };
+            id1[l] = if take { cid } else { id1[l] };
+        }
+    }
+    Lanes2 { v1, s1, id1, v2 }
+}
+
+/// What [`nearest_two8`] finds for eight points: per lane the smallest squared distance `v1`,
+/// its slot `s1` and caller index `id1` (whole `f64`s, `-1` for no centre), and the second
+/// smallest `v2`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Lanes2 {
+    pub(crate) v1: [f64; POINT_LANES],
+    pub(crate) s1: [f64; POINT_LANES],
+    pub(crate) id1: [f64; POINT_LANES],
+    pub(crate) v2: [f64; POINT_LANES],
+}
+
+impl Lanes2 {
+    /// No centre yet: infinitely far, slot and caller index `-1`.
+    #[inline(always)]
+    pub(crate) fn none() -> Lanes2 {
+        Lanes2 {
+            v1: [f64::INFINITY; POINT_LANES],
+            s1: [-1.0; POINT_LANES],
+            id1: [-1.0; POINT_LANES],
+            v2: [f64::INFINITY; POINT_LANES],
+        }
+    }
+
+    /// `other`'s nearest as one more centre per lane, by [`take`]'s rule (a lane with none yet
+    /// takes it): the nearest over groups.
+    #[inline(always)]
+    pub(crate) fn merge_nearest(&mut self, other: &Lanes2) {
+        let Lanes2 { v1, s1, id1, .. } = self;
+        for l in 0..POINT_LANES {
+            let (v, id) = (other.v1[l], other.id1[l]);
+            let take = (id1[l] < 0.0) | (v < v1[l]) | ((v == v1[l]) & (id < id1[l]));
+            v1[l] = if take { v } else { v1[l] };
+            s1[l] = if take { other.s1[l] } else { s1[l] };
+            id1[l] = if take { id } else { id1[l] };
+        }
+    }
+}
+
 /// The nearest slot of `x` among the slots `range` by the direct path, exactly: the
 /// reference's distances (see the module docs), ties to the lower caller index.
 #[inline(always)]

@@ -9,8 +9,9 @@ use super::{
 };
 use crate::Element;
 use crate::assign::{
-    Band, Method, STEP_TILE_ROWS, Scratch, TILE_ROWS, blocked_products, exact_over, finish,
-    lanes_min, nearest_two_direct, norm2, row_norms, scan_product, scan_product_groups, take,
+    Band, Lanes2, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, blocked_products,
+    exact_over, finish, lanes_min, nearest_two_direct, nearest_two8, norm2, row_norms,
+    scan_product, scan_product_groups, take, transpose8,
 };
 use crate::cpu::{add_point, formula_inertia};
 use crate::lloyd::{StepStats, dist2_f64};
@@ -137,6 +138,23 @@ fn full_tile<T: Element>(
         row_norms(xt, d, &mut s.xn2);
         scan_product_groups(xt, cent, &g.starts, s, gmin);
     }
+    // Direct path in at most eight dimensions: the rows eight at a time in the vector lanes
+    // (the same results), the last few below.
+    let done = if cent.method == Method::Direct {
+        match d {
+            1 => full_rows_lanes::<T, 1>(xt, ctx, incumbents, out, lbs),
+            2 => full_rows_lanes::<T, 2>(xt, ctx, incumbents, out, lbs),
+            3 => full_rows_lanes::<T, 3>(xt, ctx, incumbents, out, lbs),
+            4 => full_rows_lanes::<T, 4>(xt, ctx, incumbents, out, lbs),
+            5 => full_rows_lanes::<T, 5>(xt, ctx, incumbents, out, lbs),
+            6 => full_rows_lanes::<T, 6>(xt, ctx, incumbents, out, lbs),
+            7 => full_rows_lanes::<T, 7>(xt, ctx, incumbents, out, lbs),
+            8 => full_rows_lanes::<T, 8>(xt, ctx, incumbents, out, lbs),
+            _ => 0,
+        }
+    } else {
+        0
+    };
     // Direct path: the nearest and the second smallest of each group, to set its bound once
     // the label is known.
     let mut first = Vec::new();
@@ -145,7 +163,7 @@ fn full_tile<T: Element>(
         first.resize(t, (0u32, 0f64));
         second.resize(t, 0f64);
     }
-    for (r, xr) in xt.chunks_exact(d).enumerate() {
+    for (r, xr) in xt.chunks_exact(d).enumerate().skip(done) {
         let lb = &mut lbs[r * t..(r + 1) * t];
         let inc = incumbents.map(|v| v[r]);
         out[r] = if cent.method == Method::Gemm {
@@ -178,6 +196,66 @@ fn full_tile<T: Element>(
             best
         };
     }
+}
+
+/// [`full_tile`]'s direct path for `d == D <= 8` on the rows of whole blocks of
+/// [`POINT_LANES`], the rows in the vector lanes ([`nearest_two8`] per group): the labels,
+/// distances and bounds the row-by-row path sets, bit for bit. Returns how many rows it did.
+#[inline(always)]
+fn full_rows_lanes<T: Element, const D: usize>(
+    xt: &[T],
+    ctx: &StepCtx<'_, T>,
+    incumbents: Option<&[(u32, f64)]>,
+    out: &mut [(u32, f64)],
+    lbs: &mut [f32],
+) -> usize {
+    let (cent, g) = (ctx.cent, ctx.g);
+    let t = g.t;
+    let (rows, _) = xt.as_chunks::<D>();
+    let blocks = rows.chunks_exact(POINT_LANES);
+    let done = rows.len() - blocks.remainder().len();
+    let mut groups = vec![Lanes2::default(); t];
+    for (b, blk) in blocks.enumerate() {
+        let r0 = b * POINT_LANES;
+        let x8 = transpose8::<T, D>(blk);
+        for (gg, found) in groups.iter_mut().enumerate() {
+            *found = nearest_two8::<T, D>(&x8, cent, g.range(gg));
+        }
+        // The nearest over the groups, lane by lane by `take`'s rule, from the incumbent
+        // (caller index `-1`: none yet, the first group's always).
+        let mut best = Lanes2::none();
+        if let Some(inc) = incumbents {
+            for (l, &(slot, d2)) in inc[r0..r0 + POINT_LANES].iter().enumerate() {
+                best.v1[l] = d2;
+                best.s1[l] = slot as f64;
+                best.id1[l] = cent.id(slot) as f64;
+            }
+        }
+        for f in &groups {
+            best.merge_nearest(f);
+        }
+        // Each group's bound: its second smallest where it holds the nearest, else its
+        // smallest.
+        for (gg, f) in groups.iter().enumerate() {
+            let lb: [f32; POINT_LANES] = std::array::from_fn(|l| {
+                bound_exact(if f.s1[l] == best.s1[l] {
+                    f.v2[l]
+                } else {
+                    f.v1[l]
+                })
+            });
+            for (l, &v) in lb.iter().enumerate() {
+                lbs[(r0 + l) * t + gg] = v;
+            }
+        }
+        for l in 0..POINT_LANES {
+            // (A slot of `-1`, no centre, only for empty groups: the row-by-row path's
+            // `u32::MAX`.)
+            let s = best.s1[l];
+            out[r0 + l] = (if s < 0.0 { u32::MAX } else { s as u32 }, best.v1[l]);
+        }
+    }
+    done
 }
 
 /// A lower bound on the product values of the centres of group `gl` other than `slot`, from a
@@ -796,6 +874,74 @@ impl<T: Element> Pruned<'_, '_, '_, T> {
             }
             let w = weights.map_or(1.0, |w| w[i]);
             add_point(st, q, exact, &x[i * d..(i + 1) * d], w, label as usize, d2);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assign::{Centres, GroupBlocks};
+    use crate::bounds::groups::Jumpers;
+    use std::sync::atomic::AtomicU64;
+
+    /// The rows of a first bounded step in the vector lanes ([`full_rows_lanes`]) get the
+    /// labels, distances and group bounds of the row-by-row path, bit for bit: with and
+    /// without incumbents, with ties (a duplicated centre, points on centres), one group
+    /// (Hamerly), several (Yinyang) and one centre each (Elkan).
+    #[test]
+    fn rows_in_lanes_are_the_rows_one_by_one() {
+        for d in 1..=8 {
+            for (k, t) in [(5, 1), (40, 4), (12, 12), (70, 7)] {
+                let n = 203;
+                let mut x = crate::tests::random_data(n, d, (d * 31 + k) as u64);
+                let mut c = crate::tests::random_data(k, d, (d * 7 + k) as u64);
+                c.copy_within(d..2 * d, (k - 1) * d);
+                for i in 0..5 {
+                    x.copy_within(i * d..(i + 1) * d, (i * 9 + 3) * d);
+                    x[(i * 11) * d..(i * 11 + 1) * d].copy_from_slice(&c[i * d..(i + 1) * d]);
+                }
+                let g = Groups::new(&c, k, d, t);
+                let cent = Centres::<f64>::new(&c, k, d, Some(&g.order), Method::Direct, false);
+                let blocks = GroupBlocks::new(&cent, &g.starts, |_| false);
+                let evaluated = AtomicU64::new(0);
+                let jump = Jumpers::default();
+                let ctx = StepCtx {
+                    cent: &cent,
+                    blocks: &blocks,
+                    centroids: &c,
+                    g: &g,
+                    drift_group: &[],
+                    drift_centre: &[],
+                    half_gap: &[],
+                    jump: &jump,
+                    evaluated: &evaluated,
+                };
+                let inc: Vec<(u32, f64)> = (0..n)
+                    .map(|i| {
+                        let s = (i * 7 % k) as u32;
+                        (s, dist2_f64(&x[i * d..(i + 1) * d], cent.row(s as usize)))
+                    })
+                    .collect();
+                for incumbents in [None, Some(&inc[..])] {
+                    let (mut s, mut gmin) = (Scratch::new(), Vec::new());
+                    let mut out = vec![(0u32, 0f64); n];
+                    let mut lbs = vec![0f32; n * g.t];
+                    full_tile(&x, &ctx, &mut s, &mut gmin, incumbents, &mut out, &mut lbs);
+                    for i in 0..n {
+                        // One row a tile: no whole block of lanes, the row-by-row path.
+                        let (mut o, mut lb) = ([(0u32, 0f64)], vec![0f32; g.t]);
+                        let one = incumbents.map(|v| &v[i..i + 1]);
+                        let row = &x[i * d..(i + 1) * d];
+                        full_tile(row, &ctx, &mut s, &mut gmin, one, &mut o, &mut lb);
+                        let what = format!("d {d} k {k} t {} row {i} {:?}", g.t, one);
+                        assert_eq!(out[i].0, o[0].0, "{what}");
+                        assert_eq!(out[i].1.to_bits(), o[0].1.to_bits(), "{what}");
+                        let bits = |v: &[f32]| v.iter().map(|b| b.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&lbs[i * g.t..(i + 1) * g.t]), bits(&lb), "{what}");
+                    }
+                }
+            }
         }
     }
 }

@@ -11,6 +11,10 @@ fn every_algorithm_equals_lloyd_bit_for_bit() {
     let cases: &[(usize, usize, usize, f64)] = &[
         (3000, 2, 5, 0.0),
         (2500, 3, 40, 0.0),
+        // at most eight dimensions: the first bounded step's rows in the vector lanes, with
+        // a few rows left over (n not a multiple of 8)
+        (2003, 7, 70, 0.0),
+        (1999, 8, 12, 5.0),
         (4000, 16, 64, 0.0),
         (3000, 24, 100, 30.0),
         (2000, 40, 200, 0.0),
