@@ -5,6 +5,23 @@ use crate::Element;
 use crate::centres::{Centres, DIRECT_MAX_D, LANES, Method, take};
 use crate::lloyd::{combine8, dist2_f64};
 
+/// `$f::<T, D>($args)` for the dimension `$d` as a constant `D` from 1 to 8, else `$other`.
+macro_rules! lanes_by_d {
+    ($d:expr, $f:ident, ($($a:expr),*), $other:expr) => {
+        match $d {
+            1 => $f::<T, 1>($($a),*),
+            2 => $f::<T, 2>($($a),*),
+            3 => $f::<T, 3>($($a),*),
+            4 => $f::<T, 4>($($a),*),
+            5 => $f::<T, 5>($($a),*),
+            6 => $f::<T, 6>($($a),*),
+            7 => $f::<T, 7>($($a),*),
+            8 => $f::<T, 8>($($a),*),
+            _ => $other,
+        }
+    };
+}
+
 /// The squared distance of a point of `D <= 8` coordinates (already in `f64`) to a centre,
 /// with the bits of [`dist2_f64`]: coordinate `t` is its partial sum `t`, the others are
 /// empty. They are `-0.0` here where `dist2_f64` has `0.0`: `a + (-0.0)` is `a` for every `a`,
@@ -90,28 +107,40 @@ pub(crate) const POINT_LANES: usize = 8;
 
 /// Eight points of `D <= 8` coordinates transposed, in `f64`: coordinate `u` of the points in
 /// one vector, the input of [`dist8`].
+///
+/// (The lane kernels are written as loops over arrays, not `std::array::from_fn`: a
+/// closure's code is shared by every caller, and where the compiler declines to inline it,
+/// it runs in the baseline instruction set, outside the caller's AVX-512 or AVX2 version.)
 #[inline(always)]
 pub(crate) fn transpose8<T: Element, const D: usize>(x: &[[T; D]]) -> [[f64; POINT_LANES]; D] {
     debug_assert!(x.len() == POINT_LANES);
-    std::array::from_fn(|u| std::array::from_fn(|l| x[l][u].to_f64()))
+    let mut xt = [[0f64; POINT_LANES]; D];
+    for (u, col) in xt.iter_mut().enumerate() {
+        for (l, v) in col.iter_mut().enumerate() {
+            *v = x[l][u].to_f64();
+        }
+    }
+    xt
 }
 
 /// Each of eight points' ([`transpose8`]) [`dist2_small`] to the centre `c`: the same bits, in
-/// the same order of operations, one vector operation for all eight.
+/// the same order of operations ([`combine8`]'s), one vector operation for all eight.
 #[inline(always)]
 pub(crate) fn dist8<const D: usize>(xt: &[[f64; POINT_LANES]; D], c: &[f64]) -> [f64; POINT_LANES] {
     // The partial sums of [`dist2_small`], lane by lane (`-0.0` past `D`, dropped).
-    let parts: [[f64; POINT_LANES]; 8] = std::array::from_fn(|u| {
-        if u < D {
-            std::array::from_fn(|l| {
-                let t = xt[u][l] - c[u];
-                t * t
-            })
-        } else {
-            [-0.0; POINT_LANES]
+    let mut p = [[-0.0f64; POINT_LANES]; 8];
+    for u in 0..D {
+        for l in 0..POINT_LANES {
+            let t = xt[u][l] - c[u];
+            p[u][l] = t * t;
         }
-    });
-    std::array::from_fn(|l| combine8(std::array::from_fn(|u| parts[u][l])))
+    }
+    let mut v = [0f64; POINT_LANES];
+    for l in 0..POINT_LANES {
+        v[l] = ((p[0][l] + p[4][l]) + (p[2][l] + p[6][l]))
+            + ((p[1][l] + p[5][l]) + (p[3][l] + p[7][l]));
+    }
+    v
 }
 
 /// [`nearest_in_order`] for [`POINT_LANES`] points at once, the points in the vector lanes:
@@ -139,6 +168,65 @@ pub(crate) fn nearest8_in_order<T: Element, const D: usize>(
         }
     }
     (bj, bv)
+}
+
+/// The rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 8` columns, centres in the
+/// caller's order), each one's nearest centre and squared distance into `out` as
+/// [`nearest_in_order`] finds them ([`nearest8_in_order`]). Returns how many rows it did: 0
+/// past eight dimensions or for centres in another order.
+#[inline(always)]
+pub(crate) fn nearest_rows_lanes<T: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    out: &mut [(u32, f64)],
+) -> usize {
+    #[inline(always)]
+    fn rows<T: Element, const D: usize>(
+        x: &[T],
+        cent: &Centres<T>,
+        out: &mut [(u32, f64)],
+    ) -> usize {
+        let (rows, _) = x.as_chunks::<D>();
+        let blocks = rows.chunks_exact(POINT_LANES);
+        let done = rows.len() - blocks.remainder().len();
+        for (blk, o) in blocks.zip(out.chunks_exact_mut(POINT_LANES)) {
+            let (bj, bv) = nearest8_in_order::<T, D>(blk, cent);
+            for l in 0..POINT_LANES {
+                // SAFETY: `bj[l]` is a centre's index, a whole number below `k <= u32::MAX`.
+                o[l] = (unsafe { bj[l].to_int_unchecked::<u32>() }, bv[l]);
+            }
+        }
+        done
+    }
+    if !cent.in_order {
+        return 0;
+    }
+    lanes_by_d!(cent.d, rows, (x, cent, out), 0)
+}
+
+/// The squared distances of the rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 8`
+/// columns) to every centre, `out[i k + j]`, each [`dist2_f64`]'s bits ([`dist8`]). Returns
+/// how many rows it did: 0 past eight dimensions.
+#[inline(always)]
+pub(crate) fn sq_distances_lanes<T: Element>(x: &[T], cent: &Centres<T>, out: &mut [f64]) -> usize {
+    #[inline(always)]
+    fn rows<T: Element, const D: usize>(x: &[T], cent: &Centres<T>, out: &mut [f64]) -> usize {
+        let k = cent.k;
+        let (rows, _) = x.as_chunks::<D>();
+        let blocks = rows.chunks_exact(POINT_LANES);
+        let done = rows.len() - blocks.remainder().len();
+        for (blk, o) in blocks.zip(out.chunks_exact_mut(POINT_LANES * k)) {
+            let xt = transpose8::<T, D>(blk);
+            for j in 0..k {
+                let v = dist8::<D>(&xt, cent.row(j));
+                for l in 0..POINT_LANES {
+                    o[l * k + j] = v[l];
+                }
+            }
+        }
+        done
+    }
+    lanes_by_d!(cent.d, rows, (x, cent, out), 0)
 }
 
 /// The nearest and second nearest of eight points among the slots `range`, per lane: what

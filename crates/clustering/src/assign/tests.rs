@@ -62,6 +62,12 @@ fn both_methods_give_the_reference_labels_and_distances() {
         (600, 40, 100),
         (300, 128, 600),
         (100, 7, 1),
+        // At most eight dimensions: eight rows at a time in the vector lanes, a few left over.
+        (203, 4, 5),
+        (61, 8, 33),
+        (99, 6, 8),
+        (45, 5, 3),
+        (17, 1, 4),
         // One tile of centres (every k above but 600): `single_nearest` first, with and
         // without whole chunks of 16.
         (600, 40, 64),
@@ -73,6 +79,38 @@ fn both_methods_give_the_reference_labels_and_distances() {
         for m in methods() {
             check::<f32>(&x, &c, d, m);
             check::<f64>(&x, &c, d, m);
+        }
+    }
+}
+
+/// The direct path's squared distances ([`sq_distances_tile`], the k-means++ draws) are
+/// [`dist2_f64`]'s, bit for bit, in every dimension (eight rows at a time in the vector lanes
+/// up to eight), including points on centres and distances that overflow.
+#[test]
+fn direct_squared_distances_are_the_references() {
+    use super::tiles::sq_distances_tile;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for d in 1..=10 {
+        for k in [1, 3, 8, 21] {
+            let n = 45;
+            let mut x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-3.0..3.0)).collect();
+            let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-3.0..3.0)).collect();
+            x[..d].copy_from_slice(&c[..d]);
+            x[d] = 1e300;
+            let cent = Centres::<f64>::new(&c, k, d, None, Method::Direct, false);
+            let (mut s, mut out) = (Scratch::new(), Vec::new());
+            sq_distances_tile(&x, &cent, &mut s, &mut out);
+            for i in 0..n {
+                for j in 0..k {
+                    let want = dist2_f64(&x[i * d..(i + 1) * d], &c[j * d..(j + 1) * d]);
+                    let got = out[i * k + j];
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "d {d} k {k} row {i} centre {j}"
+                    );
+                }
+            }
         }
     }
 }

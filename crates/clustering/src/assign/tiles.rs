@@ -2,7 +2,7 @@
 //! themselves (`transform`, the half gaps of the pruned steps).
 
 use super::band::{Band, Scratch, product, row_norms, scan_product};
-use super::direct::nearest_direct;
+use super::direct::{nearest_direct, nearest_rows_lanes, sq_distances_lanes};
 use super::settle::{settle, single_nearest};
 use super::{STEP_TILE_ROWS, TILE_CENTRES};
 use crate::Element;
@@ -24,6 +24,13 @@ pub(crate) fn distances_tile<T: Element>(
     });
 }
 
+isa_versions!(
+    /// [`sq_distances_lanes`], compiled for the CPU's vector width: its callers (the
+    /// k-means++ draws, the groups' setup) run outside the versioned hot loops.
+    fn sq_distances_small<T: Element>(x: &[T], cent: &Centres<T>, out: &mut [f64]) -> usize
+        => sq_distances_lanes;
+);
+
 /// Squared distances of the rows of `x` (at most [`TILE_ROWS`](super::TILE_ROWS)) to every
 /// centre, `p x k` row-major into `out`: exact ([`dist2_f64`]) on the direct path, `max(0, |x|^2 + e_j)` from
 /// the products (within [`Centres::err`]) on the product path.
@@ -37,7 +44,10 @@ pub(crate) fn sq_distances_tile<T: Element>(
     out.clear();
     out.resize(x.len() / d * k, 0.0);
     if cent.method == Method::Direct {
-        for (o, xr) in out.chunks_exact_mut(k).zip(x.chunks_exact(d)) {
+        // In at most eight dimensions, eight rows at a time in the vector lanes (the same
+        // bits); the rest one by one.
+        let done = sq_distances_small(x, cent, out);
+        for (o, xr) in out.chunks_exact_mut(k).zip(x.chunks_exact(d)).skip(done) {
             for (j, v) in o.iter_mut().enumerate() {
                 *v = dist2_f64(xr, cent.row(j));
             }
@@ -91,7 +101,10 @@ pub(crate) fn nearest_tile<T: Element>(
     let d = cent.d;
     match cent.method {
         Method::Direct => {
-            for (o, xr) in out.iter_mut().zip(x.chunks_exact(d)) {
+            // In at most eight dimensions (centres in order), eight rows at a time in the
+            // vector lanes (the same labels and distances); the rest one by one.
+            let done = nearest_rows_lanes(x, cent, out);
+            for (o, xr) in out.iter_mut().zip(x.chunks_exact(d)).skip(done) {
                 *o = nearest_direct(xr, cent, 0..cent.k);
             }
         }

@@ -237,13 +237,14 @@ fn full_rows_lanes<T: Element, const D: usize>(
         // Each group's bound: its second smallest where it holds the nearest, else its
         // smallest.
         for (gg, f) in groups.iter().enumerate() {
-            let lb: [f32; POINT_LANES] = std::array::from_fn(|l| {
-                bound_exact(if f.s1[l] == best.s1[l] {
+            let mut lb = [0f32; POINT_LANES];
+            for (l, b) in lb.iter_mut().enumerate() {
+                *b = bound_exact(if f.s1[l] == best.s1[l] {
                     f.v2[l]
                 } else {
                     f.v1[l]
-                })
-            });
+                });
+            }
             for (l, &v) in lb.iter().enumerate() {
                 lbs[(r0 + l) * t + gg] = v;
             }
