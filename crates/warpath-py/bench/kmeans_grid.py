@@ -14,7 +14,10 @@ three modes:
   part after a near-tie, since scikit-learn's float32 distances are not the exact ones);
 - ``default``: ``KMeans(n_clusters=k, random_state=s)`` for ``--seeds`` seeds (k-means++, one
   run): the summed time of the seeds, and the mean inertia's relative difference (different
-  random streams, so different starts: only the mean is comparable);
+  random streams, so different starts: only the mean is comparable). The starts differ, and
+  so do the iterations to convergence (on uniform data by 2x between seeds, either way), so
+  the line also gives the summed iterations and the ratio of the times per iteration
+  (``per-iter``), the speed that does not depend on the draw;
 - ``ninit10``: as ``default`` with ``n_init=10``.
 
 Ratios are ``sklearn time / warpath time`` (above 1: warpath is faster). With ``--algorithms``
@@ -206,6 +209,7 @@ def main():
                     n_init = 10 if mode == "ninit10" else 1
                     ts = tw = 0.0
                     isk, iwp = [], []
+                    nsk = nwp = 0
                     skipped = False
                     for s in range(args.seeds):
                         t1, ms = fit_time(lambda: SkKMeans(k, n_init=n_init, random_state=s), X)
@@ -214,6 +218,7 @@ def main():
                             break
                         t2, mw = fit_time(lambda: warpath.KMeans(k, n_init=n_init, random_state=s), X)
                         ts, tw = ts + t1, tw + t2
+                        nsk, nwp = nsk + ms.n_iter_, nwp + mw.n_iter_
                         isk.append(ms.inertia_)
                         iwp.append(mw.inertia_)
                     if skipped:
@@ -222,11 +227,16 @@ def main():
                         print(f"{kind:>13} {n:>8} {d:>4} {k:>4} {dt} {mode:<8} skipped: scikit-learn {t1:.1f} s a seed", flush=True)
                         continue
                     row |= {"sk_s": ts, "wp_s": tw, "dinertia": (np.mean(iwp) - np.mean(isk)) / np.mean(isk)}
+                    if n_init == 1:
+                        # (with n_init > 1, n_iter_ is only the best run's)
+                        row |= {"sk_iter": nsk, "wp_iter": nwp, "iter_ratio": (ts / nsk) / (tw / nwp)}
                 row["ratio"] = row["sk_s"] / row["wp_s"]
                 rows.append(row)
                 line = f"{kind:>13} {n:>8} {d:>4} {k:>4} {dt} {mode:<8} sk {row['sk_s'] * 1e3:9.2f} ms  wp {row['wp_s'] * 1e3:9.2f} ms  ratio {row['ratio']:5.2f}  dinertia {row['dinertia']:+.1e}"
                 if "sk_iter" in row:
                     line += f"  iter {row['sk_iter']}/{row['wp_iter']}"
+                if "iter_ratio" in row:
+                    line += f"  per-iter {row['iter_ratio']:5.2f}"
                 if args.algorithms and mode == "explicit":
                     algs = {a: row[f"wp_{a}_s"] for a in ("lloyd", "hamerly", "yinyang", "elkan")}
                     fastest = min(algs, key=algs.get)
@@ -250,6 +260,13 @@ def main():
                 f"{mode:<8} {dt}: {len(sel)} cells, {below} below 1.5x, smallest ratio {worst['ratio']:.2f} "
                 f"({worst['data']} {worst['n']}x{worst['d']} k={worst['k']}), largest |dinertia| {max(abs(r['dinertia']) for r in sel):.1e}"
             )
+            per = [r for r in sel if "iter_ratio" in r]
+            if per:
+                w = min(per, key=lambda r: r["iter_ratio"])
+                print(
+                    f"{mode:<8} {dt} per iteration: {sum(r['iter_ratio'] < 1.5 for r in per)} below 1.5x, "
+                    f"smallest {w['iter_ratio']:.2f} ({w['data']} {w['n']}x{w['d']} k={w['k']})"
+                )
     if args.algorithms:
         sel = [r for r in done if r["mode"] == "explicit"]
         if sel:
