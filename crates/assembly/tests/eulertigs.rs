@@ -11,15 +11,7 @@ use assembly::{
 };
 
 fn rc(s: &str) -> String {
-    s.bytes()
-        .rev()
-        .map(|b| match b {
-            b'A' => 'T',
-            b'C' => 'G',
-            b'G' => 'C',
-            _ => 'A',
-        })
-        .collect()
+    String::from_utf8(assembly::reverse_complement_letters(s.as_bytes())).expect("ACGT letters")
 }
 
 fn canon(s: &str) -> String {

@@ -8,15 +8,7 @@ mod common;
 use common::{assert_errors, dir, json_of, ok_json, warpath};
 
 fn rc(s: &str) -> String {
-    s.bytes()
-        .rev()
-        .map(|b| match b {
-            b'A' => 'T',
-            b'C' => 'G',
-            b'G' => 'C',
-            _ => 'A',
-        })
-        .collect()
+    String::from_utf8(assembly::reverse_complement_letters(s.as_bytes())).expect("ACGT letters")
 }
 
 fn canon(s: &str) -> String {
