@@ -5,7 +5,8 @@ use crate::Element;
 use crate::centres::{Centres, DIRECT_MAX_D, LANES, Method, take};
 use crate::lloyd::{combine8, dist2_f64};
 
-/// `$f::<T, D>($args)` for the dimension `$d` as a constant `D` from 1 to 8, else `$other`.
+/// `$f::<T, D>($args)` for the dimension `$d` as a constant `D` from 1 to 11 (the direct
+/// path's dimensions), else `$other`.
 macro_rules! lanes_by_d {
     ($d:expr, $f:ident, ($($a:expr),*), $other:expr) => {
         match $d {
@@ -17,6 +18,9 @@ macro_rules! lanes_by_d {
             6 => $f::<T, 6>($($a),*),
             7 => $f::<T, 7>($($a),*),
             8 => $f::<T, 8>($($a),*),
+            9 => $f::<T, 9>($($a),*),
+            10 => $f::<T, 10>($($a),*),
+            11 => $f::<T, 11>($($a),*),
             _ => $other,
         }
     };
@@ -105,7 +109,7 @@ pub(crate) fn nearest_in_order<T: Element, const D: usize>(
 /// AVX-512 register of `f64`.
 pub(crate) const POINT_LANES: usize = 8;
 
-/// Eight points of `D <= 8` coordinates transposed, in `f64`: coordinate `u` of the points in
+/// Eight points of `D` coordinates transposed, in `f64`: coordinate `u` of the points in
 /// one vector, the input of [`dist8`].
 ///
 /// (The lane kernels are written as loops over arrays, not `std::array::from_fn`: a
@@ -123,16 +127,19 @@ pub(crate) fn transpose8<T: Element, const D: usize>(x: &[[T; D]]) -> [[f64; POI
     xt
 }
 
-/// Each of eight points' ([`transpose8`]) [`dist2_small`] to the centre `c`: the same bits, in
-/// the same order of operations ([`combine8`]'s), one vector operation for all eight.
+/// Each of eight points' ([`transpose8`], `D <= 16` coordinates) squared distance to the
+/// centre `c`, with [`dist2_f64`]'s bits (coordinate `u` into partial sum `u % 8`, in order,
+/// the sums added by [`combine8`]'s order), one vector operation for all eight.
 #[inline(always)]
 pub(crate) fn dist8<const D: usize>(xt: &[[f64; POINT_LANES]; D], c: &[f64]) -> [f64; POINT_LANES] {
-    // The partial sums of [`dist2_small`], lane by lane (`-0.0` past `D`, dropped).
+    debug_assert!(D <= 16);
+    // The partial sums, lane by lane: `0.0 + t * t` is `t * t` for the first square of a
+    // sum; a sum with none is `-0.0` here, which every addition drops.
     let mut p = [[-0.0f64; POINT_LANES]; 8];
     for u in 0..D {
         for l in 0..POINT_LANES {
             let t = xt[u][l] - c[u];
-            p[u][l] = t * t;
+            p[u % 8][l] = if u < 8 { t * t } else { p[u % 8][l] + t * t };
         }
     }
     let mut v = [0f64; POINT_LANES];
@@ -170,10 +177,10 @@ pub(crate) fn nearest8_in_order<T: Element, const D: usize>(
     (bj, bv)
 }
 
-/// The rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 8` columns, centres in the
+/// The rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 11` columns, centres in the
 /// caller's order), each one's nearest centre and squared distance into `out` as
 /// [`nearest_in_order`] finds them ([`nearest8_in_order`]). Returns how many rows it did: 0
-/// past eight dimensions or for centres in another order.
+/// past eleven dimensions or for centres in another order.
 #[inline(always)]
 pub(crate) fn nearest_rows_lanes<T: Element>(
     x: &[T],
@@ -204,9 +211,9 @@ pub(crate) fn nearest_rows_lanes<T: Element>(
     lanes_by_d!(cent.d, rows, (x, cent, out), 0)
 }
 
-/// The squared distances of the rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 8`
+/// The squared distances of the rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 11`
 /// columns) to every centre, `out[i k + j]`, each [`dist2_f64`]'s bits ([`dist8`]). Returns
-/// how many rows it did: 0 past eight dimensions.
+/// how many rows it did: 0 past eleven dimensions (the direct path's).
 #[inline(always)]
 pub(crate) fn sq_distances_lanes<T: Element>(x: &[T], cent: &Centres<T>, out: &mut [f64]) -> usize {
     #[inline(always)]

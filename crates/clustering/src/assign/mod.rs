@@ -10,10 +10,10 @@
 //!   [`LANES`](crate::centres::LANES) centres are computed in `f64` in the reference's order
 //!   of operations (the same eight interleaved partial sums, combined in the same order, no
 //!   fused multiply-add), one centre per vector lane, so each value *is* the reference's value.
-//!   In at most eight dimensions the Lloyd step and the pruned steps' first step turn this
-//!   around: eight points in the lanes ([`nearest8_in_order`], [`nearest_two8`]), the
-//!   centres one after the other, the same values and the same choice with no horizontal step
-//!   per point.
+//!   The Lloyd step in at most eight dimensions, and the pruned steps' first step, the
+//!   k-means++ draws and `predict` in at most eleven, turn this around: eight points in the
+//!   lanes ([`nearest8_in_order`], [`nearest_two8`]), the centres one after the other, the
+//!   same values and the same choice with no horizontal step per point.
 //! - **Gemm** (the shapes embeddings come in): a tile of [`TILE_ROWS`] points against a tile of
 //!   [`TILE_CENTRES`] centres is one matrix product in the element type (the `gemm` crate:
 //!   cache-blocked, AVX-512 or AVX2+FMA micro-kernels chosen at run time), giving

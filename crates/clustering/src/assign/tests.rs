@@ -68,6 +68,8 @@ fn both_methods_give_the_reference_labels_and_distances() {
         (99, 6, 8),
         (45, 5, 3),
         (17, 1, 4),
+        (91, 10, 6),
+        (40, 11, 40),
         // One tile of centres (every k above but 600): `single_nearest` first, with and
         // without whole chunks of 16.
         (600, 40, 64),
@@ -85,12 +87,12 @@ fn both_methods_give_the_reference_labels_and_distances() {
 
 /// The direct path's squared distances ([`sq_distances_tile`], the k-means++ draws) are
 /// [`dist2_f64`]'s, bit for bit, in every dimension (eight rows at a time in the vector lanes
-/// up to eight), including points on centres and distances that overflow.
+/// up to eleven), including points on centres and distances that overflow.
 #[test]
 fn direct_squared_distances_are_the_references() {
     use super::tiles::sq_distances_tile;
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    for d in 1..=10 {
+    for d in 1..=13 {
         for k in [1, 3, 8, 21] {
             let n = 45;
             let mut x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-3.0..3.0)).collect();

@@ -44,7 +44,7 @@ pub(crate) fn sq_distances_tile<T: Element>(
     out.clear();
     out.resize(x.len() / d * k, 0.0);
     if cent.method == Method::Direct {
-        // In at most eight dimensions, eight rows at a time in the vector lanes (the same
+        // In at most eleven dimensions, eight rows at a time in the vector lanes (the same
         // bits); the rest one by one.
         let done = sq_distances_small(x, cent, out);
         for (o, xr) in out.chunks_exact_mut(k).zip(x.chunks_exact(d)).skip(done) {
@@ -101,7 +101,7 @@ pub(crate) fn nearest_tile<T: Element>(
     let d = cent.d;
     match cent.method {
         Method::Direct => {
-            // In at most eight dimensions (centres in order), eight rows at a time in the
+            // In at most eleven dimensions (centres in order), eight rows at a time in the
             // vector lanes (the same labels and distances); the rest one by one.
             let done = nearest_rows_lanes(x, cent, out);
             for (o, xr) in out.iter_mut().zip(x.chunks_exact(d)).skip(done) {

@@ -138,7 +138,7 @@ fn full_tile<T: Element>(
         row_norms(xt, d, &mut s.xn2);
         scan_product_groups(xt, cent, &g.starts, s, gmin);
     }
-    // Direct path in at most eight dimensions: the rows eight at a time in the vector lanes
+    // Direct path (at most eleven dimensions): the rows eight at a time in the vector lanes
     // (the same results), the last few below.
     let done = if cent.method == Method::Direct {
         match d {
@@ -150,6 +150,9 @@ fn full_tile<T: Element>(
             6 => full_rows_lanes::<T, 6>(xt, ctx, incumbents, out, lbs),
             7 => full_rows_lanes::<T, 7>(xt, ctx, incumbents, out, lbs),
             8 => full_rows_lanes::<T, 8>(xt, ctx, incumbents, out, lbs),
+            9 => full_rows_lanes::<T, 9>(xt, ctx, incumbents, out, lbs),
+            10 => full_rows_lanes::<T, 10>(xt, ctx, incumbents, out, lbs),
+            11 => full_rows_lanes::<T, 11>(xt, ctx, incumbents, out, lbs),
             _ => 0,
         }
     } else {
@@ -198,7 +201,7 @@ fn full_tile<T: Element>(
     }
 }
 
-/// [`full_tile`]'s direct path for `d == D <= 8` on the rows of whole blocks of
+/// [`full_tile`]'s direct path for `d == D <= 11` on the rows of whole blocks of
 /// [`POINT_LANES`], the rows in the vector lanes ([`nearest_two8`] per group): the labels,
 /// distances and bounds the row-by-row path sets, bit for bit. Returns how many rows it did.
 #[inline(always)]
@@ -892,7 +895,7 @@ mod tests {
     /// (Hamerly), several (Yinyang) and one centre each (Elkan).
     #[test]
     fn rows_in_lanes_are_the_rows_one_by_one() {
-        for d in 1..=8 {
+        for d in 1..=11 {
             for (k, t) in [(5, 1), (40, 4), (12, 12), (70, 7)] {
                 let n = 203;
                 let mut x = crate::tests::random_data(n, d, (d * 31 + k) as u64);
