@@ -38,7 +38,8 @@ const FUSED_SMALL_D_AVX2: (usize, usize) = (4, 128);
 
 /// The method of a Lloyd step and of `predict` for `k` centres in `d` dimensions: the fused
 /// kernel where the CPU has it (AVX2 and FMA), for up to [`FUSED_MAX_K`] centres past eight
-/// dimensions or in the shapes of [`FUSED_SMALL_D_AVX512`] in fewer, else [`method_for`]'s.
+/// dimensions or in the shapes of [`FUSED_SMALL_D_AVX512`] ([`FUSED_SMALL_D_AVX2`] without
+/// AVX-512) in fewer, else [`method_for`]'s.
 pub(crate) fn step_method(d: usize, k: usize) -> Method {
     let (min_d, min_kd) = if crate::isa::has_avx512() {
         FUSED_SMALL_D_AVX512

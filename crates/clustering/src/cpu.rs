@@ -381,9 +381,7 @@ fn small_leaf<T: Element, const D: usize>(
         for l in 0..POINT_LANES {
             let i = b * POINT_LANES + l;
             let w = weights.map_or(1.0, |w| w[i]);
-            // SAFETY: `bj[l]` is a centre's index, a whole number below `k <= u32::MAX`.
-            let j = unsafe { bj[l].to_int_unchecked::<u32>() };
-            add_small(&mut st, &mut labels[i], &blk[l], w, j, bv[l]);
+            add_small(&mut st, &mut labels[i], &blk[l], w, bj[l], bv[l]);
         }
     }
     let first = xs.len() - tail.len();

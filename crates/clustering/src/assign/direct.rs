@@ -25,6 +25,7 @@ macro_rules! lanes_by_d {
         }
     };
 }
+pub(crate) use lanes_by_d;
 
 /// The squared distance of a point of `D <= 8` coordinates (already in `f64`) to a centre,
 /// with the bits of [`dist2_f64`]: coordinate `t` is its partial sum `t`, the others are
@@ -153,16 +154,17 @@ pub(crate) fn dist8<const D: usize>(xt: &[[f64; POINT_LANES]; D], c: &[f64]) -> 
 /// [`nearest_in_order`] for [`POINT_LANES`] points at once, the points in the vector lanes:
 /// per centre, each lane's [`dist8`] and the same choice (strictly smaller replaces, so ties
 /// keep the lower index and a NaN never wins), with no horizontal step per point. Returns
-/// each point's centre (a whole `f64` below `k`: selects of the distances' width vectorise
-/// for every element type) and squared distance.
+/// each point's centre and squared distance.
 #[inline(always)]
 pub(crate) fn nearest8_in_order<T: Element, const D: usize>(
     x: &[[T; D]],
     cent: &Centres<T>,
-) -> ([f64; POINT_LANES], [f64; POINT_LANES]) {
+) -> ([u32; POINT_LANES], [f64; POINT_LANES]) {
     debug_assert!(cent.in_order && cent.d == D);
     let xt = transpose8::<T, D>(x);
     let mut bv = [f64::INFINITY; POINT_LANES];
+    // The centres as whole `f64`s: selects of the distances' width vectorise for every
+    // element type.
     let mut bj = [0f64; POINT_LANES];
     let (rows, _) = cent.c64.as_chunks::<D>();
     for (j, c) in rows.iter().enumerate() {
@@ -174,7 +176,12 @@ pub(crate) fn nearest8_in_order<T: Element, const D: usize>(
             bj[l] = if better { j } else { bj[l] };
         }
     }
-    (bj, bv)
+    let mut labels = [0u32; POINT_LANES];
+    for (o, &j) in labels.iter_mut().zip(&bj) {
+        // SAFETY: `j` is a centre's index, a whole number below `k <= u32::MAX`.
+        *o = unsafe { j.to_int_unchecked::<u32>() };
+    }
+    (labels, bv)
 }
 
 /// The rows of whole blocks of [`POINT_LANES`] in `x` (`d <= 11` columns, centres in the
@@ -199,8 +206,7 @@ pub(crate) fn nearest_rows_lanes<T: Element>(
         for (blk, o) in blocks.zip(out.chunks_exact_mut(POINT_LANES)) {
             let (bj, bv) = nearest8_in_order::<T, D>(blk, cent);
             for l in 0..POINT_LANES {
-                // SAFETY: `bj[l]` is a centre's index, a whole number below `k <= u32::MAX`.
-                o[l] = (unsafe { bj[l].to_int_unchecked::<u32>() }, bv[l]);
+                o[l] = (bj[l], bv[l]);
             }
         }
         done
@@ -236,6 +242,15 @@ pub(crate) fn sq_distances_lanes<T: Element>(x: &[T], cent: &Centres<T>, out: &m
     lanes_by_d!(cent.d, rows, (x, cent, out), 0)
 }
 
+/// [`take`]'s rule for one lane, on whole `f64`s: a centre at `v` with caller index `id`
+/// replaces the best so far (`v1`, caller index `id1`, `-1` for none: it always takes) when
+/// nearer, or as near with a lower caller index. Bitwise rather than short-circuit tests:
+/// branch-free lanes vectorise.
+#[inline(always)]
+fn takes(v: f64, id: f64, v1: f64, id1: f64) -> bool {
+    (id1 < 0.0) | (v < v1) | ((v == v1) & (id < id1))
+}
+
 /// The nearest and second nearest of eight points among the slots `range`, per lane: what
 /// [`nearest_two_direct`] returns for each point (the same distances, and the same choice by
 /// [`take`]'s rule: nearer, or as near with a lower caller index). The slots and caller
@@ -254,9 +269,8 @@ pub(crate) fn nearest_two8<T: Element, const D: usize>(
         let v = dist8::<D>(xt, cent.row(j));
         let (jf, cid) = (j as f64, cent.id(j as u32) as f64);
         for l in 0..POINT_LANES {
-            // `take`'s rule; the first centre always (a NaN included, as `take`). Bitwise, not
-            // short-circuit: branch-free lanes vectorise.
-            let take = (id1[l] < 0.0) | (v[l] < v1[l]) | ((v[l] == v1[l]) & (cid < id1[l]));
+            // (The first centre always, a NaN included, as `take`.)
+            let take = takes(v[l], cid, v1[l], id1[l]);
             // The loser of the comparison is a candidate for second place.
             let loser = if take { v1[l] } else { v[l] };
             v2[l] = if loser < v2[l] { loser } else { v2[l] };
@@ -298,7 +312,7 @@ impl Lanes2 {
         let Lanes2 { v1, s1, id1, .. } = self;
         for l in 0..POINT_LANES {
             let (v, id) = (other.v1[l], other.id1[l]);
-            let take = (id1[l] < 0.0) | (v < v1[l]) | ((v == v1[l]) & (id < id1[l]));
+            let take = takes(v, id, v1[l], id1[l]);
             v1[l] = if take { v } else { v1[l] };
             s1[l] = if take { other.s1[l] } else { s1[l] };
             id1[l] = if take { id } else { id1[l] };

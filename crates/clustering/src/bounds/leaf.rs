@@ -8,6 +8,7 @@ use super::{
     DOWN32, LeafRows, SLACK, StepCtx, UP32, bound_exact, bound_product, sqrt_down, sqrt_up,
 };
 use crate::Element;
+use crate::assign::lanes_by_d;
 use crate::assign::{
     Band, Lanes2, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, blocked_products,
     exact_over, finish, lanes_min, nearest_two_direct, nearest_two8, norm2, row_norms,
@@ -141,20 +142,7 @@ fn full_tile<T: Element>(
     // Direct path (at most eleven dimensions): the rows eight at a time in the vector lanes
     // (the same results), the last few below.
     let done = if cent.method == Method::Direct {
-        match d {
-            1 => full_rows_lanes::<T, 1>(xt, ctx, incumbents, out, lbs),
-            2 => full_rows_lanes::<T, 2>(xt, ctx, incumbents, out, lbs),
-            3 => full_rows_lanes::<T, 3>(xt, ctx, incumbents, out, lbs),
-            4 => full_rows_lanes::<T, 4>(xt, ctx, incumbents, out, lbs),
-            5 => full_rows_lanes::<T, 5>(xt, ctx, incumbents, out, lbs),
-            6 => full_rows_lanes::<T, 6>(xt, ctx, incumbents, out, lbs),
-            7 => full_rows_lanes::<T, 7>(xt, ctx, incumbents, out, lbs),
-            8 => full_rows_lanes::<T, 8>(xt, ctx, incumbents, out, lbs),
-            9 => full_rows_lanes::<T, 9>(xt, ctx, incumbents, out, lbs),
-            10 => full_rows_lanes::<T, 10>(xt, ctx, incumbents, out, lbs),
-            11 => full_rows_lanes::<T, 11>(xt, ctx, incumbents, out, lbs),
-            _ => 0,
-        }
+        lanes_by_d!(d, full_rows_lanes, (xt, ctx, incumbents, out, lbs), 0)
     } else {
         0
     };

@@ -227,9 +227,9 @@ const ADAPTIVE_KEEP: f64 = 0.9;
 /// An adaptive run whose bounds take exact distances on the direct path (fewer than a dozen
 /// dimensions, [`method_for`]) starts them only after this many plain steps. The first
 /// bounded step computes every point-centre distance exactly (with the group bounds), which
-/// at such `d` costs several plain steps (about 4 at 10^4 x 8, k = 256; 6 at 10^5 x 2,
-/// k = 256), and a short run cannot earn that back from steps that each save a fraction of a
-/// plain step: the rent-or-buy rule, rent until the rent paid covers the price. Longer runs (a hundred steps and more on data without clusters) still
+/// at such `d` costs several plain steps, and a short run cannot earn that back from steps
+/// that each save a fraction of a plain step: the rent-or-buy rule, rent until the rent paid
+/// covers the price. Longer runs (a hundred steps and more on data without clusters) still
 /// get the bounds for most of their steps.
 const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
 
