@@ -8,6 +8,7 @@
 //! point the reference's label and exact distance.
 
 use rayon::prelude::*;
+use std::sync::{Mutex, PoisonError};
 
 use crate::assign::{
     Centres, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small,
@@ -32,6 +33,18 @@ pub(crate) fn parallel_step(n: usize, k: usize, d: usize) -> bool {
     n.saturating_mul(k).saturating_mul(d) >= PARALLEL_WORK
         && n > block_rows(n, k, d)
         && rayon::current_num_threads() > 1
+}
+
+/// The threads of the team ([`crate::team::with_team`]) for a fit over `n` points, `k`
+/// centres in `d` dimensions: rayon's thread count where the steps run in parallel
+/// ([`parallel_step`]) and the fit is called from outside rayon's pool; 1 (no team) otherwise,
+/// and inside the pool (a fit among others on rayon's threads shares them through rayon).
+pub(crate) fn team_threads(n: usize, k: usize, d: usize) -> usize {
+    if parallel_step(n, k, d) && rayon::current_thread_index().is_none() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
 }
 
 /// Rows per leaf of the reduction tree, a function of `n`, `k` and `d` only (never of the
@@ -529,9 +542,10 @@ impl Rows for &[u32] {
 }
 
 /// Runs `leaf(first_row, rows, state)` on consecutive blocks of `rows_per_leaf` rows of `n`
-/// and adds the results along a fixed binary tree (halves by `rayon::join` when `parallel`):
-/// the tree depends only on `n` and `rows_per_leaf`, so the sums have the same bits whatever
-/// the number of threads.
+/// and adds the results along a fixed binary tree (halves by `rayon::join` when `parallel`,
+/// or the leaves on the fit's team, [`crate::team`], when this thread leads one): the tree
+/// depends only on `n` and `rows_per_leaf`, so the sums have the same bits whatever the
+/// number of threads.
 pub(crate) fn tree<S: Rows, R: Merge>(
     n: usize,
     rows_per_leaf: usize,
@@ -540,7 +554,61 @@ pub(crate) fn tree<S: Rows, R: Merge>(
     leaf: &(impl Fn(usize, usize, S) -> R + Sync),
 ) -> R {
     let blocks = n.div_ceil(rows_per_leaf).max(1);
+    if parallel && blocks > 1 && crate::team::leads_team() {
+        return tree_on_team(n, rows_per_leaf, blocks, state, leaf);
+    }
     tree_rec(0, blocks, 0, n, rows_per_leaf, parallel, state, leaf)
+}
+
+/// [`tree`] on the team this thread leads: every leaf's rows and state split off in row
+/// order (as [`tree_rec`] splits them), the leaves run by the team, their results added
+/// along the same tree by [`merge_rec`].
+fn tree_on_team<S: Rows, R: Merge>(
+    n: usize,
+    rows_per_leaf: usize,
+    blocks: usize,
+    state: S,
+    leaf: &(impl Fn(usize, usize, S) -> R + Sync),
+) -> R {
+    let mut rest = Some(state);
+    let parts: Vec<Mutex<Option<(usize, usize, S)>>> = (0..blocks)
+        .map(|i| {
+            let first = (i * rows_per_leaf).min(n);
+            let rows = ((i + 1) * rows_per_leaf).min(n) - first;
+            let (mine, others) = rest
+                .take()
+                .expect("the rows not yet split")
+                .split_rows(rows);
+            rest = Some(others);
+            Mutex::new(Some((first, rows, mine)))
+        })
+        .collect();
+    let results: Vec<Mutex<Option<R>>> = (0..blocks).map(|_| Mutex::new(None)).collect();
+    crate::team::run_on_team(blocks, &|i| {
+        let part = parts[i]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let (first, rows, s) = part.expect("each leaf runs once");
+        let r = leaf(first, rows, s);
+        *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+    });
+    merge_rec(&results, 0, blocks)
+}
+
+/// The results of leaves `lo..hi` added along [`tree_rec`]'s tree.
+fn merge_rec<R: Merge>(results: &[Mutex<Option<R>>], lo: usize, hi: usize) -> R {
+    if hi - lo <= 1 {
+        let r = results[lo]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        return r.expect("every leaf ran");
+    }
+    let mid = lo + (hi - lo) / 2;
+    let mut a = merge_rec(results, lo, mid);
+    a.merge(&merge_rec(results, mid, hi));
+    a
 }
 
 #[allow(clippy::too_many_arguments)]

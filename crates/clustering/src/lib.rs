@@ -21,6 +21,7 @@ mod init;
 mod kmeans;
 pub mod launch;
 mod lloyd;
+mod team;
 mod verify;
 
 pub use element::Element;

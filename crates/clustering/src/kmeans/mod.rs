@@ -9,7 +9,7 @@ use gpu_runtime::{Backend, Exec, Target};
 use ndarray::{Array2, ArrayView1, ArrayView2};
 
 use crate::bounds::BoundsStepper;
-use crate::cpu::{CpuKind, CpuStepper, mean_variance};
+use crate::cpu::{CpuKind, CpuStepper, mean_variance, team_threads};
 use crate::cuda::CudaStepper;
 use crate::lloyd::{LloydOutcome, LloydParams, ShiftLimit, Stepper, lloyd};
 use crate::{Element, KMeansError};
@@ -449,7 +449,7 @@ impl KMeans {
         &self,
         data: ArrayView2<'_, T>,
         weights: Option<ArrayView1<'_, T>>,
-        observer: &mut dyn FnMut(&Progress),
+        observer: &mut (dyn FnMut(&Progress) + Send),
     ) -> Result<KMeansResult<T>, KMeansError> {
         let (n, d) = data.dim();
         let input = validate(self, data, weights)?;
@@ -458,39 +458,7 @@ impl KMeans {
             KMEANS_GPU_THRESHOLD,
         )?;
         match target {
-            Target::Cpu => {
-                match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.passes())? {
-                    None => {
-                        let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
-                        self.fit_runs(
-                            &input,
-                            &mut s,
-                            Backend::Cpu,
-                            observer,
-                            |s| {
-                                s.reset_labels();
-                                Ok(())
-                            },
-                            |s| Ok(std::mem::take(&mut s.labels)),
-                        )
-                    }
-                    Some(t) => {
-                        let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
-                            .adaptive(self.algorithm == Algorithm::Auto);
-                        self.fit_runs(
-                            &input,
-                            &mut s,
-                            Backend::Cpu,
-                            observer,
-                            |s| {
-                                s.reset();
-                                Ok(())
-                            },
-                            |s| Ok(std::mem::take(&mut s.plain.labels)),
-                        )
-                    }
-                }
-            }
+            Target::Cpu => self.fit_cpu(&input, observer),
             Target::Cuda(gpu) => {
                 let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
                 self.fit_runs(
@@ -500,6 +468,60 @@ impl KMeans {
                     observer,
                     |s| s.reset_labels(),
                     |s| s.labels(),
+                )
+            }
+        }
+    }
+
+    /// [`KMeans::fit_observed`] on the CPU backends, from validated input.
+    fn fit_cpu<T: Element>(
+        &self,
+        input: &Validated<'_, T>,
+        observer: &mut (dyn FnMut(&Progress) + Send),
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        let d = input.d;
+        let n = input.slice().len() / d.max(1);
+        crate::team::with_team(team_threads(n, self.k, d), || {
+            self.fit_cpu_on(input, observer, n)
+        })
+    }
+
+    /// [`KMeans::fit_cpu`] on the team, if any.
+    fn fit_cpu_on<T: Element>(
+        &self,
+        input: &Validated<'_, T>,
+        observer: &mut (dyn FnMut(&Progress) + Send),
+        n: usize,
+    ) -> Result<KMeansResult<T>, KMeansError> {
+        let d = input.d;
+        match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.passes())? {
+            None => {
+                let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
+                self.fit_runs(
+                    input,
+                    &mut s,
+                    Backend::Cpu,
+                    observer,
+                    |s| {
+                        s.reset_labels();
+                        Ok(())
+                    },
+                    |s| Ok(std::mem::take(&mut s.labels)),
+                )
+            }
+            Some(t) => {
+                let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
+                    .adaptive(self.algorithm == Algorithm::Auto);
+                self.fit_runs(
+                    input,
+                    &mut s,
+                    Backend::Cpu,
+                    observer,
+                    |s| {
+                        s.reset();
+                        Ok(())
+                    },
+                    |s| Ok(std::mem::take(&mut s.plain.labels)),
                 )
             }
         }

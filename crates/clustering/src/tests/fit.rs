@@ -57,6 +57,42 @@ fn parallel_step_is_bit_identical_for_any_thread_count() {
 }
 
 #[test]
+fn a_team_gives_the_bits_of_rayon() {
+    // A step on a team of 1 to 3 threads (the leaves claimed in any order) against the same
+    // step on rayon: the same labels and the same bits.
+    let (n, d, k) = (50_021, 9, 20);
+    let data = random_data(n, d, 7);
+    let c = random_data(k, d, 8);
+    let mut l = vec![u32::MAX; n];
+    let want = step_parallel(&data, d, None, &c, k, &mut l);
+    for threads in 1..=3 {
+        let mut lt = vec![u32::MAX; n];
+        let got = crate::team::with_team(threads, || step_parallel(&data, d, None, &c, k, &mut lt));
+        assert_eq!(got, want, "{threads} threads");
+        assert_eq!(lt, l);
+    }
+    // Whole fits, Lloyd and a pruned algorithm: from this thread (outside rayon's pool, so
+    // on a team) and inside a pool of 3 threads (on rayon).
+    let x = Array2::from_shape_vec((n, d), data.clone()).unwrap();
+    for algorithm in [crate::Algorithm::Lloyd, crate::Algorithm::Hamerly] {
+        let p = KMeans::new(k)
+            .seed(4)
+            .max_iter(8)
+            .algorithm(algorithm)
+            .exec(Exec::Cpu);
+        let team = p.fit(x.view()).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let rayon = pool.install(|| p.fit(x.view()).unwrap());
+        assert_eq!(team.centroids, rayon.centroids, "{algorithm:?}");
+        assert_eq!(team.labels, rayon.labels);
+        assert_eq!(team.inertia.to_bits(), rayon.inertia.to_bits());
+    }
+}
+
+#[test]
 fn fit_matches_reference_and_recovers_planted_clusters() {
     for (n, d, k) in [(3000, 2, 3), (5000, 16, 8), (20_011, 4, 5)] {
         let b = generate_blobs(n, d, k, 0.02, n as u64);

@@ -1,0 +1,278 @@
+//! A team of threads that runs the leaves of one fit's steps, the way OpenMP runs a loop:
+//! the helpers keep spinning between two steps instead of going to sleep.
+//!
+//! **Why.** A fit runs hundreds of steps of tens of microseconds to a few milliseconds, and
+//! rayon's idle workers go to sleep after a few microseconds without work. Waking a sleeping
+//! thread whose virtual CPU the hypervisor has halted takes longer than such a step: on a
+//! 2-vCPU cloud machine a fit of 10^4 points that starts after a pause (as a user's single
+//! `fit` does) ran at the speed of one thread, its second worker waking only after each step
+//! was done. The team's helpers spin for [`SPIN`] after each step (then sleep), so the steps
+//! of one fit find them awake.
+//!
+//! **Shape.** [`with_team`] starts `threads - 1` helpers for the length of a closure (the
+//! fit) on the calling thread, which is the leader and runs leaves too. [`run_on_team`] is
+//! how [`crate::cpu::tree`] hands a step's leaves to it: each thread claims leaves one at a
+//! time from a shared counter; the leader returns once every leaf is done. The reduction
+//! stays the caller's (the same fixed tree), so results have the same bits as on rayon.
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a helper spins for the next step before it sleeps: longer than the serial work
+/// between two steps (the centres' update), short enough that a helper does not hold a core
+/// through the work the fit runs on rayon's threads instead (the k-means++ start).
+const SPIN: Duration = Duration::from_micros(250);
+
+/// The job of one step, its lifetime erased: valid while its step runs (see [`Team::run`]).
+#[derive(Clone, Copy)]
+struct Job(*const (dyn Fn(usize) + Sync));
+
+// SAFETY: the closure behind the pointer is `Sync`, and `Team::run` keeps it alive until
+// every leaf claimed from it is done.
+unsafe impl Send for Job {}
+
+/// What the leader and the helpers share.
+struct Shared {
+    /// The step's number (high 32 bits) and the next unclaimed leaf (low 32 bits): a claim
+    /// is one compare-and-swap that fails for a helper still looking at an older step.
+    claim: AtomicU64,
+    /// The current step: its number, job and leaf count.
+    job: Mutex<(u64, Option<Job>, usize)>,
+    /// Leaves of the current step done.
+    done: AtomicUsize,
+    /// Whether a leaf panicked.
+    panicked: AtomicBool,
+    /// Set when the team ends.
+    stop: AtomicBool,
+    /// Helpers asleep, and where they sleep.
+    sleepers: AtomicUsize,
+    wake: (Mutex<()>, Condvar),
+}
+
+/// A running team (see the module's documentation).
+pub(crate) struct Team {
+    shared: Shared,
+    /// The number of the last step handed out.
+    step: Cell<u64>,
+}
+
+thread_local! {
+    /// The team whose leader is this thread, while [`with_team`] runs.
+    static CURRENT: Cell<*const Team> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Runs `f` with a team of `threads` threads (the calling thread and `threads - 1`
+/// helpers), which the steps [`crate::cpu::tree`] runs on this thread then use. With one
+/// thread, or when this thread already leads a team, `f` simply runs.
+pub(crate) fn with_team<R>(threads: usize, f: impl FnOnce() -> R) -> R {
+    if threads <= 1 || leads_team() {
+        return f();
+    }
+    let team = Team {
+        shared: Shared {
+            claim: AtomicU64::new(0),
+            job: Mutex::new((0, None, 0)),
+            done: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            sleepers: AtomicUsize::new(0),
+            wake: (Mutex::new(()), Condvar::new()),
+        },
+        step: Cell::new(0),
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let shared = &team.shared;
+            s.spawn(move || helper(shared));
+        }
+        /// Ends the team however `f` returns: the helpers stop and the leader forgets it.
+        struct End<'a>(&'a Shared);
+        impl Drop for End<'_> {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(std::ptr::null()));
+                self.0.stop.store(true, Ordering::SeqCst);
+                let _guard = self.0.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
+                self.0.wake.1.notify_all();
+            }
+        }
+        let _end = End(&team.shared);
+        CURRENT.with(|c| c.set(&raw const team));
+        f()
+    })
+}
+
+/// Whether this thread leads a team ([`with_team`] is running on it).
+pub(crate) fn leads_team() -> bool {
+    !CURRENT.with(Cell::get).is_null()
+}
+
+/// Runs `leaf(i)` for every `i < count` on the team this thread leads and returns `true`,
+/// or returns `false` at once when it leads none.
+///
+/// # Panics
+/// When a leaf panicked (on any thread of the team).
+pub(crate) fn run_on_team(count: usize, leaf: &(dyn Fn(usize) + Sync)) -> bool {
+    let team = CURRENT.with(Cell::get);
+    if team.is_null() {
+        return false;
+    }
+    // SAFETY: `CURRENT` points to the team of the `with_team` running on this thread, which
+    // outlives this call.
+    unsafe { &*team }.run(count, leaf);
+    true
+}
+
+impl Team {
+    /// Runs `leaf(i)` for every `i < count`, on this thread and the helpers awake.
+    fn run(&self, count: usize, leaf: &(dyn Fn(usize) + Sync)) {
+        let sh = &self.shared;
+        let count = count.min(u32::MAX as usize);
+        let step = self.step.get() + 1;
+        self.step.set(step);
+        // SAFETY: only the lifetime is erased; the closure is used by the helpers only for
+        // leaves they claim for this step, and this function returns after all of them are
+        // done (`done == count`).
+        let job = Job(unsafe {
+            std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
+                leaf,
+            )
+        });
+        *sh.job.lock().unwrap_or_else(PoisonError::into_inner) = (step, Some(job), count);
+        sh.done.store(0, Ordering::SeqCst);
+        sh.claim.store(step << 32, Ordering::SeqCst);
+        if sh.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = sh.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
+            sh.wake.1.notify_all();
+        }
+        work(sh, step, leaf, count);
+        while sh.done.load(Ordering::Acquire) < count {
+            std::hint::spin_loop();
+        }
+        sh.job.lock().unwrap_or_else(PoisonError::into_inner).1 = None;
+        if sh.panicked.swap(false, Ordering::SeqCst) {
+            panic!("a leaf of a k-means step panicked on a helper thread");
+        }
+    }
+}
+
+/// Claims and runs leaves of step `step` until none is left (or a newer step began).
+fn work(sh: &Shared, step: u64, leaf: &(dyn Fn(usize) + Sync), count: usize) {
+    loop {
+        let v = sh.claim.load(Ordering::Acquire);
+        if v >> 32 != step || (v & u64::from(u32::MAX)) as usize >= count {
+            return;
+        }
+        if sh
+            .claim
+            .compare_exchange_weak(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            continue;
+        }
+        let i = (v & u64::from(u32::MAX)) as usize;
+        if catch_unwind(AssertUnwindSafe(|| leaf(i))).is_err() {
+            sh.panicked.store(true, Ordering::SeqCst);
+        }
+        sh.done.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// A helper's life: wait for a step (spinning, then asleep), run its leaves, again.
+fn helper(sh: &Shared) {
+    let mut seen = 0u64;
+    loop {
+        let step = wait_for_step(sh, seen);
+        if sh.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        seen = step;
+        let (number, job, count) = *sh.job.lock().unwrap_or_else(PoisonError::into_inner);
+        if number != step {
+            continue;
+        }
+        if let Some(job) = job {
+            // SAFETY: the leader keeps the job alive until every leaf claimed for `step`
+            // is done, and `work` claims only leaves of `step`.
+            work(sh, step, unsafe { &*job.0 }, count);
+        }
+    }
+}
+
+/// The number of the first step after `seen` (or any value once the team stops): spins for
+/// [`SPIN`], then sleeps until the leader hands out a step.
+fn wait_for_step(sh: &Shared, seen: u64) -> u64 {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        let step = sh.claim.load(Ordering::Acquire) >> 32;
+        if step != seen || sh.stop.load(Ordering::Relaxed) {
+            return step;
+        }
+        std::hint::spin_loop();
+        spins += 1;
+        if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+            break;
+        }
+    }
+    sh.sleepers.fetch_add(1, Ordering::SeqCst);
+    let mut guard = sh.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let step = sh.claim.load(Ordering::SeqCst) >> 32;
+        if step != seen || sh.stop.load(Ordering::SeqCst) {
+            sh.sleepers.fetch_sub(1, Ordering::SeqCst);
+            return step;
+        }
+        guard = sh
+            .wake
+            .1
+            .wait(guard)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_leaf_runs_once_on_the_team() {
+        let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+        with_team(3, || {
+            for step in 0..200 {
+                let count = (step * 7) % 1000 + 1;
+                assert!(run_on_team(count, &|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                }));
+                if step % 50 == 0 {
+                    // A pause longer than the spin: the helpers sleep and must wake.
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+        });
+        let expected: Vec<usize> = (0..1000)
+            .map(|i| (0..200).filter(|s| (s * 7) % 1000 + 1 > i).count())
+            .collect();
+        let got: Vec<usize> = hits.iter().map(|h| h.load(Ordering::Relaxed)).collect();
+        assert_eq!(got, expected);
+        assert!(!run_on_team(1, &|_| {}), "the team ends with `with_team`");
+    }
+
+    #[test]
+    fn a_leaf_that_panics_panics_the_leader_and_the_team_ends() {
+        let r = std::panic::catch_unwind(|| {
+            with_team(2, || {
+                run_on_team(64, &|i| assert!(i != 37, "leaf 37"));
+            })
+        });
+        assert!(r.is_err());
+        assert!(!run_on_team(1, &|_| {}));
+    }
+
+    #[test]
+    fn one_thread_runs_no_team() {
+        with_team(1, || assert!(!run_on_team(3, &|_| {})));
+    }
+}
