@@ -3,27 +3,32 @@
 //!
 //! **Why.** A fit runs hundreds of steps of tens of microseconds to a few milliseconds, and
 //! rayon's idle workers go to sleep after a few microseconds without work. Waking a sleeping
-//! thread whose virtual CPU the hypervisor has halted takes longer than such a step: on a
-//! 2-vCPU cloud machine a fit of 10^4 points that starts after a pause (as a user's single
+//! thread whose virtual CPU the hypervisor has halted can take longer than such a step: on a
+//! 2-vCPU cloud machine a fit of 10^4 points that started after a pause (as a user's single
 //! `fit` does) ran at the speed of one thread, its second worker waking only after each step
-//! was done. The team's helpers spin for [`SPIN`] after each step (then sleep), so the steps
-//! of one fit find them awake.
+//! was done. The team's helpers spin for [`SPIN`] after each step, so the steps of one fit
+//! find them awake.
 //!
-//! **Shape.** [`with_team`] starts `threads - 1` helpers for the length of a closure (the
-//! fit) on the calling thread, which is the leader and runs leaves too. [`run_on_team`] is
-//! how [`crate::cpu::tree`] hands a step's leaves to it: each thread claims leaves one at a
-//! time from a shared counter; the leader returns once every leaf is done. The reduction
-//! stays the caller's (the same fixed tree), so results have the same bits as on rayon.
+//! **Shape.** [`with_team`] makes the calling thread the leader of a team of `threads`
+//! threads for the length of a closure (the fit). [`run_on_team`] is how
+//! [`crate::cpu::tree`] hands a step's leaves to it: the leader runs leaves too, each thread
+//! claims leaves one at a time from a shared counter, and the leader returns once every leaf
+//! is done. The helpers are jobs on rayon's own threads (already spread over the cores, so
+//! no new thread starts per fit or lands on the leader's core); a helper that sees no step
+//! for [`SPIN`] returns its thread to rayon, and the next step starts another. The leader
+//! never waits for a helper that has not claimed a leaf. The reduction stays the caller's
+//! (the same fixed tree), so results have the same bits as on rayon.
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// How long a helper spins for the next step before it sleeps: longer than the serial work
-/// between two steps (the centres' update), short enough that a helper does not hold a core
-/// through the work the fit runs on rayon's threads instead (the k-means++ start).
+/// How long a helper spins for the next step before it returns its thread to rayon: longer
+/// than the serial work between two steps (the centres' update), short enough that a helper
+/// does not hold a core through the work the fit runs on rayon's threads instead (the
+/// k-means++ start), whose jobs it also runs while it waits.
 const SPIN: Duration = Duration::from_micros(250);
 
 /// The job of one step, its lifetime erased: valid while its step runs (see [`Team::run`]).
@@ -31,7 +36,7 @@ const SPIN: Duration = Duration::from_micros(250);
 struct Job(*const (dyn Fn(usize) + Sync));
 
 // SAFETY: the closure behind the pointer is `Sync`, and `Team::run` keeps it alive until
-// every leaf claimed from it is done.
+// every leaf claimed from it is done; it is dereferenced only for a claimed leaf.
 unsafe impl Send for Job {}
 
 /// What the leader and the helpers share.
@@ -47,16 +52,17 @@ struct Shared {
     panicked: AtomicBool,
     /// Set when the team ends.
     stop: AtomicBool,
-    /// Helpers asleep, and where they sleep.
-    sleepers: AtomicUsize,
-    wake: (Mutex<()>, Condvar),
+    /// Helpers running (on rayon's threads).
+    helpers: AtomicUsize,
 }
 
 /// A running team (see the module's documentation).
 pub(crate) struct Team {
-    shared: Shared,
+    shared: Arc<Shared>,
     /// The number of the last step handed out.
     step: Cell<u64>,
+    /// Helpers wanted: the team's threads but the leader.
+    want: usize,
 }
 
 thread_local! {
@@ -64,44 +70,37 @@ thread_local! {
     static CURRENT: Cell<*const Team> = const { Cell::new(std::ptr::null()) };
 }
 
-/// Runs `f` with a team of `threads` threads (the calling thread and `threads - 1`
-/// helpers), which the steps [`crate::cpu::tree`] runs on this thread then use. With one
-/// thread, or when this thread already leads a team, `f` simply runs.
+/// Runs `f` with this thread as the leader of a team of `threads` threads (it and up to
+/// `threads - 1` helpers on rayon's threads), which the steps [`crate::cpu::tree`] runs on
+/// this thread then use. With one thread, or when this thread already leads a team, `f`
+/// simply runs.
 pub(crate) fn with_team<R>(threads: usize, f: impl FnOnce() -> R) -> R {
     if threads <= 1 || leads_team() {
         return f();
     }
     let team = Team {
-        shared: Shared {
+        shared: Arc::new(Shared {
             claim: AtomicU64::new(0),
             job: Mutex::new((0, None, 0)),
             done: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
             stop: AtomicBool::new(false),
-            sleepers: AtomicUsize::new(0),
-            wake: (Mutex::new(()), Condvar::new()),
-        },
+            helpers: AtomicUsize::new(0),
+        }),
         step: Cell::new(0),
+        want: threads - 1,
     };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            let shared = &team.shared;
-            s.spawn(move || helper(shared));
+    /// Ends the team however `f` returns: the helpers stop and the leader forgets it.
+    struct End<'a>(&'a Shared);
+    impl Drop for End<'_> {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(std::ptr::null()));
+            self.0.stop.store(true, Ordering::SeqCst);
         }
-        /// Ends the team however `f` returns: the helpers stop and the leader forgets it.
-        struct End<'a>(&'a Shared);
-        impl Drop for End<'_> {
-            fn drop(&mut self) {
-                CURRENT.with(|c| c.set(std::ptr::null()));
-                self.0.stop.store(true, Ordering::SeqCst);
-                let _guard = self.0.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
-                self.0.wake.1.notify_all();
-            }
-        }
-        let _end = End(&team.shared);
-        CURRENT.with(|c| c.set(&raw const team));
-        f()
-    })
+    }
+    let _end = End(&team.shared);
+    CURRENT.with(|c| c.set(&raw const team));
+    f()
 }
 
 /// Whether this thread leads a team ([`with_team`] is running on it).
@@ -128,13 +127,13 @@ pub(crate) fn run_on_team(count: usize, leaf: &(dyn Fn(usize) + Sync)) -> bool {
 impl Team {
     /// Runs `leaf(i)` for every `i < count`, on this thread and the helpers awake.
     fn run(&self, count: usize, leaf: &(dyn Fn(usize) + Sync)) {
-        let sh = &self.shared;
+        let sh = &*self.shared;
         let count = count.min(u32::MAX as usize);
         let step = self.step.get() + 1;
         self.step.set(step);
-        // SAFETY: only the lifetime is erased; the closure is used by the helpers only for
-        // leaves they claim for this step, and this function returns after all of them are
-        // done (`done == count`).
+        // SAFETY: only the lifetime is erased; the helpers call the closure only for leaves
+        // they claim for this step, and this function returns after all of them are done
+        // (`done == count`).
         let job = Job(unsafe {
             std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
                 leaf,
@@ -143,11 +142,15 @@ impl Team {
         *sh.job.lock().unwrap_or_else(PoisonError::into_inner) = (step, Some(job), count);
         sh.done.store(0, Ordering::SeqCst);
         sh.claim.store(step << 32, Ordering::SeqCst);
-        if sh.sleepers.load(Ordering::SeqCst) > 0 {
-            let _guard = sh.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
-            sh.wake.1.notify_all();
+        // Helpers for this step where fewer are running than wanted (they left after a
+        // pause, or this is the first step).
+        let have = sh.helpers.load(Ordering::SeqCst);
+        for _ in have..self.want.min(count.saturating_sub(1)) {
+            sh.helpers.fetch_add(1, Ordering::SeqCst);
+            let shared = Arc::clone(&self.shared);
+            rayon::spawn(move || helper(&shared));
         }
-        work(sh, step, leaf, count);
+        work(sh, step, job, count);
         while sh.done.load(Ordering::Acquire) < count {
             std::hint::spin_loop();
         }
@@ -159,7 +162,7 @@ impl Team {
 }
 
 /// Claims and runs leaves of step `step` until none is left (or a newer step began).
-fn work(sh: &Shared, step: u64, leaf: &(dyn Fn(usize) + Sync), count: usize) {
+fn work(sh: &Shared, step: u64, job: Job, count: usize) {
     loop {
         let v = sh.claim.load(Ordering::Acquire);
         if v >> 32 != step || (v & u64::from(u32::MAX)) as usize >= count {
@@ -173,6 +176,9 @@ fn work(sh: &Shared, step: u64, leaf: &(dyn Fn(usize) + Sync), count: usize) {
             continue;
         }
         let i = (v & u64::from(u32::MAX)) as usize;
+        // SAFETY: leaf `i` of `step` is claimed and not done, so the leader is still in
+        // `Team::run` for this step and the closure is alive.
+        let leaf = unsafe { &*job.0 };
         if catch_unwind(AssertUnwindSafe(|| leaf(i))).is_err() {
             sh.panicked.store(true, Ordering::SeqCst);
         }
@@ -180,56 +186,42 @@ fn work(sh: &Shared, step: u64, leaf: &(dyn Fn(usize) + Sync), count: usize) {
     }
 }
 
-/// A helper's life: wait for a step (spinning, then asleep), run its leaves, again.
+/// A helper's life on a rayon thread: run the leaves of each new step, until no step comes
+/// for [`SPIN`] or the team stops.
 fn helper(sh: &Shared) {
     let mut seen = 0u64;
-    loop {
-        let step = wait_for_step(sh, seen);
-        if sh.stop.load(Ordering::SeqCst) {
-            return;
-        }
+    while let Some(step) = wait_for_step(sh, seen) {
         seen = step;
         let (number, job, count) = *sh.job.lock().unwrap_or_else(PoisonError::into_inner);
-        if number != step {
-            continue;
-        }
-        if let Some(job) = job {
-            // SAFETY: the leader keeps the job alive until every leaf claimed for `step`
-            // is done, and `work` claims only leaves of `step`.
-            work(sh, step, unsafe { &*job.0 }, count);
+        if let (true, Some(job)) = (number == step, job) {
+            work(sh, step, job, count);
         }
     }
+    sh.helpers.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// The number of the first step after `seen` (or any value once the team stops): spins for
-/// [`SPIN`], then sleeps until the leader hands out a step.
-fn wait_for_step(sh: &Shared, seen: u64) -> u64 {
-    let start = Instant::now();
+/// The number of the first step after `seen`, or `None` when none comes within [`SPIN`] or
+/// the team stops. While it waits it runs other jobs of rayon's pool, if any.
+fn wait_for_step(sh: &Shared, seen: u64) -> Option<u64> {
+    let mut start = Instant::now();
     let mut spins = 0u32;
     loop {
         let step = sh.claim.load(Ordering::Acquire) >> 32;
-        if step != seen || sh.stop.load(Ordering::Relaxed) {
-            return step;
+        if sh.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if step != seen {
+            return Some(step);
         }
         std::hint::spin_loop();
         spins += 1;
-        if spins.is_multiple_of(64) && start.elapsed() > SPIN {
-            break;
+        if spins.is_multiple_of(64) {
+            if rayon::yield_now() == Some(rayon::Yield::Executed) {
+                start = Instant::now();
+            } else if start.elapsed() > SPIN {
+                return None;
+            }
         }
-    }
-    sh.sleepers.fetch_add(1, Ordering::SeqCst);
-    let mut guard = sh.wake.0.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        let step = sh.claim.load(Ordering::SeqCst) >> 32;
-        if step != seen || sh.stop.load(Ordering::SeqCst) {
-            sh.sleepers.fetch_sub(1, Ordering::SeqCst);
-            return step;
-        }
-        guard = sh
-            .wake
-            .1
-            .wait(guard)
-            .unwrap_or_else(PoisonError::into_inner);
     }
 }
 
@@ -247,7 +239,7 @@ mod tests {
                     hits[i].fetch_add(1, Ordering::Relaxed);
                 }));
                 if step % 50 == 0 {
-                    // A pause longer than the spin: the helpers sleep and must wake.
+                    // A pause longer than the spin: the helpers leave, and new ones start.
                     std::thread::sleep(Duration::from_millis(2));
                 }
             }

@@ -93,6 +93,26 @@ fn a_team_gives_the_bits_of_rayon() {
 }
 
 #[test]
+fn concurrent_fits_each_on_its_team_finish_with_the_same_bits() {
+    // Four fits at once from threads outside rayon's pool: four teams share rayon's threads
+    // for their helpers; each ends, with the result of a fit alone.
+    let (n, d, k) = (30_011, 12, 9);
+    let x = Array2::from_shape_vec((n, d), random_data(n, d, 17)).unwrap();
+    let p = KMeans::new(k).seed(5).max_iter(15).exec(Exec::Cpu);
+    let alone = p.fit(x.view()).unwrap();
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| p.fit(x.view()).unwrap()))
+            .collect();
+        for r in runs {
+            let r = r.join().unwrap();
+            assert_eq!(r.centroids, alone.centroids);
+            assert_eq!(r.labels, alone.labels);
+        }
+    });
+}
+
+#[test]
 fn fit_matches_reference_and_recovers_planted_clusters() {
     for (n, d, k) in [(3000, 2, 3), (5000, 16, 8), (20_011, 4, 5)] {
         let b = generate_blobs(n, d, k, 0.02, n as u64);
