@@ -549,10 +549,15 @@ pub fn run_distributed<C: Communicator>(
         }
         Ok(())
     };
-    let out = lloyd(&mut stepper, start_centroids, &params, |iteration, c, _| {
-        write_ck(iteration, c, false)?;
-        fail_on_purpose(world, fail, iteration);
-        Ok(())
+    // The rank's steps on a team of its threads (crate::team), as a local fit runs them.
+    let local_rows = stepper.local.data().len() / d.max(1);
+    let threads = crate::cpu::team_threads(local_rows, p.k, d);
+    let out = crate::team::with_team(threads, || {
+        lloyd(&mut stepper, start_centroids, &params, |iteration, c, _| {
+            write_ck(iteration, c, false)?;
+            fail_on_purpose(world, fail, iteration);
+            Ok(())
+        })
     })?;
     // A run resumed from a converged checkpoint does no iteration and stays converged.
     let converged = out.converged || already_converged;
