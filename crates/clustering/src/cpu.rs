@@ -8,7 +8,6 @@
 //! point the reference's label and exact distance.
 
 use rayon::prelude::*;
-use std::sync::{Mutex, PoisonError};
 
 use crate::assign::{
     Centres, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small,
@@ -571,7 +570,7 @@ fn tree_on_team<S: Rows, R: Merge>(
     leaf: &(impl Fn(usize, usize, S) -> R + Sync),
 ) -> R {
     let mut rest = Some(state);
-    let parts: Vec<Mutex<Option<(usize, usize, S)>>> = (0..blocks)
+    let parts: Vec<(usize, usize, S)> = (0..blocks)
         .map(|i| {
             let first = (i * rows_per_leaf).min(n);
             let rows = ((i + 1) * rows_per_leaf).min(n) - first;
@@ -580,30 +579,18 @@ fn tree_on_team<S: Rows, R: Merge>(
                 .expect("the rows not yet split")
                 .split_rows(rows);
             rest = Some(others);
-            Mutex::new(Some((first, rows, mine)))
+            (first, rows, mine)
         })
         .collect();
-    let results: Vec<Mutex<Option<R>>> = (0..blocks).map(|_| Mutex::new(None)).collect();
-    crate::team::run_on_team(blocks, &|i| {
-        let part = parts[i]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let (first, rows, s) = part.expect("each leaf runs once");
-        let r = leaf(first, rows, s);
-        *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
-    });
-    merge_rec(&results, 0, blocks)
+    let mut results: Vec<Option<R>> =
+        crate::team::map_parts(parts, |_, (first, rows, s)| Some(leaf(first, rows, s)));
+    merge_rec(&mut results, 0, blocks)
 }
 
 /// The results of leaves `lo..hi` added along [`tree_rec`]'s tree.
-fn merge_rec<R: Merge>(results: &[Mutex<Option<R>>], lo: usize, hi: usize) -> R {
+fn merge_rec<R: Merge>(results: &mut [Option<R>], lo: usize, hi: usize) -> R {
     if hi - lo <= 1 {
-        let r = results[lo]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        return r.expect("every leaf ran");
+        return results[lo].take().expect("every leaf ran");
     }
     let mid = lo + (hi - lo) / 2;
     let mut a = merge_rec(results, lo, mid);

@@ -274,24 +274,26 @@ pub(crate) fn kmeans_plusplus<T: Element>(
         // The candidates' distances to every row and each candidate's potential, in one pass:
         // summed per fixed block in row order, then in block order.
         let tiles = Tiles::new(d, xn2.is_some(), &cand_pts, trials);
-        let parts: Vec<Vec<f64>> = data
-            .par_chunks(SUM_ROWS * d)
-            .zip(dist.par_chunks_mut(SUM_ROWS * trials))
-            .enumerate()
-            .map_init(TileScratch::default, |scratch, (b, (x, ds))| {
-                let first = b * SUM_ROWS;
-                let norms = xn2.as_deref().map(|v| &v[first..first + x.len() / d]);
-                tiles.distances(x, norms, scratch, ds);
-                let mut s = vec![0.0; trials];
-                for (r, ds) in ds.chunks_exact(trials).enumerate() {
-                    let (wi, ci) = (w(first + r), closest[first + r]);
-                    for (t, &v) in ds.iter().enumerate() {
-                        s[t] += wi * ci.min(v as f64);
-                    }
-                }
-                s
-            })
+        // On the fit's team when there is one (crate::team): a pass of a few hundred
+        // microseconds per centre finds its helpers awake.
+        let blocks: Vec<(&[T], &mut [f32])> = data
+            .chunks(SUM_ROWS * d)
+            .zip(dist.chunks_mut(SUM_ROWS * trials))
             .collect();
+        let parts: Vec<Vec<f64>> = crate::team::map_parts(blocks, |b, (x, ds)| {
+            let mut scratch = TileScratch::default();
+            let first = b * SUM_ROWS;
+            let norms = xn2.as_deref().map(|v| &v[first..first + x.len() / d]);
+            tiles.distances(x, norms, &mut scratch, ds);
+            let mut s = vec![0.0; trials];
+            for (r, ds) in ds.chunks_exact(trials).enumerate() {
+                let (wi, ci) = (w(first + r), closest[first + r]);
+                for (t, &v) in ds.iter().enumerate() {
+                    s[t] += wi * ci.min(v as f64);
+                }
+            }
+            s
+        });
         let mut pots = vec![0.0; trials];
         for p in &parts {
             for t in 0..trials {
@@ -306,17 +308,17 @@ pub(crate) fn kmeans_plusplus<T: Element>(
         }
         // The new nearest distances, and each block's potential (the best candidate's, the
         // same sums in the same order).
-        closest
-            .par_chunks_mut(SUM_ROWS)
-            .zip(dist.par_chunks(SUM_ROWS * trials))
-            .zip(mass.par_iter_mut())
-            .enumerate()
-            .for_each(|(b, ((cl, ds), m))| {
-                for (c, ds) in cl.iter_mut().zip(ds.chunks_exact(trials)) {
-                    *c = c.min(ds[best] as f64);
-                }
-                *m = block_mass(cl, b, &w);
-            });
+        let blocks: Vec<_> = closest
+            .chunks_mut(SUM_ROWS)
+            .zip(dist.chunks(SUM_ROWS * trials))
+            .zip(mass.iter_mut())
+            .collect();
+        crate::team::map_parts(blocks, |b, ((cl, ds), m)| {
+            for (c, ds) in cl.iter_mut().zip(ds.chunks_exact(trials)) {
+                *c = c.min(ds[best] as f64);
+            }
+            *m = block_mass(cl, b, &w);
+        });
         centres.extend_from_slice(&cand_pts[best * d..(best + 1) * d]);
     }
     centres

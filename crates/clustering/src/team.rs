@@ -124,6 +124,42 @@ pub(crate) fn run_on_team(count: usize, leaf: &(dyn Fn(usize) + Sync)) -> bool {
     true
 }
 
+/// `f(i, part)` for every part, in parallel: on the team this thread leads (whose helpers
+/// stay awake between the passes of one fit), else on rayon's threads; the results in the
+/// parts' order.
+pub(crate) fn map_parts<P: Send, R: Send>(
+    parts: Vec<P>,
+    f: impl Fn(usize, P) -> R + Sync,
+) -> Vec<R> {
+    if parts.len() > 1 && leads_team() {
+        let count = parts.len();
+        let cells: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+        let out: Vec<Mutex<Option<R>>> = (0..count).map(|_| Mutex::new(None)).collect();
+        run_on_team(count, &|i| {
+            let part = cells[i]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let r = f(i, part.expect("each part runs once"));
+            *out[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        });
+        out.into_iter()
+            .map(|m| {
+                m.into_inner()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .expect("every part ran")
+            })
+            .collect()
+    } else {
+        use rayon::prelude::*;
+        parts
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, p)| f(i, p))
+            .collect()
+    }
+}
+
 impl Team {
     /// Runs `leaf(i)` for every `i < count`, on this thread and the helpers awake.
     fn run(&self, count: usize, leaf: &(dyn Fn(usize) + Sync)) {
