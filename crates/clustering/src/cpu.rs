@@ -478,7 +478,8 @@ pub(crate) fn row_norms_parallel<T: Element>(data: &[T], d: usize) -> Vec<f64> {
 /// The largest data (in bytes) that a fit packs for the narrow kernel. The packed copy is as
 /// large as the data, and a step reads both (the labels from the copy, the sums from the
 /// rows): the narrow kernel pays while the two stay in the last-level cache, and loses to the
-/// general kernel once they stream from memory (BENCHMARKS.md, k-means, "Few centres").
+/// general kernel once they stream from memory (docs/benchmarks-history.md, clustering, "Few
+/// centres").
 const NARROW_MAX_BYTES: usize = 8 << 20;
 
 /// Whether a fit over `len` values keeps its rows packed for `k` centres: the narrow
