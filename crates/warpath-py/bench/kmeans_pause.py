@@ -7,7 +7,11 @@ the process CPU time per fit (CPU time near the wall time on two threads means o
 did the work).
 
     python crates/warpath-py/bench/kmeans_pause.py [--n 10000] [--d 32] [--k 8]
-        [--iters 100] [--dtype f32] [--reps 15] [--pause 0.05]
+        [--iters 100] [--dtype f32] [--reps 15] [--pause 0.05] [--start]
+
+With ``--start`` each call draws its own k-means++ start (``random_state`` 0, 1, ... one per
+repetition, the same seeds for both libraries) and runs ``--iters`` iterations (``1``: the
+start and one step).
 """
 
 import argparse
@@ -26,6 +30,7 @@ def main():
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--pause", type=float, default=0.05, help="seconds of rest before each timed fit")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--start", action="store_true", help="time the k-means++ start (a seed per repetition) instead of fits from given centres")
     a = p.parse_args()
     os.environ.setdefault("RAYON_NUM_THREADS", str(a.threads))
     import numpy as np
@@ -43,19 +48,26 @@ def main():
         r = resource.getrusage(resource.RUSAGE_SELF)
         return r.ru_utime + r.ru_stime
 
-    makers = {
-        "warpath": lambda: warpath.KMeans(a.k, init=init, n_init=1, max_iter=a.iters, tol=0),
-        "scikit-learn": lambda: SkKMeans(a.k, init=init, n_init=1, max_iter=a.iters, tol=0),
-    }
-    print(f"# {a.n} x {a.d}, k = {a.k}, {a.dtype}, {a.iters} iterations, {a.threads} threads; medians of {a.reps}")
+    if a.start:
+        makers = {
+            "warpath": lambda s: warpath.KMeans(a.k, random_state=s, max_iter=a.iters),
+            "scikit-learn": lambda s: SkKMeans(a.k, random_state=s, max_iter=a.iters),
+        }
+    else:
+        makers = {
+            "warpath": lambda s: warpath.KMeans(a.k, init=init, n_init=1, max_iter=a.iters, tol=0),
+            "scikit-learn": lambda s: SkKMeans(a.k, init=init, n_init=1, max_iter=a.iters, tol=0),
+        }
+    what = "k-means++ starts, a seed each" if a.start else "from given centres"
+    print(f"# {a.n} x {a.d}, k = {a.k}, {a.dtype}, {a.iters} iterations {what}, {a.threads} threads; medians of {a.reps}")
     for pause in (a.pause, 0.0):
         for name, make in makers.items():
-            make().fit(X)
+            make(0).fit(X)
             walls, cpus = [], []
-            for _ in range(a.reps):
+            for s in range(a.reps):
                 time.sleep(pause)
                 c, t = cpu(), time.perf_counter()
-                make().fit(X)
+                make(s).fit(X)
                 walls.append(time.perf_counter() - t)
                 cpus.append(cpu() - c)
             print(f"{name:>13} rest {pause * 1e3:4.0f} ms: wall {np.median(walls) * 1e3:8.2f} ms  CPU {np.median(cpus) * 1e3:8.2f} ms")
