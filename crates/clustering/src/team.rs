@@ -192,7 +192,7 @@ impl Team {
         }
         sh.job.lock().unwrap_or_else(PoisonError::into_inner).1 = None;
         if sh.panicked.swap(false, Ordering::SeqCst) {
-            panic!("a leaf of a k-means step panicked on a helper thread");
+            panic!("a leaf of a k-means step panicked");
         }
     }
 }

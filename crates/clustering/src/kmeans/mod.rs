@@ -449,7 +449,7 @@ impl KMeans {
         &self,
         data: ArrayView2<'_, T>,
         weights: Option<ArrayView1<'_, T>>,
-        observer: &mut (dyn FnMut(&Progress) + Send),
+        observer: &mut dyn FnMut(&Progress),
     ) -> Result<KMeansResult<T>, KMeansError> {
         let (n, d) = data.dim();
         let input = validate(self, data, weights)?;
@@ -458,7 +458,43 @@ impl KMeans {
             KMEANS_GPU_THRESHOLD,
         )?;
         match target {
-            Target::Cpu => self.fit_cpu(&input, observer),
+            // The steps on a team of this thread and rayon's (crate::team), whose helpers
+            // stay awake between the steps of the fit.
+            Target::Cpu => {
+                let groups =
+                    groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.passes())?;
+                crate::team::with_team(team_threads(n, self.k, d), || match groups {
+                    None => {
+                        let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
+                        self.fit_runs(
+                            &input,
+                            &mut s,
+                            Backend::Cpu,
+                            observer,
+                            |s| {
+                                s.reset_labels();
+                                Ok(())
+                            },
+                            |s| Ok(std::mem::take(&mut s.labels)),
+                        )
+                    }
+                    Some(t) => {
+                        let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
+                            .adaptive(self.algorithm == Algorithm::Auto);
+                        self.fit_runs(
+                            &input,
+                            &mut s,
+                            Backend::Cpu,
+                            observer,
+                            |s| {
+                                s.reset();
+                                Ok(())
+                            },
+                            |s| Ok(std::mem::take(&mut s.plain.labels)),
+                        )
+                    }
+                })
+            }
             Target::Cuda(gpu) => {
                 let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
                 self.fit_runs(
@@ -468,60 +504,6 @@ impl KMeans {
                     observer,
                     |s| s.reset_labels(),
                     |s| s.labels(),
-                )
-            }
-        }
-    }
-
-    /// [`KMeans::fit_observed`] on the CPU backends, from validated input.
-    fn fit_cpu<T: Element>(
-        &self,
-        input: &Validated<'_, T>,
-        observer: &mut (dyn FnMut(&Progress) + Send),
-    ) -> Result<KMeansResult<T>, KMeansError> {
-        let d = input.d;
-        let n = input.slice().len() / d.max(1);
-        crate::team::with_team(team_threads(n, self.k, d), || {
-            self.fit_cpu_on(input, observer, n)
-        })
-    }
-
-    /// [`KMeans::fit_cpu`] on the team, if any.
-    fn fit_cpu_on<T: Element>(
-        &self,
-        input: &Validated<'_, T>,
-        observer: &mut (dyn FnMut(&Progress) + Send),
-        n: usize,
-    ) -> Result<KMeansResult<T>, KMeansError> {
-        let d = input.d;
-        match groups_for(self.algorithm, n, d, size_of::<T>(), self.k, self.passes())? {
-            None => {
-                let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
-                self.fit_runs(
-                    input,
-                    &mut s,
-                    Backend::Cpu,
-                    observer,
-                    |s| {
-                        s.reset_labels();
-                        Ok(())
-                    },
-                    |s| Ok(std::mem::take(&mut s.labels)),
-                )
-            }
-            Some(t) => {
-                let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
-                    .adaptive(self.algorithm == Algorithm::Auto);
-                self.fit_runs(
-                    input,
-                    &mut s,
-                    Backend::Cpu,
-                    observer,
-                    |s| {
-                        s.reset();
-                        Ok(())
-                    },
-                    |s| Ok(std::mem::take(&mut s.plain.labels)),
                 )
             }
         }
