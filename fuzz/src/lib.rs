@@ -234,7 +234,9 @@ pub fn graph(bytes: &[u8], format: GraphFormat) {
             if matches!(format, GraphFormat::EdgeList | GraphFormat::Snap) {
                 // A comment first, as tools write one: a name that starts with a
                 // byte-order mark is not at the start of the file, where the mark is skipped.
-                let mut text = String::from("# edges\n");
+                // Then a header, as pandas writes one: a first edge named `source target`
+                // would otherwise be read as the header.
+                let mut text = String::from("# edges\nsource target\n");
                 for (s, t) in g.edges() {
                     text.push_str(&format!("{} {}\n", g.vertex_label(s), g.vertex_label(t)));
                 }
