@@ -621,7 +621,8 @@ fn shared_values(
     Ok(values)
 }
 
-/// The generated Rust text for one module.
+/// The generated Rust text for one module: one `gpu_runtime::launchers!` invocation, one
+/// line per launcher (the macro writes the functions and their docs).
 pub(crate) fn render(
     module: &str,
     header: &str,
@@ -635,17 +636,23 @@ pub(crate) fn render(
         "// Typed launchers for kernels-cuda/{module}.cu; include with `gpu_runtime::kernels!(\"{module}\")`.\n\n"
     ));
     s.push_str(&format!(
-        "/// The PTX of `kernels-cuda/{module}.cu`.\n#[allow(dead_code)]\npub(crate) static MODULE: ::gpu_runtime::PtxModule = ::gpu_runtime::ptx_module!(\"{module}\");\n"
+        "::gpu_runtime::launchers! {{\n    module {module:?};\n"
     ));
-    for (name, value) in constants {
-        let ty = if *value <= u32::MAX as u64 {
-            "u32"
-        } else {
-            "u64"
-        };
-        s.push_str(&format!(
-            "\n/// `{name}` in `kernels-cuda/{module}.cu` (`WARPATH_SHARE_WITH_HOST`).\n#[allow(dead_code)]\npub(crate) const {name}: {ty} = {value};\n"
-        ));
+    let constants: Vec<String> = constants
+        .iter()
+        .map(|(name, value)| {
+            let ty = if *value <= u32::MAX as u64 {
+                "u32"
+            } else {
+                "u64"
+            };
+            format!("{name}: {ty} = {value}")
+        })
+        .collect();
+    if constants.is_empty() {
+        s.push_str("    constants {}\n");
+    } else {
+        s.push_str(&format!("    constants {{ {} }}\n", constants.join(", ")));
     }
     let families = families(entries);
     let in_family = |name: &str| {
@@ -654,146 +661,80 @@ pub(crate) fn render(
             .any(|f| f.members.iter().any(|(m, _, _)| m == name))
     };
     for e in entries.iter().filter(|e| !in_family(&e.name)) {
+        let args: Vec<String> = e
+            .params
+            .iter()
+            .map(|p| arg(p, param_ty(p).unwrap_or_default()))
+            .collect();
         s.push_str(&format!(
-            "\n/// Launches `{}` (kernels-cuda/{module}.cu) on `gpu`'s stream; does not synchronise.\n",
-            e.signature
+            "    fn {} {:?} ({});\n",
+            e.name,
+            e.signature,
+            args.join(", ")
         ));
-        s.push_str("///\n/// # Safety\n/// The kernel's memory contract (see its source): every access it derives from these\n/// arguments and `cfg` stays inside the buffers passed.\n///\n/// # Errors\n/// A module or kernel that cannot be loaded, or a launch the driver refuses.\n");
-        s.push_str("#[allow(dead_code, clippy::too_many_arguments)]\n");
-        s.push_str(&format!("pub(crate) unsafe fn {}(\n    gpu: &::gpu_runtime::Gpu,\n    cfg: ::gpu_runtime::LaunchConfig,\n", e.name));
-        for p in &e.params {
-            s.push_str(&slot_decl(p, param_ty(p).unwrap_or_default()));
-        }
-        s.push_str(") -> ::std::result::Result<(), ::gpu_runtime::GpuError> {\n");
-        launch_body(&mut s, &format!("\"{}\"", e.name), &e.params);
     }
     for f in &families {
-        render_family(&mut s, module, f);
+        render_family(&mut s, f);
     }
+    s.push_str("}\n");
     s
 }
 
-/// The Rust type of a slot in a launcher's parameter list.
-fn slot_decl(p: &Param, ty: &str) -> String {
+/// One launcher argument as `launchers!` takes it: `name: read T`, `write T` or `value T`.
+fn arg(p: &Param, ty: &str) -> String {
     match p {
-        Param::Read { name, .. } => {
-            format!("    {name}: &impl ::gpu_runtime::DeviceSource<{ty}>,\n")
-        }
-        Param::Write { name, .. } => {
-            format!("    {name}: &mut impl ::gpu_runtime::DeviceSink<{ty}>,\n")
-        }
-        Param::Value { name, .. } => format!("    {name}: {ty},\n"),
-        Param::Struct { name, ty } => format!("    {name}: super::{ty},\n"),
+        Param::Read { name, .. } => format!("{name}: read {ty}"),
+        Param::Write { name, .. } => format!("{name}: write {ty}"),
+        Param::Value { name, .. } => format!("{name}: value {ty}"),
+        Param::Struct { name, ty } => format!("{name}: value super::{ty}"),
     }
 }
 
-/// One generic launcher for a family of entries.
-fn render_family(s: &mut String, module: &str, f: &Family) {
+/// One generic launcher for a family of entries: the members with the types (or word
+/// widths) that select each, then the arguments.
+fn render_family(s: &mut String, f: &Family) {
     let groups = f.members[0].2.len();
     let names: Vec<String> = (0..groups).map(generic_name).collect();
-    let how = if f.by_width {
-        "whose word widths (`w32`, `w64`) are the sizes of"
+    let (how, phrase) = if f.by_width {
+        ("width", "whose word widths (`w32`, `w64`) are the sizes of")
     } else {
-        "that takes exactly"
+        ("exact", "that takes exactly")
     };
-    s.push_str(&format!(
-        "\n/// Launches the entry of the `{}_*` family (kernels-cuda/{module}.cu) {how} the element\n/// types `{}` of the arguments, on `gpu`'s stream; does not synchronise. The entries:\n///\n",
-        f.name,
-        names.join(", ")
-    ));
-    for (_, signature, types) in &f.members {
-        let with: Vec<String> = names
-            .iter()
-            .zip(types)
-            .map(|(n, t)| {
-                if f.by_width {
-                    format!("`{n}` of {} bytes", rust_size(t).unwrap_or(0))
-                } else {
-                    format!("`{n} = {t}`")
-                }
-            })
-            .collect();
-        s.push_str(&format!("/// - {}: `{signature}`\n", with.join(", ")));
-    }
-    s.push_str("///\n/// # Safety\n/// The kernel's memory contract (see its source): every access it derives from these\n/// arguments and `cfg` stays inside the buffers passed.\n///\n/// # Errors\n/// [`GpuError::NoKernelForTypes`](::gpu_runtime::GpuError::NoKernelForTypes) when no entry\n/// takes these element types; a module or kernel that cannot be loaded, or a launch the\n/// driver refuses.\n");
-    s.push_str("#[allow(dead_code, clippy::too_many_arguments)]\n");
-    let bounds: Vec<String> = names
+    let members: Vec<String> = f
+        .members
         .iter()
-        .map(|n| format!("{n}: ::gpu_runtime::DeviceScalar"))
+        .map(|(member, signature, types)| {
+            let (tests, with): (Vec<String>, Vec<String>) = names
+                .iter()
+                .zip(types)
+                .map(|(n, t)| {
+                    if f.by_width {
+                        let bytes = rust_size(t).unwrap_or(0);
+                        (format!("{n} {bytes}"), format!("`{n}` of {bytes} bytes"))
+                    } else {
+                        (format!("{n} {t}"), format!("`{n} = {t}`"))
+                    }
+                })
+                .unzip();
+            let doc = format!("{}: `{signature}`", with.join(", "));
+            format!("{member} ({}) {doc:?}", tests.join(", "))
+        })
         .collect();
-    s.push_str(&format!(
-        "pub(crate) unsafe fn {}<{}>(\n    gpu: &::gpu_runtime::Gpu,\n    cfg: ::gpu_runtime::LaunchConfig,\n",
-        f.name,
-        bounds.join(", ")
-    ));
-    for slot in &f.slots {
-        match slot {
-            Slot::Fixed(p) => s.push_str(&slot_decl(p, param_ty(p).unwrap_or_default())),
-            Slot::Generic { param, group } => s.push_str(&slot_decl(param, &names[*group])),
-        }
-    }
-    s.push_str(") -> ::std::result::Result<(), ::gpu_runtime::GpuError> {\n");
-    for (i, (member, _, types)) in f.members.iter().enumerate() {
-        let test: Vec<String> = names
-            .iter()
-            .zip(types)
-            .map(|(n, t)| {
-                if f.by_width {
-                    format!(
-                        "::std::mem::size_of::<{n}>() == {}",
-                        rust_size(t).unwrap_or(0)
-                    )
-                } else {
-                    format!("::gpu_runtime::launch::is::<{n}, {t}>()")
-                }
-            })
-            .collect();
-        let head = if i == 0 {
-            "    let kernel = if"
-        } else {
-            "    } else if"
-        };
-        s.push_str(&format!(
-            "{head} {} {{\n        \"{member}\"\n",
-            test.join(" && ")
-        ));
-    }
-    let types = if names.len() == 1 {
-        names[0].clone()
-    } else {
-        format!("({})", names.join(", "))
-    };
-    s.push_str(&format!(
-        "    }} else {{\n        return Err(::gpu_runtime::launch::no_kernel_for::<{types}>(\"{}\"));\n    }};\n",
-        f.name
-    ));
-    let params: Vec<Param> = f
+    let args: Vec<String> = f
         .slots
         .iter()
         .map(|slot| match slot {
-            Slot::Fixed(p) | Slot::Generic { param: p, .. } => p.clone(),
+            Slot::Fixed(p) => arg(p, param_ty(p).unwrap_or_default()),
+            Slot::Generic { param, group } => arg(param, &names[*group]),
         })
         .collect();
-    launch_body(s, "kernel", &params);
-}
-
-/// The unsafe block that launches `kernel` (a Rust expression) with `params` in order, and the
-/// end of the function.
-fn launch_body(s: &mut String, kernel: &str, params: &[Param]) {
-    s.push_str("    // SAFETY: the kernel's contract is forwarded to the caller.\n    unsafe {\n");
     s.push_str(&format!(
-        "        ::gpu_runtime::launch::Launch::new(gpu, &MODULE, {kernel})\n"
+        "    family {}<{}> by {how} {phrase:?} [{}] ({});\n",
+        f.name,
+        names.join(", "),
+        members.join(", "),
+        args.join(", ")
     ));
-    for p in params {
-        match p {
-            Param::Read { name, .. } => s.push_str(&format!("            .read({name})\n")),
-            Param::Write { name, .. } => s.push_str(&format!("            .write({name})\n")),
-            Param::Value { name, .. } | Param::Struct { name, .. } => {
-                s.push_str(&format!("            .value({name})\n"))
-            }
-        }
-    }
-    s.push_str("            .run(cfg)\n    }\n}\n");
 }
 
 /// Checks the parsed parameters against the PTX's `.param` sizes; returns the struct sizes the

@@ -256,68 +256,40 @@ impl SortKey for i64 {
         (bits ^ 0x8000_0000_0000_0000) as i64
     }
 }
-impl SortKey for f32 {
-    type Bits = u32;
-    const KIND: u32 = 2;
-    #[inline(always)]
-    fn to_ordered(self) -> u32 {
-        let b = self.to_bits();
-        let t = if b & 0x8000_0000 != 0 {
-            !b
-        } else {
-            b | 0x8000_0000
-        };
-        t.wrapping_sub(F32_NEG_NAN_BLOCK)
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u32) -> Self {
-        let t = bits.wrapping_add(F32_NEG_NAN_BLOCK);
-        f32::from_bits(if t & 0x8000_0000 != 0 {
-            t & 0x7FFF_FFFF
-        } else {
-            !t
-        })
-    }
-    #[inline(always)]
-    fn numeric_class(b: u32) -> u32 {
-        if b == F32_ORD_NEG_ZERO {
-            F32_ORD_POS_ZERO
-        } else {
-            b.min(F32_ORD_INF + 1)
+/// The float keys: the sign bit flipped (all bits of a negative), so that unsigned order is
+/// numeric order, then shifted so that negative NaNs order above `+inf` with the positive
+/// ones. `$neg_nan`, `$neg_zero`, `$pos_zero` and `$inf` are the type's constants above.
+macro_rules! float_key {
+    ($t:ty, $bits:ty, $neg_nan:ident, $neg_zero:ident, $pos_zero:ident, $inf:ident) => {
+        impl SortKey for $t {
+            type Bits = $bits;
+            const KIND: u32 = 2;
+            #[inline(always)]
+            fn to_ordered(self) -> $bits {
+                const SIGN: $bits = 1 << (<$bits>::BITS - 1);
+                let b = self.to_bits();
+                let t = if b & SIGN != 0 { !b } else { b | SIGN };
+                t.wrapping_sub($neg_nan)
+            }
+            #[inline(always)]
+            fn from_ordered(bits: $bits) -> Self {
+                const SIGN: $bits = 1 << (<$bits>::BITS - 1);
+                let t = bits.wrapping_add($neg_nan);
+                <$t>::from_bits(if t & SIGN != 0 { t & !SIGN } else { !t })
+            }
+            #[inline(always)]
+            fn numeric_class(b: $bits) -> $bits {
+                if b == $neg_zero {
+                    $pos_zero
+                } else {
+                    b.min($inf + 1)
+                }
+            }
         }
-    }
+    };
 }
-impl SortKey for f64 {
-    type Bits = u64;
-    const KIND: u32 = 2;
-    #[inline(always)]
-    fn to_ordered(self) -> u64 {
-        let b = self.to_bits();
-        let t = if b & 0x8000_0000_0000_0000 != 0 {
-            !b
-        } else {
-            b | 0x8000_0000_0000_0000
-        };
-        t.wrapping_sub(F64_NEG_NAN_BLOCK)
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u64) -> Self {
-        let t = bits.wrapping_add(F64_NEG_NAN_BLOCK);
-        f64::from_bits(if t & 0x8000_0000_0000_0000 != 0 {
-            t & 0x7FFF_FFFF_FFFF_FFFF
-        } else {
-            !t
-        })
-    }
-    #[inline(always)]
-    fn numeric_class(b: u64) -> u64 {
-        if b == F64_ORD_NEG_ZERO {
-            F64_ORD_POS_ZERO
-        } else {
-            b.min(F64_ORD_INF + 1)
-        }
-    }
-}
+float_key! { f32, u32, F32_NEG_NAN_BLOCK, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO, F32_ORD_INF }
+float_key! { f64, u64, F64_NEG_NAN_BLOCK, F64_ORD_NEG_ZERO, F64_ORD_POS_ZERO, F64_ORD_INF }
 
 macro_rules! summable_int {
     ($t:ty, $sum:ty) => {

@@ -152,3 +152,105 @@ impl<'g> Launch<'g> {
         .map_err(GpuError::launch)
     }
 }
+
+/// The parameter type of one launcher argument: `read T` a device buffer the kernel reads,
+/// `write T` one it writes, `value T` a scalar or a `#[repr(C)]` struct passed by value.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! launch_arg {
+    (read $t:ty) => { &impl $crate::DeviceSource<$t> };
+    (write $t:ty) => { &mut impl $crate::DeviceSink<$t> };
+    (value $t:ty) => { $t };
+}
+
+/// The body of the files `cargo xtask kernels` generates (`kernels-cuda/ptx/<module>.rs`, read
+/// through [`kernels!`](crate::kernels)): the module's `MODULE` static, the constants its `.cu`
+/// file shares with the host, and one `unsafe fn` launcher per entry, or per family of entries
+/// that differ only in their element types (the launcher then picks the entry from its type
+/// parameters: by word width or by exact type). Each argument is `name: read T`, `write T` or
+/// `value T` (see `launch_arg!`), in the CUDA signature's order. Not for hand-written code.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! launchers {
+    (
+        module $m:literal;
+        constants { $($c:ident: $ct:ty = $cv:literal),* $(,)? }
+        $(fn $name:ident $sig:literal ($($p:ident: $k:ident $t:ty),* $(,)?);)*
+        $(family $fam:ident<$($g:ident),+> by $how:ident $phrase:literal
+            [$($member:ident ($($mg:ident $mv:tt),+) $mdoc:literal),+]
+            ($($fp:ident: $fk:ident $ft:ty),* $(,)?);)*
+    ) => {
+        #[doc = concat!("The PTX of `kernels-cuda/", $m, ".cu`.")]
+        #[allow(dead_code)]
+        pub(crate) static MODULE: $crate::PtxModule = $crate::ptx_module!($m);
+        $(
+            #[doc = concat!("`", stringify!($c), "` in `kernels-cuda/", $m, ".cu` (`WARPATH_SHARE_WITH_HOST`).")]
+            #[allow(dead_code)]
+            pub(crate) const $c: $ct = $cv;
+        )*
+        $(
+            #[doc = concat!("Launches `", $sig, "` (kernels-cuda/", $m, ".cu) on `gpu`'s stream; does not synchronise.")]
+            #[doc = ""]
+            #[doc = "# Safety"]
+            #[doc = "The kernel's memory contract (see its source): every access it derives from these"]
+            #[doc = "arguments and `cfg` stays inside the buffers passed."]
+            #[doc = ""]
+            #[doc = "# Errors"]
+            #[doc = "A module or kernel that cannot be loaded, or a launch the driver refuses."]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            pub(crate) unsafe fn $name(
+                gpu: &$crate::Gpu,
+                cfg: $crate::LaunchConfig,
+                $($p: $crate::launch_arg!($k $t)),*
+            ) -> ::std::result::Result<(), $crate::GpuError> {
+                // SAFETY: the kernel's contract is forwarded to the caller.
+                unsafe {
+                    $crate::launch::Launch::new(gpu, &MODULE, stringify!($name))$(.$k($p))*.run(cfg)
+                }
+            }
+        )*
+        $(
+            #[doc = concat!("Launches the entry of the `", stringify!($fam), "_*` family (kernels-cuda/", $m, ".cu) ", $phrase, " the element types of the arguments, on `gpu`'s stream; does not synchronise. The entries:")]
+            #[doc = ""]
+            $(#[doc = concat!("- ", $mdoc)])+
+            #[doc = ""]
+            #[doc = "# Safety"]
+            #[doc = "The kernel's memory contract (see its source): every access it derives from these"]
+            #[doc = "arguments and `cfg` stays inside the buffers passed."]
+            #[doc = ""]
+            #[doc = "# Errors"]
+            #[doc = "[`GpuError::NoKernelForTypes`](::gpu_runtime::GpuError::NoKernelForTypes) when no entry"]
+            #[doc = "takes these element types; a module or kernel that cannot be loaded, or a launch the"]
+            #[doc = "driver refuses."]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            pub(crate) unsafe fn $fam<$($g: $crate::DeviceScalar),+>(
+                gpu: &$crate::Gpu,
+                cfg: $crate::LaunchConfig,
+                $($fp: $crate::launch_arg!($fk $ft)),*
+            ) -> ::std::result::Result<(), $crate::GpuError> {
+                let kernel = $(if true $(&& $crate::launch_member!($how $mg $mv))+ {
+                    stringify!($member)
+                } else)+ {
+                    return Err($crate::launch::no_kernel_for::<($($g),+)>(stringify!($fam)));
+                };
+                // SAFETY: the kernel's contract is forwarded to the caller.
+                unsafe {
+                    $crate::launch::Launch::new(gpu, &MODULE, kernel)$(.$fk($fp))*.run(cfg)
+                }
+            }
+        )*
+    };
+}
+
+/// Whether a family launcher's type parameter `G` fits one entry: `width G 4` (4 bytes) or
+/// `exact G f32` (exactly `f32`). Folds to a constant once the types are known.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! launch_member {
+    (width $g:ident $bytes:literal) => {
+        ::std::mem::size_of::<$g>() == $bytes
+    };
+    (exact $g:ident $ty:ty) => {
+        $crate::launch::is::<$g, $ty>()
+    };
+}

@@ -203,71 +203,8 @@ pub fn cyclic_reduction<T: Real>(
     c: &[T],
     d: &[T],
 ) -> Result<Vec<T>, TridiagError> {
-    let n = check_lengths(a, b, c, d)?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let (mut a, mut b, mut c, mut d) = (a.to_vec(), b.to_vec(), c.to_vec(), d.to_vec());
-    a[0] = T::ZERO;
-    c[n - 1] = T::ZERO;
-    // Forward reduction.
-    let mut s = 1;
-    while 2 * s <= n {
-        let mut i = 2 * s - 1;
-        while i < n {
-            let lo = i - s;
-            if !pivot_ok(b[lo]) {
-                return Err(TridiagError::ZeroPivot { row: lo });
-            }
-            let k1 = a[i] / b[lo];
-            let (na, mut nb, mut nc, mut nd) =
-                (-(a[lo] * k1), b[i] - c[lo] * k1, T::ZERO, d[i] - d[lo] * k1);
-            if i + s < n {
-                let hi = i + s;
-                if !pivot_ok(b[hi]) {
-                    return Err(TridiagError::ZeroPivot { row: hi });
-                }
-                let k2 = c[i] / b[hi];
-                nb = nb - a[hi] * k2;
-                nc = -(c[hi] * k2);
-                nd = nd - d[hi] * k2;
-            }
-            a[i] = na;
-            b[i] = nb;
-            c[i] = nc;
-            d[i] = nd;
-            i += 2 * s;
-        }
-        s *= 2;
-    }
-    // Now 2s > n: row s - 1 is the only row left and couples to nothing.
-    let mut x = vec![T::ZERO; n];
-    if !pivot_ok(b[s - 1]) {
-        return Err(TridiagError::ZeroPivot { row: s - 1 });
-    }
-    x[s - 1] = d[s - 1] / b[s - 1];
-    // Back substitution: at level t the rows t-1, 3t-1, 5t-1, ... were eliminated; their
-    // neighbours at distance t are known.
-    let mut t = s / 2;
-    while t >= 1 {
-        let mut i = t - 1;
-        while i < n {
-            if !pivot_ok(b[i]) {
-                return Err(TridiagError::ZeroPivot { row: i });
-            }
-            let mut r = d[i];
-            if i >= t {
-                r = r - a[i] * x[i - t];
-            }
-            if i + t < n {
-                r = r - c[i] * x[i + t];
-            }
-            x[i] = r / b[i];
-            i += 2 * t;
-        }
-        t /= 2;
-    }
-    Ok(x)
+    // The hybrid with one row left to PCR is cyclic reduction, operation for operation.
+    cr_pcr_hybrid(a, b, c, d, 1)
 }
 
 /// The CR–PCR hybrid (Zhang, Cohen & Owens 2010) on the CPU, index for index what the GPU

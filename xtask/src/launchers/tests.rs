@@ -108,17 +108,22 @@ fn entries_that_differ_by_type_form_one_generic_family() {
         Slot::Fixed(Param::Read { ty: "u32", .. })
     ));
 
-    let text = render("m", "// header", &[], &entries);
-    assert!(text.contains("pub(crate) unsafe fn m_sum<T: ::gpu_runtime::DeviceScalar, U: ::gpu_runtime::DeviceScalar>("));
+    let text = render("m", "// header", &[("TILE".into(), 256)], &entries);
+    assert!(text.contains("module \"m\";\n    constants { TILE: u32 = 256 }\n"));
+    // Exact types: each member names the types that select it, then the shared arguments.
     assert!(text.contains(
-        "::gpu_runtime::launch::is::<T, i32>() && ::gpu_runtime::launch::is::<U, i64>()"
+        "family m_sum<T, U> by exact \"that takes exactly\" [m_sum_u32 (T u32, U u64) \"`T = u32`, `U = u64`: `m_sum_u32(const u32* in, u64 n, u64* p)`\", m_sum_i32 (T i32, U i64)"
     ));
-    assert!(text.contains("::std::mem::size_of::<T>() == 8 && ::std::mem::size_of::<U>() == 8"));
-    assert!(text.contains("no_kernel_for::<(T, U)>(\"m_sort\")"));
+    assert!(text.contains("(r#in: read T, n: value u64, p: write U);"));
+    // Word widths: selected by size; fixed columns stay typed.
+    assert!(text.contains("m_sort_w64_w32 (T 8, U 8)"));
+    assert!(text.contains("(k: read T, ko: write U, v: read u32);"));
     // Members get no launcher of their own; entries outside a family keep theirs.
-    assert!(!text.contains("fn m_sum_u32("));
-    assert!(text.contains("fn m_alone_u32("));
-    assert!(text.contains("fn m_other_f32("));
+    assert!(!text.contains("fn m_sum_u32 "));
+    assert!(text.contains(
+        "    fn m_alone_u32 \"m_alone_u32(u32* out, u64 n)\" (out: write u32, n: value u64);\n"
+    ));
+    assert!(text.contains("fn m_other_f32 "));
 }
 
 #[test]
