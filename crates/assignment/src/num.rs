@@ -44,6 +44,21 @@ pub(crate) const I128_RANGE: i128 = 1 << 100;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OutOfRange;
 
+/// The next row an augmenting row reduction round visits: the row its last step displaced
+/// (`current`, then reset to `usize::MAX`), else the next of the round's free rows
+/// (`free[*k]`, advancing `k`); `None` when both are exhausted. Shared by the dense and the
+/// sparse Jonker-Volgenant, which visit rows in this same order.
+pub(crate) fn next_arr_row(current: &mut usize, k: &mut usize, free: &[usize]) -> Option<usize> {
+    if *current != usize::MAX {
+        Some(std::mem::replace(current, usize::MAX))
+    } else if *k < free.len() {
+        *k += 1;
+        Some(free[*k - 1])
+    } else {
+        None
+    }
+}
+
 /// Why a solve of the native solvers (dense Jonker–Volgenant, sparse LAPJVsp) stopped early.
 #[derive(Debug)]
 pub(crate) enum Stop {

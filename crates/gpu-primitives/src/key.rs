@@ -208,54 +208,29 @@ element!(i64, "i64");
 element!(f32, "f32");
 element!(f64, "f64");
 
-impl SortKey for u32 {
-    type Bits = u32;
-    const KIND: u32 = 0;
-    #[inline(always)]
-    fn to_ordered(self) -> u32 {
-        self
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u32) -> Self {
-        bits
-    }
+/// The integer keys: unsigned bits as they are, signed ones with the sign bit flipped
+/// (`$flip`), so that unsigned order is numeric order.
+macro_rules! int_key {
+    ($t:ty, $bits:ty, $kind:literal, $flip:literal) => {
+        impl SortKey for $t {
+            type Bits = $bits;
+            const KIND: u32 = $kind;
+            #[inline(always)]
+            fn to_ordered(self) -> $bits {
+                (self as $bits) ^ $flip
+            }
+            #[inline(always)]
+            fn from_ordered(bits: $bits) -> Self {
+                (bits ^ $flip) as $t
+            }
+        }
+    };
 }
-impl SortKey for u64 {
-    type Bits = u64;
-    const KIND: u32 = 0;
-    #[inline(always)]
-    fn to_ordered(self) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u64) -> Self {
-        bits
-    }
-}
-impl SortKey for i32 {
-    type Bits = u32;
-    const KIND: u32 = 1;
-    #[inline(always)]
-    fn to_ordered(self) -> u32 {
-        (self as u32) ^ 0x8000_0000
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u32) -> Self {
-        (bits ^ 0x8000_0000) as i32
-    }
-}
-impl SortKey for i64 {
-    type Bits = u64;
-    const KIND: u32 = 1;
-    #[inline(always)]
-    fn to_ordered(self) -> u64 {
-        (self as u64) ^ 0x8000_0000_0000_0000
-    }
-    #[inline(always)]
-    fn from_ordered(bits: u64) -> Self {
-        (bits ^ 0x8000_0000_0000_0000) as i64
-    }
-}
+int_key! { u32, u32, 0, 0 }
+int_key! { u64, u64, 0, 0 }
+int_key! { i32, u32, 1, 0x8000_0000 }
+int_key! { i64, u64, 1, 0x8000_0000_0000_0000 }
+
 /// The float keys: the sign bit flipped (all bits of a negative), so that unsigned order is
 /// numeric order, then shifted so that negative NaNs order above `+inf` with the positive
 /// ones. `$neg_nan`, `$neg_zero`, `$pos_zero` and `$inf` are the type's constants above.

@@ -195,58 +195,14 @@ fn interior(k: &Coeffs, v: &[f64], w: &[f64], vo: &mut [f64], wo: &mut [f64]) {
     }
 }
 
-/// One step of a whole grid on one thread.
-#[inline(always)]
-fn step_serial(k: &Coeffs, v: &[f64], w: &[f64], vo: &mut [f64], wo: &mut [f64]) {
-    let n = v.len();
-    interior(k, v, &w[1..n - 1], &mut vo[1..n - 1], &mut wo[1..n - 1]);
-    let (a, b) = end_cell(v[1], v[0], w[0], k.left, k);
-    vo[0] = a;
-    wo[0] = b;
-    let (a, b) = end_cell(v[n - 2], v[n - 1], w[n - 1], k.right, k);
-    vo[n - 1] = a;
-    wo[n - 1] = b;
-}
-
-/// `steps` steps on one thread, ping-ponging between the state and the scratch buffers; the
-/// result ends in `v`, `w`.
-#[inline(always)]
-fn run_serial_body(
-    k: &Coeffs,
-    v: &mut [f64],
-    w: &mut [f64],
-    sv: &mut [f64],
-    sw: &mut [f64],
-    steps: u64,
-) {
-    let mut pairs = 0;
-    while pairs + 2 <= steps {
-        step_serial(k, v, w, sv, sw);
-        step_serial(k, sv, sw, v, w);
-        pairs += 2;
-    }
-    if pairs < steps {
-        step_serial(k, v, w, sv, sw);
-        v.copy_from_slice(sv);
-        w.copy_from_slice(sw);
-    }
-}
-
 /// The single-thread fused loop, dispatched to the widest vector unit the CPU has. No FMA is
 /// enabled, so every variant rounds exactly like the reference.
 pub(crate) fn run_serial(k: &Coeffs, v: &mut [f64], w: &mut [f64], steps: u64) {
     let n = v.len();
     let mut scratch_v = vec![0.0; n];
     let mut scratch_w = vec![0.0; n];
-    let (sv, sw) = (&mut scratch_v[..], &mut scratch_w[..]);
-    dispatch_simd!(run_serial_body(
-        k: &Coeffs,
-        v: &mut [f64],
-        w: &mut [f64],
-        sv: &mut [f64],
-        sw: &mut [f64],
-        steps: u64,
-    ));
+    // The whole grid is one window whose ends are the grid's.
+    window_steps(k, v, w, &mut scratch_v, &mut scratch_w, steps, true, true);
 }
 
 /// Steps fused per pass of the time-blocked parallel path.

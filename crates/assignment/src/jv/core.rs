@@ -215,15 +215,7 @@ fn augmenting_row_reduction<E: Lanes>(
         let mut k = 0;
         let mut current = NONE;
         next.clear();
-        loop {
-            let i = if current != NONE {
-                std::mem::replace(&mut current, NONE)
-            } else if k < free.len() {
-                k += 1;
-                free[k - 1]
-            } else {
-                break;
-            };
+        while let Some(i) = crate::num::next_arr_row(&mut current, &mut k, free) {
             let row = p.row(i);
             let (umin, mut j1, usub) = scan::two_minima::<E>(isa, row, v);
             if j1 == NONE || !umin.finite() {

@@ -314,15 +314,7 @@ fn augmenting_row_reduction<E: KeyedElem, I: Index>(
         let mut k = 0;
         let mut current = NONE;
         next.clear();
-        loop {
-            let i = if current != NONE {
-                std::mem::replace(&mut current, NONE)
-            } else if k < free.len() {
-                k += 1;
-                free[k - 1]
-            } else {
-                break;
-            };
+        while let Some(i) = crate::num::next_arr_row(&mut current, &mut k, free) {
             // Smallest and second smallest reduced cost of the row.
             let (mut umin, mut usub) = (inf, inf);
             let (mut j1, mut j2) = (NONE, NONE);

@@ -281,68 +281,27 @@ fn gpu_matches_cpu() {
         (1025, 1100, 5),
         (5000, 5000, 3),
     ] {
-        let len = stride * (batch - 1) + m;
-        let [a, b, c, d] = system::<f64>(len, m as u64, 0.3);
-        let mut xg = vec![0.0; len];
-        let mut xc = vec![0.0; len];
-        solve_strided_batch(
-            &a,
-            &b,
-            &c,
-            &d,
-            &mut xc,
-            m,
-            stride,
-            batch,
-            TridiagSolver::Thomas,
-            Exec::Cpu,
-        )
-        .unwrap();
-        solve_strided_batch(
-            &a,
-            &b,
-            &c,
-            &d,
-            &mut xg,
-            m,
-            stride,
-            batch,
-            TridiagSolver::Pcr,
-            Exec::Cuda,
-        )
-        .unwrap();
-        assert!(close(&xg, &xc, 1e-10), "batch f64 m {m}");
-        let [a, b, c, d] = system::<f32>(len, m as u64, 0.3);
-        let mut xg = vec![0.0f32; len];
-        let mut xc = vec![0.0f32; len];
-        solve_strided_batch(
-            &a,
-            &b,
-            &c,
-            &d,
-            &mut xc,
-            m,
-            stride,
-            batch,
-            TridiagSolver::Thomas,
-            Exec::Cpu,
-        )
-        .unwrap();
-        solve_strided_batch(
-            &a,
-            &b,
-            &c,
-            &d,
-            &mut xg,
-            m,
-            stride,
-            batch,
-            TridiagSolver::Pcr,
-            Exec::Cuda,
-        )
-        .unwrap();
-        assert!(close(&xg, &xc, 1e-4), "batch f32 m {m}");
+        batch_pcr_on_gpu_matches_thomas::<f64>(m, stride, batch, 1e-10);
+        batch_pcr_on_gpu_matches_thomas::<f32>(m, stride, batch, 1e-4);
     }
+}
+
+/// The GPU's PCR on a strided batch against the CPU's Thomas on the same batch.
+fn batch_pcr_on_gpu_matches_thomas<T: Real>(m: usize, stride: usize, batch: usize, tol: f64) {
+    let len = stride * (batch - 1) + m;
+    let [a, b, c, d] = system::<T>(len, m as u64, 0.3);
+    let solve = |solver, exec| {
+        let mut x = vec![T::ZERO; len];
+        solve_strided_batch(&a, &b, &c, &d, &mut x, m, stride, batch, solver, exec).unwrap();
+        x
+    };
+    let xc = solve(TridiagSolver::Thomas, Exec::Cpu);
+    let xg = solve(TridiagSolver::Pcr, Exec::Cuda);
+    assert!(
+        close(&xg, &xc, tol),
+        "batch {} m {m}",
+        std::any::type_name::<T>()
+    );
 }
 
 proptest! {

@@ -140,28 +140,16 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
         json,
         true,
     )?;
-    let gfa = output("--gfa", args.gfa.as_deref(), &[Format::Gfa], json, false)?;
-    let dot = output("--dot", args.dot.as_deref(), &[Format::Dot], json, false)?;
-    let contigs = output(
-        "--contigs",
-        args.contigs.as_deref(),
-        &[Format::Fasta],
-        json,
-        false,
-    )?;
-    let eulertigs = output(
-        "--eulertigs",
-        args.eulertigs.as_deref(),
-        &[Format::Fasta],
-        json,
-        false,
-    )?;
-    let color_sets = output(
+    // The other outputs go only to their own file (or `-`), in one format each.
+    let only = |flag: &str, path: Option<&Path>, format| output(flag, path, &[format], json, false);
+    let gfa = only("--gfa", args.gfa.as_deref(), Format::Gfa)?;
+    let dot = only("--dot", args.dot.as_deref(), Format::Dot)?;
+    let contigs = only("--contigs", args.contigs.as_deref(), Format::Fasta)?;
+    let eulertigs = only("--eulertigs", args.eulertigs.as_deref(), Format::Fasta)?;
+    let color_sets = only(
         "--color-sets",
         args.color_sets.as_deref(),
-        &[Format::JsonLines],
-        json,
-        false,
+        Format::JsonLines,
     )?;
     let (paths, colors) = inputs(&args)?;
     if color_sets.is_some() && colors.is_none() {
