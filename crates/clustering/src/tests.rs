@@ -19,19 +19,13 @@ use crate::data::generate_blobs;
 use crate::lloyd::{Stepper, update_centroids};
 use crate::{Init, KMeans, KMeansError, predict};
 
-const SIZES: [usize; 11] = [
-    1,
-    2,
-    31,
-    32,
-    33,
-    1023,
-    1024,
-    1025,
-    4099,
-    4097,
-    (1 << 14) + 1,
-];
+/// The numbers of points of the GPU tests: around warps and blocks, and several tiles.
+fn sizes() -> impl Iterator<Item = usize> {
+    [1, 2]
+        .into_iter()
+        .chain(gpu_runtime::testing::EDGE_SIZES)
+        .chain([4099, 4097, (1 << 14) + 1])
+}
 
 pub(crate) fn random_data(n: usize, d: usize, seed: u64) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

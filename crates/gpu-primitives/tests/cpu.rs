@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{BIG, SHAPES, SIZES};
+use common::{BIG, SHAPES, all_sizes, sizes};
 use gpu_primitives::*;
 use proptest::prelude::*;
 
@@ -193,7 +193,7 @@ macro_rules! key_tests {
     ($name:ident, $large:ident, $t:ty, $gen:path) => {
         #[test]
         fn $name() {
-            for &n in SIZES {
+            for n in sizes() {
                 for shape in SHAPES {
                     let keys: Vec<$t> = $gen(shape, n, 7);
                     let what = format!("{} {shape} n={n}", stringify!($t));
@@ -502,7 +502,7 @@ fn check_sum_scan_float<T: Summable<Sum = f64>>(v: &[T], what: &str) {
 
 #[test]
 fn reduce_and_scan_match_reference() {
-    for &n in SIZES.iter().chain(BIG) {
+    for n in all_sizes() {
         for shape in ["random", "extremes", "small", "equal"] {
             let what = format!("{shape} n={n}");
             check_sum_scan_int(&common::u32s(shape, n, 3), &what);
@@ -539,7 +539,7 @@ fn float_sum_does_not_depend_on_the_thread_count() {
 
 #[test]
 fn select_and_split_match_reference() {
-    for &n in SIZES.iter().chain(BIG) {
+    for n in all_sizes() {
         for (fi, shape) in ["random", "two", "equal", "sorted"].iter().enumerate() {
             let v = common::u64s(shape, n, 9);
             let flags: Vec<bool> = common::u32s("random", n, fi as u64)
@@ -596,7 +596,7 @@ fn select_and_split_match_reference() {
 
 #[test]
 fn histogram_matches_reference() {
-    for &n in SIZES.iter().chain(BIG) {
+    for n in all_sizes() {
         for bins in [1usize, 7, 1000, 70_000] {
             let keys: Vec<u32> = common::u32s("random", n, 2)
                 .into_iter()

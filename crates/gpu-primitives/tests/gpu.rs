@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{BIG, SHAPES, SIZES};
+use common::{SHAPES, all_sizes};
 use gpu_primitives::*;
 use gpu_runtime::testing::{gpu_for_test, gpu_test_size};
 
@@ -19,7 +19,7 @@ fn shared_memory() -> std::sync::RwLockReadGuard<'static, ()> {
 /// or 4096 keys, the scan tile 2048). Under the simulated driver, only sizes up to a few tiles:
 /// they still cross every warp, block and tile boundary.
 fn gpu_sizes() -> Vec<usize> {
-    let mut v: Vec<usize> = SIZES.iter().chain(BIG).copied().collect();
+    let mut v = all_sizes();
     v.extend([3071, 3072, 3073, 4095, 8193]);
     if gpu_runtime::testing::simulated() {
         v.retain(|&n| n <= 8193);

@@ -187,18 +187,8 @@ mod tests {
 
     #[test]
     fn parallel_path_matches_reference() {
-        for n in [
-            0,
-            1,
-            31,
-            32,
-            33,
-            1023,
-            1024,
-            1025,
-            (1 << 16) + 1,
-            (1 << 20) + 1,
-        ] {
+        let sizes = [0, 1].into_iter().chain(crate::testing::EDGE_SIZES);
+        for n in sizes.chain([(1 << 16) + 1, (1 << 20) + 1]) {
             let (x, mut y) = inputs(n);
             let mut expect = y.clone();
             axpy_reference(1.5, &x, &mut expect);

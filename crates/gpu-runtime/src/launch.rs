@@ -190,12 +190,7 @@ macro_rules! launchers {
         )*
         $(
             #[doc = concat!("Launches `", $sig, "` (kernels-cuda/", $m, ".cu) on `gpu`'s stream; does not synchronise.")]
-            #[doc = ""]
-            #[doc = "# Safety"]
-            #[doc = "The kernel's memory contract (see its source): every access it derives from these"]
-            #[doc = "arguments and `cfg` stays inside the buffers passed."]
-            #[doc = ""]
-            #[doc = "# Errors"]
+            #[doc = $crate::launch_safety_doc!()]
             #[doc = "A module or kernel that cannot be loaded, or a launch the driver refuses."]
             #[allow(dead_code, clippy::too_many_arguments)]
             pub(crate) unsafe fn $name(
@@ -213,12 +208,7 @@ macro_rules! launchers {
             #[doc = concat!("Launches the entry of the `", stringify!($fam), "_*` family (kernels-cuda/", $m, ".cu) ", $phrase, " the element types of the arguments, on `gpu`'s stream; does not synchronise. The entries:")]
             #[doc = ""]
             $(#[doc = concat!("- ", $mdoc)])+
-            #[doc = ""]
-            #[doc = "# Safety"]
-            #[doc = "The kernel's memory contract (see its source): every access it derives from these"]
-            #[doc = "arguments and `cfg` stays inside the buffers passed."]
-            #[doc = ""]
-            #[doc = "# Errors"]
+            #[doc = $crate::launch_safety_doc!()]
             #[doc = "[`GpuError::NoKernelForTypes`](::gpu_runtime::GpuError::NoKernelForTypes) when no entry"]
             #[doc = "takes these element types; a module or kernel that cannot be loaded, or a launch the"]
             #[doc = "driver refuses."]
@@ -252,5 +242,15 @@ macro_rules! launch_member {
     };
     (exact $g:ident $ty:ty) => {
         $crate::launch::is::<$g, $ty>()
+    };
+}
+
+/// The `# Safety` section of every generated launcher's doc, and the `# Errors` heading.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! launch_safety_doc {
+    () => {
+        "\n# Safety\nThe kernel's memory contract (see its source): every access it derives \
+         from these arguments and `cfg` stays inside the buffers passed.\n\n# Errors"
     };
 }

@@ -2,6 +2,15 @@
 
 use crate::{Gpu, gpu};
 
+/// Sizes on both sides of a warp (32 threads) and of a block of 1,024, where kernels and
+/// their tiling most often go wrong; tests add their own small and large sizes around them.
+///
+/// ```
+/// let sizes: Vec<usize> = [1].into_iter().chain(gpu_runtime::testing::EDGE_SIZES).collect();
+/// assert_eq!(sizes, [1, 31, 32, 33, 1023, 1024, 1025]);
+/// ```
+pub const EDGE_SIZES: [usize; 6] = [31, 32, 33, 1023, 1024, 1025];
+
 /// Whether `WARPATH_REQUIRE_GPU=1` is set (then a missing GPU fails GPU tests).
 pub fn gpu_required() -> bool {
     matches!(

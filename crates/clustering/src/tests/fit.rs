@@ -7,7 +7,7 @@ use super::*;
 #[test]
 fn parallel_step_matches_reference() {
     for &(k, d) in &[(1, 1), (3, 2), (4, 7), (16, 16), (64, 8), (5, 40)] {
-        for &n in &SIZES {
+        for n in sizes() {
             if n < k {
                 continue;
             }

@@ -5,24 +5,20 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Sizes around warp, block, tile and threshold edges, primes, and the parallel paths.
-pub const SIZES: &[usize] = &[
-    0,
-    1,
-    2,
-    31,
-    32,
-    33,
-    1023,
-    1024,
-    1025,
-    2047,
-    2049,
-    4093,
-    4096,
-    4097,
-    65_537,
-    (1 << 17) + 3,
-];
+pub fn sizes() -> Vec<usize> {
+    [0, 1, 2]
+        .into_iter()
+        .chain(gpu_runtime::testing::EDGE_SIZES)
+        .chain([2047, 2049, 4093, 4096, 4097, 65_537, (1 << 17) + 3])
+        .collect()
+}
+
+/// [`sizes`], then [`BIG`].
+pub fn all_sizes() -> Vec<usize> {
+    let mut v = sizes();
+    v.extend_from_slice(BIG);
+    v
+}
 
 /// Larger sizes: multi-tile GPU look-back chains and every CPU parallel path.
 pub const BIG: &[usize] = &[1_000_003, (1 << 20) + 1];

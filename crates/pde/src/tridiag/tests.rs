@@ -241,21 +241,12 @@ fn gpu_matches_cpu() {
     let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde tridiag gpu_matches_cpu") else {
         return;
     };
-    for n in [
-        1usize,
-        2,
-        31,
-        32,
-        33,
-        1023,
-        1024,
-        1025,
-        65_537,
-        (1 << 20) + 1,
-    ]
-    .into_iter()
-    // Under the simulated driver (kernels on one CPU core): several blocks, not millions.
-    .filter(|&n| n <= gpu_runtime::testing::gpu_test_size(usize::MAX, 4099))
+    for n in [1, 2]
+        .into_iter()
+        .chain(gpu_runtime::testing::EDGE_SIZES)
+        .chain([65_537, (1 << 20) + 1])
+        // Under the simulated driver (kernels on one CPU core): several blocks, not millions.
+        .filter(|&n| n <= gpu_runtime::testing::gpu_test_size(usize::MAX, 4099))
     {
         let [a, b, c, d] = system::<f64>(n, n as u64, 0.5);
         let t = thomas(&a, &b, &c, &d).unwrap();
