@@ -31,7 +31,7 @@ use crate::records::{
     put_run_unitig, read_piece, split_piece_end,
 };
 use crate::spill::{Spill, SpillWriter};
-use crate::work::{Progress, for_each_bucket};
+use crate::work::Progress;
 
 /// No partner: the piece end is a unitig end.
 const FREE: u32 = u32::MAX;
@@ -110,12 +110,9 @@ fn join_ends<W: Word>(
         let (c, piece, side) = split_piece_end(end);
         ((offsets[c] + piece) * 2 + side) as u32
     };
-    let order: Vec<usize> = (0..pieces.glue.buckets()).collect();
-    for_each_bucket(
+    plan.for_buckets(
         "glue",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        pieces.glue.buckets(),
         progress,
         &|| Ok((Vec::<u8>::new(), Vec::<(W, u64)>::new())),
         &|(buf, recs), g| {
@@ -167,13 +164,10 @@ fn scatter_pieces(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Spill, AssemblyError> {
     let placed = plan.spill("assembly", parts);
-    let order: Vec<usize> = (0..plan.buckets).collect();
     let buffer = (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16);
-    for_each_bucket(
+    plan.for_buckets(
         "unitigs",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        plan.buckets,
         progress,
         &|| {
             Ok((
@@ -209,13 +203,10 @@ fn assemble_partitions<W: Word>(
 ) -> Result<Spill, AssemblyError> {
     let parts = placed.buckets();
     let runs = plan.spill("runs", parts);
-    let order: Vec<usize> = (0..parts).collect();
     let assembled = AtomicU64::new(0);
-    for_each_bucket(
+    plan.for_buckets(
         "unitigs",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        parts,
         progress,
         &|| Ok((runs.writer(1 << 16)?, Vec::<u8>::new())),
         &|(out, buf), g| {

@@ -19,7 +19,7 @@ use crate::reads::{ReadSource, SourceTags};
 use crate::records::solid_runs;
 use crate::store::{Store, order_unitigs};
 use crate::unitigs::{Compacted, Unitig, compaction_backend};
-use crate::work::{Progress, for_each_bucket};
+use crate::work::Progress;
 
 /// What [`assemble`] found and how long each stage took.
 #[derive(Debug, Clone, PartialEq)]
@@ -303,12 +303,9 @@ fn verify_store<W: CountWord>(
     }
     let bad: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
     let sums = std::sync::atomic::AtomicU64::new(0);
-    let order: Vec<usize> = (0..b).collect();
-    for_each_bucket(
+    plan.for_buckets(
         "verification",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        b,
         progress,
         &|| {
             Ok((

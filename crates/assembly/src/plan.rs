@@ -14,6 +14,7 @@ use crate::kmer::{Word, check_k};
 use crate::reads::ReadSource;
 use crate::spill::Spill;
 use crate::temp::{Cancel, TempSpace, check_free_space};
+use crate::work::{Progress, for_each_bucket};
 
 /// How to count.
 #[derive(Debug, Clone)]
@@ -91,6 +92,22 @@ impl Plan {
     /// A new spill of this run's buckets (or `buckets` others).
     pub(crate) fn spill(&self, name: &str, buckets: usize) -> Spill {
         Spill::new(self.space(), name, buckets)
+    }
+
+    /// [`for_each_bucket`] over buckets `0..buckets` on this run's threads, stopped by its
+    /// cancel flag.
+    pub(crate) fn for_buckets<S>(
+        &self,
+        stage: &'static str,
+        buckets: usize,
+        progress: &mut dyn FnMut(Progress),
+        init: &(dyn Fn() -> Result<S, AssemblyError> + Sync),
+        work: &(dyn Fn(&mut S, usize) -> Result<(), AssemblyError> + Sync),
+        finish: &(dyn Fn(S) -> Result<(), AssemblyError> + Sync),
+    ) -> Result<(), AssemblyError> {
+        let order: Vec<usize> = (0..buckets).collect();
+        let (threads, cancel) = (self.threads(), &self.cancel);
+        for_each_bucket(stage, threads, &order, cancel, progress, init, work, finish)
     }
 }
 

@@ -25,7 +25,7 @@ use crate::records::{
     unitig_records,
 };
 use crate::spill::{Spill, SpillWriter};
-use crate::work::{Progress, for_each_bucket};
+use crate::work::Progress;
 
 /// The compacted graph on disk: unitigs in order and their links.
 pub(crate) struct Store {
@@ -233,14 +233,11 @@ fn resolve_links<W: Word>(
         .clamp(1, 1 << 16);
     let range = unitigs.div_ceil(ranges).max(1);
     let resolved = plan.spill("resolved", ranges as usize);
-    let order: Vec<usize> = (0..plan.buckets).collect();
     let edges = AtomicU64::new(0);
     let buffer = (plan.budget.usable() / 16 / (plan.threads() as u64 * ranges)).clamp(256, 1 << 16);
-    for_each_bucket(
+    plan.for_buckets(
         "links",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        plan.buckets,
         progress,
         &|| {
             Ok((

@@ -218,31 +218,25 @@ impl<T: DeviceScalar> DeviceSink<T> for DeviceBuffer<T> {
     }
 }
 
-impl<T: DeviceScalar> DeviceSource<T> for DeviceView<'_, T> {
-    fn view(&self) -> DeviceView<'_, T> {
-        DeviceView {
-            raw: self.raw.as_ref().map(|r| r.slice(..)),
-            len: self.len,
-            _t: PhantomData,
+/// Both views are sources: a re-borrow of all their elements.
+macro_rules! view_source {
+    ($view:ident) => {
+        impl<T: DeviceScalar> DeviceSource<T> for $view<'_, T> {
+            fn view(&self) -> DeviceView<'_, T> {
+                DeviceView {
+                    raw: self.raw.as_ref().map(|r| r.slice(..)),
+                    len: self.len,
+                    _t: PhantomData,
+                }
+            }
+            fn len(&self) -> usize {
+                self.len
+            }
         }
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
+    };
 }
-
-impl<T: DeviceScalar> DeviceSource<T> for DeviceViewMut<'_, T> {
-    fn view(&self) -> DeviceView<'_, T> {
-        DeviceView {
-            raw: self.raw.as_ref().map(|r| r.slice(..)),
-            len: self.len,
-            _t: PhantomData,
-        }
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-}
+view_source!(DeviceView);
+view_source!(DeviceViewMut);
 
 impl<T: DeviceScalar> DeviceSink<T> for DeviceViewMut<'_, T> {
     fn view_mut(&mut self) -> DeviceViewMut<'_, T> {

@@ -362,15 +362,14 @@ mod tests {
         }
     }
 
+    /// `(keys, buckets)` of the counting-sort tests: empty, one bucket, a block's edge, and
+    /// inputs on every thread with few and many buckets.
+    const SORT_CASES: [(usize, usize); 5] =
+        [(0, 3), (1, 1), (1025, 7), (200_003, 1000), (300_000, 5)];
+
     #[test]
     fn counting_sort_is_stable_and_complete() {
-        for (n, b) in [
-            (0usize, 3usize),
-            (1, 1),
-            (1025, 7),
-            (200_003, 1000),
-            (300_000, 5),
-        ] {
+        for (n, b) in SORT_CASES {
             let keys: Vec<u32> = (0..n).map(|i| ((i * 7919) % b) as u32).collect();
             let out: Vec<std::sync::atomic::AtomicU64> = (0..n)
                 .map(|_| std::sync::atomic::AtomicU64::new(u64::MAX))
@@ -391,14 +390,7 @@ mod tests {
     /// (pieces of unequal lengths, empty ones included).
     #[test]
     fn counting_sort_of_pieces_is_stable_and_complete() {
-        for (n, b) in [
-            (0usize, 3usize),
-            (1, 1),
-            (1025, 7),
-            (200_003, 1000),
-            (300_000, 5),
-            (300_000, 2_000_000),
-        ] {
+        for (n, b) in SORT_CASES.into_iter().chain([(300_000, 2_000_000)]) {
             let keys: Vec<u32> = (0..n).map(|i| ((i * 7919) % b) as u32).collect();
             let cuts = [0, n / 7, n / 7, n / 2, n - n / 5, n];
             let pieces: Vec<&[u32]> = cuts.windows(2).map(|w| &keys[w[0]..w[1]]).collect();

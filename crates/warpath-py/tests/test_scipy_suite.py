@@ -18,6 +18,23 @@ import scipy
 IMPORT = "from scipy.optimize import linear_sum_assignment\n"
 
 
+def run_all_passing(test_file, *options):
+    """Runs pytest on ``test_file`` in a subprocess (from its folder); asserts that it passed
+    with nothing failed or skipped, and returns its whole report and its summary line."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", *options,
+         str(test_file)],
+        capture_output=True,
+        text=True,
+        cwd=test_file.parent,
+    )
+    report = run.stdout + run.stderr
+    assert run.returncode == 0, report
+    summary = report.strip().splitlines()[-1]
+    assert "passed" in summary and "failed" not in summary and "skipped" not in summary, summary
+    return report, summary
+
+
 def test_scipy_linear_assignment_suite_passes_with_warpath_swapped_in(tmp_path):
     src = pathlib.Path(scipy.__file__).parent / "optimize" / "tests" / "test_linear_assignment.py"
     assert src.exists(), f"scipy {scipy.__version__} ships no {src}"
@@ -25,16 +42,7 @@ def test_scipy_linear_assignment_suite_passes_with_warpath_swapped_in(tmp_path):
     assert text.count(IMPORT) == 1, "scipy's test file no longer imports the solver this way"
     swapped = tmp_path / "test_lsa_with_warpath.py"
     swapped.write_text(text.replace(IMPORT, "from warpath import linear_sum_assignment\n"))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", str(swapped)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    report = run.stdout + run.stderr
-    assert run.returncode == 0, report
-    summary = report.strip().splitlines()[-1]
-    assert "passed" in summary and "failed" not in summary and "skipped" not in summary, summary
+    report, summary = run_all_passing(swapped)
     # the parametrized cases ran too (scipy 1.17 has 22 tests in the file)
     passed = int(summary.split(" passed")[0].split()[-1])
     assert passed >= 20, summary
@@ -58,16 +66,7 @@ def test_scipy_matching_suite_passes_with_warpath_swapped_in(tmp_path):
         "from scipy.sparse.csgraph import maximum_bipartite_matching\n"
         "from warpath import min_weight_full_bipartite_matching\n",
     ))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "-rA", str(swapped)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    report = run.stdout + run.stderr
-    assert run.returncode == 0, report
-    summary = report.strip().splitlines()[-1]
-    assert "passed" in summary and "failed" not in summary and "skipped" not in summary, summary
+    report, _ = run_all_passing(swapped, "-rA")
     # every test of min_weight_full_bipartite_matching ran (scipy 1.17: 3 + 6 + 1 + 1 + 10)
     ran = [line for line in report.splitlines() if line.startswith("PASSED") and "min_weight" in line or
            line.startswith("PASSED") and "explicit_zero_causes_warning" in line]

@@ -26,7 +26,7 @@ use crate::records::{
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
-use crate::work::{Progress, for_each_bucket, next_batch};
+use crate::work::{Progress, next_batch};
 
 /// How many k-mers ahead of its lookup a k-mer's table entries are prefetched.
 const LOOKAHEAD: usize = 12;
@@ -349,16 +349,13 @@ fn join<W: Word>(
 ) -> Result<Verdict, AssemblyError> {
     let k = plan.k;
     let ranges = &spelled.ranges;
-    let order: Vec<usize> = (0..plan.buckets).collect();
     let buffer = (plan.budget.usable() / 16 / (plan.threads() * ranges.len().max(1)) as u64)
         .clamp(256, 1 << 16) as usize;
     let bad: Mutex<Option<String>> = Mutex::new(None);
     let sums = AtomicU64::new(0);
-    for_each_bucket(
+    plan.for_buckets(
         "colors",
-        plan.threads(),
-        &order,
-        &plan.cancel,
+        plan.buckets,
         progress,
         &|| {
             let table = Table::<W> {
@@ -536,13 +533,10 @@ fn set_table(
     ids: &SetHashMap64<u32>,
 ) -> Result<ColorSets, AssemblyError> {
     let n = ids.len();
-    let order: Vec<usize> = (0..colors.sets.buckets()).collect();
     let each_bucket = |work: &SetWork<'_>| {
-        for_each_bucket(
+        plan.for_buckets(
             "color sets",
-            plan.threads(),
-            &order,
-            &plan.cancel,
+            colors.sets.buckets(),
             &mut |_| {},
             &|| Ok((Vec::new(), Vec::new(), Vec::new())),
             work,
