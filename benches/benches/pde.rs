@@ -161,41 +161,16 @@ fn bench_tridiag_t<T: tridiag::Real>(c: &mut Criterion) {
     let (m, batch) = (401usize, 1024usize);
     let [a, b, cc, d] = system::<T>(m * batch);
     let mut x = vec![T::ZERO; m * batch];
+    let mut batch_solve = |solver, exec| {
+        tridiag::solve_strided_batch(&a, &b, &cc, &d, &mut x, m, m, batch, solver, exec).unwrap()
+    };
     g.throughput(Throughput::Elements((m * batch) as u64));
     g.bench_function("strided_batch_1024x401_cpu", |bch| {
-        bch.iter(|| {
-            tridiag::solve_strided_batch(
-                &a,
-                &b,
-                &cc,
-                &d,
-                &mut x,
-                m,
-                m,
-                batch,
-                TridiagSolver::Thomas,
-                Exec::Cpu,
-            )
-            .unwrap()
-        })
+        bch.iter(|| batch_solve(TridiagSolver::Thomas, Exec::Cpu))
     });
     if gpu_runtime::gpu().is_ok() {
         g.bench_function("strided_batch_1024x401_cuda_with_transfers", |bch| {
-            bch.iter(|| {
-                tridiag::solve_strided_batch(
-                    &a,
-                    &b,
-                    &cc,
-                    &d,
-                    &mut x,
-                    m,
-                    m,
-                    batch,
-                    TridiagSolver::Pcr,
-                    Exec::Cuda,
-                )
-                .unwrap()
-            })
+            bch.iter(|| batch_solve(TridiagSolver::Pcr, Exec::Cuda))
         });
         let n = 1 << 22;
         let [a, b, cc, d] = system::<T>(n);

@@ -163,26 +163,20 @@ pub(crate) fn compact_buckets<W: CountWord>(
         kmers.fetch_add(w.kmers_done, Ordering::Relaxed);
         Ok(())
     };
-    for_each_bucket(
-        "compaction",
-        t,
-        &small,
-        &plan.cancel,
-        progress,
-        &init,
-        &work,
-        &finish,
-    )?;
-    for_each_bucket(
-        "compaction",
-        1,
-        &large,
-        &plan.cancel,
-        progress,
-        &init,
-        &work,
-        &finish,
-    )?;
+    // The small buckets on every thread, then the large ones one at a time.
+    for (order, threads) in [(&small, t), (&large, 1)] {
+        let cancel = &plan.cancel;
+        for_each_bucket(
+            "compaction",
+            threads,
+            order,
+            cancel,
+            progress,
+            &init,
+            &work,
+            &finish,
+        )?;
+    }
     let mut circular = circular.into_inner().expect("circular");
     circular.sort_unstable();
     let bytes = pieces.total_bytes();

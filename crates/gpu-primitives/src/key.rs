@@ -42,45 +42,32 @@ impl sealed::Sealed for i64 {}
 impl sealed::Sealed for f32 {}
 impl sealed::Sealed for f64 {}
 
-impl RadixBits for u32 {
-    const DIGITS: usize = 4;
-    #[inline(always)]
-    fn digit(self, pass: usize) -> usize {
-        ((self >> (8 * pass)) & 0xFF) as usize
-    }
-    #[inline(always)]
-    fn complement(self) -> Self {
-        !self
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self as u64
-    }
-    #[inline(always)]
-    fn from_u64(v: u64) -> Self {
-        v as u32
-    }
+/// The radix words: 8-bit digits, `DIGITS` of them.
+macro_rules! radix_bits {
+    ($t:ty, $digits:literal) => {
+        impl RadixBits for $t {
+            const DIGITS: usize = $digits;
+            #[inline(always)]
+            fn digit(self, pass: usize) -> usize {
+                ((self >> (8 * pass)) & 0xFF) as usize
+            }
+            #[inline(always)]
+            fn complement(self) -> Self {
+                !self
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                u64::from(self)
+            }
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+        }
+    };
 }
-
-impl RadixBits for u64 {
-    const DIGITS: usize = 8;
-    #[inline(always)]
-    fn digit(self, pass: usize) -> usize {
-        ((self >> (8 * pass)) & 0xFF) as usize
-    }
-    #[inline(always)]
-    fn complement(self) -> Self {
-        !self
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn from_u64(v: u64) -> Self {
-        v
-    }
-}
+radix_bits!(u32, 4);
+radix_bits!(u64, 8);
 
 /// A key the radix sort, `distinct` and min/max accept: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
 ///

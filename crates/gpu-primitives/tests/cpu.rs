@@ -686,6 +686,21 @@ fn passes_needed_counts_varying_digits() {
     assert_eq!(radix_passes_needed(&[0u64, 1 << 60]), 1);
 }
 
+/// `distinct` with counts and inverse against [`distinct_reference`].
+fn distinct_matches_reference<K: SortKey + std::fmt::Debug>(v: &[K]) -> Result<(), TestCaseError> {
+    let options = DistinctOptions {
+        counts: true,
+        inverse: true,
+        ..Default::default()
+    };
+    let d = distinct_with(v, options, Exec::Cpu).unwrap();
+    let (vals, counts, inv) = distinct_reference(v);
+    prop_assert_eq!(d.values, vals);
+    prop_assert_eq!(d.counts, Some(counts));
+    prop_assert_eq!(d.inverse, Some(inv));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -721,20 +736,12 @@ proptest! {
 
     #[test]
     fn prop_distinct_i64(v in proptest::collection::vec(-50i64..50, 0..3000)) {
-        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true, ..Default::default() }, Exec::Cpu).unwrap();
-        let (vals, counts, inv) = distinct_reference(&v);
-        prop_assert_eq!(d.values, vals);
-        prop_assert_eq!(d.counts, Some(counts));
-        prop_assert_eq!(d.inverse, Some(inv));
+        distinct_matches_reference(&v)?;
     }
 
     #[test]
     fn prop_distinct_wide_range(v in proptest::collection::vec(any::<u64>(), 0..3000)) {
-        let d = distinct_with(&v, DistinctOptions { counts: true, inverse: true, ..Default::default() }, Exec::Cpu).unwrap();
-        let (vals, counts, inv) = distinct_reference(&v);
-        prop_assert_eq!(d.values, vals);
-        prop_assert_eq!(d.counts, Some(counts));
-        prop_assert_eq!(d.inverse, Some(inv));
+        distinct_matches_reference(&v)?;
     }
 
     #[test]
