@@ -14,39 +14,47 @@ use crate::kernel_types::Coeffs;
 use crate::params::{Boundary, FhnParams, FhnState, flush_tiny};
 use crate::{PdeError, cuda};
 
-/// Calls `body(args)` compiled for AVX-512F, else AVX2, else the baseline target, whichever the
-/// CPU supports (checked at run time). `body` must be `#[inline(always)]`, so that each copy is
-/// compiled with the wider vector unit; the arguments are named variables, listed with their
-/// types. No FMA is enabled, so every copy rounds exactly like the reference.
-macro_rules! dispatch_simd {
-    ($body:ident($($arg:ident: $ty:ty),* $(,)?)) => {{
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx512f")]
+/// Defines `fn $name(args) body` so that each call runs `body` compiled for AVX-512F, else
+/// AVX2, else the baseline target, whichever the CPU supports (checked at run time): the body
+/// is an `#[inline(always)]` inner function, copied into one wrapper per vector unit. The
+/// arguments are plain names with their types. No FMA is enabled, so every copy rounds exactly
+/// like the reference.
+macro_rules! simd_fn {
+    ($(#[$m:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$m])*
+        #[allow(clippy::too_many_arguments)]
+        fn $name($($arg: $ty),*) {
+            #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            fn avx512($($arg: $ty),*) {
-                $body($($arg),*)
+            fn body($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                #[allow(clippy::too_many_arguments)]
+                fn avx512($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                #[target_feature(enable = "avx2")]
+                #[allow(clippy::too_many_arguments)]
+                fn avx2($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                if gpu_runtime::cpu::has_avx512() {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    unsafe { avx512($($arg),*) }
+                } else if gpu_runtime::cpu::has_avx2() {
+                    // SAFETY: the CPU supports AVX2 (checked just above).
+                    unsafe { avx2($($arg),*) }
+                } else {
+                    body($($arg),*)
+                }
             }
-            #[target_feature(enable = "avx2")]
-            #[allow(clippy::too_many_arguments)]
-            fn avx2($($arg: $ty),*) {
-                $body($($arg),*)
-            }
-            if gpu_runtime::cpu::has_avx512() {
-                // SAFETY: the CPU supports AVX-512F (checked just above).
-                unsafe { avx512($($arg),*) }
-            } else if gpu_runtime::cpu::has_avx2() {
-                // SAFETY: the CPU supports AVX2 (checked just above).
-                unsafe { avx2($($arg),*) }
-            } else {
-                $body($($arg),*)
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                body($($arg),*)
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            $body($($arg),*)
-        }
-    }};
+    };
 }
 
 /// From this many nodes, `Exec::Auto` runs a single axon on the GPU. Not yet set by a
@@ -323,21 +331,10 @@ fn run_parallel(
     }
 }
 
-/// `steps` steps of a window (result in `v`, `w`), on the widest vector unit available.
-#[allow(clippy::too_many_arguments)]
-fn window_steps(
-    k: &Coeffs,
-    v: &mut [f64],
-    w: &mut [f64],
-    sv: &mut [f64],
-    sw: &mut [f64],
-    steps: u64,
-    left_end: bool,
-    right_end: bool,
-) {
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn body(
+simd_fn! {
+    /// `steps` steps of a window (result in `v`, `w`), on the widest vector unit available;
+    /// `l` and `r` say whether its ends are the grid's.
+    fn window_steps(
         k: &Coeffs,
         v: &mut [f64],
         w: &mut [f64],
@@ -359,16 +356,6 @@ fn window_steps(
             w.copy_from_slice(sw);
         }
     }
-    dispatch_simd!(body(
-        k: &Coeffs,
-        v: &mut [f64],
-        w: &mut [f64],
-        sv: &mut [f64],
-        sw: &mut [f64],
-        steps: u64,
-        left_end: bool,
-        right_end: bool,
-    ));
 }
 
 /// One step of a window of the grid; its first / last node is a true end of the grid only
