@@ -52,6 +52,15 @@ pub(crate) fn check_backend(exec: Exec, what: &str, gpu_path: bool) -> Result<()
     Ok(())
 }
 
+/// Prints one JSON value, written as for `serde_json::json!`, as a line of standard output:
+/// a command's `--json` report.
+macro_rules! print_json {
+    ($($json:tt)+) => {
+        println!("{}", serde_json::json!($($json)+))
+    };
+}
+pub(crate) use print_json;
+
 /// The output named by `flag`: `-` (or, when `default_stdout`, no flag) is standard output as
 /// text; a file's extension must be one of `allowed`. Under `--json`, standard output holds
 /// the JSON report: `-` is then a usage error and the default is no output. The path is

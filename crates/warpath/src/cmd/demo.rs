@@ -25,14 +25,11 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     let rows = sink.rows;
     let failed = rows.iter().filter(|r| !r.verified).count();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "rows": rows,
-                "verified": failed == 0,
-                "seconds": started.elapsed().as_secs_f64(),
-            })
-        );
+        crate::cli_io::print_json!({
+            "rows": rows,
+            "verified": failed == 0,
+            "seconds": started.elapsed().as_secs_f64(),
+        });
     } else {
         println!(
             "demo: {} algorithm runs, {} verified, {} failed, {:.1} s",

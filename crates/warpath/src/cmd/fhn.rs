@@ -540,29 +540,26 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
         })
     });
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": pp.n,
-                "backend": sim.backend,
-                "seconds": seconds,
-                "verified": verified,
-                "scenario": sc.name(),
-                "scheme": format!("{:?}", args.scheme).to_lowercase(),
-                "dx": pp.dx(),
-                "dt": pp.dt,
-                "steps": sim.steps,
-                "cell_updates_per_second": pp.n as f64 * sim.steps as f64 / seconds,
-                "snapshots": sim.snapshots,
-                "t_end": sim.state.t,
-                "speed": sim.speed,
-                "exact_speed": exact,
-                "speed_relative_error": speed_error,
-                "newton": newton,
-                "adaptive": adaptive,
-                "files": files,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": pp.n,
+            "backend": sim.backend,
+            "seconds": seconds,
+            "verified": verified,
+            "scenario": sc.name(),
+            "scheme": format!("{:?}", args.scheme).to_lowercase(),
+            "dx": pp.dx(),
+            "dt": pp.dt,
+            "steps": sim.steps,
+            "cell_updates_per_second": pp.n as f64 * sim.steps as f64 / seconds,
+            "snapshots": sim.snapshots,
+            "t_end": sim.state.t,
+            "speed": sim.speed,
+            "exact_speed": exact,
+            "speed_relative_error": speed_error,
+            "newton": newton,
+            "adaptive": adaptive,
+            "files": files,
+        });
     } else {
         let facts = RunFacts {
             sc,

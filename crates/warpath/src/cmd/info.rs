@@ -60,13 +60,10 @@ pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
         Err(e) => {
             let consequence = consequence(&backend);
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "cuda": false, "reason": e.to_string(), "warpath_backend": backend,
-                        "consequence": consequence,
-                    })
-                );
+                crate::cli_io::print_json!({
+                    "cuda": false, "reason": e.to_string(), "warpath_backend": backend,
+                    "consequence": consequence,
+                });
             } else {
                 println!("no CUDA device: {e}");
                 println!("{consequence}");

@@ -367,20 +367,17 @@ fn run_typed<T: Element + warpath_io::Element>(
         header.as_deref(),
     )?;
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": n, "d": d, "k": args.k, "dtype": <T as Element>::NAME, "algorithm": args.algorithm.name(),
-                "backend": fit.backend, "seconds": seconds,
-                "cpu_seconds": cpu_seconds,
-                "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
-                "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
-                "verified": verified, "verified_points": checked, "centroids": fit.centroids.outer_iter().map(|r| r.iter().map(|v| v.to_f64()).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                "plot": plot_note,
-                "header": header, "init_centroids_header": init_header,
-                "weights_header": weights_header,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": n, "d": d, "k": args.k, "dtype": <T as Element>::NAME, "algorithm": args.algorithm.name(),
+            "backend": fit.backend, "seconds": seconds,
+            "cpu_seconds": cpu_seconds,
+            "seconds_per_iteration": seconds / fit.iterations.max(1) as f64,
+            "iterations": fit.iterations, "converged": fit.converged, "inertia": fit.inertia,
+            "verified": verified, "verified_points": checked, "centroids": fit.centroids.outer_iter().map(|r| r.iter().map(|v| v.to_f64()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+            "plot": plot_note,
+            "header": header, "init_centroids_header": init_header,
+            "weights_header": weights_header,
+        });
     } else {
         println!(
             "k-means on {described}{extra_headers}: k = {}, {} on {}",
@@ -656,16 +653,13 @@ fn print_distributed(
     json: bool,
 ) {
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": report.n, "d": report.d, "k": report.k, "backend": "cpu", "ranks": ranks,
-                "launches": launches, "resumed_from": report.resumed_from,
-                "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
-                "converged": report.converged, "inertia": report.inertia, "verified": verified,
-                "reconciled": report.reconciled, "plot": plot_note,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": report.n, "d": report.d, "k": report.k, "backend": "cpu", "ranks": ranks,
+            "launches": launches, "resumed_from": report.resumed_from,
+            "seconds": seconds, "split_seconds": report.seconds, "iterations": report.iterations,
+            "converged": report.converged, "inertia": report.inertia, "verified": verified,
+            "reconciled": report.reconciled, "plot": plot_note,
+        });
         return;
     }
     println!(

@@ -161,28 +161,25 @@ fn query(args: &QueryArgs, ratio: f64, out: Option<&Output>, json: bool) -> Resu
     }
     let seconds = t0.elapsed().as_secs_f64();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": "query",
-                "k": args.k,
-                "records": stats.records,
-                "kmers": stats.kmers,
-                "found": stats.found,
-                "colors": graph.colors().len(),
-                "color_sets": stats.color_sets,
-                "graph_kmers": stats.graph_kmers,
-                "passes": stats.passes,
-                "max_memory_bytes": graph.max_memory(),
-                "format": match args.format { QueryFormat::Json => "json", QueryFormat::Tsv => "tsv" },
-                "ratio": (args.format == QueryFormat::Tsv).then_some(ratio),
-                "threads": rayon::current_num_threads(),
-                "seconds": seconds,
-                "records_per_second": stats.records as f64 / seconds.max(1e-12),
-                "peak_memory_bytes": peak_memory(),
-                "output": out.map(Output::describe),
-            })
-        );
+        crate::cli_io::print_json!({
+            "command": "query",
+            "k": args.k,
+            "records": stats.records,
+            "kmers": stats.kmers,
+            "found": stats.found,
+            "colors": graph.colors().len(),
+            "color_sets": stats.color_sets,
+            "graph_kmers": stats.graph_kmers,
+            "passes": stats.passes,
+            "max_memory_bytes": graph.max_memory(),
+            "format": match args.format { QueryFormat::Json => "json", QueryFormat::Tsv => "tsv" },
+            "ratio": (args.format == QueryFormat::Tsv).then_some(ratio),
+            "threads": rayon::current_num_threads(),
+            "seconds": seconds,
+            "records_per_second": stats.records as f64 / seconds.max(1e-12),
+            "peak_memory_bytes": peak_memory(),
+            "output": out.map(Output::describe),
+        });
     } else {
         report(
             &format!(

@@ -133,20 +133,17 @@ fn run_pangenome(a: &PangenomeArgs, json: bool) -> Result<()> {
     let seconds = t.elapsed().as_secs_f64();
     let e = &p.events;
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "genomes": p.names.len(),
-                "bases": p.bases,
-                "out": dir,
-                "list": dir.join("list.tsv"),
-                "seconds": seconds,
-                "events": {
-                    "snps": e.snps, "insertions": e.insertions, "deletions": e.deletions,
-                    "gene_losses": e.losses, "gene_gains": e.gains, "transfers": e.transfers,
-                },
-            })
-        );
+        crate::cli_io::print_json!({
+            "genomes": p.names.len(),
+            "bases": p.bases,
+            "out": dir,
+            "list": dir.join("list.tsv"),
+            "seconds": seconds,
+            "events": {
+                "snps": e.snps, "insertions": e.insertions, "deletions": e.deletions,
+                "gene_losses": e.losses, "gene_gains": e.gains, "transfers": e.transfers,
+            },
+        });
     } else {
         println!(
             "{} genomes, {} bases in {}, written to {} (list.tsv, tree.nwk)",

@@ -213,25 +213,22 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
     };
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": g.edge_count(),
-                "vertices": g.vertex_count(),
-                "undirected": args.undirected,
-                "weak_components": weak,
-                "strong_components": strong,
-                "euler_circuit": circuit.is_ok(),
-                "euler_path": path.is_ok(),
-                "euler_numbered": trail.is_some(),
-                "dot": args.dot,
-                "render": args.render,
-                "rendered": matches!(rendered, Some(Ok(()))),
-                "warnings": warnings,
-                "backend": Backend::Cpu,
-                "seconds": seconds,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": g.edge_count(),
+            "vertices": g.vertex_count(),
+            "undirected": args.undirected,
+            "weak_components": weak,
+            "strong_components": strong,
+            "euler_circuit": circuit.is_ok(),
+            "euler_path": path.is_ok(),
+            "euler_numbered": trail.is_some(),
+            "dot": args.dot,
+            "render": args.render,
+            "rendered": matches!(rendered, Some(Ok(()))),
+            "warnings": warnings,
+            "backend": Backend::Cpu,
+            "seconds": seconds,
+        });
     } else {
         let facts = Facts {
             weak,

@@ -311,25 +311,22 @@ pub(super) fn run_sweep(args: &SweepArgs, backend: Exec, seed: u64, json: bool) 
     }
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": sizes.last(),
-                "backend": if gpu { "cuda" } else { "cpu" },
-                "reps": reps,
-                "seed": seed,
-                "threads": threads,
-                "rows": rows,
-                "shallow_over_deep": ratios,
-                "largest_edges": largest,
-                "shallow_within_2x": within_2x,
-                "skipped": skipped,
-                "verified": true,
-                "csv": args.csv,
-                "plot": args.plot,
-                "seconds": seconds,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": sizes.last(),
+            "backend": if gpu { "cuda" } else { "cpu" },
+            "reps": reps,
+            "seed": seed,
+            "threads": threads,
+            "rows": rows,
+            "shallow_over_deep": ratios,
+            "largest_edges": largest,
+            "shallow_within_2x": within_2x,
+            "skipped": skipped,
+            "verified": true,
+            "csv": args.csv,
+            "plot": args.plot,
+            "seconds": seconds,
+        });
         return Ok(());
     }
     let report = SweepReport {

@@ -119,17 +119,14 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
                 })
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::json!({
-                "approximation": approx,
-                "runtime": rt,
-                "runtime_costs": if args.dist == RuntimeDist::Exp { "exp" } else { "uniform" },
-                "pi2_over_6": std::f64::consts::PI.powi(2) / 6.0,
-                "backend": "cpu",
-                "seconds": started.elapsed().as_secs_f64(),
-            })
-        );
+        crate::cli_io::print_json!({
+            "approximation": approx,
+            "runtime": rt,
+            "runtime_costs": if args.dist == RuntimeDist::Exp { "exp" } else { "uniform" },
+            "pi2_over_6": std::f64::consts::PI.powi(2) / 6.0,
+            "backend": "cpu",
+            "seconds": started.elapsed().as_secs_f64(),
+        });
         return Ok(());
     }
     println!(

@@ -387,31 +387,28 @@ fn print_json(args: &Args, input: &Input, sense: Sense, o: &Outcome) {
         Input::Dense(_, h) => h.clone(),
         Input::Sparse(_) => None,
     };
-    println!(
-        "{}",
-        serde_json::json!({
-            "n": rows,
-            "cols": cols,
-            "solver": o.requested.name(),
-            "chosen": o.solver.name(),
-            "sparse": matches!(input, Input::Sparse(_)),
-            "nnz": input.nnz(),
-            "elements": input.dtype(),
-            "arithmetic": input.arithmetic(o.solver, sense),
-            "ties": (args.solver == SolverArg::Greedy).then_some(args.ties),
-            "sense": if args.maximize { "max" } else { "min" },
-            "backend": o.backend,
-            "seconds": o.wall.as_secs_f64(),
-            "cpu_seconds": o.cpu.map(|c| c.as_secs_f64()),
-            "repeat": args.repeat.max(1),
-            "cost": o.a.cost,
-            "verified": o.check.is_ok(),
-            "check": o.check.as_ref().err().map_or_else(|| "ok".into(), |e| e.to_string()),
-            "rows": o.a.pairs().0,
-            "cols_assigned": o.a.pairs().1,
-            "header": header,
-        })
-    );
+    crate::cli_io::print_json!({
+        "n": rows,
+        "cols": cols,
+        "solver": o.requested.name(),
+        "chosen": o.solver.name(),
+        "sparse": matches!(input, Input::Sparse(_)),
+        "nnz": input.nnz(),
+        "elements": input.dtype(),
+        "arithmetic": input.arithmetic(o.solver, sense),
+        "ties": (args.solver == SolverArg::Greedy).then_some(args.ties),
+        "sense": if args.maximize { "max" } else { "min" },
+        "backend": o.backend,
+        "seconds": o.wall.as_secs_f64(),
+        "cpu_seconds": o.cpu.map(|c| c.as_secs_f64()),
+        "repeat": args.repeat.max(1),
+        "cost": o.a.cost,
+        "verified": o.check.is_ok(),
+        "check": o.check.as_ref().err().map_or_else(|| "ok".into(), |e| e.to_string()),
+        "rows": o.a.pairs().0,
+        "cols_assigned": o.a.pairs().1,
+        "header": header,
+    });
 }
 
 /// The text report: the pairs with `--pairs`, the file's header, then one summary line.

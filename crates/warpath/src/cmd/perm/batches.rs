@@ -221,19 +221,16 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     }
     let rate = count as f64 / generating.as_secs_f64().max(1e-9);
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": n, "start": args.start, "count": count, "backend": backend,
-                "steps": args.steps,
-                "seconds": generating.as_secs_f64(),
-                "total_seconds": started.elapsed().as_secs_f64(),
-                "permutations_per_second": rate,
-                "output": out.as_ref().map(Output::describe),
-                "first": first_perm, "last": prev_last,
-                "verified": verified,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": n, "start": args.start, "count": count, "backend": backend,
+            "steps": args.steps,
+            "seconds": generating.as_secs_f64(),
+            "total_seconds": started.elapsed().as_secs_f64(),
+            "permutations_per_second": rate,
+            "output": out.as_ref().map(Output::describe),
+            "first": first_perm, "last": prev_last,
+            "verified": verified,
+        });
     } else {
         let mut text = format!(
             "perm: n = {n}, ranks [{}, {}), {count} permutations on {backend} in {} ({:.1} M/s), verified: {}",

@@ -177,18 +177,15 @@ pub(crate) fn run_debruijn(args: DeBruijnArgs, json: bool) -> Result<()> {
     }
     if json {
         let inline = out.is_none() && text.len() <= 10_000;
-        println!(
-            "{}",
-            serde_json::json!({
-                "alphabet": alphabet_str, "alphabet_size": a, "k": k,
-                "construction": format!("{:?}", args.construction).to_lowercase(),
-                "linear": args.linear, "length": out_symbols.len(), "backend": backend,
-                "seconds": seconds, "verified": verified,
-                "find": args.find, "position": position,
-                "sequence": if inline { Some(&text) } else { None },
-                "output": out.as_ref().map(Output::describe),
-            })
-        );
+        crate::cli_io::print_json!({
+            "alphabet": alphabet_str, "alphabet_size": a, "k": k,
+            "construction": format!("{:?}", args.construction).to_lowercase(),
+            "linear": args.linear, "length": out_symbols.len(), "backend": backend,
+            "seconds": seconds, "verified": verified,
+            "find": args.find, "position": position,
+            "sequence": if inline { Some(&text) } else { None },
+            "output": out.as_ref().map(Output::describe),
+        });
     } else {
         eprintln!(
             "debruijn: B({a}, {k}) {}{}, {} symbols on {backend} in {}, verified: {}",

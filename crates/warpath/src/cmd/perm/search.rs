@@ -136,14 +136,11 @@ pub(super) fn run_search(
         verified &= want.rank == best.rank && want.score.to_bits() == best.score.to_bits();
     }
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "n": n, "objective": obj.name(), "backend": best.backend, "seconds": seconds,
-                "permutation": best.permutation, "rank": best.rank, "score": best.score,
-                "evaluated": total, "verified": verified, "header": header,
-            })
-        );
+        crate::cli_io::print_json!({
+            "n": n, "objective": obj.name(), "backend": best.backend, "seconds": seconds,
+            "permutation": best.permutation, "rank": best.rank, "score": best.score,
+            "evaluated": total, "verified": verified, "header": header,
+        });
     } else {
         if let (Some(h), Some(path)) = (&header, &args.matrix) {
             let input = InputInfo {

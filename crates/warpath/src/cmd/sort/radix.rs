@@ -88,22 +88,19 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
     }
     bar.finish_and_clear();
     if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "command": "sort",
-                "n": n,
-                "type": <K as Element>::NAME,
-                "input": source.source,
-                "header": source.header,
-                "descending": args.descending,
-                "backend": backend,
-                "seconds": elapsed.as_secs_f64(),
-                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-                "verified": verified,
-                "output": out.map(Output::describe),
-            })
-        );
+        crate::cli_io::print_json!({
+            "command": "sort",
+            "n": n,
+            "type": <K as Element>::NAME,
+            "input": source.source,
+            "header": source.header,
+            "descending": args.descending,
+            "backend": backend,
+            "seconds": elapsed.as_secs_f64(),
+            "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
+            "verified": verified,
+            "output": out.map(Output::describe),
+        });
     } else {
         report(
             &format!(
