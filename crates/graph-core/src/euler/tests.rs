@@ -3,9 +3,34 @@ use crate::{EulerStyle, check_euler_circuit_conditions, de_bruijn_graph, random_
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
 
-const SIZES: [u64; 14] = [
+/// Edge counts of the Euler tests (directed and undirected): warp and block edges, several
+/// blocks, every thread.
+pub(super) const SIZES: [u64; 14] = [
     0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4099, 65_537, 131_071, 200_003,
 ];
+
+/// Copies of a valid trail of at least five edges, each broken one way (two edges swapped,
+/// vertex 2 set to `vertex`, an edge repeated, the last edge or vertex dropped, an edge id out
+/// of range): none is an Euler path, directed or undirected.
+pub(super) fn broken_copies(t: &EulerTrail, vertex: u32) -> Vec<EulerTrail> {
+    let with = |f: &dyn Fn(&mut EulerTrail)| {
+        let mut bad = t.clone();
+        f(&mut bad);
+        bad
+    };
+    vec![
+        with(&|b| b.edges.swap(0, 1)),
+        with(&|b| b.vertices[2] = vertex),
+        with(&|b| b.edges[4] = b.edges[0]),
+        with(&|b| {
+            b.edges.pop();
+        }),
+        with(&|b| {
+            b.vertices.pop();
+        }),
+        with(&|b| b.edges[0] = 99),
+    ]
+}
 
 /// Every CPU route to a circuit, each checked.
 fn all_cpu_circuits(g: &Graph) -> Result<(), EulerError> {
@@ -252,21 +277,10 @@ fn checker_rejects_broken_trails() {
     let g = Graph::from_edges(3, &[(0, 1), (1, 2), (2, 0), (0, 2), (2, 0)]).unwrap();
     let t = euler_circuit_hierholzer(&g).unwrap();
     assert!(is_euler_circuit(&g, &t));
-    let mut bad = t.clone();
-    bad.edges.swap(0, 1);
-    assert!(!is_euler_circuit(&g, &bad));
-    let mut bad = t.clone();
-    bad.vertices[2] = 0;
-    assert!(!is_euler_circuit(&g, &bad));
-    let mut bad = t.clone();
-    bad.edges[4] = bad.edges[0];
-    assert!(!is_euler_path(&g, &bad));
-    let mut bad = t.clone();
-    bad.edges.pop();
-    assert!(!is_euler_path(&g, &bad));
-    let mut bad = t;
-    bad.edges[0] = 99;
-    assert!(!is_euler_path(&g, &bad));
+    for bad in broken_copies(&t, 0) {
+        assert!(!is_euler_path(&g, &bad), "{bad:?}");
+        assert!(!is_euler_circuit(&g, &bad), "{bad:?}");
+    }
     // An open path is a path but not a circuit.
     let g = Graph::from_edges(2, &[(0, 1)]).unwrap();
     let p = EulerTrail {
