@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 mod common;
 
-use common::{assert_errors, dir, json_of, ok_json, warpath};
+use common::{assert_errors, dir, json_of, ok_json, run_in, warpath};
 
 fn rc(s: &str) -> String {
     String::from_utf8(assembly::reverse_complement_letters(s.as_bytes())).expect("ACGT letters")
@@ -33,23 +33,10 @@ fn kmers_text_npy_and_histogram() {
     let d = dir("kmers");
     let (_, fa) = reads();
     std::fs::write(d.join("r.fa"), &fa).unwrap();
-    let out = warpath()
-        .args([
-            "kmers",
-            "r.fa",
-            "--k",
-            "11",
-            "--min-count",
-            "1",
-            "-o",
-            "c.txt",
-            "--histo",
-            "h.txt",
-            "--json",
-        ])
-        .current_dir(&d)
-        .output()
-        .unwrap();
+    let out = run_in(
+        &d,
+        "kmers r.fa --k 11 --min-count 1 -o c.txt --histo h.txt --json",
+    );
     let v = ok_json(&out);
     assert_eq!(v["verified"], true);
     // the counts are a hash map's of canonical 11-mers
@@ -78,20 +65,7 @@ fn kmers_text_npy_and_histogram() {
         .sum();
     assert_eq!(in_histo, want.len() as u64);
     // .npy: (n, 2) uint64 [kmer, count]
-    let out = warpath()
-        .args([
-            "kmers",
-            "r.fa",
-            "--k",
-            "11",
-            "--min-count",
-            "1",
-            "-o",
-            "c.npy",
-        ])
-        .current_dir(&d)
-        .output()
-        .unwrap();
+    let out = run_in(&d, "kmers r.fa --k 11 --min-count 1 -o c.npy");
     assert!(out.status.success());
     let a = warpath_io::read_array::<u64>(&d.join("c.npy")).unwrap();
     assert_eq!(a.shape, vec![want.len(), 2]);
@@ -106,23 +80,10 @@ fn assemble_writes_fasta_gfa_and_dot() {
     let d = dir("assemble");
     let (genome, fa) = reads();
     std::fs::write(d.join("r.fa"), &fa).unwrap();
-    let out = warpath()
-        .args([
-            "assemble",
-            "r.fa",
-            "--k",
-            "15",
-            "--unitigs",
-            "u.fa",
-            "--gfa",
-            "g.gfa",
-            "--dot",
-            "g.dot",
-            "--json",
-        ])
-        .current_dir(&d)
-        .output()
-        .unwrap();
+    let out = run_in(
+        &d,
+        "assemble r.fa --k 15 --unitigs u.fa --gfa g.gfa --dot g.dot --json",
+    );
     let v = ok_json(&out);
     assert_eq!(v["verified"], true);
     for key in [

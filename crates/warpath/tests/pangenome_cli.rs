@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_errors, dir, ok_json, run_json, warpath};
+use common::{assert_errors, dir, ok_json, run_in, run_json};
 
 /// `n` related genomes: one base with a few SNPs each.
 fn genomes(n: usize, len: usize) -> Vec<Vec<u8>> {
@@ -208,20 +208,7 @@ fn query_counts_what_the_colored_build_holds() {
     q.push_str(&format!(">other\n{}\n", String::from_utf8_lossy(&other)));
     pieces.push(other);
     std::fs::write(d.join("q.fa"), q).unwrap();
-    let out = warpath()
-        .args([
-            "query",
-            "--unitigs",
-            "u.fa",
-            "--color-sets",
-            "u.jsonl",
-            "--k",
-            "25",
-            "q.fa",
-        ])
-        .current_dir(&d)
-        .output()
-        .unwrap();
+    let out = run_in(&d, "query --unitigs u.fa --color-sets u.jsonl --k 25 q.fa");
     assert!(
         out.status.success(),
         "{}",

@@ -41,6 +41,15 @@ pub fn json_of(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not one JSON object ({e}): {text}"))
 }
 
+/// Runs `warpath` in `d` with the words of `args` (split at white space).
+pub fn run_in(d: &std::path::Path, args: &str) -> Output {
+    warpath()
+        .args(args.split_whitespace())
+        .current_dir(d)
+        .output()
+        .unwrap()
+}
+
 /// Runs `warpath ARGS --json` in `d`.
 pub fn run_json(d: &std::path::Path, args: &[&str]) -> Output {
     warpath()
