@@ -158,28 +158,26 @@ fn kmers_typed<W: CountWord>(
     let took = t.elapsed();
     let seconds = took.as_secs_f64();
     if json {
-        crate::cli_io::print_json!({
-            "command": "kmers",
-            "k": k,
-            "reads": s.reads.reads,
-            "bases": s.reads.letters - s.reads.non_bases,
-            "kmers_seen": s.kmers_seen,
-            "distinct": s.distinct,
-            "solid": s.solid,
-            "min_count": args.count.min_count_or(2),
-            "max_count": args.count.max_count,
-            "partitions": s.partitions,
-            "max_memory_bytes": options.max_memory,
-            "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
-            "temp_disk_bytes": buckets.temp_bytes(),
-            "backend": s.backend,
-            "seconds": seconds,
-            "kmers_per_second": s.kmers_seen as f64 / seconds.max(1e-12),
-            "peak_memory_bytes": peak_memory(),
-            "verified": verified,
-            "output": out.map(Output::describe),
-            "histo": histo.map(Output::describe),
-        });
+        super::print_count_report(
+            "kmers",
+            k,
+            &s,
+            serde_json::json!({
+                "min_count": args.count.min_count_or(2),
+                "max_count": args.count.max_count,
+                "partitions": s.partitions,
+                "max_memory_bytes": options.max_memory,
+                "temp_dir": options.temp_dir.as_ref().map(|d| d.display().to_string()),
+                "temp_disk_bytes": buckets.temp_bytes(),
+                "backend": s.backend,
+                "seconds": seconds,
+                "kmers_per_second": s.kmers_seen as f64 / seconds.max(1e-12),
+                "peak_memory_bytes": peak_memory(),
+                "verified": verified,
+                "output": out.map(Output::describe),
+                "histo": histo.map(Output::describe),
+            }),
+        );
     } else {
         report(
             &format!(

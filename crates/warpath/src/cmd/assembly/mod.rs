@@ -361,3 +361,21 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
         });
     }
 }
+
+/// The `--json` report of `kmers` or `assemble` (`command`): the counting figures both share,
+/// then `rest` (a JSON object), printed as one line.
+fn print_count_report(command: &str, k: usize, s: &assembly::CountStats, rest: serde_json::Value) {
+    let mut report = serde_json::json!({
+        "command": command,
+        "k": k,
+        "reads": s.reads.reads,
+        "bases": s.reads.letters - s.reads.non_bases,
+        "kmers_seen": s.kmers_seen,
+        "distinct": s.distinct,
+        "solid": s.solid,
+    });
+    if let (Some(r), serde_json::Value::Object(more)) = (report.as_object_mut(), rest) {
+        r.extend(more);
+    }
+    println!("{report}");
+}

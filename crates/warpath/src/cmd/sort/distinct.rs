@@ -138,21 +138,22 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
     bar.finish_and_clear();
     let max_count = counts.iter().copied().max().unwrap_or(0);
     if json {
-        crate::cli_io::print_json!({
-            "command": "distinct",
-            "n": n,
-            "type": <K as Element>::NAME,
-            "input": source.source,
-            "header": source.header,
-            "distinct": d.values.len(),
-            "equality": if args.bitwise { "bitwise" } else { "numeric" },
-            "max_count": max_count,
-            "backend": d.backend,
-            "seconds": elapsed.as_secs_f64(),
-            "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-            "verified": verified,
-            "output": out.map(Output::describe),
-        });
+        super::print_keys_report(
+            "distinct",
+            n,
+            <K as Element>::NAME,
+            &source,
+            serde_json::json!({
+                "distinct": d.values.len(),
+                "equality": if args.bitwise { "bitwise" } else { "numeric" },
+                "max_count": max_count,
+                "backend": d.backend,
+                "seconds": elapsed.as_secs_f64(),
+                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
+                "verified": verified,
+                "output": out.map(Output::describe),
+            }),
+        );
     } else {
         report(
             &format!(

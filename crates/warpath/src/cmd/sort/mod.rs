@@ -408,6 +408,28 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     }
 }
 
+/// The `--json` report of `sort` or `distinct` (`command`): the keys' count, type and input,
+/// then `rest` (a JSON object), printed as one line.
+fn print_keys_report(
+    command: &str,
+    n: usize,
+    type_name: &str,
+    source: &crate::cli_io::InputInfo,
+    rest: serde_json::Value,
+) {
+    let mut report = serde_json::json!({
+        "command": command,
+        "n": n,
+        "type": type_name,
+        "input": source.source,
+        "header": source.header,
+    });
+    if let (Some(r), serde_json::Value::Object(more)) = (report.as_object_mut(), rest) {
+        r.extend(more);
+    }
+    println!("{report}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,19 +88,20 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
     }
     bar.finish_and_clear();
     if json {
-        crate::cli_io::print_json!({
-            "command": "sort",
-            "n": n,
-            "type": <K as Element>::NAME,
-            "input": source.source,
-            "header": source.header,
-            "descending": args.descending,
-            "backend": backend,
-            "seconds": elapsed.as_secs_f64(),
-            "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-            "verified": verified,
-            "output": out.map(Output::describe),
-        });
+        super::print_keys_report(
+            "sort",
+            n,
+            <K as Element>::NAME,
+            &source,
+            serde_json::json!({
+                "descending": args.descending,
+                "backend": backend,
+                "seconds": elapsed.as_secs_f64(),
+                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
+                "verified": verified,
+                "output": out.map(Output::describe),
+            }),
+        );
     } else {
         report(
             &format!(
