@@ -61,6 +61,15 @@ macro_rules! print_json {
 }
 pub(crate) use print_json;
 
+/// Prints the JSON object `head` with the fields of the object `rest` added, as one line: a
+/// `--json` report whose first fields several commands share.
+pub(crate) fn print_merged_json(mut head: serde_json::Value, rest: serde_json::Value) {
+    if let (Some(h), serde_json::Value::Object(more)) = (head.as_object_mut(), rest) {
+        h.extend(more);
+    }
+    println!("{head}");
+}
+
 /// The output named by `flag`: `-` (or, when `default_stdout`, no flag) is standard output as
 /// text; a file's extension must be one of `allowed`. Under `--json`, standard output holds
 /// the JSON report: `-` is then a usage error and the default is no output. The path is

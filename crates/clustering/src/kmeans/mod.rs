@@ -18,6 +18,44 @@ mod auto;
 mod predict;
 mod validate;
 
+/// A stepper that [`KMeans::fit_runs`] restarts before each run and whose labels it takes
+/// after the best one.
+trait RunStepper: Stepper {
+    /// Forgets the previous run's labels (and bounds).
+    fn restart(&mut self) -> Result<(), KMeansError>;
+    /// The labels of the last step, taken out of the stepper.
+    fn take_labels(&mut self) -> Result<Vec<u32>, KMeansError>;
+}
+
+impl<T: Element> RunStepper for CpuStepper<'_, T> {
+    fn restart(&mut self) -> Result<(), KMeansError> {
+        self.reset_labels();
+        Ok(())
+    }
+    fn take_labels(&mut self) -> Result<Vec<u32>, KMeansError> {
+        Ok(std::mem::take(&mut self.labels))
+    }
+}
+
+impl<T: Element> RunStepper for BoundsStepper<'_, T> {
+    fn restart(&mut self) -> Result<(), KMeansError> {
+        self.reset();
+        Ok(())
+    }
+    fn take_labels(&mut self) -> Result<Vec<u32>, KMeansError> {
+        Ok(std::mem::take(&mut self.plain.labels))
+    }
+}
+
+impl<T: Element> RunStepper for CudaStepper<'_, T> {
+    fn restart(&mut self) -> Result<(), KMeansError> {
+        self.reset_labels()
+    }
+    fn take_labels(&mut self) -> Result<Vec<u32>, KMeansError> {
+        self.labels()
+    }
+}
+
 #[cfg(test)]
 pub(crate) use auto::auto_algorithm;
 pub(crate) use auto::groups_for;
@@ -466,45 +504,18 @@ impl KMeans {
                 crate::team::with_team(team_threads(n, self.k, d), || match groups {
                     None => {
                         let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Parallel);
-                        self.fit_runs(
-                            &input,
-                            &mut s,
-                            Backend::Cpu,
-                            observer,
-                            |s| {
-                                s.reset_labels();
-                                Ok(())
-                            },
-                            |s| Ok(std::mem::take(&mut s.labels)),
-                        )
+                        self.fit_runs(&input, &mut s, Backend::Cpu, observer)
                     }
                     Some(t) => {
                         let mut s = BoundsStepper::new(input.slice(), d, input.w(), t)
                             .adaptive(self.algorithm == Algorithm::Auto);
-                        self.fit_runs(
-                            &input,
-                            &mut s,
-                            Backend::Cpu,
-                            observer,
-                            |s| {
-                                s.reset();
-                                Ok(())
-                            },
-                            |s| Ok(std::mem::take(&mut s.plain.labels)),
-                        )
+                        self.fit_runs(&input, &mut s, Backend::Cpu, observer)
                     }
                 })
             }
             Target::Cuda(gpu) => {
                 let mut s = CudaStepper::new(gpu, input.slice(), d, input.w())?;
-                self.fit_runs(
-                    &input,
-                    &mut s,
-                    Backend::Cuda,
-                    observer,
-                    |s| s.reset_labels(),
-                    |s| s.labels(),
-                )
+                self.fit_runs(&input, &mut s, Backend::Cuda, observer)
             }
         }
     }
@@ -536,17 +547,7 @@ impl KMeans {
         let d = data.ncols();
         let input = validate(self, data, weights)?;
         let mut s = CpuStepper::new(input.slice(), d, input.w(), CpuKind::Reference);
-        self.fit_runs(
-            &input,
-            &mut s,
-            Backend::Cpu,
-            &mut |_| {},
-            |s| {
-                s.reset_labels();
-                Ok(())
-            },
-            |s| Ok(std::mem::take(&mut s.labels)),
-        )
+        self.fit_runs(&input, &mut s, Backend::Cpu, &mut |_| {})
     }
 
     /// Assignment passes of a run that reaches `max_iter`: one per iteration, and the final
@@ -556,14 +557,12 @@ impl KMeans {
     }
 
     /// Runs `n_init` Lloyd runs on one stepper and keeps the best.
-    fn fit_runs<T: Element, S: Stepper>(
+    fn fit_runs<T: Element, S: RunStepper>(
         &self,
         input: &Validated<'_, T>,
         stepper: &mut S,
         backend: Backend,
         observer: &mut dyn FnMut(&Progress),
-        reset: impl Fn(&mut S) -> Result<(), KMeansError>,
-        take_labels: impl Fn(&mut S) -> Result<Vec<u32>, KMeansError>,
     ) -> Result<KMeansResult<T>, KMeansError> {
         let d = input.d;
         let limit = match self.convergence {
@@ -603,7 +602,7 @@ impl KMeans {
                     })
                 },
             );
-            reset(stepper)?;
+            stepper.restart()?;
             let out = lloyd(stepper, start, &params, |iteration, _, st| {
                 observer(&Progress {
                     run,
@@ -618,7 +617,7 @@ impl KMeans {
                 .is_none_or(|(b, _)| out.last.inertia < b.last.inertia)
             {
                 let labels = if self.compute_labels {
-                    take_labels(stepper)?
+                    stepper.take_labels()?
                 } else {
                     Vec::new()
                 };

@@ -365,7 +365,7 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
 /// The `--json` report of `kmers` or `assemble` (`command`): the counting figures both share,
 /// then `rest` (a JSON object), printed as one line.
 fn print_count_report(command: &str, k: usize, s: &assembly::CountStats, rest: serde_json::Value) {
-    let mut report = serde_json::json!({
+    let report = serde_json::json!({
         "command": command,
         "k": k,
         "reads": s.reads.reads,
@@ -374,8 +374,5 @@ fn print_count_report(command: &str, k: usize, s: &assembly::CountStats, rest: s
         "distinct": s.distinct,
         "solid": s.solid,
     });
-    if let (Some(r), serde_json::Value::Object(more)) = (report.as_object_mut(), rest) {
-        r.extend(more);
-    }
-    println!("{report}");
+    crate::cli_io::print_merged_json(report, rest);
 }

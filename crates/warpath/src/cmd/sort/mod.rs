@@ -417,17 +417,14 @@ fn print_keys_report(
     source: &crate::cli_io::InputInfo,
     rest: serde_json::Value,
 ) {
-    let mut report = serde_json::json!({
+    let report = serde_json::json!({
         "command": command,
         "n": n,
         "type": type_name,
         "input": source.source,
         "header": source.header,
     });
-    if let (Some(r), serde_json::Value::Object(more)) = (report.as_object_mut(), rest) {
-        r.extend(more);
-    }
-    println!("{report}");
+    crate::cli_io::print_merged_json(report, rest);
 }
 
 #[cfg(test)]
