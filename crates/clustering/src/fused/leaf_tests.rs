@@ -89,7 +89,8 @@ fn a_leaf_has_the_plain_sums_bit_for_bit() {
     if !crate::isa::has_avx2() {
         return;
     }
-    // Tiles of 256 rows and their remainders; dimensions around the sums' 8 and 4 lanes.
+    // Tiles of 256 rows and their remainders; dimensions around the sums' 8 and 4 lanes;
+    // shapes that the row-wise kernel labels (a few centres, longer rows).
     for (i, &(n, d, k)) in [
         (1, 1, 1),
         (300, 3, 5),
@@ -102,6 +103,7 @@ fn a_leaf_has_the_plain_sums_bit_for_bit() {
         (17, 64, 2),
         (600, 12, 4),
         (333, 31, 6),
+        (301, 40, 4),
     ]
     .iter()
     .enumerate()

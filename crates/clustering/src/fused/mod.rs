@@ -22,9 +22,9 @@
 //!
 //! **Files.** This one holds the entry points and what they share (the buffers, the settling
 //! of a row); `x86.rs` the kernels, generic over a register of lanes (AVX-512 and AVX2);
-//! `narrow.rs` the kernel for up to eight centres with AVX-512 (the points in the lanes, from
-//! rows packed once per fit); `tests.rs` and `leaf_tests.rs` their tests against the
-//! reference.
+//! `narrow.rs` the kernels for up to eight centres with AVX-512 (the points in the lanes, from
+//! rows packed once per fit; or row by row, the partial sums folded); `tests.rs` and
+//! `leaf_tests.rs` their tests against the reference.
 
 use crate::Element;
 use crate::centres::{Centres, take};
@@ -54,6 +54,8 @@ pub(crate) struct Buffer<T> {
     width: Vec<T>,
     /// Per row: twice the error bound, `2 err(x)`.
     err2: Vec<f64>,
+    /// The row-wise kernel's centres, row by row ([`narrow::labels_rowwise_avx512`]).
+    crow: Vec<T>,
 }
 
 /// The labels (storage slots) of every row of `x` (`d` wide, `xn2` their `|x|^2` in `f64`)
@@ -75,7 +77,11 @@ pub(crate) fn nearest_rows<T: Element>(
         if crate::isa::has_avx512() {
             // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `buf`
             // is sized for the rows.
-            unsafe { x86::labels_avx512(x, xn2, cent, buf, out) };
+            unsafe {
+                if !narrow::few_centres_avx512(x, xn2, None, cent, buf, out) {
+                    x86::labels_avx512(x, xn2, cent, buf, out);
+                }
+            }
             return;
         }
         if crate::isa::has_avx2() {

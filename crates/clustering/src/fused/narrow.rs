@@ -1,21 +1,33 @@
-//! The fused kernel for a few centres (`k <=` [`NARROW_MAX_K`]) with AVX-512: the points in
-//! the vector lanes, not the centres.
+//! The fused kernels for a few centres with AVX-512, which spend less than one multiply-add
+//! per coordinate of a point.
 //!
-//! The general kernel puts the centres in the lanes, so with three centres it fills three of
-//! sixteen `f32` lanes and spends one multiply-add per coordinate of every point whatever `k`
-//! is, and then a horizontal minimum per point. Here the rows of the data are kept
-//! transposed in blocks of one register of rows ([`pack_rows`], once per fit): per
-//! coordinate, one load of a block's values and one multiply-add per centre (its packed
-//! coefficient broadcast), so `k / W` multiply-adds per point and coordinate instead of one.
-//! The minimum, the band and the lone lane are then settled for a whole block of points at
-//! once with vector compares and a few bit operations; the rows that need it go through the
-//! same [`settle_row`] as the general kernel, so the labels are the reference's, bit for bit.
+//! The general kernel puts the centres in the vector lanes, so with three centres it fills
+//! three of sixteen `f32` lanes and spends one multiply-add per coordinate of every point
+//! whatever `k` is, and then a horizontal minimum per point. Two kernels here do better:
+//!
+//! - **Narrow** (`k <=` [`NARROW_MAX_K`], rows packed once per fit): the points in the lanes.
+//!   The rows of the data are kept transposed in blocks of one register of rows
+//!   ([`pack_rows`]): per coordinate, one load of a block's values and one multiply-add per
+//!   centre (its packed coefficient broadcast), so `k / W` multiply-adds per point and
+//!   coordinate. A fit packs its rows only while the copy and the rows stay in the
+//!   last-level cache (`NARROW_MAX_BYTES` in `cpu.rs`).
+//! - **Row-wise** (`k <=` [`ROWWISE_MAX_K`], where [`rowwise`] says it pays): straight from
+//!   the rows as they are, one multiply-add per centre and register of a row's coordinates
+//!   into a register of partial sums, then the partial sums of a register of rows folded
+//!   into one lane per row ([`Fold`]). Also `k / W` multiply-adds per point and coordinate,
+//!   plus the folds, with no copy of the data: it serves data of any size.
+//!
+//! Both settle the minimum, the band and the lone lane for a whole block of points at once
+//! with vector compares and a few bit operations ([`settle_block`]); the rows that need it
+//! go through the same [`settle_row`] as the general kernel, so the labels are the
+//! reference's, bit for bit.
 
 use super::x86::{Lanes, Z32, Z64};
 use super::{Buffer, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
 use std::any::TypeId;
+use std::arch::x86_64::*;
 
 /// The most centres of the narrow kernel: up to eight, the lanes' labels fit three bits.
 pub(crate) const NARROW_MAX_K: usize = 8;
@@ -162,11 +174,19 @@ unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: us
     debug_assert!(pu.len() >= (b0 + B) * d * w && cu.len() >= d * kp);
     // SAFETY: in bounds by the caller's contract (checked in debug builds).
     let acc = unsafe {
-        let mut acc: [[V; K]; B] = [std::array::from_fn(|j| V::bcast(nu.as_ptr().add(j))); B];
+        // Plain loops, as in `rowwise_blocks`.
+        let mut norms = [V::splat(U::zero()); K];
+        for (j, v) in norms.iter_mut().enumerate() {
+            *v = V::bcast(nu.as_ptr().add(j));
+        }
+        let mut acc: [[V; K]; B] = [norms; B];
         let base = pu.as_ptr().add(b0 * d * w);
+        let mut cv = norms;
         for u in 0..d {
             let row = cu.as_ptr().add(u * kp);
-            let cv: [V; K] = std::array::from_fn(|j| V::bcast(row.add(j)));
+            for (j, v) in cv.iter_mut().enumerate() {
+                *v = V::bcast(row.add(j));
+            }
             for (b, a) in acc.iter_mut().enumerate() {
                 let xv = V::load(base.add((b * d + u) * w));
                 for (a, c) in a.iter_mut().zip(&cv) {
@@ -261,4 +281,328 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
             );
         }
     }
+}
+
+/// The most centres of the row-wise kernel ([`labels_rowwise_avx512`]).
+pub(crate) const ROWWISE_MAX_K: usize = 8;
+
+/// Whether the row-wise kernel serves `k` centres in `d` dimensions of `T` on this CPU, and
+/// pays: it spends about `k (d / W + 3)` instructions a row (`W` lanes a register: a
+/// multiply-add per centre and register of coordinates, and the folds), the general kernel
+/// `d` (a multiply-add per coordinate into one register of up to `W` centres). It runs
+/// where its count is at most three quarters of the general kernel's: the margin that the
+/// measurements in BENCHMARKS.md (clustering, "Few centres, row-wise") set.
+pub(crate) fn rowwise<T>(k: usize, d: usize) -> bool {
+    let w = pack_width::<T>();
+    k <= ROWWISE_MAX_K && 4 * k * (d.div_ceil(w) + 3) <= 3 * d && crate::isa::has_avx512()
+}
+
+/// Registers whose rows fold: the reduction of the row-wise kernel.
+///
+/// # Safety
+/// As [`Lanes`]: AVX-512F; `load_first` reads `n <= W` values.
+pub(super) trait Fold<T>: Lanes<T> {
+    /// The first `n` lanes from `p`, the other lanes zero.
+    unsafe fn load_first(p: *const T, n: usize) -> Self;
+    /// Two registers of rows of `g` lanes each (`W / g` rows in each) as one register of
+    /// twice the rows, `g / 2` lanes each: lane `o` of row `r` is the sum of lanes `o` and
+    /// `o + g / 2` of input row `r`, `a`'s rows first.
+    unsafe fn fold(a: Self, b: Self, g: usize) -> Self;
+}
+
+/// The lanes that [`Fold::fold`] takes (the low halves, `off = 0`, or the high ones,
+/// `off = g / 2`) from the concatenation of two registers of `w` lanes, rows of `g` lanes.
+const fn fold_index<const W: usize>(g: usize, off: usize) -> [i64; W] {
+    let mut idx = [0i64; W];
+    let (h, rows_in) = (g / 2, W / g);
+    let mut l = 0;
+    while l < W {
+        let (r, o) = (l / h, l % h);
+        let src = if r < rows_in {
+            r * g + o + off
+        } else {
+            W + (r - rows_in) * g + o + off
+        };
+        idx[l] = src as i64;
+        l += 1;
+    }
+    idx
+}
+
+/// The lanes of [`fold_index`] as the 32-bit indices of a permute of 16 lanes.
+const fn fold_index32(g: usize, off: usize) -> [i32; 16] {
+    let wide = fold_index::<16>(g, off);
+    let mut idx = [0i32; 16];
+    let mut l = 0;
+    while l < 16 {
+        idx[l] = wide[l] as i32;
+        l += 1;
+    }
+    idx
+}
+
+macro_rules! fold_lanes {
+    ($name:ident, $t:ty, $w:expr, $mask:ty, $maskz:ident, $perm:ident, $add:ident,
+     |$g:ident| $lo:expr, $hi:expr) => {
+        impl Fold<$t> for $name {
+            #[inline(always)]
+            unsafe fn load_first(p: *const $t, n: usize) -> Self {
+                let m = (((1u32 << n) - 1) & ((1u32 << $w) - 1)) as $mask;
+                // SAFETY: the trait's contract: `n` values at `p`; the others are not read.
+                unsafe { $name($maskz(m, p)) }
+            }
+            #[inline(always)]
+            unsafe fn fold(a: Self, b: Self, $g: usize) -> Self {
+                // SAFETY: the trait's contract; the indices are constants per `g` once inlined.
+                unsafe {
+                    let (lo, hi) = ($lo, $hi);
+                    let lo = _mm512_loadu_si512(lo.as_ptr().cast());
+                    let hi = _mm512_loadu_si512(hi.as_ptr().cast());
+                    $name($add($perm(a.0, lo, b.0), $perm(a.0, hi, b.0)))
+                }
+            }
+        }
+    };
+}
+
+fold_lanes!(
+    Z32,
+    f32,
+    16,
+    u16,
+    _mm512_maskz_loadu_ps,
+    _mm512_permutex2var_ps,
+    _mm512_add_ps,
+    |g| match g {
+        16 => const { fold_index32(16, 0) },
+        8 => const { fold_index32(8, 0) },
+        4 => const { fold_index32(4, 0) },
+        _ => const { fold_index32(2, 0) },
+    },
+    match g {
+        16 => const { fold_index32(16, 8) },
+        8 => const { fold_index32(8, 4) },
+        4 => const { fold_index32(4, 2) },
+        _ => const { fold_index32(2, 1) },
+    }
+);
+fold_lanes!(
+    Z64,
+    f64,
+    8,
+    u8,
+    _mm512_maskz_loadu_pd,
+    _mm512_permutex2var_pd,
+    _mm512_add_pd,
+    |g| match g {
+        8 => const { fold_index::<8>(8, 0) },
+        4 => const { fold_index::<8>(4, 0) },
+        _ => const { fold_index::<8>(2, 0) },
+    },
+    match g {
+        8 => const { fold_index::<8>(8, 4) },
+        4 => const { fold_index::<8>(4, 2) },
+        _ => const { fold_index::<8>(2, 1) },
+    }
+);
+
+/// Labels the rows with a kernel for a few centres when one serves: the narrow kernel from
+/// the packed rows when given, else the row-wise kernel where [`rowwise`] says it pays.
+/// Returns whether it labelled them (else the general kernel is the caller's).
+///
+/// # Safety
+/// As [`labels_narrow_avx512`] when `packed` is given; else the CPU has the features
+/// enabled here.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn few_centres_avx512<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    packed: Option<&[T]>,
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) -> bool {
+    match packed {
+        // SAFETY: the caller's contract.
+        Some(p) => unsafe { labels_narrow_avx512(x, xn2, p, cent, buf, out) },
+        // SAFETY: the CPU has the features; `k` is within the kernel's.
+        None if rowwise::<T>(cent.k, cent.d) => unsafe {
+            labels_rowwise_avx512(x, xn2, cent, buf, out)
+        },
+        None => return false,
+    }
+    true
+}
+
+/// The labels (storage slots) of the rows of `x` (`xn2` their `|x|^2`) into `out`, for a
+/// few centres, straight from the rows: per row and centre, one multiply-add per register
+/// of coordinates into a register of partial sums, then the partial sums of a register of
+/// rows folded into one register of values, one lane per row ([`Fold::fold`]: two
+/// permutes and an add per pair of registers), and the labels settled a block at a time as
+/// the narrow kernel settles them. The values are `|c_j|^2 - 2 x.c_j` summed in another
+/// order than the other kernels', which [`Centres::err`] covers: the labels are the
+/// reference's, bit for bit.
+///
+/// # Safety
+/// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent.k <=`
+/// [`ROWWISE_MAX_K`].
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) {
+    // The widths of whole blocks: a block's last lanes are read, not used.
+    let whole = out.len().next_multiple_of(pack_width::<T>());
+    if buf.width.len() < whole {
+        buf.width.resize(whole, T::zero());
+        buf.err2.resize(whole, 0.0);
+    }
+    band_widths(&xn2[..out.len()], cent, buf);
+    // The centres row by row, each padded with zeros to whole registers.
+    let (d, kp) = (cent.d, cent.kp);
+    let dp = d.next_multiple_of(pack_width::<T>());
+    let mut crow = std::mem::take(&mut buf.crow);
+    crow.clear();
+    crow.resize(cent.k * dp, T::zero());
+    for (j, row) in crow.chunks_exact_mut(dp).enumerate() {
+        for (u, v) in row[..d].iter_mut().enumerate() {
+            *v = cent.packed[u * kp + j];
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe {
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            rowwise_by_k::<T, Z32, f32>(x, &crow, cent, buf, out);
+        } else {
+            rowwise_by_k::<T, Z64, f64>(x, &crow, cent, buf, out);
+        }
+    }
+    buf.crow = crow;
+}
+
+/// [`rowwise_blocks`] with the centre count a constant.
+///
+/// # Safety
+/// As [`labels_rowwise_avx512`]; `U` is `T`; `crow` holds the padded centres.
+#[inline(always)]
+unsafe fn rowwise_by_k<T: Element, V: Fold<U>, U: Element>(
+    x: &[T],
+    crow: &[T],
+    cent: &Centres<T>,
+    buf: &Buffer<T>,
+    out: &mut [u32],
+) {
+    // SAFETY: the caller's contract; each constant is the centre count it names.
+    unsafe {
+        match cent.k {
+            1 => rowwise_blocks::<T, V, U, 1, 4>(x, crow, cent, buf, out),
+            2 => rowwise_blocks::<T, V, U, 2, 4>(x, crow, cent, buf, out),
+            3 => rowwise_blocks::<T, V, U, 3, 4>(x, crow, cent, buf, out),
+            4 => rowwise_blocks::<T, V, U, 4, 4>(x, crow, cent, buf, out),
+            5 => rowwise_blocks::<T, V, U, 5, 2>(x, crow, cent, buf, out),
+            6 => rowwise_blocks::<T, V, U, 6, 2>(x, crow, cent, buf, out),
+            7 => rowwise_blocks::<T, V, U, 7, 2>(x, crow, cent, buf, out),
+            8 => rowwise_blocks::<T, V, U, 8, 2>(x, crow, cent, buf, out),
+            k => unreachable!("the row-wise kernel serves 1 to 8 centres, not {k}"),
+        }
+    }
+}
+
+/// Every block of one register of rows: its groups of `R` rows (four up to four centres, two
+/// up to eight: the `R K` partial sums stay in registers) against the `K` centres, folded
+/// to one lane per row, then the block's labels ([`settle_block`]).
+///
+/// # Safety
+/// As [`rowwise_by_k`]; `cent.k == K`; `R` is 2 or 4.
+#[inline(always)]
+unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, const R: usize>(
+    x: &[T],
+    crow: &[T],
+    cent: &Centres<T>,
+    buf: &Buffer<T>,
+    out: &mut [u32],
+) {
+    let (d, w, n) = (cent.d, V::W, out.len());
+    let (full, tail) = (d / w, d % w);
+    let dp = d.next_multiple_of(w);
+    let (xu, cu): (&[U], &[U]) = (super::x86::same(x), super::x86::same(crow));
+    let nu: &[U] = super::x86::same(&cent.packed_norms);
+    debug_assert!(xu.len() >= n * d && cu.len() >= K * dp && n > 0);
+    // SAFETY: every pointer is within its slice: rows past the end read the last row (their
+    // lanes are never used), the centres hold `dp` values each, the last register of a row
+    // loads its `tail` values only. Plain loops rather than `array::from_fn`: a closure that
+    // is not inlined runs without this function's CPU features, and its intrinsics become
+    // calls.
+    unsafe {
+        let zero = V::splat(U::zero());
+        let mut norms = [zero; K];
+        for (j, v) in norms.iter_mut().enumerate() {
+            *v = V::bcast(nu.as_ptr().add(j));
+        }
+        for r0 in (0..n).step_by(w) {
+            // Per centre: the groups' registers, `R` rows of `w / R` lanes each.
+            let mut groups = [[zero; 8]; K];
+            for q in 0..w / R {
+                let mut rows = [xu.as_ptr(); R];
+                for (r, p) in rows.iter_mut().enumerate() {
+                    *p = xu.as_ptr().add((r0 + q * R + r).min(n - 1) * d);
+                }
+                let mut acc = [[zero; K]; R];
+                let mut cv = [zero; K];
+                for c in 0..=full {
+                    if c == full && tail == 0 {
+                        break;
+                    }
+                    for (j, v) in cv.iter_mut().enumerate() {
+                        *v = V::load(cu.as_ptr().add(j * dp + c * w));
+                    }
+                    for (a, row) in acc.iter_mut().zip(&rows) {
+                        let xv = if c < full {
+                            V::load(row.add(c * w))
+                        } else {
+                            V::load_first(row.add(c * w), tail)
+                        };
+                        for (a, c) in a.iter_mut().zip(&cv) {
+                            *a = V::fma(xv, *c, *a);
+                        }
+                    }
+                }
+                for (j, gj) in groups.iter_mut().enumerate() {
+                    let mut col = [zero; 8];
+                    for (c, a) in col.iter_mut().zip(&acc) {
+                        *c = a[j];
+                    }
+                    gj[q] = fold_all(&mut col, R, w);
+                }
+            }
+            // The groups' rows of `w / R` lanes folded to one lane each, then the norms.
+            let mut e = [zero; K];
+            for ((e, g), nj) in e.iter_mut().zip(groups.iter_mut()).zip(&norms) {
+                *e = V::add(*nj, fold_all(g, w / R, w / R));
+            }
+            settle_block::<T, V, U, K>(x, cent, &e, buf, out, r0);
+        }
+    }
+}
+
+/// The first `m` registers of `regs` (a power of two), rows of `g` lanes each, folded
+/// pairwise ([`Fold::fold`]) into one register, the rows in order.
+///
+/// # Safety
+/// As [`Fold`].
+#[inline(always)]
+unsafe fn fold_all<V: Fold<U>, U>(regs: &mut [V; 8], m: usize, g: usize) -> V {
+    let (mut m, mut g) = (m, g);
+    while m > 1 {
+        for i in 0..m / 2 {
+            // SAFETY: the caller's contract.
+            regs[i] = unsafe { V::fold(regs[2 * i], regs[2 * i + 1], g) };
+        }
+        m /= 2;
+        g /= 2;
+    }
+    regs[0]
 }

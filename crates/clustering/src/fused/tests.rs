@@ -19,12 +19,26 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
     runs.push(("widest", out));
     #[cfg(target_arch = "x86_64")]
     if crate::isa::has_avx512() {
-        // The AVX2 kernel on the same packing (a multiple of its lanes too).
+        // The AVX2 kernel on the same packing (a multiple of its lanes too), and the general
+        // AVX-512 kernel where the widest choice is another.
         let mut out = vec![u32::MAX; n];
         // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT; `buf` was sized for
         // `n` rows by the call above.
         unsafe { x86::labels_avx2(x, &xn2, &cent, &mut buf, &mut out) };
         runs.push(("avx2", out));
+        let mut out = vec![u32::MAX; n];
+        // SAFETY: as above.
+        unsafe { x86::labels_avx512(x, &xn2, &cent, &mut buf, &mut out) };
+        runs.push(("general", out));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::isa::has_avx512() && k <= narrow::ROWWISE_MAX_K {
+        // The row-wise kernel, wherever it would pay or not.
+        let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
+        buf.size(&cent, n);
+        // SAFETY: the CPU has AVX-512; `k` is within the kernel's.
+        unsafe { narrow::labels_rowwise_avx512(x, &xn2, &cent, &mut buf, &mut out) };
+        runs.push(("rowwise", out));
     }
     #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {

@@ -46,7 +46,7 @@ macro_rules! lanes {
      le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr,
      sums $sw:expr, |$sx:ident, $su:ident| $wide:expr, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident) => {
         #[derive(Clone, Copy)]
-        pub(super) struct $name($v);
+        pub(super) struct $name(pub(super) $v);
         impl Lanes<$t> for $name {
             const W: usize = $w;
             #[inline(always)]
@@ -258,11 +258,12 @@ macro_rules! entries {
                              $pc: &Centres<T>,
                              $pb: &mut Buffer<T>,
                              $po: &mut [u32]| {
-                match packed {
-                    // SAFETY: the caller's contract; the packed blocks are the tile's.
-                    Some($pp) => unsafe { $narrow },
+                let $pp = packed;
+                // SAFETY: the caller's contract; the packed blocks, when given, are the
+                // tile's.
+                if !unsafe { $narrow } {
                     // SAFETY: the caller's contract.
-                    None => unsafe { $labels($px, $pn, $pc, $pb, $po) },
+                    unsafe { $labels($px, $pn, $pc, $pb, $po) }
                 }
             };
             // SAFETY: the caller's contract; the element type is checked by `same`.
@@ -285,7 +286,7 @@ entries!(
     Z32,
     Z64,
     4,
-    |x, xn2, p, c, b, o| super::narrow::labels_narrow_avx512(x, xn2, p, c, b, o)
+    |x, xn2, p, c, b, o| super::narrow::few_centres_avx512(x, xn2, p, c, b, o)
 );
 entries!(
     labels_avx2,
@@ -298,20 +299,24 @@ entries!(
     |x, xn2, p, c, b, o| no_narrow(x, xn2, p, c, b, o)
 );
 
-/// The narrow kernel's place without AVX-512, never reached: no rows are packed for it
-/// there ([`super::leaf`]).
+/// The kernels for a few centres without AVX-512: none, so the general kernel labels the
+/// rows (and no rows are packed for the narrow kernel there, [`super::leaf`]).
 ///
 /// # Safety
-/// Never called.
+/// Always safe; `unsafe` for the shape of the AVX-512 entry it stands for.
 unsafe fn no_narrow<T>(
     _: &[T],
     _: &[f64],
-    _: &[T],
+    packed: Option<&[T]>,
     _: &Centres<T>,
     _: &mut Buffer<T>,
     _: &mut [u32],
-) {
-    unreachable!("rows packed for the narrow kernel without AVX-512");
+) -> bool {
+    assert!(
+        packed.is_none(),
+        "rows packed for the narrow kernel without AVX-512"
+    );
+    false
 }
 
 /// `|x|^2` of every row (see `super::row_norms`).
@@ -641,11 +646,19 @@ unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize>(
     let w = V::W;
     // SAFETY: in bounds by the caller's contract.
     unsafe {
-        let n0: [V; B] = std::array::from_fn(|b| V::load(norms.add(b * w)));
+        // Plain loops rather than `array::from_fn`: a closure that is not inlined runs
+        // without the caller's CPU features, and its intrinsics become calls.
+        let mut n0: [V; B] = [V::bcast(norms); B];
+        for (b, v) in n0.iter_mut().enumerate() {
+            *v = V::load(norms.add(b * w));
+        }
         let mut acc = [n0; P];
+        let mut cv = n0;
         for u in 0..d {
             let row = c.add(u * kp);
-            let cv: [V; B] = std::array::from_fn(|b| V::load(row.add(b * w)));
+            for (b, v) in cv.iter_mut().enumerate() {
+                *v = V::load(row.add(b * w));
+            }
             for (a, x) in acc.iter_mut().zip(&xs) {
                 let xv = V::bcast(x.add(u));
                 for (a, c) in a.iter_mut().zip(&cv) {
