@@ -107,19 +107,26 @@ unsafe fn by_k<T: Element, V: Lanes<U>, U: Element>(
 ) {
     // SAFETY: the caller's contract; each constant is the centre count it names.
     unsafe {
-        match cent.k {
-            1 => blocks::<T, V, U, 1, 8>(x, packed, cent, buf, out),
-            2 => blocks::<T, V, U, 2, 4>(x, packed, cent, buf, out),
-            3 => blocks::<T, V, U, 3, 3>(x, packed, cent, buf, out),
-            4 => blocks::<T, V, U, 4, 2>(x, packed, cent, buf, out),
-            5 => blocks::<T, V, U, 5, 2>(x, packed, cent, buf, out),
-            6 => blocks::<T, V, U, 6, 1>(x, packed, cent, buf, out),
-            7 => blocks::<T, V, U, 7, 1>(x, packed, cent, buf, out),
-            8 => blocks::<T, V, U, 8, 1>(x, packed, cent, buf, out),
-            k => unreachable!("the narrow kernel serves 1 to 8 centres, not {k}"),
-        }
+        by_centres! { cent.k, |K, B| blocks::<T, V, U, K, B>(x, packed, cent, buf, out),
+        [1 8, 2 4, 3 3, 4 2, 5 2, 6 1, 7 1, 8 1] }
     }
 }
+
+/// `$call` with the constant `$k` the centre count `$count` (1 to 8) and `$x` the constant
+/// paired with it in the list.
+macro_rules! by_centres {
+    ($count:expr, |$k:ident, $x:ident| $call:expr, [$($kv:literal $xv:literal),*]) => {
+        match $count {
+            $($kv => {
+                const $k: usize = $kv;
+                const $x: usize = $xv;
+                $call
+            })*
+            k => unreachable!("the kernels for a few centres serve 1 to 8, not {k}"),
+        }
+    };
+}
+use by_centres;
 
 /// Every block of the rows: `B` blocks at a time while that many remain, then one.
 ///
@@ -497,17 +504,8 @@ unsafe fn rowwise_by_k<T: Element, V: Fold<U>, U: Element>(
 ) {
     // SAFETY: the caller's contract; each constant is the centre count it names.
     unsafe {
-        match cent.k {
-            1 => rowwise_blocks::<T, V, U, 1, 4>(x, crow, cent, buf, out),
-            2 => rowwise_blocks::<T, V, U, 2, 4>(x, crow, cent, buf, out),
-            3 => rowwise_blocks::<T, V, U, 3, 4>(x, crow, cent, buf, out),
-            4 => rowwise_blocks::<T, V, U, 4, 4>(x, crow, cent, buf, out),
-            5 => rowwise_blocks::<T, V, U, 5, 2>(x, crow, cent, buf, out),
-            6 => rowwise_blocks::<T, V, U, 6, 2>(x, crow, cent, buf, out),
-            7 => rowwise_blocks::<T, V, U, 7, 2>(x, crow, cent, buf, out),
-            8 => rowwise_blocks::<T, V, U, 8, 2>(x, crow, cent, buf, out),
-            k => unreachable!("the row-wise kernel serves 1 to 8 centres, not {k}"),
-        }
+        by_centres! { cent.k, |K, R| rowwise_blocks::<T, V, U, K, R>(x, crow, cent, buf, out),
+        [1 4, 2 4, 3 4, 4 4, 5 2, 6 2, 7 2, 8 2] }
     }
 }
 
