@@ -387,6 +387,50 @@ pub(crate) fn canonical_reading<W: Word>(codes: &mut Vec<u8>, k: usize, circular
     }
     codes.truncate(n);
     codes.rotate_left(j);
-    codes.extend_from_within(..k - 1);
+    // The first k - 1 bases again; a cycle of fewer than k - 1 k-mers repeats its n bases
+    // (base i + n is base i), so the bases are copied one at a time.
+    for i in 0..k - 1 {
+        let c = codes[i];
+        codes.push(c);
+    }
     (1, m, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cycle of fewer k-mers than k - 1 (`GTTGTTG` at k = 5: three k-mers, each base three
+    /// on from the same base) is read from its smallest k-mer with its first k - 1 bases
+    /// repeated, as a longer cycle is; the fuzzer's `colored_graph` found it panicking.
+    #[test]
+    fn a_cycle_shorter_than_k_minus_one_is_read_whole() {
+        let k = 5;
+        let to_codes = |s: &[u8]| -> Vec<u8> {
+            s.iter()
+                .map(|&b| match b {
+                    b'A' => 0,
+                    b'C' => 1,
+                    b'G' => 2,
+                    _ => 3,
+                })
+                .collect()
+        };
+        for seq in [&b"GTTGTTG"[..], b"ACACAC", b"AAAAA", b"GTTGTTGTTG"] {
+            let mut codes = to_codes(seq);
+            let n = codes.len() + 1 - k;
+            let key = canonical_reading::<u64>(&mut codes, k, true);
+            assert_eq!(codes.len(), n + k - 1, "{:?}", std::str::from_utf8(seq));
+            for i in n..codes.len() {
+                assert_eq!(codes[i], codes[i - n], "periodic");
+            }
+            // The key is the first k-mer read, canonical and the smallest on the cycle.
+            let first: u64 = word_of_codes(&codes, k);
+            assert_eq!(key.1, canonical(first, k));
+            for i in 0..n {
+                let w: u64 = word_of_codes(&codes[i..], k);
+                assert!(key.1 <= canonical(w, k));
+            }
+        }
+    }
 }
