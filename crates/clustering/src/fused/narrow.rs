@@ -22,7 +22,7 @@
 //! go through the same [`settle_row`] as the general kernel, so the labels are the
 //! reference's, bit for bit.
 
-use super::x86::{Lanes, Z32, Z64};
+use super::x86::{Lanes, Z32, Z64, by_element};
 use super::{Buffer, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
@@ -84,11 +84,7 @@ pub(super) unsafe fn labels_narrow_avx512<T: Element>(
     band_widths(&xn2[..out.len()], cent, buf);
     // SAFETY: the caller's contract.
     unsafe {
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            by_k::<T, Z32, f32>(x, packed, cent, buf, out);
-        } else {
-            by_k::<T, Z64, f64>(x, packed, cent, buf, out);
-        }
+        by_element! { T, Z32, Z64, |V, U| by_k::<T, V, U>(x, packed, cent, buf, out) }
     }
 }
 
@@ -481,11 +477,7 @@ pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
     }
     // SAFETY: the caller's contract.
     unsafe {
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            rowwise_by_k::<T, Z32, f32>(x, &crow, cent, buf, out);
-        } else {
-            rowwise_by_k::<T, Z64, f64>(x, &crow, cent, buf, out);
-        }
+        by_element! { T, Z32, Z64, |V, U| rowwise_by_k::<T, V, U>(x, &crow, cent, buf, out) }
     }
     buf.crow = crow;
 }

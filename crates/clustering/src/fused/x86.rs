@@ -189,6 +189,23 @@ pub(super) fn same<T: 'static, U: 'static>(s: &[T]) -> &[U] {
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
 }
 
+/// `$call` with `$u` the element type `$t` (`f32` or `f64`, checked at run time; the callee
+/// checks it again through [`same`]) and `$v` its register of lanes (`$v32` or `$v64`).
+macro_rules! by_element {
+    ($t:ty, $v32:ty, $v64:ty, |$v:ident, $u:ident| $call:expr) => {
+        if TypeId::of::<$t>() == TypeId::of::<f32>() {
+            type $v = $v32;
+            type $u = f32;
+            $call
+        } else {
+            type $v = $v64;
+            type $u = f64;
+            $call
+        }
+    };
+}
+pub(super) use by_element;
+
 /// Declares the entry points of one instruction set: the squared distances and the labels
 /// of a tile, and a whole leaf, each with the element type's lanes (`$v32`, `$v64`) and at
 /// most `$bmax` registers of centres at a time.
@@ -209,10 +226,9 @@ macro_rules! entries {
         ) {
             // SAFETY: the caller's contract; the element type is checked by `same`.
             unsafe {
-                if TypeId::of::<T>() == TypeId::of::<f32>() {
-                    distances::<T, $v32, f32, $bmax>(x, xn2, cent, &mut buf.vals, out);
-                } else {
-                    distances::<T, $v64, f64, $bmax>(x, xn2, cent, &mut buf.vals, out);
+                by_element! {
+                    T, $v32, $v64, |V, U|
+                    distances::<T, V, U, $bmax>(x, xn2, cent, &mut buf.vals, out)
                 }
             }
         }
@@ -232,10 +248,8 @@ macro_rules! entries {
             band_widths(&xn2[..out.len()], cent, buf);
             // SAFETY: the caller's contract; the element type is checked by `same`.
             unsafe {
-                if TypeId::of::<T>() == TypeId::of::<f32>() {
-                    by_registers::<T, $v32, f32, $bmax>(x, cent, buf, out);
-                } else {
-                    by_registers::<T, $v64, f64, $bmax>(x, cent, buf, out);
+                by_element! {
+                    T, $v32, $v64, |V, U| by_registers::<T, V, U, $bmax>(x, cent, buf, out)
                 }
             }
         }
@@ -268,10 +282,9 @@ macro_rules! entries {
             };
             // SAFETY: the caller's contract; the element type is checked by `same`.
             unsafe {
-                if TypeId::of::<T>() == TypeId::of::<f32>() {
-                    leaf_tiles::<T, $v32, f32>(x, rows, cent, labels, out, labels_of);
-                } else {
-                    leaf_tiles::<T, $v64, f64>(x, rows, cent, labels, out, labels_of);
+                by_element! {
+                    T, $v32, $v64, |V, U|
+                    leaf_tiles::<T, V, U>(x, rows, cent, labels, out, labels_of)
                 }
             }
         }
@@ -339,13 +352,7 @@ unsafe fn norms<T: Element, V: Lanes<U>, U: Element>(x: &[T], d: usize, out: &mu
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn norms_avx512<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
     // SAFETY: the caller's contract; the element type is checked by `same`.
-    unsafe {
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            norms::<T, Z32, f32>(x, d, out);
-        } else {
-            norms::<T, Z64, f64>(x, d, out);
-        }
-    }
+    unsafe { by_element!(T, Z32, Z64, |V, U| norms::<T, V, U>(x, d, out)) }
 }
 
 /// [`norms`] with AVX2 registers.
@@ -355,13 +362,7 @@ pub(super) unsafe fn norms_avx512<T: Element>(x: &[T], d: usize, out: &mut [f64]
 #[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
     // SAFETY: the caller's contract; the element type is checked by `same`.
-    unsafe {
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            norms::<T, Y32, f32>(x, d, out);
-        } else {
-            norms::<T, Y64, f64>(x, d, out);
-        }
-    }
+    unsafe { by_element!(T, Y32, Y64, |V, U| norms::<T, V, U>(x, d, out)) }
 }
 
 /// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
