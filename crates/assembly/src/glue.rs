@@ -406,18 +406,11 @@ mod tests {
     #[test]
     fn a_cycle_shorter_than_k_minus_one_is_read_whole() {
         let k = 5;
-        let to_codes = |s: &[u8]| -> Vec<u8> {
-            s.iter()
-                .map(|&b| match b {
-                    b'A' => 0,
-                    b'C' => 1,
-                    b'G' => 2,
-                    _ => 3,
-                })
-                .collect()
-        };
         for seq in [&b"GTTGTTG"[..], b"ACACAC", b"AAAAA", b"GTTGTTGTTG"] {
-            let mut codes = to_codes(seq);
+            let mut codes: Vec<u8> = seq
+                .iter()
+                .map(|&b| crate::kmer::base_code(b).unwrap())
+                .collect();
             let n = codes.len() + 1 - k;
             let key = canonical_reading::<u64>(&mut codes, k, true);
             assert_eq!(codes.len(), n + k - 1, "{:?}", std::str::from_utf8(seq));

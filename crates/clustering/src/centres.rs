@@ -116,6 +116,10 @@ pub(crate) struct Centres<T> {
     pub(crate) packed_norms: Vec<T>,
     /// Fused: the lanes of a packed row.
     pub(crate) kp: usize,
+    /// Fused, a few centres with AVX-512 (the row-wise kernel, `fused/narrow.rs`): `-2 c_j`
+    /// in the element type row by row, each row padded with zeros to whole 64-byte
+    /// registers; empty otherwise.
+    pub(crate) rows: Vec<T>,
     /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
     /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`).
     pub(crate) dt: Vec<f64>,
@@ -190,6 +194,20 @@ impl<T: Element> Centres<T> {
             packed_norms = vec![T::from_f64(f64::INFINITY); kp];
             packed_norms[..k].copy_from_slice(&norms);
         }
+        let mut rows = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        if method == Method::Fused
+            && k <= crate::fused::narrow::ROWWISE_MAX_K
+            && crate::isa::has_avx512()
+        {
+            let dp = d.next_multiple_of(64 / size_of::<T>());
+            rows = vec![T::zero(); k * dp];
+            for (row, c) in rows.chunks_exact_mut(dp).zip(c64.chunks_exact(d)) {
+                for (r, &v) in row.iter_mut().zip(c) {
+                    *r = T::from_f64(-2.0 * v);
+                }
+            }
+        }
         // The blocks serve ranges of at least LANES centres only (see `direct_d`).
         if (both || method == Method::Direct) && k >= LANES {
             let blocks = k.div_ceil(LANES);
@@ -214,6 +232,7 @@ impl<T: Element> Centres<T> {
             packed,
             packed_norms,
             kp,
+            rows,
             dt,
         }
     }

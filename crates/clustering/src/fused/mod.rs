@@ -54,8 +54,6 @@ pub(crate) struct Buffer<T> {
     width: Vec<T>,
     /// Per row: twice the error bound, `2 err(x)`.
     err2: Vec<f64>,
-    /// The row-wise kernel's centres, row by row ([`narrow::labels_rowwise_avx512`]).
-    crow: Vec<T>,
 }
 
 /// The labels (storage slots) of every row of `x` (`d` wide, `xn2` their `|x|^2` in `f64`)
@@ -190,11 +188,12 @@ pub(crate) fn leaf<T: Element>(
 const TILE: usize = 256;
 
 impl<T: Element> Buffer<T> {
-    /// Room for `rows` rows against `cent`.
+    /// Room for `rows` rows against `cent`; the band widths for whole blocks of 16 rows
+    /// (the kernels for a few centres read a block's widths as one register).
     fn size(&mut self, cent: &Centres<T>, rows: usize) {
         self.vals.resize(GROUP * P_MAX * cent.kp, T::zero());
-        self.width.resize(rows, T::zero());
-        self.err2.resize(rows, 0.0);
+        self.width.resize(rows.next_multiple_of(16), T::zero());
+        self.err2.resize(rows.next_multiple_of(16), 0.0);
         self.xn2.resize(rows, 0.0);
         self.slots.resize(rows, 0);
     }

@@ -70,8 +70,8 @@ pub(crate) fn pack_rows<T: Element>(data: &[T], d: usize) -> Vec<T> {
 ///
 /// # Safety
 /// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent.k <=`
-/// [`NARROW_MAX_K`]; `packed` holds the blocks of every row of `out`; `buf` is sized for at
-/// least `out.len()` rounded up to whole blocks.
+/// [`NARROW_MAX_K`]; `packed` holds the blocks of every row of `out`; `buf` is sized for
+/// `out.len()` rows.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn labels_narrow_avx512<T: Element>(
     x: &[T],
@@ -447,8 +447,9 @@ pub(super) unsafe fn few_centres_avx512<T: Element>(
 /// reference's, bit for bit.
 ///
 /// # Safety
-/// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent.k <=`
-/// [`ROWWISE_MAX_K`].
+/// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent` is fused with
+/// `k <=` [`ROWWISE_MAX_K`] (so `cent.rows` holds its rows); `buf` is sized for `out.len()`
+/// rows.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
     x: &[T],
@@ -457,46 +458,27 @@ pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
     buf: &mut Buffer<T>,
     out: &mut [u32],
 ) {
-    // The widths of whole blocks: a block's last lanes are read, not used.
-    let whole = out.len().next_multiple_of(pack_width::<T>());
-    if buf.width.len() < whole {
-        buf.width.resize(whole, T::zero());
-        buf.err2.resize(whole, 0.0);
-    }
     band_widths(&xn2[..out.len()], cent, buf);
-    // The centres row by row, each padded with zeros to whole registers.
-    let (d, kp) = (cent.d, cent.kp);
-    let dp = d.next_multiple_of(pack_width::<T>());
-    let mut crow = std::mem::take(&mut buf.crow);
-    crow.clear();
-    crow.resize(cent.k * dp, T::zero());
-    for (j, row) in crow.chunks_exact_mut(dp).enumerate() {
-        for (u, v) in row[..d].iter_mut().enumerate() {
-            *v = cent.packed[u * kp + j];
-        }
-    }
     // SAFETY: the caller's contract.
     unsafe {
-        by_element! { T, Z32, Z64, |V, U| rowwise_by_k::<T, V, U>(x, &crow, cent, buf, out) }
+        by_element! { T, Z32, Z64, |V, U| rowwise_by_k::<T, V, U>(x, cent, buf, out) }
     }
-    buf.crow = crow;
 }
 
 /// [`rowwise_blocks`] with the centre count a constant.
 ///
 /// # Safety
-/// As [`labels_rowwise_avx512`]; `U` is `T`; `crow` holds the padded centres.
+/// As [`labels_rowwise_avx512`]; `U` is `T`.
 #[inline(always)]
 unsafe fn rowwise_by_k<T: Element, V: Fold<U>, U: Element>(
     x: &[T],
-    crow: &[T],
     cent: &Centres<T>,
     buf: &Buffer<T>,
     out: &mut [u32],
 ) {
     // SAFETY: the caller's contract; each constant is the centre count it names.
     unsafe {
-        by_centres! { cent.k, |K, R| rowwise_blocks::<T, V, U, K, R>(x, crow, cent, buf, out),
+        by_centres! { cent.k, |K, R| rowwise_blocks::<T, V, U, K, R>(x, cent, buf, out),
         [1 4, 2 4, 3 4, 4 4, 5 2, 6 2, 7 2, 8 2] }
     }
 }
@@ -510,7 +492,6 @@ unsafe fn rowwise_by_k<T: Element, V: Fold<U>, U: Element>(
 #[inline(always)]
 unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, const R: usize>(
     x: &[T],
-    crow: &[T],
     cent: &Centres<T>,
     buf: &Buffer<T>,
     out: &mut [u32],
@@ -518,7 +499,7 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
     let (d, w, n) = (cent.d, V::W, out.len());
     let (full, tail) = (d / w, d % w);
     let dp = d.next_multiple_of(w);
-    let (xu, cu): (&[U], &[U]) = (super::x86::same(x), super::x86::same(crow));
+    let (xu, cu): (&[U], &[U]) = (super::x86::same(x), super::x86::same(&cent.rows));
     let nu: &[U] = super::x86::same(&cent.packed_norms);
     debug_assert!(xu.len() >= n * d && cu.len() >= K * dp && n > 0);
     // SAFETY: every pointer is within its slice: rows past the end read the last row (their

@@ -45,9 +45,9 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         // The narrow kernel, from the rows packed as a fit packs them.
         let packed = narrow::pack_rows(x, d);
         let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
-        buf.size(&cent, n.next_multiple_of(narrow::pack_width::<T>()));
+        buf.size(&cent, n);
         // SAFETY: the CPU has AVX-512; `k` is within the kernel's; the blocks are the rows';
-        // `buf` is sized in whole blocks.
+        // `buf` is sized for the rows.
         unsafe { narrow::labels_narrow_avx512(x, &xn2, &packed, &cent, &mut buf, &mut out) };
         runs.push(("narrow", out));
     }
