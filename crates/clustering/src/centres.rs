@@ -86,6 +86,10 @@ pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
     }
 }
 
+/// The most centres of the row-wise fused kernel (`fused/narrow.rs`), for which
+/// [`Centres::rows`] is kept.
+pub(crate) const ROWWISE_MAX_K: usize = 8;
+
 /// A set of centres prepared for the engine, in a storage order of its own (groups of the
 /// pruned algorithms are contiguous); `id(j)` is the centre's index in the caller's order,
 /// which decides ties.
@@ -196,10 +200,7 @@ impl<T: Element> Centres<T> {
         }
         let mut rows = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if method == Method::Fused
-            && k <= crate::fused::narrow::ROWWISE_MAX_K
-            && crate::isa::has_avx512()
-        {
+        if method == Method::Fused && k <= ROWWISE_MAX_K && crate::isa::has_avx512() {
             let dp = d.next_multiple_of(64 / size_of::<T>());
             rows = vec![T::zero(); k * dp];
             for (row, c) in rows.chunks_exact_mut(dp).zip(c64.chunks_exact(d)) {

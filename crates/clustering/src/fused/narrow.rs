@@ -286,8 +286,9 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
     }
 }
 
-/// The most centres of the row-wise kernel ([`labels_rowwise_avx512`]).
-pub(crate) const ROWWISE_MAX_K: usize = 8;
+/// The most centres of the row-wise kernel ([`labels_rowwise_avx512`]), kept beside the
+/// centres' row copy it reads.
+pub(crate) use crate::centres::ROWWISE_MAX_K;
 
 /// Whether the row-wise kernel serves `k` centres in `d` dimensions of `T` on this CPU, and
 /// pays: it spends about `k (d / W + 3)` instructions a row (`W` lanes a register: a
