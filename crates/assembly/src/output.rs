@@ -14,6 +14,48 @@ fn sign(rev: bool) -> char {
     if rev { '-' } else { '+' }
 }
 
+/// Appends `n` in decimal.
+#[inline]
+fn push_int(line: &mut Vec<u8>, n: impl itoa::Integer) {
+    line.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// Appends `v` with one decimal, byte for byte as `format!("{v:.1}")` writes it (its exact
+/// binary value rounded to tenths, ties to even), without `fmt`'s exact float formatting,
+/// which falls back to big-number arithmetic for most values and took a tenth of the time
+/// of writing a pangenome's unitigs.
+fn push_tenths(line: &mut Vec<u8>, v: f64) {
+    if !(0.0..1e18).contains(&v) {
+        write!(line, "{v:.1}").expect("to memory");
+        return;
+    }
+    // v = m 2^e exactly; 10 v rounded to an integer, ties to even
+    let bits = v.to_bits();
+    let (exp, frac) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | 1 << 52, exp - 1075)
+    };
+    let x = 10 * u128::from(m);
+    let tenths = if e >= 0 {
+        x << e
+    } else if e <= -120 {
+        0 // below 2^-60: 0.0
+    } else {
+        let s = -e as u32;
+        let (q, r, half) = (x >> s, x & ((1 << s) - 1), 1u128 << (s - 1));
+        if r > half || (r == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    push_int(line, tenths / 10);
+    line.push(b'.');
+    line.push(b'0' + (tenths % 10) as u8);
+}
+
 /// Writes the unitigs of `g` as FASTA, one line of sequence each, with BCALM2's header:
 /// `>ID LN:i:LEN KC:i:COUNT km:f:MEAN L:+:ID:- ...` (`KC` the sum of the k-mers' counts,
 /// `km` their mean, one `L` per link, see [`Link`]); a colored graph adds GGCAT's color runs
@@ -30,21 +72,23 @@ pub(crate) fn fasta<G: UnitigGraph>(
     let mut line = Vec::with_capacity(256);
     g.for_each_unitig(&mut |u, links| {
         line.clear();
-        write!(
-            line,
-            ">{} LN:i:{} KC:i:{} km:f:{:.1}",
-            u.id,
-            u.sequence.len(),
-            u.total_count,
-            u.mean_count()
-        )
-        .expect("to memory");
+        line.push(b'>');
+        push_int(&mut line, u.id);
+        line.extend_from_slice(b" LN:i:");
+        push_int(&mut line, u.sequence.len());
+        line.extend_from_slice(b" KC:i:");
+        push_int(&mut line, u.total_count);
+        line.extend_from_slice(b" km:f:");
+        push_tenths(&mut line, u.mean_count());
         // GGCAT's color runs: the set id in hexadecimal, then the k-mers it covers
         for r in u.colors {
-            write!(line, " C:{:x}:{}", r.set, r.kmers).expect("to memory");
+            write!(line, " C:{:x}:", r.set).expect("to memory");
+            push_int(&mut line, r.kmers);
         }
         for l in links {
-            write!(line, " L:{}:{}:{}", sign(l.from_rev), l.to, sign(l.to_rev)).expect("to memory");
+            write!(line, " L:{}:", sign(l.from_rev)).expect("to memory");
+            push_int(&mut line, l.to);
+            write!(line, ":{}", sign(l.to_rev)).expect("to memory");
         }
         line.push(b'\n');
         out.write_all(&line).map_err(wrap)?;
@@ -72,14 +116,12 @@ pub(crate) fn gfa<G: UnitigGraph>(
         line.clear();
         write!(line, "S\t{}\t", u.id).expect("to memory");
         line.extend_from_slice(u.sequence);
-        write!(
-            line,
-            "\tLN:i:{}\tKC:i:{}\tkm:f:{:.1}",
-            u.sequence.len(),
-            u.total_count,
-            u.mean_count()
-        )
-        .expect("to memory");
+        line.extend_from_slice(b"\tLN:i:");
+        push_int(&mut line, u.sequence.len());
+        line.extend_from_slice(b"\tKC:i:");
+        push_int(&mut line, u.total_count);
+        line.extend_from_slice(b"\tkm:f:");
+        push_tenths(&mut line, u.mean_count());
         // the color runs as one tag: `CR:Z:<set>:<k-mers>,<set>:<k-mers>,...` (decimal ids)
         for (i, r) in u.colors.iter().enumerate() {
             let lead = if i == 0 { "\tCR:Z:" } else { "," };
@@ -267,4 +309,57 @@ pub fn n50(lengths: &[usize]) -> usize {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tenths(v: f64) -> String {
+        let mut line = Vec::new();
+        push_tenths(&mut line, v);
+        String::from_utf8(line).expect("ASCII")
+    }
+
+    #[test]
+    fn tenths_are_fmts_on_ties_and_extremes() {
+        for v in [
+            0.0,
+            0.05,
+            0.25,
+            0.75,
+            1.25,
+            2.5,
+            0.15,
+            1.45,
+            3.35,
+            9.95,
+            99.95,
+            1e-300,
+            5e-324,
+            0.04999999999999999,
+            123456789.05,
+            1e17 + 0.5,
+            9.999e17,
+            2e18,
+            1e300,
+        ] {
+            assert_eq!(tenths(v), format!("{v:.1}"), "{v:e}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn tenths_are_fmts_on_mean_counts(total in 0u64..1 << 44, kmers in 1u64..1 << 34) {
+            let v = total as f64 / kmers as f64;
+            prop_assert_eq!(tenths(v), format!("{v:.1}"));
+        }
+
+        #[test]
+        fn tenths_are_fmts_on_any_value(bits in 0u64..0x7ff0_0000_0000_0000) {
+            let v = f64::from_bits(bits);
+            prop_assert_eq!(tenths(v), format!("{v:.1}"));
+        }
+    }
 }
