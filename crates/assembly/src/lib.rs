@@ -23,6 +23,7 @@ mod plan;
 mod query;
 mod reads;
 mod records;
+mod set_code;
 mod simulate;
 mod spill;
 mod store;

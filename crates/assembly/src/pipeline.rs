@@ -1,5 +1,5 @@
 //! The whole pipeline from reads to the unitigs on disk, under a memory bound: counting into
-//! buckets (`count.rs`), compaction inside each bucket (`pieces.rs`), glue across buckets
+//! buckets (`count/`), compaction inside each bucket (`pieces.rs`), glue across buckets
 //! (`glue.rs`), the final order and the links (`store.rs`), and an independent check.
 
 use std::io::Write;

@@ -15,8 +15,8 @@
 //! | unitig | `[kmers: u64][count sum: u64][circular: u8][len: u32][len letters]` | ordering | writers, eulertigs, the check |
 //! | end | `[canonical end k-mer word][reversed: u8][role: u8][unitig: u32]` | ordering | ordering |
 //! | resolved link | `[from: u32][from reversed: u8][next base: u8][to: u32][to reversed: u8]` | ordering | writers |
-//! | k-mer colors | `[n: u64][n set hashes: u128]`, one per solid run, in the same order | counting | coloring |
-//! | color set | `[hash: u128][n: u32][n colors: u32]` | counting | coloring |
+//! | k-mer colors | `[n: u64][m: u32][width: u8][m distinct set hashes: u128][n numbers of width bytes]`, one per solid run, in the same order | counting | coloring |
+//! | color set | `[hash: u128][n: u32][n bytes]`, the set packed as `set_code.rs` writes it | counting | coloring |
 //! | hashed color run | `[unitig: u32][first k-mer: u32][k-mers: u32][set hash: u128]` | coloring | coloring |
 //! | unitig color runs | `[n: u32][n x (set: u32, k-mers: u32)]`, one per unitig in order | coloring | writers |
 
@@ -459,30 +459,93 @@ pub(crate) fn resolved_link(l: ResolvedLink) -> [u8; RESOLVED_LINK_BYTES] {
 
 // ---- colors ----
 
-/// Appends the k-mer colors of a solid run: each k-mer's color set, by hash.
-pub(crate) fn put_kmer_colors(hashes: &[u128], out: &mut Vec<u8>) {
-    out.reserve(8 + 16 * hashes.len());
+/// Slots of [`KmerColorsScratch`]'s cache of recent hashes.
+const RECENT_NUMBERS: usize = 1024;
+
+/// Scratch space of [`put_kmer_colors`]: a run's distinct set hashes and their numbers.
+#[derive(Default)]
+pub(crate) struct KmerColorsScratch {
+    numbers: SetHashMap<u32>,
+    /// The last hashes numbered, by their low bits (a bucket's k-mers share few sets: most
+    /// lookups end here).
+    recent: Vec<(u128, u32)>,
+    distinct: Vec<u128>,
+    ids: Vec<u32>,
+}
+
+/// Appends the k-mer colors of a solid run, each k-mer's color set by hash, as a dictionary:
+/// the number of k-mers (`u64`), of distinct hashes (`u32`), the width of a number (1, 2 or 4
+/// bytes), the distinct hashes in order of first appearance, then each k-mer's number (a
+/// bucket's tens of thousands of k-mers share a few thousand sets: about 2 bytes a k-mer,
+/// not 16).
+pub(crate) fn put_kmer_colors(hashes: &[u128], scratch: &mut KmerColorsScratch, out: &mut Vec<u8>) {
+    let KmerColorsScratch {
+        numbers,
+        recent,
+        distinct,
+        ids,
+    } = scratch;
+    numbers.clear();
+    distinct.clear();
+    ids.clear();
+    recent.clear();
+    recent.resize(RECENT_NUMBERS, (0, u32::MAX));
+    for &h in hashes {
+        let slot = &mut recent[h as usize % RECENT_NUMBERS];
+        if slot.0 == h && slot.1 != u32::MAX {
+            ids.push(slot.1);
+            continue;
+        }
+        let fresh = distinct.len() as u32;
+        let id = *numbers.entry(h).or_insert(fresh);
+        if id == fresh {
+            distinct.push(h);
+        }
+        *slot = (h, id);
+        ids.push(id);
+    }
+    let width = number_width(distinct.len());
+    out.reserve(13 + 16 * distinct.len() + width * ids.len());
     out.extend_from_slice(&(hashes.len() as u64).to_le_bytes());
-    for h in hashes {
+    out.extend_from_slice(&(distinct.len() as u32).to_le_bytes());
+    out.push(width as u8);
+    for h in distinct.iter() {
         out.extend_from_slice(&h.to_le_bytes());
+    }
+    for &id in ids.iter() {
+        out.extend_from_slice(&id.to_le_bytes()[..width]);
+    }
+}
+
+/// Bytes a number takes among `distinct` of them.
+fn number_width(distinct: usize) -> usize {
+    match distinct {
+        0..=256 => 1,
+        257..=65_536 => 2,
+        _ => 4,
     }
 }
 
 /// The k-mer colors of a bucket's bytes, run after run, as one sequence of set hashes.
 pub(crate) fn kmer_colors(buf: &[u8]) -> impl Iterator<Item = u128> + '_ {
     let mut at = 0;
-    let mut left = 0usize;
+    let (mut left, mut dict, mut width) = (0usize, 0usize, 1usize);
     std::iter::from_fn(move || {
         while left == 0 {
             if at >= buf.len() {
                 return None;
             }
             left = u64_at(&buf[at..]) as usize;
-            at += 8;
+            let distinct = u32_at(&buf[at + 8..]) as usize;
+            width = buf[at + 12] as usize;
+            dict = at + 13;
+            at = dict + 16 * distinct;
         }
         left -= 1;
-        at += 16;
-        Some(u128_at(&buf[at - 16..]))
+        let mut id = [0u8; 4];
+        id[..width].copy_from_slice(&buf[at..at + width]);
+        at += width;
+        Some(u128_at(&buf[dict + 16 * u32::from_le_bytes(id) as usize..]))
     })
 }
 
@@ -555,18 +618,14 @@ pub(crate) type SetHashMap<V> =
 pub(crate) type SetHashMap64<V> =
     std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<SetHasher>>;
 
-/// Appends a color set's definition: its hash and its colors.
-pub(crate) fn put_color_set(hash: u128, colors: &[u32], out: &mut Vec<u8>) {
+/// Appends a color set's definition: its hash and its packed colors (`set_code.rs`).
+pub(crate) fn put_color_set(hash: u128, packed: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&hash.to_le_bytes());
-    out.extend_from_slice(&(colors.len() as u32).to_le_bytes());
-    for c in colors {
-        out.extend_from_slice(&c.to_le_bytes());
-    }
+    out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+    out.extend_from_slice(packed);
 }
 
-/// The color set definitions of a bucket's bytes: `(hash, colors)`, the colors as their
-/// little-endian bytes (read them with [`set_colors`] where needed: most definitions are
-/// repeats that need only their hash).
+/// The color set definitions of a bucket's bytes: `(hash, packed colors)`.
 pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, &[u8])> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -575,16 +634,10 @@ pub(crate) fn color_sets(buf: &[u8]) -> impl Iterator<Item = (u128, &[u8])> + '_
         }
         let hash = u128_at(&buf[at..]);
         let n = u32_at(&buf[at + 16..]) as usize;
-        let colors = &buf[at + 20..at + 20 + 4 * n];
-        at += 20 + 4 * n;
-        Some((hash, colors))
+        let packed = &buf[at + 20..at + 20 + n];
+        at += 20 + n;
+        Some((hash, packed))
     })
-}
-
-/// The colors of a definition's bytes ([`color_sets`]), into `out` (cleared first).
-pub(crate) fn set_colors(bytes: &[u8], out: &mut Vec<u32>) {
-    out.clear();
-    out.extend(bytes.chunks_exact(4).map(u32_at));
 }
 
 /// A hashed color run: `(unitig, first k-mer, k-mers, set hash)`.
@@ -746,22 +799,27 @@ mod tests {
         assert_eq!(got, [(5, 7), (3, 9)]);
 
         let mut buf = Vec::new();
-        put_kmer_colors(&[1, u128::MAX], &mut buf);
-        put_kmer_colors(&[], &mut buf);
-        put_kmer_colors(&[3], &mut buf);
-        assert_eq!(kmer_colors(&buf).collect::<Vec<_>>(), [1, u128::MAX, 3]);
+        let mut scratch = KmerColorsScratch::default();
+        put_kmer_colors(&[1, u128::MAX, 1], &mut scratch, &mut buf);
+        put_kmer_colors(&[], &mut scratch, &mut buf);
+        put_kmer_colors(&[3], &mut scratch, &mut buf);
+        assert_eq!(kmer_colors(&buf).collect::<Vec<_>>(), [1, u128::MAX, 1, 3]);
+        // two and four bytes a number, with colliding cache slots
+        for distinct in [300u128, 70_000] {
+            let hashes: Vec<u128> = (0..3 * distinct)
+                .map(|i| (i % distinct + 1) << 10)
+                .collect();
+            buf.clear();
+            put_kmer_colors(&hashes, &mut scratch, &mut buf);
+            assert_eq!(kmer_colors(&buf).collect::<Vec<_>>(), hashes);
+        }
 
         buf.clear();
-        put_color_set(5, &[0, 2], &mut buf);
-        put_color_set(6, &[1], &mut buf);
-        let mut colors = Vec::new();
-        let sets: Vec<(u128, Vec<u32>)> = color_sets(&buf)
-            .map(|(h, b)| {
-                set_colors(b, &mut colors);
-                (h, colors.clone())
-            })
-            .collect();
-        assert_eq!(sets, [(5, vec![0, 2]), (6, vec![1])]);
+        put_color_set(5, &[0, 2, 9], &mut buf);
+        put_color_set(6, &[], &mut buf);
+        put_color_set(7, &[1], &mut buf);
+        let sets: Vec<(u128, &[u8])> = color_sets(&buf).collect();
+        assert_eq!(sets, [(5, &[0, 2, 9][..]), (6, &[][..]), (7, &[1][..])]);
 
         let r = (3, 10, 4, 1 << 100);
         assert_eq!(hashed_runs(&hashed_run(r)).collect::<Vec<_>>(), [r]);

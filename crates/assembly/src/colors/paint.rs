@@ -1,6 +1,6 @@
 //! Stage 6 of a colored run: painting. Every unitig's k-mers get their color sets, as runs.
 //!
-//! Counting left, per bucket, each solid k-mer's color set by hash (`count.rs`). The unitigs
+//! Counting left, per bucket, each solid k-mer's color set by hash (`count/`). The unitigs
 //! are spelled again into super-k-mers tagged with their unitig and first k-mer, to the same
 //! buckets; in each bucket every k-mer finds its set hash, and consecutive k-mers of one
 //! unitig with one hash become a run, sent to the range of unitigs it belongs to. Each range
@@ -15,14 +15,14 @@ use rayon::slice::ParallelSliceMut;
 
 use crate::AssemblyError;
 use crate::bucketing::{emit, for_each_tagged_kmer, superkmers_with};
-use crate::colors::{ColorSets, encode_set, encoded_len};
+use crate::colors::ColorSets;
 use crate::count::{KmerColors, Solid};
 use crate::graph::UnitigGraph;
 use crate::kmer::Word;
 use crate::plan::Plan;
 use crate::records::{
     HashedRun, SetHashMap64, color_sets, hashed_run, hashed_runs, kmer_colors, put_unitig_colors,
-    set_colors, solid_runs,
+    solid_runs,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::store::Store;
@@ -515,18 +515,16 @@ fn number_runs(
     Ok(ids)
 }
 
-/// A pass of [`set_table`] over one bucket, with a thread's read buffer, decoded set and
-/// packed set.
-type SetWork<'a> =
-    dyn Fn(&mut (Vec<u8>, Vec<u32>, Vec<u8>), usize) -> Result<(), AssemblyError> + Sync + 'a;
+/// A pass of [`set_table`] over one bucket, with a thread's read buffer.
+type SetWork<'a> = dyn Fn(&mut Vec<u8>, usize) -> Result<(), AssemblyError> + Sync + 'a;
 
-/// The color sets by id, packed, from the definitions counting wrote, the buckets shared by
-/// the run's threads: one pass sizes each set from its first definition met, the next writes
-/// that definition in place, so only the packed sets are ever held. Ids are keyed by the low
-/// 64 bits of a set's 128-bit hash: a repeated definition whose high bits differ is another
-/// set under the same key, an error; one with the same 128 bits is the same set (as counting
-/// takes it), and is skipped without decoding. Whichever thread meets a set first, its packed
-/// bytes are the same, so the table does not depend on the threads.
+/// The color sets by id, packed, from the definitions counting wrote (each already packed),
+/// the buckets shared by the run's threads: one pass sizes each set from its first definition
+/// met, the next copies that definition in place, so only the packed sets are ever held. Ids
+/// are keyed by the low 64 bits of a set's 128-bit hash: a repeated definition whose high
+/// bits differ is another set under the same key, an error; one with the same 128 bits is the
+/// same set (as counting takes it), and is skipped. A set has one packed form, so the table
+/// does not depend on which thread meets it first.
 fn set_table(
     plan: &Plan,
     colors: &KmerColors,
@@ -538,7 +536,7 @@ fn set_table(
             "color sets",
             colors.sets.buckets(),
             &mut |_| {},
-            &|| Ok((Vec::new(), Vec::new(), Vec::new())),
+            &|| Ok(Vec::new()),
             work,
             &|_| Ok(()),
         )
@@ -547,15 +545,14 @@ fn set_table(
     let flags = || -> Vec<AtomicBool> { (0..n).map(|_| AtomicBool::new(false)).collect() };
     // the packed size of each id's set at `id + 1`, and the high 64 bits of its hash
     let (sizes, high, sized) = (atomics(n + 1), atomics(n), flags());
-    each_bucket(&|(buf, set, _), b| {
+    each_bucket(&|buf, b| {
         colors.sets.read(b, buf)?;
-        for (hash, raw) in color_sets(buf) {
+        for (hash, packed) in color_sets(buf) {
             if let Some(&id) = ids.get(&(hash as u64))
                 && !sized[id as usize].swap(true, Ordering::Relaxed)
             {
-                set_colors(raw, set);
                 // never 0: a form byte at least
-                sizes[id as usize + 1].store(encoded_len(set) as u64, Ordering::Relaxed);
+                sizes[id as usize + 1].store(packed.len() as u64, Ordering::Relaxed);
                 high[id as usize].store((hash >> 64) as u64, Ordering::Relaxed);
             }
         }
@@ -573,9 +570,9 @@ fn set_table(
     let bytes: Vec<AtomicU8> = (0..sizes[n]).map(|_| AtomicU8::new(0)).collect();
     let written = flags();
     let collision = || AssemblyError::Internal("two color sets share a hash".into());
-    each_bucket(&|(buf, set, packed), b| {
+    each_bucket(&|buf, b| {
         colors.sets.read(b, buf)?;
-        for (hash, raw) in color_sets(buf) {
+        for (hash, packed) in color_sets(buf) {
             let Some(&id) = ids.get(&(hash as u64)) else {
                 continue;
             };
@@ -586,14 +583,11 @@ fn set_table(
             if written[id].swap(true, Ordering::Relaxed) {
                 continue; // a repeat of the set written
             }
-            set_colors(raw, set);
-            packed.clear();
-            encode_set(set, packed);
             let slot = &bytes[sizes[id] as usize..sizes[id + 1] as usize];
             if slot.len() != packed.len() {
                 return Err(collision());
             }
-            for (to, &from) in slot.iter().zip(packed.iter()) {
+            for (to, &from) in slot.iter().zip(packed) {
                 to.store(from, Ordering::Relaxed);
             }
         }

@@ -21,15 +21,15 @@ use crate::bucketing::{
     Bucketed, BucketingPlan, bucket_reads, end_buckets, end_buckets_many, for_each_kmer,
 };
 use crate::count_word::CountWord;
-use crate::kmer::{Word, mix64};
+use crate::kmer::Word;
 use crate::plan::{Plan, bytes_per_occurrence};
 use crate::reads::{ReadSource, ReadStats, SourceTags};
-use crate::records::{
-    ColorKeys, LEFT_HERE, RIGHT_HERE, SetHashMap, put_color_set, put_foreign_end, put_kmer_colors,
-    put_solid_run, tagged_superkmer_records,
-};
+use crate::records::{ColorKeys, LEFT_HERE, RIGHT_HERE, put_foreign_end, put_solid_run};
 use crate::spill::{Spill, SpillWriter};
 use crate::work::{Progress, for_each_bucket};
+use colored::{COLOR_WORKER_BYTES, ColorWorker, colored_pass, group_superkmers};
+
+mod colored;
 
 /// What counting found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,136 +75,6 @@ pub(crate) struct KmerColors {
     pub(crate) hashes: Spill,
     /// The color sets' definitions (each written at least once; any bucket).
     pub(crate) sets: Spill,
-}
-
-/// Per-thread state of colored counting.
-struct ColorWorker<'s> {
-    hashes: SpillWriter<'s>,
-    sets: SpillWriter<'s>,
-    keys: &'s ColorKeys,
-    /// The hashes of the sets this worker has defined (forgotten when it reaches
-    /// `defined_cap`, so that it stays within the thread's share of memory: a set defined
-    /// again is only a duplicate definition on disk).
-    defined: SetHashMap<()>,
-    defined_cap: usize,
-    /// The last hashes defined, by their low bits (most sets recur: skips the map).
-    recent: Vec<u128>,
-    colors: Vec<u32>,
-    /// Per color: the group that last met it, and how often it met it there.
-    stamp: Vec<u32>,
-    seen: Vec<u32>,
-    group: u32,
-    met: Vec<u32>,
-    set: Vec<u32>,
-    run: Vec<u128>,
-    out: Vec<u8>,
-}
-
-/// Slots of [`ColorWorker::recent`].
-const RECENT_SETS: usize = 4096;
-
-impl ColorWorker<'_> {
-    /// The color set of one group of occurrences (their colors): the colors that met it
-    /// `min..=max` times, left in `set` (unsorted; `met` and `seen` keep every color met and
-    /// how often when there was more than one occurrence); returns the set's hash (0: empty).
-    #[inline]
-    fn set_of(&mut self, occurrences: std::ops::Range<usize>, min: u64, max: u64) -> u128 {
-        self.set.clear();
-        if occurrences.len() == 1 {
-            let c = self.colors[occurrences.start];
-            if min <= 1 && max >= 1 {
-                self.set.push(c);
-                return self.keys.key(c);
-            }
-            return 0;
-        }
-        self.start_tally();
-        for i in occurrences {
-            self.tally(self.colors[i], 1);
-        }
-        self.tallied_set(min, max)
-    }
-
-    /// The color set of a k-mer met in several groups of identical super-k-mers (each
-    /// `(colors with their multiplicities, how often the group occurs)` in `groups`): as
-    /// [`ColorWorker::set_of`] over all their occurrences. Returns the set's hash and the
-    /// k-mer's count.
-    fn set_of_groups(
-        &mut self,
-        entries: &[u32],
-        groups: &Groups,
-        min: u64,
-        max: u64,
-    ) -> (u128, u64) {
-        self.start_tally();
-        let mut total = 0u64;
-        for &g in entries {
-            total += u64::from(groups.size[g as usize]);
-            for &(c, n) in groups.colors(g) {
-                self.tally(c, n);
-            }
-        }
-        (self.tallied_set(min, max), total)
-    }
-
-    /// Starts counting occurrences per color afresh (`met` empty, stamps moved on).
-    #[inline]
-    fn start_tally(&mut self) {
-        self.group = self.group.wrapping_add(1);
-        if self.group == 0 {
-            // the stamps wrapped: forget them all
-            self.stamp.fill(0);
-            self.group = 1;
-        }
-        self.met.clear();
-    }
-
-    /// Counts `n` more occurrences of color `c`.
-    #[inline]
-    fn tally(&mut self, c: u32, n: u32) {
-        let i = c as usize;
-        if self.stamp[i] != self.group {
-            self.stamp[i] = self.group;
-            self.seen[i] = 0;
-            self.met.push(c);
-        }
-        self.seen[i] += n;
-    }
-
-    /// The colors tallied `min..=max` times, into `set`; returns the set's hash (0: empty).
-    #[inline]
-    fn tallied_set(&mut self, min: u64, max: u64) -> u128 {
-        self.set.clear();
-        let mut hash = 0u128;
-        for &c in &self.met {
-            let n = u64::from(self.seen[c as usize]);
-            if n >= min && n <= max {
-                self.set.push(c);
-                hash ^= self.keys.key(c);
-            }
-        }
-        hash
-    }
-
-    /// Writes set `hash` (in `set`) to the definitions unless this worker already has.
-    #[inline]
-    fn define(&mut self, hash: u128, bucket: usize) -> Result<(), AssemblyError> {
-        let slot = hash as usize % RECENT_SETS;
-        if self.recent[slot] == hash {
-            return Ok(());
-        }
-        self.recent[slot] = hash;
-        if self.defined.insert(hash, ()).is_some() {
-            return Ok(());
-        }
-        if self.defined.len() >= self.defined_cap {
-            self.defined.clear();
-        }
-        self.set.sort_unstable();
-        self.out.clear();
-        put_color_set(hash, &self.set, &mut self.out);
-        self.sets.push(bucket, &self.out)
-    }
 }
 
 /// Per-thread state of the counting stage.
@@ -363,23 +233,11 @@ pub(crate) fn count_buckets<W: CountWord>(
                     flags: Vec::new(),
                     tally: Tally::default(),
                     color: match &colored {
-                        Some(c) => Some(ColorWorker {
-                            hashes: c.hashes.writer(1 << 16)?,
-                            sets: c.sets.writer(1 << 16)?,
-                            keys: &keys,
-                            defined: Default::default(),
-                            // a map entry takes about 40 bytes: a sixteenth of the share
-                            defined_cap: (per_thread / 16 / 40).max(1 << 12) as usize,
-                            recent: vec![0; RECENT_SETS],
-                            colors: Vec::new(),
-                            stamp: vec![0; keys.colors()],
-                            seen: vec![0; keys.colors()],
-                            group: 0,
-                            met: Vec::new(),
-                            set: Vec::new(),
-                            run: Vec::new(),
-                            out: Vec::new(),
-                        }),
+                        Some(c) => Some(ColorWorker::new(
+                            c.hashes.writer(1 << 16)?,
+                            c.sets.writer(1 << 16)?,
+                            &keys,
+                        )),
                         None => None,
                     },
                 })
@@ -393,8 +251,7 @@ pub(crate) fn count_buckets<W: CountWord>(
                 w.foreign.finish()?;
                 w.solid.finish()?;
                 if let Some(c) = w.color {
-                    c.hashes.finish()?;
-                    c.sets.finish()?;
+                    c.finish()?;
                 }
                 tally.lock().expect("tally").add(w.tally);
                 for (a, b) in foreign_sizes
@@ -450,12 +307,12 @@ fn count_bucket<W: CountWord>(
     }
     let colored = w.color.is_some();
     // a colored pass holds each occurrence's color or group too (and the sort's copy), the
-    // bucket's super-k-mers and their grouping (about 8 bytes an occurrence), and the map of
-    // defined sets takes a sixteenth of the share
+    // bucket's super-k-mers and their grouping (about 8 bytes an occurrence); the cache of
+    // defined sets and the memo of group lists take a few MB
     let (per, share) = if colored {
         (
             bytes_per_occurrence::<W>() + 16,
-            per_thread - per_thread / 16,
+            per_thread.saturating_sub(COLOR_WORKER_BYTES),
         )
     } else {
         (bytes_per_occurrence::<W>(), per_thread)
@@ -482,193 +339,6 @@ fn count_bucket<W: CountWord>(
     }
     w.tally.solid += solid;
     Ok(solid)
-}
-
-/// A bucket's groups of identical super-k-mers (the same bases, any colors): per group its
-/// colors with their multiplicities, how many super-k-mers it holds, and the hash of its
-/// color set (0: empty).
-#[derive(Default)]
-struct Groups {
-    flat: Vec<(u32, u32)>,
-    offsets: Vec<u32>,
-    size: Vec<u32>,
-    hash: Vec<u128>,
-}
-
-impl Groups {
-    fn colors(&self, g: u32) -> &[(u32, u32)] {
-        &self.flat[self.offsets[g as usize] as usize..self.offsets[g as usize + 1] as usize]
-    }
-}
-
-/// A fixed 64-bit hash of a super-k-mer record's bases (its length and packed bytes).
-fn superkmer_hash(packed: &[u8], len: usize) -> u64 {
-    let mut h = mix64(len as u64 ^ 0x9e37_79b9_7f4a_7c15);
-    for chunk in packed.chunks(8) {
-        let mut b = [0u8; 8];
-        b[..chunk.len()].copy_from_slice(chunk);
-        h = mix64(h ^ u64::from_le_bytes(b));
-    }
-    h
-}
-
-/// A colored bucket's super-k-mers, grouped: where each group's first record lies (its
-/// bases and their number) and the groups' colors.
-struct Grouped {
-    leaders: Vec<(usize, usize)>,
-    groups: Groups,
-}
-
-/// Reads a colored bucket's super-k-mers into `bytes` and groups the identical ones (the same
-/// bases, any colors: most of a pangenome's super-k-mers recur in many genomes), sorted by a
-/// hash of their bases and compared, so a collision only splits a group; each group gets its
-/// colors with their multiplicities and its color set (defined once here).
-fn group_superkmers<W: CountWord>(
-    bucketed: &Bucketed,
-    bucket: usize,
-    plan: &Plan,
-    bytes: &mut Vec<u8>,
-    w: &mut CountWorker<'_, W>,
-) -> Result<Grouped, AssemblyError> {
-    let (min, max) = (plan.min_count as u64, plan.max_count as u64);
-    bucketed.spill.read(bucket, bytes)?;
-    let bytes: &[u8] = bytes;
-    // every record: where its bases are, how many, its color
-    let mut recs: Vec<(usize, usize, u32)> = Vec::new();
-    let mut hashes: Vec<u64> = Vec::new();
-    let base = bytes.as_ptr() as usize;
-    for (packed, len, tag) in tagged_superkmer_records(bytes, 4) {
-        hashes.push(superkmer_hash(packed, len));
-        recs.push((
-            packed.as_ptr() as usize - base,
-            len,
-            u32::from_le_bytes(tag.try_into().expect("a color")),
-        ));
-    }
-    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-    <u64 as CountWord>::sort_pairs(&mut hashes, &mut order)?;
-    let c = w.color.as_mut().expect("a colored worker");
-    let mut g = Grouped {
-        leaders: Vec::new(),
-        groups: Groups::default(),
-    };
-    g.groups.offsets.push(0);
-    let bases_of = |r: &(usize, usize, u32)| &bytes[r.0..r.0 + crate::bases::packed_len(r.1)];
-    let mut i = 0;
-    while i < order.len() {
-        let lead = &recs[order[i] as usize];
-        let mut j = i + 1;
-        while j < order.len()
-            && hashes[j] == hashes[i]
-            && recs[order[j] as usize].1 == lead.1
-            && bases_of(&recs[order[j] as usize]) == bases_of(lead)
-        {
-            j += 1;
-        }
-        c.colors.clear();
-        c.colors
-            .extend(order[i..j].iter().map(|&r| recs[r as usize].2));
-        let hash = c.set_of(0..j - i, min, max);
-        // the group's colors with multiplicities (set_of left the counts in `seen` for more
-        // than one super-k-mer)
-        if j - i == 1 {
-            g.groups.flat.push((c.colors[0], 1));
-        } else {
-            for &col in &c.met {
-                g.groups.flat.push((col, c.seen[col as usize]));
-            }
-        }
-        g.groups.offsets.push(g.groups.flat.len() as u32);
-        g.groups.size.push((j - i) as u32);
-        g.groups.hash.push(if c.set.is_empty() { 0 } else { hash });
-        if !c.set.is_empty() {
-            c.define(hash, bucket)?;
-        }
-        g.leaders.push((lead.0, lead.1));
-        i = j;
-    }
-    Ok(g)
-}
-
-/// One pass of [`count_bucket`] over a colored bucket's k-mers of hash class `pass` of
-/// `passes`: each group's k-mers are sorted once with the group's number; a k-mer is solid
-/// when some color holds it `min_count..=max_count` times (a k-mer met in several groups, in
-/// super-k-mers that differ around it, merges their colors), and the solid run is written
-/// with the hashes of its k-mers' color sets. Returns how many it kept.
-fn colored_pass<W: CountWord>(
-    plan: &Plan,
-    bucket: usize,
-    bytes: &[u8],
-    g: &Grouped,
-    (pass, passes): (u64, u64),
-    w: &mut CountWorker<'_, W>,
-) -> Result<u64, AssemblyError> {
-    let (k, min, max) = (plan.k, plan.min_count as u64, plan.max_count as u64);
-    let mut kmers = std::mem::take(&mut w.kmers);
-    kmers.clear();
-    let c = w.color.as_mut().expect("a colored worker");
-    let owners = &mut c.colors;
-    owners.clear();
-    let mask = W::mask(k);
-    for (group, &(at, len)) in g.leaders.iter().enumerate() {
-        let packed = &bytes[at..at + crate::bases::packed_len(len)];
-        let (mut fw, mut rc) = (W::default(), W::default());
-        for j in 0..len {
-            let code = crate::bases::code_at(packed, j);
-            fw = fw.push_right(code, mask);
-            rc = rc.push_left(3 - code, k);
-            if j + 1 >= k {
-                let x = if rc < fw { rc } else { fw };
-                if passes == 1 || x.hash64() % passes == pass {
-                    kmers.push(x);
-                    owners.push(group as u32);
-                }
-            }
-        }
-    }
-    W::sort_pairs(&mut kmers, owners)?;
-    let owners = std::mem::take(&mut c.colors);
-    let groups = &g.groups;
-    let mut counts: Vec<u32> = Vec::new();
-    c.run.clear();
-    let (mut d, mut i, n) = (0, 0, kmers.len());
-    let mut result = Ok(());
-    while i < n {
-        let x = kmers[i];
-        let j = group_end(&kmers[..n], i);
-        let (hash, total) = if j - i == 1 {
-            let gi = owners[i] as usize;
-            (groups.hash[gi], u64::from(groups.size[gi]))
-        } else {
-            let (hash, total) = c.set_of_groups(&owners[i..j], groups, min, max);
-            if c.set.is_empty() {
-                (0, total)
-            } else {
-                if result.is_ok() {
-                    result = c.define(hash, bucket);
-                }
-                (hash, total)
-            }
-        };
-        w.tally.record(total);
-        if hash != 0 {
-            kmers[d] = x;
-            counts.push(total.min(u32::MAX as u64) as u32);
-            c.run.push(hash);
-            d += 1;
-        }
-        i = j;
-    }
-    c.colors = owners;
-    result?;
-    kmers.truncate(d);
-    c.out.clear();
-    put_kmer_colors(&c.run, &mut c.out);
-    c.hashes.write_direct(bucket, &c.out)?;
-    let r = write_run(plan, bucket, &kmers, &counts, w);
-    w.kmers = kmers;
-    r?;
-    Ok(d as u64)
 }
 
 /// The end of the run of equal values that starts at `i`.

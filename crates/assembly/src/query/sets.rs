@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::AssemblyError;
-use crate::colors::{decode_intervals, encode_set};
 use crate::reads::ReadSource;
+use crate::set_code::{decode_intervals, encode_set};
 
 /// A reader of a source's bytes, inflated when they start with gzip's magic bytes.
 fn open<'a>(source: &ReadSource<'a>) -> Result<Box<dyn BufRead + 'a>, AssemblyError> {
