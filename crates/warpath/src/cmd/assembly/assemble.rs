@@ -468,12 +468,21 @@ fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> R
         return Err(unverified(format!("the unitigs failed verification: {e}")));
     }
     let t = Instant::now();
-    let mut sinks = vec![
-        write_out(outs.unitigs, |w| a.write_fasta(w))?,
-        write_out(outs.gfa, |w| a.write_gfa(w))?,
-        write_out(outs.dot, |w| a.write_dot(w))?,
-        write_out(outs.color_sets, |w| a.write_color_sets(w))?,
-    ];
+    // the color sets (a pangenome's are gigabytes of names, formatted on rayon's threads) are
+    // written beside the graph's files, which one thread reads from the store in order
+    let (graph, sets) = std::thread::scope(|s| {
+        let sets = s.spawn(|| write_out(outs.color_sets, |w| a.write_color_sets(w)));
+        let graph = (|| {
+            Ok::<_, anyhow::Error>(vec![
+                write_out(outs.unitigs, |w| a.write_fasta(w))?,
+                write_out(outs.gfa, |w| a.write_gfa(w))?,
+                write_out(outs.dot, |w| a.write_dot(w))?,
+            ])
+        })();
+        (graph, sets.join().expect("writing the color sets"))
+    });
+    let mut sinks = graph?;
+    sinks.push(sets?);
     let writing = t.elapsed();
     let t = Instant::now();
     let (contig_sink, found) = write_contigs(&a, outs.contigs)?;

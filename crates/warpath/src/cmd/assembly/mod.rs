@@ -213,10 +213,11 @@ fn input_bytes(reads: &[PathBuf]) -> u64 {
 }
 
 /// Where one output goes while it is written: a partial file renamed on success, or standard
-/// output.
+/// output (not locked: a sink may be written from another thread; at most one output goes
+/// there, through a buffer of a megabyte).
 pub(crate) enum Sink {
     File(PartialFile),
-    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
+    Stdout(std::io::BufWriter<std::io::Stdout>),
 }
 
 impl Sink {
@@ -225,7 +226,7 @@ impl Sink {
             Some(p) => Sink::File(PartialFile::create(p)?),
             None => Sink::Stdout(std::io::BufWriter::with_capacity(
                 1 << 20,
-                std::io::stdout().lock(),
+                std::io::stdout(),
             )),
         })
     }
