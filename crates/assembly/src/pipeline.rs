@@ -125,10 +125,11 @@ pub fn assemble<W: CountWord>(
 /// `verify` does (and costs no separate pass).
 ///
 /// # Complexity
-/// As [`assemble`], plus a sort of each bucket's super-k-mers (identical ones of different
-/// inputs grouped, their k-mers then sorted once a group), the unitigs spelled once more to
-/// find each k-mer's set, and in memory the color sets, packed (about a byte a color), and a
-/// hash-to-id map (about 40 bytes a set), which the memory bound does not yet count.
+/// As [`assemble`], plus each bucket's identical super-k-mers of different inputs grouped
+/// (in a hash table; their k-mers then sorted once a group), the unitigs spelled once more
+/// to find each k-mer's set, and in memory the color sets, packed (from an eighth of a byte
+/// to about a byte a color), and a hash-to-id map (16 bytes a set), which the memory bound
+/// does not yet count.
 ///
 /// # Errors
 /// As [`assemble`]; [`AssemblyError::InvalidParameter`] when `colors` names another number of

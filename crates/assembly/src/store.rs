@@ -228,8 +228,11 @@ fn resolve_links<W: Word>(
 ) -> Result<(Spill, u64, u64), AssemblyError> {
     let k = plan.k;
     let total_links = links.total_bytes() / header_link_len::<W>() as u64;
+    // a range's links are read and sorted in memory (16 bytes a link with the read buffer),
+    // in a quarter of the bound; past 2^21 links a range only takes memory
     let ranges = (total_links * 16)
         .div_ceil(plan.budget.usable() / 4)
+        .max(total_links.div_ceil(1 << 21))
         .clamp(1, 1 << 16);
     let range = unitigs.div_ceil(ranges).max(1);
     let resolved = plan.spill("resolved", ranges as usize);

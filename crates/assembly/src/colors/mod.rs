@@ -45,8 +45,9 @@ pub struct ColorTable {
 }
 
 /// Color sets by id, packed: each set's ascending color numbers as the varint gaps between
-/// them, or as intervals of consecutive colors when that is shorter (a few bytes a set in a
-/// pangenome, where sets hold runs of related genomes).
+/// them, as intervals of consecutive colors, or as one bit a color, whichever is shortest (a
+/// few bytes a set where sets hold runs of related genomes, an eighth of a byte a color where
+/// they hold a large share of them).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ColorSets {
     bytes: Vec<u8>,

@@ -112,7 +112,9 @@ struct CodesBatch {
 /// k-mer).
 fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
     let (k, b) = (plan.k, plan.buckets);
-    let per_range = (plan.budget.usable() / 4 / RANGE_BYTES_PER_KMER).max(1 << 16);
+    // ranges of at most 2^21 k-mers: larger ones only take memory (each range's runs are
+    // sorted on all threads; the unitigs are read once whatever their number)
+    let per_range = (plan.budget.usable() / 4 / RANGE_BYTES_PER_KMER).clamp(1 << 16, 1 << 21);
     let superkmers = plan.spill("paint", b);
     let threads = plan.threads().max(1);
     let buffer = (plan.budget.usable() / 8 / (b * threads) as u64).clamp(256, 1 << 16) as usize;

@@ -169,8 +169,10 @@ pub(crate) fn count_buckets<W: CountWord>(
         m: plan.m,
         buckets: b,
         threads: t,
-        batch_letters: (usable / 32).clamp(1 << 16, 1 << 23) as usize,
-        buffer: (usable / 4 / (t * b) as u64).clamp(512, 1 << 17) as usize,
+        // a batch's codes, and each cutting thread's keys (8 bytes a letter of the batch):
+        // batches past a megabyte or buffers past 32 KiB make reading no faster
+        batch_letters: (usable / 64).clamp(1 << 16, 1 << 20) as usize,
+        buffer: (usable / 8 / (t * b) as u64).clamp(512, 1 << 15) as usize,
     };
     let bucketed = bucket_reads(
         sources,
