@@ -52,6 +52,7 @@ Example:
   colors_check.py --k 31 --warpath w.fa w.jsonl --ggcat g.fa g.colors.jsonl g.colormap.csv
 """
 import argparse
+import gc
 import hashlib
 import json
 import re
@@ -451,7 +452,13 @@ def main():
     for other in graphs[1:]:
         problems += compare_graphs(graphs[0], other, a.k, a.show)
     if on_graph:
-        problems += check_queries_on_graph(tool_graphs[0], a.warpath_query, a.queries, a.k,
+        # only the graph the queries are checked on stays in memory (100 genomes' graphs
+        # take about 10 GB each here)
+        queried_graph = tool_graphs[0]
+        graphs.clear()
+        tool_graphs.clear()
+        gc.collect()
+        problems += check_queries_on_graph(queried_graph, a.warpath_query, a.queries, a.k,
                                            a.show)
     if a.ggcat_query:
         # reported, not counted: GGCAT 2.2's query --colors names wrong colors (see the top)
