@@ -91,6 +91,31 @@ struct CountWorker<'s, W> {
     color: Option<ColorWorker<'s>>,
 }
 
+impl<W> CountWorker<'_, W> {
+    /// Flushes the worker's writers and adds its tally and foreign-end sizes to the run's.
+    fn finish(
+        self,
+        tally: &Mutex<Tally>,
+        foreign_sizes: &Mutex<Vec<u64>>,
+    ) -> Result<(), AssemblyError> {
+        self.foreign.finish()?;
+        self.solid.finish()?;
+        if let Some(c) = self.color {
+            c.finish()?;
+        }
+        tally.lock().expect("tally").add(self.tally);
+        for (a, b) in foreign_sizes
+            .lock()
+            .expect("sizes")
+            .iter_mut()
+            .zip(self.foreign_sizes)
+        {
+            *a += b;
+        }
+        Ok(())
+    }
+}
+
 /// Counts below this are tallied in an array (one add per distinct k-mer, most of which are
 /// seen a few times), larger ones in the map.
 const DENSE_COUNTS: usize = 1024;
@@ -249,23 +274,7 @@ pub(crate) fn count_buckets<W: CountWord>(
                 sizes[bucket].store(n, Ordering::Relaxed);
                 Ok(())
             },
-            &|w| {
-                w.foreign.finish()?;
-                w.solid.finish()?;
-                if let Some(c) = w.color {
-                    c.finish()?;
-                }
-                tally.lock().expect("tally").add(w.tally);
-                for (a, b) in foreign_sizes
-                    .lock()
-                    .expect("sizes")
-                    .iter_mut()
-                    .zip(w.foreign_sizes)
-                {
-                    *a += b;
-                }
-                Ok(())
-            },
+            &|w| w.finish(&tally, &foreign_sizes),
         )?;
     }
     if let Some(s) = plan.space() {
@@ -524,18 +533,7 @@ fn count_on_gpu<W: CountWord>(
         }
         start = end;
     }
-    w.foreign.finish()?;
-    w.solid.finish()?;
-    tally.lock().expect("tally").add(w.tally);
-    for (a, b) in foreign_sizes
-        .lock()
-        .expect("sizes")
-        .iter_mut()
-        .zip(w.foreign_sizes)
-    {
-        *a += b;
-    }
-    Ok(())
+    w.finish(tally, foreign_sizes)
 }
 
 #[cfg(test)]
