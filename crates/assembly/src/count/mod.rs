@@ -91,7 +91,29 @@ struct CountWorker<'s, W> {
     color: Option<ColorWorker<'s>>,
 }
 
-impl<W> CountWorker<'_, W> {
+impl<'s, W> CountWorker<'s, W> {
+    /// A worker writing solid runs to `solid` and foreign ends to `foreign` (of `buckets`
+    /// buckets), with colored counting's state when the reads are colored.
+    fn new(
+        foreign: SpillWriter<'s>,
+        solid: SpillWriter<'s>,
+        buckets: usize,
+        color: Option<ColorWorker<'s>>,
+    ) -> CountWorker<'s, W> {
+        CountWorker {
+            foreign,
+            solid,
+            foreign_sizes: vec![0; buckets],
+            kmers: Vec::new(),
+            scratch: Vec::new(),
+            out: Vec::new(),
+            ends: Vec::new(),
+            flags: Vec::new(),
+            tally: Tally::default(),
+            color,
+        }
+    }
+
     /// Flushes the worker's writers and adds its tally and foreign-end sizes to the run's.
     fn finish(
         self,
@@ -249,25 +271,20 @@ pub(crate) fn count_buckets<W: CountWord>(
             &plan.cancel,
             progress,
             &|| {
-                Ok(CountWorker::<W> {
-                    foreign: foreign.writer(foreign_buffer)?,
-                    solid: solid.writer(1 << 16)?,
-                    foreign_sizes: vec![0; b],
-                    kmers: Vec::new(),
-                    scratch: Vec::new(),
-                    out: Vec::new(),
-                    ends: Vec::new(),
-                    flags: Vec::new(),
-                    tally: Tally::default(),
-                    color: match &colored {
-                        Some(c) => Some(ColorWorker::new(
-                            c.hashes.writer(1 << 16)?,
-                            c.sets.writer(1 << 16)?,
-                            &keys,
-                        )),
-                        None => None,
-                    },
-                })
+                let color = match &colored {
+                    Some(c) => Some(ColorWorker::new(
+                        c.hashes.writer(1 << 16)?,
+                        c.sets.writer(1 << 16)?,
+                        &keys,
+                    )),
+                    None => None,
+                };
+                Ok(CountWorker::<W>::new(
+                    foreign.writer(foreign_buffer)?,
+                    solid.writer(1 << 16)?,
+                    b,
+                    color,
+                ))
             },
             &|w, bucket| {
                 let n = count_bucket(plan, &bucketed, bucket, per_thread, w)?;
@@ -471,19 +488,12 @@ fn count_on_gpu<W: CountWord>(
     let b = plan.buckets;
     // the host holds the k-mers, the distinct values and their counts: 24 bytes a k-mer
     let cap = (plan.budget.usable() / (3 * W::BYTES as u64 + 8)).clamp(1, 1 << 26);
-    let mut w = CountWorker::<W> {
-        foreign: foreign
-            .writer((plan.budget.usable() / 16 / b as u64).clamp(256, 1 << 16) as usize)?,
-        solid: solid.writer(1 << 16)?,
-        foreign_sizes: vec![0; b],
-        kmers: Vec::new(),
-        scratch: Vec::new(),
-        out: Vec::new(),
-        ends: Vec::new(),
-        flags: Vec::new(),
-        tally: Tally::default(),
-        color: None,
-    };
+    let mut w = CountWorker::<W>::new(
+        foreign.writer((plan.budget.usable() / 16 / b as u64).clamp(256, 1 << 16) as usize)?,
+        solid.writer(1 << 16)?,
+        b,
+        None,
+    );
     let mut start = 0;
     while start < b {
         plan.cancel.check()?;
