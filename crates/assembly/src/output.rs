@@ -22,8 +22,8 @@ fn push_int(line: &mut Vec<u8>, n: impl itoa::Integer) {
 
 /// Appends `v` with one decimal, byte for byte as `format!("{v:.1}")` writes it (its exact
 /// binary value rounded to tenths, ties to even), without `fmt`'s exact float formatting,
-/// which falls back to big-number arithmetic for most values and took a tenth of the time
-/// of writing a pangenome's unitigs.
+/// which falls back to big-number arithmetic for most values, once for every unitig's
+/// header.
 fn push_tenths(line: &mut Vec<u8>, v: f64) {
     if !(0.0..1e18).contains(&v) {
         write!(line, "{v:.1}").expect("to memory");
