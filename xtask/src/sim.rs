@@ -4,7 +4,8 @@
 //! `kernels-cuda/<module>.cu` that compiles the kernels as C++ under `sim/cuda_sim.hpp` and
 //! registers every `.entry` of the committed `ptx/<module>.ptx` (the C++ compiler deduces each
 //! kernel's parameters from its signature, see `sim/driver_registry.hpp`), plus the sm_90
-//! register counts from ptxas. It needs g++ (Debian's) and `cuda.h`, which comes with the nvcc
+//! register counts from ptxas. Beside it, `libcublas.so.13`: the simulated cuBLAS
+//! (`sim/cublas.cpp`) for the host code of the cuBLAS paths. It needs g++ (Debian's) and `cuda.h`, which comes with the nvcc
 //! wheels that `cargo xtask kernels` installs from PyPI. A re-run with unchanged inputs does
 //! nothing.
 //!
@@ -60,7 +61,10 @@ pub(crate) fn build(root: &Path) -> Result<PathBuf> {
     }
     let lib = out.join("libcuda.so.1");
     let stamp_path = out.join("inputs.txt");
-    if lib.exists() && fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
+    if lib.exists()
+        && out.join("libcublas.so.13").exists()
+        && fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp)
+    {
         println!("sim: {} up to date", lib.display());
         return Ok(out);
     }
@@ -79,9 +83,8 @@ pub(crate) fn build(root: &Path) -> Result<PathBuf> {
     let units = write_units(&kernels, &gen_dir, &inputs, &ptxas)?;
     let tmp = compile_and_link(&kernels, &include, &units, &out)?;
     fs::rename(&tmp, &lib)?;
-    let link = out.join("libcuda.so");
-    let _ = fs::remove_file(&link);
-    std::os::unix::fs::symlink("libcuda.so.1", &link)?;
+    link_as(&out, "libcuda.so.1", "libcuda.so")?;
+    build_cublas(&kernels, &out)?;
     fs::write(&stamp_path, stamp)?;
     println!("sim: built {}", lib.display());
     Ok(out)
@@ -228,6 +231,35 @@ fn compile_and_link(
         bail!("linking the simulated driver failed");
     }
     Ok(tmp)
+}
+
+/// Points `out/name` at `target` (replacing what was there).
+fn link_as(out: &Path, target: &str, name: &str) -> Result<()> {
+    let link = out.join(name);
+    let _ = fs::remove_file(&link);
+    std::os::unix::fs::symlink(target, &link)?;
+    Ok(())
+}
+
+/// Builds the simulated cuBLAS (`kernels-cuda/sim/cublas.cpp`, standalone: it only reads and
+/// writes the simulated driver's memory, which is host memory) into `out/libcublas.so.13`, with
+/// `libcublas.so` beside it, the first name cudarc looks for.
+fn build_cublas(kernels: &Path, out: &Path) -> Result<()> {
+    let tmp = out.join("libcublas.so.13.tmp");
+    let status = Command::new("g++")
+        .args(CXXFLAGS)
+        .args(["-Wall", "-Wextra", "-Werror", "-shared"])
+        .arg(kernels.join("sim/cublas.cpp"))
+        .arg("-o")
+        .arg(&tmp)
+        .arg("-Wl,-soname,libcublas.so.13")
+        .status()
+        .context("could not start g++ for the simulated cuBLAS")?;
+    if !status.success() {
+        bail!("building the simulated cuBLAS failed");
+    }
+    fs::rename(&tmp, out.join("libcublas.so.13"))?;
+    link_as(out, "libcublas.so.13", "libcublas.so")
 }
 
 /// The `.entry` names of a PTX module, in order.

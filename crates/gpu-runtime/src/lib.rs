@@ -4,6 +4,7 @@
 extern crate self as gpu_runtime;
 
 mod axpy;
+mod blas;
 mod buffer;
 pub mod cpu;
 mod device;
@@ -19,6 +20,7 @@ pub mod testing;
 pub use axpy::{
     AXPY_GPU_THRESHOLD, AxpyError, axpy, axpy_device, axpy_reference, fill, iota, iota_on_gpu,
 };
+pub use blas::{Blas, GemmScalar};
 pub use buffer::{DeviceBuffer, DeviceScalar, DeviceSink, DeviceSource, DeviceView, DeviceViewMut};
 pub use device::{DeviceInfo, Gpu, GpuTimer, gpu, grid_stride_config};
 pub use error::GpuError;
