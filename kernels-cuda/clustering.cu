@@ -22,7 +22,9 @@
 //   1. clustering_kmeans_top_{simt,mma}_*: a tile of points against tiles of centres in
 //      shared memory, e_j = |c_j|^2 - 2 x.c_j in the element type -- a register-blocked FMA
 //      product (simt) or tensor cores (mma: FP64 DMMA m8n8k4 for double, 3xTF32 m16n8k8 for
-//      float) -- keeping the 4 smallest values and their centres per point (the CPU's TOP).
+//      float) -- keeping the 4 smallest values and their centres per point (the CPU's TOP); or
+//      the host multiplies with cuBLAS and clustering_kmeans_top_rows_* reads the product
+//      matrix for the same lists.
 //   2. clustering_kmeans_settle_*: the CPU's settle rule (assign.rs `finish`): with the error
 //      bound err(x) = (3 (d+8) u + 4 (d+4) eps64) (|x| + cmax)^2 (u: the product's unit
 //      roundoff, chosen by the host per path), a single candidate within 2 err of the best is
@@ -550,6 +552,40 @@ extern "C" __global__ void __launch_bounds__(KM_BLOCK)
     clustering_kmeans_top_mma_f64(const double* x, const double* ct, const double* norms, u64 p0, u64 m,
                                   u32 d, u32 k, double* top_val, u32* top_idx) {
     top_mma<double>(x, ct, norms, p0, m, d, k, top_val, top_idx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Product path, from a product matrix (cuBLAS, gpu-runtime's blas.rs): g holds rows x k values
+// x_i . c_j (row-major, a row per point), made by the host for `rows` consecutive points of the
+// chunk starting at chunk point `first`. One warp per point: lane l offers centres l, l + 32,
+// ... (increasing, so ties keep the lower centre), e_j = |c_j|^2 - 2 g_ij in T as the other
+// product kernels compute it, then the lanes merge their lists.
+template <typename T>
+__device__ void top_rows(const T* __restrict__ g, const T* __restrict__ norms, u64 rows, u32 k, u64 first,
+                         T* __restrict__ top_val, u32* __restrict__ top_idx) {
+    const u32 lane = threadIdx.x % 32;
+    const u64 warps = (u64)gridDim.x * (KM_BLOCK / 32);
+    for (u64 r = (u64)blockIdx.x * (KM_BLOCK / 32) + threadIdx.x / 32; r < rows; r += warps) {
+        const T* row = g + r * k;
+        Top4<T> top;
+        top_init(top);
+        for (u32 j = lane; j < k; j += 32) top_insert(top, norms[j] - (T)2 * row[j], j);
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) top_merge_xor(top, o);
+        if (lane == 0) top_store(top, first + r, top_val, top_idx);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_top_rows_f32(const float* g, const float* norms, u64 rows, u32 k, u64 first,
+                                   float* top_val, u32* top_idx) {
+    top_rows<float>(g, norms, rows, k, first, top_val, top_idx);
+}
+
+extern "C" __global__ void __launch_bounds__(KM_BLOCK)
+    clustering_kmeans_top_rows_f64(const double* g, const double* norms, u64 rows, u32 k, u64 first,
+                                   double* top_val, u32* top_idx) {
+    top_rows<double>(g, norms, rows, k, first, top_val, top_idx);
 }
 
 // ---------------------------------------------------------------------------------------------

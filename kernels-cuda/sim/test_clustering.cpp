@@ -184,10 +184,35 @@ static void accumulate_stats(const Case<T>& cs, const std::vector<u32>& labels, 
     warpath_sim::launch(2, BLOCK, 0, [&] { clustering_kmeans_gather(acc.data(), starts.data(), rows, cs.k, cs.d, st.data()); });
 }
 
-// The product path with `chunk` points per top + settle pair, as the host runs it.
+// How the product values are made: the CUDA-core kernel, the tensor-core kernel, or a product
+// matrix (as cuBLAS makes it on the host's side) read by clustering_kmeans_top_rows_*.
+enum class Product { Simt, Mma, Rows };
+
+// x_i . c_j for `rows` points from p0 against every centre, row-major, as the simulated cuBLAS
+// computes it: fused multiply-adds in T, the two halves of the sum added last.
 template <class T>
-static u64 run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_blocks) {
-    const char* path = mma ? "mma" : "simt";
+static std::vector<T> product_rows(const Case<T>& cs, const std::vector<T>& ct, u64 p0, u64 rows) {
+    std::vector<T> g(rows * cs.k);
+    const u32 half = cs.d / 2;
+    for (u64 i = 0; i < rows; ++i) {
+        const T* x = &cs.x[(p0 + i) * cs.d];
+        for (u32 j = 0; j < cs.k; ++j) {
+            const T* c = &ct[(u64)j * cs.d];
+            T lo = 0, hi = 0;
+            for (u32 t = 0; t < half; ++t) lo = std::fma(x[t], c[t], lo);
+            for (u32 t = half; t < cs.d; ++t) hi = std::fma(x[t], c[t], hi);
+            g[i * cs.k + j] = lo + hi;
+        }
+    }
+    return g;
+}
+
+// The product path with `chunk` points per top + settle pair, as the host runs it (the product
+// matrix in pieces of at most 50 rows, as the host cuts it to bound its memory).
+template <class T>
+static u64 run_product(const Case<T>& cs, Product product, u64 chunk, unsigned settle_blocks) {
+    const bool mma = product == Product::Mma;
+    const char* path = mma ? "mma" : product == Product::Rows ? "rows" : "simt";
     const u64 kd = (u64)cs.k * cs.d, stats = kd + 2 * (u64)cs.k + 2;
     std::vector<T> ct(kd), norms(cs.k);
     double cmax2 = 0;
@@ -218,7 +243,15 @@ static u64 run_product(const Case<T>& cs, bool mma, u64 chunk, unsigned settle_b
             std::fill(top_idx.begin(), top_idx.end(), 0xdeadbeefu);
             const u64 rows = mma ? (sizeof(T) == 8 ? MMA_M_F64 : MMA_M_F32) : SIMT_M;
             const unsigned tiles = (unsigned)((m + rows - 1) / rows);
-            warpath_sim::launch(tiles, BLOCK, 0, [&] {
+            for (u64 r0 = 0; product == Product::Rows && r0 < m; r0 += 50) {
+                const u64 piece = std::min<u64>(50, m - r0);
+                const auto g = product_rows(cs, ct, p0 + r0, piece);
+                warpath_sim::launch(2, BLOCK, 0, [&] {
+                    if constexpr (sizeof(T) == 4) clustering_kmeans_top_rows_f32(g.data(), norms.data(), piece, cs.k, r0, top_val.data(), top_idx.data());
+                    else clustering_kmeans_top_rows_f64(g.data(), norms.data(), piece, cs.k, r0, top_val.data(), top_idx.data());
+                });
+            }
+            if (product != Product::Rows) warpath_sim::launch(tiles, BLOCK, 0, [&] {
                 if (mma) {
                     if constexpr (sizeof(T) == 4) clustering_kmeans_top_mma_f32(cs.x.data(), ct.data(), norms.data(), p0, m, cs.d, cs.k, top_val.data(), top_idx.data());
                     else clustering_kmeans_top_mma_f64(cs.x.data(), ct.data(), norms.data(), p0, m, cs.d, cs.k, top_val.data(), top_idx.data());
@@ -305,8 +338,8 @@ static void product_cases(std::mt19937_64& rng) {
         const auto cs = make_case<T>(s.n, s.d, s.k, s.offset, s.dups, s.weighted, rng, sizeof(T) == 4 ? "f32" : "f64");
         // Chunks of 64 points, or one large chunk and a single point (several tiles per chunk).
         const u64 chunk = s.n > 100 ? s.n - 1 : s.n > 64 ? 64 : s.n;
-        for (bool mma : {false, true}) {
-            const u64 fallbacks = run_product(cs, mma, chunk, 2);
+        for (Product product : {Product::Simt, Product::Mma, Product::Rows}) {
+            const u64 fallbacks = run_product(cs, product, chunk, 2);
             // Runs of 4 or more near-equal centres send points to the every-centre fallback.
             SIM_CHECK(s.dups < 4 || fallbacks > 0, "%s d=%u k=%u: no point took the fallback", cs.name, s.d, s.k);
         }

@@ -9,6 +9,8 @@
 #   bash scripts/gpu/verify.sh gputests [SECONDS]  # only the GPU tests (as `all` runs them)
 #   bash scripts/gpu/verify.sh scale [SIZE THREADS] # assemble a synthetic genome (60M), GPU and CPU
 #   bash scripts/gpu/verify.sh kprof          # the GPU k-means step: shapes, ncu per kernel, torch
+#   bash scripts/gpu/verify.sh kblas [SECONDS] # k-means products: cuBLAS against the own kernels,
+#        tests of both on hardware, marginal step times, torch's step, then every GPU test
 #   bash scripts/gpu/verify.sh all [SECONDS]  # the one-call plan (issue 33), within SECONDS (450):
 #        GPU tests, demo, headline commands beside torch/cupy, reproduce --quick; 8 files in $OUT
 #
@@ -36,10 +38,30 @@ gpu_tests() {
   done
   echo "FAILED: ${failed[*]:-none}" >> "$out/tests.log"
 }
+# cuBLAS for the k-means products (gpu-runtime's blas.rs loads it by name): where the loader
+# does not find it, the directory of the first libcublas.so* of the CUDA toolkit or of the
+# nvidia-cublas wheel goes on LD_LIBRARY_PATH. Prints what it found.
+use_cublas() {
+  if ldconfig -p 2>/dev/null | grep -q 'libcublas\.so'; then
+    ldconfig -p | grep 'libcublas\.so' | head -3
+    return
+  fi
+  local dir
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib \
+      $(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null); do
+    if ls "$dir"/libcublas.so* > /dev/null 2>&1; then
+      export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      ls "$dir"/libcublas.so*
+      return
+    fi
+  done
+  echo "no libcublas.so found: k-means runs on warpath's own product kernels"
+}
 budget=450
 start=$SECONDS
 left() { echo $((budget - (SECONDS - start))); }
 w="$bundle/bin/warpath"
+use_cublas
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/nvidia-smi.txt"
 case "${1:-tests}" in
   tests)
@@ -120,6 +142,49 @@ print(json.dumps(d))')
     [ -f /tmp/reproduce/REPORT.md ] && cat /tmp/reproduce/REPORT.md >> "$out/reproduce.log"
     echo "all: done in $((SECONDS - start)) s" >> "$out/headline.log"
     exit 0 ;;
+  kblas)
+    # The k-means product engines (issue 49, target 1): cuBLAS (`blas`) and the tensor-core
+    # kernel (`tensor`) on the same commands. 1. the GPU tests of gpu-runtime and clustering on
+    # hardware (both engines against the CPU's labels); 2. per shape and engine, the command at
+    # 2 and at 7 iterations: the difference / 5 is a step's time without the upload, the data's
+    # generation and the final passes (kblas.jsonl: one object per run); 3. torch's step;
+    # 4. every GPU test in the time left (tests.log).
+    budget=${2:-420}
+    : > "$out/kblas.log"
+    "$w" --json info > "$out/info.json" 2>&1
+    : > "$out/ktests.log"
+    for t in "$bundle"/tests/*; do
+      case "$(basename "$t")" in
+        gpu*runtime*|clustering*)
+          echo "=== test $t" >> "$out/ktests.log"
+          (cd "$bundle" && WARPATH_BUNDLE=1 WARPATH_BIN="$PWD/bin/warpath" WARPATH_REQUIRE_GPU=1 \
+            timeout 90 "$OLDPWD/$t" gpu cuda blas --test-threads=8) >> "$out/ktests.log" 2>&1 \
+            || echo "FAILED: $t" >> "$out/ktests.log" ;;
+      esac
+    done
+    # A first command pays the driver's compile of the PTX; later ones find it cached.
+    timeout 60 "$w" kmeans --generate 1e5 --dim 64 --k 256 --dtype f32 --init random --max-iter 2 \
+      --backend cuda > /dev/null 2>> "$out/kblas.log"
+    : > "$out/kblas.jsonl"
+    shapes=${KBLAS_SHAPES:-"1e6,256,1024 1e6,256,16384 2e5,128,1024 1e5,256,4096 1e6,64,256"}
+    for shape in $shapes; do
+      set -- ${shape//,/ }
+      for engine in blas tensor; do
+        for iters in 2 7; do
+          [ "$(left)" -gt 150 ] || { echo "SKIPPED (time): $shape $engine" >> "$out/kblas.log"; continue; }
+          echo "=== n $1 d $2 k $3 $engine $iters" >> "$out/kblas.log"
+          WARPATH_KMEANS_PRODUCT=$engine timeout 120 "$w" --json kmeans --generate "$1" --dim "$2" --k "$3" \
+            --dtype f32 --init random --max-iter $iters --tol 0 --backend cuda 2>> "$out/kblas.log" \
+            | python3 -c 'import json,sys
+d=json.load(sys.stdin); d={k:v for k,v in d.items() if not isinstance(v,list)}
+d["engine"]=sys.argv[1]; print(json.dumps(d))' "$engine" >> "$out/kblas.jsonl" 2>> "$out/kblas.log"
+        done
+      done
+    done
+    [ "$(left)" -gt 100 ] && PYTHONUNBUFFERED=1 OUT="$out" timeout 90 python3 scripts/gpu/baselines.py torch_kmeans >> "$out/kblas.log" 2>&1
+    gpu_tests 20
+    echo "kblas: done in $((SECONDS - start)) s" >> "$out/kblas.log"
+    exit 0 ;;
   gputests)
     # Only the GPU tests, within SECONDS (default 150).
     budget=${2:-150}
@@ -173,5 +238,5 @@ d=json.load(sys.stdin); print(json.dumps({k:v for k,v in d.items() if not isinst
     fi
     PYTHONUNBUFFERED=1 OUT="$out" timeout 120 python3 scripts/gpu/baselines.py torch_kmeans >> "$out/kprof.log" 2>&1
     exit 0 ;;
-  *) echo "usage: verify.sh tests|gputests [SECONDS]|scale [SIZE THREADS]|kprof|bench [FILTER]|chart|all [SECONDS]"; exit 2 ;;
+  *) echo "usage: verify.sh tests|gputests [SECONDS]|scale [SIZE THREADS]|kprof|kblas [SECONDS]|bench [FILTER]|chart|all [SECONDS]"; exit 2 ;;
 esac

@@ -22,7 +22,7 @@ pub trait Element:
     + Default
     + 'static
     + ndarray::LinalgScalar
-    + gpu_runtime::DeviceScalar
+    + gpu_runtime::GemmScalar
     + sealed::Sealed
 {
     /// `"f32"` or `"f64"`: the type's name (and the suffix of its CUDA kernels).

@@ -25,8 +25,13 @@
 //!   (`sum_j q_j - 2 c_j . s_j + w_j |c_j|^2`, `q_j` the weighted `|x|^2` of cluster `j`);
 //!   [`Stepper::exact_inertia`] computes the exact one for a fit's result.
 //!
-//! **Products** ([`Engine`]): CUDA cores (a register-blocked FMA product in the element type,
-//! `u` = the type's unit roundoff) or tensor cores: FP64 DMMA for `f64` (IEEE fused
+//! **Products** ([`Engine`]): cuBLAS where the machine has it and the product is large
+//! ([`BLAS_MIN_WORK`]; `gpu_runtime::Blas`: the product
+//! matrix of up to [`GRAM_BYTES`] of a chunk's points against every centre, `sgemm`/`dgemm` in
+//! the default math mode, then a kernel keeps each point's 4 smallest values; a dot product
+//! summed in any order has the bound of the sequential one, so `u` is the type's unit
+//! roundoff), CUDA cores (a register-blocked FMA product in the element type, `u` = the type's
+//! unit roundoff) or tensor cores: FP64 DMMA for `f64` (IEEE fused
 //! multiply-adds; `u = 2^-52`, twice `f64`'s unit for margin), 3xTF32 for `f32` (each operand
 //! split into two TF32 parts, three products, float accumulators). For 3xTF32 the bound uses
 //! `u = 2^-21`: the dropped low-low product and the two splitting residuals are below
@@ -43,7 +48,7 @@
 //! reduction tree in the last bits only.
 
 use gpu_primitives::PrimitiveError;
-use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
+use gpu_runtime::{Blas, DeviceBuffer, Gpu, GpuError, LaunchConfig};
 
 use crate::lloyd::{Candidate, StepStats, Stepper, farthest_points};
 use crate::{Element, KMeansError};
@@ -91,42 +96,76 @@ fn direct(d: usize, k: usize) -> bool {
     (d < 12 || k < 16) && small_shared_bytes(k, d) <= SMALL_SHARED_LIMIT
 }
 
-/// How the product kernels multiply.
+/// The product matrix of the cuBLAS engine holds at most this many bytes (and a sixteenth of
+/// the device's memory): a chunk's points are multiplied in pieces of that many rows.
+const GRAM_BYTES: u64 = 1 << 30;
+
+/// The smallest product (points x centres x dimensions multiply-adds a step) for which k-means
+/// loads cuBLAS by itself: loading it costs about 0.25 s once per process (on an H200 with
+/// cuBLAS 13.1, 2026-11-30), which a step of 2^36 multiply-adds saves within a few dozen steps
+/// (cuBLAS's product ran about 3x faster than the tensor-core kernel at 10^6 x 256 x 1,024).
+pub(crate) const BLAS_MIN_WORK: u64 = 1 << 36;
+
+/// How the product values are made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Engine {
     /// CUDA cores: fused multiply-adds in the element type.
     Simt,
     /// Tensor cores: FP64 DMMA (`f64`), 3xTF32 (`f32`).
     TensorCores,
+    /// cuBLAS (`gpu_runtime::Blas`): the product matrix of a piece of the chunk in the element
+    /// type (`sgemm`/`dgemm`, default math mode: IEEE fused multiply-adds in the library's
+    /// order), its 4 smallest values per point read by a kernel.
+    Blas,
 }
 
 impl Engine {
-    /// Tensor cores on the data-centre GPUs whose FP64 tensor cores run at full rate and whose
-    /// TF32 rate is several times their FP32 rate (compute capability 8.0: A100; 9.0: H100,
-    /// H200; 10.0: B200), CUDA cores elsewhere (8.6, 8.9, 12.x: FP64 at a small fraction of the
-    /// FP32 rate either way, TF32 about the FP32 rate, so 3xTF32 would be slower). A rule from
-    /// the vendors' throughput tables, not yet from a measurement. `WARPATH_KMEANS_PRODUCT`
-    /// (`simt` or `tensor`) overrides it.
+    /// cuBLAS where the machine has it (`Gpu::blas`) and a step's product has at least
+    /// [`BLAS_MIN_WORK`] multiply-adds (`work`: points x centres x dimensions); otherwise
+    /// warpath's own kernels: tensor cores on the data-centre GPUs whose FP64 tensor cores run
+    /// at full rate and whose TF32 rate is several times their FP32 rate (compute capability
+    /// 8.0: A100; 9.0: H100, H200; 10.0: B200), CUDA cores elsewhere (8.6, 8.9, 12.x: FP64 at a
+    /// small fraction of the FP32 rate either way, TF32 about the FP32 rate, so 3xTF32 would be
+    /// slower). `WARPATH_KMEANS_PRODUCT` (`blas`, `simt` or `tensor`) overrides the choice.
     ///
     /// # Errors
-    /// [`KMeansError::InvalidParameter`] for another value of `WARPATH_KMEANS_PRODUCT`.
-    pub(crate) fn for_device(compute_capability: (i32, i32)) -> Result<Engine, KMeansError> {
+    /// [`KMeansError::InvalidParameter`] for another value of `WARPATH_KMEANS_PRODUCT`, or
+    /// `blas` where cuBLAS cannot be used (the reason given).
+    pub(crate) fn for_device(gpu: &Gpu, work: u64) -> Result<Engine, KMeansError> {
         let choice = std::env::var("WARPATH_KMEANS_PRODUCT").ok();
-        Engine::choose(compute_capability, choice.as_deref())
+        Engine::choose(
+            gpu.info().compute_capability,
+            choice.as_deref(),
+            work,
+            || gpu.blas().map(|_| ()).map_err(str::to_owned),
+        )
     }
 
-    /// [`Engine::for_device`] with the override's value as an argument.
-    fn choose(compute_capability: (i32, i32), choice: Option<&str>) -> Result<Engine, KMeansError> {
+    /// [`Engine::for_device`] with the override's value as an argument; `blas` opens cuBLAS
+    /// (called only when cuBLAS would be used: loading it takes time).
+    fn choose(
+        compute_capability: (i32, i32),
+        choice: Option<&str>,
+        work: u64,
+        blas: impl FnOnce() -> Result<(), String>,
+    ) -> Result<Engine, KMeansError> {
+        let own = match compute_capability {
+            (8, 0) | (9, 0) | (10, 0) => Engine::TensorCores,
+            _ => Engine::Simt,
+        };
         match choice {
+            Some("blas") => blas().map(|()| Engine::Blas).map_err(|why| {
+                KMeansError::InvalidParameter(format!(
+                    "WARPATH_KMEANS_PRODUCT=blas, but cuBLAS cannot be used: {why}"
+                ))
+            }),
             Some("simt") => Ok(Engine::Simt),
             Some("tensor") => Ok(Engine::TensorCores),
             Some(other) => Err(KMeansError::InvalidParameter(format!(
-                "WARPATH_KMEANS_PRODUCT must be simt or tensor, not `{other}`"
+                "WARPATH_KMEANS_PRODUCT must be blas, simt or tensor, not `{other}`"
             ))),
-            None => Ok(match compute_capability {
-                (8, 0) | (9, 0) | (10, 0) => Engine::TensorCores,
-                _ => Engine::Simt,
-            }),
+            None if work >= BLAS_MIN_WORK => Ok(blas().map_or(own, |()| Engine::Blas)),
+            None => Ok(own),
         }
     }
 
@@ -134,8 +173,9 @@ impl Engine {
     fn unit<T: Element>(self) -> f64 {
         let single = size_of::<T>() == 4;
         match (self, single) {
-            (Engine::Simt, true) => f64::from(f32::EPSILON) / 2.0,
-            (Engine::Simt, false) => f64::EPSILON / 2.0,
+            // A dot product rounded in any order has the bound of the sequential one.
+            (Engine::Simt | Engine::Blas, true) => f64::from(f32::EPSILON) / 2.0,
+            (Engine::Simt | Engine::Blas, false) => f64::EPSILON / 2.0,
             (Engine::TensorCores, true) => 2f64.powi(-21),
             (Engine::TensorCores, false) => f64::EPSILON,
         }
@@ -155,6 +195,8 @@ struct KBuffers<T> {
     stats: DeviceBuffer<f64>,
     /// Per-block statistics (direct path).
     partials: DeviceBuffer<f64>,
+    /// Product values of a piece of a chunk (cuBLAS engine; `gram_rows * k`).
+    gram: DeviceBuffer<T>,
     /// Candidate values and centres of a chunk (product path).
     top_val: DeviceBuffer<T>,
     top_idx: DeviceBuffer<u32>,
@@ -179,12 +221,16 @@ pub(crate) struct CudaStepper<'a, T: Element> {
     w: DeviceBuffer<T>,
     has_w: u32,
     labels: DeviceBuffer<u32>,
-    engine: Engine,
+    /// The product engine, chosen on the first product step ([`CudaStepper::product_engine`]):
+    /// a fit on the direct path never opens cuBLAS (loading it costs about 0.25 s).
+    engine: Option<Engine>,
     bufs: Option<KBuffers<T>>,
     /// Points per chunk of the product path ([`CHUNK`]; tests take fewer).
     chunk: u64,
     /// Rows per tile of the fixed-order accumulation ([`rows_per_tile`]; tests take fewer).
     rows: u64,
+    /// The most rows of a cuBLAS product ([`GRAM_BYTES`]; tests take fewer).
+    gram_limit: u64,
     /// `0 .. n`, the values sorted with the labels (product path, made on its first step).
     iota: Option<DeviceBuffer<u32>>,
     /// Whether the last step's inertia came from the formula (product path).
@@ -203,7 +249,6 @@ impl<'a, T: Element> CudaStepper<'a, T> {
         if d > u32::MAX as usize {
             return Err(GpuError::TooLarge(format!("{d} dimensions")).into());
         }
-        let engine = Engine::for_device(gpu.info().compute_capability)?;
         let bytes = std::mem::size_of_val(host) as u64
             + n as u64
                 * (4 + if weights.is_some() {
@@ -231,10 +276,11 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             w,
             has_w,
             labels,
-            engine,
+            engine: None,
             bufs: None,
             chunk: CHUNK,
             rows: rows_per_tile(n as u64),
+            gram_limit: u64::MAX,
             iota: None,
             formula: false,
         })
@@ -243,7 +289,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
     /// Uses `engine` for the products from now on (tests run both on one device).
     #[cfg(test)]
     pub(crate) fn set_engine(&mut self, engine: Engine) {
-        self.engine = engine;
+        self.engine = Some(engine);
     }
 
     /// Runs the product path in chunks of `chunk` points (tests cross chunk boundaries with
@@ -260,6 +306,35 @@ impl<'a, T: Element> CudaStepper<'a, T> {
     pub(crate) fn set_rows_per_tile(&mut self, rows: u64) {
         self.rows = rows.max(1);
         self.bufs = None;
+    }
+
+    /// Multiplies at most `rows` points at a time on the cuBLAS engine (tests cross the pieces'
+    /// boundaries with small inputs).
+    #[cfg(test)]
+    pub(crate) fn set_gram_rows(&mut self, rows: u64) {
+        self.gram_limit = rows.max(1);
+        self.bufs = None;
+    }
+
+    /// Points of a chunk multiplied at once on the cuBLAS engine for `k` centres: the product
+    /// matrix within [`GRAM_BYTES`] and a sixteenth of the device's memory.
+    fn gram_rows(&self, k: usize) -> u64 {
+        let bytes = GRAM_BYTES.min(self.gpu.info().total_memory / 16);
+        let rows = bytes / (k as u64 * size_of::<T>() as u64);
+        rows.clamp(1, self.n.min(self.chunk)).min(self.gram_limit)
+    }
+
+    /// The product engine for `k` centres ([`Engine::for_device`]), chosen on the first call.
+    fn product_engine(&mut self, k: usize) -> Result<Engine, KMeansError> {
+        match self.engine {
+            Some(e) => Ok(e),
+            None => {
+                let work = self.n.saturating_mul((k * self.d) as u64);
+                let e = Engine::for_device(self.gpu, work)?;
+                self.engine = Some(e);
+                Ok(e)
+            }
+        }
     }
 
     /// Forgets the labels (a new run starts).
@@ -302,6 +377,11 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             } else {
                 (0, chunk * TOP, kd)
             };
+            let gram = if !direct && self.product_engine(k)? == Engine::Blas {
+                self.gram_rows(k) as usize * k
+            } else {
+                0
+            };
             // The accumulation (product path): the sort's copies of labels and values and its
             // scratch (about 2n each), the starts and the segments' partials.
             let (n, segments, ends) = if direct {
@@ -315,7 +395,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             };
             let elem = size_of::<T>() as u64;
             let bytes = 8 * (kd + kd + 2 * k + 2 + partials) as u64
-                + elem * (ct + k + tops) as u64
+                + elem * (ct + k + tops + gram) as u64
                 + 4 * (tops + tops / TOP + 1) as u64
                 + 4 * (n + 6 * n + ends) as u64
                 + 8 * (segments * (d + 2)) as u64;
@@ -327,6 +407,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
                 norms: gpu.alloc_zeros(if direct { 0 } else { k })?,
                 stats: gpu.alloc_zeros(kd + 2 * k + 2)?,
                 partials: gpu.alloc_zeros(partials)?,
+                gram: gpu.alloc_zeros(gram)?,
                 top_val: gpu.alloc_zeros(tops)?,
                 top_idx: gpu.alloc_zeros(tops)?,
                 fallback: gpu.alloc_zeros(tops / TOP)?,
@@ -388,7 +469,8 @@ impl<'a, T: Element> CudaStepper<'a, T> {
 
     /// One step on the product path; the statistics followed by `q` (`k * d + 2k + 2`).
     fn step_product(&mut self, centroids: &[f64], k: usize) -> Result<Vec<f64>, KMeansError> {
-        let (gpu, n, d, engine, chunk) = (self.gpu, self.n, self.d, self.engine, self.chunk);
+        let engine = self.product_engine(k)?;
+        let (gpu, n, d, chunk) = (self.gpu, self.n, self.d, self.chunk);
         // The centres in the element type, |c_j|^2 rounded from f64 and the largest norm, as
         // the CPU's engine prepares them (assign::Centres::new).
         let ct: Vec<T> = centroids.iter().map(|&v| T::from_f64(v)).collect();
@@ -403,6 +485,13 @@ impl<'a, T: Element> CudaStepper<'a, T> {
             .collect();
         let cmax = cmax2.sqrt() * (1.0 + 1e-12);
         let unit = engine.unit::<T>();
+        let gram_rows = self.gram_rows(k);
+        let blas = match engine {
+            Engine::Blas => Some(gpu.blas().map_err(|why| {
+                GpuError::LaunchFailed(format!("cuBLAS was chosen but cannot be used: {why}"))
+            })?),
+            _ => None,
+        };
         let settle_grid = |m: u64| self.grid_settle(m);
         let grids: Vec<(u64, u64, u32)> = (0..n)
             .step_by(chunk as usize)
@@ -417,46 +506,7 @@ impl<'a, T: Element> CudaStepper<'a, T> {
         gpu.zero(&mut b.stats)?;
         let (d32, k32) = (d as u32, k as u32);
         for (p0, m, settle_blocks) in grids {
-            let rows = u64::from(match engine {
-                Engine::Simt => kernels::SIMT_M,
-                Engine::TensorCores if size_of::<T>() == 8 => kernels::MMA_M_F64,
-                Engine::TensorCores => kernels::MMA_M_F32,
-            });
-            let tiles = LaunchConfig::blocks(m.div_ceil(rows) as u32, BLOCK);
-            // SAFETY: clustering_kmeans_top_{simt,mma}_T(x[n*d], ct[k*d], norms[k], p0, m, d, k,
-            // top_val[m*TOP], top_idx[m*TOP]): one block per `rows` points of the chunk, every
-            // load checked against p0 + m <= n, d and k, and the lists of chunk point i written
-            // at i * TOP (m <= chunk points fit the buffers).
-            unsafe {
-                match engine {
-                    Engine::Simt => kernels::clustering_kmeans_top_simt(
-                        gpu,
-                        tiles,
-                        &self.x,
-                        &b.ct,
-                        &b.norms,
-                        p0,
-                        m,
-                        d32,
-                        k32,
-                        &mut b.top_val,
-                        &mut b.top_idx,
-                    )?,
-                    Engine::TensorCores => kernels::clustering_kmeans_top_mma(
-                        gpu,
-                        tiles,
-                        &self.x,
-                        &b.ct,
-                        &b.norms,
-                        p0,
-                        m,
-                        d32,
-                        k32,
-                        &mut b.top_val,
-                        &mut b.top_idx,
-                    )?,
-                }
-            }
+            chunk_tops(gpu, engine, blas, &self.x, b, p0, m, d, k, gram_rows)?;
             gpu.zero(&mut b.n_fallback)?;
             // SAFETY: clustering_kmeans_settle_T(x[n*d], w[n or 1], has_w, c64[k*d],
             // top_val[m*TOP], top_idx[m*TOP], p0, m, d, k, cmax, unit, labels[n],
@@ -574,6 +624,98 @@ impl<'a, T: Element> CudaStepper<'a, T> {
         }
         Ok(())
     }
+}
+
+/// The candidate lists (`TOP` smallest product values and their centres) of chunk points
+/// `p0 .. p0 + m` into `b.top_val` and `b.top_idx`, by `engine`; `blas` is cuBLAS when the
+/// engine is [`Engine::Blas`], which multiplies at most `gram_rows` points at a time.
+#[allow(clippy::too_many_arguments)]
+fn chunk_tops<T: Element>(
+    gpu: &Gpu,
+    engine: Engine,
+    blas: Option<&Blas>,
+    x: &DeviceBuffer<T>,
+    b: &mut KBuffers<T>,
+    p0: u64,
+    m: u64,
+    d: usize,
+    k: usize,
+    gram_rows: u64,
+) -> Result<(), KMeansError> {
+    let (d32, k32) = (d as u32, k as u32);
+    let rows = u64::from(match engine {
+        Engine::Simt => kernels::SIMT_M,
+        Engine::TensorCores if size_of::<T>() == 8 => kernels::MMA_M_F64,
+        Engine::TensorCores => kernels::MMA_M_F32,
+        Engine::Blas => {
+            let blas = blas.ok_or_else(|| GpuError::LaunchFailed("cuBLAS not open".into()))?;
+            let sms = u64::from(gpu.info().multiprocessors.max(1));
+            // The chunk in pieces of gram_rows points: the product matrix of a piece, then its
+            // points' lists, a warp per point.
+            for r0 in (0..m).step_by(gram_rows as usize) {
+                let rows = gram_rows.min(m - r0);
+                let first = ((p0 + r0) as usize) * d;
+                let piece = x.slice(first..first + rows as usize * d);
+                blas.product_abt(gpu, &piece, &b.ct, d, &mut b.gram)?;
+                let blocks = rows.div_ceil(u64::from(BLOCK / 32)).min(sms * 32) as u32;
+                // SAFETY: clustering_kmeans_top_rows_T(g[rows*k], norms[k], rows, k, first,
+                // top_val[m*TOP], top_idx[m*TOP]): the product holds rows * k values (gram_rows
+                // * k allocated), and the lists of chunk points r0 .. r0 + rows <= m <= chunk
+                // are written at (r0 + i) * TOP.
+                unsafe {
+                    kernels::clustering_kmeans_top_rows(
+                        gpu,
+                        LaunchConfig::blocks(blocks, BLOCK),
+                        &b.gram,
+                        &b.norms,
+                        rows,
+                        k32,
+                        r0,
+                        &mut b.top_val,
+                        &mut b.top_idx,
+                    )?;
+                }
+            }
+            return Ok(());
+        }
+    });
+    let tiles = LaunchConfig::blocks(m.div_ceil(rows) as u32, BLOCK);
+    // SAFETY: clustering_kmeans_top_{simt,mma}_T(x[n*d], ct[k*d], norms[k], p0, m, d, k,
+    // top_val[m*TOP], top_idx[m*TOP]): one block per `rows` points of the chunk, every load
+    // checked against p0 + m <= n, d and k, and the lists of chunk point i written at i * TOP
+    // (m <= chunk points fit the buffers).
+    unsafe {
+        if engine == Engine::Simt {
+            kernels::clustering_kmeans_top_simt(
+                gpu,
+                tiles,
+                x,
+                &b.ct,
+                &b.norms,
+                p0,
+                m,
+                d32,
+                k32,
+                &mut b.top_val,
+                &mut b.top_idx,
+            )?;
+        } else {
+            kernels::clustering_kmeans_top_mma(
+                gpu,
+                tiles,
+                x,
+                &b.ct,
+                &b.norms,
+                p0,
+                m,
+                d32,
+                k32,
+                &mut b.top_val,
+                &mut b.top_idx,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 impl<T: Element> Stepper for CudaStepper<'_, T> {

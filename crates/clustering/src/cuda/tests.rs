@@ -13,7 +13,16 @@ use crate::cpu::{CpuKind, CpuStepper};
 use crate::lloyd::{LloydParams, ShiftLimit, StepStats, Stepper, lloyd};
 use crate::{Element, KMeansError};
 
-const ENGINES: [Engine; 2] = [Engine::Simt, Engine::TensorCores];
+/// Every product engine the device has: warpath's two kernels, and cuBLAS where it can be
+/// opened (under the simulated driver: the simulated cuBLAS that `cargo xtask sim` builds).
+fn engines(gpu: &Gpu) -> Vec<Engine> {
+    let mut all = vec![Engine::Simt, Engine::TensorCores];
+    match gpu.blas() {
+        Ok(_) => all.push(Engine::Blas),
+        Err(why) => eprintln!("clustering tests: no cuBLAS engine ({why})"),
+    }
+    all
+}
 
 /// Points and centroids where the product values cannot tell the nearest centre apart: centres
 /// around an offset far from the origin (large `|x| |c|`, small distances), points on the
@@ -100,6 +109,8 @@ fn check_step<T: Element>(
     gpu_s.set_chunk(chunk);
     if chunk < 1000 {
         gpu_s.set_rows_per_tile(3);
+        // cuBLAS products of 13 points at a time: pieces end inside chunks.
+        gpu_s.set_gram_rows(13);
     }
     let sc = cpu.step(c, k).unwrap();
     let sr = reference.step(c, k).unwrap();
@@ -167,7 +178,7 @@ fn gpu_labels_equal_the_cpu_labels_bit_for_bit() {
         (70, 130, 17, 40.0, 5),
     ] {
         let (x, c) = near_ties(n, d, k, offset, run, (n * d + k) as u64);
-        for engine in ENGINES {
+        for engine in engines(gpu) {
             // Chunks of 64 points (several chunks per step) and all points in one chunk.
             for chunk in [64, 1 << 20] {
                 check_step::<f32>(gpu, &x, &c, d, None, engine, chunk);
@@ -186,7 +197,7 @@ fn gpu_weighted_steps_equal_the_cpu() {
         let (x, c) = near_ties(n, d, k, 30.0, 3, 17);
         // Weights exact in f32 (the device holds them in the element type).
         let w: Vec<f64> = (0..n).map(|i| 0.25 + (i % 7) as f64 * 0.5).collect();
-        for engine in ENGINES {
+        for engine in engines(gpu) {
             check_step::<f32>(gpu, &x, &c, d, Some(&w), engine, 1 << 20);
             check_step::<f64>(gpu, &x, &c, d, Some(&w), engine, 50);
         }
@@ -215,7 +226,7 @@ fn gpu_lloyd_runs_equal_the_cpu_runs() {
     let none = |_: usize, _: &[f64], _: &StepStats| Ok::<(), KMeansError>(());
     let mut cpu = CpuStepper::new(&x, d, None, CpuKind::Parallel);
     let want = lloyd(&mut cpu, start.clone(), &params, none).unwrap();
-    for engine in ENGINES {
+    for engine in engines(gpu) {
         let mut s = CudaStepper::new(gpu, &x, d, None).unwrap();
         s.set_engine(engine);
         let got = lloyd(&mut s, start.clone(), &params, none).unwrap();
@@ -232,24 +243,58 @@ fn gpu_lloyd_runs_equal_the_cpu_runs() {
 }
 
 #[test]
-fn cuda_engine_follows_the_compute_capability_and_the_override() {
-    assert_eq!(Engine::choose((8, 0), None).unwrap(), Engine::TensorCores);
-    assert_eq!(Engine::choose((9, 0), None).unwrap(), Engine::TensorCores);
-    assert_eq!(Engine::choose((8, 6), None).unwrap(), Engine::Simt);
-    assert_eq!(Engine::choose((8, 9), None).unwrap(), Engine::Simt);
-    assert_eq!(Engine::choose((12, 0), None).unwrap(), Engine::Simt);
+fn cuda_engine_follows_cublas_the_compute_capability_and_the_override() {
+    let big = super::BLAS_MIN_WORK;
+    let yes = || Ok(());
+    let no = || Err("not on the library path".to_string());
+    let never = || -> Result<(), String> { panic!("cuBLAS opened for a small product") };
+    for cc in [(8, 0), (8, 6), (9, 0), (12, 0)] {
+        assert_eq!(Engine::choose(cc, None, big, yes).unwrap(), Engine::Blas);
+        assert_eq!(
+            Engine::choose(cc, Some("blas"), 1, yes).unwrap(),
+            Engine::Blas
+        );
+    }
+    // Below the size where loading cuBLAS pays, or without it: the own kernels.
     assert_eq!(
-        Engine::choose((8, 6), Some("tensor")).unwrap(),
+        Engine::choose((9, 0), None, big - 1, never).unwrap(),
         Engine::TensorCores
     );
-    assert_eq!(Engine::choose((9, 0), Some("simt")).unwrap(), Engine::Simt);
+    assert_eq!(
+        Engine::choose((8, 0), None, big, no).unwrap(),
+        Engine::TensorCores
+    );
+    assert_eq!(
+        Engine::choose((9, 0), None, big, no).unwrap(),
+        Engine::TensorCores
+    );
+    assert_eq!(Engine::choose((8, 6), None, big, no).unwrap(), Engine::Simt);
+    assert_eq!(Engine::choose((8, 9), None, big, no).unwrap(), Engine::Simt);
+    assert_eq!(
+        Engine::choose((12, 0), None, big, no).unwrap(),
+        Engine::Simt
+    );
+    assert_eq!(
+        Engine::choose((8, 6), Some("tensor"), big, never).unwrap(),
+        Engine::TensorCores
+    );
+    assert_eq!(
+        Engine::choose((9, 0), Some("simt"), big, never).unwrap(),
+        Engine::Simt
+    );
     assert!(matches!(
-        Engine::choose((9, 0), Some("fast")),
+        Engine::choose((9, 0), Some("fast"), big, never),
         Err(KMeansError::InvalidParameter(m)) if m.contains("WARPATH_KMEANS_PRODUCT")
+    ));
+    assert!(matches!(
+        Engine::choose((9, 0), Some("blas"), big, no),
+        Err(KMeansError::InvalidParameter(m)) if m.contains("not on the library path")
     ));
     // The error bound's unit: float's and double's own on CUDA cores, wider on tensor cores.
     assert_eq!(Engine::Simt.unit::<f32>(), 2f64.powi(-24));
     assert_eq!(Engine::Simt.unit::<f64>(), 2f64.powi(-53));
+    assert_eq!(Engine::Blas.unit::<f32>(), 2f64.powi(-24));
+    assert_eq!(Engine::Blas.unit::<f64>(), 2f64.powi(-53));
     assert_eq!(Engine::TensorCores.unit::<f32>(), 2f64.powi(-21));
     assert_eq!(Engine::TensorCores.unit::<f64>(), 2f64.powi(-52));
 }

@@ -32,10 +32,17 @@ pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
     match gpu_runtime::gpu() {
         Ok(gpu) => {
             let i = gpu.info();
+            // cuBLAS: its version where warpath can use it (k-means' products), else why not.
+            let blas = match gpu.blas() {
+                Ok(b) => serde_json::json!({ "available": true, "version": b.version() }),
+                Err(why) => serde_json::json!({ "available": false, "reason": why }),
+            };
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({ "device": i, "cuda": true, "warpath_backend": backend })
+                    serde_json::json!({
+                        "device": i, "cuda": true, "cublas": blas, "warpath_backend": backend
+                    })
                 );
             } else {
                 println!("device {}: {}", i.ordinal, i.name);
@@ -54,6 +61,10 @@ pub(crate) fn run(_args: Args, json: bool) -> Result<()> {
                     i.driver_version / 1000,
                     (i.driver_version % 1000) / 10
                 );
+                match gpu.blas() {
+                    Ok(b) => println!("  cuBLAS             version {}", b.version()),
+                    Err(why) => println!("  cuBLAS             not used: {why}"),
+                }
                 println!("  WARPATH_BACKEND    {backend}");
             }
         }
