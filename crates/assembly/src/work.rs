@@ -90,7 +90,13 @@ pub(crate) fn for_each_bucket<S>(
                     }
                     finish(state)
                 };
-                if let Err(e) = run() {
+                // A pool of one thread: the parallel sorts a bucket calls run on this worker,
+                // not handed to rayon's pool (the workers are the parallelism).
+                let result = match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+                    Ok(pool) => pool.install(run),
+                    Err(_) => run(),
+                };
+                if let Err(e) = result {
                     fail(e);
                 }
                 let _ = exit_tx.send(());
