@@ -680,39 +680,33 @@ fn chunk_tops<T: Element>(
         }
     });
     let tiles = LaunchConfig::blocks(m.div_ceil(rows) as u32, BLOCK);
+    // The two kernels take the same arguments.
+    macro_rules! top {
+        ($launch:path) => {
+            $launch(
+                gpu,
+                tiles,
+                x,
+                &b.ct,
+                &b.norms,
+                p0,
+                m,
+                d32,
+                k32,
+                &mut b.top_val,
+                &mut b.top_idx,
+            )?
+        };
+    }
     // SAFETY: clustering_kmeans_top_{simt,mma}_T(x[n*d], ct[k*d], norms[k], p0, m, d, k,
     // top_val[m*TOP], top_idx[m*TOP]): one block per `rows` points of the chunk, every load
     // checked against p0 + m <= n, d and k, and the lists of chunk point i written at i * TOP
     // (m <= chunk points fit the buffers).
     unsafe {
         if engine == Engine::Simt {
-            kernels::clustering_kmeans_top_simt(
-                gpu,
-                tiles,
-                x,
-                &b.ct,
-                &b.norms,
-                p0,
-                m,
-                d32,
-                k32,
-                &mut b.top_val,
-                &mut b.top_idx,
-            )?;
+            top!(kernels::clustering_kmeans_top_simt);
         } else {
-            kernels::clustering_kmeans_top_mma(
-                gpu,
-                tiles,
-                x,
-                &b.ct,
-                &b.norms,
-                p0,
-                m,
-                d32,
-                k32,
-                &mut b.top_val,
-                &mut b.top_idx,
-            )?;
+            top!(kernels::clustering_kmeans_top_mma);
         }
     }
     Ok(())
