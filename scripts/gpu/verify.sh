@@ -146,8 +146,9 @@ print(json.dumps(d))')
     # The k-means product engines (issue 49, target 1): cuBLAS (`blas`) and the tensor-core
     # kernel (`tensor`) on the same commands. 1. the GPU tests of gpu-runtime and clustering on
     # hardware (both engines against the CPU's labels); 2. per shape and engine, the command at
-    # 2 and at 7 iterations: the difference / 5 is a step's time without the upload, the data's
-    # generation and the final passes (kblas.jsonl: one object per run); 3. torch's step;
+    # 2 and at 7 iterations (kblas.jsonl: one object per run; the difference / 5 is only a
+    # rough step time, as the commands' seconds include host work that varies from run to run:
+    # kprof's ncu times are a step's device time); 3. torch's step;
     # 4. every GPU test in the time left (tests.log).
     budget=${2:-420}
     : > "$out/kblas.log"

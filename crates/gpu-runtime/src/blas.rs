@@ -278,8 +278,9 @@ impl Blas {
         let pc = out.view_mut().address(stream);
         let handle = self.handle.lock().unwrap_or_else(|p| p.into_inner());
         gpu.context().bind_to_thread()?;
-        // In column-major terms out is the n x m matrix B A^T... with B and A read as d x n and
-        // d x m: C = B^T A, op(B) = T, op(A) = N, leading dimensions d, d and n.
+        // cuBLAS is column-major: the row-major out (m x n) is the column-major n x m matrix
+        // C = B^T A, with B and A read as d x n and d x m (op(B) = T, op(A) = N, leading
+        // dimensions d, d and n).
         // SAFETY: pb holds n * d, pa m * d and pc at least m * n elements (checked above), all
         // on this context; dimensions fit i32.
         let status = unsafe {

@@ -101,9 +101,9 @@ fn direct(d: usize, k: usize) -> bool {
 const GRAM_BYTES: u64 = 1 << 30;
 
 /// The smallest product (points x centres x dimensions multiply-adds a step) for which k-means
-/// loads cuBLAS by itself: loading it costs about 0.25 s once per process (on an H200 with
-/// cuBLAS 13.1, 2026-11-30), which a step of 2^36 multiply-adds saves within a few dozen steps
-/// (cuBLAS's product ran about 3x faster than the tensor-core kernel at 10^6 x 256 x 1,024).
+/// loads cuBLAS by itself: loading it is a fixed cost of a fraction of a second per process,
+/// which steps this large repay within a few dozen steps through cuBLAS's faster product
+/// (BENCHMARKS.md, "k-means products through cuBLAS").
 pub(crate) const BLAS_MIN_WORK: u64 = 1 << 36;
 
 /// How the product values are made.
@@ -222,7 +222,7 @@ pub(crate) struct CudaStepper<'a, T: Element> {
     has_w: u32,
     labels: DeviceBuffer<u32>,
     /// The product engine, chosen on the first product step ([`CudaStepper::product_engine`]):
-    /// a fit on the direct path never opens cuBLAS (loading it costs about 0.25 s).
+    /// a fit on the direct path never pays for loading cuBLAS.
     engine: Option<Engine>,
     bufs: Option<KBuffers<T>>,
     /// Points per chunk of the product path ([`CHUNK`]; tests take fewer).
