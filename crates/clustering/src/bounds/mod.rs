@@ -16,7 +16,9 @@
 //!    ([`crate::assign::blocked_products`], straight from the points' rows, which saves
 //!    gathering them); otherwise one matrix product per tile of gathered points; or directly
 //!    for small groups and dimensions. A point whose failing groups hold more than a third of
-//!    the centres is computed against every centre, at full product speed;
+//!    the centres is computed against every centre, at full product speed. With one centre
+//!    per group (Elkan's bounds) a point's failing centres are a bit mask and each is one
+//!    exact distance, computed in place without the lists;
 //! 5. settles the label exactly as the engine does, with the old centre as the incumbent, and
 //!    tightens the bounds of the groups it computed.
 //!
@@ -50,8 +52,8 @@
 //!
 //! **Files.** This one holds the stepper (when to prune, the step's context) and the bounds'
 //! arithmetic; `groups.rs` the groups of centres, the half gaps and the far movers;
-//! `leaf.rs` the leaves of a step: the first one of a run (every distance, every bound set)
-//! and a later one (only the failing groups), in named stages.
+//! `leaf.rs` a step's leaf and the first step of a run (every distance, every bound set);
+//! `pruned.rs` a later step (only the failing groups), in named stages.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -62,6 +64,7 @@ use crate::{Element, KMeansError};
 
 mod groups;
 mod leaf;
+mod pruned;
 
 use groups::{Groups, Jumpers, half_gaps};
 use leaf::leaf;

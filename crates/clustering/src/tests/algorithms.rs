@@ -36,6 +36,21 @@ fn every_algorithm_equals_lloyd_bit_for_bit() {
     }
 }
 
+/// On data without clusters (uniform, where every step moves labels and Elkan's one-centre
+/// groups are computed in place, several centres a point) every algorithm still gives plain
+/// Lloyd's fit bit for bit: both paths (direct below a dozen dimensions, products above), `k`
+/// below and past a word of the failing-centre mask, and duplicate points (ties).
+#[test]
+fn every_algorithm_equals_lloyd_on_uniform_data() {
+    for &(n, d, k) in &[(6000, 5, 8), (5000, 20, 8), (4000, 33, 3), (3000, 16, 70)] {
+        let mut v = random_data(n, d, (n * 7 + d * 3 + k) as u64);
+        v.copy_within(0..d * 50, d * (n - 50));
+        let data = Array2::from_shape_vec((n, d), v).unwrap();
+        let init = data.slice(ndarray::s![..k, ..]).to_owned();
+        assert_every_algorithm_is_lloyd(&data, &init, 25, &format!("uniform n {n} d {d} k {k}"));
+    }
+}
+
 /// Asserts that every algorithm gives plain Lloyd's fit of `data` from `init` with `max_iter`
 /// iterations, bit for bit (labels, iterations, inertia, centroids), in f64 and in f32.
 pub(super) fn assert_every_algorithm_is_lloyd(
