@@ -56,7 +56,7 @@ pub struct DeviceInfo {
 /// An open CUDA device: one context, one stream, and the PTX modules loaded so far.
 ///
 /// Obtain it with [`gpu()`] (detected once per process) or, through the [`Exec`](crate::Exec)
-/// policy, from [`Target::Cuda`](crate::Target). All work is queued on [`Gpu::stream`]; functions
+/// policy, from [`Target::Cuda`](crate::Target). All work is queued on the device's one stream; functions
 /// that return host data synchronise, functions that return device buffers do not.
 pub struct Gpu {
     ctx: Arc<CudaContext>,

@@ -2,8 +2,8 @@
 
 /// PTX text compiled from one `kernels-cuda/<name>.cu` file and embedded in the binary.
 ///
-/// Create it with [`ptx_module!`](crate::ptx_module); the driver loads it on first use through
-/// [`Gpu::function`](crate::Gpu::function) and caches it.
+/// Create it with [`ptx_module!`](crate::ptx_module); the driver loads it the first time one of
+/// its kernels is launched on a [`Gpu`](crate::Gpu), and caches it.
 #[derive(Debug, Clone, Copy)]
 pub struct PtxModule {
     /// The `.cu` file's stem, e.g. `"primitives"`.

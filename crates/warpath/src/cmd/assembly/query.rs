@@ -51,7 +51,8 @@ pub(crate) struct QueryArgs {
     /// Query sequences: FASTA or FASTQ files, plain or gzip, read one after the other.
     #[arg(required = true, value_name = "QUERIES")]
     queries: Vec<PathBuf>,
-    /// The graph's unitigs: FASTA (plain or gzip) with color runs C:<set id in hex>:<k-mers>.
+    /// The graph's unitigs: FASTA (plain or gzip) with color runs C:SET:KMERS (the set id in
+    /// hex, the run's k-mers).
     #[arg(long, value_name = "FASTA")]
     unitigs: PathBuf,
     /// The graph's color sets: JSON lines {"id": N, "colors": [NAME, ...]} (plain or gzip),

@@ -2,7 +2,7 @@
 //! beside the seed's own figures (`report.json`, `REPORT.md`, a self-contained `index.html`).
 //!
 //! The experiments live in their crates (`<crate>::experiments::specs()`); this module only
-//! lists them, runs the ones asked for and writes the report ([`write`]).
+//! lists them, runs the ones asked for and writes the report ([`mod@write`]).
 
 mod write;
 
