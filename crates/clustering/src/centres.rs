@@ -90,6 +90,19 @@ pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
 /// [`Centres::rows`] is kept.
 pub(crate) const ROWWISE_MAX_K: usize = 8;
 
+/// The lanes of `T` a register of the row-wise kernel holds on this CPU (AVX-512: 64 bytes,
+/// AVX2: 32), `None` without either; the centres' row copy ([`Centres::rows`]) is padded to
+/// whole registers of it.
+pub(crate) fn rowwise_width<T>() -> Option<usize> {
+    if crate::isa::has_avx512() {
+        Some(64 / size_of::<T>())
+    } else if crate::isa::has_avx2() {
+        Some(32 / size_of::<T>())
+    } else {
+        None
+    }
+}
+
 /// A set of centres prepared for the engine, in a storage order of its own (groups of the
 /// pruned algorithms are contiguous); `id(j)` is the centre's index in the caller's order,
 /// which decides ties.
@@ -120,9 +133,9 @@ pub(crate) struct Centres<T> {
     pub(crate) packed_norms: Vec<T>,
     /// Fused: the lanes of a packed row.
     pub(crate) kp: usize,
-    /// Fused, a few centres with AVX-512 (the row-wise kernel, `fused/narrow.rs`): `-2 c_j`
-    /// in the element type row by row, each row padded with zeros to whole 64-byte
-    /// registers; empty otherwise.
+    /// Fused, a few centres with AVX-512 or AVX2 (the row-wise kernel, `fused/narrow.rs`):
+    /// `-2 c_j` in the element type row by row, each row padded with zeros to whole registers
+    /// of the widest vectors the CPU has (64 or 32 bytes); empty otherwise.
     pub(crate) rows: Vec<T>,
     /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
     /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`).
@@ -200,8 +213,11 @@ impl<T: Element> Centres<T> {
         }
         let mut rows = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if method == Method::Fused && k <= ROWWISE_MAX_K && crate::isa::has_avx512() {
-            let dp = d.next_multiple_of(64 / size_of::<T>());
+        if method == Method::Fused
+            && k <= ROWWISE_MAX_K
+            && let Some(w) = rowwise_width::<T>()
+        {
+            let dp = d.next_multiple_of(w);
             rows = vec![T::zero(); k * dp];
             for (row, c) in rows.chunks_exact_mut(dp).zip(c64.chunks_exact(d)) {
                 for (r, &v) in row.iter_mut().zip(c) {

@@ -84,7 +84,11 @@ pub(crate) fn nearest_rows<T: Element>(
         }
         if crate::isa::has_avx2() {
             // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; `buf` is sized for the rows.
-            unsafe { x86::labels_avx2(x, xn2, cent, buf, out) };
+            unsafe {
+                if !narrow::few_centres_avx2(x, xn2, None, cent, buf, out) {
+                    x86::labels_avx2(x, xn2, cent, buf, out);
+                }
+            }
             return;
         }
     }

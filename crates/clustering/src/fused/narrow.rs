@@ -22,7 +22,7 @@
 //! go through the same [`settle_row`] as the general kernel, so the labels are the
 //! reference's, bit for bit.
 
-use super::x86::{Lanes, Z32, Z64, by_element};
+use super::x86::{Lanes, Y32, Y64, Z32, Z64, by_element};
 use super::{Buffer, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
@@ -286,9 +286,9 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
     }
 }
 
-/// The most centres of the row-wise kernel ([`labels_rowwise_avx512`]), kept beside the
-/// centres' row copy it reads.
-pub(crate) use crate::centres::ROWWISE_MAX_K;
+/// The most centres of the row-wise kernel ([`labels_rowwise_avx512`]), and its register width
+/// on this CPU, kept beside the centres' row copy it reads.
+pub(crate) use crate::centres::{ROWWISE_MAX_K, rowwise_width};
 
 /// Whether the row-wise kernel serves `k` centres in `d` dimensions of `T` on this CPU, and
 /// pays: it spends about `k (d / W + 3)` instructions a row (`W` lanes a register: a
@@ -297,14 +297,17 @@ pub(crate) use crate::centres::ROWWISE_MAX_K;
 /// where its count is at most three quarters of the general kernel's: the margin that the
 /// measurements in BENCHMARKS.md (clustering, "Few centres, row-wise") set.
 pub(crate) fn rowwise<T>(k: usize, d: usize) -> bool {
-    let w = pack_width::<T>();
-    k <= ROWWISE_MAX_K && 4 * k * (d.div_ceil(w) + 3) <= 3 * d && crate::isa::has_avx512()
+    let Some(w) = rowwise_width::<T>() else {
+        return false;
+    };
+    k <= ROWWISE_MAX_K && 4 * k * (d.div_ceil(w) + 3) <= 3 * d
 }
 
 /// Registers whose rows fold: the reduction of the row-wise kernel.
 ///
 /// # Safety
-/// As [`Lanes`]: AVX-512F; `load_first` reads `n <= W` values.
+/// As [`Lanes`]: AVX-512F for the 512-bit registers, AVX2 for the 256-bit ones; `load_first`
+/// reads `n <= W` values.
 pub(super) trait Fold<T>: Lanes<T> {
     /// The first `n` lanes from `p`, the other lanes zero.
     unsafe fn load_first(p: *const T, n: usize) -> Self;
@@ -410,6 +413,80 @@ fold_lanes!(
     }
 );
 
+/// The first `n` of `W` lanes set (all bits) for AVX2's masked loads: lanes `16 - n..` of
+/// this table.
+const FIRST_LANES: [i32; 32] = {
+    let mut t = [0i32; 32];
+    let mut i = 8;
+    while i < 16 {
+        t[i] = -1;
+        i += 1;
+    }
+    t
+};
+
+impl Fold<f32> for Y32 {
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> Self {
+        // SAFETY: the trait's contract: `n <= 8` values at `p`; the masked lanes are not read.
+        unsafe {
+            let m = _mm256_loadu_si256(FIRST_LANES.as_ptr().add(16 - n).cast());
+            Y32(_mm256_maskload_ps(p, m))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fold(a: Self, b: Self, g: usize) -> Self {
+        // SAFETY: the trait's contract (AVX2). Lanes `o` and `o + g / 2` of each row are added,
+        // `a`'s rows first: whole halves for rows of 8, pairs of lanes (within each 128-bit
+        // half, then the 64-bit quarters put in row order) for rows of 4 and 2.
+        unsafe {
+            let (a, b) = (a.0, b.0);
+            Y32(match g {
+                8 => _mm256_add_ps(
+                    _mm256_permute2f128_ps::<0x20>(a, b),
+                    _mm256_permute2f128_ps::<0x31>(a, b),
+                ),
+                4 => {
+                    let s = _mm256_add_ps(
+                        _mm256_shuffle_ps::<0x44>(a, b),
+                        _mm256_shuffle_ps::<0xEE>(a, b),
+                    );
+                    _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
+                }
+                _ => {
+                    let s = _mm256_hadd_ps(a, b);
+                    _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
+                }
+            })
+        }
+    }
+}
+
+impl Fold<f64> for Y64 {
+    #[inline(always)]
+    unsafe fn load_first(p: *const f64, n: usize) -> Self {
+        // SAFETY: the trait's contract: `n <= 4` values at `p`; the masked lanes are not read.
+        unsafe {
+            let m = _mm256_cvtepi32_epi64(_mm_loadu_si128(FIRST_LANES.as_ptr().add(16 - n).cast()));
+            Y64(_mm256_maskload_pd(p, m))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fold(a: Self, b: Self, g: usize) -> Self {
+        // SAFETY: the trait's contract (AVX2), as for `Y32`.
+        unsafe {
+            let (a, b) = (a.0, b.0);
+            Y64(match g {
+                4 => _mm256_add_pd(
+                    _mm256_permute2f128_pd::<0x20>(a, b),
+                    _mm256_permute2f128_pd::<0x31>(a, b),
+                ),
+                _ => _mm256_permute4x64_pd::<0xD8>(_mm256_hadd_pd(a, b)),
+            })
+        }
+    }
+}
+
 /// Labels the rows with a kernel for a few centres when one serves: the narrow kernel from
 /// the packed rows when given, else the row-wise kernel where [`rowwise`] says it pays.
 /// Returns whether it labelled them (else the general kernel is the caller's).
@@ -466,6 +543,52 @@ pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
     }
 }
 
+/// [`few_centres_avx512`] with AVX2 registers: the row-wise kernel where [`rowwise`] says it
+/// pays (there is no narrow kernel, so no packed rows, without AVX-512).
+///
+/// # Safety
+/// The CPU has AVX2, FMA, BMI2 and POPCNT; `packed` is `None`.
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn few_centres_avx2<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    packed: Option<&[T]>,
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) -> bool {
+    assert!(
+        packed.is_none(),
+        "rows packed for the narrow kernel without AVX-512"
+    );
+    if !rowwise::<T>(cent.k, cent.d) {
+        return false;
+    }
+    // SAFETY: the CPU has the features; `k` is within the kernel's.
+    unsafe { labels_rowwise_avx2(x, xn2, cent, buf, out) };
+    true
+}
+
+/// [`labels_rowwise_avx512`] with AVX2 registers (8 `f32` or 4 `f64` lanes).
+///
+/// # Safety
+/// The CPU has AVX2, FMA, BMI2 and POPCNT; `cent` is fused with `k <=` [`ROWWISE_MAX_K`];
+/// `buf` is sized for `out.len()` rows.
+#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn labels_rowwise_avx2<T: Element>(
+    x: &[T],
+    xn2: &[f64],
+    cent: &Centres<T>,
+    buf: &mut Buffer<T>,
+    out: &mut [u32],
+) {
+    band_widths(&xn2[..out.len()], cent, buf);
+    // SAFETY: the caller's contract.
+    unsafe {
+        by_element! { T, Y32, Y64, |V, U| rowwise_by_k::<T, V, U>(x, cent, buf, out) }
+    }
+}
+
 /// [`rowwise_blocks`] with the centre count a constant.
 ///
 /// # Safety
@@ -499,7 +622,10 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
 ) {
     let (d, w, n) = (cent.d, V::W, out.len());
     let (full, tail) = (d / w, d % w);
-    let dp = d.next_multiple_of(w);
+    // The rows' stride: whole registers of the widest vectors the CPU has, so a multiple of
+    // `w` (AVX2 reads the rows padded for AVX-512 too).
+    let dp = cent.rows.len() / K;
+    debug_assert!(dp >= d.next_multiple_of(w) && dp.is_multiple_of(w));
     let (xu, cu): (&[U], &[U]) = (super::x86::same(x), super::x86::same(&cent.rows));
     let nu: &[U] = super::x86::same(&cent.packed_norms);
     debug_assert!(xu.len() >= n * d && cu.len() >= K * dp && n > 0);

@@ -41,6 +41,15 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         runs.push(("rowwise", out));
     }
     #[cfg(target_arch = "x86_64")]
+    if crate::isa::has_avx2() && k <= narrow::ROWWISE_MAX_K {
+        // The row-wise kernel on AVX2 registers, from the rows as this CPU pads them.
+        let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
+        buf.size(&cent, n);
+        // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; `k` is within the kernel's.
+        unsafe { narrow::labels_rowwise_avx2(x, &xn2, &cent, &mut buf, &mut out) };
+        runs.push(("rowwise-avx2", out));
+    }
+    #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {
         // The narrow kernel, from the rows packed as a fit packs them.
         let packed = narrow::pack_rows(x, d);

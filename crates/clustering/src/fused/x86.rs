@@ -309,28 +309,8 @@ entries!(
     Y32,
     Y64,
     2,
-    |x, xn2, p, c, b, o| no_narrow(x, xn2, p, c, b, o)
+    |x, xn2, p, c, b, o| super::narrow::few_centres_avx2(x, xn2, p, c, b, o)
 );
-
-/// The kernels for a few centres without AVX-512: none, so the general kernel labels the
-/// rows (and no rows are packed for the narrow kernel there, [`super::leaf`]).
-///
-/// # Safety
-/// Always safe; `unsafe` for the shape of the AVX-512 entry it stands for.
-unsafe fn no_narrow<T>(
-    _: &[T],
-    _: &[f64],
-    packed: Option<&[T]>,
-    _: &Centres<T>,
-    _: &mut Buffer<T>,
-    _: &mut [u32],
-) -> bool {
-    assert!(
-        packed.is_none(),
-        "rows packed for the narrow kernel without AVX-512"
-    );
-    false
-}
 
 /// `|x|^2` of every row (see `super::row_norms`).
 ///
