@@ -176,6 +176,8 @@ struct PrunedScratch<T> {
     /// Per row of the sub-block: the least group bound (moved), and the rows still open.
     glbs: Vec<f64>,
     open: Vec<u32>,
+    /// One centre per group: the failing centres of the row being settled, 64 a word.
+    masks: Vec<u64>,
     /// Point-centre distances computed.
     work: u64,
 }
@@ -201,6 +203,7 @@ impl<T: Element> PrunedScratch<T> {
             singles: Vec::new(),
             glbs: vec![0f64; SUB],
             open: vec![0u32; SUB],
+            masks: Vec::new(),
             work: 0,
         }
     }
@@ -406,10 +409,11 @@ impl<T: Element> Pruned<'_, '_, '_, T> {
             done,
             full,
             open,
+            masks,
             work,
             ..
         } = &mut self.b;
-        let mut masks = vec![0u64; k.div_ceil(64)];
+        masks.resize(k.div_ceil(64), 0);
         for &r in &open[..nf] {
             let r = r as usize;
             let i = sb + r;

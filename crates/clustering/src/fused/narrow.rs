@@ -1,5 +1,5 @@
-//! The fused kernels for a few centres with AVX-512, which spend less than one multiply-add
-//! per coordinate of a point.
+//! The fused kernels for a few centres, which spend less than one multiply-add per coordinate
+//! of a point: the narrow one with AVX-512, the row-wise one with AVX-512 or AVX2.
 //!
 //! The general kernel puts the centres in the vector lanes, so with three centres it fills
 //! three of sixteen `f32` lanes and spends one multiply-add per coordinate of every point
