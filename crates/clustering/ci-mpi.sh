@@ -29,7 +29,9 @@ echo "ci-mpi: unit tests + mpirun -n 1/2/3 tests (kill a rank, resume)"
 cargo test -p clustering --features mpi --lib --test mpi
 echo "ci-mpi: warpath kmeans --ranks 2 (the CLI's launcher, run_job and the check)"
 cargo build -q -p clustering --features mpi --bin kmeans-mpi
-cargo build -q -p warpath
+# the binary of the workspace's test build (`cargo test --workspace`, CI's test step): a no-op
+# there, where `cargo build -p warpath` would build the workspace again with other features
+cargo test -q --workspace --no-run
 target=${CARGO_TARGET_DIR:-target}
 out=$(WARPATH_KMEANS_MPI="$target/debug/kmeans-mpi" "$target/debug/warpath" --json kmeans \
     --generate 20000 --dim 4 --k 5 --seed 3 --ranks 2)

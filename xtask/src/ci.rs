@@ -32,24 +32,9 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         ("tidy", &["xtask", "tidy"]),
         ("test", &["test", "--workspace"]),
         // A short libFuzzer campaign over every reader: the committed corpus and regressions
-        // replayed, then 10 s of new inputs per target (`cargo xtask fuzz`; needs only a C++
+        // replayed, then 6 s of new inputs per target (`cargo xtask fuzz`; needs only a C++
         // compiler for libFuzzer, as `sim` does).
-        ("fuzz", &["xtask", "fuzz", "--seconds", "10"]),
-        // Every seed experiment at its quick size (`warpath reproduce --quick`): fails when one
-        // of them fails; the report stays in target/reproduce-quick for reading.
-        (
-            "reproduce-quick",
-            &[
-                "run",
-                "-p",
-                "warpath",
-                "--",
-                "reproduce",
-                "--quick",
-                "--out",
-                "target/reproduce-quick",
-            ],
-        ),
+        ("fuzz", &["xtask", "fuzz", "--seconds", "6"]),
     ];
     let mut steps: Vec<(&str, Command)> = cargo_steps
         .iter()
@@ -59,6 +44,15 @@ pub(crate) fn run(root: &Path) -> Result<()> {
             (*name, c)
         })
         .collect();
+    // Every seed experiment at its quick size (`warpath reproduce --quick`): fails when one of
+    // them fails; the report stays in target/reproduce-quick for reading. It runs the binary
+    // the test step built (`cargo run -p warpath` would build the workspace a second time,
+    // with the features of `warpath` alone: minutes on two cores).
+    let mut reproduce = Command::new(crate::target_dir(root).join("debug").join("warpath"));
+    reproduce
+        .current_dir(root)
+        .args(["reproduce", "--quick", "--out", "target/reproduce-quick"]);
+    steps.push(("reproduce-quick", reproduce));
     // Every GPU test again, through the simulated CUDA driver: the real host code and kernels
     // on the CPU. WARPATH_REQUIRE_GPU=1 makes a test that would skip fail instead. GPU tests
     // carry `gpu` or `cuda` in their names (checked by `gpu_tests_are_named_for_the_ci_filter`),
@@ -69,7 +63,9 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     let mut sim_tests = cargo();
     sim_tests
         .current_dir(root)
-        .args(["test", "--workspace", "--lib", "--bins", "--tests", "--"])
+        // `--tests` takes every target with `test = true`, library unit tests included;
+        // `--lib` would also build warpath-py's (`test = false`: it would link libpython).
+        .args(["test", "--workspace", "--bins", "--tests", "--"])
         .args(SIM_TEST_FILTERS)
         .args(["--skip", "kernels_in_cpu_simulation"])
         .env("LD_LIBRARY_PATH", sim_library_path(root))
