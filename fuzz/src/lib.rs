@@ -436,7 +436,13 @@ pub fn colored_graph(data: &[u8]) {
     assert_eq!(g.stats.check, Ok(()));
     let (mut unitigs, mut table) = (Vec::new(), Vec::new());
     g.write_fasta(&mut unitigs).expect("to memory");
-    g.write_color_sets(&mut table).expect("to memory");
+    // by name or by number, as the reads' length says
+    let format = if fa.len() % 2 == 0 {
+        assembly::SetsFormat::Names
+    } else {
+        assembly::SetsFormat::Numbers
+    };
+    g.write_color_sets(&mut table, format).expect("to memory");
     let stats = query(&unitigs, &table, &mut |kmers, most| {
         assert_eq!(
             u64::from(most),

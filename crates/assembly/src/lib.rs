@@ -37,7 +37,7 @@ mod kernels {
 }
 
 pub use budget::default_max_memory;
-pub use colors::{ColorSets, ColorTable, Colors};
+pub use colors::{ColorSets, ColorTable, Colors, SetsFormat};
 pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::CountStats;
 pub use count_word::CountWord;

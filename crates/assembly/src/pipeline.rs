@@ -373,17 +373,22 @@ impl Assembly {
         self.colors.as_ref()
     }
 
-    /// Writes a colored graph's color sets as JSON lines ([`ColorTable::write_json_lines`]).
+    /// Writes a colored graph's color sets as JSON lines, their colors by name or by number
+    /// ([`ColorTable::write_json_lines`]).
     ///
     /// # Errors
     /// [`AssemblyError::InvalidParameter`] for an uncolored graph; [`AssemblyError::Disk`]
     /// for the writer.
-    pub fn write_color_sets(&self, out: &mut dyn Write) -> Result<(), AssemblyError> {
+    pub fn write_color_sets(
+        &self,
+        out: &mut dyn Write,
+        format: crate::SetsFormat,
+    ) -> Result<(), AssemblyError> {
         let table = self.colors.as_ref().ok_or_else(|| {
             AssemblyError::InvalidParameter("an uncolored graph has no color sets".into())
         })?;
         table
-            .write_json_lines(out)
+            .write_json_lines(out, format)
             .map_err(|e| disk("color sets", e))
     }
 

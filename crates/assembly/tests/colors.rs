@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use assembly::{
-    AssemblyError, Colors, CountOptions, ReadSource, assemble, assemble_colored, canonical, pack,
-    random_genome,
+    AssemblyError, Colors, CountOptions, ReadSource, SetsFormat, assemble, assemble_colored,
+    canonical, pack, random_genome,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -113,7 +113,8 @@ fn check(inputs: &[(String, Vec<u8>)], k: usize, o: &CountOptions) -> (Vec<u8>, 
     let mut gfa = Vec::new();
     g.write_gfa(&mut gfa).expect("gfa");
     let mut sets = Vec::new();
-    g.write_color_sets(&mut sets).expect("sets");
+    g.write_color_sets(&mut sets, SetsFormat::Names)
+        .expect("sets");
 
     // the oracle: each color's solid k-mers
     let mut solid_in: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
@@ -279,7 +280,7 @@ fn names_must_match_the_inputs() {
         assemble::<u64>(&[ReadSource::Bytes(&a, "a.fa")], &o, false, &mut |_| {}).expect("plain");
     assert!(plain.colors().is_none());
     assert!(matches!(
-        plain.write_color_sets(&mut Vec::new()),
+        plain.write_color_sets(&mut Vec::new(), SetsFormat::Names),
         Err(AssemblyError::InvalidParameter(_))
     ));
 }

@@ -34,6 +34,42 @@ pub enum Colors {
     PerRecord,
 }
 
+/// How a color-sets file lists each set's colors (`warpath assemble --color-sets-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SetsFormat {
+    /// By name: `{"id": 4, "colors": ["g0", "g1", "g2", "g7"]}`, readable without the header
+    /// line, but a pangenome's sets hold hundreds of names each.
+    #[default]
+    Names,
+    /// By number (the header line's order), each run of three or more consecutive colors as
+    /// its inclusive `[first, last]`: `{"id": 4, "colors": [[0, 2], 7]}`. A few bytes a set
+    /// where the inputs are listed in the order of their tree (related genomes next to each
+    /// other), several times smaller than by name where they are not.
+    Numbers,
+}
+
+impl std::str::FromStr for SetsFormat {
+    type Err = String;
+
+    /// `names` or `numbers` (the command line's `--color-sets-format`, Python's
+    /// `color_sets_format`).
+    ///
+    /// # Examples
+    /// ```
+    /// assert_eq!("numbers".parse(), Ok(assembly::SetsFormat::Numbers));
+    /// assert!("ids".parse::<assembly::SetsFormat>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "names" => Ok(SetsFormat::Names),
+            "numbers" => Ok(SetsFormat::Numbers),
+            _ => Err(format!(
+                "the color-sets format must be 'names' or 'numbers', not `{s}`"
+            )),
+        }
+    }
+}
+
 /// The colors of a colored graph and its color sets.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ColorTable {
@@ -122,7 +158,8 @@ impl ColorSets {
 
 impl ColorTable {
     /// Writes the table as JSON lines: first `{"colors": [every color's name, by number]}`,
-    /// then one `{"id": N, "colors": ["name", ...]}` per set, ids in order.
+    /// then one `{"id": N, "colors": [...]}` per set, ids in order, its colors by name or by
+    /// number as `format` says ([`SetsFormat`]).
     ///
     /// # Errors
     /// The writer's.
@@ -134,16 +171,26 @@ impl ColorTable {
     ///     sets: assembly::ColorSets::from_sets(&[vec![0, 1], vec![1]]),
     /// };
     /// let mut out = Vec::new();
-    /// t.write_json_lines(&mut out)?;
+    /// t.write_json_lines(&mut out, assembly::SetsFormat::Names)?;
     /// assert_eq!(
     ///     String::from_utf8(out).unwrap(),
     ///     "{\"colors\": [\"a.fa\", \"b \\\"2\\\".fa\"]}\n\
     ///      {\"id\": 0, \"colors\": [\"a.fa\", \"b \\\"2\\\".fa\"]}\n\
     ///      {\"id\": 1, \"colors\": [\"b \\\"2\\\".fa\"]}\n"
     /// );
+    /// // by number: runs of three or more as [first, last]
+    /// let t = assembly::ColorTable {
+    ///     names: (0..8).map(|i| format!("g{i}")).collect(),
+    ///     sets: assembly::ColorSets::from_sets(&[vec![0, 1, 2, 7], vec![3, 4]]),
+    /// };
+    /// let mut out = Vec::new();
+    /// t.write_json_lines(&mut out, assembly::SetsFormat::Numbers)?;
+    /// let text = String::from_utf8(out).unwrap();
+    /// let lines: Vec<&str> = text.lines().skip(1).collect();
+    /// assert_eq!(lines, ["{\"id\": 0, \"colors\": [[0, 2], 7]}", "{\"id\": 1, \"colors\": [3, 4]}"]);
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn write_json_lines(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write_json_lines(&self, out: &mut dyn Write, format: SetsFormat) -> io::Result<()> {
         let quoted: Vec<String> = self
             .names
             .iter()
@@ -166,7 +213,7 @@ impl ColorTable {
                 .step_by(JSON_SETS_PER_BLOCK)
                 .collect::<Vec<usize>>()
                 .into_par_iter()
-                .map(|a| self.json_block(&quoted, a..(a + JSON_SETS_PER_BLOCK).min(last)))
+                .map(|a| self.json_block(&quoted, format, a..(a + JSON_SETS_PER_BLOCK).min(last)))
                 .collect()
         };
         let mut ready = format_group(0);
@@ -182,7 +229,12 @@ impl ColorTable {
     }
 
     /// The JSON lines of sets `ids`, names already quoted.
-    fn json_block(&self, quoted: &[String], ids: std::ops::Range<usize>) -> Vec<u8> {
+    fn json_block(
+        &self,
+        quoted: &[String],
+        format: SetsFormat,
+        ids: std::ops::Range<usize>,
+    ) -> Vec<u8> {
         let mut line = String::with_capacity(256 * ids.len());
         let mut runs = Vec::new();
         for id in ids {
@@ -193,11 +245,36 @@ impl ColorTable {
             );
             // writing to a String cannot fail
             let _ = write!(line, "{{\"id\": {id}, \"colors\": [");
-            for (i, c) in runs.iter().flat_map(|&(a, len)| a..a + len).enumerate() {
-                if i > 0 {
+            let mut first = true;
+            let mut sep = |line: &mut String| {
+                if !std::mem::take(&mut first) {
                     line.push_str(", ");
                 }
-                line.push_str(&quoted[c as usize]);
+            };
+            let mut digits = itoa::Buffer::new();
+            for &(a, len) in &runs {
+                match format {
+                    SetsFormat::Numbers if len >= 3 => {
+                        sep(&mut line);
+                        line.push('[');
+                        line.push_str(digits.format(a));
+                        line.push_str(", ");
+                        line.push_str(digits.format(a + len - 1));
+                        line.push(']');
+                    }
+                    SetsFormat::Numbers => {
+                        for c in a..a + len {
+                            sep(&mut line);
+                            line.push_str(digits.format(c));
+                        }
+                    }
+                    SetsFormat::Names => {
+                        for c in a..a + len {
+                            sep(&mut line);
+                            line.push_str(&quoted[c as usize]);
+                        }
+                    }
+                }
             }
             line.push_str("]}\n");
         }
@@ -273,16 +350,32 @@ mod tests {
             sets: ColorSets::from_sets(&sets),
         };
         let mut out = Vec::new();
-        t.write_json_lines(&mut out).unwrap();
+        t.write_json_lines(&mut out, SetsFormat::Names).unwrap();
         let text = String::from_utf8(out).unwrap();
         let mut lines = text.lines();
-        assert_eq!(
-            lines.next(),
-            Some("{\"colors\": [\"g0\", \"g1\", \"g2\", \"g3\", \"g4\", \"g5\", \"g6\"]}")
-        );
+        let header = "{\"colors\": [\"g0\", \"g1\", \"g2\", \"g3\", \"g4\", \"g5\", \"g6\"]}";
+        assert_eq!(lines.next(), Some(header));
         for (id, set) in sets.iter().enumerate() {
             let names: Vec<String> = set.iter().map(|&c| format!("\"g{c}\"")).collect();
             let want = format!("{{\"id\": {id}, \"colors\": [{}]}}", names.join(", "));
+            assert_eq!(lines.next(), Some(want.as_str()), "set {id}");
+        }
+        assert_eq!(lines.next(), None);
+        // by number: the same header, runs of three or more as [first, last]
+        let mut out = Vec::new();
+        t.write_json_lines(&mut out, SetsFormat::Numbers).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header));
+        for (id, set) in sets.iter().enumerate() {
+            let members: Vec<String> = set
+                .chunk_by(|a, b| a + 1 == *b)
+                .flat_map(|r| match r {
+                    [a, .., b] if r.len() >= 3 => vec![format!("[{a}, {b}]")],
+                    _ => r.iter().map(u32::to_string).collect(),
+                })
+                .collect();
+            let want = format!("{{\"id\": {id}, \"colors\": [{}]}}", members.join(", "));
             assert_eq!(lines.next(), Some(want.as_str()), "set {id}");
         }
         assert_eq!(lines.next(), None);

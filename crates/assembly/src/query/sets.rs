@@ -1,6 +1,8 @@
 //! The color-sets file: JSON lines `{"id": N, "colors": ["name", ...]}`, ids `0, 1, 2, ...` in
 //! order, after an optional header line `{"colors": [every color, by number]}` (plain or
-//! gzip). Without the header the colors are numbered by first appearance.
+//! gzip). Without the header the colors are numbered by first appearance. With it, a set may
+//! also give a color by its number, and a run of colors as an inclusive `[first, last]`
+//! ([`crate::SetsFormat::Numbers`]).
 //!
 //! A query reads only the sets its k-mers reach: [`SetsFile::open`] reads the header line (the
 //! whole file when there is none, to number the colors), and [`SetsFile::read`] scans the file
@@ -51,7 +53,19 @@ fn open<'a>(source: &ReadSource<'a>) -> Result<Box<dyn BufRead + 'a>, AssemblyEr
 struct Line<'a> {
     id: Option<u64>,
     #[serde(borrow)]
-    colors: Vec<Cow<'a, str>>,
+    colors: Vec<Member<'a>>,
+}
+
+/// One entry of a line's colors.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Member<'a> {
+    /// A color by name.
+    Name(#[serde(borrow)] Cow<'a, str>),
+    /// A color by its number in the header line.
+    Number(u64),
+    /// The colors `first..=last` by number.
+    Run([u64; 2]),
 }
 
 /// The color names and their numbers.
@@ -103,14 +117,21 @@ impl Names {
 enum Parsed<'a> {
     /// The header line's colors.
     Header(Vec<Cow<'a, str>>),
-    /// A set line: its id and its color names.
-    Set(u64, Vec<Cow<'a, str>>),
+    /// A set line: its id and its colors.
+    Set(u64, Vec<Member<'a>>),
 }
 
 /// Parses one line (not blank), with messages as [`AssemblyError::ColorSets`] gives them.
 fn parse_line(text: &str) -> Result<Parsed<'_>, String> {
     match serde_json::from_str::<Line<'_>>(text) {
-        Ok(Line { id: None, colors }) => Ok(Parsed::Header(colors)),
+        Ok(Line { id: None, colors }) => colors
+            .into_iter()
+            .map(|c| match c {
+                Member::Name(name) => Ok(name),
+                _ => Err("the header line lists the colors' names: strings only".into()),
+            })
+            .collect::<Result<_, String>>()
+            .map(Parsed::Header),
         Ok(Line {
             id: Some(id),
             colors,
@@ -131,8 +152,14 @@ fn explain(text: &str, fast: &serde_json::Error) -> String {
     let Some(names) = object.get("colors").and_then(|c| c.as_array()) else {
         return "no \"colors\" array".into();
     };
-    if let Some(c) = names.iter().find(|c| !c.is_string()) {
-        return format!("color {c} is not a string");
+    let member = |c: &serde_json::Value| {
+        c.is_string()
+            || c.is_u64()
+            || c.as_array()
+                .is_some_and(|r| r.len() == 2 && r.iter().all(serde_json::Value::is_u64))
+    };
+    if let Some(c) = names.iter().find(|c| !member(c)) {
+        return format!("color {c} is not a name, a color number or a [first, last] run");
     }
     match object.get("id") {
         Some(id) if !id.is_u64() => {
@@ -142,19 +169,47 @@ fn explain(text: &str, fast: &serde_json::Error) -> String {
     }
 }
 
-/// The color numbers of a set line's names, sorted and checked (a known color each, none
-/// twice).
-fn numbers(colors: &[Cow<'_, str>], names: &Names) -> Result<Vec<u32>, String> {
+/// The color numbers of a set line's colors, sorted and checked (a known color each, none
+/// twice; numbers only below the `header` line's count, and only when there is one).
+fn numbers(colors: &[Member<'_>], names: &Names, header: bool) -> Result<Vec<u32>, String> {
     let mut set = Vec::with_capacity(colors.len());
     let mut previous = None;
-    for name in colors {
-        let Some(x) = names.number(name, previous) else {
+    let known = |x: u64| {
+        if !header {
             return Err(format!(
-                "color {name:?} is not among the header line's colors"
+                "color number {x} without the header line that numbers the colors"
             ));
-        };
-        set.push(x);
-        previous = Some(x);
+        }
+        u32::try_from(x)
+            .ok()
+            .filter(|&x| (x as usize) < names.names.len())
+            .ok_or_else(|| {
+                format!(
+                    "color number {x}: the header line names {} colors",
+                    names.names.len()
+                )
+            })
+    };
+    for c in colors {
+        match c {
+            Member::Name(name) => {
+                let Some(x) = names.number(name, previous) else {
+                    return Err(format!(
+                        "color {name:?} is not among the header line's colors"
+                    ));
+                };
+                set.push(x);
+                previous = Some(x);
+            }
+            &Member::Number(x) => set.push(known(x)?),
+            &Member::Run([first, last]) => {
+                let (a, b) = (known(first)?, known(last)?);
+                if a > b {
+                    return Err(format!("run [{first}, {last}] ends before it starts"));
+                }
+                set.extend(a..=b);
+            }
+        }
     }
     sorted_distinct(&mut set, names)?;
     Ok(set)
@@ -331,9 +386,11 @@ impl<'a> SetsFile<'a> {
                 Parsed::Set(got, colors) => {
                     check_id(got, id).map_err(|m| file.bad(n, m))?;
                     for c in &colors {
-                        file.names.add(c);
+                        if let Member::Name(name) = c {
+                            file.names.add(name);
+                        }
                     }
-                    numbers(&colors, &file.names).map_err(|m| file.bad(n, m))?;
+                    numbers(&colors, &file.names, false).map_err(|m| file.bad(n, m))?;
                 }
             }
             id += 1;
@@ -479,7 +536,7 @@ impl<'a> SetsFile<'a> {
     ) -> Result<(), AssemblyError> {
         let bad = |m: String| self.bad(n, m);
         scratch.clear();
-        let fast = fast_set(line, &self.names, scratch);
+        let fast = fast_set(line, &self.names, self.header, scratch);
         let got = match fast {
             Some(got) => got,
             None => {
@@ -488,7 +545,7 @@ impl<'a> SetsFile<'a> {
                     Parsed::Header(_) => return Err(bad(misplaced_header())),
                     Parsed::Set(got, colors) => {
                         check_id(got, id).map_err(bad)?;
-                        *scratch = numbers(&colors, &self.names).map_err(bad)?;
+                        *scratch = numbers(&colors, &self.names, self.header).map_err(bad)?;
                         got
                     }
                 }
@@ -535,50 +592,83 @@ impl<'a> SetsFile<'a> {
     }
 }
 
-/// The id and color numbers (into `out`, as listed) of a set line in the form warpath writes,
-/// `{"id": N, "colors": ["name", ...]}` with names it knows and no escapes; `None` for any
-/// other line (which the JSON parser then reads, or explains).
+/// The id and color numbers (into `out`, as listed) of a set line in a form warpath writes,
+/// `{"id": N, "colors": [...]}` with names it knows and no escapes, or (after a `header`
+/// line) numbers and `[first, last]` runs below its count; `None` for any other line (which
+/// the JSON parser then reads, or explains).
 #[inline]
-fn fast_set(line: &[u8], names: &Names, out: &mut Vec<u32>) -> Option<u64> {
+fn fast_set(line: &[u8], names: &Names, header: bool, out: &mut Vec<u32>) -> Option<u64> {
     let line = line.trim_ascii();
     let mut rest = line.strip_prefix(b"{\"id\": ")?;
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
-        return None;
-    }
-    let id = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
-    rest = rest[digits..].strip_prefix(b", \"colors\": [")?;
+    let id = fast_number(&mut rest)?;
+    rest = rest.strip_prefix(b", \"colors\": [")?;
     let mut previous = None;
     if let Some(end) = rest.strip_prefix(b"]}") {
         return end.is_empty().then_some(id);
     }
+    let count = names.names.len() as u64;
+    let number = |rest: &mut &[u8]| {
+        fast_number(rest)
+            .filter(|&x| header && x < count)
+            .map(|x| x as u32)
+    };
     loop {
-        rest = rest.strip_prefix(b"\"")?;
-        // the color after the previous one, as it nearly always is; else any name
-        let guess = previous.map_or(0, |p| p as usize + 1);
-        let x = match names.plain(guess) {
-            Some(g) if rest.starts_with(g) && rest.get(g.len()) == Some(&b'"') => {
-                rest = &rest[g.len() + 1..];
-                guess as u32
+        match rest.first()? {
+            b'"' => {
+                rest = &rest[1..];
+                // the color after the previous one, as it nearly always is; else any name
+                let guess = previous.map_or(0, |p| p as usize + 1);
+                let x = match names.plain(guess) {
+                    Some(g) if rest.starts_with(g) && rest.get(g.len()) == Some(&b'"') => {
+                        rest = &rest[g.len() + 1..];
+                        guess as u32
+                    }
+                    _ => {
+                        let close = memchr::memchr(b'"', rest)?;
+                        let name = &rest[..close];
+                        if name.contains(&b'\\') {
+                            return None;
+                        }
+                        rest = &rest[close + 1..];
+                        names.number(std::str::from_utf8(name).ok()?, previous)?
+                    }
+                };
+                out.push(x);
+                previous = Some(x);
             }
-            _ => {
-                let close = memchr::memchr(b'"', rest)?;
-                let name = &rest[..close];
-                if name.contains(&b'\\') {
+            b'[' => {
+                rest = &rest[1..];
+                let first = number(&mut rest)?;
+                rest = rest.strip_prefix(b", ")?;
+                let last = number(&mut rest)?;
+                rest = rest.strip_prefix(b"]")?;
+                if first > last {
                     return None;
                 }
-                rest = &rest[close + 1..];
-                names.number(std::str::from_utf8(name).ok()?, previous)?
+                out.extend(first..=last);
             }
-        };
-        out.push(x);
-        previous = Some(x);
+            _ => out.push(number(&mut rest)?),
+        }
         if let Some(r) = rest.strip_prefix(b", ") {
             rest = r;
         } else {
             return (rest == b"]}").then_some(id);
         }
     }
+}
+
+/// A whole number in JSON's form (no sign, no leading zero) off the front of `rest`.
+#[inline]
+fn fast_number(rest: &mut &[u8]) -> Option<u64> {
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let x = rest[..digits]
+        .iter()
+        .fold(0u64, |x, &d| 10 * x + u64::from(d - b'0'));
+    *rest = &rest[digits..];
+    Some(x)
 }
 
 /// Calls `f` with every line of `reader` (without its newline) until it returns `false`.
@@ -718,6 +808,44 @@ mod tests {
     }
 
     #[test]
+    fn numbers_and_runs_read_as_names_do() {
+        let names: Vec<String> = (0..300).map(|i| format!("g{i}")).collect();
+        let sets: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![0, 1, 2, 7],
+            vec![3, 4],
+            (10..290).collect(),
+            vec![299],
+            (0..300).filter(|c| c % 3 != 1).collect(),
+        ];
+        let table = crate::ColorTable {
+            names: names.clone(),
+            sets: crate::ColorSets::from_sets(&sets),
+        };
+        let mut by = Vec::new();
+        for format in [crate::SetsFormat::Names, crate::SetsFormat::Numbers] {
+            let mut out = Vec::new();
+            table.write_json_lines(&mut out, format).unwrap();
+            by.push(String::from_utf8(out).unwrap());
+        }
+        assert!(
+            by[1].contains("{\"id\": 3, \"colors\": [[10, 289]]}"),
+            "{}",
+            by[1]
+        );
+        assert!(by[1].len() < by[0].len());
+        for text in &by {
+            assert_eq!(read(text).unwrap(), (names.clone(), sets.clone()));
+        }
+        // any mix, in any order, spaced as JSON allows, through the JSON parser
+        let mixed = "{\"colors\": [\"A\", \"B\", \"C\", \"D\"]}\n\
+                     {\"id\": 0, \"colors\": [3, \"A\", [1,2]]}\n\
+                     {\"id\":1,\"colors\":[[0, 0], [2, 3]]}\n";
+        let (_, got) = read(mixed).unwrap();
+        assert_eq!(got, [vec![0, 1, 2, 3], vec![0, 2, 3]]);
+    }
+
+    #[test]
     fn sets_read_back_as_their_intervals() {
         for set in [
             vec![],
@@ -792,7 +920,32 @@ mod tests {
                 1,
                 "twice in the set",
             ),
-            ("{\"id\": 0, \"colors\": [3]}\n", 1, "is not a string"),
+            (
+                "{\"id\": 0, \"colors\": [3]}\n",
+                1,
+                "color number 3 without the header line",
+            ),
+            (
+                "{\"id\": 0, \"colors\": [true]}\n",
+                1,
+                "is not a name, a color number or a [first, last] run",
+            ),
+            (
+                "{\"colors\": [\"A\"]}\n{\"id\": 0, \"colors\": [1]}\n",
+                2,
+                "color number 1: the header line names 1 colors",
+            ),
+            (
+                "{\"colors\": [\"A\", \"B\"]}\n{\"id\": 0, \"colors\": [[1, 0]]}\n",
+                2,
+                "run [1, 0] ends before it starts",
+            ),
+            (
+                "{\"colors\": [\"A\", \"B\"]}\n{\"id\": 0, \"colors\": [[0, 1], 1]}\n",
+                2,
+                "\"B\" is twice in the set",
+            ),
+            ("{\"colors\": [\"A\", 1]}\n", 1, "strings only"),
             (
                 "{\"id\": 0, \"colors\": []}\n{\"colors\": []}\n",
                 2,

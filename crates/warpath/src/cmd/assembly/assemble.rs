@@ -54,7 +54,10 @@ are those of the uncolored graph of these k-mers. Each unitig's header then carr
 color runs, C:<set id in hex>:<k-mers> for consecutive k-mers held by the same colors, before
 its links; the GFA's S lines a CR:Z:<set>:<k-mers>,... tag (decimal ids); --color-sets writes
 the sets as JSON lines: first {\"colors\": [names]}, then {\"id\": N, \"colors\": [names]} per set.
-`warpath query` reads them back.
+A pangenome's sets hold hundreds of names each (31 GB at 1,000 genomes): --color-sets-format
+numbers lists each set's colors by number in the first line's order instead, a run of three or
+more as its inclusive [first, last] ({\"id\": 4, \"colors\": [[0, 2], 7]}). `warpath query` and
+`warpath.query` read both forms.
 
 Examples:
   warpath assemble reads.fq.gz --k 31 --unitigs unitigs.fa --gfa graph.gfa --contigs contigs.fa
@@ -95,6 +98,16 @@ pub(crate) struct AssembleArgs {
     /// Write the color sets of a colored graph here as JSON lines (.jsonl or -).
     #[arg(long, value_name = "PATH")]
     color_sets: Option<PathBuf>,
+    /// How --color-sets lists each set's colors: names ({"id": 4, "colors": ["g0", "g1",
+    /// "g2", "g7"]}) or numbers, runs as [first, last] ({"id": 4, "colors": [[0, 2], 7]}: a
+    /// pangenome's file many times smaller).
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "names",
+        requires = "color_sets"
+    )]
+    color_sets_format: assembly::SetsFormat,
 }
 
 /// The inputs of a run and, for a colored graph, how they are colored.
@@ -470,8 +483,9 @@ fn assemble_typed<W: CountWord>(run: &Run<'_>, outs: &Outs<'_>, json: bool) -> R
     let t = Instant::now();
     // the color sets (a pangenome's are gigabytes of names, formatted on rayon's threads) are
     // written beside the graph's files, which one thread reads from the store in order
+    let format = args.color_sets_format;
     let (graph, sets) = std::thread::scope(|s| {
-        let sets = s.spawn(|| write_out(outs.color_sets, |w| a.write_color_sets(w)));
+        let sets = s.spawn(|| write_out(outs.color_sets, |w| a.write_color_sets(w, format)));
         let graph = (|| {
             Ok::<_, anyhow::Error>(vec![
                 write_out(outs.unitigs, |w| a.write_fasta(w))?,
