@@ -163,7 +163,7 @@ fn scatter_pieces(
     parts: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Spill, AssemblyError> {
-    let placed = plan.spill("assembly", parts);
+    let placed = plan.compressible_spill("assembly", parts);
     let buffer = (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16);
     plan.for_buckets(
         "unitigs",
@@ -202,7 +202,7 @@ fn assemble_partitions<W: Word>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Spill, AssemblyError> {
     let parts = placed.buckets();
-    let runs = plan.spill("runs", parts);
+    let runs = plan.compressible_spill("runs", parts);
     let assembled = AtomicU64::new(0);
     plan.for_buckets(
         "unitigs",

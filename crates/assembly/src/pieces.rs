@@ -127,9 +127,9 @@ pub(crate) fn compact_buckets<W: CountWord>(
     // buckets that fit a thread's share run in parallel, the others one at a time
     let (mut small, large): (Vec<usize>, Vec<usize>) = (0..b).partition(|&c| size(c) <= per_thread);
     small.sort_by_key(|&c| std::cmp::Reverse(size(c)));
-    let pieces = plan.spill("pieces", b);
-    let glue = plan.spill("glue", b);
-    let links = plan.spill("links", b);
+    let pieces = plan.compressible_spill("pieces", b);
+    let glue = plan.compressible_spill("glue", b);
+    let links = plan.compressible_spill("links", b);
     let counts: Vec<AtomicU64> = (0..b).map(|_| AtomicU64::new(0)).collect();
     let circular = Mutex::new(Vec::new());
     let kmers = AtomicU64::new(0);

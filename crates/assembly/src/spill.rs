@@ -3,7 +3,9 @@
 //! reading a bucket reads its chunks back. Many writers (threads) can fill the same buckets
 //! without locks or one file per bucket, and a writer's chunks of one bucket stay in the
 //! order it wrote them. Without a temporary folder the same chunks stay in memory (small runs,
-//! tests, and callers that asked for no bound).
+//! tests, and callers that asked for no bound). A spill made [`Spill::compressed`] stores each
+//! chunk of its files as an LZ4 block when that is smaller (the super-k-mers of a pangenome:
+//! a writer's chunk of a bucket holds the same sequences from several related genomes).
 
 use std::fs::File;
 use std::io::Write;
@@ -19,12 +21,24 @@ use crate::temp::TempSpace;
 #[derive(Debug, Clone, Copy)]
 struct Chunk {
     file: u32,
+    /// Bytes stored.
     len: u32,
+    /// Bytes of records: `len` unless the chunk is stored as an LZ4 block.
+    raw: u32,
     offset: u64,
 }
 
 /// The largest chunk written at once (records are never split across chunks).
 const MAX_CHUNK: usize = 1 << 30;
+
+/// The largest chunk a compressed spill stores as an LZ4 block (larger ones, written once
+/// with `write_direct`, stay as they are): what a writer or a reader holds beside the records.
+const MAX_BLOCK: usize = 1 << 20;
+
+thread_local! {
+    /// A reader thread's LZ4 block, read before it is inflated (at most [`MAX_BLOCK`] bytes).
+    static BLOCK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// Where a writer's chunks are: a file, or memory.
 #[derive(Debug)]
@@ -41,7 +55,10 @@ pub(crate) struct Spill {
     dir: Option<PathBuf>,
     index: Mutex<Vec<Vec<Chunk>>>,
     files: Mutex<Vec<Arc<Store>>>,
+    /// Bytes of records per bucket (what readers hold; the files may be smaller).
     sizes: Vec<AtomicU64>,
+    /// Whether chunks written to files are stored as LZ4 blocks when smaller.
+    compress: bool,
 }
 
 fn disk(path: &std::path::Path, error: std::io::Error) -> AssemblyError {
@@ -61,7 +78,16 @@ impl Spill {
             index: Mutex::new(vec![Vec::new(); buckets]),
             files: Mutex::new(Vec::new()),
             sizes: (0..buckets).map(|_| AtomicU64::new(0)).collect(),
+            compress: false,
         }
+    }
+
+    /// This spill, its file chunks of at most a megabyte stored as LZ4 blocks when that is
+    /// smaller (in memory they stay as they are): a reader holds a chunk's block beside its
+    /// records.
+    pub(crate) fn compressed(mut self) -> Spill {
+        self.compress = self.dir.is_some();
+        self
     }
 
     /// The number of buckets.
@@ -69,12 +95,12 @@ impl Spill {
         self.sizes.len()
     }
 
-    /// Bytes stored in bucket `b`.
+    /// Bytes of records in bucket `b`.
     pub(crate) fn bucket_bytes(&self, b: usize) -> u64 {
         self.sizes[b].load(Ordering::Relaxed)
     }
 
-    /// Bytes stored in all buckets.
+    /// Bytes of records in all buckets.
     pub(crate) fn total_bytes(&self) -> u64 {
         self.sizes.iter().map(|s| s.load(Ordering::Relaxed)).sum()
     }
@@ -115,6 +141,7 @@ impl Spill {
             bufs: vec![Vec::new(); self.buckets()],
             cap: cap.max(64),
             chunks: Vec::new(),
+            block: Vec::new(),
         })
     }
 
@@ -169,26 +196,26 @@ impl Spill {
         let chunks = self.index.lock().expect("spill index")[b].clone();
         let mut at = 0u64; // bucket offset of the current chunk
         let mut done = 0usize;
+        let mut whole = Vec::new();
         for c in chunks {
-            let end = at + c.len as u64;
+            let end = at + c.raw as u64;
             let want = offset + done as u64;
             if done < out.len() && want < end {
-                let from = want - at;
+                let from = (want - at) as usize;
                 let take = ((end - want) as usize).min(out.len() - done);
-                let part = Chunk {
-                    file: c.file,
-                    len: take as u32,
-                    offset: c.offset + from,
-                };
-                let f = Arc::clone(&self.files.lock().expect("spill files")[part.file as usize]);
                 let dst = &mut out[done..done + take];
-                match &*f {
-                    Store::File(path, file) => file
-                        .read_exact_at(dst, part.offset)
-                        .map_err(|e| disk(path, e))?,
-                    Store::Memory(v) => {
-                        dst.copy_from_slice(&v[part.offset as usize..part.offset as usize + take])
-                    }
+                if c.len == c.raw {
+                    let part = Chunk {
+                        len: take as u32,
+                        raw: take as u32,
+                        offset: c.offset + from as u64,
+                        ..c
+                    };
+                    self.load(part, dst)?;
+                } else {
+                    whole.resize(c.raw as usize, 0);
+                    self.load(c, &mut whole)?;
+                    dst.copy_from_slice(&whole[from..from + take]);
                 }
                 done += take;
             }
@@ -209,39 +236,59 @@ impl Spill {
     /// [`AssemblyError::Disk`] for a failed read.
     pub(crate) fn read(&self, b: usize, out: &mut Vec<u8>) -> Result<(), AssemblyError> {
         let chunks = self.index.lock().expect("spill index")[b].clone();
-        let total: usize = chunks.iter().map(|c| c.len as usize).sum();
+        let total: usize = chunks.iter().map(|c| c.raw as usize).sum();
         out.clear();
         out.resize(total, 0);
         let mut at = 0;
         for c in chunks {
-            let dst = &mut out[at..at + c.len as usize];
-            let f = Arc::clone(&self.files.lock().expect("spill files")[c.file as usize]);
-            match &*f {
-                Store::File(path, file) => file
-                    .read_exact_at(dst, c.offset)
-                    .map_err(|e| disk(path, e))?,
-                Store::Memory(v) => {
-                    dst.copy_from_slice(&v[c.offset as usize..c.offset as usize + c.len as usize])
-                }
-            }
-            at += c.len as usize;
+            self.load(c, &mut out[at..at + c.raw as usize])?;
+            at += c.raw as usize;
         }
         Ok(())
     }
 
     fn read_chunk(&self, c: Chunk, into: &mut Vec<u8>) -> Result<(), AssemblyError> {
         into.clear();
-        into.resize(c.len as usize, 0);
+        into.resize(c.raw as usize, 0);
+        self.load(c, into)
+    }
+
+    /// The records of chunk `c` into `dst` (`c.raw` bytes), inflated when stored as a block.
+    fn load(&self, c: Chunk, dst: &mut [u8]) -> Result<(), AssemblyError> {
         let f = Arc::clone(&self.files.lock().expect("spill files")[c.file as usize]);
-        match &*f {
-            Store::File(path, file) => file
-                .read_exact_at(into, c.offset)
-                .map_err(|e| disk(path, e)),
-            Store::Memory(v) => {
-                into.copy_from_slice(&v[c.offset as usize..c.offset as usize + c.len as usize]);
-                Ok(())
-            }
+        let range = c.offset as usize..c.offset as usize + c.len as usize;
+        if c.len == c.raw {
+            return match &*f {
+                Store::File(path, file) => {
+                    file.read_exact_at(dst, c.offset).map_err(|e| disk(path, e))
+                }
+                Store::Memory(v) => {
+                    dst.copy_from_slice(&v[range]);
+                    Ok(())
+                }
+            };
         }
+        let Store::File(path, file) = &*f else {
+            return Err(AssemblyError::Internal(format!(
+                "a compressed chunk in memory in {}",
+                self.name
+            )));
+        };
+        BLOCK.with_borrow_mut(|block| {
+            block.resize(c.len as usize, 0);
+            file.read_exact_at(block, c.offset)
+                .map_err(|e| disk(path, e))?;
+            match lz4_flex::block::decompress_into(block, dst) {
+                Ok(n) if n == dst.len() => Ok(()),
+                _ => Err(disk(
+                    path,
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "a block of this temporary file does not inflate to its records",
+                    ),
+                )),
+            }
+        })
     }
 
     /// Removes the files now (they are removed with the temporary folder anyway).
@@ -272,6 +319,8 @@ pub(crate) struct SpillWriter<'s> {
     bufs: Vec<Vec<u8>>,
     cap: usize,
     chunks: Vec<(u32, Chunk)>,
+    /// An LZ4 block being made, for a compressed spill.
+    block: Vec<u8>,
 }
 
 impl SpillWriter<'_> {
@@ -344,19 +393,31 @@ impl SpillWriter<'_> {
         if bytes.is_empty() {
             return Ok(());
         }
+        let mut stored = bytes;
+        // (`compress` is set only for spills with files)
+        if self.spill.compress && bytes.len() <= MAX_BLOCK {
+            self.block
+                .resize(lz4_flex::block::get_maximum_output_size(bytes.len()), 0);
+            if let Ok(n) = lz4_flex::block::compress_into(bytes, &mut self.block)
+                && n < bytes.len()
+            {
+                stored = &self.block[..n];
+            }
+        }
         match &mut self.out {
-            Store::File(path, file) => file.write_all(bytes).map_err(|e| disk(path, e))?,
-            Store::Memory(v) => v.extend_from_slice(bytes),
+            Store::File(path, file) => file.write_all(stored).map_err(|e| disk(path, e))?,
+            Store::Memory(v) => v.extend_from_slice(stored),
         }
         self.chunks.push((
             b as u32,
             Chunk {
                 file: self.id,
-                len: bytes.len() as u32,
+                len: stored.len() as u32,
+                raw: bytes.len() as u32,
                 offset: self.offset,
             },
         ));
-        self.offset += bytes.len() as u64;
+        self.offset += stored.len() as u64;
         self.spill.sizes[b].fetch_add(bytes.len() as u64, Ordering::Relaxed);
         Ok(())
     }
@@ -426,6 +487,59 @@ mod tests {
     }
 
     #[test]
+    fn compressed_chunks_read_back_as_written() {
+        let dir = std::env::temp_dir().join(format!("warpath-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let space = TempSpace::create(&dir).unwrap();
+        let s = Spill::new(Some(&space), "z", 2).compressed();
+        let mut w = s.writer(4096).unwrap();
+        // bucket 0: the same records again and again (compressible), bucket 1: noise
+        let mut want = [Vec::new(), Vec::new()];
+        let mut x = 12345u64;
+        for i in 0..5000u32 {
+            let r = [(i % 7) as u8, 1, 2, 3, 4, 5, 6, 7];
+            w.push(0, &r).unwrap();
+            want[0].extend_from_slice(&r);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let n = (x >> 32).to_le_bytes();
+            w.push(1, &n).unwrap();
+            want[1].extend_from_slice(&n);
+        }
+        w.finish().unwrap();
+        let mut out = Vec::new();
+        for (b, want) in want.iter().enumerate() {
+            s.read(b, &mut out).unwrap();
+            assert_eq!(&out, want, "bucket {b}");
+            assert_eq!(s.bucket_bytes(b), want.len() as u64);
+            let mut chunks = Vec::new();
+            let mut scratch = Vec::new();
+            s.for_each_chunk(b, &mut scratch, &mut |c| {
+                chunks.extend_from_slice(c);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(&chunks, want);
+            // a range across chunk boundaries
+            let mut part = vec![0u8; 10_000];
+            s.read_range(b, 3_000, &mut part).unwrap();
+            assert_eq!(part, want[3_000..13_000]);
+        }
+        let stored: u64 = std::fs::read_dir(space.file(""))
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(
+            stored < 40_000 + 4 * 5000,
+            "the repeated bucket is stored in blocks: {stored} bytes"
+        );
+        drop(s);
+        drop(space);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_full_disk_is_an_error_naming_the_file() {
         // /dev/full fails every write with ENOSPC, as a full disk does
         let Ok(file) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
@@ -440,6 +554,7 @@ mod tests {
             bufs: vec![Vec::new()],
             cap: 64,
             chunks: Vec::new(),
+            block: Vec::new(),
         };
         let e = (0..100)
             .map(|_| w.push(0, &[0u8; 16]))

@@ -104,9 +104,11 @@ type Painted<'py> = (
 /// numbers, whether each is circular, the links `(m, 4)` `[from, from_rev, to, to_rev]`, the
 /// statistics and, when asked, the eulertigs; writes BCALM-style FASTA, GFA and eulertigs
 /// when paths are given. With `color_names` (one per path) or `per_record`, a colored graph:
-/// the colors too, and the color sets written to `color_sets` when given.
+/// the colors too, and the color sets written to `color_sets` when given (their colors by
+/// name or number as `color_sets_format` says). `compress_temp`: temporary files in LZ4
+/// blocks.
 #[pyfunction]
-#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa, eulertigs, eulertigs_path, max_memory, temp_dir, threads, color_names=None, per_record=false, color_sets=None))]
+#[pyo3(signature = (paths, k, min_count, max_count, backend, fasta, gfa, eulertigs, eulertigs_path, max_memory, temp_dir, threads, color_names=None, per_record=false, color_sets=None, color_sets_format="names", compress_temp=false))]
 #[allow(clippy::too_many_arguments)]
 fn assemble<'py>(
     py: Python<'py>,
@@ -125,10 +127,13 @@ fn assemble<'py>(
     color_names: Option<Vec<String>>,
     per_record: bool,
     color_sets: Option<PathBuf>,
+    color_sets_format: &str,
+    compress_temp: bool,
 ) -> PyResult<Assembled<'py>> {
     let mut o = options(k, min_count, max_count, backend)?;
     o.max_memory = max_memory.unwrap_or(0);
     o.temp_dir = temp_dir;
+    o.compress_temp = compress_temp;
     o.threads = threads.unwrap_or(0);
     let colors = match (color_names, per_record) {
         (Some(names), _) => Some(Colors::PerSource(names)),
@@ -147,6 +152,9 @@ fn assemble<'py>(
         eulertigs_path,
         colors,
         color_sets,
+        sets_format: color_sets_format
+            .parse()
+            .map_err(pyo3::exceptions::PyValueError::new_err)?,
     };
     if k <= 31 {
         assemble_typed::<u64>(py, &paths, &o, &outs)
@@ -163,6 +171,7 @@ struct Outs {
     eulertigs_path: Option<PathBuf>,
     colors: Option<Colors>,
     color_sets: Option<PathBuf>,
+    sets_format: assembly::SetsFormat,
 }
 
 /// Writes a file under a temporary name, renamed when complete.
@@ -201,7 +210,7 @@ fn assemble_typed<'py, W: CountWord>(
                 write_file(p, |w| a.write_gfa(w))?;
             }
             if let Some(p) = &outs.color_sets {
-                write_file(p, |w| a.write_color_sets(w))?;
+                write_file(p, |w| a.write_color_sets(w, outs.sets_format))?;
             }
             if let Some(p) = &outs.eulertigs_path {
                 write_file(p, |w| a.write_eulertigs(w, exec).map(|_| ()))?;

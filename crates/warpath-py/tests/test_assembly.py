@@ -181,6 +181,21 @@ def test_colored_graph_matches_a_brute_force_oracle(tmp_path, rng):
     assert json.loads(lines[0]) == {"colors": u.color_names}
     assert [json.loads(x)["id"] for x in lines[1:]] == list(range(len(u.color_sets)))
     assert " C:0:" in (tmp_path / "u.fa").read_text()
+    # by number: each set's colors expand to the names' numbers
+    numbered = tmp_path / "numbers.jsonl"
+    warpath.assemble(paths, k, colors="file", color_sets=numbered, color_sets_format="numbers")
+    by_number = numbered.read_text().splitlines()
+    assert by_number[0] == lines[0]
+    for id_, line in enumerate(by_number[1:]):
+        row = json.loads(line)
+        expanded = [c for x in row["colors"] for c in (range(x[0], x[1] + 1) if isinstance(x, list) else [x])]
+        assert row["id"] == id_ and expanded == list(u.color_sets[id_])
+    # temporary files in LZ4 blocks: the same graph
+    packed = warpath.assemble(paths, k, colors="file", max_memory=64 << 20, temp_dir=tmp_path,
+                              compress_temp=True)
+    assert packed.sequences == u.sequences and packed.color_sets == u.color_sets
+    with pytest.raises(ValueError, match="'names' or 'numbers'"):
+        warpath.assemble(paths, k, colors="file", color_sets=numbered, color_sets_format="ids")
     # names given per path: repeats share a color
     v = warpath.assemble(paths, k, colors=["a", "a", "b", "b"])
     assert v.color_names == ["a", "b"]
@@ -217,6 +232,10 @@ def test_query_counts_what_the_colored_graph_holds(tmp_path, rng):
     q.write_text("".join(f">q{i}\n{s}\n" for i, s in enumerate(pieces)))
     m = warpath.query(tmp_path / "u.fa", tmp_path / "s.jsonl", k, q)
     assert list(m.colors) == ["g0.fa", "g1.fa", "g2.fa"]
+    # the sets by number answer the same
+    warpath.assemble(paths, k, colors="file", color_sets=tmp_path / "n.jsonl", color_sets_format="numbers")
+    n = warpath.query(tmp_path / "u.fa", tmp_path / "n.jsonl", k, q)
+    assert np.array_equal(n.matches, m.matches) and np.array_equal(n.kmers, m.kmers)
     held = [{canon(g[i:i + k]) for i in range(len(g) - k + 1)} for g in genomes]
     for row, s in enumerate(pieces):
         kmers = [canon(s[i:i + k]) for i in range(len(s) - k + 1)]

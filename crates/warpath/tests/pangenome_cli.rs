@@ -214,6 +214,24 @@ fn query_counts_what_the_colored_build_holds() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // the sets by number: a smaller file, the same answers
+    args.extend(["--color-sets-format", "numbers"].map(String::from));
+    for a in args.iter_mut() {
+        if a.as_str() == "u.jsonl" {
+            *a = "n.jsonl".into();
+        }
+    }
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&d, &a);
+    let named = std::fs::read(d.join("u.jsonl")).unwrap();
+    let numbered = std::fs::read(d.join("n.jsonl")).unwrap();
+    assert!(
+        numbered.len() < named.len(),
+        "{}",
+        String::from_utf8_lossy(&numbered)
+    );
+    let by_number = run_in(&d, "query --unitigs u.fa --color-sets n.jsonl --k 25 q.fa");
+    assert_eq!(by_number.stdout, out.stdout);
     let held: Vec<std::collections::HashSet<u64>> = gs
         .iter()
         .map(|g| canonical_kmers(g, k).into_iter().collect())
@@ -241,7 +259,7 @@ fn a_colored_build_stays_within_max_memory_with_the_same_files() {
     let gs = genomes(6, 200_000);
     let mut args = colors_args(&d, &gs);
     args.extend(["--k", "31", "--color-sets"].map(String::from));
-    let build = |bound: &str, out: &str| {
+    let build = |bound: &str, out: &str, compress: bool| {
         let mut a = args.clone();
         a.extend([
             format!("{out}.jsonl"),
@@ -249,10 +267,13 @@ fn a_colored_build_stays_within_max_memory_with_the_same_files() {
             format!("{out}.fa"),
         ]);
         a.extend(["--max-memory".into(), bound.into()]);
+        if compress {
+            a.push("--compress-temp".into());
+        }
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         run(&d, &a)
     };
-    let small = build("48M", "a");
+    let small = build("48M", "a", false);
     let peak = small["peak_memory_bytes"].as_u64().unwrap();
     assert!(
         peak <= 48_000_000,
@@ -262,7 +283,19 @@ fn a_colored_build_stays_within_max_memory_with_the_same_files() {
         small["temp_disk_bytes"].as_u64().unwrap() > 1_000_000,
         "{small}"
     );
-    build("2G", "b");
+    build("2G", "b", false);
     assert_eq!(read(&d, "a.fa"), read(&d, "b.fa"));
     assert_eq!(read(&d, "a.jsonl"), read(&d, "b.jsonl"));
+    // the temporary files as LZ4 blocks: smaller, within the bound, the same files
+    let packed = build("48M", "c", true);
+    assert!(
+        packed["peak_memory_bytes"].as_u64().unwrap() <= 48_000_000,
+        "{packed}"
+    );
+    assert!(
+        packed["temp_disk_bytes"].as_u64().unwrap() < small["temp_disk_bytes"].as_u64().unwrap(),
+        "{packed} against {small}"
+    );
+    assert_eq!(read(&d, "a.fa"), read(&d, "c.fa"));
+    assert_eq!(read(&d, "a.jsonl"), read(&d, "c.jsonl"));
 }

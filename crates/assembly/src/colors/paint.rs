@@ -115,7 +115,7 @@ fn spell(plan: &Plan, store: &Store) -> Result<Spelled, AssemblyError> {
     // ranges of at most 2^21 k-mers: larger ones only take memory (each range's runs are
     // sorted on all threads; the unitigs are read once whatever their number)
     let per_range = (plan.budget.usable() / 4 / RANGE_BYTES_PER_KMER).clamp(1 << 16, 1 << 21);
-    let superkmers = plan.spill("paint", b);
+    let superkmers = plan.compressible_spill("paint", b);
     let threads = plan.threads().max(1);
     let buffer = (plan.budget.usable() / 8 / (b * threads) as u64).clamp(256, 1 << 16) as usize;
     let (full_tx, full_rx) = mpsc::sync_channel::<CodesBatch>(threads);

@@ -225,7 +225,7 @@ pub(crate) fn count_buckets<W: CountWord>(
         sources,
         tags,
         &bplan,
-        plan.spill("superkmers", b),
+        plan.compressible_spill("superkmers", b),
         &plan.cancel,
         progress,
     )?;

@@ -829,7 +829,8 @@ class Unitigs:
 
 def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | None = None,
              backend: str = "auto", fasta=None, gfa=None, eulertigs=False, max_memory: int | None = None,
-             temp_dir=None, threads: int | None = None, colors=None, color_sets=None) -> Unitigs:
+             temp_dir=None, threads: int | None = None, colors=None, color_sets=None,
+             color_sets_format: str = "names", compress_temp: bool = False) -> Unitigs:
     """Assemble reads into the maximal unitigs of their De Bruijn graph (as BCALM2).
 
     Counts canonical k-mers, keeps those seen at least ``min_count`` times, and compacts them
@@ -868,6 +869,10 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
     temp_dir : str or path-like, optional
         Where the temporary files go (default: the system's temporary folder); they are
         removed when the call returns or fails.
+    compress_temp : bool, optional
+        Store the temporary files that shrink as LZ4 blocks (``warpath assemble
+        --compress-temp``): a pangenome of related genomes needs about a quarter less
+        temporary disk, for a few percent more time.
     threads : int, optional
         Worker threads (default: rayon's, ``RAYON_NUM_THREADS``).
     colors : {"file", "record"} or sequence of str, optional
@@ -878,6 +883,11 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
         runs, and the FASTA and GFA written carry them (GGCAT's ``C:`` runs, a ``CR:Z:`` tag).
     color_sets : str or path-like, optional
         Also write the color sets as JSON lines (what ``warpath query`` reads).
+    color_sets_format : {"names", "numbers"}, optional
+        How ``color_sets`` lists each set's colors: by name (``{"id": 4, "colors": ["g0",
+        "g1", "g2", "g7"]}``), or by number in the first line's order with runs of three or
+        more as ``[first, last]`` (``{"id": 4, "colors": [[0, 2], 7]}``: a pangenome's file
+        many times smaller). :func:`query` reads both.
 
     Returns
     -------
@@ -933,7 +943,8 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
                            None if max_memory is None else operator.index(max_memory),
                            None if temp_dir is None else os.fsdecode(temp_dir),
                            None if threads is None else operator.index(threads),
-                           names, per_record, None if color_sets is None else os.fsdecode(color_sets))
+                           names, per_record, None if color_sets is None else os.fsdecode(color_sets),
+                           str(color_sets_format), bool(compress_temp))
     *plain, painted = out
     if painted is None:
         return Unitigs(*plain)
@@ -991,7 +1002,9 @@ def query(unitigs, color_sets, k: int, queries, max_memory: int | None = None) -
         The graph's unitigs: FASTA, plain or gzip.
     color_sets : str or path-like
         The color sets: JSON lines ``{"id": N, "colors": [name, ...]}``, plain or gzip, after
-        an optional header line ``{"colors": [every color]}``.
+        an optional header line ``{"colors": [every color]}``; after that line a set may also
+        list colors by number and runs as ``[first, last]`` (``warpath assemble
+        --color-sets-format numbers``).
     k : int
         The graph's k-mer length: odd, from 3 to 63.
     queries : str, path-like or sequence of them

@@ -55,6 +55,11 @@ pub(crate) struct CountArgs {
     /// run ends, fails or is stopped with Ctrl-C.
     #[arg(long, value_name = "DIR")]
     temp_dir: Option<PathBuf>,
+    /// Store the temporary files that shrink (super-k-mers, pieces, links, glue, runs) as LZ4
+    /// blocks, as GGCAT compresses its intermediate files: about a quarter less temporary
+    /// disk for a pangenome of related genomes, a few percent more time.
+    #[arg(long)]
+    compress_temp: bool,
     /// Worker threads. Default: RAYON_NUM_THREADS, else every core.
     #[arg(long)]
     threads: Option<usize>,
@@ -93,6 +98,7 @@ impl CountArgs {
         o.max_count = self.max_count.unwrap_or(u32::MAX);
         o.max_memory = self.max_memory.unwrap_or_else(assembly::default_max_memory);
         o.exec = self.backend;
+        o.compress_temp = self.compress_temp;
         o.threads = self.threads.unwrap_or(0);
         if self.buckets == Some(0) {
             return Err(crate::fail::usage("--buckets must be at least 1"));
