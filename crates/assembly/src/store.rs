@@ -228,16 +228,23 @@ fn resolve_links<W: Word>(
 ) -> Result<(Spill, u64, u64), AssemblyError> {
     let k = plan.k;
     let total_links = links.total_bytes() / header_link_len::<W>() as u64;
-    // a range's links are read and sorted in memory (16 bytes a link with the read buffer),
-    // in a quarter of the bound; past 2^21 links a range only takes memory
-    let ranges = (total_links * 16)
+    // A range's links are read and sorted in memory, 23 bytes a link (its record and its
+    // tuple), whenever painting and writing reach the range's first unitig: at most a quarter
+    // of the bound, and about 2^19 links (12 MB), past which a range only takes memory from
+    // those stages. Ranges are spans of unitig numbers, so their links are uneven (a span of
+    // short, branching unitigs holds several times the mean).
+    let ranges = (total_links * 23)
         .div_ceil(plan.budget.usable() / 4)
-        .max(total_links.div_ceil(1 << 21))
+        .max(total_links.div_ceil(1 << 19))
         .clamp(1, 1 << 16);
     let range = unitigs.div_ceil(ranges).max(1);
     let resolved = plan.spill("resolved", ranges as usize);
     let edges = AtomicU64::new(0);
-    let buffer = (plan.budget.usable() / 16 / (plan.threads() as u64 * ranges)).clamp(256, 1 << 16);
+    // a writer's buffers: up to 2^16 links a range, 2^21 (23 MB) in all
+    let buffer = (plan.budget.usable() / 16 / (plan.threads() as u64 * ranges))
+        .min(1 << 16)
+        .min((1 << 21) / ranges)
+        .max(256);
     plan.for_buckets(
         "links",
         plan.buckets,
