@@ -37,6 +37,14 @@ For every shape ``n x d, k`` (dtype float32 unless the shape says f64):
 Threads: ``RAYON_NUM_THREADS`` (warpath), ``threadpoolctl`` (scikit-learn's OpenMP and BLAS),
 ``faiss.omp_set_num_threads``. Prints the CPU model and a markdown table; ratios are
 ``peer time / warpath time`` (above 1: warpath is faster).
+
+BLAS kernels: both peers multiply through OpenBLAS, which reads ``OPENBLAS_CORETYPE`` once
+when it loads. On a CPU with AVX-512 the script sets ``SkylakeX`` (faiss-cpu's bundled
+OpenBLAS falls back to older kernels on CPUs newer than itself: SSE3 on an Intel Xeon of
+family 6, model 207; scikit-learn's picks ``SkylakeX`` there and on Zen 5 by itself), and
+otherwise leaves the choice to OpenBLAS, dropping a core type inherited from the environment
+(some machine images set ``Haswell`` for every process); ``--openblas-coretype`` overrides
+both. The header says what was set.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 
 SHAPES = "200000x128k1024,100000x256k4096,500000x32k256,1000000x16k64f64"
@@ -84,6 +93,15 @@ def make_data(n, d, k, dtype, seed=0):
     return x, init
 
 
+def has_avx512():
+    """Whether the CPU has AVX-512F (Linux's flags; False elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and " avx512f" in line for line in f)
+    except OSError:
+        return False
+
+
 def best_median(fn, repeat):
     times = []
     out = None
@@ -102,8 +120,19 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--converge", action="store_true", help="also fit to convergence (tol 1e-4)")
     ap.add_argument("--only", default="warpath,sklearn,faiss", help="contenders to run")
+    ap.add_argument("--openblas-coretype", metavar="NAME", help="OpenBLAS kernels of both peers (default: SkylakeX with AVX-512, else OpenBLAS's choice)")
     args = ap.parse_args()
 
+    # OpenBLAS reads its core type when it loads: set it (or drop an inherited one) and
+    # start again before numpy is imported
+    coretype = args.openblas_coretype or ("SkylakeX" if has_avx512() else None)
+    if os.environ.get("OPENBLAS_CORETYPE") != coretype:
+        if coretype is None:
+            print(f"# dropped OPENBLAS_CORETYPE={os.environ.pop('OPENBLAS_CORETYPE')} from the environment", flush=True)
+        else:
+            os.environ["OPENBLAS_CORETYPE"] = coretype
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    print(f"# OPENBLAS_CORETYPE={coretype or '(OpenBLAS chooses)'}")
     os.environ["RAYON_NUM_THREADS"] = str(args.threads)
     import numpy as np
     import sklearn
