@@ -47,6 +47,38 @@ pub(crate) fn release_freed_memory() {
     }
 }
 
+/// Caps glibc's malloc arenas for a process whose work runs on `threads` threads (0:
+/// `RAYON_NUM_THREADS`, else every core), one arena per four threads and at least one. glibc gives each thread that finds
+/// the arenas busy one of its own, up to eight per core, and each arena keeps the blocks its
+/// threads freed for their next requests: resident memory the process no longer uses, which
+/// under a memory bound can set the peak more than the data does. Fewer arenas share those
+/// blocks. It tunes the allocator of the whole process, so a program calls it once, before
+/// it starts threads; this library never calls it itself (a Python process keeps its own
+/// settings). A no-op where the allocator is not glibc's.
+///
+/// ```
+/// assembly::limit_allocator_arenas(2);
+/// ```
+pub fn limit_allocator_arenas(threads: usize) {
+    let threads = if threads == 0 {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    } else {
+        threads
+    };
+    let arenas = threads.div_ceil(4).clamp(1, 1 << 16) as i32;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's tuning, for the arenas made from now on.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, arenas);
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = arenas;
+}
+
 /// A run's memory bound split among its threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Budget {

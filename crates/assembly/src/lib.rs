@@ -36,7 +36,7 @@ mod kernels {
     gpu_runtime::kernels!("assembly");
 }
 
-pub use budget::default_max_memory;
+pub use budget::{default_max_memory, limit_allocator_arenas};
 pub use colors::{ColorSets, ColorTable, Colors, SetsFormat};
 pub use contigs::{Contig, ContigOptions, contigs};
 pub use count::CountStats;

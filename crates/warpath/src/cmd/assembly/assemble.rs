@@ -145,6 +145,8 @@ fn inputs(args: &AssembleArgs) -> Result<(Vec<PathBuf>, Option<Colors>)> {
 
 /// `warpath assemble`.
 pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
+    // before any thread starts: freed blocks shared by the threads count once under the bound
+    assembly::limit_allocator_arenas(args.count.threads.unwrap_or(0));
     crate::cli_io::check_backend(args.count.backend, "assemble", args.count.k <= 31)?;
     let unitigs = output(
         "--unitigs",

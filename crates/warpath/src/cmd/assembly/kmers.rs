@@ -44,6 +44,8 @@ pub(crate) struct KmersArgs {
 
 /// `warpath kmers`.
 pub(crate) fn run_kmers(args: KmersArgs, json: bool) -> Result<()> {
+    // before any thread starts (see `run_assemble`)
+    assembly::limit_allocator_arenas(args.count.threads.unwrap_or(0));
     args.count.require_reads()?;
     crate::cli_io::check_backend(args.count.backend, "kmers", args.count.k <= 31)?;
     let out = output(

@@ -86,6 +86,8 @@ pub(crate) struct QueryArgs {
 
 /// `warpath query`.
 pub(crate) fn run_query(args: QueryArgs, json: bool) -> Result<()> {
+    // before any thread starts (see `run_assemble`)
+    assembly::limit_allocator_arenas(args.threads.unwrap_or(0));
     if args.ratio.is_some() && args.format != QueryFormat::Tsv {
         return Err(usage("--ratio applies to --format tsv only"));
     }
