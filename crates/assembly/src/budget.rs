@@ -48,13 +48,13 @@ pub(crate) fn release_freed_memory() {
 }
 
 /// Caps glibc's malloc arenas for a process whose work runs on `threads` threads (0:
-/// `RAYON_NUM_THREADS`, else every core), one arena per four threads and at least one. glibc gives each thread that finds
-/// the arenas busy one of its own, up to eight per core, and each arena keeps the blocks its
-/// threads freed for their next requests: resident memory the process no longer uses, which
-/// under a memory bound can set the peak more than the data does. Fewer arenas share those
-/// blocks. It tunes the allocator of the whole process, so a program calls it once, before
-/// it starts threads; this library never calls it itself (a Python process keeps its own
-/// settings). A no-op where the allocator is not glibc's.
+/// `RAYON_NUM_THREADS`, else every core): one arena per four threads, at least one. glibc
+/// gives each thread that finds the arenas busy one of its own, up to eight per core, and each
+/// arena keeps the blocks its threads freed for their next requests: resident memory the
+/// process no longer uses, which under a memory bound can set the peak more than the data
+/// does. Fewer arenas share those blocks. It tunes the allocator of the whole process, so a
+/// program calls it once, before it starts threads; this library never calls it itself (a
+/// Python process keeps its own settings). A no-op where the allocator is not glibc's.
 ///
 /// ```
 /// assembly::limit_allocator_arenas(2);

@@ -869,10 +869,6 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
     temp_dir : str or path-like, optional
         Where the temporary files go (default: the system's temporary folder); they are
         removed when the call returns or fails.
-    compress_temp : bool, optional
-        Store the temporary files that shrink as LZ4 blocks (``warpath assemble
-        --compress-temp``): a pangenome of related genomes needs about a quarter less
-        temporary disk, for a few percent more time.
     threads : int, optional
         Worker threads (default: rayon's, ``RAYON_NUM_THREADS``).
     colors : {"file", "record"} or sequence of str, optional
@@ -888,6 +884,10 @@ def assemble(paths, k: int, min_count: int | None = None, *, max_count: int | No
         "g1", "g2", "g7"]}``), or by number in the first line's order with runs of three or
         more as ``[first, last]`` (``{"id": 4, "colors": [[0, 2], 7]}``: a pangenome's file
         many times smaller). :func:`query` reads both.
+    compress_temp : bool, optional
+        Store the temporary files that shrink as LZ4 blocks (``warpath assemble
+        --compress-temp``): a pangenome of related genomes needs about a quarter less
+        temporary disk, for a few percent more time.
 
     Returns
     -------

@@ -54,9 +54,9 @@ are those of the uncolored graph of these k-mers. Each unitig's header then carr
 color runs, C:<set id in hex>:<k-mers> for consecutive k-mers held by the same colors, before
 its links; the GFA's S lines a CR:Z:<set>:<k-mers>,... tag (decimal ids); --color-sets writes
 the sets as JSON lines: first {\"colors\": [names]}, then {\"id\": N, \"colors\": [names]} per set.
-A pangenome's sets hold hundreds of names each (31 GB at 1,000 genomes): --color-sets-format
-numbers lists each set's colors by number in the first line's order instead, a run of three or
-more as its inclusive [first, last] ({\"id\": 4, \"colors\": [[0, 2], 7]}). `warpath query` and
+A pangenome's sets hold hundreds of names each (gigabytes for a thousand genomes):
+--color-sets-format numbers lists each set's colors by number in the first line's order
+instead, a run of three or more as its inclusive [first, last] ({\"id\": 4, \"colors\": [[0, 2], 7]}). `warpath query` and
 `warpath.query` read both forms.
 
 Examples:
