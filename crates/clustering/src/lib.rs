@@ -21,6 +21,7 @@ mod init;
 mod kmeans;
 pub mod launch;
 mod lloyd;
+mod sums;
 mod team;
 mod verify;
 

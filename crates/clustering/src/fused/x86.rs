@@ -5,6 +5,7 @@ use super::{Buffer, GROUP, TILE, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
 use crate::lloyd::{StepStats, combine8, dist2_f64};
+use crate::sums::TileSums;
 use std::any::TypeId;
 use std::arch::x86_64::*;
 
@@ -31,12 +32,6 @@ pub(super) trait Lanes<T>: Copy {
     unsafe fn hmin(self) -> T;
     /// Bit `l` set when lane `l` is at most `bar` (ordered: NaN lanes are not).
     unsafe fn le(self, bar: Self) -> u32;
-    /// `sums[u] += w_r * x[r * d + u]` in `f64` for `u < d` and each row `r` of `rows` in
-    /// turn (`w_r` its weight, 1 without weights; a product, then a sum: the rounding of
-    /// every other path's sums), with the sums held in registers across the rows rather
-    /// than stored and reloaded for each (one row's sums waited on the previous row's
-    /// stores).
-    unsafe fn add_rows(sums: *mut f64, x: *const T, d: usize, rows: &[u16], w: Option<&[f64]>);
     /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::lloyd::norm2`]: eight
     /// partial sums (value `u` into sum `u % 8`, in order), combined by `combine8`.
     unsafe fn norm2(x: *const T, d: usize) -> f64;
@@ -98,52 +93,6 @@ macro_rules! lanes {
                 let ($a, $b) = (self.0, bar.0);
                 // SAFETY: the trait's contract.
                 unsafe { $le }
-            }
-            #[inline(always)]
-            unsafe fn add_rows(
-                sums: *mut f64,
-                x: *const $t,
-                d: usize,
-                rows: &[u16],
-                w: Option<&[f64]>,
-            ) {
-                // Registers of sums at a time: independent chains enough to hide the
-                // adds' latency.
-                const REGS: usize = 4;
-                // SAFETY: the trait's contract: `d` values at `sums`, every row of `rows`
-                // within `x`, a weight for each when weighted.
-                unsafe {
-                    let mut u = 0;
-                    while u < d - d % $sw {
-                        let regs = ((d - d % $sw - u) / $sw).min(REGS);
-                        let mut acc = [$sset(0.0); REGS];
-                        for (i, a) in acc.iter_mut().enumerate().take(regs) {
-                            *a = $sload(sums.add(u + i * $sw));
-                        }
-                        for &r in rows {
-                            let xr = x.add(usize::from(r) * d);
-                            // A weight of 1 multiplies exactly: without weights, no product.
-                            let wv = w.map(|w| $sset(w[usize::from(r)]));
-                            for (i, a) in acc.iter_mut().enumerate().take(regs) {
-                                let ($sx, $su) = (xr, u + i * $sw);
-                                let v: $sv = $wide;
-                                *a = $sadd(*a, wv.map_or(v, |wv| $smul(wv, v)));
-                            }
-                        }
-                        for (i, a) in acc.iter().enumerate().take(regs) {
-                            $sstore(sums.add(u + i * $sw), *a);
-                        }
-                        u += regs * $sw;
-                    }
-                    for u in u..d {
-                        let mut s = *sums.add(u);
-                        for &r in rows {
-                            let wr = w.map_or(1.0, |w| w[usize::from(r)]);
-                            s += wr * f64::from(*x.add(usize::from(r) * d + u));
-                        }
-                        *sums.add(u) = s;
-                    }
-                }
             }
             #[inline(always)]
             unsafe fn norm2(x: *const $t, d: usize) -> f64 {
@@ -376,8 +325,8 @@ pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) 
 }
 
 /// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
-/// the same instruction set's), then each row's label in row order, and each cluster's
-/// weights and sums over its rows of the tile in row order ([`Lanes::add_rows`]).
+/// the same instruction set's), then each row's label, and each cluster's sums and weights
+/// ([`TileSums`]).
 ///
 /// # Safety
 /// `V`'s CPU features are present; `U` is `T` (checked).
@@ -395,10 +344,7 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
     buf.size(cent, TILE);
     let mut computed = std::mem::take(&mut buf.xn2);
     let mut slots = std::mem::take(&mut buf.slots);
-    // A tile's rows by cluster: cluster `l`'s at `order[starts[l]..starts[l + 1]]`.
-    let (mut starts, mut next) = (vec![0usize; cent.k + 1], vec![0usize; cent.k + 1]);
-    const { assert!(TILE <= 1 << 16) };
-    let mut order = [0u16; TILE];
+    let mut sums = TileSums::default();
     for (ti, xt) in x.chunks(TILE * d).enumerate() {
         let rows = xt.len() / d;
         let xu: &[U] = same(xt);
@@ -416,8 +362,6 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
         let tile_packed = packed.map(|p| &p[ti * TILE * d..]);
         labels_of(xt, xn2, tile_packed, cent, &mut buf, &mut slots[..rows]);
         let tile_weights = weights.map(|w| &w[ti * TILE..ti * TILE + rows]);
-        // Labels, changes and the exact inertia row by row; the rows listed by cluster.
-        starts.fill(0);
         for (r, &slot) in slots[..rows].iter().enumerate() {
             let i = ti * TILE + r;
             let label = cent.id(slot);
@@ -425,49 +369,14 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
                 st.changed += 1;
                 labels[i] = label;
             }
-            starts[label as usize + 1] += 1;
             if exact {
                 let d2 = dist2_f64(&xt[r * d..(r + 1) * d], cent.row(slot as usize));
                 st.inertia += tile_weights.map_or(1.0, |w| w[r]) * d2;
             }
         }
-        for l in 0..cent.k {
-            starts[l + 1] += starts[l];
-        }
-        next.copy_from_slice(&starts);
-        for (r, &slot) in slots[..rows].iter().enumerate() {
-            let l = cent.id(slot) as usize;
-            order[next[l]] = r as u16;
-            next[l] += 1;
-        }
-        // Each cluster's sums, weight and `w |x|^2` over its rows in row order: the same
-        // additions in the same order as row by row, each cluster's kept in registers.
-        for l in 0..cent.k {
-            let mine = &order[starts[l]..starts[l + 1]];
-            if mine.is_empty() {
-                continue;
-            }
-            // SAFETY: every row of `mine` holds `d` values, cluster `l`'s sums `d` more.
-            unsafe {
-                V::add_rows(
-                    st.sums[l * d..].as_mut_ptr(),
-                    xu.as_ptr(),
-                    d,
-                    mine,
-                    tile_weights,
-                )
-            };
-            let (mut count, mut ql) = (st.counts[l], q[l]);
-            for &r in mine {
-                let w = tile_weights.map_or(1.0, |w| w[usize::from(r)]);
-                count += w;
-                ql += w * xn2[usize::from(r)];
-            }
-            st.counts[l] = count;
-            if !exact {
-                q[l] = ql;
-            }
-        }
+        let q = (!exact).then_some(&mut *q);
+        let tile_labels = &labels[ti * TILE..ti * TILE + rows];
+        sums.add::<T, 4>(st, q, xt, d, tile_weights, tile_labels, xn2);
     }
 }
 
