@@ -13,7 +13,7 @@ use crate::assign::{
     Centres, Method, POINT_LANES, STEP_TILE_ROWS, Scratch, TILE_ROWS, dist2_small,
     nearest_in_order, nearest_tile, nearest8_in_order,
 };
-use crate::centres::{exact_step_inertia, step_method};
+use crate::centres::{STREAMED_BYTES, exact_step_inertia, step_method};
 use crate::lloyd::{Candidate, StepStats, Stepper, combine8, dist2_f64, farthest_points};
 use crate::{Element, KMeansError};
 
@@ -501,7 +501,8 @@ pub(crate) fn step_tree<T: Element>(
     labels: &mut [u32],
     parallel: bool,
 ) -> StepStats {
-    let cent = prepare::<T>(centroids, k, d);
+    let mut cent = prepare::<T>(centroids, k, d);
+    cent.prefetch = size_of_val(data) >= STREAMED_BYTES;
     let n = labels.len();
     tree(
         n,

@@ -46,6 +46,12 @@ fn check<T: Element>(n: usize, d: usize, k: usize, weighted: bool, seed: u64) {
     run("widest", &|l, st, q| {
         leaf(&x, (weights, None, None), &cent, l, (st, q, false))
     });
+    // The kernels' prefetching (on for data that streams from memory) changes no value.
+    let mut streamed = Centres::<T>::new(&c, k, d, None, Method::Fused, false);
+    streamed.prefetch = true;
+    run("prefetch", &|l, st, q| {
+        leaf(&x, (weights, None, None), &streamed, l, (st, q, false))
+    });
     #[cfg(target_arch = "x86_64")]
     if crate::isa::has_avx512() {
         // SAFETY: a CPU with AVX-512 has AVX2, FMA, BMI2 and POPCNT.

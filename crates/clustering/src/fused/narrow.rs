@@ -23,7 +23,7 @@
 //! reference's, bit for bit.
 
 use super::x86::{Lanes, Y32, Y64, Z32, Z64, by_element};
-use super::{Buffer, band_widths, settle_row};
+use super::{Buffer, PREFETCH_ROWS, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
 use std::any::TypeId;
@@ -622,6 +622,7 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
 ) {
     let (d, w, n) = (cent.d, V::W, out.len());
     let (full, tail) = (d / w, d % w);
+
     // The rows' stride: whole registers of the widest vectors the CPU has, so a multiple of
     // `w` (AVX2 reads the rows padded for AVX-512 too).
     let dp = cent.rows.len() / K;
@@ -658,6 +659,12 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
                         *v = V::load(cu.as_ptr().add(j * dp + c * w));
                     }
                     for (a, row) in acc.iter_mut().zip(&rows) {
+                        if cent.prefetch {
+                            // The same values [`PREFETCH_ROWS`] rows ahead (a hint that never
+                            // faults, past the last row too).
+                            let ahead = row.wrapping_add(c * w + PREFETCH_ROWS * d);
+                            _mm_prefetch::<_MM_HINT_T0>(ahead.cast::<i8>());
+                        }
                         let xv = if c < full {
                             V::load(row.add(c * w))
                         } else {

@@ -1,7 +1,7 @@
 //! The fused kernels with AVX-512 or AVX2 and FMA, generic over one register of lanes
 //! ([`Lanes`]).
 
-use super::{Buffer, GROUP, TILE, band_widths, settle_row};
+use super::{Buffer, GROUP, PREFETCH_ROWS, TILE, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
 use crate::lloyd::{StepStats, combine8, dist2_f64};
@@ -556,6 +556,8 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
         while col < kp {
             let regs = ((kp - col) / w).min(BMAX);
             let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
+            // The first chunk of centres prefetches the rows; the others find them cached.
+            let pf = cent.prefetch && col == 0;
             for blk in 0..blocks {
                 let first = i0 + blk * P;
                 let xs: [*const U; P] =
@@ -565,11 +567,15 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
                 // the norms and of the block's `P` rows of `vals`; each row pointer has
                 // `d` values.
                 unsafe {
-                    match regs {
-                        1 => chunk::<U, V, 1, P>(xs, c, kp, nm, d, o),
-                        2 => chunk::<U, V, 2, P>(xs, c, kp, nm, d, o),
-                        3 => chunk::<U, V, 3, P>(xs, c, kp, nm, d, o),
-                        _ => chunk::<U, V, 4, P>(xs, c, kp, nm, d, o),
+                    match (regs, pf) {
+                        (1, false) => chunk::<U, V, 1, P, false>(xs, c, kp, nm, d, o),
+                        (2, false) => chunk::<U, V, 2, P, false>(xs, c, kp, nm, d, o),
+                        (3, false) => chunk::<U, V, 3, P, false>(xs, c, kp, nm, d, o),
+                        (_, false) => chunk::<U, V, 4, P, false>(xs, c, kp, nm, d, o),
+                        (1, true) => chunk::<U, V, 1, P, true>(xs, c, kp, nm, d, o),
+                        (2, true) => chunk::<U, V, 2, P, true>(xs, c, kp, nm, d, o),
+                        (3, true) => chunk::<U, V, 3, P, true>(xs, c, kp, nm, d, o),
+                        (_, true) => chunk::<U, V, 4, P, true>(xs, c, kp, nm, d, o),
                     }
                 }
             }
@@ -586,14 +592,14 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
 
 /// The values of `P` rows against `B` registers of centres: `out[p * kp + l] =
 /// norms[l] + sum_u xs[p][u] c[u * kp + l]`, accumulated with fused multiply-adds in
-/// coordinate order.
+/// coordinate order; with `PF`, each row's lines [`PREFETCH_ROWS`] rows ahead asked for.
 ///
 /// # Safety
 /// `V`'s CPU features are present; each `xs[p]` points to `d` values; `c` to `d` rows of
 /// `kp` values, `norms` to `B * W` values and `out` to `P` rows of `kp` values, of which
 /// the first `B * W` are read or written.
 #[inline(always)]
-unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize>(
+unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize, const PF: bool>(
     xs: [*const U; P],
     c: *const U,
     kp: usize,
@@ -612,7 +618,17 @@ unsafe fn chunk<U: Copy, V: Lanes<U>, const B: usize, const P: usize>(
         }
         let mut acc = [n0; P];
         let mut cv = n0;
+        let line = 64 / size_of::<U>();
         for u in 0..d {
+            if PF && u % line == 0 {
+                // Each row's line [`PREFETCH_ROWS`] rows ahead (past the leaf's last row: a
+                // hint that never faults), among the multiply-adds: issued all at once before
+                // them, they came too early to help.
+                for x in &xs {
+                    let ahead = x.wrapping_add(u + PREFETCH_ROWS * d);
+                    _mm_prefetch::<_MM_HINT_T0>(ahead.cast::<i8>());
+                }
+            }
             let row = c.add(u * kp);
             for (b, v) in cv.iter_mut().enumerate() {
                 *v = V::load(row.add(b * w));
