@@ -41,8 +41,8 @@ const P_MAX: usize = 8;
 /// group rather than once per block.
 const GROUP: usize = 4;
 
-/// How far ahead the kernels that read the rows as they are (the general and the row-wise
-/// one) ask for them with a software prefetch: 16 rows. The hardware prefetchers alone left
+/// How far ahead the kernels that read the rows as they are (the row-wise one, and the
+/// general one with AVX-512) ask for them with a software prefetch: 16 rows. The hardware prefetchers alone left
 /// a step of data that streams from memory waiting on it, most in `f64` (Zen 5, 2 threads,
 /// 10^5 x 64 uniform points, ms a step: `f64` k 3 1.56-1.71 -> 1.04-1.06, k 8 1.69-1.74 ->
 /// 1.15-1.22; `f32` k 3 0.73-0.77 -> 0.64-0.67); data in the caches is not slowed.
