@@ -148,9 +148,8 @@ pub(crate) struct Centres<T> {
 
 /// Data of at least this many bytes streams from memory at every step rather than stay in the
 /// last-level cache (half of the 32 MiB of the Zen 4 and Zen 5 parts measured): the fused
-/// kernels prefetch its rows ([`Centres::prefetch`]). Uniform `f32` points, k 8, Zen 5, ms a
-/// step without and with: 10^5 x 32 (12.8 MB) 0.61-0.65 and 0.64-0.70; 10^5 x 64 (25.6 MB)
-/// 1.09-1.18 and 1.06-1.09; in `f64` 10^5 x 64 1.69-1.74 and 1.14-1.22.
+/// kernels prefetch its rows ([`Centres::prefetch`]). Below, the rows are cached and the
+/// prefetches would only take load slots (BENCHMARKS.md, clustering, "seventeenth session").
 pub(crate) const STREAMED_BYTES: usize = 16 << 20;
 
 impl<T> Centres<T> {

@@ -10,11 +10,9 @@
 //! bits, without the round trips through memory.
 //!
 //! The fused leaf ([`crate::fused`]) adds its tiles this way: it serves the few-centre steps,
-//! where those round trips cost the most (10^5 x 32 `f32` points, 3 centres: a fifth of a
-//! step). The product and pruned paths add row by row ([`crate::cpu::add_point`]), in one
-//! pass over a row for its sums and its `|x|^2`; grouped, they computed the norms in a second
-//! pass and ran slower (Elkan's bounds on 10^5 x 64 `f32` points, 3 centres: 3.45 against
-//! 4.2 ms a step).
+//! where those round trips cost the most. The product and pruned paths add row by row
+//! ([`crate::cpu::add_point`]), in one pass over a row for its sums and its `|x|^2` (they have
+//! no norms computed beforehand); grouped, they would read each row twice.
 
 use crate::Element;
 use crate::lloyd::StepStats;
@@ -34,15 +32,14 @@ impl TileSums {
     /// Adds the rows of `x` (`d` wide; `labels[r]` the cluster of row `r`, `weights[r]` its
     /// weight, 1 without weights) to `st`: to cluster `l`'s sums `w x` element by element (a
     /// product, then a sum), to its weight `w`, and with `q` to `q[l]` `w |x|^2` (`norms[r]`
-    /// the row's `|x|^2`); each cluster's rows in row order. `R` blocks of eight sums
-    /// are held in registers at a time (four where the caller runs with AVX-512 or AVX2, two
-    /// with the baseline's sixteen 128-bit registers).
+    /// the row's `|x|^2`); each cluster's rows in row order, [`BLOCKS`] blocks of eight sums
+    /// held in registers at a time. Inlined into the caller's AVX-512 or AVX2 body.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn add<T: Element, const R: usize>(
+    pub(crate) fn add<T: Element>(
         &mut self,
         st: &mut StepStats,
-        q: Option<&mut [f64]>,
+        mut q: Option<&mut [f64]>,
         x: &[T],
         d: usize,
         weights: Option<&[f64]>,
@@ -52,13 +49,12 @@ impl TileSums {
         let k = st.counts.len();
         debug_assert!(x.len() == labels.len() * d && st.sums.len() == k * d);
         self.list(k, labels);
-        let mut q = q;
         for l in 0..k {
             let mine = &self.order[self.starts[l]..self.starts[l + 1]];
             if mine.is_empty() {
                 continue;
             }
-            add_cluster::<T, R>(&mut st.sums[l * d..(l + 1) * d], x, d, weights, mine);
+            add_cluster::<T>(&mut st.sums[l * d..(l + 1) * d], x, d, weights, mine);
             let (mut count, mut ql) = (st.counts[l], q.as_ref().map_or(0.0, |q| q[l]));
             for &r in mine {
                 let r = r as usize;
@@ -97,10 +93,15 @@ impl TileSums {
     }
 }
 
-/// `sums += w_r x_r` for the rows `rows` of `x` in turn, `R` blocks of eight sums at a time
-/// held in registers across the rows.
+/// Blocks of eight sums [`TileSums::add`] holds in registers at a time: four chains of
+/// additions per row, enough to hide the adds' latency, in 8 of the 16 (AVX2) or 32 (AVX-512)
+/// vector registers.
+const BLOCKS: usize = 4;
+
+/// `sums += w_r x_r` for the rows `rows` of `x` in turn, [`BLOCKS`] blocks of eight sums at a
+/// time held in registers across the rows.
 #[inline(always)]
-fn add_cluster<T: Element, const R: usize>(
+fn add_cluster<T: Element>(
     sums: &mut [f64],
     x: &[T],
     d: usize,
@@ -109,17 +110,18 @@ fn add_cluster<T: Element, const R: usize>(
 ) {
     let whole = d - d % 8;
     let mut u = 0;
-    while u + 8 * R <= whole {
-        add_blocks::<T, R>(sums, x, d, u, weights, rows);
-        u += 8 * R;
+    while u + 8 * BLOCKS <= whole {
+        add_blocks::<T, BLOCKS>(sums, x, d, u, weights, rows);
+        u += 8 * BLOCKS;
     }
-    // The last blocks, fewer than `R` (a constant count each, so the sums stay in registers).
+    // The last blocks, fewer than `BLOCKS` (a constant count each, so the sums stay in
+    // registers).
     match (whole - u) / 8 {
         0 => {}
         1 => add_blocks::<T, 1>(sums, x, d, u, weights, rows),
         2 => add_blocks::<T, 2>(sums, x, d, u, weights, rows),
         3 => add_blocks::<T, 3>(sums, x, d, u, weights, rows),
-        _ => unreachable!("fewer than R <= 4 blocks remain"),
+        _ => unreachable!("fewer than BLOCKS = 4 blocks remain"),
     }
     for (u, s) in sums.iter_mut().enumerate().skip(whole) {
         let mut v = *s;

@@ -42,10 +42,9 @@ const P_MAX: usize = 8;
 const GROUP: usize = 4;
 
 /// How far ahead the kernels that read the rows as they are (the row-wise one, and the
-/// general one with AVX-512) ask for them with a software prefetch: 16 rows. The hardware prefetchers alone left
-/// a step of data that streams from memory waiting on it, most in `f64` (Zen 5, 2 threads,
-/// 10^5 x 64 uniform points, ms a step: `f64` k 3 1.56-1.71 -> 1.04-1.06, k 8 1.69-1.74 ->
-/// 1.15-1.22; `f32` k 3 0.73-0.77 -> 0.64-0.67); data in the caches is not slowed.
+/// general one with AVX-512) ask for them with a software prefetch, on data that streams
+/// from memory ([`crate::centres::STREAMED_BYTES`]): 16 rows. The hardware prefetchers alone
+/// leave those steps waiting on memory, most in `f64` (BENCHMARKS.md, clustering).
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_ROWS: usize = 16;
 

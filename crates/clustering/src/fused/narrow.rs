@@ -622,7 +622,6 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
 ) {
     let (d, w, n) = (cent.d, V::W, out.len());
     let (full, tail) = (d / w, d % w);
-
     // The rows' stride: whole registers of the widest vectors the CPU has, so a multiple of
     // `w` (AVX2 reads the rows padded for AVX-512 too).
     let dp = cent.rows.len() / K;

@@ -376,7 +376,7 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
         }
         let q = (!exact).then_some(&mut *q);
         let tile_labels = &labels[ti * TILE..ti * TILE + rows];
-        sums.add::<T, 4>(st, q, xt, d, tile_weights, tile_labels, xn2);
+        sums.add(st, q, xt, d, tile_weights, tile_labels, xn2);
     }
 }
 
@@ -557,9 +557,9 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
             let regs = ((kp - col) / w).min(BMAX);
             let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
             // The first chunk of centres prefetches the rows; the others find them cached.
-            // With AVX-512 only: the AVX2 body, short of registers, ran slower with the
-            // prefetching copies beside it even where they were not taken (10^4 x 64 `f64`,
-            // k 16: 0.24 -> 0.37 ms a step), and a constant `false` leaves them out.
+            // With AVX-512 only: the AVX2 body, short of registers, runs slower with the
+            // prefetching copies compiled beside it even where they are not taken, and a
+            // constant `false` leaves them out.
             let pf = cent.prefetch && col == 0 && w * size_of::<U>() == 64;
             for blk in 0..blocks {
                 let first = i0 + blk * P;
