@@ -283,6 +283,30 @@ mod tests {
     use super::*;
     use crate::{Exec, VertexNames, euler_circuit};
 
+    /// The DOT text `write` gives with every option on (the trail `t`, degrees over
+    /// `threshold`), after checking that it refuses a trail of the wrong length.
+    fn dot_with_all_options(
+        t: &EulerTrail,
+        threshold: u64,
+        write: impl Fn(&DotOptions, &mut Vec<u8>) -> Result<(), GraphError>,
+    ) -> String {
+        let short = EulerTrail::default();
+        let opts = DotOptions {
+            euler: Some(&short),
+            ..Default::default()
+        };
+        assert!(write(&opts, &mut Vec::new()).is_err());
+        let opts = DotOptions {
+            euler: Some(t),
+            color_components: true,
+            degree_threshold: Some(threshold),
+            spanning_tree: true,
+        };
+        let mut out = Vec::new();
+        write(&opts, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn dot_with_all_options_and_escaping() {
         let names =
@@ -292,15 +316,7 @@ mod tests {
             .with_names(names)
             .unwrap();
         let (t, _) = euler_circuit(&g, Exec::Cpu).unwrap();
-        let opts = DotOptions {
-            euler: Some(&t),
-            color_components: true,
-            degree_threshold: Some(1),
-            spanning_tree: true,
-        };
-        let mut out = Vec::new();
-        write_dot(&g, &opts, &mut out).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = dot_with_all_options(&t, 1, |opts, out| write_dot(&g, opts, out));
         assert!(s.contains(r#""a\"x" -> "b\\y""#), "{s}");
         assert!(s.contains(r#""c\nz""#));
         assert_eq!(s.matches("doublecircle").count(), 1, "{s}");
@@ -309,12 +325,6 @@ mod tests {
             assert!(s.contains(&format!("label=\"{i}\"")));
         }
         assert_eq!(s.matches("fillcolor=\"#8dd3c7\"").count(), 3);
-        let short = EulerTrail::default();
-        let opts = DotOptions {
-            euler: Some(&short),
-            ..Default::default()
-        };
-        assert!(write_dot(&g, &opts, Vec::new()).is_err());
     }
 
     #[test]
@@ -327,15 +337,7 @@ mod tests {
             .with_names(names)
             .unwrap();
         let (t, _) = undirected_euler_path(&g, None, Exec::Cpu).unwrap();
-        let opts = DotOptions {
-            euler: Some(&t),
-            color_components: true,
-            degree_threshold: Some(3),
-            spanning_tree: true,
-        };
-        let mut out = Vec::new();
-        write_dot_undirected(&g, &opts, &mut out).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = dot_with_all_options(&t, 3, |opts, out| write_dot_undirected(&g, opts, out));
         assert!(s.starts_with("graph G {\n"), "{s}");
         assert!(!s.contains("->"));
         assert_eq!(s.matches(" -- ").count(), 5);
@@ -350,12 +352,6 @@ mod tests {
         assert_eq!(s.matches("doublecircle").count(), 1);
         assert!(s.contains("tooltip=\"degree 4\""));
         assert_eq!(s.matches("fillcolor=\"#8dd3c7\"").count(), 3);
-        let short = EulerTrail::default();
-        let opts = DotOptions {
-            euler: Some(&short),
-            ..Default::default()
-        };
-        assert!(write_dot_undirected(&g, &opts, Vec::new()).is_err());
         // The DOT parses (when GraphViz is installed).
         if dot_available() {
             let dir = std::env::temp_dir().join(format!("graph-core-udot-{}", std::process::id()));

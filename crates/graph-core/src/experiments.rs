@@ -480,11 +480,20 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
         times.push(t.elapsed().as_secs_f64());
     }
     let (edges, vertices) = (g.edge_count(), g.vertex_count());
-    e.rows.push(
+    // The start of the result row of `method`.
+    let row = |method: &str| {
         Row::new()
             .with("edges", edges)
             .with("vertices", vertices)
-            .with("method", "sequential")
+            .with("method", method)
+    };
+    // An error unless the edge list of `side` held the edges.
+    let check = |ok: bool, side: &str| {
+        ok.then_some(())
+            .ok_or_else(|| ExperimentError(format!("the {side} edge list differs from the edges")))
+    };
+    e.rows.push(
+        row("sequential")
             .with("backend", "cpu")
             .with("threads", 1)
             .secs("seconds", median(&mut times))
@@ -505,16 +514,9 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
         times.push(t.elapsed().as_secs_f64());
         ok &= same(&list.sources, &list.targets);
     }
-    if !ok {
-        return Err(ExperimentError(
-            "the CPU edge list differs from the edges".into(),
-        ));
-    }
+    check(ok, "CPU")?;
     e.rows.push(
-        Row::new()
-            .with("edges", edges)
-            .with("vertices", vertices)
-            .with("method", "edge_list")
+        row("edge_list")
             .with("backend", "rayon")
             .with("threads", rayon::current_num_threads())
             .secs("seconds", median(&mut times))
@@ -539,16 +541,9 @@ pub fn edges_extraction(ctx: &Context) -> Result<Experiment, ExperimentError> {
             kernel.push(times.compute);
             ok &= same(&list.sources, &list.targets);
         }
-        if !ok {
-            return Err(ExperimentError(
-                "the GPU edge list differs from the edges".into(),
-            ));
-        }
+        check(ok, "GPU")?;
         e.rows.push(
-            Row::new()
-                .with("edges", edges)
-                .with("vertices", vertices)
-                .with("method", "edge_list")
+            row("edge_list")
                 .on_gpu(ctx)
                 .secs("seconds", median(&mut wall))
                 .secs("kernel_seconds", median(&mut kernel))

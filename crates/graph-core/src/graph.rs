@@ -125,6 +125,38 @@ const BUILD_BYTES_PER_VERTEX: u64 = 16;
 /// Vertex counts whose arrays need less than this are never checked against free memory.
 const MEMORY_CHECK_FROM_BYTES: u64 = 1 << 30;
 
+/// The vertex methods both multigraphs share (`with_names`, `names`, `vertex_label`,
+/// `vertex_count`), for a type with `offsets` of `V + 1` entries and optional `names`.
+macro_rules! vertex_methods {
+    () => {
+        /// Attaches vertex names.
+        ///
+        /// # Errors
+        /// [`GraphError::InvalidParameter`] when there are fewer names than vertices.
+        pub fn with_names(mut self, names: VertexNames) -> Result<Self, GraphError> {
+            names.check_covers(self.vertex_count())?;
+            self.names = Some(names);
+            Ok(self)
+        }
+
+        /// The vertex names, if any.
+        pub fn names(&self) -> Option<&VertexNames> {
+            self.names.as_ref()
+        }
+
+        /// The name of `v`: its given name, or its number.
+        pub fn vertex_label(&self, v: u32) -> String {
+            VertexNames::label(self.names.as_ref(), v)
+        }
+
+        /// Number of vertices.
+        pub fn vertex_count(&self) -> usize {
+            self.offsets.len() - 1
+        }
+    };
+}
+pub(crate) use vertex_methods;
+
 pub(crate) fn check_vertex_count(n: usize) -> Result<(), GraphError> {
     if n >= u32::MAX as usize {
         return Err(GraphError::TooLarge {
@@ -341,30 +373,7 @@ impl Graph {
         }
     }
 
-    /// Attaches vertex names.
-    ///
-    /// # Errors
-    /// [`GraphError::InvalidParameter`] when there are fewer names than vertices.
-    pub fn with_names(mut self, names: VertexNames) -> Result<Self, GraphError> {
-        names.check_covers(self.vertex_count())?;
-        self.names = Some(names);
-        Ok(self)
-    }
-
-    /// The vertex names, if any.
-    pub fn names(&self) -> Option<&VertexNames> {
-        self.names.as_ref()
-    }
-
-    /// The name of `v`: its given name, or its number.
-    pub fn vertex_label(&self, v: u32) -> String {
-        VertexNames::label(self.names.as_ref(), v)
-    }
-
-    /// Number of vertices.
-    pub fn vertex_count(&self) -> usize {
-        self.offsets.len() - 1
-    }
+    vertex_methods!();
 
     /// Number of edges.
     pub fn edge_count(&self) -> u64 {

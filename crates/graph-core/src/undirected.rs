@@ -142,30 +142,7 @@ impl UndirectedGraph {
         }
     }
 
-    /// Attaches vertex names.
-    ///
-    /// # Errors
-    /// [`GraphError::InvalidParameter`] when there are fewer names than vertices.
-    pub fn with_names(mut self, names: VertexNames) -> Result<Self, GraphError> {
-        names.check_covers(self.vertex_count())?;
-        self.names = Some(names);
-        Ok(self)
-    }
-
-    /// The vertex names, if any.
-    pub fn names(&self) -> Option<&VertexNames> {
-        self.names.as_ref()
-    }
-
-    /// The name of `v`: its given name, or its number.
-    pub fn vertex_label(&self, v: u32) -> String {
-        VertexNames::label(self.names.as_ref(), v)
-    }
-
-    /// Number of vertices.
-    pub fn vertex_count(&self) -> usize {
-        self.offsets.len() - 1
-    }
+    crate::graph::vertex_methods!();
 
     /// Number of edges.
     pub fn edge_count(&self) -> u64 {

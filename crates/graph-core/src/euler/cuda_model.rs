@@ -59,43 +59,50 @@ fn scan_max(input: &[u32]) -> Vec<u32> {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk(
-    succ: &[u32],
-    split_of: &[u32],
-    split_edge: &[u32],
-    seg: &mut [u32],
-    off: &mut [u32],
-    next: &mut [u32],
-    len: &mut [u32],
-) {
-    for j in 0..split_edge.len() {
-        let s = split_edge[j];
-        seg[s as usize] = j as u32;
-        off[s as usize] = 0;
-        let mut e = succ[s as usize];
-        let mut r = 1;
-        let mut sj = split_of[e as usize];
-        while sj == NONE {
-            seg[e as usize] = j as u32;
-            off[e as usize] = r;
-            r += 1;
-            e = succ[e as usize];
-            sj = split_of[e as usize];
-        }
-        next[j] = sj;
-        len[j] = r;
-    }
-}
-
-/// The sublists of `cuda::Sublists` and the labels of `cuda::cycle_labels`.
-struct ModelLabels {
+/// The sublists of `cuda::Sublists`: the splitters, and each edge's sublist and offset in it.
+struct Sublists {
     split_of: Vec<u32>,
     split_edge: Vec<u32>,
     seg: Vec<u32>,
     offs: Vec<u32>,
     next: Vec<u32>,
     len: Vec<u32>,
+}
+
+impl Sublists {
+    /// graph_euler_walk: from each splitter along `succ` to the next, numbering the edges passed.
+    fn walk(&mut self, succ: &[u32]) {
+        let Self {
+            split_of,
+            split_edge,
+            seg,
+            offs: off,
+            next,
+            len,
+        } = self;
+        for j in 0..split_edge.len() {
+            let s = split_edge[j];
+            seg[s as usize] = j as u32;
+            off[s as usize] = 0;
+            let mut e = succ[s as usize];
+            let mut r = 1;
+            let mut sj = split_of[e as usize];
+            while sj == NONE {
+                seg[e as usize] = j as u32;
+                off[e as usize] = r;
+                r += 1;
+                e = succ[e as usize];
+                sj = split_of[e as usize];
+            }
+            next[j] = sj;
+            len[j] = r;
+        }
+    }
+}
+
+/// The sublists of `cuda::Sublists` and the labels of `cuda::cycle_labels`.
+struct ModelLabels {
+    lists: Sublists,
     lab: Vec<u32>,
 }
 
@@ -114,20 +121,18 @@ fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
             count += 1;
         }
     }
-    let mut seg = vec![NONE; m];
-    let mut offs = vec![0u32; m];
-    let (mut next, mut len) = (vec![0u32; k], vec![0u32; k]);
-    walk(
-        succ,
-        &split_of,
-        &split_edge,
-        &mut seg,
-        &mut offs,
-        &mut next,
-        &mut len,
-    );
+    let mut lists = Sublists {
+        split_of,
+        split_edge,
+        seg: vec![NONE; m],
+        offs: vec![0u32; m],
+        next: vec![0u32; k],
+        len: vec![0u32; k],
+    };
+    lists.walk(succ);
+    let seg = &lists.seg;
     // graph_euler_jump_min, fixed rounds.
-    let (mut sl, mut sj) = (split_edge.clone(), next.clone());
+    let (mut sl, mut sj) = (lists.split_edge.clone(), lists.next.clone());
     for _ in 0..rounds_for(k) {
         let nl: Vec<u32> = (0..k).map(|j| sl[j].min(sl[sj[j] as usize])).collect();
         let nj: Vec<u32> = (0..k).map(|j| sj[sj[j] as usize]).collect();
@@ -165,15 +170,7 @@ fn model_labels(succ: &[u32], mask: u32, sh: &mut Shuffle) -> ModelLabels {
             break;
         }
     }
-    ModelLabels {
-        split_of,
-        split_edge,
-        seg,
-        offs,
-        next,
-        len,
-        lab,
-    }
+    ModelLabels { lists, lab }
 }
 
 /// The model of `cuda::device_circuit` (after the degree check).
@@ -191,16 +188,8 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
         succ[e] = pos as u32;
         pred[pos as usize] = e as u32;
     }
-    let ModelLabels {
-        split_of,
-        split_edge,
-        mut seg,
-        mut offs,
-        mut next,
-        mut len,
-        lab,
-    } = model_labels(&succ, mask, &mut sh);
-    let k = split_edge.len();
+    let ModelLabels { mut lists, lab } = model_labels(&succ, mask, &mut sh);
+    let k = lists.split_edge.len();
     // graph_euler_count_cycles, graph_euler_mark_row_ends, graph_euler_link_cycles (random order).
     let cycles = (0..m).filter(|&e| lab[e] == e as u32).count() as u64;
     let mut row_last = vec![false; m];
@@ -245,18 +234,11 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
         }
     }
     // Ranking: walk, graph_euler_rank_init, graph_euler_rank_round, graph_euler_scatter_order.
-    walk(
-        &succ,
-        &split_of,
-        &split_edge,
-        &mut seg,
-        &mut offs,
-        &mut next,
-        &mut len,
-    );
-    let j0 = split_of[0];
-    let mut val = len.clone();
-    let mut nxt: Vec<u32> = next
+    lists.walk(&succ);
+    let j0 = lists.split_of[0];
+    let mut val = lists.len.clone();
+    let mut nxt: Vec<u32> = lists
+        .next
         .iter()
         .map(|&x| if x == j0 { NONE } else { x })
         .collect();
@@ -275,7 +257,7 @@ pub(super) fn model_circuit_order(g: &Graph, mask: u32, seed: u64) -> Result<Vec
     }
     let mut order = vec![NONE; m];
     for e in 0..m {
-        let pos = m as u64 - val[seg[e] as usize] as u64 + offs[e] as u64;
+        let pos = m as u64 - val[lists.seg[e] as usize] as u64 + lists.offs[e] as u64;
         if pos < m as u64 {
             order[pos as usize] = e as u32;
         }
