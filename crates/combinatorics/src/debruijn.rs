@@ -576,19 +576,15 @@ mod tests {
 
     #[test]
     fn gpu_euler_out_of_memory_is_a_typed_error() {
-        let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
-            de_bruijn_euler_with(2, 10, Exec::Cuda)
-        }) else {
-            return;
-        };
-        assert!(
-            matches!(
-                r,
-                Err(DeBruijnError::Gpu(
-                    gpu_runtime::GpuError::OutOfMemory { .. }
-                ))
-            ),
-            "{r:?}"
+        crate::test_support::runs_out_of_memory(
+            1024,
+            || [de_bruijn_euler_with(2, 10, Exec::Cuda)],
+            |e| {
+                matches!(
+                    e,
+                    DeBruijnError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. })
+                )
+            },
         );
     }
 

@@ -9,6 +9,8 @@ mod heap;
 mod next;
 mod rank;
 mod search;
+#[cfg(test)]
+mod test_support;
 
 pub use batch::{
     BATCH_GPU_THRESHOLD, BatchOptions, MAX_GPU_STEPS, generate_permutations, lexicographic_rows,

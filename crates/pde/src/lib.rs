@@ -11,6 +11,8 @@ mod kernel_types;
 mod output;
 mod params;
 mod scenario;
+#[cfg(test)]
+mod test_support;
 pub mod tridiag;
 
 pub use adaptive::{AdaptiveOptions, AdaptiveStats, adaptive_run};

@@ -3,6 +3,7 @@
 use super::cpu::CHUNK;
 use super::*;
 use crate::next_permutation;
+use crate::test_support::{perm_out_of_memory, runs_out_of_memory};
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
 
@@ -134,18 +135,8 @@ fn streaming_equals_one_buffer() {
 #[test]
 fn gpu_out_of_memory_is_a_typed_error() {
     let mut out = vec![0u8; 5040 * 7];
-    let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(1024, || {
-        permutations_into(7, 0, 5040, &mut out, Exec::Cuda)
-    }) else {
-        return;
-    };
-    assert!(
-        matches!(
-            r,
-            Err(PermError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-        ),
-        "{r:?}"
-    );
+    let run = || [permutations_into(7, 0, 5040, &mut out, Exec::Cuda)];
+    runs_out_of_memory(1024, run, perm_out_of_memory);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Tests of the permutation search: every backend against the reference.
 
 use super::*;
+use crate::test_support::{perm_out_of_memory, runs_out_of_memory};
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -142,18 +143,14 @@ fn cuda_without_gpu_is_an_error_not_a_fallback() {
 #[test]
 fn gpu_search_out_of_memory_is_a_typed_error() {
     let m = random_matrix(6, 1, 10);
-    let Some(r) = gpu_runtime::testing::with_simulated_memory_limit(64, || {
-        search_permutations(6, &Objective::Assignment(&m), Exec::Cuda)
-    }) else {
-        return;
+    let run = || {
+        [search_permutations(
+            6,
+            &Objective::Assignment(&m),
+            Exec::Cuda,
+        )]
     };
-    assert!(
-        matches!(
-            r,
-            Err(PermError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-        ),
-        "{r:?}"
-    );
+    runs_out_of_memory(64, run, perm_out_of_memory);
 }
 
 #[test]

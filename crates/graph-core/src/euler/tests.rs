@@ -1,7 +1,10 @@
 use super::*;
+use crate::test_support::runs_out_of_memory;
 use crate::{EulerStyle, check_euler_circuit_conditions, de_bruijn_graph, random_euler_graph};
+use gpu_runtime::GpuError;
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
+use std::fmt::Debug;
 
 /// Edge counts of the Euler tests (directed and undirected): warp and block edges, several
 /// blocks, every thread.
@@ -298,20 +301,8 @@ fn gpu_out_of_memory_is_a_typed_error() {
     // A device share of 4 KiB (the simulated driver only): every GPU path must fail with the
     // typed error, never a panic.
     let g = random_euler_graph(5000, EulerStyle::Deep, 3).unwrap();
-    let Some((circuit, path)) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
-        (euler_circuit(&g, Exec::Cuda), euler_path(&g, Exec::Cuda))
-    }) else {
-        return;
-    };
-    for r in [circuit, path] {
-        assert!(
-            matches!(
-                r,
-                Err(EulerError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-            ),
-            "{r:?}"
-        );
-    }
+    let run = || [euler_circuit(&g, Exec::Cuda), euler_path(&g, Exec::Cuda)];
+    runs_out_of_memory(4096, run, out_of_memory);
 }
 
 #[test]
@@ -370,14 +361,28 @@ fn gpu_matches_checker() {
 
 #[test]
 fn cuda_without_gpu_is_an_error() {
+    fails_without_gpu(|| {
+        let g = Graph::from_edges(1, &[(0, 0)]).unwrap();
+        [euler_circuit(&g, Exec::Cuda)]
+    });
+}
+
+/// Whether `e` is the device's out-of-memory error.
+pub(super) fn out_of_memory(e: &EulerError) -> bool {
+    matches!(e, EulerError::Gpu(GpuError::OutOfMemory { .. }))
+}
+
+/// Without a GPU, asserts that each result of `run` is the typed GPU error (with one, runs
+/// nothing).
+pub(super) fn fails_without_gpu<T: Debug, const N: usize>(
+    run: impl FnOnce() -> [Result<T, EulerError>; N],
+) {
     if gpu_runtime::gpu().is_ok() {
         return;
     }
-    let g = Graph::from_edges(1, &[(0, 0)]).unwrap();
-    assert!(matches!(
-        euler_circuit(&g, Exec::Cuda),
-        Err(EulerError::Gpu(_))
-    ));
+    for r in run() {
+        assert!(matches!(r, Err(EulerError::Gpu(_))), "{r:?}");
+    }
 }
 
 /// A union of random closed walks over few vertices (so they often share vertices, sometimes

@@ -244,6 +244,7 @@ fn unpack_starts_ids(sorted: &[u64]) -> (Vec<u32>, Vec<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::runs_out_of_memory;
     use gpu_runtime::testing::gpu_for_test;
 
     /// The reference: for every vertex in order, its in-edges in edge-id order.
@@ -351,17 +352,15 @@ mod tests {
     #[test]
     fn gpu_reverse_out_of_memory_is_a_typed_error() {
         let g = random_graph(100, 5000, 2);
-        let Some(r) =
-            gpu_runtime::testing::with_simulated_memory_limit(1024, || g.reverse_on(Exec::Cuda))
-        else {
-            return;
-        };
-        assert!(
-            matches!(
-                r,
-                Err(GraphError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-            ),
-            "{r:?}"
+        runs_out_of_memory(
+            1024,
+            || [g.reverse_on(Exec::Cuda)],
+            |e| {
+                matches!(
+                    e,
+                    GraphError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. })
+                )
+            },
         );
     }
 

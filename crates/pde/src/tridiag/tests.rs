@@ -2,6 +2,8 @@
 //! systems, their errors, strided batches, and the GPU against the CPU.
 
 use super::*;
+use crate::test_support::runs_out_of_memory;
+use gpu_runtime::GpuError;
 use proptest::prelude::*;
 
 /// A random diagonally dominant system (margin `dom`), deterministic in `seed`.
@@ -215,25 +217,15 @@ fn strided_batch_matches_single_solves() {
 #[test]
 fn gpu_out_of_memory_is_a_typed_error() {
     let [a, b, c, d] = system::<f64>(5000, 1, 0.5);
-    let Some(results) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
-        [
-            TridiagSolver::Pcr,
-            TridiagSolver::CyclicReduction,
-            TridiagSolver::Thomas,
-        ]
-        .map(|solver| solve(&a, &b, &c, &d, solver, Exec::Cuda).map(|r| r.1))
-    }) else {
-        return;
-    };
-    for r in results {
-        assert!(
-            matches!(
-                r,
-                Err(TridiagError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-            ),
-            "{r:?}"
-        );
-    }
+    let solvers = [
+        TridiagSolver::Pcr,
+        TridiagSolver::CyclicReduction,
+        TridiagSolver::Thomas,
+    ];
+    let run = || solvers.map(|solver| solve(&a, &b, &c, &d, solver, Exec::Cuda).map(|r| r.1));
+    runs_out_of_memory(4096, run, |e| {
+        matches!(e, TridiagError::Gpu(GpuError::OutOfMemory { .. }))
+    });
 }
 
 #[test]

@@ -1,5 +1,6 @@
 use super::*;
-use crate::euler::tests::{SIZES, broken_copies};
+use crate::euler::tests::{SIZES, broken_copies, fails_without_gpu, out_of_memory};
+use crate::test_support::runs_out_of_memory;
 use crate::{EulerStyle, random_undirected_euler_graph};
 use gpu_runtime::testing::gpu_for_test;
 use proptest::prelude::*;
@@ -371,42 +372,27 @@ fn gpu_matches_checker() {
 #[test]
 fn gpu_out_of_memory_is_a_typed_error() {
     let g = random_undirected_euler_graph(5000, EulerStyle::Deep, 3).unwrap();
-    let Some((circuit, path)) = gpu_runtime::testing::with_simulated_memory_limit(4096, || {
+    let run = || {
         let mut e: Vec<(u32, u32)> = g.edges().collect();
         e.pop();
         let h = g_of(g.vertex_count(), &e);
-        (
+        [
             undirected_euler_circuit(&g, None, Exec::Cuda),
             undirected_euler_path(&h, None, Exec::Cuda),
-        )
-    }) else {
-        return;
+        ]
     };
-    for r in [circuit, path] {
-        assert!(
-            matches!(
-                r,
-                Err(EulerError::Gpu(gpu_runtime::GpuError::OutOfMemory { .. }))
-            ),
-            "{r:?}"
-        );
-    }
+    runs_out_of_memory(4096, run, out_of_memory);
 }
 
 #[test]
 fn cuda_without_gpu_is_an_error() {
-    if gpu_runtime::gpu().is_ok() {
-        return;
-    }
-    let g = g_of(1, &[(0, 0)]);
-    assert!(matches!(
-        undirected_euler_circuit(&g, None, Exec::Cuda),
-        Err(EulerError::Gpu(_))
-    ));
-    assert!(matches!(
-        undirected_euler_path(&g, None, Exec::Cuda),
-        Err(EulerError::Gpu(_))
-    ));
+    fails_without_gpu(|| {
+        let g = g_of(1, &[(0, 0)]);
+        [
+            undirected_euler_circuit(&g, None, Exec::Cuda),
+            undirected_euler_path(&g, None, Exec::Cuda),
+        ]
+    });
 }
 
 /// The conditions from first principles: the number of odd vertices and of components with
