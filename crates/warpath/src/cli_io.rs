@@ -97,6 +97,58 @@ pub(crate) fn output(
     Ok(Some(o))
 }
 
+/// One output of a command for [`outputs`]: its flag, the path given, the formats allowed and
+/// whether no flag means standard output (as for [`output`]).
+pub(crate) type OutputSpec<'a> = (&'a str, Option<&'a Path>, &'a [Format], bool);
+
+/// The outputs of `specs`, in order, each as [`output`] gives it (checked before the work).
+pub(crate) fn outputs<const N: usize>(
+    json: bool,
+    specs: [OutputSpec<'_>; N],
+) -> Result<[Option<Output>; N]> {
+    let mut outs = [const { None }; N];
+    for (o, (flag, arg, allowed, default_stdout)) in outs.iter_mut().zip(specs) {
+        *o = output(flag, arg, allowed, json, default_stdout)?;
+    }
+    Ok(outs)
+}
+
+/// The output of `flag` as [`output`] gives it, standard output by default, or `None` when
+/// `discard` (--discard: run and verify without writing the result).
+pub(crate) fn output_unless_discarded(
+    discard: bool,
+    flag: &str,
+    arg: Option<&Path>,
+    allowed: &[Format],
+    json: bool,
+) -> Result<Option<Output>> {
+    if discard {
+        return Ok(None);
+    }
+    output(flag, arg, allowed, json, true)
+}
+
+/// A usage error when more than one of the outputs (each with its flag) is standard output:
+/// `A - and B - both write ...` for two, `only one of A, B and C can write ...` for more.
+pub(crate) fn one_stdout(named: &[(&str, &Option<Output>)]) -> Result<()> {
+    let to_stdout = named
+        .iter()
+        .filter(|(_, o)| o.as_ref().is_some_and(Output::is_stdout))
+        .count();
+    if to_stdout <= 1 {
+        return Ok(());
+    }
+    let flags: Vec<&str> = named.iter().map(|(flag, _)| *flag).collect();
+    Err(usage(match flags.as_slice() {
+        [a, b] => format!("{a} - and {b} - both write to standard output"),
+        [rest @ .., last] => format!(
+            "only one of {} and {last} can write to standard output",
+            rest.join(", ")
+        ),
+        [] => unreachable!("two outputs or more write to standard output"),
+    }))
+}
+
 /// Lines above which a result that went to a terminal by default is refused (the user did not
 /// ask for standard output explicitly).
 pub(crate) const TERMINAL_MAX_LINES: u64 = 10_000;
@@ -181,6 +233,14 @@ pub(crate) fn skipped_header(header: Option<&[String]>) -> String {
             format!("; header line skipped: {}", names.join(", "))
         }
     }
+}
+
+/// Parses `argv` (a command name, then its words) into a subcommand's arguments, as clap
+/// parses them under `warpath`: for the subcommands' unit tests.
+#[cfg(test)]
+pub(crate) fn parse_args<A: clap::Args>(argv: &[&str]) -> Result<A, clap::Error> {
+    let matches = A::augment_args(clap::Command::new("warpath")).try_get_matches_from(argv)?;
+    A::from_arg_matches(&matches)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 
 use warpath_io::{Format, Output};
 
-use crate::cli_io::{InputInfo, check_backend, output, skipped_header};
+use crate::cli_io::{InputInfo, check_backend, one_stdout, skipped_header};
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, DemoSize, Rows, format_seconds, progress};
 
@@ -241,22 +241,15 @@ struct Outputs {
 }
 
 fn outputs(args: &Args, json: bool) -> Result<Outputs> {
-    let tables = [Format::Text, Format::Csv, Format::Npy];
-    let labels = output("--labels", args.labels.as_deref(), &tables, json, false)?;
-    let centroids = output(
-        "--centroids",
-        args.centroids.as_deref(),
-        &tables,
+    let tables: &[Format] = &[Format::Text, Format::Csv, Format::Npy];
+    let [labels, centroids] = crate::cli_io::outputs(
         json,
-        false,
+        [
+            ("--labels", args.labels.as_deref(), tables, false),
+            ("--centroids", args.centroids.as_deref(), tables, false),
+        ],
     )?;
-    if labels.as_ref().is_some_and(Output::is_stdout)
-        && centroids.as_ref().is_some_and(Output::is_stdout)
-    {
-        return Err(usage(
-            "--labels - and --centroids - both write to standard output",
-        ));
-    }
+    one_stdout(&[("--labels", &labels), ("--centroids", &centroids)])?;
     if let Some(p) = &args.plot {
         if !warpath_io::plot::is_plot_path(p) {
             return Err(usage(format!(
@@ -772,41 +765,22 @@ fn recovers(labels: &[u32], truth: &[u32], k: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
+    /// `warpath kmeans --generate 100` with the words of `extra` (split at white space).
+    fn parse(extra: &str) -> Result<Args, clap::Error> {
+        let argv: Vec<&str> = ["kmeans", "--generate", "100"]
+            .into_iter()
+            .chain(extra.split_whitespace())
+            .collect();
+        crate::cli_io::parse_args(&argv)
     }
 
     #[test]
     fn convergence_selects_the_seed_rule_and_is_refused_with_ranks() {
-        let cli = Cli::try_parse_from([
-            "kmeans",
-            "--generate",
-            "100",
-            "--convergence",
-            "previous-shift",
-        ])
-        .unwrap();
-        assert_eq!(cli.args.convergence, Convergence::PreviousShift);
-        let cli = Cli::try_parse_from(["kmeans", "--generate", "100"]).unwrap();
-        assert_eq!(cli.args.convergence, Convergence::Variance);
-        assert!(
-            Cli::try_parse_from([
-                "kmeans",
-                "--generate",
-                "100",
-                "--convergence",
-                "previous-shift",
-                "--ranks",
-                "2",
-            ])
-            .is_err()
-        );
-        assert!(
-            Cli::try_parse_from(["kmeans", "--generate", "100", "--convergence", "x"]).is_err()
-        );
+        let args = parse("--convergence previous-shift").unwrap();
+        assert_eq!(args.convergence, Convergence::PreviousShift);
+        assert_eq!(parse("").unwrap().convergence, Convergence::Variance);
+        assert!(parse("--convergence previous-shift --ranks 2").is_err());
+        assert!(parse("--convergence x").is_err());
     }
 }

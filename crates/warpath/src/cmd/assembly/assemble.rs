@@ -12,7 +12,7 @@ use assembly::{
 use warpath_io::{Format, Output};
 
 use super::{CountArgs, Sink, StageBar, input_bytes, peak_memory, write_out};
-use crate::cli_io::{output, report, written};
+use crate::cli_io::{one_stdout, outputs, report, written};
 use crate::fail::{unverified, usage};
 use crate::report::format_seconds;
 
@@ -148,23 +148,18 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
     // before any thread starts: freed blocks shared by the threads count once under the bound
     assembly::limit_allocator_arenas(args.count.threads.unwrap_or(0));
     crate::cli_io::check_backend(args.count.backend, "assemble", args.count.k <= 31)?;
-    let unitigs = output(
-        "--unitigs",
-        args.unitigs.as_deref(),
-        &[Format::Fasta],
+    // One format each; only the unitigs go to standard output by default.
+    let (fasta, lines): (&[Format], &[Format]) = (&[Format::Fasta], &[Format::JsonLines]);
+    let [unitigs, gfa, dot, contigs, eulertigs, color_sets] = outputs(
         json,
-        true,
-    )?;
-    // The other outputs go only to their own file (or `-`), in one format each.
-    let only = |flag: &str, path: Option<&Path>, format| output(flag, path, &[format], json, false);
-    let gfa = only("--gfa", args.gfa.as_deref(), Format::Gfa)?;
-    let dot = only("--dot", args.dot.as_deref(), Format::Dot)?;
-    let contigs = only("--contigs", args.contigs.as_deref(), Format::Fasta)?;
-    let eulertigs = only("--eulertigs", args.eulertigs.as_deref(), Format::Fasta)?;
-    let color_sets = only(
-        "--color-sets",
-        args.color_sets.as_deref(),
-        Format::JsonLines,
+        [
+            ("--unitigs", args.unitigs.as_deref(), fasta, true),
+            ("--gfa", args.gfa.as_deref(), &[Format::Gfa], false),
+            ("--dot", args.dot.as_deref(), &[Format::Dot], false),
+            ("--contigs", args.contigs.as_deref(), fasta, false),
+            ("--eulertigs", args.eulertigs.as_deref(), fasta, false),
+            ("--color-sets", args.color_sets.as_deref(), lines, false),
+        ],
     )?;
     let (paths, colors) = inputs(&args)?;
     if color_sets.is_some() && colors.is_none() {
@@ -173,16 +168,14 @@ pub(crate) fn run_assemble(args: AssembleArgs, json: bool) -> Result<()> {
              --color-per-record",
         ));
     }
-    let to_stdout = [&unitigs, &gfa, &dot, &contigs, &eulertigs, &color_sets]
-        .iter()
-        .filter(|o| o.as_ref().is_some_and(Output::is_stdout))
-        .count();
-    if to_stdout > 1 {
-        return Err(usage(
-            "only one of --unitigs, --gfa, --dot, --contigs, --eulertigs and --color-sets can \
-             write to standard output",
-        ));
-    }
+    one_stdout(&[
+        ("--unitigs", &unitigs),
+        ("--gfa", &gfa),
+        ("--dot", &dot),
+        ("--contigs", &contigs),
+        ("--eulertigs", &eulertigs),
+        ("--color-sets", &color_sets),
+    ])?;
     let outs = Outs {
         unitigs: unitigs.as_ref(),
         gfa: gfa.as_ref(),
@@ -366,16 +359,7 @@ fn print_json(done: &Done<'_>) {
 /// Prints the run's report lines (assembly, colors, eulertigs, contigs), on standard error
 /// when an output goes to standard output.
 fn print_text(done: &Done<'_>) {
-    let Done {
-        a,
-        k,
-        outs,
-        seconds,
-        euler_time,
-        ref contig_lengths,
-        ref euler,
-        ..
-    } = *done;
+    let Done { a, k, outs, .. } = *done;
     let st = &a.stats;
     let s = &st.counting;
     let stage = |name: &str| {
@@ -392,8 +376,10 @@ fn print_text(done: &Done<'_>) {
         .or(outs.eulertigs)
         .or(outs.color_sets)
         .filter(|o| o.is_stdout());
-    report(
-        &format!(
+    // Each line names the file it wrote; standard output goes unnamed.
+    let to_file = |o: Option<&Output>| written(o.filter(|o| !o.is_stdout()));
+    let lines = [
+        Some(format!(
             "assemble: {} reads, {} {k}-mers seen, {} distinct, {} solid -> {} unitigs ({} circular), {} bases, N50 {} on {} in {} (counting {}, compaction {} on {}, glue {}, ordering {}), {} temporary, verified{}",
             s.reads.reads,
             s.kmers_seen,
@@ -404,32 +390,26 @@ fn print_text(done: &Done<'_>) {
             st.bases,
             st.n50,
             s.backend,
-            format_seconds(seconds),
+            format_seconds(done.seconds),
             format_seconds(stage("counting")),
             format_seconds(stage("compaction")),
             st.compaction_backend,
             format_seconds(stage("glue")),
             format_seconds(stage("ordering")),
             human(st.temp_bytes),
-            written(outs.unitigs.filter(|o| !o.is_stdout()))
-        ),
-        quiet_to,
-    );
-    if let Some(c) = a.colors() {
-        report(
-            &format!(
+            to_file(outs.unitigs)
+        )),
+        a.colors().map(|c| {
+            format!(
                 "colors: {} colors, {} color sets (painting {}){}",
                 c.names.len(),
                 c.sets.len(),
                 format_seconds(stage("colors")),
-                written(outs.color_sets.filter(|o| !o.is_stdout()))
-            ),
-            quiet_to,
-        );
-    }
-    if let Some(e) = euler {
-        report(
-            &format!(
+                to_file(outs.color_sets)
+            )
+        }),
+        done.euler.as_ref().map(|e| {
+            format!(
                 "eulertigs: {} strings ({} unitigs), {} bases ({} in unitigs), {} components, circuit on {} in {}{}",
                 e.strings,
                 st.unitigs,
@@ -437,25 +417,24 @@ fn print_text(done: &Done<'_>) {
                 st.bases,
                 e.components,
                 e.backend,
-                format_seconds(euler_time.as_secs_f64()),
-                written(outs.eulertigs.filter(|o| !o.is_stdout()))
-            ),
-            quiet_to,
-        );
-    }
-    if let Some(l) = contig_lengths {
-        report(
-            &format!(
+                format_seconds(done.euler_time.as_secs_f64()),
+                to_file(outs.eulertigs)
+            )
+        }),
+        done.contig_lengths.as_ref().map(|l| {
+            format!(
                 "contigs: {} of at least {} bases, {} bases, N50 {}, longest {}{}",
                 l.len(),
                 2 * k,
                 l.iter().sum::<usize>(),
                 n50(l),
                 l.first().copied().unwrap_or(0),
-                written(outs.contigs.filter(|o| !o.is_stdout()))
-            ),
-            quiet_to,
-        );
+                to_file(outs.contigs)
+            )
+        }),
+    ];
+    for line in lines.into_iter().flatten() {
+        report(&line, quiet_to);
     }
 }
 

@@ -11,7 +11,7 @@ use warpath_io::npy::write_npy_header;
 use warpath_io::{Format, Output};
 
 use super::{CountArgs, StageBar, input_bytes, peak_memory, write_out};
-use crate::cli_io::{output, report, written};
+use crate::cli_io::{one_stdout, outputs, report, written};
 use crate::fail::unverified;
 use crate::report::format_seconds;
 
@@ -48,26 +48,15 @@ pub(crate) fn run_kmers(args: KmersArgs, json: bool) -> Result<()> {
     assembly::limit_allocator_arenas(args.count.threads.unwrap_or(0));
     args.count.require_reads()?;
     crate::cli_io::check_backend(args.count.backend, "kmers", args.count.k <= 31)?;
-    let out = output(
-        "--output",
-        args.output.as_deref(),
-        &[Format::Text, Format::Tsv, Format::Npy],
+    let tables: &[Format] = &[Format::Text, Format::Tsv, Format::Npy];
+    let [out, histo] = outputs(
         json,
-        true,
+        [
+            ("--output", args.output.as_deref(), tables, true),
+            ("--histo", args.histo.as_deref(), &[Format::Text], false),
+        ],
     )?;
-    let histo = output(
-        "--histo",
-        args.histo.as_deref(),
-        &[Format::Text],
-        json,
-        false,
-    )?;
-    if out.as_ref().is_some_and(Output::is_stdout) && histo.as_ref().is_some_and(Output::is_stdout)
-    {
-        return Err(crate::fail::usage(
-            "--output - and --histo - both write to standard output",
-        ));
-    }
+    one_stdout(&[("--output", &out), ("--histo", &histo)])?;
     if args.count.k <= 31 {
         kmers_typed::<u64>(&args, out.as_ref(), histo.as_ref(), json)
     } else {

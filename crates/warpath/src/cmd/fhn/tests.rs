@@ -1,18 +1,10 @@
 //! Tests of `warpath fhn`: the flags reach the library's parameters, and bad ones are refused.
 
 use super::*;
-use clap::Parser;
-
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: Args,
-}
 
 fn args(a: &[&str]) -> Args {
-    Cli::try_parse_from(std::iter::once("fhn").chain(a.iter().copied()))
-        .unwrap()
-        .args
+    let argv: Vec<&str> = std::iter::once("fhn").chain(a.iter().copied()).collect();
+    crate::cli_io::parse_args(&argv).unwrap()
 }
 
 #[test]

@@ -10,8 +10,8 @@ use graph_core::{EulerError, euler_path, is_euler_path};
 use warpath_io::{Format, Output};
 
 use super::input::named;
-use crate::cli_io::{check_backend, output};
-use crate::fail::{unverified, usage};
+use crate::cli_io::{check_backend, one_stdout, outputs};
+use crate::fail::unverified;
 use crate::report::progress;
 
 /// Arguments of `warpath debruijn-graph`.
@@ -40,27 +40,16 @@ pub(crate) struct DebruijnArgs {
 
 pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
     check_backend(args.backend, "debruijn-graph", true)?;
-    let graph_out = output(
-        "--graph-out",
-        args.graph_out.as_deref(),
-        &[Format::Adjacency, Format::Text],
+    let (graphs, fasta): (&[Format], &[Format]) =
+        (&[Format::Adjacency, Format::Text], &[Format::Fasta]);
+    let [graph_out, path_out] = outputs(
         json,
-        false,
+        [
+            ("--graph-out", args.graph_out.as_deref(), graphs, false),
+            ("--path-out", args.path_out.as_deref(), fasta, false),
+        ],
     )?;
-    let path_out = output(
-        "--path-out",
-        args.path_out.as_deref(),
-        &[Format::Fasta],
-        json,
-        false,
-    )?;
-    if graph_out.as_ref().is_some_and(Output::is_stdout)
-        && path_out.as_ref().is_some_and(Output::is_stdout)
-    {
-        return Err(usage(
-            "--graph-out - and --path-out - both write to standard output",
-        ));
-    }
+    one_stdout(&[("--graph-out", &graph_out), ("--path-out", &path_out)])?;
     let bar = progress(3, "debruijn-graph", json);
     let started = Instant::now();
     let kg = graph_core::kmer_graph_from_file(&args.reads, args.k)

@@ -14,7 +14,9 @@ use warpath_io::{Element, Format, Output};
 
 use super::input::{AnyGraph, load, named, style_name, undirected};
 use super::sweep::{SWEEP_BYTES_PER_EDGE, SweepArgs, run_sweep};
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
+use crate::cli_io::{
+    check_backend, guard_terminal, is_dash, output_unless_discarded, report, written,
+};
 use crate::fail::{unverified, usage};
 use crate::report::{DemoRow, DemoSize, Rows, progress};
 
@@ -102,17 +104,13 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
     if args.sweep.sweep {
         return run_sweep(&args.sweep, args.backend, args.seed, json);
     }
-    let out = if args.discard {
-        None
-    } else {
-        output(
-            "--output",
-            args.output.as_deref(),
-            &[Format::Text],
-            json,
-            true,
-        )?
-    };
+    let out = output_unless_discarded(
+        args.discard,
+        "--output",
+        args.output.as_deref(),
+        &[Format::Text],
+        json,
+    )?;
     let bar = progress(4, "euler", json);
     let started = Instant::now();
     let g = match (&args.file, args.generate) {

@@ -14,7 +14,9 @@ use gpu_runtime::{Backend, Exec};
 use warpath_io::{Format, Output, Sink, npy};
 
 use super::search::{SearchArgs, run_search};
-use crate::cli_io::{check_backend, guard_terminal, is_dash, output, report, written};
+use crate::cli_io::{
+    check_backend, guard_terminal, is_dash, output_unless_discarded, report, written,
+};
 use crate::fail::{unverified, usage};
 use crate::report::{format_seconds, progress};
 
@@ -148,17 +150,13 @@ pub(crate) fn run(args: Args, json: bool) -> Result<()> {
     }
     let (n, count) = check_range(&args)?;
     let options = args.steps.map(BatchOptions::with_steps).unwrap_or_default();
-    let out = if args.discard {
-        None
-    } else {
-        output(
-            "--output",
-            args.output.as_deref(),
-            &[Format::Text, Format::Csv, Format::Npy, Format::Bin],
-            json,
-            true,
-        )?
-    };
+    let out = output_unless_discarded(
+        args.discard,
+        "--output",
+        args.output.as_deref(),
+        &[Format::Text, Format::Csv, Format::Npy, Format::Bin],
+        json,
+    )?;
     let rate = match out.as_ref().map(|o| o.format) {
         None => PERM_RATES[0],
         Some(Format::Npy | Format::Bin) => PERM_RATES[1],
@@ -270,19 +268,15 @@ fn write_batch(w: &mut Sink, rows: &[u8], n: usize, format: Format) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: Args,
-    }
+    use crate::cli_io::parse_args;
 
     fn perm(extra: &[&str]) -> Result<()> {
-        let argv = ["perm", "--discard", "--backend", "cpu"]
+        let argv: Vec<&str> = ["perm", "--discard", "--backend", "cpu"]
             .iter()
-            .chain(extra);
-        run(Cli::try_parse_from(argv)?.args, true)
+            .chain(extra)
+            .copied()
+            .collect();
+        run(parse_args(&argv)?, true)
     }
 
     #[test]

@@ -9,11 +9,11 @@ use gpu_primitives::{DistinctOptions, Equality, SortKey, distinct_with};
 use warpath_io::{Element, Format, Output};
 
 use super::{
-    ARRAY_OUTPUTS, CliKey, InputArgs, KeyType, load, rate, resolve_key_type, result_output, verdict,
+    ARRAY_OUTPUTS, CliKey, Finished, InputArgs, KeyType, load, resolve_key_type, result_output,
 };
-use crate::cli_io::{check_backend, guard_terminal, is_dash, report, written};
-use crate::fail::{unverified, usage};
-use crate::report::{format_seconds, progress};
+use crate::cli_io::{check_backend, guard_terminal, is_dash};
+use crate::fail::usage;
+use crate::report::progress;
 
 /// Arguments of `warpath distinct`.
 #[derive(clap::Args, Debug)]
@@ -137,43 +137,30 @@ fn distinct_typed<K: CliKey>(args: &DistinctArgs, out: Option<&Output>, json: bo
     }
     bar.finish_and_clear();
     let max_count = counts.iter().copied().max().unwrap_or(0);
-    if json {
-        super::print_keys_report(
-            "distinct",
-            n,
-            <K as Element>::NAME,
-            &source,
-            serde_json::json!({
-                "distinct": d.values.len(),
-                "equality": if args.bitwise { "bitwise" } else { "numeric" },
-                "max_count": max_count,
-                "backend": d.backend,
-                "seconds": elapsed.as_secs_f64(),
-                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-                "verified": verified,
-                "output": out.map(Output::describe),
-            }),
-        );
-    } else {
-        report(
-            &format!(
-                "distinct: {n} {} keys ({}) -> {} distinct (most frequent x{max_count}) on {} in {} ({}), {}{}",
-                <K as Element>::NAME,
-                source.describe(),
-                d.values.len(),
-                d.backend,
-                format_seconds(elapsed.as_secs_f64()),
-                rate(n, elapsed),
-                verdict(verified),
-                written(out)
-            ),
-            out,
-        );
+    let distinct = d.values.len();
+    Finished {
+        command: "distinct",
+        n,
+        type_name: <K as Element>::NAME,
+        source: &source,
+        backend: d.backend,
+        elapsed,
+        verified,
+        out,
     }
-    if !verified {
-        return Err(unverified("the distinct values failed verification"));
-    }
-    Ok(())
+    .report(
+        json,
+        serde_json::json!({
+            "distinct": distinct,
+            "equality": if args.bitwise { "bitwise" } else { "numeric" },
+            "max_count": max_count,
+        }),
+        [
+            &format!(" -> {distinct} distinct (most frequent x{max_count})"),
+            "",
+        ],
+        "distinct values",
+    )
 }
 
 /// `value count` rows (space-separated text, or CSV with a `value,count` header).

@@ -13,9 +13,9 @@ use gpu_runtime::Backend;
 
 use warpath_io::{Element, Format, Output, npy};
 
-use crate::cli_io::{InputInfo, output};
-use crate::fail::usage;
-use crate::report::{DemoRow, DemoSize, Rows};
+use crate::cli_io::{InputInfo, output_unless_discarded, print_merged_json, report, written};
+use crate::fail::{unverified, usage};
+use crate::report::{DemoRow, DemoSize, Rows, format_seconds};
 
 /// Calls `$f::<K>(args)` with `K` the Rust type of a [`KeyType`].
 macro_rules! dispatch {
@@ -297,10 +297,7 @@ fn load<K: CliKey>(a: &InputArgs, bytes_per_key: f64) -> Result<(Vec<K>, InputIn
 /// The result's output (checked before the work), `None` for --discard or under --json
 /// without --output.
 fn result_output(a: &InputArgs, json: bool, allowed: &[Format]) -> Result<Option<Output>> {
-    if a.discard {
-        return Ok(None);
-    }
-    output("--output", a.output.as_deref(), allowed, json, true)
+    output_unless_discarded(a.discard, "--output", a.output.as_deref(), allowed, json)
 }
 
 /// A throughput for the reports: `1.23 G keys/s` or `456.7 M keys/s`.
@@ -408,23 +405,76 @@ pub(crate) fn demo(size: DemoSize, rows: &mut Rows) {
     }
 }
 
-/// The `--json` report of `sort` or `distinct` (`command`): the keys' count, type and input,
-/// then `rest` (a JSON object), printed as one line.
-fn print_keys_report(
-    command: &str,
+/// A finished run of `sort` or `distinct`, for [`Finished::report`].
+struct Finished<'a> {
+    /// `sort` or `distinct`.
+    command: &'static str,
+    /// How many keys, and their type's name.
     n: usize,
-    type_name: &str,
-    source: &crate::cli_io::InputInfo,
-    rest: serde_json::Value,
-) {
-    let report = serde_json::json!({
-        "command": command,
-        "n": n,
-        "type": type_name,
-        "input": source.source,
-        "header": source.header,
-    });
-    crate::cli_io::print_merged_json(report, rest);
+    type_name: &'static str,
+    source: &'a InputInfo,
+    backend: Backend,
+    elapsed: Duration,
+    verified: bool,
+    out: Option<&'a Output>,
+}
+
+impl Finished<'_> {
+    /// Prints the report: under `json` one JSON object (the keys' count, type and input, the
+    /// run's backend, time, verdict and output, then the fields of `extra`), else the line
+    /// `COMMAND: N TYPE keys (INPUT)BEFORE on BACKEND in TIME (RATE)AFTER, VERDICT`; then
+    /// fails when the result did not verify (`what` names the result).
+    fn report(
+        self,
+        json: bool,
+        extra: serde_json::Value,
+        around: [&str; 2],
+        what: &str,
+    ) -> Result<()> {
+        let Finished {
+            command,
+            n,
+            type_name,
+            source,
+            backend,
+            elapsed,
+            verified,
+            out,
+        } = self;
+        let seconds = elapsed.as_secs_f64();
+        if json {
+            let report = serde_json::json!({
+                "command": command,
+                "n": n,
+                "type": type_name,
+                "input": source.source,
+                "header": source.header,
+                "backend": backend,
+                "seconds": seconds,
+                "keys_per_second": n as f64 / seconds.max(1e-12),
+                "verified": verified,
+                "output": out.map(Output::describe),
+            });
+            print_merged_json(report, extra);
+        } else {
+            let [before, after] = around;
+            report(
+                &format!(
+                    "{command}: {n} {type_name} keys ({}){before} on {backend} in {} ({}){after}, {}{}",
+                    source.describe(),
+                    format_seconds(seconds),
+                    rate(n, elapsed),
+                    verdict(verified),
+                    written(out)
+                ),
+                out,
+            );
+        }
+        if !verified {
+            return Err(unverified(format!("the {what} failed verification")));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

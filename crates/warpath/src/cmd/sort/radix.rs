@@ -9,12 +9,11 @@ use gpu_primitives::{SortKey, radix_sort, radix_sort_desc};
 use warpath_io::{Element, Output};
 
 use super::{
-    ARRAY_OUTPUTS, CliKey, InputArgs, KeyType, load, rate, resolve_key_type, result_output,
-    splitmix64, verdict,
+    ARRAY_OUTPUTS, CliKey, Finished, InputArgs, KeyType, load, resolve_key_type, result_output,
+    splitmix64,
 };
-use crate::cli_io::{check_backend, guard_terminal, is_dash, report, written};
-use crate::fail::unverified;
-use crate::report::{format_seconds, progress};
+use crate::cli_io::{check_backend, guard_terminal, is_dash};
+use crate::report::progress;
 
 /// Arguments of `warpath sort`.
 #[derive(clap::Args, Debug)]
@@ -87,40 +86,22 @@ fn sort_typed<K: CliKey>(args: &SortArgs, out: Option<&Output>, json: bool) -> R
         o.write_array(&keys, None, None)?;
     }
     bar.finish_and_clear();
-    if json {
-        super::print_keys_report(
-            "sort",
-            n,
-            <K as Element>::NAME,
-            &source,
-            serde_json::json!({
-                "descending": args.descending,
-                "backend": backend,
-                "seconds": elapsed.as_secs_f64(),
-                "keys_per_second": n as f64 / elapsed.as_secs_f64().max(1e-12),
-                "verified": verified,
-                "output": out.map(Output::describe),
-            }),
-        );
-    } else {
-        report(
-            &format!(
-                "sort: {n} {} keys ({}) on {backend} in {} ({}){}, {}{}",
-                <K as Element>::NAME,
-                source.describe(),
-                format_seconds(elapsed.as_secs_f64()),
-                rate(n, elapsed),
-                if args.descending { ", descending" } else { "" },
-                verdict(verified),
-                written(out)
-            ),
-            out,
-        );
+    Finished {
+        command: "sort",
+        n,
+        type_name: <K as Element>::NAME,
+        source: &source,
+        backend,
+        elapsed,
+        verified,
+        out,
     }
-    if !verified {
-        return Err(unverified("the sorted output failed verification"));
-    }
-    Ok(())
+    .report(
+        json,
+        serde_json::json!({ "descending": args.descending }),
+        ["", if args.descending { ", descending" } else { "" }],
+        "sorted output",
+    )
 }
 
 #[cfg(test)]
