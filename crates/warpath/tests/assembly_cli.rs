@@ -28,17 +28,28 @@ fn reads() -> (String, String) {
     (genome.to_string(), fa)
 }
 
+/// A fresh folder `name` holding the reads of [`reads`] as `r.fa`, and the genome.
+fn folder_with_reads(name: &str) -> (std::path::PathBuf, String) {
+    let d = dir(name);
+    let (genome, fa) = reads();
+    std::fs::write(d.join("r.fa"), fa).unwrap();
+    (d, genome)
+}
+
+/// Runs `warpath COMMAND r.fa ARGS --json` (words split at white space) on the reads of
+/// [`reads`] in a fresh folder named after the command; the run must succeed and say
+/// `verified`. Returns the folder, the genome and the JSON.
+fn run_on_reads(command: &str, args: &str) -> (std::path::PathBuf, String, serde_json::Value) {
+    let (d, genome) = folder_with_reads(command);
+    let v = ok_json(&run_in(&d, &format!("{command} r.fa {args} --json")));
+    assert_eq!(v["verified"], true);
+    (d, genome, v)
+}
+
 #[test]
 fn kmers_text_npy_and_histogram() {
-    let d = dir("kmers");
-    let (_, fa) = reads();
-    std::fs::write(d.join("r.fa"), &fa).unwrap();
-    let out = run_in(
-        &d,
-        "kmers r.fa --k 11 --min-count 1 -o c.txt --histo h.txt --json",
-    );
-    let v = ok_json(&out);
-    assert_eq!(v["verified"], true);
+    let (d, _, v) = run_on_reads("kmers", "--k 11 --min-count 1 -o c.txt --histo h.txt");
+    let fa = reads().1;
     // the counts are a hash map's of canonical 11-mers
     let mut want: HashMap<String, u64> = HashMap::new();
     for line in fa.lines().filter(|l| !l.starts_with('>')) {
@@ -77,15 +88,7 @@ fn kmers_text_npy_and_histogram() {
 
 #[test]
 fn assemble_writes_fasta_gfa_and_dot() {
-    let d = dir("assemble");
-    let (genome, fa) = reads();
-    std::fs::write(d.join("r.fa"), &fa).unwrap();
-    let out = run_in(
-        &d,
-        "assemble r.fa --k 15 --unitigs u.fa --gfa g.gfa --dot g.dot --json",
-    );
-    let v = ok_json(&out);
-    assert_eq!(v["verified"], true);
+    let (d, genome, v) = run_on_reads("assemble", "--k 15 --unitigs u.fa --gfa g.gfa --dot g.dot");
     for key in [
         "reads",
         "kmers_seen",
@@ -129,9 +132,7 @@ fn assemble_writes_fasta_gfa_and_dot() {
 
 #[test]
 fn assembly_errors_have_kinds() {
-    let d = dir("assemble-errors");
-    let (_, fa) = reads();
-    std::fs::write(d.join("r.fa"), &fa).unwrap();
+    let (d, _) = folder_with_reads("assemble-errors");
     std::fs::write(d.join("bad.fq"), "@r1\nACGT\n+\nII\n").unwrap();
     std::fs::write(d.join("not.fa"), "name,value\nx,1\n").unwrap();
     assert_errors(
@@ -179,16 +180,30 @@ fn leftovers(d: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// `warpath assemble r.fa --k 31 --unitigs UNITIGS --json`, to run in `d`.
+fn assemble_k31(d: &std::path::Path, unitigs: &str) -> std::process::Command {
+    let mut c = warpath();
+    c.args([
+        "assemble",
+        "r.fa",
+        "--k",
+        "31",
+        "--unitigs",
+        unitigs,
+        "--json",
+    ])
+    .current_dir(d);
+    c
+}
+
 #[test]
 fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound() {
     let d = dir("assemble-bound");
     std::fs::write(d.join("r.fa"), simulated(200_000, 3)).unwrap();
     let run = |bound: &str, threads: &str, out: &str| {
         let v = ok_json(
-            &warpath()
-                .args(["assemble", "r.fa", "--k", "31", "--unitigs", out, "--json"])
+            &assemble_k31(&d, out)
                 .args(["--max-memory", bound, "--threads", threads])
-                .current_dir(&d)
                 .output()
                 .unwrap(),
         );
@@ -235,17 +250,7 @@ fn assemble_stays_within_max_memory_and_gives_the_same_files_whatever_the_bound(
 fn ctrl_c_stops_assemble_and_removes_its_files() {
     let d = dir("assemble-ctrl-c");
     std::fs::write(d.join("r.fa"), simulated(1_000_000, 4)).unwrap();
-    let child = warpath()
-        .args([
-            "assemble",
-            "r.fa",
-            "--k",
-            "31",
-            "--unitigs",
-            "u.fa",
-            "--json",
-        ])
-        .current_dir(&d)
+    let child = assemble_k31(&d, "u.fa")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -290,18 +295,8 @@ fn a_full_disk_leaves_no_partial_output() {
         eprintln!("skipped: cannot mount a tmpfs here (needs root)");
         return;
     }
-    let out = warpath()
-        .args([
-            "assemble",
-            "r.fa",
-            "--k",
-            "31",
-            "--unitigs",
-            "small/u.fa",
-            "--json",
-        ])
+    let out = assemble_k31(&d, "small/u.fa")
         .args(["--temp-dir", "."])
-        .current_dir(&d)
         .output()
         .unwrap();
     let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().collect();

@@ -58,20 +58,13 @@ fn bad_backend_variable_fails_demo_clearly() {
 /// recomputed from the rows, and a size that cannot fit in memory is skipped with a message.
 #[test]
 fn euler_json_reports_the_parallel_stages_when_they_run() {
+    // `warpath euler --generate N --discard --json --backend cpu`, run by `c`
+    let euler = |c: &mut std::process::Command, n: &str| {
+        let words = ["euler", "--generate", n, "--discard", "--json"];
+        c.args(words).args(["--backend", "cpu"]).output().unwrap()
+    };
     // 2^21 edges on 2 threads: the parallel algorithm (EULER_PARALLEL_THRESHOLD).
-    let out = warpath()
-        .env("RAYON_NUM_THREADS", "2")
-        .args([
-            "euler",
-            "--generate",
-            "2^21",
-            "--discard",
-            "--json",
-            "--backend",
-            "cpu",
-        ])
-        .output()
-        .unwrap();
+    let out = euler(warpath().env("RAYON_NUM_THREADS", "2"), "2^21");
     let j = ok_json(&out);
     let st = &j["stages"];
     assert_eq!(st["algorithm"], "parallel", "{j}");
@@ -84,18 +77,7 @@ fn euler_json_reports_the_parallel_stages_when_they_run() {
         .sum();
     assert!(parts > 0.0 && parts <= j["seconds"].as_f64().unwrap() + 1e-3);
     // A small graph takes Hierholzer: no stages.
-    let out = warpath()
-        .args([
-            "euler",
-            "--generate",
-            "1000",
-            "--discard",
-            "--json",
-            "--backend",
-            "cpu",
-        ])
-        .output()
-        .unwrap();
+    let out = euler(&mut warpath(), "1000");
     assert!(json_of(&out)["stages"].is_null());
 }
 

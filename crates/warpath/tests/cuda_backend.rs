@@ -6,31 +6,31 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use common::{dir, json_of, warpath};
+use common::{dir, ok_json_or_output, warpath};
 
-/// Whether a GPU (or the simulator) is there; prints `skipped` otherwise.
-fn have_gpu(test: &str) -> bool {
-    gpu_runtime::testing::gpu_for_test(test).is_some()
+/// A fresh folder `name` for `test` when a GPU (or the simulator) is there; prints `skipped`
+/// and gives `None` otherwise.
+fn gpu_dir(test: &str, name: &str) -> Option<PathBuf> {
+    gpu_runtime::testing::gpu_for_test(test).map(|_| dir(name))
+}
+
+/// `f` on the CPU backend, then on the GPU one: the two results.
+fn on_both<T>(mut f: impl FnMut(&'static str) -> T) -> (T, T) {
+    (f("cpu"), f("cuda"))
 }
 
 /// Runs `warpath <args> --json --backend <backend>` in `cwd` and returns its JSON, which must
 /// say `verified` and name the backend.
 fn run(cwd: &Path, args: &[&str], backend: &str) -> serde_json::Value {
-    let out = warpath()
-        .args(args)
-        .args(["--json", "--backend", backend])
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "warpath {args:?} --backend {backend}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let v = ok_json_or_output(
+        warpath()
+            .args(args)
+            .args(["--json", "--backend", backend])
+            .current_dir(cwd),
+        &format!("warpath {args:?} --backend {backend}: "),
     );
-    let v = json_of(&out);
     assert_eq!(v["backend"], backend, "{args:?}: {v}");
     assert_ne!(v["verified"], false, "{args:?} --backend {backend}: {v}");
     v
@@ -38,16 +38,13 @@ fn run(cwd: &Path, args: &[&str], backend: &str) -> serde_json::Value {
 
 /// Runs `args` with an output file on both backends and returns the two files' bytes.
 fn outputs(cwd: &Path, args: &[&str], file: &str) -> (Vec<u8>, Vec<u8>) {
-    let mut both = Vec::new();
-    for backend in ["cpu", "cuda"] {
+    on_both(|backend| {
         let name = format!("{backend}-{file}");
         let mut a = args.to_vec();
         a.extend(["-o", &name]);
         run(cwd, &a, backend);
-        both.push(std::fs::read(cwd.join(&name)).unwrap());
-    }
-    let cuda = both.pop().unwrap();
-    (both.pop().unwrap(), cuda)
+        std::fs::read(cwd.join(&name)).unwrap()
+    })
 }
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -61,10 +58,9 @@ fn read_f64(path: &Path) -> Vec<f64> {
 
 #[test]
 fn cuda_backend_sort_and_distinct_match_cpu() {
-    if !have_gpu("cuda_backend_sort_and_distinct_match_cpu") {
+    let Some(d) = gpu_dir("cuda_backend_sort_and_distinct_match_cpu", "cuda-sort") else {
         return;
-    }
-    let d = dir("cuda-sort");
+    };
     for ty in ["u32", "i32", "u64", "i64", "f32", "f64"] {
         for dist in ["uniform", "zipf", "equal"] {
             let base = [
@@ -94,10 +90,9 @@ fn cuda_backend_sort_and_distinct_match_cpu() {
 
 #[test]
 fn cuda_backend_euler_circuits_and_paths_verify() {
-    if !have_gpu("cuda_backend_euler_circuits_and_paths_verify") {
+    let Some(d) = gpu_dir("cuda_backend_euler_circuits_and_paths_verify", "cuda-euler") else {
         return;
-    }
-    let d = dir("cuda-euler");
+    };
     // Circuits may differ between the backends (there are many); each is verified by the CLI
     // against the graph, and both must describe the same graph.
     for extra in [
@@ -109,8 +104,7 @@ fn cuda_backend_euler_circuits_and_paths_verify() {
     ] {
         let mut args = vec!["euler", "--generate", "3001", "--seed", "3", "--discard"];
         args.extend(extra);
-        let c = run(&d, &args, "cpu");
-        let g = run(&d, &args, "cuda");
+        let (c, g) = on_both(|backend| run(&d, &args, backend));
         assert_eq!(g["verified"], true, "{args:?}");
         for key in ["n", "vertices", "kind", "undirected"] {
             assert_eq!(c[key], g[key], "{args:?} {key}");
@@ -120,10 +114,12 @@ fn cuda_backend_euler_circuits_and_paths_verify() {
 
 #[test]
 fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
-    if !have_gpu("cuda_backend_permutations_search_and_de_bruijn_match_cpu") {
+    let Some(d) = gpu_dir(
+        "cuda_backend_permutations_search_and_de_bruijn_match_cpu",
+        "cuda-perm",
+    ) else {
         return;
-    }
-    let d = dir("cuda-perm");
+    };
     let (cpu, cuda) = outputs(&d, &["perm", "--n", "7"], "perms.npy");
     assert_eq!(cpu, cuda, "all 7! permutations");
     let (cpu, cuda) = outputs(
@@ -134,8 +130,7 @@ fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
     assert_eq!(cpu, cuda, "a range of 9!");
     for objective in ["assignment", "tour"] {
         let args = ["perm", "--n", "8", "--search", objective, "--seed", "4"];
-        let c = run(&d, &args, "cpu");
-        let g = run(&d, &args, "cuda");
+        let (c, g) = on_both(|backend| run(&d, &args, backend));
         for key in ["rank", "score", "permutation", "evaluated"] {
             assert_eq!(c[key], g[key], "search {objective}: {key}");
         }
@@ -149,8 +144,7 @@ fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
         "--construction",
         "euler",
     ];
-    let c = run(&d, &args, "cpu");
-    let g = run(&d, &args, "cuda");
+    let (c, g) = on_both(|backend| run(&d, &args, backend));
     // An Euler circuit of the De Bruijn graph: the backends may walk different ones, each
     // verified by the CLI as a De Bruijn sequence.
     assert_eq!((&c["length"], &g["length"]), (&729.into(), &729.into()));
@@ -159,10 +153,9 @@ fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
 
 #[test]
 fn cuda_backend_assignment_matches_cpu() {
-    if !have_gpu("cuda_backend_assignment_matches_cpu") {
+    let Some(d) = gpu_dir("cuda_backend_assignment_matches_cpu", "cuda-lap") else {
         return;
-    }
-    let d = dir("cuda-lap");
+    };
     for (solver, n, dist) in [
         ("auction", "40", "int"),
         ("auction", "33", "uniform"),
@@ -171,8 +164,7 @@ fn cuda_backend_assignment_matches_cpu() {
         for sense in [&[][..], &["--maximize"]] {
             let mut args = vec!["lap", "--generate", n, "--dist", dist, "--solver", solver];
             args.extend(sense);
-            let c = run(&d, &args, "cpu");
-            let g = run(&d, &args, "cuda");
+            let (c, g) = on_both(|backend| run(&d, &args, backend));
             let (a, b) = (c["cost"].as_f64().unwrap(), g["cost"].as_f64().unwrap());
             if dist == "int" {
                 assert_eq!(a, b, "{args:?}");
@@ -185,12 +177,10 @@ fn cuda_backend_assignment_matches_cpu() {
 
 #[test]
 fn cuda_backend_kmeans_matches_cpu() {
-    if !have_gpu("cuda_backend_kmeans_matches_cpu") {
+    let Some(d) = gpu_dir("cuda_backend_kmeans_matches_cpu", "cuda-kmeans") else {
         return;
-    }
-    let d = dir("cuda-kmeans");
-    let mut runs = Vec::new();
-    for backend in ["cpu", "cuda"] {
+    };
+    let runs = on_both(|backend| {
         let l = format!("{backend}-labels.npy");
         let c = format!("{backend}-centroids.npy");
         let args = [
@@ -210,9 +200,9 @@ fn cuda_backend_kmeans_matches_cpu() {
         ];
         let v = run(&d, &args, backend);
         let labels = std::fs::read(d.join(&l)).unwrap();
-        runs.push((v, labels, read_f64(&d.join(&c))));
-    }
-    let ((c, cpu_labels, cpu_centroids), (g, gpu_labels, gpu_centroids)) = (&runs[0], &runs[1]);
+        (v, labels, read_f64(&d.join(&c)))
+    });
+    let ((c, cpu_labels, cpu_centroids), (g, gpu_labels, gpu_centroids)) = (&runs.0, &runs.1);
     assert_eq!(cpu_labels, gpu_labels, "labels");
     assert_eq!(c["iterations"], g["iterations"]);
     assert_eq!(cpu_centroids.len(), 15);
@@ -228,10 +218,9 @@ fn cuda_backend_kmeans_matches_cpu() {
 
 #[test]
 fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
-    if !have_gpu("cuda_backend_fitzhugh_nagumo_matches_cpu") {
+    let Some(d) = gpu_dir("cuda_backend_fitzhugh_nagumo_matches_cpu", "cuda-fhn") else {
         return;
-    }
-    let d = dir("cuda-fhn");
+    };
     // The explicit scheme, and the implicit one with each tridiagonal solver of the GPU path.
     for scheme in [
         &["--scheme", "explicit"][..],
@@ -239,16 +228,15 @@ fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
         &["--scheme", "implicit", "--solver", "cr"],
         &["--scheme", "implicit", "--solver", "pcr"],
     ] {
-        let mut finals = Vec::new();
-        for backend in ["cpu", "cuda"] {
+        let (cpu, gpu) = on_both(|backend| {
             let snaps = format!("{backend}-{}", scheme.join("-"));
             let mut args = vec!["fhn", "--n", "101", "--t-end", "5", "--snapshots", &snaps];
             args.extend(scheme);
             run(&d, &args, backend);
-            finals.push(read_f64(&d.join(&snaps).join("v.npy")));
-        }
-        assert_eq!(finals[0].len(), finals[1].len(), "{scheme:?}");
-        for (a, b) in finals[0].iter().zip(&finals[1]) {
+            read_f64(&d.join(&snaps).join("v.npy"))
+        });
+        assert_eq!(cpu.len(), gpu.len(), "{scheme:?}");
+        for (a, b) in cpu.iter().zip(&gpu) {
             assert!(close(*a, *b, 1e-9), "{scheme:?}: {a} vs {b}");
         }
     }
@@ -256,10 +244,9 @@ fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
 
 #[test]
 fn cuda_kmers_and_assemble_equal_cpu() {
-    if !have_gpu("cuda_kmers_and_assemble_equal_cpu") {
+    let Some(d) = gpu_dir("cuda_kmers_and_assemble_equal_cpu", "cuda-assembly") else {
         return;
-    }
-    let d = dir("cuda-assembly");
+    };
     let genome = assembly::random_genome(2_000, 9);
     let reads = assembly::simulate_reads(&genome, 80, 6.0, 0.01, 10);
     std::fs::write(d.join("r.fa"), assembly::reads_to_fasta(&reads)).unwrap();
@@ -279,8 +266,7 @@ fn cuda_kmers_and_assemble_equal_cpu() {
         reads.push(c);
     }
     std::fs::write(d.join("r.fa"), assembly::reads_to_fasta(&reads)).unwrap();
-    let mut both = Vec::new();
-    for backend in ["cpu", "cuda"] {
+    let both = on_both(|backend| {
         let (u, g) = (format!("{backend}-u.fa"), format!("{backend}-g.gfa"));
         let v = run(
             &d,
@@ -301,11 +287,11 @@ fn cuda_kmers_and_assemble_equal_cpu() {
         // --backend cuda compacts on the GPU too
         assert_eq!(v["compaction_backend"], backend, "{v}");
         assert!(v["circular_unitigs"].as_u64().unwrap() >= 1, "{v}");
-        both.push((
+        (
             std::fs::read(d.join(&u)).unwrap(),
             std::fs::read(d.join(&g)).unwrap(),
-        ));
-    }
-    assert_eq!(both[0].0, both[1].0, "unitigs differ between backends");
-    assert_eq!(both[0].1, both[1].1, "GFA differs between backends");
+        )
+    });
+    assert_eq!(both.0.0, both.1.0, "unitigs differ between backends");
+    assert_eq!(both.0.1, both.1.1, "GFA differs between backends");
 }

@@ -4,22 +4,16 @@
 
 mod common;
 
-use common::{dir, json_of, warpath};
+use common::{dir, json_of, ok_json_or_output, warpath};
 
 fn reproduce(out: &std::path::Path, extra: &[&str]) -> serde_json::Value {
-    let o = warpath()
-        .args(["reproduce", "--quick", "--json", "--out"])
-        .arg(out)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    json_of(&o)
+    ok_json_or_output(
+        warpath()
+            .args(["reproduce", "--quick", "--json", "--out"])
+            .arg(out)
+            .args(extra),
+        "",
+    )
 }
 
 #[test]

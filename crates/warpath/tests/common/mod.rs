@@ -34,6 +34,19 @@ pub fn ok_json(out: &Output) -> serde_json::Value {
     json_of(out)
 }
 
+/// Runs `c` and returns the one JSON object it printed; a failed run fails the test with
+/// `what`, then its standard output and error.
+pub fn ok_json_or_output(c: &mut Command, what: &str) -> serde_json::Value {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what}{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+}
+
 /// The one JSON object a `--json` run printed.
 pub fn json_of(out: &Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out.stdout);
