@@ -31,13 +31,21 @@ pub fn next_permutation<T: Ord>(v: &mut [T]) -> bool {
 /// computations incrementally.
 #[inline]
 pub(crate) fn next_permutation_pivot<T: Ord>(v: &mut [T]) -> Option<usize> {
+    step_permutation(v, |a, b| a < b)
+}
+
+/// One step of the lexicographic walk in the order where `a` precedes `b` when
+/// `precedes(a, b)`: the pivot, or `None` after wrapping (the next permutation in `<`, the
+/// previous one in `>`).
+#[inline]
+fn step_permutation<T>(v: &mut [T], precedes: impl Fn(&T, &T) -> bool) -> Option<usize> {
     let n = v.len();
     if n < 2 {
         return None;
     }
-    // Longest non-increasing suffix starts at i + 1.
+    // Longest suffix without an ascent (in this order) starts at i + 1.
     let mut i = n - 1;
-    while i > 0 && v[i - 1] >= v[i] {
+    while i > 0 && !precedes(&v[i - 1], &v[i]) {
         i -= 1;
     }
     if i == 0 {
@@ -46,7 +54,7 @@ pub(crate) fn next_permutation_pivot<T: Ord>(v: &mut [T]) -> Option<usize> {
     }
     let pivot = i - 1;
     let mut j = n - 1;
-    while v[j] <= v[pivot] {
+    while !precedes(&v[pivot], &v[j]) {
         j -= 1;
     }
     v.swap(pivot, j);
@@ -71,26 +79,7 @@ pub(crate) fn next_permutation_pivot<T: Ord>(v: &mut [T]) -> Option<usize> {
 /// assert_eq!(v, [3, 1, 2]);
 /// ```
 pub fn prev_permutation<T: Ord>(v: &mut [T]) -> bool {
-    let n = v.len();
-    if n < 2 {
-        return false;
-    }
-    let mut i = n - 1;
-    while i > 0 && v[i - 1] <= v[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        v.reverse();
-        return false;
-    }
-    let pivot = i - 1;
-    let mut j = n - 1;
-    while v[j] >= v[pivot] {
-        j -= 1;
-    }
-    v.swap(pivot, j);
-    v[i..].reverse();
-    true
+    step_permutation(v, |a, b| a > b).is_some()
 }
 
 #[cfg(test)]

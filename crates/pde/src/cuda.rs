@@ -499,13 +499,9 @@ pub fn tridiag_gpu_timing(
 
 /// A strided batch on the GPU (layout already validated by the caller): uploads, solves with
 /// [`strided_batch_on_device`], downloads into `x`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn tridiag_strided_batch<T: Real>(
     gpu: &Gpu,
-    a: &[T],
-    b: &[T],
-    c: &[T],
-    d: &[T],
+    [a, b, c, d]: [&[T]; 4],
     x: &mut [T],
     m: usize,
     stride: usize,

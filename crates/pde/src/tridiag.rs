@@ -560,7 +560,7 @@ pub fn solve_strided_batch<T: Real>(
             Ok(Backend::Cpu)
         }
         Target::Cuda(gpu) => {
-            cuda::tridiag_strided_batch(gpu, a, b, c, d, x, m, stride, batch, solver)?;
+            cuda::tridiag_strided_batch(gpu, [a, b, c, d], x, m, stride, batch, solver)?;
             for k in 0..batch {
                 if let Some(i) = x[k * stride..k * stride + m]
                     .iter()

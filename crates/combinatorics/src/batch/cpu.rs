@@ -40,18 +40,8 @@ pub(super) fn fill_steps(n: usize, start: u64, count: u64, out: &mut [u8], k: u6
         .saturating_mul(n);
     let task = |(i, dst): (usize, &mut [u8])| {
         let first = start + i as u64 * task_perms;
-        let mut cur = [0u8; MAX_N_U64];
-        let cur = &mut cur[..n];
         for (g, group) in dst.chunks_mut(k.min(task_perms) as usize * n).enumerate() {
-            unrank_bytes(n, first + g as u64 * k, cur);
-            let mut perms = group.chunks_exact_mut(n);
-            if let Some(d) = perms.next() {
-                d.copy_from_slice(cur);
-            }
-            for d in perms {
-                next_permutation(cur);
-                d.copy_from_slice(cur);
-            }
+            fill_chunk_simple(n, first + g as u64 * k, group);
         }
     };
     if count < PARALLEL_THRESHOLD {
@@ -74,7 +64,7 @@ fn fill_chunk(n: usize, first: u64, out: &mut [u8]) {
     dispatch!(5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20)
 }
 
-/// Unrank then `next_permutation`: for tiny `n`.
+/// Unrank then `next_permutation`: for tiny `n`, and each group of the `k`-step versions.
 fn fill_chunk_simple(n: usize, first: u64, out: &mut [u8]) {
     let mut cur = [0u8; MAX_N_U64];
     let cur = &mut cur[..n];

@@ -45,41 +45,38 @@ fn thomas_cr_pcr_agree_with_dense_on_small_systems() {
         for seed in 0..4 {
             let [a, b, c, d] = system::<f64>(n, seed + 10 * n as u64, 0.1);
             let dense = solve_dense(&a, &b, &c, &d).unwrap();
-            assert!(
-                close(&thomas(&a, &b, &c, &d).unwrap(), &dense, 1e-10),
-                "thomas {n}"
-            );
-            assert!(
-                close(&cyclic_reduction(&a, &b, &c, &d).unwrap(), &dense, 1e-10),
-                "cr {n}"
-            );
-            assert!(
-                close(&pcr(&a, &b, &c, &d).unwrap(), &dense, 1e-10),
-                "pcr {n}"
-            );
+            let solvers = [thomas::<f64>, cyclic_reduction::<f64>, pcr::<f64>];
+            for (name, f) in ["thomas", "cr", "pcr"].into_iter().zip(solvers) {
+                assert!(
+                    close(&f(&a, &b, &c, &d).unwrap(), &dense, 1e-10),
+                    "{name} {n}"
+                );
+            }
         }
     }
+}
+
+/// Checks cyclic reduction and PCR against Thomas (relative `tol`) on the `T` system of size
+/// `n` (messages `cr{suffix}`, `pcr{suffix}`); returns the system and cyclic reduction's
+/// solution.
+fn agree_with_thomas<T: Real>(n: usize, tol: f64, suffix: &str) -> ([Vec<T>; 4], Vec<T>) {
+    let [a, b, c, d] = system::<T>(n, n as u64, 0.5);
+    let t = thomas(&a, &b, &c, &d).unwrap();
+    let x = cyclic_reduction(&a, &b, &c, &d).unwrap();
+    assert!(close(&x, &t, tol), "cr{suffix} {n}");
+    assert!(
+        close(&pcr(&a, &b, &c, &d).unwrap(), &t, tol),
+        "pcr{suffix} {n}"
+    );
+    ([a, b, c, d], x)
 }
 
 #[test]
 fn cr_and_pcr_agree_with_thomas_f64_and_f32() {
     for n in SIZES {
-        let [a, b, c, d] = system::<f64>(n, n as u64, 0.5);
-        let t = thomas(&a, &b, &c, &d).unwrap();
-        assert!(
-            close(&cyclic_reduction(&a, &b, &c, &d).unwrap(), &t, 1e-11),
-            "cr {n}"
-        );
-        assert!(close(&pcr(&a, &b, &c, &d).unwrap(), &t, 1e-11), "pcr {n}");
-        let [a, b, c, d] = system::<f32>(n, n as u64, 0.5);
-        let t = thomas(&a, &b, &c, &d).unwrap();
-        assert!(
-            close(&cyclic_reduction(&a, &b, &c, &d).unwrap(), &t, 1e-4),
-            "cr32 {n}"
-        );
-        assert!(close(&pcr(&a, &b, &c, &d).unwrap(), &t, 1e-4), "pcr32 {n}");
+        agree_with_thomas::<f64>(n, 1e-11, "");
+        let ([a, b, c, d], x) = agree_with_thomas::<f32>(n, 1e-4, "32");
         // the solution really solves the system
-        let x = cyclic_reduction(&a, &b, &c, &d).unwrap();
         for i in 0..n {
             let mut r = b[i] * x[i] - d[i];
             if i > 0 {
@@ -147,34 +144,16 @@ fn errors() {
     ));
     let mut x = vec![0.0f64; 8];
     let v = vec![1.0f64; 8];
+    let mut layout = |m, stride, batch| {
+        let solver = TridiagSolver::Thomas;
+        solve_strided_batch(&v, &v, &v, &v, &mut x, m, stride, batch, solver, Exec::Cpu)
+    };
     assert!(matches!(
-        solve_strided_batch(
-            &v,
-            &v,
-            &v,
-            &v,
-            &mut x,
-            3,
-            2,
-            2,
-            TridiagSolver::Thomas,
-            Exec::Cpu
-        ),
+        layout(3, 2, 2),
         Err(TridiagError::BatchLayout { .. })
     ));
     assert!(matches!(
-        solve_strided_batch(
-            &v,
-            &v,
-            &v,
-            &v,
-            &mut x,
-            3,
-            4,
-            3,
-            TridiagSolver::Thomas,
-            Exec::Cpu
-        ),
+        layout(3, 4, 3),
         Err(TridiagError::BatchLayout { needed: 11, .. })
     ));
 }
