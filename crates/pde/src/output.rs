@@ -215,27 +215,15 @@ fn write_f64s(f: &mut impl Write, values: &[f64]) -> Result<(), PdeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Scenario, Scheme, simulate};
+    use crate::test_support::{on_grid, simulate_explicit};
+    use crate::{Scenario, Scheme};
     use gpu_runtime::Exec;
     use ndarray::{Array1, Array2};
 
     #[test]
     fn snapshots_round_trip() {
-        let p = FhnParams {
-            n: 81,
-            length: 40.0,
-            t_end: 5.0,
-            ..FhnParams::default()
-        };
-        let sim = simulate(
-            Scenario::Gaussian,
-            p,
-            Scheme::Explicit,
-            Exec::Cpu,
-            5,
-            &mut |_, _| {},
-        )
-        .unwrap();
+        let p = on_grid(81, 40.0, 5.0);
+        let sim = simulate_explicit(Scenario::Gaussian, p, 5);
         let dir = std::env::temp_dir().join(format!("pde-out-test-{}", std::process::id()));
         let files = write_snapshots(&sim, &dir).unwrap();
         assert_eq!(files.len(), 5);
@@ -257,23 +245,10 @@ mod tests {
     /// `write_snapshots` of the kept snapshots, and refuses a run cut short.
     #[test]
     fn streamed_files_equal_written_files() {
-        let p = FhnParams {
-            n: 61,
-            length: 30.0,
-            t_end: 4.0,
-            ..FhnParams::default()
-        };
+        let p = on_grid(61, 30.0, 4.0);
         let base = std::env::temp_dir().join(format!("pde-stream-test-{}", std::process::id()));
         let (a, b) = (base.join("kept"), base.join("streamed"));
-        let sim = simulate(
-            Scenario::PulseTrain,
-            p,
-            Scheme::Explicit,
-            Exec::Cpu,
-            7,
-            &mut |_, _| {},
-        )
-        .unwrap();
+        let sim = simulate_explicit(Scenario::PulseTrain, p, 7);
         let kept = write_snapshots(&sim, &a).unwrap();
         let mut out = SnapshotWriter::new(&b);
         crate::simulate_streamed(

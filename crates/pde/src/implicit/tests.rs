@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::explicit_run;
-use crate::test_support::runs_out_of_memory;
+use crate::test_support::{on_grid, runs_out_of_memory};
 use gpu_runtime::GpuError;
 
 #[test]
@@ -407,12 +407,7 @@ fn seed_variant_newton_is_q_linear() {
 #[test]
 fn seed_variant_is_second_order_in_dt() {
     // The seed's Fig. 10: order 2 in dt.
-    let base = FhnParams {
-        n: 101,
-        length: 50.0,
-        t_end: 2.0,
-        ..FhnParams::default()
-    };
+    let base = on_grid(101, 50.0, 2.0);
     let run = |dt: f64| {
         let p = FhnParams { dt, ..base };
         let mut s = FhnState::rest(p.n);

@@ -3,22 +3,12 @@
 
 use super::*;
 use crate::explicit_run;
+use crate::test_support::{on_grid, simulate_explicit, until};
 
 #[test]
 fn constant_input_holds_the_end_at_one_and_sends_pulses_left() {
-    let p = FhnParams {
-        t_end: 250.0,
-        ..FhnParams::default()
-    };
-    let sim = simulate(
-        Scenario::Constant,
-        p,
-        Scheme::Explicit,
-        Exec::Cpu,
-        50,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let p = until(250.0);
+    let sim = simulate_explicit(Scenario::Constant, p, 50);
     assert_eq!(sim.params.right, Boundary::Dirichlet(1.0));
     assert!(sim.v.iter().all(|v| v[p.n - 1] == 1.0));
     assert!(sim.speed.unwrap() < -0.5, "{:?}", sim.speed);
@@ -39,31 +29,10 @@ fn constant_input_holds_the_end_at_one_and_sends_pulses_left() {
 
 #[test]
 fn snapshot_count_is_capped() {
-    let p = FhnParams {
-        n: 41,
-        length: 20.0,
-        t_end: 0.5,
-        ..FhnParams::default()
-    };
-    let sim = simulate(
-        Scenario::Gaussian,
-        p,
-        Scheme::Explicit,
-        Exec::Cpu,
-        1_000_000,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let p = on_grid(41, 20.0, 0.5);
+    let sim = simulate_explicit(Scenario::Gaussian, p, 1_000_000);
     assert_eq!(sim.times.len(), 11); // 10 steps: one snapshot each, plus the start
-    let sim = simulate(
-        Scenario::Gaussian,
-        FhnParams { t_end: 0.0, ..p },
-        Scheme::Explicit,
-        Exec::Cpu,
-        5,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let sim = simulate_explicit(Scenario::Gaussian, FhnParams { t_end: 0.0, ..p }, 5);
     assert_eq!(sim.times, vec![0.0]);
 }
 
@@ -77,15 +46,7 @@ fn snapshots_do_not_cut_time_blocks_short() {
         t_end: 100.0 * 0.05,
         ..FhnParams::default()
     };
-    let sim = simulate(
-        Scenario::Gaussian,
-        p,
-        Scheme::Explicit,
-        Exec::Cpu,
-        10,
-        &mut |_, _| {},
-    )
-    .unwrap();
+    let sim = simulate_explicit(Scenario::Gaussian, p, 10);
     let steps: Vec<u64> = sim
         .times
         .iter()
@@ -113,10 +74,7 @@ fn crossing_and_speed_fit() {
 #[test]
 fn front_speed_matches_exact_for_every_scheme() {
     let c = nagumo_speed(FhnParams::default().a);
-    let p = FhnParams {
-        t_end: 80.0,
-        ..FhnParams::default()
-    };
+    let p = until(80.0);
     for scheme in [
         Scheme::Explicit,
         Scheme::Adaptive(AdaptiveOptions::default()),
@@ -206,10 +164,7 @@ fn a_sink_error_stops_the_run() {
             }
         }
     }
-    let p = FhnParams {
-        t_end: 5.0,
-        ..FhnParams::default()
-    };
+    let p = until(5.0);
     let e = simulate_streamed(
         Scenario::Gaussian,
         p,
@@ -226,10 +181,7 @@ fn a_sink_error_stops_the_run() {
 
 #[test]
 fn gaussian_splits_into_two_pulses() {
-    let p = FhnParams {
-        t_end: 60.0,
-        ..FhnParams::default()
-    };
+    let p = until(60.0);
     let sim = run(
         Scenario::Gaussian,
         p,
@@ -266,6 +218,18 @@ fn run(
     )
 }
 
+/// The pulse train with its own stimulus, on the CPU.
+fn train(p: FhnParams, scheme: Scheme, snapshots: usize) -> Simulation {
+    run(
+        Scenario::PulseTrain,
+        p,
+        Scenario::PulseTrain.stimulus(),
+        scheme,
+        snapshots,
+    )
+    .unwrap()
+}
+
 /// Positions of the pulses in `v`: local maxima above 1/2, more than `edge` from the ends.
 fn pulses(x: &[f64], v: &[f64], edge: f64) -> Vec<f64> {
     (1..v.len() - 1)
@@ -290,18 +254,8 @@ fn arrivals(sim: &Simulation, i: usize) -> Vec<f64> {
 /// travelling left at one speed.
 #[test]
 fn pulse_train_sends_a_pulse_every_period() {
-    let p = FhnParams {
-        t_end: 600.0,
-        ..FhnParams::default()
-    };
-    let sim = run(
-        Scenario::PulseTrain,
-        p,
-        Scenario::PulseTrain.stimulus(),
-        Scheme::Explicit,
-        600,
-    )
-    .unwrap();
+    let p = until(600.0);
+    let sim = train(p, Scheme::Explicit, 600);
     assert_eq!(sim.stimulus, Some(Stimulus::PULSE_TRAIN));
     let (near, far) = (300, 100); // x = 150 and x = 50
     let (a, b) = (arrivals(&sim, near), arrivals(&sim, far));
@@ -342,10 +296,7 @@ fn pulse_train_sends_a_pulse_every_period() {
 /// time units starts a train there.
 #[test]
 fn pulse_train_for_every_scheme_and_stimulus() {
-    let p = FhnParams {
-        t_end: 300.0,
-        ..FhnParams::default()
-    };
+    let p = until(300.0);
     for scheme in [
         Scheme::Adaptive(AdaptiveOptions::default()),
         Scheme::Implicit(NewtonOptions::default()),
@@ -355,14 +306,7 @@ fn pulse_train_for_every_scheme_and_stimulus() {
         } else {
             p
         };
-        let sim = run(
-            Scenario::PulseTrain,
-            p,
-            Scenario::PulseTrain.stimulus(),
-            scheme,
-            300,
-        )
-        .unwrap();
+        let sim = train(p, scheme, 300);
         let a = arrivals(&sim, 300);
         assert!(a.len() >= 2, "{scheme:?}: {a:?}");
         assert!((a[1] - a[0] - 100.0).abs() <= 3.0, "{scheme:?}: {a:?}");
@@ -406,10 +350,7 @@ fn gpu_pulse_train_matches_cpu() {
     let Some(_gpu) = gpu_runtime::testing::gpu_for_test("pde gpu_pulse_train_matches_cpu") else {
         return;
     };
-    let p = FhnParams {
-        t_end: 12.0,
-        ..FhnParams::default()
-    };
+    let p = until(12.0);
     for scheme in [Scheme::Explicit, Scheme::Implicit(NewtonOptions::default())] {
         let sc = Scenario::PulseTrain;
         let run_on = |exec| simulate(sc, p, scheme, exec, 6, &mut |_, _| {}).unwrap();
@@ -428,10 +369,7 @@ fn gpu_pulse_train_matches_cpu() {
 
 #[test]
 fn stimulus_is_validated_and_switches_on_time() {
-    let p = FhnParams {
-        t_end: 1.0,
-        ..FhnParams::default()
-    };
+    let p = until(1.0);
     for bad in [
         Stimulus {
             period: 0.0,
@@ -468,14 +406,7 @@ fn stimulus_is_validated_and_switches_on_time() {
             dt,
             ..FhnParams::default()
         };
-        let sim = run(
-            Scenario::PulseTrain,
-            p,
-            Scenario::PulseTrain.stimulus(),
-            Scheme::Explicit,
-            1000,
-        );
-        let sim = sim.unwrap();
+        let sim = train(p, Scheme::Explicit, 1000);
         let held = sim.v[1..].iter().filter(|v| v[p.n - 1] == 1.0).count();
         assert_eq!(held, on_steps, "dt {dt}");
     }
