@@ -4,7 +4,7 @@
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, Row};
 
-use super::{fail, rmse};
+use super::{fail, rmse, seed_experiment};
 use crate::adaptive::{AdaptiveOptions, adaptive_run};
 use crate::params::FhnParams;
 use crate::{Scenario, explicit_run};
@@ -36,17 +36,14 @@ fn extrema(v: &[f64]) -> usize {
 /// # Errors
 /// A run failing (none expected).
 pub fn adaptive(ctx: &Context) -> Result<Experiment, ExperimentError> {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-adaptive",
-        "002",
-        "FitzHugh-Nagumo, Figs 7, 8: the adaptive grid against the uniform one",
-    );
-    e.seed_says = "Fig. 7: a centred Gaussian with eps = 0 shows numerical oscillations in the \
+        "Fig. 7: a centred Gaussian with eps = 0 shows numerical oscillations in the \
         explicit scheme at t = 60.11, 90.12, 120.11 as it approaches the steady state; the \
         adaptive scheme removes them. Fig. 8: on the divergent impulse (Fig. 2's set-up) at \
         t = 15.06, 30.13, 45.05, 60.12, 75.05, 90.11 the adaptive grid follows the dynamics \
-        without losing quality and uses 2-3x fewer nodes than the explicit scheme."
-        .into();
+        without losing quality and uses 2-3x fewer nodes than the explicit scheme.",
+    );
     for ratio in [2.0, 3.0] {
         e.seed_rows.push(
             Row::new()

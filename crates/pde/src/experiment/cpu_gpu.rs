@@ -8,7 +8,7 @@ use std::time::Instant;
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, Row, median};
 
-use super::fail;
+use super::{fail, seed_experiment};
 use crate::params::FhnParams;
 use crate::{PdeError, Scenario, explicit_run};
 
@@ -85,17 +85,14 @@ type LastTimes = BTreeMap<&'static str, (usize, f64, f64)>;
 
 /// The `fhn-cpu-gpu` experiment with the seed's words and its ratios, before any run.
 fn cpu_gpu_experiment() -> Experiment {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-cpu-gpu",
-        "002",
-        "FitzHugh-Nagumo, Figs 5, 6: explicit time per iteration, CPU and GPU",
-    );
-    e.seed_says = "Wall time of one explicit iteration, the mean of 30, against N (up to 2^24), \
+        "Wall time of one explicit iteration, the mean of 30, against N (up to 2^24), \
         sequential C# on an i7-2360QM against CUDAfy on a GeForce GT 525m (96 cores). At \
         N = 2^24 'GPU w/o tx' (no intermediate results sent back) is 19x faster than 'GPU w/ \
         tx' and 73x faster than the CPU; the core loop is 3.7% of the CPU's time and 14.9% of \
-        the GPU's, and the GPU's core loop is 18x faster than the CPU's (Fig. 6)."
-        .into();
+        the GPU's, and the GPU's core loop is 18x faster than the CPU's (Fig. 6).",
+    );
     e.seed_rows.push(
         Row::new()
             .with("kind", "ratios")
@@ -168,17 +165,19 @@ fn gpu_time_rows(
     let mut c = Scenario::Gaussian.initial_state(&p);
     explicit_run(&p, &mut c, it, Exec::Cpu).map_err(fail("the CPU check"))?;
     let agree = s.v.iter().zip(&c.v).all(|(a, b)| (a - b).abs() < 1e-9);
-    rows.push(
+    // The row of `variant`: times per iteration, the kernels' share, the check.
+    let time_row = |variant: &str, total: f64, core: f64, share: f64, agree: bool| {
         Row::new()
             .with("kind", "time")
             .with("n", n)
             .on_gpu(ctx)
-            .with("variant", "w/o tx")
+            .with("variant", variant)
             .secs("total_s_per_iter", total)
             .secs("core_s_per_iter", core)
-            .with("core_share", (!simulated).then_some(core / total))
-            .with("matches_cpu", agree),
-    );
+            .with("core_share", (!simulated).then_some(share))
+            .with("matches_cpu", agree)
+    };
+    rows.push(time_row("w/o tx", total, core, core / total, agree));
     // w/ tx: every iteration uploads, steps and downloads.
     let mut s = Scenario::Gaussian.initial_state(&p);
     let (mut total_tx, mut core_tx) = (0.0, 0.0);
@@ -190,17 +189,13 @@ fn gpu_time_rows(
     }
     total_tx += t0.elapsed().as_secs_f64();
     let agree_tx = s.v.iter().zip(&c.v).all(|(a, b)| (a - b).abs() < 1e-9);
-    rows.push(
-        Row::new()
-            .with("kind", "time")
-            .with("n", n)
-            .on_gpu(ctx)
-            .with("variant", "w/ tx")
-            .secs("total_s_per_iter", total_tx / it as f64)
-            .secs("core_s_per_iter", core_tx / it as f64)
-            .with("core_share", (!simulated).then_some(core_tx / total_tx))
-            .with("matches_cpu", agree_tx),
-    );
+    rows.push(time_row(
+        "w/ tx",
+        total_tx / it as f64,
+        core_tx / it as f64,
+        core_tx / total_tx,
+        agree_tx,
+    ));
     last.insert("cuda w/o tx", (n, total, core));
     last.insert("cuda w/ tx", (n, total_tx / it as f64, core_tx / it as f64));
     Ok(())

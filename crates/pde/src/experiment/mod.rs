@@ -18,7 +18,7 @@
 //! `newton.rs` (Fig. 12) and `solvers.rs` (Figs 13, 14); this file holds the list and the
 //! helpers they share.
 
-use warpath_report::{ExperimentError, Spec};
+use warpath_report::{Experiment, ExperimentError, Spec};
 
 use crate::PdeError;
 use crate::implicit::ImplicitVariant;
@@ -94,6 +94,16 @@ pub fn specs() -> Vec<Spec> {
             run: solvers_cpu_gpu,
         },
     ]
+}
+
+/// The experiment `id` of [`specs`], with its seed and title from there and `seed_says`, the
+/// seed's words, before any run.
+fn seed_experiment(id: &str, seed_says: &str) -> Experiment {
+    let spec = specs().into_iter().find(|s| s.id == id);
+    let spec = spec.expect("every experiment is listed in specs()");
+    let mut e = Experiment::new(spec.id, spec.seed, spec.title);
+    e.seed_says = seed_says.into();
+    e
 }
 
 /// Turns a [`PdeError`] into an [`ExperimentError`] that names `what` failed.

@@ -5,7 +5,7 @@
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, Row};
 
-use super::{OURS, SEED, fail, solver_name};
+use super::{OURS, SEED, fail, seed_experiment, solver_name};
 use crate::implicit::{ImplicitVariant, NewtonOptions, newton_trace};
 use crate::params::{FhnParams, FhnState};
 use crate::tridiag::TridiagSolver;
@@ -49,16 +49,13 @@ pub fn newton(ctx: &Context) -> Result<Experiment, ExperimentError> {
 
 /// The `fhn-newton` experiment with the seed's words and rates, before any run.
 fn newton_experiment() -> Experiment {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-newton",
-        "002",
-        "FitzHugh-Nagumo, Fig. 12: Newton's convergence per tridiagonal solver",
-    );
-    e.seed_says = "Fig. 12: Thomas typically takes more Newton iterations than cyclic \
+        "Fig. 12: Thomas typically takes more Newton iterations than cyclic \
         reduction for the same accuracy. Taking the adjustments down to machine epsilon \
         (2^-52), Thomas gives ||dv_{n+1}|| < 0.037 ||dv_n|| (q-linear) and cyclic reduction \
-        ||dv_{n+1}|| < 0.17 ||dv_n||^2 (q-quadratic)."
-        .into();
+        ||dv_{n+1}|| < 0.17 ||dv_n||^2 (q-quadratic).",
+    );
     e.seed_rows.push(
         Row::new()
             .with("kind", "rate")

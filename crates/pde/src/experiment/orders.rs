@@ -5,7 +5,7 @@
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, Row};
 
-use super::{OURS, SEED, fail, order, rmse};
+use super::{OURS, SEED, fail, order, rmse, seed_experiment};
 use crate::explicit::explicit_step_reference;
 use crate::implicit::{ImplicitVariant, NewtonOptions, implicit_run_with_source};
 use crate::params::{FhnParams, FhnState, reaction};
@@ -221,19 +221,16 @@ pub fn orders(ctx: &Context) -> Result<Experiment, ExperimentError> {
 
 /// The `fhn-orders` experiment with the seed's words and the orders it saw, before any run.
 fn orders_experiment() -> Experiment {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-orders",
-        "002",
-        "FitzHugh-Nagumo, Figs 3, 4, 9, 10: error against dx and dt",
-    );
-    e.seed_says = "RMSE against a run with a much smaller step. Explicit: Fig. 3, dx varied \
+        "RMSE against a run with a much smaller step. Explicit: Fig. 3, dx varied \
         against dx = 0.000045 at t = 0.91, dt = 0.0098: halving dx quarters the RMSE (order 2); \
         Fig. 4, dt varied against dt = 0.00023, dx = 0.5, several t: halving dt halves it \
         (order 1). Crank-Nicolson: Fig. 9, dx varied against dx = 0.012 at t = 0.51, \
         dt = 0.000071: unexpectedly order 1 (no explanation found); Fig. 10, dt varied against \
         dt = 0.00025, dx = 0.52: order 2 with Thomas and with cyclic reduction (Thomas showing \
-        aberrations, then instability, as dt grows)."
-        .into();
+        aberrations, then instability, as dt grows).",
+    );
     for (scheme, axis, ord) in [
         ("explicit", "dx", 2.0),
         ("explicit", "dt", 1.0),

@@ -5,7 +5,7 @@
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, Row};
 
-use super::fail;
+use super::{fail, seed_experiment};
 use crate::Scenario;
 use crate::params::{Boundary, FhnParams};
 use crate::scenario::{Scheme, simulate};
@@ -111,16 +111,13 @@ fn explicit_with_ends(
 /// # Errors
 /// A run failing (none expected).
 pub fn fig1_constant(ctx: &Context) -> Result<Experiment, ExperimentError> {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-fig1-constant",
-        "002",
-        "FitzHugh-Nagumo, Fig. 1: a constant input v(L, t) = 1 starts a pulse train",
-    );
-    e.seed_says = "Fig. 1: a constant impulse v(t, L) = 1 at the end of an unexcited axon \
+        "Fig. 1: a constant impulse v(t, L) = 1 at the end of an unexcited axon \
         (v_0(x) = 0) gives rise to oscillatory behaviour: excitation and relaxation, waves \
         travelling right to left, the state shown at t = 306.19. a = 0.01, gamma = 2, \
-        eps = 0.01, N = 401, dx = 0.5, 2 dt < dx^2; explicit scheme."
-        .into();
+        eps = 0.01, N = 401, dx = 0.5, 2 dt < dx^2; explicit scheme.",
+    );
     e.seed_rows
         .push(Row::new().with("kind", "summary").with("t_end", 306.19));
     let t_end = 306.19;
@@ -177,12 +174,9 @@ pub fn fig1_constant(ctx: &Context) -> Result<Experiment, ExperimentError> {
          between pulses at x = 150 and the fitted speed (negative: leftwards)."
             .into(),
     );
-    e.figure = Some(
-        FigureSpec::lines("x", &["v"])
-            .title("v(x) at t = 76.55, 153.1, 229.64, 306.19 (constant input at x = 200)")
-            .series(&["t"])
-            .labels("x", "v"),
-    );
+    e.figure = Some(profiles_figure(
+        "v(x) at t = 76.55, 153.1, 229.64, 306.19 (constant input at x = 200)",
+    ));
     Ok(e)
 }
 
@@ -194,16 +188,13 @@ pub fn fig1_constant(ctx: &Context) -> Result<Experiment, ExperimentError> {
 /// # Errors
 /// A run failing (none expected).
 pub fn fig2_gaussian(ctx: &Context) -> Result<Experiment, ExperimentError> {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-fig2-gaussian",
-        "002",
-        "FitzHugh-Nagumo, Fig. 2: a Gaussian impulse splits into two pulses",
-    );
-    e.seed_says = "Fig. 2: the impulse v_0(x) = exp(-(x - 100)^2 / 10) at t = 0 grows axially \
+        "Fig. 2: the impulse v_0(x) = exp(-(x - 100)^2 / 10) at t = 0 grows axially \
         before its peak collapses at t = 37.85, giving rise to two stable impulses that travel \
         in opposite directions before vanishing at t = 242.98 at the boundaries, leaving the \
-        axon at rest. Same parameters as Fig. 1."
-        .into();
+        axon at rest. Same parameters as Fig. 1.",
+    );
     e.seed_rows.push(
         Row::new()
             .with("kind", "summary")
@@ -252,11 +243,14 @@ pub fn fig2_gaussian(ctx: &Context) -> Result<Experiment, ExperimentError> {
          are our reading of them."
             .into(),
     );
-    e.figure = Some(
-        FigureSpec::lines("x", &["v"])
-            .title("v(x) at t = 0, 37.85, 100, 200")
-            .series(&["t"])
-            .labels("x", "v"),
-    );
+    e.figure = Some(profiles_figure("v(x) at t = 0, 37.85, 100, 200"));
     Ok(e)
+}
+
+/// The chart of `v(x)` profiles, one line per snapshot time, titled `title`.
+fn profiles_figure(title: &str) -> FigureSpec {
+    FigureSpec::lines("x", &["v"])
+        .title(title)
+        .series(&["t"])
+        .labels("x", "v")
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, Row, median};
 
-use super::{fail, solver_name};
+use super::{fail, seed_experiment, solver_name};
 use crate::implicit::NewtonOptions;
 use crate::params::{FhnParams, reaction_derivative};
 use crate::tridiag::{self, TridiagSolver};
@@ -154,18 +154,15 @@ pub fn solvers_cpu_gpu(ctx: &Context) -> Result<Experiment, ExperimentError> {
 
 /// The `fhn-solvers-cpu-gpu` experiment with the seed's words and ratios, before any run.
 fn solvers_experiment() -> Experiment {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-solvers-cpu-gpu",
-        "002",
-        "FitzHugh-Nagumo, Figs 13, 14: implicit runs and Jacobian solves, CPU and GPU",
-    );
-    e.seed_says = "Fig. 13: sequential Thomas and cyclic reduction perform equally well on the \
+        "Fig. 13: sequential Thomas and cyclic reduction perform equally well on the \
         CPU (whole implicit runs); parallel cyclic reduction on the GPU shows no significant \
         gain. Fig. 14: the Jacobian solve alone (no initialisation or transfers), parallel \
         cyclic reduction on the GPU is 4-5x faster than both sequential CPU solvers. (C# on an \
         i7-2360QM, CUDAfy on a GeForce GT 525m; the adjustments go back to the host every \
-        Newton iteration.)"
-        .into();
+        Newton iteration.)",
+    );
     for ratio in [4.0, 5.0] {
         e.seed_rows.push(
             Row::new()

@@ -5,7 +5,7 @@
 use gpu_runtime::Exec;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, Row};
 
-use super::{OURS, SEED};
+use super::{OURS, SEED, seed_experiment};
 use crate::implicit::{ImplicitVariant, NewtonOptions, seed_run_observed};
 use crate::params::{FhnParams, FhnState};
 use crate::tridiag::TridiagSolver;
@@ -122,15 +122,12 @@ pub fn implicit_stability(ctx: &Context) -> Result<Experiment, ExperimentError> 
 
 /// The `fhn-implicit-stability` experiment with the seed's words and limits, before any run.
 fn stability_experiment() -> Experiment {
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "fhn-implicit-stability",
-        "002",
-        "FitzHugh-Nagumo, Fig. 11: stability against dt / dx^2 per scheme and solver",
-    );
-    e.seed_says = "Fig. 11: the explicit scheme is stable up to precisely 2 dt <= dx^2 \
+        "Fig. 11: the explicit scheme is stable up to precisely 2 dt <= dx^2 \
         (dt/dx^2 = 0.5); the implicit scheme up to dt <= dx^2 depending on the tridiagonal \
-        solver: Thomas becomes unstable around dt/dx^2 = 0.9, cyclic reduction around 1.05."
-        .into();
+        solver: Thomas becomes unstable around dt/dx^2 = 0.9, cyclic reduction around 1.05.",
+    );
     for (scheme, limit) in [("explicit", 0.5), ("cn-thomas", 0.9), ("cn-cr", 1.05)] {
         e.seed_rows.push(
             Row::new()
