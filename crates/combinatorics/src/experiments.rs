@@ -354,18 +354,14 @@ pub fn perm_12(ctx: &Context) -> Result<Experiment, ExperimentError> {
                 .with("seconds", ms / 1e3),
         );
     }
-    e.seed_rows.push(
-        Row::new()
-            .with("backend", "cuda")
-            .with("batch", "all")
-            .with("seconds", 0.905),
-    );
-    e.seed_rows.push(
-        Row::new()
-            .with("backend", "cpu")
-            .with("batch", "all")
-            .with("seconds", 6.5),
-    );
+    for (backend, seconds) in [("cuda", 0.905), ("cpu", 6.5)] {
+        e.seed_rows.push(
+            Row::new()
+                .with("backend", backend)
+                .with("batch", "all")
+                .with("seconds", seconds),
+        );
+    }
     e.notes.push(
         "Every batch of ours is generated from its own ranks (the CPU unranks once per \
          32,768 permutations, a GPU thread once per 4); the seed generated only its first \

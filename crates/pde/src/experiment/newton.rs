@@ -56,18 +56,17 @@ fn newton_experiment() -> Experiment {
         (2^-52), Thomas gives ||dv_{n+1}|| < 0.037 ||dv_n|| (q-linear) and cyclic reduction \
         ||dv_{n+1}|| < 0.17 ||dv_n||^2 (q-quadratic).",
     );
-    e.seed_rows.push(
-        Row::new()
-            .with("kind", "rate")
-            .with("solver", "thomas")
-            .with("max_linear_ratio", 0.037),
-    );
-    e.seed_rows.push(
-        Row::new()
-            .with("kind", "rate")
-            .with("solver", "cr")
-            .with("max_quadratic_ratio", 0.17),
-    );
+    for (solver, key, ratio) in [
+        ("thomas", "max_linear_ratio", 0.037),
+        ("cr", "max_quadratic_ratio", 0.17),
+    ] {
+        e.seed_rows.push(
+            Row::new()
+                .with("kind", "rate")
+                .with("solver", solver)
+                .with(key, ratio),
+        );
+    }
     e
 }
 
