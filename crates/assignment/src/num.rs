@@ -133,31 +133,47 @@ pub(crate) trait Keyed: Work {
     fn from_f64_near(x: f64) -> Option<Self>;
 }
 
-impl Work for f64 {
-    const ZERO: f64 = 0.0;
-    const INF: f64 = f64::INFINITY;
-    const NEUTRAL: f64 = f64::NEG_INFINITY;
-    #[inline(always)]
-    fn finite(self) -> bool {
-        self.is_finite()
-    }
-    #[inline(always)]
-    fn in_range(self) -> bool {
-        true
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn from_index(j: usize) -> f64 {
-        j as f64
-    }
-    #[inline(always)]
-    fn to_index(self) -> usize {
-        self as usize
-    }
+/// `impl Work for $t`: the constants, and `finite` / `in_range` as expressions of `$x`
+/// (the conversions are plain casts for every type).
+macro_rules! work {
+    ($t:ty, zero: $zero:expr, inf: $inf:expr, neutral: $neutral:expr,
+     finite: |$x:ident| $finite:expr, in_range: |$y:ident| $in_range:expr) => {
+        impl Work for $t {
+            const ZERO: $t = $zero;
+            const INF: $t = $inf;
+            const NEUTRAL: $t = $neutral;
+            #[inline(always)]
+            fn finite(self) -> bool {
+                let $x = self;
+                $finite
+            }
+            #[inline(always)]
+            fn in_range(self) -> bool {
+                let $y = self;
+                $in_range
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_index(j: usize) -> $t {
+                j as $t
+            }
+            #[inline(always)]
+            fn to_index(self) -> usize {
+                self as usize
+            }
+        }
+    };
 }
+
+work!(f64, zero: 0.0, inf: f64::INFINITY, neutral: f64::NEG_INFINITY,
+    finite: |x| x.is_finite(), in_range: |_x| true);
+work!(i64, zero: 0, inf: 1 << 60, neutral: -(1 << 61),
+    finite: |x| x < (1 << 58), in_range: |x| x > -I64_RANGE && x < I64_RANGE);
+work!(i128, zero: 0, inf: 1 << 104, neutral: -(1 << 105),
+    finite: |x| x < (1 << 102), in_range: |x| x > -I128_RANGE && x < I128_RANGE);
 
 impl Keyed for f64 {
     fn from_f64_near(x: f64) -> Option<f64> {
@@ -170,32 +186,6 @@ impl Keyed for f64 {
     }
 }
 
-impl Work for i64 {
-    const ZERO: i64 = 0;
-    const INF: i64 = 1 << 60;
-    const NEUTRAL: i64 = -(1 << 61);
-    #[inline(always)]
-    fn finite(self) -> bool {
-        self < (1 << 58)
-    }
-    #[inline(always)]
-    fn in_range(self) -> bool {
-        self > -I64_RANGE && self < I64_RANGE
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn from_index(j: usize) -> i64 {
-        j as i64
-    }
-    #[inline(always)]
-    fn to_index(self) -> usize {
-        self as usize
-    }
-}
-
 impl Keyed for i64 {
     #[inline(always)]
     fn order_key(self) -> u64 {
@@ -204,32 +194,6 @@ impl Keyed for i64 {
     fn from_f64_near(x: f64) -> Option<i64> {
         let r = x.round();
         (r.abs() < I64_RANGE as f64).then_some(r as i64)
-    }
-}
-
-impl Work for i128 {
-    const ZERO: i128 = 0;
-    const INF: i128 = 1 << 104;
-    const NEUTRAL: i128 = -(1 << 105);
-    #[inline(always)]
-    fn finite(self) -> bool {
-        self < (1 << 102)
-    }
-    #[inline(always)]
-    fn in_range(self) -> bool {
-        self > -I128_RANGE && self < I128_RANGE
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline(always)]
-    fn from_index(j: usize) -> i128 {
-        j as i128
-    }
-    #[inline(always)]
-    fn to_index(self) -> usize {
-        self as usize
     }
 }
 
@@ -246,22 +210,29 @@ pub(crate) trait Elem: Copy + PartialEq + Default + Debug + Send + Sync + 'stati
     fn widen(self) -> Self::W;
 }
 
-impl Elem for f64 {
-    const INTEGER: bool = false;
-    type W = f64;
-    #[inline(always)]
-    fn widen(self) -> f64 {
-        self
-    }
+/// `impl Elem for $e` with arithmetic type `$w` (widening is a cast).
+macro_rules! elem {
+    ($($(#[$doc:meta])* $e:ty => $w:ty, integer: $int:expr;)*) => {$(
+        $(#[$doc])*
+        impl Elem for $e {
+            const INTEGER: bool = $int;
+            type W = $w;
+            #[inline(always)]
+            fn widen(self) -> $w {
+                self as $w
+            }
+        }
+    )*};
 }
 
-impl Elem for f32 {
-    const INTEGER: bool = false;
-    type W = f64;
-    #[inline(always)]
-    fn widen(self) -> f64 {
-        self as f64
-    }
+elem! {
+    f64 => f64, integer: false;
+    f32 => f64, integer: false;
+    i64 => i64, integer: true;
+    i32 => i64, integer: true;
+    /// The dense solver's matrix of integers beyond the `i64` scheme (entries of the whole
+    /// `i64` range, negated when maximising, [`I128_FORBIDDEN`] for a forbidden pair).
+    i128 => i128, integer: true;
 }
 
 /// The element types of the sparse solver (those whose arithmetic type is [`Keyed`]).
@@ -274,35 +245,6 @@ pub(crate) const I64_FORBIDDEN: i64 = 1 << 59;
 
 /// The internal `i128` value of a forbidden pair (`2^103`).
 pub(crate) const I128_FORBIDDEN: i128 = 1 << 103;
-
-impl Elem for i64 {
-    const INTEGER: bool = true;
-    type W = i64;
-    #[inline(always)]
-    fn widen(self) -> i64 {
-        self
-    }
-}
-
-impl Elem for i32 {
-    const INTEGER: bool = true;
-    type W = i64;
-    #[inline(always)]
-    fn widen(self) -> i64 {
-        self as i64
-    }
-}
-
-/// The dense solver's matrix of integers beyond the `i64` scheme (entries of the whole `i64`
-/// range, negated when maximising, [`I128_FORBIDDEN`] for a forbidden pair).
-impl Elem for i128 {
-    const INTEGER: bool = true;
-    type W = i128;
-    #[inline(always)]
-    fn widen(self) -> i128 {
-        self
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -330,18 +272,21 @@ mod tests {
         }
     }
 
+    /// The promises both integer schemes keep at their extremes: a real candidate stays
+    /// finite and below INF, a forbidden one is never finite, a scanned column's is above INF.
+    fn check_scheme<W: Work>(base: W, big: W, range: W, forbidden: W) {
+        assert!((base + big + range).finite());
+        assert!(base + big + range < W::INF);
+        assert!(!(-base + forbidden - range).finite());
+        assert!(base + forbidden + range < W::INF);
+        assert!(-base - big - W::NEUTRAL > W::INF);
+    }
+
     #[test]
     fn integer_constants_cannot_overflow_or_collide() {
         let base = 2 * I64_RANGE - 1; // |min_val - u| < 2^57
-        let big = 1i64 << 53;
-        // a real candidate stays finite and below INF
-        assert!((base + big + I64_RANGE).finite());
-        assert!(base + big + I64_RANGE < i64::INF);
-        // a forbidden candidate is never finite, even at its lowest
-        assert!(!(-base + I64_FORBIDDEN - I64_RANGE).finite());
-        assert!(base + I64_FORBIDDEN + I64_RANGE < i64::INF);
-        // a scanned column's candidate is above INF at its lowest, and below 2^63 at its highest
-        assert!(-base - big - i64::NEUTRAL > i64::INF);
+        check_scheme(base, 1i64 << 53, I64_RANGE, I64_FORBIDDEN);
+        // and a scanned column's candidate is below 2^63 at its highest
         assert!((base as i128 + I64_FORBIDDEN as i128 - i64::NEUTRAL as i128) < (i64::MAX as i128));
     }
 
@@ -349,12 +294,7 @@ mod tests {
     #[test]
     fn i128_constants_cannot_overflow_or_collide() {
         let base = 2 * I128_RANGE - 1;
-        let big = 1i128 << 64;
-        assert!((base + big + I128_RANGE).finite());
-        assert!(base + big + I128_RANGE < i128::INF);
-        assert!(!(-base + I128_FORBIDDEN - I128_RANGE).finite());
-        assert!(base + I128_FORBIDDEN + I128_RANGE < i128::INF);
-        assert!(-base - big - i128::NEUTRAL > i128::INF);
+        check_scheme(base, 1i128 << 64, I128_RANGE, I128_FORBIDDEN);
         assert!(
             base.checked_add(I128_FORBIDDEN)
                 .and_then(|x| x.checked_sub(i128::NEUTRAL))

@@ -347,7 +347,7 @@ fn augment<E: Lanes>(p: &Problem<'_, E>, isa: Isa, ws: &mut Workspace<E::W>) -> 
             let base = min_val - u[i];
             let row = p.row(i);
             let (all, free_best) = if few_free {
-                let all = scan::relax::<E>(isa, row, ve, sp, path, base, i as u32);
+                let (all, _) = scan::relax::<E, false>(isa, row, ve, sp, path, &[], base, i as u32);
                 let mut best = (inf, NONE);
                 for &j in free_cols.iter() {
                     if sp[j] < best.0 || (sp[j] == best.0 && j < best.1) {
@@ -356,7 +356,7 @@ fn augment<E: Lanes>(p: &Problem<'_, E>, isa: Isa, ws: &mut Workspace<E::W>) -> 
                 }
                 (all, best)
             } else {
-                scan::relax_free::<E>(isa, row, ve, sp, path, fpen, base, i as u32)
+                scan::relax::<E, true>(isa, row, ve, sp, path, fpen, base, i as u32)
             };
             let lowest = all.0;
             if !lowest.finite() {

@@ -47,40 +47,62 @@ impl Isa {
 
 /// Defines `pub(crate) fn $name` dispatching on [`Isa`] to the generic body `$body`
 /// instantiated with AVX-512 lanes (compiled with AVX-512 enabled), AVX2 lanes (compiled with
-/// AVX2) or single lanes (the target's features).
+/// AVX2) or single lanes (the target's features); a const generic of `$name` is passed on to
+/// `$body` after the lanes. The body is a generic function (`= $body;`) or a block, the body
+/// of such a function with lanes `V`.
 macro_rules! kernel {
     (
         $(#[$doc:meta])*
-        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $body:ident;
+        fn $name:ident$(<const $c:ident: $cty:ty>)?($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+            $block:block
+    ) => {
+        kernel! {
+            $(#[$doc])*
+            fn $name$(<const $c: $cty>)?($($arg: $ty),*) -> $ret = with_lanes;
+            /// # Safety
+            /// `V`'s instruction set must be available.
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn with_lanes<E: Lanes, V: Vector<E::W> + Loader<E> $(, const $c: $cty)?>(
+                $($arg: $ty),*
+            ) -> $ret $block
+        }
+    };
+    (
+        $(#[$doc:meta])*
+        fn $name:ident$(<const $c:ident: $cty:ty>)?($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+            = $body:ident;
+        $($local:item)?
     ) => {
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
-        pub(crate) fn $name<E: Lanes>(isa: Isa, $($arg: $ty),*) -> $ret {
+        pub(crate) fn $name<E: Lanes $(, const $c: $cty)?>(isa: Isa, $($arg: $ty),*) -> $ret {
+            $($local)?
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2")]
                 #[allow(clippy::too_many_arguments)]
-                unsafe fn wide<E: Lanes>($($arg: $ty),*) -> $ret {
+                unsafe fn wide<E: Lanes $(, const $c: $cty)?>($($arg: $ty),*) -> $ret {
                     // SAFETY: AVX-512 is enabled here (the caller checked the CPU).
-                    unsafe { $body::<E, E::V8>($($arg),*) }
+                    unsafe { $body::<E, E::V8 $(, $c)?>($($arg),*) }
                 }
                 #[target_feature(enable = "avx2")]
                 #[allow(clippy::too_many_arguments)]
-                unsafe fn narrow<E: Lanes>($($arg: $ty),*) -> $ret {
+                unsafe fn narrow<E: Lanes $(, const $c: $cty)?>($($arg: $ty),*) -> $ret {
                     // SAFETY: AVX2 is enabled here (the caller checked the CPU).
-                    unsafe { $body::<E, E::V4>($($arg),*) }
+                    unsafe { $body::<E, E::V4 $(, $c)?>($($arg),*) }
                 }
                 match isa {
                     // SAFETY: `Isa::Avx512` is only detected when the CPU has these features.
-                    Isa::Avx512 => return unsafe { wide::<E>($($arg),*) },
+                    Isa::Avx512 => return unsafe { wide::<E $(, $c)?>($($arg),*) },
                     // SAFETY: `Isa::Avx2` is only detected when the CPU has AVX2.
-                    Isa::Avx2 => return unsafe { narrow::<E>($($arg),*) },
+                    Isa::Avx2 => return unsafe { narrow::<E $(, $c)?>($($arg),*) },
                     Isa::Portable => {}
                 }
             }
             let _ = isa;
             // SAFETY: single lanes need no CPU feature.
-            unsafe { $body::<E, E::V1>($($arg),*) }
+            unsafe { $body::<E, E::V1 $(, $c)?>($($arg),*) }
         }
     };
 }
@@ -97,22 +119,11 @@ pub(crate) type ArgMin<W> = (W, usize);
 kernel! {
     /// One Dijkstra row scan: for every column, the candidate distance through row `i` is
     /// `base + c[j] - ve[j]`; where it is below `sp[j]` it replaces it and `path[j] = i`.
-    /// Returns the smallest tentative distance after the scan and its first column.
-    fn relax(
-        row: &[E],
-        ve: &[E::W],
-        sp: &mut [E::W],
-        path: &mut [u32],
-        base: E::W,
-        i: u32,
-    ) -> ArgMin<E::W> = relax_all_v;
-}
-
-kernel! {
-    /// [`relax`] that also returns the smallest tentative distance over the free columns and
-    /// its first column (`fpen[j]` is zero for a free column and [`Work::INF`] for an
-    /// assigned one).
-    fn relax_free(
+    /// Returns the smallest tentative distance after the scan and its first column; with
+    /// `FREE`, also the smallest tentative distance over the free columns and its first column
+    /// (`fpen[j]` is zero for a free column and [`Work::INF`] for an assigned one; without
+    /// `FREE`, `fpen` is not read and the second minimum is `(INF, NONE)`).
+    fn relax<const FREE: bool>(
         row: &[E],
         ve: &[E::W],
         sp: &mut [E::W],
@@ -120,38 +131,67 @@ kernel! {
         fpen: &[E::W],
         base: E::W,
         i: u32,
-    ) -> (ArgMin<E::W>, ArgMin<E::W>) = relax_free_v;
-}
-
-/// # Safety
-/// `V`'s instruction set must be available.
-#[inline(always)]
-unsafe fn relax_all_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
-    row: &[E],
-    ve: &[E::W],
-    sp: &mut [E::W],
-    path: &mut [u32],
-    base: E::W,
-    i: u32,
-) -> ArgMin<E::W> {
-    // SAFETY: forwarded.
-    unsafe { relax_v::<E, V, false>(row, ve, sp, path, &[], base, i).0 }
-}
-
-/// # Safety
-/// `V`'s instruction set must be available.
-#[inline(always)]
-unsafe fn relax_free_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
-    row: &[E],
-    ve: &[E::W],
-    sp: &mut [E::W],
-    path: &mut [u32],
-    fpen: &[E::W],
-    base: E::W,
-    i: u32,
-) -> (ArgMin<E::W>, ArgMin<E::W>) {
-    // SAFETY: forwarded.
-    unsafe { relax_v::<E, V, true>(row, ve, sp, path, fpen, base, i) }
+    ) -> (ArgMin<E::W>, ArgMin<E::W>) {
+        let n = row.len();
+        assert!(ve.len() == n && sp.len() == n && path.len() == n && (!FREE || fpen.len() == n));
+        let inf = <E::W as Work>::INF;
+        let body = n - n % V::LANES;
+        // SAFETY: the instruction set is the caller's contract; every access is at j..j + LANES
+        // with j + LANES <= body <= n, the length of the slices read (asserted above).
+        let (lo, lo_at, lf, lf_at) = unsafe {
+            let vb = V::splat(base);
+            let step = V::splat(<E::W as Work>::from_index(V::LANES));
+            let mut at = V::indices(0);
+            let (mut lo, mut lf) = (V::splat(inf), V::splat(inf));
+            let (mut lo_at, mut lf_at) = (at, at);
+            let mut j = 0;
+            while j < body {
+                let c = V::load_elem(row.as_ptr().add(j));
+                let v = V::load(ve.as_ptr().add(j));
+                let s = V::load(sp.as_ptr().add(j));
+                let r = vb.add(c).sub(v);
+                let m = r.lt(s);
+                let s2 = V::select(m, r, s);
+                s2.store(sp.as_mut_ptr().add(j));
+                V::store_where(m, path.as_mut_ptr().add(j), i);
+                let better = s2.lt(lo);
+                lo = V::select(better, s2, lo);
+                lo_at = V::select(better, at, lo_at);
+                if FREE {
+                    let g = s2.add(V::load(fpen.as_ptr().add(j)));
+                    let better = g.lt(lf);
+                    lf = V::select(better, g, lf);
+                    lf_at = V::select(better, at, lf_at);
+                }
+                at = at.add(step);
+                j += V::LANES;
+            }
+            (lo, lo_at, lf, lf_at)
+        };
+        let (mut tail, mut tail_free) = ((inf, NONE), (inf, NONE));
+        for j in body..n {
+            let r = base + row[j].widen() - ve[j];
+            if r < sp[j] {
+                sp[j] = r;
+                path[j] = i;
+            }
+            if sp[j] < tail.0 {
+                tail = (sp[j], j);
+            }
+            if FREE && sp[j] + fpen[j] < tail_free.0 {
+                tail_free = (sp[j] + fpen[j], j);
+            }
+        }
+        // SAFETY: register operations only, under the caller's instruction set.
+        let all = unsafe { merge_argmin(lo, lo_at, tail) };
+        let free = if FREE {
+            // SAFETY: as above.
+            unsafe { merge_argmin(lf, lf_at, tail_free) }
+        } else {
+            (inf, NONE)
+        };
+        (all, free)
+    }
 }
 
 /// The lanes' minima merged with vector reductions: the smallest value, then the smallest
@@ -177,81 +217,6 @@ unsafe fn merge_argmin<W: Work, V: Vector<W>>(vals: V, cols: V, tail: ArgMin<W>)
     }
 }
 
-/// The row scan; with `FREE`, the minimum over free columns too.
-///
-/// # Safety
-/// `V`'s instruction set must be available.
-#[inline(always)]
-unsafe fn relax_v<E: Lanes, V: Vector<E::W> + Loader<E>, const FREE: bool>(
-    row: &[E],
-    ve: &[E::W],
-    sp: &mut [E::W],
-    path: &mut [u32],
-    fpen: &[E::W],
-    base: E::W,
-    i: u32,
-) -> (ArgMin<E::W>, ArgMin<E::W>) {
-    let n = row.len();
-    assert!(ve.len() == n && sp.len() == n && path.len() == n && (!FREE || fpen.len() == n));
-    let inf = <E::W as Work>::INF;
-    let body = n - n % V::LANES;
-    // SAFETY: the instruction set is the caller's contract; every access is at j..j + LANES
-    // with j + LANES <= body <= n, the length of the slices read (asserted above).
-    let (lo, lo_at, lf, lf_at) = unsafe {
-        let vb = V::splat(base);
-        let step = V::splat(<E::W as Work>::from_index(V::LANES));
-        let mut at = V::indices(0);
-        let (mut lo, mut lf) = (V::splat(inf), V::splat(inf));
-        let (mut lo_at, mut lf_at) = (at, at);
-        let mut j = 0;
-        while j < body {
-            let c = V::load_elem(row.as_ptr().add(j));
-            let v = V::load(ve.as_ptr().add(j));
-            let s = V::load(sp.as_ptr().add(j));
-            let r = vb.add(c).sub(v);
-            let m = r.lt(s);
-            let s2 = V::select(m, r, s);
-            s2.store(sp.as_mut_ptr().add(j));
-            V::store_where(m, path.as_mut_ptr().add(j), i);
-            let better = s2.lt(lo);
-            lo = V::select(better, s2, lo);
-            lo_at = V::select(better, at, lo_at);
-            if FREE {
-                let g = s2.add(V::load(fpen.as_ptr().add(j)));
-                let better = g.lt(lf);
-                lf = V::select(better, g, lf);
-                lf_at = V::select(better, at, lf_at);
-            }
-            at = at.add(step);
-            j += V::LANES;
-        }
-        (lo, lo_at, lf, lf_at)
-    };
-    let (mut tail, mut tail_free) = ((inf, NONE), (inf, NONE));
-    for j in body..n {
-        let r = base + row[j].widen() - ve[j];
-        if r < sp[j] {
-            sp[j] = r;
-            path[j] = i;
-        }
-        if sp[j] < tail.0 {
-            tail = (sp[j], j);
-        }
-        if FREE && sp[j] + fpen[j] < tail_free.0 {
-            tail_free = (sp[j] + fpen[j], j);
-        }
-    }
-    // SAFETY: register operations only, under the caller's instruction set.
-    let all = unsafe { merge_argmin(lo, lo_at, tail) };
-    let free = if FREE {
-        // SAFETY: as above.
-        unsafe { merge_argmin(lf, lf_at, tail_free) }
-    } else {
-        (inf, NONE)
-    };
-    (all, free)
-}
-
 kernel! {
     /// Column reduction's pass over one row: where `row[j] < v[j]`, `v[j] = row[j]` and
     /// `arg[j] = i`.
@@ -270,7 +235,7 @@ unsafe fn minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     let n = row.len();
     assert!(v.len() == n && arg.len() == n);
     let body = n - n % V::LANES;
-    // SAFETY: as in `relax_v`.
+    // SAFETY: as in `relax`.
     unsafe {
         let mut j = 0;
         while j < body {
@@ -309,7 +274,7 @@ unsafe fn min_except_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     let inf = <E::W as Work>::INF;
     let body = n - n % V::LANES;
     let hole = skip - skip % V::LANES; // the chunk holding `skip`, done one by one
-    // SAFETY: as in `relax_v`.
+    // SAFETY: as in `relax`.
     let lo = unsafe {
         let mut lo = V::splat(inf);
         let mut j = 0;
@@ -393,7 +358,7 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
     let body = n - n % V::LANES;
     // Per lane: the smallest reduced cost (m1, first at j1) and the second smallest (m2) of
     // that lane; m2 = min(m2, max(h, m1)) keeps it without a branch.
-    // SAFETY: as in `relax_v`.
+    // SAFETY: as in `relax`.
     let (m1, j1, m2) = unsafe {
         let step = V::splat(<E::W as Work>::from_index(V::LANES));
         let mut at = V::indices(0);
@@ -529,12 +494,12 @@ mod tests {
                     .fold(E::W::INF, |m, j| m.least(h[j]));
                 for &isa in &isas() {
                     let (mut s, mut p) = (sp0.clone(), vec![9u32; n]);
-                    let got = relax_free::<E>(isa, &row, &ve, &mut s, &mut p, &fpen, base, 3);
+                    let got = relax::<E, true>(isa, &row, &ve, &mut s, &mut p, &fpen, base, 3);
                     assert_eq!(got, (lo, lf), "{isa:?} n = {n}");
                     assert_eq!(s, sr, "{isa:?} n = {n}");
                     assert_eq!(p, pr, "{isa:?} n = {n}");
                     let (mut s, mut p) = (sp0.clone(), vec![9u32; n]);
-                    let got = relax::<E>(isa, &row, &ve, &mut s, &mut p, base, 3);
+                    let got = relax::<E, false>(isa, &row, &ve, &mut s, &mut p, &[], base, 3).0;
                     assert_eq!((got, &s, &p), (lo, &sr, &pr), "{isa:?} n = {n}");
                     let (a, ja, b) = two_minima::<E>(isa, &row, &v);
                     assert_eq!(ja, j1, "{isa:?} n = {n}");
