@@ -17,7 +17,8 @@ use crate::bases::code_at;
 use crate::kmer::{Word, mix64};
 use crate::reads::{Batch, ReadSource, ReadStats, SourceTags, read_source};
 use crate::records::{
-    SUPERKMER_MAX_BYTES, SUPERKMER_TAG_MAX, put_superkmer, tagged_superkmer_records,
+    COLORED_SUPERKMER_MAX_BYTES, CombineColored, SUPERKMER_MAX_BYTES, SUPERKMER_TAG_MAX,
+    put_colored_superkmer, put_superkmer, tagged_superkmer_records,
 };
 use crate::spill::{Spill, SpillWriter};
 use crate::temp::Cancel;
@@ -157,7 +158,7 @@ pub(crate) fn superkmers_with(
     Ok((n - k + 1) as u64)
 }
 
-/// Writes one super-k-mer (base codes) with its tag (see `records.rs`) to bucket `b`.
+/// Writes one super-k-mer (base codes) with its tag (see `records`) to bucket `b`.
 #[inline]
 pub(crate) fn emit(
     bases: &[u8],
@@ -415,7 +416,7 @@ pub(crate) fn bucket_reads(
                 (&full_rx, empty_tx.clone(), &spill, &stop, &results);
             let fail = &fail;
             s.spawn(move || {
-                let r = cut_batches(plan, spill, full_rx, &empty_tx, stop);
+                let r = cut_batches(plan, spill, tags.is_some(), full_rx, &empty_tx, stop);
                 match r {
                     Ok(r) => results.lock().expect("results").push(r),
                     Err(e) => fail(e),
@@ -522,15 +523,20 @@ fn read_sources(
 }
 
 /// A worker thread: cuts the super-k-mers of each batch it receives into its own spill
-/// writer, returns the batch to the pool. Returns its k-mers per bucket and in all.
+/// writer, returns the batch to the pool. Returns its k-mers per bucket and in all. Colored
+/// super-k-mers ([`put_colored_superkmer`]) are combined in the writer's buffers.
 fn cut_batches(
     plan: &BucketingPlan,
     spill: &Spill,
+    colored: bool,
     full_rx: &Mutex<mpsc::Receiver<Batch>>,
     empty_tx: &mpsc::SyncSender<Batch>,
     stop: &AtomicBool,
 ) -> Result<(Vec<u64>, u64), AssemblyError> {
     let mut out = spill.writer(plan.buffer)?;
+    if colored {
+        out = out.combining(Box::new(CombineColored::default()));
+    }
     let mut occ = vec![0u64; plan.buckets];
     let mut keys = Vec::new();
     let mut seen = 0u64;
@@ -540,15 +546,18 @@ fn cut_batches(
                 seen += superkmers(piece, plan.k, plan.m, &mut out, &mut occ, &mut keys)?;
             }
         } else {
+            let mut rec = [0u8; COLORED_SUPERKMER_MAX_BYTES];
             for (piece, &color) in batch.pieces().zip(&batch.tags) {
-                let tag = color.to_le_bytes();
                 seen += superkmers_with(
                     piece,
                     plan.k,
                     plan.m,
                     &mut occ,
                     &mut keys,
-                    &mut |b, _, bases| emit(bases, &tag, b, &mut out),
+                    &mut |b, _, bases| {
+                        let n = put_colored_superkmer(bases, color, &mut rec);
+                        out.push(b, &rec[..n])
+                    },
                 )?;
             }
         }

@@ -39,7 +39,7 @@ static GPU_TURN: Mutex<()> = Mutex::new(());
 
 /// What the buckets compacted into.
 pub(crate) struct Pieces {
-    /// Per bucket, piece records (`records.rs`).
+    /// Per bucket, piece records (`records`).
     pub(crate) pieces: Spill,
     /// Per glue bucket (by hash of the key), glue records: the canonical (k-1)-mer of an open
     /// piece end and that end, or [`MARK`] for a link decided here with a foreign k-mer.

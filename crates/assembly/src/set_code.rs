@@ -2,17 +2,29 @@
 //! it), painting (which keeps the table of sets in it) and queries: an ascending set of color
 //! numbers as LEB128 varints, the shorter of its gaps and its intervals of consecutive colors.
 
-/// Appends a LEB128 varint.
-fn put_varint(mut v: u32, out: &mut Vec<u8>) {
+/// Writes a LEB128 varint at the start of `out` (room for five bytes); returns its bytes.
+#[inline]
+pub(crate) fn varint_into(mut v: u32, out: &mut [u8]) -> usize {
+    let mut at = 0;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        out[at] = (v as u8) | 0x80;
         v >>= 7;
+        at += 1;
     }
-    out.push(v as u8);
+    out[at] = v as u8;
+    at + 1
+}
+
+/// Appends a LEB128 varint.
+#[inline]
+pub(crate) fn put_varint(v: u32, out: &mut Vec<u8>) {
+    let mut b = [0u8; 5];
+    let n = varint_into(v, &mut b);
+    out.extend_from_slice(&b[..n]);
 }
 
 /// Reads a LEB128 varint off the front of `b`.
-fn get_varint(b: &mut &[u8]) -> u32 {
+pub(crate) fn get_varint(b: &mut &[u8]) -> u32 {
     let (mut v, mut shift) = (0u32, 0);
     while let Some((&byte, rest)) = b.split_first() {
         *b = rest;

@@ -142,6 +142,7 @@ impl Spill {
             cap: cap.max(64),
             chunks: Vec::new(),
             block: Vec::new(),
+            combine: None,
         })
     }
 
@@ -309,6 +310,14 @@ impl Drop for Spill {
     }
 }
 
+/// What a writer does to a full buffer before it writes it out ([`SpillWriter::combining`]):
+/// rewrites its records as fewer that its readers take for the same (the occurrences of equal
+/// keys merged into one record).
+pub(crate) trait Combine: Send {
+    /// Rewrites the whole records of `records` in place.
+    fn combine(&mut self, records: &mut Vec<u8>);
+}
+
 /// One writer of a [`Spill`]: a buffer per bucket, flushed as a chunk to the writer's file
 /// when it reaches the cap; [`SpillWriter::finish`] flushes the rest and publishes the chunks.
 pub(crate) struct SpillWriter<'s> {
@@ -321,9 +330,19 @@ pub(crate) struct SpillWriter<'s> {
     chunks: Vec<(u32, Chunk)>,
     /// An LZ4 block being made, for a compressed spill.
     block: Vec<u8>,
+    /// Applied to a full buffer before it is written ([`SpillWriter::combining`]).
+    combine: Option<Box<dyn Combine>>,
 }
 
 impl SpillWriter<'_> {
+    /// This writer, each full buffer first rewritten by `c`: written out only when that leaves
+    /// it at least half full, so that each record is combined at most about twice on average
+    /// (a buffer's records before the rest of it fills again).
+    pub(crate) fn combining(mut self, c: Box<dyn Combine>) -> Self {
+        self.combine = Some(c);
+        self
+    }
+
     /// Appends one record to bucket `b` (flushed with the bucket's buffer once it is full).
     ///
     /// # Errors
@@ -336,9 +355,20 @@ impl SpillWriter<'_> {
         }
         buf.extend_from_slice(record);
         if buf.len() >= self.cap {
-            self.flush(b)?;
+            self.full(b)?;
         }
         Ok(())
+    }
+
+    /// Bucket `b`'s buffer is full: combined, and flushed unless that left it under half full.
+    fn full(&mut self, b: usize) -> Result<(), AssemblyError> {
+        if let Some(c) = &mut self.combine {
+            c.combine(&mut self.bufs[b]);
+            if self.bufs[b].len() < self.cap / 2 {
+                return Ok(());
+            }
+        }
+        self.flush(b)
     }
 
     /// The buffer of bucket `b`, to append one whole record to; call
@@ -359,7 +389,7 @@ impl SpillWriter<'_> {
     #[inline]
     pub(crate) fn record_done(&mut self, b: usize) -> Result<(), AssemblyError> {
         if self.bufs[b].len() >= self.cap {
-            self.flush(b)?;
+            self.full(b)?;
         }
         Ok(())
     }
@@ -371,6 +401,9 @@ impl SpillWriter<'_> {
     /// [`AssemblyError::Disk`] when the write fails.
     pub(crate) fn close_bucket(&mut self, b: usize) -> Result<(), AssemblyError> {
         if !self.bufs[b].is_empty() {
+            if let Some(c) = &mut self.combine {
+                c.combine(&mut self.bufs[b]);
+            }
             self.flush(b)?;
         }
         self.bufs[b] = Vec::new();
@@ -438,6 +471,9 @@ impl SpillWriter<'_> {
     pub(crate) fn finish(mut self) -> Result<(), AssemblyError> {
         for b in 0..self.bufs.len() {
             if !self.bufs[b].is_empty() {
+                if let Some(c) = &mut self.combine {
+                    c.combine(&mut self.bufs[b]);
+                }
                 self.flush(b)?;
             }
             self.bufs[b] = Vec::new();
@@ -555,6 +591,7 @@ mod tests {
             cap: 64,
             chunks: Vec::new(),
             block: Vec::new(),
+            combine: None,
         };
         let e = (0..100)
             .map(|_| w.push(0, &[0u8; 16]))

@@ -329,7 +329,7 @@ impl Store {
         self.k
     }
 
-    /// Gives the unitigs their color runs: one record per unitig, in order (`records.rs`).
+    /// Gives the unitigs their color runs: one record per unitig, in order (`records`).
     pub(crate) fn set_colors(&mut self, runs: Spill) {
         self.colors = Some(runs);
     }

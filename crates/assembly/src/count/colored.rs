@@ -1,6 +1,6 @@
 //! Colored counting: a bucket's identical super-k-mers (the same bases in several inputs)
 //! grouped, each group's k-mers sorted once with the group's number, and each solid k-mer's
-//! color set found from the groups that hold it, named by a hash (`records.rs`'s
+//! color set found from the groups that hold it, named by a hash (`records`'s
 //! `ColorKeys`) and defined once per thread as far as a cache of recent sets reaches.
 
 use super::{CountWorker, group_end, write_run};
@@ -10,8 +10,7 @@ use crate::count_word::CountWord;
 use crate::kmer::mix64;
 use crate::plan::Plan;
 use crate::records::{
-    ColorKeys, KmerColorsScratch, SetHashMap64, put_color_set, put_kmer_colors,
-    tagged_superkmer_records,
+    ColorKeys, KmerColorsScratch, SetHashMap64, SuperkmerGroups, put_color_set, put_kmer_colors,
 };
 use crate::set_code::encode_set;
 use crate::spill::SpillWriter;
@@ -37,6 +36,8 @@ pub(super) struct ColorWorker<'s> {
     /// `set` packed, for its definition.
     packed: Vec<u8>,
     numbering: KmerColorsScratch,
+    /// A bucket's super-k-mers grouped ([`group_superkmers`]).
+    superkmers: SuperkmerGroups,
     memo: ListMemo,
     run: Vec<u128>,
     out: Vec<u8>,
@@ -67,6 +68,7 @@ impl<'s> ColorWorker<'s> {
             set: Vec::new(),
             packed: Vec::new(),
             numbering: KmerColorsScratch::default(),
+            superkmers: SuperkmerGroups::default(),
             memo: ListMemo::default(),
             run: Vec::new(),
             out: Vec::new(),
@@ -269,17 +271,6 @@ impl Groups {
     }
 }
 
-/// A fixed 64-bit hash of a super-k-mer record's bases (its length and packed bytes).
-fn superkmer_hash(packed: &[u8], len: usize) -> u64 {
-    let mut h = mix64(len as u64 ^ 0x9e37_79b9_7f4a_7c15);
-    for chunk in packed.chunks(8) {
-        let mut b = [0u8; 8];
-        b[..chunk.len()].copy_from_slice(chunk);
-        h = mix64(h ^ u64::from_le_bytes(b));
-    }
-    h
-}
-
 /// A colored bucket's super-k-mers, grouped: where each group's first record lies (its
 /// bases and their number) and the groups' colors.
 pub(super) struct Grouped {
@@ -288,13 +279,12 @@ pub(super) struct Grouped {
 }
 
 /// Reads a colored bucket's super-k-mers into `bytes` and groups the identical ones (the same
-/// bases, any colors: most of a pangenome's super-k-mers recur in many genomes) in a hash
-/// table of the groups' first records (a bucket's groups are a tenth of its records: the
-/// table and the leaders' bases stay in cache while the records stream by), compared base
-/// for base; each group gets its colors with their multiplicities and its color set (defined
-/// once here). The groups are numbered in the order the records come, which varies with the
-/// threads that wrote the bucket; nothing that is written depends on it (a k-mer's set and
-/// count do not depend on the order of its groups).
+/// bases, any colors: most of a pangenome's super-k-mers recur in many genomes) with
+/// [`SuperkmerGroups`] (the writers merged each buffer's records of the same bases already,
+/// so here a group joins the records of a few chunks); each group gets its colors with their
+/// multiplicities and its color set (defined once here). The groups are numbered in the order
+/// the records come, which varies with the threads that wrote the bucket; nothing that is
+/// written depends on it (a k-mer's set and count do not depend on the order of its groups).
 pub(super) fn group_superkmers<W: CountWord>(
     bucketed: &Bucketed,
     bucket: usize,
@@ -304,74 +294,18 @@ pub(super) fn group_superkmers<W: CountWord>(
 ) -> Result<Grouped, AssemblyError> {
     let (min, max) = (plan.min_count as u64, plan.max_count as u64);
     bucketed.spill.read(bucket, bytes)?;
-    let bytes: &[u8] = bytes;
-    let base = bytes.as_ptr() as usize;
+    let c = w.color.as_mut().expect("a colored worker");
+    c.superkmers.group(bytes);
     let mut g = Grouped {
-        leaders: Vec::new(),
+        leaders: std::mem::take(&mut c.superkmers.leaders),
         groups: Groups::default(),
     };
-    // every record's group and color; per group its hash (the table's slots hold group
-    // numbers, u32::MAX when empty)
-    let mut members: Vec<(u32, u32)> = Vec::new();
-    let mut hashes: Vec<u64> = Vec::new();
-    let mut slots: Vec<u32> = vec![u32::MAX; 1 << 10];
-    let leader_bases = |g: &Grouped, i: usize| {
-        let (at, len) = g.leaders[i];
-        &bytes[at..at + crate::bases::packed_len(len)]
-    };
-    for (packed, len, tag) in tagged_superkmer_records(bytes, 4) {
-        if 2 * g.leaders.len() >= slots.len() {
-            slots = vec![u32::MAX; 2 * slots.len()];
-            let mask = slots.len() - 1;
-            for (i, &h) in hashes.iter().enumerate() {
-                let mut s = h as usize & mask;
-                while slots[s] != u32::MAX {
-                    s = (s + 1) & mask;
-                }
-                slots[s] = i as u32;
-            }
-        }
-        let h = superkmer_hash(packed, len);
-        let mask = slots.len() - 1;
-        let mut s = h as usize & mask;
-        let group = loop {
-            let i = slots[s];
-            if i == u32::MAX {
-                slots[s] = g.leaders.len() as u32;
-                hashes.push(h);
-                g.leaders.push((packed.as_ptr() as usize - base, len));
-                break slots[s];
-            }
-            if hashes[i as usize] == h
-                && g.leaders[i as usize].1 == len
-                && leader_bases(&g, i as usize) == packed
-            {
-                break i;
-            }
-            s = (s + 1) & mask;
-        };
-        members.push((group, u32::from_le_bytes(tag.try_into().expect("a color"))));
-    }
-    // the members' colors by group (a counting sort)
-    let groups = g.leaders.len();
-    let mut starts = vec![0u32; groups + 1];
-    for &(group, _) in &members {
-        starts[group as usize + 1] += 1;
-    }
-    for i in 1..=groups {
-        starts[i] += starts[i - 1];
-    }
-    let c = w.color.as_mut().expect("a colored worker");
-    c.colors.clear();
-    c.colors.resize(members.len(), 0);
-    let mut next = starts.clone();
-    for &(group, color) in &members {
-        c.colors[next[group as usize] as usize] = color;
-        next[group as usize] += 1;
-    }
+    // the colors by group, where `set_of` reads them
+    std::mem::swap(&mut c.colors, &mut c.superkmers.colors);
     g.groups.offsets.push(0);
-    for group in 0..groups {
-        let (i, j) = (starts[group] as usize, starts[group + 1] as usize);
+    for group in 0..g.leaders.len() {
+        let r = c.superkmers.range(group);
+        let (i, j) = (r.start, r.end);
         let hash = c.set_of(i..j, min, max);
         // the group's colors with multiplicities (set_of left the counts in `seen` for more
         // than one super-k-mer)

@@ -54,7 +54,7 @@ pub struct CountStats {
 
 /// The result of counting into buckets.
 pub(crate) struct Solid {
-    /// Per bucket, solid runs (`records.rs`): the solid k-mers whose minimizer is the
+    /// Per bucket, solid runs (`records`): the solid k-mers whose minimizer is the
     /// bucket's, sorted, their counts, and which of their ends ([`RIGHT_HERE`], [`LEFT_HERE`])
     /// compaction decides in this bucket; one run per counting pass.
     pub(crate) spill: Spill,
@@ -71,7 +71,7 @@ pub(crate) struct Solid {
 
 /// What colored counting adds: each solid k-mer's color set, the sets named by hash.
 pub(crate) struct KmerColors {
-    /// Per bucket, one k-mer colors record per solid run, in the same order (`records.rs`).
+    /// Per bucket, one k-mer colors record per solid run, in the same order (`records`).
     pub(crate) hashes: Spill,
     /// The color sets' definitions (each written at least once; any bucket).
     pub(crate) sets: Spill,

@@ -4,7 +4,8 @@
 //!
 //! | record | layout | written by | read by |
 //! |---|---|---|---|
-//! | super-k-mer | `[len: u8][len bases packed][tag]` (tag: none; a color `u32` when colored; `[unitig: u32][first k-mer: u32]` for coloring) | bucketing, coloring | counting, the check, coloring |
+//! | super-k-mer | `[len: u8][len bases packed][tag]` (tag: none; `[unitig: u32][first k-mer: u32]` for coloring) | bucketing, coloring | counting, the check, coloring |
+//! | colored super-k-mer | `[len: u8][len bases packed][n: varint][n color gaps: varint]`, the colors of its `n` occurrences ascending, each the gap from the one before (`colored.rs`) | bucketing (merged in its buffers) | counting |
 //! | solid run | `[n: u64][n words][n counts: u32][n flags: u8]` | counting | compaction, `KmerBuckets`, the check |
 //! | foreign end | `[word][side: u8]` | counting | compaction |
 //! | piece | `[n: u32][count sum: u64][circular: u8][n + k - 1 bases packed]` | compaction | glue |
@@ -24,6 +25,11 @@ use std::marker::PhantomData;
 
 use crate::bases::{pack_codes, pack_into, packed_len};
 use crate::kmer::{Word, base_letter, mix64};
+
+mod colored;
+pub(crate) use colored::{
+    COLORED_SUPERKMER_MAX_BYTES, CombineColored, SuperkmerGroups, put_colored_superkmer,
+};
 
 /// Little-endian `u32` at the start of `b`.
 #[inline]
