@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use assignment::generate::{int_matrix, uniform_matrix};
 use assignment::ndarray::Array2;
-use assignment::{Sense, hungarian, jonker_volgenant};
+use assignment::{Assignment, AssignmentError, Sense, hungarian, jonker_volgenant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -22,20 +22,28 @@ fn main() {
         "int1000" => int_matrix(n, n, 999, 42).mapv(|v| v as f64),
         _ => uniform_matrix(n, n, 42),
     };
+    timed("jv", kind, n, || {
+        jonker_volgenant(c.view(), Sense::Minimize)
+    });
+    if args.iter().any(|a| a == "--hungarian") {
+        timed("hungarian", kind, n, || {
+            hungarian(c.view(), Sense::Minimize)
+        });
+    }
+}
+
+/// Runs `solve` and prints its time and cost under `label`.
+fn timed(
+    label: &str,
+    kind: &str,
+    n: usize,
+    solve: impl FnOnce() -> Result<Assignment, AssignmentError>,
+) {
     let t = Instant::now();
-    let a = jonker_volgenant(c.view(), Sense::Minimize).expect("solvable");
+    let a = solve().expect("solvable");
     println!(
-        "jv        {kind} n = {n}: {:.3} s, cost {}",
+        "{label:<9} {kind} n = {n}: {:.3} s, cost {}",
         t.elapsed().as_secs_f64(),
         a.cost
     );
-    if args.iter().any(|a| a == "--hungarian") {
-        let t = Instant::now();
-        let h = hungarian(c.view(), Sense::Minimize).expect("solvable");
-        println!(
-            "hungarian {kind} n = {n}: {:.3} s, cost {}",
-            t.elapsed().as_secs_f64(),
-            h.cost
-        );
-    }
 }

@@ -9,6 +9,11 @@ use gpu_runtime::Exec;
 use ndarray::{Array2, ArrayView2, array};
 use proptest::prelude::*;
 
+/// Asserts `|got - want| <= tol`, saying `what: got vs want` otherwise.
+fn assert_near(got: f64, want: f64, tol: f64, what: impl std::fmt::Display) {
+    assert!((got - want).abs() <= tol, "{what}: {got} vs {want}");
+}
+
 /// Checks that `a` is a complete assignment of `c` (as f64 with +inf forbidden), that its
 /// cost is the sum of its entries, and, when duals are present, that they certify it.
 fn check_valid(c: ArrayView2<'_, f64>, a: &Assignment, sense: Sense) {
@@ -107,12 +112,8 @@ fn exact_solvers_match_brute_force_on_small_float_matrices() {
                         let a = solve(c.view(), s, sense, Exec::Cpu).unwrap();
                         check_valid(c.view(), &a, sense);
                         let tol = if s == Solver::Auction { 1e-7 } else { 1e-9 };
-                        assert!(
-                            (a.cost - b.cost).abs() <= tol,
-                            "{s:?} {sense:?} {r}x{k}: {} vs {}",
-                            a.cost,
-                            b.cost
-                        );
+                        let what = format_args!("{s:?} {sense:?} {r}x{k}");
+                        assert_near(a.cost, b.cost, tol, what);
                     }
                 }
             }
@@ -813,12 +814,7 @@ fn auction_handles_large_offsets_and_tiny_ranges() {
         let j = jonker_volgenant(c.view(), Sense::Minimize).unwrap();
         check_valid(c.view(), &a, Sense::Minimize);
         let tol = 1e-6 * width * 300.0 + 300.0 * 300.0 * f64::EPSILON * offset.abs();
-        assert!(
-            (a.cost - j.cost).abs() <= tol,
-            "offset {offset}: {} vs {}",
-            a.cost,
-            j.cost
-        );
+        assert_near(a.cost, j.cost, tol, format_args!("offset {offset}"));
     }
 }
 

@@ -43,6 +43,23 @@ impl Isa {
             Isa::Portable
         })
     }
+
+    /// Every instruction set this CPU can run (within the `WARPATH_LAP_ISA` cap for
+    /// AVX-512), for tests that compare them.
+    #[cfg(test)]
+    pub(crate) fn testable() -> Vec<Isa> {
+        let mut v = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if gpu_runtime::cpu::has_avx2() {
+                v.push(Isa::Avx2);
+            }
+            if Isa::detect() == Isa::Avx512 {
+                v.push(Isa::Avx512);
+            }
+        }
+        v
+    }
 }
 
 /// Defines `pub(crate) fn $name` dispatching on [`Isa`] to the generic body `$body`
@@ -409,20 +426,6 @@ unsafe fn two_minima_v<E: Lanes, V: Vector<E::W> + Loader<E>>(
 mod tests {
     use super::*;
 
-    fn isas() -> Vec<Isa> {
-        let mut v = vec![Isa::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if gpu_runtime::cpu::has_avx2() {
-                v.push(Isa::Avx2);
-            }
-            if Isa::detect() == Isa::Avx512 {
-                v.push(Isa::Avx512);
-            }
-        }
-        v
-    }
-
     fn lcg(state: &mut u64) -> u64 {
         *state = state
             .wrapping_mul(6364136223846793005)
@@ -492,7 +495,7 @@ mod tests {
                 let usub = (0..n)
                     .filter(|&j| j != j1)
                     .fold(E::W::INF, |m, j| m.least(h[j]));
-                for &isa in &isas() {
+                for &isa in &Isa::testable() {
                     let (mut s, mut p) = (sp0.clone(), vec![9u32; n]);
                     let got = relax::<E, true>(isa, &row, &ve, &mut s, &mut p, &fpen, base, 3);
                     assert_eq!(got, (lo, lf), "{isa:?} n = {n}");

@@ -261,16 +261,7 @@ fn maximised_i32_matrices_keep_their_extremes() {
 
 #[test]
 fn every_instruction_set_gives_the_same_solution() {
-    let mut isas = vec![Isa::Portable];
-    #[cfg(target_arch = "x86_64")]
-    {
-        if gpu_runtime::cpu::has_avx2() {
-            isas.push(Isa::Avx2);
-        }
-        if Isa::detect() == Isa::Avx512 {
-            isas.push(Isa::Avx512);
-        }
-    }
+    let isas = Isa::testable();
     for (n, k, max) in [(60, 60, 5u64), (61, 75, 1000), (90, 90, 1 << 30), (3, 3, 2)] {
         let m = ints(n, k, max, n as u64);
         let p = Problem::new(m.view(), Sense::Minimize).unwrap();

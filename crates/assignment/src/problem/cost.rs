@@ -114,6 +114,18 @@ pub trait Cost: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug {
     fn typed_slice(s: &[Self]) -> TypedSlice<'_>;
 }
 
+/// The `typed` and `typed_slice` methods of an impl of [`Cost`]: the variant `$v` of each.
+macro_rules! typed_as {
+    ($v:ident) => {
+        fn typed(view: ArrayView2<'_, Self>) -> Typed<'_> {
+            Typed::$v(view)
+        }
+        fn typed_slice(s: &[Self]) -> TypedSlice<'_> {
+            TypedSlice::$v(s)
+        }
+    };
+}
+
 /// Largest integer magnitude accepted (`2^53`, the last exactly representable in `f64`).
 pub(super) const EXACT_INT: f64 = 9_007_199_254_740_992.0;
 
@@ -125,12 +137,7 @@ impl Cost for f64 {
     fn as_f64_slice(s: &[f64]) -> Option<&[f64]> {
         Some(s)
     }
-    fn typed(view: ArrayView2<'_, f64>) -> Typed<'_> {
-        Typed::F64(view)
-    }
-    fn typed_slice(s: &[f64]) -> TypedSlice<'_> {
-        TypedSlice::F64(s)
-    }
+    typed_as!(F64);
     fn classify_cost(self, sense: Sense) -> CostClass {
         if self.is_finite() {
             CostClass::Finite(self)
@@ -159,24 +166,14 @@ impl Cost for f32 {
     fn raw_float(self) -> Option<f64> {
         Some(self as f64)
     }
-    fn typed(view: ArrayView2<'_, f32>) -> Typed<'_> {
-        Typed::F32(view)
-    }
-    fn typed_slice(s: &[f32]) -> TypedSlice<'_> {
-        TypedSlice::F32(s)
-    }
+    typed_as!(F32);
     fn classify_cost(self, sense: Sense) -> CostClass {
         Cost::classify_cost(self as f64, sense)
     }
 }
 
 impl Cost for i64 {
-    fn typed(view: ArrayView2<'_, i64>) -> Typed<'_> {
-        Typed::I64(view)
-    }
-    fn typed_slice(s: &[i64]) -> TypedSlice<'_> {
-        TypedSlice::I64(s)
-    }
+    typed_as!(I64);
     fn classify_cost(self, _sense: Sense) -> CostClass {
         let f = self as f64;
         if f.abs() > EXACT_INT {
@@ -188,24 +185,14 @@ impl Cost for i64 {
 }
 
 impl Cost for i32 {
-    fn typed(view: ArrayView2<'_, i32>) -> Typed<'_> {
-        Typed::I32(view)
-    }
-    fn typed_slice(s: &[i32]) -> TypedSlice<'_> {
-        TypedSlice::I32(s)
-    }
+    typed_as!(I32);
     fn classify_cost(self, _sense: Sense) -> CostClass {
         CostClass::Finite(self as f64)
     }
 }
 
 impl Cost for Option<i64> {
-    fn typed(view: ArrayView2<'_, Option<i64>>) -> Typed<'_> {
-        Typed::OptI64(view)
-    }
-    fn typed_slice(s: &[Option<i64>]) -> TypedSlice<'_> {
-        TypedSlice::OptI64(s)
-    }
+    typed_as!(OptI64);
     fn classify_cost(self, sense: Sense) -> CostClass {
         match self {
             Some(v) => v.classify_cost(sense),

@@ -110,12 +110,19 @@ fn fits_i64((min, max): (f64, f64), long: usize) -> bool {
 }
 
 /// An element type the Jonker–Volgenant solver reads as it is.
-pub(crate) trait Direct: Elem + Cost {
+pub(crate) trait Direct: Elem + Cost + Neg<Output = Self> {
     /// What maximising adds to every negated entry: 0, or -1 for `i32` (stored as `!c`).
     const MAX_OFFSET: i64;
     /// The internal entry: negated when maximising (`!c` for `i32`), the forbidding
     /// infinity as `+inf`. Called on validated entries only.
-    fn internal(self, sense: Sense) -> Self;
+    #[inline(always)]
+    fn internal(self, sense: Sense) -> Self {
+        if sense == Sense::Maximize {
+            -self
+        } else {
+            self
+        }
+    }
     /// One (vectorisable) pass over valid-or-not caller entries: whether any is refused in
     /// `sense`, and the smallest and largest allowed entry (caller's sign).
     fn scan(s: &[Self], sense: Sense) -> (bool, f64, f64);
@@ -123,14 +130,6 @@ pub(crate) trait Direct: Elem + Cost {
 
 impl Direct for f64 {
     const MAX_OFFSET: i64 = 0;
-    #[inline(always)]
-    fn internal(self, sense: Sense) -> f64 {
-        if sense == Sense::Maximize {
-            -self
-        } else {
-            self
-        }
-    }
     fn scan(s: &[f64], sense: Sense) -> (bool, f64, f64) {
         let (bad, st) = float_stats(s, sense);
         let (min, max) = if sense == Sense::Maximize {
@@ -144,14 +143,6 @@ impl Direct for f64 {
 
 impl Direct for f32 {
     const MAX_OFFSET: i64 = 0;
-    #[inline(always)]
-    fn internal(self, sense: Sense) -> f32 {
-        if sense == Sense::Maximize {
-            -self
-        } else {
-            self
-        }
-    }
     fn scan(s: &[f32], sense: Sense) -> (bool, f64, f64) {
         let forbidden = forbidden_infinity(sense) as f32;
         let (mut bad, mut min, mut max) = (false, f32::INFINITY, f32::NEG_INFINITY);
@@ -169,14 +160,6 @@ impl Direct for f32 {
 /// takes every `i64` ([`NativeProblem::new`] does not call it).
 impl Direct for i64 {
     const MAX_OFFSET: i64 = 0;
-    #[inline(always)]
-    fn internal(self, sense: Sense) -> i64 {
-        if sense == Sense::Maximize {
-            -self
-        } else {
-            self
-        }
-    }
     fn scan(s: &[i64], _sense: Sense) -> (bool, f64, f64) {
         let (min, max) = i64_extremes(s);
         let limit = EXACT_INT as i64;
@@ -338,23 +321,21 @@ trait IntegerCopy: Elem + Ord + Neg<Output = Self> {
     fn as_f64(self) -> f64;
 }
 
-impl IntegerCopy for i64 {
-    const FORBIDDEN: i64 = I64_FORBIDDEN;
-    const LOWEST: i64 = i64::MIN;
-    const HIGHEST: i64 = i64::MAX;
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
+/// `impl IntegerCopy` for each type with its forbidden value.
+macro_rules! integer_copy {
+    ($($t:ty: $forbidden:expr),*) => {$(
+        impl IntegerCopy for $t {
+            const FORBIDDEN: $t = $forbidden;
+            const LOWEST: $t = <$t>::MIN;
+            const HIGHEST: $t = <$t>::MAX;
+            fn as_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
 }
 
-impl IntegerCopy for i128 {
-    const FORBIDDEN: i128 = I128_FORBIDDEN;
-    const LOWEST: i128 = i128::MIN;
-    const HIGHEST: i128 = i128::MAX;
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
-}
+integer_copy!(i64: I64_FORBIDDEN, i128: I128_FORBIDDEN);
 
 /// The internal problem of an integer matrix in `W` (`value` gives an entry, `None` for a
 /// forbidden pair): always a copy, negated when maximising (exact in `i128`: `-i64::MIN` is

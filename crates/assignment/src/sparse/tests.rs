@@ -12,6 +12,17 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
+/// `dense` with its missing entries (infinities) as the infinity that forbids a pair in
+/// `sense`.
+fn forbidding(dense: &Array2<f64>, sense: Sense) -> Array2<f64> {
+    let forbid = if sense == Sense::Minimize {
+        f64::INFINITY
+    } else {
+        f64::NEG_INFINITY
+    };
+    dense.mapv(|v| if v.is_finite() { v } else { forbid })
+}
+
 /// A random `r x c` sparse matrix as CSR arrays (density in percent, integer costs in
 /// `[-max/3, max)`), and the same matrix dense with `+inf` where there is no entry.
 fn random_csr(
@@ -80,12 +91,7 @@ fn sparse_matches_dense_on_random_matrices() {
                 let (cp, ci, cv) = csc_of(&dense);
                 let mc = Csr::from_csc(r, c, &cp[..], &ci[..], &cv[..]).unwrap();
                 for sense in [Sense::Minimize, Sense::Maximize] {
-                    let forbid = if sense == Sense::Minimize {
-                        f64::INFINITY
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                    let d = dense.mapv(|v| if v.is_finite() { v } else { forbid });
+                    let d = forbidding(&dense, sense);
                     let want = jonker_volgenant(d.view(), sense);
                     for got in [
                         min_weight_full_matching(&m, sense),
@@ -299,12 +305,7 @@ fn dense_matrices_through_the_sparse_and_auto_solvers() {
                 d[[k, k]] = 7.0; // feasible
             }
             for sense in [Sense::Minimize, Sense::Maximize] {
-                let forbid = if sense == Sense::Minimize {
-                    f64::INFINITY
-                } else {
-                    f64::NEG_INFINITY
-                };
-                let m = d.mapv(|v| if v.is_finite() { v } else { forbid });
+                let m = forbidding(&d, sense);
                 let want = jonker_volgenant(m.view(), sense).unwrap();
                 for solver in [Solver::Sparse, Solver::Auto] {
                     let got = solve(m.view(), solver, sense, Exec::Cpu).unwrap();
@@ -458,13 +459,32 @@ fn gpu_sparse_auction_matches_the_exact_solver() {
     );
 }
 
+/// An `n x n` internal problem borrowing CSR arrays (not transposed, no offset).
+fn borrowed_square<'a, E: Clone>(
+    n: usize,
+    indptr: &'a [usize],
+    indices: &'a [usize],
+    data: &'a [E],
+    negated: bool,
+) -> super::SparseProblem<'a, E, usize> {
+    use std::borrow::Cow;
+    super::SparseProblem {
+        nr: n,
+        nc: n,
+        indptr: Cow::Borrowed(indptr),
+        indices: Cow::Borrowed(indices),
+        data: Cow::Borrowed(data),
+        transposed: false,
+        negated,
+        offset: 0,
+    }
+}
+
 /// The warm start (auction prices, then exact augmentations) gives the cold start's optimum,
 /// with certified duals, on every shape of problem it takes and on ties.
 #[test]
 fn warm_start_from_the_auction_is_exact() {
-    use super::SparseProblem;
     use super::lapjvsp::run_with;
-    use std::borrow::Cow;
     for (n, density, max) in [
         (1usize, 100u64, 5u64),
         (7, 40, 3),
@@ -482,26 +502,8 @@ fn warm_start_from_the_auction_is_exact() {
             };
             let ints: Vec<i64> = val.iter().map(|&v| if negated { -v } else { v }).collect();
             let floats: Vec<f64> = fval.iter().map(|&v| if negated { -v } else { v }).collect();
-            let pi = SparseProblem {
-                nr: n,
-                nc: n,
-                indptr: Cow::Borrowed(&p[..]),
-                indices: Cow::Borrowed(&idx[..]),
-                data: Cow::Borrowed(&ints[..]),
-                transposed: false,
-                negated,
-                offset: 0,
-            };
-            let pf = SparseProblem {
-                nr: n,
-                nc: n,
-                indptr: Cow::Borrowed(&p[..]),
-                indices: Cow::Borrowed(&idx[..]),
-                data: Cow::Borrowed(&floats[..]),
-                transposed: false,
-                negated,
-                offset: 0,
-            };
+            let pi = borrowed_square(n, &p, &idx, &ints, negated);
+            let pf = borrowed_square(n, &p, &idx, &floats, negated);
             let cold = run_with(&pi, true, &mut |_| {}, usize::MAX).unwrap();
             let warm = run_with(&pi, true, &mut |_| {}, 0).unwrap();
             assert_eq!(warm.cost, cold.cost, "n = {n}, {density}%, {sense:?}");
@@ -517,16 +519,7 @@ fn warm_start_from_the_auction_is_exact() {
     // infeasible: found by the matching check before the auction
     let (p, idx) = (vec![0usize, 2, 4, 4], vec![0usize, 1, 0, 1]);
     let val = [1i64, 2, 3, 4];
-    let pi = SparseProblem {
-        nr: 3,
-        nc: 3,
-        indptr: Cow::Borrowed(&p[..]),
-        indices: Cow::Borrowed(&idx[..]),
-        data: Cow::Borrowed(&val[..]),
-        transposed: false,
-        negated: false,
-        offset: 0,
-    };
+    let pi = borrowed_square(3, &p, &idx, &val, false);
     assert_eq!(
         run_with(&pi, true, &mut |_| {}, 0),
         Err(AssignmentError::Infeasible)
