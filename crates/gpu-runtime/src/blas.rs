@@ -68,57 +68,76 @@ pub trait GemmScalar: DeviceScalar + sealed::Sealed {
         ldb: i32,
         c: u64,
         ldc: i32,
-    ) -> sys::cublasStatus_t;
+    ) -> sys::cublasStatus_t {
+        let (one, zero) = (Self::ONE, Self::ZERO);
+        // SAFETY: the caller's contract; alpha and beta are host scalars (the handle's default
+        // pointer mode), beta = 0 so C is only written.
+        unsafe {
+            Self::GEMM(
+                handle,
+                sys::cublasOperation_t::CUBLAS_OP_T,
+                sys::cublasOperation_t::CUBLAS_OP_N,
+                m,
+                n,
+                k,
+                &one,
+                a as *const Self,
+                lda,
+                b as *const Self,
+                ldb,
+                &zero,
+                c as *mut Self,
+                ldc,
+            )
+        }
+    }
 }
+
+impl GemmScalar for f32 {}
+impl GemmScalar for f64 {}
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
+    use cudarc::cublas::sys;
 
-macro_rules! gemm_scalar {
-    ($t:ty, $gemm:ident) => {
-        impl GemmScalar for $t {
-            unsafe fn gemm_tn(
-                handle: sys::cublasHandle_t,
-                m: i32,
-                n: i32,
-                k: i32,
-                a: u64,
-                lda: i32,
-                b: u64,
-                ldb: i32,
-                c: u64,
-                ldc: i32,
-            ) -> sys::cublasStatus_t {
-                let (one, zero): ($t, $t) = (1.0, 0.0);
-                // SAFETY: the caller's contract; alpha and beta are host scalars (the handle's
-                // default pointer mode), beta = 0 so C is only written.
-                unsafe {
-                    sys::$gemm(
-                        handle,
-                        sys::cublasOperation_t::CUBLAS_OP_T,
-                        sys::cublasOperation_t::CUBLAS_OP_N,
-                        m,
-                        n,
-                        k,
-                        &one,
-                        a as *const $t,
-                        lda,
-                        b as *const $t,
-                        ldb,
-                        &zero,
-                        c as *mut $t,
-                        ldc,
-                    )
-                }
-            }
-        }
-    };
+    /// cuBLAS's `gemm` entry point for elements `T` (`cublasSgemm_v2`, `cublasDgemm_v2`).
+    pub(super) type Gemm<T> = unsafe fn(
+        sys::cublasHandle_t,
+        sys::cublasOperation_t,
+        sys::cublasOperation_t,
+        i32,
+        i32,
+        i32,
+        *const T,
+        *const T,
+        i32,
+        *const T,
+        i32,
+        *const T,
+        *mut T,
+        i32,
+    ) -> sys::cublasStatus_t;
+
+    /// Keeps [`super::GemmScalar`] to the types below, each with its cuBLAS `gemm` and the
+    /// scalars 1 and 0 it is called with.
+    pub trait Sealed: Sized {
+        /// The type's cuBLAS `gemm`.
+        const GEMM: Gemm<Self>;
+        /// 1, the `alpha` of every call.
+        const ONE: Self;
+        /// 0, the `beta` of every call.
+        const ZERO: Self;
+    }
+    impl Sealed for f32 {
+        const GEMM: Gemm<f32> = sys::cublasSgemm_v2;
+        const ONE: f32 = 1.0;
+        const ZERO: f32 = 0.0;
+    }
+    impl Sealed for f64 {
+        const GEMM: Gemm<f64> = sys::cublasDgemm_v2;
+        const ONE: f64 = 1.0;
+        const ZERO: f64 = 0.0;
+    }
 }
-gemm_scalar!(f32, cublasSgemm_v2);
-gemm_scalar!(f64, cublasDgemm_v2);
 
 /// cuBLAS of the process's device (there is one [`Gpu`] per process), or why not.
 static BLAS: OnceLock<Result<Blas, String>> = OnceLock::new();

@@ -215,6 +215,31 @@ mod cases {
         )
     }
 
+    /// Launches `sim_selftest_fill` over `n` u32 at `p` (2 blocks of 64), which must succeed,
+    /// then checks the fault it leaves behind (see [`assert_sticky`]) says `why`.
+    fn fill_then_fault(m: sys::CUmodule, p: sys::CUdeviceptr, n: u64, why: &str) {
+        assert_eq!(
+            fill(m, "sim_selftest_fill", p, n, 64),
+            CUresult::CUDA_SUCCESS
+        );
+        assert_sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, why);
+    }
+
+    /// Launches `f` with `args` once per `(grid, block, dynamic shared bytes, expected result)`.
+    fn check_launches(
+        f: sys::CUfunction,
+        args: &mut [*mut c_void],
+        cases: &[(u32, u32, u32, CUresult)],
+    ) {
+        for &(grid, block, smem, want) in cases {
+            assert_eq!(
+                launch(f, grid, block, smem, args),
+                want,
+                "grid {grid}, block {block}, {smem} bytes of dynamic shared memory"
+            );
+        }
+    }
+
     /// After a fault: the launch itself succeeded, every later call returns `code`, the
     /// diagnostic says `why`, and a reset of the primary context clears it.
     fn assert_sticky(code: CUresult, why: &str) {
@@ -562,18 +587,16 @@ mod cases {
         let f = function(m, "sim_selftest_fill");
         let (mut p, mut n) = (out, 4096u64);
         let mut args = [(&raw mut p).cast(), (&raw mut n).cast()];
-        assert_eq!(
-            launch(f, 1, 1025, 0, &mut args),
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        );
-        assert_eq!(
-            launch(f, 0, 64, 0, &mut args),
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        );
         // Dynamic shared memory: 48 KiB without the opt-in attribute, 227 KiB with it.
-        assert_eq!(
-            launch(f, 1, 64, 48 * 1024 + 1, &mut args),
-            CUresult::CUDA_ERROR_INVALID_VALUE
+        let invalid = CUresult::CUDA_ERROR_INVALID_VALUE;
+        check_launches(
+            f,
+            &mut args,
+            &[
+                (1, 1025, 0, invalid),
+                (0, 64, 0, invalid),
+                (1, 64, 48 * 1024 + 1, invalid),
+            ],
         );
         let max_dyn = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
         expect!(
@@ -594,13 +617,10 @@ mod cases {
         assert_eq!(download_u32(out, 4096), (0..4096).collect::<Vec<u32>>());
         // .maxntid (`__launch_bounds__`): more threads are refused.
         let bounded = function(m, "sim_selftest_bounded");
-        assert_eq!(
-            launch(bounded, 1, 129, 0, &mut args),
-            CUresult::CUDA_ERROR_INVALID_VALUE
-        );
-        assert_eq!(
-            launch(bounded, 1, 128, 0, &mut args),
-            CUresult::CUDA_SUCCESS
+        check_launches(
+            bounded,
+            &mut args,
+            &[(1, 129, 0, invalid), (1, 128, 0, CUresult::CUDA_SUCCESS)],
         );
         let mut max = 0;
         let max_threads = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
@@ -616,11 +636,14 @@ mod cases {
             CUDA_SUCCESS
         );
         assert_eq!(max, 512);
-        assert_eq!(
-            launch(heavy, 1, 513, 0, &mut args),
-            CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+        check_launches(
+            heavy,
+            &mut args,
+            &[
+                (1, 513, 0, CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES),
+                (1, 512, 0, CUresult::CUDA_SUCCESS),
+            ],
         );
-        assert_eq!(launch(heavy, 1, 512, 0, &mut args), CUresult::CUDA_SUCCESS);
         // A kernel's exact time is not simulated, but its results are.
         expect!(sys::cuCtxSynchronize(), CUDA_SUCCESS);
         assert_eq!(download_u32(out, 4096), (0..4096).collect::<Vec<u32>>());
@@ -632,12 +655,10 @@ mod cases {
         // 100 u32: the 101st lands in the padding up to 256-byte alignment, which is checked
         // after every launch.
         let out = alloc(400);
-        assert_eq!(
-            fill(m, "sim_selftest_fill", out, 101, 64),
-            CUresult::CUDA_SUCCESS
-        );
-        assert_sticky(
-            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        fill_then_fault(
+            m,
+            out,
+            101,
             "0 bytes past the end of the 400-byte allocation",
         );
     }
@@ -678,11 +699,7 @@ mod cases {
         let m = module(SELFTEST_PTX);
         let out = alloc(4096);
         expect!(sys::cuMemFree_v2(out), CUDA_SUCCESS);
-        assert_eq!(
-            fill(m, "sim_selftest_fill", out, 16, 64),
-            CUresult::CUDA_SUCCESS
-        );
-        assert_sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "use after free");
+        fill_then_fault(m, out, 16, "use after free");
     }
 
     pub(super) fn sim_fault_argument_in_host_memory() {
@@ -690,11 +707,7 @@ mod cases {
         let m = module(SELFTEST_PTX);
         let mut host = vec![0u32; 16];
         let p = host.as_mut_ptr() as sys::CUdeviceptr;
-        assert_eq!(
-            fill(m, "sim_selftest_fill", p, 16, 64),
-            CUresult::CUDA_SUCCESS
-        );
-        assert_sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "not device memory");
+        fill_then_fault(m, p, 16, "not device memory");
         assert_eq!(host, vec![0; 16], "the kernel never ran");
     }
 
@@ -703,32 +716,24 @@ mod cases {
         let m = module(SELFTEST_PTX);
         let out = alloc(4);
         let f = function(m, "sim_selftest_shared");
-        // 64 u32 fit in 256 bytes of dynamic shared memory.
-        let (mut p, mut n) = (out, 64u32);
-        assert_eq!(
-            launch(
+        // One block of 32 writing `n` u32 into 256 bytes of dynamic shared memory.
+        let shared = |n: u32| {
+            let (mut p, mut n) = (out, n);
+            let r = launch(
                 f,
                 1,
                 32,
                 256,
-                &mut [(&raw mut p).cast(), (&raw mut n).cast()]
-            ),
-            CUresult::CUDA_SUCCESS
-        );
+                &mut [(&raw mut p).cast(), (&raw mut n).cast()],
+            );
+            assert_eq!(r, CUresult::CUDA_SUCCESS);
+        };
+        // 64 u32 fit in 256 bytes of dynamic shared memory.
+        shared(64);
         expect!(sys::cuCtxSynchronize(), CUDA_SUCCESS);
         assert_eq!(download_u32(out, 1), [63]);
         // 65 do not: the 65th write hits the guard page after the launch's shared memory.
-        n = 65;
-        assert_eq!(
-            launch(
-                f,
-                1,
-                32,
-                256,
-                &mut [(&raw mut p).cast(), (&raw mut n).cast()]
-            ),
-            CUresult::CUDA_SUCCESS
-        );
+        shared(65);
         assert_sticky(
             CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             "past the end of the launch's 256 bytes of dynamic shared memory",
