@@ -3,7 +3,7 @@
 //! except the functions that return a host value or a data-dependent length (they say so).
 //! A leaf: it imports only the element traits of `key.rs`.
 
-use gpu_runtime::{DeviceBuffer, Gpu, GpuError, LaunchConfig};
+use gpu_runtime::{DeviceBuffer, DeviceView, Gpu, GpuError, LaunchConfig};
 
 use crate::key::{Element, Equality, SortKey, Summable};
 
@@ -110,22 +110,23 @@ impl<A: Element> ScanState<A> {
     }
 }
 
-/// Checks the size of a scan and allocates its output (every tile writes its valid range) and
-/// look-back state. `None` for an empty input.
-#[allow(clippy::type_complexity)]
-fn scan_setup<A: Element>(
+/// Runs a decoupled look-back scan over `n` elements: checks its size, allocates its output
+/// (every tile writes its valid range) and zeroed look-back state, and hands them to `kernel`
+/// with the launch configuration (no launch for an empty input). Does not synchronise.
+fn run_scan<A: Element>(
     gpu: &Gpu,
     n: u64,
-) -> Result<(LaunchConfig, DeviceBuffer<A>, Option<ScanState<A>>), GpuError> {
+    kernel: impl FnOnce(LaunchConfig, &mut DeviceBuffer<A>, &mut ScanState<A>) -> Result<(), GpuError>,
+) -> Result<DeviceBuffer<A>, GpuError> {
     let tiles = n.div_ceil(SCAN_TILE);
     let cfg = tiles_config(tiles)?;
     let t = tiles.max(1) as usize;
     gpu.ensure_fits(n * size_of::<A>() as u64 + t as u64 * (4 + 2 * size_of::<A>() as u64) + 8)?;
-    let out = uninit::<A>(gpu, n as usize)?;
-    if n == 0 {
-        return Ok((cfg, out, None));
+    let mut out = uninit::<A>(gpu, n as usize)?;
+    if n > 0 {
+        kernel(cfg, &mut out, &mut ScanState::new(gpu, t)?)?;
     }
-    Ok((cfg, out, Some(ScanState::new(gpu, t)?)))
+    Ok(out)
 }
 
 /// Inclusive or exclusive prefix sums (decoupled look-back). Does not synchronise.
@@ -135,55 +136,84 @@ pub(crate) fn scan<T: Summable>(
     inclusive: bool,
 ) -> Result<DeviceBuffer<T::Sum>, GpuError> {
     let n = input.len() as u64;
-    let (cfg, mut out, state) = scan_setup::<T::Sum>(gpu, n)?;
-    let Some(mut st) = state else {
-        return Ok(out);
-    };
     let inc = inclusive as u32;
-    // SAFETY: scan_*(in, out, n, inclusive, flags, agg, incl, counter): exactly `tiles` blocks,
-    // each takes one tile index from the zeroed counter, reads in[tile range], writes
-    // out[tile range] and flags/agg/incl[tile]; the status arrays hold `tiles` entries and are
-    // zeroed ("not published").
-    unsafe {
-        kernels::primitives_scan(
-            gpu,
-            cfg,
-            input,
-            &mut out,
-            n,
-            inc,
-            &mut st.flags,
-            &mut st.agg,
-            &mut st.incl,
-            &mut st.counter,
-        )?;
-    }
-    Ok(out)
+    run_scan(gpu, n, |cfg, out, st| {
+        // SAFETY: scan_*(in, out, n, inclusive, flags, agg, incl, counter): exactly `tiles`
+        // blocks, each takes one tile index from the zeroed counter, reads in[tile range],
+        // writes out[tile range] and flags/agg/incl[tile]; the status arrays hold `tiles`
+        // entries and are zeroed ("not published").
+        unsafe {
+            kernels::primitives_scan(
+                gpu,
+                cfg,
+                input,
+                out,
+                n,
+                inc,
+                &mut st.flags,
+                &mut st.agg,
+                &mut st.incl,
+                &mut st.counter,
+            )
+        }
+    })
 }
 
 /// Exclusive scan of byte flags (non-zero = 1) into u64 positions. Does not synchronise.
 fn scan_flags(gpu: &Gpu, flags: &DeviceBuffer<bool>) -> Result<DeviceBuffer<u64>, GpuError> {
     let n = flags.len() as u64;
-    let (cfg, mut out, state) = scan_setup::<u64>(gpu, n)?;
-    let Some(mut st) = state else {
-        return Ok(out);
-    };
-    // SAFETY: as in `scan`; the flags are bytes (bool has the size of u8).
-    unsafe {
-        kernels::primitives_scan_flags_u8(
-            gpu,
-            cfg,
-            &flags.view_as::<u8>(),
-            &mut out,
-            n,
-            0,
-            &mut st.flags,
-            &mut st.agg,
-            &mut st.incl,
-            &mut st.counter,
-        )?;
+    run_scan(gpu, n, |cfg, out, st| {
+        // SAFETY: as in `scan`; the flags are bytes (bool has the size of u8).
+        unsafe {
+            kernels::primitives_scan_flags_u8(
+                gpu,
+                cfg,
+                &flags.view_as::<u8>(),
+                out,
+                n,
+                0,
+                &mut st.flags,
+                &mut st.agg,
+                &mut st.incl,
+                &mut st.counter,
+            )
+        }
+    })
+}
+
+/// Runs a flag-driven scatter of `values` (`select` or `split`): scans `flags` into positions,
+/// allocates the output (`zeroed`, or left to the kernel to fill) and a zeroed count, launches
+/// `kernel` (config, flags as bytes, positions, n, output, count) and reads the count back
+/// (the one synchronisation); returns the output (capacity n) and the count.
+fn scatter_by_flags<T: Element>(
+    gpu: &Gpu,
+    values: &DeviceBuffer<T>,
+    flags: &DeviceBuffer<bool>,
+    zeroed: bool,
+    kernel: impl FnOnce(
+        LaunchConfig,
+        &DeviceView<'_, u8>,
+        &DeviceBuffer<u64>,
+        u64,
+        &mut DeviceBuffer<T>,
+        &mut DeviceBuffer<u64>,
+    ) -> Result<(), GpuError>,
+) -> Result<(DeviceBuffer<T>, usize), GpuError> {
+    let n = values.len() as u64;
+    if n == 0 {
+        return Ok((gpu.alloc_zeros::<T>(1)?, 0));
     }
-    Ok(out)
+    let pos = scan_flags(gpu, flags)?;
+    let mut out = if zeroed {
+        gpu.alloc_zeros::<T>(n as usize)?
+    } else {
+        uninit::<T>(gpu, n as usize)?
+    };
+    let mut count = gpu.alloc_zeros::<u64>(1)?;
+    let cfg = gpu.grid_stride(n, BLOCK);
+    kernel(cfg, &flags.view_as::<u8>(), &pos, n, &mut out, &mut count)?;
+    let c = gpu.download(&count)?[0] as usize;
+    Ok((out, c))
 }
 
 /// Keeps `values[i]` where `flags[i]`; returns the output buffer (capacity n) and the count.
@@ -193,20 +223,11 @@ pub(crate) fn select<T: Element>(
     values: &DeviceBuffer<T>,
     flags: &DeviceBuffer<bool>,
 ) -> Result<(DeviceBuffer<T>, usize), GpuError> {
-    let n = values.len() as u64;
-    if n == 0 {
-        return Ok((gpu.alloc_zeros::<T>(1)?, 0));
-    }
-    let pos = scan_flags(gpu, flags)?;
-    let mut out = gpu.alloc_zeros::<T>(n as usize)?;
-    let mut count = gpu.alloc_zeros::<u64>(1)?;
-    let cfg = gpu.grid_stride(n, BLOCK);
-    let f = flags.view_as::<u8>();
-    // SAFETY: select_*(in, flags, pos, n, out, count): reads in/flags/pos[0..n) (n >= 1),
-    // writes out[pos[i]] < n and count[0].
-    unsafe { kernels::primitives_select(gpu, cfg, values, &f, &pos, n, &mut out, &mut count)? };
-    let m = gpu.download(&count)?[0] as usize;
-    Ok((out, m))
+    scatter_by_flags(gpu, values, flags, true, |cfg, f, pos, n, out, count| {
+        // SAFETY: select_*(in, flags, pos, n, out, count): reads in/flags/pos[0..n) (n >= 1),
+        // writes out[pos[i]] < n and count[0].
+        unsafe { kernels::primitives_select(gpu, cfg, values, f, pos, n, out, count) }
+    })
 }
 
 /// Stable split by flags (false first); returns the output and the boundary. Synchronises once
@@ -216,21 +237,18 @@ pub(crate) fn split<T: Element>(
     values: &DeviceBuffer<T>,
     flags: &DeviceBuffer<bool>,
 ) -> Result<(DeviceBuffer<T>, usize), GpuError> {
-    let n = values.len() as u64;
-    if n == 0 {
-        return Ok((gpu.alloc_zeros::<T>(1)?, 0));
-    }
-    let pos = scan_flags(gpu, flags)?;
-    // every slot of out is written: the split is a permutation of [0, n)
-    let mut out = uninit::<T>(gpu, n as usize)?;
-    let mut boundary = gpu.alloc_zeros::<u64>(1)?;
-    let cfg = gpu.grid_stride(n, BLOCK);
-    let f = flags.view_as::<u8>();
-    // SAFETY: split_*(in, flags, pos, n, out, boundary): reads [0..n) (n >= 1); destinations
-    // form a permutation of [0, n); writes boundary[0].
-    unsafe { kernels::primitives_split(gpu, cfg, values, &f, &pos, n, &mut out, &mut boundary)? };
-    let b = gpu.download(&boundary)?[0] as usize;
-    Ok((out, b))
+    // Every slot of the output is written: the split is a permutation of [0, n).
+    scatter_by_flags(
+        gpu,
+        values,
+        flags,
+        false,
+        |cfg, f, pos, n, out, boundary| {
+            // SAFETY: split_*(in, flags, pos, n, out, boundary): reads [0..n) (n >= 1);
+            // destinations form a permutation of [0, n); writes boundary[0].
+            unsafe { kernels::primitives_split(gpu, cfg, values, f, pos, n, out, boundary) }
+        },
+    )
 }
 
 /// Flags from bit `bit` of each key's raw bits. Does not synchronise.

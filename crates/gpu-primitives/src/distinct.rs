@@ -158,14 +158,7 @@ pub fn distinct_with<K: SortKey>(
     options: DistinctOptions,
     exec: Exec,
 ) -> Result<Distinct<K>, PrimitiveError> {
-    let n = keys.len();
-    if options.inverse && n > u32::MAX as usize {
-        return Err(PrimitiveError::TooManyForU32Index { n });
-    }
-    match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
-        Target::Cpu => Ok(distinct_cpu(keys, options, false)?),
-        Target::Cuda(gpu) => distinct_gpu(gpu, keys, options, false),
-    }
+    distinct_on(keys, options, exec, false)
 }
 
 /// Distinct keys of input that is already sorted ascending in the total order of [`SortKey`]
@@ -197,13 +190,24 @@ pub fn distinct_sorted<K: SortKey>(
     options: DistinctOptions,
     exec: Exec,
 ) -> Result<Distinct<K>, PrimitiveError> {
-    let n = sorted.len();
+    distinct_on(sorted, options, exec, true)
+}
+
+/// [`distinct_with`] (`sorted` false) and [`distinct_sorted`] (`sorted` true: the keys are
+/// checked, not sorted): the size check, then the CPU or GPU path `exec` picks.
+fn distinct_on<K: SortKey>(
+    keys: &[K],
+    options: DistinctOptions,
+    exec: Exec,
+    sorted: bool,
+) -> Result<Distinct<K>, PrimitiveError> {
+    let n = keys.len();
     if options.inverse && n > u32::MAX as usize {
         return Err(PrimitiveError::TooManyForU32Index { n });
     }
     match exec.resolve(n as u64, GPU_THRESHOLD_SORT)? {
-        Target::Cpu => distinct_cpu(sorted, options, true),
-        Target::Cuda(gpu) => distinct_gpu(gpu, sorted, options, true),
+        Target::Cpu => distinct_cpu(keys, options, sorted),
+        Target::Cuda(gpu) => distinct_gpu(gpu, keys, options, sorted),
     }
 }
 

@@ -104,31 +104,26 @@ pub(crate) fn sort_bits<B: RadixBits, V: Copy + Send + Sync>(keys: &mut [B], val
             // input); `off` are this chunk's slot ranges per digit, which partition [0, n)
             // across chunks and digits, so writes are in bounds and disjoint.
             unsafe {
+                // `scatter_chunk` with its const `COUNT_NEXT` and the next pass `pn`.
+                macro_rules! scatter_with {
+                    ($count_next:literal, $pn:expr) => {
+                        scatter_chunk::<B, V, $count_next>(
+                            ks.get(),
+                            vs.get(),
+                            kd.get(),
+                            vd.get(),
+                            lo..hi,
+                            p,
+                            off,
+                            $pn,
+                            chunk_len,
+                            chunks,
+                        )
+                    };
+                }
                 match next {
-                    Some(pn) => scatter_chunk::<B, V, true>(
-                        ks.get(),
-                        vs.get(),
-                        kd.get(),
-                        vd.get(),
-                        lo..hi,
-                        p,
-                        off,
-                        pn,
-                        chunk_len,
-                        chunks,
-                    ),
-                    None => scatter_chunk::<B, V, false>(
-                        ks.get(),
-                        vs.get(),
-                        kd.get(),
-                        vd.get(),
-                        lo..hi,
-                        p,
-                        off,
-                        0,
-                        chunk_len,
-                        chunks,
-                    ),
+                    Some(pn) => scatter_with!(true, pn),
+                    None => scatter_with!(false, 0),
                 }
             }
         };
