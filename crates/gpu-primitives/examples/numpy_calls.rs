@@ -49,6 +49,14 @@ fn run<K: SortKey>(keys: &[K], repeats: usize, ops: &[&str]) {
     }
 }
 
+/// `n` keys uniform over the whole of `T`.
+fn uniform<T>(n: usize, rng: &mut impl Rng) -> Vec<T>
+where
+    rand::distr::StandardUniform: rand::distr::Distribution<T>,
+{
+    (0..n).map(|_| rng.random()).collect()
+}
+
 fn floats(n: usize, rng: &mut impl Rng) -> Vec<f64> {
     let mut v: Vec<f64> = (0..n)
         .map(|_| {
@@ -85,26 +93,10 @@ fn main() {
     println!("{} rayon threads", rayon::current_num_threads());
     for t in types.split(',') {
         match t {
-            "u32" => run(
-                &(0..n).map(|_| rng.random::<u32>()).collect::<Vec<_>>(),
-                repeats,
-                &ops,
-            ),
-            "u64" => run(
-                &(0..n).map(|_| rng.random::<u64>()).collect::<Vec<_>>(),
-                repeats,
-                &ops,
-            ),
-            "i32" => run(
-                &(0..n).map(|_| rng.random::<i32>()).collect::<Vec<_>>(),
-                repeats,
-                &ops,
-            ),
-            "i64" => run(
-                &(0..n).map(|_| rng.random::<i64>()).collect::<Vec<_>>(),
-                repeats,
-                &ops,
-            ),
+            "u32" => run(&uniform::<u32>(n, &mut rng), repeats, &ops),
+            "u64" => run(&uniform::<u64>(n, &mut rng), repeats, &ops),
+            "i32" => run(&uniform::<i32>(n, &mut rng), repeats, &ops),
+            "i64" => run(&uniform::<i64>(n, &mut rng), repeats, &ops),
             "f32" => run(
                 &floats(n, &mut rng)
                     .into_iter()

@@ -10,6 +10,8 @@ use gpu_primitives::__paths::{radix_sort_bits, simd_sort_bits, simd_sort_chunks}
 use gpu_primitives::RadixBits;
 use rand::{Rng, SeedableRng};
 
+mod support;
+
 fn best<B: Copy>(repeats: usize, data: &[B], mut f: impl FnMut(&mut [B])) -> (f64, f64) {
     let mut times = Vec::new();
     let mut v = data.to_vec();
@@ -73,13 +75,7 @@ fn run<B: RadixBits>(data: &[B], repeats: usize) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n: usize = args
-        .get(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
-    let repeats: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let kind = args.get(3).map_or("u32", String::as_str);
+    let (n, repeats, kind) = support::args(1_000_000, 5);
     let mut rng = rand::rngs::StdRng::seed_from_u64(42);
     println!(
         "{kind} n = {n}, {} rayon threads",

@@ -13,6 +13,8 @@ use gpu_primitives::{DistinctOptions, Exec, SortKey, argsort, distinct_with, rad
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
+mod support;
+
 /// CPU seconds used by the whole process so far (all threads): on a loaded machine this is
 /// steadier than wall time for comparing the work algorithms do.
 fn cpu_seconds() -> f64 {
@@ -151,15 +153,9 @@ fn floats(n: usize, rng: &mut impl Rng) -> Vec<f64> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let n: usize = args
-        .get(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000_000);
-    let repeats: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
-    let kind = args.get(3).map_or("u32", String::as_str);
+    let (n, repeats, kind) = support::args(10_000_000, 3);
     let mut rng = rand::rngs::StdRng::seed_from_u64(42);
-    match kind {
+    match kind.as_str() {
         "f64" => time_float(&floats(n, &mut rng), repeats),
         "f32" => {
             let v: Vec<f32> = floats(n, &mut rng).into_iter().map(|x| x as f32).collect();

@@ -2,20 +2,12 @@
 
 mod common;
 
-use common::{BIG, SHAPES, all_sizes, sizes};
+use common::{BIG, SHAPES, all_sizes, ordered, sizes};
 use gpu_primitives::*;
 use proptest::prelude::*;
 
-fn ordered<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
-    v.iter().map(|k| k.to_ordered()).collect()
-}
-
 fn check_sorts<K: SortKey>(keys: &[K], what: &str) {
-    let mut expect = keys.to_vec();
-    sort_reference(&mut expect);
-    let mut got = keys.to_vec();
-    assert_eq!(radix_sort(&mut got, Exec::Cpu).unwrap(), Backend::Cpu);
-    assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
+    let expect = common::check_radix_sort(keys, Exec::Cpu, Backend::Cpu, what);
 
     // the sorted copy into a fresh buffer (bits compared: -0.0/+0.0 and NaN payloads)
     let mut dst = vec![std::mem::MaybeUninit::<K>::uninit(); keys.len()];
@@ -151,12 +143,8 @@ fn argsort_into_sorts_keys_equal_in_their_top_bits() {
 fn check_distinct<K: SortKey>(keys: &[K], what: &str) {
     for &equality in common::equalities::<K>(keys.len()) {
         let what = format!("{what} {equality:?}");
-        let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
-        let all = common::all_outputs(equality);
-        let d = distinct_with(keys, all, Exec::Cpu).unwrap();
-        assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
-        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
-        assert_eq!(d.inverse.as_ref(), Some(&inverse), "{what} inverse");
+        let (values, counts, all) =
+            common::check_distinct_all(keys, equality, Exec::Cpu, Backend::Cpu, &what);
         let only_values = DistinctOptions {
             equality,
             ..Default::default()
@@ -199,13 +187,7 @@ macro_rules! key_tests {
                     let what = format!("{} {shape} n={n}", stringify!($t));
                     check_sorts(&keys, &what);
                     check_distinct(&keys, &what);
-                    let mm = reduce_min_max(&keys, Exec::Cpu).unwrap();
-                    let r = reduce_min_max_reference(&keys);
-                    assert_eq!(
-                        mm.map(|(a, b)| (a.to_ordered(), b.to_ordered())),
-                        r.map(|(a, b)| (a.to_ordered(), b.to_ordered())),
-                        "{what} min/max"
-                    );
+                    common::check_min_max(&keys, Exec::Cpu, &what);
                 }
             }
         }
@@ -454,68 +436,22 @@ fn distinct_follows_numpy_unique() {
     );
 }
 
-fn check_sum_scan_int<T: Summable>(v: &[T], what: &str)
-where
-    T::Sum: PartialEq + std::fmt::Debug,
-{
-    assert_eq!(
-        reduce_sum(v, Exec::Cpu).unwrap(),
-        reduce_sum_reference(v),
-        "{what} sum"
-    );
-    assert_eq!(
-        inclusive_scan(v, Exec::Cpu).unwrap(),
-        inclusive_scan_reference(v),
-        "{what} inclusive"
-    );
-    assert_eq!(
-        exclusive_scan(v, Exec::Cpu).unwrap(),
-        exclusive_scan_reference(v),
-        "{what} exclusive"
-    );
-}
-
-fn close(a: f64, b: f64, scale: f64) -> bool {
-    (a - b).abs() <= 1e-9 * scale.max(1.0)
-}
-
-fn check_sum_scan_float<T: Summable<Sum = f64>>(v: &[T], what: &str) {
-    let scale: f64 = v.iter().map(|x| x.widen().abs()).sum();
-    let s = reduce_sum(v, Exec::Cpu).unwrap();
-    assert!(close(s, reduce_sum_reference(v), scale), "{what} sum");
-    for (inc, r) in [
-        (true, inclusive_scan_reference(v)),
-        (false, exclusive_scan_reference(v)),
-    ] {
-        let got = if inc {
-            inclusive_scan(v, Exec::Cpu).unwrap()
-        } else {
-            exclusive_scan(v, Exec::Cpu).unwrap()
-        };
-        assert_eq!(got.len(), r.len());
-        assert!(
-            got.iter().zip(&r).all(|(a, b)| close(*a, *b, scale)),
-            "{what} scan inclusive={inc}"
-        );
-    }
-}
-
 #[test]
 fn reduce_and_scan_match_reference() {
     for n in all_sizes() {
         for shape in ["random", "extremes", "small", "equal"] {
             let what = format!("{shape} n={n}");
-            check_sum_scan_int(&common::u32s(shape, n, 3), &what);
-            check_sum_scan_int(&common::i32s(shape, n, 3), &what);
-            check_sum_scan_int(&common::u64s(shape, n, 3), &what); // wraps
-            check_sum_scan_int(&common::i64s(shape, n, 3), &what);
+            common::check_sum_scan_int(&common::u32s(shape, n, 3), Exec::Cpu, &what);
+            common::check_sum_scan_int(&common::i32s(shape, n, 3), Exec::Cpu, &what);
+            common::check_sum_scan_int(&common::u64s(shape, n, 3), Exec::Cpu, &what); // wraps
+            common::check_sum_scan_int(&common::i64s(shape, n, 3), Exec::Cpu, &what);
             let f: Vec<f32> = common::f32s(shape, n, 3)
                 .into_iter()
                 .filter(|x| x.is_finite())
                 .collect();
-            check_sum_scan_float(&f, &what);
+            common::check_sum_scan_float(&f, Exec::Cpu, common::abs_sum(&f), &what);
             let d: Vec<f64> = f.iter().map(|&x| x as f64).collect();
-            check_sum_scan_float(&d, &what);
+            common::check_sum_scan_float(&d, Exec::Cpu, common::abs_sum(&d), &what);
         }
     }
     // u32 sums widen instead of overflowing
@@ -553,16 +489,7 @@ fn select_and_split_match_reference() {
                 })
                 .collect();
             let what = format!("{shape} n={n}");
-            assert_eq!(
-                select_by_flags(&v, &flags, Exec::Cpu).unwrap(),
-                select_by_flags_reference(&v, &flags),
-                "{what} select"
-            );
-            assert_eq!(
-                split_by_flags(&v, &flags, Exec::Cpu).unwrap(),
-                split_by_flags_reference(&v, &flags),
-                "{what} split"
-            );
+            common::check_select_split(&v, &flags, Exec::Cpu, &what);
             let keep = |x: &u64| x.is_multiple_of(3);
             let f2: Vec<bool> = v.iter().map(keep).collect();
             assert_eq!(compact(&v, keep), select_by_flags_reference(&v, &f2));
@@ -631,22 +558,8 @@ fn bad_input_is_a_typed_error() {
     ));
     let mut keys: Vec<u32> = (0..200_000).collect();
     keys[150_000] = 5_000_000;
-    assert_eq!(
-        histogram(&keys, 200_000, Exec::Cpu),
-        Err(PrimitiveError::KeyOutOfRange {
-            index: 150_000,
-            key: 5_000_000,
-            bins: 200_000
-        })
-    );
-    assert_eq!(
-        histogram(&[3], 3, Exec::Cpu),
-        Err(PrimitiveError::KeyOutOfRange {
-            index: 0,
-            key: 3,
-            bins: 3
-        })
-    );
+    common::check_key_out_of_range(&keys, 200_000, Exec::Cpu, 150_000);
+    common::check_key_out_of_range(&[3], 3, Exec::Cpu, 0);
     assert_eq!(histogram(&[1], 0, Exec::Cpu), Err(PrimitiveError::ZeroBins));
     assert_eq!(histogram(&[], 0, Exec::Cpu), Ok(vec![]));
     let mut big: Vec<i64> = (0..300_000).collect();

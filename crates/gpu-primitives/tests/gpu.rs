@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SHAPES, all_sizes};
+use common::{SHAPES, all_sizes, ordered};
 use gpu_primitives::*;
 use gpu_runtime::testing::{gpu_for_test, gpu_test_size};
 
@@ -11,8 +11,16 @@ use gpu_runtime::testing::{gpu_for_test, gpu_test_size};
 /// half of the free memory on a GPU, so it runs alone (write) while the others share (read).
 static MEMORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-fn shared_memory() -> std::sync::RwLockReadGuard<'static, ()> {
-    MEMORY.read().unwrap_or_else(|e| e.into_inner())
+/// The start of every GPU test but the out-of-memory one: a shared hold on [`MEMORY`] and the
+/// GPU, or `None` (the test skips, see `gpu_for_test`).
+fn gpu_test_start(
+    test: &str,
+) -> Option<(
+    std::sync::RwLockReadGuard<'static, ()>,
+    &'static gpu_runtime::Gpu,
+)> {
+    let memory = MEMORY.read().unwrap_or_else(|e| e.into_inner());
+    Some((memory, gpu_for_test(test)?))
 }
 
 /// Sizes for the GPU: the matrix plus multi-tile look-back chains (the Onesweep tile is 3072
@@ -44,8 +52,7 @@ fn gpu_shapes(n: usize) -> &'static [&'static str] {
 
 #[test]
 fn gpu_large_u32_sort_scan_distinct() {
-    let _memory = shared_memory();
-    let Some(_gpu) = gpu_for_test("gpu_large_u32_sort_scan_distinct") else {
+    let Some((_memory, _)) = gpu_test_start("gpu_large_u32_sort_scan_distinct") else {
         return;
     };
     // A 4097-tile look-back chain on a GPU; 17 tiles under the simulator.
@@ -68,16 +75,8 @@ fn gpu_large_u32_sort_scan_distinct() {
     }
 }
 
-fn ordered<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
-    v.iter().map(|k| k.to_ordered()).collect()
-}
-
 fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
-    let mut expect = keys.to_vec();
-    sort_reference(&mut expect);
-    let mut got = keys.to_vec();
-    assert_eq!(radix_sort(&mut got, Exec::Cuda).unwrap(), Backend::Cuda);
-    assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
+    let mut expect = common::check_radix_sort(keys, Exec::Cuda, Backend::Cuda, what);
 
     let mut got = keys.to_vec();
     radix_sort_desc(&mut got, Exec::Cuda).unwrap();
@@ -105,13 +104,8 @@ fn gpu_sorts<K: SortKey>(keys: &[K], what: &str) {
 fn gpu_distinct<K: SortKey>(keys: &[K], what: &str) {
     for &equality in common::equalities::<K>(keys.len()) {
         let what = format!("{what} {equality:?}");
-        let (values, counts, inverse) = common::distinct_reference_for(keys, equality);
-        let all = common::all_outputs(equality);
-        let d = distinct_with(keys, all, Exec::Cuda).unwrap();
-        assert_eq!(d.backend, Backend::Cuda);
-        assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
-        assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
-        assert_eq!(d.inverse, Some(inverse), "{what} inverse");
+        let (values, counts, all) =
+            common::check_distinct_all(keys, equality, Exec::Cuda, Backend::Cuda, &what);
         let mut sorted = keys.to_vec();
         sort_reference(&mut sorted);
         let d = distinct_sorted(&sorted, all, Exec::Cuda).unwrap();
@@ -134,8 +128,7 @@ macro_rules! gpu_key_test {
     ($name:ident, $t:ty, $gen:path) => {
         #[test]
         fn $name() {
-            let _memory = shared_memory();
-            let Some(_gpu) = gpu_for_test(stringify!($name)) else {
+            let Some((_memory, _)) = gpu_test_start(stringify!($name)) else {
                 return;
             };
             for n in gpu_sizes() {
@@ -144,14 +137,7 @@ macro_rules! gpu_key_test {
                     let what = format!("{} {shape} n={n}", stringify!($t));
                     gpu_sorts(&keys, &what);
                     gpu_distinct(&keys, &what);
-                    assert_eq!(
-                        reduce_min_max(&keys, Exec::Cuda)
-                            .unwrap()
-                            .map(|(a, b)| (a.to_ordered(), b.to_ordered())),
-                        reduce_min_max_reference(&keys)
-                            .map(|(a, b)| (a.to_ordered(), b.to_ordered())),
-                        "{what} min/max"
-                    );
+                    common::check_min_max(&keys, Exec::Cuda, &what);
                 }
             }
         }
@@ -167,109 +153,41 @@ gpu_key_test!(gpu_keys_f64, f64, common::f64s);
 
 #[test]
 fn gpu_scan_reduce_match_reference() {
-    let _memory = shared_memory();
-    let Some(_gpu) = gpu_for_test("gpu_scan_reduce_match_reference") else {
+    let Some((_memory, _)) = gpu_test_start("gpu_scan_reduce_match_reference") else {
         return;
     };
     for n in gpu_sizes() {
         for shape in ["random", "extremes", "equal"] {
             let what = format!("{shape} n={n}");
             let u = common::u32s(shape, n, 4);
-            assert_eq!(
-                inclusive_scan(&u, Exec::Cuda).unwrap(),
-                inclusive_scan_reference(&u),
-                "{what} u32 inclusive"
-            );
-            assert_eq!(
-                exclusive_scan(&u, Exec::Cuda).unwrap(),
-                exclusive_scan_reference(&u),
-                "{what} u32 exclusive"
-            );
-            assert_eq!(
-                reduce_sum(&u, Exec::Cuda).unwrap(),
-                reduce_sum_reference(&u)
-            );
-            let i = common::i32s(shape, n, 4);
-            assert_eq!(
-                inclusive_scan(&i, Exec::Cuda).unwrap(),
-                inclusive_scan_reference(&i),
-                "{what} i32"
-            );
-            assert_eq!(
-                reduce_sum(&i, Exec::Cuda).unwrap(),
-                reduce_sum_reference(&i)
+            common::check_sum_scan_int(&u, Exec::Cuda, &format!("{what} u32"));
+            common::check_sum_scan_int(
+                &common::i32s(shape, n, 4),
+                Exec::Cuda,
+                &format!("{what} i32"),
             );
             let w = common::i64s(shape, n, 4);
-            assert_eq!(
-                exclusive_scan(&w, Exec::Cuda).unwrap(),
-                exclusive_scan_reference(&w),
-                "{what} i64"
-            );
-            assert_eq!(
-                reduce_sum(&w, Exec::Cuda).unwrap(),
-                reduce_sum_reference(&w),
-                "{what} i64 sum"
-            );
+            common::check_sum_scan_int(&w, Exec::Cuda, &format!("{what} i64"));
             let v: Vec<u64> = w.iter().map(|&x| x as u64).collect();
-            assert_eq!(
-                inclusive_scan(&v, Exec::Cuda).unwrap(),
-                inclusive_scan_reference(&v),
-                "{what} u64"
-            );
-            assert_eq!(
-                reduce_sum(&v, Exec::Cuda).unwrap(),
-                reduce_sum_reference(&v),
-                "{what} u64 sum"
-            );
+            common::check_sum_scan_int(&v, Exec::Cuda, &format!("{what} u64"));
             let f: Vec<f32> = common::f32s("random", n, 4);
             let scale: f64 = f.iter().map(|x| x.abs() as f64).sum::<f64>().max(1.0);
-            let got = inclusive_scan(&f, Exec::Cuda).unwrap();
-            let r = inclusive_scan_reference(&f);
-            assert!(
-                got.iter()
-                    .zip(&r)
-                    .all(|(a, b)| (a - b).abs() <= 1e-9 * scale),
-                "{what} f32 scan"
-            );
-            let s = reduce_sum(&f, Exec::Cuda).unwrap();
-            assert!((s - reduce_sum_reference(&f)).abs() <= 1e-9 * scale);
+            common::check_sum_scan_float(&f, Exec::Cuda, scale, &format!("{what} f32"));
             let d: Vec<f64> = f.iter().map(|&x| x as f64 * 0.5).collect();
-            let got = exclusive_scan(&d, Exec::Cuda).unwrap();
-            let r = exclusive_scan_reference(&d);
-            assert!(
-                got.iter()
-                    .zip(&r)
-                    .all(|(a, b)| (a - b).abs() <= 1e-9 * scale),
-                "{what} f64 scan"
-            );
-            let s = reduce_sum(&d, Exec::Cuda).unwrap();
-            assert!(
-                (s - reduce_sum_reference(&d)).abs() <= 1e-9 * scale,
-                "{what} f64 sum"
-            );
+            common::check_sum_scan_float(&d, Exec::Cuda, scale, &format!("{what} f64"));
         }
     }
 }
 
 #[test]
 fn gpu_select_split_histogram_match_reference() {
-    let _memory = shared_memory();
-    let Some(_gpu) = gpu_for_test("gpu_select_split_histogram_match_reference") else {
+    let Some((_memory, _)) = gpu_test_start("gpu_select_split_histogram_match_reference") else {
         return;
     };
     for n in gpu_sizes() {
         let v = common::u64s("random", n, 8);
         let flags: Vec<bool> = v.iter().map(|x| x.is_multiple_of(3)).collect();
-        assert_eq!(
-            select_by_flags(&v, &flags, Exec::Cuda).unwrap(),
-            select_by_flags_reference(&v, &flags),
-            "select n={n}"
-        );
-        assert_eq!(
-            split_by_flags(&v, &flags, Exec::Cuda).unwrap(),
-            split_by_flags_reference(&v, &flags),
-            "split n={n}"
-        );
+        common::check_select_split(&v, &flags, Exec::Cuda, &format!("n={n}"));
         let u = common::u32s("random", n, 8);
         let fb: Vec<bool> = u.iter().map(|x| (x >> 5) & 1 == 1).collect();
         assert_eq!(
@@ -289,14 +207,7 @@ fn gpu_select_split_histogram_match_reference() {
     let mut keys: Vec<u32> = (0..100_000).map(|i| i % 10).collect();
     keys[77_777] = 10;
     keys[90_000] = 11;
-    assert_eq!(
-        histogram(&keys, 10, Exec::Cuda),
-        Err(PrimitiveError::KeyOutOfRange {
-            index: 77_777,
-            key: 10,
-            bins: 10
-        })
-    );
+    common::check_key_out_of_range(&keys, 10, Exec::Cuda, 77_777);
     assert!(matches!(
         distinct_sorted(&[3u32, 1], DistinctOptions::default(), Exec::Cuda),
         Err(PrimitiveError::NotSorted { .. })
@@ -305,8 +216,8 @@ fn gpu_select_split_histogram_match_reference() {
 
 #[test]
 fn gpu_device_api_chains_without_host_round_trips() {
-    let _memory = shared_memory();
-    let Some(gpu) = gpu_for_test("gpu_device_api_chains_without_host_round_trips") else {
+    let Some((_memory, gpu)) = gpu_test_start("gpu_device_api_chains_without_host_round_trips")
+    else {
         return;
     };
     let n = gpu_test_size((1 << 20) + 3, 10_003);

@@ -257,3 +257,159 @@ pub fn argsort_numpy<K: gpu_primitives::SortKey>(keys: &[K]) -> Vec<u32> {
     idx.sort_by(|&i, &j| cmp(keys[i as usize], keys[j as usize]));
     idx
 }
+
+/// The ordered bits of each key (compares floats bit by bit: `-0.0`/`+0.0` and NaN payloads).
+pub fn ordered<K: gpu_primitives::SortKey>(v: &[K]) -> Vec<K::Bits> {
+    v.iter().map(|k| k.to_ordered()).collect()
+}
+
+/// Sorts a copy of `keys` with `exec`, checks that `backend` ran it and that it matches the
+/// reference (bits compared); returns the reference.
+pub fn check_radix_sort<K: gpu_primitives::SortKey>(
+    keys: &[K],
+    exec: gpu_primitives::Exec,
+    backend: gpu_primitives::Backend,
+    what: &str,
+) -> Vec<K> {
+    let mut expect = keys.to_vec();
+    gpu_primitives::sort_reference(&mut expect);
+    let mut got = keys.to_vec();
+    assert_eq!(gpu_primitives::radix_sort(&mut got, exec).unwrap(), backend);
+    assert_eq!(ordered(&got), ordered(&expect), "{what} asc");
+    expect
+}
+
+/// Checks `distinct_with` asking for every output under `equality`, run with `exec` on
+/// `backend`, against the reference; returns the reference values and counts and the options.
+pub fn check_distinct_all<K: gpu_primitives::SortKey>(
+    keys: &[K],
+    equality: gpu_primitives::Equality,
+    exec: gpu_primitives::Exec,
+    backend: gpu_primitives::Backend,
+    what: &str,
+) -> (Vec<K>, Vec<u64>, gpu_primitives::DistinctOptions) {
+    let (values, counts, inverse) = distinct_reference_for(keys, equality);
+    let all = all_outputs(equality);
+    let d = gpu_primitives::distinct_with(keys, all, exec).unwrap();
+    assert_eq!(d.backend, backend);
+    assert_eq!(ordered(&d.values), ordered(&values), "{what} values");
+    assert_eq!(d.counts.as_ref(), Some(&counts), "{what} counts");
+    assert_eq!(d.inverse, Some(inverse), "{what} inverse");
+    (values, counts, all)
+}
+
+/// Checks `reduce_min_max` with `exec` against the reference (bits compared).
+pub fn check_min_max<K: gpu_primitives::SortKey>(
+    keys: &[K],
+    exec: gpu_primitives::Exec,
+    what: &str,
+) {
+    let bits = |(a, b): (K, K)| (a.to_ordered(), b.to_ordered());
+    assert_eq!(
+        gpu_primitives::reduce_min_max(keys, exec)
+            .unwrap()
+            .map(bits),
+        gpu_primitives::reduce_min_max_reference(keys).map(bits),
+        "{what} min/max"
+    );
+}
+
+/// Checks `select_by_flags` and `split_by_flags` with `exec` against the references.
+pub fn check_select_split<T: gpu_primitives::Element + std::fmt::Debug + PartialEq>(
+    v: &[T],
+    flags: &[bool],
+    exec: gpu_primitives::Exec,
+    what: &str,
+) {
+    use gpu_primitives::{select_by_flags, split_by_flags};
+    use gpu_primitives::{select_by_flags_reference, split_by_flags_reference};
+    assert_eq!(
+        select_by_flags(v, flags, exec).unwrap(),
+        select_by_flags_reference(v, flags),
+        "{what} select"
+    );
+    assert_eq!(
+        split_by_flags(v, flags, exec).unwrap(),
+        split_by_flags_reference(v, flags),
+        "{what} split"
+    );
+}
+
+/// Checks that `histogram` with `exec` reports `keys[index]` as the first key out of range.
+pub fn check_key_out_of_range(keys: &[u32], bins: usize, exec: gpu_primitives::Exec, index: usize) {
+    assert_eq!(
+        gpu_primitives::histogram(keys, bins, exec),
+        Err(gpu_primitives::PrimitiveError::KeyOutOfRange {
+            index: index as u64,
+            key: keys[index],
+            bins
+        })
+    );
+}
+
+/// Checks `reduce_sum` and both scans of integers `v` with `exec` against the references,
+/// exactly.
+pub fn check_sum_scan_int<T: gpu_primitives::Summable>(
+    v: &[T],
+    exec: gpu_primitives::Exec,
+    what: &str,
+) where
+    T::Sum: PartialEq + std::fmt::Debug,
+{
+    use gpu_primitives::{exclusive_scan, inclusive_scan, reduce_sum};
+    use gpu_primitives::{
+        exclusive_scan_reference, inclusive_scan_reference, reduce_sum_reference,
+    };
+    assert_eq!(
+        reduce_sum(v, exec).unwrap(),
+        reduce_sum_reference(v),
+        "{what} sum"
+    );
+    assert_eq!(
+        inclusive_scan(v, exec).unwrap(),
+        inclusive_scan_reference(v),
+        "{what} inclusive"
+    );
+    assert_eq!(
+        exclusive_scan(v, exec).unwrap(),
+        exclusive_scan_reference(v),
+        "{what} exclusive"
+    );
+}
+
+/// The sum of the magnitudes of `v`, the scale of [`check_sum_scan_float`]'s tolerance.
+pub fn abs_sum<T: gpu_primitives::Summable<Sum = f64>>(v: &[T]) -> f64 {
+    v.iter().map(|x| x.widen().abs()).sum()
+}
+
+/// Checks `reduce_sum` and both scans of floats `v` with `exec` against the references, each
+/// value within `1e-9 * max(scale, 1)`.
+pub fn check_sum_scan_float<T: gpu_primitives::Summable<Sum = f64>>(
+    v: &[T],
+    exec: gpu_primitives::Exec,
+    scale: f64,
+    what: &str,
+) {
+    use gpu_primitives::{exclusive_scan, inclusive_scan, reduce_sum};
+    use gpu_primitives::{
+        exclusive_scan_reference, inclusive_scan_reference, reduce_sum_reference,
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * scale.max(1.0);
+    let s = reduce_sum(v, exec).unwrap();
+    assert!(close(s, reduce_sum_reference(v)), "{what} sum");
+    for (inc, r) in [
+        (true, inclusive_scan_reference(v)),
+        (false, exclusive_scan_reference(v)),
+    ] {
+        let got = if inc {
+            inclusive_scan(v, exec).unwrap()
+        } else {
+            exclusive_scan(v, exec).unwrap()
+        };
+        assert_eq!(got.len(), r.len());
+        assert!(
+            got.iter().zip(&r).all(|(a, b)| close(*a, *b)),
+            "{what} scan inclusive={inc}"
+        );
+    }
+}
