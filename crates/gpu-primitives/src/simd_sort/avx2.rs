@@ -14,6 +14,8 @@
 
 use std::arch::x86_64::*;
 
+use super::{batcher, first, upper};
+
 /// A lane type with its AVX2 register operations (all unsafe: they need AVX2).
 pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     /// Lanes per 256-bit register.
@@ -41,12 +43,6 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn reverse(v: __m256i) -> __m256i;
     /// Lane 0.
     unsafe fn lane0(v: __m256i) -> Self;
-}
-
-/// All-ones mask of the first `n` lanes.
-#[inline(always)]
-fn first(n: usize) -> u32 {
-    ((1u64 << n) - 1) as u32
 }
 
 /// `vpermd` indices that put the 32-bit lanes set in each 8-bit mask first (in order), then
@@ -571,17 +567,6 @@ unsafe fn reduce_max<T: Lane>(v: __m256i) -> T {
     a[..T::LANES].iter().copied().max().unwrap_or(T::MAX)
 }
 
-/// Lanes `l` with `l & d != 0`, for `d` a power of two below 8 (0 for larger `d`).
-#[inline(always)]
-const fn upper(d: usize) -> u32 {
-    match d {
-        1 => 0xAA,
-        2 => 0xCC,
-        4 => 0xF0,
-        _ => 0,
-    }
-}
-
 /// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
 /// lanes in `take_max` keeping the larger key.
 ///
@@ -596,114 +581,7 @@ unsafe fn step<T: Lane>(v: __m256i, d: usize, take_max: u32) -> __m256i {
     }
 }
 
-#[inline(always)]
-unsafe fn step_all<T: Lane, const K: usize>(r: &mut [__m256i; K], d: usize, take_max: u32) {
-    for x in r.iter_mut() {
-        // SAFETY: the caller has AVX2 (see the note on `step`).
-        *x = unsafe { step::<T>(*x, d, take_max) };
-    }
-}
-
-/// Bitonic sort of each register, ascending.
-#[inline(always)]
-unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
-    let all = first(T::LANES);
-    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        step_all::<T, K>(r, 1, m(2, 1));
-        step_all::<T, K>(r, 2, m(4, 2));
-        step_all::<T, K>(r, 1, m(4, 1));
-        if T::LANES == 8 {
-            step_all::<T, K>(r, 4, m(8, 4));
-            step_all::<T, K>(r, 2, m(8, 2));
-            step_all::<T, K>(r, 1, m(8, 1));
-        }
-    }
-}
-
-/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
-#[inline(always)]
-unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
-    let all = first(T::LANES);
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        if T::LANES == 8 {
-            step_all::<T, K>(r, 4, upper(4) & all);
-        }
-        step_all::<T, K>(r, 2, upper(2) & all);
-        step_all::<T, K>(r, 1, upper(1) & all);
-    }
-}
-
-/// Register half-cleaners at register distance `DR`.
-#[inline(always)]
-unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m256i; K]) {
-    for i in 0..K {
-        if i & DR == 0 && i + DR < K {
-            // SAFETY: the caller has AVX2 (see the note on `step`).
-            unsafe {
-                let (a, b) = (r[i], r[i + DR]);
-                r[i] = T::vmin(a, b);
-                r[i + DR] = T::vmax(a, b);
-            }
-        }
-    }
-}
-
-/// Merges sorted runs of `B / 2` registers into sorted runs of `B`.
-#[inline(always)]
-unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m256i; K]) {
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        for blk in 0..K / B {
-            for i in 0..B / 2 {
-                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
-                let (rx, ry) = (r[x], T::reverse(r[y]));
-                r[x] = T::vmin(rx, ry);
-                r[y] = T::reverse(T::vmax(rx, ry));
-            }
-        }
-        if B >= 16 {
-            half_clean::<T, K, 4>(r);
-        }
-        if B >= 8 {
-            half_clean::<T, K, 2>(r);
-        }
-        if B >= 4 {
-            half_clean::<T, K, 1>(r);
-        }
-        clean_all::<T, K>(r);
-    }
-}
-
-/// Batcher's odd–even merge sort network on `N` inputs (see the AVX-512 path's `batcher`).
-const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
-    let mut out = [(0, 0); C];
-    let mut c = 0;
-    let mut p = 1;
-    while p < N {
-        let mut k = p;
-        while k >= 1 {
-            let mut j = k % p;
-            while j + k < N {
-                let mut i = 0;
-                while i < k && i + j + k < N {
-                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
-                        out[c] = (i + j, i + j + k);
-                        c += 1;
-                    }
-                    i += 1;
-                }
-                j += 2 * k;
-            }
-            k /= 2;
-        }
-        p *= 2;
-    }
-    assert!(c == C, "comparator count");
-    out
-}
+network_helpers!(__m256i);
 
 /// Batcher's network on 4 inputs.
 const COLUMNS_4: [(usize, usize); 5] = batcher::<4, 5>();
@@ -747,18 +625,7 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
         } else {
             sort_each::<T, K>(r);
         }
-        if K >= 2 {
-            merge_level::<T, K, 2>(r);
-        }
-        if K >= 4 {
-            merge_level::<T, K, 4>(r);
-        }
-        if K >= 8 {
-            merge_level::<T, K, 8>(r);
-        }
-        if K >= 16 {
-            merge_level::<T, K, 16>(r);
-        }
+        stages_up_to!(K, merge_level::<T, K>(r): 2 => 2, 4 => 4, 8 => 8, 16 => 16);
     }
 }
 

@@ -27,6 +27,8 @@
 
 use std::arch::x86_64::*;
 
+use super::{batcher, first, upper};
+
 /// A lane type with its AVX-512 register operations (all unsafe: they need AVX-512F).
 pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     /// Lanes per 512-bit register.
@@ -106,12 +108,6 @@ const fn split_table() -> [u64; 256] {
     t
 }
 
-/// All-ones mask of the first `n` of `LANES` lanes.
-#[inline(always)]
-fn first(n: usize) -> u32 {
-    ((1u64 << n) - 1) as u32
-}
-
 /// What happens to the keys as the quicksort stores them in their final place: nothing
 /// ([`Keep`]), or the ordered bits of floats turned back into the floats' own bits
 /// ([`DecodeF32`], [`DecodeF64`]), which saves the caller a pass over the sorted keys.
@@ -140,73 +136,12 @@ impl<T: Lane> Finish<T> for Keep {
 /// `f32::from_ordered` (crate::key): ordered bits back to the bits of the `f32`.
 pub(super) enum DecodeF32 {}
 
-impl Finish<u32> for DecodeF32 {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        // t = bits + NEG_NAN_BLOCK; top bit set: t ^ 0x8000_0000, clear: !t
-        let t = _mm512_add_epi32(v, _mm512_set1_epi32(crate::key::F32_NEG_NAN_BLOCK as i32));
-        let clear = _mm512_srai_epi32::<31>(t); // all ones where the top bit is set
-        let flip = _mm512_or_si512(
-            _mm512_andnot_si512(clear, _mm512_set1_epi32(-1)),
-            _mm512_set1_epi32(i32::MIN),
-        );
-        _mm512_xor_si512(t, flip)
-    }
-    #[inline(always)]
-    fn key(k: u32) -> u32 {
-        <f32 as crate::key::SortKey>::from_ordered(k).to_bits()
-    }
-}
-
 /// `f64::from_ordered` (crate::key): ordered bits back to the bits of the `f64`.
 pub(super) enum DecodeF64 {}
-
-impl Finish<u64> for DecodeF64 {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        let t = _mm512_add_epi64(v, _mm512_set1_epi64(crate::key::F64_NEG_NAN_BLOCK as i64));
-        let clear = _mm512_srai_epi64::<63>(t);
-        let flip = _mm512_or_si512(
-            _mm512_andnot_si512(clear, _mm512_set1_epi64(-1)),
-            _mm512_set1_epi64(i64::MIN),
-        );
-        _mm512_xor_si512(t, flip)
-    }
-    #[inline(always)]
-    fn key(k: u64) -> u64 {
-        <f64 as crate::key::SortKey>::from_ordered(k).to_bits()
-    }
-}
 
 /// The ordered bits of signed integers (`i32::to_ordered`: the sign bit flipped) back to the
 /// integers' bits.
 pub(super) enum FlipSign {}
-
-impl Finish<u32> for FlipSign {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        _mm512_xor_si512(v, _mm512_set1_epi32(i32::MIN))
-    }
-    #[inline(always)]
-    fn key(k: u32) -> u32 {
-        k ^ 0x8000_0000
-    }
-}
-
-impl Finish<u64> for FlipSign {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        _mm512_xor_si512(v, _mm512_set1_epi64(i64::MIN))
-    }
-    #[inline(always)]
-    fn key(k: u64) -> u64 {
-        k ^ 0x8000_0000_0000_0000
-    }
-}
 
 /// Which sorted keys `distinct` treats as one value, register by register: each key's class
 /// (equal classes, one value).
@@ -228,30 +163,105 @@ impl<T: Lane> Classes<T> for SameBits {
 /// `f32::numeric_class` (crate::key): `-0.0` is `+0.0`, every NaN the first NaN.
 pub(super) enum NumericF32 {}
 
-impl Classes<u32> for NumericF32 {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        use crate::key::{F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
-        let c = _mm512_min_epu32(v, _mm512_set1_epi32((F32_ORD_INF + 1) as i32));
-        let z = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(F32_ORD_NEG_ZERO as i32));
-        _mm512_mask_mov_epi32(c, z, _mm512_set1_epi32(F32_ORD_POS_ZERO as i32))
-    }
-}
-
 /// `f64::numeric_class` (crate::key).
 pub(super) enum NumericF64 {}
 
-impl Classes<u64> for NumericF64 {
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reg(v: __m512i) -> __m512i {
-        use crate::key::{F64_ORD_INF, F64_ORD_NEG_ZERO, F64_ORD_POS_ZERO};
-        let c = _mm512_min_epu64(v, _mm512_set1_epi64((F64_ORD_INF + 1) as i64));
-        let z = _mm512_cmpeq_epi64_mask(c, _mm512_set1_epi64(F64_ORD_NEG_ZERO as i64));
-        _mm512_mask_mov_epi64(c, z, _mm512_set1_epi64(F64_ORD_POS_ZERO as i64))
-    }
+/// The impls of one key width for the floats' [`Finish`] and [`Classes`] (`$decode`,
+/// `$numeric`) and for [`FlipSign`]: keys `$bits` holding `$float`s' ordered bits (the
+/// `crate::key` constants in the first brackets), lanes handled as `$int` by that width's
+/// intrinsics (add, set1, arithmetic right shift by `$top`, min, compare equal, masked move).
+macro_rules! width_finishes {
+    (
+        $bits:ty, $float:ty, $int:ty, $top:literal, $decode:ident, $numeric:ident,
+        [$neg_nan_block:ident, $ord_inf:ident, $ord_neg_zero:ident, $ord_pos_zero:ident],
+        [$add:ident, $set1:ident, $srai:ident, $min:ident, $cmpeq:ident, $mov:ident]
+    ) => {
+        impl Finish<$bits> for $decode {
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn reg(v: __m512i) -> __m512i {
+                // t = bits + NEG_NAN_BLOCK; top bit set: t ^ SIGN, clear: !t
+                let t = $add(v, $set1(crate::key::$neg_nan_block as $int));
+                let clear = $srai::<$top>(t); // all ones where the top bit is set
+                let flip =
+                    _mm512_or_si512(_mm512_andnot_si512(clear, $set1(-1)), $set1(<$int>::MIN));
+                _mm512_xor_si512(t, flip)
+            }
+            #[inline(always)]
+            fn key(k: $bits) -> $bits {
+                <$float as crate::key::SortKey>::from_ordered(k).to_bits()
+            }
+        }
+
+        impl Finish<$bits> for FlipSign {
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn reg(v: __m512i) -> __m512i {
+                _mm512_xor_si512(v, $set1(<$int>::MIN))
+            }
+            #[inline(always)]
+            fn key(k: $bits) -> $bits {
+                k ^ <$int>::MIN as $bits
+            }
+        }
+
+        impl Classes<$bits> for $numeric {
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn reg(v: __m512i) -> __m512i {
+                use crate::key::{$ord_inf, $ord_neg_zero, $ord_pos_zero};
+                let c = $min(v, $set1(($ord_inf + 1) as $int));
+                let z = $cmpeq(c, $set1($ord_neg_zero as $int));
+                $mov(c, z, $set1($ord_pos_zero as $int))
+            }
+        }
+    };
 }
+
+width_finishes!(
+    u32,
+    f32,
+    i32,
+    31,
+    DecodeF32,
+    NumericF32,
+    [
+        F32_NEG_NAN_BLOCK,
+        F32_ORD_INF,
+        F32_ORD_NEG_ZERO,
+        F32_ORD_POS_ZERO
+    ],
+    [
+        _mm512_add_epi32,
+        _mm512_set1_epi32,
+        _mm512_srai_epi32,
+        _mm512_min_epu32,
+        _mm512_cmpeq_epi32_mask,
+        _mm512_mask_mov_epi32
+    ]
+);
+width_finishes!(
+    u64,
+    f64,
+    i64,
+    63,
+    DecodeF64,
+    NumericF64,
+    [
+        F64_NEG_NAN_BLOCK,
+        F64_ORD_INF,
+        F64_ORD_NEG_ZERO,
+        F64_ORD_POS_ZERO
+    ],
+    [
+        _mm512_add_epi64,
+        _mm512_set1_epi64,
+        _mm512_srai_epi64,
+        _mm512_min_epu64,
+        _mm512_cmpeq_epi64_mask,
+        _mm512_mask_mov_epi64
+    ]
+);
 
 /// Groups sorted ordered bits in place: the first key of every run of equal classes (`C`),
 /// finished by `F`, is written to the front of `v`, in order; returns how many.
@@ -306,469 +316,165 @@ pub(super) fn finish_all<T: Lane, F: Finish<T>>(v: &mut [T]) {
     }
 }
 
-impl Lane for u32 {
-    const LANES: usize = 16;
-    const NETWORK: usize = 16;
-    const MAX: Self = u32::MAX;
-    #[inline(always)]
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn splat(x: Self) -> __m512i {
-        _mm512_set1_epi32(x as i32)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
-        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller guarantees 16 readable lanes at `p`.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
-        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
-        unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
-        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
-        unsafe { _mm512_mask_storeu_epi32(p.cast(), m as u16, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmplt_epu32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpge_epu32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi32(m as u16, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn split(_m: u32, _v: __m512i) -> __m512i {
-        unreachable!("16 lanes: the partition compresses each side")
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epu32(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epu32(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epu32(src, m as u16, a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
-        match d {
-            1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
-            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
-            4 => _mm512_shuffle_i32x4::<0b10_11_00_01>(v, v),
-            _ => _mm512_shuffle_i32x4::<0b01_00_11_10>(v, v),
+/// The [`Lane`] impls of the key types `$t` of `$lanes` lanes a register (masks of type
+/// `$mask`): first the width's intrinsics (set1, masked load and store, compress, not-equal
+/// compare, lane 0, shuffle of 128-bit blocks, lane permutation, lane shift) and set of the
+/// lane-reversing indices, then, for each type, the intrinsics in its order (less than, at
+/// least, min, max, masked max, largest lane).
+macro_rules! lane_impl {
+    (@split 16) => {
+        #[inline]
+        #[target_feature(enable = "avx512f,popcnt,bmi2")]
+        unsafe fn split(_m: u32, _v: __m512i) -> __m512i {
+            unreachable!("16 lanes: the partition compresses each side")
         }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn lane0(v: __m512i) -> Self {
-        _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reverse(v: __m512i) -> __m512i {
-        _mm512_permutexvar_epi32(
-            _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            v,
-        )
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reduce_max(v: __m512i) -> Self {
-        _mm512_reduce_max_epu32(v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpneq_epi32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
-        _mm512_alignr_epi32::<15>(v, prev)
-    }
+    };
+    (@split 8) => {
+        #[inline]
+        #[target_feature(enable = "avx512f,popcnt,bmi2")]
+        unsafe fn split(m: u32, v: __m512i) -> __m512i {
+            // SAFETY: `m < 256` indexes the table; the load reads its 8 bytes.
+            let idx = unsafe {
+                _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                    SPLIT8.as_ptr().add(m as usize & 0xFF).cast(),
+                ))
+            };
+            _mm512_permutexvar_epi64(idx, v)
+        }
+    };
+    (
+        $lanes:tt, $mask:ty,
+        [$set1:ident, $load:ident, $store:ident, $compress:ident, $neq:ident, $lane0:ident,
+            $blocks:ident, $permute:ident, $align:ident, $set:ident];
+        $($t:ident: [
+            $lt:ident, $ge:ident, $min:ident, $max:ident, $mask_max:ident, $reduce_max:ident
+        ]),+
+    ) => {$(
+        impl Lane for $t {
+            const LANES: usize = $lanes;
+            const NETWORK: usize = 16;
+            const MAX: Self = <$t>::MAX;
+            #[inline(always)]
+            fn succ(self) -> Option<Self> {
+                self.checked_add(1)
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn splat(x: Self) -> __m512i {
+                $set1(x as _)
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
+                // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not
+                // read.
+                unsafe { $load(Self::splat(Self::MAX), first(n) as $mask, p.cast()) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn load(p: *const Self) -> __m512i {
+                // SAFETY: the caller guarantees `LANES` readable lanes at `p`.
+                unsafe { _mm512_loadu_si512(p.cast()) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
+                // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not
+                // written.
+                unsafe { $store(p.cast(), first(n) as $mask, v) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
+                // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not
+                // written.
+                unsafe { $store(p.cast(), m as $mask, v) }
+            }
+            lane_impl!(@mask below $lt);
+            lane_impl!(@mask at_least $ge);
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn compress(m: u32, v: __m512i) -> __m512i {
+                $compress(m as $mask, v)
+            }
+            lane_impl!(@split $lanes);
+            lane_impl!(@lanewise vmin $min);
+            lane_impl!(@lanewise vmax $max);
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
+                $mask_max(src, m as $mask, a, b)
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
+                // the distance in 32-bit lanes (twice `d` for 8 lanes of 64 bits)
+                match d * (16 / $lanes) {
+                    1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
+                    2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
+                    4 => $blocks::<0b10_11_00_01>(v, v),
+                    _ => $blocks::<0b01_00_11_10>(v, v),
+                }
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn lane0(v: __m512i) -> Self {
+                $lane0(_mm512_castsi512_si128(v)) as Self
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn reverse(v: __m512i) -> __m512i {
+                $permute(lane_impl!(@reversed $set $lanes), v)
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn reduce_max(v: __m512i) -> Self {
+                $reduce_max(v)
+            }
+            lane_impl!(@mask differs $neq);
+            #[inline]
+            #[target_feature(enable = "avx512f,popcnt,bmi2")]
+            unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
+                $align::<{ $lanes - 1 }>(v, prev)
+            }
+        }
+    )+};
+    // A compare of two registers into a lane mask, `$name` by the intrinsic `$f`.
+    (@mask $name:ident $f:ident) => {
+        #[inline]
+        #[target_feature(enable = "avx512f,popcnt,bmi2")]
+        unsafe fn $name(a: __m512i, b: __m512i) -> u32 {
+            $f(a, b) as u32
+        }
+    };
+    // A lane-wise operation on two registers, `$name` by the intrinsic `$f`.
+    (@lanewise $name:ident $f:ident) => {
+        #[inline]
+        #[target_feature(enable = "avx512f,popcnt,bmi2")]
+        unsafe fn $name(a: __m512i, b: __m512i) -> __m512i {
+            $f(a, b)
+        }
+    };
+    (@reversed $set:ident 16) => {
+        $set(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    };
+    (@reversed $set:ident 8) => {
+        $set(0, 1, 2, 3, 4, 5, 6, 7)
+    };
 }
 
-impl Lane for u64 {
-    const LANES: usize = 8;
-    const NETWORK: usize = 16;
-    const MAX: Self = u64::MAX;
-    #[inline(always)]
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn splat(x: Self) -> __m512i {
-        _mm512_set1_epi64(x as i64)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
-        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller guarantees 8 readable lanes at `p`.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
-        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
-        unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
-        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
-        unsafe { _mm512_mask_storeu_epi64(p.cast(), m as u8, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmplt_epu64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpge_epu64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi64(m as u8, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn split(m: u32, v: __m512i) -> __m512i {
-        // SAFETY: `m < 256` indexes the table; the load reads its 8 bytes.
-        let idx = unsafe {
-            _mm512_cvtepu8_epi64(_mm_loadl_epi64(
-                SPLIT8.as_ptr().add(m as usize & 0xFF).cast(),
-            ))
-        };
-        _mm512_permutexvar_epi64(idx, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epu64(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epu64(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epu64(src, m as u8, a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
-        match d {
-            1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
-            2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
-            _ => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
-        }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn lane0(v: __m512i) -> Self {
-        _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reverse(v: __m512i) -> __m512i {
-        _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reduce_max(v: __m512i) -> Self {
-        _mm512_reduce_max_epu64(v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpneq_epi64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
-        _mm512_alignr_epi64::<7>(v, prev)
-    }
-}
-
-impl Lane for i32 {
-    const LANES: usize = 16;
-    const NETWORK: usize = 16;
-    const MAX: Self = i32::MAX;
-    #[inline(always)]
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn splat(x: Self) -> __m512i {
-        _mm512_set1_epi32(x)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
-        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi32(Self::splat(Self::MAX), first(n) as u16, p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller guarantees 16 readable lanes at `p`.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
-        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
-        unsafe { _mm512_mask_storeu_epi32(p.cast(), first(n) as u16, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
-        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
-        unsafe { _mm512_mask_storeu_epi32(p.cast(), m as u16, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmplt_epi32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpge_epi32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi32(m as u16, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn split(_m: u32, _v: __m512i) -> __m512i {
-        unreachable!("16 lanes: the partition compresses each side")
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epi32(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epi32(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epi32(src, m as u16, a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
-        match d {
-            1 => _mm512_shuffle_epi32::<0b10_11_00_01>(v),
-            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
-            4 => _mm512_shuffle_i32x4::<0b10_11_00_01>(v, v),
-            _ => _mm512_shuffle_i32x4::<0b01_00_11_10>(v, v),
-        }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn lane0(v: __m512i) -> Self {
-        _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reverse(v: __m512i) -> __m512i {
-        _mm512_permutexvar_epi32(
-            _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            v,
-        )
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reduce_max(v: __m512i) -> Self {
-        _mm512_reduce_max_epi32(v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpneq_epi32_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
-        _mm512_alignr_epi32::<15>(v, prev)
-    }
-}
-
-impl Lane for i64 {
-    const LANES: usize = 8;
-    const NETWORK: usize = 16;
-    const MAX: Self = i64::MAX;
-    #[inline(always)]
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn splat(x: Self) -> __m512i {
-        _mm512_set1_epi64(x)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load_first(p: *const Self, n: usize) -> __m512i {
-        // SAFETY: the caller guarantees `n` readable lanes at `p`; masked lanes are not read.
-        unsafe { _mm512_mask_loadu_epi64(Self::splat(Self::MAX), first(n) as u8, p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn load(p: *const Self) -> __m512i {
-        // SAFETY: the caller guarantees 8 readable lanes at `p`.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_first(p: *mut Self, n: usize, v: __m512i) {
-        // SAFETY: the caller guarantees `n` writable lanes at `p`; masked lanes are not written.
-        unsafe { _mm512_mask_storeu_epi64(p.cast(), first(n) as u8, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn store_mask(p: *mut Self, m: u32, v: __m512i) {
-        // SAFETY: the caller guarantees the lanes of `m` writable at `p`; others not written.
-        unsafe { _mm512_mask_storeu_epi64(p.cast(), m as u8, v) }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn below(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmplt_epi64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn at_least(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpge_epi64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn compress(m: u32, v: __m512i) -> __m512i {
-        _mm512_maskz_compress_epi64(m as u8, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn split(m: u32, v: __m512i) -> __m512i {
-        // SAFETY: `m < 256` indexes the table; the load reads its 8 bytes.
-        let idx = unsafe {
-            _mm512_cvtepu8_epi64(_mm_loadl_epi64(
-                SPLIT8.as_ptr().add(m as usize & 0xFF).cast(),
-            ))
-        };
-        _mm512_permutexvar_epi64(idx, v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmin(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_min_epi64(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn vmax(a: __m512i, b: __m512i) -> __m512i {
-        _mm512_max_epi64(a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn mask_max(src: __m512i, m: u32, a: __m512i, b: __m512i) -> __m512i {
-        _mm512_mask_max_epi64(src, m as u8, a, b)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn xor_lanes(v: __m512i, d: usize) -> __m512i {
-        match d {
-            1 => _mm512_shuffle_epi32::<0b01_00_11_10>(v),
-            2 => _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v),
-            _ => _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v),
-        }
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn lane0(v: __m512i) -> Self {
-        _mm_cvtsi128_si64(_mm512_castsi512_si128(v))
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reverse(v: __m512i) -> __m512i {
-        _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn reduce_max(v: __m512i) -> Self {
-        _mm512_reduce_max_epi64(v)
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn differs(a: __m512i, b: __m512i) -> u32 {
-        _mm512_cmpneq_epi64_mask(a, b) as u32
-    }
-    #[inline]
-    #[target_feature(enable = "avx512f,popcnt,bmi2")]
-    unsafe fn shift_in(prev: __m512i, v: __m512i) -> __m512i {
-        _mm512_alignr_epi64::<7>(v, prev)
-    }
-}
-
-/// Lanes `l` with `l & d != 0`, for `d` a power of two below 16 (0 for larger `d`).
-#[inline(always)]
-const fn upper(d: usize) -> u32 {
-    match d {
-        1 => 0xAAAA,
-        2 => 0xCCCC,
-        4 => 0xF0F0,
-        8 => 0xFF00,
-        _ => 0,
-    }
-}
+lane_impl!(16, u16,
+    [_mm512_set1_epi32, _mm512_mask_loadu_epi32, _mm512_mask_storeu_epi32, _mm512_maskz_compress_epi32,
+        _mm512_cmpneq_epi32_mask, _mm_cvtsi128_si32, _mm512_shuffle_i32x4, _mm512_permutexvar_epi32, _mm512_alignr_epi32, _mm512_set_epi32];
+    u32: [_mm512_cmplt_epu32_mask, _mm512_cmpge_epu32_mask, _mm512_min_epu32, _mm512_max_epu32, _mm512_mask_max_epu32, _mm512_reduce_max_epu32],
+    i32: [_mm512_cmplt_epi32_mask, _mm512_cmpge_epi32_mask, _mm512_min_epi32, _mm512_max_epi32, _mm512_mask_max_epi32, _mm512_reduce_max_epi32]
+);
+lane_impl!(8, u8,
+    [_mm512_set1_epi64, _mm512_mask_loadu_epi64, _mm512_mask_storeu_epi64, _mm512_maskz_compress_epi64,
+        _mm512_cmpneq_epi64_mask, _mm_cvtsi128_si64, _mm512_shuffle_i64x2, _mm512_permutexvar_epi64, _mm512_alignr_epi64, _mm512_set_epi64];
+    u64: [_mm512_cmplt_epu64_mask, _mm512_cmpge_epu64_mask, _mm512_min_epu64, _mm512_max_epu64, _mm512_mask_max_epu64, _mm512_reduce_max_epu64],
+    i64: [_mm512_cmplt_epi64_mask, _mm512_cmpge_epi64_mask, _mm512_min_epi64, _mm512_max_epi64, _mm512_mask_max_epi64, _mm512_reduce_max_epi64]
+);
 
 /// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
 /// lanes in `take_max` keeping the larger key.
@@ -785,129 +491,7 @@ unsafe fn step<T: Lane>(v: __m512i, d: usize, take_max: u32) -> __m512i {
     }
 }
 
-/// One in-register step on every register (in lockstep, so that the independent chains of
-/// the registers interleave in program order).
-#[inline(always)]
-unsafe fn step_all<T: Lane, const K: usize>(r: &mut [__m512i; K], d: usize, take_max: u32) {
-    for x in r.iter_mut() {
-        // SAFETY: the caller has AVX-512F (see the note on `step`).
-        *x = unsafe { step::<T>(*x, d, take_max) };
-    }
-}
-
-/// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart, in
-/// descending direction inside blocks whose index has bit `s` set.
-#[inline(always)]
-unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    let all = first(T::LANES);
-    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        step_all::<T, K>(r, 1, m(2, 1));
-        step_all::<T, K>(r, 2, m(4, 2));
-        step_all::<T, K>(r, 1, m(4, 1));
-        step_all::<T, K>(r, 4, m(8, 4));
-        step_all::<T, K>(r, 2, m(8, 2));
-        step_all::<T, K>(r, 1, m(8, 1));
-        if T::LANES == 16 {
-            step_all::<T, K>(r, 8, m(16, 8));
-            step_all::<T, K>(r, 4, m(16, 4));
-            step_all::<T, K>(r, 2, m(16, 2));
-            step_all::<T, K>(r, 1, m(16, 1));
-        }
-    }
-}
-
-/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
-#[inline(always)]
-unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    let all = first(T::LANES);
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        if T::LANES == 16 {
-            step_all::<T, K>(r, 8, upper(8) & all);
-        }
-        step_all::<T, K>(r, 4, upper(4) & all);
-        step_all::<T, K>(r, 2, upper(2) & all);
-        step_all::<T, K>(r, 1, upper(1) & all);
-    }
-}
-
-/// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR` of `i`
-/// clear) take the smaller and larger key of each lane.
-#[inline(always)]
-unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i; K]) {
-    for i in 0..K {
-        if i & DR == 0 && i + DR < K {
-            // SAFETY: the caller has AVX-512F (see the note on `step`).
-            unsafe {
-                let (a, b) = (r[i], r[i + DR]);
-                r[i] = T::vmin(a, b);
-                r[i + DR] = T::vmax(a, b);
-            }
-        }
-    }
-}
-
-/// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage (register
-/// `i` of a block against the lane-reversed register `B - 1 - i`), then half-cleaners.
-#[inline(always)]
-unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        for blk in 0..K / B {
-            for i in 0..B / 2 {
-                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
-                let (rx, ry) = (r[x], T::reverse(r[y]));
-                r[x] = T::vmin(rx, ry);
-                r[y] = T::reverse(T::vmax(rx, ry));
-            }
-        }
-        if B >= 32 {
-            half_clean::<T, K, 8>(r);
-        }
-        if B >= 16 {
-            half_clean::<T, K, 4>(r);
-        }
-        if B >= 8 {
-            half_clean::<T, K, 2>(r);
-        }
-        if B >= 4 {
-            half_clean::<T, K, 1>(r);
-        }
-        clean_all::<T, K>(r);
-    }
-}
-
-/// Batcher's odd–even merge sort network on `N` inputs (`N` a power of two) with its `C`
-/// comparators, in an order that respects their dependencies: each pair `(a, b)`, `a < b`, puts
-/// the smaller key at `a`.
-const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
-    let mut out = [(0, 0); C];
-    let mut c = 0;
-    let mut p = 1;
-    while p < N {
-        let mut k = p;
-        while k >= 1 {
-            let mut j = k % p;
-            while j + k < N {
-                let mut i = 0;
-                while i < k && i + j + k < N {
-                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
-                        out[c] = (i + j, i + j + k);
-                        c += 1;
-                    }
-                    i += 1;
-                }
-                j += 2 * k;
-            }
-            k /= 2;
-        }
-        p *= 2;
-    }
-    assert!(c == C, "comparator count");
-    out
-}
+network_helpers!(__m512i);
 
 /// Batcher's network on 8 inputs (19 comparators, the fewest possible).
 const COLUMNS_8: [(usize, usize); 19] = batcher::<8, 19>();
@@ -1082,21 +666,7 @@ unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
         } else {
             sort_each::<T, K>(r);
         }
-        if K >= 2 {
-            merge_level::<T, K, 2>(r);
-        }
-        if K >= 4 {
-            merge_level::<T, K, 4>(r);
-        }
-        if K >= 8 {
-            merge_level::<T, K, 8>(r);
-        }
-        if K >= 16 {
-            merge_level::<T, K, 16>(r);
-        }
-        if K >= 32 {
-            merge_level::<T, K, 32>(r);
-        }
+        stages_up_to!(K, merge_level::<T, K>(r): 2 => 2, 4 => 4, 8 => 8, 16 => 16, 32 => 32);
     }
 }
 
@@ -1195,6 +765,54 @@ unsafe fn put<T: Lane>(p: *mut T, v: __m512i, pv: __m512i, lo: &mut usize, hi: &
     }
 }
 
+/// The first `r` keys at `p` as one register (padded with `MAX`), with the mask and the count
+/// of those below the pivot register `pv`: the head that both partitions take first.
+///
+/// # Safety
+/// AVX-512F; `r < LANES` readable keys at `p`.
+#[inline(always)]
+unsafe fn head_below<T: Lane>(p: *const T, r: usize, pv: __m512i) -> (__m512i, u32, usize) {
+    // SAFETY: the caller guarantees AVX-512F and `r` readable keys at `p`.
+    unsafe {
+        let head = T::load_first(p, r);
+        let m = T::below(head, pv) & first(r);
+        (head, m, m.count_ones() as usize)
+    }
+}
+
+/// The in-place partition's single-register steps: while unread registers `[rl, rr)` remain,
+/// reads one from the end with fewer free slots (`[sl, sr)` is the unwritten span), folds it
+/// into the maximum `top` and [`put`]s it.
+///
+/// # Safety
+/// AVX-512F; `put`'s room: at least one register of free slots at each end of the unread span.
+#[inline(always)]
+unsafe fn put_singles<T: Lane>(
+    p: *mut T,
+    pv: __m512i,
+    (rl, rr): (&mut usize, &mut usize),
+    (sl, sr): (&mut usize, &mut usize),
+    top: &mut __m512i,
+) {
+    let l = T::LANES;
+    // SAFETY: the caller guarantees AVX-512F and the room `put` needs; loads read unread whole
+    // registers inside [rl, rr).
+    unsafe {
+        while *rl < *rr {
+            let x = if *sr - *rr < *rl - *sl {
+                *rr -= l;
+                T::load(p.add(*rr))
+            } else {
+                *rl += l;
+                T::load(p.add(*rl - l))
+            };
+            *top = T::vmax(*top, x);
+            debug_assert!(*sl + l <= *rl, "a register of free slots at the left");
+            put::<T>(p, x, pv, sl, sr);
+        }
+    }
+}
+
 /// How many registers ahead of its reads the partition prefetches (4 KiB): eight steps, which
 /// covers memory latency where a step-ahead prefetch did not (one thread, `sort_paths`, same
 /// minutes: 10^8 u64 6.27 -> 5.45 ns/key, 10^7 u64 5.0 -> 4.4; 4 steps gave less, 16 the same).
@@ -1232,9 +850,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         // of LANES: the `c` below the pivot go to the front, the `r - c` others to the back,
         // and the `r - c` keys they displace there move into the head slots `c..r` (unread).
         let r = n % l;
-        let head = T::load_first(p, r);
-        let m = T::below(head, pv) & first(r);
-        let c = m.count_ones() as usize;
+        let (head, m, c) = head_below::<T>(p, r, pv);
         let g = r - c;
         let tail = T::load_first(p.add(n - g), g);
         T::store_first(p, c, T::compress(m, head));
@@ -1259,18 +875,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
             let last_v = T::load(p.add(right - l));
             top = T::vmax(top, T::vmax(first_v, last_v));
             let (mut rl, mut rr) = (left + l, right - l);
-            while rl < rr {
-                let x = if sr - rr < rl - sl {
-                    rr -= l;
-                    T::load(p.add(rr))
-                } else {
-                    rl += l;
-                    T::load(p.add(rl - l))
-                };
-                top = T::vmax(top, x);
-                debug_assert!(sl + l <= rl, "a register of free slots at the left");
-                put::<T>(p, x, pv, &mut sl, &mut sr);
-            }
+            put_singles::<T>(p, pv, (&mut rl, &mut rr), (&mut sl, &mut sr), &mut top);
             // the gap [sl, sr) is the two held registers' slots
             put::<T>(p, first_v, pv, &mut sl, &mut sr);
             put::<T>(p, last_v, pv, &mut sl, &mut sr);
@@ -1321,18 +926,7 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
                 }
             }
         }
-        while rl < rr {
-            let x = if sr - rr < rl - sl {
-                rr -= l;
-                T::load(p.add(rr))
-            } else {
-                rl += l;
-                T::load(p.add(rl - l))
-            };
-            top = T::vmax(top, x);
-            debug_assert!(sl + l <= rl, "a register of free slots at the left");
-            put::<T>(p, x, pv, &mut sl, &mut sr);
-        }
+        put_singles::<T>(p, pv, (&mut rl, &mut rr), (&mut sl, &mut sr), &mut top);
         // the gap [sl, sr) is the held registers' slots: at least one register before each put
         for e in ends {
             debug_assert!(sl + l <= sr);
@@ -1410,9 +1004,7 @@ unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T
     unsafe {
         let pv = T::splat(pivot);
         let r = n % l;
-        let head = T::load_first(src, r);
-        let m = T::below(head, pv) & first(r);
-        let c = m.count_ones() as usize;
+        let (head, m, c) = head_below::<T>(src, r, pv);
         T::store_first(dst, c, T::compress(m, head));
         T::store_first(
             dst.add(n - (r - c)),

@@ -16,6 +16,171 @@
 //! told from a stable one), and so does `argsort_into`, through words that make every key
 //! distinct. Pair sorts stay on the radix sort.
 
+/// All-ones mask of the first `n` lanes of a register.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn first(n: usize) -> u32 {
+    ((1u64 << n) - 1) as u32
+}
+
+/// Lanes `l` with `l & d != 0`, for `d` a power of two below 16 (0 for larger `d`); for a
+/// register of fewer lanes, masked by [`first`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+const fn upper(d: usize) -> u32 {
+    match d {
+        1 => 0xAAAA,
+        2 => 0xCCCC,
+        4 => 0xF0F0,
+        8 => 0xFF00,
+        _ => 0,
+    }
+}
+
+/// Batcher's odd–even merge sort network on `N` inputs (`N` a power of two) with its `C`
+/// comparators, in an order that respects their dependencies: each pair `(a, b)`, `a < b`, puts
+/// the smaller key at `a`.
+#[cfg(target_arch = "x86_64")]
+const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
+    let mut out = [(0, 0); C];
+    let mut c = 0;
+    let mut p = 1;
+    while p < N {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < N {
+                let mut i = 0;
+                while i < k && i + j + k < N {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        out[c] = (i + j, i + j + k);
+                        c += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    assert!(c == C, "comparator count");
+    out
+}
+
+/// The in-register sorting network of one instruction set, on registers `$reg` of the
+/// invoking module's `Lane` type (with [`first`] and [`upper`] in scope), built on its one
+/// compare-exchange step `step::<T>(v, d, take_max)`: `step_all`, `sort_each`, `clean_all`,
+/// `half_clean` and `merge_level`. Like `step` they carry no `#[target_feature]` and are
+/// always inlined, so they may only be called from functions that enable the module's
+/// instruction set.
+#[cfg(target_arch = "x86_64")]
+macro_rules! network_helpers {
+    ($reg:ty) => {
+        /// One in-register step on every register (in lockstep, so that the independent
+        /// chains of the registers interleave in program order).
+        #[inline(always)]
+        unsafe fn step_all<T: Lane, const K: usize>(r: &mut [$reg; K], d: usize, take_max: u32) {
+            for x in r.iter_mut() {
+                // SAFETY: the caller has the module's instruction set (see the note on `step`).
+                *x = unsafe { step::<T>(*x, d, take_max) };
+            }
+        }
+
+        /// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart,
+        /// in descending direction inside blocks whose index has bit `s` set.
+        #[inline(always)]
+        unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [$reg; K]) {
+            let all = first(T::LANES);
+            let m = |s: usize, d: usize| {
+                (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all
+            };
+            // SAFETY: the caller has the module's instruction set (see the note on `step`).
+            unsafe {
+                step_all::<T, K>(r, 1, m(2, 1));
+                step_all::<T, K>(r, 2, m(4, 2));
+                step_all::<T, K>(r, 1, m(4, 1));
+                if T::LANES >= 8 {
+                    step_all::<T, K>(r, 4, m(8, 4));
+                    step_all::<T, K>(r, 2, m(8, 2));
+                    step_all::<T, K>(r, 1, m(8, 1));
+                }
+                if T::LANES >= 16 {
+                    step_all::<T, K>(r, 8, m(16, 8));
+                    step_all::<T, K>(r, 4, m(16, 4));
+                    step_all::<T, K>(r, 2, m(16, 2));
+                    step_all::<T, K>(r, 1, m(16, 1));
+                }
+            }
+        }
+
+        /// Sorts bitonic registers ascending (half-cleaners at every lane distance).
+        #[inline(always)]
+        unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [$reg; K]) {
+            let all = first(T::LANES);
+            // SAFETY: the caller has the module's instruction set (see the note on `step`).
+            unsafe {
+                if T::LANES >= 16 {
+                    step_all::<T, K>(r, 8, upper(8) & all);
+                }
+                if T::LANES >= 8 {
+                    step_all::<T, K>(r, 4, upper(4) & all);
+                }
+                step_all::<T, K>(r, 2, upper(2) & all);
+                step_all::<T, K>(r, 1, upper(1) & all);
+            }
+        }
+
+        /// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR`
+        /// of `i` clear) take the smaller and larger key of each lane.
+        #[inline(always)]
+        unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [$reg; K]) {
+            for i in 0..K {
+                if i & DR == 0 && i + DR < K {
+                    // SAFETY: the caller has the module's instruction set (see the note on
+                    // `step`).
+                    unsafe {
+                        let (a, b) = (r[i], r[i + DR]);
+                        r[i] = T::vmin(a, b);
+                        r[i + DR] = T::vmax(a, b);
+                    }
+                }
+            }
+        }
+
+        /// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage
+        /// (register `i` of a block against the lane-reversed register `B - 1 - i`), then
+        /// half-cleaners.
+        #[inline(always)]
+        unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [$reg; K]) {
+            // SAFETY: the caller has the module's instruction set (see the note on `step`).
+            unsafe {
+                for blk in 0..K / B {
+                    for i in 0..B / 2 {
+                        let (x, y) = (blk * B + i, blk * B + B - 1 - i);
+                        let (rx, ry) = (r[x], T::reverse(r[y]));
+                        r[x] = T::vmin(rx, ry);
+                        r[y] = T::reverse(T::vmax(rx, ry));
+                    }
+                }
+                stages_up_to!(B, half_clean::<T, K>(r): 32 => 8, 16 => 4, 8 => 2, 4 => 1);
+                clean_all::<T, K>(r);
+            }
+        }
+    };
+}
+
+/// Unrolled stages of a sorting network: `$stage::<T, K, $arg>(r)` for each `$at => $arg`, in
+/// order, whose `$at` is at most `$n` (a const generic: the stages not taken compile away).
+#[cfg(target_arch = "x86_64")]
+macro_rules! stages_up_to {
+    ($n:ident, $stage:ident::<$t:ident, $k:ident>($r:ident): $($at:literal => $arg:literal),+) => {
+        $(if $n >= $at {
+            $stage::<$t, $k, $arg>($r);
+        })+
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
