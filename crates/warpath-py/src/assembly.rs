@@ -15,8 +15,7 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(count_kmers, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    add_functions!(m, [count_kmers, assemble]);
     Ok(())
 }
 

@@ -22,9 +22,14 @@ use crate::backend::parse_backend;
 use crate::errors::{ToPyErr, py_err};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(linear_sum_assignment, m)?)?;
-    m.add_function(wrap_pyfunction!(linear_sum_assignment_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(min_weight_full_bipartite_matching, m)?)?;
+    add_functions!(
+        m,
+        [
+            linear_sum_assignment,
+            linear_sum_assignment_batch,
+            min_weight_full_bipartite_matching,
+        ]
+    );
     Ok(())
 }
 

@@ -14,11 +14,16 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(permutations, m)?)?;
-    m.add_function(wrap_pyfunction!(rank_permutation, m)?)?;
-    m.add_function(wrap_pyfunction!(unrank_permutation, m)?)?;
-    m.add_function(wrap_pyfunction!(de_bruijn_sequence, m)?)?;
-    m.add_function(wrap_pyfunction!(de_bruijn_text, m)?)?;
+    add_functions!(
+        m,
+        [
+            permutations,
+            rank_permutation,
+            unrank_permutation,
+            de_bruijn_sequence,
+            de_bruijn_text,
+        ]
+    );
     Ok(())
 }
 

@@ -21,10 +21,9 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(kmeans_chunk_stats, m)?)?;
-    m.add_function(wrap_pyfunction!(kmeans_chunk_farthest, m)?)?;
+    add_functions!(m, [kmeans_chunk_stats, kmeans_chunk_farthest]);
     m.add_class::<LloydRun>()?;
-    m.add_function(wrap_pyfunction!(kmeans_sample_centroids, m)?)?;
+    add_functions!(m, [kmeans_sample_centroids]);
     Ok(())
 }
 

@@ -86,19 +86,6 @@ impl ToPyErr for gpu_primitives::PrimitiveError {
     }
 }
 
-impl ToPyErr for clustering::KMeansError {
-    fn to_py_err(&self) -> PyErr {
-        use clustering::KMeansError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::Io { .. } => PyOSError::new_err(self.to_string()),
-            E::Distributed(_) => PyRuntimeError::new_err(self.to_string()),
-            E::OutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
-            _ => value(self),
-        }
-    }
-}
-
 impl ToPyErr for graph_core::EulerError {
     fn to_py_err(&self) -> PyErr {
         use graph_core::EulerError as E;
@@ -112,85 +99,76 @@ impl ToPyErr for graph_core::EulerError {
     }
 }
 
-impl ToPyErr for graph_core::GraphError {
-    fn to_py_err(&self) -> PyErr {
-        use graph_core::GraphError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::OutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
-            E::Io(_) => PyOSError::new_err(self.to_string()),
-            E::Primitive(_) | E::DotFailed { .. } | E::DotNotInstalled => {
-                PyRuntimeError::new_err(self.to_string())
+/// `impl ToPyErr` for each error type `$ty` (named `E` in the arms, the error itself `$e`):
+/// the `match` arms given, then a `ValueError` for every other variant.
+macro_rules! to_py_err {
+    ($($ty:path => |$e:ident| { $($arms:tt)* })*) => {$(
+        impl ToPyErr for $ty {
+            fn to_py_err(&self) -> PyErr {
+                type E = $ty;
+                let $e = self;
+                match $e {
+                    $($arms)*
+                    _ => value($e),
+                }
             }
-            _ => value(self),
         }
-    }
+    )*};
 }
 
-impl ToPyErr for combinatorics::PermError {
-    fn to_py_err(&self) -> PyErr {
-        use combinatorics::PermError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::HostOutOfMemory { .. } => PyMemoryError::new_err(self.to_string()),
-            E::Io(_) => PyOSError::new_err(self.to_string()),
-            _ => value(self),
+to_py_err! {
+    clustering::KMeansError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::Io { .. } => PyOSError::new_err(e.to_string()),
+        E::Distributed(_) => PyRuntimeError::new_err(e.to_string()),
+        E::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+    }
+    graph_core::GraphError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        E::Io(_) => PyOSError::new_err(e.to_string()),
+        E::Primitive(_) | E::DotFailed { .. } | E::DotNotInstalled => {
+            PyRuntimeError::new_err(e.to_string())
         }
     }
-}
-
-impl ToPyErr for combinatorics::DeBruijnError {
-    fn to_py_err(&self) -> PyErr {
-        use combinatorics::DeBruijnError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::OutOfMemory { .. } | E::NotEnoughMemory { .. } => {
-                PyMemoryError::new_err(self.to_string())
-            }
-            E::Graph(_) => PyRuntimeError::new_err(self.to_string()),
-            _ => value(self),
-        }
+    combinatorics::PermError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::HostOutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        E::Io(_) => PyOSError::new_err(e.to_string()),
     }
-}
-
-impl ToPyErr for pde::PdeError {
-    fn to_py_err(&self) -> PyErr {
-        use pde::PdeError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::Tridiagonal(t) => match t {
-                pde::TridiagError::Gpu(g) => g.to_py_err(),
-                _ => PyRuntimeError::new_err(self.to_string()),
-            },
-            // a run that diverged or whose Newton iteration failed: the parameters are fine,
-            // the computation is not (numpy/scipy raise RuntimeError-like errors there)
-            E::NewtonNotConverged { .. } | E::NonFinite { .. } => {
-                PyRuntimeError::new_err(self.to_string())
-            }
-            E::Output(_) => PyOSError::new_err(self.to_string()),
-            _ => value(self),
+    combinatorics::DeBruijnError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::OutOfMemory { .. } | E::NotEnoughMemory { .. } => {
+            PyMemoryError::new_err(e.to_string())
         }
+        E::Graph(_) => PyRuntimeError::new_err(e.to_string()),
     }
-}
-
-impl ToPyErr for assembly::AssemblyError {
-    fn to_py_err(&self) -> PyErr {
-        use assembly::AssemblyError as E;
-        match self {
-            E::Gpu(g) => g.to_py_err(),
-            E::Primitive(p) => p.to_py_err(),
-            // a missing or unreadable file, as open() raises; a malformed file is a bad value
-            E::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
-                pyo3::exceptions::PyFileNotFoundError::new_err(self.to_string())
-            }
-            E::Io { .. } => PyOSError::new_err(self.to_string()),
-            // a full disk or a read-only folder, as a failed write raises
-            E::Disk { .. } | E::DiskSpace { .. } => PyOSError::new_err(self.to_string()),
-            // the memory bound cannot hold the run (the message says how much it needs)
-            E::Memory(_) => pyo3::exceptions::PyMemoryError::new_err(self.to_string()),
-            E::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(self.to_string()),
-            E::Internal(_) => pyo3::exceptions::PyRuntimeError::new_err(self.to_string()),
-            _ => value(self),
+    pde::PdeError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::Tridiagonal(t) => match t {
+            pde::TridiagError::Gpu(g) => g.to_py_err(),
+            _ => PyRuntimeError::new_err(e.to_string()),
+        },
+        // a run that diverged or whose Newton iteration failed: the parameters are fine,
+        // the computation is not (numpy/scipy raise RuntimeError-like errors there)
+        E::NewtonNotConverged { .. } | E::NonFinite { .. } => {
+            PyRuntimeError::new_err(e.to_string())
         }
+        E::Output(_) => PyOSError::new_err(e.to_string()),
+    }
+    assembly::AssemblyError => |e| {
+        E::Gpu(g) => g.to_py_err(),
+        E::Primitive(p) => p.to_py_err(),
+        // a missing or unreadable file, as open() raises; a malformed file is a bad value
+        E::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+            pyo3::exceptions::PyFileNotFoundError::new_err(e.to_string())
+        }
+        E::Io { .. } => PyOSError::new_err(e.to_string()),
+        // a full disk or a read-only folder, as a failed write raises
+        E::Disk { .. } | E::DiskSpace { .. } => PyOSError::new_err(e.to_string()),
+        // the memory bound cannot hold the run (the message says how much it needs)
+        E::Memory(_) => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
+        E::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
+        E::Internal(_) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
     }
 }

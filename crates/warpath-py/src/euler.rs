@@ -13,7 +13,7 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(euler_trail, m)?)?;
+    add_functions!(m, [euler_trail]);
     Ok(())
 }
 
@@ -56,23 +56,32 @@ fn euler_trail<'py>(
         let (s, t) = (s.as_standard_layout(), t.as_standard_layout());
         let s = s.as_slice().expect("standard layout");
         let t = t.as_slice().expect("standard layout");
-        if directed {
-            directed_trail(n_vertices, s, t, path, exec)
-        } else {
-            undirected_trail(n_vertices, s, t, path, exec)
-        }
+        trail(n_vertices, s, t, directed, path, exec)
     })?;
     Ok((edges.into_pyarray(py), vertices.into_pyarray(py)))
 }
 
-/// Edge positions and vertices of an Euler trail of the directed multigraph `s[i] -> t[i]`.
-fn directed_trail(
+/// Edge positions and vertices of an Euler trail (a path when `path`, else a circuit) of the
+/// directed multigraph `s[i] -> t[i]` or, unless `directed`, of the undirected multigraph
+/// `s[i] -- t[i]` (NetworkX's `MultiGraph` semantics; its edge ids are the input positions).
+fn trail(
     n: usize,
     s: &[u32],
     t: &[u32],
+    directed: bool,
     path: bool,
     exec: Exec,
 ) -> Result<(Vec<i64>, Vec<i64>), Failure> {
+    if !directed {
+        let g = UndirectedGraph::from_endpoints(n, s, t).map_err(Failure::Graph)?;
+        let (trail, _) = if path {
+            undirected_euler_path(&g, None, exec)
+        } else {
+            undirected_euler_circuit(&g, None, exec)
+        }
+        .map_err(Failure::Euler)?;
+        return Ok((widen(&trail.edges), widen(&trail.vertices)));
+    }
     let g = Graph::from_sources_targets(n, s, t).map_err(Failure::Graph)?;
     let (trail, _) = if path {
         euler_path(&g, exec)
@@ -89,25 +98,6 @@ fn directed_trail(
         .map(|&e| i64::from(perm[e as usize]))
         .collect();
     Ok((edges, widen(&trail.vertices)))
-}
-
-/// Edge positions and vertices of an Euler trail of the undirected multigraph `s[i] -- t[i]`
-/// (NetworkX's `MultiGraph` semantics; its edge ids are the input positions).
-fn undirected_trail(
-    n: usize,
-    s: &[u32],
-    t: &[u32],
-    path: bool,
-    exec: Exec,
-) -> Result<(Vec<i64>, Vec<i64>), Failure> {
-    let g = UndirectedGraph::from_endpoints(n, s, t).map_err(Failure::Graph)?;
-    let (trail, _) = if path {
-        undirected_euler_path(&g, None, exec)
-    } else {
-        undirected_euler_circuit(&g, None, exec)
-    }
-    .map_err(Failure::Euler)?;
-    Ok((widen(&trail.edges), widen(&trail.vertices)))
 }
 
 fn widen(v: &[u32]) -> Vec<i64> {

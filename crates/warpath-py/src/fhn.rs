@@ -11,7 +11,7 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(fhn_simulate, m)?)?;
+    add_functions!(m, [fhn_simulate]);
     Ok(())
 }
 

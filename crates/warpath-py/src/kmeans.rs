@@ -11,9 +11,7 @@ use crate::backend::parse_backend;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(kmeans_fit, m)?)?;
-    m.add_function(wrap_pyfunction!(kmeans_predict, m)?)?;
-    m.add_function(wrap_pyfunction!(kmeans_transform, m)?)?;
+    add_functions!(m, [kmeans_fit, kmeans_predict, kmeans_transform]);
     Ok(())
 }
 

@@ -9,6 +9,13 @@
 
 use pyo3::prelude::*;
 
+/// Adds each `#[pyfunction]` listed to the module `m` (in a `register` function: errors return).
+macro_rules! add_functions {
+    ($m:expr, [$($f:ident),* $(,)?]) => {
+        $($m.add_function(pyo3::wrap_pyfunction!($f, $m)?)?;)*
+    };
+}
+
 mod arrays;
 mod assembly;
 mod assignment;

@@ -35,11 +35,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         f32::get_dtype(py).num(),
         f64::get_dtype(py).num(),
     ]);
-    m.add_function(wrap_pyfunction!(sort_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(unique, m)?)?;
-    m.add_function(wrap_pyfunction!(sort_1d, m)?)?;
-    m.add_function(wrap_pyfunction!(argsort_1d, m)?)?;
-    m.add_function(wrap_pyfunction!(unique_1d, m)?)?;
+    add_functions!(m, [sort_rows, unique, sort_1d, unique_1d]);
     Ok(())
 }
 
@@ -172,86 +168,84 @@ fn fresh<'py, T: Element>(
     }
 }
 
-/// Native half of `warpath.sort` for the common call: a sorted copy of a 1-D array of a key
-/// dtype (see [`key_array`]), NaNs last; `None` for any other input.
+/// Native half of `warpath.sort` (`indices=False`: a sorted copy, NaNs last) and
+/// `warpath.argsort` (`indices=True`: the stable sorting permutation, int64) for the common
+/// call: a 1-D array of a key dtype (see [`key_array`]); `None` for any other input.
 #[pyfunction]
-#[pyo3(signature = (a, backend))]
+#[pyo3(signature = (a, indices, backend))]
 fn sort_1d<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
+    indices: bool,
     backend: &str,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let Some((arr, key)) = key_array(a) else {
         return Ok(None);
     };
     let exec = parse_backend(backend)?;
-    typed!(key, arr, |a| sorted_1d(py, a, exec)).map(Some)
+    typed!(key, arr, |a| if indices {
+        argsorted_1d(py, a, exec)
+    } else {
+        sorted_1d(py, a, exec)
+    })
+    .map(Some)
 }
 
+/// A new 1-D array of `a.len()` elements of `T`, every one written by `fill` from the keys of
+/// `a` (not called for an empty array).
+fn filled_1d<'py, K: Element, T: Element + 'py, R>(
+    py: Python<'py>,
+    a: &Bound<'py, PyArray1<K>>,
+    fill: impl FnOnce(ndarray::ArrayView1<'_, K>, &mut [MaybeUninit<T>]) -> Result<R, PrimitiveError>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = a.len();
+    let (out, dst) = fresh::<T>(py, n);
+    if n > 0 {
+        with_keys(a, |keys| fill(keys, dst).map_err(py_err))?;
+    }
+    Ok(out.into_any())
+}
+
+/// A sorted copy of `a` (NaNs last).
 fn sorted_1d<'py, K: SortKey + Element>(
     py: Python<'py>,
     a: &Bound<'py, PyArray1<K>>,
     exec: Exec,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let n = a.len();
-    let (out, dst) = fresh::<K>(py, n);
-    if n > 0 {
-        with_keys(a, |keys| {
-            match keys.as_slice() {
-                Some(src) => run(py, n, || sort_into(src, dst, exec)),
-                None => {
-                    // strided: gathered into the output, then sorted there
-                    for (d, &k) in dst.iter_mut().zip(keys.iter()) {
-                        d.write(k);
-                    }
-                    // SAFETY: every slot was written just above.
-                    let dst = unsafe { &mut *(dst as *mut [MaybeUninit<K>] as *mut [K]) };
-                    run(py, n, || radix_sort(dst, exec))
+    filled_1d(py, a, |keys, dst| {
+        let n = keys.len();
+        match keys.as_slice() {
+            Some(src) => run(py, n, || sort_into(src, dst, exec)),
+            None => {
+                // strided: gathered into the output, then sorted there
+                for (d, &k) in dst.iter_mut().zip(keys.iter()) {
+                    d.write(k);
                 }
+                // SAFETY: every slot was written just above.
+                let dst = unsafe { &mut *(dst as *mut [MaybeUninit<K>] as *mut [K]) };
+                run(py, n, || radix_sort(dst, exec))
             }
-            .map_err(py_err)
-        })?;
-    }
-    Ok(out.into_any())
+        }
+    })
 }
 
-/// Native half of `warpath.argsort` for the common call: the stable sorting permutation
-/// (int64) of a 1-D array of a key dtype; `None` for any other input.
-#[pyfunction]
-#[pyo3(signature = (a, backend))]
-fn argsort_1d<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    backend: &str,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let Some((arr, key)) = key_array(a) else {
-        return Ok(None);
-    };
-    let exec = parse_backend(backend)?;
-    typed!(key, arr, |a| argsorted_1d(py, a, exec)).map(Some)
-}
-
+/// The stable sorting permutation of `a` (int64).
 fn argsorted_1d<'py, K: SortKey + Element>(
     py: Python<'py>,
     a: &Bound<'py, PyArray1<K>>,
     exec: Exec,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let n = a.len();
-    let (out, dst) = fresh::<i64>(py, n);
-    if n > 0 {
-        with_keys(a, |keys| {
-            let strided;
-            let src = match keys.as_slice() {
-                Some(src) => src,
-                None => {
-                    strided = keys.to_vec();
-                    &strided[..]
-                }
-            };
-            run(py, n, || argsort_into(src, dst, exec)).map_err(py_err)
-        })?;
-    }
-    Ok(out.into_any())
+    filled_1d(py, a, |keys, dst| {
+        let strided;
+        let src = match keys.as_slice() {
+            Some(src) => src,
+            None => {
+                strided = keys.to_vec();
+                &strided[..]
+            }
+        };
+        run(py, keys.len(), || argsort_into(src, dst, exec))
+    })
 }
 
 /// Native half of `warpath.unique` (`axis=None`, `equal_nan=True`) of a 1-D array of a key

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use crate::errors::py_err;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(query, m)?)?;
+    add_functions!(m, [query]);
     Ok(())
 }
 

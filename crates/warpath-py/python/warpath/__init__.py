@@ -200,7 +200,6 @@ def min_weight_full_bipartite_matching(biadjacency, maximize: bool = False):
 
 # the native 1-D entry points, bound once (a module attribute lookup less per call)
 _sort_1d = _native.sort_1d
-_argsort_1d = _native.argsort_1d
 _unique_1d = _native.unique_1d
 
 
@@ -279,7 +278,7 @@ def sort(a, axis: int | None = -1, kind: str | None = None, order=None, *, stabl
     if axis == -1 or axis is None or axis == 0:
         # the common call (a 1-D ndarray of a native key dtype) in one native call, which
         # checks the array itself; None for anything else
-        out = _sort_1d(a, backend)
+        out = _sort_1d(a, False, backend)
         if out is not None:
             return out
     return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, False, backend), "sort", True)
@@ -325,7 +324,7 @@ def argsort(a, axis: int | None = -1, kind: str | None = None, order=None, *, st
     if kind is not None or order is not None:
         _arrays.check_sort_options(kind, order)
     if axis == -1 or axis is None or axis == 0:
-        out = _argsort_1d(a, backend)  # as in sort
+        out = _sort_1d(a, True, backend)  # as in sort
         if out is not None:
             return out
     return _by_rows(np.asarray(a), axis, lambda x: _native.sort_rows(x, True, backend), "argsort", False)
