@@ -11,7 +11,10 @@ use assembly::{
     CountOptions, Exec, ReadSource, compact, compact_with, count_kmers, random_genome,
     reads_to_fasta, simulate_reads,
 };
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 
 const K: usize = 31;
 
@@ -28,13 +31,33 @@ fn reads(len: usize) -> Vec<u8> {
     reads_to_fasta(&simulate_reads(&genome, 150, 30.0, 0.005, 2))
 }
 
-fn bench_counting(c: &mut Criterion) {
+/// The counting options of these benches: k = [`K`], run by `exec`.
+fn count_options(exec: Exec) -> CountOptions {
+    CountOptions {
+        exec,
+        ..CountOptions::new(K)
+    }
+}
+
+/// Benchmark group `name`, sampled 10 times, over the genome lengths of [`sizes`]: `bench` gets
+/// the group, the length, its simulated reads (FASTA) and whether a CUDA device is there.
+fn over_genomes(
+    c: &mut Criterion,
+    name: &str,
+    mut bench: impl FnMut(&mut BenchmarkGroup<'_, WallTime>, usize, &[u8], bool),
+) {
     let gpu = gpu_runtime::gpu().is_ok();
-    let mut g = c.benchmark_group("kmer_counting");
+    let mut g = c.benchmark_group(name);
     g.sample_size(10);
     for len in sizes() {
-        let fa = reads(len);
-        let src = [ReadSource::Bytes(&fa, "reads.fa")];
+        bench(&mut g, len, &reads(len), gpu);
+    }
+    g.finish();
+}
+
+fn bench_counting(c: &mut Criterion) {
+    over_genomes(c, "kmer_counting", |g, len, fa, gpu| {
+        let src = [ReadSource::Bytes(fa, "reads.fa")];
         // throughput in bases read
         g.throughput(Throughput::Bytes(fa.len() as u64));
         let mut backends = vec![("cpu", Exec::Cpu)];
@@ -42,33 +65,19 @@ fn bench_counting(c: &mut Criterion) {
             backends.push(("cuda", Exec::Cuda));
         }
         for (name, exec) in backends {
-            let options = CountOptions {
-                exec,
-                ..CountOptions::new(K)
-            };
+            let options = count_options(exec);
             g.bench_with_input(BenchmarkId::new(name, len), &src, |b, s| {
                 b.iter(|| count_kmers::<u64>(s, &options, &mut |_| {}).expect("counts"))
             });
         }
-    }
-    g.finish();
+    });
 }
 
 fn bench_compaction(c: &mut Criterion) {
-    let gpu = gpu_runtime::gpu().is_ok();
-    let mut g = c.benchmark_group("compaction");
-    g.sample_size(10);
-    for len in sizes() {
-        let fa = reads(len);
-        let counts = count_kmers::<u64>(
-            &[ReadSource::Bytes(&fa, "reads.fa")],
-            &CountOptions {
-                exec: Exec::Cpu,
-                ..CountOptions::new(K)
-            },
-            &mut |_| {},
-        )
-        .expect("counts");
+    over_genomes(c, "compaction", |g, len, fa, gpu| {
+        let src = [ReadSource::Bytes(fa, "reads.fa")];
+        let counts = count_kmers::<u64>(&src, &count_options(Exec::Cpu), &mut |_| {});
+        let counts = counts.expect("counts");
         let input = (counts.kmers, counts.counts);
         g.throughput(Throughput::Elements(input.0.len() as u64));
         g.bench_with_input(BenchmarkId::new("cpu", len), &input, |b, (x, n)| {
@@ -79,8 +88,7 @@ fn bench_compaction(c: &mut Criterion) {
                 b.iter(|| compact_with(x, n, K, Exec::Cuda).expect("gpu"))
             });
         }
-    }
-    g.finish();
+    });
 }
 
 criterion_group!(benches, bench_counting, bench_compaction);

@@ -7,9 +7,27 @@
 
 use assignment::generate::{int_matrix, sparse_matrix, uniform_matrix};
 use assignment::sparse::{Csr, auction as sparse_auction, min_weight_full_matching};
-use assignment::{Sense, Solver, linear_sum_assignment_batch, solve, solve_batch};
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use assignment::{Cost, Sense, Solver, linear_sum_assignment_batch, solve, solve_batch};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use gpu_runtime::Exec;
+use ndarray::Array2;
+
+/// Jonker–Volgenant (minimising, on the CPU) on the square matrix `m` in its own cost type,
+/// as benchmark `name` at size `m.nrows()`.
+fn bench_jv<T: Cost>(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, m: &Array2<T>) {
+    g.bench_with_input(BenchmarkId::new(name, m.nrows()), m, |b, m| {
+        b.iter(|| {
+            solve(
+                m.view(),
+                Solver::JonkerVolgenant,
+                Sense::Minimize,
+                Exec::Cpu,
+            )
+            .unwrap()
+        })
+    });
+}
 
 fn bench_solvers(c: &mut Criterion) {
     let mut g = c.benchmark_group("lap");
@@ -33,28 +51,8 @@ fn bench_solvers(c: &mut Criterion) {
     for n in [1000usize, 2000] {
         let m = int_matrix(n, n, 99, n as u64);
         let m32 = m.mapv(|v| v as i32);
-        g.bench_with_input(BenchmarkId::new("jv_int100_i64", n), &m, |b, m| {
-            b.iter(|| {
-                solve(
-                    m.view(),
-                    Solver::JonkerVolgenant,
-                    Sense::Minimize,
-                    Exec::Cpu,
-                )
-                .unwrap()
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("jv_int100_i32", n), &m32, |b, m| {
-            b.iter(|| {
-                solve(
-                    m.view(),
-                    Solver::JonkerVolgenant,
-                    Sense::Minimize,
-                    Exec::Cpu,
-                )
-                .unwrap()
-            })
-        });
+        bench_jv(&mut g, "jv_int100_i64", &m);
+        bench_jv(&mut g, "jv_int100_i32", &m32);
     }
     // Integer costs: the auction is exact there.
     let m = int_matrix(500, 500, 1000, 5);

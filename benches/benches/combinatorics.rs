@@ -9,14 +9,36 @@ use combinatorics::{
     BatchOptions, Objective, de_bruijn_euler, de_bruijn_fkm, next_permutation, permutations_into,
     permutations_into_device, permutations_on_device, search_permutations_range,
 };
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use gpu_runtime::Exec;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use gpu_runtime::{DeviceBuffer, Exec, Gpu};
 use itertools::Itertools;
 use warpath_benches::splitmix64;
 
 /// Permutations of 12 per measured batch: 2^24 (201 MB of output).
 const COUNT: u64 = 1 << 24;
 const N: usize = 12;
+
+/// Benchmark `name`: the device time of writing the first `count` permutations of [`N`] into
+/// `d` on the device with `opts`, one timer around all the iterations.
+fn bench_kernel_only(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    gpu: &Gpu,
+    name: &str,
+    count: u64,
+    d: &mut DeviceBuffer<u8>,
+    opts: &BatchOptions,
+) {
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let timer = gpu.timer().unwrap();
+            for _ in 0..iters {
+                permutations_into_device(gpu, N, 0, count, d, opts).unwrap();
+            }
+            std::time::Duration::from_secs_f64(timer.stop().unwrap())
+        })
+    });
+}
 
 fn bench_batch(c: &mut Criterion) {
     let mut out = vec![0u8; COUNT as usize * N];
@@ -58,15 +80,8 @@ fn bench_batch(c: &mut Criterion) {
                 gpu_steps_per_thread: k,
                 ..Default::default()
             };
-            g.bench_function(format!("cuda_kernel_only_k{k}"), |b| {
-                b.iter_custom(|iters| {
-                    let timer = gpu.timer().unwrap();
-                    for _ in 0..iters {
-                        permutations_into_device(gpu, N, 0, COUNT, &mut d, &opts).unwrap();
-                    }
-                    std::time::Duration::from_secs_f64(timer.stop().unwrap())
-                })
-            });
+            let name = format!("cuda_kernel_only_k{k}");
+            bench_kernel_only(&mut g, gpu, &name, COUNT, &mut d, &opts);
         }
         drop(d);
         // All 12! = 479,001,600 permutations (5.7 GB) on the device: the target is
@@ -80,15 +95,8 @@ fn bench_batch(c: &mut Criterion) {
                     gpu_steps_per_thread: k,
                     ..Default::default()
                 };
-                g.bench_function(format!("cuda_kernel_only_all_12!_k{k}"), |b| {
-                    b.iter_custom(|iters| {
-                        let timer = gpu.timer().unwrap();
-                        for _ in 0..iters {
-                            permutations_into_device(gpu, N, 0, all, &mut d, &opts).unwrap();
-                        }
-                        std::time::Duration::from_secs_f64(timer.stop().unwrap())
-                    })
-                });
+                let name = format!("cuda_kernel_only_all_12!_k{k}");
+                bench_kernel_only(&mut g, gpu, &name, all, &mut d, &opts);
             }
             g.throughput(Throughput::Elements(COUNT));
         }

@@ -13,8 +13,12 @@
 
 use std::time::Duration;
 
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use gpu_primitives::{DistinctOptions, Exec, distinct_with, exclusive_scan, radix_sort};
+use gpu_runtime::Gpu;
 use rayon::prelude::*;
 use voracious_radix_sort::RadixSort;
 use warpath_benches::splitmix64;
@@ -112,6 +116,21 @@ fn bench_distinct(c: &mut Criterion) {
 
 /// Device-only GPU times (CUDA events around the queued work): sort and scan of 2^28 u32, and a
 /// device-to-device copy of the same bytes as the scan's bandwidth yardstick.
+/// Benchmark `name` in `g`: the device time of `f`, a CUDA event timer around each call.
+fn device_time(g: &mut BenchmarkGroup<'_, WallTime>, gpu: &Gpu, name: &str, mut f: impl FnMut()) {
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| {
+                    let t = gpu.timer().unwrap();
+                    f();
+                    Duration::from_secs_f64(t.stop().unwrap())
+                })
+                .sum()
+        })
+    });
+}
+
 fn bench_gpu_device(c: &mut Criterion) {
     let Ok(gpu) = gpu_runtime::gpu() else {
         eprintln!("gpu-primitives bench: no CUDA device, GPU groups skipped");
@@ -126,43 +145,18 @@ fn bench_gpu_device(c: &mut Criterion) {
     let mut g = c.benchmark_group(format!("gpu_device_u32_{n}"));
     g.sample_size(10);
     g.throughput(Throughput::Elements(n as u64));
-    let time = |f: &mut dyn FnMut()| -> Duration {
-        let t = gpu.timer().unwrap();
-        f();
-        Duration::from_secs_f64(t.stop().unwrap())
-    };
-    g.bench_function("radix_sort", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| {
-                    time(&mut || {
-                        let _ = gpu_primitives::device::radix_sort(gpu, &d).unwrap();
-                    })
-                })
-                .sum()
-        })
+    device_time(&mut g, gpu, "radix_sort", || {
+        let _ = gpu_primitives::device::radix_sort(gpu, &d).unwrap();
     });
-    g.bench_function("exclusive_scan_u32_to_u64", |b| {
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| {
-                    time(&mut || {
-                        let _ = gpu_primitives::device::exclusive_scan(gpu, &d).unwrap();
-                    })
-                })
-                .sum()
-        })
+    device_time(&mut g, gpu, "exclusive_scan_u32_to_u64", || {
+        let _ = gpu_primitives::device::exclusive_scan(gpu, &d).unwrap();
     });
-    g.bench_function("memcpy_dtod_same_bytes_moved", |b| {
-        // The scan reads 4 and writes 8 bytes per element (12n bytes moved); a copy of 6n bytes
-        // (1.5n u32) also moves 12n bytes: the bandwidth yardstick for "scan >= 0.85x copy".
-        let src = gpu.alloc_zeros::<u32>(3 * n / 2).unwrap();
-        let mut dst = gpu.alloc_zeros::<u32>(3 * n / 2).unwrap();
-        b.iter_custom(|iters| {
-            (0..iters)
-                .map(|_| time(&mut || gpu.copy(&src, &mut dst).unwrap()))
-                .sum::<Duration>()
-        })
+    // The scan reads 4 and writes 8 bytes per element (12n bytes moved); a copy of 6n bytes
+    // (1.5n u32) also moves 12n bytes: the bandwidth yardstick for "scan >= 0.85x copy".
+    let src = gpu.alloc_zeros::<u32>(3 * n / 2).unwrap();
+    let mut dst = gpu.alloc_zeros::<u32>(3 * n / 2).unwrap();
+    device_time(&mut g, gpu, "memcpy_dtod_same_bytes_moved", || {
+        gpu.copy(&src, &mut dst).unwrap()
     });
     g.finish();
 }

@@ -10,7 +10,10 @@
 
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use graph_core::{
     EulerStyle, Exec, Graph, euler_circuit_cuda_timed, euler_circuit_hierholzer,
     euler_circuit_parallel, random_euler_graph, random_undirected_euler_graph,
@@ -26,28 +29,49 @@ fn sizes() -> Vec<u64> {
         .unwrap_or_else(|| vec![1_000_000, 10_000_000])
 }
 
-fn bench_euler(c: &mut Criterion) {
+/// One benchmark group per Euler style, named `deep` or `shallow` for the style, sampled 10
+/// times over [`sizes`]: `generate(m, style)` builds the graph of `m` edges, throughput `m`, and
+/// `bench` adds the group's benchmarks on it (`gpu`: whether a CUDA device is there).
+fn euler_groups<G>(
+    c: &mut Criterion,
+    [deep, shallow]: [&str; 2],
+    generate: impl Fn(u64, EulerStyle) -> G,
+    bench: impl Fn(&mut BenchmarkGroup<'_, WallTime>, u64, &G, bool),
+) {
     let gpu = gpu_runtime::gpu().is_ok();
     for style in [EulerStyle::Deep, EulerStyle::Shallow] {
         let name = match style {
-            EulerStyle::Deep => "euler_deep",
-            EulerStyle::Shallow => "euler_shallow",
+            EulerStyle::Deep => deep,
+            EulerStyle::Shallow => shallow,
         };
         let mut g = c.benchmark_group(name);
         g.sample_size(10);
         for m in sizes() {
-            let graph = random_euler_graph(m, style, 1).expect("generator");
+            let graph = generate(m, style);
             g.throughput(Throughput::Elements(m));
-            g.bench_with_input(BenchmarkId::new("hierholzer", m), &graph, |b, gr| {
+            bench(&mut g, m, &graph, gpu);
+        }
+        g.finish();
+    }
+}
+
+fn bench_euler(c: &mut Criterion) {
+    let generate = |m, style| random_euler_graph(m, style, 1).expect("generator");
+    euler_groups(
+        c,
+        ["euler_deep", "euler_shallow"],
+        generate,
+        |g, m, graph, gpu| {
+            g.bench_with_input(BenchmarkId::new("hierholzer", m), graph, |b, gr| {
                 b.iter(|| euler_circuit_hierholzer(gr).expect("circuit"))
             });
-            g.bench_with_input(BenchmarkId::new("parallel", m), &graph, |b, gr| {
+            g.bench_with_input(BenchmarkId::new("parallel", m), graph, |b, gr| {
                 b.iter(|| euler_circuit_parallel(gr).expect("circuit"))
             });
             if gpu {
                 // Device time of the algorithm alone (CUDA events; the timer waits for the
                 // device before it stops), transfers excluded.
-                g.bench_with_input(BenchmarkId::new("cuda_compute", m), &graph, |b, gr| {
+                g.bench_with_input(BenchmarkId::new("cuda_compute", m), graph, |b, gr| {
                     b.iter_custom(|iters| {
                         let mut total = 0.0;
                         for _ in 0..iters {
@@ -56,7 +80,7 @@ fn bench_euler(c: &mut Criterion) {
                         Duration::from_secs_f64(total)
                     })
                 });
-                g.bench_with_input(BenchmarkId::new("cuda_transfers", m), &graph, |b, gr| {
+                g.bench_with_input(BenchmarkId::new("cuda_transfers", m), graph, |b, gr| {
                     b.iter_custom(|iters| {
                         let mut total = 0.0;
                         for _ in 0..iters {
@@ -67,39 +91,28 @@ fn bench_euler(c: &mut Criterion) {
                     })
                 });
             }
-        }
-        g.finish();
-    }
+        },
+    );
 }
 
 fn bench_undirected_euler(c: &mut Criterion) {
-    let gpu = gpu_runtime::gpu().is_ok();
-    for style in [EulerStyle::Deep, EulerStyle::Shallow] {
-        let name = match style {
-            EulerStyle::Deep => "undirected_euler_deep",
-            EulerStyle::Shallow => "undirected_euler_shallow",
-        };
-        let mut g = c.benchmark_group(name);
-        g.sample_size(10);
-        for m in sizes() {
-            let graph = random_undirected_euler_graph(m, style, 1).expect("generator");
-            g.throughput(Throughput::Elements(m));
-            g.bench_with_input(BenchmarkId::new("hierholzer", m), &graph, |b, gr| {
-                b.iter(|| undirected_euler_circuit_hierholzer(gr, None).expect("circuit"))
+    let generate = |m, style| random_undirected_euler_graph(m, style, 1).expect("generator");
+    let names = ["undirected_euler_deep", "undirected_euler_shallow"];
+    euler_groups(c, names, generate, |g, m, graph, gpu| {
+        g.bench_with_input(BenchmarkId::new("hierholzer", m), graph, |b, gr| {
+            b.iter(|| undirected_euler_circuit_hierholzer(gr, None).expect("circuit"))
+        });
+        g.bench_with_input(BenchmarkId::new("oriented", m), graph, |b, gr| {
+            b.iter(|| undirected_euler_circuit_oriented(gr, None).expect("circuit"))
+        });
+        if gpu {
+            // Wall clock of the whole call: uploads, kernels, the download of the order
+            // and the vertex sequence built on the host.
+            g.bench_with_input(BenchmarkId::new("cuda", m), graph, |b, gr| {
+                b.iter(|| undirected_euler_circuit(gr, None, Exec::Cuda).expect("gpu"))
             });
-            g.bench_with_input(BenchmarkId::new("oriented", m), &graph, |b, gr| {
-                b.iter(|| undirected_euler_circuit_oriented(gr, None).expect("circuit"))
-            });
-            if gpu {
-                // Wall clock of the whole call: uploads, kernels, the download of the order
-                // and the vertex sequence built on the host.
-                g.bench_with_input(BenchmarkId::new("cuda", m), &graph, |b, gr| {
-                    b.iter(|| undirected_euler_circuit(gr, None, Exec::Cuda).expect("gpu"))
-                });
-            }
         }
-        g.finish();
-    }
+    });
 }
 
 fn bench_csr(c: &mut Criterion) {
