@@ -465,19 +465,18 @@ inline unsigned __match_any_sync(unsigned, T v) {
 }
 inline unsigned warpath_lanemask_lt() { return (1u << warpath_sim::lane()) - 1; }
 
-// Atomics.
-template <class T, class U>
-inline T atomicAdd(T* p, U v) { return std::atomic_ref<T>(*p).fetch_add(static_cast<T>(v)); }
-template <class T, class U>
-inline T atomicSub(T* p, U v) { return std::atomic_ref<T>(*p).fetch_sub(static_cast<T>(v)); }
-template <class T, class U>
-inline T atomicExch(T* p, U v) { return std::atomic_ref<T>(*p).exchange(static_cast<T>(v)); }
-template <class T, class U>
-inline T atomicOr(T* p, U v) { return std::atomic_ref<T>(*p).fetch_or(static_cast<T>(v)); }
-template <class T, class U>
-inline T atomicAnd(T* p, U v) { return std::atomic_ref<T>(*p).fetch_and(static_cast<T>(v)); }
-template <class T, class U>
-inline T atomicXor(T* p, U v) { return std::atomic_ref<T>(*p).fetch_xor(static_cast<T>(v)); }
+// Atomics. SIM_ATOMIC(name, op): `name(p, v)` applies the std::atomic_ref operation `op` to `*p`
+// with `v` converted to `*p`'s type and returns the old value.
+#define SIM_ATOMIC(name, op)                                                                       \
+    template <class T, class U>                                                                    \
+    inline T name(T* p, U v) { return std::atomic_ref<T>(*p).op(static_cast<T>(v)); }
+SIM_ATOMIC(atomicAdd, fetch_add)
+SIM_ATOMIC(atomicSub, fetch_sub)
+SIM_ATOMIC(atomicExch, exchange)
+SIM_ATOMIC(atomicOr, fetch_or)
+SIM_ATOMIC(atomicAnd, fetch_and)
+SIM_ATOMIC(atomicXor, fetch_xor)
+#undef SIM_ATOMIC
 template <class T, class U, class V>
 inline T atomicCAS(T* p, U cmp, V val) {
     T expected = static_cast<T>(cmp);

@@ -63,6 +63,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -107,27 +108,25 @@ size_t parse_bytes(const char* s, size_t fallback) {
     return static_cast<size_t>(v);
 }
 
+// The environment variable `name` as a `T` (std::atoi or std::atof), or `fallback` when it is
+// unset or the value is not positive.
+template <class T>
+T env_positive(const char* name, T fallback) {
+    const char* s = std::getenv(name);
+    T v = 0;
+    if (s) v = std::is_integral_v<T> ? static_cast<T>(std::atoi(s)) : static_cast<T>(std::atof(s));
+    return v > 0 ? v : fallback;
+}
+
 struct Config {
     size_t memory = parse_bytes(std::getenv("WARPATH_SIM_MEM"), size_t(4) << 30);
-    int multiprocessors = [] {
-        const char* s = std::getenv("WARPATH_SIM_SMS");
-        int v = s ? std::atoi(s) : 0;
-        return v > 0 ? v : 8;
-    }();
-    int driver_version = [] {
-        const char* s = std::getenv("WARPATH_SIM_DRIVER_VERSION");
-        int v = s ? std::atoi(s) : 0;
-        return v > 0 ? v : DRIVER_VERSION;
-    }();
+    int multiprocessors = env_positive<int>("WARPATH_SIM_SMS", 8);
+    int driver_version = env_positive<int>("WARPATH_SIM_DRIVER_VERSION", DRIVER_VERSION);
     unsigned char poison = [] {
         const char* s = std::getenv("WARPATH_SIM_POISON");
         return static_cast<unsigned char>(s ? std::strtoul(s, nullptr, 0) : 0xCD);
     }();
-    double timeout_s = [] {
-        const char* s = std::getenv("WARPATH_SIM_TIMEOUT");
-        double v = s ? std::atof(s) : 0.0;
-        return v > 0 ? v : 120.0;
-    }();
+    double timeout_s = env_positive<double>("WARPATH_SIM_TIMEOUT", 120.0);
     bool enabled = [] {
         const char* s = std::getenv("WARPATH_SIM");
         return s && (std::strcmp(s, "1") == 0 || std::strcmp(s, "true") == 0 || std::strcmp(s, "yes") == 0);
@@ -1048,7 +1047,42 @@ SIM_EXPORT void warpath_sim_set_thread_memory_limit(size_t bytes) {
 
 #define LOCK std::lock_guard<std::mutex> sim_guard(g_lock)
 
+// The start of a query of the driver: the lock, an initialized driver, and `ok` (the caller's
+// out-pointers are usable) or CUDA_ERROR_INVALID_VALUE.
+#define SIM_QUERY(ok)                                                                              \
+    LOCK;                                                                                          \
+    SIM_REQUIRE_INIT();                                                                            \
+    if (!(ok)) return CUDA_ERROR_INVALID_VALUE
+
+// SIM_QUERY(ok) in the current context, `ctx` (see SIM_REQUIRE_CONTEXT).
+#define SIM_CONTEXT_QUERY(ok)                                                                      \
+    LOCK;                                                                                          \
+    SIM_REQUIRE_CONTEXT(ctx);                                                                      \
+    if (!(ok)) return CUDA_ERROR_INVALID_VALUE
+
+// SIM_QUERY(ok) of device `dev`: the one device is 0, any other is CUDA_ERROR_INVALID_DEVICE.
+#define SIM_DEVICE_QUERY(ok, dev)                                                                  \
+    SIM_QUERY(ok);                                                                                 \
+    if ((dev) != 0) return CUDA_ERROR_INVALID_DEVICE
+
 namespace {
+// `handle` as one of the current context's `T`s (`set`), or nullptr when it is not one.
+template <class T, class H>
+T* find_handle(const std::set<T*>& set, H handle) {
+    auto* x = reinterpret_cast<T*>(handle);
+    return set.count(x) ? x : nullptr;
+}
+
+// Deletes `handle`, one of the current context's streams or events (`set`), or returns
+// CUDA_ERROR_INVALID_HANDLE when it is not one.
+template <class T, class H>
+CUresult destroy_handle(std::set<T*>& set, H handle) {
+    auto* x = reinterpret_cast<T*>(handle);
+    if (!set.erase(x)) return CUDA_ERROR_INVALID_HANDLE;
+    delete x;
+    return CUDA_SUCCESS;
+}
+
 CUresult copy_htod(Context* ctx, CUdeviceptr dst, const void* src, size_t n) {
     if (n && !src) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = check_device_range(ctx, dst, n, "cuMemcpyHtoD (destination)")) return r;
@@ -1125,21 +1159,21 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
         *pStr = nullptr;
         return CUDA_ERROR_INVALID_VALUE;
     }
-    switch (error) {
-        case CUDA_SUCCESS: *pStr = "no error"; break;
-        case CUDA_ERROR_INVALID_VALUE: *pStr = "invalid argument"; break;
-        case CUDA_ERROR_OUT_OF_MEMORY: *pStr = "out of memory"; break;
-        case CUDA_ERROR_NOT_INITIALIZED: *pStr = "initialization error"; break;
-        case CUDA_ERROR_NO_DEVICE: *pStr = "no CUDA-capable device is detected"; break;
-        case CUDA_ERROR_INVALID_DEVICE: *pStr = "invalid device ordinal"; break;
-        case CUDA_ERROR_INVALID_CONTEXT: *pStr = "invalid device context"; break;
-        case CUDA_ERROR_INVALID_HANDLE: *pStr = "invalid resource handle"; break;
-        case CUDA_ERROR_NOT_FOUND: *pStr = "named symbol not found"; break;
-        case CUDA_ERROR_ILLEGAL_ADDRESS: *pStr = "an illegal memory access was encountered"; break;
-        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: *pStr = "too many resources requested for launch"; break;
-        case CUDA_ERROR_LAUNCH_TIMEOUT: *pStr = "the launch timed out and was terminated"; break;
-        case CUDA_ERROR_LAUNCH_FAILED: *pStr = "unspecified launch failure"; break;
-        default: *pStr = name; break;
+    // The runtime's descriptions of the errors the simulator returns; the others get their name.
+    static const std::pair<CUresult, const char*> descriptions[] = {
+        {CUDA_SUCCESS, "no error"}, {CUDA_ERROR_INVALID_VALUE, "invalid argument"},
+        {CUDA_ERROR_OUT_OF_MEMORY, "out of memory"}, {CUDA_ERROR_NOT_INITIALIZED, "initialization error"},
+        {CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected"},
+        {CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal"}, {CUDA_ERROR_INVALID_CONTEXT, "invalid device context"},
+        {CUDA_ERROR_INVALID_HANDLE, "invalid resource handle"}, {CUDA_ERROR_NOT_FOUND, "named symbol not found"},
+        {CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered"},
+        {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "too many resources requested for launch"},
+        {CUDA_ERROR_LAUNCH_TIMEOUT, "the launch timed out and was terminated"},
+        {CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure"},
+    };
+    *pStr = name;
+    for (const auto& [code, text] : descriptions) {
+        if (code == error) *pStr = text;
     }
     return CUDA_SUCCESS;
 }
@@ -1163,54 +1197,37 @@ CUresult CUDAAPI cuInit(unsigned int Flags) {
 }
 
 CUresult CUDAAPI cuDeviceGetCount(int* count) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    SIM_QUERY(count);
     *count = 1;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!device) return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(device, ordinal);
     *device = 0;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(name && len > 0, dev);
     std::snprintf(name, static_cast<size_t>(len), "%s", DEVICE_NAME);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!uuid) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(uuid, dev);
     std::memcpy(uuid->bytes, "warpath-cudasim!", 16);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice dev) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(bytes, dev);
     *bytes = config().memory;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!pi) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(pi, dev);
     const Config& c = config();
     int v;
     switch (attrib) {
@@ -1280,10 +1297,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevi
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(pctx, dev);
     ++g_primary.retains;
     *pctx = as_handle(&g_primary);
     return CUDA_SUCCESS;
@@ -1307,10 +1321,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* active) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!flags || !active) return CUDA_ERROR_INVALID_VALUE;
-    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    SIM_DEVICE_QUERY(flags && active, dev);
     *flags = g_primary.flags;
     *active = g_primary.retains > 0;
     return CUDA_SUCCESS;
@@ -1334,9 +1345,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
 }
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* pctx) {
-    LOCK;
-    SIM_REQUIRE_INIT();
-    if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+    SIM_QUERY(pctx);
     *pctx = t_stack.empty() ? nullptr : t_stack.back();
     return CUDA_SUCCESS;
 }
@@ -1359,17 +1368,13 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext* pctx) {
 }
 
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!device) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(device);
     *device = 0;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxGetFlags(unsigned int* flags) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!flags) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(flags);
     *flags = ctx->flags;
     return CUDA_SUCCESS;
 }
@@ -1398,9 +1403,7 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
 }
 
 CUresult CUDAAPI cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!pvalue) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(pvalue);
     switch (limit) {
         case CU_LIMIT_STACK_SIZE: *pvalue = 1024; break;
         case CU_LIMIT_PRINTF_FIFO_SIZE: *pvalue = 1 << 20; break;
@@ -1417,9 +1420,7 @@ CUresult CUDAAPI cuCtxResetPersistingL2Cache(void) {
 }
 
 CUresult CUDAAPI cuMemGetInfo(size_t* free, size_t* total) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(free && total);
     *total = config().memory;
     *free = std::min(config().memory - ctx->used, thread_room());
     return CUDA_SUCCESS;
@@ -1465,9 +1466,7 @@ CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdevic
 }
 
 CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(data);
     if (!find_range(ctx, static_cast<uintptr_t>(ptr), 1)) return CUDA_ERROR_INVALID_VALUE;
     switch (attribute) {
         case CU_POINTER_ATTRIBUTE_CONTEXT: *static_cast<CUcontext*>(data) = as_handle(ctx); break;
@@ -1480,9 +1479,7 @@ CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute
 }
 
 CUresult CUDAAPI cuMemAllocHost(void** pp, size_t bytesize) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!pp || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(pp && bytesize != 0);
     void* p = nullptr;
     if (posix_memalign(&p, 4096, bytesize) != 0) return CUDA_ERROR_OUT_OF_MEMORY;
     ctx->host_allocations[p] = bytesize;
@@ -1526,101 +1523,35 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) {
 }
 
 
-CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return copy_htod(ctx, dstDevice, srcHost, ByteCount);
-}
+// A copy or fill and its stream-ordered twin `name##Async` (which checks the stream first): both
+// do it at once and return `result`, computed with `ctx` the current context and `what` the
+// call's name; the parameters follow, the twin's then end with the stream.
+#define SIM_SYNC_AND_ASYNC(name, result, ...)                                                      \
+    CUresult CUDAAPI name(__VA_ARGS__) {                                                           \
+        LOCK;                                                                                      \
+        SIM_REQUIRE_CONTEXT(ctx);                                                                  \
+        [[maybe_unused]] const char* what = #name;                                                 \
+        return result;                                                                             \
+    }                                                                                              \
+    CUresult CUDAAPI name##Async(__VA_ARGS__, CUstream hStream) {                                  \
+        LOCK;                                                                                      \
+        SIM_REQUIRE_CONTEXT(ctx);                                                                  \
+        if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;                         \
+        [[maybe_unused]] const char* what = #name "Async";                                         \
+        return result;                                                                             \
+    }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return copy_htod(ctx, dstDevice, srcHost, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpyDtoH(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return copy_dtoh(ctx, dstHost, srcDevice, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpyDtoHAsync(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return copy_dtoh(ctx, dstHost, srcDevice, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return copy_dtod(ctx, dstDevice, srcDevice, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return copy_dtod(ctx, dstDevice, srcDevice, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return copy_dtod(ctx, dst, src, ByteCount);
-}
-
-CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return copy_dtod(ctx, dst, src, ByteCount);
-}
-
-CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return fill<unsigned char>(ctx, dstDevice, uc, N, "cuMemsetD8");
-}
-
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return fill<unsigned char>(ctx, dstDevice, uc, N, "cuMemsetD8Async");
-}
-
-CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return fill<unsigned short>(ctx, dstDevice, us, N, "cuMemsetD16");
-}
-
-CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return fill<unsigned short>(ctx, dstDevice, us, N, "cuMemsetD16Async");
-}
-
-CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    return fill<unsigned int>(ctx, dstDevice, ui, N, "cuMemsetD32");
-}
-
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
-    return fill<unsigned int>(ctx, dstDevice, ui, N, "cuMemsetD32Async");
-}
+SIM_SYNC_AND_ASYNC(cuMemcpyHtoD, copy_htod(ctx, dst, src, bytes), CUdeviceptr dst, const void* src, size_t bytes)
+SIM_SYNC_AND_ASYNC(cuMemcpyDtoH, copy_dtoh(ctx, dst, src, bytes), void* dst, CUdeviceptr src, size_t bytes)
+SIM_SYNC_AND_ASYNC(cuMemcpyDtoD, copy_dtod(ctx, dst, src, bytes), CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+SIM_SYNC_AND_ASYNC(cuMemcpy, copy_dtod(ctx, dst, src, bytes), CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+SIM_SYNC_AND_ASYNC(cuMemsetD8, fill<unsigned char>(ctx, dst, v, n, what), CUdeviceptr dst, unsigned char v, size_t n)
+SIM_SYNC_AND_ASYNC(cuMemsetD16, fill<unsigned short>(ctx, dst, v, n, what), CUdeviceptr dst, unsigned short v, size_t n)
+SIM_SYNC_AND_ASYNC(cuMemsetD32, fill<unsigned int>(ctx, dst, v, n, what), CUdeviceptr dst, unsigned int v, size_t n)
+#undef SIM_SYNC_AND_ASYNC
 
 CUresult CUDAAPI cuStreamCreate(CUstream* phStream, unsigned int Flags) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!phStream) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(phStream);
     if (Flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
     auto* s = new Stream{Flags, 0};
     ctx->streams.insert(s);
@@ -1637,10 +1568,7 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream* phStream, unsigned int fla
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream) {
     LOCK;
     SIM_REQUIRE_CONTEXT(ctx);
-    auto* s = reinterpret_cast<Stream*>(hStream);
-    if (!ctx->streams.erase(s)) return CUDA_ERROR_INVALID_HANDLE;
-    delete s;
-    return CUDA_SUCCESS;
+    return destroy_handle(ctx->streams, hStream);
 }
 
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) {
@@ -1658,18 +1586,14 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream) {
 }
 
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(pctx);
     if (!valid_stream(ctx, hStream)) return CUDA_ERROR_INVALID_HANDLE;
     *pctx = as_handle(ctx);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(phEvent);
     const unsigned known = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
     if (Flags & ~known) return CUDA_ERROR_INVALID_VALUE;
     if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING)) return CUDA_ERROR_INVALID_VALUE;
@@ -1682,10 +1606,7 @@ CUresult CUDAAPI cuEventCreate(CUevent* phEvent, unsigned int Flags) {
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
     LOCK;
     SIM_REQUIRE_CONTEXT(ctx);
-    auto* e = reinterpret_cast<Event*>(hEvent);
-    if (!ctx->events.erase(e)) return CUDA_ERROR_INVALID_HANDLE;
-    delete e;
-    return CUDA_SUCCESS;
+    return destroy_handle(ctx->events, hEvent);
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
@@ -1718,12 +1639,10 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
 }
 
 CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
-    auto* a = reinterpret_cast<Event*>(hStart);
-    auto* b = reinterpret_cast<Event*>(hEnd);
-    if (!ctx->events.count(a) || !ctx->events.count(b)) return CUDA_ERROR_INVALID_HANDLE;
+    SIM_CONTEXT_QUERY(pMilliseconds);
+    Event* a = find_handle(ctx->events, hStart);
+    Event* b = find_handle(ctx->events, hEnd);
+    if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
     if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) {
         report("cuEventElapsedTime: an event was created with CU_EVENT_DISABLE_TIMING; the driver returns "
                "CUDA_ERROR_INVALID_HANDLE");
@@ -1738,9 +1657,7 @@ CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUeven
 }
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(module && image);
     const auto* bytes = static_cast<const unsigned char*>(image);
     if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0 || (bytes[0] == 0x50 && bytes[1] == 0xED && bytes[2] == 0x55 && bytes[3] == 0xBA)) {
         report("cuModuleLoadData: a cubin/fatbin image; the simulator loads PTX only");
@@ -1830,9 +1747,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
 }
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
+    SIM_CONTEXT_QUERY(hfunc && name);
     auto* m = reinterpret_cast<Module*>(hmod);
     if (!ctx->modules.count(m)) return CUDA_ERROR_INVALID_HANDLE;
     auto it = m->functions.find(name);
@@ -1842,22 +1757,18 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const cha
 }
 
 CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction hfunc) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!name) return CUDA_ERROR_INVALID_VALUE;
-    auto* f = reinterpret_cast<Function*>(hfunc);
-    if (!ctx->functions.count(f)) return CUDA_ERROR_INVALID_HANDLE;
+    SIM_CONTEXT_QUERY(name);
+    Function* f = find_handle(ctx->functions, hfunc);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
     *name = f->ptx.name.c_str();
     return CUDA_SUCCESS;
 }
 
 
 CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
-    LOCK;
-    SIM_REQUIRE_CONTEXT(ctx);
-    if (!pi) return CUDA_ERROR_INVALID_VALUE;
-    auto* f = reinterpret_cast<Function*>(hfunc);
-    if (!ctx->functions.count(f)) return CUDA_ERROR_INVALID_HANDLE;
+    SIM_CONTEXT_QUERY(pi);
+    Function* f = find_handle(ctx->functions, hfunc);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
     switch (attrib) {
         case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = max_threads(*f); break;
         case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = static_cast<int>(f->ptx.static_smem); break;
@@ -1877,8 +1788,8 @@ CUresult CUDAAPI cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunc
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
     LOCK;
     SIM_REQUIRE_CONTEXT(ctx);
-    auto* f = reinterpret_cast<Function*>(hfunc);
-    if (!ctx->functions.count(f)) return CUDA_ERROR_INVALID_HANDLE;
+    Function* f = find_handle(ctx->functions, hfunc);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
     switch (attrib) {
         case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
             if (value < 0 || static_cast<size_t>(value) + f->ptx.static_smem > SMEM_OPTIN) {

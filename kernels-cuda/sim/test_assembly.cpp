@@ -19,6 +19,7 @@
 #include "sim/cuda_sim.hpp"
 #include "sim/check.hpp"
 #include "assembly.cu"
+#include "sim/host_grid.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -28,27 +29,6 @@
 #include <vector>
 
 typedef unsigned char u8;
-
-static const unsigned GARBAGE = 0xCDCDCDCDu;
-static unsigned g_sms = 132;  // multiprocessors in Gpu::grid_stride (cap = 16 blocks per SM)
-
-// gpu_runtime::grid_stride_config(n, block, sms, 16): ceil(n / block) blocks, capped, >= 1.
-static unsigned grid_blocks(u64 n, unsigned block) {
-    const u64 wanted = std::max<u64>(1, (n + block - 1) / block);
-    return (unsigned)std::min<u64>(wanted, (u64)g_sms * 16);
-}
-
-// cuda.rs grid(gpu, n): grid-stride over n with 256 threads per block.
-template <class F>
-static void launch_grid(u64 n, F body) {
-    warpath_sim::launch(grid_blocks(n, 256), 256, 0, body);
-}
-
-// alloc_u32 (alloc_uninit of max(n, 1)): garbage, so a read of an unwritten entry shows.
-static std::vector<u32> alloc_u32(u64 n) { return std::vector<u32>(std::max<u64>(n, 1), GARBAGE); }
-
-// rounds_for(n): usize::BITS - n.leading_zeros() + 1.
-static unsigned rounds_for(u64 n) { return (unsigned)std::bit_width(n) + 1; }
 
 // ---- the reference: unitigs.rs `compact`, sequentially ---------------------------------------
 
@@ -143,16 +123,23 @@ static Reference reference(const std::vector<u64>& kmers, unsigned k) {
 
 // ---- the host side, as cuda.rs ----------------------------------------------------------------
 
+// The pointer-jumping rounds of cuda.rs: rounds_for(n2) launches of `round(a, b, a_next, b_next)`
+// over n2 entries, each into fresh buffers that then take the place of `a` and `b`.
+template <class R>
+static void jump_rounds(u64 n2, std::vector<u32>& a, std::vector<u32>& b, R round) {
+    std::vector<u32> a_next = alloc_u32(n2), b_next = alloc_u32(n2);
+    for (unsigned r = 0; r < rounds_for(n2); ++r) {
+        launch_grid(n2, [&] { round(a.data(), b.data(), a_next.data(), b_next.data()); });
+        std::swap(a, a_next);
+        std::swap(b, b_next);
+    }
+}
+
 static void rank_chains(const std::vector<u32>& pred, u64 n2, std::vector<u32>& anc, std::vector<u32>& rank) {
     anc = alloc_u32(n2);
     rank = alloc_u32(n2);
     launch_grid(n2, [&] { assembly_rank_init(pred.data(), n2, anc.data(), rank.data()); });
-    std::vector<u32> anc_b = alloc_u32(n2), rank_b = alloc_u32(n2);
-    for (unsigned r = 0; r < rounds_for(n2); ++r) {
-        launch_grid(n2, [&] { assembly_rank_round(anc.data(), rank.data(), n2, anc_b.data(), rank_b.data()); });
-        std::swap(anc, anc_b);
-        std::swap(rank, rank_b);
-    }
+    jump_rounds(n2, anc, rank, [&](u32* a, u32* r, u32* a2, u32* r2) { assembly_rank_round(a, r, n2, a2, r2); });
 }
 
 struct Gpu {
@@ -180,12 +167,7 @@ static Gpu place_kmers(const std::vector<u64>& kmers, unsigned k) {
     } else {
         std::vector<u32> jmp = alloc_u32(n2);
         launch_grid(n2, [&] { assembly_min_init(pred.data(), n2, lab.data(), jmp.data()); });
-        std::vector<u32> lab_b = alloc_u32(n2), jmp_b = alloc_u32(n2);
-        for (unsigned r = 0; r < rounds_for(n2); ++r) {
-            launch_grid(n2, [&] { assembly_min_round(lab.data(), jmp.data(), n2, lab_b.data(), jmp_b.data()); });
-            std::swap(lab, lab_b);
-            std::swap(jmp, jmp_b);
-        }
+        jump_rounds(n2, lab, jmp, [&](u32* l, u32* j, u32* l2, u32* j2) { assembly_min_round(l, j, n2, l2, j2); });
         std::vector<u32>& cut = out;  // cuda.rs reuses the successor buffer
         launch_grid(n2, [&] { assembly_cut_cycles(pred.data(), anc.data(), n2, lab.data(), cut.data()); });
         rank_chains(cut, n2, anc, rank);

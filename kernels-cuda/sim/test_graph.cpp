@@ -37,6 +37,7 @@
 #include "sim/cuda_sim.hpp"
 #include "sim/check.hpp"
 #include "graph.cu"
+#include "sim/host_grid.hpp"
 
 #include <bit>
 #include <chrono>
@@ -49,27 +50,6 @@
 
 static const u32 GPU_SPLITTER_MASK = 31;  // cuda.rs
 static const u64 TILE = 1024;             // SCAN_TILE
-static const unsigned GARBAGE = 0xCDCDCDCDu;
-
-static unsigned g_sms = 132;  // multiprocessors in Gpu::grid_stride (cap = 16 blocks per SM)
-
-// gpu_runtime::grid_stride_config(n, block, sms, 16): ceil(n / block) blocks, capped, >= 1.
-static unsigned grid_blocks(u64 n, unsigned block) {
-    const u64 wanted = std::max<u64>(1, (n + block - 1) / block);
-    return (unsigned)std::min<u64>(wanted, (u64)g_sms * 16);
-}
-
-// launch!(gpu, name, grid(gpu, n), ...): grid-stride over n with 256 threads per block.
-template <class F>
-static void launch_grid(u64 n, F body, unsigned block = 256) {
-    warpath_sim::launch(grid_blocks(n, block), block, 0, body);
-}
-
-// alloc_u32 (alloc_uninit of max(n, 1)): garbage, so a read of an unwritten entry shows.
-static std::vector<u32> alloc_u32(u64 n) { return std::vector<u32>(std::max<u64>(n, 1), GARBAGE); }
-
-// rounds_for(k): usize::BITS - k.leading_zeros() + 1.
-static unsigned rounds_for(u64 k) { return (unsigned)std::bit_width(k) + 1; }
 
 // cuda.rs scan_max: tiles, then the recursion on the tile maxima and the carry.
 static void scan_max(const std::vector<u32>& input, std::vector<u32>& out, u64 n) {
