@@ -98,33 +98,16 @@ fn key_array<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<(&'a Bound<'py, PyUnty
 /// Evaluates `body` with `a` bound to the array as `PyArray1` of its key type.
 macro_rules! typed {
     ($key:expr, $arr:expr, |$a:ident| $body:expr) => {
+        typed!(@each $key, $arr, |$a| $body, [U32 u32, U64 u64, I32 i32, I64 i64, F32 f32, F64 f64])
+    };
+    (@each $key:expr, $arr:expr, |$a:ident| $body:expr, [$($k:ident $t:ty),*]) => {
         match $key {
-            // SAFETY (every arm): `key_array` matched the dtype's type number to this
-            // element type's, in native byte order, and the array is 1-D.
-            Key::U32 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<u32>>() };
+            $(Key::$k => {
+                // SAFETY: `key_array` matched the dtype's type number to this element type's,
+                // in native byte order, and the array is 1-D.
+                let $a = unsafe { $arr.cast_unchecked::<PyArray1<$t>>() };
                 $body
-            }
-            Key::U64 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<u64>>() };
-                $body
-            }
-            Key::I32 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<i32>>() };
-                $body
-            }
-            Key::I64 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<i64>>() };
-                $body
-            }
-            Key::F32 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<f32>>() };
-                $body
-            }
-            Key::F64 => {
-                let $a = unsafe { $arr.cast_unchecked::<PyArray1<f64>>() };
-                $body
-            }
+            })*
         }
     };
 }
@@ -338,14 +321,26 @@ fn each_row<K: SortKey, D: Copy + Default + Send>(
     }
     let src = keys.as_slice().expect("standard layout");
     let dst = out.as_slice_mut().expect("standard layout");
+    by_rows(src, dst, rows, len, f)?;
+    Ok(out)
+}
+
+/// `f(row i of src, row i of dst)` for the `rows` rows of `len` elements: at once when there
+/// is one row (the primitive parallelises inside), else rows in parallel.
+fn by_rows<S: Sync, D: Send>(
+    src: &[S],
+    dst: &mut [D],
+    rows: usize,
+    len: usize,
+    f: impl Fn(&[S], &mut [D]) -> Result<(), PrimitiveError> + Sync + Send,
+) -> Result<(), PrimitiveError> {
     if rows == 1 {
-        f(src, dst)?;
+        f(src, dst)
     } else {
         src.par_chunks(len)
             .zip(dst.par_chunks_mut(len))
-            .try_for_each(|(s, d)| f(s, d))?;
+            .try_for_each(|(s, d)| f(s, d))
     }
-    Ok(out)
 }
 
 /// Every row of `keys` sorted into a new array: written once by `sort_into` (the copy fused
@@ -361,13 +356,9 @@ fn sorted_copy<K: SortKey>(
     if len > 0 {
         let src = keys.as_slice().expect("standard layout");
         let dst = out.as_slice_mut().expect("standard layout");
-        if rows == 1 {
-            sort_into(src, dst, exec)?;
-        } else {
-            src.par_chunks(len)
-                .zip(dst.par_chunks_mut(len))
-                .try_for_each(|(s, d)| sort_into(s, d, exec).map(|_| ()))?;
-        }
+        by_rows(src, dst, rows, len, |s, d| {
+            sort_into(s, d, exec).map(|_| ())
+        })?;
     }
     // SAFETY: sort_into wrote every slot of every row (or there are none).
     Ok(unsafe { out.assume_init() })
