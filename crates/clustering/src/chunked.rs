@@ -24,7 +24,7 @@ use crate::cpu::step_tree;
 use crate::cuda::CudaStepper;
 use crate::kmeans::{KMEANS_GPU_THRESHOLD, check_finite, check_weight_values, initial_centroids};
 use crate::lloyd::{
-    Candidate, LloydState, ShiftLimit, StepStats, Stepper, candidate_order, farthest_points, shift,
+    LloydState, ShiftLimit, StepStats, Stepper, candidate_order, farthest_points, shift,
     update_centroids_with,
 };
 use crate::{Element, Init, KMeansError};
@@ -150,13 +150,11 @@ impl ChunkStats {
     /// ```
     pub fn from_flat(flat: &[f64], k: usize, d: usize) -> Result<Self, KMeansError> {
         let kd = k * d;
-        if flat.len() != kd + k + 1 {
-            return Err(KMeansError::ShapeMismatch {
-                what: "flat chunk statistics (k d + k + 1)",
-                expected: kd + k + 1,
-                found: flat.len(),
-            });
-        }
+        KMeansError::check_shape(
+            "flat chunk statistics (k d + k + 1)",
+            kd + k + 1,
+            flat.len(),
+        )?;
         Ok(ChunkStats {
             k,
             d,
@@ -167,21 +165,7 @@ impl ChunkStats {
     }
 }
 
-/// A point far from its nearest centroid, found by [`chunk_farthest`]: a candidate to seed an
-/// empty cluster.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FarPoint {
-    /// Squared distance to its nearest centroid.
-    pub dist: f64,
-    /// Global row index (ties in `dist` go to the lower index).
-    pub index: u64,
-    /// Its nearest centroid.
-    pub label: u32,
-    /// Its sample weight.
-    pub weight: f64,
-    /// Its coordinates.
-    pub point: Vec<f64>,
-}
+pub use crate::lloyd::FarPoint;
 
 /// The rows of a checked chunk (row-major, borrowed when they already are), the centroids and
 /// the weights, in `f64`.
@@ -202,13 +186,11 @@ fn prepare<'a, T: Element>(
     if d == 0 {
         return Err(KMeansError::ZeroDimensions);
     }
-    if centroids.ncols() != d {
-        return Err(KMeansError::ShapeMismatch {
-            what: "centroid columns (the chunk's dimension)",
-            expected: d,
-            found: centroids.ncols(),
-        });
-    }
+    KMeansError::check_shape(
+        "centroid columns (the chunk's dimension)",
+        d,
+        centroids.ncols(),
+    )?;
     let x: Cow<'a, [T]> = match data.to_slice() {
         Some(s) => Cow::Borrowed(s),
         None => Cow::Owned(data.iter().copied().collect()),
@@ -224,13 +206,7 @@ fn prepare<'a, T: Element>(
     let w = match weights {
         None => None,
         Some(w) => {
-            if w.len() != n {
-                return Err(KMeansError::ShapeMismatch {
-                    what: "chunk sample weights",
-                    expected: n,
-                    found: w.len(),
-                });
-            }
+            KMeansError::check_shape("chunk sample weights", n, w.len())?;
             let w: Vec<f64> = w.iter().map(|v| v.to_f64()).collect();
             check_weight_values(&w, row_offset)?;
             Some(w)
@@ -335,18 +311,15 @@ pub fn chunk_farthest<T: Element>(
     }
     let mut labels = vec![u32::MAX; n];
     step_tree(&x, d, (w.as_deref(), None, None), &c, k, &mut labels, false);
-    Ok(
-        farthest_points(&x, d, w.as_deref(), &c, &labels, m, row_offset)
-            .into_iter()
-            .map(|c| FarPoint {
-                dist: c.dist,
-                index: c.index,
-                label: c.label,
-                weight: c.weight,
-                point: c.point,
-            })
-            .collect(),
-    )
+    Ok(farthest_points(
+        &x,
+        d,
+        w.as_deref(),
+        &c,
+        &labels,
+        m,
+        row_offset,
+    ))
 }
 
 /// The centroids after one Lloyd iteration, as [`KMeans::fit`](crate::KMeans::fit) and
@@ -386,12 +359,8 @@ pub fn chunk_farthest<T: Element>(
 /// ```
 pub fn next_centroids(stats: &ChunkStats, far: Vec<FarPoint>) -> Result<Array2<f64>, KMeansError> {
     let (k, d) = (stats.k, stats.d);
-    if let Some(p) = far.iter().find(|p| p.point.len() != d) {
-        return Err(KMeansError::ShapeMismatch {
-            what: "far point dimension",
-            expected: d,
-            found: p.point.len(),
-        });
+    for p in &far {
+        KMeansError::check_shape("far point dimension", d, p.point.len())?;
     }
     let st = StepStats {
         sums: stats.sums.clone(),
@@ -400,16 +369,7 @@ pub fn next_centroids(stats: &ChunkStats, far: Vec<FarPoint>) -> Result<Array2<f
         changed: 0,
     };
     let farthest = |m: usize| {
-        let mut c: Vec<Candidate> = far
-            .into_iter()
-            .map(|p| Candidate {
-                dist: p.dist,
-                index: p.index,
-                label: p.label,
-                weight: p.weight,
-                point: p.point,
-            })
-            .collect();
+        let mut c = far;
         c.sort_by(candidate_order);
         c.truncate(m);
         Ok(c)
@@ -644,7 +604,7 @@ pub fn sample_centroids<T: Element>(
             n,
         )?),
     };
-    let c = initial_centroids(init, &x, d, w.as_deref(), k, seed, run);
+    let c = initial_centroids(init, &x, d, w.as_deref(), k, seed, run, &mut |_| {});
     Ok(Array2::from_shape_vec((k, d), c).expect("k * d centroids"))
 }
 
@@ -848,6 +808,7 @@ mod tests {
             5,
             11,
             0,
+            &mut |_| {},
         );
         assert_eq!(c.iter().copied().collect::<Vec<_>>(), flat);
     }

@@ -507,7 +507,8 @@ pub fn run_distributed<C: Communicator>(
             let tol_abs = p.tol * global_mean_variance(&mut stepper, n);
             // `initial_centroids` makes the same choice on every rank from the same bits.
             let (sample, sample_w) = global_sample(&mut stepper, n, shard.start);
-            let init = initial_centroids(&p.init, &sample, d, sample_w.as_deref(), p.k, p.seed, 0);
+            let w = sample_w.as_deref();
+            let init = initial_centroids(&p.init, &sample, d, w, p.k, p.seed, 0, &mut |_| {});
             (init.clone(), init, tol_abs, 0, false)
         }
     };

@@ -110,4 +110,20 @@ impl KMeansError {
             reason: reason.into(),
         }
     }
+
+    /// `Ok` when `found` is `expected`, else [`KMeansError::ShapeMismatch`] naming `what`.
+    pub(crate) fn check_shape(
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    ) -> Result<(), KMeansError> {
+        if found == expected {
+            return Ok(());
+        }
+        Err(KMeansError::ShapeMismatch {
+            what,
+            expected,
+            found,
+        })
+    }
 }

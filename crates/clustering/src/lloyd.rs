@@ -66,20 +66,25 @@ impl StepStats {
     }
 }
 
-/// A point far from its centroid: a candidate to seed an empty cluster.
+/// A point far from its nearest centroid, found by
+/// [`chunk_farthest`](crate::chunked::chunk_farthest): a candidate to seed an empty cluster.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Candidate {
-    /// Squared distance to the centroid of its cluster.
-    pub(crate) dist: f64,
+pub struct FarPoint {
+    /// Squared distance to its nearest centroid.
+    pub dist: f64,
     /// Global row index (ties in `dist` go to the lower index).
-    pub(crate) index: u64,
-    /// Its cluster.
-    pub(crate) label: u32,
+    pub index: u64,
+    /// Its nearest centroid.
+    pub label: u32,
     /// Its sample weight.
-    pub(crate) weight: f64,
+    pub weight: f64,
     /// Its coordinates.
-    pub(crate) point: Vec<f64>,
+    pub point: Vec<f64>,
 }
+
+/// A point far from the centroid of its cluster, a candidate to seed an empty cluster: the
+/// chunked API's [`FarPoint`], so that chunks' far points are candidates as they are.
+pub(crate) type Candidate = FarPoint;
 
 /// Farthest first, then lower index first: a total order, so every backend and every rank
 /// picks the same points.

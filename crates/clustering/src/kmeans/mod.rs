@@ -60,7 +60,7 @@ impl<T: Element> RunStepper for CudaStepper<'_, T> {
 pub(crate) use auto::auto_algorithm;
 pub(crate) use auto::groups_for;
 pub use predict::{predict, transform};
-use validate::{Validated, initial_centroids_observed, validate};
+use validate::{Validated, validate};
 pub(crate) use validate::{
     check_finite, check_given, check_params, check_weight_values, check_weights, initial_centroids,
 };
@@ -91,23 +91,43 @@ pub enum Init {
     Given(Array2<f64>),
 }
 
-impl std::str::FromStr for Init {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "k-means++" | "kmeans++" | "plusplus" | "++" => Ok(Init::KMeansPlusPlus),
-            "random" => Ok(Init::Random),
-            "k-means||" | "kmeans||" | "k-means-parallel" | "parallel" => {
-                Ok(Init::KMeansParallel {
-                    rounds: DEFAULT_PARALLEL_ROUNDS,
-                })
-            }
-            _ => Err(format!(
-                "init must be k-means++, k-means|| or random, not `{s}`"
-            )),
-        }
-    }
+/// The value of the first entry of `table` whose names hold `s` (in any case), else the error
+/// "`what` must be `choices`, not `s`": the parsing of every named option.
+fn parse_named<E: Clone>(
+    s: &str,
+    table: &[(&[&str], E)],
+    what: &str,
+    choices: &str,
+) -> Result<E, String> {
+    let lower = s.to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(names, _)| names.contains(&lower.as_str()))
+        .map(|(_, value)| value.clone())
+        .ok_or_else(|| format!("{what} must be {choices}, not `{s}`"))
 }
+
+/// `FromStr` for `$t` through [`parse_named`]: each list of names (any case) parses to its
+/// value; `$what` and `$choices` word the error.
+macro_rules! from_names {
+    ($t:ty, $what:literal, $choices:literal, [$([$($name:literal),+] => $value:expr),+ $(,)?]) => {
+        impl std::str::FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let table: &[(&[&str], $t)] = &[$((&[$($name),+], $value)),+];
+                parse_named(s, table, $what, $choices)
+            }
+        }
+    };
+}
+
+from_names!(Init, "init", "k-means++, k-means|| or random", [
+    ["k-means++", "kmeans++", "plusplus", "++"] => Init::KMeansPlusPlus,
+    ["random"] => Init::Random,
+    ["k-means||", "kmeans||", "k-means-parallel", "parallel"] => Init::KMeansParallel {
+        rounds: DEFAULT_PARALLEL_ROUNDS,
+    },
+]);
 
 /// Rounds of [`Init::KMeansParallel`] when it is named `"k-means||"`.
 pub const DEFAULT_PARALLEL_ROUNDS: usize = 64;
@@ -137,18 +157,10 @@ pub enum Convergence {
     PreviousShift,
 }
 
-impl std::str::FromStr for Convergence {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "variance" => Ok(Convergence::Variance),
-            "previous-shift" | "previous" => Ok(Convergence::PreviousShift),
-            _ => Err(format!(
-                "convergence must be variance or previous-shift, not `{s}`"
-            )),
-        }
-    }
-}
+from_names!(Convergence, "convergence", "variance or previous-shift", [
+    ["variance"] => Convergence::Variance,
+    ["previous-shift", "previous"] => Convergence::PreviousShift,
+]);
 
 /// Which variant of Lloyd's iteration assigns the points. Every variant gives the same labels
 /// and centroids from the same start (the exact nearest centre of every point, ties to the lower
@@ -206,21 +218,13 @@ impl Algorithm {
     }
 }
 
-impl std::str::FromStr for Algorithm {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "auto" => Ok(Algorithm::Auto),
-            "lloyd" | "full" => Ok(Algorithm::Lloyd),
-            "hamerly" => Ok(Algorithm::Hamerly),
-            "yinyang" => Ok(Algorithm::Yinyang),
-            "elkan" => Ok(Algorithm::Elkan),
-            _ => Err(format!(
-                "algorithm must be auto, lloyd, hamerly, yinyang or elkan, not `{s}`"
-            )),
-        }
-    }
-}
+from_names!(Algorithm, "algorithm", "auto, lloyd, hamerly, yinyang or elkan", [
+    ["auto"] => Algorithm::Auto,
+    ["lloyd", "full"] => Algorithm::Lloyd,
+    ["hamerly"] => Algorithm::Hamerly,
+    ["yinyang"] => Algorithm::Yinyang,
+    ["elkan"] => Algorithm::Elkan,
+]);
 
 /// k-means parameters (a small builder); run with [`KMeans::fit`].
 #[derive(Debug, Clone, PartialEq)]
@@ -585,7 +589,7 @@ impl KMeans {
         };
         let mut best: Option<(LloydOutcome, Vec<u32>)> = None;
         for run in 0..runs {
-            let start = initial_centroids_observed(
+            let start = initial_centroids(
                 &self.init,
                 input.slice(),
                 d,

@@ -4,6 +4,7 @@
 use gpu_runtime::{Exec, Target};
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
 
+use super::validate::contiguous;
 use super::{KMEANS_GPU_THRESHOLD, check_finite};
 use crate::cpu::assign_parallel;
 use crate::cuda::CudaStepper;
@@ -62,24 +63,14 @@ fn checked_pair<'a, T: Element>(
     if k == 0 {
         return Err(KMeansError::ZeroClusters);
     }
-    if data.ncols() != d {
-        return Err(KMeansError::ShapeMismatch {
-            what: "data columns (the centroids' dimension)",
-            expected: d,
-            found: data.ncols(),
-        });
-    }
+    KMeansError::check_shape("data columns (the centroids' dimension)", d, data.ncols())?;
     if d == 0 {
         return Err(KMeansError::ZeroDimensions);
     }
     let c = centroids.as_standard_layout();
     check_finite(c.as_slice().expect("standard layout"), d, 0)?;
     let c: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
-    let x: CowArray<'a, T, Ix2> = if data.is_standard_layout() {
-        CowArray::from(data)
-    } else {
-        CowArray::from(data.as_standard_layout().into_owned())
-    };
+    let x = contiguous(data);
     check_finite(x.as_slice().expect("standard layout"), d, 0)?;
     Ok((c, x))
 }

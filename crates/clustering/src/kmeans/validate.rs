@@ -8,22 +8,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::init::{kmeans_parallel, kmeans_plusplus, random_points};
 use crate::{Element, Init, KMeans, KMeansError};
 
-/// The initial centroids of run `run` (`k * d`, row-major).
-pub(crate) fn initial_centroids<T: Element>(
-    init: &Init,
-    data: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    k: usize,
-    seed: u64,
-    run: usize,
-) -> Vec<f64> {
-    initial_centroids_observed(init, data, d, weights, k, seed, run, &mut |_| {})
-}
-
-/// [`initial_centroids`], telling `progress` how many centroids are chosen now and then.
+/// The initial centroids of run `run` (`k * d`, row-major), telling `progress` how many
+/// centroids are chosen now and then (`&mut |_| {}` to ignore it).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn initial_centroids_observed<T: Element>(
+pub(crate) fn initial_centroids<T: Element>(
     init: &Init,
     data: &[T],
     d: usize,
@@ -94,6 +82,15 @@ pub(crate) fn check_finite<T: Element>(
     Ok(())
 }
 
+/// `data` in standard (row-major, contiguous) layout: borrowed when it already is, else copied.
+pub(crate) fn contiguous<'a, T: Clone>(data: ArrayView2<'a, T>) -> CowArray<'a, T, Ix2> {
+    if data.is_standard_layout() {
+        CowArray::from(data)
+    } else {
+        CowArray::from(data.as_standard_layout().into_owned())
+    }
+}
+
 /// Checks the parameters that do not depend on the data.
 pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
     if p.k == 0 {
@@ -132,20 +129,8 @@ pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
 /// Checks given centroids against `k` and `d`.
 pub(crate) fn check_given(init: &Init, k: usize, d: usize) -> Result<(), KMeansError> {
     if let Init::Given(c) = init {
-        if c.nrows() != k {
-            return Err(KMeansError::ShapeMismatch {
-                what: "given centroids (rows)",
-                expected: k,
-                found: c.nrows(),
-            });
-        }
-        if c.ncols() != d {
-            return Err(KMeansError::ShapeMismatch {
-                what: "given centroids (columns)",
-                expected: d,
-                found: c.ncols(),
-            });
-        }
+        KMeansError::check_shape("given centroids (rows)", k, c.nrows())?;
+        KMeansError::check_shape("given centroids (columns)", d, c.ncols())?;
         if let Some(((r, col), v)) = c.indexed_iter().find(|(_, v)| !v.is_finite()) {
             return Err(KMeansError::InvalidParameter(format!(
                 "given centroid {r} has a non-finite value {v} in column {col}"
@@ -161,13 +146,7 @@ pub(crate) fn check_weights(
     n: usize,
 ) -> Result<Vec<f64>, KMeansError> {
     let w: Vec<f64> = w.collect();
-    if w.len() != n {
-        return Err(KMeansError::ShapeMismatch {
-            what: "sample weights",
-            expected: n,
-            found: w.len(),
-        });
-    }
+    KMeansError::check_shape("sample weights", n, w.len())?;
     check_weight_values(&w, 0)?;
     if !w.iter().any(|&v| v > 0.0) {
         return Err(KMeansError::InvalidWeights("all weights are zero".into()));
@@ -206,11 +185,7 @@ pub(super) fn validate<'a, T: Element>(
         return Err(KMeansError::TooManyClusters { k: p.k, n });
     }
     check_given(&p.init, p.k, d)?;
-    let data: CowArray<'a, T, Ix2> = if data.is_standard_layout() {
-        CowArray::from(data)
-    } else {
-        CowArray::from(data.as_standard_layout().into_owned())
-    };
+    let data = contiguous(data);
     check_finite(data.as_slice().expect("standard layout"), d, 0)?;
     let weights = match weights {
         None => None,
