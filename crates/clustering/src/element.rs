@@ -39,44 +39,31 @@ pub trait Element:
     fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
-impl Element for f32 {
-    const NAME: &'static str = "f32";
-    const MAX: Self = f32::MAX;
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    #[inline]
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        f32::is_finite(self)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f32::mul_add(self, a, b)
-    }
+/// `Element` for the float type `$t`: its name, largest value and methods, from std.
+macro_rules! impl_element {
+    ($t:ident) => {
+        impl Element for $t {
+            const NAME: &'static str = stringify!($t);
+            const MAX: Self = $t::MAX;
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                $t::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                $t::mul_add(self, a, b)
+            }
+        }
+    };
 }
 
-impl Element for f64 {
-    const NAME: &'static str = "f64";
-    const MAX: Self = f64::MAX;
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
-    }
-    #[inline]
-    fn from_f64(v: f64) -> Self {
-        v
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        f64::is_finite(self)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        f64::mul_add(self, a, b)
-    }
-}
+impl_element!(f32);
+impl_element!(f64);

@@ -79,13 +79,7 @@ struct TileScratch<T> {
 impl<T: Element> Tiles<T> {
     /// `fused`: the rows' norms are at hand ([`fused_norms`]) for the fused kernel.
     fn new(d: usize, fused: bool, centres: &[f64], m: usize) -> Self {
-        let method = if fused {
-            Method::Fused
-        } else if d >= 12 {
-            Method::Gemm
-        } else {
-            Method::Direct
-        };
+        let method = if fused { Method::Fused } else { tile_method(d) };
         Tiles {
             d,
             cent: Centres::new(centres, m, d, None, method, false),
@@ -110,9 +104,7 @@ impl<T: Element> Tiles<T> {
             } else {
                 let scratch = s.tile.get_or_insert_with(Scratch::new);
                 sq_distances_tile(xt, &self.cent, scratch, &mut s.wide);
-                for (o, &v) in ot.iter_mut().zip(s.wide.iter()) {
-                    *o = v as f32;
-                }
+                round_into(ot, &s.wide);
             }
         }
     }
@@ -157,42 +149,57 @@ fn distances_to<T: Element>(
             });
         return;
     }
-    let method = if d >= 12 {
-        Method::Gemm
-    } else {
-        Method::Direct
-    };
-    let cent = Centres::<T>::new(centres, m, d, None, method, false);
-    let work = |s: &mut (Scratch<T>, Vec<f64>), (x, o): (&[T], &mut [f32])| {
-        sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
-        for (o, &v) in o.iter_mut().zip(s.1.iter()) {
-            *o = v as f32;
-        }
-    };
-    data.par_chunks(TILE_ROWS * d)
-        .zip(out.par_chunks_mut(TILE_ROWS * m))
-        .for_each_init(|| (Scratch::new(), Vec::new()), work);
+    for_each_tile(data, d, centres, m, out, m, round_into);
 }
 
 /// Lowers every row's `closest` squared distance to its distance to the nearest of the `m`
 /// centres `centres` (tile by tile: no `n x m` array).
 fn lower_to<T: Element>(data: &[T], d: usize, centres: &[f64], m: usize, closest: &mut [f64]) {
-    let method = if d >= 12 {
-        Method::Gemm
-    } else {
-        Method::Direct
-    };
-    let cent = Centres::<T>::new(centres, m, d, None, method, false);
-    let work = |s: &mut (Scratch<T>, Vec<f64>), (x, cl): (&[T], &mut [f64])| {
-        sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
-        for (c, ds) in cl.iter_mut().zip(s.1.chunks_exact(m)) {
+    for_each_tile(data, d, centres, m, closest, 1, |cl, ds| {
+        for (c, ds) in cl.iter_mut().zip(ds.chunks_exact(m)) {
             for &v in ds {
                 *c = c.min(v);
             }
         }
+    });
+}
+
+/// The tile engine's method for centres of `d` columns without the fused kernel: matrix
+/// products from 12 columns, else direct distances.
+fn tile_method(d: usize) -> Method {
+    if d >= 12 {
+        Method::Gemm
+    } else {
+        Method::Direct
+    }
+}
+
+/// `out` = `ds` rounded to `f32` (the draws only need their proportions).
+fn round_into(out: &mut [f32], ds: &[f64]) {
+    for (o, &v) in out.iter_mut().zip(ds) {
+        *o = v as f32;
+    }
+}
+
+/// Calls `fold(out_tile, distances)` for every tile of [`TILE_ROWS`] rows of `data`, on all
+/// threads: `out_tile` the tile's part of `out` (`per_row` values a row), `distances` its
+/// rows' squared distances to the `m` centres `centres` through the tile engine (row-major).
+fn for_each_tile<T: Element, O: Send>(
+    data: &[T],
+    d: usize,
+    centres: &[f64],
+    m: usize,
+    out: &mut [O],
+    per_row: usize,
+    fold: impl Fn(&mut [O], &[f64]) + Sync + Send,
+) {
+    let cent = Centres::<T>::new(centres, m, d, None, tile_method(d), false);
+    let work = |s: &mut (Scratch<T>, Vec<f64>), (x, o): (&[T], &mut [O])| {
+        sq_distances_tile(x, &cent, &mut s.0, &mut s.1);
+        fold(o, &s.1);
     };
     data.par_chunks(TILE_ROWS * d)
-        .zip(closest.par_chunks_mut(TILE_ROWS))
+        .zip(out.par_chunks_mut(TILE_ROWS * per_row))
         .for_each_init(|| (Scratch::new(), Vec::new()), work);
 }
 
