@@ -72,6 +72,8 @@ fn assert_close(a: &[f64], b: &[f64], rel: f64) {
 
 mod algorithms;
 mod fit;
+#[path = "../tests/common/npy_f32.rs"]
+mod npy_f32;
 
 /// The reference's nearest centre of every row of `x` (`d` columns) among the centres `c`:
 /// the smallest [`dist2_f64`](crate::lloyd::dist2_f64), ties to the lower index, and that
@@ -95,6 +97,26 @@ pub(crate) fn reference_nearest<T: crate::Element>(
         .collect()
 }
 
+/// `k` centres, each coordinate `off[t]` plus a draw from `[-1, 1)` (row-major).
+pub(crate) fn centres_around(rng: &mut ChaCha8Rng, off: &[f64], k: usize) -> Vec<f64> {
+    let d = off.len();
+    (0..k * d)
+        .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
+        .collect()
+}
+
+/// The centres `a`, `b` of `k` that point `i` lies between and its weight `t` on `a`: one
+/// half for every third point, else drawn from `[0.49, 0.51)` (near the bisector).
+pub(crate) fn bisector_pair(rng: &mut ChaCha8Rng, i: usize, k: usize) -> (usize, usize, f64) {
+    let (a, b) = (i % k, (i * 7 + 1) % k);
+    let t: f64 = if i.is_multiple_of(3) {
+        0.5
+    } else {
+        rng.random_range(0.49..0.51)
+    };
+    (a, b, t)
+}
+
 /// `n` points on the bisectors of pairs of `k` centres of `d` coordinates near an offset drawn
 /// from `off` (far from the origin: the products' rounding is at its worst, and most points
 /// are near-ties), then the first centre again, as a point and as a centre `k + 1` (exact
@@ -107,17 +129,10 @@ pub(crate) fn bisector_points(
     off: std::ops::Range<f64>,
 ) -> (Vec<f64>, Vec<f64>) {
     let off: Vec<f64> = (0..d).map(|_| rng.random_range(off.clone())).collect();
-    let mut c: Vec<f64> = (0..k * d)
-        .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
-        .collect();
+    let mut c = centres_around(rng, &off, k);
     let mut x = Vec::new();
     for i in 0..n {
-        let (a, b) = (i % k, (i * 7 + 1) % k);
-        let t: f64 = if i % 3 == 0 {
-            0.5
-        } else {
-            rng.random_range(0.49..0.51)
-        };
+        let (a, b, t) = bisector_pair(rng, i, k);
         for u in 0..d {
             x.push(c[a * d + u] * t + c[b * d + u] * (1.0 - t));
         }
@@ -133,12 +148,36 @@ mod io {
     use ndarray::Array2;
 
     use crate::KMeansError;
-    use crate::checkpoint::{Checkpoint, Job, digest_part, to_bits};
+    use crate::checkpoint::{Checkpoint, Job, JobParams, digest_part, to_bits};
     use crate::data::{
         NpyType, read_csv, read_matrix, read_npy, read_npy_header, read_rows, read_weights,
         read_weights_shard, shard_range, write_npy,
     };
     use crate::{Init, KMeans};
+
+    /// A checkpoint of a run on 10 points of 2 columns into 2 clusters, 7 iterations done
+    /// (absolute tolerance `1e-9`, not converged), from `initial` now at `centroids`.
+    fn checkpoint_after_7(
+        version: u32,
+        centroids: &[f64],
+        initial: &[f64],
+        weights_digest: Option<u64>,
+        job: Option<JobParams>,
+    ) -> Checkpoint {
+        Checkpoint {
+            version,
+            n: 10,
+            d: 2,
+            k: 2,
+            iteration: 7,
+            tol_abs: 1e-9,
+            converged: false,
+            centroid_bits: to_bits(centroids),
+            initial_bits: to_bits(initial),
+            weights_digest,
+            job,
+        }
+    }
 
     fn dir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("clustering-io-{name}-{}", std::process::id()));
@@ -193,17 +232,7 @@ mod io {
         }
         assert!(read_rows(&p, h.offset, h.dtype, 1000, 100, 3).is_err());
         // An f32 file written by hand (numpy's layout).
-        let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }".to_string();
-        while !(10 + header.len() + 1).is_multiple_of(64) {
-            header.push(' ');
-        }
-        header.push('\n');
-        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-        bytes.extend((header.len() as u16).to_le_bytes());
-        bytes.extend(header.as_bytes());
-        for v in [1.5f32, -2.0, 3.25, 4.0] {
-            bytes.extend(v.to_le_bytes());
-        }
+        let bytes = super::npy_f32::npy_f32_bytes("(2, 2)", [1.5f32, -2.0, 3.25, 4.0]);
         let p32 = d.join("b.npy");
         std::fs::File::create(&p32)
             .unwrap()
@@ -351,19 +380,7 @@ mod io {
         let d = dir("ck");
         let p = d.join("ck.json");
         let c = vec![0.1, 1.0 / 3.0, -2.5e-300, f64::MAX];
-        let ck = Checkpoint {
-            version: 2,
-            n: 10,
-            d: 2,
-            k: 2,
-            iteration: 7,
-            tol_abs: 1e-9,
-            converged: false,
-            centroid_bits: to_bits(&c),
-            initial_bits: to_bits(&c),
-            weights_digest: Some(u64::MAX),
-            job: None,
-        };
+        let ck = checkpoint_after_7(2, &c, &c, Some(u64::MAX), None);
         ck.write_atomic(&p).unwrap();
         let back = Checkpoint::read(&p).unwrap();
         assert_eq!(back, ck);
@@ -431,19 +448,8 @@ mod io {
             data_digest: 0xda7a,
             weights_digest: None,
         };
-        let ck = Checkpoint {
-            version: 3,
-            n: 10,
-            d: 2,
-            k: 2,
-            iteration: 7,
-            tol_abs: 1e-9,
-            converged: false,
-            centroid_bits: to_bits(&[0.5; 4]),
-            initial_bits: to_bits(given.as_slice().unwrap()),
-            weights_digest: None,
-            job: Some(job.recorded()),
-        };
+        let initial = given.as_slice().unwrap();
+        let ck = checkpoint_after_7(3, &[0.5; 4], initial, None, Some(job.recorded()));
         assert_eq!(mismatch(&ck, &job), None);
         let says = |what: &'static str, ck: &str, run: &str| Some((what, ck.into(), run.into()));
         let run_on = |ck: &Checkpoint, params: &KMeans| mismatch(ck, &Job { params, ..job });

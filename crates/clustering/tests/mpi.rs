@@ -13,8 +13,12 @@ use clustering::checkpoint::{from_bits, to_bits};
 use clustering::data::{generate_blobs, write_npy};
 use clustering::distributed::{DistributedReport, PERTURB_AT_VAR};
 use clustering::launch::{FAIL_AT_VAR, LaunchOutcome, MpiLaunch, launch_with_restarts};
-use clustering::{Init, KMeans};
+use clustering::{Init, KMeans, KMeansResult};
 use ndarray::{Array1, Array2};
+
+#[path = "common/npy_f32.rs"]
+mod npy_f32;
+use npy_f32::npy_f32_bytes;
 
 const K: usize = 6;
 
@@ -116,21 +120,8 @@ fn report(dir: &Path, tag: &str) -> (DistributedReport, Vec<u32>) {
 
 /// Writes a 1-D `f32` `.npy` file (numpy's layout).
 fn write_npy_f32(path: &Path, v: &[f64]) {
-    let mut header = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
-        v.len()
-    );
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend((header.len() as u16).to_le_bytes());
-    bytes.extend(header.as_bytes());
-    for &x in v {
-        bytes.extend((x as f32).to_le_bytes());
-    }
-    std::fs::write(path, bytes).unwrap();
+    let shape = format!("({},)", v.len());
+    std::fs::write(path, npy_f32_bytes(&shape, v.iter().map(|&x| x as f32))).unwrap();
 }
 
 /// Writes raw little-endian `f64`.
@@ -161,6 +152,16 @@ fn assert_same(a: &(DistributedReport, Vec<u32>), b: &(DistributedReport, Vec<u3
     assert!((a.0.inertia - b.0.inertia).abs() <= 1e-10 * a.0.inertia);
 }
 
+/// The library's fit and a distributed run: the same labels and iterations, centroids equal up
+/// to the order of the sums.
+fn assert_library_equals(lib: &KMeansResult<f64>, run: &(DistributedReport, Vec<u32>)) {
+    assert_eq!(lib.labels, run.1);
+    assert_eq!(lib.iterations, run.0.iterations);
+    for (x, y) in lib.centroids.iter().zip(&run.0.centroids) {
+        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{x} vs {y}");
+    }
+}
+
 #[test]
 fn distributed_equals_single_process_and_survives_a_killed_rank() {
     let (dir, input, data) = setup("main");
@@ -182,11 +183,7 @@ fn distributed_equals_single_process_and_survives_a_killed_rank() {
         .tol(0.0)
         .fit(data.view())
         .unwrap();
-    assert_eq!(lib.labels, single.1);
-    assert_eq!(lib.iterations, single.0.iterations);
-    for (x, y) in lib.centroids.iter().zip(&single.0.centroids) {
-        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()));
-    }
+    assert_library_equals(&lib, &single);
 
     // Three ranks, uninterrupted.
     launch(&dir, &input, 3, "three", How::default()).unwrap();
@@ -306,11 +303,7 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
         .tol(0.0)
         .fit_weighted(data.view(), wv.view())
         .unwrap();
-    assert_eq!(lib.labels, one.1);
-    assert_eq!(lib.iterations, one.0.iterations);
-    for (x, y) in lib.centroids.iter().zip(&one.0.centroids) {
-        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{x} vs {y}");
-    }
+    assert_library_equals(&lib, &one);
     assert!((lib.inertia - one.0.inertia).abs() <= 1e-10 * lib.inertia);
     // The weights matter: unweighted, the same start ends elsewhere.
     let plain = KMeans::new(K)
@@ -344,11 +337,7 @@ fn weighted_runs_from_given_centroids_equal_the_single_process_run() {
         .tol(0.0)
         .fit_weighted(data.view(), wv.view())
         .unwrap();
-    assert_eq!(lib.labels, pp.1);
-    assert_eq!(lib.iterations, pp.0.iterations);
-    for (x, y) in lib.centroids.iter().zip(&pp.0.centroids) {
-        assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{x} vs {y}");
-    }
+    assert_library_equals(&lib, &pp);
 
     // Resuming needs the same weights (in any file format) and the same given centroids.
     let mut other = w.clone();

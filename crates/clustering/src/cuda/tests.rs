@@ -11,6 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{CudaStepper, Engine, direct};
 use crate::cpu::{CpuKind, CpuStepper};
 use crate::lloyd::{LloydParams, ShiftLimit, StepStats, Stepper, lloyd};
+use crate::tests::{bisector_pair, centres_around};
 use crate::{Element, KMeansError};
 
 /// Every product engine the device has: warpath's two kernels, and cuBLAS where it can be
@@ -41,9 +42,7 @@ fn near_ties(
     let off: Vec<f64> = (0..d)
         .map(|_| offset * (1.0 + 0.5 * rng.random_range(-1.0..1.0)))
         .collect();
-    let mut c: Vec<f64> = (0..k * d)
-        .map(|i| off[i % d] + rng.random_range(-1.0..1.0))
-        .collect();
+    let mut c = centres_around(&mut rng, &off, k);
     for j in k.saturating_sub(run).max(1)..k {
         for t in 0..d {
             c[j * d + t] = c[t]
@@ -56,12 +55,7 @@ fn near_ties(
     }
     let mut x = Vec::with_capacity(n * d);
     for i in 0..n {
-        let (a, b) = (i % k, (i * 7 + 1) % k);
-        let s: f64 = if i % 3 == 0 {
-            0.5
-        } else {
-            rng.random_range(0.49..0.51)
-        };
+        let (a, b, s) = bisector_pair(&mut rng, i, k);
         for t in 0..d {
             let v = match i % 13 {
                 5 => off[t] + 2.0 * rng.random_range(-1.0..1.0),

@@ -32,22 +32,37 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         runs.push(("general", out));
     }
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::has_avx512() && k <= narrow::ROWWISE_MAX_K {
-        // The row-wise kernel, wherever it would pay or not.
-        let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
-        buf.size(&cent, n);
-        // SAFETY: the CPU has AVX-512; `k` is within the kernel's.
-        unsafe { narrow::labels_rowwise_avx512(x, &xn2, &cent, &mut buf, &mut out) };
-        runs.push(("rowwise", out));
-    }
-    #[cfg(target_arch = "x86_64")]
-    if crate::isa::has_avx2() && k <= narrow::ROWWISE_MAX_K {
-        // The row-wise kernel on AVX2 registers, from the rows as this CPU pads them.
-        let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
-        buf.size(&cent, n);
-        // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT; `k` is within the kernel's.
-        unsafe { narrow::labels_rowwise_avx2(x, &xn2, &cent, &mut buf, &mut out) };
-        runs.push(("rowwise-avx2", out));
+    {
+        /// A row-wise kernel's name, whether this CPU has its instructions, and the kernel.
+        type Rowwise<T> = (
+            &'static str,
+            bool,
+            unsafe fn(&[T], &[f64], &Centres<T>, &mut Buffer<T>, &mut [u32]),
+        );
+        let rowwise: [Rowwise<T>; 2] = [
+            // The row-wise kernel, wherever it would pay or not.
+            (
+                "rowwise",
+                crate::isa::has_avx512(),
+                narrow::labels_rowwise_avx512::<T>,
+            ),
+            // The row-wise kernel on AVX2 registers, from the rows as this CPU pads them.
+            (
+                "rowwise-avx2",
+                crate::isa::has_avx2(),
+                narrow::labels_rowwise_avx2::<T>,
+            ),
+        ];
+        for (name, has, kernel) in rowwise {
+            if has && k <= narrow::ROWWISE_MAX_K {
+                let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
+                buf.size(&cent, n);
+                // SAFETY: the CPU has the kernel's instructions (AVX-512, or AVX2, FMA, BMI2
+                // and POPCNT); `k` is within the kernel's; `buf` is sized for the rows.
+                unsafe { kernel(x, &xn2, &cent, &mut buf, &mut out) };
+                runs.push((name, out));
+            }
+        }
     }
     #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {
@@ -61,6 +76,12 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         runs.push(("narrow", out));
     }
     runs
+}
+
+/// [`check`] with the points and centres rounded to `f32`, then as they are (`f64`).
+fn check_both(x: &[f64], c: &[f64], d: usize, what: &str) {
+    check::<f32>(x, c, d, what);
+    check::<f64>(x, c, d, what);
 }
 
 fn check<T: Element>(x: &[f64], c: &[f64], d: usize, what: &str) {
@@ -96,8 +117,7 @@ fn labels_are_the_reference_labels_at_every_register_boundary() {
             let n = [1, 5, 6, 7, 13, 40, 49][(d + k) % 7];
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
             let c: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-            check::<f32>(&x, &c, d, "random");
-            check::<f64>(&x, &c, d, "random");
+            check_both(&x, &c, d, "random");
         }
     }
 }
@@ -113,15 +133,13 @@ fn near_and_exact_ties_are_settled_as_the_reference() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for (d, k) in [(2, 3), (12, 16), (40, 33), (128, 64)] {
         let (x, c) = crate::tests::bisector_points(&mut rng, d, k, 300, 100.0..1000.0);
-        check::<f32>(&x, &c, d, "bisectors");
-        check::<f64>(&x, &c, d, "bisectors");
+        check_both(&x, &c, d, "bisectors");
     }
     // Integer points and centres: many exact ties between distinct centres.
     let d = 3;
     let c: Vec<f64> = (0..20 * d).map(|i| ((i * 7) % 5) as f64).collect();
     let x: Vec<f64> = (0..90 * d).map(|i| ((i * 3) % 4) as f64 + 0.5).collect();
-    check::<f32>(&x, &c, d, "grid");
-    check::<f64>(&x, &c, d, "grid");
+    check_both(&x, &c, d, "grid");
 }
 
 /// Values whose products overflow the element type: the labels come from exact distances.
@@ -143,8 +161,7 @@ fn products_that_would_overflow_fall_back_to_exact_distances() {
             [scale * 0.5, scale * 0.5, scale * 0.5, scale * 0.5],
         ]
         .concat();
-        check::<f32>(&x, &c, d, "huge");
-        check::<f64>(&x, &c, d, "huge");
+        check_both(&x, &c, d, "huge");
     }
     for scale in [1e150, 1e200] {
         let c = [0.0, 0.0, 0.0, 0.0, scale, scale, 0.0, 0.0];

@@ -3,6 +3,31 @@
 
 use super::algorithms::assert_every_algorithm_is_lloyd;
 use super::*;
+use crate::lloyd::StepStats;
+
+/// One step of the reference and of the parallel stepper from `c`, their labels equal up to
+/// near-ties: the two steps' statistics and labels.
+fn reference_and_parallel_step(
+    data: &[f64],
+    d: usize,
+    c: &[f64],
+    k: usize,
+) -> (StepStats, StepStats, Vec<u32>, Vec<u32>) {
+    let n = data.len() / d;
+    let mut la = vec![u32::MAX; n];
+    let mut lb = vec![u32::MAX; n];
+    let sa = step_reference(data, d, None, c, k, &mut la);
+    let sb = step_parallel(data, d, None, c, k, &mut lb);
+    assert_labels_match_up_to_ties(data, d, c, &la, &lb, 1e-12);
+    (sa, sb, la, lb)
+}
+
+/// Two steps' statistics from the same labels: the same counts, sums and inertia to rounding.
+fn assert_same_statistics(a: &StepStats, b: &StepStats) {
+    assert_close(&a.sums, &b.sums, 1e-9);
+    assert_eq!(a.counts, b.counts);
+    assert_close(&[a.inertia], &[b.inertia], 1e-9);
+}
 
 #[test]
 fn parallel_step_matches_reference() {
@@ -13,15 +38,9 @@ fn parallel_step_matches_reference() {
             }
             let data = random_data(n, d, (n * 31 + k) as u64);
             let c = random_data(k, d, 99);
-            let mut la = vec![u32::MAX; n];
-            let mut lb = vec![u32::MAX; n];
-            let sa = step_reference(&data, d, None, &c, k, &mut la);
-            let sb = step_parallel(&data, d, None, &c, k, &mut lb);
-            assert_labels_match_up_to_ties(&data, d, &c, &la, &lb, 1e-12);
+            let (sa, sb, la, mut lb) = reference_and_parallel_step(&data, d, &c, k);
             if la == lb {
-                assert_close(&sa.sums, &sb.sums, 1e-9);
-                assert_eq!(sa.counts, sb.counts);
-                assert_close(&[sa.inertia], &[sb.inertia], 1e-9);
+                assert_same_statistics(&sa, &sb);
                 assert_eq!(sa.changed, n as u64);
                 assert_eq!(sb.changed, n as u64);
             }
@@ -182,19 +201,17 @@ fn seeded_runs_are_reproducible_and_f32_works() {
 #[test]
 fn n_init_keeps_the_lowest_inertia() {
     let b = generate_blobs(1500, 2, 6, 0.15, 4);
-    let best = KMeans::new(6)
-        .init(Init::Random)
-        .n_init(6)
-        .seed(9)
-        .fit(b.data.view())
-        .unwrap();
+    let fit = |n_init| {
+        KMeans::new(6)
+            .init(Init::Random)
+            .n_init(n_init)
+            .seed(9)
+            .fit(b.data.view())
+            .unwrap()
+    };
+    let best = fit(6);
     // Run 0 of several is the single run with the same seed.
-    let one = KMeans::new(6)
-        .init(Init::Random)
-        .n_init(1)
-        .seed(9)
-        .fit(b.data.view())
-        .unwrap();
+    let one = fit(1);
     assert!(best.inertia <= one.inertia);
     let worst_allowed = one.inertia;
     assert!(best.inertia <= worst_allowed);
@@ -531,9 +548,7 @@ fn gpu_step_matches_reference() {
             let lg = s.labels().unwrap();
             assert_labels_match_up_to_ties(&data, d, &c, &lr, &lg, 1e-9);
             if lr == lg {
-                assert_close(&sr.sums, &sg.sums, 1e-9);
-                assert_eq!(sr.counts, sg.counts);
-                assert_close(&[sr.inertia], &[sg.inertia], 1e-9);
+                assert_same_statistics(&sr, &sg);
                 assert_eq!(sg.changed, n as u64);
             }
             assert_eq!(s.step(&c, k).unwrap().changed, 0);
@@ -620,11 +635,7 @@ proptest! {
     fn prop_step_matches_reference(n in 1usize..9000, d in 1usize..24, k in 1usize..40, seed in 0u64..1000) {
         let data = random_data(n, d, seed);
         let c = random_data(k, d, seed + 1);
-        let mut la = vec![u32::MAX; n];
-        let mut lb = vec![u32::MAX; n];
-        let sa = step_reference(&data, d, None, &c, k, &mut la);
-        let sb = step_parallel(&data, d, None, &c, k, &mut lb);
-        assert_labels_match_up_to_ties(&data, d, &c, &la, &lb, 1e-12);
+        let (sa, sb, _, _) = reference_and_parallel_step(&data, d, &c, k);
         prop_assert_eq!(sa.counts.iter().sum::<f64>(), sb.counts.iter().sum::<f64>());
     }
 }
