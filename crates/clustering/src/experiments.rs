@@ -274,6 +274,61 @@ const SEED_SETUP: &str = "Each reported point is the median of thirty run times 
     dimension (Intel Core i7-2630QM, NVIDIA GeForce GT 525M, Windows 7; C++, C# with CUDAfy.NET, \
     Python with scikit-learn). ";
 
+/// The experiment `id` of [`specs`] (its seed and title taken from there), saying
+/// `seed_says`.
+fn seed_experiment(id: &str, seed_says: String) -> Experiment {
+    let spec = specs().into_iter().find(|s| s.id == id);
+    let spec = spec.expect("every experiment is listed in specs()");
+    let mut e = Experiment::new(spec.id, spec.seed, spec.title);
+    e.seed_says = seed_says;
+    e
+}
+
+/// A sweep into `e`: the rows of every point `(n, d, k)`, each measured `repeats` times, then
+/// the sweeps' notes ([`sweep_notes`]), the `extra` notes and `figure`.
+fn sweep(
+    ctx: &Context,
+    mut e: Experiment,
+    points: impl IntoIterator<Item = (usize, usize, usize)>,
+    repeats: usize,
+    extra: impl IntoIterator<Item = String>,
+    figure: FigureSpec,
+) -> Result<Experiment, ExperimentError> {
+    for (n, d, k) in points {
+        e.rows.extend(sweep_point(ctx, n, d, k, repeats)?);
+    }
+    sweep_notes(&mut e, ctx, repeats);
+    e.notes.extend(extra);
+    e.figure = Some(figure);
+    Ok(e)
+}
+
+/// A sweep's log-log chart of `y` against `x`, a line per backend, with its axis `labels`.
+fn sweep_figure(x: &str, y: &str, title: &str, labels: (&str, &str)) -> FigureSpec {
+    FigureSpec::lines(x, &[y])
+        .title(title)
+        .series(&["backend"])
+        .log(true, true)
+        .labels(labels.0, labels.1)
+}
+
+/// The values of `axis` (d or K) a sweep over `n` points takes: 2, 8, 32 and 128 at the quick
+/// size, else every power of 2 from 2 to 128 (the seed's); and the note on the quick size
+/// when `n` is below the seed's 10^5.
+fn powers_of_two(ctx: &Context, n: usize, axis: &str) -> (Vec<usize>, Option<String>) {
+    let values = if ctx.size == warpath_report::Size::Quick {
+        vec![2, 8, 32, 128]
+    } else {
+        (1..=7).map(|p| 1usize << p).collect()
+    };
+    let quick = (n < 100_000).then(|| {
+        format!(
+            "Quick size: N = {n} and {axis} = 2, 8, 32, 128 (the seed's 10^5 and every power of 2 with --full)."
+        )
+    });
+    (values, quick)
+}
+
 /// `kmeans-vary-n`: run time against the number of points, d = 2, K = 2 (seed: 10 to 10^7).
 ///
 /// # Errors
@@ -281,36 +336,26 @@ const SEED_SETUP: &str = "Each reported point is the median of thirty run times 
 pub fn kmeans_vary_n(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let top = ctx.pick(5, 7);
     let repeats = ctx.pick(5, 30);
-    let mut e = Experiment::new(
+    let e = seed_experiment(
         "kmeans-vary-n",
-        "002",
-        "k-means run time against the number of points (d = 2, K = 2)",
+        format!(
+            "{SEED_SETUP}Varying point quantity, 10 to 10^7 two-dimensional points into two \
+             clusters: the C++ sequential and parallel versions are tied (threading overhead \
+             cancels the gain); the C# GPU version does not beat the C# parallel one but beats \
+             the C# sequential one as N grows; one GPU iteration took 1 to 4 ms for 100,000 \
+             two-dimensional points. The seed's figures are charts without published numbers."
+        ),
     );
-    e.seed_says = format!(
-        "{SEED_SETUP}Varying point quantity, 10 to 10^7 two-dimensional points into two clusters: \
-         the C++ sequential and parallel versions are tied (threading overhead cancels the \
-         gain); the C# GPU version does not beat the C# parallel one but beats the C# sequential \
-         one as N grows; one GPU iteration took 1 to 4 ms for 100,000 two-dimensional points. \
-         The seed's figures are charts without published numbers."
+    let quick =
+        (top < 7).then(|| format!("Quick size: N up to 10^{top} (the seed's 10^7 with --full)."));
+    let figure = sweep_figure(
+        "n",
+        "seconds",
+        "k-means run time, d = 2, K = 2",
+        ("points N", "seconds (median)"),
     );
-    for p in 1..=top {
-        e.rows
-            .extend(sweep_point(ctx, 10usize.pow(p), 2, 2, repeats)?);
-    }
-    sweep_notes(&mut e, ctx, repeats);
-    if top < 7 {
-        e.notes.push(format!(
-            "Quick size: N up to 10^{top} (the seed's 10^7 with --full)."
-        ));
-    }
-    e.figure = Some(
-        FigureSpec::lines("n", &["seconds"])
-            .title("k-means run time, d = 2, K = 2")
-            .series(&["backend"])
-            .log(true, true)
-            .labels("points N", "seconds (median)"),
-    );
-    Ok(e)
+    let points = (1..=top).map(|p| (10usize.pow(p), 2, 2));
+    sweep(ctx, e, points, repeats, quick, figure)
 }
 
 /// `kmeans-vary-d`: run time against the point dimension, N = 10^5, K = 2 (seed: 2 to 2^7).
@@ -320,39 +365,25 @@ pub fn kmeans_vary_n(ctx: &Context) -> Result<Experiment, ExperimentError> {
 pub fn kmeans_vary_d(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let n = ctx.pick(10_000, 100_000);
     let repeats = ctx.pick(5, 30);
-    let mut e = Experiment::new(
+    let e = seed_experiment(
         "kmeans-vary-d",
-        "002",
-        "k-means run time against the point dimension (N = 10^5, K = 2)",
+        format!(
+            "{SEED_SETUP}Varying point dimension, 10^5 points of 2 to 2^7 dimensions into two \
+             clusters: the C++ and C# parallel versions are consistently faster than their \
+             sequential ones; the C# GPU version is slower than both C# CPU versions (the seed \
+             suspects the host-device transfers). The figures are charts without published \
+             numbers."
+        ),
     );
-    e.seed_says = format!(
-        "{SEED_SETUP}Varying point dimension, 10^5 points of 2 to 2^7 dimensions into two \
-         clusters: the C++ and C# parallel versions are consistently faster than their \
-         sequential ones; the C# GPU version is slower than both C# CPU versions (the seed \
-         suspects the host-device transfers). The figures are charts without published numbers."
+    let (dims, quick) = powers_of_two(ctx, n, "d");
+    let figure = sweep_figure(
+        "d",
+        "seconds",
+        &format!("k-means run time, N = {n}, K = 2"),
+        ("dimension d", "seconds (median)"),
     );
-    let dims: Vec<usize> = if ctx.size == warpath_report::Size::Quick {
-        vec![2, 8, 32, 128]
-    } else {
-        (1..=7).map(|p| 1usize << p).collect()
-    };
-    for d in dims {
-        e.rows.extend(sweep_point(ctx, n, d, 2, repeats)?);
-    }
-    sweep_notes(&mut e, ctx, repeats);
-    if n < 100_000 {
-        e.notes.push(format!(
-            "Quick size: N = {n} and d = 2, 8, 32, 128 (the seed's 10^5 and every power of 2 with --full)."
-        ));
-    }
-    e.figure = Some(
-        FigureSpec::lines("d", &["seconds"])
-            .title(&format!("k-means run time, N = {n}, K = 2"))
-            .series(&["backend"])
-            .log(true, true)
-            .labels("dimension d", "seconds (median)"),
-    );
-    Ok(e)
+    let points = dims.into_iter().map(|d| (n, d, 2));
+    sweep(ctx, e, points, repeats, quick, figure)
 }
 
 /// `kmeans-vary-k`: run time and speed-ups against the number of clusters, N = 10^5, d = 2
@@ -363,65 +394,51 @@ pub fn kmeans_vary_d(ctx: &Context) -> Result<Experiment, ExperimentError> {
 pub fn kmeans_vary_k(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let n = ctx.pick(10_000, 100_000);
     let repeats = ctx.pick(3, 30);
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "kmeans-vary-k",
-        "002",
-        "k-means run time and speed-ups against the number of clusters (N = 10^5, d = 2)",
-    );
-    e.seed_says = format!(
-        "{SEED_SETUP}Varying cluster quantity, 10^5 two-dimensional points into 2 to 2^7 \
-         clusters: the parallel versions beat the sequential ones and the C# GPU version is \
-         finally faster; at most 10 ms for two clusters, about 100 ms for four to eight. \
-         Conclusion: \"speedups over sequential implementations of about 2.62x and 11.69x in the \
-         C# parallel and GPGPU implementations respectively when attempting to find large \
-         numbers of clusters on low dimensional data\" (expected upper bounds: 8x parallel, 255x \
-         GPU)."
+        format!(
+            "{SEED_SETUP}Varying cluster quantity, 10^5 two-dimensional points into 2 to 2^7 \
+             clusters: the parallel versions beat the sequential ones and the C# GPU version is \
+             finally faster; at most 10 ms for two clusters, about 100 ms for four to eight. \
+             Conclusion: \"speedups over sequential implementations of about 2.62x and 11.69x in \
+             the C# parallel and GPGPU implementations respectively when attempting to find \
+             large numbers of clusters on low dimensional data\" (expected upper bounds: 8x \
+             parallel, 255x GPU)."
+        ),
     );
     // The seed does not say at which K its speed-ups were measured: "large numbers of
     // clusters", the largest of its sweep.
-    e.seed_rows.push(
-        Row::new()
-            .with("backend", "rayon")
-            .with("k", 128)
-            .with("speedup", 2.62),
-    );
-    e.seed_rows.push(
-        Row::new()
-            .with("backend", "cuda")
-            .with("k", 128)
-            .with("speedup", 11.69),
-    );
-    let ks: Vec<usize> = if ctx.size == warpath_report::Size::Quick {
-        vec![2, 8, 32, 128]
-    } else {
-        (1..=7).map(|p| 1usize << p).collect()
-    };
-    for k in ks {
-        e.rows.extend(sweep_point(ctx, n, 2, k, repeats)?);
+    for (backend, speedup) in [("rayon", 2.62), ("cuda", 11.69)] {
+        e.seed_rows.push(
+            Row::new()
+                .with("backend", backend)
+                .with("k", 128)
+                .with("speedup", speedup),
+        );
     }
-    sweep_notes(&mut e, ctx, repeats);
-    e.notes.push(
-        "The seed's speed-ups are its C# versions against C# sequential, at \"large numbers of \
-         clusters\" (placed at K = 128, the end of its sweep); ours are each backend's median \
-         time against our sequential version at the same K."
-            .into(),
+    let speedups = "The seed's speed-ups are its C# versions against C# sequential, at \"large \
+        numbers of clusters\" (placed at K = 128, the end of its sweep); ours are each backend's \
+        median time against our sequential version at the same K."
+        .to_string();
+    let (ks, quick) = powers_of_two(ctx, n, "K");
+    let figure = sweep_figure(
+        "k",
+        "speedup",
+        &format!("speed-up over sequential k-means, N = {n}, d = 2"),
+        (
+            "clusters K",
+            "speed-up (median sequential time / median time)",
+        ),
     );
-    if n < 100_000 {
-        e.notes.push(format!(
-            "Quick size: N = {n} and K = 2, 8, 32, 128 (the seed's 10^5 and every power of 2 with --full)."
-        ));
-    }
-    e.figure = Some(
-        FigureSpec::lines("k", &["speedup"])
-            .title(&format!("speed-up over sequential k-means, N = {n}, d = 2"))
-            .series(&["backend"])
-            .log(true, true)
-            .labels(
-                "clusters K",
-                "speed-up (median sequential time / median time)",
-            ),
-    );
-    Ok(e)
+    let points = ks.into_iter().map(|k| (n, 2, k));
+    sweep(
+        ctx,
+        e,
+        points,
+        repeats,
+        [speedups].into_iter().chain(quick),
+        figure,
+    )
 }
 
 /// Where the time of a chunked k-means over worker threads went (seconds).
@@ -575,19 +592,17 @@ pub fn kmeans_distributed(ctx: &Context) -> Result<Experiment, ExperimentError> 
     let workers = std::thread::available_parallelism()
         .map_or(1, |p| p.get())
         .min(4);
-    let mut e = Experiment::new(
+    let mut e = seed_experiment(
         "kmeans-distributed",
-        "002",
-        "where the time of distributed k-means goes (d = 2, K = 4, N = 10^7, 100 iterations)",
+        "Table 1: time in milliseconds spent in each task for 100 iterations, d = 2, K = 4, \
+         N = 10,000,000: sharing 721.9 (6.7%), computing 8558.7 (79.1%), synchronizing 1542.5 \
+         (14.2%), unaccounted 6.2 (0.1%), total 10820.4. \"Roughly 80% of the work is going \
+         towards actual computation ... the remaining 20% what amounts to distributed system \
+         bookkeeping\", mostly synchronisation. Four virtual machines (a tri-core Xeon E312xx \
+         2.6 GHz and 8 GiB each, 40 Gb/s RoCE), C++98 built without optimisation, data handed \
+         out by RDMA, an all-to-all barrier over TCP, 100 fixed iterations."
+            .into(),
     );
-    e.seed_says = "Table 1: time in milliseconds spent in each task for 100 iterations, d = 2, \
-        K = 4, N = 10,000,000: sharing 721.9 (6.7%), computing 8558.7 (79.1%), synchronizing \
-        1542.5 (14.2%), unaccounted 6.2 (0.1%), total 10820.4. \"Roughly 80% of the work is \
-        going towards actual computation ... the remaining 20% what amounts to distributed \
-        system bookkeeping\", mostly synchronisation. Four virtual machines (a tri-core Xeon \
-        E312xx 2.6 GHz and 8 GiB each, 40 Gb/s RoCE), C++98 built without optimisation, data \
-        handed out by RDMA, an all-to-all barrier over TCP, 100 fixed iterations."
-        .into();
     let seed_parts = [
         ("sharing", 721.9, 6.7),
         ("computing", 8558.7, 79.1),
