@@ -11,6 +11,9 @@ use assembly::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod common;
+use common::temp_dir;
+
 /// A base genome and `n` descendants with SNPs, deletions and insertions.
 fn family(n: usize, len: usize, seed: u64) -> Vec<Vec<u8>> {
     let base = random_genome(len, seed);
@@ -39,6 +42,13 @@ fn family_inputs(n: usize, len: usize, seed: u64) -> Vec<(String, Vec<u8>)> {
         .enumerate()
         .map(|(i, g)| (format!("g{i}.fa"), fasta(&format!("g{i}"), g)))
         .collect()
+}
+
+/// Options for k-mers of length `k` that keep every k-mer seen.
+fn every_kmer(k: usize) -> CountOptions {
+    let mut o = CountOptions::new(k);
+    o.min_count = 1;
+    o
 }
 
 fn fasta(name: &str, seq: &[u8]) -> Vec<u8> {
@@ -169,8 +179,7 @@ fn check(inputs: &[(String, Vec<u8>)], k: usize, o: &CountOptions) -> (Vec<u8>, 
 fn assemblies_colors_match_the_oracle_and_the_uncolored_graph() {
     let k = 21;
     let inputs = family_inputs(5, 6_000, 7);
-    let mut o = CountOptions::new(k);
-    o.min_count = 1;
+    let o = every_kmer(k);
     let (fa, gfa, sets) = check(&inputs, k, &o);
 
     // the same unitigs as the uncolored graph of all inputs
@@ -191,8 +200,7 @@ fn assemblies_colors_match_the_oracle_and_the_uncolored_graph() {
     assert!(text.starts_with("{\"colors\": [\"g0.fa\", \"g1.fa\""));
 
     // the same bytes for any threads, buckets and memory bound (temporary files, passes)
-    let dir = std::env::temp_dir().join(format!("warpath-colors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = temp_dir("warpath-colors");
     for (threads, buckets, memory) in [(1, 4, 0), (2, 64, 0), (2, 16, 48 << 20)] {
         let mut o2 = o.clone();
         o2.threads = threads;
@@ -242,8 +250,7 @@ fn each_record_its_own_color() {
     }
     // a record named again joins its color
     multi.extend(fasta("r0 again", &random_genome(200, 99)));
-    let mut o = CountOptions::new(k);
-    o.min_count = 1;
+    let o = every_kmer(k);
     let src = [ReadSource::Bytes(&multi, "multi.fa")];
     let g =
         assemble_colored::<u64>(&src, &Colors::PerRecord, &o, true, &mut |_| {}).expect("colored");
@@ -289,13 +296,11 @@ fn names_must_match_the_inputs() {
 fn a_colored_bucket_too_large_is_counted_in_passes_with_the_same_files() {
     let k = 31;
     let inputs = family_inputs(4, 150_000, 21);
-    let mut o = CountOptions::new(k);
-    o.min_count = 1;
+    let mut o = every_kmer(k);
     o.threads = 1;
     let (fa, _, sets) = check(&inputs, k, &o);
     // one bucket of 600,000 occurrences in a bound that holds a fraction of them: passes
-    let dir = std::env::temp_dir().join(format!("warpath-colors-passes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = temp_dir("warpath-colors-passes");
     let mut small = o.clone();
     small.partitions = 1;
     small.max_memory = 44 << 20;

@@ -6,11 +6,12 @@ use assembly::{
     reads_to_fasta, simulate_reads, write_dot, write_gfa, write_unitigs_fasta,
 };
 
+mod common;
+use common::{cpu_options, temp_dir};
+
 /// FASTA, GFA and DOT of the in-memory pipeline.
 fn in_memory<W: CountWord>(fa: &[u8], k: usize, min_count: u32) -> [Vec<u8>; 3] {
-    let mut o = CountOptions::new(k);
-    o.min_count = min_count;
-    o.exec = assembly::Exec::Cpu;
+    let o = cpu_options(k, min_count);
     let c = count_kmers::<W>(&[ReadSource::Bytes(fa, "r.fa")], &o, &mut |_| {}).unwrap();
     let g = compact(&c.kmers, &c.counts, k);
     let links = g.all_links(&c.kmers);
@@ -35,11 +36,9 @@ fn check<W: CountWord>(fa: &[u8], k: usize, min_count: u32, what: &str) {
     let want = in_memory::<W>(fa, k, min_count);
     for partitions in [1, 3, 64, 1024] {
         for threads in [1, 2] {
-            let mut o = CountOptions::new(k);
-            o.min_count = min_count;
+            let mut o = cpu_options(k, min_count);
             o.partitions = partitions;
             o.threads = threads;
-            o.exec = assembly::Exec::Cpu;
             let got = bucketed::<W>(fa, &o);
             for (i, name) in ["fasta", "gfa", "dot"].iter().enumerate() {
                 if got[i] != want[i] {
@@ -124,13 +123,6 @@ fn repeat_genome_reads(seed: u64) -> Vec<u8> {
     reads_to_fasta(&simulate_reads(&g, 150, 20.0, 0.01, seed + 2))
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("asm-disk-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Nothing left in a folder (the runs removed their temporary files).
 fn assert_empty(d: &std::path::Path) {
     let left: Vec<_> = std::fs::read_dir(d)
@@ -143,10 +135,10 @@ fn assert_empty(d: &std::path::Path) {
 #[test]
 fn files_are_identical_for_any_threads_and_memory_bound() {
     let fa = repeat_genome_reads(21);
-    let reads = temp_dir("reads");
+    let reads = temp_dir("asm-disk-reads");
     let path = reads.join("r.fa");
     std::fs::write(&path, &fa).unwrap();
-    let tmp = temp_dir("identical");
+    let tmp = temp_dir("asm-disk-identical");
     let mut seen: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     let mut buckets = Vec::new();
     for max_memory in [48_000_000u64, 4_000_000_000] {
@@ -198,7 +190,7 @@ fn a_bucket_too_large_is_counted_in_passes_and_compacted_alone() {
     // one bucket for everything, under a small bound: counting takes several passes (each a
     // hash class of the k-mers) and compaction runs that bucket on its own
     let fa = repeat_genome_reads(5);
-    let tmp = temp_dir("passes");
+    let tmp = temp_dir("asm-disk-passes");
     let mut o = CountOptions::new(31);
     o.partitions = 1;
     o.max_memory = 48_000_000;
@@ -239,7 +231,7 @@ fn a_bound_too_small_is_refused() {
 #[test]
 fn a_cancelled_run_stops_and_cleans_up() {
     let fa = repeat_genome_reads(8);
-    let tmp = temp_dir("cancel");
+    let tmp = temp_dir("asm-disk-cancel");
     let cancel = std::sync::Arc::new(assembly::Cancel::new());
     let mut o = CountOptions::new(31);
     o.temp_dir = Some(tmp.clone());
@@ -259,7 +251,7 @@ fn a_cancelled_run_stops_and_cleans_up() {
 /// Mounts a tmpfs of `bytes` on a new folder; `None` where this process may not mount (not
 /// root, or in a container without the capability).
 fn small_disk(name: &str, bytes: u64) -> Option<std::path::PathBuf> {
-    let d = temp_dir(name);
+    let d = temp_dir(&format!("asm-disk-{name}"));
     let ok = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
         .arg(&d)
@@ -341,11 +333,9 @@ mod prop {
             let reads = simulate_reads(&g, 50.min(len), 8.0, errors, seed + 1);
             let fa = reads_to_fasta(&reads);
             let want = in_memory::<u64>(&fa, k, min_count);
-            let mut o = CountOptions::new(k);
-            o.min_count = min_count;
+            let mut o = cpu_options(k, min_count);
             o.partitions = partitions;
             o.threads = 2;
-            o.exec = assembly::Exec::Cpu;
             let got = bucketed::<u64>(&fa, &o);
             prop_assert!(got == want, "seed {seed} len {len} k {k} partitions {partitions}");
         }

@@ -10,14 +10,8 @@ use assembly::{
     simulate_reads,
 };
 
-fn rc(s: &str) -> String {
-    String::from_utf8(assembly::reverse_complement_letters(s.as_bytes())).expect("ACGT letters")
-}
-
-fn canon(s: &str) -> String {
-    let r = rc(s);
-    if r.as_str() < s { r } else { s.to_string() }
-}
+mod common;
+use common::{canon, cpu_options, rc};
 
 /// The strings of a FASTA file.
 fn records(fa: &[u8]) -> Vec<String> {
@@ -126,10 +120,18 @@ fn brute_force(kmers: &[String], k: usize) -> usize {
     go(0, usize::MAX, n, k, &oriented, &mut memo)
 }
 
+/// Checks that [`minimum_strings`] of the canonical k-mers `set` equals [`brute_force`]'s.
+fn formula_is_minimum(set: &[String], k: usize) {
+    let hs: HashSet<String> = set.iter().cloned().collect();
+    assert_eq!(
+        minimum_strings(&hs, k),
+        brute_force(set, k),
+        "{k}-mers {set:?}"
+    );
+}
+
 fn assembled(fa: &[u8], k: usize, min_count: u32) -> Assembly {
-    let mut o = CountOptions::new(k);
-    o.min_count = min_count;
-    o.exec = Exec::Cpu;
+    let mut o = cpu_options(k, min_count);
     o.partitions = 7;
     assemble::<u128>(&[ReadSource::Bytes(fa, "r.fa")], &o, true, &mut |_| {}).unwrap()
 }
@@ -201,12 +203,7 @@ fn the_formula_is_the_minimum_on_tiny_sets() {
                 set.push(x);
             }
         }
-        let hs: HashSet<String> = set.iter().cloned().collect();
-        assert_eq!(
-            minimum_strings(&hs, 3),
-            brute_force(&set, 3),
-            "3-mers {set:?}"
-        );
+        formula_is_minimum(&set, 3);
     }
     // 5-mers along a few random strings (chains, branches, palindromic 4-mers)
     for seed in 0..60u64 {
@@ -221,12 +218,7 @@ fn the_formula_is_the_minimum_on_tiny_sets() {
                 }
             }
         }
-        let hs: HashSet<String> = set.iter().cloned().collect();
-        assert_eq!(
-            minimum_strings(&hs, 5),
-            brute_force(&set, 5),
-            "5-mers {set:?}"
-        );
+        formula_is_minimum(&set, 5);
     }
 }
 

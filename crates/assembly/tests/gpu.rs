@@ -9,23 +9,28 @@ use assembly::{
     count_kmers, pack, random_genome, reads_to_fasta, reverse_complement_letters, simulate_reads,
     verify_unitigs,
 };
-use gpu_runtime::testing::{gpu_for_test, simulated, with_simulated_memory_limit};
+use gpu_runtime::testing::{gpu_for_test, gpu_test_size, with_simulated_memory_limit};
+
+mod common;
+use common::cpu_options;
+
+/// FASTA of 100-base reads at 8x with `errors` from a random genome (from `seed`, the reads
+/// from `seed + 1`) of 200,000 bases on a GPU, `simulated_len` under the simulated driver
+/// (it runs the kernels on the CPU).
+fn simulated_fasta(simulated_len: usize, seed: u64, errors: f64) -> Vec<u8> {
+    let genome = random_genome(gpu_test_size(200_000, simulated_len), seed);
+    reads_to_fasta(&simulate_reads(&genome, 100, 8.0, errors, seed + 1))
+}
 
 #[test]
 fn gpu_counts_equal_cpu_counts() {
     let Some(_gpu) = gpu_for_test("gpu_counts_equal_cpu_counts") else {
         return;
     };
-    // small under the simulated driver (it runs the kernels on the CPU), larger on hardware
-    let len = if simulated() { 3_000 } else { 200_000 };
-    let genome = random_genome(len, 5);
-    let reads = simulate_reads(&genome, 100, 8.0, 0.01, 6);
-    let fa = reads_to_fasta(&reads);
+    let fa = simulated_fasta(3_000, 5, 0.01);
     let src = [ReadSource::Bytes(&fa, "sim.fa")];
     for k in [15, 31] {
-        let mut o = CountOptions::new(k);
-        o.min_count = 1;
-        o.exec = Exec::Cpu;
+        let mut o = cpu_options(k, 1);
         let cpu = count_kmers::<u64>(&src, &o, &mut |_| {}).unwrap();
         o.exec = Exec::Cuda;
         let gpu = count_kmers::<u64>(&src, &o, &mut |_| {}).unwrap();
@@ -43,9 +48,7 @@ fn gpu_counts_equal_cpu_counts() {
 /// The solid k-mers (count >= `min_count`) of `reads`, counted on the CPU.
 fn solid(reads: &[Vec<u8>], k: usize, min_count: u32) -> (Vec<u64>, Vec<u32>) {
     let fa = reads_to_fasta(reads);
-    let mut o = CountOptions::new(k);
-    o.min_count = min_count;
-    o.exec = Exec::Cpu;
+    let o = cpu_options(k, min_count);
     let c = count_kmers::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, &mut |_| {}).unwrap();
     (c.kmers, c.counts)
 }
@@ -63,19 +66,24 @@ fn gpu_equals_cpu(kmers: &[u64], counts: &[u32], k: usize, what: &str) -> Compac
     gpu
 }
 
+/// [`gpu_equals_cpu`] on the k-mers of `reads` seen at least `min_count` times.
+fn reads_gpu_equals_cpu(reads: &[Vec<u8>], k: usize, min_count: u32, what: &str) -> Compacted {
+    let (kmers, counts) = solid(reads, k, min_count);
+    gpu_equals_cpu(&kmers, &counts, k, what)
+}
+
 #[test]
 fn gpu_compaction_equals_cpu_on_noisy_reads() {
     let Some(_gpu) = gpu_for_test("gpu_compaction_equals_cpu_on_noisy_reads") else {
         return;
     };
-    let len = if simulated() { 2_000 } else { 300_000 };
+    let len = gpu_test_size(300_000, 2_000);
     for (seed, k) in [(1u64, 3usize), (2, 5), (3, 9), (4, 15), (5, 21), (6, 31)] {
         let genome = random_genome(len, seed);
         let reads = simulate_reads(&genome, 100, 10.0, 0.01, seed + 100);
         // every k-mer (min count 1: many errors, many branches) and the solid ones
         for min_count in [1, 2] {
-            let (kmers, counts) = solid(&reads, k, min_count);
-            gpu_equals_cpu(&kmers, &counts, k, &format!("k={k} min={min_count}"));
+            reads_gpu_equals_cpu(&reads, k, min_count, &format!("k={k} min={min_count}"));
         }
     }
 }
@@ -102,8 +110,7 @@ fn gpu_compaction_of_circular_genomes_equals_cpu() {
         }
         // and a linear piece beside them
         reads.push(random_genome(300, seed + 50));
-        let (kmers, counts) = solid(&reads, k, 1);
-        let g = gpu_equals_cpu(&kmers, &counts, k, &format!("circular k={k}"));
+        let g = reads_gpu_equals_cpu(&reads, k, 1, &format!("circular k={k}"));
         if len > 200 {
             assert!(
                 g.unitigs.iter().filter(|u| u.circular).count() >= 3,
@@ -137,8 +144,7 @@ fn gpu_compaction_around_palindromes_equals_cpu() {
             h.extend_from_slice(&reverse_complement_letters(&x));
             reads.push(h);
         }
-        let (kmers, counts) = solid(&reads, k, 1);
-        gpu_equals_cpu(&kmers, &counts, k, &format!("palindromes k={k}"));
+        reads_gpu_equals_cpu(&reads, k, 1, &format!("palindromes k={k}"));
     }
 }
 
@@ -234,8 +240,7 @@ proptest::proptest! {
         let k = 2 * k_half + 1;
         let genome = random_genome(len.max(k + 1), seed);
         let reads = simulate_reads(&genome, (k + 10).min(genome.len()), 6.0, error, seed + 1);
-        let (kmers, counts) = solid(&reads, k, 1);
-        gpu_equals_cpu(&kmers, &counts, k, &format!("seed {seed} len {len} k {k}"));
+        reads_gpu_equals_cpu(&reads, k, 1, &format!("seed {seed} len {len} k {k}"));
     }
 }
 
@@ -247,11 +252,8 @@ fn gpu_bucketed_assembly_writes_the_cpu_files() {
     let Some(_gpu) = gpu_for_test("gpu_bucketed_assembly_writes_the_cpu_files") else {
         return;
     };
-    let len = if simulated() { 1_500 } else { 200_000 };
     for (seed, k) in [(31u64, 15usize), (32, 31)] {
-        let genome = random_genome(len, seed);
-        let reads = simulate_reads(&genome, 100, 8.0, 0.01, seed + 1);
-        let fa = reads_to_fasta(&reads);
+        let fa = simulated_fasta(1_500, seed, 0.01);
         let src = [ReadSource::Bytes(&fa, "r.fa")];
         let files = |exec| {
             let mut o = CountOptions::new(k);
@@ -287,12 +289,8 @@ fn gpu_eulertigs_equal_cpu_in_count_length_and_kmers() {
     let Some(_gpu) = gpu_for_test("gpu_eulertigs_equal_cpu_in_count_length_and_kmers") else {
         return;
     };
-    let len = if simulated() { 1_500 } else { 200_000 };
-    let genome = random_genome(len, 41);
-    let fa = reads_to_fasta(&simulate_reads(&genome, 100, 8.0, 0.02, 42));
-    let mut o = CountOptions::new(21);
-    o.min_count = 1;
-    o.exec = Exec::Cpu;
+    let fa = simulated_fasta(1_500, 41, 0.02);
+    let o = cpu_options(21, 1);
     let a = assembly::assemble::<u64>(&[ReadSource::Bytes(&fa, "r.fa")], &o, true, &mut |_| {})
         .unwrap();
     let (mut cpu, mut gpu) = (Vec::new(), Vec::new());

@@ -5,21 +5,15 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use assembly::{
-    AssemblyError, CountOptions, ReadSource, canonical, compact, count_kmers, pack, unpack,
-    verify_unitigs,
+    AssemblyError, CountOptions, KmerCounts, ReadSource, canonical, compact, count_kmers, pack,
+    unpack, verify_unitigs,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn rc(s: &str) -> String {
-    String::from_utf8(assembly::reverse_complement_letters(s.as_bytes())).expect("ACGT letters")
-}
-
-fn canon(s: &str) -> String {
-    let r = rc(s);
-    if r.as_str() < s { r } else { s.to_string() }
-}
+mod common;
+use common::{canon, cpu_options, rc};
 
 /// Canonical k-mer counts of reads, the obvious way (pieces split at non-bases, any case).
 fn reference_counts(reads: &[String], k: usize) -> HashMap<String, u64> {
@@ -96,12 +90,39 @@ fn random_dna(rng: &mut ChaCha8Rng, n: usize) -> String {
         .collect()
 }
 
+/// `n` reads of `len` bases at random places of a random genome of `genome_len` bases (from
+/// `seed`), each changed by `edit` with the same generator.
+fn reads_of_genome(
+    seed: u64,
+    genome_len: usize,
+    n: usize,
+    len: usize,
+    mut edit: impl FnMut(&mut ChaCha8Rng, &str) -> String,
+) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let genome = random_dna(&mut rng, genome_len);
+    (0..n)
+        .map(|_| {
+            let s = rng.random_range(0..genome.len() - len);
+            edit(&mut rng, &genome[s..s + len])
+        })
+        .collect()
+}
+
+/// The k-mers of the FASTA or FASTQ bytes `fa` (as the file `name`), counted in memory with
+/// the default options.
+fn counted(fa: &[u8], name: &str, k: usize) -> Result<KmerCounts<u64>, AssemblyError> {
+    count_kmers::<u64>(
+        &[ReadSource::Bytes(fa, name)],
+        &CountOptions::new(k),
+        &mut |_| {},
+    )
+}
+
 /// Counts and unitigs of `reads` with our pipeline, checked against the references.
 fn check(reads: &[String], k: usize, min_count: u32) {
     let bytes = fasta(reads);
-    let mut opts = CountOptions::new(k);
-    opts.min_count = min_count;
-    opts.exec = assembly::Exec::Cpu;
+    let opts = cpu_options(k, min_count);
     let want = reference_counts(reads, k);
     let solid: HashSet<String> = want
         .iter()
@@ -178,14 +199,13 @@ fn check(reads: &[String], k: usize, min_count: u32) {
 
 #[test]
 fn error_free_reads_of_a_genome_give_the_reference_unitigs() {
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let genome = random_dna(&mut rng, 3000);
-    let mut reads = Vec::new();
-    for _ in 0..400 {
-        let s = rng.random_range(0..genome.len() - 60);
-        let r = genome[s..s + 60].to_string();
-        reads.push(if rng.random_bool(0.5) { rc(&r) } else { r });
-    }
+    let reads = reads_of_genome(7, 3000, 400, 60, |rng, r| {
+        if rng.random_bool(0.5) {
+            rc(r)
+        } else {
+            r.to_string()
+        }
+    });
     for k in [5, 9, 15, 21, 31, 33, 63] {
         check(&reads, k, 2);
     }
@@ -193,12 +213,8 @@ fn error_free_reads_of_a_genome_give_the_reference_unitigs() {
 
 #[test]
 fn reads_with_errors_ns_and_lowercase() {
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let genome = random_dna(&mut rng, 2000);
-    let mut reads = Vec::new();
-    for _ in 0..300 {
-        let s = rng.random_range(0..genome.len() - 80);
-        let mut r: Vec<u8> = genome[s..s + 80].bytes().collect();
+    let reads = reads_of_genome(11, 2000, 300, 80, |rng, r| {
+        let mut r: Vec<u8> = r.bytes().collect();
         for c in r.iter_mut() {
             let x: f64 = rng.random();
             if x < 0.01 {
@@ -209,8 +225,8 @@ fn reads_with_errors_ns_and_lowercase() {
                 *c = c.to_ascii_lowercase();
             }
         }
-        reads.push(String::from_utf8(r).unwrap());
-    }
+        String::from_utf8(r).unwrap()
+    });
     for (k, min) in [(7, 1), (11, 2), (21, 2), (25, 3), (35, 2)] {
         check(&reads, k, min);
     }
@@ -227,12 +243,7 @@ fn a_circular_genome_is_one_circular_unitig() {
         .collect();
     check(&reads, 21, 2);
     let bytes = fasta(&reads);
-    let c = count_kmers::<u64>(
-        &[ReadSource::Bytes(&bytes, "c.fa")],
-        &CountOptions::new(21),
-        &mut |_| {},
-    )
-    .unwrap();
+    let c = counted(&bytes, "c.fa", 21).unwrap();
     let g = compact(&c.kmers, &c.counts, 21);
     assert_eq!(g.unitigs.len(), 1);
     assert!(g.unitigs[0].circular);
@@ -243,13 +254,7 @@ fn a_circular_genome_is_one_circular_unitig() {
 
 #[test]
 fn bad_inputs_are_errors_naming_file_and_record() {
-    let run = |b: &[u8], k: usize| {
-        count_kmers::<u64>(
-            &[ReadSource::Bytes(b, "in.fq")],
-            &CountOptions::new(k),
-            &mut |_| {},
-        )
-    };
+    let run = |b: &[u8], k: usize| counted(b, "in.fq", k);
     let e = run(b">a\nACGT\n", 4).unwrap_err();
     assert!(matches!(e, AssemblyError::BadK(4)), "{e}");
     assert!(e.to_string().contains("own reverse"));
@@ -347,12 +352,7 @@ fn contigs_of_noisy_reads_are_pieces_of_the_genome() {
         let text = String::from_utf8(genome.clone()).unwrap();
         let back = rc(&text);
         let reads = reads_to_fasta(&simulate_reads(&genome, 150, 25.0, 0.005, seed + 10));
-        let c = count_kmers::<u64>(
-            &[ReadSource::Bytes(&reads, "r.fa")],
-            &CountOptions::new(31),
-            &mut |_| {},
-        )
-        .unwrap();
+        let c = counted(&reads, "r.fa", 31).unwrap();
         let g = compact(&c.kmers, &c.counts, 31);
         let links = g.all_links(&c.kmers);
         let found = contigs(&g, &links, &ContigOptions::default());
