@@ -113,18 +113,8 @@ impl CountWord for u128 {
 
 /// Counts sorted k-mers into `(kmer, count)` runs.
 fn run_lengths<W: Word>(sorted: &[W]) -> (Vec<W>, Vec<u64>) {
-    let mut kmers = Vec::new();
-    let mut counts = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let x = sorted[i];
-        let mut j = i + 1;
-        while j < sorted.len() && sorted[j] == x {
-            j += 1;
-        }
-        kmers.push(x);
-        counts.push((j - i) as u64);
-        i = j;
-    }
-    (kmers, counts)
+    sorted
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u64))
+        .unzip()
 }

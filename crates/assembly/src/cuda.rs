@@ -45,26 +45,39 @@ fn rank_chains(
     let mut rank = alloc_u32(gpu, n2)?;
     // SAFETY: reads pred[0..n2), writes anc/rank[0..n2); all hold n2 entries.
     unsafe { kernels::assembly_rank_init(gpu, grid(gpu, n2), pred, n2_64, &mut anc, &mut rank)? };
-    let mut anc_b = alloc_u32(gpu, n2)?;
-    let mut rank_b = alloc_u32(gpu, n2)?;
-    for _ in 0..rounds_for(n2) {
+    jump_rounds(gpu, n2, anc, rank, &|anc, rank, anc_b, rank_b| {
         // SAFETY: anc holds oriented k-mers below n2 (pred's targets or the index itself), so
         // every read stays in [0, n2); writes the other buffers' [0, n2).
-        unsafe {
-            kernels::assembly_rank_round(
-                gpu,
-                grid(gpu, n2),
-                &anc,
-                &rank,
-                n2_64,
-                &mut anc_b,
-                &mut rank_b,
-            )?
-        };
-        std::mem::swap(&mut anc, &mut anc_b);
-        std::mem::swap(&mut rank, &mut rank_b);
+        unsafe { kernels::assembly_rank_round(gpu, grid(gpu, n2), anc, rank, n2_64, anc_b, rank_b) }
+    })
+}
+
+/// One pointer-jumping round: reads a pair of arrays, writes the next pair into the other two.
+type JumpRound<'a> = dyn Fn(
+        &DeviceBuffer<u32>,
+        &DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+        &mut DeviceBuffer<u32>,
+    ) -> Result<(), GpuError>
+    + 'a;
+
+/// A pair of `n2`-entry arrays after enough pointer-jumping rounds for lists of `n2`: each
+/// `round` reads the pair and writes the next into the other two buffers, which then swap.
+fn jump_rounds(
+    gpu: &Gpu,
+    n2: usize,
+    mut a: DeviceBuffer<u32>,
+    mut b: DeviceBuffer<u32>,
+    round: &JumpRound<'_>,
+) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), GpuError> {
+    let mut a_next = alloc_u32(gpu, n2)?;
+    let mut b_next = alloc_u32(gpu, n2)?;
+    for _ in 0..rounds_for(n2) {
+        round(&a, &b, &mut a_next, &mut b_next)?;
+        std::mem::swap(&mut a, &mut a_next);
+        std::mem::swap(&mut b, &mut b_next);
     }
-    Ok((anc, rank))
+    Ok((a, b))
 }
 
 /// The placement of sorted, distinct canonical `kmers` (k <= 31) in their maximal unitigs.
@@ -109,25 +122,12 @@ pub(crate) fn place_kmers(gpu: &Gpu, kmers: &[u64], k: usize) -> Result<Placemen
         unsafe {
             kernels::assembly_min_init(gpu, grid(gpu, n2), &pred, n2_64, &mut lab, &mut jmp)?
         };
-        let mut lab_b = alloc_u32(gpu, n2)?;
-        let mut jmp_b = alloc_u32(gpu, n2)?;
-        for _ in 0..rounds_for(n2) {
+        (lab, _) = jump_rounds(gpu, n2, lab, jmp, &|lab, jmp, lab_b, jmp_b| {
             // SAFETY: jmp holds oriented k-mers below n2; reads and writes [0, n2).
             unsafe {
-                kernels::assembly_min_round(
-                    gpu,
-                    grid(gpu, n2),
-                    &lab,
-                    &jmp,
-                    n2_64,
-                    &mut lab_b,
-                    &mut jmp_b,
-                )?
-            };
-            std::mem::swap(&mut lab, &mut lab_b);
-            std::mem::swap(&mut jmp, &mut jmp_b);
-        }
-        drop((lab_b, jmp, jmp_b));
+                kernels::assembly_min_round(gpu, grid(gpu, n2), lab, jmp, n2_64, lab_b, jmp_b)
+            }
+        })?;
         // cut each cycle before its smallest k-mer (the successor array is reused for the cut
         // links) and rank again: the cycles are now chains from 2m and 2m + 1
         let mut cut = out;

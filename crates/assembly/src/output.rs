@@ -56,6 +56,38 @@ fn push_tenths(line: &mut Vec<u8>, v: f64) {
     line.push(b'0' + (tenths % 10) as u8);
 }
 
+/// Appends a unitig's length, k-mer count sum and mean count tags (`LN:i:`, `KC:i:`,
+/// `km:f:`), each after `sep`: the FASTA header's and the GFA `S` line's.
+#[inline]
+fn push_count_tags(line: &mut Vec<u8>, u: &UnitigView<'_>, sep: u8) {
+    for (tag, value) in [
+        (b"LN:i:", u.sequence.len() as u64),
+        (b"KC:i:", u.total_count),
+    ] {
+        line.push(sep);
+        line.extend_from_slice(tag);
+        push_int(line, value);
+    }
+    line.push(sep);
+    line.extend_from_slice(b"km:f:");
+    push_tenths(line, u.mean_count());
+}
+
+/// Calls `write` once for each edge of the bidirected graph `g` (the first of each link and
+/// its mirror, see [`Link::is_first_of_edge`]).
+fn for_each_edge<G: UnitigGraph>(
+    g: &G,
+    wrap: &dyn Fn(io::Error) -> G::Error,
+    mut write: impl FnMut(&Link) -> io::Result<()>,
+) -> Result<(), G::Error> {
+    g.for_each_unitig(&mut |_, links| {
+        for l in links.iter().filter(|l| l.is_first_of_edge()) {
+            write(l).map_err(wrap)?;
+        }
+        Ok(())
+    })
+}
+
 /// Writes the unitigs of `g` as FASTA, one line of sequence each, with BCALM2's header:
 /// `>ID LN:i:LEN KC:i:COUNT km:f:MEAN L:+:ID:- ...` (`KC` the sum of the k-mers' counts,
 /// `km` their mean, one `L` per link, see [`Link`]); a colored graph adds GGCAT's color runs
@@ -74,12 +106,7 @@ pub(crate) fn fasta<G: UnitigGraph>(
         line.clear();
         line.push(b'>');
         push_int(&mut line, u.id);
-        line.extend_from_slice(b" LN:i:");
-        push_int(&mut line, u.sequence.len());
-        line.extend_from_slice(b" KC:i:");
-        push_int(&mut line, u.total_count);
-        line.extend_from_slice(b" km:f:");
-        push_tenths(&mut line, u.mean_count());
+        push_count_tags(&mut line, u, b' ');
         // GGCAT's color runs: the set id in hexadecimal, then the k-mers it covers
         for r in u.colors {
             write!(line, " C:{:x}:", r.set).expect("to memory");
@@ -116,12 +143,7 @@ pub(crate) fn gfa<G: UnitigGraph>(
         line.clear();
         write!(line, "S\t{}\t", u.id).expect("to memory");
         line.extend_from_slice(u.sequence);
-        line.extend_from_slice(b"\tLN:i:");
-        push_int(&mut line, u.sequence.len());
-        line.extend_from_slice(b"\tKC:i:");
-        push_int(&mut line, u.total_count);
-        line.extend_from_slice(b"\tkm:f:");
-        push_tenths(&mut line, u.mean_count());
+        push_count_tags(&mut line, u, b'\t');
         // the color runs as one tag: `CR:Z:<set>:<k-mers>,<set>:<k-mers>,...` (decimal ids)
         for (i, r) in u.colors.iter().enumerate() {
             let lead = if i == 0 { "\tCR:Z:" } else { "," };
@@ -131,19 +153,15 @@ pub(crate) fn gfa<G: UnitigGraph>(
         out.write_all(&line).map_err(wrap)
     })?;
     let overlap = g.k() - 1;
-    g.for_each_unitig(&mut |_, links| {
-        for l in links.iter().filter(|l| l.is_first_of_edge()) {
-            writeln!(
-                out,
-                "L\t{}\t{}\t{}\t{}\t{overlap}M",
-                l.from,
-                sign(l.from_rev),
-                l.to,
-                sign(l.to_rev)
-            )
-            .map_err(wrap)?;
-        }
-        Ok(())
+    for_each_edge(g, wrap, |l| {
+        writeln!(
+            out,
+            "L\t{}\t{}\t{}\t{}\t{overlap}M",
+            l.from,
+            sign(l.from_rev),
+            l.to,
+            sign(l.to_rev)
+        )
     })
 }
 
@@ -171,19 +189,15 @@ pub(crate) fn dot<G: UnitigGraph>(
         )
         .map_err(wrap)
     })?;
-    g.for_each_unitig(&mut |_, links| {
-        for l in links.iter().filter(|l| l.is_first_of_edge()) {
-            writeln!(
-                out,
-                "  {} -> {} [label=\"{}{}\"];",
-                l.from,
-                l.to,
-                sign(l.from_rev),
-                sign(l.to_rev)
-            )
-            .map_err(wrap)?;
-        }
-        Ok(())
+    for_each_edge(g, wrap, |l| {
+        writeln!(
+            out,
+            "  {} -> {} [label=\"{}{}\"];",
+            l.from,
+            l.to,
+            sign(l.from_rev),
+            sign(l.to_rev)
+        )
     })?;
     writeln!(out, "}}").map_err(wrap)
 }

@@ -129,6 +129,7 @@ pub(super) fn walks(order: &[u32], g: &Directed, circular: &[bool]) -> (Vec<Step
 }
 
 /// What the spelling wrote: strings, bases, k-mers.
+#[derive(Default)]
 pub(super) struct Spelled {
     pub(super) strings: u64,
     pub(super) bases: u64,
@@ -147,11 +148,7 @@ pub(super) fn write_walks(
     walks: &[Walk],
     threads: usize,
 ) -> Result<Spelled, AssemblyError> {
-    let mut done = Spelled {
-        strings: 0,
-        bases: 0,
-        kmers: 0,
-    };
+    let mut done = Spelled::default();
     let mut ready: Vec<Vec<u8>> = vec![Vec::new(); threads];
     let mut spare: Vec<Vec<u8>> = vec![Vec::new(); threads];
     let mut batches = round(tigs, walks, 0, threads);

@@ -484,6 +484,17 @@ mod tests {
         }
     }
 
+    /// Named genomes, as [`simulate_pangenome`] returns them.
+    type Named = Vec<(String, Vec<u8>)>;
+
+    /// The base genome of `o`, its genomes, and the run's summary.
+    fn simulated(o: &PangenomeOptions) -> (Vec<u8>, Named, Pangenome) {
+        let base = crate::random_genome(o.length, o.seed);
+        let genomes = simulate_pangenome(o).unwrap();
+        let p = write_pangenome(o, &mut |_, _| Ok(())).unwrap();
+        (base, genomes, p)
+    }
+
     fn kmers(g: &[u8], k: usize) -> HashSet<&[u8]> {
         g.windows(k).collect()
     }
@@ -548,10 +559,8 @@ mod tests {
     fn gene_loss_removes_segments_of_the_base() {
         let mut o = only(1, 500_000);
         o.losses_per_mbp = 20.0;
-        let base = crate::random_genome(o.length, o.seed);
-        let genomes = simulate_pangenome(&o).unwrap();
+        let (base, genomes, p) = simulated(&o);
         let g = &genomes[0].1;
-        let p = write_pangenome(&o, &mut |_, _| Ok(())).unwrap();
         let lost = p.events.losses as usize;
         assert!((4..=20).contains(&lost), "{lost} losses");
         let removed = base.len() - g.len();
@@ -566,9 +575,7 @@ mod tests {
     fn genes_gained_new_and_transferred() {
         let mut o = only(8, 200_000);
         o.gains_per_mbp = 20.0;
-        let base = crate::random_genome(o.length, o.seed);
-        let genomes = simulate_pangenome(&o).unwrap();
-        let p = write_pangenome(&o, &mut |_, _| Ok(())).unwrap();
+        let (base, genomes, p) = simulated(&o);
         assert!(
             p.events.gains > 0 && p.events.transfers > 0,
             "{:?}",
