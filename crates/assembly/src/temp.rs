@@ -268,10 +268,16 @@ impl Drop for PartialFile {
 mod tests {
     use super::*;
 
+    /// The folder `<name>-<process id>` under the system's temporary folder, created.
+    fn test_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn a_partial_file_appears_only_when_committed() {
-        let dir = std::env::temp_dir().join(format!("asm-partial-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = test_dir("asm-partial");
         let p = dir.join("out.fa");
         let mut f = PartialFile::create(&p).unwrap();
         f.write_all(b">0\nACGT\n").unwrap();
@@ -292,8 +298,7 @@ mod tests {
     }
 
     fn temporary_folders_go_when_dropped_or_on_request() {
-        let parent = std::env::temp_dir().join(format!("asm-space-{}", std::process::id()));
-        std::fs::create_dir_all(&parent).unwrap();
+        let parent = test_dir("asm-space");
         let s = TempSpace::create(&parent).unwrap();
         std::fs::write(s.file("x"), b"12345").unwrap();
         assert_eq!(s.sample(), 5);
