@@ -576,7 +576,7 @@ mod tests {
 
     #[test]
     fn gpu_euler_out_of_memory_is_a_typed_error() {
-        crate::test_support::runs_out_of_memory(
+        gpu_runtime::testing::runs_out_of_memory(
             1024,
             || [de_bruijn_euler_with(2, 10, Exec::Cuda)],
             |e| {

@@ -194,3 +194,29 @@ fn run_with_limit(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Runs `run` with the simulated device's memory limited to `bytes`
+/// ([`with_simulated_memory_limit`]) and asserts that each of its results is an error that
+/// `out_of_memory` accepts; `false` (nothing run) without the simulated driver. The
+/// out-of-memory tests of the GPU crates share it.
+///
+/// ```
+/// use gpu_runtime::testing::runs_out_of_memory;
+/// let ran = runs_out_of_memory(
+///     1 << 10,
+///     || [gpu_runtime::gpu().and_then(|g| g.alloc_zeros::<u8>(1 << 20)).map(|_| ())],
+///     |e| matches!(e, gpu_runtime::GpuError::OutOfMemory { .. }),
+/// );
+/// assert_eq!(ran, gpu_runtime::testing::simulated());
+/// ```
+pub fn runs_out_of_memory<T: std::fmt::Debug, E: std::fmt::Debug, const N: usize>(
+    bytes: u64,
+    run: impl FnOnce() -> [Result<T, E>; N],
+    out_of_memory: impl Fn(&E) -> bool,
+) -> bool {
+    let results = with_simulated_memory_limit(bytes, run);
+    for r in results.iter().flatten() {
+        assert!(r.as_ref().is_err_and(&out_of_memory), "{r:?}");
+    }
+    results.is_some()
+}

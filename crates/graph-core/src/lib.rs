@@ -11,8 +11,6 @@ mod generate;
 mod graph;
 mod io;
 mod par;
-#[cfg(test)]
-mod test_support;
 mod undirected;
 
 /// The typed launchers of `kernels-cuda/graph.cu` (used by `euler/cuda.rs`,

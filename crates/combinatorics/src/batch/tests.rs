@@ -3,8 +3,9 @@
 use super::cpu::CHUNK;
 use super::*;
 use crate::next_permutation;
-use crate::test_support::{perm_out_of_memory, runs_out_of_memory};
+use crate::test_support::perm_out_of_memory;
 use gpu_runtime::testing::gpu_for_test;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 
 fn reference(n: usize, start: u64, count: u64) -> Vec<u8> {

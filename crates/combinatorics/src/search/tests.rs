@@ -1,8 +1,9 @@
 //! Tests of the permutation search: every backend against the reference.
 
 use super::*;
-use crate::test_support::{perm_out_of_memory, runs_out_of_memory};
+use crate::test_support::perm_out_of_memory;
 use gpu_runtime::testing::gpu_for_test;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

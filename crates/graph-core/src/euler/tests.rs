@@ -1,8 +1,8 @@
 use super::*;
-use crate::test_support::runs_out_of_memory;
 use crate::{EulerStyle, check_euler_circuit_conditions, de_bruijn_graph, random_euler_graph};
 use gpu_runtime::GpuError;
 use gpu_runtime::testing::gpu_for_test;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 use std::fmt::Debug;
 

@@ -244,8 +244,8 @@ fn unpack_starts_ids(sorted: &[u64]) -> (Vec<u32>, Vec<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::runs_out_of_memory;
     use gpu_runtime::testing::gpu_for_test;
+    use gpu_runtime::testing::runs_out_of_memory;
 
     /// The reference: for every vertex in order, its in-edges in edge-id order.
     fn reference(g: &Graph) -> (Vec<u64>, Vec<u32>, Vec<u64>) {

@@ -3,8 +3,8 @@
 //! against the CPU.
 
 use super::*;
-use crate::test_support::runs_out_of_memory;
 use gpu_runtime::GpuError;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 
 fn reference_steps(p: &FhnParams, s: &mut FhnState, steps: u64) {

@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::explicit_run;
-use crate::test_support::{on_grid, runs_out_of_memory};
+use crate::test_support::on_grid;
 use gpu_runtime::GpuError;
+use gpu_runtime::testing::runs_out_of_memory;
 
 #[test]
 fn agrees_with_explicit_for_small_dt() {

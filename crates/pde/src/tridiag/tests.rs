@@ -2,8 +2,8 @@
 //! systems, their errors, strided batches, and the GPU against the CPU.
 
 use super::*;
-use crate::test_support::runs_out_of_memory;
 use gpu_runtime::GpuError;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 
 /// A random diagonally dominant system (margin `dom`), deterministic in `seed`.

@@ -1,8 +1,8 @@
 use super::*;
 use crate::euler::tests::{SIZES, broken_copies, fails_without_gpu, out_of_memory};
-use crate::test_support::runs_out_of_memory;
 use crate::{EulerStyle, random_undirected_euler_graph};
 use gpu_runtime::testing::gpu_for_test;
+use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
 
 fn g_of(n: usize, e: &[(u32, u32)]) -> UndirectedGraph {
