@@ -174,25 +174,15 @@ fn solve_warm<E: KeyedElem, I: Index>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Solution<E::W>, Stop> {
     let n = p.nr;
-    // The rows sorted, a repeated column once at its least cost, as f64 for the auction.
-    let mut indptr = Vec::with_capacity(n + 1);
-    let mut indices: Vec<u32> = Vec::with_capacity(p.data.len());
-    let mut costs: Vec<f64> = Vec::with_capacity(p.data.len());
-    let mut row: Vec<(u32, f64)> = Vec::new();
-    indptr.push(0u64);
-    for i in 0..n {
-        row.clear();
+    // The rows' allowed entries, as f64 for the auction.
+    let (indptr, indices, costs) = super::auction_rows(n, p.data.len(), |i, row| {
         row.extend(
             p.row(i)
                 .filter(|(_, c)| c.widen().finite())
                 .map(|(j, c)| (j as u32, c.widen().to_f64())),
         );
-        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        row.dedup_by_key(|e| e.0);
-        indices.extend(row.iter().map(|e| e.0));
-        costs.extend(row.iter().map(|e| e.1));
-        indptr.push(indices.len() as u64);
-    }
+        Ok::<(), Stop>(())
+    })?;
     if super::matching::maximum_matching(n, n, &indptr, &indices) < n {
         return Err(AssignmentError::Infeasible.into());
     }

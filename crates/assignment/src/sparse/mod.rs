@@ -551,6 +551,34 @@ fn transpose<I: Index, E: KeyedElem>(
     })
 }
 
+/// CSR arrays for the auction: `indptr`, `indices` and `f64` costs.
+type AuctionCsr = (Vec<u64>, Vec<u32>, Vec<f64>);
+
+/// The CSR arrays the auction takes (`indptr`, `indices`, `f64` costs) of `n` rows of at most
+/// `nnz` entries in all: `fill(i, row)` pushes row `i`'s `(column, cost)` entries (or fails),
+/// which are then sorted, a repeated column kept once at its least cost.
+pub(super) fn auction_rows<X>(
+    n: usize,
+    nnz: usize,
+    mut fill: impl FnMut(usize, &mut Vec<(u32, f64)>) -> Result<(), X>,
+) -> Result<AuctionCsr, X> {
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices: Vec<u32> = Vec::with_capacity(nnz);
+    let mut costs: Vec<f64> = Vec::with_capacity(nnz);
+    let mut row: Vec<(u32, f64)> = Vec::new();
+    indptr.push(0u64);
+    for i in 0..n {
+        row.clear();
+        fill(i, &mut row)?;
+        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        row.dedup_by_key(|e| e.0);
+        indices.extend(row.iter().map(|e| e.0));
+        costs.extend(row.iter().map(|e| e.1));
+        indptr.push(indices.len() as u64);
+    }
+    Ok((indptr, indices, costs))
+}
+
 /// Solves a sparse square problem with Bertsekas' auction and epsilon scaling on the stored
 /// entries, on the CPU or the GPU (one warp per bidder over its row's entries): the sparse
 /// form of [`auction`](crate::auction), with the same accuracy rules (exactly optimal for
@@ -603,15 +631,9 @@ pub fn auction<T: Cost, I: Index>(
             limit: u32::MAX as usize - 1,
         });
     }
-    // The internal rows (the caller's columns for CSC arrays), sorted, a repeated column kept
-    // once at its least internal cost; validation as in min_weight_full_matching.
-    let mut indptr = Vec::with_capacity(n + 1);
-    let mut indices: Vec<u32> = Vec::with_capacity(m.data.len());
-    let mut costs: Vec<f64> = Vec::with_capacity(m.data.len());
-    let mut row: Vec<(u32, f64)> = Vec::new();
-    indptr.push(0u64);
-    for i in 0..n {
-        row.clear();
+    // The internal rows (the caller's columns for CSC arrays) at their internal costs;
+    // validation as in min_weight_full_matching.
+    let (indptr, indices, costs) = auction_rows(n, m.data.len(), |i, row| {
         for k in m.indptr[i].ix()..m.indptr[i + 1].ix() {
             match m.data[k].classify_cost(sense) {
                 CostClass::Finite(v) => {
@@ -624,12 +646,8 @@ pub fn auction<T: Cost, I: Index>(
                 }
             }
         }
-        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        row.dedup_by_key(|e| e.0);
-        indices.extend(row.iter().map(|e| e.0));
-        costs.extend(row.iter().map(|e| e.1));
-        indptr.push(indices.len() as u64);
-    }
+        Ok(())
+    })?;
     if matching::maximum_matching(n, n, &indptr, &indices) < n {
         return Err(AssignmentError::Infeasible);
     }
