@@ -13,6 +13,7 @@ use std::time::Instant;
 use clustering::{Init, KMeans};
 use common::{Synthetic, points};
 use gpu_runtime::Exec;
+use gpu_runtime::cpu::process_cpu_seconds;
 use ndarray::Array2;
 
 fn main() {
@@ -53,11 +54,11 @@ fn report<T: clustering::Element>(
             .tol(0.0)
             .exec(Exec::Cpu)
             .algorithm(algorithm.parse().expect("algorithm"));
-        let (t, c) = (Instant::now(), cpu_seconds());
+        let (t, c) = (Instant::now(), process_cpu_seconds());
         let r = p.fit(x.view()).expect("fit");
         (
             t.elapsed().as_secs_f64(),
-            cpu_seconds() - c,
+            process_cpu_seconds() - c,
             r.inertia,
             r.iterations,
         )
@@ -79,15 +80,4 @@ fn report<T: clustering::Element>(
         cfirst * 1e3,
         (c2 - cfirst) / iters as f64 * 1e3,
     );
-}
-
-/// CPU seconds of this process so far (all threads), from `CLOCK_PROCESS_CPUTIME_ID`.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec to write to.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }

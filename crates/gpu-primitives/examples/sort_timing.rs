@@ -10,22 +10,11 @@
 use std::time::Instant;
 
 use gpu_primitives::{DistinctOptions, Exec, SortKey, argsort, distinct_with, radix_sort};
+use gpu_runtime::cpu::process_cpu_seconds;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
 mod support;
-
-/// CPU seconds used by the whole process so far (all threads): on a loaded machine this is
-/// steadier than wall time for comparing the work algorithms do.
-fn cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
 
 fn best<K: SortKey>(repeats: usize, data: &[K], mut f: impl FnMut(&mut Vec<K>)) -> f64 {
     let mut best = f64::INFINITY;
@@ -33,10 +22,10 @@ fn best<K: SortKey>(repeats: usize, data: &[K], mut f: impl FnMut(&mut Vec<K>)) 
     for _ in 0..repeats {
         let mut v = data.to_vec();
         let t = Instant::now();
-        let c = cpu_seconds();
+        let c = process_cpu_seconds();
         f(&mut v);
         best = best.min(t.elapsed().as_secs_f64());
-        best_cpu = best_cpu.min(cpu_seconds() - c);
+        best_cpu = best_cpu.min(process_cpu_seconds() - c);
     }
     print!("(cpu time {best_cpu:.3} s) ");
     best

@@ -84,3 +84,22 @@ fn detect_avx2() -> bool {
 fn detect_avx512() -> bool {
     false
 }
+
+/// CPU seconds this process has used so far, all threads together
+/// (`CLOCK_PROCESS_CPUTIME_ID`): the timing examples print it beside wall time, to tell a
+/// slow run from a machine busy with other work.
+///
+/// ```
+/// let t = gpu_runtime::cpu::process_cpu_seconds();
+/// assert!(t >= 0.0 && gpu_runtime::cpu::process_cpu_seconds() >= t);
+/// ```
+#[cfg(unix)]
+pub fn process_cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write to.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}

@@ -1,7 +1,7 @@
-//! Times Euler circuits on one generated graph: wall-clock and process CPU time (user + system,
-//! from /proc/self/stat on Linux), so figures stay meaningful on a loaded machine. Hierholzer
-//! and the fast algorithm take turns; prints each one's best and median, and the median of
-//! the per-turn ratios.
+//! Times Euler circuits on one generated graph: wall-clock and process CPU time (all threads,
+//! `gpu_runtime::cpu::process_cpu_seconds`), so figures stay meaningful on a loaded machine.
+//! Hierholzer and the fast algorithm take turns; prints each one's best and median, and the
+//! median of the per-turn ratios.
 //!
 //! `cargo run --release -p graph-core --example euler_timing -- 42000000 deep 7`
 //! (edges, `deep` or `shallow`, turns): directed graphs, Hierholzer vs the parallel algorithm.
@@ -13,27 +13,12 @@
 
 use std::time::Instant;
 
+use gpu_runtime::cpu::process_cpu_seconds;
 use graph_core::{
     EulerStyle, EulerTrail, Exec, euler_circuit_hierholzer, euler_circuit_parallel,
     is_euler_circuit, is_undirected_euler_circuit, random_euler_graph,
     random_undirected_euler_graph, undirected_euler_circuit, undirected_euler_circuit_hierholzer,
 };
-
-/// Process CPU seconds (user + system), or NaN where /proc is missing.
-fn cpu_seconds() -> f64 {
-    let Ok(s) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // Fields after the command name (which is in parentheses): utime is field 14, stime 15.
-    let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        f.get(i)
-            .and_then(|x| x.parse::<f64>().ok())
-            .unwrap_or(f64::NAN)
-    };
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -88,10 +73,10 @@ fn main() {
     let mut cpu = vec![Vec::new(); solvers.len()];
     for _ in 0..reps {
         for (i, f) in solvers.iter().enumerate() {
-            let (w0, c0) = (Instant::now(), cpu_seconds());
+            let (w0, c0) = (Instant::now(), process_cpu_seconds());
             let t = f();
             wall[i].push(w0.elapsed().as_secs_f64());
-            cpu[i].push(cpu_seconds() - c0);
+            cpu[i].push(process_cpu_seconds() - c0);
             assert!(check(&t));
         }
     }

@@ -6,18 +6,7 @@
 use std::time::Instant;
 
 use gpu_runtime::Exec;
-
-/// CPU seconds of the whole process so far (all threads): steadier than wall time on a
-/// shared machine.
-fn cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
+use gpu_runtime::cpu::process_cpu_seconds;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -31,14 +20,14 @@ fn main() {
     let bytes = std::fs::metadata(path).expect("file").len();
     let (mut load, mut solve, mut load_cpu, mut solve_cpu) = (vec![], vec![], vec![], vec![]);
     for _ in 0..reps {
-        let (t, c) = (Instant::now(), cpu_seconds());
+        let (t, c) = (Instant::now(), process_cpu_seconds());
         let g = graph_core::read_graph_file(path.as_ref(), None).expect("graph");
         load.push(t.elapsed().as_secs_f64());
-        load_cpu.push(cpu_seconds() - c);
-        let (t, c) = (Instant::now(), cpu_seconds());
+        load_cpu.push(process_cpu_seconds() - c);
+        let (t, c) = (Instant::now(), process_cpu_seconds());
         let (trail, _) = graph_core::euler_circuit(&g, Exec::Cpu).expect("circuit");
         solve.push(t.elapsed().as_secs_f64());
-        solve_cpu.push(cpu_seconds() - c);
+        solve_cpu.push(process_cpu_seconds() - c);
         assert_eq!(trail.edges.len() as u64, g.edge_count());
     }
     let (l, s) = (median(load), median(solve));
