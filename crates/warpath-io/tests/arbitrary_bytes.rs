@@ -62,34 +62,38 @@ fn npy_round_trips<T: Element>(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Up to `max - 1` fragments drawn from `parts`, each uniformly, joined.
+fn text_of(parts: &'static [&'static [u8]], max: usize) -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(proptest::sample::select(parts), 0..max).prop_map(|p| p.concat())
+}
+
 /// Text made of what tables are made of: digits, signs, separators, comments, line ends, a
 /// BOM, words, `nan` and `inf`.
 fn table_text() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(
-        prop_oneof![
-            Just(&b"0"[..]),
-            Just(&b"17"[..]),
-            Just(&b"-3"[..]),
-            Just(&b"+2.5e3"[..]),
-            Just(&b"nan"[..]),
-            Just(&b"-inf"[..]),
-            Just(&b"0x10"[..]),
-            Just(&b"x"[..]),
-            Just(&b"_id"[..]),
-            Just(&b"true"[..]),
-            Just(&b","[..]),
-            Just(&b";"[..]),
-            Just(&b" "[..]),
-            Just(&b"\t"[..]),
-            Just(&b"\n"[..]),
-            Just(&b"\r\n"[..]),
-            Just(&b"#"[..]),
-            Just(&b"\xef\xbb\xbf"[..]),
-            Just(&b"\xff"[..]),
+    text_of(
+        &[
+            b"0",
+            b"17",
+            b"-3",
+            b"+2.5e3",
+            b"nan",
+            b"-inf",
+            b"0x10",
+            b"x",
+            b"_id",
+            b"true",
+            b",",
+            b";",
+            b" ",
+            b"\t",
+            b"\n",
+            b"\r\n",
+            b"#",
+            b"\xef\xbb\xbf",
+            b"\xff",
         ],
-        0..40,
+        40,
     )
-    .prop_map(|parts| parts.concat())
 }
 
 proptest! {
@@ -156,30 +160,21 @@ fn sparse_holds_together(bytes: &[u8]) -> Result<(), TestCaseError> {
 
 /// Text made of what Matrix Market files are made of.
 fn matrix_market_text() -> impl Strategy<Value = Vec<u8>> {
-    let banner = prop_oneof![
-        Just(&b"%%MatrixMarket matrix coordinate real general\n"[..]),
-        Just(&b"%%MatrixMarket matrix coordinate integer symmetric\n"[..]),
-        Just(&b"%%MatrixMarket matrix coordinate pattern general\n"[..]),
-        Just(&b"%%MatrixMarket matrix array real skew-symmetric\n"[..]),
-        Just(&b"\xef\xbb\xbf%%MatrixMarket matrix array integer general\n"[..]),
+    const BANNERS: &[&[u8]] = &[
+        b"%%MatrixMarket matrix coordinate real general\n",
+        b"%%MatrixMarket matrix coordinate integer symmetric\n",
+        b"%%MatrixMarket matrix coordinate pattern general\n",
+        b"%%MatrixMarket matrix array real skew-symmetric\n",
+        b"\xef\xbb\xbf%%MatrixMarket matrix array integer general\n",
     ];
-    let body = proptest::collection::vec(
-        prop_oneof![
-            Just(&b"0"[..]),
-            Just(&b"1"[..]),
-            Just(&b"2"[..]),
-            Just(&b"3"[..]),
-            Just(&b"-1.5e2"[..]),
-            Just(&b"nan"[..]),
-            Just(&b" "[..]),
-            Just(&b"\n"[..]),
-            Just(&b"\r\n"[..]),
-            Just(&b"%"[..]),
-            Just(&b"\xff"[..]),
+    let banner = proptest::sample::select(BANNERS);
+    let body = text_of(
+        &[
+            b"0", b"1", b"2", b"3", b"-1.5e2", b"nan", b" ", b"\n", b"\r\n", b"%", b"\xff",
         ],
-        0..40,
+        40,
     );
-    (banner, body).prop_map(|(b, parts)| [b, &parts.concat()[..]].concat())
+    (banner, body).prop_map(|(b, body)| [b, &body[..]].concat())
 }
 
 proptest! {
