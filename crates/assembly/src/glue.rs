@@ -165,18 +165,14 @@ fn scatter_pieces(
 ) -> Result<Spill, AssemblyError> {
     let placed = plan.compressible_spill("assembly", parts);
     let buffer = (plan.budget.usable() / 8 / (plan.threads() * parts) as u64).clamp(256, 1 << 16);
-    plan.for_buckets(
+    plan.for_buckets_writing(
         "unitigs",
         plan.buckets,
         progress,
-        &|| {
-            Ok((
-                placed.writer(buffer as usize)?,
-                Vec::<u8>::new(),
-                Vec::<u8>::new(),
-            ))
-        },
-        &|(out, buf, rec), c| {
+        &placed,
+        buffer as usize,
+        &|| (Vec::<u8>::new(), Vec::<u8>::new()),
+        &|out, (buf, rec), c| {
             pieces.pieces.read(c, buf)?;
             for (l, piece) in piece_records(buf, plan.k).enumerate() {
                 let p = (offsets[c] + l as u64) as usize;
@@ -187,7 +183,6 @@ fn scatter_pieces(
             }
             Ok(())
         },
-        &|(out, _, _)| out.finish(),
     )?;
     Ok(placed)
 }
@@ -204,19 +199,20 @@ fn assemble_partitions<W: Word>(
     let parts = placed.buckets();
     let runs = plan.compressible_spill("runs", parts);
     let assembled = AtomicU64::new(0);
-    plan.for_buckets(
+    plan.for_buckets_writing(
         "unitigs",
         parts,
         progress,
-        &|| Ok((runs.writer(1 << 16)?, Vec::<u8>::new())),
-        &|(out, buf), g| {
+        &runs,
+        1 << 16,
+        &Vec::<u8>::new,
+        &|out, buf, g| {
             placed.read(g, buf)?;
             let n = assemble_partition::<W>(plan.k, buf, first_cycle, g, out)?;
             out.close_bucket(g)?;
             assembled.fetch_add(n, Ordering::Relaxed);
             Ok(())
         },
-        &|(out, _)| out.finish(),
     )?;
     if assembled.into_inner() != unitigs {
         return Err(AssemblyError::Internal(format!(

@@ -12,7 +12,7 @@ use crate::bucketing::minimizer_len;
 use crate::budget::Budget;
 use crate::kmer::{Word, check_k};
 use crate::reads::ReadSource;
-use crate::spill::Spill;
+use crate::spill::{Spill, SpillWriter};
 use crate::temp::{Cancel, TempSpace, check_free_space};
 use crate::work::{Progress, for_each_bucket};
 
@@ -127,6 +127,29 @@ impl Plan {
         let order: Vec<usize> = (0..buckets).collect();
         let (threads, cancel) = (self.threads(), &self.cancel);
         for_each_bucket(stage, threads, &order, cancel, progress, init, work, finish)
+    }
+
+    /// [`Plan::for_buckets`] where each thread writes to its own writer of `spill` (`buffer`
+    /// bytes a bucket) beside its scratch state from `init`; the writers are finished last.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn for_buckets_writing<'s, S>(
+        &self,
+        stage: &'static str,
+        buckets: usize,
+        progress: &mut dyn FnMut(Progress),
+        spill: &'s Spill,
+        buffer: usize,
+        init: &(dyn Fn() -> S + Sync),
+        work: &(dyn Fn(&mut SpillWriter<'s>, &mut S, usize) -> Result<(), AssemblyError> + Sync),
+    ) -> Result<(), AssemblyError> {
+        self.for_buckets(
+            stage,
+            buckets,
+            progress,
+            &|| Ok((spill.writer(buffer)?, init())),
+            &|(out, scratch), c| work(out, scratch, c),
+            &|(out, _)| out.finish(),
+        )
     }
 }
 

@@ -245,18 +245,14 @@ fn resolve_links<W: Word>(
         .min(1 << 16)
         .min((1 << 21) / ranges)
         .max(256);
-    plan.for_buckets(
+    plan.for_buckets_writing(
         "links",
         plan.buckets,
         progress,
-        &|| {
-            Ok((
-                resolved.writer(buffer as usize)?,
-                Vec::<u8>::new(),
-                Vec::<(W, u8, u8, u32)>::new(),
-            ))
-        },
-        &|(out, buf, map), c| {
+        &resolved,
+        buffer as usize,
+        &|| (Vec::<u8>::new(), Vec::<(W, u8, u8, u32)>::new()),
+        &|out, (buf, map), c| {
             ends.read(c, buf)?;
             map.clear();
             map.extend(end_records::<W>(buf));
@@ -279,7 +275,6 @@ fn resolve_links<W: Word>(
             edges.fetch_add(mine, Ordering::Relaxed);
             Ok(())
         },
-        &|(out, _, _)| out.finish(),
     )?;
     Ok((resolved, range, edges.into_inner()))
 }

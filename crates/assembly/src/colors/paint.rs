@@ -355,10 +355,12 @@ fn join<W: Word>(
         .clamp(256, 1 << 16) as usize;
     let bad: Mutex<Option<String>> = Mutex::new(None);
     let sums = AtomicU64::new(0);
-    plan.for_buckets(
+    plan.for_buckets_writing(
         "colors",
         plan.buckets,
         progress,
+        runs,
+        buffer,
         &|| {
             let table = Table::<W> {
                 keys: Vec::new(),
@@ -367,9 +369,9 @@ fn join<W: Word>(
                 index: Vec::new(),
                 shift: 0,
             };
-            Ok((runs.writer(buffer)?, Vec::<u8>::new(), table, Vec::new()))
+            (Vec::<u8>::new(), table, Vec::new())
         },
-        &|(out, buf, table, pending), c| {
+        &|out, (buf, table, pending), c| {
             let sum = table.load(c, k, solid, colors, buf)?;
             sums.fetch_add(sum, Ordering::Relaxed);
             let mut run: Option<HashedRun> = None;
@@ -427,7 +429,6 @@ fn join<W: Word>(
             }
             Ok(())
         },
-        &|(out, _, _, _)| out.finish(),
     )?;
     if let Some(p) = bad.into_inner().expect("verdict") {
         return Ok(Err(p));
