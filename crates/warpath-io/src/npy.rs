@@ -450,18 +450,18 @@ mod tests {
         rt::<f64>(&[]);
     }
 
+    /// The error message of reading `f` as `T`, which must fail.
+    fn refusal<T: Element>(f: &[u8]) -> String {
+        read_npy_bytes::<T>(f).unwrap_err().to_string()
+    }
+
     #[test]
     fn conversions_bool_ints_big_endian_fortran() {
         let f = numpy_file("|b1", false, "(3,)", &[1, 0, 1]);
         assert_eq!(read_npy_bytes::<f64>(&f).unwrap().data, vec![1.0, 0.0, 1.0]);
         let f = numpy_file(">i4", false, "(2,)", &[0, 0, 1, 0, 0xff, 0xff, 0xff, 0xfe]);
         assert_eq!(read_npy_bytes::<i64>(&f).unwrap().data, vec![256, -2]);
-        assert!(
-            read_npy_bytes::<u32>(&f)
-                .unwrap_err()
-                .to_string()
-                .contains("element 1")
-        );
+        assert!(refusal::<u32>(&f).contains("element 1"));
         // 2 x 3 in Fortran order: columns stored one after another
         let body: Vec<u8> = [1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0]
             .iter()
@@ -485,23 +485,13 @@ mod tests {
             ("<M8[ns]", "dates"),
         ] {
             let f = numpy_file(descr, false, "(1,)", &[0; 16]);
-            let e = read_npy_bytes::<f64>(&f).unwrap_err().to_string();
+            let e = refusal::<f64>(&f);
             assert!(e.contains(want), "{descr}: {e}");
         }
         let f = numpy_file("<f8", false, "(4,)", &[0; 16]);
-        assert!(
-            read_npy_bytes::<f64>(&f)
-                .unwrap_err()
-                .to_string()
-                .contains("truncated")
-        );
+        assert!(refusal::<f64>(&f).contains("truncated"));
         let f = numpy_file("<f8", false, "(1,)", &[0; 8]);
-        assert!(
-            read_npy_bytes::<u32>(&f)
-                .unwrap_err()
-                .to_string()
-                .contains("float64")
-        );
+        assert!(refusal::<u32>(&f).contains("float64"));
         assert!(read_npy_bytes::<f32>(&f).is_err());
         assert!(parse_header(b"\x93NUMPY\x09\x00").is_err());
         assert!(parse_header(b"\x93NUMPY\x01").is_err());
@@ -517,7 +507,7 @@ mod tests {
     fn regression_multibyte_dtype_is_refused() {
         for descr in ["<\u{e9}8", "\u{e9}", "|\u{1f600}1", "<"] {
             let f = numpy_file(descr, false, "(1,)", &[0; 8]);
-            let e = read_npy_bytes::<f64>(&f).unwrap_err().to_string();
+            let e = refusal::<f64>(&f);
             assert!(e.contains("not supported"), "{descr}: {e}");
         }
     }

@@ -436,6 +436,27 @@ mod tests {
         b
     }
 
+    /// A `scipy.sparse.save_npz` archive in `format`: its two index arrays (`indices` and
+    /// `indptr`, or `row` and `col` for COO), then `format.npy`, `shape.npy` and `data.npy`.
+    fn save_npz(
+        (format, first, second, data): (&str, Vec<u8>, Vec<u8>, Vec<u8>),
+        shape: [i64; 2],
+        deflate: bool,
+    ) -> Vec<u8> {
+        let names = match format {
+            "coo" => ["row.npy", "col.npy"],
+            _ => ["indices.npy", "indptr.npy"],
+        };
+        let members = [
+            (names[0], first),
+            (names[1], second),
+            ("format.npy", format_npy(format)),
+            ("shape.npy", npy(&shape)),
+            ("data.npy", data),
+        ];
+        archive(&members, deflate)
+    }
+
     #[test]
     fn scipy_npz_in_every_format() {
         // [[0, 5, .], [2, ., 3]]
@@ -447,39 +468,30 @@ mod tests {
             values: SparseValues::F64(vec![0.0, 5.0, 2.0, 3.0]),
         };
         for deflate in [false, true] {
-            let csr = archive(
-                &[
-                    ("indices.npy", npy(&[0i32, 1, 0, 2])),
-                    ("indptr.npy", npy(&[0i32, 2, 4])),
-                    ("format.npy", format_npy("csr")),
-                    ("shape.npy", npy(&[2i64, 3])),
-                    ("data.npy", npy(&[0.0f64, 5.0, 2.0, 3.0])),
-                ],
-                deflate,
-            );
+            let [csr, csc, coo] = [
+                (
+                    "csr",
+                    npy(&[0i32, 1, 0, 2]),
+                    npy(&[0i32, 2, 4]),
+                    npy(&[0.0f64, 5.0, 2.0, 3.0]),
+                ),
+                (
+                    "csc",
+                    npy(&[0i64, 1, 0, 1]),
+                    npy(&[0i64, 2, 3, 4]),
+                    npy(&[0.0f64, 2.0, 5.0, 3.0]),
+                ),
+                (
+                    "coo",
+                    npy(&[1i32, 0, 1, 0]),
+                    npy(&[0i32, 0, 2, 1]),
+                    npy(&[2i64, 0, 3, 5]),
+                ),
+            ]
+            .map(|arrays| save_npz(arrays, [2, 3], deflate));
             assert_eq!(sparse_from_npz(&csr).unwrap(), want);
             assert_eq!(parse_sparse(&csr).unwrap(), want);
-            let csc = archive(
-                &[
-                    ("indices.npy", npy(&[0i64, 1, 0, 1])),
-                    ("indptr.npy", npy(&[0i64, 2, 3, 4])),
-                    ("format.npy", format_npy("csc")),
-                    ("shape.npy", npy(&[2i64, 3])),
-                    ("data.npy", npy(&[0.0f64, 2.0, 5.0, 3.0])),
-                ],
-                deflate,
-            );
             assert_eq!(sparse_from_npz(&csc).unwrap(), want);
-            let coo = archive(
-                &[
-                    ("row.npy", npy(&[1i32, 0, 1, 0])),
-                    ("col.npy", npy(&[0i32, 0, 2, 1])),
-                    ("format.npy", format_npy("coo")),
-                    ("shape.npy", npy(&[2i64, 3])),
-                    ("data.npy", npy(&[2i64, 0, 3, 5])),
-                ],
-                deflate,
-            );
             let got = sparse_from_npz(&coo).unwrap();
             assert_eq!(got.indices, want.indices);
             assert_eq!(got.values, SparseValues::I64(vec![0, 5, 2, 3]));
@@ -489,30 +501,21 @@ mod tests {
 
     #[test]
     fn broken_npz_arrays_are_named_errors() {
-        let base = |indptr: &[i32], format: &str| {
-            archive(
-                &[
-                    ("indices.npy", npy(&[0i32, 1])),
-                    ("indptr.npy", npy(indptr)),
-                    ("format.npy", format_npy(format)),
-                    ("shape.npy", npy(&[2i64, 2])),
-                    ("data.npy", npy(&[1.0f64, 2.0])),
-                ],
-                false,
-            )
-        };
-        let e = sparse_from_npz(&base(&[0, 2, 1], "csr"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("do not describe a 2 x 2 matrix"), "{e}");
-        let e = sparse_from_npz(&base(&[0, 1, 2], "bsr"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("sparse format 'bsr'"), "{e}");
-        let e = sparse_from_npz(&base(&[0, -1, 2], "csr"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("indptr.npy holds -1"), "{e}");
+        for (indptr, format, want) in [
+            (&[0, 2, 1], "csr", "do not describe a 2 x 2 matrix"),
+            (&[0, 1, 2], "bsr", "sparse format 'bsr'"),
+            (&[0, -1, 2], "csr", "indptr.npy holds -1"),
+        ] {
+            let arrays = (
+                format,
+                npy(&[0i32, 1]),
+                npy::<i32>(indptr),
+                npy(&[1.0f64, 2.0]),
+            );
+            let f = save_npz(arrays, [2, 2], false);
+            let e = sparse_from_npz(&f).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
         let no_format = archive(&[("x.npy", npy(&[1u8]))], false);
         let e = sparse_from_npz(&no_format).unwrap_err().to_string();
         assert!(e.contains("not a scipy.sparse.save_npz file"), "{e}");
