@@ -49,7 +49,8 @@ pub(crate) struct Runs {
     pub(crate) unitigs: u64,
 }
 
-/// Glues the pieces into unitigs and writes them, spelled and sorted, in partitions.
+/// Glues the pieces into unitigs and writes them, spelled and sorted, in partitions. The
+/// pieces' glue records and piece records are removed once read (their spills left empty).
 ///
 /// # Errors
 /// [`AssemblyError::Memory`] when the pieces' partner array does not fit the memory bound;
@@ -57,7 +58,7 @@ pub(crate) struct Runs {
 /// [`AssemblyError::Interrupted`].
 pub(crate) fn glue<W: Word>(
     plan: &Plan,
-    pieces: &Pieces,
+    pieces: &mut Pieces,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Runs, AssemblyError> {
     let b = plan.buckets;
@@ -81,9 +82,13 @@ pub(crate) fn glue<W: Word>(
         )));
     }
     let partner = join_ends::<W>(plan, pieces, &offsets, progress)?;
+    // the glue records and then the pieces are read for the last time: each spill's files go
+    // as soon as it is, so that the temporary disk holds each stage's input or output, not both
+    pieces.glue = plan.spill("glue", 0);
     let (unitigs, first_cycle) = walk(&partner, total)?;
     let parts = partitions(plan, pieces);
     let placed = scatter_pieces(plan, pieces, &offsets, &partner, parts, progress)?;
+    pieces.pieces = plan.spill("pieces", 0);
     drop(partner);
     let runs = assemble_partitions::<W>(plan, &placed, first_cycle, unitigs, progress)?;
     placed.remove();

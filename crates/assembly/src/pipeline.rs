@@ -184,7 +184,7 @@ fn build<W: CountWord>(
     let mut timed =
         |name: &'static str, t: Instant| seconds.push((name, t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let solid = count_buckets::<W>(sources, tags, &plan, progress)?;
+    let mut solid = count_buckets::<W>(sources, tags, &plan, progress)?;
     sample(&plan);
     timed("counting", t);
     let t = Instant::now();
@@ -196,17 +196,18 @@ fn build<W: CountWord>(
             solid.stats.solid, pieces.kmers
         )));
     }
+    // compaction was the foreign ends' last reader: their files go now, not with `solid`
+    solid.foreign = plan.spill("foreign", 0);
     sample(&plan);
     timed("compaction", t);
     let t = Instant::now();
-    let runs = glue::<W>(&plan, &pieces, progress)?;
+    let mut pieces = pieces;
+    let runs = glue::<W>(&plan, &mut pieces, progress)?;
     sample(&plan);
     timed("glue", t);
     let t = Instant::now();
     let piece_count: u64 = pieces.counts.iter().sum();
     let links = pieces.links;
-    drop(pieces.pieces);
-    drop(pieces.glue);
     let mut store = order_unitigs::<W>(&plan, runs, &links, progress)?;
     drop(links);
     sample(&plan);
