@@ -143,6 +143,7 @@ impl Spill {
             chunks: Vec::new(),
             block: Vec::new(),
             combine: None,
+            combined: Vec::new(),
         })
     }
 
@@ -332,15 +333,43 @@ pub(crate) struct SpillWriter<'s> {
     block: Vec<u8>,
     /// Applied to a full buffer before it is written ([`SpillWriter::combining`]).
     combine: Option<Box<dyn Combine>>,
+    /// Per bucket, the length of its buffer after the last combination (0 after a flush), or
+    /// `usize::MAX` once it is no longer combined: after a combination that failed to remove
+    /// half of the bytes added since the one before (the records of such a bucket seldom
+    /// repeat within a buffer, and combining them again would only cost time).
+    combined: Vec<usize>,
 }
 
 impl SpillWriter<'_> {
     /// This writer, each full buffer first rewritten by `c`: written out only when that leaves
     /// it at least half full, so that each record is combined at most about twice on average
-    /// (a buffer's records before the rest of it fills again).
+    /// (a buffer's records before the rest of it fills again). A bucket where `c` removes
+    /// less than half of the bytes added since its last combination is no longer combined.
     pub(crate) fn combining(mut self, c: Box<dyn Combine>) -> Self {
         self.combine = Some(c);
+        self.combined = vec![0; self.bufs.len()];
         self
+    }
+
+    /// Rewrites bucket `b`'s buffer with the combiner, if the bucket is still combined;
+    /// returns whether it did.
+    fn combine(&mut self, b: usize) -> bool {
+        let Some(c) = &mut self.combine else {
+            return false;
+        };
+        let last = self.combined[b];
+        if last == usize::MAX {
+            return false;
+        }
+        let before = self.bufs[b].len();
+        c.combine(&mut self.bufs[b]);
+        let after = self.bufs[b].len();
+        self.combined[b] = if 2 * (before - after) < before - last {
+            usize::MAX
+        } else {
+            after
+        };
+        true
     }
 
     /// Appends one record to bucket `b` (flushed with the bucket's buffer once it is full).
@@ -362,11 +391,8 @@ impl SpillWriter<'_> {
 
     /// Bucket `b`'s buffer is full: combined, and flushed unless that left it under half full.
     fn full(&mut self, b: usize) -> Result<(), AssemblyError> {
-        if let Some(c) = &mut self.combine {
-            c.combine(&mut self.bufs[b]);
-            if self.bufs[b].len() < self.cap / 2 {
-                return Ok(());
-            }
+        if self.combine(b) && self.bufs[b].len() < self.cap / 2 {
+            return Ok(());
         }
         self.flush(b)
     }
@@ -401,9 +427,7 @@ impl SpillWriter<'_> {
     /// [`AssemblyError::Disk`] when the write fails.
     pub(crate) fn close_bucket(&mut self, b: usize) -> Result<(), AssemblyError> {
         if !self.bufs[b].is_empty() {
-            if let Some(c) = &mut self.combine {
-                c.combine(&mut self.bufs[b]);
-            }
+            self.combine(b);
             self.flush(b)?;
         }
         self.bufs[b] = Vec::new();
@@ -456,6 +480,11 @@ impl SpillWriter<'_> {
     }
 
     fn flush(&mut self, b: usize) -> Result<(), AssemblyError> {
+        if let Some(last) = self.combined.get_mut(b)
+            && *last != usize::MAX
+        {
+            *last = 0;
+        }
         let buf = std::mem::take(&mut self.bufs[b]);
         let r = self.write_chunk(b, &buf);
         let mut buf = buf;
@@ -471,9 +500,7 @@ impl SpillWriter<'_> {
     pub(crate) fn finish(mut self) -> Result<(), AssemblyError> {
         for b in 0..self.bufs.len() {
             if !self.bufs[b].is_empty() {
-                if let Some(c) = &mut self.combine {
-                    c.combine(&mut self.bufs[b]);
-                }
+                self.combine(b);
                 self.flush(b)?;
             }
             self.bufs[b] = Vec::new();
@@ -494,6 +521,47 @@ impl SpillWriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A combiner that counts its calls and keeps every `keep`-th record of one byte.
+    struct Thin {
+        keep: usize,
+        calls: Arc<AtomicU64>,
+    }
+
+    impl Combine for Thin {
+        fn combine(&mut self, records: &mut Vec<u8>) {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            let kept: Vec<u8> = records.iter().copied().step_by(self.keep).collect();
+            *records = kept;
+        }
+    }
+
+    /// A bucket stays combined while its combinations remove at least half of what came since
+    /// the last one, and stops being combined after one that does not.
+    #[test]
+    fn a_bucket_is_combined_while_it_pays() {
+        for (keep, most_calls) in [(1usize, 1u64), (4, u64::MAX)] {
+            let s = Spill::new(None, "t", 1);
+            let calls = Arc::new(AtomicU64::new(0));
+            let thin = Thin {
+                keep,
+                calls: Arc::clone(&calls),
+            };
+            let mut w = s.writer(64).unwrap().combining(Box::new(thin));
+            for i in 0..1000u32 {
+                w.push(0, &[i as u8]).unwrap();
+            }
+            w.finish().unwrap();
+            let n = calls.load(Ordering::Relaxed);
+            assert!(
+                n >= 1 && n <= most_calls,
+                "keep 1 of {keep}: {n} combinations"
+            );
+            if keep == 4 {
+                assert!(n > 10, "a combination that pays is repeated: {n}");
+            }
+        }
+    }
 
     #[test]
     fn buckets_read_back_as_written_from_several_writers() {
@@ -592,6 +660,7 @@ mod tests {
             chunks: Vec::new(),
             block: Vec::new(),
             combine: None,
+            combined: Vec::new(),
         };
         let e = (0..100)
             .map(|_| w.push(0, &[0u8; 16]))

@@ -97,8 +97,11 @@ impl SuperkmerGroups {
         self.leaders.clear();
         self.hashes.clear();
         self.members.clear();
+        // sized for a group per 8 bytes at half load (a record of 31-mers takes 11 bytes or
+        // more), so that the table seldom grows as it fills
         self.slots.clear();
-        self.slots.resize(1 << 10, u32::MAX);
+        self.slots
+            .resize((bytes.len() / 4).next_power_of_two().max(1 << 10), u32::MAX);
         let base = bytes.as_ptr() as usize;
         let (leaders, hashes, slots, members) = (
             &mut self.leaders,
@@ -198,7 +201,9 @@ fn combine_colored_superkmers(
             last = c;
         }
     }
-    std::mem::swap(records, out);
+    // copied back rather than swapped: the writer's buffer keeps its capacity
+    records.clear();
+    records.extend_from_slice(out);
 }
 
 /// The [`Combine`] of colored super-k-mers: the records of the same bases in a full buffer
