@@ -94,13 +94,13 @@ pub fn brute_force_exec<T: Cost>(
             limit: BRUTE_FORCE_MAX,
         });
     }
-    let p = Problem::new(costs, sense)?;
-    let permutations: u64 = (1..=p.nc as u64).product();
-    let x = match exec.resolve(permutations, SEARCH_GPU_THRESHOLD)? {
-        Target::Cpu => solve(&p)?,
-        Target::Cuda(_) => solve_search(&p, Exec::Cuda)?,
-    };
-    p.finish(&x, None)
+    Problem::solved(costs, sense, |p| {
+        let permutations: u64 = (1..=p.nc as u64).product();
+        match exec.resolve(permutations, SEARCH_GPU_THRESHOLD)? {
+            Target::Cpu => solve(p),
+            Target::Cuda(_) => solve_search(p, Exec::Cuda),
+        }
+    })
 }
 
 /// The internal problem through the combinatorics permutation search (rows padded to square).

@@ -43,9 +43,7 @@ pub fn greedy<T: Cost>(
     costs: ArrayView2<'_, T>,
     sense: Sense,
 ) -> Result<Assignment, AssignmentError> {
-    let p = Problem::new(costs, sense)?;
-    let x = solve(&p)?;
-    p.finish(&x, None)
+    Problem::solved(costs, sense, solve)
 }
 
 /// One allowed entry of the internal problem: (cost, index in the caller's row-major order,

@@ -35,9 +35,7 @@ pub fn random_assignment<T: Cost>(
     sense: Sense,
     seed: u64,
 ) -> Result<Assignment, AssignmentError> {
-    let p = Problem::new(costs, sense)?;
-    let x = solve(&p, seed)?;
-    p.finish(&x, None)
+    Problem::solved(costs, sense, |p| solve(p, seed))
 }
 
 /// Random assignment of the internal problem.

@@ -129,53 +129,59 @@ pub(super) fn solve_csr_prices(s: &CsrSetup) -> (Vec<usize>, Vec<f64>) {
 /// final prices.
 fn run<B: Bids>(rows: &B, schedule: &[f64]) -> (Vec<usize>, Vec<f64>) {
     let n = rows.n();
-    let mut price = vec![0.0f64; n];
-    let mut owner = vec![NONE; n];
-    let mut assigned = vec![NONE; n];
+    let mut st = State {
+        price: vec![0.0f64; n],
+        owner: vec![NONE; n],
+        assigned: vec![NONE; n],
+    };
     for &eps in schedule {
-        owner.fill(NONE);
-        assigned.fill(NONE);
+        st.owner.fill(NONE);
+        st.assigned.fill(NONE);
         if n < JACOBI_FROM {
-            gauss_seidel_phase(rows, eps, &mut price, &mut owner, &mut assigned);
+            gauss_seidel_phase(rows, eps, &mut st);
         } else {
-            jacobi_phase(rows, eps, &mut price, &mut owner, &mut assigned);
+            jacobi_phase(rows, eps, &mut st);
         }
     }
-    (assigned, price)
+    (st.assigned, st.price)
+}
+
+/// What a phase updates: each column's price and row (`owner`), each row's column.
+struct State {
+    price: Vec<f64>,
+    owner: Vec<usize>,
+    assigned: Vec<usize>,
+}
+
+impl State {
+    /// Gives column `j` to row `i`; the row that held `j`, if any, loses it and is pushed on
+    /// `displaced` to bid again.
+    #[inline]
+    fn give(&mut self, j: usize, i: usize, displaced: &mut Vec<usize>) {
+        let prev = self.owner[j];
+        if prev != NONE {
+            self.assigned[prev] = NONE;
+            displaced.push(prev);
+        }
+        self.owner[j] = i;
+        self.assigned[i] = j;
+    }
 }
 
 /// One phase of one bid at a time: the bidder takes its best column at once, and the row it
 /// displaces bids next.
-fn gauss_seidel_phase<B: Bids>(
-    rows: &B,
-    eps: f64,
-    price: &mut [f64],
-    owner: &mut [usize],
-    assigned: &mut [usize],
-) {
+fn gauss_seidel_phase<B: Bids>(rows: &B, eps: f64, st: &mut State) {
     let mut queue: Vec<usize> = (0..rows.n()).rev().collect();
     while let Some(i) = queue.pop() {
-        let (bj, best, second) = rows.best_two(i, price);
-        price[bj] = raise(price[bj], increment(best, second, eps));
-        let prev = owner[bj];
-        if prev != NONE {
-            assigned[prev] = NONE;
-            queue.push(prev);
-        }
-        owner[bj] = i;
-        assigned[i] = bj;
+        let (bj, best, second) = rows.best_two(i, &st.price);
+        st.price[bj] = raise(st.price[bj], increment(best, second, eps));
+        st.give(bj, i, &mut queue);
     }
 }
 
 /// One phase of rounds in which every free row bids at once (in parallel when the round is
 /// large), and each column goes to its highest bidder.
-fn jacobi_phase<B: Bids>(
-    rows: &B,
-    eps: f64,
-    price: &mut [f64],
-    owner: &mut [usize],
-    assigned: &mut [usize],
-) {
+fn jacobi_phase<B: Bids>(rows: &B, eps: f64, st: &mut State) {
     let n = rows.n();
     let per_row = rows.per_row();
     let mut bidders: Vec<usize> = (0..n).collect();
@@ -184,6 +190,7 @@ fn jacobi_phase<B: Bids>(
     let mut winner = vec![NONE; n];
     let mut touched: Vec<usize> = Vec::with_capacity(n);
     while !bidders.is_empty() {
+        let price = &st.price;
         let bid = |&i: &usize| {
             let (bj, best, second) = rows.best_two(i, price);
             (bj, raise(price[bj], increment(best, second, eps)))
@@ -212,14 +219,8 @@ fn jacobi_phase<B: Bids>(
             }
         }
         for &j in &touched {
-            let prev = owner[j];
-            if prev != NONE {
-                assigned[prev] = NONE;
-                next.push(prev);
-            }
-            owner[j] = winner[j];
-            assigned[winner[j]] = j;
-            price[j] = high[j];
+            st.give(j, winner[j], &mut next);
+            st.price[j] = high[j];
             winner[j] = NONE;
             high[j] = f64::NEG_INFINITY;
         }

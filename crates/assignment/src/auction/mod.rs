@@ -73,13 +73,13 @@ pub fn auction<T: Cost>(
     sense: Sense,
     exec: Exec,
 ) -> Result<Assignment, AssignmentError> {
-    let p = Problem::new(costs, sense)?;
-    let n = p.nc as u64;
-    let x = match exec.resolve(n * n, AUCTION_GPU_THRESHOLD)? {
-        Target::Cpu => cpu::solve(&p),
-        Target::Cuda(gpu) => solve_cuda(&p, gpu)?,
-    };
-    p.finish(&x, None)
+    Problem::solved(costs, sense, |p| {
+        let n = p.nc as u64;
+        Ok(match exec.resolve(n * n, AUCTION_GPU_THRESHOLD)? {
+            Target::Cpu => cpu::solve(p),
+            Target::Cuda(gpu) => solve_cuda(p, gpu)?,
+        })
+    })
 }
 
 /// The auction of a sparse square problem (a perfect matching exists, every row has an

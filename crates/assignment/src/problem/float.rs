@@ -9,9 +9,21 @@ use ndarray::ArrayView2;
 
 use super::cost::forbidden_infinity;
 use super::{Problem, check_copy, first_refused, internal_shape, pow2, refusal};
-use crate::{AssignmentError, Cost, CostClass, Sense};
+use crate::{Assignment, AssignmentError, Cost, CostClass, Sense};
 
 impl<'a> Problem<'a, f64> {
+    /// Validates `costs`, solves the internal problem by `solve` (each internal row's column)
+    /// and maps the solution back to the caller's matrix, without duals.
+    pub(crate) fn solved<T: Cost>(
+        costs: ArrayView2<'a, T>,
+        sense: Sense,
+        solve: impl FnOnce(&Problem<'_>) -> Result<Vec<usize>, AssignmentError>,
+    ) -> Result<Assignment, AssignmentError> {
+        let p = Problem::new(costs, sense)?;
+        let x = solve(&p)?;
+        p.finish(&x, None)
+    }
+
     /// Validates `costs` and builds the internal problem.
     pub(crate) fn new<T: Cost>(
         costs: ArrayView2<'a, T>,
@@ -31,15 +43,10 @@ impl<'a> Problem<'a, f64> {
                 return Err(first_refused(costs, sense));
             }
             (Cow::Borrowed(slice), st)
-        } else if costs.first().is_some_and(|v| v.raw_float().is_some()) {
-            check_copy::<f64>(rows, cols)?;
-            let mut c = vec![0.0f64; nr * nc];
-            let st = float_fill(costs, transposed, sense, &mut c)?;
-            (Cow::Owned(c), st)
         } else {
             check_copy::<f64>(rows, cols)?;
             let mut c = vec![0.0f64; nr * nc];
-            let st = convert_fill(costs, transposed, sense, &mut c)?;
+            let st = fill(costs, transposed, sense, &mut c)?;
             (Cow::Owned(c), st)
         };
         let Stats {
@@ -81,39 +88,6 @@ impl<'a> Problem<'a, f64> {
     }
 }
 
-/// The path of the integer element types: each entry classified and converted (exactly:
-/// they are at most `2^53`), transposing if needed; the first refused entry is the error.
-fn convert_fill<T: Cost>(
-    costs: ArrayView2<'_, T>,
-    transposed: bool,
-    sense: Sense,
-    c: &mut [f64],
-) -> Result<Stats, AssignmentError> {
-    let nc = if transposed {
-        costs.nrows()
-    } else {
-        costs.ncols()
-    };
-    let mut st = Stats {
-        integral: Some(true),
-        min: f64::INFINITY,
-        max: f64::NEG_INFINITY,
-    };
-    for (r, line) in costs.outer_iter().enumerate() {
-        if transposed {
-            for (k, &v) in line.iter().enumerate() {
-                c[k * nc + r] = convert(v, r, k, sense, &mut st)?;
-            }
-        } else {
-            let dst = &mut c[r * nc..(r + 1) * nc];
-            for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
-                *d = convert(v, r, k, sense, &mut st)?;
-            }
-        }
-    }
-    Ok(st)
-}
-
 /// The smallest `e` such that sums of about `4 (nc + 1)` entries of `magnitude` times `2^-e`
 /// stay finite (0 for all but entries near `f64::MAX`).
 fn scale_exponent(magnitude: f64, nc: usize) -> i32 {
@@ -125,43 +99,72 @@ fn scale_exponent(magnitude: f64, nc: usize) -> i32 {
     scale_exp
 }
 
-/// The float fast path: copy (transposing if needed), then one branch-free pass that flags
-/// invalid entries (`NaN` and the wrong infinity for `sense`), collects the statistics and
-/// negates the entries when maximising (so `-inf` becomes the internal `+inf`, forbidden).
-/// Only when an entry is invalid is the input searched again, for the error's position.
-fn float_fill<T: Cost>(
+/// Copies `costs` into `c` (transposing if needed) and returns the statistics of the
+/// entries. The float fast path: copy, then one branch-free pass that flags invalid entries
+/// (`NaN` and the wrong infinity for `sense`), collects the statistics and negates the
+/// entries when maximising (so `-inf` becomes the internal `+inf`, forbidden); only when an
+/// entry is invalid is the input searched again, for the error's position. The integer
+/// element types: each entry classified and converted (exactly: they are at most `2^53`);
+/// the first refused entry is the error.
+fn fill<T: Cost>(
     costs: ArrayView2<'_, T>,
     transposed: bool,
     sense: Sense,
     c: &mut [f64],
 ) -> Result<Stats, AssignmentError> {
-    let wide = |v: T| v.raw_float().unwrap_or(f64::NAN);
-    let (rows, cols) = costs.dim();
-    if transposed {
-        for (r, line) in costs.outer_iter().enumerate() {
-            for (k, &v) in line.iter().enumerate() {
-                c[k * rows + r] = wide(v);
+    if costs.first().is_some_and(|v| v.raw_float().is_some()) {
+        let wide = |v: T| v.raw_float().unwrap_or(f64::NAN);
+        let (rows, cols) = costs.dim();
+        if transposed {
+            for (r, line) in costs.outer_iter().enumerate() {
+                for (k, &v) in line.iter().enumerate() {
+                    c[k * rows + r] = wide(v);
+                }
+            }
+        } else {
+            for (line, dst) in costs.outer_iter().zip(c.chunks_exact_mut(cols.max(1))) {
+                match line.as_slice() {
+                    Some(src) => dst.iter_mut().zip(src).for_each(|(d, &v)| *d = wide(v)),
+                    None => dst
+                        .iter_mut()
+                        .zip(line.iter())
+                        .for_each(|(d, &v)| *d = wide(v)),
+                }
             }
         }
+        let (bad, st) = float_stats(c, sense);
+        if bad {
+            return Err(first_refused(costs, sense));
+        }
+        if sense == Sense::Maximize {
+            c.iter_mut().for_each(|x| *x = -*x);
+        }
+        Ok(st)
     } else {
-        for (line, dst) in costs.outer_iter().zip(c.chunks_exact_mut(cols.max(1))) {
-            match line.as_slice() {
-                Some(src) => dst.iter_mut().zip(src).for_each(|(d, &v)| *d = wide(v)),
-                None => dst
-                    .iter_mut()
-                    .zip(line.iter())
-                    .for_each(|(d, &v)| *d = wide(v)),
+        let nc = if transposed {
+            costs.nrows()
+        } else {
+            costs.ncols()
+        };
+        let mut st = Stats {
+            integral: Some(true),
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        };
+        for (r, line) in costs.outer_iter().enumerate() {
+            if transposed {
+                for (k, &v) in line.iter().enumerate() {
+                    c[k * nc + r] = convert(v, r, k, sense, &mut st)?;
+                }
+            } else {
+                let dst = &mut c[r * nc..(r + 1) * nc];
+                for (k, (&v, d)) in line.iter().zip(dst.iter_mut()).enumerate() {
+                    *d = convert(v, r, k, sense, &mut st)?;
+                }
             }
         }
+        Ok(st)
     }
-    let (bad, st) = float_stats(c, sense);
-    if bad {
-        return Err(first_refused(costs, sense));
-    }
-    if sense == Sense::Maximize {
-        c.iter_mut().for_each(|x| *x = -*x);
-    }
-    Ok(st)
 }
 
 /// One branch-free (vectorisable) pass over raw float entries: whether any is invalid for

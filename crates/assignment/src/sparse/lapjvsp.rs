@@ -131,12 +131,11 @@ fn solve<E: KeyedElem, I: Index>(
         return solve_warm(p, cols, progress);
     }
     let mut x = vec![NONE; nr];
-    let mut free: Vec<usize> = Vec::with_capacity(nr);
-    if nr == nc {
-        column_reduction(p, &mut cols, &mut x, &mut free)?;
+    let mut free = if nr == nc {
+        column_reduction(p, &mut cols, &mut x)?
     } else {
-        free.extend(0..nr);
-    }
+        (0..nr).collect()
+    };
     progress(Progress {
         matched: nr - free.len(),
         rows: nr,
@@ -233,14 +232,15 @@ fn reduced_to<E: KeyedElem, I: Index>(
         .fold(E::W::INF, |m, (_, c)| m.least(c.widen() - vj))
 }
 
-/// Column reduction and reduction transfer, as in the dense solver, over the entries.
+/// Column reduction and reduction transfer, as in the dense solver, over the entries;
+/// returns the rows left free.
 fn column_reduction<E: KeyedElem, I: Index>(
     p: &SparseProblem<'_, E, I>,
     cols: &mut [Col<E::W>],
     x: &mut [usize],
-    free: &mut Vec<usize>,
-) -> Result<(), Stop> {
+) -> Result<Vec<usize>, Stop> {
     let nr = p.nr;
+    let mut free = Vec::with_capacity(nr);
     let mut arg = vec![FREE; p.nc];
     for c in cols.iter_mut() {
         c.v = E::W::INF;
@@ -286,7 +286,7 @@ fn column_reduction<E: KeyedElem, I: Index>(
             _ => {}
         }
     }
-    Ok(())
+    Ok(free)
 }
 
 /// Two rounds of augmenting row reduction (see the dense solver), with the same tie rule: a
