@@ -20,6 +20,25 @@ pub(crate) fn on_grid(n: usize, length: f64, t_end: f64) -> FhnParams {
     }
 }
 
+/// The default parameters on `n` nodes over `length`, stepped by `dt`.
+pub(crate) fn stepped(n: usize, length: f64, dt: f64) -> FhnParams {
+    FhnParams {
+        n,
+        length,
+        dt,
+        ..FhnParams::default()
+    }
+}
+
+/// The default parameters on `n` nodes half a length unit apart.
+pub(crate) fn half_spaced(n: usize) -> FhnParams {
+    FhnParams {
+        n,
+        length: (n - 1) as f64 * 0.5,
+        ..FhnParams::default()
+    }
+}
+
 /// `scenario` with the explicit scheme on the CPU, keeping `snapshots + 1` snapshots.
 pub(crate) fn simulate_explicit(scenario: Scenario, p: FhnParams, snapshots: usize) -> Simulation {
     simulate(

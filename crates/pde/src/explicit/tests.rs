@@ -3,6 +3,7 @@
 //! against the CPU.
 
 use super::*;
+use crate::test_support::{half_spaced, stepped};
 use gpu_runtime::GpuError;
 use gpu_runtime::testing::runs_out_of_memory;
 use proptest::prelude::*;
@@ -31,6 +32,24 @@ fn bumpy(n: usize, seed: u64) -> FhnState {
     s
 }
 
+/// A [`bumpy`] start on `p`'s grid with `p`'s boundaries applied, and that start advanced
+/// `steps` steps by the reference.
+fn bumpy_and_reference(p: &FhnParams, seed: u64, steps: u64) -> (FhnState, FhnState) {
+    let mut s = bumpy(p.n, seed);
+    s.apply_boundaries(p);
+    let mut r = s.clone();
+    reference_steps(p, &mut r, steps);
+    (s, r)
+}
+
+/// Grid sizes from `n`, step counts from `steps` and any seed for [`bumpy`].
+fn bumpy_runs(
+    n: std::ops::Range<usize>,
+    steps: std::ops::Range<u64>,
+) -> impl Strategy<Value = (usize, u64, u64)> {
+    (n, steps, any::<u64>())
+}
+
 #[test]
 fn fused_and_parallel_match_reference_bit_for_bit() {
     for (n, right) in [
@@ -49,27 +68,21 @@ fn fused_and_parallel_match_reference_bit_for_bit() {
         (CHUNK + 1, Boundary::NoFlux),
     ] {
         let p = FhnParams {
-            n,
-            length: (n - 1) as f64 * 0.5,
             right,
             left: if n % 2 == 0 {
                 Boundary::Dirichlet(0.2)
             } else {
                 Boundary::NoFlux
             },
-            ..FhnParams::default()
+            ..half_spaced(n)
         };
-        let mut s = bumpy(n, n as u64);
-        s.apply_boundaries(&p);
-        let mut r = s.clone();
         let steps = if n > 20_000 { 3 } else { 37 };
-        reference_steps(&p, &mut r, steps);
+        let (mut s, r) = bumpy_and_reference(&p, n as u64, steps);
+        let mut s2 = s.clone();
         explicit_run(&p, &mut s, steps, Exec::Cpu).unwrap();
         assert_eq!(s.v, r.v, "v, n = {n}");
         assert_eq!(s.w, r.w, "w, n = {n}");
         // the other CPU path on the same data
-        let mut s2 = bumpy(n, n as u64);
-        s2.apply_boundaries(&p);
         let k = Coeffs::new(&p, p.dx());
         if n < PARALLEL_THRESHOLD {
             run_parallel(
@@ -88,11 +101,7 @@ fn fused_and_parallel_match_reference_bit_for_bit() {
 
 #[test]
 fn batch_matches_single_runs() {
-    let p = FhnParams {
-        n: 97,
-        length: 48.0,
-        ..FhnParams::default()
-    };
+    let p = half_spaced(97);
     let batch = 5;
     let mut v = Vec::new();
     let mut w = Vec::new();
@@ -211,13 +220,10 @@ fn decaying_activity_never_produces_subnormals() {
     // Tiny activity decays towards rest; without the flush it would pass through the
     // subnormal range (below 2.2e-308) on its way to zero.
     let p = FhnParams {
-        n: 65,
-        length: 32.0,
-        dt: 0.1,
         a: 0.5,
         eps: 0.1,
         gamma: 1.0,
-        ..FhnParams::default()
+        ..stepped(65, 32.0, 0.1)
     };
     let mut s = FhnState::rest(65);
     for (i, v) in s.v.iter_mut().enumerate() {
@@ -248,12 +254,9 @@ fn copy_ends_follow_the_seeds_formulas() {
     // The seed's scheme written out: interior nodes by the stencil, then v_0 = v_1 and
     // v_{N-1} = v_{N-2} (and w likewise).
     let p = FhnParams {
-        n: 41,
-        length: 20.0,
-        dt: 0.05,
         left: Boundary::Copy,
         right: Boundary::Copy,
-        ..FhnParams::default()
+        ..stepped(41, 20.0, 0.05)
     };
     let mut s = bumpy(p.n, 7);
     s.apply_boundaries(&p);
@@ -379,10 +382,8 @@ fn gpu_matches_cpu() {
     .filter(|&(n, _)| n <= gpu_runtime::testing::gpu_test_size(usize::MAX, crate::FUSED_MAX_N + 1))
     {
         let p = FhnParams {
-            n,
-            length: (n - 1) as f64 * 0.5,
             right: Boundary::Dirichlet(1.0),
-            ..FhnParams::default()
+            ..half_spaced(n)
         };
         let mut v = Vec::new();
         let mut w = Vec::new();
@@ -412,20 +413,13 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
     fn prop_time_blocked_parallel_matches_reference(
-        n in 3usize..12_000,
-        steps in 0u64..70,
-        seed in any::<u64>(),
+        (n, steps, seed) in bumpy_runs(3..12_000, 0..70),
     ) {
         let p = FhnParams {
-            n,
-            length: (n - 1) as f64 * 0.5,
             left: Boundary::Dirichlet(0.3),
-            ..FhnParams::default()
+            ..half_spaced(n)
         };
-        let mut s = bumpy(n, seed);
-        s.apply_boundaries(&p);
-        let mut r = s.clone();
-        reference_steps(&p, &mut r, steps);
+        let (mut s, r) = bumpy_and_reference(&p, seed, steps);
         run_parallel(
             &Coeffs::new(&p, p.dx()),
             &mut s.v,
@@ -442,21 +436,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
     fn prop_fast_path_matches_reference(
-        n in 3usize..300,
-        steps in 0u64..40,
-        seed in any::<u64>(),
+        (n, steps, seed) in bumpy_runs(3..300, 0..40),
         dirichlet in any::<bool>(),
     ) {
         let p = FhnParams {
-            n,
-            length: (n - 1) as f64 * 0.5,
             right: if dirichlet { Boundary::Dirichlet(1.0) } else { Boundary::NoFlux },
-            ..FhnParams::default()
+            ..half_spaced(n)
         };
-        let mut s = bumpy(n, seed);
-        s.apply_boundaries(&p);
-        let mut r = s.clone();
-        reference_steps(&p, &mut r, steps);
+        let (mut s, r) = bumpy_and_reference(&p, seed, steps);
         explicit_run(&p, &mut s, steps, Exec::Cpu).unwrap();
         prop_assert_eq!(s.v, r.v);
         prop_assert_eq!(s.w, r.w);

@@ -3,18 +3,15 @@
 
 use super::*;
 use crate::explicit_run;
-use crate::test_support::on_grid;
+use crate::test_support::{half_spaced, on_grid, stepped};
 use gpu_runtime::GpuError;
 use gpu_runtime::testing::runs_out_of_memory;
 
 #[test]
 fn agrees_with_explicit_for_small_dt() {
     let p = FhnParams {
-        n: 101,
-        length: 50.0,
-        dt: 0.01,
         right: Boundary::Dirichlet(1.0),
-        ..FhnParams::default()
+        ..stepped(101, 50.0, 0.01)
     };
     let mut s = FhnState::rest(101);
     for (i, v) in s.v.iter_mut().enumerate() {
@@ -38,12 +35,7 @@ fn agrees_with_explicit_for_small_dt() {
 
 #[test]
 fn all_solvers_give_the_same_run() {
-    let p = FhnParams {
-        n: 77,
-        length: 38.0,
-        dt: 0.4,
-        ..FhnParams::default()
-    };
+    let p = stepped(77, 38.0, 0.4);
     let mut base = FhnState::rest(77);
     base.v[30] = 1.0;
     base.v[31] = 0.8;
@@ -76,12 +68,7 @@ fn all_solvers_give_the_same_run() {
 
 #[test]
 fn newton_non_convergence_is_an_error() {
-    let p = FhnParams {
-        n: 41,
-        length: 20.0,
-        dt: 0.5,
-        ..FhnParams::default()
-    };
+    let p = stepped(41, 20.0, 0.5);
     let mut s = FhnState::rest(41);
     s.v[20] = 1.0;
     let opts = NewtonOptions {
@@ -250,12 +237,10 @@ fn gpu_matches_cpu() {
         ),
     ] {
         let p = FhnParams {
-            n,
-            length: (n - 1) as f64 * 0.5,
             dt: 0.5,
             left,
             right,
-            ..FhnParams::default()
+            ..half_spaced(n)
         };
         let opts = NewtonOptions {
             solver,
@@ -281,12 +266,7 @@ fn gpu_matches_cpu() {
     }
     // Non-convergence is the same error on both paths, and the state is the last completed
     // step (here the start).
-    let p = FhnParams {
-        n: 2049,
-        length: 1024.0,
-        dt: 0.5,
-        ..FhnParams::default()
-    };
+    let p = stepped(2049, 1024.0, 0.5);
     let opts = NewtonOptions {
         max_iter: 1,
         ..NewtonOptions::default()
@@ -335,11 +315,8 @@ fn seed_opts() -> NewtonOptions {
 #[test]
 fn seed_variant_steps_solve_the_seeds_equations() {
     let p = FhnParams {
-        n: 6,
-        length: 2.5,
-        dt: 0.1,
         eps: 0.3,
-        ..FhnParams::default()
+        ..stepped(6, 2.5, 0.1)
     };
     let mut s = FhnState::rest(6);
     s.v = vec![0.9, 0.7, 0.4, 0.2, 0.1, 0.05];

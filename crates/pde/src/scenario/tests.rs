@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::explicit_run;
-use crate::test_support::{on_grid, simulate_explicit, until};
+use crate::test_support::{half_spaced, on_grid, simulate_explicit, until};
 
 #[test]
 fn constant_input_holds_the_end_at_one_and_sends_pulses_left() {
@@ -41,10 +41,8 @@ fn snapshot_count_is_capped() {
 fn snapshots_do_not_cut_time_blocks_short() {
     let n = (1 << 15) + 1 + crate::FUSED_MAX_N.max(1 << 15);
     let p = FhnParams {
-        n,
-        length: (n - 1) as f64 * 0.5,
         t_end: 100.0 * 0.05,
-        ..FhnParams::default()
+        ..half_spaced(n)
     };
     let sim = simulate_explicit(Scenario::Gaussian, p, 10);
     let steps: Vec<u64> = sim
@@ -92,13 +90,7 @@ fn front_speed_matches_exact_for_every_scheme() {
 /// scenario and scheme, and on a grid large enough for the time-blocked path.
 #[test]
 fn streamed_speed_equals_the_speed_of_kept_snapshots() {
-    let large = FhnParams {
-        n: 40_001,
-        length: 20_000.0,
-        t_end: 20.0,
-        dt: 0.05,
-        ..FhnParams::default()
-    };
+    let large = on_grid(40_001, 20_000.0, 20.0);
     let mut cases = vec![(Scenario::Gaussian, large, Scheme::Explicit, 7)];
     for sc in [
         Scenario::Gaussian,
