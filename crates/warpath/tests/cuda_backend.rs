@@ -10,10 +10,21 @@ use std::path::{Path, PathBuf};
 
 use common::{dir, ok_json_or_output, warpath};
 
-/// A fresh folder `name` for `test` when a GPU (or the simulator) is there; prints `skipped`
+/// A fresh folder named after `test` when a GPU (or the simulator) is there; prints `skipped`
 /// and gives `None` otherwise.
-fn gpu_dir(test: &str, name: &str) -> Option<PathBuf> {
-    gpu_runtime::testing::gpu_for_test(test).map(|_| dir(name))
+fn gpu_dir(test: &str) -> Option<PathBuf> {
+    gpu_runtime::testing::gpu_for_test(test).map(|_| dir(test))
+}
+
+/// A `#[test]` named `$name` whose body runs with `$d` a fresh folder of that name when a GPU
+/// (or the simulator) is there; elsewhere it prints `skipped` and passes.
+macro_rules! gpu_test {
+    ($name:ident, |$d:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            if let Some($d) = gpu_dir(stringify!($name)) $body
+        }
+    };
 }
 
 /// `f` on the CPU backend, then on the GPU one: the two results.
@@ -56,11 +67,7 @@ fn read_f64(path: &Path) -> Vec<f64> {
     warpath_io::read_array::<f64>(path).unwrap().data
 }
 
-#[test]
-fn cuda_backend_sort_and_distinct_match_cpu() {
-    let Some(d) = gpu_dir("cuda_backend_sort_and_distinct_match_cpu", "cuda-sort") else {
-        return;
-    };
+gpu_test!(cuda_backend_sort_and_distinct_match_cpu, |d| {
     for ty in ["u32", "i32", "u64", "i64", "f32", "f64"] {
         for dist in ["uniform", "zipf", "equal"] {
             let base = [
@@ -86,13 +93,9 @@ fn cuda_backend_sort_and_distinct_match_cpu() {
             assert_eq!(cpu, cuda, "distinct {ty} {dist}");
         }
     }
-}
+});
 
-#[test]
-fn cuda_backend_euler_circuits_and_paths_verify() {
-    let Some(d) = gpu_dir("cuda_backend_euler_circuits_and_paths_verify", "cuda-euler") else {
-        return;
-    };
+gpu_test!(cuda_backend_euler_circuits_and_paths_verify, |d| {
     // Circuits may differ between the backends (there are many); each is verified by the CLI
     // against the graph, and both must describe the same graph.
     for extra in [
@@ -110,52 +113,44 @@ fn cuda_backend_euler_circuits_and_paths_verify() {
             assert_eq!(c[key], g[key], "{args:?} {key}");
         }
     }
-}
+});
 
-#[test]
-fn cuda_backend_permutations_search_and_de_bruijn_match_cpu() {
-    let Some(d) = gpu_dir(
-        "cuda_backend_permutations_search_and_de_bruijn_match_cpu",
-        "cuda-perm",
-    ) else {
-        return;
-    };
-    let (cpu, cuda) = outputs(&d, &["perm", "--n", "7"], "perms.npy");
-    assert_eq!(cpu, cuda, "all 7! permutations");
-    let (cpu, cuda) = outputs(
-        &d,
-        &["perm", "--n", "9", "--start", "1000", "--count", "5000"],
-        "range.npy",
-    );
-    assert_eq!(cpu, cuda, "a range of 9!");
-    for objective in ["assignment", "tour"] {
-        let args = ["perm", "--n", "8", "--search", objective, "--seed", "4"];
-        let (c, g) = on_both(|backend| run(&d, &args, backend));
-        for key in ["rank", "score", "permutation", "evaluated"] {
-            assert_eq!(c[key], g[key], "search {objective}: {key}");
+gpu_test!(
+    cuda_backend_permutations_search_and_de_bruijn_match_cpu,
+    |d| {
+        let (cpu, cuda) = outputs(&d, &["perm", "--n", "7"], "perms.npy");
+        assert_eq!(cpu, cuda, "all 7! permutations");
+        let (cpu, cuda) = outputs(
+            &d,
+            &["perm", "--n", "9", "--start", "1000", "--count", "5000"],
+            "range.npy",
+        );
+        assert_eq!(cpu, cuda, "a range of 9!");
+        for objective in ["assignment", "tour"] {
+            let args = ["perm", "--n", "8", "--search", objective, "--seed", "4"];
+            let (c, g) = on_both(|backend| run(&d, &args, backend));
+            for key in ["rank", "score", "permutation", "evaluated"] {
+                assert_eq!(c[key], g[key], "search {objective}: {key}");
+            }
         }
+        let args = [
+            "debruijn",
+            "--alphabet",
+            "3",
+            "--k",
+            "6",
+            "--construction",
+            "euler",
+        ];
+        let (c, g) = on_both(|backend| run(&d, &args, backend));
+        // An Euler circuit of the De Bruijn graph: the backends may walk different ones, each
+        // verified by the CLI as a De Bruijn sequence.
+        assert_eq!((&c["length"], &g["length"]), (&729.into(), &729.into()));
+        assert_eq!(g["verified"], true, "De Bruijn B(3, 6) on the GPU");
     }
-    let args = [
-        "debruijn",
-        "--alphabet",
-        "3",
-        "--k",
-        "6",
-        "--construction",
-        "euler",
-    ];
-    let (c, g) = on_both(|backend| run(&d, &args, backend));
-    // An Euler circuit of the De Bruijn graph: the backends may walk different ones, each
-    // verified by the CLI as a De Bruijn sequence.
-    assert_eq!((&c["length"], &g["length"]), (&729.into(), &729.into()));
-    assert_eq!(g["verified"], true, "De Bruijn B(3, 6) on the GPU");
-}
+);
 
-#[test]
-fn cuda_backend_assignment_matches_cpu() {
-    let Some(d) = gpu_dir("cuda_backend_assignment_matches_cpu", "cuda-lap") else {
-        return;
-    };
+gpu_test!(cuda_backend_assignment_matches_cpu, |d| {
     for (solver, n, dist) in [
         ("auction", "40", "int"),
         ("auction", "33", "uniform"),
@@ -173,13 +168,9 @@ fn cuda_backend_assignment_matches_cpu() {
             }
         }
     }
-}
+});
 
-#[test]
-fn cuda_backend_kmeans_matches_cpu() {
-    let Some(d) = gpu_dir("cuda_backend_kmeans_matches_cpu", "cuda-kmeans") else {
-        return;
-    };
+gpu_test!(cuda_backend_kmeans_matches_cpu, |d| {
     let runs = on_both(|backend| {
         let l = format!("{backend}-labels.npy");
         let c = format!("{backend}-centroids.npy");
@@ -214,13 +205,9 @@ fn cuda_backend_kmeans_matches_cpu() {
         g["inertia"].as_f64().unwrap(),
     );
     assert!(close(a, b, 1e-9), "inertia {a} vs {b}");
-}
+});
 
-#[test]
-fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
-    let Some(d) = gpu_dir("cuda_backend_fitzhugh_nagumo_matches_cpu", "cuda-fhn") else {
-        return;
-    };
+gpu_test!(cuda_backend_fitzhugh_nagumo_matches_cpu, |d| {
     // The explicit scheme, and the implicit one with each tridiagonal solver of the GPU path.
     for scheme in [
         &["--scheme", "explicit"][..],
@@ -240,13 +227,9 @@ fn cuda_backend_fitzhugh_nagumo_matches_cpu() {
             assert!(close(*a, *b, 1e-9), "{scheme:?}: {a} vs {b}");
         }
     }
-}
+});
 
-#[test]
-fn cuda_kmers_and_assemble_equal_cpu() {
-    let Some(d) = gpu_dir("cuda_kmers_and_assemble_equal_cpu", "cuda-assembly") else {
-        return;
-    };
+gpu_test!(cuda_kmers_and_assemble_equal_cpu, |d| {
     let genome = assembly::random_genome(2_000, 9);
     let reads = assembly::simulate_reads(&genome, 80, 6.0, 0.01, 10);
     std::fs::write(d.join("r.fa"), assembly::reads_to_fasta(&reads)).unwrap();
@@ -294,4 +277,4 @@ fn cuda_kmers_and_assemble_equal_cpu() {
     });
     assert_eq!(both.0.0, both.1.0, "unitigs differ between backends");
     assert_eq!(both.0.1, both.1.1, "GFA differs between backends");
-}
+});
