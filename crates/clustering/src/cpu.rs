@@ -284,72 +284,61 @@ isa_versions!(
         packed: Option<&[T]>,
         cent: &Centres<T>,
         labels: &mut [u32],
-    ) -> StepStats => step_leaf_body;
-);
-
-#[inline(always)]
-fn step_leaf_body<T: Element>(
-    x: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    norms: Option<&[f64]>,
-    packed: Option<&[T]>,
-    cent: &Centres<T>,
-    labels: &mut [u32],
-) -> StepStats {
-    if cent.in_order && cent.method == Method::Direct {
-        // The small shapes: the dimension a constant, one fused pass per point.
-        match d {
-            1 => return small_leaf::<T, 1>(x, weights, cent, labels),
-            2 => return small_leaf::<T, 2>(x, weights, cent, labels),
-            3 => return small_leaf::<T, 3>(x, weights, cent, labels),
-            4 => return small_leaf::<T, 4>(x, weights, cent, labels),
-            5 => return small_leaf::<T, 5>(x, weights, cent, labels),
-            6 => return small_leaf::<T, 6>(x, weights, cent, labels),
-            7 => return small_leaf::<T, 7>(x, weights, cent, labels),
-            8 => return small_leaf::<T, 8>(x, weights, cent, labels),
-            _ => {}
+    ) -> StepStats {
+        if cent.in_order && cent.method == Method::Direct {
+            // The small shapes: the dimension a constant, one fused pass per point.
+            match d {
+                1 => return small_leaf::<T, 1>(x, weights, cent, labels),
+                2 => return small_leaf::<T, 2>(x, weights, cent, labels),
+                3 => return small_leaf::<T, 3>(x, weights, cent, labels),
+                4 => return small_leaf::<T, 4>(x, weights, cent, labels),
+                5 => return small_leaf::<T, 5>(x, weights, cent, labels),
+                6 => return small_leaf::<T, 6>(x, weights, cent, labels),
+                7 => return small_leaf::<T, 7>(x, weights, cent, labels),
+                8 => return small_leaf::<T, 8>(x, weights, cent, labels),
+                _ => {}
+            }
         }
-    }
-    let mut st = StepStats::zeros(cent.k, d);
-    if cent.method == Method::Fused {
-        // The fused kernel ([`crate::fused::leaf`]); the inertia from the sums unless the
-        // step's rule wants it exact ([`exact_step_inertia`]).
-        let mut q = vec![0.0; cent.k];
-        let exact = exact_step_inertia(d, cent.k);
-        let rows = (weights, norms, packed);
-        crate::fused::leaf(x, rows, cent, labels, (&mut st, &mut q, exact));
+        let mut st = StepStats::zeros(cent.k, d);
+        if cent.method == Method::Fused {
+            // The fused kernel ([`crate::fused::leaf`]); the inertia from the sums unless the
+            // step's rule wants it exact ([`exact_step_inertia`]).
+            let mut q = vec![0.0; cent.k];
+            let exact = exact_step_inertia(d, cent.k);
+            let rows = (weights, norms, packed);
+            crate::fused::leaf(x, rows, cent, labels, (&mut st, &mut q, exact));
+            if !exact {
+                st.inertia = formula_inertia(&st, &q, &cent.c64, d);
+            }
+            return st;
+        }
+        // The direct path has every exact distance; the product path adds up the inertia from
+        // the sums (formula_inertia) rather than compute one exact distance per point.
+        let exact = cent.method == Method::Direct;
+        let mut q = if exact { Vec::new() } else { vec![0.0; cent.k] };
+        let mut s = Scratch::new();
+        let mut out = vec![(0u32, 0f64); STEP_TILE_ROWS];
+        for (ci, xc) in x.chunks(STEP_TILE_ROWS * d).enumerate() {
+            let rows = xc.len() / d;
+            nearest_tile(xc, cent, &mut s, &mut out[..rows]);
+            for (r, xp) in xc.chunks_exact(d).enumerate() {
+                let i = ci * STEP_TILE_ROWS + r;
+                let (slot, d2) = out[r];
+                let label = cent.id(slot);
+                if labels[i] != label {
+                    st.changed += 1;
+                    labels[i] = label;
+                }
+                let w = weights.map_or(1.0, |w| w[i]);
+                add_point(&mut st, &mut q, exact, xp, w, label as usize, d2);
+            }
+        }
         if !exact {
             st.inertia = formula_inertia(&st, &q, &cent.c64, d);
         }
-        return st;
+        st
     }
-    // The direct path has every exact distance; the product path adds up the inertia from
-    // the sums (formula_inertia) rather than compute one exact distance per point.
-    let exact = cent.method == Method::Direct;
-    let mut q = if exact { Vec::new() } else { vec![0.0; cent.k] };
-    let mut s = Scratch::new();
-    let mut out = vec![(0u32, 0f64); STEP_TILE_ROWS];
-    for (ci, xc) in x.chunks(STEP_TILE_ROWS * d).enumerate() {
-        let rows = xc.len() / d;
-        nearest_tile(xc, cent, &mut s, &mut out[..rows]);
-        for (r, xp) in xc.chunks_exact(d).enumerate() {
-            let i = ci * STEP_TILE_ROWS + r;
-            let (slot, d2) = out[r];
-            let label = cent.id(slot);
-            if labels[i] != label {
-                st.changed += 1;
-                labels[i] = label;
-            }
-            let w = weights.map_or(1.0, |w| w[i]);
-            add_point(&mut st, &mut q, exact, xp, w, label as usize, d2);
-        }
-    }
-    if !exact {
-        st.inertia = formula_inertia(&st, &q, &cent.c64, d);
-    }
-    st
-}
+);
 
 /// Adds a point to its cluster: with its exact distance (direct path), or to the norms of the
 /// inertia formula (product path).
@@ -797,18 +786,15 @@ isa_versions!(
         cent: &Centres<T>,
         s: &mut Scratch<T>,
         out: &mut [u32],
-    ) -> () => labels_tile_body;
-);
-
-#[inline(always)]
-fn labels_tile_body<T: Element>(x: &[T], cent: &Centres<T>, s: &mut Scratch<T>, out: &mut [u32]) {
-    let mut res = [(0u32, 0f64); TILE_ROWS];
-    let rows = out.len();
-    nearest_tile(x, cent, s, &mut res[..rows]);
-    for (o, r) in out.iter_mut().zip(&res[..rows]) {
-        *o = cent.id(r.0);
+    ) -> () {
+        let mut res = [(0u32, 0f64); TILE_ROWS];
+        let rows = out.len();
+        nearest_tile(x, cent, s, &mut res[..rows]);
+        for (o, r) in out.iter_mut().zip(&res[..rows]) {
+            *o = cent.id(r.0);
+        }
     }
-}
+);
 
 /// Nearest centroid of every point (the fast path; `predict`).
 pub(crate) fn assign_parallel<T: Element>(

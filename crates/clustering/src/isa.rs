@@ -7,33 +7,46 @@
 
 /// `isa_versions!(pub(crate) fn name<T: Bound>(a: A, b: B) -> R => body);` defines `name`,
 /// which calls `body` (an `#[inline(always)]` function with the same parameters) compiled for
-/// the widest instruction set available at run time.
+/// the widest instruction set available at run time; `isa_versions!(pub(crate) fn name<T:
+/// Bound>(a: A, b: B) -> R { ... })` does the same with the body written in place.
 macro_rules! isa_versions {
     ($(#[$m:meta])* $vis:vis fn $name:ident<$T:ident: $bound:path>($($a:ident: $t:ty),* $(,)?) -> $r:ty => $body:path;) => {
         $(#[$m])*
         $vis fn $name<$T: $bound>($($a: $t),*) -> $r {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-                unsafe fn v4<$T: $bound>($($a: $t),*) -> $r {
-                    $body($($a),*)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn v3<$T: $bound>($($a: $t),*) -> $r {
-                    $body($($a),*)
-                }
-                if $crate::isa::has_avx512() {
-                    // SAFETY: the CPU has every feature v4 is compiled for (checked just above).
-                    return unsafe { v4($($a),*) };
-                }
-                if $crate::isa::has_avx2() {
-                    // SAFETY: the CPU has AVX2 and FMA (checked just above).
-                    return unsafe { v3($($a),*) };
-                }
-            }
-            $body($($a),*)
+            isa_versions!(@call $body, $T: $bound, ($($a: $t),*) -> $r)
         }
     };
+    ($(#[$m:meta])* $vis:vis fn $name:ident<$T:ident: $bound:path>($($a:ident: $t:ty),* $(,)?) -> $r:ty $block:block) => {
+        $(#[$m])*
+        $vis fn $name<$T: $bound>($($a: $t),*) -> $r {
+            // The body, inlined into every version.
+            #[inline(always)]
+            fn body<$T: $bound>($($a: $t),*) -> $r $block
+            isa_versions!(@call body, $T: $bound, ($($a: $t),*) -> $r)
+        }
+    };
+    (@call $body:path, $T:ident: $bound:path, ($($a:ident: $t:ty),*) -> $r:ty) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            unsafe fn v4<$T: $bound>($($a: $t),*) -> $r {
+                $body($($a),*)
+            }
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn v3<$T: $bound>($($a: $t),*) -> $r {
+                $body($($a),*)
+            }
+            if $crate::isa::has_avx512() {
+                // SAFETY: the CPU has every feature v4 is compiled for (checked just above).
+                return unsafe { v4($($a),*) };
+            }
+            if $crate::isa::has_avx2() {
+                // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                return unsafe { v3($($a),*) };
+            }
+        }
+        $body($($a),*)
+    }};
 }
 
 /// Whether the CPU has the AVX-512 subsets the hot loops are compiled for.

@@ -44,25 +44,15 @@ isa_versions!(
         ctx: &StepCtx<'_, T>,
         rows: LeafRows<'_>,
         fresh: bool,
-    ) -> StepStats => leaf_body;
-);
-
-#[inline(always)]
-fn leaf_body<T: Element>(
-    x: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    ctx: &StepCtx<'_, T>,
-    rows: LeafRows<'_>,
-    fresh: bool,
-) -> StepStats {
-    let input = LeafInput { x, d, weights, ctx };
-    if fresh {
-        full_leaf(input, rows)
-    } else {
-        pruned_leaf(input, rows)
+    ) -> StepStats {
+        let input = LeafInput { x, d, weights, ctx };
+        if fresh {
+            full_leaf(input, rows)
+        } else {
+            pruned_leaf(input, rows)
+        }
     }
-}
+);
 
 /// What a leaf reads: its points (`d` columns) and their weights, and the step's context.
 pub(super) struct LeafInput<'a, 'c, T> {
