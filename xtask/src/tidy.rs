@@ -387,6 +387,18 @@ mod tests {
         root
     }
 
+    /// Asserts one problem per `(prefix, part)` of `wants`, in order: it starts with the prefix
+    /// and holds the part.
+    fn assert_problems(p: &[String], wants: &[(&str, &str)]) {
+        assert_eq!(p.len(), wants.len(), "{p:?}");
+        for (problem, (prefix, part)) in p.iter().zip(wants) {
+            assert!(
+                problem.starts_with(prefix) && problem.contains(part),
+                "{problem}"
+            );
+        }
+    }
+
     #[test]
     fn a_new_cycle_fails_a_listed_one_passes_a_fixed_one_must_leave_the_list() {
         let root = scratch(
@@ -398,26 +410,22 @@ mod tests {
                 ("c.rs", String::new()),
             ],
         );
-        let p = cycle_problems(&root, &[]).unwrap();
-        assert_eq!(p.len(), 1);
-        assert!(
-            p[0].starts_with("crates/demo/src: module cycle a -> b -> a"),
-            "{}",
-            p[0]
+        assert_problems(
+            &cycle_problems(&root, &[]).unwrap(),
+            &[(
+                "crates/demo/src: module cycle a -> b -> a",
+                "a -> b: crates/demo/src/a.rs:1",
+            )],
         );
-        assert!(p[0].contains("a -> b: crates/demo/src/a.rs:1"), "{}", p[0]);
         let listed: &[(&str, &[&str])] = &[("crates/demo/src", &["a", "b", "c"])];
         assert!(cycle_problems(&root, listed).unwrap().is_empty());
         let stale: &[(&str, &[&str])] = &[
             ("crates/demo/src", &["a", "b"]),
             ("crates/demo/src", &["c", "d"]),
         ];
-        let p = cycle_problems(&root, stale).unwrap();
-        assert_eq!(p.len(), 1);
-        assert!(
-            p[0].contains("remove its entry from ALLOWED_CYCLES"),
-            "{}",
-            p[0]
+        assert_problems(
+            &cycle_problems(&root, stale).unwrap(),
+            &[("", "remove its entry from ALLOWED_CYCLES")],
         );
         fs::remove_dir_all(&root).unwrap();
     }
@@ -436,26 +444,18 @@ mod tests {
                 ("g.rs", generated),
             ],
         );
-        let p = length_problems(&root, &[], &[]).unwrap();
-        assert_eq!(p.len(), 2, "{p:?}");
-        assert!(
-            p[0].starts_with("crates/demo/src/a.rs:1: fn big is 152 lines"),
-            "{}",
-            p[0]
-        );
-        assert!(
-            p[1].starts_with("crates/demo/src/b.rs: 1001 lines"),
-            "{}",
-            p[1]
+        assert_problems(
+            &length_problems(&root, &[], &[]).unwrap(),
+            &[
+                ("crates/demo/src/a.rs:1: fn big is 152 lines", ""),
+                ("crates/demo/src/b.rs: 1001 lines", ""),
+            ],
         );
         let fns: &[(&str, &str)] = &[("crates/demo/src/a.rs", "big")];
         let files: &[&str] = &["crates/demo/src/b.rs", "crates/demo/src/gone.rs"];
-        let p = length_problems(&root, fns, files).unwrap();
-        assert_eq!(p.len(), 1, "{p:?}");
-        assert!(
-            p[0].contains("gone.rs is no longer over 1000 lines"),
-            "{}",
-            p[0]
+        assert_problems(
+            &length_problems(&root, fns, files).unwrap(),
+            &[("", "gone.rs is no longer over 1000 lines")],
         );
         fs::remove_dir_all(&root).unwrap();
     }
