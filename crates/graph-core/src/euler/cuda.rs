@@ -33,9 +33,44 @@ pub(crate) fn alloc_u32(gpu: &Gpu, n: usize) -> Result<DeviceBuffer<u32>, GpuErr
     unsafe { gpu.alloc_uninit::<u32>(n.max(1)) }
 }
 
-fn copy(gpu: &Gpu, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>, GpuError> {
-    debug_assert_eq!(src.len(), n.max(1));
-    gpu.duplicate(src)
+/// Two new buffers of `n` entries, written by `write` (one kernel that writes every entry of
+/// both).
+pub(crate) fn written_pair(
+    gpu: &Gpu,
+    n: usize,
+    write: impl FnOnce(&mut DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<(), GpuError>,
+) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), GpuError> {
+    let mut a = alloc_u32(gpu, n)?;
+    let mut b = alloc_u32(gpu, n)?;
+    write(&mut a, &mut b)?;
+    Ok((a, b))
+}
+
+/// Pointer jumping over a pair of `n`-entry buffers: `init` writes the first pair, then each
+/// of at most `rounds` rounds reads the pair and writes the other one (ping-pong), until
+/// `round` returns false (the pair it wrote is settled); returns the last pair written.
+fn jump_rounds(
+    gpu: &Gpu,
+    n: usize,
+    rounds: u32,
+    init: impl FnOnce(&mut DeviceBuffer<u32>, &mut DeviceBuffer<u32>) -> Result<(), GpuError>,
+    mut round: impl FnMut(
+        [&DeviceBuffer<u32>; 2],
+        [&mut DeviceBuffer<u32>; 2],
+    ) -> Result<bool, GpuError>,
+) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>), GpuError> {
+    let (mut x_a, mut y_a) = written_pair(gpu, n, init)?;
+    let mut x_b = alloc_u32(gpu, n)?;
+    let mut y_b = alloc_u32(gpu, n)?;
+    for _ in 0..rounds {
+        let unsettled = round([&x_a, &y_a], [&mut x_b, &mut y_b])?;
+        std::mem::swap(&mut x_a, &mut x_b);
+        std::mem::swap(&mut y_a, &mut y_b);
+        if !unsettled {
+            break;
+        }
+    }
+    Ok((x_a, y_a))
 }
 
 /// Inclusive max-scan of `input[0..n)` into `out` (a private, simple reduce-then-scan; see
@@ -205,72 +240,45 @@ pub(crate) fn cycle_labels(
     let (m64, k) = (m as u64, subs.k);
     let k64 = k as u64;
     subs.walk(gpu, succ)?;
-    let mut sl_a = copy(gpu, &subs.split_edge, k)?;
-    let mut sj_a = copy(gpu, &subs.next, k)?;
-    let mut sl_b = alloc_u32(gpu, k)?;
-    let mut sj_b = alloc_u32(gpu, k)?;
-    for _ in 0..rounds_for(k) {
-        // SAFETY: reads the _a buffers, writes the _b buffers, all of k entries; jmp values
-        // are splitter indices < k.
-        unsafe {
-            kernels::graph_euler_jump_min(
-                gpu,
-                grid(gpu, k),
-                &sl_a,
-                &sj_a,
-                &mut sl_b,
-                &mut sj_b,
-                k64,
-            )?
-        };
-        std::mem::swap(&mut sl_a, &mut sl_b);
-        std::mem::swap(&mut sj_a, &mut sj_b);
-    }
-    drop((sj_a, sl_b, sj_b));
-    let mut lab_a = alloc_u32(gpu, m)?;
-    let mut jmp_a = alloc_u32(gpu, m)?;
-    let mut lab_b = alloc_u32(gpu, m)?;
-    let mut jmp_b = alloc_u32(gpu, m)?;
-    // SAFETY: reads seg/succ (m entries) and sl_a[seg[e]] (seg < k); writes lab_a/jmp_a[e].
-    unsafe {
-        kernels::graph_euler_label_init(
-            gpu,
-            grid(gpu, m),
-            &subs.seg,
-            succ,
-            &sl_a,
-            m64,
-            &mut lab_a,
-            &mut jmp_a,
-        )?
+    let copies = |sl: &mut DeviceBuffer<u32>, sj: &mut DeviceBuffer<u32>| {
+        gpu.copy(&subs.split_edge, sl)?;
+        gpu.copy(&subs.next, sj)
     };
-    drop(sl_a);
+    let (sl, sj) = jump_rounds(gpu, k, rounds_for(k), copies, |[sl, sj], [sl_b, sj_b]| {
+        // SAFETY: reads sl/sj, writes sl_b/sj_b, all of k entries; jmp values are splitter
+        // indices < k.
+        unsafe { kernels::graph_euler_jump_min(gpu, grid(gpu, k), sl, sj, sl_b, sj_b, k64)? };
+        Ok(true)
+    })?;
+    drop(sj);
+    let init = |lab: &mut DeviceBuffer<u32>, jmp: &mut DeviceBuffer<u32>| {
+        // SAFETY: reads seg/succ (m entries) and sl[seg[e]] (seg < k); writes lab/jmp[e].
+        unsafe {
+            kernels::graph_euler_label_init(gpu, grid(gpu, m), &subs.seg, succ, &sl, m64, lab, jmp)
+        }
+    };
     let mut flag = gpu.alloc_zeros::<u32>(1)?;
-    for _ in 0..40 {
+    let (lab, _) = jump_rounds(gpu, m, 40, init, |[lab, jmp], [lab_b, jmp_b]| {
         gpu.zero(&mut flag)?;
-        // SAFETY: reads the _a buffers at e and at jmp/succ targets (elements < m), writes
-        // the _b buffers at e, sets the flag.
+        // SAFETY: reads lab/jmp at e and at jmp/succ targets (elements < m), writes
+        // lab_b/jmp_b at e, sets the flag.
         unsafe {
             kernels::graph_euler_jump_residual(
                 gpu,
                 grid(gpu, m),
                 &subs.seg,
                 succ,
-                &lab_a,
-                &jmp_a,
-                &mut lab_b,
-                &mut jmp_b,
+                lab,
+                jmp,
+                lab_b,
+                jmp_b,
                 m64,
                 &mut flag,
             )?
         };
-        std::mem::swap(&mut lab_a, &mut lab_b);
-        std::mem::swap(&mut jmp_a, &mut jmp_b);
-        if scalar(gpu, &flag)? == 0 {
-            break;
-        }
-    }
-    Ok(lab_a)
+        Ok(scalar(gpu, &flag)? != 0)
+    })?;
+    Ok(lab)
 }
 
 /// The directed pipeline on a device CSR of `(m, n)` edges and vertices (`0 < m`): the edge
@@ -334,22 +342,13 @@ fn device_pairing(
     }
 
     gpu.zero(&mut cnt)?;
-    let mut succ = alloc_u32(gpu, m)?;
-    let mut pred = alloc_u32(gpu, m)?;
-    // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's slots:
-    // every pos in 0..m is written once to pred, every e in 0..m once to succ.
-    unsafe {
-        kernels::graph_euler_pair(
-            gpu,
-            grid(gpu, m),
-            d_off,
-            d_tgt,
-            m64,
-            &mut cnt,
-            &mut succ,
-            &mut pred,
-        )?
-    };
+    let (succ, pred) = written_pair(gpu, m, |succ, pred| {
+        // SAFETY: in-degrees equal out-degrees, so offsets[t] + cursor[t] stays inside t's
+        // slots: every pos in 0..m is written once to pred, every e in 0..m once to succ.
+        unsafe {
+            kernels::graph_euler_pair(gpu, grid(gpu, m), d_off, d_tgt, m64, &mut cnt, succ, pred)
+        }
+    })?;
     drop(cnt);
     Ok((succ, pred))
 }
@@ -441,43 +440,21 @@ fn rank_circuit(
         len,
         ..
     } = subs;
-    let mut val_a = alloc_u32(gpu, k)?;
-    let mut nxt_a = alloc_u32(gpu, k)?;
-    let mut val_b = alloc_u32(gpu, k)?;
-    let mut nxt_b = alloc_u32(gpu, k)?;
-    // SAFETY: reads next/len (k entries) and split_of[0]; writes val_a/nxt_a (k entries).
-    unsafe {
-        kernels::graph_euler_rank_init(
-            gpu,
-            grid(gpu, k),
-            &next,
-            &len,
-            &split_of,
-            k64,
-            &mut val_a,
-            &mut nxt_a,
-        )?
-    };
-    for _ in 0..rounds_for(k) {
-        // SAFETY: ping-pong buffers of k entries; nxt values are < k or NONE (checked).
+    let init = |val: &mut DeviceBuffer<u32>, nxt: &mut DeviceBuffer<u32>| {
+        // SAFETY: reads next/len (k entries) and split_of[0]; writes val/nxt (k entries).
         unsafe {
-            kernels::graph_euler_rank_round(
-                gpu,
-                grid(gpu, k),
-                &val_a,
-                &nxt_a,
-                &mut val_b,
-                &mut nxt_b,
-                k64,
-            )?
-        };
-        std::mem::swap(&mut val_a, &mut val_b);
-        std::mem::swap(&mut nxt_a, &mut nxt_b);
-    }
+            kernels::graph_euler_rank_init(gpu, grid(gpu, k), &next, &len, &split_of, k64, val, nxt)
+        }
+    };
+    let (val, _) = jump_rounds(gpu, k, rounds_for(k), init, |[val, nxt], [val_b, nxt_b]| {
+        // SAFETY: ping-pong buffers of k entries; nxt values are < k or NONE (checked).
+        unsafe { kernels::graph_euler_rank_round(gpu, grid(gpu, k), val, nxt, val_b, nxt_b, k64)? };
+        Ok(true)
+    })?;
     let mut order = alloc_u32(gpu, m)?;
     // SAFETY: seg[e] < k, positions are checked against m in the kernel.
     unsafe {
-        kernels::graph_euler_scatter_order(gpu, grid(gpu, m), &seg, &offs, &val_a, m64, &mut order)?
+        kernels::graph_euler_scatter_order(gpu, grid(gpu, m), &seg, &offs, &val, m64, &mut order)?
     };
     Ok(order)
 }

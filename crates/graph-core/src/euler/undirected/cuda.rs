@@ -10,7 +10,7 @@
 use gpu_runtime::{Gpu, GpuError};
 
 use crate::EulerError;
-use crate::euler::cuda::{Sublists, alloc_u32, cycle_labels, device_circuit, grid};
+use crate::euler::cuda::{Sublists, alloc_u32, cycle_labels, device_circuit, grid, written_pair};
 use crate::kernels;
 
 /// The undirected edge ids of an Euler circuit (every degree even, `0 < E`) of the undirected
@@ -53,22 +53,22 @@ pub(super) fn circuit_order(
     let mut subs = Sublists::new(gpu, m2)?;
     let lab = cycle_labels(gpu, &succ, m2, &mut subs)?;
     drop((subs, succ));
-    let mut targets = alloc_u32(gpu, m)?;
-    let mut edge_of = alloc_u32(gpu, m)?;
-    // SAFETY: reads lab/halves at 2j, 2j + 1 < m2 and ends at h ^ 1 < m2; writes targets[j]
-    // and edge_of[j] for j < m.
-    unsafe {
-        kernels::graph_undirected_orient(
-            gpu,
-            grid(gpu, m),
-            &d_halves,
-            &d_ends,
-            &lab,
-            m64,
-            &mut targets,
-            &mut edge_of,
-        )?
-    };
+    let (targets, edge_of) = written_pair(gpu, m, |targets, edge_of| {
+        // SAFETY: reads lab/halves at 2j, 2j + 1 < m2 and ends at h ^ 1 < m2; writes
+        // targets[j] and edge_of[j] for j < m.
+        unsafe {
+            kernels::graph_undirected_orient(
+                gpu,
+                grid(gpu, m),
+                &d_halves,
+                &d_ends,
+                &lab,
+                m64,
+                targets,
+                edge_of,
+            )
+        }
+    })?;
     drop((lab, d_halves, d_ends));
     let offsets: Vec<u64> = offsets.iter().map(|&o| o / 2).collect();
     let d_off = gpu.upload(&offsets)?;
