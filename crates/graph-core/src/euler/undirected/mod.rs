@@ -414,6 +414,33 @@ fn trail_on(
     }
 }
 
+/// Declares public entry points `(g, source) -> EulerTrail` that plan a trail of `kind` and
+/// run it on the CPU with [`trail_on`]'s `hierholzer` and `directed_parallel` switches.
+macro_rules! cpu_entry_points {
+    ($($(#[$doc:meta])* pub fn $name:ident($kind:expr, $hierholzer:expr, $parallel:expr);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(g: &UndirectedGraph, source: Option<u32>) -> Result<EulerTrail, EulerError> {
+            trail_on(g, $kind, plan(g, $kind, source)?, Target::Cpu, $hierholzer, $parallel)
+        }
+    )*};
+}
+
+/// Declares public entry points `(g, source, exec) -> (EulerTrail, Backend)` that run a trail
+/// of `kind` where `exec` says ([`trail_where`]).
+macro_rules! exec_entry_points {
+    ($($(#[$doc:meta])* pub fn $name:ident($kind:expr);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(
+            g: &UndirectedGraph,
+            source: Option<u32>,
+            exec: Exec,
+        ) -> Result<(EulerTrail, Backend), EulerError> {
+            trail_where(g, $kind, source, exec)
+        }
+    )*};
+}
+
+cpu_entry_points! {
 /// An Euler circuit of an undirected multigraph by Hierholzer's algorithm (plain and
 /// iterative, one core): the reference. Starts at `source`, or at the smallest vertex with an
 /// edge; returns the edge ids in walk order (parallel edges told apart, as NetworkX's
@@ -438,13 +465,7 @@ fn trail_on(
 /// assert!(is_undirected_euler_circuit(&g, &t));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn undirected_euler_circuit_hierholzer(
-    g: &UndirectedGraph,
-    source: Option<u32>,
-) -> Result<EulerTrail, EulerError> {
-    let plan = plan(g, Kind::Circuit, source)?;
-    trail_on(g, Kind::Circuit, plan, Target::Cpu, true, false)
-}
+pub fn undirected_euler_circuit_hierholzer(Kind::Circuit, true, false);
 
 /// An Euler path of an undirected multigraph by Hierholzer's algorithm (the reference), from
 /// `source` or the smaller odd-degree vertex, to the other one; a circuit when every degree
@@ -466,13 +487,7 @@ pub fn undirected_euler_circuit_hierholzer(
 /// assert_eq!(t.vertices, vec![0, 1, 2, 1]); // from the odd vertex 0 to the odd vertex 1
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn undirected_euler_path_hierholzer(
-    g: &UndirectedGraph,
-    source: Option<u32>,
-) -> Result<EulerTrail, EulerError> {
-    let plan = plan(g, Kind::Path, source)?;
-    trail_on(g, Kind::Path, plan, Target::Cpu, true, false)
-}
+pub fn undirected_euler_path_hierholzer(Kind::Path, true, false);
 
 /// An Euler circuit of an undirected multigraph through a balanced orientation on the CPU and
 /// the directed parallel algorithm ([`euler_circuit_parallel`](crate::euler_circuit_parallel))
@@ -497,12 +512,7 @@ pub fn undirected_euler_path_hierholzer(
 /// assert_eq!(t.vertices[0], 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn undirected_euler_circuit_oriented(
-    g: &UndirectedGraph,
-    source: Option<u32>,
-) -> Result<EulerTrail, EulerError> {
-    let plan = plan(g, Kind::Circuit, source)?;
-    trail_on(g, Kind::Circuit, plan, Target::Cpu, false, true)
+pub fn undirected_euler_circuit_oriented(Kind::Circuit, false, true);
 }
 
 /// Whether the CPU path runs the reference walk for `edges` edges.
@@ -510,6 +520,23 @@ fn prefer_hierholzer(edges: u64) -> bool {
     edges < UNDIRECTED_EULER_ORIENT_THRESHOLD
 }
 
+/// A trail of `kind` from `source` where `exec` says: on the CPU, the reference walk below
+/// [`UNDIRECTED_EULER_ORIENT_THRESHOLD`] edges, else the oriented circuit; and the backend
+/// that ran.
+fn trail_where(
+    g: &UndirectedGraph,
+    kind: Kind,
+    source: Option<u32>,
+    exec: Exec,
+) -> Result<(EulerTrail, Backend), EulerError> {
+    let target = exec.resolve(g.edge_count(), UNDIRECTED_EULER_GPU_THRESHOLD)?;
+    let plan = plan(g, kind, source)?;
+    let hierholzer = prefer_hierholzer(g.edge_count());
+    let trail = trail_on(g, kind, plan, target, hierholzer, false)?;
+    Ok((trail, target.backend()))
+}
+
+exec_entry_points! {
 /// An Euler circuit of an undirected multigraph where `exec` says (NetworkX's
 /// `eulerian_circuit(G, source, keys=True)` on a `MultiGraph`): on the CPU, Hierholzer's walk
 /// below [`UNDIRECTED_EULER_ORIENT_THRESHOLD`] edges, else a balanced orientation and the
@@ -544,17 +571,7 @@ fn prefer_hierholzer(edges: u64) -> bool {
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn undirected_euler_circuit(
-    g: &UndirectedGraph,
-    source: Option<u32>,
-    exec: Exec,
-) -> Result<(EulerTrail, Backend), EulerError> {
-    let target = exec.resolve(g.edge_count(), UNDIRECTED_EULER_GPU_THRESHOLD)?;
-    let plan = plan(g, Kind::Circuit, source)?;
-    let hierholzer = prefer_hierholzer(g.edge_count());
-    let trail = trail_on(g, Kind::Circuit, plan, target, hierholzer, false)?;
-    Ok((trail, target.backend()))
-}
+pub fn undirected_euler_circuit(Kind::Circuit);
 
 /// An Euler path of an undirected multigraph where `exec` says (NetworkX's
 /// `eulerian_path(G, source, keys=True)` on a `MultiGraph`): from `source`, or the smaller of
@@ -589,16 +606,7 @@ pub fn undirected_euler_circuit(
 /// ));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn undirected_euler_path(
-    g: &UndirectedGraph,
-    source: Option<u32>,
-    exec: Exec,
-) -> Result<(EulerTrail, Backend), EulerError> {
-    let target = exec.resolve(g.edge_count(), UNDIRECTED_EULER_GPU_THRESHOLD)?;
-    let plan = plan(g, Kind::Path, source)?;
-    let hierholzer = prefer_hierholzer(g.edge_count());
-    let trail = trail_on(g, Kind::Path, plan, target, hierholzer, false)?;
-    Ok((trail, target.backend()))
+pub fn undirected_euler_path(Kind::Path);
 }
 
 #[cfg(test)]
