@@ -7,7 +7,7 @@ use gpu_primitives::{
     DistinctOptions, Exec, PrimitiveError, SortKey, argsort, argsort_into, distinct_with,
     radix_sort, sort_into,
 };
-use ndarray::{Array2, Ix1, Ix2};
+use ndarray::{Array2, Ix2};
 use numpy::{
     Element, IntoPyArray, PyArray1, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray,
     PyUntypedArray, PyUntypedArrayMethods,
@@ -35,7 +35,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         f32::get_dtype(py).num(),
         f64::get_dtype(py).num(),
     ]);
-    add_functions!(m, [sort_rows, unique, sort_1d, unique_1d]);
+    add_functions!(m, [sort_rows, sort_1d, unique_1d]);
     Ok(())
 }
 
@@ -232,8 +232,9 @@ fn argsorted_1d<'py, K: SortKey + Element>(
 }
 
 /// Native half of `warpath.unique` (`axis=None`, `equal_nan=True`) of a 1-D array of a key
-/// dtype: the values alone, or the tuple `(values[, index][, inverse][, counts])` numpy
-/// returns when any is asked for; `None` for any other input.
+/// dtype (the caller's array, or the flattened keys the Python layer made of any other): the
+/// values alone, or the tuple `(values[, index][, inverse][, counts])` numpy returns when any
+/// is asked for; `None` for any other input.
 #[pyfunction]
 #[pyo3(signature = (a, return_index, return_inverse, return_counts, backend))]
 fn unique_1d<'py>(
@@ -364,36 +365,14 @@ fn sorted_copy<K: SortKey>(
     Ok(unsafe { out.assume_init() })
 }
 
-/// What `unique` returns: values, then first indices, inverse and counts when asked for.
+/// What [`distinct_values`] returns: values, then first indices, inverse and counts when asked
+/// for.
 type UniqueOutput<'py> = (
     Bound<'py, PyAny>,
     Option<Bound<'py, PyAny>>,
     Option<Bound<'py, PyAny>>,
     Option<Bound<'py, PyAny>>,
 );
-
-/// Native half of `warpath.unique`: the distinct values of a 1-D array of dtype u32, u64,
-/// i32, i64, f32 or f64, ascending, with (as int64 arrays) the index of each value's first
-/// occurrence, the inverse and the counts when asked for.
-#[pyfunction]
-#[pyo3(signature = (a, return_index, return_inverse, return_counts, backend))]
-fn unique<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    return_index: bool,
-    return_inverse: bool,
-    return_counts: bool,
-    backend: &str,
-) -> PyResult<UniqueOutput<'py>> {
-    let exec = parse_backend(backend)?;
-    let want = (return_index, return_inverse, return_counts);
-    dispatch!(a, Ix1, [f64, f32, i64, i32, u64, u32], |a| distinct_values(
-        a.as_array(),
-        py,
-        want,
-        exec
-    ))
-}
 
 fn distinct_values<'py, K: SortKey + numpy::Element>(
     view: ndarray::ArrayView1<'_, K>,

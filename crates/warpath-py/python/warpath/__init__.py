@@ -393,20 +393,16 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False, return_
         raise NotImplementedError("warpath.unique supports equal_nan=True only (numpy's default)")
     a = np.asarray(ar)
     keys, back = _arrays.sort_keys(a.reshape(-1), "unique")
-    values, index, inverse, counts = _native.unique(
-        keys, bool(return_index), bool(return_inverse), bool(return_counts), backend
-    )
-    if back is not None:
-        values = values.astype(back)
+    # keys is a 1-D array of a native key dtype, which the native call always takes
+    out = _unique_1d(keys, bool(return_index), bool(return_inverse), bool(return_counts), backend)
     if not (return_index or return_inverse or return_counts):
-        return values
-    out = [values]
-    if return_index:
-        out.append(index)
-    if return_inverse:
-        out.append(inverse.reshape(a.shape) if _NUMPY2 else inverse)
-    if return_counts:
-        out.append(counts)
+        return out if back is None else out.astype(back)
+    out = list(out)
+    if back is not None:
+        out[0] = out[0].astype(back)
+    if return_inverse and _NUMPY2:
+        k = 1 + bool(return_index)
+        out[k] = out[k].reshape(a.shape)
     return tuple(out)
 
 

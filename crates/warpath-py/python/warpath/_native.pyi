@@ -93,11 +93,6 @@ def sort_1d(a: object, indices: bool, backend: str) -> NDArray[Any] | None: ...
 def unique_1d(
     a: object, return_index: bool, return_inverse: bool, return_counts: bool, backend: str
 ) -> NDArray[Any] | tuple[NDArray[Any], ...] | None: ...
-def unique(
-    a: NDArray[Any], return_index: bool, return_inverse: bool, return_counts: bool, backend: str
-) -> tuple[
-    NDArray[Any], NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None
-]: ...
 def euler_trail(
     sources: NDArray[np.uint32],
     targets: NDArray[np.uint32],
