@@ -22,7 +22,7 @@
 //! go through the same [`settle_row`] as the general kernel, so the labels are the
 //! reference's, bit for bit.
 
-use super::x86::{Lanes, Y32, Y64, Z32, Z64, by_element};
+use super::x86::{Lanes, Y32, Y64, Z32, Z64, by_element, labels_entry};
 use super::{Buffer, PREFETCH_ROWS, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
@@ -65,31 +65,20 @@ pub(crate) fn pack_rows<T: Element>(data: &[T], d: usize) -> Vec<T> {
     out
 }
 
-/// The labels (storage slots) of the rows of `x` (`xn2` their `|x|^2`), whose packed blocks
-/// ([`pack_rows`]) start at `packed`, into `out`.
-///
-/// # Safety
-/// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent.k <=`
-/// [`NARROW_MAX_K`]; `packed` holds the blocks of every row of `out`; `buf` is sized for
-/// `out.len()` rows.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn labels_narrow_avx512<T: Element>(
-    x: &[T],
-    xn2: &[f64],
-    packed: &[T],
-    cent: &Centres<T>,
-    buf: &mut Buffer<T>,
-    out: &mut [u32],
-) {
-    band_widths(&xn2[..out.len()], cent, buf);
-    // SAFETY: the caller's contract.
-    unsafe {
-        by_element! { T, Z32, Z64, |V, U| by_k::<T, V, U>(x, packed, cent, buf, out) }
-    }
-}
+labels_entry!(
+    /// The labels (storage slots) of the rows of `x` (`xn2` their `|x|^2`), whose packed blocks
+    /// ([`pack_rows`]) start at `packed`, into `out`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent.k <=`
+    /// [`NARROW_MAX_K`]; `packed` holds the blocks of every row of `out`; `buf` is sized for
+    /// `out.len()` rows.
+    labels_narrow_avx512, "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
+    Z32, Z64, [packed: &[T]], |x, xn2, cent, buf, out| by_k::<T, V, U>(x, packed, cent, buf, out)
+);
 
-/// [`blocks`] with the centre count a constant, and enough blocks at a time to keep eight
-/// sums in flight.
+/// Every block of the rows with the centre count a constant: `B` blocks at a time while that
+/// many remain (enough to keep eight sums in flight), then one.
 ///
 /// # Safety
 /// As [`labels_narrow_avx512`]; `U` is `T`.
@@ -101,10 +90,21 @@ unsafe fn by_k<T: Element, V: Lanes<U>, U: Element>(
     buf: &Buffer<T>,
     out: &mut [u32],
 ) {
-    // SAFETY: the caller's contract; each constant is the centre count it names.
+    let nblocks = out.len().div_ceil(V::W);
+    // SAFETY: the caller's contract; each constant is the centre count it names; `b + B` or
+    // `b + 1` blocks exist.
     unsafe {
-        by_centres! { cent.k, |K, B| blocks::<T, V, U, K, B>(x, packed, cent, buf, out),
-        [1 8, 2 4, 3 3, 4 2, 5 2, 6 1, 7 1, 8 1] }
+        by_centres! { cent.k, |K, B| {
+            let mut b = 0;
+            while b + B <= nblocks {
+                group::<T, V, U, K, B>(x, packed, cent, buf, out, b);
+                b += B;
+            }
+            while b < nblocks {
+                group::<T, V, U, K, 1>(x, packed, cent, buf, out, b);
+                b += 1;
+            }
+        }, [1 8, 2 4, 3 3, 4 2, 5 2, 6 1, 7 1, 8 1] }
     }
 }
 
@@ -124,38 +124,12 @@ macro_rules! by_centres {
 }
 use by_centres;
 
-/// Every block of the rows: `B` blocks at a time while that many remain, then one.
-///
-/// # Safety
-/// As [`labels_narrow_avx512`]; `U` is `T`; `cent.k == K`.
-#[inline(always)]
-unsafe fn blocks<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: usize>(
-    x: &[T],
-    packed: &[T],
-    cent: &Centres<T>,
-    buf: &Buffer<T>,
-    out: &mut [u32],
-) {
-    let nblocks = out.len().div_ceil(V::W);
-    let mut b = 0;
-    // SAFETY: the caller's contract; `b + B` or `b + 1` blocks exist.
-    unsafe {
-        while b + B <= nblocks {
-            group::<T, V, U, K, B>(x, packed, cent, buf, out, b);
-            b += B;
-        }
-        while b < nblocks {
-            group::<T, V, U, K, 1>(x, packed, cent, buf, out, b);
-            b += 1;
-        }
-    }
-}
-
 /// Blocks `b0..b0 + B` of the rows: the values of their rows against the `K` centres, then
 /// each row's label.
 ///
 /// # Safety
-/// As [`blocks`]; blocks `b0..b0 + B` hold rows of `out` (the last possibly in part).
+/// As [`by_k`]; `cent.k == K`; blocks `b0..b0 + B` hold rows of `out` (the last possibly in
+/// part).
 #[inline(always)]
 unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: usize>(
     x: &[T],
@@ -348,27 +322,46 @@ const fn fold_index32(g: usize, off: usize) -> [i32; 16] {
     idx
 }
 
-macro_rules! fold_lanes {
-    ($name:ident, $t:ty, $w:expr, $mask:ty, $maskz:ident, $perm:ident, $add:ident,
-     |$g:ident| $lo:expr, $hi:expr) => {
+/// Implements [`Fold`] for the register type `$name` of `$t`: `load_first` is `$load` (the
+/// first `$n` lanes from `$p`), `fold` is `$fold` (of the registers' vectors `$a` and `$b`,
+/// rows of `$g` lanes).
+macro_rules! fold_impl {
+    ($name:ident, $t:ty, |$p:ident, $n:ident| $load:expr, |$a:ident, $b:ident, $g:ident| $fold:expr) => {
         impl Fold<$t> for $name {
             #[inline(always)]
-            unsafe fn load_first(p: *const $t, n: usize) -> Self {
-                let m = (((1u32 << n) - 1) & ((1u32 << $w) - 1)) as $mask;
-                // SAFETY: the trait's contract: `n` values at `p`; the others are not read.
-                unsafe { $name($maskz(m, p)) }
+            unsafe fn load_first($p: *const $t, $n: usize) -> Self {
+                // SAFETY: the trait's contract: `n <= W` values at `p`; the other lanes are not
+                // read.
+                unsafe { $name($load) }
             }
             #[inline(always)]
             unsafe fn fold(a: Self, b: Self, $g: usize) -> Self {
-                // SAFETY: the trait's contract; the indices are constants per `g` once inlined.
-                unsafe {
-                    let (lo, hi) = ($lo, $hi);
-                    let lo = _mm512_loadu_si512(lo.as_ptr().cast());
-                    let hi = _mm512_loadu_si512(hi.as_ptr().cast());
-                    $name($add($perm(a.0, lo, b.0), $perm(a.0, hi, b.0)))
-                }
+                let ($a, $b) = (a.0, b.0);
+                // SAFETY: the trait's contract (AVX-512F for the 512-bit registers, AVX2 for
+                // the 256-bit ones).
+                unsafe { $name($fold) }
             }
         }
+    };
+}
+
+/// [`fold_impl`] for a 512-bit register: the masked load of `$maskz`, and the fold as two
+/// permutes `$perm` of both registers by the lane indices `$lo` and `$hi` (constants per `g`
+/// once inlined) added by `$add`.
+macro_rules! fold_lanes {
+    ($name:ident, $t:ty, $w:expr, $mask:ty, $maskz:ident, $perm:ident, $add:ident,
+     |$g:ident| $lo:expr, $hi:expr) => {
+        fold_impl!(
+            $name,
+            $t,
+            |p, n| $maskz((((1u32 << n) - 1) & ((1u32 << $w) - 1)) as $mask, p),
+            |a, b, $g| {
+                let (lo, hi) = ($lo, $hi);
+                let lo = _mm512_loadu_si512(lo.as_ptr().cast());
+                let hi = _mm512_loadu_si512(hi.as_ptr().cast());
+                $add($perm(a, lo, b), $perm(a, hi, b))
+            }
+        );
     };
 }
 
@@ -425,169 +418,130 @@ const FIRST_LANES: [i32; 32] = {
     t
 };
 
-impl Fold<f32> for Y32 {
-    #[inline(always)]
-    unsafe fn load_first(p: *const f32, n: usize) -> Self {
-        // SAFETY: the trait's contract: `n <= 8` values at `p`; the masked lanes are not read.
-        unsafe {
-            let m = _mm256_loadu_si256(FIRST_LANES.as_ptr().add(16 - n).cast());
-            Y32(_mm256_maskload_ps(p, m))
+// AVX2: lanes `o` and `o + g / 2` of each row are added, `a`'s rows first: whole halves for
+// rows of a whole register, pairs of lanes (within each 128-bit half, then the 64-bit quarters
+// put in row order) for shorter rows.
+fold_impl!(
+    Y32,
+    f32,
+    |p, n| _mm256_maskload_ps(
+        p,
+        _mm256_loadu_si256(FIRST_LANES.as_ptr().add(16 - n).cast())
+    ),
+    |a, b, g| match g {
+        8 => _mm256_add_ps(
+            _mm256_permute2f128_ps::<0x20>(a, b),
+            _mm256_permute2f128_ps::<0x31>(a, b)
+        ),
+        4 => {
+            let s = _mm256_add_ps(
+                _mm256_shuffle_ps::<0x44>(a, b),
+                _mm256_shuffle_ps::<0xEE>(a, b),
+            );
+            _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
+        }
+        _ => {
+            let s = _mm256_hadd_ps(a, b);
+            _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
         }
     }
-    #[inline(always)]
-    unsafe fn fold(a: Self, b: Self, g: usize) -> Self {
-        // SAFETY: the trait's contract (AVX2). Lanes `o` and `o + g / 2` of each row are added,
-        // `a`'s rows first: whole halves for rows of 8, pairs of lanes (within each 128-bit
-        // half, then the 64-bit quarters put in row order) for rows of 4 and 2.
-        unsafe {
-            let (a, b) = (a.0, b.0);
-            Y32(match g {
-                8 => _mm256_add_ps(
-                    _mm256_permute2f128_ps::<0x20>(a, b),
-                    _mm256_permute2f128_ps::<0x31>(a, b),
-                ),
-                4 => {
-                    let s = _mm256_add_ps(
-                        _mm256_shuffle_ps::<0x44>(a, b),
-                        _mm256_shuffle_ps::<0xEE>(a, b),
-                    );
-                    _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
-                }
-                _ => {
-                    let s = _mm256_hadd_ps(a, b);
-                    _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
-                }
-            })
-        }
+);
+fold_impl!(
+    Y64,
+    f64,
+    |p, n| _mm256_maskload_pd(
+        p,
+        _mm256_cvtepi32_epi64(_mm_loadu_si128(FIRST_LANES.as_ptr().add(16 - n).cast()))
+    ),
+    |a, b, g| match g {
+        4 => _mm256_add_pd(
+            _mm256_permute2f128_pd::<0x20>(a, b),
+            _mm256_permute2f128_pd::<0x31>(a, b)
+        ),
+        _ => _mm256_permute4x64_pd::<0xD8>(_mm256_hadd_pd(a, b)),
     }
+);
+
+/// Declares the entry of one instruction set for a few centres, `unsafe fn $name<T>(x, xn2,
+/// packed, cent, buf, out) -> bool`: `$narrow` with the packed rows when given, else
+/// `$rowwise` where [`rowwise`] says it pays; `false` when neither labelled the rows.
+macro_rules! few_centres {
+    ($(#[$m:meta])* $name:ident, $feat:literal, $rowwise:ident,
+     |$x:ident, $xn2:ident, $p:pat, $cent:ident, $buf:ident, $out:ident| $narrow:expr) => {
+        $(#[$m])*
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn $name<T: Element>(
+            $x: &[T],
+            $xn2: &[f64],
+            packed: Option<&[T]>,
+            $cent: &Centres<T>,
+            $buf: &mut Buffer<T>,
+            $out: &mut [u32],
+        ) -> bool {
+            match packed {
+                Some($p) => $narrow,
+                // SAFETY: the CPU has the features; `k` is within the kernel's.
+                None if rowwise::<T>($cent.k, $cent.d) => unsafe {
+                    $rowwise($x, $xn2, $cent, $buf, $out)
+                },
+                None => return false,
+            }
+            true
+        }
+    };
 }
 
-impl Fold<f64> for Y64 {
-    #[inline(always)]
-    unsafe fn load_first(p: *const f64, n: usize) -> Self {
-        // SAFETY: the trait's contract: `n <= 4` values at `p`; the masked lanes are not read.
-        unsafe {
-            let m = _mm256_cvtepi32_epi64(_mm_loadu_si128(FIRST_LANES.as_ptr().add(16 - n).cast()));
-            Y64(_mm256_maskload_pd(p, m))
-        }
-    }
-    #[inline(always)]
-    unsafe fn fold(a: Self, b: Self, g: usize) -> Self {
-        // SAFETY: the trait's contract (AVX2), as for `Y32`.
-        unsafe {
-            let (a, b) = (a.0, b.0);
-            Y64(match g {
-                4 => _mm256_add_pd(
-                    _mm256_permute2f128_pd::<0x20>(a, b),
-                    _mm256_permute2f128_pd::<0x31>(a, b),
-                ),
-                _ => _mm256_permute4x64_pd::<0xD8>(_mm256_hadd_pd(a, b)),
-            })
-        }
-    }
-}
-
-/// Labels the rows with a kernel for a few centres when one serves: the narrow kernel from
-/// the packed rows when given, else the row-wise kernel where [`rowwise`] says it pays.
-/// Returns whether it labelled them (else the general kernel is the caller's).
-///
-/// # Safety
-/// As [`labels_narrow_avx512`] when `packed` is given; else the CPU has the features
-/// enabled here.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn few_centres_avx512<T: Element>(
-    x: &[T],
-    xn2: &[f64],
-    packed: Option<&[T]>,
-    cent: &Centres<T>,
-    buf: &mut Buffer<T>,
-    out: &mut [u32],
-) -> bool {
-    match packed {
-        // SAFETY: the caller's contract.
-        Some(p) => unsafe { labels_narrow_avx512(x, xn2, p, cent, buf, out) },
-        // SAFETY: the CPU has the features; `k` is within the kernel's.
-        None if rowwise::<T>(cent.k, cent.d) => unsafe {
-            labels_rowwise_avx512(x, xn2, cent, buf, out)
-        },
-        None => return false,
-    }
-    true
-}
-
-/// The labels (storage slots) of the rows of `x` (`xn2` their `|x|^2`) into `out`, for a
-/// few centres, straight from the rows: per row and centre, one multiply-add per register
-/// of coordinates into a register of partial sums, then the partial sums of a register of
-/// rows folded into one register of values, one lane per row ([`Fold::fold`]: two
-/// permutes and an add per pair of registers), and the labels settled a block at a time as
-/// the narrow kernel settles them. The values are `|c_j|^2 - 2 x.c_j` summed in another
-/// order than the other kernels', which [`Centres::err`] covers: the labels are the
-/// reference's, bit for bit.
-///
-/// # Safety
-/// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent` is fused with
-/// `k <=` [`ROWWISE_MAX_K`] (so `cent.rows` holds its rows); `buf` is sized for `out.len()`
-/// rows.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn labels_rowwise_avx512<T: Element>(
-    x: &[T],
-    xn2: &[f64],
-    cent: &Centres<T>,
-    buf: &mut Buffer<T>,
-    out: &mut [u32],
-) {
-    band_widths(&xn2[..out.len()], cent, buf);
+few_centres!(
+    /// Labels the rows with a kernel for a few centres when one serves: the narrow kernel from
+    /// the packed rows when given, else the row-wise kernel where [`rowwise`] says it pays.
+    /// Returns whether it labelled them (else the general kernel is the caller's).
+    ///
+    /// # Safety
+    /// As [`labels_narrow_avx512`] when `packed` is given; else the CPU has the features
+    /// enabled here.
+    few_centres_avx512, "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
+    labels_rowwise_avx512,
     // SAFETY: the caller's contract.
-    unsafe {
-        by_element! { T, Z32, Z64, |V, U| rowwise_by_k::<T, V, U>(x, cent, buf, out) }
-    }
-}
+    |x, xn2, p, cent, buf, out| unsafe { labels_narrow_avx512(x, xn2, p, cent, buf, out) }
+);
 
-/// [`few_centres_avx512`] with AVX2 registers: the row-wise kernel where [`rowwise`] says it
-/// pays (there is no narrow kernel, so no packed rows, without AVX-512).
-///
-/// # Safety
-/// The CPU has AVX2, FMA, BMI2 and POPCNT; `packed` is `None`.
-#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn few_centres_avx2<T: Element>(
-    x: &[T],
-    xn2: &[f64],
-    packed: Option<&[T]>,
-    cent: &Centres<T>,
-    buf: &mut Buffer<T>,
-    out: &mut [u32],
-) -> bool {
-    assert!(
-        packed.is_none(),
-        "rows packed for the narrow kernel without AVX-512"
-    );
-    if !rowwise::<T>(cent.k, cent.d) {
-        return false;
-    }
-    // SAFETY: the CPU has the features; `k` is within the kernel's.
-    unsafe { labels_rowwise_avx2(x, xn2, cent, buf, out) };
-    true
-}
+labels_entry!(
+    /// The labels (storage slots) of the rows of `x` (`xn2` their `|x|^2`) into `out`, for a
+    /// few centres, straight from the rows: per row and centre, one multiply-add per register
+    /// of coordinates into a register of partial sums, then the partial sums of a register of
+    /// rows folded into one register of values, one lane per row ([`Fold::fold`]: two
+    /// permutes and an add per pair of registers), and the labels settled a block at a time as
+    /// the narrow kernel settles them. The values are `|c_j|^2 - 2 x.c_j` summed in another
+    /// order than the other kernels', which [`Centres::err`] covers: the labels are the
+    /// reference's, bit for bit.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `cent` is fused with
+    /// `k <=` [`ROWWISE_MAX_K`] (so `cent.rows` holds its rows); `buf` is sized for `out.len()`
+    /// rows.
+    labels_rowwise_avx512, "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt",
+    Z32, Z64, [], |x, xn2, cent, buf, out| rowwise_by_k::<T, V, U>(x, cent, buf, out)
+);
 
-/// [`labels_rowwise_avx512`] with AVX2 registers (8 `f32` or 4 `f64` lanes).
-///
-/// # Safety
-/// The CPU has AVX2, FMA, BMI2 and POPCNT; `cent` is fused with `k <=` [`ROWWISE_MAX_K`];
-/// `buf` is sized for `out.len()` rows.
-#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn labels_rowwise_avx2<T: Element>(
-    x: &[T],
-    xn2: &[f64],
-    cent: &Centres<T>,
-    buf: &mut Buffer<T>,
-    out: &mut [u32],
-) {
-    band_widths(&xn2[..out.len()], cent, buf);
-    // SAFETY: the caller's contract.
-    unsafe {
-        by_element! { T, Y32, Y64, |V, U| rowwise_by_k::<T, V, U>(x, cent, buf, out) }
-    }
-}
+few_centres!(
+    /// [`few_centres_avx512`] with AVX2 registers: the row-wise kernel where [`rowwise`] says it
+    /// pays (there is no narrow kernel, so no packed rows, without AVX-512).
+    ///
+    /// # Safety
+    /// The CPU has AVX2, FMA, BMI2 and POPCNT; `packed` is `None`.
+    few_centres_avx2, "avx2,fma,bmi1,bmi2,popcnt", labels_rowwise_avx2,
+    |x, xn2, _, cent, buf, out| panic!("rows packed for the narrow kernel without AVX-512")
+);
+
+labels_entry!(
+    /// [`labels_rowwise_avx512`] with AVX2 registers (8 `f32` or 4 `f64` lanes).
+    ///
+    /// # Safety
+    /// The CPU has AVX2, FMA, BMI2 and POPCNT; `cent` is fused with `k <=` [`ROWWISE_MAX_K`];
+    /// `buf` is sized for `out.len()` rows.
+    labels_rowwise_avx2, "avx2,fma,bmi1,bmi2,popcnt", Y32, Y64,
+    [], |x, xn2, cent, buf, out| rowwise_by_k::<T, V, U>(x, cent, buf, out)
+);
 
 /// [`rowwise_blocks`] with the centre count a constant.
 ///

@@ -185,6 +185,32 @@ macro_rules! by_element {
 }
 pub(super) use by_element;
 
+/// Declares a labelling entry point of one instruction set, `unsafe fn $name<T>(x, xn2,
+/// extras.., cent, buf, out)`: the band widths of the rows, then `$call` with `V` the element
+/// type's register of lanes (`$v32`, `$v64`) and `U` the element type.
+macro_rules! labels_entry {
+    ($(#[$m:meta])* $name:ident, $feat:literal, $v32:ident, $v64:ident, [$($extra:ident: $et:ty),*],
+     |$x:ident, $xn2:ident, $cent:ident, $buf:ident, $out:ident| $call:expr) => {
+        $(#[$m])*
+        #[target_feature(enable = $feat)]
+        pub(super) unsafe fn $name<T: Element>(
+            $x: &[T],
+            $xn2: &[f64],
+            $($extra: $et,)*
+            $cent: &Centres<T>,
+            $buf: &mut Buffer<T>,
+            $out: &mut [u32],
+        ) {
+            band_widths(&$xn2[..$out.len()], $cent, $buf);
+            // SAFETY: the caller's contract; the element type is checked by `same`.
+            unsafe {
+                by_element! { T, $v32, $v64, |V, U| $call }
+            }
+        }
+    };
+}
+pub(super) use labels_entry;
+
 /// Declares the entry points of one instruction set: the squared distances and the labels
 /// of a tile, and a whole leaf, each with the element type's lanes (`$v32`, `$v64`) and at
 /// most `$bmax` registers of centres at a time.
@@ -212,26 +238,14 @@ macro_rules! entries {
             }
         }
 
-        /// The labels of the rows (see `super::nearest_rows`).
-        ///
-        /// # Safety
-        /// The CPU has the features enabled here; `buf` is sized for `out.len()` rows.
-        #[target_feature(enable = $feat)]
-        pub(super) unsafe fn $labels<T: Element>(
-            x: &[T],
-            xn2: &[f64],
-            cent: &Centres<T>,
-            buf: &mut Buffer<T>,
-            out: &mut [u32],
-        ) {
-            band_widths(&xn2[..out.len()], cent, buf);
-            // SAFETY: the caller's contract; the element type is checked by `same`.
-            unsafe {
-                by_element! {
-                    T, $v32, $v64, |V, U| by_registers::<T, V, U, $bmax>(x, cent, buf, out)
-                }
-            }
-        }
+        labels_entry!(
+            /// The labels of the rows (see `super::nearest_rows`).
+            ///
+            /// # Safety
+            /// The CPU has the features enabled here; `buf` is sized for `out.len()` rows.
+            $labels, $feat, $v32, $v64, [],
+            |x, xn2, cent, buf, out| by_registers::<T, V, U, $bmax>(x, cent, buf, out)
+        );
 
         /// A leaf of a Lloyd step (see `super::leaf`).
         ///
