@@ -284,6 +284,12 @@ fn seed_experiment(id: &str, seed_says: String) -> Experiment {
     e
 }
 
+/// [`seed_experiment`] of a sweep: the seed's words on its setup ([`SEED_SETUP`]), then
+/// `seed_says`.
+fn seed_sweep(id: &str, seed_says: &str) -> Experiment {
+    seed_experiment(id, format!("{SEED_SETUP}{seed_says}"))
+}
+
 /// A sweep into `e`: the rows of every point `(n, d, k)`, each measured `repeats` times, then
 /// the sweeps' notes ([`sweep_notes`]), the `extra` notes and `figure`.
 fn sweep(
@@ -336,15 +342,13 @@ fn powers_of_two(ctx: &Context, n: usize, axis: &str) -> (Vec<usize>, Option<Str
 pub fn kmeans_vary_n(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let top = ctx.pick(5, 7);
     let repeats = ctx.pick(5, 30);
-    let e = seed_experiment(
+    let e = seed_sweep(
         "kmeans-vary-n",
-        format!(
-            "{SEED_SETUP}Varying point quantity, 10 to 10^7 two-dimensional points into two \
-             clusters: the C++ sequential and parallel versions are tied (threading overhead \
-             cancels the gain); the C# GPU version does not beat the C# parallel one but beats \
-             the C# sequential one as N grows; one GPU iteration took 1 to 4 ms for 100,000 \
-             two-dimensional points. The seed's figures are charts without published numbers."
-        ),
+        "Varying point quantity, 10 to 10^7 two-dimensional points into two clusters: the C++ \
+         sequential and parallel versions are tied (threading overhead cancels the gain); the C# \
+         GPU version does not beat the C# parallel one but beats the C# sequential one as N \
+         grows; one GPU iteration took 1 to 4 ms for 100,000 two-dimensional points. The seed's \
+         figures are charts without published numbers.",
     );
     let quick =
         (top < 7).then(|| format!("Quick size: N up to 10^{top} (the seed's 10^7 with --full)."));
@@ -365,15 +369,12 @@ pub fn kmeans_vary_n(ctx: &Context) -> Result<Experiment, ExperimentError> {
 pub fn kmeans_vary_d(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let n = ctx.pick(10_000, 100_000);
     let repeats = ctx.pick(5, 30);
-    let e = seed_experiment(
+    let e = seed_sweep(
         "kmeans-vary-d",
-        format!(
-            "{SEED_SETUP}Varying point dimension, 10^5 points of 2 to 2^7 dimensions into two \
-             clusters: the C++ and C# parallel versions are consistently faster than their \
-             sequential ones; the C# GPU version is slower than both C# CPU versions (the seed \
-             suspects the host-device transfers). The figures are charts without published \
-             numbers."
-        ),
+        "Varying point dimension, 10^5 points of 2 to 2^7 dimensions into two clusters: the C++ \
+         and C# parallel versions are consistently faster than their sequential ones; the C# GPU \
+         version is slower than both C# CPU versions (the seed suspects the host-device \
+         transfers). The figures are charts without published numbers.",
     );
     let (dims, quick) = powers_of_two(ctx, n, "d");
     let figure = sweep_figure(
@@ -394,17 +395,14 @@ pub fn kmeans_vary_d(ctx: &Context) -> Result<Experiment, ExperimentError> {
 pub fn kmeans_vary_k(ctx: &Context) -> Result<Experiment, ExperimentError> {
     let n = ctx.pick(10_000, 100_000);
     let repeats = ctx.pick(3, 30);
-    let mut e = seed_experiment(
+    let mut e = seed_sweep(
         "kmeans-vary-k",
-        format!(
-            "{SEED_SETUP}Varying cluster quantity, 10^5 two-dimensional points into 2 to 2^7 \
-             clusters: the parallel versions beat the sequential ones and the C# GPU version is \
-             finally faster; at most 10 ms for two clusters, about 100 ms for four to eight. \
-             Conclusion: \"speedups over sequential implementations of about 2.62x and 11.69x in \
-             the C# parallel and GPGPU implementations respectively when attempting to find \
-             large numbers of clusters on low dimensional data\" (expected upper bounds: 8x \
-             parallel, 255x GPU)."
-        ),
+        "Varying cluster quantity, 10^5 two-dimensional points into 2 to 2^7 clusters: the \
+         parallel versions beat the sequential ones and the C# GPU version is finally faster; at \
+         most 10 ms for two clusters, about 100 ms for four to eight. Conclusion: \"speedups over \
+         sequential implementations of about 2.62x and 11.69x in the C# parallel and GPGPU \
+         implementations respectively when attempting to find large numbers of clusters on low \
+         dimensional data\" (expected upper bounds: 8x parallel, 255x GPU).",
     );
     // The seed does not say at which K its speed-ups were measured: "large numbers of
     // clusters", the largest of its sweep.

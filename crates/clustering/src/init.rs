@@ -203,6 +203,19 @@ fn for_each_tile<T: Element, O: Send>(
         .for_each_init(|| (Scratch::new(), Vec::new()), work);
 }
 
+/// The number of rows of `data` (`d` columns), and the weight of row `i` (1 without
+/// `weights`).
+#[inline(always)]
+fn rows_and_weights<T>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+) -> (usize, impl Fn(usize) -> f64 + Copy) {
+    (data.len() / d, move |i: usize| {
+        weights.map_or(1.0, |w| w[i])
+    })
+}
+
 /// The first centre: a row drawn with probability proportional to its weight (scikit-learn's
 /// `random_state.choice(n, p=sample_weight / sample_weight.sum())`), and every row's squared
 /// distance to it.
@@ -214,8 +227,7 @@ fn first_centre<T: Element>(
     rng: &mut ChaCha8Rng,
     closest: &mut Vec<f64>,
 ) -> Vec<f64> {
-    let n = data.len() / d;
-    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let (n, w) = rows_and_weights(data, d, weights);
     let cum = running_sum((0..n).map(w), n);
     let total = *cum.last().unwrap_or(&0.0);
     let first = search(&cum, rng.random::<f64>() * total);
@@ -251,8 +263,7 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     rng: &mut ChaCha8Rng,
     progress: &mut dyn FnMut(usize),
 ) -> Vec<f64> {
-    let n = data.len() / d;
-    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let (n, w) = rows_and_weights(data, d, weights);
     let row = |i: usize| &data[i * d..(i + 1) * d];
     let to_f64 = |i: usize| row(i).iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
     let mut closest = Vec::new();
@@ -350,8 +361,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
     rng: &mut ChaCha8Rng,
     progress: &mut dyn FnMut(usize),
 ) -> Vec<f64> {
-    let n = data.len() / d;
-    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let (n, w) = rows_and_weights(data, d, weights);
     let mut closest = Vec::new();
     let mut centres = first_centre(data, d, None, weights, rng, &mut closest);
     let mut chosen = vec![false; n];
