@@ -51,6 +51,16 @@ fn copy<T: Element>(gpu: &Gpu, x: &DeviceBuffer<T>) -> Result<DeviceBuffer<T>, G
     gpu.duplicate(x)
 }
 
+/// A sorted copy of `keys`, descending when `desc`.
+fn sorted_copy<K: SortKey>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    desc: bool,
+) -> Result<DeviceBuffer<K>, GpuError> {
+    let c = copy(gpu, keys)?;
+    Ok(crate::cuda::sort::<K, u32>(gpu, c, None, desc)?.0)
+}
+
 /// Sorted copy of `keys` (ascending, total order; Onesweep). Does not synchronise.
 ///
 /// # Complexity
@@ -62,8 +72,7 @@ pub fn radix_sort<K: SortKey>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
 ) -> Result<DeviceBuffer<K>, GpuError> {
-    let c = copy(gpu, keys)?;
-    Ok(crate::cuda::sort::<K, u32>(gpu, c, None, false)?.0)
+    sorted_copy(gpu, keys, false)
 }
 
 /// Sorted copy of `keys`, descending (the reverse of [`radix_sort`]). Does not synchronise.
@@ -77,8 +86,7 @@ pub fn radix_sort_desc<K: SortKey>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
 ) -> Result<DeviceBuffer<K>, GpuError> {
-    let c = copy(gpu, keys)?;
-    Ok(crate::cuda::sort::<K, u32>(gpu, c, None, true)?.0)
+    sorted_copy(gpu, keys, true)
 }
 
 /// Stable sort of pairs: sorted copies of `keys` and of `values` permuted alike. Does not
@@ -186,39 +194,44 @@ pub fn reduce_min_max<K: SortKey>(
     crate::cuda::min_max(gpu, values)
 }
 
-/// Stable compaction: the elements whose flag is true, in order. Reads the count back.
-///
-/// # Complexity
-/// `O(n)`.
-///
-/// # Errors
-/// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
-pub fn select_by_flags<T: Element>(
-    gpu: &Gpu,
-    values: &DeviceBuffer<T>,
-    flags: &DeviceBuffer<bool>,
-) -> Result<DeviceVec<T>, PrimitiveError> {
-    PrimitiveError::check_len("flags", values.len(), flags.len())?;
-    let (buf, len) = crate::cuda::select(gpu, values, flags)?;
-    Ok(DeviceVec { buf, len })
+/// A flag-driven device primitive `$name` (its docs first): the flags checked to be as many
+/// as the values, then `$op` (select or split), its buffer and length as a [`DeviceVec`].
+macro_rules! by_flags {
+    ($(#[$doc:meta])* $name:ident => $op:path) => {
+        $(#[$doc])*
+        pub fn $name<T: Element>(
+            gpu: &Gpu,
+            values: &DeviceBuffer<T>,
+            flags: &DeviceBuffer<bool>,
+        ) -> Result<DeviceVec<T>, PrimitiveError> {
+            PrimitiveError::check_len("flags", values.len(), flags.len())?;
+            let (buf, len) = $op(gpu, values, flags)?;
+            Ok(DeviceVec { buf, len })
+        }
+    };
 }
 
-/// Stable split: false-flagged elements first; `len` of the result is the boundary (the buffer
-/// holds all `n` elements). Reads the boundary back.
-///
-/// # Complexity
-/// `O(n)`.
-///
-/// # Errors
-/// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
-pub fn split_by_flags<T: Element>(
-    gpu: &Gpu,
-    values: &DeviceBuffer<T>,
-    flags: &DeviceBuffer<bool>,
-) -> Result<DeviceVec<T>, PrimitiveError> {
-    PrimitiveError::check_len("flags", values.len(), flags.len())?;
-    let (buf, len) = crate::cuda::split(gpu, values, flags)?;
-    Ok(DeviceVec { buf, len })
+by_flags! {
+    /// Stable compaction: the elements whose flag is true, in order. Reads the count back.
+    ///
+    /// # Complexity
+    /// `O(n)`.
+    ///
+    /// # Errors
+    /// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
+    select_by_flags => crate::cuda::select
+}
+
+by_flags! {
+    /// Stable split: false-flagged elements first; `len` of the result is the boundary (the
+    /// buffer holds all `n` elements). Reads the boundary back.
+    ///
+    /// # Complexity
+    /// `O(n)`.
+    ///
+    /// # Errors
+    /// [`PrimitiveError::LengthMismatch`]; [`PrimitiveError::Gpu`].
+    split_by_flags => crate::cuda::split
 }
 
 /// Distinct values and their counts from keys sorted ascending (e.g. by [`radix_sort`]),
