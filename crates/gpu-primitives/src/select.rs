@@ -1,6 +1,6 @@
 //! Stream compaction (keep the flagged elements) and stable split (partition by a flag).
 
-use gpu_runtime::{Exec, Target};
+use gpu_runtime::{DeviceBuffer, Exec, Gpu, GpuError, Target};
 use rayon::prelude::*;
 
 use crate::key::Element;
@@ -150,12 +150,20 @@ fn split_cpu<T: Copy + Send + Sync>(
 
 /// The reference selection: a sequential filter.
 pub fn select_by_flags_reference<T: Copy>(values: &[T], flags: &[bool]) -> Vec<T> {
+    flagged(values, flags, true).collect()
+}
+
+/// The elements of `values` whose flag is `want`, in order (a sequential filter).
+fn flagged<'a, T: Copy>(
+    values: &'a [T],
+    flags: &'a [bool],
+    want: bool,
+) -> impl Iterator<Item = T> + 'a {
     values
         .iter()
         .zip(flags)
-        .filter(|(_, f)| **f)
+        .filter(move |(_, f)| **f == want)
         .map(|(v, _)| *v)
-        .collect()
 }
 
 /// Keeps `values[i]` where `flags[i]` is true, in order (stable stream compaction). The number
@@ -217,20 +225,9 @@ pub fn compact<T: Copy + Send + Sync>(values: &[T], keep: impl Fn(&T) -> bool + 
 
 /// The reference split: two sequential filters.
 pub fn split_by_flags_reference<T: Copy>(values: &[T], flags: &[bool]) -> Split<T> {
-    let mut out: Vec<T> = values
-        .iter()
-        .zip(flags)
-        .filter(|(_, f)| !**f)
-        .map(|(v, _)| *v)
-        .collect();
+    let mut out: Vec<T> = flagged(values, flags, false).collect();
     let boundary = out.len();
-    out.extend(
-        values
-            .iter()
-            .zip(flags)
-            .filter(|(_, f)| **f)
-            .map(|(v, _)| *v),
-    );
+    out.extend(flagged(values, flags, true));
     Split {
         values: out,
         boundary,
@@ -262,22 +259,29 @@ pub fn split_by_flags<T: Element>(
     PrimitiveError::check_len("flags", values.len(), flags.len())?;
     match exec.resolve(values.len() as u64, GPU_THRESHOLD_STREAM)? {
         Target::Cpu => Ok(split_cpu(values, |i, _| flags[i])),
-        Target::Cuda(gpu) => {
-            if values.is_empty() {
-                return Ok(Split {
-                    values: Vec::new(),
-                    boundary: 0,
-                });
-            }
-            let dv = gpu.upload(values)?;
-            let df = gpu.upload(flags)?;
-            let (out, boundary) = crate::cuda::split(gpu, &dv, &df)?;
-            Ok(Split {
-                values: gpu.download(&out)?,
-                boundary,
-            })
-        }
+        Target::Cuda(gpu) => split_cuda(gpu, values, |_| gpu.upload(flags)),
     }
+}
+
+/// The GPU split of `values` by the device flags `flags_of` makes from the uploaded values.
+fn split_cuda<T: Element>(
+    gpu: &Gpu,
+    values: &[T],
+    flags_of: impl FnOnce(&DeviceBuffer<T>) -> Result<DeviceBuffer<bool>, GpuError>,
+) -> Result<Split<T>, PrimitiveError> {
+    if values.is_empty() {
+        return Ok(Split {
+            values: Vec::new(),
+            boundary: 0,
+        });
+    }
+    let dv = gpu.upload(values)?;
+    let df = flags_of(&dv)?;
+    let (out, boundary) = crate::cuda::split(gpu, &dv, &df)?;
+    Ok(Split {
+        values: gpu.download(&out)?,
+        boundary,
+    })
 }
 
 /// Stable split by bit `bit` of each element's raw bits (for floats, of `to_bits()`): elements
@@ -312,19 +316,7 @@ pub fn split_by_bit<T: Element>(
     match exec.resolve(values.len() as u64, GPU_THRESHOLD_STREAM)? {
         Target::Cpu => Ok(split_cpu(values, |_, v| raw_bit(v, bit))),
         Target::Cuda(gpu) => {
-            if values.is_empty() {
-                return Ok(Split {
-                    values: Vec::new(),
-                    boundary: 0,
-                });
-            }
-            let dv = gpu.upload(values)?;
-            let df = crate::cuda::flags_from_bit(gpu, &dv, bit)?;
-            let (out, boundary) = crate::cuda::split(gpu, &dv, &df)?;
-            Ok(Split {
-                values: gpu.download(&out)?,
-                boundary,
-            })
+            split_cuda(gpu, values, |dv| crate::cuda::flags_from_bit(gpu, dv, bit))
         }
     }
 }
