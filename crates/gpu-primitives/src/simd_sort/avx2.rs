@@ -45,19 +45,23 @@ pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     unsafe fn lane0(v: __m256i) -> Self;
 }
 
-/// `vpermd` indices that put the 32-bit lanes set in each 8-bit mask first (in order), then
-/// the others (in order).
-const COMPRESS_32: [[i32; 8]; 256] = {
-    let mut t = [[0i32; 8]; 256];
+/// `vpermd` indices that put the lanes set in each mask of `2^(8 / W)` first (in order), then
+/// the others (in order), for lanes of `W` 32-bit words (`W` 1 or 2; `M = 2^(8 / W)`).
+const fn compress_table<const M: usize, const W: usize>() -> [[i32; 8]; M] {
+    let mut t = [[0i32; 8]; M];
     let mut m = 0;
-    while m < 256 {
+    while m < M {
         let mut j = 0;
         let mut pass = 0;
         while pass < 2 {
             let mut l = 0;
-            while l < 8 {
+            while l < 8 / W {
                 if (m & (1 << l) != 0) == (pass == 0) {
-                    t[m][j] = l;
+                    let mut w = 0;
+                    while w < W {
+                        t[m][W * j + w] = (W * l + w) as i32;
+                        w += 1;
+                    }
                     j += 1;
                 }
                 l += 1;
@@ -67,195 +71,139 @@ const COMPRESS_32: [[i32; 8]; 256] = {
         m += 1;
     }
     t
-};
+}
 
-/// `vpermd` indices that put the 64-bit lanes set in each 4-bit mask first (in order), then
-/// the others (in order).
-const COMPRESS_64: [[i32; 8]; 16] = {
-    let mut t = [[0i32; 8]; 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut j = 0;
-        let mut pass = 0;
-        while pass < 2 {
-            let mut l = 0;
-            while l < 4 {
-                if (m & (1 << l) != 0) == (pass == 0) {
-                    t[m][2 * j] = 2 * l;
-                    t[m][2 * j + 1] = 2 * l + 1;
-                    j += 1;
-                }
-                l += 1;
-            }
-            pass += 1;
+/// [`compress_table`] of 32-bit lanes (8-bit masks).
+const COMPRESS_32: [[i32; 8]; 256] = compress_table::<256, 1>();
+
+/// [`compress_table`] of 64-bit lanes (4-bit masks).
+const COMPRESS_64: [[i32; 8]; 16] = compress_table::<16, 2>();
+
+/// `unsafe fn`s compiled for AVX2 and inlined, one a `fn name(args) -> ret { body }`: the
+/// register operations of a [`Lane`] impl. `delegate T:` and signatures instead: each calls
+/// `T`'s operation of the same name (a type of the same lane width).
+macro_rules! avx2_fns {
+    (delegate $to:ty: $(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        avx2_fns! {
+            $(fn $name($($arg: $ty),*) -> $ret {
+                // SAFETY: AVX2 is enabled here.
+                unsafe { <$to as Lane>::$name($($arg),*) }
+            })*
         }
-        m += 1;
-    }
-    t
-};
+    };
+    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block)*) => {
+        $(
+            #[inline]
+            #[target_feature(enable = "avx2,popcnt")]
+            unsafe fn $name($($arg: $ty),*) -> $ret $body
+        )*
+    };
+}
 
-macro_rules! lane32 {
-    ($t:ty, $bias:expr, $min:ident, $max:ident) => {
+/// `impl Lane` for the integer keys of one lane width: in the braces the width's lanes, its
+/// signed integer, instructions and compress table, the lane bits of `lane_mask`, the
+/// `reverse` indices, then the bodies of `xor_lanes` and `lane0`; then a row per type: the
+/// bias that makes its order a signed compare, its lane-wise min and max.
+macro_rules! lane_int {
+    ({$lanes:literal, $int:ty, $set1:ident, $cmpgt:ident, $cmpeq:ident, $maskload:ident,
+      $movemask:ident($cast:ident), $table:ident, bits $bits:expr, reverse $rev:expr,
+      xor |$xv:ident, $xd:ident| $xor:expr, lane0 |$v0:ident| $lane0:expr}
+     $(($t:ty, $bias:expr, $min:expr, $max:expr)),+) => {$(
         impl Lane for $t {
-            const LANES: usize = 8;
+            const LANES: usize = $lanes;
             const MAX: Self = <$t>::MAX;
             #[inline(always)]
             fn succ(self) -> Option<Self> {
                 self.checked_add(1)
             }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn splat(x: Self) -> __m256i {
-                _mm256_set1_epi32(x as i32)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
-                let s = _mm256_set1_epi32($bias);
-                _mm256_cmpgt_epi32(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
-                $min(a, b)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
-                $max(a, b)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn movemask(m: __m256i) -> u32 {
-                _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane_mask(bits: u32) -> __m256i {
-                let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-                let b = _mm256_and_si256(_mm256_set1_epi32(bits as i32), bit);
-                _mm256_cmpeq_epi32(b, bit)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
-                // SAFETY: m < 256 (8 lanes); the row is 8 readable i32.
-                let idx = unsafe { _mm256_loadu_si256(COMPRESS_32[m as usize].as_ptr().cast()) };
-                _mm256_permutevar8x32_epi32(v, idx)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
-                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
-                unsafe { _mm256_maskload_epi32(p.cast(), mask) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
-                match d {
-                    1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
-                    2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
-                    _ => _mm256_permute2x128_si256::<1>(v, v),
+            avx2_fns! {
+                fn splat(x: Self) -> __m256i {
+                    $set1(x as $int)
+                }
+                fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                    let s = $set1($bias);
+                    $cmpgt(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
+                }
+                fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                    $min(a, b)
+                }
+                fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                    $max(a, b)
+                }
+                fn movemask(m: __m256i) -> u32 {
+                    $movemask($cast(m)) as u32
+                }
+                fn lane_mask(bits: u32) -> __m256i {
+                    let bit = $bits;
+                    $cmpeq(_mm256_and_si256($set1(bits as $int), bit), bit)
+                }
+                fn compress(m: u32, v: __m256i) -> __m256i {
+                    // SAFETY: m < 2^LANES; the row is 8 readable i32.
+                    let idx = unsafe { _mm256_loadu_si256($table[m as usize].as_ptr().cast()) };
+                    _mm256_permutevar8x32_epi32(v, idx)
+                }
+                fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                    // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                    unsafe { $maskload(p.cast(), mask) }
+                }
+                fn xor_lanes($xv: __m256i, $xd: usize) -> __m256i {
+                    $xor
+                }
+                fn reverse(v: __m256i) -> __m256i {
+                    _mm256_permutevar8x32_epi32(v, $rev)
+                }
+                fn lane0($v0: __m256i) -> Self {
+                    $lane0 as $t
                 }
             }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn reverse(v: __m256i) -> __m256i {
-                _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane0(v: __m256i) -> Self {
-                _mm256_cvtsi256_si32(v) as $t
-            }
         }
-    };
+    )+};
 }
 
-lane32!(u32, i32::MIN, _mm256_min_epu32, _mm256_max_epu32);
-lane32!(i32, 0, _mm256_min_epi32, _mm256_max_epi32);
-
-macro_rules! lane64 {
-    ($t:ty, $bias:expr) => {
-        impl Lane for $t {
-            const LANES: usize = 4;
-            const MAX: Self = <$t>::MAX;
-            #[inline(always)]
-            fn succ(self) -> Option<Self> {
-                self.checked_add(1)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn splat(x: Self) -> __m256i {
-                _mm256_set1_epi64x(x as i64)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
-                let s = _mm256_set1_epi64x($bias);
-                _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
-                // SAFETY: AVX2 is enabled here.
-                _mm256_blendv_epi8(a, b, unsafe { Self::vgt(a, b) })
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
-                // SAFETY: AVX2 is enabled here.
-                _mm256_blendv_epi8(b, a, unsafe { Self::vgt(a, b) })
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn movemask(m: __m256i) -> u32 {
-                _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane_mask(bits: u32) -> __m256i {
-                let bit = _mm256_setr_epi64x(1, 2, 4, 8);
-                let b = _mm256_and_si256(_mm256_set1_epi64x(bits as i64), bit);
-                _mm256_cmpeq_epi64(b, bit)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
-                // SAFETY: m < 16 (4 lanes); the row is 8 readable i32.
-                let idx = unsafe { _mm256_loadu_si256(COMPRESS_64[m as usize].as_ptr().cast()) };
-                _mm256_permutevar8x32_epi32(v, idx)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
-                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
-                unsafe { _mm256_maskload_epi64(p.cast(), mask) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
-                match d {
-                    1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
-                    _ => _mm256_permute2x128_si256::<1>(v, v),
-                }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn reverse(v: __m256i) -> __m256i {
-                _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(6, 7, 4, 5, 2, 3, 0, 1))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane0(v: __m256i) -> Self {
-                _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) as $t
-            }
-        }
-    };
+/// The lanes of `a` and `b` that [`Lane::vgt`] finds smaller (AVX2 has no 64-bit min).
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+fn min_by_vgt<T: Lane>(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 is enabled here.
+    _mm256_blendv_epi8(a, b, unsafe { T::vgt(a, b) })
 }
 
-lane64!(u64, i64::MIN);
-lane64!(i64, 0);
+/// The lanes of `a` and `b` that [`Lane::vgt`] finds larger (AVX2 has no 64-bit max).
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+fn max_by_vgt<T: Lane>(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 is enabled here.
+    _mm256_blendv_epi8(b, a, unsafe { T::vgt(a, b) })
+}
+
+lane_int! {
+    {8, i32, _mm256_set1_epi32, _mm256_cmpgt_epi32, _mm256_cmpeq_epi32, _mm256_maskload_epi32,
+     _mm256_movemask_ps(_mm256_castsi256_ps), COMPRESS_32,
+     bits _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128),
+     reverse _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+     xor |v, d| match d {
+         1 => _mm256_shuffle_epi32::<0b10_11_00_01>(v),
+         2 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+         _ => _mm256_permute2x128_si256::<1>(v, v),
+     },
+     lane0 |v| _mm256_cvtsi256_si32(v)}
+    (u32, i32::MIN, _mm256_min_epu32, _mm256_max_epu32),
+    (i32, 0, _mm256_min_epi32, _mm256_max_epi32)
+}
+
+lane_int! {
+    {4, i64, _mm256_set1_epi64x, _mm256_cmpgt_epi64, _mm256_cmpeq_epi64, _mm256_maskload_epi64,
+     _mm256_movemask_pd(_mm256_castsi256_pd), COMPRESS_64,
+     bits _mm256_setr_epi64x(1, 2, 4, 8),
+     reverse _mm256_setr_epi32(6, 7, 4, 5, 2, 3, 0, 1),
+     xor |v, d| match d {
+         1 => _mm256_shuffle_epi32::<0b01_00_11_10>(v),
+         _ => _mm256_permute2x128_si256::<1>(v, v),
+     },
+     lane0 |v| _mm_cvtsi128_si64(_mm256_castsi256_si128(v))}
+    (u64, i64::MIN, min_by_vgt::<u64>, max_by_vgt::<u64>),
+    (i64, 0, min_by_vgt::<i64>, max_by_vgt::<i64>)
+}
 
 /// A float key compared as a float, for the AVX2 float sort: `vcmpps/pd`, `vminps/pd` and
 /// `vmaxps/pd` are cheaper than the 64-bit integer compare and blends of ordered bits. The
@@ -314,77 +262,48 @@ impl<F: PartialOrd + Copy> Ord for Float<F> {
     }
 }
 
+/// `impl Lane for Float<$f>` on the lanes of `$bits`, whose integer impl gives the width's
+/// operations (movemask, lane masks, compress, lane shuffles); the order is the float one, by
+/// the float instructions given (`$cast_in` and `$cast_out` between the integer and float
+/// views of a register).
 macro_rules! lane_float {
-    ($f:ty, $lanes:expr, $ps:ident, $set1:ident, $cmp:ident, $min:ident, $max:ident,
-     $cast_in:ident, $cast_out:ident, $movemask:ident, $table:ident, $maskload:ident,
-     $bits:ty, $lane_mask:expr, $xor:expr, $rev:expr) => {
+    ($f:ty: $bits:ty, $set1:ident, $cmp:ident, $min:ident, $max:ident, $maskload:ident,
+     $cast_in:ident, $cast_out:ident) => {
         impl Lane for Float<$f> {
-            const LANES: usize = $lanes;
+            const LANES: usize = <$bits as Lane>::LANES;
             const MAX: Self = Float(<$f>::INFINITY);
             #[inline(always)]
             fn succ(self) -> Option<Self> {
                 (self.0 < <$f>::INFINITY).then(|| Float(self.0.next_up()))
             }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn splat(x: Self) -> __m256i {
-                $cast_out($set1(x.0))
+            avx2_fns! {
+                fn splat(x: Self) -> __m256i {
+                    $cast_out($set1(x.0))
+                }
+                fn vgt(a: __m256i, b: __m256i) -> __m256i {
+                    $cast_out($cmp::<_CMP_GT_OQ>($cast_in(a), $cast_in(b)))
+                }
+                fn vmin(a: __m256i, b: __m256i) -> __m256i {
+                    $cast_out($min($cast_in(a), $cast_in(b)))
+                }
+                fn vmax(a: __m256i, b: __m256i) -> __m256i {
+                    $cast_out($max($cast_in(a), $cast_in(b)))
+                }
+                fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
+                    // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
+                    unsafe { $cast_out($maskload(p.cast(), mask)) }
+                }
+                fn lane0(v: __m256i) -> Self {
+                    Float(<$f>::from_bits(_mm256_extract_epi64::<0>(v) as $bits))
+                }
             }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vgt(a: __m256i, b: __m256i) -> __m256i {
-                $cast_out($cmp::<_CMP_GT_OQ>($cast_in(a), $cast_in(b)))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmin(a: __m256i, b: __m256i) -> __m256i {
-                $cast_out($min($cast_in(a), $cast_in(b)))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn vmax(a: __m256i, b: __m256i) -> __m256i {
-                $cast_out($max($cast_in(a), $cast_in(b)))
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn movemask(m: __m256i) -> u32 {
-                $movemask($cast_in(m)) as u32
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane_mask(bits: u32) -> __m256i {
-                // SAFETY: AVX2 is enabled here.
-                unsafe { $lane_mask(bits) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn compress(m: u32, v: __m256i) -> __m256i {
-                // SAFETY: m < 2^LANES; the row is 8 readable i32.
-                let idx = unsafe { _mm256_loadu_si256($table[m as usize].as_ptr().cast()) };
-                _mm256_permutevar8x32_epi32(v, idx)
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn mask_load(p: *const Self, mask: __m256i) -> __m256i {
-                // SAFETY: the caller guarantees the lanes of `mask` readable at `p`.
-                unsafe { $cast_out($maskload(p.cast(), mask)) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn xor_lanes(v: __m256i, d: usize) -> __m256i {
-                // SAFETY: AVX2 is enabled here.
-                unsafe { $xor(v, d) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn reverse(v: __m256i) -> __m256i {
-                // SAFETY: AVX2 is enabled here.
-                unsafe { $rev(v) }
-            }
-            #[inline]
-            #[target_feature(enable = "avx2,popcnt")]
-            unsafe fn lane0(v: __m256i) -> Self {
-                Float(<$f>::from_bits(_mm256_extract_epi64::<0>(v) as $bits))
+            avx2_fns! {
+                delegate $bits:
+                fn movemask(m: __m256i) -> u32;
+                fn lane_mask(bits: u32) -> __m256i;
+                fn compress(m: u32, v: __m256i) -> __m256i;
+                fn xor_lanes(v: __m256i, d: usize) -> __m256i;
+                fn reverse(v: __m256i) -> __m256i;
             }
         }
     };
@@ -439,42 +358,14 @@ pub(super) unsafe fn nans_out_f64(v: &mut [f64], nans: &mut Vec<f64>) -> (usize,
     (m, neg_zeros)
 }
 
-lane_float!(
-    f64,
-    4,
-    pd,
-    _mm256_set1_pd,
-    _mm256_cmp_pd,
-    _mm256_min_pd,
-    _mm256_max_pd,
-    _mm256_castsi256_pd,
-    _mm256_castpd_si256,
-    _mm256_movemask_pd,
-    COMPRESS_64,
-    _mm256_maskload_pd,
-    u64,
-    <u64 as Lane>::lane_mask,
-    <u64 as Lane>::xor_lanes,
-    <u64 as Lane>::reverse
-);
-lane_float!(
-    f32,
-    8,
-    ps,
-    _mm256_set1_ps,
-    _mm256_cmp_ps,
-    _mm256_min_ps,
-    _mm256_max_ps,
-    _mm256_castsi256_ps,
-    _mm256_castps_si256,
-    _mm256_movemask_ps,
-    COMPRESS_32,
-    _mm256_maskload_ps,
-    u32,
-    <u32 as Lane>::lane_mask,
-    <u32 as Lane>::xor_lanes,
-    <u32 as Lane>::reverse
-);
+lane_float! {
+    f64: u64, _mm256_set1_pd, _mm256_cmp_pd, _mm256_min_pd, _mm256_max_pd, _mm256_maskload_pd,
+    _mm256_castsi256_pd, _mm256_castpd_si256
+}
+lane_float! {
+    f32: u32, _mm256_set1_ps, _mm256_cmp_ps, _mm256_min_ps, _mm256_max_ps, _mm256_maskload_ps,
+    _mm256_castsi256_ps, _mm256_castps_si256
+}
 
 /// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
 #[inline(always)]
@@ -695,15 +586,43 @@ unsafe fn sort_small_into<T: Lane>(src: *const T, dst: *mut T, n: usize) {
     }
 }
 
+/// The lanes of `v` in the mask `lanes` (`!0`: all) below the pivot `pv`: how many, and `v`
+/// with those keys first.
+#[inline(always)]
+unsafe fn split_reg<T: Lane>(v: __m256i, pv: __m256i, lanes: u32) -> (usize, __m256i) {
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        let m = T::movemask(T::vgt(pv, v)) & lanes;
+        (m.count_ones() as usize, T::compress(m, v))
+    }
+}
+
+/// Stores the `g` lanes of `w` from lane `c` on at `p` (through a copy on the stack).
+#[inline(always)]
+unsafe fn store_from<T: Lane>(p: *mut T, w: __m256i, c: usize, g: usize) {
+    let mut a = [T::MAX; 8];
+    // SAFETY: the caller has AVX2 (see the note on `step`) and `g` writable slots at `p`;
+    // `a` holds 32 bytes, `c + g <= LANES`.
+    unsafe {
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
+        copy_small(a.as_ptr().add(c).cast(), p.cast(), g * size_of::<T>());
+    }
+}
+
+/// The lane-wise maximum of `pv` and the first `r` lanes of `head` (the others do not count).
+#[inline(always)]
+unsafe fn head_max<T: Lane>(pv: __m256i, head: __m256i, r: usize) -> __m256i {
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe { T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r)))) }
+}
+
 /// Partitions one register's keys: those below the pivot to `p[*lo..]`, the others just
 /// below `*hi`, each side by exact-length copies (safe with no free slots beyond them).
 #[inline(always)]
 unsafe fn put<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, hi: &mut usize) {
     // SAFETY: the caller guarantees AVX2 and room for the keys written at both ends.
     unsafe {
-        let m = T::movemask(T::vgt(pv, v));
-        let c = m.count_ones() as usize;
-        let w = T::compress(m, v);
+        let (c, w) = split_reg::<T>(v, pv, !0);
         store_first(p.add(*lo), c, w);
         *lo += c;
         let g = T::LANES - c;
@@ -718,9 +637,7 @@ unsafe fn put<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, hi: &
 unsafe fn put_wide<T: Lane>(p: *mut T, v: __m256i, pv: __m256i, lo: &mut usize, hi: &mut usize) {
     // SAFETY: the caller guarantees AVX2 and a register of free slots at `*lo` and below `*hi`.
     unsafe {
-        let m = T::movemask(T::vgt(pv, v));
-        let c = m.count_ones() as usize;
-        let w = T::compress(m, v);
+        let (c, w) = split_reg::<T>(v, pv, !0);
         _mm256_storeu_si256(p.add(*lo).cast(), w);
         *lo += c;
         _mm256_storeu_si256(p.add(*hi - T::LANES).cast(), w);
@@ -766,23 +683,14 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         // The first `n % LANES` keys as one partial register (see the AVX-512 partition).
         let r = n % l;
         let head = load_first(p, r);
-        let m = T::movemask(T::vgt(pv, head)) & first(r);
-        let c = m.count_ones() as usize;
+        let (c, w) = split_reg::<T>(head, pv, first(r)); // the c keys below, then the others
         let g = r - c;
         let tail = load_first(p.add(n - g), g);
-        let w = T::compress(m, head); // the c keys below, then the r - c others
         store_first(p, c, w);
         store_first(p.add(c), g, tail);
-        let mut a = [T::MAX; 8];
-        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
-        copy_small(
-            a.as_ptr().add(c).cast(),
-            p.add(n - g).cast(),
-            g * size_of::<T>(),
-        );
+        store_from(p.add(n - g), w, c, g);
         let (left, right) = (c, n - g);
-        // only the `r` keys of `head` count for the maximum
-        let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
+        let mut top = head_max::<T>(pv, head, r);
         let mut ends = [pv; 2 * HELD];
         for i in 0..HELD {
             ends[i] = load(p.add(left + i * l));
@@ -861,18 +769,10 @@ unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T
         let pv = T::splat(pivot);
         let r = n % l;
         let head = load_first(src, r);
-        let m = T::movemask(T::vgt(pv, head)) & first(r);
-        let c = m.count_ones() as usize;
-        let w = T::compress(m, head);
+        let (c, w) = split_reg::<T>(head, pv, first(r));
         store_first(dst, c, w);
-        let mut a = [T::MAX; 8];
-        _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
-        copy_small(
-            a.as_ptr().add(c).cast(),
-            dst.add(n - (r - c)).cast(),
-            (r - c) * size_of::<T>(),
-        );
-        let mut top = T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r))));
+        store_from(dst.add(n - (r - c)), w, c, r - c);
+        let mut top = head_max::<T>(pv, head, r);
         let (mut lo, mut hi) = (c, n - (r - c));
         let mut i = r;
         // two maxima in turn: one running maximum would be a chain of dependent max
@@ -1070,8 +970,6 @@ pub(super) unsafe fn quicksort<T: Lane>(v: &mut [T], depth: u32, parallel: bool)
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn group_f32_bits(v: &mut [u32]) -> usize {
     use crate::key::{F32_NEG_NAN_BLOCK, F32_ORD_INF, F32_ORD_NEG_ZERO, F32_ORD_POS_ZERO};
-    let n = v.len();
-    let p = v.as_mut_ptr();
     let class = |x: __m256i| {
         let c = _mm256_min_epu32(x, _mm256_set1_epi32((F32_ORD_INF + 1) as i32));
         let z = _mm256_cmpeq_epi32(c, _mm256_set1_epi32(F32_ORD_NEG_ZERO as i32));
@@ -1088,37 +986,19 @@ pub(super) unsafe fn group_f32_bits(v: &mut [u32]) -> usize {
         _mm256_xor_si256(t, flip)
     };
     let up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
-    let (mut i, mut m) = (0, 0);
-    // SAFETY: loads cover `i..i + c`, `c <= n - i`; a whole store covers `m..m + 8` only
-    // inside `v`, else the `k` heads (`m + k <= i + c <= n`), and `m <= i`: only keys loaded
-    // already are overwritten.
+    let mut prev = _mm256_setzero_si256();
+    // SAFETY: AVX2 is enabled here.
     unsafe {
-        let mut prev = _mm256_setzero_si256();
-        while i < n {
-            let c = (n - i).min(8);
-            let x = load_first::<u32>(p.add(i), c);
+        pack_heads::<u32>(v, |x| {
             let cls = class(x);
             // the classes shifted up a lane, the previous register's last in lane 0
             let last = _mm256_permutevar8x32_epi32(prev, _mm256_set1_epi32(7));
             let shifted = _mm256_blend_epi32::<1>(_mm256_permutevar8x32_epi32(cls, up), last);
-            let same = <u32 as Lane>::movemask(_mm256_cmpeq_epi32(cls, shifted));
-            let mut heads = !same & first(c);
-            if i == 0 {
-                heads |= 1;
-            }
-            let w = <u32 as Lane>::compress(heads, decode(x));
-            let k = heads.count_ones() as usize;
-            if m + 8 <= n {
-                _mm256_storeu_si256(p.add(m).cast(), w);
-            } else {
-                store_first::<u32>(p.add(m), k, w);
-            }
-            m += k;
             prev = cls;
-            i += 8;
-        }
+            let same = <u32 as Lane>::movemask(_mm256_cmpeq_epi32(cls, shifted));
+            (same, decode(x))
+        })
     }
-    m
 }
 
 /// Groups sorted `f64` keys (the float sort's output: NaNs last) in place under numpy's
@@ -1129,37 +1009,59 @@ pub(super) unsafe fn group_f32_bits(v: &mut [u32]) -> usize {
 /// AVX2 (and POPCNT).
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) unsafe fn group_f64(v: &mut [f64]) -> usize {
-    let n = v.len();
-    let p = v.as_mut_ptr();
-    let (mut i, mut m) = (0, 0);
-    // SAFETY: as in `group_f32_bits`, 4 lanes a register.
+    let mut prev = _mm256_setzero_pd();
+    // SAFETY: AVX2 is enabled here; `cast` views the f64 keys as u64 (same size and
+    // alignment, every bit pattern valid in both).
     unsafe {
-        let mut prev = _mm256_setzero_pd();
-        while i < n {
-            let c = (n - i).min(4);
-            let x = _mm256_castsi256_pd(load_first::<u64>(p.add(i).cast(), c));
+        pack_heads::<u64>(super::cast(v), |xi| {
+            let x = _mm256_castsi256_pd(xi);
             let last = _mm256_permute4x64_pd::<0b11_11_11_11>(prev);
             let shifted = _mm256_blend_pd::<1>(_mm256_permute4x64_pd::<0b10_01_00_11>(x), last);
+            prev = x;
             let eq = _mm256_cmp_pd::<_CMP_EQ_OQ>(x, shifted);
             let nans = _mm256_and_pd(
                 _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x),
                 _mm256_cmp_pd::<_CMP_UNORD_Q>(shifted, shifted),
             );
-            let same = _mm256_movemask_pd(_mm256_or_pd(eq, nans)) as u32;
+            (_mm256_movemask_pd(_mm256_or_pd(eq, nans)) as u32, xi)
+        })
+    }
+}
+
+/// The grouping loop of [`group_f32_bits`] and [`group_f64`], a register at a time:
+/// `same(x)` gives the lanes of `x` equal to the key before them (lane 0 against the previous
+/// register's last lane) and the keys to write; the first key of every group is written to
+/// the front of `v`, in order (a whole store at the write position while it stays inside `v`,
+/// which never passes the read position); returns how many.
+#[inline(always)]
+unsafe fn pack_heads<T: Lane>(
+    v: &mut [T],
+    mut same: impl FnMut(__m256i) -> (u32, __m256i),
+) -> usize {
+    let (n, l) = (v.len(), T::LANES);
+    let p = v.as_mut_ptr();
+    let (mut i, mut m) = (0, 0);
+    // SAFETY: the caller has AVX2; loads cover `i..i + c`, `c <= n - i`; a whole store covers
+    // `m..m + LANES` only inside `v`, else the `k` heads (`m + k <= i + c <= n`), and
+    // `m <= i`: only keys loaded already are overwritten.
+    unsafe {
+        while i < n {
+            let c = (n - i).min(l);
+            let x = load_first::<T>(p.add(i), c);
+            let (same, keys) = same(x);
             let mut heads = !same & first(c);
             if i == 0 {
                 heads |= 1;
             }
-            let w = <u64 as Lane>::compress(heads, _mm256_castpd_si256(x));
+            let w = T::compress(heads, keys);
             let k = heads.count_ones() as usize;
-            if m + 4 <= n {
+            if m + l <= n {
                 _mm256_storeu_si256(p.add(m).cast(), w);
             } else {
-                store_first::<u64>(p.add(m).cast(), k, w);
+                store_first::<T>(p.add(m), k, w);
             }
             m += k;
-            prev = x;
-            i += 4;
+            i += l;
         }
     }
     m
