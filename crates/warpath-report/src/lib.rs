@@ -243,6 +243,16 @@ impl FigureSpec {
         }
     }
 
+    /// Lines of `y` keys against `x` on logarithmic axes (times and errors across decades).
+    pub fn log_lines(x: &str, y: &[&str]) -> Self {
+        FigureSpec::lines(x, y).log(true, true)
+    }
+
+    /// Points (no lines) of `y` keys against `x` on logarithmic axes.
+    pub fn log_points(x: &str, y: &[&str]) -> Self {
+        FigureSpec::points(x, y).log(true, true)
+    }
+
     /// With a title.
     pub fn title(mut self, t: &str) -> Self {
         self.title = t.into();

@@ -256,10 +256,9 @@ fn cpu_gpu_notes(e: &mut Experiment, gpu: bool, simulated: bool) {
         );
     }
     e.figure = Some(
-        FigureSpec::lines("n", &["total_s_per_iter", "core_s_per_iter"])
+        FigureSpec::log_lines("n", &["total_s_per_iter", "core_s_per_iter"])
             .title("seconds per explicit iteration (total, and core loop alone)")
             .series(&["backend", "variant"])
-            .log(true, true)
             .labels("N (nodes)", "seconds per iteration"),
     );
 }

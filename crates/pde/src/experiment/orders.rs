@@ -72,6 +72,16 @@ impl Manufactured {
         )
     }
 
+    /// The problem's parameters with spacing `dx` and step `dt`, run to `t_end`.
+    fn params_at(&self, dx: f64, dt: f64, t_end: f64) -> FhnParams {
+        FhnParams {
+            dt,
+            t_end,
+            ..self.params
+        }
+        .with_dx(dx)
+    }
+
     fn start(&self, p: &FhnParams) -> FhnState {
         let mut s = FhnState::rest(p.n);
         for (i, x) in p.grid().iter().enumerate() {
@@ -85,12 +95,7 @@ impl Manufactured {
     /// # Errors
     /// Parameter errors.
     pub fn explicit_error(&self, dx: f64, dt: f64, t_end: f64) -> Result<f64, PdeError> {
-        let p = FhnParams {
-            dt,
-            t_end,
-            ..self.params
-        }
-        .with_dx(dx);
+        let p = self.params_at(dx, dt, t_end);
         let dx = p.dx();
         let x = p.grid();
         let mut s = self.start(&p);
@@ -116,12 +121,7 @@ impl Manufactured {
     /// # Errors
     /// Parameter and Newton errors.
     pub fn implicit_error(&self, dx: f64, dt: f64, t_end: f64) -> Result<f64, PdeError> {
-        let p = FhnParams {
-            dt,
-            t_end,
-            ..self.params
-        }
-        .with_dx(dx);
+        let p = self.params_at(dx, dt, t_end);
         let dxg = p.dx();
         let mut s = self.start(&p);
         let src = |x: f64, t: f64| self.source(x, t, dxg);
@@ -446,10 +446,9 @@ fn orders_notes(e: &mut Experiment, dt: f64, finest: f64, pref_dt: f64) {
             .into(),
     );
     e.figure = Some(
-        FigureSpec::lines("step", &["rmse"])
+        FigureSpec::log_lines("step", &["rmse"])
             .title("RMSE of v against the step (dx or dt) halved")
             .series(&["method", "scheme", "variant", "axis"])
-            .log(true, true)
             .labels("step (dx or dt)", "RMSE of v"),
     );
 }

@@ -196,10 +196,9 @@ fn solvers_notes(e: &mut Experiment, gpu: bool) {
             .push("No usable CUDA device in this run: CPU rows only.".into());
     }
     e.figure = Some(
-        FigureSpec::lines("n", &["step_s", "solve_s"])
+        FigureSpec::log_lines("n", &["step_s", "solve_s"])
             .title("seconds per Crank-Nicolson step (step_s) and per Jacobian solve (solve_s)")
             .series(&["backend", "solver"])
-            .log(true, true)
             .labels("N (nodes)", "seconds"),
     );
 }

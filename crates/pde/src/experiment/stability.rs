@@ -163,10 +163,7 @@ fn sweep_rows(
         };
         let (outcome, max) = bounded_run_variant(&p, solver, variant);
         rows.push(
-            Row::new()
-                .with("kind", "sweep")
-                .with("scheme", scheme)
-                .with("variant", variant.name())
+            scheme_row("sweep", scheme, variant)
                 .with("dt_over_dx2", r)
                 .with("outcome", outcome)
                 .with("max_abs_v", max),
@@ -178,12 +175,17 @@ fn sweep_rows(
             unbounded = Some(r);
         }
     }
-    Row::new()
-        .with("kind", "limit")
-        .with("scheme", scheme)
-        .with("variant", variant.name())
+    scheme_row("limit", scheme, variant)
         .with("largest_stable_ratio", largest)
         .with("first_unbounded_ratio", unbounded)
+}
+
+/// A row of `kind` naming `scheme` and its `variant`, as the sweep and limit rows begin.
+fn scheme_row(kind: &str, scheme: &str, variant: ImplicitVariant) -> Row {
+    Row::new()
+        .with("kind", kind)
+        .with("scheme", scheme)
+        .with("variant", variant.name())
 }
 
 /// The explicit scheme's limit `row` with its empirical limit (bisection on `dt / dx^2`
@@ -263,10 +265,9 @@ fn stability_notes(e: &mut Experiment) {
             .into(),
     );
     e.figure = Some(
-        FigureSpec::points("dt_over_dx2", &["max_abs_v"])
+        FigureSpec::log_points("dt_over_dx2", &["max_abs_v"])
             .title("max |v| at t = 100, or when |v| first passed 2, against dt / dx^2")
             .series(&["scheme", "variant"])
-            .log(true, true)
             .labels("dt / dx^2", "max |v|"),
     );
 }
