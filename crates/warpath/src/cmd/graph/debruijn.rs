@@ -87,23 +87,24 @@ pub(crate) fn run_debruijn(args: DebruijnArgs, json: bool) -> Result<()> {
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        crate::cli_io::print_json!({
-            "n": g.edge_count(),
-            "vertices": g.vertex_count(),
-            "k": kg.k,
-            "reads": kg.reads,
-            "kmer_occurrences": kg.kmer_occurrences,
-            "skipped_windows": kg.skipped_windows,
-            "euler_path": path.is_some(),
-            "no_path_reason": reason,
-            "hint": reason.as_ref().map(|_| assemble_hint(&args.reads, args.k)),
-            "sequence_length": spelled.as_ref().map(String::len),
-            "backend": backend,
-            "seconds": seconds,
-            "verified": verified,
-            "graph_out": args.graph_out,
-            "path_out": args.path_out,
-        });
+        super::print_graph_json(
+            g,
+            backend,
+            seconds,
+            serde_json::json!({
+                "k": kg.k,
+                "reads": kg.reads,
+                "kmer_occurrences": kg.kmer_occurrences,
+                "skipped_windows": kg.skipped_windows,
+                "euler_path": path.is_some(),
+                "no_path_reason": reason,
+                "hint": reason.as_ref().map(|_| assemble_hint(&args.reads, args.k)),
+                "sequence_length": spelled.as_ref().map(String::len),
+                "verified": verified,
+                "graph_out": args.graph_out,
+                "path_out": args.path_out,
+            }),
+        );
     } else {
         println!(
             "{} reads, {} k-mer occurrences, {} distinct {}-mers (edges), {} vertices, {} windows skipped",

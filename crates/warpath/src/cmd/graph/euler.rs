@@ -163,30 +163,31 @@ pub(crate) fn run_euler(args: EulerArgs, json: bool) -> Result<()> {
         trail.vertices.last().map(|&v| g.vertex_label(v)),
     );
     if json {
-        crate::cli_io::print_json!({
-            "n": g.edge_count(),
-            "vertices": g.vertex_count(),
-            "kind": kind,
-            "undirected": args.undirected,
-            "backend": backend,
-            "seconds": seconds,
-            "load_seconds": load_s,
-            "edges_per_second": g.edge_count() as f64 / seconds.max(1e-12),
-            "verified": verified,
-            "start": start,
-            "end": end,
-            "output": out.as_ref().map(Output::describe),
-            "stages": stages.map(|s| serde_json::json!({
-                "algorithm": "parallel",
-                "pairing_seconds": s.pairing,
-                "labelling_seconds": s.labelling,
-                "linking_seconds": s.linking,
-                "splicing_seconds": s.splicing,
-                "ranking_seconds": s.ranking,
-                "cycles_after_pairing": s.cycles_after_pairing,
-                "forest_links": s.forest_links,
-            })),
-        });
+        super::print_graph_json(
+            &g,
+            backend,
+            seconds,
+            serde_json::json!({
+                "kind": kind,
+                "undirected": args.undirected,
+                "load_seconds": load_s,
+                "edges_per_second": g.edge_count() as f64 / seconds.max(1e-12),
+                "verified": verified,
+                "start": start,
+                "end": end,
+                "output": out.as_ref().map(Output::describe),
+                "stages": stages.map(|s| serde_json::json!({
+                    "algorithm": "parallel",
+                    "pairing_seconds": s.pairing,
+                    "labelling_seconds": s.labelling,
+                    "linking_seconds": s.linking,
+                    "splicing_seconds": s.splicing,
+                    "ranking_seconds": s.ranking,
+                    "cycles_after_pairing": s.cycles_after_pairing,
+                    "forest_links": s.forest_links,
+                })),
+            }),
+        );
     } else {
         let mut text = format!(
             "Euler {kind}: {} edges, {} vertices, on {backend} in {:.3} s ({:.1} M edges/s; loading {:.3} s), verified: {}",

@@ -213,22 +213,23 @@ pub(crate) fn run_graph(args: GraphArgs, json: bool) -> Result<()> {
     };
     let seconds = started.elapsed().as_secs_f64();
     if json {
-        crate::cli_io::print_json!({
-            "n": g.edge_count(),
-            "vertices": g.vertex_count(),
-            "undirected": args.undirected,
-            "weak_components": weak,
-            "strong_components": strong,
-            "euler_circuit": circuit.is_ok(),
-            "euler_path": path.is_ok(),
-            "euler_numbered": trail.is_some(),
-            "dot": args.dot,
-            "render": args.render,
-            "rendered": matches!(rendered, Some(Ok(()))),
-            "warnings": warnings,
-            "backend": Backend::Cpu,
-            "seconds": seconds,
-        });
+        super::print_graph_json(
+            &g,
+            Backend::Cpu,
+            seconds,
+            serde_json::json!({
+                "undirected": args.undirected,
+                "weak_components": weak,
+                "strong_components": strong,
+                "euler_circuit": circuit.is_ok(),
+                "euler_path": path.is_ok(),
+                "euler_numbered": trail.is_some(),
+                "dot": args.dot,
+                "render": args.render,
+                "rendered": matches!(rendered, Some(Ok(()))),
+                "warnings": warnings,
+            }),
+        );
     } else {
         let facts = Facts {
             weak,
