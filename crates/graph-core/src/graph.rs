@@ -208,6 +208,27 @@ pub(crate) fn check_endpoints(n: usize, arrays: [&[u32]; 2]) -> Result<(), Graph
     Ok(())
 }
 
+/// Checks the vertex count `n` and that the endpoint arrays `a` and `b` (named `names` in the
+/// error) have the same length.
+pub(crate) fn check_edge_arrays(
+    n: usize,
+    a: &[u32],
+    b: &[u32],
+    names: [&str; 2],
+) -> Result<(), GraphError> {
+    check_vertex_count(n)?;
+    if a.len() != b.len() {
+        return Err(GraphError::InvalidParameter(format!(
+            "{} {} but {} {}",
+            a.len(),
+            names[0],
+            b.len(),
+            names[1]
+        )));
+    }
+    Ok(())
+}
+
 impl Graph {
     /// A graph with `n` vertices and no edges.
     ///
@@ -264,14 +285,7 @@ impl Graph {
         sources: &[u32],
         targets: &[u32],
     ) -> Result<Self, GraphError> {
-        check_vertex_count(n)?;
-        if sources.len() != targets.len() {
-            return Err(GraphError::InvalidParameter(format!(
-                "{} sources but {} targets",
-                sources.len(),
-                targets.len()
-            )));
-        }
+        check_edge_arrays(n, sources, targets, ["sources", "targets"])?;
         check_endpoints(n, [sources, targets])?;
         let mut out = vec![0u32; targets.len()];
         let w = SharedMut::new(&mut out);
@@ -517,9 +531,24 @@ impl Graph {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Asserts that `r` is the error for edge 1 naming vertex 2 of a graph of 2 vertices.
+    pub(crate) fn assert_edge_1_out_of_range<T: std::fmt::Debug>(r: Result<T, GraphError>) {
+        assert!(
+            matches!(
+                r,
+                Err(GraphError::VertexOutOfRange {
+                    edge: 1,
+                    vertex: 2,
+                    vertices: 2
+                })
+            ),
+            "{r:?}"
+        );
+    }
 
     fn reference_csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u64>, Vec<u32>) {
         let mut adj = vec![Vec::new(); n];
@@ -576,14 +605,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error() {
-        assert!(matches!(
-            Graph::from_edges(2, &[(0, 1), (2, 0)]),
-            Err(GraphError::VertexOutOfRange {
-                edge: 1,
-                vertex: 2,
-                ..
-            })
-        ));
+        assert_edge_1_out_of_range(Graph::from_edges(2, &[(0, 1), (2, 0)]));
         assert!(Graph::from_csr(vec![], vec![]).is_err());
         assert!(Graph::from_csr(vec![0, 2, 1], vec![0]).is_err());
         assert!(Graph::from_csr(vec![0, 1], vec![5]).is_err());

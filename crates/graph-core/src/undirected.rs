@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::graph::{check_endpoints, check_vertex_count};
+use crate::graph::{check_edge_arrays, check_endpoints};
 use crate::par::{PAR_THRESHOLD, SharedMut, counting_sort_by_key};
 use crate::{GraphError, VertexNames};
 
@@ -95,14 +95,7 @@ impl UndirectedGraph {
     /// # Ok::<(), graph_core::GraphError>(())
     /// ```
     pub fn from_endpoints(n: usize, us: &[u32], vs: &[u32]) -> Result<Self, GraphError> {
-        check_vertex_count(n)?;
-        if us.len() != vs.len() {
-            return Err(GraphError::InvalidParameter(format!(
-                "{} first endpoints but {} second endpoints",
-                us.len(),
-                vs.len()
-            )));
-        }
+        check_edge_arrays(n, us, vs, ["first endpoints", "second endpoints"])?;
         if us.len() as u64 > MAX_UNDIRECTED_EDGES {
             return Err(GraphError::TooLarge {
                 what: "undirected edges",
@@ -242,6 +235,7 @@ impl UndirectedGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::tests::assert_edge_1_out_of_range;
 
     #[test]
     fn incidence_matches_a_plain_build() {
@@ -276,14 +270,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_a_typed_error() {
-        assert!(matches!(
-            UndirectedGraph::from_edges(2, &[(0, 1), (1, 2)]),
-            Err(GraphError::VertexOutOfRange {
-                edge: 1,
-                vertex: 2,
-                vertices: 2
-            })
-        ));
+        assert_edge_1_out_of_range(UndirectedGraph::from_edges(2, &[(0, 1), (1, 2)]));
         assert!(matches!(
             UndirectedGraph::from_endpoints(2, &[0], &[]),
             Err(GraphError::InvalidParameter(_))
