@@ -5,6 +5,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::euler::MAX_EULER_EDGES;
+use crate::io::parse_choice;
 use crate::par::{PAR_THRESHOLD, SharedMut};
 use crate::undirected::MAX_UNDIRECTED_EDGES;
 use crate::{Graph, GraphError, UndirectedGraph};
@@ -24,11 +25,11 @@ pub enum EulerStyle {
 impl std::str::FromStr for EulerStyle {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "deep" => Ok(EulerStyle::Deep),
-            "shallow" => Ok(EulerStyle::Shallow),
-            _ => Err(format!("style must be deep or shallow, not `{s}`")),
-        }
+        let choices: [(&[&str], _); 2] = [
+            (&["deep"], EulerStyle::Deep),
+            (&["shallow"], EulerStyle::Shallow),
+        ];
+        parse_choice(s, "style", &choices)
     }
 }
 

@@ -50,16 +50,36 @@ pub enum GraphFormat {
 impl std::str::FromStr for GraphFormat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "edges" | "edgelist" | "edge-list" => Ok(GraphFormat::EdgeList),
-            "adj" | "adjacency" => Ok(GraphFormat::Adjacency),
-            "snap" => Ok(GraphFormat::Snap),
-            "mtx" | "mm" | "matrix-market" => Ok(GraphFormat::MatrixMarket),
-            _ => Err(format!(
-                "format must be edges, adjacency, snap or mtx, not `{s}`"
-            )),
-        }
+        parse_choice(
+            s,
+            "format",
+            &[
+                (&["edges", "edgelist", "edge-list"], GraphFormat::EdgeList),
+                (&["adjacency", "adj"], GraphFormat::Adjacency),
+                (&["snap"], GraphFormat::Snap),
+                (&["mtx", "mm", "matrix-market"], GraphFormat::MatrixMarket),
+            ],
+        )
     }
+}
+
+/// The value of the choice that has `s` (in any case) among its names; else the error
+/// "`what` must be a, b or c, not `s`", listing each choice's first name.
+pub(crate) fn parse_choice<T: Copy>(
+    s: &str,
+    what: &str,
+    choices: &[(&[&str], T)],
+) -> Result<T, String> {
+    let lower = s.to_ascii_lowercase();
+    if let Some(&(_, value)) = choices.iter().find(|(names, _)| names.contains(&&*lower)) {
+        return Ok(value);
+    }
+    let firsts: Vec<&str> = choices.iter().map(|(names, _)| names[0]).collect();
+    let (last, others) = firsts.split_last().expect("at least one choice");
+    Err(format!(
+        "{what} must be {} or {last}, not `{s}`",
+        others.join(", ")
+    ))
 }
 
 fn shorten(s: &str) -> String {
