@@ -12,6 +12,44 @@ pub(super) const SIZES: [u64; 14] = [
     0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4099, 65_537, 131_071, 200_003,
 ];
 
+/// The graphs of the GPU tests, made by `make(m, style, m + 5)`: [`SIZES`] and two larger
+/// edge counts `m`, up to `sim_limit` under the simulated driver (kernels on one CPU core),
+/// each in both styles.
+pub(super) fn gpu_graphs<G>(
+    sim_limit: usize,
+    make: fn(u64, EulerStyle, u64) -> Result<G, crate::GraphError>,
+) -> impl Iterator<Item = (u64, EulerStyle, G)> {
+    let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, sim_limit) as u64;
+    let sizes = SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]);
+    sizes.filter(move |&m| m <= limit).flat_map(move |m| {
+        let styles = [EulerStyle::Deep, EulerStyle::Shallow].into_iter();
+        styles.map(move |style| (m, style, make(m, style, m + 5).unwrap()))
+    })
+}
+
+/// A vertex count in `1..max` and `walks` closed walks of `steps` vertex ids below `max` each
+/// ([`closed_walk_edges`] takes the ids modulo the count).
+pub(super) fn walks_strategy(
+    max: u32,
+    steps: std::ops::Range<usize>,
+    walks: std::ops::Range<usize>,
+) -> impl Strategy<Value = (u32, Vec<Vec<u32>>)> {
+    let walk = proptest::collection::vec(0..max, steps);
+    (1..max, proptest::collection::vec(walk, walks))
+}
+
+/// The edges of the closed walks `walks` over `n` vertices (ids taken modulo `n`): each step
+/// of a walk, its last vertex back to its first.
+pub(super) fn closed_walk_edges(n: u32, walks: &[Vec<u32>]) -> Vec<(u32, u32)> {
+    let mut e = Vec::new();
+    for w in walks {
+        for i in 0..w.len() {
+            e.push((w[i] % n, w[(i + 1) % w.len()] % n));
+        }
+    }
+    e
+}
+
 /// Copies of a valid trail of at least five edges, each broken one way (two edges swapped,
 /// vertex 2 set to `vertex`, an edge repeated, the last edge or vertex dropped, an edge id out
 /// of range): none is an Euler path, directed or undirected.
@@ -311,19 +349,14 @@ fn gpu_matches_checker() {
         return;
     };
     // Under the simulated driver (kernels on one CPU core) the sizes stop at 2^16 + 1.
-    let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, 65_537) as u64;
-    let sizes = SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]);
-    for m in sizes.filter(|&m| m <= limit) {
-        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
-            let g = random_euler_graph(m, style, m + 5).unwrap();
-            let (t, b) = euler_circuit(&g, Exec::Cuda).unwrap();
-            assert_eq!(b, Backend::Cuda);
-            assert!(
-                is_euler_circuit(&g, &t),
-                "m = {m} {style:?}: {:?}",
-                verify_euler_trail(&g, &t, true)
-            );
-        }
+    for (m, style, g) in gpu_graphs(65_537, random_euler_graph) {
+        let (t, b) = euler_circuit(&g, Exec::Cuda).unwrap();
+        assert_eq!(b, Backend::Cuda);
+        assert!(
+            is_euler_circuit(&g, &t),
+            "m = {m} {style:?}: {:?}",
+            verify_euler_trail(&g, &t, true)
+        );
     }
     for (k, n) in [(2, 1), (2, 10), (4, 6)] {
         let g = de_bruijn_graph(k, n).unwrap();
@@ -388,24 +421,14 @@ pub(super) fn fails_without_gpu<T: Debug, const N: usize>(
 /// A union of random closed walks over few vertices (so they often share vertices, sometimes
 /// not): Eulerian, possibly disconnected.
 fn cycles_graph(n: u32, walks: &[Vec<u32>]) -> Graph {
-    let mut e = Vec::new();
-    for w in walks {
-        if w.is_empty() {
-            continue;
-        }
-        for i in 0..w.len() {
-            e.push((w[i] % n, w[(i + 1) % w.len()] % n));
-        }
-    }
-    Graph::from_edges(n as usize, &e).unwrap()
+    Graph::from_edges(n as usize, &closed_walk_edges(n, walks)).unwrap()
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
     fn prop_random_unions_of_cycles(
-        n in 1u32..40,
-        walks in proptest::collection::vec(proptest::collection::vec(0u32..40, 1..12), 0..12),
+        (n, walks) in walks_strategy(40, 1..12, 0..12),
         spacing_log in 1u32..6,
     ) {
         let g = cycles_graph(n, &walks);

@@ -1,5 +1,8 @@
 use super::*;
-use crate::euler::tests::{SIZES, broken_copies, fails_without_gpu, out_of_memory};
+use crate::euler::tests::{
+    SIZES, broken_copies, closed_walk_edges, fails_without_gpu, gpu_graphs, out_of_memory,
+    walks_strategy,
+};
 use crate::{EulerStyle, random_undirected_euler_graph};
 use gpu_runtime::testing::gpu_for_test;
 use gpu_runtime::testing::runs_out_of_memory;
@@ -328,27 +331,22 @@ fn gpu_matches_checker() {
         return;
     };
     // Under the simulated driver (kernels on one CPU core) the sizes stop at 4099.
-    let limit = gpu_runtime::testing::gpu_test_size(usize::MAX, 4099) as u64;
-    let sizes = SIZES.iter().copied().chain([(1 << 20) + 1, 3_000_017]);
-    for m in sizes.filter(|&m| m <= limit) {
-        for style in [EulerStyle::Deep, EulerStyle::Shallow] {
-            let g = random_undirected_euler_graph(m, style, m + 5).unwrap();
-            let (t, b) = undirected_euler_circuit(&g, None, Exec::Cuda).unwrap();
-            assert_eq!(b, Backend::Cuda);
-            assert!(
-                is_undirected_euler_circuit(&g, &t),
-                "m = {m} {style:?}: {:?}",
-                verify_undirected_euler_trail(&g, &t, true)
-            );
-            if m > 1 {
-                let mut e: Vec<(u32, u32)> = g.edges().collect();
-                let (u, v) = e.pop().unwrap();
-                let h = g_of(g.vertex_count(), &e);
-                if let Ok((p, _)) = undirected_euler_path(&h, Some(v), Exec::Cuda) {
-                    assert!(is_undirected_euler_path(&h, &p));
-                    if u != v {
-                        assert_eq!((p.vertices[0], *p.vertices.last().unwrap()), (v, u));
-                    }
+    for (m, style, g) in gpu_graphs(4099, random_undirected_euler_graph) {
+        let (t, b) = undirected_euler_circuit(&g, None, Exec::Cuda).unwrap();
+        assert_eq!(b, Backend::Cuda);
+        assert!(
+            is_undirected_euler_circuit(&g, &t),
+            "m = {m} {style:?}: {:?}",
+            verify_undirected_euler_trail(&g, &t, true)
+        );
+        if m > 1 {
+            let mut e: Vec<(u32, u32)> = g.edges().collect();
+            let (u, v) = e.pop().unwrap();
+            let h = g_of(g.vertex_count(), &e);
+            if let Ok((p, _)) = undirected_euler_path(&h, Some(v), Exec::Cuda) {
+                assert!(is_undirected_euler_path(&h, &p));
+                if u != v {
+                    assert_eq!((p.vertices[0], *p.vertices.last().unwrap()), (v, u));
                 }
             }
         }
@@ -434,17 +432,11 @@ proptest! {
     /// first principles, and every trail passes the checker.
     #[test]
     fn prop_random_multigraphs(
-        n in 1u32..30,
-        walks in proptest::collection::vec(proptest::collection::vec(0u32..30, 1..10), 0..8),
+        (n, walks) in walks_strategy(30, 1..10, 0..8),
         extra in proptest::collection::vec((0u32..30, 0u32..30), 0..3),
         source in proptest::option::of(0u32..30),
     ) {
-        let mut e = Vec::new();
-        for w in &walks {
-            for i in 0..w.len() {
-                e.push((w[i] % n, w[(i + 1) % w.len()] % n));
-            }
-        }
+        let mut e = closed_walk_edges(n, &walks);
         e.extend(extra.iter().map(|&(a, b)| (a % n, b % n)));
         let g = g_of(n as usize, &e);
         let (odd, comps) = reference_conditions(&g);
