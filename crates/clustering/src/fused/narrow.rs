@@ -326,7 +326,8 @@ const fn fold_index32(g: usize, off: usize) -> [i32; 16] {
 /// first `$n` lanes from `$p`), `fold` is `$fold` (of the registers' vectors `$a` and `$b`,
 /// rows of `$g` lanes).
 macro_rules! fold_impl {
-    ($name:ident, $t:ty, |$p:ident, $n:ident| $load:expr, |$a:ident, $b:ident, $g:ident| $fold:expr) => {
+    ($name:ident, $t:ty, |$p:ident, $n:ident| $load:expr,
+     |$a:ident, $b:ident, $g:ident| $fold:expr) => {
         impl Fold<$t> for $name {
             #[inline(always)]
             unsafe fn load_first($p: *const $t, $n: usize) -> Self {

@@ -37,12 +37,16 @@ pub(super) trait Lanes<T>: Copy {
     unsafe fn norm2(x: *const T, d: usize) -> f64;
 }
 
+/// Declares the register types of one instruction set and their [`Lanes`]: the `f64`
+/// registers of `$sw` lanes that add up the norms (`$sv` and its operations) once, then per
+/// type its register `$v` of `$w` lanes, `$wide` (`$sw` values from `$sx` at `$su` widened to
+/// `f64`) and its operations.
 macro_rules! lanes {
-    ($name:ident, $t:ty, $v:ty, $w:expr,
-     load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
-     add $addv:ident,
-     le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr,
-     sums $sw:expr, |$sx:ident, $su:ident| $wide:expr, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident) => {
+    (sums $sw:literal, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident;
+     $($name:ident, $t:ty, $v:ty, $w:literal, wide |$sx:ident, $su:ident| $wide:expr,
+       load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
+       add $addv:ident,
+       le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr;)*) => {$(
         #[derive(Clone, Copy)]
         pub(super) struct $name(pub(super) $v);
         impl Lanes<$t> for $name {
@@ -121,24 +125,24 @@ macro_rules! lanes {
                 }
             }
         }
-    };
+    )*};
 }
 
-lanes!(Z32, f32, __m512, 16,
+lanes!(sums 8,
+    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd;
+    Z32, f32, __m512, 16, wide |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
     load _mm512_loadu_ps, store _mm512_storeu_ps, set1 _mm512_set1_ps, fma _mm512_fmadd_ps,
     min _mm512_min_ps, add _mm512_add_ps,
     le |a, b| u32::from(_mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)),
-    hmin |h| _mm512_reduce_min_ps(h),
-    sums 8, |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
-    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
-lanes!(Z64, f64, __m512d, 8,
+    hmin |h| _mm512_reduce_min_ps(h);
+    Z64, f64, __m512d, 8, wide |x, u| _mm512_loadu_pd(x.add(u)),
     load _mm512_loadu_pd, store _mm512_storeu_pd, set1 _mm512_set1_pd, fma _mm512_fmadd_pd,
     min _mm512_min_pd, add _mm512_add_pd,
     le |a, b| u32::from(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)),
-    hmin |h| _mm512_reduce_min_pd(h),
-    sums 8, |x, u| _mm512_loadu_pd(x.add(u)),
-    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd);
-lanes!(Y32, f32, __m256, 8,
+    hmin |h| _mm512_reduce_min_pd(h););
+lanes!(sums 4,
+    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd;
+    Y32, f32, __m256, 8, wide |x, u| _mm256_cvtps_pd(_mm_loadu_ps(x.add(u))),
     load _mm256_loadu_ps, store _mm256_storeu_ps, set1 _mm256_set1_ps, fma _mm256_fmadd_ps,
     min _mm256_min_ps, add _mm256_add_ps,
     le |a, b| _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32,
@@ -146,19 +150,15 @@ lanes!(Y32, f32, __m256, 8,
         let m = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps::<1>(h));
         let m = _mm_min_ps(m, _mm_movehl_ps(m, m));
         _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)))
-    },
-    sums 4, |x, u| _mm256_cvtps_pd(_mm_loadu_ps(x.add(u))),
-    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
-lanes!(Y64, f64, __m256d, 4,
+    };
+    Y64, f64, __m256d, 4, wide |x, u| _mm256_loadu_pd(x.add(u)),
     load _mm256_loadu_pd, store _mm256_storeu_pd, set1 _mm256_set1_pd, fma _mm256_fmadd_pd,
     min _mm256_min_pd, add _mm256_add_pd,
     le |a, b| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)) as u32,
     hmin |h| {
         let m = _mm_min_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd::<1>(h));
         _mm_cvtsd_f64(_mm_min_sd(m, _mm_unpackhi_pd(m, m)))
-    },
-    sums 4, |x, u| _mm256_loadu_pd(x.add(u)),
-    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd);
+    };);
 
 /// `T` seen as `U` (the same type, checked).
 #[inline(always)]
