@@ -213,6 +213,31 @@ pub fn fit_exponent(points: &[(usize, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
+/// The exponent of a runtime series by [`fit_exponent`]: against `n!` for brute force
+/// (`t ~ (n!)^b`, `b` near 1), against `n` for the other solvers.
+///
+/// # Examples
+/// ```
+/// use assignment::experiments::{RuntimePoint, series_exponent};
+/// let pt = |n, seconds| RuntimePoint { solver: assignment::Solver::Greedy, n, seconds };
+/// let b = series_exponent(&[pt(10, 1.0), pt(20, 4.0)]).unwrap();
+/// assert!((b - 2.0).abs() < 1e-9);
+/// ```
+pub fn series_exponent(pts: &[RuntimePoint]) -> Option<f64> {
+    let xy: Vec<(usize, f64)> = pts
+        .iter()
+        .map(|p| {
+            let x = if p.solver == Solver::BruteForce {
+                (1..=p.n).product()
+            } else {
+                p.n
+            };
+            (x, p.seconds)
+        })
+        .collect();
+    fit_exponent(&xy)
+}
+
 /// A solver's time complexity, as the seed's Table 2 gives it: the model fitted to its
 /// runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

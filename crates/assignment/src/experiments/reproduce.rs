@@ -6,8 +6,8 @@ use ndarray::s;
 use warpath_report::{Context, Experiment, ExperimentError, FigureSpec, GpuUse, Row, Spec};
 
 use super::{
-    Complexity, CostDist, approximation_table, fit_exponent, fit_model, harmonic, harmonic2,
-    int_matrix, runtime_series,
+    Complexity, CostDist, approximation_table, fit_model, harmonic, harmonic2, int_matrix,
+    runtime_series, series_exponent,
 };
 use crate::generate::seed_6x6;
 use crate::{
@@ -330,17 +330,6 @@ pub fn lap_fig2(ctx: &Context) -> Result<Experiment, ExperimentError> {
         let model = Complexity::of(solver);
         let xy: Vec<(usize, f64)> = pts.iter().map(|p| (p.n, p.seconds)).collect();
         let fit = fit_model(&xy, model);
-        let slope_x: Vec<(usize, f64)> = pts
-            .iter()
-            .map(|p| {
-                let x = if solver == Solver::BruteForce {
-                    (1..=p.n).product()
-                } else {
-                    p.n
-                };
-                (x, p.seconds)
-            })
-            .collect();
         for p in &pts {
             let mut row = Row::new()
                 .with("solver", solver.name())
@@ -376,7 +365,7 @@ pub fn lap_fig2(ctx: &Context) -> Result<Experiment, ExperimentError> {
             row = row.secs("scale", f.scale).secs("mse_ms2", f.mse * 1e6);
         }
         // A slope of simulated times says nothing: none there.
-        let exponent = fit_exponent(&slope_x).filter(|_| !row.is_simulated());
+        let exponent = series_exponent(&pts).filter(|_| !row.is_simulated());
         e.rows.push(row.with("exponent", exponent));
     }
     e.figure = Some(
