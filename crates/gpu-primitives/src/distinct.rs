@@ -116,81 +116,88 @@ pub fn distinct<K: SortKey>(keys: &[K], exec: Exec) -> Result<Vec<K>, PrimitiveE
     Ok(distinct_with(keys, DistinctOptions::default(), exec)?.values)
 }
 
-/// Distinct keys with optional counts and inverse indices, on unsorted or sorted input, under
-/// the chosen [`Equality`] (see [`Distinct`] for the representative of each group).
-///
-/// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
-/// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
-/// values, and at most `2^22`; integers only) are counted in per-thread tables: one read, no
-/// sort. Otherwise the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort
-/// with `u32` indices when the inverse is wanted) and grouped.
-/// GPU: Onesweep sort (pairs with indices for the inverse), then head flags, a look-back scan
-/// and a scatter on the device; only the results travel back.
-///
-/// # Complexity
-/// `O(n)` for sorted or small-range input, otherwise `O(n * w / 8)` for `w`-bit keys.
-///
-/// # Errors
-/// [`PrimitiveError::TooManyForU32Index`] when `inverse` is asked for over more than
-/// `u32::MAX` keys; [`PrimitiveError::Gpu`] when the GPU path fails.
-///
-/// # Examples
-/// ```
-/// use gpu_primitives::{distinct_with, DistinctOptions, Equality, Exec};
-/// let all = DistinctOptions { counts: true, inverse: true, ..Default::default() };
-/// let d = distinct_with(&[7i32, -1, 7, 7], all, Exec::Cpu)?;
-/// assert_eq!(d.values, vec![-1, 7]);
-/// assert_eq!(d.counts, Some(vec![1, 3]));
-/// assert_eq!(d.inverse, Some(vec![1, 0, 1, 1]));
-///
-/// // numpy's unique(x, return_inverse=True, return_counts=True), and the bitwise option
-/// let x = [0.0f32, f32::NAN, -0.0, -f32::NAN, 2.0];
-/// let d = distinct_with(&x, all, Exec::Cpu)?;
-/// assert_eq!((d.values.len(), d.counts), (3, Some(vec![2, 1, 2])));
-/// assert_eq!(d.inverse, Some(vec![0, 2, 0, 2, 1]));
-/// let bitwise = DistinctOptions { equality: Equality::Bitwise, ..all };
-/// let d = distinct_with(&x, bitwise, Exec::Cpu)?;
-/// assert_eq!(d.counts, Some(vec![1, 1, 1, 1, 1])); // -0.0, +0.0, 2.0, NaN, -NaN
-/// # Ok::<(), gpu_primitives::PrimitiveError>(())
-/// ```
-pub fn distinct_with<K: SortKey>(
-    keys: &[K],
-    options: DistinctOptions,
-    exec: Exec,
-) -> Result<Distinct<K>, PrimitiveError> {
-    distinct_on(keys, options, exec, false)
+/// A public entry point over [`distinct_on`], its docs first: `$name($keys, options, exec)`,
+/// the keys taken as sorted (checked, not sorted) when `$sorted`.
+macro_rules! distinct_entry {
+    ($(#[$doc:meta])* $name:ident($keys:ident), sorted: $sorted:literal) => {
+        $(#[$doc])*
+        pub fn $name<K: SortKey>(
+            $keys: &[K],
+            options: DistinctOptions,
+            exec: Exec,
+        ) -> Result<Distinct<K>, PrimitiveError> {
+            distinct_on($keys, options, exec, $sorted)
+        }
+    };
 }
 
-/// Distinct keys of input that is already sorted ascending in the total order of [`SortKey`]
-/// (for example the output of [`crate::radix_sort`]): no sort, one grouping pass.
-///
-/// # Complexity
-/// `O(n)` work.
-///
-/// # Errors
-/// [`PrimitiveError::NotSorted`] when the input is not sorted (the CPU names the first index
-/// out of order, the GPU reports index 0); [`PrimitiveError::TooManyForU32Index`] when
-/// `inverse` is asked for over more than `u32::MAX` keys; [`PrimitiveError::Gpu`] when the GPU
-/// path fails.
-///
-/// # Examples
-/// ```
-/// use gpu_primitives::{distinct_sorted, DistinctOptions, Exec, PrimitiveError};
-/// let counts = DistinctOptions { counts: true, ..Default::default() };
-/// let d = distinct_sorted(&[1u64, 1, 2, 9, 9], counts, Exec::Cpu)?;
-/// assert_eq!((d.values, d.counts), (vec![1, 2, 9], Some(vec![2, 1, 2])));
-/// assert_eq!(
-///     distinct_sorted(&[2u32, 1], DistinctOptions::default(), Exec::Cpu),
-///     Err(PrimitiveError::NotSorted { index: 1 })
-/// );
-/// # Ok::<(), gpu_primitives::PrimitiveError>(())
-/// ```
-pub fn distinct_sorted<K: SortKey>(
-    sorted: &[K],
-    options: DistinctOptions,
-    exec: Exec,
-) -> Result<Distinct<K>, PrimitiveError> {
-    distinct_on(sorted, options, exec, true)
+distinct_entry! {
+    /// Distinct keys with optional counts and inverse indices, on unsorted or sorted input, under
+    /// the chosen [`Equality`] (see [`Distinct`] for the representative of each group).
+    ///
+    /// CPU: already sorted input (checked in one parallel read that stops at the first descent) is
+    /// grouped directly. Keys whose ordered bits span a small range (at most `max(2^16, n / 4)`
+    /// values, and at most `2^22`; integers only) are counted in per-thread tables: one read, no
+    /// sort. Otherwise the keys are sorted (by [`crate::radix_sort`]'s CPU sort; the radix sort
+    /// with `u32` indices when the inverse is wanted) and grouped.
+    /// GPU: Onesweep sort (pairs with indices for the inverse), then head flags, a look-back scan
+    /// and a scatter on the device; only the results travel back.
+    ///
+    /// # Complexity
+    /// `O(n)` for sorted or small-range input, otherwise `O(n * w / 8)` for `w`-bit keys.
+    ///
+    /// # Errors
+    /// [`PrimitiveError::TooManyForU32Index`] when `inverse` is asked for over more than
+    /// `u32::MAX` keys; [`PrimitiveError::Gpu`] when the GPU path fails.
+    ///
+    /// # Examples
+    /// ```
+    /// use gpu_primitives::{distinct_with, DistinctOptions, Equality, Exec};
+    /// let all = DistinctOptions { counts: true, inverse: true, ..Default::default() };
+    /// let d = distinct_with(&[7i32, -1, 7, 7], all, Exec::Cpu)?;
+    /// assert_eq!(d.values, vec![-1, 7]);
+    /// assert_eq!(d.counts, Some(vec![1, 3]));
+    /// assert_eq!(d.inverse, Some(vec![1, 0, 1, 1]));
+    ///
+    /// // numpy's unique(x, return_inverse=True, return_counts=True), and the bitwise option
+    /// let x = [0.0f32, f32::NAN, -0.0, -f32::NAN, 2.0];
+    /// let d = distinct_with(&x, all, Exec::Cpu)?;
+    /// assert_eq!((d.values.len(), d.counts), (3, Some(vec![2, 1, 2])));
+    /// assert_eq!(d.inverse, Some(vec![0, 2, 0, 2, 1]));
+    /// let bitwise = DistinctOptions { equality: Equality::Bitwise, ..all };
+    /// let d = distinct_with(&x, bitwise, Exec::Cpu)?;
+    /// assert_eq!(d.counts, Some(vec![1, 1, 1, 1, 1])); // -0.0, +0.0, 2.0, NaN, -NaN
+    /// # Ok::<(), gpu_primitives::PrimitiveError>(())
+    /// ```
+    distinct_with(keys), sorted: false
+}
+
+distinct_entry! {
+    /// Distinct keys of input that is already sorted ascending in the total order of [`SortKey`]
+    /// (for example the output of [`crate::radix_sort`]): no sort, one grouping pass.
+    ///
+    /// # Complexity
+    /// `O(n)` work.
+    ///
+    /// # Errors
+    /// [`PrimitiveError::NotSorted`] when the input is not sorted (the CPU names the first index
+    /// out of order, the GPU reports index 0); [`PrimitiveError::TooManyForU32Index`] when
+    /// `inverse` is asked for over more than `u32::MAX` keys; [`PrimitiveError::Gpu`] when the GPU
+    /// path fails.
+    ///
+    /// # Examples
+    /// ```
+    /// use gpu_primitives::{distinct_sorted, DistinctOptions, Exec, PrimitiveError};
+    /// let counts = DistinctOptions { counts: true, ..Default::default() };
+    /// let d = distinct_sorted(&[1u64, 1, 2, 9, 9], counts, Exec::Cpu)?;
+    /// assert_eq!((d.values, d.counts), (vec![1, 2, 9], Some(vec![2, 1, 2])));
+    /// assert_eq!(
+    ///     distinct_sorted(&[2u32, 1], DistinctOptions::default(), Exec::Cpu),
+    ///     Err(PrimitiveError::NotSorted { index: 1 })
+    /// );
+    /// # Ok::<(), gpu_primitives::PrimitiveError>(())
+    /// ```
+    distinct_sorted(sorted), sorted: true
 }
 
 /// [`distinct_with`] (`sorted` false) and [`distinct_sorted`] (`sorted` true: the keys are
