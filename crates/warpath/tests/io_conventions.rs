@@ -691,33 +691,37 @@ fn kmeans_unit_weights_give_the_unweighted_result() {
 #[test]
 fn no_first_line_is_dropped_in_silence() {
     let d = dir("header-rule");
-    // `0x10` is not a u32 number: an error in line 1, not a header
-    std::fs::write(d.join("hex.txt"), "0x10\n5\n3\n").unwrap();
-    fails_with(
-        &d,
-        "sort hex.txt",
-        "parse",
-        &["hex.txt", "line 1, column 1", "0x10"],
-    );
-    // a typo in the first row of a cost matrix: an error, not a 2 x 3 matrix
-    std::fs::write(d.join("typo.csv"), "1,x,3\n4,5,6\n7,8,9\n").unwrap();
-    fails_with(
-        &d,
-        "lap typo.csv",
-        "parse",
-        &["typo.csv", "line 1, column 3"],
-    );
+    std::fs::write(d.join("p.csv"), "1,2\n3,4\n5,6\n").unwrap();
+    // a parse error in line 1 names the file, never a header: (file, text, command, needles)
+    for (file, text, command, needles) in [
+        // `0x10` is not a u32 number
+        (
+            "hex.txt",
+            "0x10\n5\n3\n",
+            "sort",
+            &["line 1, column 1", "0x10"][..],
+        ),
+        // a typo in the first row of a cost matrix: not a 2 x 3 matrix
+        (
+            "typo.csv",
+            "1,x,3\n4,5,6\n7,8,9\n",
+            "lap",
+            &["line 1, column 3"],
+        ),
+        // a typo in the first row of points or weights: the same
+        (
+            "w.txt",
+            "1O\n1\n1\n",
+            "kmeans p.csv --k 2 --weights",
+            &["line 1"],
+        ),
+    ] {
+        std::fs::write(d.join(file), text).unwrap();
+        let needles = [&[file][..], needles].concat();
+        fails_with(&d, &format!("{command} {file}"), "parse", &needles);
+    }
     let out = run_in(&d, "lap typo.csv");
     assert!(!out.status.success());
-    // a typo in the first row of points or weights: the same
-    std::fs::write(d.join("p.csv"), "1,2\n3,4\n5,6\n").unwrap();
-    std::fs::write(d.join("w.txt"), "1O\n1\n1\n").unwrap();
-    fails_with(
-        &d,
-        "kmeans p.csv --k 2 --weights w.txt",
-        "parse",
-        &["w.txt", "line 1"],
-    );
     // a real header is skipped and reported
     std::fs::write(d.join("named.txt"), "value\n3\n1\n2\n").unwrap();
     let out = ok(&d, "sort named.txt --json");
