@@ -558,11 +558,17 @@ mod tests {
     use super::*;
     use warpath_report::Size;
 
+    /// Runs the experiment `run` at the quick size and checks that it has `rows` rows.
+    fn quick(run: fn(&Context) -> Result<Experiment, ExperimentError>, rows: usize) -> Experiment {
+        let e = run(&Context::new(Size::Quick)).unwrap();
+        assert_eq!(e.rows.len(), rows, "{}", e.id);
+        e
+    }
+
     #[test]
     fn euler_chart_quick_times_every_method_on_both_styles() {
-        let e = euler_chart(&Context::new(Size::Quick)).unwrap();
         // 3 sizes x 2 styles x 2 CPU methods.
-        assert_eq!(e.rows.len(), 12);
+        let e = quick(euler_chart, 12);
         for r in &e.rows {
             assert_eq!(r.get("verified"), Some(&true.into()));
             let m = r.get_f64("edges").unwrap();
@@ -577,8 +583,7 @@ mod tests {
 
     #[test]
     fn euler_stages_count_the_cycles_of_the_pairing() {
-        let e = euler_stages(&Context::new(Size::Quick)).unwrap();
-        assert_eq!(e.rows.len(), 2);
+        let e = quick(euler_stages, 2);
         for r in &e.rows {
             let cycles = r.get_f64("cycles_after_pairing").unwrap();
             // Connected: the forest joins every cycle with one link fewer.
@@ -642,8 +647,7 @@ mod tests {
 
     #[test]
     fn edges_extraction_quick_agrees_with_the_sequential_edges() {
-        let e = edges_extraction(&Context::new(Size::Quick)).unwrap();
-        assert_eq!(e.rows.len(), 2);
+        let e = quick(edges_extraction, 2);
         for r in &e.rows {
             assert_eq!(r.get("verified"), Some(&true.into()));
             assert_eq!(r.get_f64("edges"), Some(1_000_000.0));

@@ -8,6 +8,17 @@ fn rd(s: &str, f: GraphFormat) -> Result<Graph, GraphError> {
     read_graph(s.as_bytes(), f)
 }
 
+/// Reads `s` as `f` and checks that the graph has `vertices` vertices and `edges` edges.
+fn rd_sized(s: &str, f: GraphFormat, vertices: usize, edges: u64) -> Graph {
+    let g = rd(s, f).unwrap();
+    assert_eq!(
+        (g.vertex_count(), g.edge_count()),
+        (vertices, edges),
+        "{f:?}"
+    );
+    g
+}
+
 fn line_of(e: GraphError) -> usize {
     match e {
         GraphError::Parse { line, .. } => line,
@@ -53,14 +64,13 @@ fn edge_list_and_snap() {
         line_of(rd("a b\na\n", GraphFormat::EdgeList).unwrap_err()),
         2
     );
-    let g = rd(
+    // dense integer ids: vertex v is the file's v (ids 2..6 have no edges)
+    let g = rd_sized(
         "# Directed graph\n# FromNodeId\tToNodeId\n0\t1\n1\t007\n7\t0\t0.5\n",
         GraphFormat::Snap,
-    )
-    .unwrap();
-    // dense integer ids: vertex v is the file's v (ids 2..6 have no edges)
-    assert_eq!(g.vertex_count(), 8);
-    assert_eq!(g.edge_count(), 3);
+        8,
+        3,
+    );
     assert_eq!(g.vertex_label(7), "7");
     assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1), (1, 7), (7, 0)]);
     // sparse ids: numbered in order of appearance, named by the file's ids
@@ -163,13 +173,12 @@ fn parallel_reading_matches_order_of_appearance() {
 
 #[test]
 fn adjacency_round_trip_and_errors() {
-    let g = rd(
+    let g = rd_sized(
         "0 -> 1, 2\n1 -> 0\n2 -> 0, 2\n3 ->\n",
         GraphFormat::Adjacency,
-    )
-    .unwrap();
-    assert_eq!(g.edge_count(), 5);
-    assert_eq!(g.vertex_count(), 4);
+        4,
+        5,
+    );
     let mut out = Vec::new();
     write_adjacency(&g, &mut out).unwrap();
     let h = read_graph(&out[..], GraphFormat::Adjacency).unwrap();
@@ -363,4 +372,25 @@ fn regression_vertex_names_count_against_memory() {
     let text = "%%MatrixMarket matrix coordinate pattern general\n3 3 4000000000\n1 2\n";
     let err = read_graph(text.as_bytes(), GraphFormat::MatrixMarket).unwrap_err();
     assert!(err.to_string().contains("only 1 given"), "{err}");
+}
+
+#[test]
+fn format_and_style_names_parse_in_any_case() {
+    assert_eq!("ADJ".parse::<GraphFormat>(), Ok(GraphFormat::Adjacency));
+    assert_eq!(
+        "Matrix-Market".parse::<GraphFormat>(),
+        Ok(GraphFormat::MatrixMarket)
+    );
+    assert_eq!(
+        "x".parse::<GraphFormat>(),
+        Err("format must be edges, adjacency, snap or mtx, not `x`".to_string())
+    );
+    assert_eq!(
+        "Shallow".parse::<crate::EulerStyle>(),
+        Ok(crate::EulerStyle::Shallow)
+    );
+    assert_eq!(
+        "x".parse::<crate::EulerStyle>(),
+        Err("style must be deep or shallow, not `x`".to_string())
+    );
 }
