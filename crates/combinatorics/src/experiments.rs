@@ -192,6 +192,15 @@ fn gpu_batch_times(
 /// The seed's step variants: (version, steps per unrank).
 const SEED_VERSIONS: [(&str, u32); 3] = [("1", 0), ("2", 1), ("3", 9)];
 
+/// `row` with the cells that name a run of `perm-11`: the version, its `next_permutation`
+/// steps per unrank (none for the chunked CPU default), `n` and how many permutations.
+fn perm_row(row: Row, version: &str, steps: Option<u32>, n: usize, permutations: u64) -> Row {
+    row.with("version", version)
+        .with("steps", steps)
+        .with("n", n)
+        .with("permutations", permutations)
+}
+
 /// `perm-11`: every permutation of `n` elements (11 in `--full`, 10 in `--quick`) with 0, 1
 /// and 9 `next_permutation` steps per unrank (the seed's versions 1–3) and with the CPU's
 /// default (one unrank per 32,768), on the CPU and, where usable, the GPU (kernel alone and
@@ -221,13 +230,14 @@ pub fn perm_11(ctx: &Context) -> Result<Experiment, ExperimentError> {
         ("opencl", "3", Some(9), 456.0),
     ] {
         e.seed_rows.push(
-            Row::new()
-                .with("backend", backend)
-                .with("version", version)
-                .with("steps", steps)
-                .with("n", 11)
-                .with("permutations", 39_916_800u64)
-                .with("seconds", ms / 1e3),
+            perm_row(
+                Row::new().with("backend", backend),
+                version,
+                steps,
+                11,
+                39_916_800,
+            )
+            .with("seconds", ms / 1e3),
         );
     }
     e.notes.push(format!(
@@ -275,12 +285,7 @@ pub fn perm_11(ctx: &Context) -> Result<Experiment, ExperimentError> {
         };
         let seconds = median(&mut times);
         e.rows.push(
-            Row::new()
-                .with("backend", "cpu")
-                .with("version", version)
-                .with("steps", steps)
-                .with("n", n)
-                .with("permutations", total)
+            perm_row(Row::new().with("backend", "cpu"), version, steps, n, total)
                 .with("threads", rayon::current_num_threads())
                 .secs("seconds", seconds)
                 .with("m_perms_per_second", total as f64 / seconds / 1e6)
@@ -308,11 +313,7 @@ pub fn perm_11(ctx: &Context) -> Result<Experiment, ExperimentError> {
             let (kernel, with_download) =
                 gpu_batch_times(gpu, gn, 0, gtotal, &opts, reps, &mut host)?;
             e.rows.push(
-                Row::new()
-                    .with("version", version)
-                    .with("steps", steps)
-                    .with("n", gn)
-                    .with("permutations", gtotal)
+                perm_row(Row::new(), version, Some(steps), gn, gtotal)
                     .on_gpu(ctx)
                     .secs("seconds", kernel)
                     .secs("with_download_seconds", with_download)
@@ -452,11 +453,11 @@ pub fn perm_12(ctx: &Context) -> Result<Experiment, ExperimentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warpath_report::Size;
+    use warpath_report::run_quick;
 
     #[test]
     fn pin_sequence_holds_every_pin_in_10003_presses() {
-        let e = debruijn_pin(&Context::new(Size::Quick)).unwrap();
+        let e = run_quick(debruijn_pin);
         assert_eq!(e.rows.len(), 2);
         for r in &e.rows {
             assert_eq!(r.get_f64("cyclic_length"), Some(10_000.0));
@@ -473,11 +474,11 @@ mod tests {
 #[cfg(test)]
 mod perm_tests {
     use super::*;
-    use warpath_report::Size;
+    use warpath_report::run_quick;
 
     #[test]
     fn perm_11_quick_makes_every_permutation_with_every_step_count() {
-        let e = perm_11(&Context::new(Size::Quick)).unwrap();
+        let e = run_quick(perm_11);
         let versions: Vec<String> = e
             .rows
             .iter()
@@ -499,7 +500,7 @@ mod perm_tests {
 
     #[test]
     fn perm_12_quick_batches_cover_every_rank_once() {
-        let e = perm_12(&Context::new(Size::Quick)).unwrap();
+        let e = run_quick(perm_12);
         assert_eq!(e.rows.len(), 12); // 11 batches of 10! and the total
         let per_batch: f64 = e.rows[..11]
             .iter()

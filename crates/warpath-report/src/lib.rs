@@ -400,6 +400,24 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Runs the experiment `run` at the quick size without a GPU and returns it: where the
+/// crates' tests of their experiments start.
+///
+/// # Panics
+/// When `run` fails, with its message.
+///
+/// # Examples
+/// ```
+/// use warpath_report::{Context, Experiment, ExperimentError, run_quick};
+/// fn demo(_: &Context) -> Result<Experiment, ExperimentError> {
+///     Ok(Experiment::new("demo", "000", "a demo"))
+/// }
+/// assert_eq!(run_quick(demo).id, "demo");
+/// ```
+pub fn run_quick(run: fn(&Context) -> Result<Experiment, ExperimentError>) -> Experiment {
+    run(&Context::new(Size::Quick)).unwrap_or_else(|e| panic!("the quick run failed: {e}"))
+}
+
 /// Runs `f` `repeats` times and returns the median wall time in seconds and the last result.
 ///
 /// # Examples
