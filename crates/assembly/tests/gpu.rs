@@ -244,6 +244,37 @@ proptest::proptest! {
     }
 }
 
+/// Assembles `fa` (k, `partitions` buckets) through the bucketed pipeline on the CPU and on
+/// the GPU and checks that both write the same FASTA and GFA, byte for byte, and that the GPU
+/// did count and compact.
+fn bucketed_gpu_writes_the_cpu_files(fa: &[u8], k: usize, partitions: usize) {
+    let src = [ReadSource::Bytes(fa, "r.fa")];
+    let files = |exec| {
+        let mut o = CountOptions::new(k);
+        o.exec = exec;
+        o.partitions = partitions;
+        let a = assembly::assemble::<u64>(&src, &o, true, &mut |_| {}).unwrap();
+        assert_eq!(a.stats.check, Ok(()));
+        let (mut fasta, mut gfa) = (Vec::new(), Vec::new());
+        a.write_fasta(&mut fasta).unwrap();
+        a.write_gfa(&mut gfa).unwrap();
+        (
+            a.stats.counting.backend,
+            a.stats.compaction_backend,
+            fasta,
+            gfa,
+        )
+    };
+    let cpu = files(Exec::Cpu);
+    let gpu = files(Exec::Cuda);
+    assert_eq!(
+        (gpu.0, gpu.1),
+        (assembly::Backend::Cuda, assembly::Backend::Cuda)
+    );
+    assert!(gpu.2 == cpu.2, "k={k}: FASTA differs");
+    assert!(gpu.3 == cpu.3, "k={k}: GFA differs");
+}
+
 /// The bucketed pipeline on the GPU (counting by groups of buckets through the device's
 /// distinct-with-counts, each bucket's end records sorted on the device) writes the CPU's
 /// files, byte for byte.
@@ -253,33 +284,20 @@ fn gpu_bucketed_assembly_writes_the_cpu_files() {
         return;
     };
     for (seed, k) in [(31u64, 15usize), (32, 31)] {
-        let fa = simulated_fasta(1_500, seed, 0.01);
-        let src = [ReadSource::Bytes(&fa, "r.fa")];
-        let files = |exec| {
-            let mut o = CountOptions::new(k);
-            o.exec = exec;
-            o.partitions = 4;
-            let a = assembly::assemble::<u64>(&src, &o, true, &mut |_| {}).unwrap();
-            assert_eq!(a.stats.check, Ok(()));
-            let (mut fasta, mut gfa) = (Vec::new(), Vec::new());
-            a.write_fasta(&mut fasta).unwrap();
-            a.write_gfa(&mut gfa).unwrap();
-            (
-                a.stats.counting.backend,
-                a.stats.compaction_backend,
-                fasta,
-                gfa,
-            )
-        };
-        let cpu = files(Exec::Cpu);
-        let gpu = files(Exec::Cuda);
-        assert_eq!(
-            (gpu.0, gpu.1),
-            (assembly::Backend::Cuda, assembly::Backend::Cuda)
-        );
-        assert!(gpu.2 == cpu.2, "k={k}: FASTA differs");
-        assert!(gpu.3 == cpu.3, "k={k}: GFA differs");
+        bucketed_gpu_writes_the_cpu_files(&simulated_fasta(1_500, seed, 0.01), k, 4);
     }
+}
+
+/// Counting in several device launches (over two million k-mers: groups of at least 2^20,
+/// the next group decoded while the device counts one) writes the CPU's files too.
+#[test]
+fn gpu_counting_in_several_groups_writes_the_cpu_files() {
+    let Some(_gpu) = gpu_for_test("gpu_counting_in_several_groups_writes_the_cpu_files") else {
+        return;
+    };
+    let genome = random_genome(400_000, 33);
+    let fa = reads_to_fasta(&simulate_reads(&genome, 100, 8.0, 0.01, 34));
+    bucketed_gpu_writes_the_cpu_files(&fa, 31, 16);
 }
 
 /// Eulertigs whose Euler circuit runs on the GPU: as many strings, as long, with the same

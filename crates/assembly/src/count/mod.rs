@@ -13,8 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use gpu_runtime::{Backend, Exec, Target};
-use rayon::prelude::*;
+use gpu_runtime::{Backend, Target};
 
 use crate::AssemblyError;
 use crate::bucketing::{
@@ -30,6 +29,9 @@ use crate::work::{Progress, for_each_bucket};
 use colored::{COLOR_WORKER_BYTES, ColorWorker, colored_pass, group_superkmers};
 
 mod colored;
+mod gpu;
+
+use gpu::count_on_gpu;
 
 /// What counting found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -469,81 +471,6 @@ fn write_run<W: Word>(
     w.out.clear();
     put_solid_run(kmers, counts, &w.flags, &mut w.out);
     w.solid.write_direct(bucket, &w.out)
-}
-
-/// Counting on the GPU: groups of buckets (up to 2^26 k-mers, within the memory bound) go
-/// through one device distinct-with-counts each; each solid k-mer is then routed to its own
-/// bucket's run (the group's output is sorted, so each bucket's share stays sorted).
-#[allow(clippy::too_many_arguments)]
-fn count_on_gpu<W: CountWord>(
-    plan: &Plan,
-    bucketed: &Bucketed,
-    solid: &Spill,
-    foreign: &Spill,
-    sizes: &[AtomicU64],
-    foreign_sizes: &Mutex<Vec<u64>>,
-    tally: &Mutex<Tally>,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<(), AssemblyError> {
-    let b = plan.buckets;
-    // the host holds the k-mers, the distinct values and their counts: 24 bytes a k-mer
-    let cap = (plan.budget.usable() / (3 * W::BYTES as u64 + 8)).clamp(1, 1 << 26);
-    let mut w = CountWorker::<W>::new(
-        foreign.writer((plan.budget.usable() / 16 / b as u64).clamp(256, 1 << 16) as usize)?,
-        solid.writer(1 << 16)?,
-        b,
-        None,
-    );
-    let mut start = 0;
-    while start < b {
-        plan.cancel.check()?;
-        progress(Progress::Stage {
-            stage: "counting",
-            done: start as u64,
-            total: b as u64,
-        });
-        let mut end = start;
-        let mut total = 0;
-        while end < b && (end == start || total + bucketed.occurrences[end] <= cap) {
-            total += bucketed.occurrences[end];
-            end += 1;
-        }
-        let mut kmers: Vec<W> = Vec::with_capacity(total as usize);
-        for bucket in start..end {
-            bucketed
-                .spill
-                .for_each_chunk(bucket, &mut w.scratch, &mut |chunk| {
-                    for_each_kmer::<W>(chunk, plan.k, |fw, rc| {
-                        kmers.push(if rc < fw { rc } else { fw })
-                    });
-                    Ok(())
-                })?;
-        }
-        let (distinct, runs) = W::count_words(&mut kmers, Exec::Cuda)?;
-        drop(kmers);
-        let mut per_bucket: Vec<(Vec<W>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); end - start];
-        let homes: Vec<usize> = distinct
-            .par_iter()
-            .map(|&x| end_buckets(x, plan.k, plan.m, b).2)
-            .collect();
-        for ((&x, &c), &home) in distinct.iter().zip(&runs).zip(&homes) {
-            w.tally.record(c);
-            if c >= plan.min_count as u64 && c <= plan.max_count as u64 {
-                let (ks, cs) = &mut per_bucket[home - start];
-                ks.push(x);
-                cs.push(c.min(u32::MAX as u64) as u32);
-            }
-        }
-        for (i, (ks, cs)) in per_bucket.into_iter().enumerate() {
-            w.tally.solid += ks.len() as u64;
-            sizes[start + i].store(ks.len() as u64, Ordering::Relaxed);
-            if !ks.is_empty() {
-                write_run(plan, start + i, &ks, &cs, &mut w)?;
-            }
-        }
-        start = end;
-    }
-    w.finish(tally, foreign_sizes)
 }
 
 #[cfg(test)]
