@@ -724,7 +724,14 @@ mod tests {
         let s1 = chunk_stats(x, None, c.view(), 0, Exec::Cpu).unwrap();
         let mut labels = vec![u32::MAX; 20000];
         let flat: Vec<f64> = c.iter().copied().collect();
-        let st = crate::cpu::step_parallel(x.as_slice().unwrap(), 4, None, &flat, 8, &mut labels);
+        let st = crate::cpu::step_parallel(
+            x.as_slice().unwrap(),
+            4,
+            (None, None, None),
+            &flat,
+            8,
+            &mut labels,
+        );
         assert_eq!(
             (s1.sums, s1.counts, s1.inertia),
             (st.sums, st.counts, st.inertia)

@@ -76,58 +76,52 @@ pub(crate) fn step_reference<T: Element>(
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
-    // A constant small dimension lets the distance drop its empty partial sums
-    // ([`dist2_small`], the same bits); the seed's shapes are d = 2.
-    match d {
-        1 => step_reference_d::<T, 1>(data, d, weights, centroids, k, labels),
-        2 => step_reference_d::<T, 2>(data, d, weights, centroids, k, labels),
-        4 => step_reference_d::<T, 4>(data, d, weights, centroids, k, labels),
-        8 => step_reference_d::<T, 8>(data, d, weights, centroids, k, labels),
-        _ => step_reference_d::<T, 0>(data, d, weights, centroids, k, labels),
-    }
-}
-
-/// [`step_reference`] for `d == D` (`D > 0`) or any `d` (`D == 0`).
-#[inline(always)]
-fn step_reference_d<T: Element, const D: usize>(
-    data: &[T],
-    d: usize,
-    weights: Option<&[f64]>,
-    centroids: &[f64],
-    k: usize,
-    labels: &mut [u32],
-) -> StepStats {
-    let dist2 = |x: &[T], c: &[f64]| {
-        if D > 0 {
-            let xv: [f64; D] = std::array::from_fn(|t| x[t].to_f64());
-            dist2_small(&xv, |u| c[u])
-        } else {
-            dist2_f64(x, c)
-        }
-    };
-    let mut st = StepStats::zeros(k, d);
-    for (i, x) in data.chunks_exact(d).enumerate() {
-        let mut best = f64::INFINITY;
-        let mut bl = 0usize;
-        for j in 0..k {
-            let dist = dist2(x, &centroids[j * d..(j + 1) * d]);
-            if dist < best {
-                best = dist;
-                bl = j;
+    // The step for `d == D` (`D > 0`) or any `d` (`D == 0`): a constant small dimension lets
+    // the distance drop its empty partial sums ([`dist2_small`], the same bits); the seed's
+    // shapes are d = 2.
+    macro_rules! step_d {
+        ($d:literal) => {{
+            const D: usize = $d;
+            let dist2 = |x: &[T], c: &[f64]| {
+                if D > 0 {
+                    let xv: [f64; D] = std::array::from_fn(|t| x[t].to_f64());
+                    dist2_small(&xv, |u| c[u])
+                } else {
+                    dist2_f64(x, c)
+                }
+            };
+            let mut st = StepStats::zeros(k, d);
+            for (i, x) in data.chunks_exact(d).enumerate() {
+                let mut best = f64::INFINITY;
+                let mut bl = 0usize;
+                for j in 0..k {
+                    let dist = dist2(x, &centroids[j * d..(j + 1) * d]);
+                    if dist < best {
+                        best = dist;
+                        bl = j;
+                    }
+                }
+                let w = weights.map_or(1.0, |w| w[i]);
+                if labels[i] != bl as u32 {
+                    st.changed += 1;
+                    labels[i] = bl as u32;
+                }
+                for (s, v) in st.sums[bl * d..(bl + 1) * d].iter_mut().zip(x) {
+                    *s += w * v.to_f64();
+                }
+                st.counts[bl] += w;
+                st.inertia += w * best;
             }
-        }
-        let w = weights.map_or(1.0, |w| w[i]);
-        if labels[i] != bl as u32 {
-            st.changed += 1;
-            labels[i] = bl as u32;
-        }
-        for (s, v) in st.sums[bl * d..(bl + 1) * d].iter_mut().zip(x) {
-            *s += w * v.to_f64();
-        }
-        st.counts[bl] += w;
-        st.inertia += w * best;
+            st
+        }};
     }
-    st
+    match d {
+        1 => step_d!(1),
+        2 => step_d!(2),
+        4 => step_d!(4),
+        8 => step_d!(8),
+        _ => step_d!(0),
+    }
 }
 
 /// The centres of one step, prepared for the assignment engine in the caller's order.
@@ -139,26 +133,40 @@ pub(crate) fn prepare<T: Element>(centroids: &[f64], k: usize, d: usize) -> Cent
 #[inline(always)]
 pub(crate) fn accumulate<T: Element>(st: &mut StepStats, x: &[T], w: f64, label: usize, d2: f64) {
     let d = x.len();
-    add_scaled(&mut st.sums[label * d..(label + 1) * d], x, w);
+    add_scaled::<T, false>(
+        &mut st.sums[label * d..(label + 1) * d],
+        x,
+        w,
+        &mut [0.0; 8],
+    );
     st.counts[label] += w;
     st.inertia += w * d2;
 }
 
-/// `sums += w x`, element by element in `f64`, eight lanes at a time.
+/// `sums += w x`, element by element in `f64`, eight lanes at a time; with `NORM`, also
+/// `x_u^2` added to `acc[u % 8]` (the same pass over `x`).
 #[inline(always)]
-fn add_scaled<T: Element>(sums: &mut [f64], x: &[T], w: f64) {
+fn add_scaled<T: Element, const NORM: bool>(sums: &mut [f64], x: &[T], w: f64, acc: &mut [f64; 8]) {
     let (xs, xr) = x.as_chunks::<8>();
     let (ss, sr) = sums.as_chunks_mut::<8>();
     for (a, s) in xs.iter().zip(ss) {
+        // Whole arrays in and out: the shape the vectoriser takes.
         let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
         let mut sv = *s;
         for l in 0..8 {
             sv[l] += w * v[l];
+            if NORM {
+                acc[l] += v[l] * v[l];
+            }
         }
         *s = sv;
     }
-    for (s, a) in sr.iter_mut().zip(xr) {
-        *s += w * a.to_f64();
+    for (l, (a, s)) in xr.iter().zip(sr).enumerate() {
+        let v = a.to_f64();
+        *s += w * v;
+        if NORM {
+            acc[l] += v * v;
+        }
     }
 }
 
@@ -173,25 +181,8 @@ pub(crate) fn accumulate_norm<T: Element>(
     label: usize,
 ) {
     let d = x.len();
-    let sums = &mut st.sums[label * d..(label + 1) * d];
     let mut acc = [0.0f64; 8];
-    let (xs, xr) = x.as_chunks::<8>();
-    let (ss, sr) = sums.as_chunks_mut::<8>();
-    for (a, s) in xs.iter().zip(ss) {
-        // Whole arrays in and out: the shape the vectoriser takes.
-        let v: [f64; 8] = std::array::from_fn(|l| a[l].to_f64());
-        let mut sv = *s;
-        for l in 0..8 {
-            sv[l] += w * v[l];
-            acc[l] += v[l] * v[l];
-        }
-        *s = sv;
-    }
-    for (l, (a, s)) in xr.iter().zip(sr).enumerate() {
-        let v = a.to_f64();
-        *s += w * v;
-        acc[l] += v * v;
-    }
+    add_scaled::<T, true>(&mut st.sums[label * d..(label + 1) * d], x, w, &mut acc);
     q[label] += w * combine8(acc);
     st.counts[label] += w;
 }
@@ -419,39 +410,20 @@ fn add_small<T: Element, const D: usize>(
     st.inertia += w * d2;
 }
 
-/// The rayon step: leaves of [`block_rows`] rows merged along a fixed binary tree.
+/// The rayon step: leaves of [`block_rows`] rows merged along a fixed binary tree. `rows`:
+/// the rows' weights, and where at hand their `|x|^2` ([`row_norms_parallel`]), which the
+/// fused kernel then reads instead of computing, and for a few centres the rows packed for
+/// the narrow kernel ([`crate::fused::narrow::pack_rows`]).
 pub(crate) fn step_parallel<T: Element>(
     data: &[T],
     d: usize,
-    weights: Option<&[f64]>,
-    centroids: &[f64],
-    k: usize,
-    labels: &mut [u32],
-) -> StepStats {
-    step_parallel_normed(data, d, (weights, None, None), centroids, k, labels)
-}
-
-/// [`step_parallel`] with the rows' `|x|^2` at hand ([`row_norms_parallel`]), which the fused
-/// kernel then reads instead of computing, and for a few centres the rows packed for the
-/// narrow kernel ([`crate::fused::narrow::pack_rows`]).
-pub(crate) fn step_parallel_normed<T: Element>(
-    data: &[T],
-    d: usize,
-    (weights, norms, packed): crate::fused::RowAids<'_, T>,
+    rows: crate::fused::RowAids<'_, T>,
     centroids: &[f64],
     k: usize,
     labels: &mut [u32],
 ) -> StepStats {
     let parallel = parallel_step(labels.len(), k, d);
-    step_tree(
-        data,
-        d,
-        (weights, norms, packed),
-        centroids,
-        k,
-        labels,
-        parallel,
-    )
+    step_tree(data, d, rows, centroids, k, labels, parallel)
 }
 
 /// `|x|^2` of every row of `data` ([`crate::assign::norm2`]'s bits), on all threads: computed
@@ -749,7 +721,7 @@ impl<T: Element> Stepper for CpuStepper<'_, T> {
                             .get_or_insert_with(|| crate::fused::narrow::pack_rows(data, d))
                             .as_slice()
                     });
-                step_parallel_normed(
+                step_parallel(
                     data,
                     d,
                     (self.weights, norms, packed),

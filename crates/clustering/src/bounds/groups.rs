@@ -89,7 +89,7 @@ impl Groups {
                 .collect();
             let mut labels = vec![u32::MAX; k];
             for _ in 0..GROUPING_ITERATIONS {
-                let st = step_parallel(centroids, d, None, &gc, t, &mut labels);
+                let st = step_parallel(centroids, d, (None, None, None), &gc, t, &mut labels);
                 for g in 0..t {
                     if st.counts[g] > 0.0 {
                         for u in 0..d {

@@ -115,10 +115,10 @@ fn fast_step_labels_are_the_references() {
         let mut la = vec![u32::MAX; n];
         let mut lb = vec![u32::MAX; n];
         step_reference(&data, d, None, &c, k, &mut la);
-        step_parallel(&data, d, None, &c, k, &mut lb);
+        step_parallel(&data, d, (None, None, None), &c, k, &mut lb);
         assert_eq!(la, lb, "f64 n {n} d {d} k {k}");
         step_reference(&f32data, d, None, &c, k, &mut la);
-        step_parallel(&f32data, d, None, &c, k, &mut lb);
+        step_parallel(&f32data, d, (None, None, None), &c, k, &mut lb);
         assert_eq!(la, lb, "f32 n {n} d {d} k {k}");
     }
 }

@@ -17,7 +17,7 @@ fn reference_and_parallel_step(
     let mut la = vec![u32::MAX; n];
     let mut lb = vec![u32::MAX; n];
     let sa = step_reference(data, d, None, c, k, &mut la);
-    let sb = step_parallel(data, d, None, c, k, &mut lb);
+    let sb = step_parallel(data, d, (None, None, None), c, k, &mut lb);
     assert_labels_match_up_to_ties(data, d, c, &la, &lb, 1e-12);
     (sa, sb, la, lb)
 }
@@ -45,7 +45,7 @@ fn parallel_step_matches_reference() {
                 assert_eq!(sb.changed, n as u64);
             }
             // A second step with the same centroids changes nothing.
-            let again = step_parallel(&data, d, None, &c, k, &mut lb);
+            let again = step_parallel(&data, d, (None, None, None), &c, k, &mut lb);
             assert_eq!(again.changed, 0, "k={k} d={d} n={n}");
         }
     }
@@ -63,7 +63,10 @@ fn parallel_step_is_bit_identical_for_any_thread_count() {
             .unwrap();
         pool.install(|| {
             let mut l = vec![u32::MAX; n];
-            (step_parallel(&data, d, None, &c, k, &mut l), l)
+            (
+                step_parallel(&data, d, (None, None, None), &c, k, &mut l),
+                l,
+            )
         })
     };
     let (a, la) = run(1);
@@ -83,10 +86,12 @@ fn a_team_gives_the_bits_of_rayon() {
     let data = random_data(n, d, 7);
     let c = random_data(k, d, 8);
     let mut l = vec![u32::MAX; n];
-    let want = step_parallel(&data, d, None, &c, k, &mut l);
+    let want = step_parallel(&data, d, (None, None, None), &c, k, &mut l);
     for threads in 1..=3 {
         let mut lt = vec![u32::MAX; n];
-        let got = crate::team::with_team(threads, || step_parallel(&data, d, None, &c, k, &mut lt));
+        let got = crate::team::with_team(threads, || {
+            step_parallel(&data, d, (None, None, None), &c, k, &mut lt)
+        });
         assert_eq!(got, want, "{threads} threads");
         assert_eq!(lt, l);
     }
