@@ -160,13 +160,13 @@ fn errors() {
 
 #[test]
 fn strided_batch_matches_single_solves() {
-    for (m, stride, batch) in [
-        (1, 1, 5),
-        (3, 4, 2),
-        (33, 40, 17),
-        (401, 401, 9),
-        (1025, 1030, 3),
-    ] {
+    // Every system size with every gap between systems and every batch size.
+    let layouts = [1, 3, 33, 401, 1025].into_iter().flat_map(|m| {
+        [0, 1, 5, 7]
+            .into_iter()
+            .flat_map(move |gap| [2, 3, 5, 9, 17].map(move |batch| (m, m + gap, batch)))
+    });
+    for (m, stride, batch) in layouts {
         for solver in [
             TridiagSolver::Thomas,
             TridiagSolver::CyclicReduction,
