@@ -149,7 +149,7 @@ pub(crate) struct Centres<T> {
 /// Data of at least this many bytes streams from memory at every step rather than stay in the
 /// last-level cache (half of the 32 MiB of the Zen 4 and Zen 5 parts measured): the fused
 /// kernels prefetch its rows ([`Centres::prefetch`]). Below, the rows are cached and the
-/// prefetches would only take load slots (BENCHMARKS.md, clustering, "seventeenth session").
+/// prefetches would only take load slots (BENCHMARKS.md, "CPU-dependent choices").
 pub(crate) const STREAMED_BYTES: usize = 16 << 20;
 
 impl<T> Centres<T> {
