@@ -561,41 +561,76 @@ pub fn euler_path(g: &Graph, exec: Exec) -> Result<(EulerTrail, Backend), EulerE
     Ok((trail, target.backend()))
 }
 
-/// An Euler path from `s` to `t` (which must satisfy the ±1 rule) through a circuit of `g`
-/// plus the virtual edge `t -> s`, computed by `circuit`.
-fn path_via_virtual_edge(
-    g: &Graph,
-    s: u32,
-    t: u32,
-    circuit: impl Fn(&Graph) -> Result<EulerTrail, EulerError>,
+/// A multigraph whose Euler paths are found as circuits of the graph plus one virtual edge
+/// from the path's end to its start, cut there: the directed and the undirected one.
+trait VirtualEdge: Sized {
+    /// The most edges a graph of this kind holds.
+    const MAX_EDGES: u64;
+    /// The number of edges.
+    fn edges(&self) -> u64;
+    /// The graph plus the virtual edge from `end` to `start`, and the virtual edge's id.
+    fn augment(&self, start: u32, end: u32) -> Result<(Self, u32), EulerError>;
+    /// The error for a path of this graph when the augmented graph is disconnected.
+    fn disconnected_path(&self) -> EulerError;
+    /// The Euler path from `start` that the `circuit` of the augmented graph gives, cut at the
+    /// virtual edge `virt`.
+    fn cut(&self, circuit: EulerTrail, virt: u32, start: u32) -> EulerTrail;
+}
+
+/// An Euler path from `start` to `end` (the two ends the degrees allow) through a circuit of
+/// `g` plus the virtual edge `end -> start`, computed by `circuit`.
+fn path_via_virtual_edge<G: VirtualEdge>(
+    g: &G,
+    start: u32,
+    end: u32,
+    circuit: impl Fn(&G) -> Result<EulerTrail, EulerError>,
 ) -> Result<EulerTrail, EulerError> {
-    if g.edge_count() + 1 > MAX_EULER_EDGES {
-        return Err(EulerError::TooManyEdges {
-            edges: g.edge_count() + 1,
-            max: MAX_EULER_EDGES,
-        });
+    let edges = g.edges() + 1;
+    if edges > G::MAX_EDGES {
+        let max = G::MAX_EDGES;
+        return Err(EulerError::TooManyEdges { edges, max });
     }
-    let (aug, ins) = with_virtual_edge(g, t, s)?;
-    let circuit = match circuit(&aug) {
+    let (aug, virt) = g.augment(start, end)?;
+    let c = match circuit(&aug) {
         Ok(c) => c,
-        Err(EulerError::Disconnected { .. }) => return Err(disconnected(g, "path")),
+        Err(EulerError::Disconnected { .. }) => return Err(g.disconnected_path()),
         Err(e) => return Err(e),
     };
-    let ins = ins as u32;
-    let p = circuit
-        .edges
-        .iter()
-        .position(|&e| e == ins)
-        .unwrap_or_default();
-    let m = circuit.edges.len();
-    let unshift = |e: u32| if e > ins { e - 1 } else { e };
-    let edges: Vec<u32> = circuit.edges[p + 1..]
-        .iter()
-        .chain(&circuit.edges[..p])
-        .map(|&e| unshift(e))
-        .collect();
-    debug_assert_eq!(edges.len(), m - 1);
-    Ok(EulerTrail::from_edges(g, edges, s))
+    drop(aug);
+    Ok(g.cut(c, virt, start))
+}
+
+impl VirtualEdge for Graph {
+    const MAX_EDGES: u64 = MAX_EULER_EDGES;
+
+    fn edges(&self) -> u64 {
+        self.edge_count()
+    }
+
+    fn augment(&self, start: u32, end: u32) -> Result<(Self, u32), EulerError> {
+        with_virtual_edge(self, end, start).map(|(aug, ins)| (aug, ins as u32))
+    }
+
+    fn disconnected_path(&self) -> EulerError {
+        disconnected(self, "path")
+    }
+
+    fn cut(&self, circuit: EulerTrail, ins: u32, s: u32) -> EulerTrail {
+        let p = circuit
+            .edges
+            .iter()
+            .position(|&e| e == ins)
+            .unwrap_or_default();
+        let m = circuit.edges.len();
+        let unshift = |e: u32| if e > ins { e - 1 } else { e };
+        let edges: Vec<u32> = circuit.edges[p + 1..]
+            .iter()
+            .chain(&circuit.edges[..p])
+            .map(|&e| unshift(e))
+            .collect();
+        debug_assert_eq!(edges.len(), m - 1);
+        EulerTrail::from_edges(self, edges, s)
+    }
 }
 
 #[cfg(test)]

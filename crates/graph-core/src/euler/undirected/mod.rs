@@ -23,7 +23,9 @@ pub(crate) mod orient;
 
 use gpu_runtime::{Backend, Exec, Target};
 
-use super::{EULER_GPU_THRESHOLD, EulerTrail, check_trail, circuit_on};
+use super::{
+    EULER_GPU_THRESHOLD, EulerTrail, VirtualEdge, check_trail, circuit_on, path_via_virtual_edge,
+};
 use crate::components::{connected_components, undirected_edge_component_count};
 use crate::undirected::MAX_UNDIRECTED_EDGES;
 use crate::{EulerError, UndirectedGraph};
@@ -336,45 +338,41 @@ fn map_edges(edges: &mut [u32], edge_of: &[u32]) {
     }
 }
 
-/// A circuit of `g` plus the virtual edge `end -- start`, computed by `circuit`, cut at the
-/// virtual edge: an Euler path of `g` from `start` to `end`.
-fn path_via_virtual_edge(
-    g: &UndirectedGraph,
-    start: u32,
-    end: u32,
-    circuit: impl Fn(&UndirectedGraph) -> Result<EulerTrail, EulerError>,
-) -> Result<EulerTrail, EulerError> {
-    let m = g.edge_count();
-    if m + 1 > MAX_UNDIRECTED_EDGES {
-        return Err(EulerError::TooManyEdges {
-            edges: m + 1,
-            max: MAX_UNDIRECTED_EDGES,
-        });
+/// The virtual edge `end -- start` is the last edge; a circuit is cut there.
+impl VirtualEdge for UndirectedGraph {
+    const MAX_EDGES: u64 = MAX_UNDIRECTED_EDGES;
+
+    fn edges(&self) -> u64 {
+        self.edge_count()
     }
-    let mut ends = Vec::with_capacity(g.ends().len() + 2);
-    ends.extend_from_slice(g.ends());
-    ends.extend([end, start]);
-    let aug = UndirectedGraph::from_ends(g.vertex_count(), ends);
-    let c = match circuit(&aug) {
-        Ok(c) => c,
-        Err(EulerError::Disconnected { .. }) => return Err(disconnected(g, Kind::Path)),
-        Err(e) => return Err(e),
-    };
-    drop(aug);
-    let virt = m as u32;
-    let p = c.edges.iter().position(|&e| e == virt).unwrap_or_default();
-    let (mut edges, mut vertices) = (c.edges, c.vertices);
-    // Edges after the virtual one, then those before it; vertices from the virtual edge's
-    // end round to its start.
-    edges.remove(p);
-    edges.rotate_left(p);
-    vertices.pop();
-    vertices.rotate_left(p + 1);
-    if vertices.first() != Some(&start) {
-        edges.reverse();
-        vertices.reverse();
+
+    fn augment(&self, start: u32, end: u32) -> Result<(Self, u32), EulerError> {
+        let mut ends = Vec::with_capacity(self.ends().len() + 2);
+        ends.extend_from_slice(self.ends());
+        ends.extend([end, start]);
+        let virt = self.edge_count() as u32;
+        Ok((UndirectedGraph::from_ends(self.vertex_count(), ends), virt))
     }
-    Ok(EulerTrail { edges, vertices })
+
+    fn disconnected_path(&self) -> EulerError {
+        disconnected(self, Kind::Path)
+    }
+
+    fn cut(&self, c: EulerTrail, virt: u32, start: u32) -> EulerTrail {
+        let p = c.edges.iter().position(|&e| e == virt).unwrap_or_default();
+        let (mut edges, mut vertices) = (c.edges, c.vertices);
+        // Edges after the virtual one, then those before it; vertices from the virtual edge's
+        // end round to its start.
+        edges.remove(p);
+        edges.rotate_left(p);
+        vertices.pop();
+        vertices.rotate_left(p + 1);
+        if vertices.first() != Some(&start) {
+            edges.reverse();
+            vertices.reverse();
+        }
+        EulerTrail { edges, vertices }
+    }
 }
 
 /// The trail of `plan` on `target`: the reference walk when `hierholzer`, else the oriented
