@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use assignment::experiments::{CostDist, approximation_table, fit_exponent, runtime_series};
+use assignment::experiments::{CostDist, approximation_table, runtime_series, series_exponent};
 use assignment::{BRUTE_FORCE_MAX, Solver};
 use gpu_runtime::Exec;
 
@@ -81,18 +81,8 @@ pub(crate) fn run_experiment(args: ExperimentArgs, json: bool) -> Result<()> {
             };
             let pts = runtime_series(s, &sizes, args.reps, args.seed, args.backend, dist)?;
             // Brute force is fitted against n! (t ~ (n!)^b, b near 1), the others against n.
-            let fit: Vec<(usize, f64)> = pts
-                .iter()
-                .map(|p| {
-                    let x = if s == Solver::BruteForce {
-                        (1..=p.n).product()
-                    } else {
-                        p.n
-                    };
-                    (x, p.seconds)
-                })
-                .collect();
-            runtime.push((s, pts, fit_exponent(&fit)));
+            let exponent = series_exponent(&pts);
+            runtime.push((s, pts, exponent));
             bar.inc(1);
         }
         bar.finish_and_clear();
