@@ -385,17 +385,37 @@ mod tests {
         assert!(u.v.iter().cloned().fold(f64::MIN, f64::max) > 0.6);
     }
 
+    /// Valid adaptive options: strides up to 16 (the medium one a divisor's share of the
+    /// coarse one), thresholds and radii across their useful ranges.
+    fn any_options() -> impl proptest::strategy::Strategy<Value = AdaptiveOptions> {
+        use proptest::strategy::Strategy;
+        let ranges = (
+            1usize..17,
+            1usize..5,
+            0.0f64..0.2,
+            0.0f64..0.05,
+            0usize..10,
+            0usize..10,
+            1u64..20,
+        );
+        ranges.prop_map(
+            |(coarse, medium_div, vx, vt, radius, margin, regrid)| AdaptiveOptions {
+                coarse_stride: coarse,
+                medium_stride: (coarse / medium_div).max(1),
+                vx_threshold: vx,
+                vt_threshold: vt,
+                inflection_radius: radius,
+                margin,
+                regrid_every: regrid,
+            },
+        )
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
         #[test]
         fn prop_adaptive_runs_stay_sane(
-            coarse in 1usize..17,
-            medium_div in 1usize..5,
-            vx in 0.0f64..0.2,
-            vt in 0.0f64..0.05,
-            radius in 0usize..10,
-            margin in 0usize..10,
-            regrid in 1u64..20,
+            opts in any_options(),
             steps in 0u64..200,
             pulse in proptest::prelude::any::<bool>(),
         ) {
@@ -407,20 +427,11 @@ mod tests {
             };
             let mut s = gaussian(&p);
             s.apply_boundaries(&p);
-            let opts = AdaptiveOptions {
-                coarse_stride: coarse,
-                medium_stride: (coarse / medium_div).max(1),
-                vx_threshold: vx,
-                vt_threshold: vt,
-                inflection_radius: radius,
-                margin,
-                regrid_every: regrid,
-            };
             let st = adaptive_run(&p, &mut s, steps, &opts).unwrap();
             proptest::prop_assert_eq!(s.v.len(), 201);
             proptest::prop_assert!(s.v.iter().chain(&s.w).all(|x| x.is_finite() && x.abs() < 2.0));
             proptest::prop_assert!(st.max_nodes <= 201);
-            proptest::prop_assert!(st.min_nodes >= 200 / coarse);
+            proptest::prop_assert!(st.min_nodes >= 200 / opts.coarse_stride);
             if pulse {
                 proptest::prop_assert_eq!(s.v[200], 1.0);
             }
