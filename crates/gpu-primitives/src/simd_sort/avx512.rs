@@ -857,8 +857,9 @@ pub(super) unsafe fn partition<T: Lane>(v: &mut [T], pivot: T) -> (usize, T) {
         T::store_first(p.add(c), g, tail);
         T::store_first(p.add(n - g), g, T::compress(!m & first(r), head));
         let (left, right) = (c, n - g);
-        // padding lanes of `head` are MAX: only its `r` keys count for the maximum
-        let mut top = T::vmax(pv, T::compress(first(r), head));
+        // padding lanes of `head` are MAX: only its `r` keys count for the maximum (the
+        // others keep the pivot)
+        let mut top = T::mask_max(pv, first(r), pv, head);
         if right - left < 2 * HELD * l {
             // a few registers: buffer one at each end
             let (mut sl, mut sr) = (left, right);
@@ -1011,7 +1012,7 @@ unsafe fn partition_into<T: Lane>(src: *const T, n: usize, dst: *mut T, pivot: T
             r - c,
             T::compress(!m & first(r), head),
         );
-        let mut top = T::vmax(pv, T::compress(first(r), head));
+        let mut top = T::mask_max(pv, first(r), pv, head); // as in `partition`
         let (mut lo, mut hi) = (c, n - (r - c));
         let mut i = r;
         // While two registers are left to read, the unwritten slots between the write
