@@ -29,7 +29,7 @@ fn reads() -> (String, String) {
 }
 
 /// A fresh folder `name` holding the reads of [`reads`] as `r.fa`, and the genome.
-fn folder_with_reads(name: &str) -> (std::path::PathBuf, String) {
+fn folder_with_reads(name: &str) -> (common::Folder, String) {
     let d = dir(name);
     let (genome, fa) = reads();
     std::fs::write(d.join("r.fa"), fa).unwrap();
@@ -39,7 +39,7 @@ fn folder_with_reads(name: &str) -> (std::path::PathBuf, String) {
 /// Runs `warpath COMMAND r.fa ARGS --json` (words split at white space) on the reads of
 /// [`reads`] in a fresh folder named after the command; the run must succeed and say
 /// `verified`. Returns the folder, the genome and the JSON.
-fn run_on_reads(command: &str, args: &str) -> (std::path::PathBuf, String, serde_json::Value) {
+fn run_on_reads(command: &str, args: &str) -> (common::Folder, String, serde_json::Value) {
     let (d, genome) = folder_with_reads(command);
     let v = ok_json(&run_in(&d, &format!("{command} r.fa {args} --json")));
     assert_eq!(v["verified"], true);

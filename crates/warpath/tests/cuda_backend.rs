@@ -6,13 +6,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{dir, ok_json_or_output, warpath};
 
 /// A fresh folder named after `test` when a GPU (or the simulator) is there; prints `skipped`
 /// and gives `None` otherwise.
-fn gpu_dir(test: &str) -> Option<PathBuf> {
+fn gpu_dir(test: &str) -> Option<common::Folder> {
     gpu_runtime::testing::gpu_for_test(test).map(|_| dir(test))
 }
 

@@ -1,7 +1,7 @@
 //! Helpers shared by the tests that run the `warpath` binary.
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The binary under test: `WARPATH_BIN` when set (the GPU bundle sets it, since the build-time
@@ -15,12 +15,43 @@ pub fn warpath() -> Command {
     c
 }
 
-/// A fresh folder for one test.
-pub fn dir(name: &str) -> PathBuf {
+/// A test's own folder under the system's temporary folder: removed when the test ends, kept
+/// when it fails (to look into). Derefs to its path.
+pub struct Folder(PathBuf);
+
+impl std::ops::Deref for Folder {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Folder {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Folder {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A fresh folder for one test, named after it and the process.
+pub fn dir(name: &str) -> Folder {
     let d = std::env::temp_dir().join(format!("warpath-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Folder(d)
 }
 
 /// The one JSON object a successful `--json` run printed; a failed run fails the test with
