@@ -176,14 +176,20 @@ fn order_row_ours(
     order_row(method, scheme, axis, step, err, ord).with("variant", OURS.name())
 }
 
+/// A measured row of the series `method`, `scheme`, `axis`: its step, RMSE and order.
 fn order_row(method: &str, scheme: &str, axis: &str, step: f64, err: f64, ord: Option<f64>) -> Row {
+    series_row(method, scheme, axis)
+        .with("step", step)
+        .with("rmse", err)
+        .with("order", ord)
+}
+
+/// A row naming the series of errors it belongs to: `method`, `scheme` and the `axis` halved.
+fn series_row(method: &str, scheme: &str, axis: &str) -> Row {
     Row::new()
         .with("method", method)
         .with("scheme", scheme)
         .with("axis", axis)
-        .with("step", step)
-        .with("rmse", err)
-        .with("order", ord)
 }
 
 /// The name of a Crank–Nicolson row with `solver`.
@@ -238,13 +244,8 @@ fn orders_experiment() -> Experiment {
         ("cn-thomas", "dt", 2.0),
         ("cn-cr", "dt", 2.0),
     ] {
-        e.seed_rows.push(
-            Row::new()
-                .with("method", "reference")
-                .with("scheme", scheme)
-                .with("axis", axis)
-                .with("order", ord),
-        );
+        e.seed_rows
+            .push(series_row("reference", scheme, axis).with("order", ord));
     }
     e
 }
