@@ -3,52 +3,20 @@
 //! that round-trips through `write_adjacency` (or that the writer refuses, typed). The same
 //! properties as the fuzz targets (`cargo xtask fuzz`), without the fuzzer.
 
-use graph_core::{
-    Graph, GraphError, GraphFormat, kmer_graph_from_reads, read_graph, write_adjacency,
-};
+use graph_core::{GraphFormat, kmer_graph_from_reads, read_graph};
 use proptest::prelude::*;
 
-fn labelled(g: &Graph) -> Vec<(String, Vec<String>)> {
-    let mut v: Vec<_> = (0..g.vertex_count() as u32)
-        .map(|v| {
-            (
-                g.vertex_label(v),
-                g.successors(v).iter().map(|&t| g.vertex_label(t)).collect(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
+/// The fuzz targets' properties of a graph (`fuzz/src/graphs.rs`, public there).
+#[path = "../../../fuzz/src/graphs.rs"]
+pub mod fuzz_graphs;
 
-fn typed(e: &GraphError) -> bool {
-    matches!(
-        e,
-        GraphError::Parse { .. }
-            | GraphError::TooLarge { .. }
-            | GraphError::OutOfMemory { .. }
-            | GraphError::InvalidParameter(_)
-            | GraphError::Reads(_)
-    )
-}
+use fuzz_graphs::{check_graph, graph_round_trip, typed_graph_error};
 
-fn check(g: &Graph) -> Result<(), TestCaseError> {
-    let n = g.vertex_count();
-    prop_assert!(g.targets().iter().all(|&t| (t as usize) < n));
-    let mut labels: Vec<String> = (0..n as u32).map(|v| g.vertex_label(v)).collect();
-    labels.sort();
-    labels.dedup();
-    prop_assert_eq!(labels.len(), n, "distinct labels");
-    let mut text = Vec::new();
-    match write_adjacency(g, &mut text) {
-        Ok(()) => {
-            let back = read_graph(&text[..], GraphFormat::Adjacency)
-                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
-            prop_assert_eq!(labelled(&back), labelled(g));
-        }
-        Err(e) => prop_assert!(matches!(e, GraphError::InvalidParameter(_)), "{}", e),
-    }
-    Ok(())
+/// A valid graph that round-trips through adjacency lines (or that the writer refuses, typed);
+/// a failed property panics, which proptest reports and shrinks like a failed assertion.
+fn check(g: &graph_core::Graph) {
+    check_graph(g);
+    graph_round_trip(g);
 }
 
 fn read_all(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -59,8 +27,8 @@ fn read_all(bytes: &[u8]) -> Result<(), TestCaseError> {
         GraphFormat::MatrixMarket,
     ] {
         match read_graph(bytes, f) {
-            Ok(g) => check(&g)?,
-            Err(e) => prop_assert!(typed(&e), "{:?}: {}", f, e),
+            Ok(g) => check(&g),
+            Err(e) => prop_assert!(typed_graph_error(&e), "{:?}: {}", f, e),
         }
     }
     for k in [1, 2, 3, 5, 33] {
@@ -68,9 +36,9 @@ fn read_all(bytes: &[u8]) -> Result<(), TestCaseError> {
             Ok(kg) => {
                 prop_assert!((2..=32).contains(&k));
                 prop_assert!(kg.graph.edge_count() <= kg.kmer_occurrences);
-                check(&kg.graph)?;
+                check(&kg.graph);
             }
-            Err(e) => prop_assert!(typed(&e), "k = {}: {}", k, e),
+            Err(e) => prop_assert!(typed_graph_error(&e), "k = {}: {}", k, e),
         }
     }
     Ok(())
