@@ -7,6 +7,8 @@ mod bounds;
 mod centres;
 pub mod checkpoint;
 pub mod chunked;
+#[cfg(feature = "cli")]
+pub mod cli;
 mod cpu;
 mod cuda;
 pub mod data;

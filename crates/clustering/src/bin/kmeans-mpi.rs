@@ -14,6 +14,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use clustering::cli::FitArgs;
 use clustering::data::read_matrix;
 use clustering::distributed::{DistributedConfig, Input, run_distributed};
 use clustering::launch::BAD_JOB_EXIT_CODE;
@@ -33,22 +34,9 @@ struct Args {
     /// Number of clusters.
     #[arg(long)]
     k: usize,
-    /// k-means++ or random.
-    #[arg(long, default_value = "k-means++")]
-    init: Init,
-    /// Start from these centroids instead of --init: a k x d matrix read by every rank as
-    /// `warpath kmeans` reads it (`.npy`, `.bin` raw f64 or a text table; see
-    /// `clustering::data::read_matrix`).
-    #[arg(long, value_name = "FILE", conflicts_with = "init")]
-    init_centroids: Option<PathBuf>,
-    /// Sample weights, one per row: a `.csv`/`.txt` file with one weight per line (a header
-    /// line allowed; every rank parses it whole), a 1-D `.npy` file (f32 or f64) or raw
-    /// little-endian f64 (each rank reads its own shard).
-    #[arg(long, value_name = "FILE")]
-    weights: Option<PathBuf>,
-    /// Most iterations.
-    #[arg(long, default_value_t = 300)]
-    max_iter: usize,
+    /// The start, the weights and the iteration limit (as `warpath kmeans` takes them).
+    #[command(flatten)]
+    fit: FitArgs,
     /// Tolerance relative to the mean column variance.
     #[arg(long, default_value_t = 1e-4)]
     tol: f64,
@@ -93,7 +81,7 @@ fn main() {
             std::process::exit(BAD_JOB_EXIT_CODE);
         }
     };
-    let init = match &args.init_centroids {
+    let init = match &args.fit.init_centroids {
         Some(p) => match read_matrix(p) {
             Ok(c) => Init::Given(c),
             Err(e) => {
@@ -101,14 +89,14 @@ fn main() {
                 refuse_job(&world, &e.to_string());
             }
         },
-        None => args.init,
+        None => args.fit.init,
     };
     let cfg = DistributedConfig {
         input,
-        weights: args.weights,
+        weights: args.fit.weights,
         params: KMeans::new(args.k)
             .init(init)
-            .max_iter(args.max_iter)
+            .max_iter(args.fit.max_iter)
             .tol(args.tol)
             .seed(args.seed)
             .algorithm(args.algorithm),

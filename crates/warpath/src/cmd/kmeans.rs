@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clustering::cli::FitArgs;
 use clustering::data::{generate_blobs, read_npy, write_npy};
 use clustering::launch::{
     DistributedReport, MpiLaunch, WorkerJob, WorkerStart, find_worker, run_job,
@@ -51,20 +52,9 @@ pub(crate) struct Args {
     /// Number of clusters to find.
     #[arg(long, short, default_value_t = 8)]
     k: usize,
-    /// Initial centroids: k-means++ (greedy, as scikit-learn: k passes over the data),
-    /// k-means|| (64 rounds of D^2 draws: about one iteration of work, for large k) or random.
-    #[arg(long, default_value = "k-means++")]
-    init: Init,
-    /// Start from these centroids (a k x d `.npy` or text table) instead of --init.
-    #[arg(long, value_name = "FILE", conflicts_with = "init")]
-    init_centroids: Option<PathBuf>,
-    /// Sample weights, one per point: a text file with one weight per line (an optional
-    /// header), a 1-D `.npy` array, or raw little-endian f64 (`.bin`).
-    #[arg(long, value_name = "FILE")]
-    weights: Option<PathBuf>,
-    /// Most Lloyd iterations.
-    #[arg(long, default_value_t = 300)]
-    max_iter: usize,
+    /// The start, the weights and the iteration limit (shared with `kmeans-mpi`).
+    #[command(flatten)]
+    fit: FitArgs,
     /// Tolerance on the centroid shift, relative to the data's variance (or to the previous
     /// iteration's shift with --convergence previous-shift).
     #[arg(long, default_value_t = 1e-4)]
@@ -292,13 +282,13 @@ fn run_typed<T: Element + warpath_io::Element>(
 ) -> Result<()> {
     let (n, d) = data.dim();
     let mut init_header = None;
-    let init = match &args.init_centroids {
+    let init = match &args.fit.init_centroids {
         Some(p) => {
             let (c, h) = read_points(p, "the initial centroids")?;
             init_header = h;
             Init::Given(c)
         }
-        None => args.init.clone(),
+        None => args.fit.init.clone(),
     };
     let (weights, weights_header) = load_weights(args)?;
     let weights: Option<Array1<T>> = weights.map(|w| w.mapv(T::from_f64));
@@ -318,14 +308,14 @@ fn run_typed<T: Element + warpath_io::Element>(
     .collect();
     let params = KMeans::new(args.k)
         .init(init)
-        .max_iter(args.max_iter)
+        .max_iter(args.fit.max_iter)
         .tol(args.tol)
         .convergence(args.convergence)
         .n_init(args.n_init)
         .seed(args.seed)
         .exec(args.backend)
         .algorithm(args.algorithm);
-    let bar = progress((args.max_iter * params.n_init) as u64, "k-means", json);
+    let bar = progress((args.fit.max_iter * params.n_init) as u64, "k-means", json);
     let t = Instant::now();
     let cpu0 = process_cpu_seconds();
     bar.enable_steady_tick(std::time::Duration::from_millis(500));
@@ -340,7 +330,7 @@ fn run_typed<T: Element + warpath_io::Element>(
             ));
             return;
         }
-        bar.set_position((p.run * args.max_iter + p.iteration) as u64);
+        bar.set_position((p.run * args.fit.max_iter + p.iteration) as u64);
         bar.set_message(format!(
             "k-means run {} inertia {:.4e}",
             p.run + 1,
@@ -437,7 +427,7 @@ type Header = Option<Vec<String>>;
 
 /// The `--weights` file, whole, through the shared reader, and the header line it skipped.
 fn load_weights(args: &Args) -> Result<(Option<Array1<f64>>, Header)> {
-    let Some(p) = args.weights.as_deref() else {
+    let Some(p) = args.fit.weights.as_deref() else {
         return Ok((None, None));
     };
     let a = warpath_io::read_array::<f64>(p)?;
@@ -548,7 +538,7 @@ fn distributed_input(args: &Args) -> Result<(PathBuf, Array2<f64>, Option<Vec<St
 /// any other weights file converted once to `.npy` here, so that the distributed run reads
 /// what the local one reads.
 fn distributed_weights(args: &Args) -> Result<Option<PathBuf>> {
-    let Some(w) = &args.weights else {
+    let Some(w) = &args.fit.weights else {
         return Ok(None);
     };
     if float_npy(w) || warpath_io::Format::of_path(w) == Some(Format::Bin) {
@@ -577,12 +567,12 @@ fn run_distributed(args: Args, outs: &Outputs, json: bool) -> Result<()> {
     let job = WorkerJob {
         input: input.clone(),
         k: args.k,
-        start: match &args.init_centroids {
+        start: match &args.fit.init_centroids {
             Some(p) => WorkerStart::Centroids(p.clone()),
-            None => WorkerStart::Init(args.init.clone()),
+            None => WorkerStart::Init(args.fit.init.clone()),
         },
         weights: distributed_weights(&args)?,
-        max_iter: args.max_iter,
+        max_iter: args.fit.max_iter,
         tol: args.tol,
         seed: args.seed,
         algorithm: args.algorithm,
