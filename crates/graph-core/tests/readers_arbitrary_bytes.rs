@@ -10,7 +10,12 @@ use proptest::prelude::*;
 #[path = "../../../fuzz/src/graphs.rs"]
 pub mod fuzz_graphs;
 
+/// Text made of a format's fragments (warpath-io's proptests' `tests/common/text.rs`).
+#[path = "../../warpath-io/tests/common/text.rs"]
+pub mod text;
+
 use fuzz_graphs::{check_graph, graph_round_trip, typed_graph_error};
+use text::text_of;
 
 /// A valid graph that round-trips through adjacency lines (or that the writer refuses, typed);
 /// a failed property panics, which proptest reports and shrinks like a failed assertion.
@@ -46,31 +51,33 @@ fn read_all(bytes: &[u8]) -> Result<(), TestCaseError> {
 
 /// Up to 29 of the readers' tokens, each drawn uniformly, joined.
 fn graph_text() -> impl Strategy<Value = Vec<u8>> {
-    const TOKENS: &[&[u8]] = &[
-        b"%%MatrixMarket matrix coordinate pattern general\n",
-        b"%%MatrixMarket matrix coordinate real symmetric\n",
-        b"3 3 2\n",
-        b"1 2",
-        b"0",
-        b"007",
-        b"a",
-        b"->",
-        b">r\n",
-        b"@q\nACGT\n+\nIIII\n",
-        b"ACGTN",
-        b"source target",
-        b"{}",
-        b",",
-        b" ",
-        b"\t",
-        b"\x0c",
-        b"\n",
-        b"\r\n",
-        b"#",
-        b"%",
-        b"\xff",
-    ];
-    proptest::collection::vec(proptest::sample::select(TOKENS), 0..30).prop_map(|t| t.concat())
+    text_of(
+        &[
+            b"%%MatrixMarket matrix coordinate pattern general\n",
+            b"%%MatrixMarket matrix coordinate real symmetric\n",
+            b"3 3 2\n",
+            b"1 2",
+            b"0",
+            b"007",
+            b"a",
+            b"->",
+            b">r\n",
+            b"@q\nACGT\n+\nIIII\n",
+            b"ACGTN",
+            b"source target",
+            b"{}",
+            b",",
+            b" ",
+            b"\t",
+            b"\x0c",
+            b"\n",
+            b"\r\n",
+            b"#",
+            b"%",
+            b"\xff",
+        ],
+        30,
+    )
 }
 
 proptest! {

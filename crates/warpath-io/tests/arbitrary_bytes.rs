@@ -9,6 +9,10 @@ use proptest::prelude::*;
 use warpath_io::npy::{read_npy_bytes, write_npy};
 use warpath_io::{Element, Header, IoError, TableOptions, format_rows, parse_array, parse_table};
 
+#[path = "common/text.rs"]
+pub mod text;
+use text::text_of;
+
 // `x != x`: NaN, the only value unequal to itself (`Element` has no `is_nan`).
 #[allow(clippy::eq_op)]
 fn same<T: Element>(a: &[T], b: &[T]) -> bool {
@@ -60,11 +64,6 @@ fn npy_round_trips<T: Element>(bytes: &[u8]) -> Result<(), TestCaseError> {
         Err(e) => prop_assert!(matches!(e, IoError::Npy { .. }), "{:?}", e),
     }
     Ok(())
-}
-
-/// Up to `max - 1` fragments drawn from `parts`, each uniformly, joined.
-fn text_of(parts: &'static [&'static [u8]], max: usize) -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(proptest::sample::select(parts), 0..max).prop_map(|p| p.concat())
 }
 
 /// Text made of what tables are made of: digits, signs, separators, comments, line ends, a
