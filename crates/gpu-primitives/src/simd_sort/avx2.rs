@@ -826,69 +826,25 @@ unsafe fn sort_small_oop<T: Lane>(src: *const T, dst: *mut T, n: usize, depth: u
     unsafe { oop::<T>(src, scratch.as_mut_ptr().cast(), dst, dst, n, depth) }
 }
 
-/// One level of [`sort_small_oop`]: the keys at `d` are partitioned into `x`, each side
-/// sorted from there with `y` as the next buffer, the sorted keys written to `out`.
-///
-/// # Safety
-/// As the AVX-512 path's `oop`, with AVX2.
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn oop<T: Lane>(d: *const T, x: *mut T, y: *mut T, out: *mut T, n: usize, depth: u32) {
-    // SAFETY: AVX2 is enabled; the buffers follow the contract (see the AVX-512 `oop`).
-    unsafe {
-        if n <= small_max::<T>() {
-            sort_small_into(d, out, n);
-            return;
-        }
-        if depth == 0 {
-            std::ptr::copy(d, out, n);
-            std::slice::from_raw_parts_mut(out, n).sort_unstable();
-            return;
-        }
-        let p = pivot_small(d, n);
-        let (m, max) = partition_into(d, n, x, p);
-        if m == 0 {
-            let p1 = match p.succ() {
-                Some(p1) if max != p => p1,
-                _ => {
-                    std::ptr::copy(x, out, n); // all equal
-                    return;
-                }
-            };
-            let m1 = partition_into(x, n, y, p1).0;
-            std::ptr::copy(y, out, m1);
-            oop::<T>(
-                y.add(m1),
-                x.add(m1),
-                y.add(m1),
-                out.add(m1),
-                n - m1,
-                depth - 1,
-            );
-            return;
-        }
-        oop::<T>(x, y, x, out, m, depth - 1);
-        if max == p {
-            std::ptr::copy(x.add(m), out.add(m), n - m);
-        } else {
-            oop::<T>(x.add(m), y.add(m), x.add(m), out.add(m), n - m, depth - 1);
-        }
-    }
-}
+small_oop_level!(
+    "avx2,popcnt",
+    <T: Lane>,
+    copy std::ptr::copy,
+    past_depth sort_past_depth
+);
 
-/// Tukey's ninther of the `n >= 9` keys at `p` (see the AVX-512 path's `pivot_small`).
+/// The keys at `src` sorted into `dst` by `slice::sort_unstable` (the depth limit of
+/// [`oop`]).
 ///
 /// # Safety
-/// `n >= 9` readable keys at `p`.
+/// `n` readable keys at `src`, `n` writable slots at `dst`, equal or disjoint.
 #[inline(always)]
-unsafe fn pivot_small<T: Lane>(p: *const T, n: usize) -> T {
-    let med3 = |a: T, b: T, c: T| a.max(b).min(a.min(b).max(c));
-    // SAFETY: every index `(2k + 1) * n / 18` is below `n`.
-    let at = |k: usize| unsafe { *p.add((2 * k + 1) * n / 18) };
-    med3(
-        med3(at(0), at(1), at(2)),
-        med3(at(3), at(4), at(5)),
-        med3(at(6), at(7), at(8)),
-    )
+unsafe fn sort_past_depth<T: Lane>(src: *const T, dst: *mut T, n: usize) {
+    // SAFETY: the caller's ranges.
+    unsafe {
+        std::ptr::copy(src, dst, n);
+        std::slice::from_raw_parts_mut(dst, n).sort_unstable();
+    }
 }
 
 /// A pivot: the median of two registers of keys at a quarter and three quarters of `v`.

@@ -963,24 +963,6 @@ unsafe fn pivot<T: Lane>(p: *const T, n: usize) -> T {
     }
 }
 
-/// A pivot for a small range: the median of three medians of three keys at evenly spaced
-/// places (Tukey's ninther), in scalar code: a few compares, where sorting a register of
-/// samples is a long chain of shuffles.
-///
-/// # Safety
-/// `n >= 9` readable keys at `p`.
-#[inline(always)]
-unsafe fn pivot_small<T: Lane>(p: *const T, n: usize) -> T {
-    let med3 = |a: T, b: T, c: T| a.max(b).min(a.min(b).max(c));
-    // SAFETY: every index `(2k + 1) * n / 18` is below `n`.
-    let at = |k: usize| unsafe { *p.add((2 * k + 1) * n / 18) };
-    med3(
-        med3(at(0), at(1), at(2)),
-        med3(at(3), at(4), at(5)),
-        med3(at(6), at(7), at(8)),
-    )
-}
-
 /// Partitions the `n` keys at `src` (at least `LANES`) into `dst` (another buffer): returns
 /// `(m, max)` with every key of `dst[..m]` below `pivot`, every key of `dst[m..n]` at least
 /// `pivot`, and `max` the largest key (or `pivot` when larger).
@@ -1092,66 +1074,26 @@ pub(super) unsafe fn sort_small_oop<T: Lane, F: Finish<T>>(
     unsafe { oop::<T, F>(src, tmp, dst, dst, n, depth) }
 }
 
-/// One level of [`sort_small_oop`]: the `n` keys at `d` are partitioned into `x`, and each
-/// side is sorted from there with `y` as the next buffer; the sorted keys go to `out`.
+small_oop_level!(
+    "avx512f,popcnt,bmi2",
+    <T: Lane, F: Finish<T>>,
+    copy copy_finish::<T, F>,
+    past_depth sort_past_depth::<T, F>
+);
+
+/// The keys at `src` sorted into `dst` by `slice::sort_unstable` (the depth limit of
+/// [`oop`]), each finished by `F`.
 ///
 /// # Safety
-/// AVX-512F; `n <= SMALL_OOP` keys at `d`; `x` and `y` hold `n` writable slots each and are
-/// different buffers; `x` does not overlap `d`; `out` is `x`, `y` or a buffer of `n` slots
-/// that overlaps neither (`d` may be `out` or `y`).
-#[target_feature(enable = "avx512f,popcnt,bmi2")]
-unsafe fn oop<T: Lane, F: Finish<T>>(
-    d: *const T,
-    x: *mut T,
-    y: *mut T,
-    out: *mut T,
-    n: usize,
-    depth: u32,
-) {
-    // SAFETY: AVX-512F is enabled; the ranges follow this function's contract: after the
-    // partition the data is in `x`, whose sides are sorted with `y` as the next buffer (at the
-    // same offsets, so the sides' ranges stay disjoint).
+/// As [`copy_finish`].
+#[inline(always)]
+unsafe fn sort_past_depth<T: Lane, F: Finish<T>>(src: *const T, dst: *mut T, n: usize) {
+    // SAFETY: the caller's ranges.
     unsafe {
-        if n <= small_max::<T>() {
-            sort_small_into::<T, F>(d, out, n);
-            return;
-        }
-        if depth == 0 {
-            copy_finish::<T, Keep>(d, out, n);
-            let v = std::slice::from_raw_parts_mut(out, n);
-            v.sort_unstable();
-            finish_all::<T, F>(v);
-            return;
-        }
-        let p = pivot_small(d, n);
-        let (m, max) = partition_into(d, n, x, p);
-        if m == 0 {
-            // the pivot is the minimum: split off the keys equal to it
-            let p1 = match p.succ() {
-                Some(p1) if max != p => p1,
-                _ => {
-                    copy_finish::<T, F>(x, out, n); // all equal
-                    return;
-                }
-            };
-            let m1 = partition_into(x, n, y, p1).0;
-            copy_finish::<T, F>(y, out, m1);
-            oop::<T, F>(
-                y.add(m1),
-                x.add(m1),
-                y.add(m1),
-                out.add(m1),
-                n - m1,
-                depth - 1,
-            );
-            return;
-        }
-        oop::<T, F>(x, y, x, out, m, depth - 1);
-        if max == p {
-            copy_finish::<T, F>(x.add(m), out.add(m), n - m); // all equal to the pivot
-        } else {
-            oop::<T, F>(x.add(m), y.add(m), x.add(m), out.add(m), n - m, depth - 1);
-        }
+        copy_finish::<T, Keep>(src, dst, n);
+        let v = std::slice::from_raw_parts_mut(dst, n);
+        v.sort_unstable();
+        finish_all::<T, F>(v);
     }
 }
 

@@ -4,7 +4,8 @@
 //! `WARPATH_DISABLE_AVX512`) [`avx512`] sorts in place: a vectorized partition and
 //! in-register networks for small ranges (ranges of up to 2048 keys out of place, through a
 //! buffer on the stack), the two sides of large partitions on separate rayon threads. With
-//! AVX2 only, [`avx2`] does the same on 256-bit registers. Elsewhere [`sort_unsigned`]
+//! AVX2 only, [`avx2`] does the same on 256-bit registers; [`small_oop`] holds the level of
+//! the out-of-place sort of small ranges that both expand. Elsewhere [`sort_unsigned`]
 //! returns `false` and the caller uses the LSD radix sort (`radix_cpu`), which is portable.
 //! `WARPATH_SIMD_SORT` (read once) overrides the choice: `avx2` picks the AVX2 path on a CPU
 //! that also has AVX-512, `off` the radix sort.
@@ -181,6 +182,10 @@ macro_rules! stages_up_to {
     };
 }
 
+/// The level of the out-of-place sort of small ranges both instruction sets share.
+#[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod small_oop;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
