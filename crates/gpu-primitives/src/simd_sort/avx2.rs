@@ -9,8 +9,11 @@
 //! registers per step from the end with fewer free slots, `UNROLL + 1` held at each end, so
 //! that each register, permuted, goes out by two whole-register stores. Ranges of at most
 //! 2048 keys are sorted out of place (a buffer on the stack) with a ninther pivot. Small
-//! ranges (at most 8 registers: 64 `u32`, 32 `u64`) are sorted by a bitonic network in
-//! registers. Tie handling and the depth limit are as in the AVX-512 path.
+//! ranges (at most 64 keys: 8 registers of `u32`, 16 of `u64`) are sorted in registers by
+//! [`network`]: the lanes sorted down the registers first, then the sorted columns merged
+//! (the layout of `x86-simd-sort`'s networks, about half the shuffles of sorting each
+//! register and merging registers). Tie handling and the depth limit are as in the AVX-512
+//! path.
 
 use std::arch::x86_64::*;
 
@@ -210,7 +213,7 @@ lane_int! {
 /// sort never sees a NaN (they are moved out first), so the float order is total, except that
 /// `-0.0` and `+0.0` are equal: a compare-exchange of the two may turn both into the same
 /// zero, and the caller rewrites the run of zeros afterwards from a count of `-0.0`.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 #[repr(transparent)]
 pub(super) struct Float<F>(pub(super) F);
 
@@ -474,49 +477,119 @@ unsafe fn step<T: Lane>(v: __m256i, d: usize, take_max: u32) -> __m256i {
 
 network_helpers!(__m256i);
 
-/// Batcher's network on 4 inputs.
+/// Batcher's networks on 2, 4, 8 and 16 inputs: the column sorts of [`network`].
+const COLUMNS_2: [(usize, usize); 1] = batcher::<2, 1>();
 const COLUMNS_4: [(usize, usize); 5] = batcher::<4, 5>();
+const COLUMNS_8: [(usize, usize); 19] = batcher::<8, 19>();
+const COLUMNS_16: [(usize, usize); 63] = batcher::<16, 63>();
 
-/// Sorts every register of 4 lanes in `r` (`K >= 4`), as [`sort_each`] does, with fewer
-/// instructions: each square of 4 registers is sorted lane by lane across its registers
-/// (lane-wise min and max only) and transposed, so each register holds a sorted column.
-/// (For 8 lanes the 8 x 8 transpose needs more registers than AVX2 has, and was slower.)
+/// The lanes of `v` reversed inside each block of `s` lanes (`s` a power of two from 2 up to
+/// `LANES`).
 #[inline(always)]
-unsafe fn sort_each_square<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
-    debug_assert_eq!(T::LANES, 4);
+unsafe fn reverse_blocks<T: Lane>(v: __m256i, s: usize) -> __m256i {
     // SAFETY: the caller has AVX2 (see the note on `step`).
     unsafe {
-        for base in (0..K).step_by(4) {
-            for &(a, b) in &COLUMNS_4 {
-                let (x, y) = (r[base + a], r[base + b]);
-                r[base + a] = T::vmin(x, y);
-                r[base + b] = T::vmax(x, y);
-            }
-            // 4 x 4 transpose of 64-bit lanes
-            let q: [__m256i; 4] = std::array::from_fn(|i| r[base + i]);
-            let t0 = _mm256_unpacklo_epi64(q[0], q[1]);
-            let t1 = _mm256_unpackhi_epi64(q[0], q[1]);
-            let t2 = _mm256_unpacklo_epi64(q[2], q[3]);
-            let t3 = _mm256_unpackhi_epi64(q[2], q[3]);
-            r[base] = _mm256_permute2x128_si256::<0x20>(t0, t2);
-            r[base + 1] = _mm256_permute2x128_si256::<0x20>(t1, t3);
-            r[base + 2] = _mm256_permute2x128_si256::<0x31>(t0, t2);
-            r[base + 3] = _mm256_permute2x128_si256::<0x31>(t1, t3);
+        if s == T::LANES {
+            T::reverse(v)
+        } else if s == 2 {
+            T::xor_lanes(v, 1)
+        } else {
+            debug_assert!(T::LANES == 8 && s == 4);
+            _mm256_shuffle_epi32::<0b00_01_10_11>(v)
         }
     }
 }
 
-/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16).
+/// One level of the cross-register half of merging at lane-block width `S`: in each block
+/// of `M` registers, the upper half reversed inside its lane blocks and register `i`
+/// compare-exchanged with `M - 1 - i`.
 #[inline(always)]
-unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+unsafe fn across<T: Lane, const K: usize, const S: usize, const M: usize>(r: &mut [__m256i; K]) {
     // SAFETY: the caller has AVX2 (see the note on `step`).
     unsafe {
-        if T::LANES == 4 && K >= 4 {
-            sort_each_square::<T, K>(r);
-        } else {
-            sort_each::<T, K>(r);
+        for b in (0..K).step_by(M) {
+            for i in 0..M / 2 {
+                let (x, y) = (r[b + i], reverse_blocks::<T>(r[b + M - 1 - i], S));
+                r[b + i] = T::vmin(x, y);
+                r[b + M - 1 - i] = T::vmax(x, y);
+            }
         }
-        stages_up_to!(K, merge_level::<T, K>(r): 2 => 2, 4 => 4, 8 => 8, 16 => 16);
+    }
+}
+
+/// Merges the sorted sequences of each pair of lane blocks `S / 2` wide into one of `S`
+/// lanes (row-major inside the block): [`across`] at every register-block size from `K`
+/// down to 2, then the block's halves ordered in each register by reversing one against
+/// the other, then smaller lane distances as in a bitonic merge.
+#[inline(always)]
+unsafe fn merge_blocks<T: Lane, const K: usize, const S: usize>(r: &mut [__m256i; K]) {
+    if S > T::LANES {
+        return;
+    }
+    let all = first(T::LANES);
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        if K >= 16 {
+            across::<T, K, S, 16>(r);
+        }
+        if K >= 8 {
+            across::<T, K, S, 8>(r);
+        }
+        if K >= 4 {
+            across::<T, K, S, 4>(r);
+        }
+        if K >= 2 {
+            across::<T, K, S, 2>(r);
+        }
+        for x in r.iter_mut() {
+            let p = reverse_blocks::<T>(*x, S);
+            *x = _mm256_blendv_epi8(
+                T::vmin(*x, p),
+                T::vmax(*x, p),
+                T::lane_mask(upper(S / 2) & all),
+            );
+        }
+        if S >= 8 {
+            step_all::<T, K>(r, 2, upper(2) & all);
+        }
+        if S >= 4 {
+            step_all::<T, K>(r, 1, upper(1) & all);
+        }
+    }
+}
+
+/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16) into row-major order
+/// (register by register, lane by lane), as `x86-simd-sort`'s networks do: each lane sorted
+/// down the registers by Batcher's network (lane-wise min and max only, the cheap
+/// operations), then the sorted columns merged in pairs, blocks of 2, 4, ... lanes wide, each
+/// merge a cross-register part ([`merge_across`]) and one in-register step per halving of the
+/// block. With 4 lanes that is 3 in-register steps in all, where sorting each register and
+/// merging registers takes 2 for every doubling of the run.
+#[inline(always)]
+unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
+    debug_assert!(K <= 16 && K.is_power_of_two());
+    // SAFETY: the caller has AVX2 (see the note on `step`).
+    unsafe {
+        // one compare-exchange per comparator, unrolled so that `r` stays in registers
+        macro_rules! columns {
+            ($table:ident, $c:literal) => {{
+                seq_macro::seq!(I in 0..$c {
+                    let (x, y) = (r[$table[I].0], r[$table[I].1]);
+                    r[$table[I].0] = T::vmin(x, y);
+                    r[$table[I].1] = T::vmax(x, y);
+                });
+            }};
+        }
+        match K {
+            1 => {}
+            2 => columns!(COLUMNS_2, 1),
+            4 => columns!(COLUMNS_4, 5),
+            8 => columns!(COLUMNS_8, 19),
+            _ => columns!(COLUMNS_16, 63),
+        }
+        merge_blocks::<T, K, 2>(r);
+        merge_blocks::<T, K, 4>(r);
+        merge_blocks::<T, K, 8>(r);
     }
 }
 
@@ -546,7 +619,6 @@ unsafe fn sort_regs<T: Lane, const K: usize>(src: *const T, dst: *mut T, n: usiz
     }
 }
 
-/// Registers of the largest network.
 /// The largest range the network sorts: 64 keys (8 registers of 32-bit keys, 16 of 64-bit
 /// keys).
 pub(super) fn small_max<T: Lane>() -> usize {

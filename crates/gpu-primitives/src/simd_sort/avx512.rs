@@ -493,6 +493,85 @@ unsafe fn step<T: Lane>(v: __m512i, d: usize, take_max: u32) -> __m512i {
 
 network_helpers!(__m512i);
 
+/// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart,
+/// in descending direction inside blocks whose index has bit `s` set.
+#[inline(always)]
+unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    let all = first(T::LANES);
+    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
+    // SAFETY: the caller has the module's instruction set (see the note on `step`).
+    unsafe {
+        step_all::<T, K>(r, 1, m(2, 1));
+        step_all::<T, K>(r, 2, m(4, 2));
+        step_all::<T, K>(r, 1, m(4, 1));
+        if T::LANES >= 8 {
+            step_all::<T, K>(r, 4, m(8, 4));
+            step_all::<T, K>(r, 2, m(8, 2));
+            step_all::<T, K>(r, 1, m(8, 1));
+        }
+        if T::LANES >= 16 {
+            step_all::<T, K>(r, 8, m(16, 8));
+            step_all::<T, K>(r, 4, m(16, 4));
+            step_all::<T, K>(r, 2, m(16, 2));
+            step_all::<T, K>(r, 1, m(16, 1));
+        }
+    }
+}
+
+/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
+#[inline(always)]
+unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
+    let all = first(T::LANES);
+    // SAFETY: the caller has the module's instruction set (see the note on `step`).
+    unsafe {
+        if T::LANES >= 16 {
+            step_all::<T, K>(r, 8, upper(8) & all);
+        }
+        if T::LANES >= 8 {
+            step_all::<T, K>(r, 4, upper(4) & all);
+        }
+        step_all::<T, K>(r, 2, upper(2) & all);
+        step_all::<T, K>(r, 1, upper(1) & all);
+    }
+}
+
+/// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR`
+/// of `i` clear) take the smaller and larger key of each lane.
+#[inline(always)]
+unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i; K]) {
+    for i in 0..K {
+        if i & DR == 0 && i + DR < K {
+            // SAFETY: the caller has the module's instruction set (see the note on
+            // `step`).
+            unsafe {
+                let (a, b) = (r[i], r[i + DR]);
+                r[i] = T::vmin(a, b);
+                r[i + DR] = T::vmax(a, b);
+            }
+        }
+    }
+}
+
+/// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage
+/// (register `i` of a block against the lane-reversed register `B - 1 - i`), then
+/// half-cleaners.
+#[inline(always)]
+unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i; K]) {
+    // SAFETY: the caller has the module's instruction set (see the note on `step`).
+    unsafe {
+        for blk in 0..K / B {
+            for i in 0..B / 2 {
+                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
+                let (rx, ry) = (r[x], T::reverse(r[y]));
+                r[x] = T::vmin(rx, ry);
+                r[y] = T::reverse(T::vmax(rx, ry));
+            }
+        }
+        stages_up_to!(B, half_clean::<T, K>(r): 32 => 8, 16 => 4, 8 => 2, 4 => 1);
+        clean_all::<T, K>(r);
+    }
+}
+
 /// Batcher's network on 8 inputs (19 comparators, the fewest possible).
 const COLUMNS_8: [(usize, usize); 19] = batcher::<8, 19>();
 /// Batcher's network on 16 inputs (63 comparators).

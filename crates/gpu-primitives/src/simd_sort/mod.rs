@@ -69,12 +69,10 @@ const fn batcher<const N: usize, const C: usize>() -> [(usize, usize); C] {
     out
 }
 
-/// The in-register sorting network of one instruction set, on registers `$reg` of the
-/// invoking module's `Lane` type (with [`first`] and [`upper`] in scope), built on its one
-/// compare-exchange step `step::<T>(v, d, take_max)`: `step_all`, `sort_each`, `clean_all`,
-/// `half_clean` and `merge_level`. Like `step` they carry no `#[target_feature]` and are
-/// always inlined, so they may only be called from functions that enable the module's
-/// instruction set.
+/// `step_all`, one compare-exchange step `step::<T>(v, d, take_max)` of the invoking
+/// module on every register `$reg` of an array, which both instruction sets' networks build
+/// on. Like `step` it carries no `#[target_feature]` and is always inlined, so it may only be
+/// called from functions that enable the module's instruction set.
 #[cfg(target_arch = "x86_64")]
 macro_rules! network_helpers {
     ($reg:ty) => {
@@ -85,87 +83,6 @@ macro_rules! network_helpers {
             for x in r.iter_mut() {
                 // SAFETY: the caller has the module's instruction set (see the note on `step`).
                 *x = unsafe { step::<T>(*x, d, take_max) };
-            }
-        }
-
-        /// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart,
-        /// in descending direction inside blocks whose index has bit `s` set.
-        #[inline(always)]
-        unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [$reg; K]) {
-            let all = first(T::LANES);
-            let m = |s: usize, d: usize| {
-                (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all
-            };
-            // SAFETY: the caller has the module's instruction set (see the note on `step`).
-            unsafe {
-                step_all::<T, K>(r, 1, m(2, 1));
-                step_all::<T, K>(r, 2, m(4, 2));
-                step_all::<T, K>(r, 1, m(4, 1));
-                if T::LANES >= 8 {
-                    step_all::<T, K>(r, 4, m(8, 4));
-                    step_all::<T, K>(r, 2, m(8, 2));
-                    step_all::<T, K>(r, 1, m(8, 1));
-                }
-                if T::LANES >= 16 {
-                    step_all::<T, K>(r, 8, m(16, 8));
-                    step_all::<T, K>(r, 4, m(16, 4));
-                    step_all::<T, K>(r, 2, m(16, 2));
-                    step_all::<T, K>(r, 1, m(16, 1));
-                }
-            }
-        }
-
-        /// Sorts bitonic registers ascending (half-cleaners at every lane distance).
-        #[inline(always)]
-        unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [$reg; K]) {
-            let all = first(T::LANES);
-            // SAFETY: the caller has the module's instruction set (see the note on `step`).
-            unsafe {
-                if T::LANES >= 16 {
-                    step_all::<T, K>(r, 8, upper(8) & all);
-                }
-                if T::LANES >= 8 {
-                    step_all::<T, K>(r, 4, upper(4) & all);
-                }
-                step_all::<T, K>(r, 2, upper(2) & all);
-                step_all::<T, K>(r, 1, upper(1) & all);
-            }
-        }
-
-        /// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR`
-        /// of `i` clear) take the smaller and larger key of each lane.
-        #[inline(always)]
-        unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [$reg; K]) {
-            for i in 0..K {
-                if i & DR == 0 && i + DR < K {
-                    // SAFETY: the caller has the module's instruction set (see the note on
-                    // `step`).
-                    unsafe {
-                        let (a, b) = (r[i], r[i + DR]);
-                        r[i] = T::vmin(a, b);
-                        r[i + DR] = T::vmax(a, b);
-                    }
-                }
-            }
-        }
-
-        /// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage
-        /// (register `i` of a block against the lane-reversed register `B - 1 - i`), then
-        /// half-cleaners.
-        #[inline(always)]
-        unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [$reg; K]) {
-            // SAFETY: the caller has the module's instruction set (see the note on `step`).
-            unsafe {
-                for blk in 0..K / B {
-                    for i in 0..B / 2 {
-                        let (x, y) = (blk * B + i, blk * B + B - 1 - i);
-                        let (rx, ry) = (r[x], T::reverse(r[y]));
-                        r[x] = T::vmin(rx, ry);
-                        r[y] = T::reverse(T::vmax(rx, ry));
-                    }
-                }
-                stages_up_to!(B, half_clean::<T, K>(r): 32 => 8, 16 => 4, 8 => 2, 4 => 1);
-                clean_all::<T, K>(r);
             }
         }
     };
@@ -898,6 +815,40 @@ mod tests {
     }
     small_sort_test!(networks_sort_every_small_length, s512, avx512);
     small_sort_test!(avx2_networks_sort_every_small_length, s256, avx2);
+
+    /// The AVX2 networks against the 0-1 principle (a comparator network sorts every input
+    /// when it sorts every input of zeros and ones): for each register count and partial
+    /// length, many random 0-1 inputs of every density, on integer lanes of both widths and on
+    /// the float lanes (whose min and max are the float instructions).
+    #[test]
+    fn avx2_networks_sort_random_zero_one_inputs() {
+        fn check<T: avx2::Lane + std::fmt::Debug>(zero: T, one: T) {
+            let max = avx2::small_max::<T>();
+            for n in 1..=max {
+                for (seed, x) in lcg(4000, n as u64).enumerate() {
+                    // density from x's top bits, ones where the hash of (x, i) falls below it
+                    let bar = x >> 58;
+                    let mut v: Vec<T> = lcg(n, x ^ seed as u64)
+                        .map(|h| if h >> 58 < bar { one } else { zero })
+                        .collect();
+                    let ones = v.iter().filter(|&&k| k == one).count();
+                    let _ = s256(&mut v);
+                    let expect: Vec<T> = (0..n)
+                        .map(|i| if i < n - ones { zero } else { one })
+                        .collect();
+                    assert!(v == expect, "n = {n}, input {seed}");
+                }
+            }
+        }
+        if !has_avx2() {
+            return;
+        }
+        check::<u32>(0, 1);
+        check::<u64>(u64::MAX - 1, u64::MAX);
+        check::<i64>(-1, 0);
+        check::<avx2::Float<f32>>(avx2::Float(-0.5), avx2::Float(2.0));
+        check::<avx2::Float<f64>>(avx2::Float(-1e300), avx2::Float(-1e-300));
+    }
 
     fn check_partition<T: Lane + std::fmt::Debug>(
         from: impl Fn(u64) -> T,
