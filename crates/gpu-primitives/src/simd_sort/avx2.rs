@@ -17,7 +17,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{batcher, first, upper};
+use super::{first, upper};
 
 /// A lane type with its AVX2 register operations (all unsafe: they need AVX2).
 pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
@@ -373,7 +373,7 @@ lane_float! {
 /// The first `n` lanes from `p` (`n <= LANES`), the rest `MAX`.
 #[inline(always)]
 unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
-    // SAFETY: the caller has AVX2 (see the note on `step`) and `n` readable lanes at `p`.
+    // SAFETY: the caller has AVX2 (see the note on `exchange`) and `n` readable lanes at `p`.
     unsafe {
         if n == T::LANES {
             return load(p);
@@ -388,7 +388,7 @@ unsafe fn load_first<T: Lane>(p: *const T, n: usize) -> __m256i {
 #[inline(always)]
 unsafe fn store_first<T: Lane>(p: *mut T, n: usize, v: __m256i) {
     let mut a = [T::MAX; 8];
-    // SAFETY: the caller has AVX2 (see the note on `step`) and `n` writable lanes at `p`;
+    // SAFETY: the caller has AVX2 (see the note on `exchange`) and `n` writable lanes at `p`;
     // `a` holds 32 bytes.
     unsafe {
         if n == T::LANES {
@@ -461,33 +461,24 @@ unsafe fn reduce_max<T: Lane>(v: __m256i) -> T {
     a[..T::LANES].iter().copied().max().unwrap_or(T::MAX)
 }
 
-/// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
-/// lanes in `take_max` keeping the larger key.
+/// The lane-wise minimum of `v` and its partner register `p`, the maximum in the lanes of
+/// `take_max`: one compare-exchange step of the networks.
 ///
 /// This and the other helpers without `#[target_feature]` are always inlined into functions
 /// that enable AVX2, and may only be called from such functions.
 #[inline(always)]
-unsafe fn step<T: Lane>(v: __m256i, d: usize, take_max: u32) -> __m256i {
+unsafe fn exchange<T: Lane>(v: __m256i, p: __m256i, take_max: u32) -> __m256i {
     // SAFETY: the caller has AVX2 (see above).
-    unsafe {
-        let p = T::xor_lanes(v, d);
-        _mm256_blendv_epi8(T::vmin(v, p), T::vmax(v, p), T::lane_mask(take_max))
-    }
+    unsafe { _mm256_blendv_epi8(T::vmin(v, p), T::vmax(v, p), T::lane_mask(take_max)) }
 }
 
 network_helpers!(__m256i);
-
-/// Batcher's networks on 2, 4, 8 and 16 inputs: the column sorts of [`network`].
-const COLUMNS_2: [(usize, usize); 1] = batcher::<2, 1>();
-const COLUMNS_4: [(usize, usize); 5] = batcher::<4, 5>();
-const COLUMNS_8: [(usize, usize); 19] = batcher::<8, 19>();
-const COLUMNS_16: [(usize, usize); 63] = batcher::<16, 63>();
 
 /// The lanes of `v` reversed inside each block of `s` lanes (`s` a power of two from 2 up to
 /// `LANES`).
 #[inline(always)]
 unsafe fn reverse_blocks<T: Lane>(v: __m256i, s: usize) -> __m256i {
-    // SAFETY: the caller has AVX2 (see the note on `step`).
+    // SAFETY: the caller has AVX2 (see the note on `exchange`).
     unsafe {
         if s == T::LANES {
             T::reverse(v)
@@ -497,99 +488,6 @@ unsafe fn reverse_blocks<T: Lane>(v: __m256i, s: usize) -> __m256i {
             debug_assert!(T::LANES == 8 && s == 4);
             _mm256_shuffle_epi32::<0b00_01_10_11>(v)
         }
-    }
-}
-
-/// One level of the cross-register half of merging at lane-block width `S`: in each block
-/// of `M` registers, the upper half reversed inside its lane blocks and register `i`
-/// compare-exchanged with `M - 1 - i`.
-#[inline(always)]
-unsafe fn across<T: Lane, const K: usize, const S: usize, const M: usize>(r: &mut [__m256i; K]) {
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        for b in (0..K).step_by(M) {
-            for i in 0..M / 2 {
-                let (x, y) = (r[b + i], reverse_blocks::<T>(r[b + M - 1 - i], S));
-                r[b + i] = T::vmin(x, y);
-                r[b + M - 1 - i] = T::vmax(x, y);
-            }
-        }
-    }
-}
-
-/// Merges the sorted sequences of each pair of lane blocks `S / 2` wide into one of `S`
-/// lanes (row-major inside the block): [`across`] at every register-block size from `K`
-/// down to 2, then the block's halves ordered in each register by reversing one against
-/// the other, then smaller lane distances as in a bitonic merge.
-#[inline(always)]
-unsafe fn merge_blocks<T: Lane, const K: usize, const S: usize>(r: &mut [__m256i; K]) {
-    if S > T::LANES {
-        return;
-    }
-    let all = first(T::LANES);
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        if K >= 16 {
-            across::<T, K, S, 16>(r);
-        }
-        if K >= 8 {
-            across::<T, K, S, 8>(r);
-        }
-        if K >= 4 {
-            across::<T, K, S, 4>(r);
-        }
-        if K >= 2 {
-            across::<T, K, S, 2>(r);
-        }
-        for x in r.iter_mut() {
-            let p = reverse_blocks::<T>(*x, S);
-            *x = _mm256_blendv_epi8(
-                T::vmin(*x, p),
-                T::vmax(*x, p),
-                T::lane_mask(upper(S / 2) & all),
-            );
-        }
-        if S >= 8 {
-            step_all::<T, K>(r, 2, upper(2) & all);
-        }
-        if S >= 4 {
-            step_all::<T, K>(r, 1, upper(1) & all);
-        }
-    }
-}
-
-/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16) into row-major order
-/// (register by register, lane by lane), as `x86-simd-sort`'s networks do: each lane sorted
-/// down the registers by Batcher's network (lane-wise min and max only, the cheap
-/// operations), then the sorted columns merged in pairs, blocks of 2, 4, ... lanes wide, each
-/// merge a cross-register part ([`merge_across`]) and one in-register step per halving of the
-/// block. With 4 lanes that is 3 in-register steps in all, where sorting each register and
-/// merging registers takes 2 for every doubling of the run.
-#[inline(always)]
-unsafe fn network<T: Lane, const K: usize>(r: &mut [__m256i; K]) {
-    debug_assert!(K <= 16 && K.is_power_of_two());
-    // SAFETY: the caller has AVX2 (see the note on `step`).
-    unsafe {
-        // one compare-exchange per comparator, unrolled so that `r` stays in registers
-        macro_rules! columns {
-            ($table:ident, $c:literal) => {{
-                seq_macro::seq!(I in 0..$c {
-                    let (x, y) = (r[$table[I].0], r[$table[I].1]);
-                    r[$table[I].0] = T::vmin(x, y);
-                    r[$table[I].1] = T::vmax(x, y);
-                });
-            }};
-        }
-        match K {
-            1 => {}
-            2 => columns!(COLUMNS_2, 1),
-            4 => columns!(COLUMNS_4, 5),
-            8 => columns!(COLUMNS_8, 19),
-            _ => columns!(COLUMNS_16, 63),
-        }
-        merge_blocks::<T, K, 2>(r);
-        merge_blocks::<T, K, 4>(r);
-        merge_blocks::<T, K, 8>(r);
     }
 }
 
@@ -662,7 +560,7 @@ unsafe fn sort_small_into<T: Lane>(src: *const T, dst: *mut T, n: usize) {
 /// with those keys first.
 #[inline(always)]
 unsafe fn split_reg<T: Lane>(v: __m256i, pv: __m256i, lanes: u32) -> (usize, __m256i) {
-    // SAFETY: the caller has AVX2 (see the note on `step`).
+    // SAFETY: the caller has AVX2 (see the note on `exchange`).
     unsafe {
         let m = T::movemask(T::vgt(pv, v)) & lanes;
         (m.count_ones() as usize, T::compress(m, v))
@@ -673,7 +571,7 @@ unsafe fn split_reg<T: Lane>(v: __m256i, pv: __m256i, lanes: u32) -> (usize, __m
 #[inline(always)]
 unsafe fn store_from<T: Lane>(p: *mut T, w: __m256i, c: usize, g: usize) {
     let mut a = [T::MAX; 8];
-    // SAFETY: the caller has AVX2 (see the note on `step`) and `g` writable slots at `p`;
+    // SAFETY: the caller has AVX2 (see the note on `exchange`) and `g` writable slots at `p`;
     // `a` holds 32 bytes, `c + g <= LANES`.
     unsafe {
         _mm256_storeu_si256(a.as_mut_ptr().cast(), w);
@@ -684,7 +582,7 @@ unsafe fn store_from<T: Lane>(p: *mut T, w: __m256i, c: usize, g: usize) {
 /// The lane-wise maximum of `pv` and the first `r` lanes of `head` (the others do not count).
 #[inline(always)]
 unsafe fn head_max<T: Lane>(pv: __m256i, head: __m256i, r: usize) -> __m256i {
-    // SAFETY: the caller has AVX2 (see the note on `step`).
+    // SAFETY: the caller has AVX2 (see the note on `exchange`).
     unsafe { T::vmax(pv, _mm256_blendv_epi8(pv, head, T::lane_mask(first(r)))) }
 }
 

@@ -27,14 +27,12 @@
 
 use std::arch::x86_64::*;
 
-use super::{batcher, first, upper};
+use super::{first, upper};
 
 /// A lane type with its AVX-512 register operations (all unsafe: they need AVX-512F).
 pub(super) trait Lane: Copy + Ord + Send + Sync + 'static {
     /// Lanes per 512-bit register.
     const LANES: usize;
-    /// Registers of the largest sorting network (a power of two, at most 32).
-    const NETWORK: usize;
     /// The largest value (padding of partial registers).
     const MAX: Self;
     /// `self + 1`, `None` at `MAX`.
@@ -352,7 +350,6 @@ macro_rules! lane_impl {
     ) => {$(
         impl Lane for $t {
             const LANES: usize = $lanes;
-            const NETWORK: usize = 16;
             const MAX: Self = <$t>::MAX;
             #[inline(always)]
             fn succ(self) -> Option<Self> {
@@ -476,276 +473,40 @@ lane_impl!(8, u8,
     i64: [_mm512_cmplt_epi64_mask, _mm512_cmpge_epi64_mask, _mm512_min_epi64, _mm512_max_epi64, _mm512_mask_max_epi64, _mm512_reduce_max_epi64]
 );
 
-/// One compare-exchange step inside a register: lanes `l` and `l ^ d` swap into order, the
-/// lanes in `take_max` keeping the larger key.
+/// The lane-wise minimum of `v` and its partner register `p`, the maximum in the lanes of
+/// `take_max`: one compare-exchange step of the networks.
 ///
-/// This and the network helpers below carry no `#[target_feature]` (which would forbid
+/// This and the network helpers carry no `#[target_feature]` (which would forbid
 /// `#[inline(always)]`): they are always inlined into `sort_regs` or `pivot`, which enable
 /// AVX-512F, and may only be called from such functions.
 #[inline(always)]
-unsafe fn step<T: Lane>(v: __m512i, d: usize, take_max: u32) -> __m512i {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        let p = T::xor_lanes(v, d);
-        T::mask_max(T::vmin(v, p), take_max, v, p)
-    }
+unsafe fn exchange<T: Lane>(v: __m512i, p: __m512i, take_max: u32) -> __m512i {
+    // SAFETY: the caller has AVX-512F (see above).
+    unsafe { T::mask_max(T::vmin(v, p), take_max, v, p) }
 }
 
 network_helpers!(__m512i);
 
-/// Bitonic sort of each register, ascending: stage `(s, d)` compares lanes `d` apart,
-/// in descending direction inside blocks whose index has bit `s` set.
+/// The lanes of `v` reversed inside each block of `s` lanes (`s` a power of two from 2 up to
+/// `LANES`).
 #[inline(always)]
-unsafe fn sort_each<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    let all = first(T::LANES);
-    let m = |s: usize, d: usize| (upper(d) ^ if s < T::LANES { upper(s) } else { 0 }) & all;
-    // SAFETY: the caller has the module's instruction set (see the note on `step`).
+unsafe fn reverse_blocks<T: Lane>(v: __m512i, s: usize) -> __m512i {
+    // SAFETY: the caller has AVX-512F (see the note on `exchange`).
     unsafe {
-        step_all::<T, K>(r, 1, m(2, 1));
-        step_all::<T, K>(r, 2, m(4, 2));
-        step_all::<T, K>(r, 1, m(4, 1));
-        if T::LANES >= 8 {
-            step_all::<T, K>(r, 4, m(8, 4));
-            step_all::<T, K>(r, 2, m(8, 2));
-            step_all::<T, K>(r, 1, m(8, 1));
-        }
-        if T::LANES >= 16 {
-            step_all::<T, K>(r, 8, m(16, 8));
-            step_all::<T, K>(r, 4, m(16, 4));
-            step_all::<T, K>(r, 2, m(16, 2));
-            step_all::<T, K>(r, 1, m(16, 1));
-        }
-    }
-}
-
-/// Sorts bitonic registers ascending (half-cleaners at every lane distance).
-#[inline(always)]
-unsafe fn clean_all<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    let all = first(T::LANES);
-    // SAFETY: the caller has the module's instruction set (see the note on `step`).
-    unsafe {
-        if T::LANES >= 16 {
-            step_all::<T, K>(r, 8, upper(8) & all);
-        }
-        if T::LANES >= 8 {
-            step_all::<T, K>(r, 4, upper(4) & all);
-        }
-        step_all::<T, K>(r, 2, upper(2) & all);
-        step_all::<T, K>(r, 1, upper(1) & all);
-    }
-}
-
-/// Register half-cleaners at register distance `DR`: `r[i]` and `r[i + DR]` (bit `DR`
-/// of `i` clear) take the smaller and larger key of each lane.
-#[inline(always)]
-unsafe fn half_clean<T: Lane, const K: usize, const DR: usize>(r: &mut [__m512i; K]) {
-    for i in 0..K {
-        if i & DR == 0 && i + DR < K {
-            // SAFETY: the caller has the module's instruction set (see the note on
-            // `step`).
-            unsafe {
-                let (a, b) = (r[i], r[i + DR]);
-                r[i] = T::vmin(a, b);
-                r[i + DR] = T::vmax(a, b);
-            }
-        }
-    }
-}
-
-/// Merges sorted runs of `B / 2` registers into sorted runs of `B`: the flip stage
-/// (register `i` of a block against the lane-reversed register `B - 1 - i`), then
-/// half-cleaners.
-#[inline(always)]
-unsafe fn merge_level<T: Lane, const K: usize, const B: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has the module's instruction set (see the note on `step`).
-    unsafe {
-        for blk in 0..K / B {
-            for i in 0..B / 2 {
-                let (x, y) = (blk * B + i, blk * B + B - 1 - i);
-                let (rx, ry) = (r[x], T::reverse(r[y]));
-                r[x] = T::vmin(rx, ry);
-                r[y] = T::reverse(T::vmax(rx, ry));
-            }
-        }
-        stages_up_to!(B, half_clean::<T, K>(r): 32 => 8, 16 => 4, 8 => 2, 4 => 1);
-        clean_all::<T, K>(r);
-    }
-}
-
-/// Batcher's network on 8 inputs (19 comparators, the fewest possible).
-const COLUMNS_8: [(usize, usize); 19] = batcher::<8, 19>();
-/// Batcher's network on 16 inputs (63 comparators).
-const COLUMNS_16: [(usize, usize); 63] = batcher::<16, 63>();
-
-/// The comparators `$i...` of `$net` on registers `$r[$base..]`, written out one by one (with
-/// constant indices, so the registers stay in registers).
-macro_rules! columns {
-    ($t:ty, $r:ident, $base:expr, $net:ident, $($i:literal)*) => {
-        $({
-            const A: usize = $net[$i].0;
-            const B: usize = $net[$i].1;
-            let (x, y) = ($r[$base + A], $r[$base + B]);
-            $r[$base + A] = <$t>::vmin(x, y);
-            $r[$base + B] = <$t>::vmax(x, y);
-        })*
-    };
-}
-
-/// Sorts each lane across the `G = LANES` registers `r[base..base + G]` (lane-wise min and
-/// max: no shuffles), then transposes that square, so each register holds one sorted column.
-/// Together this sorts every register, as [`sort_each`] does, with about a third of its
-/// instructions.
-#[inline(always)]
-unsafe fn sort_each_square<T: Lane, const K: usize, const BASE: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        if T::LANES == 16 {
-            columns!(T, r, BASE, COLUMNS_16, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62);
-            transpose_16x32::<K, BASE>(r);
+        if s == T::LANES {
+            T::reverse(v)
+        } else if s == 2 {
+            T::xor_lanes(v, 1)
+        } else if T::LANES == 8 {
+            // 64-bit lanes, s = 4: reversed inside each 256-bit half
+            _mm512_permutex_epi64::<0b00_01_10_11>(v)
+        } else if s == 4 {
+            _mm512_shuffle_epi32::<0b00_01_10_11>(v)
         } else {
-            columns!(T, r, BASE, COLUMNS_8, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
-            transpose_8x64::<K, BASE>(r);
+            // 32-bit lanes, s = 8
+            let idx = _mm512_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+            _mm512_permutexvar_epi32(idx, v)
         }
-    }
-}
-
-/// Four registers whose 128-bit block `k` holds rows `4g..4g + 4` (register `g`) of a column
-/// `k`-dependent: returns, for each `k`, the register of blocks `k` of the four, in `g`
-/// order (a 4 x 4 transpose of 128-bit blocks).
-#[inline(always)]
-unsafe fn transpose_blocks(u: [__m512i; 4]) -> [__m512i; 4] {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        const EVEN: i32 = 0b10_00_10_00; // blocks 0 and 2 of each source
-        const ODD: i32 = 0b11_01_11_01; // blocks 1 and 3
-        let v0 = _mm512_shuffle_i32x4::<EVEN>(u[0], u[1]);
-        let v1 = _mm512_shuffle_i32x4::<ODD>(u[0], u[1]);
-        let v2 = _mm512_shuffle_i32x4::<EVEN>(u[2], u[3]);
-        let v3 = _mm512_shuffle_i32x4::<ODD>(u[2], u[3]);
-        [
-            _mm512_shuffle_i32x4::<EVEN>(v0, v2),
-            _mm512_shuffle_i32x4::<EVEN>(v1, v3),
-            _mm512_shuffle_i32x4::<ODD>(v0, v2),
-            _mm512_shuffle_i32x4::<ODD>(v1, v3),
-        ]
-    }
-}
-
-/// Four registers of 32-bit lanes, each 128-bit block transposed as a 4 x 4 matrix: register
-/// `c` of the result holds, in every block, lane `c` of the four inputs' same block.
-#[inline(always)]
-unsafe fn transpose_4x4_in_blocks(q: [__m512i; 4]) -> [__m512i; 4] {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        let t0 = _mm512_unpacklo_epi32(q[0], q[1]);
-        let t1 = _mm512_unpackhi_epi32(q[0], q[1]);
-        let t2 = _mm512_unpacklo_epi32(q[2], q[3]);
-        let t3 = _mm512_unpackhi_epi32(q[2], q[3]);
-        [
-            _mm512_unpacklo_epi64(t0, t2),
-            _mm512_unpackhi_epi64(t0, t2),
-            _mm512_unpacklo_epi64(t1, t3),
-            _mm512_unpackhi_epi64(t1, t3),
-        ]
-    }
-}
-
-/// Transposes the 16 x 16 matrix of 32-bit lanes in `r[base..base + 16]`.
-#[inline(always)]
-unsafe fn transpose_16x32<const K: usize, const BASE: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        // u[c][g]: block k holds column 4k + c, rows 4g..4g + 4
-        let mut u = [[_mm512_setzero_si512(); 4]; 4];
-        for g in 0..4 {
-            let t = transpose_4x4_in_blocks(std::array::from_fn(|i| r[BASE + 4 * g + i]));
-            for (c, tc) in t.into_iter().enumerate() {
-                u[c][g] = tc;
-            }
-        }
-        for (c, uc) in u.into_iter().enumerate() {
-            for (k, o) in transpose_blocks(uc).into_iter().enumerate() {
-                r[BASE + 4 * k + c] = o;
-            }
-        }
-    }
-}
-
-/// Transposes the 8 x 8 matrix of 64-bit lanes in `r[base..BASE + 8]`.
-#[inline(always)]
-unsafe fn transpose_8x64<const K: usize, const BASE: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        // u[c][g]: block k holds column 2k + c, rows 2g, 2g + 1
-        let mut u = [[_mm512_setzero_si512(); 4]; 2];
-        for g in 0..4 {
-            let (a, b) = (r[BASE + 2 * g], r[BASE + 2 * g + 1]);
-            u[0][g] = _mm512_unpacklo_epi64(a, b);
-            u[1][g] = _mm512_unpackhi_epi64(a, b);
-        }
-        for (c, uc) in u.into_iter().enumerate() {
-            for (k, o) in transpose_blocks(uc).into_iter().enumerate() {
-                r[BASE + 2 * k + c] = o;
-            }
-        }
-    }
-}
-
-/// [`sort_each`] for 8 registers of 16 lanes: each lane sorted across the registers (Batcher's
-/// network), then the 8 x 16 matrix transposed by 8 x 8 halves, so each register holds two
-/// sorted columns (lanes 0..8 and 8..16), which one flip step and three half-cleaner steps
-/// merge.
-#[inline(always)]
-unsafe fn sort_each_half_square<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        columns!(T, r, 0, COLUMNS_8, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
-        // u[c][g]: 128-bit block k holds column 4k + c, rows 4g..4g + 4
-        let mut u = [[_mm512_setzero_si512(); 2]; 4];
-        for g in 0..2 {
-            let t = transpose_4x4_in_blocks(std::array::from_fn(|i| r[4 * g + i]));
-            for (c, tc) in t.into_iter().enumerate() {
-                u[c][g] = tc;
-            }
-        }
-        const EVEN: i32 = 0b10_00_10_00; // blocks 0 and 2 of each source
-        const ODD: i32 = 0b11_01_11_01; // blocks 1 and 3
-        const INTERLEAVE: i32 = 0b11_01_10_00; // blocks 0, 2, 1, 3
-        for (c, [a, b]) in u.into_iter().enumerate() {
-            // columns 4k + c (rows 0..8 in lanes 0..8) and 4(k + 2) + c (lanes 8..16)
-            let even = _mm512_shuffle_i32x4::<EVEN>(a, b);
-            let odd = _mm512_shuffle_i32x4::<ODD>(a, b);
-            r[2 * c] = _mm512_shuffle_i32x4::<INTERLEAVE>(even, even);
-            r[2 * c + 1] = _mm512_shuffle_i32x4::<INTERLEAVE>(odd, odd);
-        }
-        // merge each register's two sorted halves: flip, then half-cleaners inside halves
-        for x in r.iter_mut() {
-            let p = T::reverse(*x);
-            *x = T::mask_max(T::vmin(*x, p), upper(8), *x, p);
-        }
-        step_all::<T, K>(r, 4, upper(4));
-        step_all::<T, K>(r, 2, upper(2));
-        step_all::<T, K>(r, 1, upper(1));
-    }
-}
-
-/// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 32), ascending in register
-/// order then lane order.
-#[inline(always)]
-unsafe fn network<T: Lane, const K: usize>(r: &mut [__m512i; K]) {
-    // SAFETY: the caller has AVX-512F (see the note on `step`).
-    unsafe {
-        if K >= T::LANES {
-            sort_each_square::<T, K, 0>(r);
-            if K >= 2 * T::LANES {
-                sort_each_square::<T, K, 8>(r); // u64 (8 lanes), 16 registers
-            }
-        } else if T::LANES == 16 && K == 8 {
-            sort_each_half_square::<T, K>(r);
-        } else {
-            sort_each::<T, K>(r);
-        }
-        stages_up_to!(K, merge_level::<T, K>(r): 2 => 2, 4 => 4, 8 => 8, 16 => 16, 32 => 32);
     }
 }
 
@@ -781,7 +542,7 @@ unsafe fn sort_regs<T: Lane, F: Finish<T>, const K: usize>(src: *const T, dst: *
 
 /// The largest range the network sorts.
 pub(super) fn small_max<T: Lane>() -> usize {
-    T::NETWORK * T::LANES
+    16 * T::LANES
 }
 
 /// Sorts at most [`small_max`] keys with the smallest network that holds them (finished by
@@ -812,10 +573,8 @@ unsafe fn sort_small_into<T: Lane, F: Finish<T>>(src: *const T, dst: *mut T, n: 
             sort_regs::<T, F, 4>(src, dst, n)
         } else if n <= 8 * l {
             sort_regs::<T, F, 8>(src, dst, n)
-        } else if n <= 16 * l || T::NETWORK == 16 {
-            sort_regs::<T, F, 16>(src, dst, n)
         } else {
-            sort_regs::<T, F, 32>(src, dst, n)
+            sort_regs::<T, F, 16>(src, dst, n)
         }
     }
 }
