@@ -125,16 +125,18 @@ pub fn sort_into<K: SortKey>(
     crate::radix_cpu::advise_huge_pages(dst);
     // Signed keys are copied as they are when the vectorized sort takes them without the
     // ordered-bits transform.
-    // f64 on the AVX2 path: sorted as floats (see `sort_floats_avx2`), copied as they are
-    let avx2_floats = K::KIND == 2
-        && size_of::<K>() == 8
-        && crate::simd_sort::path() == crate::simd_sort::Path::Avx2;
     let plain = K::KIND == 0
         || !matches!(target, Target::Cpu)
-        || (K::KIND == 1 && crate::simd_sort::available())
-        || avx2_floats;
+        || (K::KIND == 1 && crate::simd_sort::available());
     if matches!(target, Target::Cpu) && crate::simd_sort::sort_small_into(src, dst) {
         return Ok(Backend::Cpu); // small integer keys: sorted from `src` straight into `dst`
+    }
+    if matches!(target, Target::Cpu)
+        && K::KIND == 2
+        && crate::simd_sort::sort_floats_avx2_into(src, dst, true)
+    {
+        // f64 on the AVX2 path: sorted as floats, the copy fused with the NaNs' pass
+        return Ok(Backend::Cpu);
     }
     let write = |d: &mut [MaybeUninit<K>], s: &[K]| {
         if plain {
@@ -163,11 +165,6 @@ pub fn sort_into<K: SortKey>(
         Target::Cpu if K::KIND == 1 && plain => {
             let sorted = crate::simd_sort::sort_signed(keys, true);
             debug_assert!(sorted, "the vectorized sort was available above");
-            Ok(Backend::Cpu)
-        }
-        Target::Cpu if avx2_floats => {
-            let sorted = crate::simd_sort::sort_floats_avx2(keys, true);
-            debug_assert!(sorted, "the AVX2 path was checked above");
             Ok(Backend::Cpu)
         }
         Target::Cpu => {

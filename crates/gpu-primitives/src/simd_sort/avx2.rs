@@ -312,25 +312,30 @@ macro_rules! lane_float {
     };
 }
 
-/// Moves the NaNs of `v` out (appended to `nans`, in order) and the other keys to the front
-/// of `v`, in order; returns how many those are and how many of them are `-0.0`. A register
-/// at a time: one without NaN is stored whole at the write position (which never passes the
-/// read position), one with a NaN key by key.
+/// Copies the `n` keys at `src` to `dst` without their NaNs (appended to `nans`, in order):
+/// the other keys to the front of `dst`, in order; returns how many those are and how many of
+/// them are `-0.0`. A register at a time: one without NaN is stored whole at the write
+/// position (which never passes the read position, so `src` may be `dst`), one with a NaN key
+/// by key.
 ///
 /// # Safety
-/// AVX2 (and POPCNT).
+/// AVX2 (and POPCNT); `n` readable keys at `src` and `n` writable slots at `dst`, either the
+/// same or not overlapping.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) unsafe fn nans_out_f64(v: &mut [f64], nans: &mut Vec<f64>) -> (usize, usize) {
-    let n = v.len();
-    let p = v.as_mut_ptr();
+pub(super) unsafe fn nans_out_f64(
+    src: *const f64,
+    dst: *mut f64,
+    n: usize,
+    nans: &mut Vec<f64>,
+) -> (usize, usize) {
     let neg = _mm256_set1_epi64x((-0.0f64).to_bits() as i64);
     let (mut m, mut neg_zeros, mut i) = (0, 0, 0);
     let mut one = |k: f64, m: &mut usize, neg_zeros: &mut usize| {
         if k.is_nan() {
             nans.push(k);
         } else {
-            // SAFETY: `*m` is at most the index of `k`, inside `v`.
-            unsafe { *p.add(*m) = k };
+            // SAFETY: `*m` is at most the index of `k`, below `n`.
+            unsafe { *dst.add(*m) = k };
             *m += 1;
             *neg_zeros += usize::from(k.to_bits() == (-0.0f64).to_bits());
         }
@@ -339,23 +344,23 @@ pub(super) unsafe fn nans_out_f64(v: &mut [f64], nans: &mut Vec<f64>) -> (usize,
     // loaded already.
     unsafe {
         while i + 4 <= n {
-            let x = _mm256_loadu_pd(p.add(i));
+            let x = _mm256_loadu_pd(src.add(i));
             let nan = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
             if nan == 0 {
                 let z = _mm256_cmpeq_epi64(_mm256_castpd_si256(x), neg);
                 neg_zeros +=
                     (_mm256_movemask_pd(_mm256_castsi256_pd(z)) as u32).count_ones() as usize;
-                _mm256_storeu_pd(p.add(m), x);
+                _mm256_storeu_pd(dst.add(m), x);
                 m += 4;
             } else {
                 for j in 0..4 {
-                    one(*p.add(i + j), &mut m, &mut neg_zeros);
+                    one(*src.add(i + j), &mut m, &mut neg_zeros);
                 }
             }
             i += 4;
         }
         for j in i..n {
-            one(*p.add(j), &mut m, &mut neg_zeros);
+            one(*src.add(j), &mut m, &mut neg_zeros);
         }
     }
     (m, neg_zeros)

@@ -335,29 +335,63 @@ pub(crate) fn sort_floats_avx2<K: SortKey>(keys: &mut [K], parallel: bool) -> bo
     }
 }
 
+/// [`sort_floats_avx2`] of `src` into `dst` (every slot written), the copy fused with the
+/// pass that moves the NaNs out; `false` (nothing written) off the AVX2 path or for `f32`.
+pub(crate) fn sort_floats_avx2_into<K: SortKey>(
+    src: &[K],
+    dst: &mut [std::mem::MaybeUninit<K>],
+    parallel: bool,
+) -> bool {
+    assert_eq!(K::KIND, 2, "float keys only");
+    assert_eq!(src.len(), dst.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if path() != Path::Avx2 || size_of::<K>() == 4 {
+            return false;
+        }
+        let n = src.len();
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits);
+        // `src` and `dst` are distinct slices of `n` keys.
+        unsafe { sort_f64_avx2_from(src.as_ptr().cast(), dst.as_mut_ptr().cast(), n, parallel) };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (src, dst, parallel);
+        false
+    }
+}
+
 /// The body of [`sort_floats_avx2`].
 ///
 /// # Safety
 /// The CPU has AVX2 and POPCNT.
 #[cfg(target_arch = "x86_64")]
 unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
-    // NaNs out (to a side buffer), `-0.0` counted
+    // SAFETY: the caller's contract; the keys are both the source and the destination.
+    unsafe { sort_f64_avx2_from(keys.as_ptr(), keys.as_mut_ptr(), keys.len(), parallel) }
+}
+
+/// [`sort_f64_avx2`] of the `n` keys at `src` into the `n` slots at `dst` (every one written).
+///
+/// # Safety
+/// The CPU has AVX2 and POPCNT; `src` and `dst` are the same or do not overlap.
+#[cfg(target_arch = "x86_64")]
+unsafe fn sort_f64_avx2_from(src: *const f64, dst: *mut f64, n: usize, parallel: bool) {
+    // NaNs out (to a side buffer) as the keys are copied, `-0.0` counted
     let mut nans: Vec<f64> = Vec::new();
     // SAFETY: the caller's contract.
-    let (m, neg_zeros) = unsafe { avx2::nans_out_f64(keys, &mut nans) };
+    let (m, neg_zeros) = unsafe { avx2::nans_out_f64(src, dst, n, &mut nans) };
+    debug_assert_eq!(m + nans.len(), n);
+    // SAFETY: the first `m` slots of `dst` were written (the NaNs go to the others below).
+    let keys = unsafe { std::slice::from_raw_parts_mut(dst, m) };
     let depth = 2 * (usize::BITS - m.leading_zeros());
     let parallel = parallel && m >= PARALLEL_QUICKSORT && rayon::current_num_threads() > 1;
     // SAFETY: the caller's contract; `avx2::Float<f64>` is `f64` (repr(transparent)); no NaN
     // is left in `keys[..m]`.
-    unsafe {
-        avx2::quicksort(
-            cast::<f64, avx2::Float<f64>>(&mut keys[..m]),
-            depth,
-            parallel,
-        )
-    };
-    let a = keys[..m].partition_point(|&k| k < 0.0);
-    let b = keys[..m].partition_point(|&k| k <= 0.0);
+    unsafe { avx2::quicksort(cast::<f64, avx2::Float<f64>>(keys), depth, parallel) };
+    let a = keys.partition_point(|&k| k < 0.0);
+    let b = keys.partition_point(|&k| k <= 0.0);
     keys[a..a + neg_zeros].fill(-0.0);
     keys[a + neg_zeros..b].fill(0.0);
     if !nans.is_empty() {
@@ -365,8 +399,9 @@ unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
         if !sort_unsigned(&mut bits, parallel) {
             bits.sort_unstable();
         }
-        for (d, b) in keys[m..].iter_mut().zip(bits) {
-            *d = f64::from_ordered(b);
+        for (i, b) in bits.into_iter().enumerate() {
+            // SAFETY: slot `m + i < n` of `dst` (one per NaN).
+            unsafe { dst.add(m + i).write(f64::from_ordered(b)) };
         }
     }
 }
@@ -380,12 +415,14 @@ pub(crate) fn distinct_f64_avx2<K: SortKey>(keys: &[K], parallel: bool) -> Optio
         if path() != Path::Avx2 || K::KIND != 2 || size_of::<K>() != 8 {
             return None;
         }
-        let mut v = keys.to_vec();
-        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
+        let n = keys.len();
+        let mut v: Vec<K> = Vec::with_capacity(n);
+        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits); the
+        // sort writes all `n` slots of the new buffer before `set_len`.
         unsafe {
-            let f = cast::<K, f64>(&mut v);
-            sort_f64_avx2(f, parallel);
-            let m = avx2::group_f64(f);
+            sort_f64_avx2_from(keys.as_ptr().cast(), v.as_mut_ptr().cast(), n, parallel);
+            v.set_len(n);
+            let m = avx2::group_f64(cast::<K, f64>(&mut v));
             v.truncate(m);
         }
         if v.len() < v.capacity() / 2 {
