@@ -297,6 +297,41 @@ fn adaptive_bounds_give_lloyds_fit() {
     }
 }
 
+/// An adaptive run at large `k d` (past `DEFER_BELOW_KD`) takes plain steps while a step
+/// changes more than 1 in 20 labels and starts its bounds after the first that changes fewer:
+/// the bounds' first steps, which evaluate every distance while many labels change, cost more
+/// than plain ones. Its fit is plain Lloyd's, bit for bit.
+#[test]
+fn adaptive_bounds_wait_for_the_labels_to_settle_at_large_kd() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::lloyd;
+    let (n, d, k) = (3000, 64, 300);
+    let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, 3.0, 7);
+    let (p, want, _) = plain_lloyd_fit(&data, d, k, &c, 40);
+    // the plain run's changed labels per step: the adaptive run's plain steps end after the
+    // first step that changed at most n / 20
+    let mut changed = Vec::new();
+    let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
+    s.force_plain_secs(f64::INFINITY);
+    let got = lloyd(&mut s, c.clone(), &p, |_, _, st| {
+        changed.push(st.changed);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(got.centroids, want.centroids);
+    assert_eq!(got.iterations, want.iterations);
+    let settled = changed
+        .iter()
+        .position(|&c| c * 20 <= n as u64)
+        .expect("labels settle");
+    assert!(
+        settled >= 1,
+        "the first step changes every label: {changed:?}"
+    );
+    assert_eq!(s.plain_steps(), settled + 1, "changed per step {changed:?}");
+    assert_eq!(s.bounds_state(), (true, false));
+}
+
 /// An adaptive run that gives its bounds up and tries them again, alternating Yinyang's groups
 /// and Hamerly's single bound, still gives plain Lloyd's fit bit for bit.
 #[test]
