@@ -10,10 +10,10 @@
 //! overwrite: there is always a register of free slots there, so no mask is built), the others
 //! compressed by a compare of their own and written with a masked store just below the right one
 //! (mask `all >> c` by BMI2's `shrx`). Small ranges (at most 16 registers) are sorted by a network
-//! held in registers and padded with the largest value: with at least `LANES` registers, each
-//! square of `LANES` registers is first sorted lane by lane across registers (Batcher's odd–even
-//! merge network: lane-wise min and max, no shuffles) and transposed, which sorts every register at
-//! about a third of the instructions of sorting each register by itself; then bitonic merges.
+//! held in registers and padded with the largest value (`network_helpers!` in `mod.rs`, shared
+//! with the AVX2 path): each lane sorted down the registers (Batcher's odd–even merge network:
+//! lane-wise min and max, no shuffles), then the sorted columns merged in lane blocks of 2 to
+//! `LANES`, as x86-simd-sort lays its networks out.
 //! Pivot: the median of two (four from 2^14 keys) registers of keys at evenly spaced places, sorted
 //! by the same network. Ties: when the pivot is the minimum, a second partition at `pivot + 1`
 //! splits off the run of keys equal to it; when it is the maximum (tracked during the partition)
