@@ -173,8 +173,7 @@ struct StepCtx<'c, T> {
 /// short distances per point, the bounds' upkeep costs more than it saves while the centres
 /// still move far. With large `k d` a run of an explicit pruned algorithm starts them at once;
 /// [`Algorithm::Auto`](crate::Algorithm::Auto)'s adaptive runs wait for the labels to settle
-/// at every `k d` (short fits from clustered data lost up to a fifth to the early bounds;
-/// 200,000 x 128 with 1,024 centres was no slower).
+/// at every `k d`, since a short fit may end before early bounds earn back their first steps.
 const DEFER_BELOW_KD: usize = 1 << 14;
 /// See [`DEFER_BELOW_KD`].
 const DEFER_CHANGED_SHARE: u64 = 20;
@@ -393,9 +392,8 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let parallel = parallel_step(n, k, d);
         self.evaluated.store(0, Ordering::Relaxed);
         // Adaptive runs defer the bounds by the changed labels at any `k d`: their plain
-        // steps are the yardstick of the pruned ones, and a step that evaluates every
-        // distance with bounds costs more than a plain one (at 10^4 x 128, k = 256, from
-        // blobs: 4.4 and 3.3 ms against 2.7 while 15% of the labels changed).
+        // steps are the yardstick of the pruned ones, and while many labels change a bounded
+        // step evaluates every distance and costs more than a plain one.
         let defer = self.deferring && (k * d < DEFER_BELOW_KD || self.adaptive);
         let renting = self.adaptive
             && method_for(d, k) == Method::Direct

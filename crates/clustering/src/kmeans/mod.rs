@@ -178,10 +178,9 @@ from_names!(Convergence, "convergence", "variance or previous-shift", [
 /// the first pass prune the final labelling pass by more than they cost) and below 128
 /// clusters (a Lloyd step's distances then cost about what the bounds' upkeep costs per
 /// point). From 128 clusters it decides from what the bounds prune, as the run goes: plain
-/// Lloyd steps until a step changes at most one label in 20 (one plain step, its time the
-/// yardstick, from `k d = 2^14`; and, below 12 dimensions, where the bounds' first step
-/// computes every distance exactly, at least 20 steps, so that a short run never pays for
-/// it), then Yinyang's bounds for as long as a pruned step takes less than 0.9 times the last
+/// Lloyd steps until a step changes at most one label in 20 (the last plain step's time the
+/// yardstick; below 12 dimensions, where the bounds' first step computes every distance
+/// exactly, at least 20 steps, so that a short run never pays for it), then Yinyang's bounds for as long as a pruned step takes less than 0.9 times the last
 /// plain step's time. After one that does not, plain steps, and the bounds again (Hamerly's
 /// and Yinyang's in turns) once the plain steps since number 20 times what the failed attempt
 /// cost, in plain steps: bounds that lose while the centres move far often win later, and

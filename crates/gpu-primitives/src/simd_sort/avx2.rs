@@ -11,8 +11,7 @@
 //! 2048 keys are sorted out of place (a buffer on the stack) with a ninther pivot. Small
 //! ranges (at most 64 keys: 8 registers of `u32`, 16 of `u64`) are sorted in registers by
 //! [`network`]: the lanes sorted down the registers first, then the sorted columns merged
-//! (the layout of `x86-simd-sort`'s networks, about half the shuffles of sorting each
-//! register and merging registers). Tie handling and the depth limit are as in the AVX-512
+//! (the layout of `x86-simd-sort`'s networks). Tie handling and the depth limit are as in the AVX-512
 //! path.
 
 use std::arch::x86_64::*;

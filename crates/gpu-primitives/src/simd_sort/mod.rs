@@ -156,16 +156,16 @@ macro_rules! network_helpers {
         /// Sorts the `K * LANES` keys held in `r` (`K` a power of two up to 16) into
         /// row-major order (register by register, lane by lane): each lane sorted down the
         /// registers by Batcher's network (lane-wise min and max, no shuffles), then the
-        /// sorted columns merged in lane blocks of 2, 4, ... lanes ([`merge_blocks`]). With 4
-        /// lanes that is 3 in-register steps in all, where sorting each register and then
-        /// merging registers takes 2 for every doubling of the run.
+        /// sorted columns merged in lane blocks of 2, 4, ... lanes ([`merge_blocks`]): the
+        /// shuffles are only in the last `log2(LANES)` merges (3 in-register steps in all
+        /// with 4 lanes), the rest lane-wise min and max.
         #[inline(always)]
         unsafe fn network<T: Lane, const K: usize>(r: &mut [$reg; K]) {
             debug_assert!(K <= 16 && K.is_power_of_two());
             // SAFETY: the caller has the module's instruction set (see the note above).
             unsafe {
                 // one compare-exchange per comparator, unrolled so that `r` stays in
-                // registers (a loop over the table kept them on the stack: 10x slower)
+                // registers (a loop over the table keeps them on the stack)
                 macro_rules! columns {
                             ($table:ident, $c:literal) => {{
                                 seq_macro::seq!(I in 0..$c {
@@ -317,22 +317,9 @@ pub(crate) fn sort_floats_decoded<K: SortKey>(bits: &mut [K::Bits], parallel: bo
 /// of zeros is rewritten afterwards from the count of `-0.0` taken in the first pass: every
 /// `-0.0` first, as the total order has them. Every key keeps its bits.
 pub(crate) fn sort_floats_avx2<K: SortKey>(keys: &mut [K], parallel: bool) -> bool {
-    assert_eq!(K::KIND, 2, "float keys only");
-    #[cfg(target_arch = "x86_64")]
-    {
-        // f32 keys stay on the integer path (u32 has a min/max in AVX2)
-        if path() != Path::Avx2 || size_of::<K>() == 4 {
-            return false;
-        }
-        // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits).
-        unsafe { sort_f64_avx2(cast(keys), parallel) };
-        true
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (keys, parallel);
-        false
-    }
+    let (p, n) = (keys.as_mut_ptr(), keys.len());
+    // SAFETY: the keys are both the source and the destination.
+    unsafe { sort_floats_avx2_from(p, p, n, parallel) }
 }
 
 /// [`sort_floats_avx2`] of `src` into `dst` (every slot written), the copy fused with the
@@ -342,37 +329,52 @@ pub(crate) fn sort_floats_avx2_into<K: SortKey>(
     dst: &mut [std::mem::MaybeUninit<K>],
     parallel: bool,
 ) -> bool {
-    assert_eq!(K::KIND, 2, "float keys only");
     assert_eq!(src.len(), dst.len());
+    // SAFETY: two distinct slices of `src.len()` keys.
+    unsafe { sort_floats_avx2_from(src.as_ptr(), dst.as_mut_ptr().cast(), src.len(), parallel) }
+}
+
+/// The body of [`sort_floats_avx2`] and [`sort_floats_avx2_into`].
+///
+/// # Safety
+/// `n` readable keys at `src`, `n` writable slots at `dst`, the same or not overlapping.
+unsafe fn sort_floats_avx2_from<K: SortKey>(
+    src: *const K,
+    dst: *mut K,
+    n: usize,
+    parallel: bool,
+) -> bool {
+    assert_eq!(K::KIND, 2, "float keys only");
     #[cfg(target_arch = "x86_64")]
     {
+        // f32 keys stay on the integer path (u32 has a min/max in AVX2)
         if path() != Path::Avx2 || size_of::<K>() == 4 {
             return false;
         }
-        let n = src.len();
         // SAFETY: AVX2 was detected (`path`); an 8-byte float key is f64 (sealed traits);
-        // `src` and `dst` are distinct slices of `n` keys.
-        unsafe { sort_f64_avx2_from(src.as_ptr().cast(), dst.as_mut_ptr().cast(), n, parallel) };
+        // the caller's ranges.
+        unsafe { sort_f64_avx2_from(src.cast(), dst.cast(), n, parallel) };
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (src, dst, parallel);
+        let _ = (src, dst, n, parallel);
         false
     }
 }
 
-/// The body of [`sort_floats_avx2`].
+/// [`sort_f64_avx2_from`] in place, forced (the tests' door to the AVX2 float sort).
 ///
 /// # Safety
 /// The CPU has AVX2 and POPCNT.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 unsafe fn sort_f64_avx2(keys: &mut [f64], parallel: bool) {
     // SAFETY: the caller's contract; the keys are both the source and the destination.
     unsafe { sort_f64_avx2_from(keys.as_ptr(), keys.as_mut_ptr(), keys.len(), parallel) }
 }
 
-/// [`sort_f64_avx2`] of the `n` keys at `src` into the `n` slots at `dst` (every one written).
+/// The AVX2 float sort of the `n` `f64` keys at `src` into the `n` slots at `dst` (every one
+/// written), as [`sort_floats_avx2`] describes.
 ///
 /// # Safety
 /// The CPU has AVX2 and POPCNT; `src` and `dst` are the same or do not overlap.

@@ -117,8 +117,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         settle. ``"auto"``: Lloyd for a single pass (``max_iter=1`` with
         ``compute_labels=False``), for ``max_iter=1`` while ``n_clusters * n_features <
         2**20`` and below 128 clusters; from 128 clusters it decides from what the bounds
-        prune as the run goes (plain Lloyd steps until at most one label in 20 changes, or
-        one step when ``n_clusters * n_features >= 2**14``, then Yinyang's bounds while a
+        prune as the run goes (plain Lloyd steps until at most one label in 20 changes,
+        then Yinyang's bounds while a
         pruned step takes less than 0.9 of a plain step's time; after one that does not,
         plain steps, and the bounds again later, Hamerly's and Yinyang's in turns).
         (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same labels and
