@@ -133,6 +133,9 @@ pub(crate) struct Centres<T> {
     pub(crate) packed_norms: Vec<T>,
     /// Fused: the lanes of a packed row.
     pub(crate) kp: usize,
+    /// Fused, float32 with AVX-512 BF16: the centres for the bfloat16 pass
+    /// ([`crate::bf16`]).
+    pub(crate) bf16: Option<Box<crate::bf16::Packed>>,
     /// Fused, a few centres with AVX-512 or AVX2 (the row-wise kernel, `fused/narrow.rs`):
     /// `-2 c_j` in the element type row by row, each row padded with zeros to whole registers
     /// of the widest vectors the CPU has (64 or 32 bytes); empty otherwise.
@@ -221,6 +224,8 @@ impl<T: Element> Centres<T> {
             packed_norms = vec![T::from_f64(f64::INFINITY); kp];
             packed_norms[..k].copy_from_slice(&norms);
         }
+        let bf16 = (method == Method::Fused && crate::bf16::serves::<T>(k, d))
+            .then(|| Box::new(crate::bf16::Packed::new(&c64, k, d, kp)));
         let mut rows = Vec::new();
         #[cfg(target_arch = "x86_64")]
         if method == Method::Fused
@@ -259,6 +264,7 @@ impl<T: Element> Centres<T> {
             packed,
             packed_norms,
             kp,
+            bf16,
             rows,
             dt,
             prefetch: false,

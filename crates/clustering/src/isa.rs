@@ -63,6 +63,12 @@ pub(crate) fn has_avx512() -> bool {
     false
 }
 
+/// Whether the CPU has AVX-512 BF16 beside [`has_avx512`] (and it is not switched off).
+#[inline]
+pub(crate) fn has_bf16() -> bool {
+    gpu_runtime::cpu::has_avx512_bf16()
+}
+
 /// Whether the CPU has AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[inline]

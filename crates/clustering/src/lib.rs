@@ -3,6 +3,7 @@
 #[macro_use]
 mod isa;
 mod assign;
+mod bf16;
 mod bounds;
 mod centres;
 pub mod checkpoint;

@@ -42,6 +42,23 @@ pub fn has_avx2() -> bool {
     *AVX2.get_or_init(detect_avx2)
 }
 
+/// Whether the CPU has AVX-512 BF16 (`vdpbf16ps`: dot products of bfloat16 pairs into `f32`,
+/// twice the multiply-adds of an `f32` fused multiply-add per instruction) beside
+/// [`has_avx512`], and `WARPATH_DISABLE_BF16` is not set (or is `0`). k-means' float32 steps
+/// use it to find each point's few candidate centres, then settle them exactly.
+///
+/// # Examples
+/// ```
+/// if gpu_runtime::cpu::has_avx512_bf16() {
+///     assert!(gpu_runtime::cpu::has_avx512());
+/// }
+/// ```
+#[inline]
+pub fn has_avx512_bf16() -> bool {
+    static BF16: OnceLock<bool> = OnceLock::new();
+    *BF16.get_or_init(|| has_avx512() && detect_bf16() && !disabled("WARPATH_DISABLE_BF16"))
+}
+
 /// The widest instruction set [`has_avx512`] and [`has_avx2`] allow, by name (`"avx512"`,
 /// `"avx2"` or `"baseline"`), for reports and benchmark headers.
 pub fn widest() -> &'static str {
@@ -73,6 +90,16 @@ fn detect_avx512() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
         && std::arch::is_x86_feature_detected!("avx512bw")
         && std::arch::is_x86_feature_detected!("avx512dq")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_bf16() -> bool {
+    std::arch::is_x86_feature_detected!("avx512bf16")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_bf16() -> bool {
+    false
 }
 
 #[cfg(not(target_arch = "x86_64"))]

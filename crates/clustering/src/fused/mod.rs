@@ -22,7 +22,8 @@
 //!
 //! **Files.** This one holds the entry points and what they share (the buffers, the settling
 //! of a row); `x86.rs` the kernels, generic over a register of lanes (AVX-512 and AVX2);
-//! `narrow.rs` the kernels for up to eight centres with AVX-512 (the points in the lanes, from
+//! `bf16.rs` the float32 kernels' bfloat16 pass (AVX-512 BF16: twice the multiply-adds,
+//! settled exactly); `narrow.rs` the kernels for up to eight centres with AVX-512 (the points in the lanes, from
 //! rows packed once per fit; or row by row, the partial sums folded); `tests.rs` and
 //! `leaf_tests.rs` their tests against the reference.
 
@@ -61,6 +62,8 @@ pub(crate) struct Buffer<T> {
     width: Vec<T>,
     /// Per row: twice the error bound, `2 err(x)`.
     err2: Vec<f64>,
+    /// The bfloat16 pass: a tile of rows, shifted and rounded (`bf16.rs`).
+    xb: Vec<u32>,
 }
 
 /// The labels (storage slots) of every row of `x` (`d` wide, `xn2` their `|x|^2` in `f64`)
@@ -83,7 +86,9 @@ pub(crate) fn nearest_rows<T: Element>(
             // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT; `buf`
             // is sized for the rows.
             unsafe {
-                if !narrow::few_centres_avx512(x, xn2, None, cent, buf, out) {
+                if !narrow::few_centres_avx512(x, xn2, None, cent, buf, out)
+                    && !bf16::labels(x, cent, buf, out)
+                {
                     x86::labels_avx512(x, xn2, cent, buf, out);
                 }
             }
@@ -263,6 +268,8 @@ fn settle_row<T: Element>(
     best.0
 }
 
+#[cfg(target_arch = "x86_64")]
+mod bf16;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod narrow;
 #[cfg(target_arch = "x86_64")]

@@ -65,6 +65,26 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         }
     }
     #[cfg(target_arch = "x86_64")]
+    if crate::isa::has_bf16() && size_of::<T>() == 4 {
+        // The bfloat16 pass wherever it would pay or not, its rows read as they are and
+        // prefetched as from memory.
+        let mut forced = Centres::<T>::new(c, k, d, None, Method::Fused, false);
+        forced.bf16 = Some(Box::new(crate::bf16::Packed::new(
+            &forced.c64,
+            k,
+            d,
+            forced.kp,
+        )));
+        for (name, prefetch) in [("bf16", false), ("bf16-prefetch", true)] {
+            forced.prefetch = prefetch;
+            let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
+            buf.size(&forced, n);
+            // SAFETY: the CPU has AVX-512 and AVX-512 BF16; `buf` is sized for the rows.
+            assert!(unsafe { bf16::labels(x, &forced, &mut buf, &mut out) });
+            runs.push((name, out));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {
         // The narrow kernel, from the rows packed as a fit packs them.
         let packed = narrow::pack_rows(x, d);
@@ -131,7 +151,7 @@ fn near_and_exact_ties_are_settled_as_the_reference() {
         return;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    for (d, k) in [(2, 3), (12, 16), (40, 33), (128, 64)] {
+    for (d, k) in [(2, 3), (12, 16), (40, 33), (128, 64), (40, 200), (130, 300)] {
         let (x, c) = crate::tests::bisector_points(&mut rng, d, k, 300, 100.0..1000.0);
         check_both(&x, &c, d, "bisectors");
     }
@@ -140,6 +160,31 @@ fn near_and_exact_ties_are_settled_as_the_reference() {
     let c: Vec<f64> = (0..20 * d).map(|i| ((i * 7) % 5) as f64).collect();
     let x: Vec<f64> = (0..90 * d).map(|i| ((i * 3) % 4) as f64 + 0.5).collect();
     check_both(&x, &c, d, "grid");
+}
+
+/// Points and centres far from the origin, close together (the bfloat16 pass's shift), and
+/// coordinates as small as `f32`'s subnormal range (its flushing to zero).
+#[test]
+fn offsets_and_tiny_values_are_settled_as_the_reference() {
+    if !crate::isa::has_avx2() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for (d, k, offset, spread) in [
+        (48, 130, 1e4, 1.0),
+        (64, 160, -3e3, 1e-2),
+        (33, 129, 0.0, 1e-38),
+        (96, 140, 1.0, 1e-30),
+    ] {
+        let n = 97;
+        let mut point = |_| offset + spread * rng.random_range(-1.0..1.0);
+        let c: Vec<f64> = (0..k * d).map(&mut point).collect();
+        let mut x: Vec<f64> = (0..n * d).map(&mut point).collect();
+        // A few points exactly on centres (ties to the lower index among duplicates).
+        x[..d].copy_from_slice(&c[..d]);
+        x[d..2 * d].copy_from_slice(&c[5 * d..6 * d]);
+        check::<f32>(&x, &c, d, "offset");
+    }
 }
 
 /// Values whose products overflow the element type: the labels come from exact distances.

@@ -3,7 +3,7 @@
 
 use super::{Buffer, GROUP, PREFETCH_ROWS, TILE, band_widths, settle_row};
 use crate::Element;
-use crate::centres::Centres;
+use crate::centres::{Centres, take};
 use crate::lloyd::{StepStats, combine8, dist2_f64};
 use crate::sums::TileSums;
 use std::any::TypeId;
@@ -293,6 +293,7 @@ entries!(
     Z64,
     4,
     |x, xn2, p, c, b, o| super::narrow::few_centres_avx512(x, xn2, p, c, b, o)
+        || super::bf16::labels(x, c, b, o)
 );
 entries!(
     labels_avx2,
@@ -465,46 +466,90 @@ unsafe fn rows<
     // SAFETY: the caller's contract.
     unsafe {
         values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i, row| {
-            // `row` holds `kp` values, a multiple of `w` (the loads below).
-            let (m, bar, count, first) = {
-                let mut mv = V::load(row.as_ptr());
-                for b in 1..nv {
-                    mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
-                }
-                let m = mv.hmin();
-                let bar = m + widths[i];
-                let bv = V::splat(bar);
-                // The lanes' masks 64 at a time: one count and one search per 64 lanes.
-                let (mut count, mut first) = (0u32, u32::MAX);
-                for b0 in (0..nv).step_by(64 / w) {
-                    let mut mask = 0u64;
-                    for b in b0..(b0 + 64 / w).min(nv) {
-                        let m = V::load(row.as_ptr().add(b * w)).le(bv);
-                        mask |= u64::from(m) << ((b - b0) * w);
-                    }
-                    if first == u32::MAX && mask != 0 {
-                        first = (b0 * w) as u32 + mask.trailing_zeros();
-                    }
-                    count += mask.count_ones();
-                }
-                (m, bar, count, first)
-            };
-            // The common case, inline: one lane in a finite band.
-            let (lead, limit) = (m.to_f64(), bar.to_f64());
-            out[i] = if count == 1 && limit.is_finite() && limit > lead + err2[i] {
-                first
-            } else {
-                settle_row(
-                    &x[i * d..(i + 1) * d],
-                    cent,
-                    same(row),
-                    (T::from_f64(lead), T::from_f64(limit), err2[i]),
-                    (count, first),
-                )
-            };
+            // SAFETY: `row` holds `kp` values, `nv` registers.
+            out[i] =
+                row_label::<T, V, U>(&x[i * d..(i + 1) * d], cent, row, nv, widths[i], err2[i]);
         });
     }
 }
+
+/// The label of row `x` from its values `row` (`nv` registers of `V`, `|c_j|^2 - 2 x.c_j` or
+/// its shifted form): the smallest value `m`, the lanes within the band `m + width`, then the
+/// lone lane when it is clear of the others by `err2` (twice the values' error bound), else
+/// [`settle_row`]'s exact choice.
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T` (checked); `row` holds `nv * V::W` values.
+#[inline(always)]
+pub(super) unsafe fn row_label<T: Element, V: Lanes<U>, U: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    row: &[U],
+    nv: usize,
+    width: U,
+    err2: f64,
+) -> u32 {
+    let w = V::W;
+    // SAFETY: the caller's contract.
+    unsafe {
+        // The smallest value, then the lanes within the band, 64 at a time (one count and
+        // one search per 64 lanes), the first few of them kept.
+        let mut mv = V::load(row.as_ptr());
+        for b in 1..nv {
+            mv = V::min(mv, V::load(row.as_ptr().add(b * w)));
+        }
+        let m = mv.hmin();
+        let bar = m + width;
+        let bv = V::splat(bar);
+        let (mut count, mut first) = (0u32, u32::MAX);
+        let mut few = [0u32; FEW];
+        for b0 in (0..nv).step_by(64 / w) {
+            let mut mask = 0u64;
+            for b in b0..(b0 + 64 / w).min(nv) {
+                let m = V::load(row.as_ptr().add(b * w)).le(bv);
+                mask |= u64::from(m) << ((b - b0) * w);
+            }
+            if mask != 0 {
+                if first == u32::MAX {
+                    first = (b0 * w) as u32 + mask.trailing_zeros();
+                }
+                let mut bits = mask;
+                let mut c = count as usize;
+                while bits != 0 && c < FEW {
+                    few[c] = (b0 * w) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    c += 1;
+                }
+                count += mask.count_ones();
+            }
+        }
+        let (lead, limit) = (m.to_f64(), bar.to_f64());
+        if limit.is_finite() && limit >= lead + err2 {
+            // The common case, inline: one lane in a finite band.
+            if count == 1 && limit > lead + err2 {
+                return first;
+            }
+            // A few lanes: compared exactly, without another pass over the row.
+            if (2..=FEW as u32).contains(&count) {
+                let mut best = (u32::MAX, f64::INFINITY);
+                for &j in &few[..count as usize] {
+                    take(cent, j, dist2_f64(x, cent.row(j as usize)), &mut best);
+                }
+                return best.0;
+            }
+        }
+        settle_row(
+            x,
+            cent,
+            same(row),
+            (T::from_f64(lead), T::from_f64(limit), err2),
+            (count, first),
+        )
+    }
+}
+
+/// The most lanes within a band that [`row_label`] keeps and settles itself.
+const FEW: usize = 8;
 
 /// The squared distances of the rows of `x` (`xn2` their `|x|^2`) to every centre,
 /// `max(0, |x|^2 + value)` in `f64` rounded to `f32`, into `out` (`k` per row).
