@@ -258,7 +258,7 @@ pub fn chunk_stats<T: Element>(
     if n == 0 {
         return Ok(ChunkStats::zeros(k, d));
     }
-    let st: StepStats = match exec.resolve(
+    let mut st: StepStats = match exec.resolve(
         (n as u64).saturating_mul((k * d) as u64),
         KMEANS_GPU_THRESHOLD,
     )? {
@@ -271,8 +271,8 @@ pub fn chunk_stats<T: Element>(
     Ok(ChunkStats {
         k,
         d,
-        sums: st.sums,
-        counts: st.counts,
+        sums: std::mem::take(&mut st.sums),
+        counts: std::mem::take(&mut st.counts),
         inertia: st.inertia,
     })
 }
@@ -734,7 +734,7 @@ mod tests {
         );
         assert_eq!(
             (s1.sums, s1.counts, s1.inertia),
-            (st.sums, st.counts, st.inertia)
+            (st.sums.clone(), st.counts.clone(), st.inertia)
         );
     }
 

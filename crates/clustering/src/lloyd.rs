@@ -66,14 +66,61 @@ impl StepStats {
     }
 }
 
-/// `n` zeros, written rather than allocated zeroed: a large zeroed allocation maps the
-/// shared zero page, and the first write to each page after a read (the sums are read, then
-/// written) then costs a copy-on-write fault whose TLB flush interrupts every other core —
-/// a fifth of a short step's time at `k d = 32,768` on a 2-core VM.
+/// `n` zeros for a step's sums: a buffer a finished step left in [`SPARE`] when one is large
+/// enough, else a new one, written rather than allocated zeroed. A large zeroed allocation
+/// maps the shared zero page, and the first write to each page after a read (the sums are
+/// read, then written) costs a copy-on-write fault whose TLB flush interrupts every other
+/// core; a new buffer of this size is also a fresh mapping whose pages fault in at every
+/// step. Both cost a third of a short step's CPU time at `k d = 32,768` on a 2-core VM.
 pub(crate) fn written_zeros(n: usize) -> Vec<f64> {
+    if n >= SPARE_MIN
+        && let Some(mut v) = SPARE.lock().ok().and_then(|mut spare| {
+            let i = spare.iter().position(|v| v.capacity() >= n)?;
+            Some(spare.swap_remove(i))
+        })
+    {
+        v.clear();
+        v.resize(n, 0.0);
+        return v;
+    }
     let mut v = Vec::with_capacity(n);
     v.resize(n, 0.0);
     v
+}
+
+/// The sums buffers of finished steps, kept for the next steps' leaves (any thread's), at
+/// most [`SPARE_BYTES`] in all; emptied when a fit ends ([`release_spare`]).
+static SPARE: std::sync::Mutex<Vec<Vec<f64>>> = std::sync::Mutex::new(Vec::new());
+/// The smallest buffer worth keeping (128 KiB: smaller ones come back from the allocator's
+/// own free lists).
+const SPARE_MIN: usize = 1 << 14;
+/// The most bytes [`SPARE`] keeps.
+const SPARE_BYTES: usize = 32 << 20;
+
+/// Keeps `v` in [`SPARE`] when it is large enough and there is room.
+fn spare(v: Vec<f64>) {
+    if v.capacity() < SPARE_MIN {
+        return;
+    }
+    if let Ok(mut spare) = SPARE.lock() {
+        let held: usize = spare.iter().map(|b| b.capacity() * 8).sum();
+        if held + v.capacity() * 8 <= SPARE_BYTES {
+            spare.push(v);
+        }
+    }
+}
+
+/// Frees every buffer [`SPARE`] keeps (at the end of a fit).
+pub(crate) fn release_spare() {
+    if let Ok(mut spare) = SPARE.lock() {
+        spare.clear();
+    }
+}
+
+impl Drop for StepStats {
+    fn drop(&mut self) {
+        spare(std::mem::take(&mut self.sums));
+    }
 }
 
 /// A point far from its nearest centroid, found by
@@ -293,6 +340,7 @@ pub(crate) fn lloyd<S: Stepper>(
     if labels_final && let Some(inertia) = stepper.exact_inertia(&centroids, p.k)? {
         last.inertia = inertia;
     }
+    release_spare();
     Ok(LloydOutcome {
         centroids,
         last,
