@@ -1,12 +1,14 @@
-//! The centres and error bounds of the float32 kernel's bfloat16 pass (AVX-512 BF16; the
-//! kernel itself is in `fused/bf16.rs`): each point's values against every
-//! centre from bfloat16 products, at twice the multiply-adds per instruction of the `f32`
-//! kernel, then its label settled exactly from the few centres the values leave in doubt.
+//! The centres and error bounds of the fused kernel's bfloat16 pass (AVX-512 BF16; the
+//! kernel itself is in `fused/bf16.rs`): each point's values against every centre from
+//! bfloat16 products, at twice the multiply-adds per instruction of the `f32` kernel and four
+//! times the `f64` kernel's, then its label settled exactly from the few centres the values
+//! leave in doubt.
 //!
 //! `vdpbf16ps` multiplies pairs of bfloat16 (8 significant bits) and adds both products to
 //! an `f32` sum. Rounded to bfloat16, a coordinate is off by up to 2^-8 of itself, so the
 //! values are only within a bound of the exact ones that is about 2^-7 of `2 |x| |c|`, 10^5
-//! times the `f32` kernel's. Two things keep the band of candidates narrow anyway:
+//! times the `f32` kernel's (float64 points are rounded the same way, through `f32`). Two
+//! things keep the band of candidates narrow anyway:
 //!
 //! - **A shift.** Points and centres are taken relative to the centres' mean `s`
 //!   (distances do not change), so the bound scales with `|x - s| |c - s|`, the spread of the
@@ -17,16 +19,17 @@
 //!   compared with exact `f64` distances, ties to the lower index. The labels are therefore
 //!   the reference's, bit for bit, as on every other path.
 //!
-//! The pass serves float32 steps from [`MIN_D`] dimensions and [`MIN_K`] centres on CPUs
+//! The pass serves float32 and float64 steps from [`MIN_D`] dimensions and [`MIN_K`] centres
+//! on CPUs
 //! with AVX-512 BF16 (Zen 4, Zen 5, Cooper Lake, Sapphire Rapids and later), unless
 //! `WARPATH_DISABLE_BF16` is set.
 
-/// The fewest dimensions for which a float32 step takes the bfloat16 pass: below, the
+/// The fewest dimensions for which a step takes the bfloat16 pass: below, the
 /// conversion, the scan and the settling of each row cost as much as the multiply-adds the
 /// pass saves.
 pub(crate) const MIN_D: usize = 32;
-/// The fewest centres for which a float32 step takes the bfloat16 pass (below, the same: on
-/// Zen 5, 10^5 uniform points of 64-128 dimensions took 1.1-1.2x longer a step with 64
+/// The fewest centres for which a step takes the bfloat16 pass (below, the same: on Zen 5,
+/// 10^5 uniform float32 points of 64-128 dimensions took 1.1-1.2x longer a step with 64
 /// centres, 2.7x with 16).
 pub(crate) const MIN_K: usize = 128;
 
@@ -37,6 +40,8 @@ pub(crate) const REG: usize = 32;
 pub(crate) struct Packed {
     /// The shift `s` (the centres' mean rounded to `f32`), `dp` values, zeros past `d`.
     pub(crate) shift: Vec<f32>,
+    /// The same shift in `f64` (for `f64` points).
+    pub(crate) shift64: Vec<f64>,
     /// `words[t * kp + j]`: the pair of coordinates `2t` (low half) and `2t + 1` of `-2 (c_j
     /// - s)` in bfloat16; `dp / 2` rows of `kp` words (zeros past `k` and past `d`).
     pub(crate) words: Vec<u32>,
@@ -46,11 +51,14 @@ pub(crate) struct Packed {
     pub(crate) cmax: f64,
     /// `d` rounded up to a whole register of bfloat16 values.
     pub(crate) dp: usize,
+    /// `k` rounded up to a whole register of `f32` values (16).
+    pub(crate) kp: usize,
 }
 
-/// Whether a step with `k` centres in `d` dimensions of `T` takes the bfloat16 pass.
-pub(crate) fn serves<T>(k: usize, d: usize) -> bool {
-    size_of::<T>() == 4 && d >= MIN_D && k >= MIN_K && crate::isa::has_bf16()
+/// Whether a step with `k` centres in `d` dimensions takes the bfloat16 pass (the points'
+/// type, `f32` or `f64`, does not matter: both are rounded to bfloat16).
+pub(crate) fn serves(k: usize, d: usize) -> bool {
+    d >= MIN_D && k >= MIN_K && crate::isa::has_bf16()
 }
 
 /// `v` rounded to the nearest bfloat16 (ties to even), by way of `f32`.
@@ -64,9 +72,10 @@ fn bf16_bits(v: f64) -> u16 {
 }
 
 impl Packed {
-    /// Packs `c64` (`k` centres of `d` values, storage order) for rows of `kp` lanes.
-    pub(crate) fn new(c64: &[f64], k: usize, d: usize, kp: usize) -> Self {
+    /// Packs `c64` (`k` centres of `d` values, storage order).
+    pub(crate) fn new(c64: &[f64], k: usize, d: usize) -> Self {
         let dp = d.next_multiple_of(REG);
+        let kp = k.next_multiple_of(16);
         let mut mean = vec![0f64; d];
         for c in c64.chunks_exact(d) {
             for (m, v) in mean.iter_mut().zip(c) {
@@ -91,17 +100,20 @@ impl Packed {
             cmax2 = cmax2.max(n2);
         }
         Packed {
+            shift64: shift.iter().map(|&v| f64::from(v)).collect(),
             shift,
             words,
             norms,
             cmax: cmax2.sqrt() * (1.0 + 1e-12),
             dp,
+            kp,
         }
     }
 
     /// A bound on the error of a point's value `v_j` against the exact `|c_j - s|^2 - 2 (x -
     /// s).(c_j - s)`, for a point with `|x - s| <= xs`, in squared-distance units, covering:
-    /// the shifted point rounded to `f32` then bfloat16, the centres to bfloat16 and their
+    /// the shifted point rounded to `f32` (from `f64` points, after a subtraction in `f64`)
+    /// then bfloat16, the centres to bfloat16 and their
     /// norms to `f32`, the `f32` sums of the `d` products (which are exact), bfloat16's
     /// flushing of subnormal values, and the `f64` rounding of the reference distance.
     pub(crate) fn err(&self, xs: f64, d: usize) -> f64 {
@@ -109,8 +121,9 @@ impl Packed {
         let u16e = 1.0 / 256.0;
         let n = (d + 2) as f64;
         let gamma = n * u32e / (1.0 - n * u32e);
-        let da = u16e + u32e + u16e * u32e;
-        let db = da + f64::EPSILON;
+        // A coordinate's relative error, point (through f32) or centre (through f64).
+        let da = u16e + u32e + u16e * u32e + f64::EPSILON;
+        let db = da;
         let c = self.cmax;
         let r = xs + c;
         (u32e + n * f64::EPSILON + gamma * (1.0 + u32e)) * c * c

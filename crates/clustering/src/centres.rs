@@ -224,8 +224,8 @@ impl<T: Element> Centres<T> {
             packed_norms = vec![T::from_f64(f64::INFINITY); kp];
             packed_norms[..k].copy_from_slice(&norms);
         }
-        let bf16 = (method == Method::Fused && crate::bf16::serves::<T>(k, d))
-            .then(|| Box::new(crate::bf16::Packed::new(&c64, k, d, kp)));
+        let bf16 = (method == Method::Fused && crate::bf16::serves(k, d))
+            .then(|| Box::new(crate::bf16::Packed::new(&c64, k, d)));
         let mut rows = Vec::new();
         #[cfg(target_arch = "x86_64")]
         if method == Method::Fused

@@ -44,8 +44,8 @@ pub fn has_avx2() -> bool {
 
 /// Whether the CPU has AVX-512 BF16 (`vdpbf16ps`: dot products of bfloat16 pairs into `f32`,
 /// twice the multiply-adds of an `f32` fused multiply-add per instruction) beside
-/// [`has_avx512`], and `WARPATH_DISABLE_BF16` is not set (or is `0`). k-means' float32 steps
-/// use it to find each point's few candidate centres, then settle them exactly.
+/// [`has_avx512`], and `WARPATH_DISABLE_BF16` is not set (or is `0`). k-means' steps use it
+/// to find each point's few candidate centres, then settle them exactly.
 ///
 /// # Examples
 /// ```

@@ -1,5 +1,5 @@
-//! The float32 kernel's bfloat16 pass with AVX-512 BF16 (the centres, the bounds and why
-//! they hold: [`crate::bf16`]).
+//! The fused kernel's bfloat16 pass with AVX-512 BF16, for `f32` and `f64` points (the
+//! centres, the bounds and why they hold: [`crate::bf16`]).
 
 use crate::Element;
 use crate::bf16::{Packed, REG, shifted_norm_bound};
@@ -29,47 +29,36 @@ pub(super) unsafe fn labels<T: Element>(
     let Some(bp) = cent.bf16.as_deref() else {
         return false;
     };
-    let (d, kp, dh) = (cent.d, cent.kp, bp.dp / 2);
-    let xf: &[f32] = same(x);
+    let (d, kp, dh) = (cent.d, bp.kp, bp.dp / 2);
     let per = GROUP * P;
     buf.xb.resize(per * dh, 0);
-    let inf = T::from_f64(f64::INFINITY);
+    buf.bvals.resize(per * kp, 0.0);
+    buf.bwidth.resize(per, 0.0);
     let nv = kp / 16;
     for (gi, orow) in out.chunks_mut(per).enumerate() {
         let (rows, g0) = (orow.len(), gi * per);
         for r in 0..rows {
-            // SAFETY: row `g0 + r` holds `d` values; its copy `dh` words.
-            let xs = unsafe {
-                convert(
-                    xf[(g0 + r) * d..].as_ptr(),
-                    d,
-                    bp,
-                    buf.xb[r * dh..].as_mut_ptr(),
-                )
-            };
+            let (row, dst) = (&x[(g0 + r) * d..(g0 + r + 1) * d], &mut buf.xb[r * dh..]);
+            // SAFETY: `row` holds `d` values, `dst` at least `dh` words.
+            let xs = unsafe { convert(row, bp, dst.as_mut_ptr()) };
             let err = bp.err(xs, d);
             buf.err2[r] = 2.0 * err;
-            buf.width[r] = if bp.finite(xs) {
-                T::from_f64(2.1 * err)
+            buf.bwidth[r] = if bp.finite(xs) {
+                (2.1 * err) as f32
             } else {
-                inf
+                f32::INFINITY
             };
         }
-        let vf: &mut [f32] = {
-            let vals = &mut buf.vals;
-            assert!(vals.len() >= per * kp && size_of::<T>() == 4);
-            // SAFETY: `T` is `f32` (`same` checked it above).
-            unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast(), vals.len()) }
-        };
-        let (widths, err2): (&[f32], &[f64]) = (same(&buf.width), &buf.err2);
-        // SAFETY: the copies hold `rows` rows of `dh` words; `vf` a group's values.
+        let (widths, err2) = (&buf.bwidth, &buf.err2);
+        // SAFETY: the copies hold `rows` rows of `dh` words; `bvals` a group's values.
         unsafe {
             // With the data streaming from memory, the next group's rows are asked for
             // while this group's last chunk of centres is multiplied.
-            let next = cent
-                .prefetch
-                .then(|| (xf.as_ptr().wrapping_add((g0 + per) * d), d));
-            values((&buf.xb, dh, rows), bp, kp, vf, next, |i, row| {
+            let next = cent.prefetch.then(|| {
+                let rows = x.as_ptr().wrapping_add((g0 + per) * d).cast::<u8>();
+                (rows, d * size_of::<T>())
+            });
+            values((&buf.xb, dh, rows), bp, &mut buf.bvals, next, |i, row| {
                 let xr = &x[(g0 + i) * d..(g0 + i + 1) * d];
                 orow[i] = row_label::<T, Z32, f32>(xr, cent, row, nv, widths[i], err2[i]);
             });
@@ -78,36 +67,57 @@ pub(super) unsafe fn labels<T: Element>(
     true
 }
 
-/// Row `x` (`d` values) less the shift, rounded to bfloat16 into `dst` (`dp / 2` words,
-/// zeros past `d`); returns the bound on `|x - s|` ([`shifted_norm_bound`]).
+/// Row `x` less the shift, rounded to bfloat16 into `dst` (`dp / 2` words, zeros past
+/// `x.len()`); returns the bound on `|x - s|` ([`shifted_norm_bound`]).
 ///
 /// # Safety
-/// The CPU has AVX-512F and AVX-512 BF16; `x` holds `d` values, `dst` `dp / 2` words.
+/// The CPU has AVX-512F and AVX-512 BF16; `dst` holds `dp / 2` words.
 #[inline(always)]
-unsafe fn convert(x: *const f32, d: usize, bp: &Packed, dst: *mut u32) -> f64 {
-    // SAFETY: the caller's contract; masked loads read only the row's `d` values.
+unsafe fn convert<T: Element>(x: &[T], bp: &Packed, dst: *mut u32) -> f64 {
+    // SAFETY: the caller's contract.
     unsafe {
         let mut acc = _mm512_setzero_ps();
-        let s = bp.shift.as_ptr();
         for t in (0..bp.dp).step_by(REG) {
-            let lanes = |o: usize| -> __mmask16 {
-                let left = d.saturating_sub(t + o).min(16);
-                ((1u32 << left) - 1) as __mmask16
-            };
-            let lo = _mm512_sub_ps(
-                _mm512_maskz_loadu_ps(lanes(0), x.add(t)),
-                _mm512_loadu_ps(s.add(t)),
-            );
-            let hi = _mm512_sub_ps(
-                _mm512_maskz_loadu_ps(lanes(16), x.add(t + 16)),
-                _mm512_loadu_ps(s.add(t + 16)),
-            );
+            let (lo, hi) = (shifted16(x, bp, t), shifted16(x, bp, t + 16));
             acc = _mm512_fmadd_ps(lo, lo, acc);
             acc = _mm512_fmadd_ps(hi, hi, acc);
             let b: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
             _mm512_storeu_si512(dst.add(t / 2).cast(), b);
         }
-        shifted_norm_bound(_mm512_reduce_add_ps(acc), d)
+        shifted_norm_bound(_mm512_reduce_add_ps(acc), x.len())
+    }
+}
+
+/// Values `t..t + 16` of row `x` (zeros past its end) less the shift, in `f32`: `f32`
+/// values less the `f32` shift; `f64` values less the shift in `f64`, then rounded.
+///
+/// # Safety
+/// The CPU has AVX-512F; `t + 16 <= bp.dp`.
+#[inline(always)]
+unsafe fn shifted16<T: Element>(x: &[T], bp: &Packed, t: usize) -> __m512 {
+    let left = |w: usize| x.len().saturating_sub(t + w).min(8);
+    // SAFETY: the caller's contract; masked loads read only the row's values.
+    unsafe {
+        if size_of::<T>() == 4 {
+            let p = same::<T, f32>(x).as_ptr().add(t);
+            let m = ((1u32 << (left(0) + left(8))) - 1) as __mmask16;
+            _mm512_sub_ps(
+                _mm512_maskz_loadu_ps(m, p),
+                _mm512_loadu_ps(bp.shift.as_ptr().add(t)),
+            )
+        } else {
+            let p = same::<T, f64>(x).as_ptr().add(t);
+            let s = bp.shift64.as_ptr().add(t);
+            let eight = |w: usize| {
+                let m = ((1u32 << left(w)) - 1) as __mmask8;
+                let v = _mm512_sub_pd(
+                    _mm512_maskz_loadu_pd(m, p.add(w)),
+                    _mm512_loadu_pd(s.add(w)),
+                );
+                _mm512_cvtpd_ps(v)
+            };
+            _mm512_insertf32x8::<1>(_mm512_castps256_ps512(eight(0)), eight(8))
+        }
     }
 }
 
@@ -122,12 +132,12 @@ unsafe fn convert(x: *const f32, d: usize, bp: &Packed, dst: *mut u32) -> f64 {
 unsafe fn values(
     (xb, dh, n): (&[u32], usize, usize),
     bp: &Packed,
-    kp: usize,
     vals: &mut [f32],
-    next: Option<(*const f32, usize)>,
+    next: Option<(*const u8, usize)>,
     mut each: impl FnMut(usize, &[f32]),
 ) {
     debug_assert!(n <= GROUP * P);
+    let kp = bp.kp;
     let blocks = n.div_ceil(P);
     {
         let mut col = 0;
@@ -146,15 +156,12 @@ unsafe fn values(
                 // `c`, of the norms and of the block's rows of `vals`; prefetches
                 // never fault.
                 unsafe {
-                    match (regs, ahead) {
-                        (1, _) => chunk::<1>(xs, c, kp, nm, dh, o, None),
-                        (2, _) => chunk::<2>(xs, c, kp, nm, dh, o, None),
-                        (3, _) => chunk::<3>(xs, c, kp, nm, dh, o, None),
-                        (_, None) => chunk::<4>(xs, c, kp, nm, dh, o, None),
-                        (_, Some((x, d))) => {
-                            let rows = x.wrapping_add(first * d);
-                            chunk::<4>(xs, c, kp, nm, dh, o, Some((rows, d)))
-                        }
+                    let ahead = ahead.map(|(x, bytes)| (x.wrapping_add(first * bytes), bytes));
+                    match regs {
+                        1 => chunk::<1>(xs, c, kp, nm, dh, o, ahead),
+                        2 => chunk::<2>(xs, c, kp, nm, dh, o, ahead),
+                        3 => chunk::<3>(xs, c, kp, nm, dh, o, ahead),
+                        _ => chunk::<4>(xs, c, kp, nm, dh, o, ahead),
                     }
                 }
             }
@@ -168,7 +175,7 @@ unsafe fn values(
 
 /// The values of [`P`] rows against `B` registers of centres: `out[p * kp + l] =
 /// norms[l] + sum_t xs[p][t] . c[t * kp + l]`, each term a pair of bfloat16 products;
-/// with `ahead` (`P` rows of `d` values, not read), their lines asked for among the
+/// with `ahead` (`P` rows of `bytes` bytes, not read), their lines asked for among the
 /// multiply-adds.
 ///
 /// # Safety
@@ -182,7 +189,7 @@ unsafe fn chunk<const B: usize>(
     norms: *const f32,
     dh: usize,
     out: *mut f32,
-    ahead: Option<(*const f32, usize)>,
+    ahead: Option<(*const u8, usize)>,
 ) {
     // SAFETY: in bounds by the caller's contract; prefetches never fault.
     unsafe {
@@ -194,13 +201,14 @@ unsafe fn chunk<const B: usize>(
         let zero: __m512bh = std::mem::transmute(_mm512_setzero_si512());
         let mut cv = [zero; B];
         for t in 0..dh {
-            if let Some((x, d)) = ahead
-                && t % 8 == 0
-            {
-                // Line `t / 8` of each row: 16 values, as 8 words of its copy.
-                for p in 0..P {
-                    let line = x.wrapping_add(p * d + 2 * t);
-                    _mm_prefetch::<_MM_HINT_T0>(line.cast::<i8>());
+            if let Some((x, bytes)) = ahead {
+                // The rows' lines spread evenly over the `dh` steps: lines `j0..j1` now.
+                let lines = bytes.div_ceil(64);
+                for j in t * lines / dh..(t + 1) * lines / dh {
+                    for p in 0..P {
+                        let line = x.wrapping_add(p * bytes + j * 64);
+                        _mm_prefetch::<_MM_HINT_T0>(line.cast::<i8>());
+                    }
                 }
             }
             let row = c.add(t * kp);

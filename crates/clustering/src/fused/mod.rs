@@ -22,10 +22,10 @@
 //!
 //! **Files.** This one holds the entry points and what they share (the buffers, the settling
 //! of a row); `x86.rs` the kernels, generic over a register of lanes (AVX-512 and AVX2);
-//! `bf16.rs` the float32 kernels' bfloat16 pass (AVX-512 BF16: twice the multiply-adds,
-//! settled exactly); `narrow.rs` the kernels for up to eight centres with AVX-512 (the points in the lanes, from
-//! rows packed once per fit; or row by row, the partial sums folded); `tests.rs` and
-//! `leaf_tests.rs` their tests against the reference.
+//! `bf16.rs` the kernels' bfloat16 pass (AVX-512 BF16: two to four times the multiply-adds,
+//! settled exactly); `narrow.rs` the kernels for up to eight centres with AVX-512 (the points
+//! in the lanes, from rows packed once per fit; or row by row, the partial sums folded);
+//! `tests.rs` and `leaf_tests.rs` their tests against the reference.
 
 use crate::Element;
 use crate::centres::{Centres, take};
@@ -62,8 +62,12 @@ pub(crate) struct Buffer<T> {
     width: Vec<T>,
     /// Per row: twice the error bound, `2 err(x)`.
     err2: Vec<f64>,
-    /// The bfloat16 pass: a tile of rows, shifted and rounded (`bf16.rs`).
+    /// The bfloat16 pass (`bf16.rs`): a group of rows, shifted and rounded.
     xb: Vec<u32>,
+    /// The bfloat16 pass: a group of rows of values.
+    bvals: Vec<f32>,
+    /// The bfloat16 pass: the group's band widths.
+    bwidth: Vec<f32>,
 }
 
 /// The labels (storage slots) of every row of `x` (`d` wide, `xn2` their `|x|^2` in `f64`)
@@ -233,17 +237,17 @@ fn band_widths<T: Element>(xn2: &[f64], cent: &Centres<T>, buf: &mut Buffer<T>) 
 }
 
 /// The label of one row from its values `vals` (`kp` of them, `|c_j|^2 - 2 x.c_j` in the
-/// element type), given their smallest `m` and the lanes at most `bar` (`count` of them, the
-/// first `first`) and `2 err(x)`: a lone lane within the band is the label, as the product
+/// element type, or their shifted form in `f32` from the bfloat16 pass), given their smallest
+/// `m` and the lanes at most `bar` (`count` of them, the first `first`) and `2 err(x)`: a lone lane within the band is the label, as the product
 /// path's `single_nearest` decides; otherwise the lanes within the band are compared exactly,
 /// or every centre when the values cannot be trusted (an infinite band: a partial sum may
 /// have overflowed the element type, [`Centres::products_finite`]).
 #[inline(always)]
-fn settle_row<T: Element>(
+fn settle_row<T: Element, V: Element>(
     x: &[T],
     cent: &Centres<T>,
-    vals: &[T],
-    (m, bar, err2): (T, T, f64),
+    vals: &[V],
+    (m, bar, err2): (V, V, f64),
     (count, first): (u32, u32),
 ) -> u32 {
     let (lead, limit) = (m.to_f64(), bar.to_f64());

@@ -65,16 +65,11 @@ fn labels<T: Element>(x: &[T], c: &[f64], d: usize) -> Vec<(&'static str, Vec<u3
         }
     }
     #[cfg(target_arch = "x86_64")]
-    if crate::isa::has_bf16() && size_of::<T>() == 4 {
+    if crate::isa::has_bf16() {
         // The bfloat16 pass wherever it would pay or not, its rows read as they are and
         // prefetched as from memory.
         let mut forced = Centres::<T>::new(c, k, d, None, Method::Fused, false);
-        forced.bf16 = Some(Box::new(crate::bf16::Packed::new(
-            &forced.c64,
-            k,
-            d,
-            forced.kp,
-        )));
+        forced.bf16 = Some(Box::new(crate::bf16::Packed::new(&forced.c64, k, d)));
         for (name, prefetch) in [("bf16", false), ("bf16-prefetch", true)] {
             forced.prefetch = prefetch;
             let (mut buf, mut out) = (Buffer::default(), vec![u32::MAX; n]);
@@ -183,7 +178,7 @@ fn offsets_and_tiny_values_are_settled_as_the_reference() {
         // A few points exactly on centres (ties to the lower index among duplicates).
         x[..d].copy_from_slice(&c[..d]);
         x[d..2 * d].copy_from_slice(&c[5 * d..6 * d]);
-        check::<f32>(&x, &c, d, "offset");
+        check_both(&x, &c, d, "offset");
     }
 }
 

@@ -479,7 +479,7 @@ unsafe fn rows<
 /// [`settle_row`]'s exact choice.
 ///
 /// # Safety
-/// `V`'s CPU features are present; `U` is `T` (checked); `row` holds `nv * V::W` values.
+/// `V`'s CPU features are present; `row` holds `nv * V::W` values.
 #[inline(always)]
 pub(super) unsafe fn row_label<T: Element, V: Lanes<U>, U: Element>(
     x: &[T],
@@ -538,13 +538,7 @@ pub(super) unsafe fn row_label<T: Element, V: Lanes<U>, U: Element>(
                 return best.0;
             }
         }
-        settle_row(
-            x,
-            cent,
-            same(row),
-            (T::from_f64(lead), T::from_f64(limit), err2),
-            (count, first),
-        )
+        settle_row(x, cent, row, (m, bar, err2), (count, first))
     }
 }
 
