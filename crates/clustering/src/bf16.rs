@@ -20,17 +20,15 @@
 //!   the reference's, bit for bit, as on every other path.
 //!
 //! The pass serves float32 and float64 steps from [`MIN_D`] dimensions and [`MIN_K`] centres
-//! on CPUs
-//! with AVX-512 BF16 (Zen 4, Zen 5, Cooper Lake, Sapphire Rapids and later), unless
+//! on CPUs with AVX-512 BF16 (Zen 4, Zen 5, Cooper Lake, Sapphire Rapids and later), unless
 //! `WARPATH_DISABLE_BF16` is set.
 
-/// The fewest dimensions for which a step takes the bfloat16 pass: below, the
-/// conversion, the scan and the settling of each row cost as much as the multiply-adds the
-/// pass saves.
+/// The fewest dimensions for which a step takes the bfloat16 pass: below, the conversion,
+/// the scan and the settling of each row cost as much as the multiply-adds the pass saves.
 pub(crate) const MIN_D: usize = 32;
-/// The fewest centres for which a step takes the bfloat16 pass (below, the same: on Zen 5,
-/// 10^5 uniform float32 points of 64-128 dimensions took 1.1-1.2x longer a step with 64
-/// centres, 2.7x with 16).
+/// The fewest centres for which a step takes the bfloat16 pass: below, a row's products are
+/// too few for the halved multiply-adds to pay for its conversion and wider band (the
+/// measurements: BENCHMARKS.md, clustering).
 pub(crate) const MIN_K: usize = 128;
 
 /// bfloat16 values per vector register (and per step of the rows' conversion).
@@ -113,21 +111,20 @@ impl Packed {
     /// A bound on the error of a point's value `v_j` against the exact `|c_j - s|^2 - 2 (x -
     /// s).(c_j - s)`, for a point with `|x - s| <= xs`, in squared-distance units, covering:
     /// the shifted point rounded to `f32` (from `f64` points, after a subtraction in `f64`)
-    /// then bfloat16, the centres to bfloat16 and their
-    /// norms to `f32`, the `f32` sums of the `d` products (which are exact), bfloat16's
-    /// flushing of subnormal values, and the `f64` rounding of the reference distance.
+    /// then bfloat16, the centres to bfloat16 and their norms to `f32`, the `f32` sums of the
+    /// `d` products (which are exact), bfloat16's flushing of subnormal values, and the `f64`
+    /// rounding of the reference distance.
     pub(crate) fn err(&self, xs: f64, d: usize) -> f64 {
         let u32e = f64::from(f32::EPSILON) / 2.0;
         let u16e = 1.0 / 256.0;
         let n = (d + 2) as f64;
         let gamma = n * u32e / (1.0 - n * u32e);
-        // A coordinate's relative error, point (through f32) or centre (through f64).
-        let da = u16e + u32e + u16e * u32e + f64::EPSILON;
-        let db = da;
+        // A coordinate's relative error, point or centre (through `f64` and `f32`).
+        let e = u16e + u32e + u16e * u32e + f64::EPSILON;
         let c = self.cmax;
         let r = xs + c;
         (u32e + n * f64::EPSILON + gamma * (1.0 + u32e)) * c * c
-            + (da + db + da * db + gamma * (1.0 + da) * (1.0 + db)) * 2.0 * xs * c
+            + (2.0 * e + e * e + gamma * (1.0 + e) * (1.0 + e)) * 2.0 * xs * c
             + n * 2f64.powi(-120) * (1.0 + r)
             + 4.0 * (n + 4.0) * f64::EPSILON * r * r
     }

@@ -133,8 +133,8 @@ pub(crate) struct Centres<T> {
     pub(crate) packed_norms: Vec<T>,
     /// Fused: the lanes of a packed row.
     pub(crate) kp: usize,
-    /// Fused, float32 with AVX-512 BF16: the centres for the bfloat16 pass
-    /// ([`crate::bf16`]).
+    /// Fused, with AVX-512 BF16 and enough centres and dimensions: the centres for the
+    /// bfloat16 pass ([`crate::bf16`]).
     pub(crate) bf16: Option<Box<crate::bf16::Packed>>,
     /// Fused, a few centres with AVX-512 or AVX2 (the row-wise kernel, `fused/narrow.rs`):
     /// `-2 c_j` in the element type row by row, each row padded with zeros to whole registers

@@ -71,7 +71,7 @@ impl StepStats {
 /// maps the shared zero page, and the first write to each page after a read (the sums are
 /// read, then written) costs a copy-on-write fault whose TLB flush interrupts every other
 /// core; a new buffer of this size is also a fresh mapping whose pages fault in at every
-/// step. Both cost a third of a short step's CPU time at `k d = 32,768` on a 2-core VM.
+/// step, which for short steps costs as much as their arithmetic.
 pub(crate) fn written_zeros(n: usize) -> Vec<f64> {
     if n >= SPARE_MIN
         && let Some(mut v) = SPARE.lock().ok().and_then(|mut spare| {

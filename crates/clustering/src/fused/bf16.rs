@@ -122,9 +122,9 @@ unsafe fn shifted16<T: Element>(x: &[T], bp: &Packed, t: usize) -> __m512 {
 }
 
 /// The values of the copies `xb` (`n <= GROUP * P` rows of `dh` words, in blocks of
-/// [`P`]) against every register of centres, chunk by chunk of at most
-/// four registers, into `vals` (row `p` at `p * kp`), then `each(row, values)` for each
-/// row in order (as the `f32` kernel's `values` for one group).
+/// [`P`]) against every register of centres, chunk by chunk of at most four registers, into
+/// `vals` (row `p` at `p * kp`), then `each(row, values)` for each row in order (as the
+/// element-type kernel's `values` for one group).
 ///
 /// # Safety
 /// The CPU has AVX-512F and AVX-512 BF16; `vals` holds `GROUP * P * kp` values.
@@ -139,37 +139,35 @@ unsafe fn values(
     debug_assert!(n <= GROUP * P);
     let kp = bp.kp;
     let blocks = n.div_ceil(P);
-    {
-        let mut col = 0;
-        while col < kp {
-            let regs = ((kp - col) / 16).min(4);
-            let (c, nm) = (bp.words[col..].as_ptr(), bp.norms[col..].as_ptr());
-            // The last chunk's centres are already in the L1 cache after its first block:
-            // lines asked for then stay there until the next group's conversion.
-            let ahead = next.filter(|_| col + regs * 16 == kp);
-            for blk in 0..blocks {
-                let first = blk * P;
-                let xs: [*const u32; P] =
-                    std::array::from_fn(|p| xb[(first + p).min(n - 1) * dh..].as_ptr());
-                let o = vals[blk * P * kp + col..].as_mut_ptr();
-                // SAFETY: `col + regs * 16 <= kp` lanes of each of the `dh` rows of
-                // `c`, of the norms and of the block's rows of `vals`; prefetches
-                // never fault.
-                unsafe {
-                    let ahead = ahead.map(|(x, bytes)| (x.wrapping_add(first * bytes), bytes));
-                    match regs {
-                        1 => chunk::<1>(xs, c, kp, nm, dh, o, ahead),
-                        2 => chunk::<2>(xs, c, kp, nm, dh, o, ahead),
-                        3 => chunk::<3>(xs, c, kp, nm, dh, o, ahead),
-                        _ => chunk::<4>(xs, c, kp, nm, dh, o, ahead),
-                    }
+    let mut col = 0;
+    while col < kp {
+        let regs = ((kp - col) / 16).min(4);
+        let (c, nm) = (bp.words[col..].as_ptr(), bp.norms[col..].as_ptr());
+        // The last chunk's centres are already in the L1 cache after its first block:
+        // lines asked for then stay there until the next group's conversion.
+        let ahead = next.filter(|_| col + regs * 16 == kp);
+        for blk in 0..blocks {
+            let first = blk * P;
+            let xs: [*const u32; P] =
+                std::array::from_fn(|p| xb[(first + p).min(n - 1) * dh..].as_ptr());
+            let o = vals[blk * P * kp + col..].as_mut_ptr();
+            // SAFETY: `col + regs * 16 <= kp` lanes of each of the `dh` rows of
+            // `c`, of the norms and of the block's rows of `vals`; prefetches
+            // never fault.
+            unsafe {
+                let ahead = ahead.map(|(x, bytes)| (x.wrapping_add(first * bytes), bytes));
+                match regs {
+                    1 => chunk::<1>(xs, c, kp, nm, dh, o, ahead),
+                    2 => chunk::<2>(xs, c, kp, nm, dh, o, ahead),
+                    3 => chunk::<3>(xs, c, kp, nm, dh, o, ahead),
+                    _ => chunk::<4>(xs, c, kp, nm, dh, o, ahead),
                 }
             }
-            col += regs * 16;
         }
-        for i in 0..n {
-            each(i, &vals[i * kp..(i + 1) * kp]);
-        }
+        col += regs * 16;
+    }
+    for i in 0..n {
+        each(i, &vals[i * kp..(i + 1) * kp]);
     }
 }
 
@@ -202,7 +200,7 @@ unsafe fn chunk<const B: usize>(
         let mut cv = [zero; B];
         for t in 0..dh {
             if let Some((x, bytes)) = ahead {
-                // The rows' lines spread evenly over the `dh` steps: lines `j0..j1` now.
+                // The rows' lines spread evenly over the `dh` steps.
                 let lines = bytes.div_ceil(64);
                 for j in t * lines / dh..(t + 1) * lines / dh {
                     for p in 0..P {

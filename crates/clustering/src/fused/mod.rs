@@ -238,34 +238,40 @@ fn band_widths<T: Element>(xn2: &[f64], cent: &Centres<T>, buf: &mut Buffer<T>) 
 
 /// The label of one row from its values `vals` (`kp` of them, `|c_j|^2 - 2 x.c_j` in the
 /// element type, or their shifted form in `f32` from the bfloat16 pass), given their smallest
-/// `m` and the lanes at most `bar` (`count` of them, the first `first`) and `2 err(x)`: a lone lane within the band is the label, as the product
-/// path's `single_nearest` decides; otherwise the lanes within the band are compared exactly,
-/// or every centre when the values cannot be trusted (an infinite band: a partial sum may
-/// have overflowed the element type, [`Centres::products_finite`]).
+/// `m` and the lanes at most `bar` (`count` of them, the first `first`; `few`, when it holds
+/// all `count`, lists them) and `2 err(x)`: a lone lane within the band is the label, as the
+/// product path's `single_nearest` decides; otherwise the lanes within the band are compared
+/// exactly, or every centre when the values cannot be trusted (an infinite band: a partial
+/// sum may have overflowed the element type, [`Centres::products_finite`]).
 #[inline(always)]
 fn settle_row<T: Element, V: Element>(
     x: &[T],
     cent: &Centres<T>,
     vals: &[V],
     (m, bar, err2): (V, V, f64),
-    (count, first): (u32, u32),
+    (count, first, few): (u32, u32, &[u32]),
 ) -> u32 {
     let (lead, limit) = (m.to_f64(), bar.to_f64());
+    let mut best = (u32::MAX, f64::INFINITY);
     if limit.is_finite() {
         if count == 1 && limit > lead + err2 {
             return first;
         }
         if count >= 1 && limit >= lead + err2 {
-            let mut best = (u32::MAX, f64::INFINITY);
-            for (j, &v) in vals[..cent.k].iter().enumerate() {
-                if v <= bar {
-                    take(cent, j as u32, dist2_f64(x, cent.row(j)), &mut best);
+            if few.len() == count as usize {
+                for &j in few {
+                    take(cent, j, dist2_f64(x, cent.row(j as usize)), &mut best);
+                }
+            } else {
+                for (j, &v) in vals[..cent.k].iter().enumerate() {
+                    if v <= bar {
+                        take(cent, j as u32, dist2_f64(x, cent.row(j)), &mut best);
+                    }
                 }
             }
             return best.0;
         }
     }
-    let mut best = (u32::MAX, f64::INFINITY);
     for j in 0..cent.k {
         take(cent, j as u32, dist2_f64(x, cent.row(j)), &mut best);
     }

@@ -254,7 +254,7 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
                 cent,
                 super::x86::same(&vals),
                 (T::from_f64(lead), T::from_f64(limit), err2[i]),
-                (count, first),
+                (count, first, &[]),
             );
         }
     }

@@ -3,7 +3,7 @@
 
 use super::{Buffer, GROUP, PREFETCH_ROWS, TILE, band_widths, settle_row};
 use crate::Element;
-use crate::centres::{Centres, take};
+use crate::centres::Centres;
 use crate::lloyd::{StepStats, combine8, dist2_f64};
 use crate::sums::TileSums;
 use std::any::TypeId;
@@ -466,7 +466,7 @@ unsafe fn rows<
     // SAFETY: the caller's contract.
     unsafe {
         values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i, row| {
-            // SAFETY: `row` holds `kp` values, `nv` registers.
+            // `row` holds `kp` values, `nv` registers.
             out[i] =
                 row_label::<T, V, U>(&x[i * d..(i + 1) * d], cent, row, nv, widths[i], err2[i]);
         });
@@ -523,26 +523,18 @@ pub(super) unsafe fn row_label<T: Element, V: Lanes<U>, U: Element>(
                 count += mask.count_ones();
             }
         }
+        // The common case, inline: one lane in a finite band.
         let (lead, limit) = (m.to_f64(), bar.to_f64());
-        if limit.is_finite() && limit >= lead + err2 {
-            // The common case, inline: one lane in a finite band.
-            if count == 1 && limit > lead + err2 {
-                return first;
-            }
-            // A few lanes: compared exactly, without another pass over the row.
-            if (2..=FEW as u32).contains(&count) {
-                let mut best = (u32::MAX, f64::INFINITY);
-                for &j in &few[..count as usize] {
-                    take(cent, j, dist2_f64(x, cent.row(j as usize)), &mut best);
-                }
-                return best.0;
-            }
+        if count == 1 && limit.is_finite() && limit > lead + err2 {
+            return first;
         }
-        settle_row(x, cent, row, (m, bar, err2), (count, first))
+        let kept = few.len().min(count as usize);
+        settle_row(x, cent, row, (m, bar, err2), (count, first, &few[..kept]))
     }
 }
 
-/// The most lanes within a band that [`row_label`] keeps and settles itself.
+/// The most lanes within a band that [`row_label`] lists for [`settle_row`], which then need
+/// not scan the row again.
 const FEW: usize = 8;
 
 /// The squared distances of the rows of `x` (`xn2` their `|x|^2`) to every centre,

@@ -180,11 +180,12 @@ from_names!(Convergence, "convergence", "variance or previous-shift", [
 /// point). From 128 clusters it decides from what the bounds prune, as the run goes: plain
 /// Lloyd steps until a step changes at most one label in 20 (the last plain step's time the
 /// yardstick; below 12 dimensions, where the bounds' first step computes every distance
-/// exactly, at least 20 steps, so that a short run never pays for it), then Yinyang's bounds for as long as a pruned step takes less than 0.9 times the last
-/// plain step's time. After one that does not, plain steps, and the bounds again (Hamerly's
-/// and Yinyang's in turns) once the plain steps since number 20 times what the failed attempt
-/// cost, in plain steps: bounds that lose while the centres move far often win later, and
-/// the retries cost a run about 5% at most. The result is the same bits either way.
+/// exactly, at least 20 steps, so that a short run never pays for it), then Yinyang's bounds
+/// for as long as a pruned step takes less than 0.9 times the last plain step's time. After
+/// one that does not, plain steps, and the bounds again (Hamerly's and Yinyang's in turns)
+/// once the plain steps since number 20 times what the failed attempt cost, in plain steps:
+/// bounds that lose while the centres move far often win later, and the retries cost a run
+/// about 5% at most. The result is the same bits either way.
 /// Yinyang's groups are as many as fit the budget (a quarter of the available memory and
 /// twice the data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked
 /// against the available memory before the fit ([`KMeansError::OutOfMemory`]).
