@@ -438,9 +438,31 @@ fn data_mean(stats: &StepStats, d: usize) -> Vec<f64> {
 /// into eight interleaved partial sums (coordinate `t` into sum `t % 8`, in order) that
 /// [`combine8`] adds in a fixed order. The order vectorises, and the assignment engine's
 /// direct path reproduces it lane by lane, so both give the same bits.
+///
+/// From eight coordinates on, with AVX-512 or AVX2, it runs [`dist2_wide`]'s explicit
+/// registers (the same operations lane by lane, so the same bits): the compiler splits this
+/// loop's eight sums into two-lane pieces, which ran the exact distances of the pruned steps
+/// at a quarter of the vector width.
 #[inline(always)]
 pub(crate) fn dist2_f64<T: Element>(x: &[T], c: &[f64]) -> f64 {
     debug_assert_eq!(x.len(), c.len());
+    #[cfg(target_arch = "x86_64")]
+    if x.len() >= 8 {
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (checked); the lengths are equal.
+            return unsafe { dist2_wide::dist2_avx512(x, &c[..x.len()]) };
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked); the lengths are equal.
+            return unsafe { dist2_wide::dist2_avx2(x, &c[..x.len()]) };
+        }
+    }
+    dist2_portable(x, c)
+}
+
+/// [`dist2_f64`] in plain Rust (the reference the wide versions reproduce).
+#[inline(always)]
+pub(crate) fn dist2_portable<T: Element>(x: &[T], c: &[f64]) -> f64 {
     let mut acc = [0.0f64; 8];
     let (xs, xr) = x.as_chunks::<8>();
     let (cs, cr) = c.as_chunks::<8>();
@@ -527,4 +549,180 @@ pub(crate) fn farthest_points<T: Element>(
         .collect();
     out.sort_by(candidate_order);
     out
+}
+
+/// [`dist2_f64`] in explicit vector registers: partial sum `l` in lane `l` (coordinates
+/// `l, l + 8, ...`, in order), a subtraction, a multiplication and an addition per
+/// coordinate (no fused multiply-add), combined as [`combine8`] does; the same bits as
+/// [`dist2_portable`].
+#[cfg(target_arch = "x86_64")]
+mod dist2_wide {
+    use crate::Element;
+    use std::arch::x86_64::*;
+
+    /// Whether `T` is `f32` (`Element` is sealed to `f32` and `f64`).
+    #[inline(always)]
+    fn is_f32<T: Element>() -> bool {
+        size_of::<T>() == 4
+    }
+
+    /// With AVX-512: one register of the eight sums, the last `d % 8` coordinates by masks.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F, VL, BW and DQ; `x.len() == c.len()`.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    #[inline]
+    pub(crate) unsafe fn dist2_avx512<T: Element>(x: &[T], c: &[f64]) -> f64 {
+        let d = x.len();
+        let (xp, cp) = (x.as_ptr(), c.as_ptr());
+        // SAFETY: every load reads coordinates below `d` (the last ones under a mask).
+        unsafe {
+            let load = |u: usize, m: __mmask8| -> (__m512d, __m512d) {
+                let xv = if is_f32::<T>() {
+                    _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, xp.add(u).cast()))
+                } else {
+                    _mm512_maskz_loadu_pd(m, xp.add(u).cast())
+                };
+                (xv, _mm512_maskz_loadu_pd(m, cp.add(u)))
+            };
+            let mut acc = _mm512_setzero_pd();
+            let mut u = 0;
+            while u + 8 <= d {
+                let (xv, cv) = load(u, 0xff);
+                let t = _mm512_sub_pd(xv, cv);
+                acc = _mm512_add_pd(acc, _mm512_mul_pd(t, t));
+                u += 8;
+            }
+            if u < d {
+                let m = ((1u32 << (d - u)) - 1) as __mmask8;
+                let (xv, cv) = load(u, m);
+                let t = _mm512_sub_pd(xv, cv);
+                acc = _mm512_mask_add_pd(acc, m, acc, _mm512_mul_pd(t, t));
+            }
+            combine(
+                _mm512_castpd512_pd256(acc),
+                _mm512_extractf64x4_pd::<1>(acc),
+            )
+        }
+    }
+
+    /// With AVX2: two registers of four sums (lanes 0-3 and 4-7), the last `d % 8`
+    /// coordinates by masks.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `x.len() == c.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(crate) unsafe fn dist2_avx2<T: Element>(x: &[T], c: &[f64]) -> f64 {
+        let d = x.len();
+        let (xp, cp) = (x.as_ptr(), c.as_ptr());
+        // SAFETY: every load reads coordinates below `d` (the last ones under a mask).
+        unsafe {
+            // Four coordinates from `u`, of which the first `r` (at most 4) are read and the
+            // others are 0.
+            let load = |u: usize, r: usize| -> (__m256d, __m256d) {
+                if r >= 4 {
+                    let xv = if is_f32::<T>() {
+                        _mm256_cvtps_pd(_mm_loadu_ps(xp.add(u).cast()))
+                    } else {
+                        _mm256_loadu_pd(xp.add(u).cast())
+                    };
+                    return (xv, _mm256_loadu_pd(cp.add(u)));
+                }
+                let m64 = _mm256_cmpgt_epi64(
+                    _mm256_set1_epi64x(r as i64),
+                    _mm256_setr_epi64x(0, 1, 2, 3),
+                );
+                let xv = if is_f32::<T>() {
+                    let m32 = _mm_cmpgt_epi32(_mm_set1_epi32(r as i32), _mm_setr_epi32(0, 1, 2, 3));
+                    _mm256_cvtps_pd(_mm_maskload_ps(xp.add(u).cast(), m32))
+                } else {
+                    _mm256_maskload_pd(xp.add(u).cast(), m64)
+                };
+                (xv, _mm256_maskload_pd(cp.add(u), m64))
+            };
+            let (mut lo, mut hi) = (_mm256_setzero_pd(), _mm256_setzero_pd());
+            let mut u = 0;
+            while u < d {
+                // The tail's masked-off lanes load 0 and add 0 * 0: the sums (never negative)
+                // keep their bits.
+                let r = d - u;
+                let (x0, c0) = load(u, r);
+                let t0 = _mm256_sub_pd(x0, c0);
+                lo = _mm256_add_pd(lo, _mm256_mul_pd(t0, t0));
+                if r > 4 {
+                    let (x1, c1) = load(u + 4, r - 4);
+                    let t1 = _mm256_sub_pd(x1, c1);
+                    hi = _mm256_add_pd(hi, _mm256_mul_pd(t1, t1));
+                }
+                u += 8;
+            }
+            combine(lo, hi)
+        }
+    }
+
+    /// [`combine8`](super::combine8) of the sums `lo` (lanes 0-3) and `hi` (lanes 4-7):
+    /// `((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn combine(lo: __m256d, hi: __m256d) -> f64 {
+        let h = _mm256_add_pd(lo, hi);
+        let q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd::<1>(h));
+        _mm_cvtsd_f64(q) + _mm_cvtsd_f64(_mm_unpackhi_pd(q, q))
+    }
+}
+
+#[cfg(test)]
+mod dist2_tests {
+    use super::{dist2_f64, dist2_portable};
+    use crate::Element;
+    use rand::{Rng, SeedableRng};
+
+    /// Values over many magnitudes (and exact zeros), so that the additions round.
+    fn values<T: Element>(rng: &mut impl Rng, d: usize) -> Vec<T> {
+        (0..d)
+            .map(|_| {
+                let v = if rng.random_bool(0.1) {
+                    0.0
+                } else {
+                    rng.random_range(-1.0..1.0) * 10f64.powi(rng.random_range(-6..6))
+                };
+                T::from_f64(v)
+            })
+            .collect()
+    }
+
+    fn same_bits<T: Element>() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for d in 0..80 {
+            for _ in 0..20 {
+                let x = values::<T>(&mut rng, d);
+                let c: Vec<f64> = values::<T>(&mut rng, d)
+                    .iter()
+                    .map(|v| v.to_f64() * 1.3)
+                    .collect();
+                let want = dist2_portable(&x, &c).to_bits();
+                assert_eq!(dist2_f64(&x, &c).to_bits(), want, "{} d {d}", T::NAME);
+                #[cfg(target_arch = "x86_64")]
+                if d > 0 {
+                    if crate::isa::has_avx2() {
+                        // SAFETY: AVX2 checked, equal lengths.
+                        let got = unsafe { super::dist2_wide::dist2_avx2(&x, &c) };
+                        assert_eq!(got.to_bits(), want, "avx2 {} d {d}", T::NAME);
+                    }
+                    if crate::isa::has_avx512() {
+                        // SAFETY: AVX-512 checked, equal lengths.
+                        let got = unsafe { super::dist2_wide::dist2_avx512(&x, &c) };
+                        assert_eq!(got.to_bits(), want, "avx512 {} d {d}", T::NAME);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wide_versions_give_the_portable_bits() {
+        same_bits::<f32>();
+        same_bits::<f64>();
+    }
 }
