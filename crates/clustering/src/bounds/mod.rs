@@ -27,7 +27,9 @@
 //! so a run takes plain Lloyd steps (the same statistics, bit for bit) until a step changes at
 //! most 1 in [`DEFER_CHANGED_SHARE`] labels, and starts its bounds at the next step, from
 //! centres that have settled (whose bounds are tighter too). `Algorithm::Auto`'s adaptive
-//! runs defer so at every `k d`.
+//! runs defer so at every `k d`, and then start the bounds only where a forecast from a
+//! sample of points (`forecast.rs`) says a pruned step would compute a small share of the
+//! distances, choosing Yinyang's groups or Hamerly's single bound by the same forecast.
 //!
 //! **Far movers.** Early in a run a few centres move much farther than the rest of their
 //! group (relocated empty clusters, clusters of a few points), and since a group bound drops
@@ -63,10 +65,12 @@ use crate::cpu::{CpuKind, CpuStepper, Rows, block_rows, parallel_step, tree};
 use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64};
 use crate::{Element, KMeansError};
 
+mod forecast;
 mod groups;
 mod leaf;
 mod pruned;
 
+use forecast::forecast;
 use groups::{Groups, Jumpers, half_gaps};
 use leaf::leaf;
 
@@ -210,12 +214,22 @@ pub(crate) struct BoundsStepper<'a, T> {
     plain_steps: usize,
     /// The plain step count at which given-up bounds are tried again (`usize::MAX`: never).
     resume_at: usize,
-    /// Attempts at the bounds given up so far in this run: an adaptive run alternates
-    /// between `groups_wanted` groups (even attempts) and one group, Hamerly's bound (odd).
+    /// Attempts at the bounds given up so far in this run: an adaptive run's odd attempts
+    /// take one group (Hamerly's bound), its even ones `groups_wanted` groups or one,
+    /// whichever the forecast has compute less.
     attempts: usize,
     /// What the current attempt has cost beyond plain steps, in plain steps (net of what
     /// its pruned steps saved).
     attempt_extra: f64,
+    /// The plain step count from which an adaptive run may forecast its bounds again, after a
+    /// forecast that they would not pay ([`FORECAST_WAIT`]).
+    forecast_at: usize,
+    /// Whether the last step's forecast said the bounds pay (a run starts them after two in a
+    /// row, [`forecast_groups`](Self::forecast_groups)).
+    forecast_passed: bool,
+    /// Tests: the forecast's verdict, not computed.
+    #[cfg(test)]
+    pin_forecast: Option<bool>,
     /// Tests: `plain_secs` is not measured.
     #[cfg(test)]
     pin_plain_secs: bool,
@@ -247,6 +261,22 @@ const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
 /// and prunes less).
 const ADAPTIVE_RETRY_FACTOR: f64 = 20.0;
 
+/// An adaptive run starts (or retries) its bounds only when [`forecast`] says a pruned step
+/// would compute at most this share of the `n k` distances. A pruned step computes its
+/// distances with more upkeep than a plain step (gathered groups, every bound of a point
+/// refreshed) and the plain step may run the bfloat16 pass at twice the multiply-add rate,
+/// so a third of the distances already costs about a plain step.
+const FORECAST_MAX_SHARE: f64 = 0.3;
+
+/// Plain steps an adaptive run waits after a forecast that its bounds would not pay before
+/// it forecasts again (each forecast costs a few hundred points' distances).
+const FORECAST_WAIT: usize = 4;
+
+/// Yinyang's groups are chosen over Hamerly's single bound when the forecast has them
+/// compute at most this share of what the single bound would (the groups cost upkeep per
+/// group and point).
+const FORECAST_GROUPS_GAIN: f64 = 0.6;
+
 impl<'a, T: Element> BoundsStepper<'a, T> {
     /// A stepper with `groups` groups of centres (1: Hamerly, `k`: Elkan).
     pub(crate) fn new(data: &'a [T], d: usize, weights: Option<&'a [f64]>, groups: usize) -> Self {
@@ -267,6 +297,10 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             resume_at: usize::MAX,
             attempts: 0,
             attempt_extra: 0.0,
+            forecast_at: 0,
+            forecast_passed: false,
+            #[cfg(test)]
+            pin_forecast: None,
             #[cfg(test)]
             pin_plain_secs: false,
             #[cfg(test)]
@@ -276,9 +310,10 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
 
     /// The same stepper with [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain
     /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (at
-    /// every `k d`), then the bounds, given up after a pruned step that took more than
-    /// [`ADAPTIVE_KEEP`] times the last plain step, and tried again (the other kind) after
-    /// [`ADAPTIVE_RETRY_FACTOR`] times what the attempt cost.
+    /// every `k d`), then the bounds once two forecasts in a row say they pay
+    /// ([`FORECAST_MAX_SHARE`]), given up after a pruned step that took more than
+    /// [`ADAPTIVE_KEEP`] times the last plain step, and tried again after
+    /// [`ADAPTIVE_RETRY_FACTOR`] times what the attempt cost (again when forecast to pay).
     pub(crate) fn adaptive(mut self, on: bool) -> Self {
         self.adaptive = on;
         self
@@ -298,6 +333,15 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         self.resume_at = usize::MAX;
         self.attempts = 0;
         self.attempt_extra = 0.0;
+        self.forecast_at = 0;
+        self.forecast_passed = false;
+    }
+
+    /// Takes every forecast to say the bounds pay (`true`) or not, without computing it
+    /// (tests).
+    #[cfg(test)]
+    pub(crate) fn force_forecast(&mut self, pays: bool) {
+        self.pin_forecast = Some(pays);
     }
 
     /// Whether the bounds are running (tests), and whether they were given up.
@@ -332,6 +376,102 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         } else {
             self.groups_wanted
         }
+    }
+
+    /// A plain Lloyd step while many labels change, or for good once the bounds did not pay
+    /// (the same statistics, bit for bit), by the plain stepper, which keeps what its kernel
+    /// computes once per fit (the rows' norms, their packing); `clock` started with the step.
+    fn plain_step(
+        &mut self,
+        centroids: &[f64],
+        k: usize,
+        clock: std::time::Instant,
+    ) -> Result<StepStats, KMeansError> {
+        let n = self.plain.labels.len();
+        let stats = self.plain.step(centroids, k)?;
+        if self.adaptive {
+            // The drifts of the next forecast.
+            self.prev.clear();
+            self.prev.extend_from_slice(centroids);
+        }
+        #[cfg(test)]
+        let pinned = self.pin_plain_secs;
+        #[cfg(not(test))]
+        let pinned = false;
+        if !pinned {
+            self.plain_secs = clock.elapsed().as_secs_f64();
+        }
+        self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
+        self.plain_steps += 1;
+        self.evaluated.store((n * k) as u64, Ordering::Relaxed);
+        self.far_movers = 0;
+        if tracing() {
+            eprintln!(
+                "step: {:.1} ms plain (bounds deferred), changed {}",
+                clock.elapsed().as_secs_f64() * 1e3,
+                stats.changed
+            );
+        }
+        Ok(stats)
+    }
+
+    /// The groups an adaptive run starts its bounds with at this step (Yinyang's or
+    /// Hamerly's single bound, whichever [`forecast`] has compute less), or `None` when the
+    /// forecast says a pruned step would compute more than [`FORECAST_MAX_SHARE`] of the
+    /// distances, or is not due ([`FORECAST_WAIT`]) or possible (no last step's centroids):
+    /// then the step is a plain one.
+    ///
+    /// The bounds start at the second forecast in a row that says they pay, after one more
+    /// plain step: their first step costs about a plain step more than a plain one, which a
+    /// run that ends a step or two later (labels that settle as the centroids stop, as in
+    /// data with clusters) never earns back; a longer run gives up one step's savings
+    /// (rent-or-buy: rent one step before buying).
+    fn forecast_groups(&mut self, centroids: &[f64], k: usize) -> Option<Groups> {
+        let d = self.plain.d;
+        if self.plain_steps < self.forecast_at || self.prev.len() != centroids.len() {
+            return None;
+        }
+        let wanted = self.groups_now().min(k);
+        #[cfg(test)]
+        if let Some(pays) = self.pin_forecast {
+            return pays.then(|| Groups::new(centroids, k, d, wanted));
+        }
+        let clock = std::time::Instant::now();
+        let g = Groups::new(centroids, k, d, wanted);
+        let grouped = clock.elapsed();
+        let f = forecast(self.plain.data, d, centroids, &self.prev, k, &g);
+        let one = f.groups > FORECAST_GROUPS_GAIN * f.one && g.t > 1;
+        let share = if one { f.one } else { f.groups };
+        if tracing() {
+            eprintln!(
+                "forecast: {:.2} ms (groups {:.2} ms): groups {:.3}, one bound {:.3} of n k: {}",
+                clock.elapsed().as_secs_f64() * 1e3,
+                grouped.as_secs_f64() * 1e3,
+                f.groups,
+                f.one,
+                if share > FORECAST_MAX_SHARE {
+                    "plain steps"
+                } else if one {
+                    "one bound"
+                } else {
+                    "groups"
+                }
+            );
+        }
+        if share > FORECAST_MAX_SHARE {
+            self.forecast_at = self.plain_steps + FORECAST_WAIT;
+            self.forecast_passed = false;
+            return None;
+        }
+        if !std::mem::replace(&mut self.forecast_passed, true) {
+            return None;
+        }
+        self.forecast_passed = false;
+        Some(if one {
+            Groups::new(centroids, k, d, 1)
+        } else {
+            g
+        })
     }
 
     /// Adds a bounded step of `secs` to the current attempt's cost (adaptive runs).
@@ -398,30 +538,15 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let renting = self.adaptive
             && method_for(d, k) == Method::Direct
             && self.plain_steps < ADAPTIVE_DIRECT_MIN_PLAIN;
-        if self.given_up || ((defer || renting) && self.groups.is_none()) {
-            // Plain Lloyd steps while many labels change, or for good once the bounds did not
-            // pay (the same statistics, bit for bit), by the plain stepper, which keeps what
-            // its kernel computes once per fit (the rows' norms, their packing).
-            let stats = self.plain.step(centroids, k)?;
-            #[cfg(test)]
-            let pinned = self.pin_plain_secs;
-            #[cfg(not(test))]
-            let pinned = false;
-            if !pinned {
-                self.plain_secs = clock.elapsed().as_secs_f64();
-            }
-            self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
-            self.plain_steps += 1;
-            self.evaluated.store((n * k) as u64, Ordering::Relaxed);
-            self.far_movers = 0;
-            if tracing() {
-                eprintln!(
-                    "step: {:.1} ms plain (bounds deferred), changed {}",
-                    clock.elapsed().as_secs_f64() * 1e3,
-                    stats.changed
-                );
-            }
-            return Ok(stats);
+        let mut plain = self.given_up || ((defer || renting) && self.groups.is_none());
+        let mut chosen = None;
+        if self.adaptive && !plain && self.groups.is_none() {
+            // The bounds would start now: only where the forecast says they pay.
+            chosen = self.forecast_groups(centroids, k);
+            plain = chosen.is_none();
+        }
+        if plain {
+            return self.plain_step(centroids, k, clock);
         }
         let fresh = self.groups.is_none()
             || self.prev.len() != centroids.len()
@@ -429,7 +554,8 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let mut drift_group = Vec::new();
         let mut drift_centre = Vec::new();
         if fresh {
-            let g = Groups::new(centroids, k, d, self.groups_now().min(k));
+            let g =
+                chosen.unwrap_or_else(|| Groups::new(centroids, k, d, self.groups_now().min(k)));
             self.lower = vec![0f32; n * g.t];
             self.upper = vec![0f32; n];
             self.groups = Some(g);

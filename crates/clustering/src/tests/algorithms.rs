@@ -279,6 +279,7 @@ fn adaptive_bounds_give_lloyds_fit() {
             let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
             if let Some(secs) = plain_secs {
                 s.force_plain_secs(secs);
+                s.force_forecast(true);
             }
             let got = lloyd(&mut s, c.clone(), &p, |_, _, _| Ok(())).unwrap();
             let what = format!("n {n} d {d} k {k} plain steps {plain_secs:?}");
@@ -313,6 +314,7 @@ fn adaptive_bounds_wait_for_the_labels_to_settle_at_large_kd() {
     let mut changed = Vec::new();
     let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
     s.force_plain_secs(f64::INFINITY);
+    s.force_forecast(true);
     let got = lloyd(&mut s, c.clone(), &p, |_, _, st| {
         changed.push(st.changed);
         Ok(())
@@ -345,6 +347,7 @@ fn adaptive_retries_give_lloyds_fit() {
         // comes two plain steps later.
         let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
         s.force_plain_secs(0.0);
+        s.force_forecast(true);
         s.force_retry_after(2);
         let got = lloyd(&mut s, c.clone(), &p, |_, _, _| Ok(())).unwrap();
         let what = format!("n {n} d {d} k {k}");
@@ -356,6 +359,53 @@ fn adaptive_retries_give_lloyds_fit() {
         );
         assert_eq!(got.centroids, want.centroids, "{what}");
         assert_eq!(got.last, want.last, "{what}");
+        assert_eq!(got.iterations, want.iterations, "{what}");
+        assert_eq!(s.plain.labels, plain_labels, "{what}");
+    }
+}
+
+/// An adaptive run starts its bounds where the forecast says a pruned step would compute
+/// little (tight clusters) and keeps taking plain steps where it would compute most distances
+/// (uniform data in many dimensions, every point nearly as close to many centres); either
+/// way the fit is plain Lloyd's, bit for bit.
+#[test]
+fn adaptive_bounds_start_where_the_forecast_says_they_pay() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::lloyd;
+    use rand::{Rng, SeedableRng};
+    let (n, d, k) = (3000, 48, 100);
+    let (_, tight, c_tight) = blobs_and_first_centres(n, d, k, k / 2, 1.0, 3);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let uniform: Vec<f32> = (0..n * d).map(|_| rng.random::<f32>()).collect();
+    let c_uniform: Vec<f64> = uniform[..k * d].iter().map(|&v| f64::from(v)).collect();
+    for (data, c, tight) in [(&tight, &c_tight, true), (&uniform, &c_uniform, false)] {
+        let (p, want, plain_labels) = plain_lloyd_fit(data, d, k, c, 60);
+        let mut s = BoundsStepper::new(data, d, None, 8).adaptive(true);
+        // Plain steps never end the bounds by their time: only the forecast decides.
+        s.force_plain_secs(f64::INFINITY);
+        let mut changed = Vec::new();
+        let got = lloyd(&mut s, c.clone(), &p, |_, _, st| {
+            changed.push(st.changed);
+            Ok(())
+        })
+        .unwrap();
+        let what = format!("tight {tight}: changed per step {changed:?}");
+        // The first step after the labels settle (at most 1 in 20 changed).
+        let settled = 1 + changed
+            .iter()
+            .position(|&c| c * 20 <= n as u64)
+            .expect("settles");
+        if tight {
+            assert_eq!(s.bounds_state(), (true, false), "{what}");
+        } else {
+            // Forecasts said no for a while after the labels settled.
+            assert!(
+                s.plain_steps() > settled + 4,
+                "{what}: {} plain steps",
+                s.plain_steps()
+            );
+        }
+        assert_eq!(got.centroids, want.centroids, "{what}");
         assert_eq!(got.iterations, want.iterations, "{what}");
         assert_eq!(s.plain.labels, plain_labels, "{what}");
     }
