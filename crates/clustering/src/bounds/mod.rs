@@ -56,7 +56,8 @@
 //! **Files.** This one holds the stepper (when to prune, the step's context) and the bounds'
 //! arithmetic; `groups.rs` the groups of centres, the half gaps and the far movers;
 //! `leaf.rs` a step's leaf and the first step of a run (every distance, every bound set);
-//! `pruned.rs` a later step (only the failing groups), in named stages.
+//! `pruned.rs` a later step (only the failing groups), in named stages; `forecast.rs` what a
+//! pruned step would compute, from a sample of points (adaptive runs).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
