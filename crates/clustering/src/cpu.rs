@@ -426,13 +426,13 @@ pub(crate) fn step_parallel<T: Element>(
     step_tree(data, d, rows, centroids, k, labels, parallel)
 }
 
-/// `|x|^2` of every row of `data` ([`crate::assign::norm2`]'s bits), on all threads: computed
+/// `|x|^2` of every row of `data` ([`crate::lloyd::norm2`]'s bits), on all threads: computed
 /// once per fit for the steps of the fused kernel, which need them for every row.
 pub(crate) fn row_norms_parallel<T: Element>(data: &[T], d: usize) -> Vec<f64> {
     let mut out = vec![0.0; data.len() / d];
     data.par_chunks(TILE_ROWS * d)
         .zip(out.par_chunks_mut(TILE_ROWS))
-        .for_each(|(x, o)| crate::fused::row_norms(x, d, o));
+        .for_each(|(x, o)| crate::assign::row_norms_into(x, d, o));
     out
 }
 

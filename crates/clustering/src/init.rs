@@ -116,11 +116,7 @@ fn fused_norms<T: Element>(data: &[T], d: usize) -> Option<Vec<f64>> {
     if d < 12 || !crate::isa::has_avx2() {
         return None;
     }
-    let mut xn2 = vec![0.0; data.len() / d];
-    data.par_chunks(TILE_ROWS * d)
-        .zip(xn2.par_chunks_mut(TILE_ROWS))
-        .for_each(|(x, o)| crate::fused::row_norms(x, d, o));
-    Some(xn2)
+    Some(crate::cpu::row_norms_parallel(data, d))
 }
 
 /// Squared distances of every row of `data` to the `m` centres `centres`, in tiles through

@@ -440,22 +440,14 @@ fn data_mean(stats: &StepStats, d: usize) -> Vec<f64> {
 /// direct path reproduces it lane by lane, so both give the same bits.
 ///
 /// From eight coordinates on, with AVX-512 or AVX2, it runs [`dist2_wide`]'s explicit
-/// registers (the same operations lane by lane, so the same bits): the compiler splits this
-/// loop's eight sums into two-lane pieces, which ran the exact distances of the pruned steps
-/// at a quarter of the vector width.
+/// registers (the same operations lane by lane, so the same bits): the compiler splits the
+/// portable loop's eight sums into two- and four-lane pieces.
 #[inline(always)]
 pub(crate) fn dist2_f64<T: Element>(x: &[T], c: &[f64]) -> f64 {
     debug_assert_eq!(x.len(), c.len());
     #[cfg(target_arch = "x86_64")]
-    if x.len() >= 8 {
-        if crate::isa::has_avx512() {
-            // SAFETY: the CPU has AVX-512 (checked); the lengths are equal.
-            return unsafe { dist2_wide::dist2_avx512(x, &c[..x.len()]) };
-        }
-        if crate::isa::has_avx2() {
-            // SAFETY: the CPU has AVX2 (checked); the lengths are equal.
-            return unsafe { dist2_wide::dist2_avx2(x, &c[..x.len()]) };
-        }
+    if let Some(v) = dist2_wide::squares::<T, true>(x, &c[..x.len()]) {
+        return v;
     }
     dist2_portable(x, c)
 }
@@ -480,9 +472,20 @@ pub(crate) fn dist2_portable<T: Element>(x: &[T], c: &[f64]) -> f64 {
     combine8(acc)
 }
 
-/// `|x|^2` in `f64` (eight interleaved partial sums: it vectorises).
+/// `|x|^2` in `f64`: eight interleaved partial sums combined by [`combine8`], in explicit
+/// registers from eight values on ([`dist2_f64`]'s, against the origin), the same bits.
 #[inline(always)]
 pub(crate) fn norm2<T: Element>(x: &[T]) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v) = dist2_wide::squares::<T, false>(x, &[]) {
+        return v;
+    }
+    norm2_portable(x)
+}
+
+/// [`norm2`] in plain Rust (the reference the wide versions reproduce).
+#[inline(always)]
+pub(crate) fn norm2_portable<T: Element>(x: &[T]) -> f64 {
     let mut acc = [0.0f64; 8];
     let (xs, xr) = x.as_chunks::<8>();
     for a in xs {
@@ -551,14 +554,33 @@ pub(crate) fn farthest_points<T: Element>(
     out
 }
 
-/// [`dist2_f64`] in explicit vector registers: partial sum `l` in lane `l` (coordinates
-/// `l, l + 8, ...`, in order), a subtraction, a multiplication and an addition per
-/// coordinate (no fused multiply-add), combined as [`combine8`] does; the same bits as
-/// [`dist2_portable`].
+/// [`dist2_f64`] and [`norm2`] in explicit vector registers: partial sum `l` in lane `l`
+/// (coordinates `l, l + 8, ...`, in order), a subtraction (`DIFF`: the centre's coordinate;
+/// none for a norm), a multiplication and an addition per coordinate (no fused multiply-add),
+/// combined as [`combine8`] does; the same bits as [`dist2_portable`] and [`norm2_portable`].
 #[cfg(target_arch = "x86_64")]
 mod dist2_wide {
     use crate::Element;
     use std::arch::x86_64::*;
+
+    /// The sum of the squares of `x - c` (`DIFF`) or of `x` (`c` unread) in the widest
+    /// registers the CPU has, or `None` below eight values or without AVX2.
+    #[inline(always)]
+    pub(crate) fn squares<T: Element, const DIFF: bool>(x: &[T], c: &[f64]) -> Option<f64> {
+        debug_assert!(!DIFF || x.len() == c.len());
+        if x.len() < 8 {
+            return None;
+        }
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (checked); with `DIFF` the lengths are equal.
+            return Some(unsafe { dist2_avx512::<T, DIFF>(x, c) });
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked); with `DIFF` the lengths are equal.
+            return Some(unsafe { dist2_avx2::<T, DIFF>(x, c) });
+        }
+        None
+    }
 
     /// Whether `T` is `f32` (`Element` is sealed to `f32` and `f64`).
     #[inline(always)]
@@ -569,10 +591,10 @@ mod dist2_wide {
     /// With AVX-512: one register of the eight sums, the last `d % 8` coordinates by masks.
     ///
     /// # Safety
-    /// The CPU has AVX-512F, VL, BW and DQ; `x.len() == c.len()`.
+    /// The CPU has AVX-512F, VL, BW and DQ; with `DIFF`, `x.len() == c.len()`.
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     #[inline]
-    pub(crate) unsafe fn dist2_avx512<T: Element>(x: &[T], c: &[f64]) -> f64 {
+    pub(crate) unsafe fn dist2_avx512<T: Element, const DIFF: bool>(x: &[T], c: &[f64]) -> f64 {
         let d = x.len();
         let (xp, cp) = (x.as_ptr(), c.as_ptr());
         // SAFETY: every load reads coordinates below `d` (the last ones under a mask).
@@ -583,7 +605,12 @@ mod dist2_wide {
                 } else {
                     _mm512_maskz_loadu_pd(m, xp.add(u).cast())
                 };
-                (xv, _mm512_maskz_loadu_pd(m, cp.add(u)))
+                let cv = if DIFF {
+                    _mm512_maskz_loadu_pd(m, cp.add(u))
+                } else {
+                    _mm512_setzero_pd()
+                };
+                (xv, cv)
             };
             let mut acc = _mm512_setzero_pd();
             let mut u = 0;
@@ -610,10 +637,10 @@ mod dist2_wide {
     /// coordinates by masks.
     ///
     /// # Safety
-    /// The CPU has AVX2 and FMA; `x.len() == c.len()`.
+    /// The CPU has AVX2 and FMA; with `DIFF`, `x.len() == c.len()`.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    pub(crate) unsafe fn dist2_avx2<T: Element>(x: &[T], c: &[f64]) -> f64 {
+    pub(crate) unsafe fn dist2_avx2<T: Element, const DIFF: bool>(x: &[T], c: &[f64]) -> f64 {
         let d = x.len();
         let (xp, cp) = (x.as_ptr(), c.as_ptr());
         // SAFETY: every load reads coordinates below `d` (the last ones under a mask).
@@ -627,7 +654,12 @@ mod dist2_wide {
                     } else {
                         _mm256_loadu_pd(xp.add(u).cast())
                     };
-                    return (xv, _mm256_loadu_pd(cp.add(u)));
+                    let cv = if DIFF {
+                        _mm256_loadu_pd(cp.add(u))
+                    } else {
+                        _mm256_setzero_pd()
+                    };
+                    return (xv, cv);
                 }
                 let m64 = _mm256_cmpgt_epi64(
                     _mm256_set1_epi64x(r as i64),
@@ -639,7 +671,12 @@ mod dist2_wide {
                 } else {
                     _mm256_maskload_pd(xp.add(u).cast(), m64)
                 };
-                (xv, _mm256_maskload_pd(cp.add(u), m64))
+                let cv = if DIFF {
+                    _mm256_maskload_pd(cp.add(u), m64)
+                } else {
+                    _mm256_setzero_pd()
+                };
+                (xv, cv)
             };
             let (mut lo, mut hi) = (_mm256_setzero_pd(), _mm256_setzero_pd());
             let mut u = 0;
@@ -674,7 +711,7 @@ mod dist2_wide {
 
 #[cfg(test)]
 mod dist2_tests {
-    use super::{dist2_f64, dist2_portable};
+    use super::{dist2_f64, dist2_portable, norm2, norm2_portable};
     use crate::Element;
     use rand::{Rng, SeedableRng};
 
@@ -703,16 +740,18 @@ mod dist2_tests {
                     .collect();
                 let want = dist2_portable(&x, &c).to_bits();
                 assert_eq!(dist2_f64(&x, &c).to_bits(), want, "{} d {d}", T::NAME);
+                let norm = norm2_portable(&x).to_bits();
+                assert_eq!(norm2(&x).to_bits(), norm, "norm {} d {d}", T::NAME);
                 #[cfg(target_arch = "x86_64")]
                 if d > 0 {
                     if crate::isa::has_avx2() {
                         // SAFETY: AVX2 checked, equal lengths.
-                        let got = unsafe { super::dist2_wide::dist2_avx2(&x, &c) };
+                        let got = unsafe { super::dist2_wide::dist2_avx2::<T, true>(&x, &c) };
                         assert_eq!(got.to_bits(), want, "avx2 {} d {d}", T::NAME);
                     }
                     if crate::isa::has_avx512() {
                         // SAFETY: AVX-512 checked, equal lengths.
-                        let got = unsafe { super::dist2_wide::dist2_avx512(&x, &c) };
+                        let got = unsafe { super::dist2_wide::dist2_avx512::<T, true>(&x, &c) };
                         assert_eq!(got.to_bits(), want, "avx512 {} d {d}", T::NAME);
                     }
                 }
@@ -721,7 +760,7 @@ mod dist2_tests {
     }
 
     #[test]
-    fn wide_versions_give_the_portable_bits() {
+    fn wide_versions_give_the_portable_bits_for_distances_and_norms() {
         same_bits::<f32>();
         same_bits::<f64>();
     }

@@ -373,6 +373,12 @@ pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut Vec<f64>) {
     // Written into place (not `extend`): `extend` is a function of its own, compiled without
     // the caller's instruction set.
     out.resize(x.len() / d, 0.0);
+    row_norms_into(x, d, out);
+}
+
+/// `|x|^2` of each row into `out` (one per row), in `f64`.
+#[inline(always)]
+pub(crate) fn row_norms_into<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
     for (o, r) in out.iter_mut().zip(x.chunks_exact(d)) {
         *o = norm2(r);
     }

@@ -52,7 +52,7 @@ mod settle;
 mod tests;
 mod tiles;
 
-pub(crate) use band::{Band, Scratch, lanes_min, row_norms, scan_product};
+pub(crate) use band::{Band, Scratch, lanes_min, row_norms, row_norms_into, scan_product};
 pub(crate) use blocked::{BLOCKED_MIN, GroupBlocks, blocked_products, scan_product_groups};
 pub(crate) use direct::{
     Lanes2, POINT_LANES, dist2_small, lanes_by_d, nearest_in_order, nearest_two_direct,

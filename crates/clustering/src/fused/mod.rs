@@ -145,27 +145,6 @@ pub(crate) fn sq_distance_rows<T: Element>(
     panic!("the fused assignment kernel needs AVX2 and FMA");
 }
 
-/// `|x|^2` of every row of `x` (`d` wide) into `out`, with the bits of
-/// [`crate::lloyd::norm2`], vectorised.
-pub(crate) fn row_norms<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::isa::has_avx512() {
-            // SAFETY: the CPU has AVX-512 (F, VL, BW, DQ), AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::norms_avx512(x, d, out) };
-            return;
-        }
-        if crate::isa::has_avx2() {
-            // SAFETY: the CPU has AVX2, FMA, BMI2 and POPCNT.
-            unsafe { x86::norms_avx2(x, d, out) };
-            return;
-        }
-    }
-    for (o, r) in out.iter_mut().zip(x.chunks_exact(d)) {
-        *o = crate::lloyd::norm2(r);
-    }
-}
-
 /// One leaf of a Lloyd step with the fused kernel: the rows of `x` (`d` wide, with their
 /// weights, their `|x|^2` when at hand, else computed here, and for a few centres their
 /// packed blocks, which the narrow kernel then labels) labelled tile by tile (`labels` gets the caller's indices; `st.changed` counts

@@ -4,7 +4,7 @@
 use super::{Buffer, GROUP, PREFETCH_ROWS, TILE, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
-use crate::lloyd::{StepStats, combine8, dist2_f64};
+use crate::lloyd::{StepStats, dist2_f64};
 use crate::sums::TileSums;
 use std::any::TypeId;
 use std::arch::x86_64::*;
@@ -32,18 +32,12 @@ pub(super) trait Lanes<T>: Copy {
     unsafe fn hmin(self) -> T;
     /// Bit `l` set when lane `l` is at most `bar` (ordered: NaN lanes are not).
     unsafe fn le(self, bar: Self) -> u32;
-    /// `|x|^2` of `d` values in `f64`, with the bits of [`crate::lloyd::norm2`]: eight
-    /// partial sums (value `u` into sum `u % 8`, in order), combined by `combine8`.
-    unsafe fn norm2(x: *const T, d: usize) -> f64;
 }
 
-/// Declares the register types of one instruction set and their [`Lanes`]: the `f64`
-/// registers of `$sw` lanes that add up the norms (`$sv` and its operations) once, then per
-/// type its register `$v` of `$w` lanes, `$wide` (`$sw` values from `$sx` at `$su` widened to
-/// `f64`) and its operations.
+/// Declares the register types of one instruction set and their [`Lanes`]: per type its
+/// register `$v` of `$w` lanes and its operations.
 macro_rules! lanes {
-    (sums $sw:literal, $sv:ident $sload:ident $sstore:ident $sset:ident $sadd:ident $smul:ident;
-     $($name:ident, $t:ty, $v:ty, $w:literal, wide |$sx:ident, $su:ident| $wide:expr,
+    ($($name:ident, $t:ty, $v:ty, $w:literal,
        load $load:ident, store $store:ident, set1 $set1:ident, fma $fma:ident, min $min:ident,
        add $addv:ident,
        le |$a:ident, $b:ident| $le:expr, hmin |$h:ident| $hmin:expr;)*) => {$(
@@ -98,51 +92,23 @@ macro_rules! lanes {
                 // SAFETY: the trait's contract.
                 unsafe { $le }
             }
-            #[inline(always)]
-            unsafe fn norm2(x: *const $t, d: usize) -> f64 {
-                // SAFETY: the trait's contract: `d` values at `x`.
-                unsafe {
-                    // 8 / $sw registers hold the eight partial sums.
-                    let mut acc = [$sset(0.0); 8 / $sw];
-                    let mut u = 0;
-                    while u + 8 <= d {
-                        for (r, a) in acc.iter_mut().enumerate() {
-                            let ($sx, $su) = (x, u + r * $sw);
-                            let v: $sv = $wide;
-                            *a = $sadd(*a, $smul(v, v));
-                        }
-                        u += 8;
-                    }
-                    let mut part = [0f64; 8];
-                    for (r, a) in acc.iter().enumerate() {
-                        $sstore(part.as_mut_ptr().add(r * $sw), *a);
-                    }
-                    for (l, p) in part.iter_mut().enumerate().take(d - u) {
-                        let v = f64::from(*x.add(u + l));
-                        *p += v * v;
-                    }
-                    combine8(part)
-                }
-            }
         }
     )*};
 }
 
-lanes!(sums 8,
-    __m512d _mm512_loadu_pd _mm512_storeu_pd _mm512_set1_pd _mm512_add_pd _mm512_mul_pd;
-    Z32, f32, __m512, 16, wide |x, u| _mm512_cvtps_pd(_mm256_loadu_ps(x.add(u))),
+lanes!(
+    Z32, f32, __m512, 16,
     load _mm512_loadu_ps, store _mm512_storeu_ps, set1 _mm512_set1_ps, fma _mm512_fmadd_ps,
     min _mm512_min_ps, add _mm512_add_ps,
     le |a, b| u32::from(_mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)),
     hmin |h| _mm512_reduce_min_ps(h);
-    Z64, f64, __m512d, 8, wide |x, u| _mm512_loadu_pd(x.add(u)),
+    Z64, f64, __m512d, 8,
     load _mm512_loadu_pd, store _mm512_storeu_pd, set1 _mm512_set1_pd, fma _mm512_fmadd_pd,
     min _mm512_min_pd, add _mm512_add_pd,
     le |a, b| u32::from(_mm512_cmp_pd_mask::<_CMP_LE_OQ>(a, b)),
     hmin |h| _mm512_reduce_min_pd(h););
-lanes!(sums 4,
-    __m256d _mm256_loadu_pd _mm256_storeu_pd _mm256_set1_pd _mm256_add_pd _mm256_mul_pd;
-    Y32, f32, __m256, 8, wide |x, u| _mm256_cvtps_pd(_mm_loadu_ps(x.add(u))),
+lanes!(
+    Y32, f32, __m256, 8,
     load _mm256_loadu_ps, store _mm256_storeu_ps, set1 _mm256_set1_ps, fma _mm256_fmadd_ps,
     min _mm256_min_ps, add _mm256_add_ps,
     le |a, b| _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) as u32,
@@ -151,7 +117,7 @@ lanes!(sums 4,
         let m = _mm_min_ps(m, _mm_movehl_ps(m, m));
         _mm_cvtss_f32(_mm_min_ss(m, _mm_movehdup_ps(m)))
     };
-    Y64, f64, __m256d, 4, wide |x, u| _mm256_loadu_pd(x.add(u)),
+    Y64, f64, __m256d, 4,
     load _mm256_loadu_pd, store _mm256_storeu_pd, set1 _mm256_set1_pd, fma _mm256_fmadd_pd,
     min _mm256_min_pd, add _mm256_add_pd,
     le |a, b| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(a, b)) as u32,
@@ -306,39 +272,6 @@ entries!(
     |x, xn2, p, c, b, o| super::narrow::few_centres_avx2(x, xn2, p, c, b, o)
 );
 
-/// `|x|^2` of every row (see `super::row_norms`).
-///
-/// # Safety
-/// `V`'s CPU features are present; `U` is `T` (checked).
-#[inline(always)]
-unsafe fn norms<T: Element, V: Lanes<U>, U: Element>(x: &[T], d: usize, out: &mut [f64]) {
-    let xu: &[U] = same(x);
-    for (r, o) in out.iter_mut().enumerate().take(x.len() / d) {
-        // SAFETY: row `r` holds `d` values.
-        *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
-    }
-}
-
-/// [`norms`] with AVX-512 registers.
-///
-/// # Safety
-/// The CPU has the features enabled here.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn norms_avx512<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
-    // SAFETY: the caller's contract; the element type is checked by `same`.
-    unsafe { by_element!(T, Z32, Z64, |V, U| norms::<T, V, U>(x, d, out)) }
-}
-
-/// [`norms`] with AVX2 registers.
-///
-/// # Safety
-/// The CPU has the features enabled here.
-#[target_feature(enable = "avx2,fma,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn norms_avx2<T: Element>(x: &[T], d: usize, out: &mut [f64]) {
-    // SAFETY: the caller's contract; the element type is checked by `same`.
-    unsafe { by_element!(T, Y32, Y64, |V, U| norms::<T, V, U>(x, d, out)) }
-}
-
 /// The body of a leaf: per tile of [`TILE`] rows, their norms, their labels (`labels_of`,
 /// the same instruction set's), then each row's label, and each cluster's sums and weights
 /// ([`TileSums`]).
@@ -367,8 +300,7 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
             Some(v) => &v[ti * TILE..ti * TILE + rows],
             None => {
                 for (r, o) in computed[..rows].iter_mut().enumerate() {
-                    // SAFETY: row `r` holds `d` values.
-                    *o = unsafe { V::norm2(xu[r * d..].as_ptr(), d) };
+                    *o = crate::lloyd::norm2(&xu[r * d..(r + 1) * d]);
                 }
                 &computed[..rows]
             }
