@@ -187,6 +187,34 @@ pub fn from_bits(v: &[u64]) -> Vec<f64> {
     v.iter().map(|&b| f64::from_bits(b)).collect()
 }
 
+/// Everything every rank of a distributed run must agree on before it starts: the digest of
+/// the parameters and the given centroids (their values in logical order, whatever the
+/// layout), checked by every rank and kept in the checkpoint.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn job_digest(p: &KMeans, weighted: bool) -> u64 {
+    let (tag, given) = match &p.init {
+        Init::KMeansPlusPlus => (0, None),
+        Init::Random => (1, None),
+        Init::Given(c) => (2, Some(c)),
+        Init::KMeansParallel { rounds } => (3 + *rounds as u64, None),
+    };
+    let head = [
+        p.k as u64,
+        p.max_iter as u64,
+        p.tol.to_bits(),
+        p.seed,
+        tag,
+        u64::from(weighted),
+    ];
+    digest(
+        head.into_iter().chain(
+            given
+                .into_iter()
+                .flat_map(|c| c.iter().map(|v| v.to_bits())),
+        ),
+    )
+}
+
 impl Checkpoint {
     /// The centroids as `f64`.
     pub fn centroids(&self) -> Vec<f64> {
@@ -436,6 +464,25 @@ fn temp_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn job_digest_sees_parameters_and_given_centroids() {
+        let c = ndarray::array![[0.0, 1.0], [2.0, 3.0]];
+        let p = KMeans::new(2).init(Init::Given(c.clone()));
+        let base = job_digest(&p, false);
+        assert_eq!(job_digest(&p.clone(), false), base);
+        assert_ne!(job_digest(&p, true), base);
+        assert_ne!(job_digest(&p.clone().seed(1), false), base);
+        let mut moved = c.clone();
+        moved[[1, 0]] = 2.5;
+        assert_ne!(job_digest(&p.clone().init(Init::Given(moved)), false), base);
+        // The same values in Fortran order are the same centroids.
+        let fortran = c.t().as_standard_layout().t().to_owned();
+        assert_eq!(
+            job_digest(&p.clone().init(Init::Given(fortran)), false),
+            base
+        );
+    }
 
     fn parse(text: &str) -> Result<Checkpoint, KMeansError> {
         Checkpoint::parse(text.as_bytes(), Path::new("ck.json"))

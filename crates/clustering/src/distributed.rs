@@ -54,7 +54,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Sour
 
 use crate::bounds::BoundsStepper;
 use crate::checkpoint::{
-    CHECKPOINT_VERSION, Checkpoint, Job, digest, digest_part, from_bits, to_bits,
+    CHECKPOINT_VERSION, Checkpoint, Job, digest, digest_part, from_bits, job_digest, to_bits,
 };
 use crate::cpu::{CpuKind, CpuStepper, column_moments};
 use crate::data::{NpyType, read_npy_header, read_rows, read_weights_shard, shard_range};
@@ -64,7 +64,7 @@ use crate::kmeans::{
 use crate::lloyd::{
     Candidate, LloydParams, ShiftLimit, StepStats, Stepper, candidate_order, lloyd,
 };
-use crate::{Init, KMeans, KMeansError};
+use crate::{KMeans, KMeansError};
 
 pub use crate::launch::{DistributedReport, FAIL_AT_VAR, Timings};
 
@@ -354,31 +354,6 @@ fn all_digest<C: Communicator>(world: &C, first_index: u64, values: &[f64]) -> u
         SystemOperation::bitwise_xor(),
     );
     out
-}
-
-/// Everything every rank must agree on before the run: the parameters and given centroids.
-fn job_digest(p: &KMeans, weighted: bool) -> u64 {
-    let (tag, given) = match &p.init {
-        Init::KMeansPlusPlus => (0, None),
-        Init::Random => (1, None),
-        Init::Given(c) => (2, Some(c)),
-        Init::KMeansParallel { rounds } => (3 + *rounds as u64, None),
-    };
-    let head = [
-        p.k as u64,
-        p.max_iter as u64,
-        p.tol.to_bits(),
-        p.seed,
-        tag,
-        u64::from(weighted),
-    ];
-    digest(
-        head.into_iter().chain(
-            given
-                .into_iter()
-                .flat_map(|c| c.iter().map(|v| v.to_bits())),
-        ),
-    )
 }
 
 /// This rank's weights, checked (length, values with their global index), their digest, and
@@ -798,28 +773,4 @@ fn write_report(path: &Path, r: &DistributedReport) -> Result<(), KMeansError> {
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| KMeansError::io(path, e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn job_digest_sees_parameters_and_given_centroids() {
-        let c = ndarray::array![[0.0, 1.0], [2.0, 3.0]];
-        let p = KMeans::new(2).init(Init::Given(c.clone()));
-        let base = job_digest(&p, false);
-        assert_eq!(job_digest(&p.clone(), false), base);
-        assert_ne!(job_digest(&p, true), base);
-        assert_ne!(job_digest(&p.clone().seed(1), false), base);
-        let mut moved = c.clone();
-        moved[[1, 0]] = 2.5;
-        assert_ne!(job_digest(&p.clone().init(Init::Given(moved)), false), base);
-        // The same values in Fortran order are the same centroids.
-        let fortran = c.t().as_standard_layout().t().to_owned();
-        assert_eq!(
-            job_digest(&p.clone().init(Init::Given(fortran)), false),
-            base
-        );
-    }
 }
