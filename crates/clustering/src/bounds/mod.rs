@@ -206,15 +206,23 @@ pub(crate) struct BoundsStepper<'a, T> {
     /// costs clearly less than a plain one (see [`ADAPTIVE_KEEP`]), tried again later when
     /// given up (see [`ADAPTIVE_RETRY_FACTOR`]).
     adaptive: bool,
-    /// The wall time of the last plain step (adaptive runs).
+    /// The shortest wall time of this run's plain steps (adaptive runs): the yardstick of
+    /// the pruned steps. The shortest, since a step's wall time only grows with what else the
+    /// machine does (on a shared machine the same plain step took 11 to 24 ms in one run).
     plain_secs: f64,
+    /// Pruned steps in a row that took more than [`ADAPTIVE_KEEP`] times `plain_secs`
+    /// (adaptive runs give the bounds up at [`ADAPTIVE_SLOW_STEPS`]).
+    slow_steps: usize,
     /// The bounds lost to plain steps (adaptive runs): plain steps until `resume_at`.
     given_up: bool,
     /// Plain steps taken so far in this run (adaptive runs wait for
     /// [`ADAPTIVE_DIRECT_MIN_PLAIN`], and retry given-up bounds at `resume_at`).
     plain_steps: usize,
-    /// The plain step count at which given-up bounds are tried again (`usize::MAX`: never).
+    /// The plain step count at which given-up bounds are tried again (`usize::MAX`: never),
+    /// unless a forecast finds them worth a retry earlier ([`RETRY_SHARE_DIVISOR`]).
     resume_at: usize,
+    /// The share of the `n k` distances the step that gave the bounds up computed.
+    failed_share: f64,
     /// Attempts at the bounds given up so far in this run: an adaptive run's odd attempts
     /// take one group (Hamerly's bound), its even ones `groups_wanted` groups or one,
     /// whichever the forecast has compute less.
@@ -239,10 +247,15 @@ pub(crate) struct BoundsStepper<'a, T> {
     pin_retry: Option<usize>,
 }
 
-/// An adaptive run ([`BoundsStepper::adaptive`]) keeps its bounds while a pruned step takes at
-/// most this share of the last plain step's time; past it, the run takes plain steps to its
-/// end (the statistics are the same bits either way, only the time differs).
+/// An adaptive run ([`BoundsStepper::adaptive`]) keeps its bounds while its pruned steps take
+/// at most this share of its shortest plain step's time; after [`ADAPTIVE_SLOW_STEPS`] slower
+/// ones in a row it takes plain steps until a retry (the statistics are the same bits either
+/// way, only the time differs).
 const ADAPTIVE_KEEP: f64 = 0.9;
+
+/// Pruned steps in a row slower than [`ADAPTIVE_KEEP`] allows before an adaptive run gives its
+/// bounds up: one slow step is as often the machine's noise as the bounds' cost.
+const ADAPTIVE_SLOW_STEPS: usize = 2;
 
 /// An adaptive run whose bounds take exact distances on the direct path (fewer than a dozen
 /// dimensions, [`method_for`]) starts them only after this many plain steps. The first
@@ -261,6 +274,13 @@ const ADAPTIVE_DIRECT_MIN_PLAIN: usize = 20;
 /// depends on `d` and on how far the run has come (Hamerly's single bound costs less upkeep
 /// and prunes less).
 const ADAPTIVE_RETRY_FACTOR: f64 = 20.0;
+
+/// An adaptive run that gave its bounds up after pruned steps computing a share `s` of the
+/// distances retries them before its rent-or-buy wait ([`ADAPTIVE_RETRY_FACTOR`]) is over when
+/// a forecast (one every [`FORECAST_WAIT`] plain steps) has the next kind compute at most
+/// `s / RETRY_SHARE_DIVISOR`: on data with clusters the share keeps falling as the centres
+/// settle, and a pruned step's cost falls with it, well before the wait ends.
+const RETRY_SHARE_DIVISOR: f64 = 4.0;
 
 /// An adaptive run starts (or retries) its bounds only when [`forecast`] says a pruned step
 /// would compute at most this share of the `n k` distances. A pruned step computes its
@@ -293,9 +313,11 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
             deferring: true,
             adaptive: false,
             plain_secs: f64::INFINITY,
+            slow_steps: 0,
             given_up: false,
             plain_steps: 0,
             resume_at: usize::MAX,
+            failed_share: 0.0,
             attempts: 0,
             attempt_extra: 0.0,
             forecast_at: 0,
@@ -312,8 +334,9 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
     /// The same stepper with [`Algorithm::Auto`](crate::Algorithm::Auto)'s policy: plain
     /// Lloyd steps until a step changes at most `1 / DEFER_CHANGED_SHARE` of the labels (at
     /// every `k d`), then the bounds once two forecasts in a row say they pay
-    /// ([`FORECAST_MAX_SHARE`]), given up after a pruned step that took more than
-    /// [`ADAPTIVE_KEEP`] times the last plain step, and tried again after
+    /// ([`FORECAST_MAX_SHARE`]), given up after [`ADAPTIVE_SLOW_STEPS`] pruned steps in a row
+    /// that took more than [`ADAPTIVE_KEEP`] times the shortest plain step, and tried again
+    /// when a forecast says they prune far more ([`RETRY_SHARE_DIVISOR`]), at the latest after
     /// [`ADAPTIVE_RETRY_FACTOR`] times what the attempt cost (again when forecast to pay).
     pub(crate) fn adaptive(mut self, on: bool) -> Self {
         self.adaptive = on;
@@ -329,9 +352,11 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         self.prev.clear();
         self.deferring = true;
         self.plain_secs = f64::INFINITY;
+        self.slow_steps = 0;
         self.given_up = false;
         self.plain_steps = 0;
         self.resume_at = usize::MAX;
+        self.failed_share = 0.0;
         self.attempts = 0;
         self.attempt_extra = 0.0;
         self.forecast_at = 0;
@@ -400,7 +425,7 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         #[cfg(not(test))]
         let pinned = false;
         if !pinned {
-            self.plain_secs = clock.elapsed().as_secs_f64();
+            self.plain_secs = self.plain_secs.min(clock.elapsed().as_secs_f64());
         }
         self.deferring = stats.changed * DEFER_CHANGED_SHARE > n as u64;
         self.plain_steps += 1;
@@ -475,6 +500,37 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         })
     }
 
+    /// Whether given-up bounds are worth a retry before their wait is over: a forecast (when
+    /// due, [`FORECAST_WAIT`]) has the kind the retry takes compute at most
+    /// `1 / RETRY_SHARE_DIVISOR` of the share the failed attempt computed. A passing forecast
+    /// counts as the first of the two a start needs ([`forecast_groups`](Self::forecast_groups)).
+    fn retry_forecast(&mut self, centroids: &[f64], k: usize) -> bool {
+        if self.plain_steps < self.forecast_at || self.prev.len() != centroids.len() {
+            return false;
+        }
+        #[cfg(test)]
+        if let Some(pays) = self.pin_forecast {
+            return pays;
+        }
+        let d = self.plain.d;
+        let g = Groups::new(centroids, k, d, self.groups_now().min(k));
+        let f = forecast(self.plain.data, d, centroids, &self.prev, k, &g);
+        let share = f.groups.min(f.one);
+        let retry = share * RETRY_SHARE_DIVISOR <= self.failed_share;
+        if tracing() {
+            eprintln!(
+                "retry forecast: {share:.4} of n k against {:.4} failed: {}",
+                self.failed_share,
+                if retry { "retry" } else { "wait" }
+            );
+        }
+        // A retry forecasts again at the next step (the second pass it needs), a wait in
+        // `FORECAST_WAIT` steps.
+        self.forecast_at = self.plain_steps + if retry { 1 } else { FORECAST_WAIT };
+        self.forecast_passed = retry;
+        retry
+    }
+
     /// Adds a bounded step of `secs` to the current attempt's cost (adaptive runs).
     fn charge(&mut self, secs: f64) {
         self.attempt_extra += if self.plain_secs > 0.0 {
@@ -486,8 +542,10 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
 
     /// Gives the bounds up (adaptive runs): plain steps, the bounds' memory freed, a retry
     /// planned ([`ADAPTIVE_RETRY_FACTOR`]).
-    fn give_up(&mut self) {
+    fn give_up(&mut self, share: f64) {
         self.given_up = true;
+        self.failed_share = share;
+        self.slow_steps = 0;
         self.groups = None;
         self.lower = Vec::new();
         self.upper = Vec::new();
@@ -526,7 +584,9 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         let clock = std::time::Instant::now();
         let d = self.plain.d;
         let n = self.plain.labels.len();
-        if self.given_up && self.plain_steps >= self.resume_at {
+        if self.given_up
+            && (self.plain_steps >= self.resume_at || self.retry_forecast(centroids, k))
+        {
             // Time to try the bounds again (a fresh step below, the other kind).
             self.given_up = false;
         }
@@ -646,9 +706,17 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         if self.adaptive {
             let secs = clock.elapsed().as_secs_f64();
             self.charge(secs);
-            if !fresh && secs > ADAPTIVE_KEEP * self.plain_secs {
-                // Pruning too little to pay: plain steps until the retry.
-                self.give_up();
+            if fresh {
+                self.slow_steps = 0;
+            } else if secs > ADAPTIVE_KEEP * self.plain_secs {
+                self.slow_steps += 1;
+                if self.slow_steps >= ADAPTIVE_SLOW_STEPS {
+                    // Pruning too little to pay: plain steps until the retry.
+                    let share = self.evaluated.load(Ordering::Relaxed) as f64 / (n * k) as f64;
+                    self.give_up(share);
+                }
+            } else {
+                self.slow_steps = 0;
             }
         }
         Ok(stats)

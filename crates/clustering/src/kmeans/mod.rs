@@ -178,14 +178,18 @@ from_names!(Convergence, "convergence", "variance or previous-shift", [
 /// the first pass prune the final labelling pass by more than they cost) and below 128
 /// clusters (a Lloyd step's distances then cost about what the bounds' upkeep costs per
 /// point). From 128 clusters it decides from what the bounds prune, as the run goes: plain
-/// Lloyd steps until a step changes at most one label in 20 (the last plain step's time the
-/// yardstick; below 12 dimensions, where the bounds' first step computes every distance
-/// exactly, at least 20 steps, so that a short run never pays for it), then Yinyang's bounds
-/// for as long as a pruned step takes less than 0.9 times the last plain step's time. After
-/// one that does not, plain steps, and the bounds again (Hamerly's and Yinyang's in turns)
-/// once the plain steps since number 20 times what the failed attempt cost, in plain steps:
-/// bounds that lose while the centres move far often win later, and the retries cost a run
-/// about 5% at most. The result is the same bits either way.
+/// Lloyd steps until a step changes at most one label in 20 (below 12 dimensions, where the
+/// bounds' first step computes every distance exactly, at least 20 steps, so that a short run
+/// never pays for it); then, at two steps in a row where a forecast from a sample of a few
+/// hundred points says a pruned step would compute at most 30% of the distances, the bounds
+/// (Yinyang's groups, or Hamerly's single bound where the forecast has the groups save too
+/// little over it), for as long as the pruned steps take less than 0.9 times the run's
+/// shortest plain step. After two in a row that do not, plain steps, and the bounds again
+/// (Hamerly's and Yinyang's in turns) once a forecast has them compute a quarter of the share
+/// the failed attempt did, or at the latest once the plain steps since number 20 times what
+/// the failed attempt cost, in plain steps: bounds that lose while the centres move far often
+/// win later, and the retries cost a run about 5% at most. The result is the same bits
+/// either way.
 /// Yinyang's groups are as many as fit the budget (a quarter of the available memory and
 /// twice the data's bytes, 256 MiB at least; `k / 16` at most). Elkan's bounds are checked
 /// against the available memory before the fit ([`KMeansError::OutOfMemory`]).

@@ -364,6 +364,34 @@ fn adaptive_retries_give_lloyds_fit() {
     }
 }
 
+/// An adaptive run that gave its bounds up tries them again as soon as a forecast says the
+/// next kind would compute a fraction of what the failed attempt did, long before its
+/// rent-or-buy wait is over; the fit is still plain Lloyd's, bit for bit.
+#[test]
+fn adaptive_retries_early_when_the_forecast_says_so() {
+    use crate::bounds::BoundsStepper;
+    use crate::lloyd::lloyd;
+    let (n, d, k) = (3000, 16, 150);
+    let (_, data, c) = blobs_and_first_centres(n, d, k, k / 2, 20.0, 11);
+    let (p, want, plain_labels) = plain_lloyd_fit(&data, d, k, &c, 60);
+    let mut s = BoundsStepper::new(&data, d, None, 8).adaptive(true);
+    // Every pruned step is slow (plain steps take no time), the wait never ends, and every
+    // forecast says the bounds pay: only the forecast brings them back.
+    s.force_plain_secs(0.0);
+    s.force_forecast(true);
+    s.force_retry_after(usize::MAX);
+    let got = lloyd(&mut s, c.clone(), &p, |_, _, _| Ok(())).unwrap();
+    assert!(
+        s.attempts() >= 2,
+        "{} attempts in {} iterations",
+        s.attempts(),
+        got.iterations
+    );
+    assert_eq!(got.centroids, want.centroids);
+    assert_eq!(got.iterations, want.iterations);
+    assert_eq!(s.plain.labels, plain_labels);
+}
+
 /// An adaptive run starts its bounds where the forecast says a pruned step would compute
 /// little (tight clusters) and keeps taking plain steps where it would compute most distances
 /// (uniform data in many dimensions, every point nearly as close to many centres); either

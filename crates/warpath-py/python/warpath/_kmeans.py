@@ -117,10 +117,12 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         settle. ``"auto"``: Lloyd for a single pass (``max_iter=1`` with
         ``compute_labels=False``), for ``max_iter=1`` while ``n_clusters * n_features <
         2**20`` and below 128 clusters; from 128 clusters it decides from what the bounds
-        prune as the run goes (plain Lloyd steps until at most one label in 20 changes,
-        then Yinyang's bounds while a
-        pruned step takes less than 0.9 of a plain step's time; after one that does not,
-        plain steps, and the bounds again later, Hamerly's and Yinyang's in turns).
+        prune as the run goes (plain Lloyd steps until at most one label in 20 changes and
+        a forecast from a sample of points says a pruned step would compute at most 30% of
+        the distances, then Yinyang's bounds, or Hamerly's where the forecast says so, while
+        pruned steps take less than 0.9 of the shortest plain step's time; after two in a
+        row that do not, plain steps, and the bounds again when a forecast says they prune
+        far more, Hamerly's and Yinyang's in turns).
         (scikit-learn's default is ``"lloyd"``; ``"auto"`` gives the same labels and
         centres, faster.)
     compute_labels : bool, default=True
