@@ -74,12 +74,14 @@ pub(crate) fn exact_step_inertia(d: usize, k: usize) -> bool {
 }
 
 /// The method for a group of `size` centres of the pruned algorithms: the product from a
-/// dozen dimensions for groups of two blocks of [`LANES`] or more, and for any group past the
+/// dozen dimensions for groups of a block of [`LANES`] or more (the groups found by
+/// clustering the centres are uneven, and the direct path's exact `f64` distances to groups
+/// of 8 to 15 centres cost up to a third of a Yinyang run's time), and for any group past the
 /// blocked direct path's [`DIRECT_MAX_D`] dimensions (beyond, it computes one centre at a
 /// time with a dependency chain per distance, slower than products even for a few centres);
 /// the direct path otherwise.
 pub(crate) fn method_for_group(d: usize, size: usize) -> Method {
-    if d > DIRECT_MAX_D || (d >= 12 && size >= 2 * LANES) {
+    if d > DIRECT_MAX_D || (d >= 12 && size >= LANES) {
         Method::Gemm
     } else {
         Method::Direct
