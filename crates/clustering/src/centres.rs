@@ -75,8 +75,8 @@ pub(crate) fn exact_step_inertia(d: usize, k: usize) -> bool {
 
 /// The method for a group of `size` centres of the pruned algorithms: the product from a
 /// dozen dimensions for groups of a block of [`LANES`] or more (the groups found by
-/// clustering the centres are uneven, and the direct path's exact `f64` distances to groups
-/// of 8 to 15 centres cost up to a third of a Yinyang run's time), and for any group past the
+/// clustering the centres are uneven, and from a block on a product costs less than the
+/// direct path's exact `f64` distances), and for any group past the
 /// blocked direct path's [`DIRECT_MAX_D`] dimensions (beyond, it computes one centre at a
 /// time with a dependency chain per distance, slower than products even for a few centres);
 /// the direct path otherwise.

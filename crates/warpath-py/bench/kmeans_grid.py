@@ -20,9 +20,8 @@ three modes:
   (``per-iter``), the speed that does not depend on the draw. The inertia line adds the
   standard error of that difference (``se``, from both sides' spread over the seeds): a
   difference within two standard errors is the draw, not the algorithm. Five seeds say little
-  about quality: on iris, wine and breast_cancer scikit-learn's own mean over seeds 0-4 and
-  over 5-9 (and so on) differ by more than 1% in 53-95% of such pairs, so ask the quality
-  question with ``--seeds 100``;
+  about quality (on the small bundled sets the draw alone moves scikit-learn's own five-seed
+  mean by more than 1%), so ask the quality question with ``--seeds 100``;
 - ``ninit10``: as ``default`` with ``n_init=10``.
 
 Ratios are ``sklearn time / warpath time`` (above 1: warpath is faster). With ``--algorithms``

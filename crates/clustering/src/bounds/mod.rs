@@ -207,8 +207,8 @@ pub(crate) struct BoundsStepper<'a, T> {
     /// given up (see [`ADAPTIVE_RETRY_FACTOR`]).
     adaptive: bool,
     /// The shortest wall time of this run's plain steps (adaptive runs): the yardstick of
-    /// the pruned steps. The shortest, since a step's wall time only grows with what else the
-    /// machine does (on a shared machine the same plain step took 11 to 24 ms in one run).
+    /// the pruned steps. The shortest, since every plain step of a run does the same work and
+    /// its wall time only grows with what else the machine does.
     plain_secs: f64,
     /// Pruned steps in a row that took more than [`ADAPTIVE_KEEP`] times `plain_secs`
     /// (adaptive runs give the bounds up at [`ADAPTIVE_SLOW_STEPS`]).
@@ -454,7 +454,7 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
     /// (rent-or-buy: rent one step before buying).
     fn forecast_groups(&mut self, centroids: &[f64], k: usize) -> Option<Groups> {
         let d = self.plain.d;
-        if self.plain_steps < self.forecast_at || self.prev.len() != centroids.len() {
+        if !self.forecast_due(centroids) {
             return None;
         }
         let wanted = self.groups_now().min(k);
@@ -500,12 +500,18 @@ impl<'a, T: Element> BoundsStepper<'a, T> {
         })
     }
 
+    /// Whether a forecast is due ([`FORECAST_WAIT`] after a declined one) and possible (the
+    /// last step's centroids, whose drifts it needs, are kept).
+    fn forecast_due(&self, centroids: &[f64]) -> bool {
+        self.plain_steps >= self.forecast_at && self.prev.len() == centroids.len()
+    }
+
     /// Whether given-up bounds are worth a retry before their wait is over: a forecast (when
     /// due, [`FORECAST_WAIT`]) has the kind the retry takes compute at most
     /// `1 / RETRY_SHARE_DIVISOR` of the share the failed attempt computed. A passing forecast
     /// counts as the first of the two a start needs ([`forecast_groups`](Self::forecast_groups)).
     fn retry_forecast(&mut self, centroids: &[f64], k: usize) -> bool {
-        if self.plain_steps < self.forecast_at || self.prev.len() != centroids.len() {
+        if !self.forecast_due(centroids) {
             return false;
         }
         #[cfg(test)]
