@@ -23,14 +23,18 @@ fi
 # OpenMPI refuses to run as root without these (containers, CI).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# `--workspace --features clustering/mpi` rather than `-p clustering --features mpi`: cargo
+# resolves the dependencies' features over the selected packages, so with the whole workspace
+# selected they come out as in CI's clippy and test steps and their builds are reused; with
+# `-p clustering` alone every dependency would be checked and built once more (minutes).
 echo "ci-mpi: clippy + build of the mpi feature"
-cargo clippy -p clustering --features mpi --all-targets -- -D warnings
+cargo clippy --workspace --features clustering/mpi --all-targets -- -D warnings
 echo "ci-mpi: mpirun -n 1/2/3 tests (kill a rank, resume)"
 # Only the MPI tests: the library's own tests ran in CI's test step, and with this feature
 # they would compile the library's test build once more (minutes on 2 cores) for nothing new.
-cargo test -p clustering --features mpi --test mpi
+cargo test --workspace --features clustering/mpi --test mpi
 echo "ci-mpi: warpath kmeans --ranks 2 (the CLI's launcher, run_job and the check)"
-cargo build -q -p clustering --features mpi --bin kmeans-mpi
+cargo build -q --workspace --features clustering/mpi --bin kmeans-mpi
 # the binary of the workspace's test build (`cargo test --workspace`, CI's test step): a no-op
 # there, where `cargo build -p warpath` would build the workspace again with other features
 cargo test -q --workspace --no-run
