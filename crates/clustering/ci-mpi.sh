@@ -34,9 +34,10 @@ echo "ci-mpi: mpirun -n 1/2/3 tests (kill a rank, resume)"
 # they would compile the library's test build once more (minutes on 2 cores) for nothing new.
 cargo test --workspace --features clustering/mpi --test mpi
 echo "ci-mpi: warpath kmeans --ranks 2 (the CLI's launcher, run_job and the check)"
-cargo build -q --workspace --features clustering/mpi --bin kmeans-mpi
-# the binary of the workspace's test build (`cargo test --workspace`, CI's test step): a no-op
-# there, where `cargo build -p warpath` would build the workspace again with other features
+# Both binaries come from test builds, which cargo leaves in target/debug: kmeans-mpi from the
+# MPI tests above, warpath from CI's test step (`cargo test --workspace`, a no-op here).
+# `cargo build` would compile them again: cargo keeps the test profile's builds apart from the
+# dev profile's (even with the same settings), and `-p warpath` would resolve other features.
 cargo test -q --workspace --no-run
 target=${CARGO_TARGET_DIR:-target}
 out=$(WARPATH_KMEANS_MPI="$target/debug/kmeans-mpi" "$target/debug/warpath" --json kmeans \
