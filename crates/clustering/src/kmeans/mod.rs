@@ -650,14 +650,15 @@ impl KMeans {
 }
 
 /// [`KMeans::fit`] for one element type, as a function pointer.
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, not(fuzzing)))]
 type Fit<T> = fn(&KMeans, ArrayView2<'_, T>) -> Result<KMeansResult<T>, KMeansError>;
 
 /// The fits compiled here for both element types. Builds at opt-level 0 or 1 (the dev and
 /// test profiles, `debug_assertions` on) share generic code between crates, so every crate
 /// that fits (the CLI, the examples, the integration tests) links these copies instead of
 /// compiling the whole k-means stack again, most of such a crate's build. Optimised builds
-/// do not share generic code, and leave them out.
-#[cfg(debug_assertions)]
+/// do not share generic code, and leave them out, as does the fuzz build (debug assertions at
+/// opt-level 3, and no fits: they would only add to its build).
+#[cfg(all(debug_assertions, not(fuzzing)))]
 #[used]
 static SHARED_FITS: (Fit<f32>, Fit<f64>) = (KMeans::fit::<f32>, KMeans::fit::<f64>);
