@@ -83,7 +83,7 @@ labels_entry!(
 /// # Safety
 /// As [`labels_narrow_avx512`]; `U` is `T`.
 #[inline(always)]
-unsafe fn by_k<T: Element, V: Lanes<U>, U: Element>(
+unsafe fn by_k<T: Element, V: Settle<U>, U: Element>(
     x: &[T],
     packed: &[T],
     cent: &Centres<T>,
@@ -131,7 +131,7 @@ use by_centres;
 /// As [`by_k`]; `cent.k == K`; blocks `b0..b0 + B` hold rows of `out` (the last possibly in
 /// part).
 #[inline(always)]
-unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: usize>(
+unsafe fn group<T: Element, V: Settle<U>, U: Element, const K: usize, const B: usize>(
     x: &[T],
     packed: &[T],
     cent: &Centres<T>,
@@ -188,7 +188,7 @@ unsafe fn group<T: Element, V: Lanes<U>, U: Element, const K: usize, const B: us
 /// `V`'s CPU features are present; `U` is `T`; `r0 < out.len()`; `buf` holds the widths of
 /// the whole block (sized in whole blocks).
 #[inline(always)]
-unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
+unsafe fn settle_block<T: Element, V: Settle<U>, U: Element, const K: usize>(
     x: &[T],
     cent: &Centres<T>,
     e: &[V; K],
@@ -198,8 +198,9 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
 ) {
     let rows = (out.len() - r0).min(V::W);
     let (widths, err2): (&[U], _) = (super::x86::same(&buf.width), &buf.err2);
-    debug_assert!(widths.len() >= r0 + V::W);
-    // SAFETY: the caller's contract; the arrays hold 16 >= `w` lanes.
+    debug_assert!(widths.len() >= r0 + V::W && err2.len() >= r0 + V::W);
+    // SAFETY: the caller's contract; the arrays hold 16 >= `w` lanes; `widths` and `err2`
+    // are sized in whole blocks of 16 rows.
     unsafe {
         let mut m = e[0];
         for v in &e[1..] {
@@ -221,28 +222,40 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
                 }
             }
         }
-        let lone = seen & !multi;
+        // The lanes whose lone centre is the label: the band holds one centre and clears the
+        // error bound (`settle_row`'s first test, for the whole block at once).
+        let block = (1u32 << rows) - 1;
+        let trusted = seen & !multi & V::trusted(m, bar, err2[r0..].as_ptr()) & block;
+        if rows == V::W {
+            // Every lane's bits, the others' overwritten below.
+            V::store_labels(out[r0..].as_mut_ptr(), bits);
+        } else {
+            let mut t = trusted;
+            while t != 0 {
+                let l = t.trailing_zeros() as usize;
+                t &= t - 1;
+                out[r0 + l] =
+                    (bits[0] >> l & 1) | (bits[1] >> l & 1) << 1 | (bits[2] >> l & 1) << 2;
+            }
+        }
+        let mut rest = block & !trusted;
+        if rest == 0 {
+            return;
+        }
+        // The general kernel's settling, from each remaining lane's values.
         let mut ms = [U::zero(); 16];
         let mut bs = [U::zero(); 16];
         m.store(ms.as_mut_ptr());
         bar.store(bs.as_mut_ptr());
-        // Each centre's values by lane, stored once for the block's first lane to settle.
-        let mut lanes: Option<[[U; 16]; K]> = None;
-        for l in 0..rows {
+        let lanes: [[U; 16]; K] = std::array::from_fn(|j| {
+            let mut v = [U::zero(); 16];
+            e[j].store(v.as_mut_ptr());
+            v
+        });
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
             let i = r0 + l;
-            let (lead, limit) = (ms[l].to_f64(), bs[l].to_f64());
-            if lone >> l & 1 == 1 && limit.is_finite() && limit > lead + err2[i] {
-                out[i] = (bits[0] >> l & 1) | (bits[1] >> l & 1) << 1 | (bits[2] >> l & 1) << 2;
-                continue;
-            }
-            // The general kernel's settling, from this lane's values.
-            let lanes = lanes.get_or_insert_with(|| {
-                std::array::from_fn(|j| {
-                    let mut v = [U::zero(); 16];
-                    e[j].store(v.as_mut_ptr());
-                    v
-                })
-            });
             let vals: [U; K] = std::array::from_fn(|j| lanes[j][l]);
             let count = masks.iter().map(|mk| mk >> l & 1).sum::<u32>();
             let first = masks
@@ -253,9 +266,166 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
                 &x[i * cent.d..(i + 1) * cent.d],
                 cent,
                 super::x86::same(&vals),
-                (T::from_f64(lead), T::from_f64(limit), err2[i]),
+                (
+                    T::from_f64(ms[l].to_f64()),
+                    T::from_f64(bs[l].to_f64()),
+                    err2[i],
+                ),
                 (count, first, &[]),
             );
+        }
+    }
+}
+
+/// Registers of values whose block of rows [`settle_block`] settles at once.
+///
+/// # Safety
+/// As [`Lanes`]: AVX-512F (and VL, DQ) for the 512-bit registers, AVX2 for the 256-bit ones.
+pub(super) trait Settle<T>: Lanes<T> {
+    /// Bit `l` set when lane `l` of `bar` is finite and, in `f64`, above lane `l` of `m` plus
+    /// `err2[l]`: the error bound that a lone centre within the band must clear
+    /// ([`settle_row`]'s test, computed as it computes it). Reads `W` values at `err2`.
+    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32;
+    /// Writes `W` labels at `out`, lane `l`'s bit `t` from bit `l` of `bits[t]`.
+    unsafe fn store_labels(out: *mut u32, bits: [u32; 3]);
+}
+
+impl Settle<f32> for Z32 {
+    #[inline(always)]
+    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let half = |v: __m512, hi: bool| {
+                _mm512_cvtps_pd(if hi {
+                    _mm512_extractf32x8_ps::<1>(v)
+                } else {
+                    _mm512_castps512_ps256(v)
+                })
+            };
+            let above = |hi: bool| {
+                let lead = _mm512_add_pd(half(m.0, hi), _mm512_loadu_pd(err2.add(8 * hi as usize)));
+                u32::from(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(half(bar.0, hi), lead))
+            };
+            let finite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(
+                _mm512_abs_ps(bar.0),
+                _mm512_set1_ps(f32::INFINITY),
+            );
+            (above(false) | above(true) << 8) & u32::from(finite)
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let plane = |t: usize| _mm512_maskz_set1_epi32(bits[t] as u16, 1 << t);
+            let v = _mm512_or_si512(_mm512_or_si512(plane(0), plane(1)), plane(2));
+            _mm512_storeu_si512(out.cast(), v);
+        }
+    }
+}
+
+impl Settle<f64> for Z64 {
+    #[inline(always)]
+    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let lead = _mm512_add_pd(m.0, _mm512_loadu_pd(err2));
+            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(bar.0, lead);
+            let finite = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(
+                _mm512_abs_pd(bar.0),
+                _mm512_set1_pd(f64::INFINITY),
+            );
+            u32::from(above & finite)
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let plane = |t: usize| _mm256_maskz_set1_epi32(bits[t] as u8, 1 << t);
+            let v = _mm256_or_si256(_mm256_or_si256(plane(0), plane(1)), plane(2));
+            _mm256_storeu_si256(out.cast(), v);
+        }
+    }
+}
+
+/// Lane `l` of the result is bit `l` of `bits`, shifted left by `t` (AVX2: no mask registers).
+#[inline(always)]
+unsafe fn bit_lanes8(bits: u32, t: i32) -> __m256i {
+    // SAFETY: the callers run with AVX2.
+    unsafe {
+        let v = _mm256_srlv_epi32(
+            _mm256_set1_epi32(bits as i32),
+            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        );
+        _mm256_sll_epi32(
+            _mm256_and_si256(v, _mm256_set1_epi32(1)),
+            _mm_cvtsi32_si128(t),
+        )
+    }
+}
+
+impl Settle<f32> for Y32 {
+    #[inline(always)]
+    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let half = |v: __m256, hi: bool| {
+                _mm256_cvtps_pd(if hi {
+                    _mm256_extractf128_ps::<1>(v)
+                } else {
+                    _mm256_castps256_ps128(v)
+                })
+            };
+            let above = |hi: bool| {
+                let lead = _mm256_add_pd(half(m.0, hi), _mm256_loadu_pd(err2.add(4 * hi as usize)));
+                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(half(bar.0, hi), lead)) as u32
+            };
+            let abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0), bar.0);
+            let finite = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(
+                abs,
+                _mm256_set1_ps(f32::INFINITY),
+            )) as u32;
+            (above(false) | above(true) << 4) & finite
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let v = _mm256_or_si256(
+                _mm256_or_si256(bit_lanes8(bits[0], 0), bit_lanes8(bits[1], 1)),
+                bit_lanes8(bits[2], 2),
+            );
+            _mm256_storeu_si256(out.cast(), v);
+        }
+    }
+}
+
+impl Settle<f64> for Y64 {
+    #[inline(always)]
+    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let lead = _mm256_add_pd(m.0, _mm256_loadu_pd(err2));
+            let above = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(bar.0, lead)) as u32;
+            let abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), bar.0);
+            let finite = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(
+                abs,
+                _mm256_set1_pd(f64::INFINITY),
+            )) as u32;
+            above & finite
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let v = _mm256_or_si256(
+                _mm256_or_si256(bit_lanes8(bits[0], 0), bit_lanes8(bits[1], 1)),
+                bit_lanes8(bits[2], 2),
+            );
+            _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(v));
         }
     }
 }
@@ -265,16 +435,18 @@ unsafe fn settle_block<T: Element, V: Lanes<U>, U: Element, const K: usize>(
 pub(crate) use crate::centres::{ROWWISE_MAX_K, rowwise_width};
 
 /// Whether the row-wise kernel serves `k` centres in `d` dimensions of `T` on this CPU, and
-/// pays: it spends about `k (d / W + 3)` instructions a row (`W` lanes a register: a
-/// multiply-add per centre and register of coordinates, and the folds), the general kernel
-/// `d` (a multiply-add per coordinate into one register of up to `W` centres). It runs
-/// where its count is at most three quarters of the general kernel's: the margin that the
-/// measurements in BENCHMARKS.md (clustering, "Few centres, row-wise") set.
+/// pays: it spends about `k (d / W + 3)` vector instructions a row (`W` lanes a register: a
+/// multiply-add per centre and register of coordinates, and the folds) and settles a
+/// block of rows at once ([`settle_block`]); the general kernel spends `d` (a multiply-add
+/// per coordinate into one register of up to `W` centres) and settles each row on its own,
+/// about eight more. It runs where its count is at most the general kernel's, `d + 8`: the
+/// crossover measured with AVX-512 and AVX2, `f32` and `f64` (BENCHMARKS.md, clustering,
+/// "Few centres, row-wise").
 pub(crate) fn rowwise<T>(k: usize, d: usize) -> bool {
     let Some(w) = rowwise_width::<T>() else {
         return false;
     };
-    k <= ROWWISE_MAX_K && 4 * k * (d.div_ceil(w) + 3) <= 3 * d
+    k <= ROWWISE_MAX_K && k * (d.div_ceil(w) + 3) <= d + 8
 }
 
 /// Registers whose rows fold: the reduction of the row-wise kernel.
@@ -282,7 +454,7 @@ pub(crate) fn rowwise<T>(k: usize, d: usize) -> bool {
 /// # Safety
 /// As [`Lanes`]: AVX-512F for the 512-bit registers, AVX2 for the 256-bit ones; `load_first`
 /// reads `n <= W` values.
-pub(super) trait Fold<T>: Lanes<T> {
+pub(super) trait Fold<T>: Settle<T> {
     /// The first `n` lanes from `p`, the other lanes zero.
     unsafe fn load_first(p: *const T, n: usize) -> Self;
     /// Two registers of rows of `g` lanes each (`W / g` rows in each) as one register of
