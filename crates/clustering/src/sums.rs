@@ -22,7 +22,8 @@ use crate::lloyd::StepStats;
 pub(crate) struct TileSums {
     /// Per cluster: where its rows start in `order` (and `starts[k]`, the row count).
     starts: Vec<usize>,
-    /// Per cluster: the next free place in `order` while listing.
+    /// Per part of the tile and cluster ([`TileSums::list`]): its count of rows, then the
+    /// next free place in `order` while listing.
     next: Vec<usize>,
     /// The tile's rows, cluster by cluster, in row order within each.
     order: Vec<u32>,
@@ -54,16 +55,17 @@ impl TileSums {
             if mine.is_empty() {
                 continue;
             }
-            add_cluster::<T>(&mut st.sums[l * d..(l + 1) * d], x, d, weights, mine);
             let (mut count, mut ql) = (st.counts[l], q.as_ref().map_or(0.0, |q| q[l]));
-            for &r in mine {
-                let r = r as usize;
-                let w = weights.map_or(1.0, |w| w[r]);
-                count += w;
-                if q.is_some() {
-                    ql += w * norms[r];
-                }
-            }
+            let cq = q.is_some().then_some((&mut ql, norms));
+            add_cluster::<T>(
+                &mut st.sums[l * d..(l + 1) * d],
+                x,
+                d,
+                weights,
+                mine,
+                &mut count,
+                cq,
+            );
             st.counts[l] = count;
             if let Some(q) = q.as_deref_mut() {
                 q[l] = ql;
@@ -72,26 +74,61 @@ impl TileSums {
     }
 
     /// Lists the rows by their labels (each below `k`), in row order within each.
+    ///
+    /// The rows go in four consecutive parts, each with its own counts and its own next free
+    /// places, walked side by side: four independent chains of increments through memory
+    /// rather than one (with a few centres most rows increment the counter the row before
+    /// incremented, and each waits on that store).
     #[inline(always)]
     fn list(&mut self, k: usize, labels: &[u32]) {
+        let n = labels.len();
+        let q = n / PARTS;
+        // Part `p` is rows `p q..(p + 1) q`, the last also the `n % PARTS` rows after.
+        self.next.clear();
+        self.next.resize(PARTS * k, 0);
+        let counts = &mut self.next;
+        for i in 0..q {
+            for p in 0..PARTS {
+                counts[p * k + labels[p * q + i] as usize] += 1;
+            }
+        }
+        for &l in &labels[PARTS * q..] {
+            counts[(PARTS - 1) * k + l as usize] += 1;
+        }
+        // The counts become each part's first free place per label: the labels in order,
+        // within each label the parts in order.
         self.starts.clear();
         self.starts.resize(k + 1, 0);
-        for &l in labels {
-            self.starts[l as usize + 1] += 1;
-        }
+        let mut at = 0;
         for l in 0..k {
-            self.starts[l + 1] += self.starts[l];
+            self.starts[l] = at;
+            for p in 0..PARTS {
+                let c = counts[p * k + l];
+                counts[p * k + l] = at;
+                at += c;
+            }
         }
-        self.next.clear();
-        self.next.extend_from_slice(&self.starts[..k]);
-        self.order.resize(labels.len(), 0);
-        for (r, &l) in labels.iter().enumerate() {
-            let at = &mut self.next[l as usize];
+        self.starts[k] = at;
+        self.order.resize(n, 0);
+        let next = &mut self.next;
+        for i in 0..q {
+            for p in 0..PARTS {
+                let r = p * q + i;
+                let at = &mut next[p * k + labels[r] as usize];
+                self.order[*at] = r as u32;
+                *at += 1;
+            }
+        }
+        for (r, &l) in labels.iter().enumerate().skip(PARTS * q) {
+            let at = &mut next[(PARTS - 1) * k + l as usize];
             self.order[*at] = r as u32;
             *at += 1;
         }
     }
 }
+
+/// Parts of a tile that [`TileSums::list`] lists side by side.
+const PARTS: usize = 4;
 
 /// Blocks of eight sums [`TileSums::add`] holds in registers at a time: four chains of
 /// additions per row, enough to hide the adds' latency, in 8 of the 16 (AVX2) or 32 (AVX-512)
@@ -99,7 +136,9 @@ impl TileSums {
 const BLOCKS: usize = 4;
 
 /// `sums += w_r x_r` for the rows `rows` of `x` in turn, [`BLOCKS`] blocks of eight sums at a
-/// time held in registers across the rows.
+/// time held in registers across the rows; `count += w_r` and with `q`, `q.0 += w_r norms[r]`,
+/// row after row, in the first blocks' pass over the rows (their chains of additions beside
+/// the sums' rather than after them).
 #[inline(always)]
 fn add_cluster<T: Element>(
     sums: &mut [f64],
@@ -107,21 +146,27 @@ fn add_cluster<T: Element>(
     d: usize,
     weights: Option<&[f64]>,
     rows: &[u32],
+    count: &mut f64,
+    q: Option<(&mut f64, &[f64])>,
 ) {
     let whole = d - d % 8;
+    let mut tally = Some((count, q));
     let mut u = 0;
-    while u + 8 * BLOCKS <= whole {
-        add_blocks::<T, BLOCKS>(sums, x, d, u, weights, rows);
-        u += 8 * BLOCKS;
+    while u < whole {
+        // A constant count of blocks each time, so the sums stay in registers.
+        let blocks = ((whole - u) / 8).min(BLOCKS);
+        let t = tally.take();
+        match blocks {
+            4 => add_blocks::<T, 4>(sums, x, d, u, weights, rows, t),
+            3 => add_blocks::<T, 3>(sums, x, d, u, weights, rows, t),
+            2 => add_blocks::<T, 2>(sums, x, d, u, weights, rows, t),
+            _ => add_blocks::<T, 1>(sums, x, d, u, weights, rows, t),
+        }
+        u += 8 * blocks;
     }
-    // The last blocks, fewer than `BLOCKS` (a constant count each, so the sums stay in
-    // registers).
-    match (whole - u) / 8 {
-        0 => {}
-        1 => add_blocks::<T, 1>(sums, x, d, u, weights, rows),
-        2 => add_blocks::<T, 2>(sums, x, d, u, weights, rows),
-        3 => add_blocks::<T, 3>(sums, x, d, u, weights, rows),
-        _ => unreachable!("fewer than BLOCKS = 4 blocks remain"),
+    if let Some((count, q)) = tally {
+        // Fewer than eight values a row: the weights and norms on their own.
+        add_blocks::<T, 0>(sums, x, d, 0, weights, rows, Some((count, q)));
     }
     for (u, s) in sums.iter_mut().enumerate().skip(whole) {
         let mut v = *s;
@@ -133,8 +178,13 @@ fn add_cluster<T: Element>(
     }
 }
 
+/// The tally of [`add_cluster`]: the cluster's weight and, with the rows' norms, its
+/// weighted `|x|^2`.
+type Tally<'a> = Option<(&'a mut f64, Option<(&'a mut f64, &'a [f64])>)>;
+
 /// `sums[u..u + 8 N] += w_r x_r[u..u + 8 N]` for the rows `rows` in turn, the `N` blocks of
-/// sums in registers; a weight of 1 (no weights) multiplies exactly, so it is left out.
+/// sums in registers, and `tally` when given ([`add_cluster`]); a weight of 1 (no weights)
+/// multiplies exactly, so it is left out.
 #[inline(always)]
 fn add_blocks<T: Element, const N: usize>(
     sums: &mut [f64],
@@ -143,14 +193,15 @@ fn add_blocks<T: Element, const N: usize>(
     u: usize,
     weights: Option<&[f64]>,
     rows: &[u32],
+    tally: Tally<'_>,
 ) {
     let mut acc = [[0.0f64; 8]; N];
     for (b, a) in acc.iter_mut().enumerate() {
         a.copy_from_slice(&sums[u + 8 * b..u + 8 * b + 8]);
     }
     let block = |r: usize| -> &[[T; 8]] { x[r * d + u..r * d + u + 8 * N].as_chunks::<8>().0 };
-    match weights {
-        None => {
+    match (weights, tally) {
+        (None, None) => {
             for &r in rows {
                 for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
                     for l in 0..8 {
@@ -159,13 +210,58 @@ fn add_blocks<T: Element, const N: usize>(
                 }
             }
         }
-        Some(w) => {
+        (None, Some((count, None))) => {
+            for &r in rows {
+                for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
+                    for l in 0..8 {
+                        a[l] += xb[l].to_f64();
+                    }
+                }
+            }
+            // Without weights the count adds ones: exact in any order.
+            *count += rows.len() as f64;
+        }
+        (None, Some((count, Some((q, norms))))) => {
+            let mut v = *q;
+            for &r in rows {
+                for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
+                    for l in 0..8 {
+                        a[l] += xb[l].to_f64();
+                    }
+                }
+                v += norms[r as usize];
+            }
+            *q = v;
+            *count += rows.len() as f64;
+        }
+        (Some(w), tally) => {
+            let (mut c, mut v) = match &tally {
+                Some((c, q)) => (**c, q.as_ref().map_or(0.0, |q| *q.0)),
+                None => (0.0, 0.0),
+            };
+            let with_q = matches!(tally, Some((_, Some(_))));
+            let norms = match &tally {
+                Some((_, Some((_, n)))) => n,
+                _ => &[][..],
+            };
             for &r in rows {
                 let wr = w[r as usize];
                 for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
                     for l in 0..8 {
                         a[l] += wr * xb[l].to_f64();
                     }
+                }
+                if tally.is_some() {
+                    c += wr;
+                    if with_q {
+                        v += wr * norms[r as usize];
+                    }
+                }
+            }
+            if let Some((count, q)) = tally {
+                *count = c;
+                if let Some((q, _)) = q {
+                    *q = v;
                 }
             }
         }

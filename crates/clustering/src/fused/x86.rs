@@ -309,21 +309,57 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
         let tile_packed = packed.map(|p| &p[ti * TILE * d..]);
         labels_of(xt, xn2, tile_packed, cent, &mut buf, &mut slots[..rows]);
         let tile_weights = weights.map(|w| &w[ti * TILE..ti * TILE + rows]);
-        for (r, &slot) in slots[..rows].iter().enumerate() {
-            let i = ti * TILE + r;
-            let label = cent.id(slot);
-            if labels[i] != label {
-                st.changed += 1;
-                labels[i] = label;
+        if cent.in_order && !exact {
+            // The slots are the labels: one pass that the compiler vectorizes.
+            let mut changed = 0u64;
+            let tile_labels = &mut labels[ti * TILE..ti * TILE + rows];
+            for (l, &slot) in tile_labels.iter_mut().zip(&slots[..rows]) {
+                changed += u64::from(*l != slot);
+                *l = slot;
             }
-            if exact {
-                let d2 = dist2_f64(&xt[r * d..(r + 1) * d], cent.row(slot as usize));
-                st.inertia += tile_weights.map_or(1.0, |w| w[r]) * d2;
-            }
+            st.changed += changed;
+        } else {
+            let tile_labels = &mut labels[ti * TILE..ti * TILE + rows];
+            settle_tile(
+                xt,
+                cent,
+                &slots[..rows],
+                tile_labels,
+                tile_weights,
+                st,
+                exact,
+            );
         }
         let q = (!exact).then_some(&mut *q);
         let tile_labels = &labels[ti * TILE..ti * TILE + rows];
         sums.add(st, q, xt, d, tile_weights, tile_labels, xn2);
+    }
+}
+
+/// A tile's slots as the caller's labels into `labels` (counting the changes in `st`), and
+/// with `exact` the rows' weighted exact squared distances to their centres added to
+/// `st.inertia`.
+#[inline(always)]
+fn settle_tile<T: Element>(
+    xt: &[T],
+    cent: &Centres<T>,
+    slots: &[u32],
+    labels: &mut [u32],
+    tile_weights: Option<&[f64]>,
+    st: &mut StepStats,
+    exact: bool,
+) {
+    let d = cent.d;
+    for (r, &slot) in slots.iter().enumerate() {
+        let label = cent.id(slot);
+        if labels[r] != label {
+            st.changed += 1;
+            labels[r] = label;
+        }
+        if exact {
+            let d2 = dist2_f64(&xt[r * d..(r + 1) * d], cent.row(slot as usize));
+            st.inertia += tile_weights.map_or(1.0, |w| w[r]) * d2;
+        }
     }
 }
 
