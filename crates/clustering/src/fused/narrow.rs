@@ -28,6 +28,7 @@ use crate::Element;
 use crate::centres::Centres;
 use std::any::TypeId;
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 /// The most centres of the narrow kernel: up to eight, the lanes' labels fit three bits.
 pub(crate) const NARROW_MAX_K: usize = 8;
@@ -277,6 +278,77 @@ unsafe fn settle_block<T: Element, V: Settle<U>, U: Element, const K: usize>(
     }
 }
 
+/// The labels of the rows whose values are one register each (the general kernel's for up to
+/// `W` centres: row `r` of `vals` at `r * W`, `|c_j|^2 - 2 x.c_j` in lane `j`, the padding
+/// lanes infinite), a block of `W` rows at a time: their smallest values folded into one
+/// register ([`Fold::fold_min`], a lane per row), the bands and the error bound's test for
+/// the whole block ([`Settle::trusted`]), then per row one compare against its band for the
+/// lanes within it. A lone lane that clears the bound is the label, as [`settle_row`]'s
+/// first test decides; the other rows go through [`settle_row`]. `x`, `widths` and `err2`
+/// start at the first row of `vals` and `out`; `widths` and `err2` hold whole blocks.
+///
+/// # Safety
+/// `V`'s CPU features are present; `U` is `T`; `vals` holds `out.len()` rows of `W` values.
+#[inline(always)]
+pub(super) unsafe fn settle_rows<T: Element, V: Fold<U>, U: Element>(
+    x: &[T],
+    cent: &Centres<T>,
+    vals: &[U],
+    widths: &[U],
+    err2: &[f64],
+    out: &mut [u32],
+) {
+    let (w, d, n) = (V::W, cent.d, out.len());
+    debug_assert!(vals.len() >= n * w && widths.len() >= n.next_multiple_of(w));
+    debug_assert!(err2.len() >= n.next_multiple_of(w) && cent.kp == w);
+    // SAFETY: the caller's contract; every load is within its slice (rows past the last
+    // repeat it; `widths` and `err2` hold whole blocks).
+    unsafe {
+        for r0 in (0..n).step_by(w) {
+            let rows = (n - r0).min(w);
+            let mut regs = [V::splat(U::zero()); 16];
+            for (l, v) in regs.iter_mut().take(w).enumerate() {
+                *v = V::load(vals.as_ptr().add((r0 + l.min(rows - 1)) * w));
+            }
+            let (mut m, mut g) = (w, w);
+            while m > 1 {
+                for i in 0..m / 2 {
+                    regs[i] = V::fold_min(regs[2 * i], regs[2 * i + 1], g);
+                }
+                m /= 2;
+                g /= 2;
+            }
+            let lead = regs[0];
+            let bar = V::add(lead, V::load(widths.as_ptr().add(r0)));
+            let trusted = V::trusted(lead, bar, err2.as_ptr().add(r0));
+            let (mut ms, mut bs) = ([U::zero(); 16], [U::zero(); 16]);
+            lead.store(ms.as_mut_ptr());
+            bar.store(bs.as_mut_ptr());
+            for l in 0..rows {
+                let i = r0 + l;
+                let row = &vals[i * w..(i + 1) * w];
+                let within = V::load(row.as_ptr()).le(V::bcast(bs.as_ptr().add(l)));
+                let first = if within == 0 {
+                    u32::MAX
+                } else {
+                    within.trailing_zeros()
+                };
+                if within.count_ones() == 1 && trusted >> l & 1 == 1 {
+                    out[i] = first;
+                    continue;
+                }
+                out[i] = settle_row(
+                    &x[i * d..(i + 1) * d],
+                    cent,
+                    row,
+                    (ms[l], bs[l], err2[i]),
+                    (within.count_ones(), first, &[]),
+                );
+            }
+        }
+    }
+}
+
 /// Registers of values whose block of rows [`settle_block`] settles at once.
 ///
 /// # Safety
@@ -461,6 +533,8 @@ pub(super) trait Fold<T>: Settle<T> {
     /// twice the rows, `g / 2` lanes each: lane `o` of row `r` is the sum of lanes `o` and
     /// `o + g / 2` of input row `r`, `a`'s rows first.
     unsafe fn fold(a: Self, b: Self, g: usize) -> Self;
+    /// [`Fold::fold`] with the smaller of the two lanes rather than their sum.
+    unsafe fn fold_min(a: Self, b: Self, g: usize) -> Self;
 }
 
 /// The lanes that [`Fold::fold`] takes (the low halves, `off = 0`, or the high ones,
@@ -499,7 +573,7 @@ const fn fold_index32(g: usize, off: usize) -> [i32; 16] {
 /// rows of `$g` lanes).
 macro_rules! fold_impl {
     ($name:ident, $t:ty, |$p:ident, $n:ident| $load:expr,
-     |$a:ident, $b:ident, $g:ident| $fold:expr) => {
+     |$a:ident, $b:ident, $g:ident| $fold:expr, $fold_min:expr) => {
         impl Fold<$t> for $name {
             #[inline(always)]
             unsafe fn load_first($p: *const $t, $n: usize) -> Self {
@@ -514,6 +588,12 @@ macro_rules! fold_impl {
                 // the 256-bit ones).
                 unsafe { $name($fold) }
             }
+            #[inline(always)]
+            unsafe fn fold_min(a: Self, b: Self, $g: usize) -> Self {
+                let ($a, $b) = (a.0, b.0);
+                // SAFETY: as `fold`.
+                unsafe { $name($fold_min) }
+            }
         }
     };
 }
@@ -522,7 +602,7 @@ macro_rules! fold_impl {
 /// permutes `$perm` of both registers by the lane indices `$lo` and `$hi` (constants per `g`
 /// once inlined) added by `$add`.
 macro_rules! fold_lanes {
-    ($name:ident, $t:ty, $w:expr, $mask:ty, $maskz:ident, $perm:ident, $add:ident,
+    ($name:ident, $t:ty, $w:expr, $mask:ty, $maskz:ident, $perm:ident, $add:ident, $min:ident,
      |$g:ident| $lo:expr, $hi:expr) => {
         fold_impl!(
             $name,
@@ -533,6 +613,12 @@ macro_rules! fold_lanes {
                 let lo = _mm512_loadu_si512(lo.as_ptr().cast());
                 let hi = _mm512_loadu_si512(hi.as_ptr().cast());
                 $add($perm(a, lo, b), $perm(a, hi, b))
+            },
+            {
+                let (lo, hi) = ($lo, $hi);
+                let lo = _mm512_loadu_si512(lo.as_ptr().cast());
+                let hi = _mm512_loadu_si512(hi.as_ptr().cast());
+                $min($perm(a, lo, b), $perm(a, hi, b))
             }
         );
     };
@@ -546,6 +632,7 @@ fold_lanes!(
     _mm512_maskz_loadu_ps,
     _mm512_permutex2var_ps,
     _mm512_add_ps,
+    _mm512_min_ps,
     |g| match g {
         16 => const { fold_index32(16, 0) },
         8 => const { fold_index32(8, 0) },
@@ -567,6 +654,7 @@ fold_lanes!(
     _mm512_maskz_loadu_pd,
     _mm512_permutex2var_pd,
     _mm512_add_pd,
+    _mm512_min_pd,
     |g| match g {
         8 => const { fold_index::<8>(8, 0) },
         4 => const { fold_index::<8>(4, 0) },
@@ -617,6 +705,27 @@ fold_impl!(
             let s = _mm256_hadd_ps(a, b);
             _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
         }
+    },
+    match g {
+        8 => _mm256_min_ps(
+            _mm256_permute2f128_ps::<0x20>(a, b),
+            _mm256_permute2f128_ps::<0x31>(a, b)
+        ),
+        4 => {
+            let s = _mm256_min_ps(
+                _mm256_shuffle_ps::<0x44>(a, b),
+                _mm256_shuffle_ps::<0xEE>(a, b),
+            );
+            _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
+        }
+        _ => {
+            // The even and the odd lanes, in `hadd`'s order.
+            let s = _mm256_min_ps(
+                _mm256_shuffle_ps::<0x88>(a, b),
+                _mm256_shuffle_ps::<0xDD>(a, b),
+            );
+            _mm256_castpd_ps(_mm256_permute4x64_pd::<0xD8>(_mm256_castps_pd(s)))
+        }
     }
 );
 fold_impl!(
@@ -632,6 +741,16 @@ fold_impl!(
             _mm256_permute2f128_pd::<0x31>(a, b)
         ),
         _ => _mm256_permute4x64_pd::<0xD8>(_mm256_hadd_pd(a, b)),
+    },
+    match g {
+        4 => _mm256_min_pd(
+            _mm256_permute2f128_pd::<0x20>(a, b),
+            _mm256_permute2f128_pd::<0x31>(a, b)
+        ),
+        _ => _mm256_permute4x64_pd::<0xD8>(_mm256_min_pd(
+            _mm256_unpacklo_pd(a, b),
+            _mm256_unpackhi_pd(a, b)
+        )),
     }
 );
 
@@ -769,7 +888,9 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
         }
         for r0 in (0..n).step_by(w) {
             // Per centre: the groups' registers, `R` rows of `w / R` lanes each.
-            let mut groups = [[zero; 8]; K];
+            // Left uninitialized: a zeroed array of `8 K` registers cost a memset of up to
+            // 4 KiB a block; the first `w / R` of each centre are written before they are read.
+            let mut groups = [[MaybeUninit::<V>::uninit(); 8]; K];
             for q in 0..w / R {
                 let mut rows = [xu.as_ptr(); R];
                 for (r, p) in rows.iter_mut().enumerate() {
@@ -802,31 +923,33 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
                     }
                 }
                 for (j, gj) in groups.iter_mut().enumerate() {
-                    let mut col = [zero; 8];
+                    let mut col = [zero; R];
                     for (c, a) in col.iter_mut().zip(&acc) {
                         *c = a[j];
                     }
-                    gj[q] = fold_all(&mut col, R, w);
+                    gj[q] = MaybeUninit::new(fold_all(&mut col, w));
                 }
             }
             // The groups' rows of `w / R` lanes folded to one lane each, then the norms.
             let mut e = [zero; K];
             for ((e, g), nj) in e.iter_mut().zip(groups.iter_mut()).zip(&norms) {
-                *e = V::add(*nj, fold_all(g, w / R, w / R));
+                // The first `w / R` registers, written above.
+                let g = std::slice::from_raw_parts_mut(g.as_mut_ptr().cast::<V>(), w / R);
+                *e = V::add(*nj, fold_all(g, w / R));
             }
             settle_block::<T, V, U, K>(x, cent, &e, buf, out, r0);
         }
     }
 }
 
-/// The first `m` registers of `regs` (a power of two), rows of `g` lanes each, folded
-/// pairwise ([`Fold::fold`]) into one register, the rows in order.
+/// The registers of `regs` (a power of two of them), rows of `g` lanes each, folded pairwise
+/// ([`Fold::fold`]) into one register, the rows in order.
 ///
 /// # Safety
 /// As [`Fold`].
 #[inline(always)]
-unsafe fn fold_all<V: Fold<U>, U>(regs: &mut [V; 8], m: usize, g: usize) -> V {
-    let (mut m, mut g) = (m, g);
+unsafe fn fold_all<V: Fold<U>, U>(regs: &mut [V], g: usize) -> V {
+    let (mut m, mut g) = (regs.len(), g);
     while m > 1 {
         for i in 0..m / 2 {
             // SAFETY: the caller's contract.

@@ -1,6 +1,7 @@
 //! The fused kernels with AVX-512 or AVX2 and FMA, generic over one register of lanes
 //! ([`Lanes`]).
 
+use super::narrow::Fold;
 use super::{Buffer, GROUP, PREFETCH_ROWS, TILE, band_widths, settle_row};
 use crate::Element;
 use crate::centres::Centres;
@@ -369,7 +370,7 @@ fn settle_tile<T: Element>(
 /// # Safety
 /// As [`rows`].
 #[inline(always)]
-unsafe fn by_registers<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
+unsafe fn by_registers<T: Element, V: Fold<U>, U: Element, const BMAX: usize>(
     x: &[T],
     cent: &Centres<T>,
     buf: &mut Buffer<T>,
@@ -414,7 +415,7 @@ fn rows_per_block<V: Lanes<U>, U>(kp: usize) -> usize {
 #[inline(always)]
 unsafe fn rows<
     T: Element,
-    V: Lanes<U>,
+    V: Fold<U>,
     U: Element,
     const BMAX: usize,
     const P: usize,
@@ -433,10 +434,20 @@ unsafe fn rows<
     let err2 = &buf.err2;
     // SAFETY: the caller's contract.
     unsafe {
-        values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i, row| {
-            // `row` holds `kp` values, `nv` registers.
-            out[i] =
-                row_label::<T, V, U>(&x[i * d..(i + 1) * d], cent, row, nv, widths[i], err2[i]);
+        values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i0, rows, vals| {
+            if nv == 1 {
+                // One register a row: a block of rows settled at once.
+                debug_assert!(i0.is_multiple_of(w));
+                let out = &mut out[i0..i0 + rows];
+                let (widths, err2) = (&widths[i0..], &err2[i0..]);
+                super::narrow::settle_rows::<T, V, U>(&x[i0 * d..], cent, vals, widths, err2, out);
+                return;
+            }
+            for (p, i) in (i0..i0 + rows).enumerate() {
+                // Each row holds `kp` values, `nv` registers.
+                let (xi, row) = (&x[i * d..(i + 1) * d], &vals[p * kp..(p + 1) * kp]);
+                out[i] = row_label::<T, V, U>(xi, cent, row, nv, widths[i], err2[i]);
+            }
         });
     }
 }
@@ -520,9 +531,13 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
     out: &mut [f32],
 ) {
     let k = cent.k;
-    let write = |i: usize, row: &[U]| {
-        for (o, v) in out[i * k..(i + 1) * k].iter_mut().zip(row) {
-            *o = (xn2[i] + v.to_f64()).max(0.0) as f32;
+    let kp = cent.kp;
+    let write = |i0: usize, rows: usize, vals: &[U]| {
+        for (p, i) in (i0..i0 + rows).enumerate() {
+            let row = &vals[p * kp..(p + 1) * kp];
+            for (o, v) in out[i * k..(i + 1) * k].iter_mut().zip(row) {
+                *o = (xn2[i] + v.to_f64()).max(0.0) as f32;
+            }
         }
     };
     let n = xn2.len();
@@ -538,7 +553,7 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
 /// Every group of [`GROUP`] blocks of `P` rows of `x` (`n` rows): the values against every
 /// register of centres, chunk by chunk of at most `BMAX` registers (each chunk through
 /// every block of the group), into `vals` (row `p` of the group at `p * kp`), then
-/// `each(row, values)` for each row in order. The last block repeats its last row to fill
+/// `each(first row, rows, values)` for the group. The last block repeats its last row to fill
 /// the registers (the copies' values are not read).
 ///
 /// # Safety
@@ -550,7 +565,7 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
     cent: &Centres<T>,
     vals: &mut [T],
     n: usize,
-    mut each: impl FnMut(usize, &[U]),
+    mut each: impl FnMut(usize, usize, &[U]),
 ) {
     let (d, kp) = (cent.d, cent.kp);
     let xu: &[U] = same(x);
@@ -598,10 +613,7 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
             col += regs * w;
         }
         let i_end = (i0 + blocks * P).min(n);
-        for i in i0..i_end {
-            let p = i - i0;
-            each(i, &vu[p * kp..(p + 1) * kp]);
-        }
+        each(i0, i_end - i0, &vu[..(i_end - i0) * kp]);
         i0 = i_end;
     }
 }
