@@ -11,7 +11,8 @@
 //! smallest value `m`, and the lanes within the point's band `m + 2.1 err(x)`
 //! ([`Centres::band_width`]). A lone lane is the label (no other centre can be nearer in
 //! exact arithmetic); otherwise the lanes of the band, and only those, are compared with exact
-//! [`dist2_f64`] distances, ties to the lower index. So the labels are the reference's, bit
+//! [`dist2_f64`] distances, ties to the lower index. Rows of one register (up to 16 `f32` or
+//! 8 `f64` centres) are settled a block of rows at a time, with the same tests. So the labels are the reference's, bit
 //! for bit, as on the product path.
 //!
 //! Compared with a general matrix product (the `gemm` crate, [`crate::assign`]'s `Gemm`

@@ -20,7 +20,8 @@
 //! Both settle the minimum, the band and the lone lane for a whole block of points at once
 //! with vector compares and a few bit operations ([`settle_block`]); the rows that need it
 //! go through the same [`settle_row`] as the general kernel, so the labels are the
-//! reference's, bit for bit.
+//! reference's, bit for bit. The general kernel's rows of one register of values (up to `W`
+//! centres) are settled a block at a time here too ([`settle_rows`]).
 
 use super::x86::{Lanes, Y32, Y64, Z32, Z64, by_element, labels_entry};
 use super::{Buffer, PREFETCH_ROWS, band_widths, settle_row};
