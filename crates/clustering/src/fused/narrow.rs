@@ -363,29 +363,34 @@ pub(super) trait Settle<T>: Lanes<T> {
     unsafe fn store_labels(out: *mut u32, bits: [u32; 3]);
 }
 
-impl Settle<f32> for Z32 {
-    #[inline(always)]
-    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
-        // SAFETY: the trait's contract.
-        unsafe {
-            let half = |v: __m512, hi: bool| {
-                _mm512_cvtps_pd(if hi {
-                    _mm512_extractf32x8_ps::<1>(v)
-                } else {
-                    _mm512_castps512_ps256(v)
-                })
-            };
-            let above = |hi: bool| {
-                let lead = _mm512_add_pd(half(m.0, hi), _mm512_loadu_pd(err2.add(8 * hi as usize)));
-                u32::from(_mm512_cmp_pd_mask::<_CMP_GT_OQ>(half(bar.0, hi), lead))
-            };
-            let finite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(
-                _mm512_abs_ps(bar.0),
-                _mm512_set1_ps(f32::INFINITY),
-            );
-            (above(false) | above(true) << 8) & u32::from(finite)
+/// [`Settle::trusted`] for a register of `f32` from its two halves widened to the `f64`
+/// register `$wide` (`$cvt` of the low half `$lo(v)` and of the high half `$hi(v)`, `$n` lanes
+/// each): widening is exact (infinities and NaNs included), so each half's test is the `f64`
+/// register's.
+macro_rules! trusted_by_halves {
+    ($wide:ident, $cvt:ident, |$v:ident| $lo:expr, $hi:expr, $n:literal) => {
+        #[inline(always)]
+        unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
+            // SAFETY: the trait's contract.
+            unsafe {
+                let half = |$v, hi: bool| $wide($cvt(if hi { $hi } else { $lo }));
+                let test = |hi: bool| {
+                    $wide::trusted(half(m.0, hi), half(bar.0, hi), err2.add($n * hi as usize))
+                };
+                test(false) | test(true) << $n
+            }
         }
-    }
+    };
+}
+
+impl Settle<f32> for Z32 {
+    trusted_by_halves!(
+        Z64,
+        _mm512_cvtps_pd,
+        |v| _mm512_castps512_ps256(v),
+        _mm512_extractf32x8_ps::<1>(v),
+        8
+    );
     #[inline(always)]
     unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
         // SAFETY: the trait's contract.
@@ -439,29 +444,13 @@ unsafe fn bit_lanes8(bits: u32, t: i32) -> __m256i {
 }
 
 impl Settle<f32> for Y32 {
-    #[inline(always)]
-    unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
-        // SAFETY: the trait's contract.
-        unsafe {
-            let half = |v: __m256, hi: bool| {
-                _mm256_cvtps_pd(if hi {
-                    _mm256_extractf128_ps::<1>(v)
-                } else {
-                    _mm256_castps256_ps128(v)
-                })
-            };
-            let above = |hi: bool| {
-                let lead = _mm256_add_pd(half(m.0, hi), _mm256_loadu_pd(err2.add(4 * hi as usize)));
-                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(half(bar.0, hi), lead)) as u32
-            };
-            let abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0), bar.0);
-            let finite = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(
-                abs,
-                _mm256_set1_ps(f32::INFINITY),
-            )) as u32;
-            (above(false) | above(true) << 4) & finite
-        }
-    }
+    trusted_by_halves!(
+        Y64,
+        _mm256_cvtps_pd,
+        |v| _mm256_castps256_ps128(v),
+        _mm256_extractf128_ps::<1>(v),
+        4
+    );
     #[inline(always)]
     unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
         // SAFETY: the trait's contract.
