@@ -286,10 +286,13 @@ unsafe fn settle_block<T: Element, V: Settle<U>, U: Element, const K: usize>(
 /// the whole block ([`Settle::trusted`]), then per row one compare against its band for the
 /// lanes within it. A lone lane that clears the bound is the label, as [`settle_row`]'s
 /// first test decides; the other rows go through [`settle_row`]. `x`, `widths` and `err2`
-/// start at the first row of `vals` and `out`; `widths` and `err2` hold whole blocks.
+/// start at the first row of `vals` and `out`; `widths` and `err2` hold whole blocks. (Rows
+/// of two registers settled this way, each first reduced to one by lane-wise minima, ran no
+/// faster than row by row: BENCHMARKS.md, clustering, 2026-12-02.)
 ///
 /// # Safety
-/// `V`'s CPU features are present; `U` is `T`; `vals` holds `out.len()` rows of `W` values.
+/// `V`'s CPU features are present; `U` is `T`; `cent.kp == W`; `vals` holds `out.len()` rows
+/// of `W` values.
 #[inline(always)]
 pub(super) unsafe fn settle_rows<T: Element, V: Fold<U>, U: Element>(
     x: &[T],
@@ -366,18 +369,20 @@ pub(super) trait Settle<T>: Lanes<T> {
 /// [`Settle::trusted`] for a register of `f32` from its two halves widened to the `f64`
 /// register `$wide` (`$cvt` of the low half `$lo(v)` and of the high half `$hi(v)`, `$n` lanes
 /// each): widening is exact (infinities and NaNs included), so each half's test is the `f64`
-/// register's.
+/// register's. No closures here or in the other register code: a closure that is not inlined
+/// runs without the kernel's CPU features, and each intrinsic in it becomes a call.
 macro_rules! trusted_by_halves {
     ($wide:ident, $cvt:ident, |$v:ident| $lo:expr, $hi:expr, $n:literal) => {
         #[inline(always)]
         unsafe fn trusted(m: Self, bar: Self, err2: *const f64) -> u32 {
             // SAFETY: the trait's contract.
             unsafe {
-                let half = |$v, hi: bool| $wide($cvt(if hi { $hi } else { $lo }));
-                let test = |hi: bool| {
-                    $wide::trusted(half(m.0, hi), half(bar.0, hi), err2.add($n * hi as usize))
-                };
-                test(false) | test(true) << $n
+                let $v = m.0;
+                let (lo_m, hi_m) = ($wide($cvt($lo)), $wide($cvt($hi)));
+                let $v = bar.0;
+                let (lo_bar, hi_bar) = ($wide($cvt($lo)), $wide($cvt($hi)));
+                $wide::trusted(lo_m, lo_bar, err2)
+                    | $wide::trusted(hi_m, hi_bar, err2.add($n)) << $n
             }
         }
     };
@@ -395,8 +400,13 @@ impl Settle<f32> for Z32 {
     unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
         // SAFETY: the trait's contract.
         unsafe {
-            let plane = |t: usize| _mm512_maskz_set1_epi32(bits[t] as u16, 1 << t);
-            let v = _mm512_or_si512(_mm512_or_si512(plane(0), plane(1)), plane(2));
+            let v = _mm512_or_si512(
+                _mm512_or_si512(
+                    _mm512_maskz_set1_epi32(bits[0] as u16, 1),
+                    _mm512_maskz_set1_epi32(bits[1] as u16, 2),
+                ),
+                _mm512_maskz_set1_epi32(bits[2] as u16, 4),
+            );
             _mm512_storeu_si512(out.cast(), v);
         }
     }
@@ -420,8 +430,13 @@ impl Settle<f64> for Z64 {
     unsafe fn store_labels(out: *mut u32, bits: [u32; 3]) {
         // SAFETY: the trait's contract.
         unsafe {
-            let plane = |t: usize| _mm256_maskz_set1_epi32(bits[t] as u8, 1 << t);
-            let v = _mm256_or_si256(_mm256_or_si256(plane(0), plane(1)), plane(2));
+            let v = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_maskz_set1_epi32(bits[0] as u8, 1),
+                    _mm256_maskz_set1_epi32(bits[1] as u8, 2),
+                ),
+                _mm256_maskz_set1_epi32(bits[2] as u8, 4),
+            );
             _mm256_storeu_si256(out.cast(), v);
         }
     }

@@ -434,21 +434,29 @@ unsafe fn rows<
     let err2 = &buf.err2;
     // SAFETY: the caller's contract.
     unsafe {
-        values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, out.len(), |i0, rows, vals| {
+        let n = out.len();
+        let mut i0 = 0;
+        while i0 < n {
+            // A plain loop over the groups rather than a callback: a closure that is not
+            // inlined runs without this function's CPU features, and its intrinsics become
+            // calls.
+            let rows = group_values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, n, i0);
+            let vals: &[U] = same(&buf.vals[..rows * kp]);
             if nv == 1 {
                 // One register a row: a block of rows settled at once.
                 debug_assert!(i0.is_multiple_of(w));
-                let out = &mut out[i0..i0 + rows];
+                let (xs, out) = (&x[i0 * d..], &mut out[i0..i0 + rows]);
                 let (widths, err2) = (&widths[i0..], &err2[i0..]);
-                super::narrow::settle_rows::<T, V, U>(&x[i0 * d..], cent, vals, widths, err2, out);
-                return;
+                super::narrow::settle_rows::<T, V, U>(xs, cent, vals, widths, err2, out);
+            } else {
+                for (p, i) in (i0..i0 + rows).enumerate() {
+                    // Each row holds `kp` values, `nv` registers.
+                    let (xi, row) = (&x[i * d..(i + 1) * d], &vals[p * kp..(p + 1) * kp]);
+                    out[i] = row_label::<T, V, U>(xi, cent, row, nv, widths[i], err2[i]);
+                }
             }
-            for (p, i) in (i0..i0 + rows).enumerate() {
-                // Each row holds `kp` values, `nv` registers.
-                let (xi, row) = (&x[i * d..(i + 1) * d], &vals[p * kp..(p + 1) * kp]);
-                out[i] = row_label::<T, V, U>(xi, cent, row, nv, widths[i], err2[i]);
-            }
-        });
+            i0 += rows;
+        }
     }
 }
 
@@ -530,43 +538,44 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
     vals: &mut [T],
     out: &mut [f32],
 ) {
-    let k = cent.k;
-    let kp = cent.kp;
-    let write = |i0: usize, rows: usize, vals: &[U]| {
+    let (k, kp, n) = (cent.k, cent.kp, xn2.len());
+    let mut i0 = 0;
+    while i0 < n {
+        // SAFETY: the caller's contract.
+        let rows = unsafe {
+            match rows_per_block::<V, U>(kp) {
+                8 => group_values::<T, V, U, BMAX, 8>(x, cent, vals, n, i0),
+                _ => group_values::<T, V, U, BMAX, 6>(x, cent, vals, n, i0),
+            }
+        };
+        let vu: &[U] = same(&vals[..rows * kp]);
         for (p, i) in (i0..i0 + rows).enumerate() {
-            let row = &vals[p * kp..(p + 1) * kp];
+            let row = &vu[p * kp..(p + 1) * kp];
             for (o, v) in out[i * k..(i + 1) * k].iter_mut().zip(row) {
                 *o = (xn2[i] + v.to_f64()).max(0.0) as f32;
             }
         }
-    };
-    let n = xn2.len();
-    // SAFETY: the caller's contract.
-    unsafe {
-        match rows_per_block::<V, U>(cent.kp) {
-            8 => values::<T, V, U, BMAX, 8>(x, cent, vals, n, write),
-            _ => values::<T, V, U, BMAX, 6>(x, cent, vals, n, write),
-        }
+        i0 += rows;
     }
 }
 
-/// Every group of [`GROUP`] blocks of `P` rows of `x` (`n` rows): the values against every
-/// register of centres, chunk by chunk of at most `BMAX` registers (each chunk through
-/// every block of the group), into `vals` (row `p` of the group at `p * kp`), then
-/// `each(first row, rows, values)` for the group. The last block repeats its last row to fill
-/// the registers (the copies' values are not read).
+/// The group of [`GROUP`] blocks of `P` rows of `x` (`n` rows) that starts at row `i0`: the
+/// values against every register of centres, chunk by chunk of at most `BMAX` registers
+/// (each chunk through every block of the group), into `vals` (row `p` of the group at `p *
+/// kp`). Returns the group's row count. The last block repeats its last row to fill the
+/// registers (the copies' values are not read).
 ///
 /// # Safety
 /// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * P *
-/// cent.kp` values.
+/// cent.kp` values; `i0 < n`.
 #[inline(always)]
-unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+unsafe fn group_values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
     x: &[T],
     cent: &Centres<T>,
     vals: &mut [T],
     n: usize,
-    mut each: impl FnMut(usize, usize, &[U]),
-) {
+    i0: usize,
+) -> usize {
     let (d, kp) = (cent.d, cent.kp);
     let xu: &[U] = same(x);
     let cu: &[U] = same(&cent.packed);
@@ -577,45 +586,39 @@ unsafe fn values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P
         unsafe { std::slice::from_raw_parts_mut(vals.as_mut_ptr().cast::<U>(), vals.len()) }
     };
     let w = V::W;
-    let mut i0 = 0;
-    while i0 < n {
-        let blocks = (n - i0).div_ceil(P).min(GROUP);
-        let mut col = 0;
-        while col < kp {
-            let regs = ((kp - col) / w).min(BMAX);
-            let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
-            // The first chunk of centres prefetches the rows; the others find them cached.
-            // With AVX-512 only: the AVX2 body, short of registers, runs slower with the
-            // prefetching copies compiled beside it even where they are not taken, and a
-            // constant `false` leaves them out.
-            let pf = cent.prefetch && col == 0 && w * size_of::<U>() == 64;
-            for blk in 0..blocks {
-                let first = i0 + blk * P;
-                let xs: [*const U; P] =
-                    std::array::from_fn(|p| xu[(first + p).min(n - 1) * d..].as_ptr());
-                let o = vu[blk * P * kp + col..].as_mut_ptr();
-                // SAFETY: `col + regs * w <= kp` lanes of each of the `d` rows of `c`, of
-                // the norms and of the block's `P` rows of `vals`; each row pointer has
-                // `d` values.
-                unsafe {
-                    match (regs, pf) {
-                        (1, false) => chunk::<U, V, 1, P, false>(xs, c, kp, nm, d, o),
-                        (2, false) => chunk::<U, V, 2, P, false>(xs, c, kp, nm, d, o),
-                        (3, false) => chunk::<U, V, 3, P, false>(xs, c, kp, nm, d, o),
-                        (_, false) => chunk::<U, V, 4, P, false>(xs, c, kp, nm, d, o),
-                        (1, true) => chunk::<U, V, 1, P, true>(xs, c, kp, nm, d, o),
-                        (2, true) => chunk::<U, V, 2, P, true>(xs, c, kp, nm, d, o),
-                        (3, true) => chunk::<U, V, 3, P, true>(xs, c, kp, nm, d, o),
-                        (_, true) => chunk::<U, V, 4, P, true>(xs, c, kp, nm, d, o),
-                    }
+    let blocks = (n - i0).div_ceil(P).min(GROUP);
+    let mut col = 0;
+    while col < kp {
+        let regs = ((kp - col) / w).min(BMAX);
+        let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
+        // The first chunk of centres prefetches the rows; the others find them cached.
+        // With AVX-512 only: the AVX2 body, short of registers, runs slower with the
+        // prefetching copies compiled beside it even where they are not taken, and a
+        // constant `false` leaves them out.
+        let pf = cent.prefetch && col == 0 && w * size_of::<U>() == 64;
+        for blk in 0..blocks {
+            let first = i0 + blk * P;
+            let xs: [*const U; P] =
+                std::array::from_fn(|p| xu[(first + p).min(n - 1) * d..].as_ptr());
+            let o = vu[blk * P * kp + col..].as_mut_ptr();
+            // SAFETY: `col + regs * w <= kp` lanes of each of the `d` rows of `c`, of the
+            // norms and of the block's `P` rows of `vals`; each row pointer has `d` values.
+            unsafe {
+                match (regs, pf) {
+                    (1, false) => chunk::<U, V, 1, P, false>(xs, c, kp, nm, d, o),
+                    (2, false) => chunk::<U, V, 2, P, false>(xs, c, kp, nm, d, o),
+                    (3, false) => chunk::<U, V, 3, P, false>(xs, c, kp, nm, d, o),
+                    (_, false) => chunk::<U, V, 4, P, false>(xs, c, kp, nm, d, o),
+                    (1, true) => chunk::<U, V, 1, P, true>(xs, c, kp, nm, d, o),
+                    (2, true) => chunk::<U, V, 2, P, true>(xs, c, kp, nm, d, o),
+                    (3, true) => chunk::<U, V, 3, P, true>(xs, c, kp, nm, d, o),
+                    (_, true) => chunk::<U, V, 4, P, true>(xs, c, kp, nm, d, o),
                 }
             }
-            col += regs * w;
         }
-        let i_end = (i0 + blocks * P).min(n);
-        each(i0, i_end - i0, &vu[..(i_end - i0) * kp]);
-        i0 = i_end;
+        col += regs * w;
     }
+    (i0 + blocks * P).min(n) - i0
 }
 
 /// The values of `P` rows against `B` registers of centres: `out[p * kp + l] =
