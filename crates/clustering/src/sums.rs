@@ -200,50 +200,28 @@ fn add_blocks<T: Element, const N: usize>(
         a.copy_from_slice(&sums[u + 8 * b..u + 8 * b + 8]);
     }
     let block = |r: usize| -> &[[T; 8]] { x[r * d + u..r * d + u + 8 * N].as_chunks::<8>().0 };
-    match (weights, tally) {
-        (None, None) => {
+    // The tally's running values, written back after the rows.
+    let (mut c, mut v, norms) = match &tally {
+        Some((c, Some((q, n)))) => (**c, **q, Some(*n)),
+        Some((c, None)) => (**c, 0.0, None),
+        None => (0.0, 0.0, None),
+    };
+    match weights {
+        None => {
             for &r in rows {
                 for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
                     for l in 0..8 {
                         a[l] += xb[l].to_f64();
                     }
                 }
-            }
-        }
-        (None, Some((count, None))) => {
-            for &r in rows {
-                for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
-                    for l in 0..8 {
-                        a[l] += xb[l].to_f64();
-                    }
+                if let Some(n) = norms {
+                    v += n[r as usize];
                 }
             }
             // Without weights the count adds ones: exact in any order.
-            *count += rows.len() as f64;
+            c += rows.len() as f64;
         }
-        (None, Some((count, Some((q, norms))))) => {
-            let mut v = *q;
-            for &r in rows {
-                for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
-                    for l in 0..8 {
-                        a[l] += xb[l].to_f64();
-                    }
-                }
-                v += norms[r as usize];
-            }
-            *q = v;
-            *count += rows.len() as f64;
-        }
-        (Some(w), tally) => {
-            let (mut c, mut v) = match &tally {
-                Some((c, q)) => (**c, q.as_ref().map_or(0.0, |q| *q.0)),
-                None => (0.0, 0.0),
-            };
-            let with_q = matches!(tally, Some((_, Some(_))));
-            let norms = match &tally {
-                Some((_, Some((_, n)))) => n,
-                _ => &[][..],
-            };
+        Some(w) => {
             for &r in rows {
                 let wr = w[r as usize];
                 for (a, xb) in acc.iter_mut().zip(block(r as usize)) {
@@ -251,19 +229,17 @@ fn add_blocks<T: Element, const N: usize>(
                         a[l] += wr * xb[l].to_f64();
                     }
                 }
-                if tally.is_some() {
-                    c += wr;
-                    if with_q {
-                        v += wr * norms[r as usize];
-                    }
+                c += wr;
+                if let Some(n) = norms {
+                    v += wr * n[r as usize];
                 }
             }
-            if let Some((count, q)) = tally {
-                *count = c;
-                if let Some((q, _)) = q {
-                    *q = v;
-                }
-            }
+        }
+    }
+    if let Some((count, q)) = tally {
+        *count = c;
+        if let Some((q, _)) = q {
+            *q = v;
         }
     }
     for (b, a) in acc.iter().enumerate() {

@@ -893,8 +893,8 @@ unsafe fn rowwise_blocks<T: Element, V: Fold<U>, U: Element, const K: usize, con
         }
         for r0 in (0..n).step_by(w) {
             // Per centre: the groups' registers, `R` rows of `w / R` lanes each.
-            // Left uninitialized: a zeroed array of `8 K` registers cost a memset of up to
-            // 4 KiB a block; the first `w / R` of each centre are written before they are read.
+            // Left uninitialized: zeroing `8 K` registers would be a memset of up to 4 KiB a
+            // block; the first `w / R` of each centre are written before they are read.
             let mut groups = [[MaybeUninit::<V>::uninit(); 8]; K];
             for q in 0..w / R {
                 let mut rows = [xu.as_ptr(); R];

@@ -310,17 +310,16 @@ unsafe fn leaf_tiles<T: Element, V: Lanes<U>, U: Element>(
         let tile_packed = packed.map(|p| &p[ti * TILE * d..]);
         labels_of(xt, xn2, tile_packed, cent, &mut buf, &mut slots[..rows]);
         let tile_weights = weights.map(|w| &w[ti * TILE..ti * TILE + rows]);
+        let tile_labels = &mut labels[ti * TILE..ti * TILE + rows];
         if cent.in_order && !exact {
             // The slots are the labels: one pass that the compiler vectorizes.
             let mut changed = 0u64;
-            let tile_labels = &mut labels[ti * TILE..ti * TILE + rows];
             for (l, &slot) in tile_labels.iter_mut().zip(&slots[..rows]) {
                 changed += u64::from(*l != slot);
                 *l = slot;
             }
             st.changed += changed;
         } else {
-            let tile_labels = &mut labels[ti * TILE..ti * TILE + rows];
             settle_tile(
                 xt,
                 cent,
