@@ -167,6 +167,29 @@ impl<T> Centres<T> {
             self.order[slot as usize]
         }
     }
+
+    /// The same centres with the direct path's blocks (`dt`) built whatever the method and
+    /// `k` (for [`every_dist2`](crate::assign::every_dist2)).
+    pub(crate) fn with_blocks(mut self) -> Self {
+        if self.dt.is_empty() {
+            self.dt = direct_blocks(&self.c64, self.k, self.d);
+        }
+        self
+    }
+}
+
+/// The direct path's blocks of [`LANES`] centres, each transposed (see `Centres::dt`), from
+/// the centres in `f64` in storage order; slots past `k` infinitely far.
+fn direct_blocks(c64: &[f64], k: usize, d: usize) -> Vec<f64> {
+    let blocks = k.div_ceil(LANES);
+    let mut dt = vec![f64::INFINITY; blocks * d * LANES];
+    for (j, c) in c64.chunks_exact(d).enumerate() {
+        let (b, l) = (j / LANES, j % LANES);
+        for (t, &v) in c.iter().enumerate() {
+            dt[(b * d + t) * LANES + l] = v;
+        }
+    }
+    dt
 }
 
 impl<T: Element> Centres<T> {
@@ -244,14 +267,7 @@ impl<T: Element> Centres<T> {
         }
         // The blocks serve ranges of at least LANES centres only (see `direct_d`).
         if (both || method == Method::Direct) && k >= LANES {
-            let blocks = k.div_ceil(LANES);
-            dt = vec![f64::INFINITY; blocks * d * LANES];
-            for (j, c) in c64.chunks_exact(d).enumerate() {
-                let (b, l) = (j / LANES, j % LANES);
-                for (t, &v) in c.iter().enumerate() {
-                    dt[(b * d + t) * LANES + l] = v;
-                }
-            }
+            dt = direct_blocks(&c64, k, d);
         }
         Centres {
             k,

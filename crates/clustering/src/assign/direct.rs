@@ -416,21 +416,7 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
     }
     let (b0, b1) = (range.start / LANES, range.end.div_ceil(LANES));
     for b in b0..b1 {
-        let blk = &cent.dt[b * d * LANES..(b + 1) * d * LANES];
-        let (rows, _) = blk.as_chunks::<LANES>();
-        // acc[u][l]: partial sum u (coordinates t with t % 8 == u) of lane l, as dist2_f64.
-        // Coordinates in chunks of 8 zipped with the accumulators (no index arithmetic, no
-        // bounds checks), so that each accumulator is one vector register.
-        let mut acc = [[0f64; LANES]; 8];
-        let (xcs, xr) = xs[..d].as_chunks::<8>();
-        let (rcs, rr) = rows.as_chunks::<8>();
-        for (xc, rc) in xcs.iter().zip(rcs) {
-            acc = add_chunk(acc, xc, rc);
-        }
-        for ((a, &xv), r) in acc.iter_mut().zip(xr).zip(rr) {
-            *a = add_squared_differences(*a, xv, r);
-        }
-        let v: [f64; LANES] = std::array::from_fn(|l| combine8(std::array::from_fn(|u| acc[u][l])));
+        let v = block_dist2(&xs[..d], cent, b);
         let mut m = v[0];
         for &a in &v[1..] {
             m = if a < m { a } else { m };
@@ -446,6 +432,180 @@ fn direct_d<T: Element, const D: usize, const SECOND: bool>(
         }
     }
     (best, second)
+}
+
+/// The squared distances of a point (`xs`, its `d` coordinates in `f64`, `d <=`
+/// [`DIRECT_MAX_D`]) to the [`LANES`] centres of block `b` of `cent.dt`, with the bits of
+/// [`dist2_f64`] (slots past `k` are infinitely far).
+#[inline(always)]
+pub(crate) fn block_dist2<T>(xs: &[f64], cent: &Centres<T>, b: usize) -> [f64; LANES] {
+    let d = xs.len();
+    let blk = &cent.dt[b * d * LANES..(b + 1) * d * LANES];
+    let (rows, _) = blk.as_chunks::<LANES>();
+    // acc[u][l]: partial sum u (coordinates t with t % 8 == u) of lane l, as dist2_f64.
+    // Coordinates in chunks of 8 zipped with the accumulators (no index arithmetic, no
+    // bounds checks), so that each accumulator is one vector register.
+    let mut acc = [[0f64; LANES]; 8];
+    let (xcs, xr) = xs.as_chunks::<8>();
+    let (rcs, rr) = rows.as_chunks::<8>();
+    for (xc, rc) in xcs.iter().zip(rcs) {
+        acc = add_chunk(acc, xc, rc);
+    }
+    for ((a, &xv), r) in acc.iter_mut().zip(xr).zip(rr) {
+        *a = add_squared_differences(*a, xv, r);
+    }
+    std::array::from_fn(|l| combine8(std::array::from_fn(|u| acc[u][l])))
+}
+
+/// Whether [`every_dist2`] serves `k` centres in `d` dimensions: at most [`EVERY_MAX_K`]
+/// centres (two blocks) in at most [`DIRECT_MAX_D`] dimensions.
+pub(crate) fn every_serves(k: usize, d: usize) -> bool {
+    k <= EVERY_MAX_K && d <= DIRECT_MAX_D
+}
+
+/// The most centres [`every_dist2`] takes: two blocks of [`LANES`].
+pub(crate) const EVERY_MAX_K: usize = 2 * LANES;
+
+/// The squared distances of `x` to every centre, by slot, into `out` (`k` of them, with the
+/// bits of [`dist2_f64`]): one pass over the point per block of [`LANES`] centres, the
+/// centres in the vector lanes. For few centres ([`every_serves`]; `cent.dt` built, see
+/// [`Centres::with_blocks`]) this costs about what one distance at a time costs for one or
+/// two centres.
+#[inline(always)]
+pub(crate) fn every_dist2<T: Element>(x: &[T], cent: &Centres<T>, out: &mut [f64; EVERY_MAX_K]) {
+    let d = x.len();
+    debug_assert!(every_serves(cent.k, d) && cent.dt.len() >= cent.k.div_ceil(LANES) * d * LANES);
+    let mut xs = [0f64; DIRECT_MAX_D];
+    for (o, v) in xs.iter_mut().zip(x) {
+        *o = v.to_f64();
+    }
+    let blocks = cent.k.div_ceil(LANES);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (xs, dt) = (&xs[..d], &cent.dt[..blocks * d * LANES]);
+        if crate::isa::has_avx512() {
+            // SAFETY: the CPU has AVX-512 (checked); `dt` holds `blocks` blocks of `d` rows.
+            unsafe { every_x86::blocks_avx512(xs, dt, blocks, out) };
+            return;
+        }
+        if crate::isa::has_avx2() {
+            // SAFETY: the CPU has AVX2 (checked); `dt` holds `blocks` blocks of `d` rows.
+            unsafe { every_x86::blocks_avx2(xs, dt, blocks, out) };
+            return;
+        }
+    }
+    for (b, o) in out
+        .as_chunks_mut::<LANES>()
+        .0
+        .iter_mut()
+        .enumerate()
+        .take(blocks)
+    {
+        *o = block_dist2(&xs[..d], cent, b);
+    }
+}
+
+/// [`every_dist2`] in explicit registers: [`block_dist2`]'s operations lane by lane (a
+/// subtraction, a multiplication and an addition per coordinate into partial sum `t % 8`,
+/// combined as [`combine8`]), so the same bits. The compiler's own vectorisation of
+/// [`block_dist2`] inside the pruned step shuffled its accumulators.
+#[cfg(target_arch = "x86_64")]
+mod every_x86 {
+    use super::{EVERY_MAX_K, LANES};
+    use std::arch::x86_64::*;
+
+    /// With AVX-512: one register per partial sum, a block of centres a pass.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; `dt` holds `blocks <= 2` blocks of `xs.len()` rows of
+    /// [`LANES`].
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+    #[inline]
+    pub(super) unsafe fn blocks_avx512(
+        xs: &[f64],
+        dt: &[f64],
+        blocks: usize,
+        out: &mut [f64; EVERY_MAX_K],
+    ) {
+        let d = xs.len();
+        debug_assert!(blocks <= EVERY_MAX_K / LANES && dt.len() >= blocks * d * LANES);
+        // SAFETY: rows `u < d` of the `blocks` blocks are in `dt`, `xs[u]` for `u < d`.
+        unsafe {
+            for b in 0..blocks {
+                let base = dt.as_ptr().add(b * d * LANES);
+                let mut acc = [_mm512_setzero_pd(); 8];
+                let mut u = 0;
+                while u + 8 <= d {
+                    // All eight partial sums (constant indices: registers).
+                    for (t, a) in acc.iter_mut().enumerate() {
+                        let c = _mm512_loadu_pd(base.add((u + t) * LANES));
+                        let v = _mm512_sub_pd(_mm512_set1_pd(*xs.get_unchecked(u + t)), c);
+                        *a = _mm512_add_pd(*a, _mm512_mul_pd(v, v));
+                    }
+                    u += 8;
+                }
+                // The last `d % 8` coordinates, into the first partial sums.
+                for (t, a) in acc.iter_mut().enumerate() {
+                    if u + t < d {
+                        let c = _mm512_loadu_pd(base.add((u + t) * LANES));
+                        let v = _mm512_sub_pd(_mm512_set1_pd(*xs.get_unchecked(u + t)), c);
+                        *a = _mm512_add_pd(*a, _mm512_mul_pd(v, v));
+                    }
+                }
+                let s = _mm512_add_pd(
+                    _mm512_add_pd(_mm512_add_pd(acc[0], acc[4]), _mm512_add_pd(acc[2], acc[6])),
+                    _mm512_add_pd(_mm512_add_pd(acc[1], acc[5]), _mm512_add_pd(acc[3], acc[7])),
+                );
+                _mm512_storeu_pd(out.as_mut_ptr().add(b * LANES), s);
+            }
+        }
+    }
+
+    /// With AVX2: one register per partial sum, half a block of centres a pass.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `dt` holds `blocks <= 2` blocks of `xs.len()` rows of [`LANES`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(super) unsafe fn blocks_avx2(
+        xs: &[f64],
+        dt: &[f64],
+        blocks: usize,
+        out: &mut [f64; EVERY_MAX_K],
+    ) {
+        let d = xs.len();
+        debug_assert!(blocks <= EVERY_MAX_K / LANES && dt.len() >= blocks * d * LANES);
+        // SAFETY: rows `u < d` of the `blocks` blocks are in `dt`, `xs[u]` for `u < d`.
+        unsafe {
+            for h in 0..2 * blocks {
+                let base = dt.as_ptr().add((h / 2) * d * LANES + (h % 2) * 4);
+                let mut acc = [_mm256_setzero_pd(); 8];
+                let mut u = 0;
+                while u + 8 <= d {
+                    // All eight partial sums (constant indices: registers).
+                    for (t, a) in acc.iter_mut().enumerate() {
+                        let c = _mm256_loadu_pd(base.add((u + t) * LANES));
+                        let v = _mm256_sub_pd(_mm256_set1_pd(*xs.get_unchecked(u + t)), c);
+                        *a = _mm256_add_pd(*a, _mm256_mul_pd(v, v));
+                    }
+                    u += 8;
+                }
+                // The last `d % 8` coordinates, into the first partial sums.
+                for (t, a) in acc.iter_mut().enumerate() {
+                    if u + t < d {
+                        let c = _mm256_loadu_pd(base.add((u + t) * LANES));
+                        let v = _mm256_sub_pd(_mm256_set1_pd(*xs.get_unchecked(u + t)), c);
+                        *a = _mm256_add_pd(*a, _mm256_mul_pd(v, v));
+                    }
+                }
+                let s = _mm256_add_pd(
+                    _mm256_add_pd(_mm256_add_pd(acc[0], acc[4]), _mm256_add_pd(acc[2], acc[6])),
+                    _mm256_add_pd(_mm256_add_pd(acc[1], acc[5]), _mm256_add_pd(acc[3], acc[7])),
+                );
+                _mm256_storeu_pd(out.as_mut_ptr().add(h * 4), s);
+            }
+        }
+    }
 }
 
 /// `a[l] + (xv - r[l])^2` for every lane: one vector subtraction, multiplication and addition
@@ -475,4 +635,70 @@ fn add_squared_differences(a: [f64; LANES], xv: f64, r: &[f64; LANES]) -> [f64; 
         let diff = xv - r[l];
         a[l] + diff * diff
     })
+}
+
+#[cfg(test)]
+mod every_tests {
+    use super::*;
+
+    /// [`every_dist2`] and each of its versions (AVX-512, AVX2, portable) give
+    /// [`dist2_f64`]'s bits for every centre: one block and two, every `d` up to
+    /// [`DIRECT_MAX_D`], `f32` and `f64` points, values over many magnitudes.
+    #[test]
+    fn every_dist2_is_dist2_f64() {
+        fn check<T: Element>() {
+            for d in 1..=DIRECT_MAX_D {
+                for k in [1, 3, 8, 9, 16] {
+                    let seed = (d * 31 + k) as u64;
+                    let scale = |v: f64, i: usize| v * 10f64.powi((i % 7) as i32 - 3);
+                    let c: Vec<f64> = crate::tests::random_data(k, d, seed)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &v)| scale(v, i))
+                        .collect();
+                    let cent = Centres::<T>::new(&c, k, d, None, Method::Gemm, false).with_blocks();
+                    let x: Vec<T> = crate::tests::random_data(5, d, seed + 1)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &v)| T::from_f64(scale(v, i + 3)))
+                        .collect();
+                    for xr in x.chunks_exact(d) {
+                        let want: Vec<u64> = (0..k)
+                            .map(|j| dist2_f64(xr, cent.row(j)).to_bits())
+                            .collect();
+                        let mut out = [f64::INFINITY; EVERY_MAX_K];
+                        every_dist2(xr, &cent, &mut out);
+                        let bits =
+                            |o: &[f64]| o[..k].iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&out), want, "d {d} k {k}");
+                        let xs: Vec<f64> = xr.iter().map(|v| v.to_f64()).collect();
+                        let mut portable = [f64::INFINITY; EVERY_MAX_K];
+                        for b in 0..k.div_ceil(LANES) {
+                            portable[b * LANES..(b + 1) * LANES]
+                                .copy_from_slice(&block_dist2(&xs, &cent, b));
+                        }
+                        assert_eq!(bits(&portable), want, "portable d {d} k {k}");
+                        #[cfg(target_arch = "x86_64")]
+                        {
+                            let blocks = k.div_ceil(LANES);
+                            if crate::isa::has_avx2() {
+                                let mut o = [f64::INFINITY; EVERY_MAX_K];
+                                // SAFETY: AVX2 checked; `dt` holds `blocks` blocks of `d` rows.
+                                unsafe { every_x86::blocks_avx2(&xs, &cent.dt, blocks, &mut o) };
+                                assert_eq!(bits(&o), want, "AVX2 d {d} k {k}");
+                            }
+                            if crate::isa::has_avx512() {
+                                let mut o = [f64::INFINITY; EVERY_MAX_K];
+                                // SAFETY: AVX-512 checked; `dt` holds `blocks` blocks of `d` rows.
+                                unsafe { every_x86::blocks_avx512(&xs, &cent.dt, blocks, &mut o) };
+                                assert_eq!(bits(&o), want, "AVX-512 d {d} k {k}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        check::<f32>();
+        check::<f64>();
+    }
 }

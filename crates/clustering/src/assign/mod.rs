@@ -55,8 +55,8 @@ mod tiles;
 pub(crate) use band::{Band, Scratch, lanes_min, row_norms, row_norms_into, scan_product};
 pub(crate) use blocked::{BLOCKED_MIN, GroupBlocks, blocked_products, scan_product_groups};
 pub(crate) use direct::{
-    Lanes2, POINT_LANES, dist2_small, lanes_by_d, nearest_in_order, nearest_two_direct,
-    nearest_two8, nearest8_in_order, transpose8,
+    EVERY_MAX_K, Lanes2, POINT_LANES, dist2_small, every_dist2, every_serves, lanes_by_d,
+    nearest_in_order, nearest_two_direct, nearest_two8, nearest8_in_order, transpose8,
 };
 pub(crate) use settle::{exact_over, finish};
 pub(crate) use tiles::{distances_tile, nearest_tile, sq_distances_tile};

@@ -293,6 +293,7 @@ mod tests {
                     drift_centre: &[],
                     half_gap: &[],
                     jump: &jump,
+                    every: false,
                     evaluated: &evaluated,
                 };
                 let inc: Vec<(u32, f64)> = (0..n)

@@ -61,7 +61,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::assign::{BLOCKED_MIN, Centres, GroupBlocks, Method, TILE_CENTRES, method_for};
+use crate::assign::{
+    BLOCKED_MIN, Centres, GroupBlocks, Method, TILE_CENTRES, every_serves, method_for,
+};
 use crate::cpu::{CpuKind, CpuStepper, Rows, block_rows, parallel_step, tree};
 use crate::lloyd::{Candidate, StepStats, Stepper, dist2_f64};
 use crate::{Element, KMeansError};
@@ -170,6 +172,9 @@ struct StepCtx<'c, T> {
     half_gap: &'c [f32],
     /// The centres that moved far more than the rest of their group (see [`Jumpers`]).
     jump: &'c Jumpers,
+    /// Whether a later step may take every centre of a row at once (one centre per group,
+    /// few of them: [`every_serves`]; `cent` then holds the direct path's blocks).
+    every: bool,
     evaluated: &'c AtomicU64,
 }
 
@@ -648,7 +653,9 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
         // The other method's tables only when a group uses it.
         let method = method_for(d, k);
         let both = g.gemm.iter().any(|&p| p != (method == Method::Gemm));
+        let every = !fresh && g.t == k && every_serves(k, d);
         let cent = Centres::<T>::new(centroids, k, d, Some(&g.order), method, both);
+        let cent = if every { cent.with_blocks() } else { cent };
         // The product groups of a later step, in blocks (the first step takes full products).
         let blocks = GroupBlocks::new(&cent, &g.starts, |gg| {
             let size = g.starts[gg + 1] - g.starts[gg];
@@ -673,6 +680,7 @@ impl<T: Element> Stepper for BoundsStepper<'_, T> {
             drift_centre: &drift_centre,
             half_gap: &half_gap,
             jump: &jump,
+            every,
             evaluated: &self.evaluated,
         };
         let (data, weights) = (self.plain.data, self.plain.weights);

@@ -8,8 +8,8 @@ use super::leaf::{FULL_SHARE, LeafInput, PREFETCH_ROWS, SUB, full_tile, prefetch
 use super::{DOWN32, LeafRows, SLACK, StepCtx, UP32, bound_exact, bound_product, sqrt_up};
 use crate::Element;
 use crate::assign::{
-    Band, Method, Scratch, TILE_ROWS, blocked_products, exact_over, finish, lanes_min,
-    nearest_two_direct, norm2, scan_product, take,
+    Band, Centres, EVERY_MAX_K, Method, Scratch, TILE_ROWS, blocked_products, every_dist2,
+    exact_over, finish, lanes_min, nearest_two_direct, norm2, scan_product, take,
 };
 use crate::cpu::{add_point, formula_inertia};
 use crate::lloyd::{StepStats, dist2_f64};
@@ -75,6 +75,21 @@ fn lower_bounds(lbs: &mut [f32], drift: &[f32]) -> f32 {
     lanes_min(mins)
 }
 
+/// The smallest of sixteen values (none NaN), as a tree of lane-wise minima (one vector
+/// operation per level).
+#[inline(always)]
+fn lanes_min_f64(v: [f64; EVERY_MAX_K]) -> f64 {
+    let mut w = v;
+    let mut n = EVERY_MAX_K / 2;
+    while n > 0 {
+        for l in 0..n {
+            w[l] = if w[l + n] < w[l] { w[l + n] } else { w[l] };
+        }
+        n /= 2;
+    }
+    w[0]
+}
+
 /// [`lower_bounds`] on `W` lanes: each bound lowered by its drift, shrunk by a relative
 /// `2^-21` and kept at 0 or more, and the lanes' minima updated.
 #[inline(always)]
@@ -134,6 +149,48 @@ pub(super) fn pruned_leaf<T: Element>(
     ctx.evaluated.fetch_add(p.b.work, Ordering::Relaxed);
     st
 }
+
+/// A row of a step with one centre per group, few of them ([`StepCtx::every`]): the exact
+/// distance to every centre at once ([`every_dist2`]), and the nearest by [`take`]'s rule;
+/// every bound refreshed (`lbs`, the nearest's infinite: its group holds no other centre).
+#[inline(always)]
+fn every_row<T: Element>(xr: &[T], cent: &Centres<T>, lbs: &mut [f32]) -> (u32, f64) {
+    // Lanes past `k` are infinitely far (`every_dist2`'s padding, or never written).
+    let mut dist = [f64::INFINITY; EVERY_MAX_K];
+    every_dist2(xr, cent, &mut dist);
+    // The smallest distance, and of several equal ones the least caller index (the least
+    // slot when the slots are in order), without a branch a centre.
+    let m = lanes_min_f64(dist);
+    let mut ties = 0u32;
+    for (j, &v) in dist.iter().enumerate() {
+        ties |= u32::from(v == m) << j;
+    }
+    // (Only the `k` centres: with every distance infinite, the padding ties too.)
+    ties &= (1u32 << cent.k) - 1;
+    let best = if ties.count_ones() == 1 || cent.in_order {
+        (ties.trailing_zeros(), m)
+    } else {
+        let mut best = (u32::MAX, f64::INFINITY);
+        while ties != 0 {
+            let j = ties.trailing_zeros();
+            ties &= ties - 1;
+            take(cent, j, m, &mut best);
+        }
+        best
+    };
+    for (lb, &v) in lbs.iter_mut().zip(&dist) {
+        *lb = bound_exact(v);
+    }
+    lbs[best.0 as usize] = f32::INFINITY;
+    best
+}
+
+/// A row of a step with one centre per group and few centres ([`StepCtx::every`]) whose
+/// failing centres are at least this many takes every centre at once ([`every_row`]): the
+/// exact distances to the eight centres of a block, in the vector lanes, cost about what two
+/// cost one at a time, and refresh every bound of the row. (With one failing centre, its one
+/// distance costs less.)
+const EVERY_MIN_FAILING: usize = 2;
 
 /// A pruned leaf while it runs: its points, the step's context, its rows' labels and bounds,
 /// and the scratch reused from one sub-block of [`SUB`] rows to the next. The stages below run
@@ -397,8 +454,9 @@ impl<T: Element> Pruned<'_, '_, '_, T> {
     /// Stage 3 where every group is one centre (Elkan's bounds, no far movers): each of the
     /// `nf` rows still open computes the centres whose bound fails, one exact distance each in
     /// place (no gathering, no product bands), takes the nearest by [`take`]'s rule and
-    /// tightens those bounds. Rows with more than `1 / FULL_SHARE` of the centres failing go
-    /// to `full`.
+    /// tightens those bounds. With few centres ([`StepCtx::every`]) a row with at least
+    /// [`EVERY_MIN_FAILING`] failing takes every centre at once instead ([`every_row`]); else
+    /// rows with more than `1 / FULL_SHARE` of the centres failing go to `full`.
     #[inline(always)]
     fn settle_singletons(&mut self, sb: usize, nf: usize) {
         let (x, d, ctx, rows) = (self.x, self.d, self.ctx, &mut self.rows);
@@ -435,11 +493,20 @@ impl<T: Element> Pruned<'_, '_, '_, T> {
                 *m = bits;
                 failing += bits.count_ones() as usize;
             }
+            let xr = &x[i * d..(i + 1) * d];
+            if ctx.every && failing >= EVERY_MIN_FAILING {
+                let best = every_row(xr, cent, lbs);
+                *work += k as u64;
+                if !exact {
+                    rows.upper[i] = sqrt_up(best.1);
+                }
+                done[r] = best;
+                continue;
+            }
             if failing * FULL_SHARE > k {
                 full.push(r as u32);
                 continue;
             }
-            let xr = &x[i * d..(i + 1) * d];
             let mut best = (sa, d2a);
             for (w, &m) in masks.iter().enumerate() {
                 let mut bits = m;

@@ -39,10 +39,19 @@ fn every_algorithm_equals_lloyd_bit_for_bit() {
 /// On data without clusters (uniform, where every step moves labels and Elkan's one-centre
 /// groups are computed in place, several centres a point) every algorithm still gives plain
 /// Lloyd's fit bit for bit: both paths (direct below a dozen dimensions, products above), `k`
-/// below and past a word of the failing-centre mask, and duplicate points (ties).
+/// below and past a word of the failing-centre mask and past two blocks of eight, and
+/// duplicate points (ties).
 #[test]
 fn every_algorithm_equals_lloyd_on_uniform_data() {
-    for &(n, d, k) in &[(6000, 5, 8), (5000, 20, 8), (4000, 33, 3), (3000, 16, 70)] {
+    // (Up to 16 centres in up to 64 dimensions, the rows whose bounds fail for two centres
+    // or more take every centre at once: one block, two, a partial last chunk.)
+    for &(n, d, k) in &[
+        (6000, 5, 8),
+        (5000, 20, 8),
+        (4000, 33, 3),
+        (3000, 61, 13),
+        (3000, 16, 70),
+    ] {
         let mut v = random_data(n, d, (n * 7 + d * 3 + k) as u64);
         v.copy_within(0..d * 50, d * (n - 50));
         let data = Array2::from_shape_vec((n, d), v).unwrap();
