@@ -514,98 +514,87 @@ mod every_x86 {
     use super::{EVERY_MAX_K, LANES};
     use std::arch::x86_64::*;
 
-    /// With AVX-512: one register per partial sum, a block of centres a pass.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F; `dt` holds `blocks <= 2` blocks of `xs.len()` rows of
-    /// [`LANES`].
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-    #[inline]
-    pub(super) unsafe fn blocks_avx512(
-        xs: &[f64],
-        dt: &[f64],
-        blocks: usize,
-        out: &mut [f64; EVERY_MAX_K],
-    ) {
-        let d = xs.len();
-        debug_assert!(blocks <= EVERY_MAX_K / LANES && dt.len() >= blocks * d * LANES);
-        // SAFETY: rows `u < d` of the `blocks` blocks are in `dt`, `xs[u]` for `u < d`.
-        unsafe {
-            for b in 0..blocks {
-                let base = dt.as_ptr().add(b * d * LANES);
-                let mut acc = [_mm512_setzero_pd(); 8];
-                let mut u = 0;
-                while u + 8 <= d {
-                    // All eight partial sums (constant indices: registers).
-                    for (t, a) in acc.iter_mut().enumerate() {
-                        let c = _mm512_loadu_pd(base.add((u + t) * LANES));
-                        let v = _mm512_sub_pd(_mm512_set1_pd(*xs.get_unchecked(u + t)), c);
-                        *a = _mm512_add_pd(*a, _mm512_mul_pd(v, v));
+    /// One version of the kernel: `$w` lanes a register (`LANES / $w` registers a block of
+    /// centres, one pass over the point each), one register per partial sum.
+    macro_rules! every_blocks {
+        ($(#[$m:meta])* $name:ident, $features:literal, $w:literal, $zero:ident, $load:ident,
+         $set1:ident, $sub:ident, $mul:ident, $add:ident, $store:ident) => {
+            $(#[$m])*
+            /// # Safety
+            /// The CPU has the features named; `dt` holds `blocks <= 2` blocks of `xs.len()`
+            /// rows of [`LANES`].
+            #[target_feature(enable = $features)]
+            #[inline]
+            pub(super) unsafe fn $name(
+                xs: &[f64],
+                dt: &[f64],
+                blocks: usize,
+                out: &mut [f64; EVERY_MAX_K],
+            ) {
+                let d = xs.len();
+                debug_assert!(blocks <= EVERY_MAX_K / LANES && dt.len() >= blocks * d * LANES);
+                let parts = LANES / $w;
+                // SAFETY: rows `u < d` of the `blocks` blocks are in `dt`, `xs[u]` for `u < d`,
+                // and `out` holds `blocks * LANES` values.
+                unsafe {
+                    for h in 0..blocks * parts {
+                        let base = dt.as_ptr().add((h / parts) * d * LANES + (h % parts) * $w);
+                        let mut acc = [$zero(); 8];
+                        let mut u = 0;
+                        while u + 8 <= d {
+                            // All eight partial sums (constant indices: registers).
+                            for (t, a) in acc.iter_mut().enumerate() {
+                                let c = $load(base.add((u + t) * LANES));
+                                let v = $sub($set1(*xs.get_unchecked(u + t)), c);
+                                *a = $add(*a, $mul(v, v));
+                            }
+                            u += 8;
+                        }
+                        // The last `d % 8` coordinates, into the first partial sums.
+                        for (t, a) in acc.iter_mut().enumerate() {
+                            if u + t < d {
+                                let c = $load(base.add((u + t) * LANES));
+                                let v = $sub($set1(*xs.get_unchecked(u + t)), c);
+                                *a = $add(*a, $mul(v, v));
+                            }
+                        }
+                        let s = $add(
+                            $add($add(acc[0], acc[4]), $add(acc[2], acc[6])),
+                            $add($add(acc[1], acc[5]), $add(acc[3], acc[7])),
+                        );
+                        $store(out.as_mut_ptr().add(h * $w), s);
                     }
-                    u += 8;
                 }
-                // The last `d % 8` coordinates, into the first partial sums.
-                for (t, a) in acc.iter_mut().enumerate() {
-                    if u + t < d {
-                        let c = _mm512_loadu_pd(base.add((u + t) * LANES));
-                        let v = _mm512_sub_pd(_mm512_set1_pd(*xs.get_unchecked(u + t)), c);
-                        *a = _mm512_add_pd(*a, _mm512_mul_pd(v, v));
-                    }
-                }
-                let s = _mm512_add_pd(
-                    _mm512_add_pd(_mm512_add_pd(acc[0], acc[4]), _mm512_add_pd(acc[2], acc[6])),
-                    _mm512_add_pd(_mm512_add_pd(acc[1], acc[5]), _mm512_add_pd(acc[3], acc[7])),
-                );
-                _mm512_storeu_pd(out.as_mut_ptr().add(b * LANES), s);
             }
-        }
+        };
     }
 
-    /// With AVX2: one register per partial sum, half a block of centres a pass.
-    ///
-    /// # Safety
-    /// The CPU has AVX2; `dt` holds `blocks <= 2` blocks of `xs.len()` rows of [`LANES`].
-    #[target_feature(enable = "avx2,fma")]
-    #[inline]
-    pub(super) unsafe fn blocks_avx2(
-        xs: &[f64],
-        dt: &[f64],
-        blocks: usize,
-        out: &mut [f64; EVERY_MAX_K],
-    ) {
-        let d = xs.len();
-        debug_assert!(blocks <= EVERY_MAX_K / LANES && dt.len() >= blocks * d * LANES);
-        // SAFETY: rows `u < d` of the `blocks` blocks are in `dt`, `xs[u]` for `u < d`.
-        unsafe {
-            for h in 0..2 * blocks {
-                let base = dt.as_ptr().add((h / 2) * d * LANES + (h % 2) * 4);
-                let mut acc = [_mm256_setzero_pd(); 8];
-                let mut u = 0;
-                while u + 8 <= d {
-                    // All eight partial sums (constant indices: registers).
-                    for (t, a) in acc.iter_mut().enumerate() {
-                        let c = _mm256_loadu_pd(base.add((u + t) * LANES));
-                        let v = _mm256_sub_pd(_mm256_set1_pd(*xs.get_unchecked(u + t)), c);
-                        *a = _mm256_add_pd(*a, _mm256_mul_pd(v, v));
-                    }
-                    u += 8;
-                }
-                // The last `d % 8` coordinates, into the first partial sums.
-                for (t, a) in acc.iter_mut().enumerate() {
-                    if u + t < d {
-                        let c = _mm256_loadu_pd(base.add((u + t) * LANES));
-                        let v = _mm256_sub_pd(_mm256_set1_pd(*xs.get_unchecked(u + t)), c);
-                        *a = _mm256_add_pd(*a, _mm256_mul_pd(v, v));
-                    }
-                }
-                let s = _mm256_add_pd(
-                    _mm256_add_pd(_mm256_add_pd(acc[0], acc[4]), _mm256_add_pd(acc[2], acc[6])),
-                    _mm256_add_pd(_mm256_add_pd(acc[1], acc[5]), _mm256_add_pd(acc[3], acc[7])),
-                );
-                _mm256_storeu_pd(out.as_mut_ptr().add(h * 4), s);
-            }
-        }
-    }
+    every_blocks!(
+        /// With AVX-512: a block of centres a pass.
+        blocks_avx512,
+        "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+        8,
+        _mm512_setzero_pd,
+        _mm512_loadu_pd,
+        _mm512_set1_pd,
+        _mm512_sub_pd,
+        _mm512_mul_pd,
+        _mm512_add_pd,
+        _mm512_storeu_pd
+    );
+    every_blocks!(
+        /// With AVX2: half a block of centres a pass.
+        blocks_avx2,
+        "avx2,fma",
+        4,
+        _mm256_setzero_pd,
+        _mm256_loadu_pd,
+        _mm256_set1_pd,
+        _mm256_sub_pd,
+        _mm256_mul_pd,
+        _mm256_add_pd,
+        _mm256_storeu_pd
+    );
 }
 
 /// `a[l] + (xv - r[l])^2` for every lane: one vector subtraction, multiplication and addition
