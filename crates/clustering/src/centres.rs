@@ -143,7 +143,8 @@ pub(crate) struct Centres<T> {
     /// of the widest vectors the CPU has (64 or 32 bytes); empty otherwise.
     pub(crate) rows: Vec<T>,
     /// Direct: blocks of [`LANES`] centres, each transposed (`dt[(b * d + t) * LANES + l]` is
-    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`).
+    /// coordinate `t` of slot `b * LANES + l`); slots past `k` are infinitely far (none for `k < LANES`,
+    /// unless [`Centres::with_blocks`] built them).
     pub(crate) dt: Vec<f64>,
     /// Fused: whether the kernels that read the rows as they are prefetch them a few rows
     /// ahead (`fused::PREFETCH_ROWS`): set by a step whose data streams from memory
