@@ -286,9 +286,9 @@ unsafe fn settle_block<T: Element, V: Settle<U>, U: Element, const K: usize>(
 /// the whole block ([`Settle::trusted`]), then per row one compare against its band for the
 /// lanes within it. A lone lane that clears the bound is the label, as [`settle_row`]'s
 /// first test decides; the other rows go through [`settle_row`]. `x`, `widths` and `err2`
-/// start at the first row of `vals` and `out`; `widths` and `err2` hold whole blocks. (Rows
-/// of two registers settled this way, each first reduced to one by lane-wise minima, ran no
-/// faster than row by row: BENCHMARKS.md, clustering, 2026-12-02.)
+/// start at the first row of `vals` and `out`; `widths` and `err2` hold whole blocks. Rows of
+/// two registers or more stay with [`settle_row`]: reducing each to one register by lane-wise
+/// minima first costs what the block's shared test saves.
 ///
 /// # Safety
 /// `V`'s CPU features are present; `U` is `T`; `cent.kp == W`; `vals` holds `out.len()` rows
