@@ -644,3 +644,40 @@ proptest! {
         prop_assert_eq!(sa.counts.iter().sum::<f64>(), sb.counts.iter().sum::<f64>());
     }
 }
+
+/// The variance behind `tol` (`mean_variance`, in strips of rows) is the plain per-column
+/// variance, for widths around the strip's 64 values, row counts that leave a partial strip,
+/// several blocks of rows, float32 and float64.
+#[test]
+fn mean_variance_is_the_columns_variance() {
+    for &(n, d) in &[
+        (1, 1),
+        (5, 2),
+        (97, 3),
+        (130, 7),
+        (33, 64),
+        (300, 65),
+        (20_000, 5),
+        (41, 100),
+    ] {
+        let data = random_data(n, d, (n * 131 + d) as u64);
+        let mut expected = 0.0;
+        for t in 0..d {
+            let col: Vec<f64> = data.iter().skip(t).step_by(d).copied().collect();
+            let mean = col.iter().sum::<f64>() / n as f64;
+            expected += col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+        }
+        expected /= d as f64;
+        let got = crate::cpu::mean_variance(&data, d);
+        assert!(
+            (got - expected).abs() <= 1e-12 * expected,
+            "n {n} d {d}: {got} against {expected}"
+        );
+        let single: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+        let got32 = crate::cpu::mean_variance(&single, d);
+        assert!(
+            (got32 - expected).abs() <= 1e-6 * expected,
+            "f32 n {n} d {d}: {got32} against {expected}"
+        );
+    }
+}
