@@ -608,13 +608,8 @@ pub(crate) fn column_moments<T: Element>(data: &[T], d: usize, centre: Option<&[
     }
     let rows = 1 << 14;
     // The centre repeated once per row of a strip (`block_moments`).
-    let tiled: Option<Vec<f64>> = centre.map(|c| {
-        c.iter()
-            .copied()
-            .cycle()
-            .take(64usize.div_ceil(d) * d)
-            .collect()
-    });
+    let tiled: Option<Vec<f64>> =
+        centre.map(|c| c.iter().copied().cycle().take(strip_len(d)).collect());
     let parts: Vec<Vec<f64>> = data
         .par_chunks(rows * d)
         .map(|blk| block_moments(blk, d, tiled.as_deref()))
@@ -628,42 +623,36 @@ pub(crate) fn column_moments<T: Element>(data: &[T], d: usize, centre: Option<&[
     total
 }
 
+/// Values in a strip of [`block_moments`]: whole rows, at least 64 values.
+fn strip_len(d: usize) -> usize {
+    64usize.div_ceil(d) * d
+}
+
 isa_versions!(
     /// [`column_moments`] of one block of rows (`tiled`: the centre repeated over a strip).
     ///
-    /// The rows are added a strip of `m = ceil(64 / d)` rows at a time into one sum per value
-    /// of the strip (at least 64 of them, so that the additions vectorise whatever `d` is),
-    /// and the strip's `m` sums of each column are folded at the end; per row, `d` scalar
-    /// additions into the same `d` sums made the variance of a 10^4 x 64 fit cost more than
-    /// its step.
+    /// Each strip of rows ([`strip_len`] values; the last one may be shorter) is added value
+    /// by value into one sum per position of the strip, a loop that vectorises whatever `d`
+    /// is (one row at a time into `d` sums would stay scalar at small `d` and carry each
+    /// sum's dependency from row to row); the strip's sums of each column are folded at the
+    /// end.
     fn block_moments<T: Element>(blk: &[T], d: usize, tiled: Option<&[f64]>) -> Vec<f64> {
-        let w = 64usize.div_ceil(d) * d;
-        let mut acc = vec![0.0; w];
-        let mut strips = blk.chunks_exact(w);
+        let mut acc = vec![0.0; strip_len(d)];
         match tiled {
             None => {
-                for strip in &mut strips {
+                for strip in blk.chunks(acc.len()) {
                     for (a, &v) in acc.iter_mut().zip(strip) {
                         *a += v.to_f64();
                     }
                 }
             }
             Some(c) => {
-                for strip in &mut strips {
+                for strip in blk.chunks(acc.len()) {
                     for ((a, &v), &c) in acc.iter_mut().zip(strip).zip(c) {
                         let e = v.to_f64() - c;
                         *a += e * e;
                     }
                 }
-            }
-        }
-        // The rows after the last whole strip go to the strip's first row's sums.
-        for row in strips.remainder().chunks_exact(d) {
-            for (t, (a, &v)) in acc.iter_mut().zip(row).enumerate() {
-                *a += match tiled {
-                    None => v.to_f64(),
-                    Some(c) => (v.to_f64() - c[t]) * (v.to_f64() - c[t]),
-                };
             }
         }
         let mut s = vec![0.0; d];
