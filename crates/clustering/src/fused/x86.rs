@@ -211,7 +211,31 @@ macro_rules! entries {
             /// # Safety
             /// The CPU has the features enabled here; `buf` is sized for `out.len()` rows.
             $labels, $feat, $v32, $v64, [],
-            |x, xn2, cent, buf, out| by_registers::<T, V, U, $bmax>(x, cent, buf, out)
+            |x, xn2, cent, buf, out| {
+                /// The kernel prefetching the rows as it reads them, for data that streams
+                /// from memory: a function of its own, so that its copy of the loops leaves
+                /// the registers of the other alone (compiled into one function, an AVX2
+                /// accumulator spilled to the stack at every coordinate).
+                ///
+                /// # Safety
+                /// As the entry's.
+                #[target_feature(enable = $feat)]
+                #[inline(never)]
+                unsafe fn streamed<T: Element, V: Fold<U>, U: Element>(
+                    x: &[T],
+                    cent: &Centres<T>,
+                    buf: &mut Buffer<T>,
+                    out: &mut [u32],
+                ) {
+                    // SAFETY: the caller's contract.
+                    unsafe { by_registers::<T, V, U, $bmax, true>(x, cent, buf, out) }
+                }
+                if cent.prefetch {
+                    streamed::<T, V, U>(x, cent, buf, out)
+                } else {
+                    by_registers::<T, V, U, $bmax, false>(x, cent, buf, out)
+                }
+            }
         );
 
         /// A leaf of a Lloyd step (see `super::leaf`).
@@ -364,12 +388,13 @@ fn settle_tile<T: Element>(
 }
 
 /// [`rows`] with the rows per block ([`rows_per_block`]) and the registers per row of
-/// values chosen, the register count a constant up to four.
+/// values chosen, the register count a constant up to four; with `PF` the rows prefetched
+/// ([`group_values`]).
 ///
 /// # Safety
 /// As [`rows`].
 #[inline(always)]
-unsafe fn by_registers<T: Element, V: Fold<U>, U: Element, const BMAX: usize>(
+unsafe fn by_registers<T: Element, V: Fold<U>, U: Element, const BMAX: usize, const PF: bool>(
     x: &[T],
     cent: &Centres<T>,
     buf: &mut Buffer<T>,
@@ -378,12 +403,12 @@ unsafe fn by_registers<T: Element, V: Fold<U>, U: Element, const BMAX: usize>(
     // SAFETY: the caller's contract; each constant is the register count it names.
     unsafe {
         match (cent.kp / V::W, rows_per_block::<V, U>(cent.kp)) {
-            (1, _) => rows::<T, V, U, BMAX, 8, 1>(x, cent, buf, out),
-            (2, 8) => rows::<T, V, U, BMAX, 8, 2>(x, cent, buf, out),
-            (2, _) => rows::<T, V, U, BMAX, 6, 2>(x, cent, buf, out),
-            (3, _) => rows::<T, V, U, BMAX, 6, 3>(x, cent, buf, out),
-            (4, _) => rows::<T, V, U, BMAX, 6, 4>(x, cent, buf, out),
-            _ => rows::<T, V, U, BMAX, 6, 0>(x, cent, buf, out),
+            (1, _) => rows::<T, V, U, BMAX, 8, 1, PF>(x, cent, buf, out),
+            (2, 8) => rows::<T, V, U, BMAX, 8, 2, PF>(x, cent, buf, out),
+            (2, _) => rows::<T, V, U, BMAX, 6, 2, PF>(x, cent, buf, out),
+            (3, _) => rows::<T, V, U, BMAX, 6, 3, PF>(x, cent, buf, out),
+            (4, _) => rows::<T, V, U, BMAX, 6, 4, PF>(x, cent, buf, out),
+            _ => rows::<T, V, U, BMAX, 6, 0, PF>(x, cent, buf, out),
         }
     }
 }
@@ -419,6 +444,7 @@ unsafe fn rows<
     const BMAX: usize,
     const P: usize,
     const NV: usize,
+    const PF: bool,
 >(
     x: &[T],
     cent: &Centres<T>,
@@ -439,7 +465,7 @@ unsafe fn rows<
             // A plain loop over the groups rather than a callback: a closure that is not
             // inlined runs without this function's CPU features, and its intrinsics become
             // calls.
-            let rows = group_values::<T, V, U, BMAX, P>(x, cent, &mut buf.vals, n, i0);
+            let rows = group_values::<T, V, U, BMAX, P, PF>(x, cent, &mut buf.vals, n, i0);
             let vals: &[U] = same(&buf.vals[..rows * kp]);
             if nv == 1 {
                 // One register a row: a block of rows settled at once.
@@ -542,9 +568,11 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
     while i0 < n {
         // SAFETY: the caller's contract.
         let rows = unsafe {
-            match rows_per_block::<V, U>(kp) {
-                8 => group_values::<T, V, U, BMAX, 8>(x, cent, vals, n, i0),
-                _ => group_values::<T, V, U, BMAX, 6>(x, cent, vals, n, i0),
+            match (rows_per_block::<V, U>(kp), cent.prefetch) {
+                (8, false) => group_values::<T, V, U, BMAX, 8, false>(x, cent, vals, n, i0),
+                (8, true) => group_values::<T, V, U, BMAX, 8, true>(x, cent, vals, n, i0),
+                (_, false) => group_values::<T, V, U, BMAX, 6, false>(x, cent, vals, n, i0),
+                (_, true) => group_values::<T, V, U, BMAX, 6, true>(x, cent, vals, n, i0),
             }
         };
         let vu: &[U] = same(&vals[..rows * kp]);
@@ -562,13 +590,23 @@ unsafe fn distances<T: Element, V: Lanes<U>, U: Element, const BMAX: usize>(
 /// values against every register of centres, chunk by chunk of at most `BMAX` registers
 /// (each chunk through every block of the group), into `vals` (row `p` of the group at `p *
 /// kp`). Returns the group's row count. The last block repeats its last row to fill the
-/// registers (the copies' values are not read).
+/// registers (the copies' values are not read). With `PF` every chunk prefetches the rows
+/// ([`PREFETCH_ROWS`] ahead), the later ones finding them cached at the cost of a load slot
+/// a line: one copy of the loops rather than a prefetching first chunk beside the others,
+/// which left an AVX2 accumulator in memory.
 ///
 /// # Safety
 /// `V`'s CPU features are present; `U` is `T` (checked); `vals` holds `GROUP * P *
 /// cent.kp` values; `i0 < n`.
 #[inline(always)]
-unsafe fn group_values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, const P: usize>(
+unsafe fn group_values<
+    T: Element,
+    V: Lanes<U>,
+    U: Element,
+    const BMAX: usize,
+    const P: usize,
+    const PF: bool,
+>(
     x: &[T],
     cent: &Centres<T>,
     vals: &mut [T],
@@ -590,11 +628,6 @@ unsafe fn group_values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, c
     while col < kp {
         let regs = ((kp - col) / w).min(BMAX);
         let (c, nm) = (cu[col..].as_ptr(), nu[col..].as_ptr());
-        // The first chunk of centres prefetches the rows; the others find them cached.
-        // With AVX-512 only: the AVX2 body, short of registers, runs slower with the
-        // prefetching copies compiled beside it even where they are not taken, and a
-        // constant `false` leaves them out.
-        let pf = cent.prefetch && col == 0 && w * size_of::<U>() == 64;
         for blk in 0..blocks {
             let first = i0 + blk * P;
             let xs: [*const U; P] =
@@ -603,15 +636,11 @@ unsafe fn group_values<T: Element, V: Lanes<U>, U: Element, const BMAX: usize, c
             // SAFETY: `col + regs * w <= kp` lanes of each of the `d` rows of `c`, of the
             // norms and of the block's `P` rows of `vals`; each row pointer has `d` values.
             unsafe {
-                match (regs, pf) {
-                    (1, false) => chunk::<U, V, 1, P, false>(xs, c, kp, nm, d, o),
-                    (2, false) => chunk::<U, V, 2, P, false>(xs, c, kp, nm, d, o),
-                    (3, false) => chunk::<U, V, 3, P, false>(xs, c, kp, nm, d, o),
-                    (_, false) => chunk::<U, V, 4, P, false>(xs, c, kp, nm, d, o),
-                    (1, true) => chunk::<U, V, 1, P, true>(xs, c, kp, nm, d, o),
-                    (2, true) => chunk::<U, V, 2, P, true>(xs, c, kp, nm, d, o),
-                    (3, true) => chunk::<U, V, 3, P, true>(xs, c, kp, nm, d, o),
-                    (_, true) => chunk::<U, V, 4, P, true>(xs, c, kp, nm, d, o),
+                match regs {
+                    1 => chunk::<U, V, 1, P, PF>(xs, c, kp, nm, d, o),
+                    2 => chunk::<U, V, 2, P, PF>(xs, c, kp, nm, d, o),
+                    3 => chunk::<U, V, 3, P, PF>(xs, c, kp, nm, d, o),
+                    _ => chunk::<U, V, 4, P, PF>(xs, c, kp, nm, d, o),
                 }
             }
         }
