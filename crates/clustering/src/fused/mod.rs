@@ -43,8 +43,8 @@ const P_MAX: usize = 8;
 /// group rather than once per block.
 const GROUP: usize = 4;
 
-/// How far ahead the kernels that read the rows as they are (the row-wise one, and the
-/// general one with AVX-512) ask for them with a software prefetch, on data that streams
+/// How far ahead the kernels that read the rows as they are (the row-wise one and the
+/// general one) ask for them with a software prefetch, on data that streams
 /// from memory ([`crate::centres::STREAMED_BYTES`]): 16 rows. The hardware prefetchers alone
 /// leave those steps waiting on memory, most in `f64` (BENCHMARKS.md, clustering).
 #[cfg(target_arch = "x86_64")]
