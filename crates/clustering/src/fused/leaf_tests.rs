@@ -58,6 +58,10 @@ fn check<T: Element>(n: usize, d: usize, k: usize, weighted: bool, seed: u64) {
         run("avx2", &|l, st, q| unsafe {
             x86::leaf_avx2(&x, (weights, None, None), &cent, l, (st, q, false))
         });
+        // SAFETY: as above; the AVX2 kernels' prefetching copies.
+        run("avx2 prefetch", &|l, st, q| unsafe {
+            x86::leaf_avx2(&x, (weights, None, None), &streamed, l, (st, q, false))
+        });
     }
     #[cfg(target_arch = "x86_64")]
     if narrow::narrow(k) {
