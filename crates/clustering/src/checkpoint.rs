@@ -118,6 +118,7 @@ impl Job<'_> {
                 (format!("k-means|| ({rounds} rounds)"), Some(p.seed))
             }
             Init::Given(_) => ("given".to_owned(), None),
+            Init::Drawn(_) => ("drawn".to_owned(), None),
         };
         JobParams {
             init,
@@ -196,6 +197,8 @@ pub(crate) fn job_digest(p: &KMeans, weighted: bool) -> u64 {
         Init::KMeansPlusPlus => (0, None),
         Init::Random => (1, None),
         Init::Given(c) => (2, Some(c)),
+        // Refused by the distributed fits (`check_given`); a tag of its own all the same.
+        Init::Drawn(_) => (u64::MAX, None),
         Init::KMeansParallel { rounds } => (3 + *rounds as u64, None),
     };
     let head = [

@@ -566,7 +566,9 @@ impl LloydRun {
 /// # Errors
 /// [`KMeansError::ZeroClusters`], [`KMeansError::TooManyClusters`] (fewer sample rows than
 /// `k`), [`KMeansError::ZeroDimensions`], [`KMeansError::NonFiniteData`],
-/// [`KMeansError::InvalidWeights`], [`KMeansError::ShapeMismatch`] (given centroids).
+/// [`KMeansError::InvalidWeights`], [`KMeansError::ShapeMismatch`] (given centroids),
+/// [`KMeansError::InvalidParameter`] (draws of [`Init::Drawn`] that do not fit the sample, or
+/// no draws for run `run`).
 ///
 /// # Examples
 /// ```
@@ -594,7 +596,15 @@ pub fn sample_centroids<T: Element>(
     if k > n {
         return Err(KMeansError::TooManyClusters { k, n });
     }
-    crate::kmeans::check_given(init, k, d)?;
+    crate::kmeans::check_given(init, k, Some(n), d)?;
+    if let Init::Drawn(runs) = init
+        && run >= runs.len()
+    {
+        return Err(KMeansError::InvalidParameter(format!(
+            "run {run} of {} drawn starts",
+            runs.len()
+        )));
+    }
     let x: Vec<T> = sample.iter().copied().collect();
     check_finite(&x, d, 0)?;
     let w = match weights {

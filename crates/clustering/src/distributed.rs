@@ -596,7 +596,7 @@ fn check_job<C: Communicator>(
             n: n as usize,
         });
     }
-    agree(world, check_given(&p.init, p.k, d))?;
+    agree(world, check_given(&p.init, p.k, None, d))?;
     // The outcome is the same on every rank: no `agree` needed.
     agree_same(
         world,

@@ -212,21 +212,23 @@ fn rows_and_weights<T>(
     })
 }
 
-/// The first centre: a row drawn with probability proportional to its weight (scikit-learn's
-/// `random_state.choice(n, p=sample_weight / sample_weight.sum())`), and every row's squared
-/// distance to it.
+/// The row of the first centre: drawn by the uniform `u` in `[0, 1)` with probability
+/// proportional to its weight (scikit-learn's `random_state.choice(n, p=sample_weight /
+/// sample_weight.sum())`, up to rounding).
+fn first_row(n: usize, w: impl Fn(usize) -> f64, u: f64) -> usize {
+    let cum = running_sum((0..n).map(w), n);
+    let total = *cum.last().unwrap_or(&0.0);
+    search(&cum, u * total)
+}
+
+/// The first centre, row `first` of `data`, and every row's squared distance to it.
 fn first_centre<T: Element>(
     data: &[T],
     d: usize,
     xn2: Option<&[f64]>,
-    weights: Option<&[f64]>,
-    rng: &mut ChaCha8Rng,
+    first: usize,
     closest: &mut Vec<f64>,
 ) -> Vec<f64> {
-    let (n, w) = rows_and_weights(data, d, weights);
-    let cum = running_sum((0..n).map(w), n);
-    let total = *cum.last().unwrap_or(&0.0);
-    let first = search(&cum, rng.random::<f64>() * total);
     let c0: Vec<f64> = data[first * d..(first + 1) * d]
         .iter()
         .map(|v| v.to_f64())
@@ -260,11 +262,36 @@ pub(crate) fn kmeans_plusplus<T: Element>(
     progress: &mut dyn FnMut(usize),
 ) -> Vec<f64> {
     let (n, w) = rows_and_weights(data, d, weights);
+    let first = first_row(n, w, rng.random::<f64>());
+    plusplus_from(
+        data,
+        d,
+        weights,
+        k,
+        first,
+        &mut || rng.random::<f64>(),
+        progress,
+    )
+}
+
+/// Greedy k-means++ as [`kmeans_plusplus`] from row `first`, each candidate drawn by the next
+/// number of `uniform` (in `[0, 1)`; `local_trials(k)` of them per further centre, in
+/// order): scikit-learn's `_kmeans_plusplus` given its `choice` and `uniform` draws.
+pub(crate) fn plusplus_from<T: Element>(
+    data: &[T],
+    d: usize,
+    weights: Option<&[f64]>,
+    k: usize,
+    first: usize,
+    uniform: &mut dyn FnMut() -> f64,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<f64> {
+    let (n, w) = rows_and_weights(data, d, weights);
     let row = |i: usize| &data[i * d..(i + 1) * d];
     let to_f64 = |i: usize| row(i).iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
     let mut closest = Vec::new();
     let xn2 = fused_norms(data, d);
-    let mut centres = first_centre(data, d, xn2.as_deref(), weights, rng, &mut closest);
+    let mut centres = first_centre(data, d, xn2.as_deref(), first, &mut closest);
     centres.reserve(k * d);
     // Each block's weighted potential, in row order; the draws search them block by block.
     let mut mass: Vec<f64> = closest
@@ -282,7 +309,7 @@ pub(crate) fn kmeans_plusplus<T: Element>(
         }
         let pot: f64 = mass.iter().sum();
         let cands: Vec<usize> = (0..trials)
-            .map(|_| draw(&mass, rng.random::<f64>() * pot, n, |i| w(i) * closest[i]))
+            .map(|_| draw(&mass, uniform() * pot, n, |i| w(i) * closest[i]))
             .collect();
         let cand_pts: Vec<f64> = cands.iter().flat_map(|&i| to_f64(i)).collect();
         // The candidates' distances to every row and each candidate's potential, in one pass:
@@ -359,7 +386,8 @@ pub(crate) fn kmeans_parallel<T: Element>(
 ) -> Vec<f64> {
     let (n, w) = rows_and_weights(data, d, weights);
     let mut closest = Vec::new();
-    let mut centres = first_centre(data, d, None, weights, rng, &mut closest);
+    let first = first_row(n, w, rng.random::<f64>());
+    let mut centres = first_centre(data, d, None, first, &mut closest);
     let mut chosen = vec![false; n];
     // The first centre's row (its distance is 0 unless duplicates tie it).
     let mut count = 1;
@@ -399,10 +427,7 @@ pub(crate) fn kmeans_parallel<T: Element>(
             }
         }
         picked.sort_unstable();
-        let new: Vec<f64> = picked
-            .iter()
-            .flat_map(|&i| data[i * d..(i + 1) * d].iter().map(|v| v.to_f64()))
-            .collect();
+        let new = rows_of(data, d, &picked);
         count += picked.len();
         centres.extend_from_slice(&new);
         progress(count.min(k));
@@ -424,7 +449,12 @@ pub(crate) fn random_points<T: Element>(
     let n = data.len() / d;
     let mut idx = rand::seq::index::sample(rng, n, k).into_vec();
     idx.sort_unstable();
-    idx.iter()
+    rows_of(data, d, &idx)
+}
+
+/// The rows `rows` of `data` (`d` columns), in that order, as centroids.
+pub(crate) fn rows_of<T: Element>(data: &[T], d: usize, rows: &[usize]) -> Vec<f64> {
+    rows.iter()
         .flat_map(|&i| data[i * d..(i + 1) * d].iter().map(|v| v.to_f64()))
         .collect()
 }
@@ -439,6 +469,78 @@ mod tests {
         assert_eq!(local_trials(1), 2);
         assert_eq!(local_trials(8), 4);
         assert_eq!(local_trials(64), 6);
+    }
+
+    /// scikit-learn's `_kmeans_plusplus` given its draws, in plain `f64`: a running sum of
+    /// weight times distance, `searchsorted` of each uniform times the potential, the
+    /// candidate of least potential (the first of equal ones).
+    fn sklearn_plusplus(
+        x: &[f64],
+        d: usize,
+        w: &[f64],
+        k: usize,
+        first: usize,
+        u: &[f64],
+    ) -> Vec<usize> {
+        let n = x.len() / d;
+        let dist = |i: usize, j: usize| -> f64 {
+            (0..d).map(|c| (x[i * d + c] - x[j * d + c]).powi(2)).sum()
+        };
+        let mut closest: Vec<f64> = (0..n).map(|i| dist(i, first)).collect();
+        let mut chosen = vec![first];
+        let trials = local_trials(k);
+        for c in 1..k {
+            let cum = running_sum((0..n).map(|i| w[i] * closest[i]), n);
+            let pot = cum[n - 1];
+            let cands: Vec<usize> = u[(c - 1) * trials..c * trials]
+                .iter()
+                .map(|&v| search(&cum, v * pot))
+                .collect();
+            let pots: Vec<f64> = cands
+                .iter()
+                .map(|&j| (0..n).map(|i| w[i] * closest[i].min(dist(i, j))).sum())
+                .collect();
+            let best = (0..trials).fold(0, |b, t| if pots[t] < pots[b] { t } else { b });
+            for (i, cl) in closest.iter_mut().enumerate() {
+                *cl = cl.min(dist(i, cands[best]));
+            }
+            chosen.push(cands[best]);
+        }
+        chosen
+    }
+
+    /// k-means++ from given draws picks scikit-learn's rows, with and without weights, in
+    /// dimensions below and above the fused kernel's.
+    #[test]
+    fn plusplus_from_draws_picks_scikit_learns_rows() {
+        for (n, d, k) in [(50, 2, 5), (400, 3, 12), (900, 16, 9)] {
+            let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+            let x: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>()).collect();
+            let weights: Vec<f64> = (0..n).map(|i| (i % 4) as f64 * 0.5).collect();
+            for w in [None, Some(&weights[..])] {
+                let ones = vec![1.0; n];
+                let wr = w.unwrap_or(&ones);
+                for run in 0..5 {
+                    let first = (run * 37 + 1) % n;
+                    let u: Vec<f64> = (0..(k - 1) * local_trials(k))
+                        .map(|_| rng.random())
+                        .collect();
+                    let want = sklearn_plusplus(&x, d, wr, k, first, &u);
+                    let mut next = u.iter().copied();
+                    let c = plusplus_from(
+                        &x,
+                        d,
+                        w,
+                        k,
+                        first,
+                        &mut || next.next().unwrap(),
+                        &mut |_| {},
+                    );
+                    assert_eq!(c, rows_of(&x, d, &want), "n {n} d {d} k {k} run {run}");
+                    assert!(next.next().is_none(), "every number read");
+                }
+            }
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod verify;
 pub use element::Element;
 pub use error::KMeansError;
 pub use kmeans::{
-    Algorithm, Convergence, DEFAULT_PARALLEL_ROUNDS, Init, KMEANS_GPU_THRESHOLD, KMeans,
+    Algorithm, Convergence, DEFAULT_PARALLEL_ROUNDS, Draws, Init, KMEANS_GPU_THRESHOLD, KMeans,
     KMeansResult, Progress, predict, transform,
 };
 pub use verify::{VERIFY_DISTANCES, Verified, VerifyError, verify};

@@ -17,7 +17,7 @@ use crate::cpu::{CpuKind, CpuStepper, step_parallel, step_reference};
 use crate::cuda::CudaStepper;
 use crate::data::generate_blobs;
 use crate::lloyd::{Stepper, update_centroids};
-use crate::{Init, KMeans, KMeansError, predict};
+use crate::{Draws, Init, KMeans, KMeansError, predict};
 
 /// The numbers of points of the GPU tests: around warps and blocks, and several tiles.
 fn sizes() -> impl Iterator<Item = usize> {

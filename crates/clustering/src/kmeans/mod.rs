@@ -89,6 +89,32 @@ pub enum Init {
     },
     /// These centroids (`k` rows, `d` columns); `n_init` is then 1.
     Given(Array2<f64>),
+    /// One run per entry (`n_init` is their number), each started from random draws made
+    /// by the caller: how the Python package follows scikit-learn's random stream
+    /// (`numpy.random.RandomState`), so that `KMeans(random_state=s)` starts where
+    /// scikit-learn's would. Only where every row the draws index is at hand:
+    /// [`KMeans::fit`] and [`chunked::sample_centroids`](crate::chunked::sample_centroids)
+    /// (rows of the sample); the distributed fits refuse it.
+    Drawn(Vec<Draws>),
+}
+
+/// The random draws of one run of [`Init::Drawn`], as scikit-learn's `KMeans` makes them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Draws {
+    /// Greedy k-means++ ([`Init::KMeansPlusPlus`]) from row `first`; the candidates of each
+    /// further centre are drawn by the next `2 + floor(ln k)` numbers of `uniforms` (in
+    /// `[0, 1)`, `(k - 1) * (2 + floor(ln k))` in all): scikit-learn's
+    /// `random_state.choice(n, p=w / w.sum())`, then `random_state.uniform(size=trials)` for
+    /// every further centre.
+    PlusPlus {
+        /// The row of the first centre.
+        first: usize,
+        /// The candidates' uniform numbers, in order.
+        uniforms: Vec<f64>,
+    },
+    /// These `k` distinct rows, in this order (scikit-learn's `init="random"`:
+    /// `random_state.choice(n, size=k, replace=False, p=w / w.sum())`).
+    Rows(Vec<usize>),
 }
 
 /// The value of the first entry of `table` whose names hold `s` (in any case), else the error
@@ -140,6 +166,7 @@ impl Init {
             Init::Random => "random",
             Init::KMeansParallel { .. } => "k-means||",
             Init::Given(_) => "given",
+            Init::Drawn(_) => "drawn",
         }
     }
 }
@@ -579,10 +606,10 @@ impl KMeans {
             }
             Convergence::PreviousShift => ShiftLimit::OfPrevious(self.tol),
         };
-        let runs = if matches!(self.init, Init::Given(_)) {
-            1
-        } else {
-            self.n_init
+        let runs = match &self.init {
+            Init::Given(_) => 1,
+            Init::Drawn(runs) => runs.len(),
+            _ => self.n_init,
         };
         let params = LloydParams {
             k: self.k,
@@ -620,6 +647,9 @@ impl KMeans {
                 });
                 Ok(())
             })?;
+            // scikit-learn's rule: a run replaces the best so far when its inertia is lower
+            // and its clustering differs (the same clustering stopped by `tol` at other
+            // centroids is not a better one); without labels, on the inertia alone.
             if best
                 .as_ref()
                 .is_none_or(|(b, _)| out.last.inertia < b.last.inertia)
@@ -629,7 +659,12 @@ impl KMeans {
                 } else {
                     Vec::new()
                 };
-                best = Some((out, labels));
+                let same = best.as_ref().is_some_and(|(_, bl)| {
+                    self.compute_labels && same_clustering(&labels, bl, self.k)
+                });
+                if !same {
+                    best = Some((out, labels));
+                }
             }
         }
         let (out, labels) = best.expect("n_init >= 1 is validated");
@@ -647,6 +682,20 @@ impl KMeans {
             backend,
         })
     }
+}
+
+/// Whether labels `a` name the same clusters as labels `b`, up to a renaming of `a`'s
+/// (scikit-learn's `_is_same_clustering`: every point of one cluster of `a` shares one label
+/// of `b`).
+pub(crate) fn same_clustering(a: &[u32], b: &[u32], k: usize) -> bool {
+    let mut map = vec![u32::MAX; k];
+    a.iter().zip(b).all(|(&x, &y)| {
+        let m = &mut map[x as usize];
+        if *m == u32::MAX {
+            *m = y;
+        }
+        *m == y
+    })
 }
 
 /// [`KMeans::fit`] for one element type, as a function pointer.

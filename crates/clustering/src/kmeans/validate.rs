@@ -5,8 +5,10 @@ use ndarray::{ArrayView1, ArrayView2, CowArray, Ix2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::init::{kmeans_parallel, kmeans_plusplus, random_points};
-use crate::{Element, Init, KMeans, KMeansError};
+use crate::init::{
+    kmeans_parallel, kmeans_plusplus, local_trials, plusplus_from, random_points, rows_of,
+};
+use crate::{Draws, Element, Init, KMeans, KMeansError};
 
 /// The initial centroids of run `run` (`k * d`, row-major), telling `progress` how many
 /// centroids are chosen now and then (`&mut |_| {}` to ignore it).
@@ -30,6 +32,15 @@ pub(crate) fn initial_centroids<T: Element>(
         }
         Init::Random => random_points(data, d, k, &mut rng),
         Init::Given(c) => c.iter().copied().collect(),
+        // Validated by `check_given`: the rows exist and there are enough numbers.
+        Init::Drawn(runs) => match &runs[run] {
+            Draws::PlusPlus { first, uniforms } => {
+                let mut next = uniforms.iter().copied();
+                let mut uniform = || next.next().expect("checked: (k - 1) * trials numbers");
+                plusplus_from(data, d, weights, k, *first, &mut uniform, progress)
+            }
+            Draws::Rows(rows) => rows_of(data, d, rows),
+        },
     }
 }
 
@@ -126,8 +137,23 @@ pub(crate) fn check_params(p: &KMeans) -> Result<(), KMeansError> {
     Ok(())
 }
 
-/// Checks given centroids against `k` and `d`.
-pub(crate) fn check_given(init: &Init, k: usize, d: usize) -> Result<(), KMeansError> {
+/// Checks given centroids against `k` and `d`, and drawn starts against `k` and the `n`
+/// rows of the data (`None` where each rank holds a part of the data: drawn starts, which
+/// index the whole data, are refused there).
+pub(crate) fn check_given(
+    init: &Init,
+    k: usize,
+    n: Option<usize>,
+    d: usize,
+) -> Result<(), KMeansError> {
+    if let Init::Drawn(runs) = init {
+        let Some(n) = n else {
+            return Err(KMeansError::InvalidParameter(
+                "drawn starts (Init::Drawn) need a fit that sees every row".into(),
+            ));
+        };
+        return check_draws(runs, k, n);
+    }
     if let Init::Given(c) = init {
         KMeansError::check_shape("given centroids (rows)", k, c.nrows())?;
         KMeansError::check_shape("given centroids (columns)", d, c.ncols())?;
@@ -135,6 +161,46 @@ pub(crate) fn check_given(init: &Init, k: usize, d: usize) -> Result<(), KMeansE
             return Err(KMeansError::InvalidParameter(format!(
                 "given centroid {r} has a non-finite value {v} in column {col}"
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the draws of [`Init::Drawn`] against `k` and `n` rows.
+fn check_draws(runs: &[Draws], k: usize, n: usize) -> Result<(), KMeansError> {
+    let bad = |m: String| Err(KMeansError::InvalidParameter(m));
+    if runs.is_empty() {
+        return bad("drawn starts: no run".into());
+    }
+    let trials = local_trials(k);
+    for (r, draws) in runs.iter().enumerate() {
+        match draws {
+            Draws::PlusPlus { first, uniforms } => {
+                if *first >= n {
+                    return bad(format!("run {r}: first row {first} of {n}"));
+                }
+                let want = (k - 1) * trials;
+                if uniforms.len() != want {
+                    return bad(format!(
+                        "run {r}: {} uniform numbers, k-means++ with k = {k} takes {want}",
+                        uniforms.len()
+                    ));
+                }
+                if let Some(u) = uniforms.iter().find(|u| !(0.0..1.0).contains(*u)) {
+                    return bad(format!("run {r}: uniform number {u} is not in [0, 1)"));
+                }
+            }
+            Draws::Rows(rows) => {
+                KMeansError::check_shape("drawn rows", k, rows.len())?;
+                let mut seen = rows.clone();
+                seen.sort_unstable();
+                if let Some(&i) = seen.iter().find(|&&i| i >= n) {
+                    return bad(format!("run {r}: row {i} of {n}"));
+                }
+                if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+                    return bad(format!("run {r}: row {} drawn twice", w[0]));
+                }
+            }
         }
     }
     Ok(())
@@ -184,7 +250,7 @@ pub(super) fn validate<'a, T: Element>(
     if p.k > n {
         return Err(KMeansError::TooManyClusters { k: p.k, n });
     }
-    check_given(&p.init, p.k, d)?;
+    check_given(&p.init, p.k, Some(n), d)?;
     let data = contiguous(data);
     check_finite(data.as_slice().expect("standard layout"), d, 0)?;
     let weights = match weights {

@@ -489,6 +489,82 @@ fn errors_are_typed() {
     assert_eq!(predict(c1.view(), none.view(), Exec::Cpu), Ok(vec![]));
 }
 
+/// Drawn starts: each run starts from its draws (k-means++ from its first row and uniform
+/// numbers, or its rows in their order), the best run wins, and bad draws are errors.
+#[test]
+fn drawn_starts_run_each_draw_and_bad_draws_are_errors() {
+    let b = generate_blobs(300, 2, 3, 0.05, 4);
+    let x = b.data.view();
+    let rows = |r: &[usize]| Draws::Rows(r.to_vec());
+    // Rows in the drawn order: the same fit as those rows given as centroids.
+    let order = [7, 250, 120];
+    let given = Array2::from_shape_fn((3, 2), |(i, j)| x[[order[i], j]]);
+    let g_start: Vec<f64> = given.iter().copied().collect();
+    let a = KMeans::new(3)
+        .init(Init::Drawn(vec![rows(&order)]))
+        .fit(x)
+        .unwrap();
+    let g = KMeans::new(3).init(Init::Given(given)).fit(x).unwrap();
+    assert_eq!(a.centroids, g.centroids);
+    assert_eq!(a.labels, g.labels);
+    // Two runs: the better one wins whichever comes first (rows 0-2 are one blob's).
+    let bad = rows(&[0, 1, 2]);
+    for runs in [vec![bad.clone(), rows(&order)], vec![rows(&order), bad]] {
+        let r = KMeans::new(3).init(Init::Drawn(runs)).fit(x).unwrap();
+        assert_eq!(r.inertia, g.inertia);
+    }
+    // k-means++ draws: the first centre is the first row given.
+    let trials = crate::init::local_trials(3);
+    let pp = |first, u: f64| Draws::PlusPlus {
+        first,
+        uniforms: vec![u; 2 * trials],
+    };
+    let r = KMeans::new(3)
+        .init(Init::Drawn(vec![pp(5, 0.5)]))
+        .max_iter(1)
+        .fit(x)
+        .unwrap();
+    assert!(r.centroids.iter().all(|v| v.is_finite()));
+    for (init, what) in [
+        (Init::Drawn(vec![]), "no run"),
+        (Init::Drawn(vec![pp(300, 0.5)]), "first row 300 of 300"),
+        (Init::Drawn(vec![pp(0, 1.0)]), "not in [0, 1)"),
+        (Init::Drawn(vec![pp(0, f64::NAN)]), "not in [0, 1)"),
+        (
+            Init::Drawn(vec![Draws::PlusPlus {
+                first: 0,
+                uniforms: vec![0.5; 3],
+            }]),
+            "takes",
+        ),
+        (Init::Drawn(vec![rows(&[1, 2, 1])]), "row 1 drawn twice"),
+        (Init::Drawn(vec![rows(&[1, 2, 300])]), "row 300 of 300"),
+    ] {
+        let e = KMeans::new(3).init(init).fit(x).unwrap_err();
+        assert!(e.to_string().contains(what), "{e}");
+    }
+    let e = KMeans::new(3)
+        .init(Init::Drawn(vec![rows(&[1, 2])]))
+        .fit(x)
+        .unwrap_err();
+    assert!(matches!(e, KMeansError::ShapeMismatch { .. }), "{e}");
+    // A sample's drawn start indexes the sample; a run without draws is an error.
+    let drawn = Init::Drawn(vec![rows(&order)]);
+    let c = crate::chunked::sample_centroids(x, None, 3, &drawn, 0, 0).unwrap();
+    assert_eq!(c.iter().copied().collect::<Vec<_>>(), g_start);
+    let e = crate::chunked::sample_centroids(x, None, 3, &drawn, 0, 1).unwrap_err();
+    assert!(e.to_string().contains("run 1 of 1"), "{e}");
+}
+
+/// scikit-learn's `_is_same_clustering`: a renaming of the first labels' clusters.
+#[test]
+fn same_clustering_is_up_to_renaming() {
+    use crate::kmeans::same_clustering;
+    assert!(same_clustering(&[0, 0, 1, 2], &[2, 2, 0, 1], 3));
+    assert!(!same_clustering(&[0, 0, 1, 2], &[2, 1, 0, 1], 3));
+    assert!(same_clustering(&[], &[], 2));
+}
+
 #[test]
 fn non_contiguous_views_work() {
     let b = generate_blobs(500, 3, 2, 0.05, 1);
