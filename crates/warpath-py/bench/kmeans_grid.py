@@ -13,15 +13,15 @@ three modes:
   ``(warpath - sklearn) / sklearn`` (float64 fits follow the same trajectory; float32 ones may
   part after a near-tie, since scikit-learn's float32 distances are not the exact ones);
 - ``default``: ``KMeans(n_clusters=k, random_state=s)`` for ``--seeds`` seeds (k-means++, one
-  run): the summed time of the seeds, and the mean inertia's relative difference (different
-  random streams, so different starts: only the mean is comparable). The starts differ, and
-  so do the iterations to convergence (on uniform data by 2x between seeds, either way), so
-  the line also gives the summed iterations and the ratio of the times per iteration
-  (``per-iter``), the speed that does not depend on the draw. The inertia line adds the
-  standard error of that difference (``se``, from both sides' spread over the seeds): a
-  difference within two standard errors is the draw, not the algorithm. Five seeds say little
-  about quality (on the small bundled sets the draw alone moves scikit-learn's own five-seed
-  mean by more than 1%), so ask the quality question with ``--seeds 100``;
+  run): the summed time of the seeds, and the mean inertia's relative difference. warpath
+  draws scikit-learn's random numbers from the same ``random_state``, so both start from the
+  same centres: float64 fits end at the same inertia (up to an exact tie of a draw or a
+  distance, as on integer-valued data), float32 ones may part after a near-tie (their
+  distances round differently), and then their iteration counts differ too. The line also
+  gives the summed iterations and the ratio of the times per iteration (``per-iter``), and
+  the standard error of the inertia difference (``se``, from both sides' spread over the
+  seeds): where the fits parted, a difference within two standard errors is the draw, not the
+  algorithm;
 - ``ninit10``: as ``default`` with ``n_init=10``.
 
 Ratios are ``sklearn time / warpath time`` (above 1: warpath is faster). With ``--algorithms``

@@ -272,20 +272,21 @@ impl LloydRun {
     }
 }
 
-/// Initial centres of run `run` from a sample of the rows: `"k-means++"` or `"random"`, as
-/// `warpath.KMeans` picks them from the same rows with the same seed.
+/// Initial centres of run `run` from a sample of the rows: `"k-means++"`, `"random"` or
+/// `"k-means||"` with `seed`, or a list of runs' draws (as `warpath.KMeans` passes them: run
+/// `run` of the list), as `warpath.KMeans` picks them from the same rows.
 #[pyfunction]
 #[pyo3(signature = (sample, k, init, seed, run, sample_weight=None))]
 fn kmeans_sample_centroids<'py>(
     py: Python<'py>,
     sample: &Bound<'py, PyAny>,
     k: usize,
-    init: &str,
+    init: &Bound<'py, PyAny>,
     seed: u64,
     run: usize,
     sample_weight: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let init: clustering::Init = init.parse().map_err(PyValueError::new_err)?;
+    let init = crate::kmeans::parse_init(init)?;
     dispatch!(sample, Ix2, [f64, f32], |a| {
         let w = weights(sample_weight)?;
         let (xv, wv) = (a.as_array(), w.as_ref().map(|w| w.as_array()));

@@ -85,6 +85,82 @@ def test_quality_close_to_sklearn_from_kmeans_plus_plus(rng):
     assert ours.inertia_ <= theirs.inertia_ * 1.02
 
 
+@pytest.mark.parametrize("init,n_init", [("k-means++", 1), ("k-means++", 3), ("random", "auto")])
+def test_same_random_state_same_fit_as_sklearn(rng, init, n_init):
+    # warpath draws scikit-learn's random numbers: the same starts, the same fit (float64)
+    X, _ = blobs(rng, n=3000, k=6)
+    U = rng.random((2000, 5))
+    W = rng.random(3000)
+    for data, k, w in [(X, 6, None), (U, 12, None), (X, 6, W)]:
+        for seed in range(3):
+            ours = KMeans(k, init=init, n_init=n_init, random_state=seed).fit(data, sample_weight=w)
+            theirs = sklearn.cluster.KMeans(k, init=init, n_init=n_init, random_state=seed).fit(data, sample_weight=w)
+            np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=1e-10)
+            np.testing.assert_allclose(ours.cluster_centers_, theirs.cluster_centers_, rtol=1e-9, atol=1e-9)
+            np.testing.assert_array_equal(ours.labels_, theirs.labels_)
+            assert ours.n_iter_ == theirs.n_iter_
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_equal_choice_is_numpys_choice(dtype):
+    # k-means++'s first row with equal weights: numpy's choice(n, p=w / w.sum()) from its one
+    # uniform number, without the passes over p; uniforms at and beside every kind of boundary
+    from warpath import _native
+
+    gen = np.random.default_rng(5)
+    sizes = [1, 2, 3, 7, 10, 100, 127, 128, 129, 1000, 4095, 4096, 4097, 10**4, 65537, 10**5, 99991, 10**6, 1234567]
+    for n in sizes:
+        w = np.ones(n, dtype=dtype)
+        p = w / w.sum()
+        c = float(p[0])
+        cdf = np.cumsum(p.astype(np.float64))
+        cdf /= cdf[-1]
+        picks = np.unique(np.concatenate([[0, n - 1, n // 2, n // 3], gen.integers(0, n, 200)]))
+        us = np.concatenate([gen.random(300), cdf[picks], np.nextafter(cdf[picks], 0), np.nextafter(cdf[picks], 1), [0.0, np.nextafter(1, 0)]])
+        us = us[(us >= 0) & (us < 1)]
+        want = np.minimum(cdf.searchsorted(us, side="right"), n - 1)
+        got = np.array([_native.kmeans_equal_choice(n, c, float(u)) for u in us])
+        np.testing.assert_array_equal(got, want, err_msg=f"n={n}")
+        for seed in range(3):
+            a, b = np.random.RandomState(seed), np.random.RandomState(seed)
+            assert _native.kmeans_equal_choice(n, c, a.random_sample()) == b.choice(n, p=p)
+    with pytest.raises(ValueError):
+        _native.kmeans_equal_choice(0, 1.0, 0.5)
+    with pytest.raises(ValueError):
+        _native.kmeans_equal_choice(3, 0.3, 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_random_rows_are_numpys_choice(dtype):
+    # init="random": numpy's choice(n, size=k, replace=False, p=w / w.sum()), the same rows in
+    # the same order and the stream left in the same place, with and without repeated draws
+    from warpath._kmeans import random_rows
+
+    for n, k in [(1, 1), (5, 5), (20, 10), (1000, 8), (10**5, 256), (10**6, 3)]:
+        w = np.ones(n, dtype=dtype)
+        p = w / w.sum()
+        for seed in range(5):
+            a, b = np.random.RandomState(seed), np.random.RandomState(seed)
+            got = random_rows(a, n, k, float(p[0]), None, dtype)
+            np.testing.assert_array_equal(got, b.choice(n, size=k, replace=False, p=p))
+            assert a.randint(1 << 30) == b.randint(1 << 30)
+
+
+def test_random_state_advances_as_sklearns(rng):
+    X, _ = blobs(rng, n=1000, k=4)
+    for init in ["k-means++", "random", X[:4]]:
+        a, b = np.random.RandomState(7), np.random.RandomState(7)
+        KMeans(4, init=init, n_init=1, random_state=a).fit(X)
+        sklearn.cluster.KMeans(4, init=init, n_init=1, random_state=b).fit(X)
+        assert a.randint(1 << 30) == b.randint(1 << 30)
+    # random_state=None draws from numpy's global stream, as scikit-learn's does
+    np.random.seed(11)
+    ours = KMeans(4).fit(X)
+    np.random.seed(11)
+    theirs = sklearn.cluster.KMeans(4).fit(X)
+    np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=1e-10)
+
+
 def test_predict_transform_score_agree_with_sklearn(rng):
     X, _ = blobs(rng)
     ours = KMeans(5, random_state=1).fit(X)

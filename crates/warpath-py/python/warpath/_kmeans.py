@@ -71,6 +71,63 @@ def check_params(est, n, d, as_array):
         n_init = 1
     return k, init, n_init, max_iter, float(est.tol)
 
+def sklearn_draws(random_state, X, k, init, n_init, sample_weight):
+    """The random draws scikit-learn's ``KMeans.fit`` makes from ``random_state`` (a
+    ``RandomState``) for ``n_init`` runs of ``init``, in its order: returns ``(init, seed)``,
+    ``init`` now one run's draws per run for the native fit (k-means++: the first centre's row
+    and the candidates' uniform numbers; random: the rows), so that the same ``random_state``
+    gives scikit-learn's starts and leaves the ``RandomState`` where scikit-learn's fit leaves
+    it. k-means|| (not scikit-learn's) takes a seed drawn from it; given centres draw nothing.
+    Weights that are not valid draw nothing either: the native fit says what is wrong."""
+    if not isinstance(init, str):
+        return init, 0
+    if init == "k-means||":
+        return init, int(random_state.randint(np.iinfo(np.int32).max))
+    n = X.shape[0]
+    # With equal weights k-means++'s first row comes from its one uniform number without
+    # numpy's passes over p (`kmeans_equal_choice`; in float32 `w.sum()` is n exactly up to
+    # 2^24 rows); otherwise scikit-learn's weights, ones of the data's dtype when none are given.
+    equal = sample_weight is None and n <= 1 << 24
+    c = float(np.float32(1) / np.float32(n)) if X.dtype == np.float32 else 1.0 / n
+    p = None
+    if not equal:
+        total = sample_weight.sum()
+        if not (np.isfinite(total) and total > 0 and (sample_weight >= 0).all()):
+            return init, 0
+        p = sample_weight / total
+
+    if init == "random":
+        return [random_rows(random_state, n, k, c if equal else None, p, X.dtype) for _ in range(n_init)], 0
+    # k-means++: one choice for the first centre, then 2 + ln k uniform numbers per further
+    # centre (one call of `uniform` reads the same numbers as k - 1 calls).
+    trials = 2 + int(np.log(k))
+
+    def first():
+        if equal:
+            return _native.kmeans_equal_choice(n, c, random_state.random_sample())
+        return int(random_state.choice(n, p=p))
+
+    return [(first(), random_state.uniform(size=(k - 1) * trials)) for _ in range(n_init)], 0
+
+
+def random_rows(random_state, n, k, c, p, dtype):
+    """numpy's ``random_state.choice(n, size=k, replace=False, p=p)`` as an int64 array. With
+    equal weights (``c`` the probability of each row) its first round of ``k`` uniform numbers
+    is searched without numpy's passes over ``p``; when two of them fall on one row numpy
+    draws again, and so does this, replaying the round through numpy itself. Below 2^14 rows
+    numpy's passes cost less than saving the stream's state."""
+    if c is not None and n >= 1 << 14:
+        state = random_state.get_state()
+        rows = np.array([_native.kmeans_equal_choice(n, c, u) for u in random_state.random_sample(k).tolist()], dtype=np.int64)
+        if np.unique(rows).size == k:
+            return rows
+        random_state.set_state(state)
+    if p is None:
+        p = np.ones(n, dtype=dtype)
+        p = p / p.sum()
+    return random_state.choice(n, size=k, replace=False, p=p).astype(np.int64)
+
+
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
     """K-means clustering on one core, many cores or a GPU (scikit-learn's ``KMeans``).
 
@@ -92,8 +149,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Greedy k-means++ (``2 + ln k`` candidates per centre; one pass over ``X`` per centre),
         k-means|| (64 rounds each drawing ``n_clusters / 64`` centres at once with
         probability proportional to the squared distance, about one iteration of work: for
-        large ``n_clusters``), ``n_clusters`` distinct points drawn uniformly, or these
-        initial centres (then one run).
+        large ``n_clusters``), ``n_clusters`` distinct points drawn with probability
+        proportional to ``sample_weight``, or these initial centres (then one run).
     n_init : "auto" or int, default="auto"
         Runs from different initial centres; the lowest inertia wins. ``"auto"``: 1 for
         k-means++ and given centres, 10 for random.
@@ -103,7 +160,14 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         Convergence when the summed squared centre shift is at most ``tol`` times the mean
         per-feature variance of ``X``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation: equal seeds give equal results (bit-identical on the CPU
+        The random stream of the initialisation, drawn as scikit-learn draws it (``None``:
+        numpy's global ``RandomState``), so that ``random_state=s`` starts from the centres
+        scikit-learn's ``KMeans(random_state=s)`` starts from and fits the same clusters on
+        float64 data (the same inertia to rounding, unless a point lies exactly as far from
+        two centres, as on integer-valued data, where scikit-learn's rounding picks either).
+        On float32 data scikit-learn adds k-means++'s potentials in float32, so its draws part
+        from the exact ones; warpath's float32 start is then the one scikit-learn picks from
+        the same data in float64. Equal seeds give equal results (bit-identical on the CPU
         whatever the number of threads).
     backend : {"auto", "cpu", "cuda"}, default="auto"
         Where to run: ``"auto"`` uses the GPU when present and the work is large enough.
@@ -232,7 +296,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             raise ValueError(
                 f"The 'algorithm' parameter of KMeans must be a str among {sorted(ALGORITHMS)}. Got {self.algorithm!r} instead."
             )
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        init, seed = sklearn_draws(check_random_state(self.random_state), X, k, init, n_init, sample_weight)
         centers, labels, inertia, n_iter, backend = _native.kmeans_fit(
             X, k, init, n_init, max_iter, tol, seed, self.backend, sample_weight, self.algorithm,
             bool(self.compute_labels),

@@ -54,7 +54,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _native
-from ._kmeans import check_params, integral, set_labels
+from ._kmeans import check_params, integral, set_labels, sklearn_draws
 
 __all__ = ["ChunkLostError", "KMeans"]
 
@@ -570,7 +570,10 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             if w.shape != (n,):
                 raise ValueError(f"sample_weight.shape == {w.shape}, expected {(n,)}!")
             w = w.astype(X.dtype).rechunk((X.chunks[0],))
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        random_state = check_random_state(self.random_state)
+        # k-means|| takes one seed for every run, as in warpath.KMeans; k-means++ and random
+        # draw each run's numbers from `random_state` as scikit-learn does (`_initial`).
+        seed = int(random_state.randint(np.iinfo(np.int32).max)) if isinstance(init, str) and init == "k-means||" else 0
         client = _client()
         ex = _Distributed(client, X, w) if client is not None else _Local(X, w)
         offsets = np.concatenate([[0], np.cumsum(X.chunks[0])]).astype(np.int64)
@@ -582,7 +585,7 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             best = None
             progress = _Progress(self.progress, max_iter, n_init)
             for run in range(n_init):
-                start = init if not isinstance(init, str) else self._initial(ex, n, k, init, seed, run)
+                start = init if not isinstance(init, str) else self._initial(ex, n, k, init, random_state, seed, run)
                 start = np.ascontiguousarray(start, dtype=np.float64)
                 lloyd = _native.KMeansLloydRun(start, max_iter, tol, variance, bool(self.compute_labels))
                 out = self._lloyd(ex, lloyd, run, progress, callback)
@@ -611,8 +614,10 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
             mean = total / n if mean is None else mean
         return float(total.sum() / n / d)
 
-    def _initial(self, ex, n, k, init, seed, run):
-        """k-means++ or random centres from rows ``i n / s`` of ``X`` (and their weights)."""
+    def _initial(self, ex, n, k, init, random_state, seed, run):
+        """k-means++, random or k-means|| centres from rows ``i n / s`` of ``X`` (and their
+        weights), the draws of k-means++ and random made from ``random_state`` as
+        ``warpath.KMeans`` makes them."""
         s = min(n, max(int(self.init_sample), k))
         rows = (np.arange(s, dtype=np.int64) * n) // s
         futs = []
@@ -624,7 +629,9 @@ class KMeans(TransformerMixin, ClusterMixin, BaseEstimator):
         parts = ex.gather(futs)
         sample = np.ascontiguousarray(np.concatenate([x for x, _ in parts]))
         sw = None if parts[0][1] is None else np.ascontiguousarray(np.concatenate([w for _, w in parts]))
-        return _native.kmeans_sample_centroids(sample, k, init, seed, run, sw)
+        drawn, _ = sklearn_draws(random_state, sample, k, init, 1, sw) if init != "k-means||" else (init, seed)
+        # this run's draws are the list's only run; k-means|| is run `run` of one seed
+        return _native.kmeans_sample_centroids(sample, k, drawn, seed, 0 if isinstance(drawn, list) else run, sw)
 
     def _stats(self, ex, centers):
         leaves = [ex.submit_chunk(_chunk_stats, i, centers, i, int(ex.offsets[i]), self.backend) for i in range(len(ex.chunks))]
