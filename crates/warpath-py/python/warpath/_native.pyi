@@ -26,10 +26,15 @@ def min_weight_full_bipartite_matching(
     csc: bool,
     maximize: bool,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+# One run's random draws (scikit-learn's stream): k-means++ ``(first_row, uniforms)`` or the
+# rows of ``init="random"``.
+Draws = tuple[int, NDArray[np.float64]] | NDArray[np.int64]
+
+def kmeans_equal_choice(n: int, c: float, u: float) -> int: ...
 def kmeans_fit(
     x: NDArray[np.floating[Any]],
     n_clusters: int,
-    init: str | NDArray[np.float64],
+    init: str | NDArray[np.float64] | list[Draws],
     n_init: int,
     max_iter: int,
     tol: float,
@@ -83,7 +88,7 @@ class KMeansLloydRun:
 def kmeans_sample_centroids(
     sample: NDArray[np.floating[Any]],
     k: int,
-    init: str,
+    init: str | list[Draws],
     seed: int,
     run: int,
     sample_weight: NDArray[np.floating[Any]] | None = None,
